@@ -1,0 +1,141 @@
+/**
+ * The catalog format: what the compiler writes to `generated/<provider>/catalog.json`
+ * and the runtime loads. The emitter copies these declarations into
+ * `generated/catalog-format.ts`, so the runtime reads the same types without
+ * importing the compiler.
+ */
+
+export type Classification = 'read' | 'write' | 'destructive';
+
+/** Which classification rule fired, in the order they are tried. */
+export type ClassificationRule =
+  | 'definition'
+  | 'safe-method'
+  | 'delete-method'
+  | 'destructive-word'
+  | 'executes-command'
+  | 'default-write';
+
+export type InventoryReason =
+  | 'event_stream'
+  | 'webhook'
+  | 'callback'
+  | 'excluded_by_definition'
+  | 'unresolvable_ref'
+  | 'external_ref'
+  | 'invalid_operation';
+
+export type ParameterLocation = 'path' | 'query' | 'header' | 'cookie';
+
+export interface ServerVariableSpec {
+  description?: string;
+  /** The only values allowed (a host allowlist when the variable is in the host). */
+  enum?: string[];
+  default?: string;
+  /** The connection setting that supplies the value when the call does not. */
+  setting?: string;
+  pattern?: string;
+  /** Set by the operator per connection; never by the agent. */
+  operatorOnly: boolean;
+}
+
+export interface ServerTemplate {
+  url: string;
+  variables: Record<string, ServerVariableSpec>;
+}
+
+export interface ParameterSpec {
+  name: string;
+  in: ParameterLocation;
+  required: boolean;
+  /** `style`/`explode`/`allowReserved` serialization, or a media type for `content` parameters. */
+  style?: string;
+  explode?: boolean;
+  allowReserved?: boolean;
+  contentType?: string;
+}
+
+export interface BodySpec {
+  required: boolean;
+  contentType: string;
+  encoding?: Record<string, { contentType?: string; style?: string; explode?: boolean }>;
+}
+
+export interface RequestSpec {
+  method: string;
+  path: string;
+  server: ServerTemplate;
+  parameters: ParameterSpec[];
+  body: BodySpec | null;
+  /** Whether the connection's credential goes with this request. */
+  credential: boolean;
+}
+
+export interface ActionHints {
+  /** HTTP statuses that mean "still running": a result to report, not a failure. */
+  stillRunningStatuses?: number[];
+}
+
+export interface ToolAnnotations {
+  title: string;
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  openWorldHint: boolean;
+}
+
+export interface CatalogAction {
+  name: string;
+  title: string;
+  description: string;
+  document: string;
+  operationId: string | null;
+  pointer: string;
+  deprecated: boolean;
+  classification: Classification;
+  classifiedBy: { rule: ClassificationRule; detail: string };
+  annotations: ToolAnnotations;
+  request: RequestSpec;
+  hints: ActionHints;
+  /** JSON Schema 2020-12: `{ server?, path?, query?, header?, cookie?, body? }`. */
+  inputSchema: Record<string, unknown>;
+  /** sha256 over everything an agent or the executor relies on. */
+  contractHash: string;
+}
+
+export interface InventoryEntry {
+  document: string;
+  pointer: string;
+  method: string | null;
+  path: string;
+  operationId: string | null;
+  reason: InventoryReason;
+  detail: string;
+}
+
+export interface CatalogSource {
+  document: string;
+  repo: string;
+  commit: string;
+  path: string;
+  sha256: string;
+  /** Operations under `paths`: every one is an action or in the inventory. */
+  operations: number;
+}
+
+export interface Catalog {
+  $comment: string;
+  format: 1;
+  provider: { id: string; name: string };
+  generator: { name: string; version: string };
+  sources: CatalogSource[];
+  /** sha256 over every action's contract hash and the inventory. */
+  hash: string;
+  /** Hosts the credential may be sent to; `settings` names connection settings whose value is a host. */
+  hosts: { fixed: string[]; settings: string[] };
+  /** Formats the documents use that ajv-formats does not know: annotations, never a validation failure. */
+  annotationFormats: string[];
+  counts: Record<Classification, number> & { inventory: number };
+  actions: CatalogAction[];
+  inventory: InventoryEntry[];
+}

@@ -1,0 +1,130 @@
+/** Parameter Objects: path-level and operation-level lists merged (operation wins, by name + location). */
+import { OperationError } from '../errors.ts';
+import { childPointer } from './json-pointer.ts';
+import { followRef, isObject } from './refs.ts';
+import type { JsonSchema, SchemaConverter } from './schema-object.ts';
+
+export type ParameterLocation = 'path' | 'query' | 'header' | 'cookie';
+const LOCATIONS = new Set<string>(['path', 'query', 'header', 'cookie']);
+
+/** How a value is written into the request: RFC 6570-ish `style`, or a whole media type. */
+export type Serialization =
+  | { style: string; explode: boolean; allowReserved: boolean }
+  | { contentType: string };
+
+export interface Parameter {
+  name: string;
+  in: ParameterLocation;
+  required: boolean;
+  deprecated: boolean;
+  description: string | undefined;
+  schema: JsonSchema;
+  serialization: Serialization;
+  pointer: string;
+}
+
+/** Header parameters OpenAPI says to ignore: the request itself sets them. */
+const IGNORED_HEADERS = new Set(['accept', 'content-type', 'authorization']);
+
+const DEFAULT_STYLE: Record<ParameterLocation, string> = {
+  path: 'simple',
+  query: 'form',
+  header: 'simple',
+  cookie: 'form',
+};
+
+export function parameterKey(location: string, name: string): string {
+  return `${location}:${location === 'header' ? name.toLowerCase() : name}`;
+}
+
+/** Both lists, merged; then path parameters reconciled with the path template. */
+export function mergeParameters(
+  root: unknown,
+  lists: Array<{ list: unknown; pointer: string }>,
+  path: string,
+  converter: SchemaConverter,
+  refs: Set<string>,
+): Parameter[] {
+  const byKey = new Map<string, Parameter>();
+  for (const { list, pointer } of lists) {
+    if (list === undefined) continue;
+    if (!Array.isArray(list)) throw new OperationError('invalid_operation', pointer, 'parameters must be a list');
+    list.forEach((entry, index) => {
+      const parameter = normalizeParameter(root, entry, childPointer(pointer, index), converter, refs);
+      if (parameter) byKey.set(parameterKey(parameter.in, parameter.name), parameter);
+    });
+  }
+  const templateNames = pathTemplateNames(path);
+  for (const name of templateNames) {
+    if (!byKey.has(parameterKey('path', name))) {
+      // The document forgot to declare it; the request cannot be built without it.
+      byKey.set(parameterKey('path', name), {
+        name,
+        in: 'path',
+        required: true,
+        deprecated: false,
+        description: undefined,
+        schema: { type: 'string' },
+        serialization: { style: 'simple', explode: false, allowReserved: false },
+        pointer: lists.at(-1)?.pointer ?? '',
+      });
+    }
+  }
+  return [...byKey.values()].filter((p) => p.in !== 'path' || templateNames.includes(p.name));
+}
+
+function normalizeParameter(
+  root: unknown,
+  entry: unknown,
+  entryPointer: string,
+  converter: SchemaConverter,
+  refs: Set<string>,
+): Parameter | undefined {
+  const { node, pointer } = followRef(root, entry, entryPointer);
+  const name = node.name;
+  const location = node.in;
+  if (typeof name !== 'string' || name === '') {
+    throw new OperationError('invalid_operation', pointer, 'a parameter needs a name');
+  }
+  if (typeof location !== 'string' || !LOCATIONS.has(location)) {
+    throw new OperationError('invalid_operation', childPointer(pointer, 'in'), `parameter "${name}" has no valid location`);
+  }
+  const at = location as ParameterLocation;
+  if (at === 'header' && IGNORED_HEADERS.has(name.toLowerCase())) return undefined;
+
+  let schema: JsonSchema = {};
+  let serialization: Serialization;
+  const content = isObject(node.content) ? Object.entries(node.content)[0] : undefined;
+  if (content) {
+    const [contentType, media] = content;
+    if (isObject(media) && 'schema' in media) {
+      schema = converter.convert(media.schema, childPointer(pointer, 'content', contentType, 'schema'), refs);
+    }
+    serialization = { contentType };
+  } else {
+    if ('schema' in node) schema = converter.convert(node.schema, childPointer(pointer, 'schema'), refs);
+    const style = typeof node.style === 'string' ? node.style : DEFAULT_STYLE[at];
+    serialization = {
+      style,
+      explode: typeof node.explode === 'boolean' ? node.explode : style === 'form',
+      allowReserved: node.allowReserved === true,
+    };
+  }
+  if (typeof node.description === 'string' && typeof schema === 'object' && schema.description === undefined) {
+    schema = { ...schema, description: node.description };
+  }
+  return {
+    name,
+    in: at,
+    required: at === 'path' || node.required === true,
+    deprecated: node.deprecated === true,
+    description: typeof node.description === 'string' ? node.description : undefined,
+    schema,
+    serialization,
+    pointer,
+  };
+}
+
+export function pathTemplateNames(path: string): string[] {
+  return [...path.matchAll(/\{([^{}]+)\}/g)].map((m) => m[1]!);
+}

@@ -1,0 +1,281 @@
+/**
+ * Schema Object (OpenAPI 3.0 or 3.1) → JSON Schema 2020-12 that ajv compiles in
+ * strict mode. Every `$ref` becomes `#/$defs/<key>`; each referenced schema is
+ * converted once per document and shared by every action that reaches it, so
+ * circular references are just references. Keywords JSON Schema does not know
+ * (`discriminator`, `xml`, `x-*`) and values of the wrong shape are dropped.
+ */
+import { OperationError } from '../errors.ts';
+import type { OpenApiVersion } from './load-document.ts';
+import { childPointer, internalRefPointer, valueAt } from './json-pointer.ts';
+import { isObject } from './refs.ts';
+
+export type JsonSchema = boolean | { [keyword: string]: unknown };
+
+const TYPES = new Set(['string', 'number', 'integer', 'boolean', 'object', 'array', 'null']);
+
+/** Formats ajv-formats validates; any other format is kept as an annotation. */
+export const KNOWN_FORMATS = new Set([
+  'date', 'time', 'date-time', 'iso-time', 'iso-date-time', 'duration', 'uri', 'uri-reference',
+  'uri-template', 'url', 'email', 'hostname', 'ipv4', 'ipv6', 'regex', 'uuid', 'json-pointer',
+  'json-pointer-uri-fragment', 'relative-json-pointer', 'byte', 'int32', 'int64', 'float', 'double',
+  'password', 'binary',
+]);
+
+const SCHEMA_KEYWORDS = ['not', 'contains', 'propertyNames', 'if', 'unevaluatedItems', 'unevaluatedProperties'] as const;
+const SCHEMA_LIST_KEYWORDS = ['allOf', 'anyOf', 'oneOf'] as const;
+const SCHEMA_MAP_KEYWORDS = ['properties', 'dependentSchemas'] as const;
+const NUMBER_KEYWORDS = ['minimum', 'maximum'] as const;
+const COUNT_KEYWORDS = [
+  'minLength', 'maxLength', 'minItems', 'maxItems', 'minProperties', 'maxProperties', 'minContains', 'maxContains',
+] as const;
+const STRING_KEYWORDS = ['title', 'description', 'contentMediaType', 'contentEncoding', '$comment'] as const;
+const BOOLEAN_KEYWORDS = ['uniqueItems', 'deprecated', 'readOnly', 'writeOnly'] as const;
+
+interface Definition {
+  schema?: JsonSchema;
+  /** Keys of the definitions this one refers to directly. */
+  refs: Set<string>;
+  failure?: OperationError;
+}
+
+export class SchemaConverter {
+  readonly #root: unknown;
+  readonly #version: OpenApiVersion;
+  readonly #definitions = new Map<string, Definition>();
+  readonly #keyByPointer = new Map<string, string>();
+  readonly #closures = new Map<string, readonly string[]>();
+  /** Every format seen that ajv-formats does not know. */
+  readonly annotationFormats = new Set<string>();
+
+  constructor(root: unknown, version: OpenApiVersion) {
+    this.#root = root;
+    this.#version = version;
+  }
+
+  /** Converts the schema at `pointer`; the keys of the definitions it refers to are added to `refs`. */
+  convert(node: unknown, pointer: string, refs: Set<string>): JsonSchema {
+    if (typeof node === 'boolean') return node;
+    if (!isObject(node)) return {};
+    if (typeof node.$ref === 'string') {
+      const ref = { $ref: `#/$defs/${this.#define(node.$ref, pointer)}` };
+      refs.add(ref.$ref.slice('#/$defs/'.length));
+      // OpenAPI 3.0 ignores the siblings of $ref; 3.1 applies them.
+      if (this.#version === '3.0') return ref;
+      const siblings = this.#convertKeywords(node, pointer, refs);
+      return Object.keys(siblings).length === 0 ? ref : { ...ref, ...siblings };
+    }
+    return this.#convertKeywords(node, pointer, refs);
+  }
+
+  /** A converted definition by key (after `convert` referred to it). */
+  definition(key: string): JsonSchema {
+    const found = this.#definitions.get(key);
+    if (found?.schema === undefined) throw new TypeError(`no definition ${key}`);
+    return found.schema;
+  }
+
+  /** Every definition reachable from `refs`, sorted by key. */
+  closure(refs: Iterable<string>): string[] {
+    const reached = new Set<string>();
+    for (const key of refs) {
+      if (reached.has(key)) continue;
+      for (const inner of this.#closureOf(key)) reached.add(inner);
+    }
+    return [...reached].sort(byCodeUnit);
+  }
+
+  #closureOf(key: string): readonly string[] {
+    const cached = this.#closures.get(key);
+    if (cached) return cached;
+    const reached = new Set<string>([key]);
+    const stack = [key];
+    while (stack.length > 0) {
+      const next = this.#definitions.get(stack.pop()!);
+      for (const inner of next?.refs ?? []) {
+        if (reached.has(inner)) continue;
+        const known = this.#closures.get(inner);
+        if (known) for (const k of known) reached.add(k);
+        else {
+          reached.add(inner);
+          stack.push(inner);
+        }
+      }
+    }
+    const result = [...reached];
+    this.#closures.set(key, result);
+    return result;
+  }
+
+  #define(ref: string, site: string): string {
+    const target = internalRefPointer(ref);
+    if (target === undefined) throw new OperationError('external_ref', site, `$ref "${ref}" points outside the document`);
+    let key = this.#keyByPointer.get(target);
+    if (key === undefined) {
+      key = this.#newKey(target);
+      this.#keyByPointer.set(target, key);
+      const definition: Definition = { refs: new Set() };
+      this.#definitions.set(key, definition);
+      const node = valueAt(this.#root, target);
+      if (node === undefined) {
+        definition.failure = new OperationError('unresolvable_ref', site, `$ref "${ref}" names nothing in the document`);
+      } else {
+        try {
+          definition.schema = this.convert(node, target, definition.refs);
+        } catch (error) {
+          if (!(error instanceof OperationError)) throw error;
+          definition.failure = error;
+        }
+      }
+    }
+    const failure = this.#definitions.get(key)?.failure;
+    if (failure) throw new OperationError(failure.reason, site, failure.message);
+    return key;
+  }
+
+  #newKey(pointer: string): string {
+    const component = /^\/components\/schemas\/([^/]+)$/.exec(pointer)?.[1];
+    const base = (component ?? pointer.slice(1)).replace(/[^A-Za-z0-9._-]/g, '_') || '_';
+    let key = base;
+    for (let n = 2; this.#definitions.has(key); n++) key = `${base}_${n}`;
+    return key;
+  }
+
+  #convertKeywords(node: Record<string, unknown>, pointer: string, refs: Set<string>): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    const sub = (value: unknown, ...tokens: Array<string | number>) =>
+      this.convert(value, childPointer(pointer, ...tokens), refs);
+
+    const type = convertType(node.type);
+    if (type !== undefined) out.type = type;
+    for (const k of STRING_KEYWORDS) if (typeof node[k] === 'string') out[k] = node[k];
+    for (const k of BOOLEAN_KEYWORDS) if (typeof node[k] === 'boolean') out[k] = node[k];
+    for (const k of NUMBER_KEYWORDS) if (isFiniteNumber(node[k])) out[k] = node[k];
+    for (const k of COUNT_KEYWORDS) if (isCount(node[k])) out[k] = node[k];
+    if (isFiniteNumber(node.multipleOf) && node.multipleOf > 0) out.multipleOf = node.multipleOf;
+    convertExclusiveBounds(node, out);
+
+    if (typeof node.format === 'string') {
+      if (node.format === 'binary') out.contentEncoding = 'base64';
+      else {
+        out.format = node.format;
+        if (!KNOWN_FORMATS.has(node.format)) this.annotationFormats.add(node.format);
+      }
+    }
+    if (typeof node.pattern === 'string' && isRegExp(node.pattern)) out.pattern = node.pattern;
+    if (Array.isArray(node.enum) && node.enum.length > 0) out.enum = node.enum;
+    if ('const' in node) out.const = node.const;
+    if ('default' in node) out.default = node.default;
+    if (Array.isArray(node.examples)) out.examples = node.examples;
+    else if ('example' in node) out.examples = [node.example];
+    if (Array.isArray(node.required)) {
+      const names = [...new Set(node.required.filter((n): n is string => typeof n === 'string'))];
+      if (names.length > 0) out.required = names;
+    }
+    if (isObject(node.dependentRequired)) {
+      const dependent = Object.entries(node.dependentRequired).filter(([, v]) => isStringList(v));
+      if (dependent.length > 0) out.dependentRequired = Object.fromEntries(dependent);
+    }
+
+    for (const k of SCHEMA_MAP_KEYWORDS) {
+      const map = node[k];
+      if (!isObject(map)) continue;
+      out[k] = Object.fromEntries(Object.entries(map).map(([name, value]) => [name, sub(value, k, name)]));
+    }
+    if (isObject(node.patternProperties)) {
+      const entries = Object.entries(node.patternProperties).filter(([p]) => isRegExp(p));
+      out.patternProperties = Object.fromEntries(entries.map(([p, v]) => [p, sub(v, 'patternProperties', p)]));
+    }
+    if (typeof node.additionalProperties === 'boolean' || isObject(node.additionalProperties)) {
+      out.additionalProperties = sub(node.additionalProperties, 'additionalProperties');
+    }
+    for (const k of SCHEMA_LIST_KEYWORDS) {
+      const list = node[k];
+      if (Array.isArray(list) && list.length > 0) out[k] = list.map((value, i) => sub(value, k, i));
+    }
+    for (const k of SCHEMA_KEYWORDS) {
+      if (typeof node[k] === 'boolean' || isObject(node[k])) out[k] = sub(node[k], k);
+    }
+    if ('if' in out) {
+      for (const k of ['then', 'else'] as const) {
+        if (typeof node[k] === 'boolean' || isObject(node[k])) out[k] = sub(node[k], k);
+      }
+    }
+    convertItems(node, out, sub);
+
+    if (this.#version === '3.0' && node.nullable === true) return allowNull(out);
+    return out;
+  }
+}
+
+function convertType(type: unknown): string | string[] | undefined {
+  if (typeof type === 'string') return TYPES.has(type) ? type : undefined;
+  if (!Array.isArray(type)) return undefined;
+  const names = [...new Set(type.filter((t): t is string => typeof t === 'string' && TYPES.has(t)))];
+  if (names.length === 0) return undefined;
+  return names.length === 1 ? names[0] : names;
+}
+
+/** OpenAPI 3.0 writes `exclusiveMaximum: true` beside `maximum`; 2020-12 writes the bound itself. */
+function convertExclusiveBounds(node: Record<string, unknown>, out: Record<string, unknown>): void {
+  for (const [exclusive, bound] of [
+    ['exclusiveMinimum', 'minimum'],
+    ['exclusiveMaximum', 'maximum'],
+  ] as const) {
+    const value = node[exclusive];
+    if (isFiniteNumber(value)) out[exclusive] = value;
+    else if (value === true && isFiniteNumber(node[bound])) {
+      out[exclusive] = node[bound];
+      delete out[bound];
+    }
+  }
+}
+
+function convertItems(
+  node: Record<string, unknown>,
+  out: Record<string, unknown>,
+  sub: (value: unknown, ...tokens: Array<string | number>) => JsonSchema,
+): void {
+  if (Array.isArray(node.prefixItems)) out.prefixItems = node.prefixItems.map((v, i) => sub(v, 'prefixItems', i));
+  const items = node.items;
+  if (Array.isArray(items)) {
+    // A tuple written the draft-04 way.
+    if (items.length > 0 && out.prefixItems === undefined) out.prefixItems = items.map((v, i) => sub(v, 'items', i));
+  } else if (typeof items === 'boolean' || isObject(items)) {
+    out.items = sub(items, 'items');
+  }
+}
+
+function allowNull(schema: Record<string, unknown>): Record<string, unknown> {
+  if (Array.isArray(schema.enum) && !schema.enum.includes(null)) schema.enum = [...schema.enum, null];
+  if (typeof schema.type === 'string') return { ...schema, type: [schema.type, 'null'] };
+  if (Array.isArray(schema.type)) return schema.type.includes('null') ? schema : { ...schema, type: [...schema.type, 'null'] };
+  if (Object.keys(schema).length === 0) return schema;
+  return { anyOf: [schema, { type: 'null' }] };
+}
+
+function isFiniteNumber(value: unknown): value is number {
+  return typeof value === 'number' && Number.isFinite(value);
+}
+
+function isCount(value: unknown): value is number {
+  return Number.isSafeInteger(value) && (value as number) >= 0;
+}
+
+function isStringList(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((v) => typeof v === 'string') && new Set(value).size === value.length;
+}
+
+/** ajv compiles patterns with the `u` flag; a pattern that does not is dropped rather than breaking the action. */
+function isRegExp(pattern: string): boolean {
+  try {
+    new RegExp(pattern, 'u');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function byCodeUnit(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

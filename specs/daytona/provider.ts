@@ -1,0 +1,37 @@
+import { defineProvider } from '../provider-definition.ts';
+
+export default defineProvider({
+  id: 'daytona',
+  name: 'Daytona',
+  description:
+    'Sandboxes for AI-generated code: the control-plane API (sandboxes, snapshots, volumes, organizations) and the in-sandbox toolbox (files, git, processes, computer use).',
+  documentationUrl: 'https://www.daytona.io/docs/en/tools/api/',
+  documents: {
+    api: {
+      title: 'Daytona API',
+      toolPrefix: 'daytona_',
+      // The document declares only http://localhost:3000; the hosted API lives here.
+      server: { url: 'https://app.daytona.io/api', variables: {} },
+    },
+    toolbox: {
+      title: 'Daytona Toolbox API',
+      toolPrefix: 'daytona_toolbox_',
+      server: {
+        url: 'https://proxy.app.daytona.io/toolbox/{sandboxId}',
+        variables: {
+          sandboxId: {
+            description: 'The id of the sandbox whose toolbox to call.',
+            pattern: '^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$',
+          },
+        },
+      },
+      // The toolbox declares no security, but the proxy requires the API key.
+      credential: 'always',
+    },
+  },
+  auth: {
+    kind: 'bearer',
+    fields: [{ name: 'apiKey', label: 'Daytona API key', secret: true }],
+  },
+  verify: 'api:getAuthenticatedUser',
+});
