@@ -33,7 +33,11 @@ export class CompileError extends Error {
   /** What to change to make the problem go away. */
   readonly fix: string;
 
-  constructor(code: CompileErrorCode, message: string, options: { place?: Place; fix: string; cause?: unknown }) {
+  constructor(
+    code: CompileErrorCode,
+    message: string,
+    options: { place?: Place; fix: string; cause?: unknown },
+  ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     this.place = options.place ?? {};
@@ -59,7 +63,10 @@ export class OperationError extends Error {
 /** One line for a person: where, what, and what to change. */
 export function describeCompileError(error: CompileError): string {
   const { file, pointer, line, column } = error.place;
-  const where = [file && (line ? `${file}:${line}${column ? `:${column}` : ''}` : file), pointer && `#${pointer}`]
+  const where = [
+    file && (line ? `${file}:${line}${column ? `:${column}` : ''}` : file),
+    pointer && `#${pointer}`,
+  ]
     .filter(Boolean)
     .join(' ');
   return `error[${error.code}]${where ? ` ${where}` : ''}: ${error.message}\n  fix: ${error.fix}`;

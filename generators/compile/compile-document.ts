@@ -3,7 +3,12 @@
  * classify it, name it, build its input schema and hash its contract. An
  * operation that cannot be compiled is inventoried with its reason.
  */
-import type { CatalogAction, InventoryEntry, ParameterSpec, RequestSpec } from '../catalog/format.ts';
+import type {
+  CatalogAction,
+  InventoryEntry,
+  ParameterSpec,
+  RequestSpec,
+} from '../catalog/format.ts';
 import type { OpenApiDocument } from '../openapi/load-document.ts';
 import type { Operation } from '../openapi/operation-object.ts';
 import type { Parameter } from '../openapi/parameter-object.ts';
@@ -32,8 +37,10 @@ export function compileDocument(document: OpenApiDocument, plan: DocumentPlan): 
   const walked = walkPaths(document, converter);
   const defHashes = new Map<string, string>();
   const defHash = (key: string) => {
-    let hash = defHashes.get(key);
-    if (hash === undefined) defHashes.set(key, (hash = hashJson(converter.definition(key))));
+    const known = defHashes.get(key);
+    if (known !== undefined) return known;
+    const hash = hashJson(converter.definition(key));
+    defHashes.set(key, hash);
     return hash;
   };
 
@@ -47,7 +54,8 @@ export function compileDocument(document: OpenApiDocument, plan: DocumentPlan): 
     detail: e.detail,
   }));
   const operationKeys = new Set<string>();
-  for (const e of walked.exclusions) if (e.method) operationKeys.add(operationKey({ ...e, method: e.method }));
+  for (const e of walked.exclusions)
+    if (e.method) operationKeys.add(operationKey({ ...e, method: e.method }));
 
   const actions: CatalogAction[] = [];
   for (const operation of walked.operations) {
@@ -100,7 +108,10 @@ export function compileDocument(document: OpenApiDocument, plan: DocumentPlan): 
       },
       request,
       hints,
-      inputSchema: defs.length === 0 ? schema : { ...schema, $defs: Object.fromEntries(defs.map((k) => [k, converter.definition(k)])) },
+      inputSchema:
+        defs.length === 0
+          ? schema
+          : { ...schema, $defs: Object.fromEntries(defs.map((k) => [k, converter.definition(k)])) },
       contractHash,
     });
   }
@@ -114,11 +125,15 @@ export function compileDocument(document: OpenApiDocument, plan: DocumentPlan): 
 }
 
 function describe(operation: Operation): string {
-  const parts = [operation.deprecated ? 'Deprecated.' : undefined, operation.summary, operation.description].filter(
-    (p): p is string => p !== undefined,
-  );
+  const parts = [
+    operation.deprecated ? 'Deprecated.' : undefined,
+    operation.summary,
+    operation.description,
+  ].filter((p): p is string => p !== undefined);
   const unique = parts.filter((p, i) => parts.indexOf(p) === i);
-  return unique.length > 0 ? unique.join('\n\n') : `${operation.method.toUpperCase()} ${operation.path}`;
+  return unique.length > 0
+    ? unique.join('\n\n')
+    : `${operation.method.toUpperCase()} ${operation.path}`;
 }
 
 function requestOf(operation: Operation, plan: DocumentPlan): RequestSpec {
@@ -129,12 +144,23 @@ function requestOf(operation: Operation, plan: DocumentPlan): RequestSpec {
     server: plan.server,
     parameters: operation.parameters.map(parameterSpec),
     body: body
-      ? { required: body.required, contentType: body.contentType, ...(body.encoding ? { encoding: body.encoding } : {}) }
+      ? {
+          required: body.required,
+          contentType: body.contentType,
+          ...(body.encoding ? { encoding: body.encoding } : {}),
+        }
       : null,
-    credential: plan.credential === 'always' || operation.security.some((alternative) => alternative.length > 0),
+    credential:
+      plan.credential === 'always' ||
+      operation.security.some((alternative) => alternative.length > 0),
   };
 }
 
 function parameterSpec(parameter: Parameter): ParameterSpec {
-  return { name: parameter.name, in: parameter.in, required: parameter.required, ...parameter.serialization };
+  return {
+    name: parameter.name,
+    in: parameter.in,
+    required: parameter.required,
+    ...parameter.serialization,
+  };
 }

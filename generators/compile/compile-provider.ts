@@ -5,7 +5,13 @@
  * (a collision is an error, never a silent rename).
  */
 import type { Pin, ProviderDefinition, Server } from '../../specs/provider-definition.ts';
-import type { Catalog, CatalogAction, CatalogSource, InventoryEntry, ServerTemplate } from '../catalog/format.ts';
+import type {
+  Catalog,
+  CatalogAction,
+  CatalogSource,
+  InventoryEntry,
+  ServerTemplate,
+} from '../catalog/format.ts';
 import { CompileError } from '../errors.ts';
 import type { OpenApiDocument } from '../openapi/load-document.ts';
 import { byCodeUnit } from '../openapi/schema-object.ts';
@@ -22,12 +28,19 @@ export interface PinnedDocument {
   document: OpenApiDocument;
 }
 
-export function compileProvider(definition: ProviderDefinition, documents: PinnedDocument[], banner: string): Catalog {
+export function compileProvider(
+  definition: ProviderDefinition,
+  documents: PinnedDocument[],
+  banner: string,
+): Catalog {
   const plans = documents.map(({ id }) => planOf(definition, id));
-  const compiled = new Map<string, CompiledDocument>();
-  documents.forEach(({ id, document }, i) => compiled.set(id, compileDocument(document, plans[i]!)));
+  const compiled = new Map<string, CompiledDocument>(
+    documents.map(({ id, document }, i) => [id, compileDocument(document, plans[i]!)]),
+  );
   ensureOperationsExist(definition, compiled);
-  const actions = [...compiled.values()].flatMap((c) => c.actions).sort((a, b) => byCodeUnit(a.name, b.name));
+  const actions = [...compiled.values()]
+    .flatMap((c) => c.actions)
+    .sort((a, b) => byCodeUnit(a.name, b.name));
   ensureUniqueNames(actions, definition.id);
   ensureVerifyIsRead(definition, actions);
   const inventory = [...compiled.values()]
@@ -59,7 +72,11 @@ export function compileProvider(definition: ProviderDefinition, documents: Pinne
   };
 }
 
-export function catalogHash(provider: string, actions: CatalogAction[], inventory: InventoryEntry[]): string {
+export function catalogHash(
+  provider: string,
+  actions: CatalogAction[],
+  inventory: InventoryEntry[],
+): string {
   return hashJson({
     provider,
     actions: actions.map((a) => [a.name, a.contractHash]),
@@ -70,10 +87,14 @@ export function catalogHash(provider: string, actions: CatalogAction[], inventor
 function planOf(definition: ProviderDefinition, documentId: string): DocumentPlan {
   const document = definition.documents[documentId];
   if (!document) {
-    throw new CompileError('unknown_document', `provider "${definition.id}" defines no document "${documentId}"`, {
-      place: { file: `specs/${definition.id}/pins.json`, pointer: `/${documentId}` },
-      fix: `pin only documents named in specs/${definition.id}/provider.ts: ${Object.keys(definition.documents).join(', ')}`,
-    });
+    throw new CompileError(
+      'unknown_document',
+      `provider "${definition.id}" defines no document "${documentId}"`,
+      {
+        place: { file: `specs/${definition.id}/pins.json`, pointer: `/${documentId}` },
+        fix: `pin only documents named in specs/${definition.id}/provider.ts: ${Object.keys(definition.documents).join(', ')}`,
+      },
+    );
   }
   ensureBoundedHost(definition, documentId, document.server);
   const forDocument = <T>(record: Record<string, T>) =>
@@ -107,38 +128,71 @@ function planOf(definition: ProviderDefinition, documentId: string): DocumentPla
     credential: document.credential,
     classification: forDocument(definition.classification),
     exclude: forDocument(definition.exclude),
-    hints: new Map([...hints].map(([key, { stillRunningStatuses }]) => [key, { stillRunningStatuses }])),
+    hints: new Map(
+      [...hints].map(([key, { stillRunningStatuses }]) => [key, { stillRunningStatuses }]),
+    ),
   };
 }
 
 /** A variable in the host either has a closed set of values or is set only by the operator. */
-function ensureBoundedHost(definition: ProviderDefinition, documentId: string, server: Server): void {
+function ensureBoundedHost(
+  definition: ProviderDefinition,
+  documentId: string,
+  server: Server,
+): void {
   const host = server.url.split('/')[2] ?? '';
   for (const [name, variable] of Object.entries(server.variables)) {
-    const place = { file: `specs/${definition.id}/provider.ts`, pointer: `/documents/${documentId}/server/variables/${name}` };
+    const place = {
+      file: `specs/${definition.id}/provider.ts`,
+      pointer: `/documents/${documentId}/server/variables/${name}`,
+    };
     if (variable.setting !== undefined && !definition.settings[variable.setting]) {
-      throw new CompileError('invalid_definition', `server variable "${name}" names setting "${variable.setting}", which is not defined`, {
-        place,
-        fix: `add "${variable.setting}" to settings, or change the variable's setting`,
-      });
+      throw new CompileError(
+        'invalid_definition',
+        `server variable "${name}" names setting "${variable.setting}", which is not defined`,
+        {
+          place,
+          fix: `add "${variable.setting}" to settings, or change the variable's setting`,
+        },
+      );
     }
-    if (host.includes(`{${name}}`) && !variable.enum && !(variable.operatorOnly && variable.setting)) {
-      throw new CompileError('invalid_definition', `host variable "${name}" is unbounded: a credential could go anywhere`, {
-        place,
-        fix: 'list its allowed values in enum, or make it operatorOnly with a setting',
-      });
+    if (
+      host.includes(`{${name}}`) &&
+      !variable.enum &&
+      !(variable.operatorOnly && variable.setting)
+    ) {
+      throw new CompileError(
+        'invalid_definition',
+        `host variable "${name}" is unbounded: a credential could go anywhere`,
+        {
+          place,
+          fix: 'list its allowed values in enum, or make it operatorOnly with a setting',
+        },
+      );
     }
   }
-  const unknown = [...server.url.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!).filter((v) => !server.variables[v]);
+  const unknown = [...server.url.matchAll(/\{([^}]+)\}/g)]
+    .map((m) => m[1]!)
+    .filter((v) => !server.variables[v]);
   if (unknown.length > 0) {
-    throw new CompileError('invalid_definition', `server URL uses undefined variables: ${unknown.join(', ')}`, {
-      place: { file: `specs/${definition.id}/provider.ts`, pointer: `/documents/${documentId}/server/url` },
-      fix: 'define each {variable} of the URL under server.variables',
-    });
+    throw new CompileError(
+      'invalid_definition',
+      `server URL uses undefined variables: ${unknown.join(', ')}`,
+      {
+        place: {
+          file: `specs/${definition.id}/provider.ts`,
+          pointer: `/documents/${documentId}/server/url`,
+        },
+        fix: 'define each {variable} of the URL under server.variables',
+      },
+    );
   }
 }
 
-function ensureOperationsExist(definition: ProviderDefinition, compiled: Map<string, CompiledDocument>): void {
+function ensureOperationsExist(
+  definition: ProviderDefinition,
+  compiled: Map<string, CompiledDocument>,
+): void {
   const named: Array<[string, string]> = [
     ['verify', definition.verify],
     ...Object.keys(definition.classification).map((k) => ['classification', k] as [string, string]),
@@ -149,10 +203,14 @@ function ensureOperationsExist(definition: ProviderDefinition, compiled: Map<str
     const [documentId, ...rest] = ref.split(':');
     const key = rest.join(':');
     if (compiled.get(documentId!)?.operationKeys.has(key)) continue;
-    throw new CompileError('unknown_operation', `${field} names "${ref}", which no pinned document has`, {
-      place: { file: `specs/${definition.id}/provider.ts`, pointer: `/${field}` },
-      fix: 'use <document>:<operationId> (or <document>:<METHOD> <path>) of an operation that exists at the pinned commit',
-    });
+    throw new CompileError(
+      'unknown_operation',
+      `${field} names "${ref}", which no pinned document has`,
+      {
+        place: { file: `specs/${definition.id}/provider.ts`, pointer: `/${field}` },
+        fix: 'use <document>:<operationId> (or <document>:<METHOD> <path>) of an operation that exists at the pinned commit',
+      },
+    );
   }
 }
 
@@ -161,10 +219,14 @@ function ensureUniqueNames(actions: CatalogAction[], provider: string): void {
     const [a, b] = [actions[i - 1]!, actions[i]!];
     if (!TOOL_NAME_PATTERN.test(b.name)) throw new TypeError(`invalid tool name ${b.name}`);
     if (a.name !== b.name) continue;
-    throw new CompileError('tool_name_collision', `two operations compile to the tool name "${a.name}": ${a.document}#${a.pointer} and ${b.document}#${b.pointer}`, {
-      place: { file: `specs/${provider}/provider.ts`, pointer: b.pointer },
-      fix: 'give the documents different toolPrefix values, or exclude one operation in the definition',
-    });
+    throw new CompileError(
+      'tool_name_collision',
+      `two operations compile to the tool name "${a.name}": ${a.document}#${a.pointer} and ${b.document}#${b.pointer}`,
+      {
+        place: { file: `specs/${provider}/provider.ts`, pointer: b.pointer },
+        fix: 'give the documents different toolPrefix values, or exclude one operation in the definition',
+      },
+    );
   }
 }
 
@@ -172,13 +234,19 @@ function ensureVerifyIsRead(definition: ProviderDefinition, actions: CatalogActi
   const [documentId, ...rest] = definition.verify.split(':');
   const key = rest.join(':');
   const action = actions.find(
-    (a) => a.document === documentId && (a.operationId ?? `${a.request.method} ${a.request.path}`) === key,
+    (a) =>
+      a.document === documentId &&
+      (a.operationId ?? `${a.request.method} ${a.request.path}`) === key,
   );
   if (action?.classification === 'read') return;
-  throw new CompileError('invalid_definition', `the verify action "${definition.verify}" must be an advertised read`, {
-    place: { file: `specs/${definition.id}/provider.ts`, pointer: '/verify' },
-    fix: 'choose a read operation that proves the credential, such as a "get current user" call',
-  });
+  throw new CompileError(
+    'invalid_definition',
+    `the verify action "${definition.verify}" must be an advertised read`,
+    {
+      place: { file: `specs/${definition.id}/provider.ts`, pointer: '/verify' },
+      fix: 'choose a read operation that proves the credential, such as a "get current user" call',
+    },
+  );
 }
 
 /** Concrete hosts from enumerated variables, and the settings that supply operator-chosen hosts. */

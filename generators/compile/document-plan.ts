@@ -21,12 +21,18 @@ export interface DocumentPlan {
 }
 
 /** How a definition names an operation: its id, or `METHOD /path`. */
-export function operationKey(operation: Pick<Operation, 'operationId' | 'method' | 'path'>): string {
+export function operationKey(
+  operation: Pick<Operation, 'operationId' | 'method' | 'path'>,
+): string {
   return operation.operationId ?? `${operation.method.toUpperCase()} ${operation.path}`;
 }
 
 /** A plan for a document nobody curated: its own first server, its own security. */
-export function planFromDocument(document: OpenApiDocument, id: string, toolPrefix: string): DocumentPlan {
+export function planFromDocument(
+  document: OpenApiDocument,
+  id: string,
+  toolPrefix: string,
+): DocumentPlan {
   return {
     id,
     toolPrefix,
@@ -45,7 +51,9 @@ function serverOf(servers: unknown): ServerTemplate {
   if (isObject(first?.variables)) {
     for (const [name, variable] of Object.entries(first.variables)) {
       if (!isObject(variable)) continue;
-      const values = Array.isArray(variable.enum) ? variable.enum.filter((v): v is string => typeof v === 'string') : [];
+      const values = Array.isArray(variable.enum)
+        ? variable.enum.filter((v): v is string => typeof v === 'string')
+        : [];
       variables[name] = {
         ...(typeof variable.description === 'string' ? { description: variable.description } : {}),
         ...(values.length > 0 ? { enum: values } : {}),

@@ -47,7 +47,9 @@ export function inputSchema(operation: Operation, server: ServerTemplate): Recor
   };
 }
 
-function serverVariablesGroup(server: ServerTemplate): { schema: JsonSchema; required: boolean } | undefined {
+function serverVariablesGroup(
+  server: ServerTemplate,
+): { schema: JsonSchema; required: boolean } | undefined {
   const entries = Object.entries(server.variables).filter(([, v]) => !v.operatorOnly);
   if (entries.length === 0) return undefined;
   const properties: Record<string, JsonSchema> = {};

@@ -11,10 +11,13 @@ import { wordsOf } from './classify.ts';
 export const MAX_TOOL_NAME = 64;
 export const TOOL_NAME_PATTERN = /^[a-z0-9_]{1,64}$/;
 
-export function toolName(prefix: string, operation: Pick<Operation, 'operationId' | 'method' | 'path'>): string {
+export function toolName(
+  prefix: string,
+  operation: Pick<Operation, 'operationId' | 'method' | 'path'>,
+): string {
   const fromId = snake(wordsOf(operation.operationId));
   const stem = fromId || snake([operation.method, ...pathWords(operation.path)]);
-  return fit(`${prefix}${stem}`);
+  return shorten(`${prefix}${stem}`);
 }
 
 function pathWords(path: string): string[] {
@@ -31,7 +34,7 @@ function snake(words: string[]): string {
   return words.join('_');
 }
 
-function fit(name: string): string {
+function shorten(name: string): string {
   if (name.length <= MAX_TOOL_NAME) return name;
   const hash = createHash('sha256').update(name).digest('hex').slice(0, 8);
   return `${name.slice(0, MAX_TOOL_NAME - hash.length - 1).replace(/_+$/, '')}_${hash}`;

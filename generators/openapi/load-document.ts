@@ -1,9 +1,9 @@
 /**
  * Bytes → an OpenAPI document object. JSON is parsed as JSON; anything else as
- * YAML 1.2 with the core schema, so `!!float` resolves, timestamps stay strings
- * and nothing outside JSON's data model sneaks in.
+ * YAML 1.2 with the core schema (js-yaml), so `!!float 65535` resolves,
+ * timestamps stay strings and nothing outside JSON's data model sneaks in.
  */
-import { parse as parseYaml, type ScalarTag, YAMLParseError } from 'yaml';
+import jsyaml from 'js-yaml';
 import { CompileError } from '../errors.ts';
 
 export type OpenApiVersion = '3.0' | '3.1';
@@ -16,7 +16,8 @@ export interface OpenApiDocument {
 }
 
 export function loadDocument(bytes: Uint8Array | string, file: string): OpenApiDocument {
-  const text = typeof bytes === 'string' ? bytes : new TextDecoder('utf-8', { fatal: false }).decode(bytes);
+  const text =
+    typeof bytes === 'string' ? bytes : new TextDecoder('utf-8', { fatal: false }).decode(bytes);
   const root = parseText(text, file);
   if (root === null || typeof root !== 'object' || Array.isArray(root)) {
     throw new CompileError('document_unreadable', 'the document is not an object', {
@@ -24,7 +25,11 @@ export function loadDocument(bytes: Uint8Array | string, file: string): OpenApiD
       fix: 'point the pin at an OpenAPI document (a JSON or YAML object)',
     });
   }
-  return { file, version: versionOf(root as Record<string, unknown>, file), root: root as Record<string, unknown> };
+  return {
+    file,
+    version: versionOf(root as Record<string, unknown>, file),
+    root: root as Record<string, unknown>,
+  };
 }
 
 function parseText(text: string, file: string): unknown {
@@ -37,43 +42,24 @@ function parseText(text: string, file: string): unknown {
     }
   }
   try {
-    return parseYaml(body, {
-      version: '1.2',
-      schema: 'core',
-      customTags: (tags) => [...tags, explicitFloat],
-      uniqueKeys: true,
-      maxAliasCount: 1000,
-      logLevel: 'error',
-    });
+    return jsyaml.load(body, { schema: jsyaml.CORE_SCHEMA, filename: file });
   } catch (cause) {
-    const position = cause instanceof YAMLParseError ? cause.linePos?.[0] : undefined;
-    const detail = cause instanceof Error ? cause.message.split('\n')[0] : String(cause);
+    const mark = cause instanceof jsyaml.YAMLException ? cause.mark : undefined;
+    const detail = cause instanceof jsyaml.YAMLException ? cause.reason : String(cause);
     throw new CompileError('document_unreadable', `the document does not parse: ${detail}`, {
-      place: { file, ...(position ? { line: position.line, column: position.col } : {}) },
+      place: { file, ...(mark ? { line: mark.line + 1, column: mark.column + 1 } : {}) },
       fix: 'fix the YAML or JSON syntax at that position, or pin a commit where the document parses',
       cause,
     });
   }
 }
 
-/**
- * `!!float 65535`: an explicit tag on a plain integer is still a float in YAML
- * 1.2, but the core schema's float only matches scalars with a point or an
- * exponent. This tag applies only where a document writes `!!float`.
- */
-const explicitFloat: ScalarTag = {
-  tag: 'tag:yaml.org,2002:float',
-  resolve: (source) => {
-    const value = Number(source);
-    return Number.isNaN(value) ? source : value;
-  },
-};
-
 function versionOf(root: Record<string, unknown>, file: string): OpenApiVersion {
   const declared = root.openapi;
   if (typeof declared === 'string' && /^3\.0\.\d+/.test(declared)) return '3.0';
   if (typeof declared === 'string' && /^3\.1\.\d+/.test(declared)) return '3.1';
-  const found = typeof root.swagger === 'string' ? `swagger ${root.swagger}` : `openapi ${String(declared)}`;
+  const found =
+    typeof root.swagger === 'string' ? `swagger ${root.swagger}` : `openapi ${String(declared)}`;
   throw new CompileError('unsupported_document', `expected OpenAPI 3.0 or 3.1, found ${found}`, {
     place: { file, pointer: root.swagger === undefined ? '/openapi' : '/swagger' },
     fix: 'convert the document to OpenAPI 3.x (for example with swagger2openapi) and pin the result',

@@ -6,7 +6,16 @@ import { isObject } from './refs.ts';
 import { normalizeRequestBody, type RequestBody } from './request-body-object.ts';
 import type { SchemaConverter } from './schema-object.ts';
 
-export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+export const HTTP_METHODS = [
+  'get',
+  'put',
+  'post',
+  'delete',
+  'options',
+  'head',
+  'patch',
+  'trace',
+] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];
 
 export interface Operation {
@@ -36,8 +45,13 @@ export interface OperationContext {
   pathItemPointer: string;
 }
 
-export function normalizeOperation(node: unknown, pointer: string, context: OperationContext): Operation {
-  if (!isObject(node)) throw new OperationError('invalid_operation', pointer, 'an operation must be an object');
+export function normalizeOperation(
+  node: unknown,
+  pointer: string,
+  context: OperationContext,
+): Operation {
+  if (!isObject(node))
+    throw new OperationError('invalid_operation', pointer, 'an operation must be an object');
   const { root, converter, path, method, pathItem, pathItemPointer } = context;
   const refs = new Set<string>();
   const parameters: Parameter[] = mergeParameters(
@@ -53,13 +67,22 @@ export function normalizeOperation(node: unknown, pointer: string, context: Oper
   const requestBody =
     node.requestBody === undefined
       ? undefined
-      : normalizeRequestBody(root, node.requestBody, childPointer(pointer, 'requestBody'), converter, refs);
+      : normalizeRequestBody(
+          root,
+          node.requestBody,
+          childPointer(pointer, 'requestBody'),
+          converter,
+          refs,
+        );
 
   return {
     pointer,
     method,
     path,
-    operationId: typeof node.operationId === 'string' && node.operationId.trim() !== '' ? node.operationId : undefined,
+    operationId:
+      typeof node.operationId === 'string' && node.operationId.trim() !== ''
+        ? node.operationId
+        : undefined,
     summary: text(node.summary),
     description: text(node.description),
     deprecated: node.deprecated === true,
@@ -85,7 +108,12 @@ export function successMediaTypes(node: Record<string, unknown>): string[] {
   const responses = isObject(node.responses) ? node.responses : {};
   const types: string[] = [];
   for (const [status, response] of Object.entries(responses)) {
-    if (!/^(2\d\d|2XX|default)$/i.test(status) || !isObject(response) || !isObject(response.content)) continue;
+    if (
+      !/^(2\d\d|2XX|default)$/i.test(status) ||
+      !isObject(response) ||
+      !isObject(response.content)
+    )
+      continue;
     types.push(...Object.keys(response.content).map((t) => t.split(';')[0]!.trim().toLowerCase()));
   }
   return types;

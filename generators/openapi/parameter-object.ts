@@ -48,9 +48,16 @@ export function mergeParameters(
   const byKey = new Map<string, Parameter>();
   for (const { list, pointer } of lists) {
     if (list === undefined) continue;
-    if (!Array.isArray(list)) throw new OperationError('invalid_operation', pointer, 'parameters must be a list');
+    if (!Array.isArray(list))
+      throw new OperationError('invalid_operation', pointer, 'parameters must be a list');
     list.forEach((entry, index) => {
-      const parameter = normalizeParameter(root, entry, childPointer(pointer, index), converter, refs);
+      const parameter = normalizeParameter(
+        root,
+        entry,
+        childPointer(pointer, index),
+        converter,
+        refs,
+      );
       if (parameter) byKey.set(parameterKey(parameter.in, parameter.name), parameter);
     });
   }
@@ -87,7 +94,11 @@ function normalizeParameter(
     throw new OperationError('invalid_operation', pointer, 'a parameter needs a name');
   }
   if (typeof location !== 'string' || !LOCATIONS.has(location)) {
-    throw new OperationError('invalid_operation', childPointer(pointer, 'in'), `parameter "${name}" has no valid location`);
+    throw new OperationError(
+      'invalid_operation',
+      childPointer(pointer, 'in'),
+      `parameter "${name}" has no valid location`,
+    );
   }
   const at = location as ParameterLocation;
   if (at === 'header' && IGNORED_HEADERS.has(name.toLowerCase())) return undefined;
@@ -98,11 +109,16 @@ function normalizeParameter(
   if (content) {
     const [contentType, media] = content;
     if (isObject(media) && 'schema' in media) {
-      schema = converter.convert(media.schema, childPointer(pointer, 'content', contentType, 'schema'), refs);
+      schema = converter.convert(
+        media.schema,
+        childPointer(pointer, 'content', contentType, 'schema'),
+        refs,
+      );
     }
     serialization = { contentType };
   } else {
-    if ('schema' in node) schema = converter.convert(node.schema, childPointer(pointer, 'schema'), refs);
+    if ('schema' in node)
+      schema = converter.convert(node.schema, childPointer(pointer, 'schema'), refs);
     const style = typeof node.style === 'string' ? node.style : DEFAULT_STYLE[at];
     serialization = {
       style,
@@ -110,7 +126,11 @@ function normalizeParameter(
       allowReserved: node.allowReserved === true,
     };
   }
-  if (typeof node.description === 'string' && typeof schema === 'object' && schema.description === undefined) {
+  if (
+    typeof node.description === 'string' &&
+    typeof schema === 'object' &&
+    schema.description === undefined
+  ) {
     schema = { ...schema, description: node.description };
   }
   return {

@@ -6,7 +6,13 @@ import type { ExclusionReason } from '../errors.ts';
 import { OperationError } from '../errors.ts';
 import { childPointer } from './json-pointer.ts';
 import type { OpenApiDocument } from './load-document.ts';
-import { HTTP_METHODS, type HttpMethod, normalizeOperation, type Operation, successMediaTypes } from './operation-object.ts';
+import {
+  HTTP_METHODS,
+  type HttpMethod,
+  normalizeOperation,
+  type Operation,
+  successMediaTypes,
+} from './operation-object.ts';
 import { followRef, isObject } from './refs.ts';
 import type { SchemaConverter } from './schema-object.ts';
 
@@ -40,26 +46,47 @@ export function walkPaths(document: OpenApiDocument, converter: SchemaConverter)
       ({ node: pathItem, pointer: pathItemPointer } = followRef(root, entry, entryPointer));
     } catch (error) {
       if (!(error instanceof OperationError)) throw error;
-      exclusions.push({ ...describe(error), method: undefined, path, operationId: undefined, fromPaths: true });
+      exclusions.push({
+        ...describe(error),
+        method: undefined,
+        path,
+        operationId: undefined,
+        fromPaths: true,
+      });
       continue;
     }
     for (const method of HTTP_METHODS) {
       const node = pathItem[method];
       if (node === undefined) continue;
       const pointer = childPointer(pathItemPointer, method);
-      const operationId = isObject(node) && typeof node.operationId === 'string' ? node.operationId : undefined;
+      const operationId =
+        isObject(node) && typeof node.operationId === 'string' ? node.operationId : undefined;
       const base = { pointer, method, path, operationId, fromPaths: true };
       if (isObject(node) && isEventStream(node)) {
-        exclusions.push({ ...base, reason: 'event_stream', detail: 'replies with a server-sent event stream' });
+        exclusions.push({
+          ...base,
+          reason: 'event_stream',
+          detail: 'replies with a server-sent event stream',
+        });
         continue;
       }
       try {
-        operations.push(normalizeOperation(node, pointer, { root, converter, path, method, pathItem, pathItemPointer }));
+        operations.push(
+          normalizeOperation(node, pointer, {
+            root,
+            converter,
+            path,
+            method,
+            pathItem,
+            pathItemPointer,
+          }),
+        );
       } catch (error) {
         if (!(error instanceof OperationError)) throw error;
         exclusions.push({ ...base, ...describe(error) });
       }
-      if (isObject(node) && isObject(node.callbacks)) exclusions.push(...callbacksOf(node.callbacks, pointer));
+      if (isObject(node) && isObject(node.callbacks))
+        exclusions.push(...callbacksOf(node.callbacks, pointer));
     }
   }
   if (isObject(root.webhooks)) {
@@ -80,7 +107,11 @@ export function walkPaths(document: OpenApiDocument, converter: SchemaConverter)
   return { operations, exclusions };
 }
 
-function describe(error: OperationError): { pointer: string; reason: ExclusionReason; detail: string } {
+function describe(error: OperationError): {
+  pointer: string;
+  reason: ExclusionReason;
+  detail: string;
+} {
   return { pointer: error.pointer, reason: error.reason, detail: error.message };
 }
 

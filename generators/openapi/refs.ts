@@ -21,12 +21,22 @@ export function followRef(root: unknown, node: unknown, pointer: string): Locate
     const ref = current.$ref;
     const target = internalRefPointer(ref);
     if (target === undefined) {
-      throw new OperationError('external_ref', at, `$ref "${ref}" points outside the document; bundle it first`);
+      throw new OperationError(
+        'external_ref',
+        at,
+        `$ref "${ref}" points outside the document; bundle it first`,
+      );
     }
-    if (seen.has(target)) throw new OperationError('unresolvable_ref', at, `$ref "${ref}" is a circular chain`);
+    if (seen.has(target))
+      throw new OperationError('unresolvable_ref', at, `$ref "${ref}" is a circular chain`);
     seen.add(target);
     current = valueAt(root, target);
-    if (current === undefined) throw new OperationError('unresolvable_ref', at, `$ref "${ref}" names nothing in the document`);
+    if (current === undefined)
+      throw new OperationError(
+        'unresolvable_ref',
+        at,
+        `$ref "${ref}" names nothing in the document`,
+      );
     at = target;
   }
   if (!isObject(current)) throw new OperationError('invalid_operation', at, 'expected an object');

@@ -46,9 +46,19 @@ export function normalizeRequestBody(
   if (isObject(media) && 'schema' in media) {
     schema = converter.convert(media.schema, childPointer(mediaPointer, 'schema'), refs);
   } else {
-    schema = rank(contentType) === 4 ? { type: 'string', contentEncoding: 'base64' } : rank(contentType) === 5 ? { type: 'string' } : {};
+    schema =
+      rank(contentType) === 4
+        ? { type: 'string', contentEncoding: 'base64' }
+        : rank(contentType) === 5
+          ? { type: 'string' }
+          : {};
   }
-  if (rank(contentType) === 4 && typeof schema === 'object' && schema.type === 'string' && !schema.contentEncoding) {
+  if (
+    rank(contentType) === 4 &&
+    typeof schema === 'object' &&
+    schema.type === 'string' &&
+    !schema.contentEncoding
+  ) {
     schema = { ...schema, contentEncoding: 'base64' };
   }
   return {

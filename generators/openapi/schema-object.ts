@@ -6,8 +6,8 @@
  * (`discriminator`, `xml`, `x-*`) and values of the wrong shape are dropped.
  */
 import { OperationError } from '../errors.ts';
-import type { OpenApiVersion } from './load-document.ts';
 import { childPointer, internalRefPointer, valueAt } from './json-pointer.ts';
+import type { OpenApiVersion } from './load-document.ts';
 import { isObject } from './refs.ts';
 
 export type JsonSchema = boolean | { [keyword: string]: unknown };
@@ -16,20 +16,62 @@ const TYPES = new Set(['string', 'number', 'integer', 'boolean', 'object', 'arra
 
 /** Formats ajv-formats validates; any other format is kept as an annotation. */
 export const KNOWN_FORMATS = new Set([
-  'date', 'time', 'date-time', 'iso-time', 'iso-date-time', 'duration', 'uri', 'uri-reference',
-  'uri-template', 'url', 'email', 'hostname', 'ipv4', 'ipv6', 'regex', 'uuid', 'json-pointer',
-  'json-pointer-uri-fragment', 'relative-json-pointer', 'byte', 'int32', 'int64', 'float', 'double',
-  'password', 'binary',
+  'date',
+  'time',
+  'date-time',
+  'iso-time',
+  'iso-date-time',
+  'duration',
+  'uri',
+  'uri-reference',
+  'uri-template',
+  'url',
+  'email',
+  'hostname',
+  'ipv4',
+  'ipv6',
+  'regex',
+  'uuid',
+  'json-pointer',
+  'json-pointer-uri-fragment',
+  'relative-json-pointer',
+  'byte',
+  'int32',
+  'int64',
+  'float',
+  'double',
+  'password',
+  'binary',
 ]);
 
-const SCHEMA_KEYWORDS = ['not', 'contains', 'propertyNames', 'if', 'unevaluatedItems', 'unevaluatedProperties'] as const;
+const SCHEMA_KEYWORDS = [
+  'not',
+  'contains',
+  'propertyNames',
+  'if',
+  'unevaluatedItems',
+  'unevaluatedProperties',
+] as const;
 const SCHEMA_LIST_KEYWORDS = ['allOf', 'anyOf', 'oneOf'] as const;
 const SCHEMA_MAP_KEYWORDS = ['properties', 'dependentSchemas'] as const;
 const NUMBER_KEYWORDS = ['minimum', 'maximum'] as const;
 const COUNT_KEYWORDS = [
-  'minLength', 'maxLength', 'minItems', 'maxItems', 'minProperties', 'maxProperties', 'minContains', 'maxContains',
+  'minLength',
+  'maxLength',
+  'minItems',
+  'maxItems',
+  'minProperties',
+  'maxProperties',
+  'minContains',
+  'maxContains',
 ] as const;
-const STRING_KEYWORDS = ['title', 'description', 'contentMediaType', 'contentEncoding', '$comment'] as const;
+const STRING_KEYWORDS = [
+  'title',
+  'description',
+  'contentMediaType',
+  'contentEncoding',
+  '$comment',
+] as const;
 const BOOLEAN_KEYWORDS = ['uniqueItems', 'deprecated', 'readOnly', 'writeOnly'] as const;
 
 interface Definition {
@@ -109,7 +151,8 @@ export class SchemaConverter {
 
   #define(ref: string, site: string): string {
     const target = internalRefPointer(ref);
-    if (target === undefined) throw new OperationError('external_ref', site, `$ref "${ref}" points outside the document`);
+    if (target === undefined)
+      throw new OperationError('external_ref', site, `$ref "${ref}" points outside the document`);
     let key = this.#keyByPointer.get(target);
     if (key === undefined) {
       key = this.#newKey(target);
@@ -118,7 +161,11 @@ export class SchemaConverter {
       this.#definitions.set(key, definition);
       const node = valueAt(this.#root, target);
       if (node === undefined) {
-        definition.failure = new OperationError('unresolvable_ref', site, `$ref "${ref}" names nothing in the document`);
+        definition.failure = new OperationError(
+          'unresolvable_ref',
+          site,
+          `$ref "${ref}" names nothing in the document`,
+        );
       } else {
         try {
           definition.schema = this.convert(node, target, definition.refs);
@@ -141,7 +188,11 @@ export class SchemaConverter {
     return key;
   }
 
-  #convertKeywords(node: Record<string, unknown>, pointer: string, refs: Set<string>): Record<string, unknown> {
+  #convertKeywords(
+    node: Record<string, unknown>,
+    pointer: string,
+    refs: Set<string>,
+  ): Record<string, unknown> {
     const out: Record<string, unknown> = {};
     const sub = (value: unknown, ...tokens: Array<string | number>) =>
       this.convert(value, childPointer(pointer, ...tokens), refs);
@@ -180,11 +231,15 @@ export class SchemaConverter {
     for (const k of SCHEMA_MAP_KEYWORDS) {
       const map = node[k];
       if (!isObject(map)) continue;
-      out[k] = Object.fromEntries(Object.entries(map).map(([name, value]) => [name, sub(value, k, name)]));
+      out[k] = Object.fromEntries(
+        Object.entries(map).map(([name, value]) => [name, sub(value, k, name)]),
+      );
     }
     if (isObject(node.patternProperties)) {
       const entries = Object.entries(node.patternProperties).filter(([p]) => isRegExp(p));
-      out.patternProperties = Object.fromEntries(entries.map(([p, v]) => [p, sub(v, 'patternProperties', p)]));
+      out.patternProperties = Object.fromEntries(
+        entries.map(([p, v]) => [p, sub(v, 'patternProperties', p)]),
+      );
     }
     if (typeof node.additionalProperties === 'boolean' || isObject(node.additionalProperties)) {
       out.additionalProperties = sub(node.additionalProperties, 'additionalProperties');
@@ -203,7 +258,8 @@ export class SchemaConverter {
     }
     convertItems(node, out, sub);
 
-    if (this.#version === '3.0' && node.nullable === true) return allowNull(out);
+    // `nullable` is 3.0's; 3.1 documents (Coolify's) still write it, and mean it.
+    if (node.nullable === true) return allowNull(out);
     return out;
   }
 }
@@ -211,7 +267,9 @@ export class SchemaConverter {
 function convertType(type: unknown): string | string[] | undefined {
   if (typeof type === 'string') return TYPES.has(type) ? type : undefined;
   if (!Array.isArray(type)) return undefined;
-  const names = [...new Set(type.filter((t): t is string => typeof t === 'string' && TYPES.has(t)))];
+  const names = [
+    ...new Set(type.filter((t): t is string => typeof t === 'string' && TYPES.has(t))),
+  ];
   if (names.length === 0) return undefined;
   return names.length === 1 ? names[0] : names;
 }
@@ -236,20 +294,24 @@ function convertItems(
   out: Record<string, unknown>,
   sub: (value: unknown, ...tokens: Array<string | number>) => JsonSchema,
 ): void {
-  if (Array.isArray(node.prefixItems)) out.prefixItems = node.prefixItems.map((v, i) => sub(v, 'prefixItems', i));
+  if (Array.isArray(node.prefixItems))
+    out.prefixItems = node.prefixItems.map((v, i) => sub(v, 'prefixItems', i));
   const items = node.items;
   if (Array.isArray(items)) {
     // A tuple written the draft-04 way.
-    if (items.length > 0 && out.prefixItems === undefined) out.prefixItems = items.map((v, i) => sub(v, 'items', i));
+    if (items.length > 0 && out.prefixItems === undefined)
+      out.prefixItems = items.map((v, i) => sub(v, 'items', i));
   } else if (typeof items === 'boolean' || isObject(items)) {
     out.items = sub(items, 'items');
   }
 }
 
 function allowNull(schema: Record<string, unknown>): Record<string, unknown> {
-  if (Array.isArray(schema.enum) && !schema.enum.includes(null)) schema.enum = [...schema.enum, null];
+  if (Array.isArray(schema.enum) && !schema.enum.includes(null))
+    schema.enum = [...schema.enum, null];
   if (typeof schema.type === 'string') return { ...schema, type: [schema.type, 'null'] };
-  if (Array.isArray(schema.type)) return schema.type.includes('null') ? schema : { ...schema, type: [...schema.type, 'null'] };
+  if (Array.isArray(schema.type))
+    return schema.type.includes('null') ? schema : { ...schema, type: [...schema.type, 'null'] };
   if (Object.keys(schema).length === 0) return schema;
   return { anyOf: [schema, { type: 'null' }] };
 }
@@ -263,7 +325,11 @@ function isCount(value: unknown): value is number {
 }
 
 function isStringList(value: unknown): value is string[] {
-  return Array.isArray(value) && value.every((v) => typeof v === 'string') && new Set(value).size === value.length;
+  return (
+    Array.isArray(value) &&
+    value.every((v) => typeof v === 'string') &&
+    new Set(value).size === value.length
+  );
 }
 
 /** ajv compiles patterns with the `u` flag; a pattern that does not is dropped rather than breaking the action. */

@@ -14,7 +14,8 @@ export default defineProvider({
         url: 'https://{host}/api/v1',
         variables: {
           host: {
-            description: 'The Coolify instance: app.coolify.io, or a self-hosted one the operator sets.',
+            description:
+              'The Coolify instance: app.coolify.io, or a self-hosted one the operator sets.',
             setting: 'host',
             operatorOnly: true,
           },

@@ -1,0 +1,24 @@
+/**
+ * The compiler's command line, and the only part of it that touches the file
+ * system or the network.
+ *
+ *   generate [--check]                               regenerate generated/, or verify it
+ *   pin <provider> <document> --commit <sha> [--file <path>]   move a pin, regenerate, print the diff
+ *   diff <old catalog.json> <new catalog.json>      print the contract diff
+ */
+import { AnalyzerWorker } from './cli/analyzer-worker.ts';
+
+// Started before anything heavy is imported: loading redocly and TypeScript in the
+// worker overlaps with loading the compiler here.
+const analyzer = new AnalyzerWorker();
+try {
+  const { main } = await import('./cli/commands.ts');
+  process.exitCode = await main(process.argv.slice(2), analyzer.analyze);
+} catch (error) {
+  const { CompileError, describeCompileError } = await import('./errors.ts');
+  if (error instanceof CompileError) console.error(describeCompileError(error));
+  else console.error(error);
+  process.exitCode = error instanceof CompileError ? 2 : 70;
+} finally {
+  await analyzer.close();
+}

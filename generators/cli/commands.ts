@@ -1,0 +1,210 @@
+/** The compiler's commands: the only code that touches the file system or the network. */
+import { readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { providerDefinitions } from '../../specs/index.ts';
+import { PinsSchema } from '../../specs/provider-definition.ts';
+import type { AnalyzeDocument } from '../analyze-document.ts';
+import { diffCatalogs, formatDiff } from '../catalog/diff.ts';
+import type { Catalog } from '../catalog/format.ts';
+import { sha256Hex } from '../compile/contract-hash.ts';
+import { jsonFile } from '../emit/banner.ts';
+import { CompileError } from '../errors.ts';
+import { type GeneratedTree, generate, type ProviderInput } from '../generate.ts';
+import { compareTrees, readTree, replaceFile, replaceTree } from './generated-tree.ts';
+import { SpecStore } from './spec-store.ts';
+
+const ROOT = resolve(import.meta.dirname, '..', '..');
+const GENERATED = join(ROOT, 'generated');
+
+/** Runs one command; `analyze` is the worker the entry point started first. */
+export async function main(argv: string[], analyze: AnalyzeDocument): Promise<number> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case 'generate':
+      return generateCommand(rest, analyze);
+    case 'pin':
+      return pinCommand(rest, analyze);
+    case 'diff':
+      return diffCommand(rest);
+    default:
+      throw usage(`unknown command "${command ?? ''}"`);
+  }
+}
+
+async function generateCommand(args: string[], analyze: AnalyzeDocument): Promise<number> {
+  const { values } = parse(args, { check: { type: 'boolean', default: false } }, 0);
+  const started = performance.now();
+  const tree = await run(await loadProviders(), specStore(), analyze);
+  if (values.check) {
+    const difference = compareTrees(tree.files, await readTree(GENERATED));
+    const problems = [
+      ...difference.missing.map((p) => `missing: generated/${p}`),
+      ...difference.different.map((p) => `differs: generated/${p}`),
+      ...difference.extra.map((p) => `stale or extra: generated/${p}`),
+    ];
+    if (problems.length > 0) {
+      console.error(
+        `error[generated_out_of_date]: generated/ does not match the pins and the compiler\n  ${problems.join('\n  ')}\n  fix: run npm run generate and commit the result`,
+      );
+      return 1;
+    }
+    console.log(
+      `generated/ is up to date: ${tree.files.size} files, every pin verified (${elapsed(started)})`,
+    );
+    return 0;
+  }
+  await replaceTree(GENERATED, tree.files);
+  console.log(`wrote ${tree.files.size} files to generated/ (${elapsed(started)})`);
+  return 0;
+}
+
+async function pinCommand(args: string[], analyze: AnalyzeDocument): Promise<number> {
+  const { values, positionals } = parse(
+    args,
+    { commit: { type: 'string' }, file: { type: 'string' } },
+    2,
+  );
+  const [provider, document] = positionals as [string, string];
+  const commit = values.commit;
+  if (!commit || !/^[0-9a-f]{40}$/.test(commit))
+    throw usage('--commit <sha> takes the full 40-character commit');
+  const providers = await loadProviders();
+  const current = providers[provider];
+  if (!current) {
+    throw new CompileError('unknown_provider', `no provider "${provider}"`, {
+      place: { file: 'specs/index.ts' },
+      fix: `use one of: ${Object.keys(providers).join(', ')}`,
+    });
+  }
+  const pins = PinsSchema.parse(current.pins);
+  const old = pins[document];
+  if (!old) {
+    throw new CompileError(
+      'unknown_document',
+      `provider "${provider}" has no pinned document "${document}"`,
+      {
+        place: { file: `specs/${provider}/pins.json` },
+        fix: `use one of: ${Object.keys(pins).join(', ')}`,
+      },
+    );
+  }
+  const store = specStore();
+  const bytes = values.file
+    ? await readFile(values.file)
+    : await store.readAtCommit({ ...old, commit });
+  const next = { ...old, commit, sha256: sha256Hex(bytes) };
+  const moved = { ...pins, [document]: next };
+  await store.remember(bytes);
+  const tree = await run({ ...providers, [provider]: { ...current, pins: moved } }, store, analyze);
+  const before = await readJson<Catalog>(join(GENERATED, provider, 'catalog.json'));
+  await replaceTree(GENERATED, tree.files);
+  await replaceFile(join(ROOT, 'specs', provider, 'pins.json'), jsonFile(moved));
+  console.log(`pinned ${provider}/${document} at ${commit} (sha256 ${next.sha256})`);
+  const after = tree.catalogs.find((c) => c.provider.id === provider)!;
+  if (before) console.log(formatDiff(diffCatalogs(before, after)));
+  return 0;
+}
+
+async function diffCommand(args: string[]): Promise<number> {
+  const { positionals } = parse(args, {}, 2);
+  const [before, after] = await Promise.all(positionals.map((p) => readJson<Catalog>(p)));
+  if (!before || !after) throw usage('both arguments must be catalog.json files');
+  console.log(formatDiff(diffCatalogs(before, after)));
+  return 0;
+}
+
+async function run(
+  providers: Record<string, ProviderInput>,
+  store: SpecStore,
+  analyze: AnalyzeDocument,
+): Promise<GeneratedTree> {
+  const tree = await generate({
+    providers,
+    readPin: (provider, document, pin) => store.read(provider, document, pin),
+    formatSource: await readFile(join(ROOT, 'generators', 'catalog', 'format.ts'), 'utf8'),
+    analyze,
+  });
+  for (const r of tree.reports) {
+    const errors = r.problems.filter((p) => p.severity === 'error').length;
+    console.log(
+      `${r.provider}/${r.document}: ${r.operations} operations, ${r.actions} actions, ${r.inventory} inventoried` +
+        (r.problems.length > 0
+          ? `, ${r.problems.length} validation problems (${errors} errors; first at #${r.problems[0]!.pointer})`
+          : ''),
+    );
+  }
+  return tree;
+}
+
+async function loadProviders(): Promise<Record<string, ProviderInput>> {
+  const entries = await Promise.all(
+    Object.entries(providerDefinitions).map(async ([id, definition]) => {
+      const file = join(ROOT, 'specs', id, 'pins.json');
+      const pins = await readJson<unknown>(file);
+      if (pins === undefined) {
+        throw new CompileError('invalid_definition', 'no pins file', {
+          place: { file },
+          fix: 'create it with one pin per document',
+        });
+      }
+      return [id, { definition, pins }] as const;
+    }),
+  );
+  return Object.fromEntries(entries);
+}
+
+function specStore(): SpecStore {
+  const mirror = process.env.PORTCULLIS_SPEC_MIRROR;
+  return new SpecStore({
+    mirror: mirror ? resolve(mirror) : undefined,
+    cacheDir: resolve(process.env.PORTCULLIS_SPEC_CACHE ?? join(ROOT, '.cache', 'specs')),
+    download: process.env.PORTCULLIS_SPEC_DOWNLOAD !== '0',
+  });
+}
+
+async function readJson<T>(file: string): Promise<T | undefined> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+  try {
+    return JSON.parse(text) as T;
+  } catch (cause) {
+    throw new CompileError('document_unreadable', 'not valid JSON', {
+      place: { file },
+      fix: 'fix or regenerate the file',
+      cause,
+    });
+  }
+}
+
+type Options = Parameters<typeof parseArgs>[0] extends infer C
+  ? C extends { options?: infer O }
+    ? O
+    : never
+  : never;
+
+function parse<O extends NonNullable<Options>>(args: string[], options: O, positionals: number) {
+  let parsed: ReturnType<typeof parseArgs<{ options: O; allowPositionals: boolean; strict: true }>>;
+  try {
+    parsed = parseArgs({ args, options, allowPositionals: positionals > 0, strict: true });
+  } catch (error) {
+    throw usage(error instanceof Error ? error.message : String(error));
+  }
+  if (parsed.positionals.length !== positionals)
+    throw usage(`expected ${positionals} arguments, got ${parsed.positionals.length}`);
+  return parsed;
+}
+
+function usage(message: string): CompileError {
+  return new CompileError('usage', message, {
+    fix: 'npm run generate [-- --check] | npm run pin -- <provider> <document> --commit <sha> [--file <path>] | npm run diff -- <old.json> <new.json>',
+  });
+}
+
+function elapsed(started: number): string {
+  return `${((performance.now() - started) / 1000).toFixed(2)} s`;
+}

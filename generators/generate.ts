@@ -1,0 +1,161 @@
+/**
+ * The whole pipeline for every provider: definitions and pinned bytes in,
+ * the contents of `generated/` out. Pure: the CLI supplies the bytes and
+ * writes (or compares) the files.
+ */
+
+import type { z } from 'zod';
+import {
+  type Pin,
+  type Pins,
+  PinsSchema,
+  type ProviderDefinition,
+  ProviderDefinitionSchema,
+} from '../specs/provider-definition.ts';
+import type { AnalyzeDocument } from './analyze-document.ts';
+import type { Catalog } from './catalog/format.ts';
+import { compileProvider, type PinnedDocument } from './compile/compile-provider.ts';
+import { sha256Hex } from './compile/contract-hash.ts';
+import { bannerLines, jsonFile } from './emit/banner.ts';
+import { createCatalogFormatModule, createIndexModule } from './emit/index-module.ts';
+import { createManifest } from './emit/manifest-json.ts';
+import { createToolsModule } from './emit/tools-module.ts';
+import { CompileError } from './errors.ts';
+import { loadDocument } from './openapi/load-document.ts';
+import type { Problem } from './openapi/validate-document.ts';
+
+export interface ProviderInput {
+  /** The default export of `specs/<id>/provider.ts`, not yet validated. */
+  definition: unknown;
+  /** The contents of `specs/<id>/pins.json`, not yet validated. */
+  pins: unknown;
+}
+
+export interface GenerateInput {
+  providers: Record<string, ProviderInput>;
+  /** The bytes of a pin (from a mirror, a cache or a download); their hash is checked here. */
+  readPin: (provider: string, document: string, pin: Pin) => Promise<Uint8Array>;
+  /** The source text of `generators/catalog/format.ts`. */
+  formatSource: string;
+  /** Validation and types for a document (`createAnalyzer()`, in this thread or a worker). */
+  analyze: AnalyzeDocument;
+}
+
+export interface DocumentReport {
+  provider: string;
+  document: string;
+  operations: number;
+  actions: number;
+  inventory: number;
+  problems: Problem[];
+}
+
+export interface GeneratedTree {
+  /** Path under `generated/` → contents. */
+  files: Map<string, string>;
+  catalogs: Catalog[];
+  reports: DocumentReport[];
+}
+
+export async function generate(input: GenerateInput): Promise<GeneratedTree> {
+  const files = new Map<string, string>();
+  const catalogs: Catalog[] = [];
+  const reports: DocumentReport[] = [];
+  for (const id of Object.keys(input.providers).sort()) {
+    const { definition: rawDefinition, pins: rawPins } = input.providers[id]!;
+    const definition = parseOrThrow(
+      ProviderDefinitionSchema,
+      rawDefinition,
+      `specs/${id}/provider.ts`,
+    );
+    const pins = parseOrThrow(PinsSchema, rawPins, `specs/${id}/pins.json`);
+    ensurePinsMatchDocuments(definition, pins);
+
+    const documents: PinnedDocument[] = [];
+    for (const document of Object.keys(definition.documents)) {
+      const pin = pins[document]!;
+      const bytes = await input.readPin(id, document, pin);
+      ensureHash(id, document, pin, bytes);
+      documents.push({
+        id: document,
+        pin,
+        document: loadDocument(bytes, `${pin.repo}@${pin.commit.slice(0, 12)}:${pin.path}`),
+      });
+    }
+    const banner = bannerLines(documents.map(({ id: document, pin }) => ({ document, ...pin })));
+    // Started first: it may run in another thread while this one compiles.
+    const analyses = documents.map(({ document }) => input.analyze(document, banner));
+    const catalog = compileProvider(definition, documents, banner.join('\n'));
+    catalogs.push(catalog);
+    files.set(`${id}/catalog.json`, jsonFile(catalog));
+    files.set(`${id}/manifest.json`, jsonFile(createManifest(definition, catalog)));
+    files.set(`${id}/tools.ts`, createToolsModule(catalog, banner));
+    for (const [i, { id: document }] of documents.entries()) {
+      const { problems, types } = await analyses[i]!;
+      files.set(`${id}/${document}.d.ts`, types);
+      const source = catalog.sources.find((s) => s.document === document)!;
+      const actions = catalog.actions.filter((a) => a.document === document).length;
+      reports.push({
+        provider: id,
+        document,
+        operations: source.operations,
+        actions,
+        inventory: catalog.inventory.filter((e) => e.document === document).length,
+        problems,
+      });
+    }
+  }
+  files.set('catalog-format.ts', createCatalogFormatModule(input.formatSource));
+  files.set('index.ts', createIndexModule(catalogs));
+  return { files, catalogs, reports };
+}
+
+export function ensureHash(provider: string, document: string, pin: Pin, bytes: Uint8Array): void {
+  const actual = sha256Hex(bytes);
+  if (actual === pin.sha256) return;
+  throw new CompileError(
+    'pin_hash_mismatch',
+    `pin ${provider}/${document} (${pin.repo}@${pin.commit}:${pin.path}) expects sha256 ${pin.sha256}, the bytes found have sha256 ${actual}`,
+    {
+      place: { file: `specs/${provider}/pins.json`, pointer: `/${document}/sha256` },
+      fix: `restore the original bytes, or move the pin on purpose: npm run pin -- ${provider} ${document} --commit <sha>`,
+    },
+  );
+}
+
+function ensurePinsMatchDocuments(definition: ProviderDefinition, pins: Pins): void {
+  const file = `specs/${definition.id}/pins.json`;
+  for (const document of Object.keys(definition.documents)) {
+    if (pins[document]) continue;
+    throw new CompileError('invalid_definition', `document "${document}" has no pin`, {
+      place: { file, pointer: `/${document}` },
+      fix: `add a pin for "${document}": npm run pin -- ${definition.id} ${document} --commit <sha>`,
+    });
+  }
+  for (const document of Object.keys(pins)) {
+    if (definition.documents[document]) continue;
+    throw new CompileError(
+      'unknown_document',
+      `pin "${document}" names a document the definition does not have`,
+      {
+        place: { file, pointer: `/${document}` },
+        fix: `remove it, or add "${document}" to documents in specs/${definition.id}/provider.ts`,
+      },
+    );
+  }
+}
+
+function parseOrThrow<T extends z.ZodType>(schema: T, value: unknown, file: string): z.output<T> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  const pointer = issue.path.map((p) => `/${String(p)}`).join('');
+  throw new CompileError(
+    'invalid_definition',
+    `${issue.message}${result.error.issues.length > 1 ? ` (and ${result.error.issues.length - 1} more)` : ''}`,
+    {
+      place: { file, pointer },
+      fix: `change the value at ${pointer || 'the top level'}: ${issue.message}`,
+    },
+  );
+}
