@@ -4,7 +4,7 @@
  *
  *   generate [--check]                               regenerate generated/, or verify it
  *   pin <provider> <document> --commit <sha> [--file <path>]   move a pin, regenerate, print the diff
- *   diff <old catalog.json> <new catalog.json>      print the contract diff
+ *   diff <provider> <document> --from <sha> [--to <sha>]     contract diff between two commits (default --to: the pin)
  */
 import { AnalyzerWorker } from './cli/analyzer-worker.ts';
 

@@ -97,6 +97,8 @@ export interface CatalogAction {
   annotations: ToolAnnotations;
   request: RequestSpec;
   hints: ActionHints;
+  /** The operation's `x-*` fields, as written (informational; not part of the contract). */
+  extensions: Record<string, unknown>;
   /** JSON Schema 2020-12: `{ server?, path?, query?, header?, cookie?, body? }`. */
   inputSchema: Record<string, unknown>;
   /** sha256 over everything an agent or the executor relies on. */

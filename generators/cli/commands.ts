@@ -3,14 +3,16 @@ import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { providerDefinitions } from '../../specs/index.ts';
-import { PinsSchema } from '../../specs/provider-definition.ts';
+import { PinsSchema, ProviderDefinitionSchema } from '../../specs/provider-definition.ts';
 import type { AnalyzeDocument } from '../analyze-document.ts';
 import { diffCatalogs, formatDiff } from '../catalog/diff.ts';
 import type { Catalog } from '../catalog/format.ts';
+import { documentCatalog } from '../compile/compile-provider.ts';
 import { sha256Hex } from '../compile/contract-hash.ts';
 import { jsonFile } from '../emit/banner.ts';
 import { CompileError } from '../errors.ts';
-import { type GeneratedTree, generate, type ProviderInput } from '../generate.ts';
+import { ensureHash, type GeneratedTree, generate, type ProviderInput } from '../generate.ts';
+import { loadDocument } from '../openapi/load-document.ts';
 import { compareTrees, readTree, replaceFile, replaceTree } from './generated-tree.ts';
 import { SpecStore } from './spec-store.ts';
 
@@ -67,28 +69,9 @@ async function pinCommand(args: string[], analyze: AnalyzeDocument): Promise<num
   );
   const [provider, document] = positionals as [string, string];
   const commit = values.commit;
-  if (!commit || !/^[0-9a-f]{40}$/.test(commit))
+  if (!commit || !isCommit(commit))
     throw usage('--commit <sha> takes the full 40-character commit');
-  const providers = await loadProviders();
-  const current = providers[provider];
-  if (!current) {
-    throw new CompileError('unknown_provider', `no provider "${provider}"`, {
-      place: { file: 'specs/index.ts' },
-      fix: `use one of: ${Object.keys(providers).join(', ')}`,
-    });
-  }
-  const pins = PinsSchema.parse(current.pins);
-  const old = pins[document];
-  if (!old) {
-    throw new CompileError(
-      'unknown_document',
-      `provider "${provider}" has no pinned document "${document}"`,
-      {
-        place: { file: `specs/${provider}/pins.json` },
-        fix: `use one of: ${Object.keys(pins).join(', ')}`,
-      },
-    );
-  }
+  const { providers, pins, pin: old } = await pinnedDocument(provider, document);
   const store = specStore();
   const bytes = values.file
     ? await readFile(values.file)
@@ -96,7 +79,11 @@ async function pinCommand(args: string[], analyze: AnalyzeDocument): Promise<num
   const next = { ...old, commit, sha256: sha256Hex(bytes) };
   const moved = { ...pins, [document]: next };
   await store.remember(bytes);
-  const tree = await run({ ...providers, [provider]: { ...current, pins: moved } }, store, analyze);
+  const tree = await run(
+    { ...providers, [provider]: { ...providers[provider]!, pins: moved } },
+    store,
+    analyze,
+  );
   const before = await readJson<Catalog>(join(GENERATED, provider, 'catalog.json'));
   await replaceTree(GENERATED, tree.files);
   await replaceFile(join(ROOT, 'specs', provider, 'pins.json'), jsonFile(moved));
@@ -107,11 +94,59 @@ async function pinCommand(args: string[], analyze: AnalyzeDocument): Promise<num
 }
 
 async function diffCommand(args: string[]): Promise<number> {
-  const { positionals } = parse(args, {}, 2);
-  const [before, after] = await Promise.all(positionals.map((p) => readJson<Catalog>(p)));
-  if (!before || !after) throw usage('both arguments must be catalog.json files');
-  console.log(formatDiff(diffCatalogs(before, after)));
+  const { values, positionals } = parse(
+    args,
+    { from: { type: 'string' }, to: { type: 'string' } },
+    2,
+  );
+  const [provider, document] = positionals as [string, string];
+  if (!values.from || !isCommit(values.from))
+    throw usage('--from <sha> takes the full 40-character commit');
+  if (values.to !== undefined && !isCommit(values.to))
+    throw usage('--to <sha> takes the full 40-character commit');
+  const { definition, pin } = await pinnedDocument(provider, document);
+  const store = specStore();
+  const compileAt = async (commit: string | undefined) => {
+    const bytes =
+      commit === undefined
+        ? await store.read(provider, document, pin)
+        : await store.readAtCommit({ ...pin, commit });
+    if (commit === undefined) ensureHash(provider, document, pin, bytes);
+    const label = `${pin.repo}@${(commit ?? pin.commit).slice(0, 12)}:${pin.path}`;
+    return documentCatalog(definition, document, loadDocument(bytes, label));
+  };
+  console.log(formatDiff(diffCatalogs(await compileAt(values.from), await compileAt(values.to))));
   return 0;
+}
+
+/** A provider's parsed definition and pins, and the pin of one of its documents. */
+async function pinnedDocument(provider: string, document: string) {
+  const providers = await loadProviders();
+  const current = providers[provider];
+  if (!current) {
+    throw new CompileError('unknown_provider', `no provider "${provider}"`, {
+      place: { file: 'specs/index.ts' },
+      fix: `use one of: ${Object.keys(providers).join(', ')}`,
+    });
+  }
+  const definition = ProviderDefinitionSchema.parse(current.definition);
+  const pins = PinsSchema.parse(current.pins);
+  const pin = pins[document];
+  if (!pin) {
+    throw new CompileError(
+      'unknown_document',
+      `provider "${provider}" has no pinned document "${document}"`,
+      {
+        place: { file: `specs/${provider}/pins.json` },
+        fix: `use one of: ${Object.keys(pins).join(', ')}`,
+      },
+    );
+  }
+  return { providers, definition, pins, pin };
+}
+
+function isCommit(value: string): boolean {
+  return /^[0-9a-f]{40}$/.test(value);
 }
 
 async function run(
@@ -201,7 +236,7 @@ function parse<O extends NonNullable<Options>>(args: string[], options: O, posit
 
 function usage(message: string): CompileError {
   return new CompileError('usage', message, {
-    fix: 'npm run generate [-- --check] | npm run pin -- <provider> <document> --commit <sha> [--file <path>] | npm run diff -- <old.json> <new.json>',
+    fix: 'npm run generate [-- --check] | npm run pin -- <provider> <document> --commit <sha> [--file <path>] | npm run diff -- <provider> <document> --from <sha> [--to <sha>]',
   });
 }
 

@@ -85,6 +85,7 @@ export function compileDocument(document: OpenApiDocument, plan: DocumentPlan): 
       classification,
       request,
       hints,
+      extensions: operation.extensions,
       inputSchema: schema,
       defs: Object.fromEntries(defs.map((k) => [k, defHash(k)])),
     });
@@ -108,6 +109,7 @@ export function compileDocument(document: OpenApiDocument, plan: DocumentPlan): 
       },
       request,
       hints,
+      extensions: operation.extensions,
       inputSchema:
         defs.length === 0
           ? schema

@@ -33,7 +33,7 @@ export function compileProvider(
   documents: PinnedDocument[],
   banner: string,
 ): Catalog {
-  const plans = documents.map(({ id }) => planOf(definition, id));
+  const plans = documents.map(({ id }) => documentPlan(definition, id));
   const compiled = new Map<string, CompiledDocument>(
     documents.map(({ id, document }, i) => [id, compileDocument(document, plans[i]!)]),
   );
@@ -72,6 +72,21 @@ export function compileProvider(
   };
 }
 
+/** One document compiled the way the provider compiles it, as much of a catalog as a contract diff needs. */
+export function documentCatalog(
+  definition: ProviderDefinition,
+  documentId: string,
+  document: OpenApiDocument,
+): Pick<Catalog, 'provider' | 'hash' | 'actions'> {
+  const { actions, inventory } = compileDocument(document, documentPlan(definition, documentId));
+  actions.sort((a, b) => byCodeUnit(a.name, b.name));
+  return {
+    provider: { id: definition.id, name: definition.name },
+    hash: catalogHash(definition.id, actions, inventory),
+    actions,
+  };
+}
+
 export function catalogHash(
   provider: string,
   actions: CatalogAction[],
@@ -84,7 +99,8 @@ export function catalogHash(
   });
 }
 
-function planOf(definition: ProviderDefinition, documentId: string): DocumentPlan {
+/** How the definition says to compile one of its documents. */
+export function documentPlan(definition: ProviderDefinition, documentId: string): DocumentPlan {
   const document = definition.documents[documentId];
   if (!document) {
     throw new CompileError(
@@ -214,11 +230,12 @@ function ensureOperationsExist(
   }
 }
 
-function ensureUniqueNames(actions: CatalogAction[], provider: string): void {
-  for (let i = 1; i < actions.length; i++) {
-    const [a, b] = [actions[i - 1]!, actions[i]!];
+/** A tool name two operations compile to is an error, never a silent rename. `actions` are sorted by name. */
+export function ensureUniqueNames(actions: CatalogAction[], provider: string): void {
+  for (const [i, b] of actions.entries()) {
     if (!TOOL_NAME_PATTERN.test(b.name)) throw new TypeError(`invalid tool name ${b.name}`);
-    if (a.name !== b.name) continue;
+    const a = actions[i - 1];
+    if (a?.name !== b.name) continue;
     throw new CompileError(
       'tool_name_collision',
       `two operations compile to the tool name "${a.name}": ${a.document}#${a.pointer} and ${b.document}#${b.pointer}`,

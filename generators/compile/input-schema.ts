@@ -55,12 +55,16 @@ function serverVariablesGroup(
   const properties: Record<string, JsonSchema> = {};
   const required: string[] = [];
   for (const [name, variable] of entries) {
+    // A variable backed by a connection setting defaults to that connection's value, not the document's.
+    const description = variable.setting
+      ? `${variable.description ?? name} When omitted, the connection's ${variable.setting} is used.`
+      : variable.description;
     properties[name] = {
       type: 'string',
-      ...(variable.description ? { description: variable.description } : {}),
+      ...(description ? { description } : {}),
       ...(variable.enum ? { enum: variable.enum } : {}),
       ...(variable.pattern ? { pattern: variable.pattern } : {}),
-      ...(variable.default !== undefined ? { default: variable.default } : {}),
+      ...(variable.default !== undefined && !variable.setting ? { default: variable.default } : {}),
     };
     if (variable.setting === undefined && variable.default === undefined) required.push(name);
   }
