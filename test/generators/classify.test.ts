@@ -22,45 +22,181 @@ function operation(method: HttpMethod, operationId?: string, summary?: string): 
 
 type Case = [
   string,
-  { given: { method: HttpMethod; operationId?: string; summary?: string; override?: ClassificationOverride }; want: [Classification, ClassificationRule] },
+  {
+    given: {
+      method: HttpMethod;
+      operationId?: string;
+      summary?: string;
+      override?: ClassificationOverride;
+    };
+    want: [Classification, ClassificationRule];
+  },
 ];
 
 const cases: Case[] = [
-  ['GET is a read', { given: { method: 'get', operationId: 'GetInstances' }, want: ['read', 'safe-method'] }],
+  [
+    'GET is a read',
+    { given: { method: 'get', operationId: 'GetInstances' }, want: ['read', 'safe-method'] },
+  ],
   ['HEAD is a read', { given: { method: 'head' }, want: ['read', 'safe-method'] }],
-  ['a GET that mentions deletion is still a read', { given: { method: 'get', operationId: 'ListDeletedItems' }, want: ['read', 'safe-method'] }],
-  ['DELETE is destructive', { given: { method: 'delete', operationId: 'DeleteVolume' }, want: ['destructive', 'delete-method'] }],
-  ['POST …/stop is destructive', { given: { method: 'put', operationId: 'StopInstanceByUUID' }, want: ['destructive', 'destructive-word'] }],
-  ['remove in kebab case', { given: { method: 'post', operationId: 'remove-application-destination' }, want: ['destructive', 'destructive-word'] }],
-  ['destroy', { given: { method: 'post', operationId: 'destroyCluster' }, want: ['destructive', 'destructive-word'] }],
-  ['suspend', { given: { method: 'post', operationId: 'SuspendService' }, want: ['destructive', 'destructive-word'] }],
-  ['detach', { given: { method: 'put', operationId: 'DetachVolumes' }, want: ['destructive', 'destructive-word'] }],
-  ['unpin', { given: { method: 'post', operationId: 'unpinMessage' }, want: ['destructive', 'destructive-word'] }],
-  ['terminate', { given: { method: 'post', operationId: 'TerminateSession' }, want: ['destructive', 'destructive-word'] }],
-  ['kill', { given: { method: 'post', operationId: 'KillProcess' }, want: ['destructive', 'destructive-word'] }],
-  ['revoke', { given: { method: 'post', operationId: 'revoke_token' }, want: ['destructive', 'destructive-word'] }],
-  ['a verb said only in the summary', { given: { method: 'post', operationId: 'Cleanup', summary: 'Deletes old builds' }, want: ['destructive', 'destructive-word'] }],
-  ['executes a command', { given: { method: 'post', operationId: 'ExecuteCommand' }, want: ['destructive', 'executes-command'] }],
-  ['runs a command', { given: { method: 'post', operationId: 'RunCommand' }, want: ['destructive', 'executes-command'] }],
-  ['runs code', { given: { method: 'post', operationId: 'CodeRun' }, want: ['destructive', 'executes-command'] }],
-  ['sends a signal', { given: { method: 'post', operationId: 'SignalCommand' }, want: ['destructive', 'executes-command'] }],
-  ['writes stdin', { given: { method: 'post', operationId: 'WriteCommandStdin' }, want: ['destructive', 'executes-command'] }],
-  ['a word that only starts like a verb is not one', { given: { method: 'post', operationId: 'CreateStopwatch' }, want: ['write', 'default-write'] }],
-  ['create is a write', { given: { method: 'post', operationId: 'CreateInstance' }, want: ['write', 'default-write'] }],
-  ['PATCH is a write', { given: { method: 'patch', operationId: 'UpdateVolumes' }, want: ['write', 'default-write'] }],
+  [
+    'a GET that mentions deletion is still a read',
+    { given: { method: 'get', operationId: 'ListDeletedItems' }, want: ['read', 'safe-method'] },
+  ],
+  [
+    'DELETE is destructive',
+    {
+      given: { method: 'delete', operationId: 'DeleteVolume' },
+      want: ['destructive', 'delete-method'],
+    },
+  ],
+  [
+    'POST …/stop is destructive',
+    {
+      given: { method: 'put', operationId: 'StopInstanceByUUID' },
+      want: ['destructive', 'destructive-word'],
+    },
+  ],
+  [
+    'remove in kebab case',
+    {
+      given: { method: 'post', operationId: 'remove-application-destination' },
+      want: ['destructive', 'destructive-word'],
+    },
+  ],
+  [
+    'destroy',
+    {
+      given: { method: 'post', operationId: 'destroyCluster' },
+      want: ['destructive', 'destructive-word'],
+    },
+  ],
+  [
+    'suspend',
+    {
+      given: { method: 'post', operationId: 'SuspendService' },
+      want: ['destructive', 'destructive-word'],
+    },
+  ],
+  [
+    'detach',
+    {
+      given: { method: 'put', operationId: 'DetachVolumes' },
+      want: ['destructive', 'destructive-word'],
+    },
+  ],
+  [
+    'unpin',
+    {
+      given: { method: 'post', operationId: 'unpinMessage' },
+      want: ['destructive', 'destructive-word'],
+    },
+  ],
+  [
+    'terminate',
+    {
+      given: { method: 'post', operationId: 'TerminateSession' },
+      want: ['destructive', 'destructive-word'],
+    },
+  ],
+  [
+    'kill',
+    {
+      given: { method: 'post', operationId: 'KillProcess' },
+      want: ['destructive', 'destructive-word'],
+    },
+  ],
+  [
+    'revoke',
+    {
+      given: { method: 'post', operationId: 'revoke_token' },
+      want: ['destructive', 'destructive-word'],
+    },
+  ],
+  [
+    'a verb said only in the summary',
+    {
+      given: { method: 'post', operationId: 'Cleanup', summary: 'Deletes old builds' },
+      want: ['destructive', 'destructive-word'],
+    },
+  ],
+  [
+    'executes a command',
+    {
+      given: { method: 'post', operationId: 'ExecuteCommand' },
+      want: ['destructive', 'executes-command'],
+    },
+  ],
+  [
+    'runs a command',
+    {
+      given: { method: 'post', operationId: 'RunCommand' },
+      want: ['destructive', 'executes-command'],
+    },
+  ],
+  [
+    'runs code',
+    {
+      given: { method: 'post', operationId: 'CodeRun' },
+      want: ['destructive', 'executes-command'],
+    },
+  ],
+  [
+    'sends a signal',
+    {
+      given: { method: 'post', operationId: 'SignalCommand' },
+      want: ['destructive', 'executes-command'],
+    },
+  ],
+  [
+    'writes stdin',
+    {
+      given: { method: 'post', operationId: 'WriteCommandStdin' },
+      want: ['destructive', 'executes-command'],
+    },
+  ],
+  [
+    'a word that only starts like a verb is not one',
+    { given: { method: 'post', operationId: 'CreateStopwatch' }, want: ['write', 'default-write'] },
+  ],
+  [
+    'create is a write',
+    { given: { method: 'post', operationId: 'CreateInstance' }, want: ['write', 'default-write'] },
+  ],
+  [
+    'PATCH is a write',
+    { given: { method: 'patch', operationId: 'UpdateVolumes' }, want: ['write', 'default-write'] },
+  ],
   [
     'the definition overrides any rule',
-    { given: { method: 'post', operationId: 'WaitForCommand', override: { classification: 'read', why: 'waits' } }, want: ['read', 'definition'] },
+    {
+      given: {
+        method: 'post',
+        operationId: 'WaitForCommand',
+        override: { classification: 'read', why: 'waits' },
+      },
+      want: ['read', 'definition'],
+    },
   ],
   [
     'an override can make a read destructive',
-    { given: { method: 'get', operationId: 'Reset', override: { classification: 'destructive', why: 'resets state' } }, want: ['destructive', 'definition'] },
+    {
+      given: {
+        method: 'get',
+        operationId: 'Reset',
+        override: { classification: 'destructive', why: 'resets state' },
+      },
+      want: ['destructive', 'definition'],
+    },
   ],
 ];
 
 describe('classify', () => {
   it.each(cases)('%s', (_, { given, want }) => {
-    const result = classify(operation(given.method, given.operationId, given.summary), given.override);
+    const result = classify(
+      operation(given.method, given.operationId, given.summary),
+      given.override,
+    );
     expect([result.classification, result.rule]).toEqual(want);
     expect(result.detail).not.toBe('');
   });

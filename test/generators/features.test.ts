@@ -37,20 +37,36 @@ describe('request bodies', () => {
   const compiled = compileFixture('get-body.yaml');
 
   it('keeps JSON bodies on GET and DELETE', () => {
-    expect(actionNamed(compiled, 'fx_get_instances').request.body).toEqual({ required: false, contentType: 'application/json' });
-    expect(actionNamed(compiled, 'fx_delete_instances').request.body).toEqual({ required: true, contentType: 'application/json' });
+    expect(actionNamed(compiled, 'fx_get_instances').request.body).toEqual({
+      required: false,
+      contentType: 'application/json',
+    });
+    expect(actionNamed(compiled, 'fx_delete_instances').request.body).toEqual({
+      required: true,
+      contentType: 'application/json',
+    });
     expect(actionNamed(compiled, 'fx_delete_instances').inputSchema.required).toEqual(['body']);
   });
 
   it('takes raw bytes as base64 and keeps multipart encodings', () => {
-    expect(group(actionNamed(compiled, 'fx_upload_blob'), 'body')).toEqual({ type: 'string', contentEncoding: 'base64' });
+    expect(group(actionNamed(compiled, 'fx_upload_blob'), 'body')).toEqual({
+      type: 'string',
+      contentEncoding: 'base64',
+    });
     const form = actionNamed(compiled, 'fx_submit_form');
-    expect(form.request.body).toMatchObject({ contentType: 'multipart/form-data', encoding: { file: { contentType: 'image/png' } } });
-    expect(group(form, 'body')).toMatchObject({ properties: { file: { contentEncoding: 'base64' } } });
+    expect(form.request.body).toMatchObject({
+      contentType: 'multipart/form-data',
+      encoding: { file: { contentType: 'image/png' } },
+    });
+    expect(group(form, 'body')).toMatchObject({
+      properties: { file: { contentEncoding: 'base64' } },
+    });
   });
 
   it('prefers a form body to plain text', () => {
-    expect(actionNamed(compiled, 'fx_log_in').request.body?.contentType).toBe('application/x-www-form-urlencoded');
+    expect(actionNamed(compiled, 'fx_log_in').request.body?.contentType).toBe(
+      'application/x-www-form-urlencoded',
+    );
   });
 });
 
@@ -58,13 +74,19 @@ describe('circular $ref', () => {
   const compiled = compileFixture('circular-ref.yaml');
 
   it('becomes $defs that refer to themselves, each converted once', () => {
-    const tree = actionNamed(compiled, 'fx_create_tree').inputSchema as { $defs: Record<string, unknown> };
+    const tree = actionNamed(compiled, 'fx_create_tree').inputSchema as {
+      $defs: Record<string, unknown>;
+    };
     expect(Object.keys(tree.$defs)).toEqual(['Node']);
-    expect(tree.$defs.Node).toMatchObject({ properties: { children: { items: { $ref: '#/$defs/Node' } } } });
+    expect(tree.$defs.Node).toMatchObject({
+      properties: { children: { items: { $ref: '#/$defs/Node' } } },
+    });
   });
 
   it('carries every definition a mutual cycle reaches, through aliases', () => {
-    const pair = actionNamed(compiled, 'fx_put_pair').inputSchema as { $defs: Record<string, unknown> };
+    const pair = actionNamed(compiled, 'fx_put_pair').inputSchema as {
+      $defs: Record<string, unknown>;
+    };
     expect(Object.keys(pair.$defs)).toEqual(['A', 'Alias', 'B', 'Node']);
     expect(pair.$defs.B).toMatchObject({ type: ['object', 'null'] });
   });
@@ -72,7 +94,9 @@ describe('circular $ref', () => {
 
 describe('parameter style and explode', () => {
   const search = actionNamed(compileFixture('style-explode.yaml'), 'fx_search');
-  const serialization = Object.fromEntries(search.request.parameters.map(({ name, in: _, required: __, ...rest }) => [name, rest]));
+  const serialization = Object.fromEntries(
+    search.request.parameters.map(({ name, in: _, required: __, ...rest }) => [name, rest]),
+  );
 
   it('records each parameter serialization, with the defaults OpenAPI gives', () => {
     expect(serialization).toEqual({
@@ -88,19 +112,31 @@ describe('parameter style and explode', () => {
   });
 
   it('rewrites the 3.0 boolean exclusiveMinimum as a 2020-12 bound', () => {
-    expect(group(search, 'query')).toMatchObject({ properties: { where: { properties: { age: { exclusiveMinimum: 0 } } } } });
+    expect(group(search, 'query')).toMatchObject({
+      properties: { where: { properties: { age: { exclusiveMinimum: 0 } } } },
+    });
   });
 });
 
 describe('OpenAPI 3.1', () => {
   const compiled = compileFixture('openapi-31.yaml');
-  const body = group(actionNamed(compiled, 'fx_create_thing'), 'body') as { properties: Record<string, unknown>; required: string[] };
+  const body = group(actionNamed(compiled, 'fx_create_thing'), 'body') as {
+    properties: Record<string, unknown>;
+    required: string[];
+  };
 
   it('keeps type arrays, const, examples, numeric exclusive bounds and $ref siblings', () => {
     expect(body.properties.name).toEqual({ type: ['string', 'null'], examples: ['widget'] });
     expect(body.properties.kind).toEqual({ const: 'thing' });
-    expect(body.properties.size).toEqual({ type: 'integer', exclusiveMinimum: 0, exclusiveMaximum: 100 });
-    expect(body.properties.ref).toEqual({ $ref: '#/$defs/Label', description: 'A 3.1 $ref with a sibling' });
+    expect(body.properties.size).toEqual({
+      type: 'integer',
+      exclusiveMinimum: 0,
+      exclusiveMaximum: 100,
+    });
+    expect(body.properties.ref).toEqual({
+      $ref: '#/$defs/Label',
+      description: 'A 3.1 $ref with a sibling',
+    });
     expect(body.required).toEqual(['name']);
   });
 
@@ -122,7 +158,9 @@ describe('OpenAPI 3.1', () => {
 });
 
 describe('operations without an operationId', () => {
-  const names = compileFixture('no-operation-id.yaml').actions.map((a) => a.name).sort();
+  const names = compileFixture('no-operation-id.yaml')
+    .actions.map((a) => a.name)
+    .sort();
 
   it('are named from method and path, deterministic and at most 64 characters', () => {
     expect(names).toEqual([
@@ -139,7 +177,10 @@ describe('vendor extensions', () => {
   const readiness = actionNamed(compileFixture('vendor-extensions.yaml'), 'fx_readiness');
 
   it('keeps operation extensions on the action and out of the input schema', () => {
-    expect(readiness.extensions).toEqual({ 'x-readiness': true, 'x-rate-limit': { perMinute: 60 } });
+    expect(readiness.extensions).toEqual({
+      'x-readiness': true,
+      'x-rate-limit': { perMinute: 60 },
+    });
     expect(group(readiness, 'query')).toEqual({
       type: 'object',
       properties: { depth: { type: 'integer' } },
@@ -158,7 +199,10 @@ describe('a document with errors in some operations', () => {
       ['external_ref', '/paths/~1elsewhere/get/parameters/0'],
       ['invalid_operation', '/paths/~1nowhere/get/parameters/0/in'],
       ['event_stream', '/paths/~1events/get'],
-      ['callback', '/paths/~1subscriptions/post/callbacks/onEvent/{$request.body#~1callbackUrl}/post'],
+      [
+        'callback',
+        '/paths/~1subscriptions/post/callbacks/onEvent/{$request.body#~1callbackUrl}/post',
+      ],
       ['unresolvable_ref', '/paths/~1loop'],
     ]);
     expect(compiled.operations).toBe(7);

@@ -8,7 +8,9 @@ import { describe, expect, it } from 'vitest';
 import { jsonFile } from '../../generators/emit/banner.ts';
 import { ajvFailures, compileFixture, FIXTURES } from '../support/fixtures.ts';
 
-const fixtures = readdirSync(FIXTURES).filter((f) => f.endsWith('.yaml')).sort();
+const fixtures = readdirSync(FIXTURES)
+  .filter((f) => f.endsWith('.yaml'))
+  .sort();
 
 describe.each(fixtures)('fixture %s', (file) => {
   const compiled = compileFixture(file);
@@ -20,11 +22,15 @@ describe.each(fixtures)('fixture %s', (file) => {
       actions: [...compiled.actions].sort((a, b) => (a.name < b.name ? -1 : 1)),
       inventory: compiled.inventory,
     });
-    await expect(golden).toMatchFileSnapshot(`../fixtures/openapi/golden/${file.replace(/\.yaml$/, '.json')}`);
+    await expect(golden).toMatchFileSnapshot(
+      `../fixtures/openapi/golden/${file.replace(/\.yaml$/, '.json')}`,
+    );
   });
 
   it('accounts for every operation and emits schemas ajv compiles in strict mode', () => {
-    const fromPaths = compiled.inventory.filter((e) => e.reason !== 'callback' && e.reason !== 'webhook');
+    const fromPaths = compiled.inventory.filter(
+      (e) => e.reason !== 'callback' && e.reason !== 'webhook',
+    );
     expect(compiled.actions.length + fromPaths.length).toBe(compiled.operations);
     expect(ajvFailures(compiled.actions, compiled.annotationFormats)).toEqual([]);
   });

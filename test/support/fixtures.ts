@@ -2,14 +2,19 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { CatalogAction } from '../../generators/catalog/format.ts';
-import { type CompiledDocument, compileDocument } from '../../generators/compile/compile-document.ts';
+import {
+  type CompiledDocument,
+  compileDocument,
+} from '../../generators/compile/compile-document.ts';
 import { planFromDocument } from '../../generators/compile/document-plan.ts';
 import { loadDocument } from '../../generators/openapi/load-document.ts';
 import { createAjv } from '../../runtime/core/validation/create-ajv.ts';
 
 export const ROOT = resolve(import.meta.dirname, '..', '..');
 export const FIXTURES = join(ROOT, 'test', 'fixtures', 'openapi');
-export const MIRROR = resolve(process.env.PORTCULLIS_SPEC_MIRROR ?? join(ROOT, '..', 'shared', 'specs'));
+export const MIRROR = resolve(
+  process.env.PORTCULLIS_SPEC_MIRROR ?? join(ROOT, '..', 'shared', 'specs'),
+);
 
 export function compileFixture(file: string): CompiledDocument {
   const document = loadDocument(readFileSync(join(FIXTURES, file)), file);
@@ -18,7 +23,8 @@ export function compileFixture(file: string): CompiledDocument {
 
 export function actionNamed(compiled: { actions: CatalogAction[] }, name: string): CatalogAction {
   const action = compiled.actions.find((a) => a.name === name);
-  if (!action) throw new Error(`no action ${name}; have ${compiled.actions.map((a) => a.name).join(', ')}`);
+  if (!action)
+    throw new Error(`no action ${name}; have ${compiled.actions.map((a) => a.name).join(', ')}`);
   return action;
 }
 
@@ -28,7 +34,10 @@ export function group(action: CatalogAction, name: string): Record<string, unkno
 }
 
 /** Compiles every input schema with the runtime's ajv set-up; returns the failures. */
-export function ajvFailures(actions: CatalogAction[], annotationFormats: Iterable<string>): string[] {
+export function ajvFailures(
+  actions: CatalogAction[],
+  annotationFormats: Iterable<string>,
+): string[] {
   const ajv = createAjv([...annotationFormats]);
   const failures: string[] = [];
   for (const action of actions) {
