@@ -1,0 +1,97 @@
+/** `npm run pin`, end to end, in a scratch copy of the repository so the real one is never touched. */
+import { execFile } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { compareTrees, readTree } from '../../generators/cli/generated-tree.ts';
+import { MIRROR, ROOT } from '../support/fixtures.ts';
+
+let repo: string;
+
+beforeEach(() => {
+  repo = mkdtempSync(join(tmpdir(), 'portcullis-repo-'));
+  for (const folder of ['generators', 'specs', 'generated'])
+    cpSync(join(ROOT, folder), join(repo, folder), { recursive: true });
+  cpSync(join(ROOT, 'package.json'), join(repo, 'package.json'));
+  symlinkSync(join(ROOT, 'node_modules'), join(repo, 'node_modules'));
+});
+
+function pin(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', join(repo, 'generators', 'cli.ts'), 'pin', ...args],
+      {
+        cwd: repo,
+        env: {
+          ...process.env,
+          PORTCULLIS_SPEC_MIRROR: MIRROR,
+          PORTCULLIS_SPEC_CACHE: join(repo, '.cache', 'specs'),
+          PORTCULLIS_SPEC_DOWNLOAD: '0',
+        },
+      },
+      (error, stdout, stderr) =>
+        resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+describe('npm run pin', () => {
+  it('records the new hash, regenerates, and prints the contract diff', async () => {
+    const edited = join(repo, 'sandbox.yaml');
+    const original = readFileSync(join(MIRROR, 'unikraft', 'sandbox.yaml'), 'utf8');
+    const health =
+      '  /health:\n    get:\n      operationId: Health\n      responses:\n        default:\n          description: ok\n';
+    writeFileSync(edited, original.replace('\npaths:\n', `\npaths:\n${health}`));
+    const commit = 'c'.repeat(40);
+
+    const { code, stdout } = await pin([
+      'unikraft',
+      'sandbox',
+      '--commit',
+      commit,
+      '--file',
+      edited,
+    ]);
+
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^ {2}added \(1\):\n {4}unikraft_sandbox_health$/m);
+    const pins = JSON.parse(readFileSync(join(repo, 'specs', 'unikraft', 'pins.json'), 'utf8'));
+    expect(pins.sandbox.commit).toBe(commit);
+    expect(pins.sandbox.sha256).not.toBe(
+      'af5b738a14b97a6b56d74602c9850d52b84cc57e8f77dc432e17d2f4af1b0dd2',
+    );
+    const catalog = JSON.parse(
+      readFileSync(join(repo, 'generated', 'unikraft', 'catalog.json'), 'utf8'),
+    );
+    expect(catalog.actions.map((a: { name: string }) => a.name)).toContain(
+      'unikraft_sandbox_health',
+    );
+    expect(
+      catalog.sources.find((s: { document: string }) => s.document === 'sandbox'),
+    ).toMatchObject({ commit, operations: 17 });
+  });
+
+  it('writes nothing when the new document breaks the definition', async () => {
+    const before = await readTree(join(repo, 'generated'));
+    const pinsBefore = readFileSync(join(repo, 'specs', 'unikraft', 'pins.json'), 'utf8');
+
+    // The 2024 platform release has no GetUser operation, which the definition verifies credentials with.
+    const { code, stderr } = await pin([
+      'unikraft',
+      'platform',
+      '--commit',
+      '3ad398956ba262a9cae627a8baad93eed4c108bc',
+    ]);
+
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/^error\[unknown_operation\] specs\/unikraft\/provider\.ts #\/verify/);
+    expect(readFileSync(join(repo, 'specs', 'unikraft', 'pins.json'), 'utf8')).toBe(pinsBefore);
+    expect(compareTrees(before, await readTree(join(repo, 'generated')))).toEqual({
+      missing: [],
+      different: [],
+      extra: [],
+    });
+  });
+});
