@@ -2,7 +2,7 @@
  * The compiler's command line, and the only part of it that touches the file
  * system or the network.
  *
- *   generate [--check]                               regenerate generated/, or verify it
+ *   generate [--check] [--problems]                   regenerate generated/, or verify it
  *   pin <provider> <document> --commit <sha> [--file <path>]   move a pin, regenerate, print the diff
  *   diff <provider> <document> --from <sha> [--to <sha>]     contract diff between two commits (default --to: the pin)
  */

@@ -35,9 +35,14 @@ export async function main(argv: string[], analyze: AnalyzeDocument): Promise<nu
 }
 
 async function generateCommand(args: string[], analyze: AnalyzeDocument): Promise<number> {
-  const { values } = parse(args, { check: { type: 'boolean', default: false } }, 0);
+  const { values } = parse(
+    args,
+    { check: { type: 'boolean', default: false }, problems: { type: 'boolean', default: false } },
+    0,
+  );
   const started = performance.now();
   const tree = await run(await loadProviders(), specStore(), analyze);
+  if (values.problems) printProblems(tree);
   if (values.check) {
     const difference = compareTrees(tree.files, await readTree(GENERATED));
     const problems = [
@@ -149,6 +154,17 @@ function isCommit(value: string): boolean {
   return /^[0-9a-f]{40}$/.test(value);
 }
 
+/** Every validation problem, one line each, with the JSON pointer of its place. */
+function printProblems(tree: GeneratedTree): void {
+  for (const r of tree.reports) {
+    for (const p of r.problems) {
+      console.log(
+        `  ${p.severity} ${r.provider}/${r.document}#${p.pointer} [${p.rule}] ${p.message}`,
+      );
+    }
+  }
+}
+
 async function run(
   providers: Record<string, ProviderInput>,
   store: SpecStore,
@@ -165,7 +181,7 @@ async function run(
     console.log(
       `${r.provider}/${r.document}: ${r.operations} operations, ${r.actions} actions, ${r.inventory} inventoried` +
         (r.problems.length > 0
-          ? `, ${r.problems.length} validation problems (${errors} errors; first at #${r.problems[0]!.pointer})`
+          ? `, ${r.problems.length} validation problems (${errors} errors; first at #${r.problems[0]!.pointer}; --problems lists them)`
           : ''),
     );
   }

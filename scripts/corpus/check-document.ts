@@ -1,0 +1,137 @@
+/**
+ * One corpus document through the compiler: load, compile with a plan nobody
+ * curated, check tool names, and compile every emitted input schema with the
+ * runtime's ajv. A `CompileError` is a verdict on the document; any other
+ * exception is a crash, a bug in the compiler.
+ */
+import { readFile } from 'node:fs/promises';
+import type { Classification, InventoryReason } from '../../generators/catalog/format.ts';
+import { compileDocument } from '../../generators/compile/compile-document.ts';
+import { ensureUniqueNames } from '../../generators/compile/compile-provider.ts';
+import { planFromDocument } from '../../generators/compile/document-plan.ts';
+import { CompileError } from '../../generators/errors.ts';
+import { loadDocument } from '../../generators/openapi/load-document.ts';
+import { createValidator } from '../../generators/openapi/validate-document.ts';
+import { createAjv } from '../../runtime/core/validation/create-ajv.ts';
+
+/** Schema failures kept per document; the rest are only counted. */
+const KEPT_FAILURES = 3;
+
+/** Where a document was when it failed; `worker` when the worker itself died. */
+export type Stage = 'read' | 'load' | 'validate' | 'compile' | 'names' | 'ajv' | 'worker';
+
+export interface SchemaFailure {
+  action: string;
+  pointer: string;
+  message: string;
+}
+
+export interface DocumentCheck {
+  /** The document's path under the corpus folder. */
+  file: string;
+  /** Set when the compiler refused the document with a `CompileError`. */
+  rejected?: { stage: Stage; code: string; message: string };
+  /** Set when something other than a `CompileError` was thrown. */
+  crash?: { stage: Stage; stack: string };
+  operations: number;
+  actions: number;
+  inventory: Partial<Record<InventoryReason, number>>;
+  classification: Record<Classification, number>;
+  /** The `tool_name_collision` message, when two operations share a name. */
+  collision?: string;
+  schemasCompiled: number;
+  schemasFailed: number;
+  schemaFailures: SchemaFailure[];
+  /** Redocly errors, when the run validates documents. */
+  structuralErrors?: number;
+}
+
+export interface CheckOptions {
+  validate: boolean;
+}
+
+type Validate = Awaited<ReturnType<typeof createValidator>>;
+
+/** Returns a checker; the redocly configuration is resolved once, if asked for. */
+export function createDocumentChecker(
+  options: CheckOptions,
+): (path: string, file: string) => Promise<DocumentCheck> {
+  const validator: Promise<Validate> | undefined = options.validate ? createValidator() : undefined;
+  return (path, file) => checkDocument(path, file, validator);
+}
+
+async function checkDocument(
+  path: string,
+  file: string,
+  validator: Promise<Validate> | undefined,
+): Promise<DocumentCheck> {
+  const check: DocumentCheck = {
+    file,
+    operations: 0,
+    actions: 0,
+    inventory: {},
+    classification: { read: 0, write: 0, destructive: 0 },
+    schemasCompiled: 0,
+    schemasFailed: 0,
+    schemaFailures: [],
+  };
+  let stage: Stage = 'read';
+  try {
+    const bytes = await readFile(path);
+    stage = 'load';
+    const document = loadDocument(bytes, file);
+    if (validator) {
+      stage = 'validate';
+      const problems = await (await validator)(document);
+      check.structuralErrors = problems.filter((p) => p.severity === 'error').length;
+    }
+    stage = 'compile';
+    const compiled = compileDocument(document, planFromDocument(document, 'api', 'x_'));
+    check.operations = compiled.operations;
+    check.actions = compiled.actions.length;
+    for (const entry of compiled.inventory)
+      check.inventory[entry.reason] = (check.inventory[entry.reason] ?? 0) + 1;
+    for (const action of compiled.actions) check.classification[action.classification] += 1;
+
+    stage = 'names';
+    const byName = [...compiled.actions].sort((a, b) =>
+      a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+    );
+    try {
+      ensureUniqueNames(byName, 'api');
+    } catch (error) {
+      if (!(error instanceof CompileError)) throw error;
+      check.collision = error.message;
+    }
+
+    stage = 'ajv';
+    const ajv = createAjv([...compiled.annotationFormats].sort());
+    for (const action of compiled.actions) {
+      try {
+        ajv.compile(action.inputSchema);
+        check.schemasCompiled += 1;
+      } catch (error) {
+        check.schemasFailed += 1;
+        if (check.schemaFailures.length < KEPT_FAILURES) {
+          check.schemaFailures.push({
+            action: action.name,
+            pointer: action.pointer,
+            message: error instanceof Error ? error.message : String(error),
+          });
+        }
+      }
+      // Compiled validators are not needed again; dropping them keeps a 10,000-action document in bounds.
+      ajv.removeSchema(action.inputSchema);
+    }
+  } catch (error) {
+    if (error instanceof CompileError) {
+      check.rejected = { stage, code: error.code, message: error.message };
+    } else {
+      check.crash = {
+        stage,
+        stack: error instanceof Error ? (error.stack ?? error.message) : String(error),
+      };
+    }
+  }
+  return check;
+}
