@@ -16,8 +16,9 @@ import { walkPaths } from '../openapi/paths-object.ts';
 import { SchemaConverter } from '../openapi/schema-object.ts';
 import { classify } from './classify.ts';
 import { hashJson } from './contract-hash.ts';
-import { type DocumentPlan, operationKey } from './document-plan.ts';
+import type { DocumentPlan } from './document-plan.ts';
 import { inputSchema } from './input-schema.ts';
+import { operationKey } from './operation-ref.ts';
 import { toolName } from './tool-name.ts';
 
 export interface CompiledDocument {

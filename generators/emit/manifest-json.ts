@@ -1,15 +1,10 @@
 /** The MCP connection manifest: how an operator connects the provider and how an agent's MCP client reaches it. */
 import type { ProviderDefinition } from '../../specs/provider-definition.ts';
 import type { Catalog } from '../catalog/format.ts';
+import { actionByRef } from '../compile/operation-ref.ts';
 
 export function createManifest(definition: ProviderDefinition, catalog: Catalog) {
-  const [document, ...rest] = definition.verify.split(':');
-  const verifyKey = rest.join(':');
-  const verify = catalog.actions.find(
-    (a) =>
-      a.document === document &&
-      (a.operationId ?? `${a.request.method} ${a.request.path}`) === verifyKey,
-  );
+  const verify = actionByRef(catalog.actions, definition.verify);
   return {
     $comment: catalog.$comment,
     format: 1,

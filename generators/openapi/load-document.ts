@@ -17,7 +17,9 @@ export interface OpenApiDocument {
 
 export function loadDocument(bytes: Uint8Array | string, file: string): OpenApiDocument {
   const text =
-    typeof bytes === 'string' ? bytes : new TextDecoder('utf-8', { fatal: false }).decode(bytes);
+    typeof bytes === 'string'
+      ? bytes
+      : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
   const root = parseText(text, file);
   if (root === null || typeof root !== 'object' || Array.isArray(root)) {
     throw new CompileError('document_unreadable', 'the document is not an object', {
