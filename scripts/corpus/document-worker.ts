@@ -10,14 +10,16 @@ interface Job {
   path: string;
   file: string;
 }
+type Reply = { ready: true } | { check: DocumentCheck };
 
 if (parentPort) {
   const port = parentPort;
   const { createDocumentChecker } = await import('./check-document.ts');
   const check = createDocumentChecker(workerData as CheckOptions);
   port.on('message', (job: Job) => {
-    check(job.path, job.file).then((result) => port.postMessage(result));
+    check(job.path, job.file).then((result) => port.postMessage({ check: result } satisfies Reply));
   });
+  port.postMessage({ ready: true } satisfies Reply);
 }
 
 export interface DocumentWorkerOptions extends CheckOptions {
@@ -29,6 +31,7 @@ export interface DocumentWorkerOptions extends CheckOptions {
 export class DocumentWorker {
   // The worker registers tsx itself: a loader given in execArgv does not reach its entry module on Node 20.
   readonly #worker: Worker;
+  readonly #ready: Promise<void>;
   #pending: { resolve: (check: DocumentCheck) => void; reject: (error: Error) => void } | undefined;
   #dead: Error | undefined;
 
@@ -41,23 +44,34 @@ export class DocumentWorker {
         resourceLimits: { maxOldGenerationSizeMb: options.heapMb },
       },
     );
-    this.#worker.on('message', (check: DocumentCheck) => {
-      const pending = this.#pending;
-      this.#pending = undefined;
-      pending?.resolve(check);
+    this.#ready = new Promise((resolve, reject) => {
+      this.#worker.on('message', (reply: Reply) => {
+        if ('ready' in reply) return resolve();
+        const pending = this.#pending;
+        this.#pending = undefined;
+        pending?.resolve(reply.check);
+      });
+      this.#worker.on('error', (error) => reject(this.#die(error)));
+      this.#worker.on('exit', (code) =>
+        reject(this.#die(new Error(`the worker exited with code ${code}`))),
+      );
     });
-    this.#worker.on('error', (error) => this.#die(error));
-    this.#worker.on('exit', (code) => this.#die(new Error(`the worker exited with code ${code}`)));
+    // A worker that dies before it is ready fails its first check, not the process.
+    this.#ready.catch(() => {});
   }
 
   get alive(): boolean {
     return this.#dead === undefined;
   }
 
-  /** Checks one document; rejects if the worker dies (out of memory, say) or takes longer than `timeoutMs`. */
-  check(path: string, file: string, timeoutMs: number): Promise<DocumentCheck> {
-    if (this.#dead) return Promise.reject(this.#dead);
+  /**
+   * Checks one document; rejects if the worker dies (out of memory, say) or the
+   * check takes longer than `timeoutMs` (the worker's start-up not counted).
+   */
+  async check(path: string, file: string, timeoutMs: number): Promise<DocumentCheck> {
     if (this.#pending) throw new TypeError('a DocumentWorker checks one document at a time');
+    await this.#ready;
+    if (this.#dead) throw this.#dead;
     return new Promise<DocumentCheck>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.#die(new Error(`no result after ${timeoutMs / 1000} s: the worker was stopped`));
@@ -82,10 +96,11 @@ export class DocumentWorker {
     return this.#worker.terminate();
   }
 
-  #die(error: Error): void {
+  #die(error: Error): Error {
     this.#dead ??= error;
     const pending = this.#pending;
     this.#pending = undefined;
-    pending?.reject(error);
+    pending?.reject(this.#dead);
+    return this.#dead;
   }
 }
