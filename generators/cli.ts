@@ -6,19 +6,19 @@
  *   pin <provider> <document> --commit <sha> [--file <path>]   move a pin, regenerate, print the diff
  *   diff <provider> <document> --from <sha> [--to <sha>]     contract diff between two commits (default --to: the pin)
  */
-import { AnalyzerWorker } from './cli/analyzer-worker.ts';
+import { TypesWorker } from './cli/types-worker.ts';
 
-// Started before anything heavy is imported: loading redocly and TypeScript in the
-// worker overlaps with loading the compiler here.
-const analyzer = new AnalyzerWorker();
+// Started before anything heavy is imported: loading TypeScript in the worker
+// overlaps with loading the compiler here.
+const types = new TypesWorker();
 try {
   const { main } = await import('./cli/commands.ts');
-  process.exitCode = await main(process.argv.slice(2), analyzer.analyze);
+  process.exitCode = await main(process.argv.slice(2), types.createTypes);
 } catch (error) {
   const { CompileError, describeCompileError } = await import('./errors.ts');
   if (error instanceof CompileError) console.error(describeCompileError(error));
   else console.error(error);
   process.exitCode = error instanceof CompileError ? 2 : 70;
 } finally {
-  await analyzer.close();
+  await types.close();
 }

@@ -12,16 +12,13 @@ import {
   type ProviderDefinition,
   ProviderDefinitionSchema,
 } from '../specs/provider-definition.ts';
-import type { AnalyzeDocument } from './analyze-document.ts';
 import type { Catalog } from './catalog/format.ts';
 import { compileProvider, type PinnedDocument } from './compile/compile-provider.ts';
 import { sha256Hex } from './compile/contract-hash.ts';
 import { bannerLines, jsonFile } from './emit/banner.ts';
-import { createCatalogFormatModule, createIndexModule } from './emit/index-module.ts';
 import { createManifest } from './emit/manifest-json.ts';
-import { createToolsModule } from './emit/tools-module.ts';
 import { CompileError } from './errors.ts';
-import { loadDocument } from './openapi/load-document.ts';
+import { loadDocument, type OpenApiDocument } from './openapi/load-document.ts';
 import type { Problem } from './openapi/validate-document.ts';
 
 export interface ProviderInput {
@@ -37,8 +34,8 @@ export interface GenerateInput {
   readPin: (provider: string, document: string, pin: Pin) => Promise<Uint8Array>;
   /** The source text of `generators/catalog/format.ts`. */
   formatSource: string;
-  /** Validation and types for a document (`createAnalyzer()`, in this thread or a worker). */
-  analyze: AnalyzeDocument;
+  /** A document's `.d.ts` (`emit/types-dts.ts`, in this thread or a worker thread). */
+  createTypes: (document: OpenApiDocument, banner: string[]) => Promise<string>;
 }
 
 export interface DocumentReport {
@@ -58,56 +55,77 @@ export interface GeneratedTree {
 }
 
 export async function generate(input: GenerateInput): Promise<GeneratedTree> {
+  // Every provider's documents are loaded and their types requested first, and
+  // only then are redocly and ts-morph loaded: the types may be emitted in
+  // another thread while this one loads, validates and compiles.
+  const providers = [];
+  for (const id of Object.keys(input.providers).sort()) {
+    const { definition, documents } = await loadProvider(id, input);
+    const banner = bannerLines(documents.map(({ id: document, pin }) => ({ document, ...pin })));
+    const types = documents.map(({ document }) => input.createTypes(document, banner));
+    providers.push({ id, definition, documents, banner, types });
+  }
+  const [
+    { createValidator },
+    { createToolsModule },
+    { createCatalogFormatModule, createIndexModule },
+  ] = await Promise.all([
+    import('./openapi/validate-document.ts'),
+    import('./emit/tools-module.ts'),
+    import('./emit/index-module.ts'),
+  ]);
+  const validate = await createValidator();
+
   const files = new Map<string, string>();
   const catalogs: Catalog[] = [];
   const reports: DocumentReport[] = [];
-  for (const id of Object.keys(input.providers).sort()) {
-    const { definition: rawDefinition, pins: rawPins } = input.providers[id]!;
-    const definition = parseOrThrow(
-      ProviderDefinitionSchema,
-      rawDefinition,
-      `specs/${id}/provider.ts`,
-    );
-    const pins = parseOrThrow(PinsSchema, rawPins, `specs/${id}/pins.json`);
-    ensurePinsMatchDocuments(definition, pins);
-
-    const documents: PinnedDocument[] = [];
-    for (const document of Object.keys(definition.documents)) {
-      const pin = pins[document]!;
-      const bytes = await input.readPin(id, document, pin);
-      ensureHash(id, document, pin, bytes);
-      documents.push({
-        id: document,
-        pin,
-        document: loadDocument(bytes, `${pin.repo}@${pin.commit.slice(0, 12)}:${pin.path}`),
-      });
-    }
-    const banner = bannerLines(documents.map(({ id: document, pin }) => ({ document, ...pin })));
-    // Started first: it may run in another thread while this one compiles.
-    const analyses = documents.map(({ document }) => input.analyze(document, banner));
+  for (const { id, definition, documents, banner, types } of providers) {
     const catalog = compileProvider(definition, documents, banner.join('\n'));
     catalogs.push(catalog);
     files.set(`${id}/catalog.json`, jsonFile(catalog));
     files.set(`${id}/manifest.json`, jsonFile(createManifest(definition, catalog)));
     files.set(`${id}/tools.ts`, createToolsModule(catalog, banner));
-    for (const [i, { id: document }] of documents.entries()) {
-      const { problems, types } = await analyses[i]!;
-      files.set(`${id}/${document}.d.ts`, types);
-      const source = catalog.sources.find((s) => s.document === document)!;
-      const actions = catalog.actions.filter((a) => a.document === document).length;
+    for (const [i, { id: document, document: loaded }] of documents.entries()) {
       reports.push({
         provider: id,
         document,
-        operations: source.operations,
-        actions,
+        operations: catalog.sources[i]!.operations,
+        actions: catalog.actions.filter((a) => a.document === document).length,
         inventory: catalog.inventory.filter((e) => e.document === document).length,
-        problems,
+        problems: await validate(loaded),
       });
+    }
+    for (const [i, { id: document }] of documents.entries()) {
+      files.set(`${id}/${document}.d.ts`, await types[i]!);
     }
   }
   files.set('catalog-format.ts', createCatalogFormatModule(input.formatSource));
   files.set('index.ts', createIndexModule(catalogs));
   return { files, catalogs, reports };
+}
+
+/** A provider's definition and pins, validated, and its pinned documents, hash-checked and loaded. */
+async function loadProvider(
+  id: string,
+  input: GenerateInput,
+): Promise<{ definition: ProviderDefinition; documents: PinnedDocument[] }> {
+  const { definition: rawDefinition, pins: rawPins } = input.providers[id]!;
+  const definition = parseOrThrow(
+    ProviderDefinitionSchema,
+    rawDefinition,
+    `specs/${id}/provider.ts`,
+  );
+  const pins = parseOrThrow(PinsSchema, rawPins, `specs/${id}/pins.json`);
+  ensurePinsMatchDocuments(definition, pins);
+  const documents: PinnedDocument[] = [];
+  for (const document of Object.keys(definition.documents)) {
+    const pin = pins[document]!;
+    const bytes = await input.readPin(id, document, pin);
+    ensureHash(id, document, pin, bytes);
+    const file = `${pin.repo}@${pin.commit.slice(0, 12)}:${pin.path}`;
+    documents.push({ id: document, pin, document: loadDocument(bytes, file) });
+  }
+  return { definition, documents };
 }
 
 export function ensureHash(provider: string, document: string, pin: Pin, bytes: Uint8Array): void {

@@ -27,7 +27,8 @@ import {
 
 const ROOT = resolve(import.meta.dirname, '..');
 const SCRATCH = join(ROOT, '.cache', 'bench');
-const CHILD = join('scripts', 'bench', 'compile-child.ts');
+/** Our side, bundled by `npm run build` (the bench:compile script builds first): plain Node, no tsx. */
+const CHILD = join('dist', 'bench-compile-child.mjs');
 const SECTIONS = ['catalog', 'emit', 'generate'] as const;
 type Section = (typeof SECTIONS)[number];
 
@@ -96,7 +97,7 @@ function parseOptions(argv: string[]): BenchOptions {
 function ours(mode: 'compile' | 'catalog' | 'emit' | 'types', document: string): Side['command'] {
   return (out) => ({
     command: process.execPath,
-    args: ['--import', 'tsx', CHILD, mode, document, out],
+    args: [CHILD, mode, document, out],
     cwd: ROOT,
   });
 }

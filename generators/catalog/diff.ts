@@ -2,7 +2,7 @@
  * The contract diff between two versions of a catalog: what an operator must
  * review after a pin moves. Actions are matched by tool name.
  */
-import canonicalize from 'canonicalize';
+import { canonicalJson } from '../compile/contract-hash.ts';
 import { byCodeUnit } from '../openapi/schema-object.ts';
 import type { Catalog, CatalogAction, Classification } from './format.ts';
 
@@ -61,7 +61,7 @@ function requestContract(action: CatalogAction): unknown {
 }
 
 function same(a: unknown, b: unknown): boolean {
-  return canonicalize(a) === canonicalize(b);
+  return canonicalJson(a) === canonicalJson(b);
 }
 
 export function formatDiff(diff: ContractDiff): string {

@@ -1,32 +1,43 @@
 /** The compiler's commands: the only code that touches the file system or the network. */
+
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { providerDefinitions } from '../../specs/index.ts';
 import { PinsSchema, ProviderDefinitionSchema } from '../../specs/provider-definition.ts';
-import type { AnalyzeDocument } from '../analyze-document.ts';
 import { diffCatalogs, formatDiff } from '../catalog/diff.ts';
 import type { Catalog } from '../catalog/format.ts';
 import { documentCatalog } from '../compile/compile-provider.ts';
 import { sha256Hex } from '../compile/contract-hash.ts';
 import { jsonFile } from '../emit/banner.ts';
 import { CompileError } from '../errors.ts';
-import { ensureHash, type GeneratedTree, generate, type ProviderInput } from '../generate.ts';
+import {
+  ensureHash,
+  type GeneratedTree,
+  type GenerateInput,
+  generate,
+  type ProviderInput,
+} from '../generate.ts';
 import { loadDocument } from '../openapi/load-document.ts';
 import { compareTrees, readTree, replaceFile, replaceTree } from './generated-tree.ts';
 import { SpecStore } from './spec-store.ts';
 
-const ROOT = resolve(import.meta.dirname, '..', '..');
+/** The repository: the nearest folder above this module with a package.json (from source or from dist/). */
+const ROOT = repositoryRoot(import.meta.dirname);
 const GENERATED = join(ROOT, 'generated');
 
-/** Runs one command; `analyze` is the worker the entry point started first. */
-export async function main(argv: string[], analyze: AnalyzeDocument): Promise<number> {
+/** Runs one command; `createTypes` runs in the worker the entry point started first. */
+export async function main(
+  argv: string[],
+  createTypes: GenerateInput['createTypes'],
+): Promise<number> {
   const [command, ...rest] = argv;
   switch (command) {
     case 'generate':
-      return generateCommand(rest, analyze);
+      return generateCommand(rest, createTypes);
     case 'pin':
-      return pinCommand(rest, analyze);
+      return pinCommand(rest, createTypes);
     case 'diff':
       return diffCommand(rest);
     default:
@@ -34,14 +45,17 @@ export async function main(argv: string[], analyze: AnalyzeDocument): Promise<nu
   }
 }
 
-async function generateCommand(args: string[], analyze: AnalyzeDocument): Promise<number> {
+async function generateCommand(
+  args: string[],
+  createTypes: GenerateInput['createTypes'],
+): Promise<number> {
   const { values } = parse(
     args,
     { check: { type: 'boolean', default: false }, problems: { type: 'boolean', default: false } },
     0,
   );
   const started = performance.now();
-  const tree = await run(await loadProviders(), specStore(), analyze);
+  const tree = await run(await loadProviders(), specStore(), createTypes);
   if (values.problems) printProblems(tree);
   if (values.check) {
     const difference = compareTrees(tree.files, await readTree(GENERATED));
@@ -66,7 +80,10 @@ async function generateCommand(args: string[], analyze: AnalyzeDocument): Promis
   return 0;
 }
 
-async function pinCommand(args: string[], analyze: AnalyzeDocument): Promise<number> {
+async function pinCommand(
+  args: string[],
+  createTypes: GenerateInput['createTypes'],
+): Promise<number> {
   const { values, positionals } = parse(
     args,
     { commit: { type: 'string' }, file: { type: 'string' } },
@@ -87,7 +104,7 @@ async function pinCommand(args: string[], analyze: AnalyzeDocument): Promise<num
   const tree = await run(
     { ...providers, [provider]: { ...providers[provider]!, pins: moved } },
     store,
-    analyze,
+    createTypes,
   );
   const before = await readJson<Catalog>(join(GENERATED, provider, 'catalog.json'));
   await replaceTree(GENERATED, tree.files);
@@ -168,13 +185,13 @@ function printProblems(tree: GeneratedTree): void {
 async function run(
   providers: Record<string, ProviderInput>,
   store: SpecStore,
-  analyze: AnalyzeDocument,
+  createTypes: GenerateInput['createTypes'],
 ): Promise<GeneratedTree> {
   const tree = await generate({
     providers,
     readPin: (provider, document, pin) => store.read(provider, document, pin),
     formatSource: await readFile(join(ROOT, 'generators', 'catalog', 'format.ts'), 'utf8'),
-    analyze,
+    createTypes,
   });
   for (const r of tree.reports) {
     const errors = r.problems.filter((p) => p.severity === 'error').length;
@@ -258,4 +275,11 @@ function usage(message: string): CompileError {
 
 function elapsed(started: number): string {
   return `${((performance.now() - started) / 1000).toFixed(2)} s`;
+}
+
+function repositoryRoot(from: string): string {
+  for (let folder = from; ; folder = dirname(folder)) {
+    if (existsSync(join(folder, 'package.json'))) return folder;
+    if (dirname(folder) === folder) throw new Error(`no package.json above ${from}`);
+  }
 }

@@ -1,53 +1,32 @@
 /**
- * A worker thread that validates documents and emits their types, so loading
- * redocly and TypeScript, and running them, overlaps with compiling on the
- * main thread.
+ * A worker thread that emits documents' types with openapi-typescript, so
+ * loading TypeScript and running it overlaps with validating and compiling on
+ * the main thread. Its code is `types-thread.ts`.
  */
-import { parentPort, Worker } from 'node:worker_threads';
-import type { DocumentAnalysis } from '../analyze-document.ts';
+import { Worker } from 'node:worker_threads';
 import type { OpenApiDocument } from '../openapi/load-document.ts';
 
-interface Job {
+export interface TypesJob {
   id: number;
   document: OpenApiDocument;
   banner: string[];
 }
-type Reply = { id: number; analysis: DocumentAnalysis } | { id: number; error: string };
+export type TypesReply = { id: number; types: string } | { id: number; error: string };
 
-if (parentPort) {
-  const port = parentPort;
-  const { createAnalyzer } = await import('../analyze-document.ts');
-  const analyze = createAnalyzer();
-  port.on('message', (job: Job) => {
-    analyze(job.document, job.banner).then(
-      (analysis) => port.postMessage({ id: job.id, analysis } satisfies Reply),
-      (error: unknown) =>
-        port.postMessage({
-          id: job.id,
-          error: error instanceof Error ? error.message : String(error),
-        } satisfies Reply),
-    );
-  });
-}
-
-/** `createAnalyzer()`, run in a worker started now. */
-export class AnalyzerWorker {
-  // The worker registers tsx itself: a loader given in execArgv does not reach its entry module on Node 20.
-  readonly #worker = new Worker(
-    `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(import.meta.url)}); })`,
-    { eval: true },
-  );
+/** `createTypes()`, run in a worker thread started now. */
+export class TypesWorker {
+  readonly #worker = startThread();
   readonly #pending = new Map<
     number,
-    { resolve: (analysis: DocumentAnalysis) => void; reject: (error: Error) => void }
+    { resolve: (types: string) => void; reject: (error: Error) => void }
   >();
   #next = 0;
 
   constructor() {
-    this.#worker.on('message', (reply: Reply) => {
+    this.#worker.on('message', (reply: TypesReply) => {
       const pending = this.#pending.get(reply.id);
       this.#pending.delete(reply.id);
-      if ('analysis' in reply) pending?.resolve(reply.analysis);
+      if ('types' in reply) pending?.resolve(reply.types);
       else pending?.reject(new Error(reply.error));
     });
     this.#worker.on('error', (error) => {
@@ -56,14 +35,33 @@ export class AnalyzerWorker {
     });
   }
 
-  readonly analyze = (document: OpenApiDocument, banner: string[]): Promise<DocumentAnalysis> =>
+  readonly createTypes = (document: OpenApiDocument, banner: string[]): Promise<string> =>
     new Promise((resolve, reject) => {
       const id = this.#next++;
       this.#pending.set(id, { resolve, reject });
-      this.#worker.postMessage({ id, document, banner } satisfies Job);
+      this.#worker.postMessage({ id, document, banner } satisfies TypesJob);
     });
 
   close(): Promise<number> {
     return this.#worker.terminate();
   }
+}
+
+/**
+ * Built (`npm run build`), the thread's code is dist/types-thread.mjs, and this
+ * module is in dist/ or dist/chunks/. From source, the thread registers tsx
+ * itself: a loader given in execArgv does not reach a worker's entry module on Node 20.
+ */
+function startThread(): Worker {
+  const here = import.meta.url;
+  if (here.endsWith('.mjs')) {
+    return new Worker(
+      new URL(here.includes('/chunks/') ? '../types-thread.mjs' : './types-thread.mjs', here),
+    );
+  }
+  const entry = new URL('./types-thread.ts', here).href;
+  return new Worker(
+    `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); })`,
+    { eval: true },
+  );
 }

@@ -3,18 +3,12 @@
  * definition's checks (`ensure-definition.ts`) pass.
  */
 import type { Pin, ProviderDefinition } from '../../specs/provider-definition.ts';
-import type {
-  Catalog,
-  CatalogAction,
-  CatalogSource,
-  InventoryEntry,
-  ServerTemplate,
-} from '../catalog/format.ts';
+import type { Catalog, CatalogAction, InventoryEntry, ServerTemplate } from '../catalog/format.ts';
 import type { OpenApiDocument } from '../openapi/load-document.ts';
 import { byCodeUnit } from '../openapi/schema-object.ts';
 import { type CompiledDocument, compileDocument } from './compile-document.ts';
 import { hashJson } from './contract-hash.ts';
-import { documentPlan } from './document-plan.ts';
+import { type DocumentPlan, documentPlan } from './document-plan.ts';
 import {
   ensureOperationsExist,
   ensureUniqueNames,
@@ -34,33 +28,49 @@ export function compileProvider(
   documents: PinnedDocument[],
   banner: string,
 ): Catalog {
-  const plans = documents.map(({ id }) => documentPlan(definition, id));
-  const compiled = new Map<string, CompiledDocument>(
-    documents.map(({ id, document }, i) => [id, compileDocument(document, plans[i]!)]),
-  );
-  ensureOperationsExist(definition, compiled);
-  const actions = [...compiled.values()]
-    .flatMap((c) => c.actions)
+  const sources = documents.map(({ id, pin, document }) => {
+    const plan = documentPlan(definition, id);
+    return { id, pin, plan, compiled: compileDocument(document, plan) };
+  });
+  ensureOperationsExist(definition, new Map(sources.map((s) => [s.id, s.compiled])));
+  const catalog = assembleCatalog({ id: definition.id, name: definition.name }, sources, banner);
+  ensureVerifyIsRead(definition, catalog.actions);
+  return catalog;
+}
+
+export interface CompiledSource {
+  id: string;
+  pin: Pin;
+  plan: DocumentPlan;
+  compiled: CompiledDocument;
+}
+
+/** Compiled documents → one catalog: actions sorted by name (and checked unique), inventory, counts, hashes. */
+export function assembleCatalog(
+  provider: Catalog['provider'],
+  sources: CompiledSource[],
+  banner: string,
+): Catalog {
+  const actions = sources
+    .flatMap((s) => s.compiled.actions)
     .sort((a, b) => byCodeUnit(a.name, b.name));
-  ensureUniqueNames(actions, definition.id);
-  ensureVerifyIsRead(definition, actions);
-  const inventory = [...compiled.values()]
-    .flatMap((c) => c.inventory)
+  ensureUniqueNames(actions, provider.id);
+  const inventory = sources
+    .flatMap((s) => s.compiled.inventory)
     .sort((a, b) => byCodeUnit(a.document, b.document) || byCodeUnit(a.pointer, b.pointer));
-  const sources: CatalogSource[] = documents.map(({ id, pin }) => ({
-    document: id,
-    ...pin,
-    operations: compiled.get(id)!.operations,
-  }));
-  const formats = new Set([...compiled.values()].flatMap((c) => [...c.annotationFormats]));
+  const formats = new Set(sources.flatMap((s) => [...s.compiled.annotationFormats]));
   return {
     $comment: banner,
     format: 1,
-    provider: { id: definition.id, name: definition.name },
+    provider,
     generator: { ...GENERATOR },
-    sources,
-    hash: catalogHash(definition.id, actions, inventory),
-    hosts: hostsOf(plans.map((p) => p.server)),
+    sources: sources.map(({ id, pin, compiled }) => ({
+      document: id,
+      ...pin,
+      operations: compiled.operations,
+    })),
+    hash: catalogHash(provider.id, actions, inventory),
+    hosts: hostsOf(sources.map((s) => s.plan.server)),
     annotationFormats: [...formats].sort(byCodeUnit),
     counts: {
       read: actions.filter((a) => a.classification === 'read').length,

@@ -5,10 +5,13 @@
  * from the compiler's own declarations.
  */
 
-import { VariableDeclarationKind } from 'ts-morph';
+import type * as TsMorph from 'ts-morph';
 import type { Catalog } from '../catalog/format.ts';
+import { requireCommonJs } from '../require-commonjs.ts';
 import { bannerComment } from './banner.ts';
 import { createProject } from './tools-module.ts';
+
+const { VariableDeclarationKind } = requireCommonJs('ts-morph') as typeof TsMorph;
 
 export function createIndexModule(catalogs: Catalog[]): string {
   const file = createProject().createSourceFile('index.ts', '');

@@ -4,20 +4,18 @@
  * its document) and the classification of each, so code that calls an action
  * by name type-checks its arguments.
  */
-import {
-  IndentationText,
-  NewLineKind,
-  Project,
-  QuoteKind,
-  type SourceFile,
-  VariableDeclarationKind,
-} from 'ts-morph';
+import type * as TsMorph from 'ts-morph';
+import type { SourceFile } from 'ts-morph';
 import type { Catalog, CatalogAction } from '../catalog/format.ts';
+import { requireCommonJs } from '../require-commonjs.ts';
 import { bannerComment } from './banner.ts';
+
+const { IndentationText, NewLineKind, Project, QuoteKind, VariableDeclarationKind } =
+  requireCommonJs('ts-morph') as typeof TsMorph;
 
 const GROUPS = ['server', 'path', 'query', 'header', 'cookie', 'body'] as const;
 
-export function createProject(): Project {
+export function createProject(): TsMorph.Project {
   return new Project({
     useInMemoryFileSystem: true,
     manipulationSettings: {

@@ -44,36 +44,6 @@ export const KNOWN_FORMATS = new Set([
   'binary',
 ]);
 
-const SCHEMA_KEYWORDS = [
-  'not',
-  'contains',
-  'propertyNames',
-  'if',
-  'unevaluatedItems',
-  'unevaluatedProperties',
-] as const;
-const SCHEMA_LIST_KEYWORDS = ['allOf', 'anyOf', 'oneOf'] as const;
-const SCHEMA_MAP_KEYWORDS = ['properties', 'dependentSchemas'] as const;
-const NUMBER_KEYWORDS = ['minimum', 'maximum'] as const;
-const COUNT_KEYWORDS = [
-  'minLength',
-  'maxLength',
-  'minItems',
-  'maxItems',
-  'minProperties',
-  'maxProperties',
-  'minContains',
-  'maxContains',
-] as const;
-const STRING_KEYWORDS = [
-  'title',
-  'description',
-  'contentMediaType',
-  'contentEncoding',
-  '$comment',
-] as const;
-const BOOLEAN_KEYWORDS = ['uniqueItems', 'deprecated', 'readOnly', 'writeOnly'] as const;
-
 interface Definition {
   schema?: JsonSchema;
   /** Keys of the definitions this one refers to directly. */
@@ -188,6 +158,7 @@ export class SchemaConverter {
     return key;
   }
 
+  /** One pass over the node's own keys: real schemas have a few keywords each, not forty. */
   #convertKeywords(
     node: Record<string, unknown>,
     pointer: string,
@@ -196,68 +167,134 @@ export class SchemaConverter {
     const out: Record<string, unknown> = {};
     const sub = (value: unknown, ...tokens: Array<string | number>) =>
       this.convert(value, childPointer(pointer, ...tokens), refs);
+    const subList = (list: unknown[], key: string) => list.map((value, i) => sub(value, key, i));
+    const subMap = (map: Record<string, unknown>, key: string, keep = (_: string) => true) => {
+      const result: Record<string, JsonSchema> = {};
+      for (const name in map) if (keep(name)) result[name] = sub(map[name], key, name);
+      return result;
+    };
 
-    const type = convertType(node.type);
-    if (type !== undefined) out.type = type;
-    for (const k of STRING_KEYWORDS) if (typeof node[k] === 'string') out[k] = node[k];
-    for (const k of BOOLEAN_KEYWORDS) if (typeof node[k] === 'boolean') out[k] = node[k];
-    for (const k of NUMBER_KEYWORDS) if (isFiniteNumber(node[k])) out[k] = node[k];
-    for (const k of COUNT_KEYWORDS) if (isCount(node[k])) out[k] = node[k];
-    if (isFiniteNumber(node.multipleOf) && node.multipleOf > 0) out.multipleOf = node.multipleOf;
-    convertExclusiveBounds(node, out);
-
-    if (typeof node.format === 'string') {
-      if (node.format === 'binary') out.contentEncoding = 'base64';
-      else {
-        out.format = node.format;
-        if (!KNOWN_FORMATS.has(node.format)) this.annotationFormats.add(node.format);
+    for (const key in node) {
+      const value = node[key];
+      switch (key) {
+        case 'type': {
+          const type = convertType(value);
+          if (type !== undefined) out.type = type;
+          break;
+        }
+        case 'title':
+        case 'description':
+        case 'contentMediaType':
+        case 'contentEncoding':
+        case '$comment':
+          if (typeof value === 'string') out[key] = value;
+          break;
+        case 'uniqueItems':
+        case 'deprecated':
+        case 'readOnly':
+        case 'writeOnly':
+          if (typeof value === 'boolean') out[key] = value;
+          break;
+        // OpenAPI 3.0 writes `exclusiveMaximum: true` beside `maximum`; 2020-12 writes the bound itself.
+        case 'minimum':
+          if (isFiniteNumber(value))
+            out[node.exclusiveMinimum === true ? 'exclusiveMinimum' : key] = value;
+          break;
+        case 'maximum':
+          if (isFiniteNumber(value))
+            out[node.exclusiveMaximum === true ? 'exclusiveMaximum' : key] = value;
+          break;
+        case 'exclusiveMinimum':
+        case 'exclusiveMaximum':
+          if (isFiniteNumber(value)) out[key] = value;
+          break;
+        case 'minLength':
+        case 'maxLength':
+        case 'minItems':
+        case 'maxItems':
+        case 'minProperties':
+        case 'maxProperties':
+        case 'minContains':
+        case 'maxContains':
+          if (isCount(value)) out[key] = value;
+          break;
+        case 'multipleOf':
+          if (isFiniteNumber(value) && value > 0) out[key] = value;
+          break;
+        case 'format':
+          if (typeof value !== 'string') break;
+          if (value === 'binary') out.contentEncoding = 'base64';
+          else {
+            out.format = value;
+            if (!KNOWN_FORMATS.has(value)) this.annotationFormats.add(value);
+          }
+          break;
+        case 'pattern':
+          if (typeof value === 'string' && isRegExp(value)) out[key] = value;
+          break;
+        case 'enum':
+          if (Array.isArray(value) && value.length > 0) out[key] = value;
+          break;
+        case 'const':
+        case 'default':
+          out[key] = value;
+          break;
+        case 'examples':
+          if (Array.isArray(value)) out[key] = value;
+          break;
+        case 'example':
+          if (!Array.isArray(node.examples)) out.examples = [value];
+          break;
+        case 'required':
+          if (Array.isArray(value)) {
+            const names = [...new Set(value.filter((n): n is string => typeof n === 'string'))];
+            if (names.length > 0) out[key] = names;
+          }
+          break;
+        case 'dependentRequired':
+          if (isObject(value)) {
+            const dependent = Object.entries(value).filter(([, v]) => isStringList(v));
+            if (dependent.length > 0) out[key] = Object.fromEntries(dependent);
+          }
+          break;
+        case 'properties':
+        case 'dependentSchemas':
+          if (isObject(value)) out[key] = subMap(value, key);
+          break;
+        case 'patternProperties':
+          if (isObject(value)) out[key] = subMap(value, key, isRegExp);
+          break;
+        case 'allOf':
+        case 'anyOf':
+        case 'oneOf':
+          if (Array.isArray(value) && value.length > 0) out[key] = subList(value, key);
+          break;
+        case 'additionalProperties':
+        case 'not':
+        case 'contains':
+        case 'propertyNames':
+        case 'if':
+        case 'unevaluatedItems':
+        case 'unevaluatedProperties':
+          if (isSchemaLike(value)) out[key] = sub(value, key);
+          break;
+        case 'then':
+        case 'else':
+          if (isSchemaLike(node.if) && isSchemaLike(value)) out[key] = sub(value, key);
+          break;
+        case 'prefixItems':
+          if (Array.isArray(value)) out[key] = subList(value, key);
+          break;
+        case 'items':
+          // A tuple written the draft-04 way becomes prefixItems.
+          if (Array.isArray(value)) {
+            if (value.length > 0 && !Array.isArray(node.prefixItems))
+              out.prefixItems = subList(value, key);
+          } else if (isSchemaLike(value)) out[key] = sub(value, key);
+          break;
+        // Anything else (`nullable` below, `discriminator`, `xml`, `x-*`, ...) is not JSON Schema.
       }
     }
-    if (typeof node.pattern === 'string' && isRegExp(node.pattern)) out.pattern = node.pattern;
-    if (Array.isArray(node.enum) && node.enum.length > 0) out.enum = node.enum;
-    if ('const' in node) out.const = node.const;
-    if ('default' in node) out.default = node.default;
-    if (Array.isArray(node.examples)) out.examples = node.examples;
-    else if ('example' in node) out.examples = [node.example];
-    if (Array.isArray(node.required)) {
-      const names = [...new Set(node.required.filter((n): n is string => typeof n === 'string'))];
-      if (names.length > 0) out.required = names;
-    }
-    if (isObject(node.dependentRequired)) {
-      const dependent = Object.entries(node.dependentRequired).filter(([, v]) => isStringList(v));
-      if (dependent.length > 0) out.dependentRequired = Object.fromEntries(dependent);
-    }
-
-    for (const k of SCHEMA_MAP_KEYWORDS) {
-      const map = node[k];
-      if (!isObject(map)) continue;
-      out[k] = Object.fromEntries(
-        Object.entries(map).map(([name, value]) => [name, sub(value, k, name)]),
-      );
-    }
-    if (isObject(node.patternProperties)) {
-      const entries = Object.entries(node.patternProperties).filter(([p]) => isRegExp(p));
-      out.patternProperties = Object.fromEntries(
-        entries.map(([p, v]) => [p, sub(v, 'patternProperties', p)]),
-      );
-    }
-    if (typeof node.additionalProperties === 'boolean' || isObject(node.additionalProperties)) {
-      out.additionalProperties = sub(node.additionalProperties, 'additionalProperties');
-    }
-    for (const k of SCHEMA_LIST_KEYWORDS) {
-      const list = node[k];
-      if (Array.isArray(list) && list.length > 0) out[k] = list.map((value, i) => sub(value, k, i));
-    }
-    for (const k of SCHEMA_KEYWORDS) {
-      if (typeof node[k] === 'boolean' || isObject(node[k])) out[k] = sub(node[k], k);
-    }
-    if ('if' in out) {
-      for (const k of ['then', 'else'] as const) {
-        if (typeof node[k] === 'boolean' || isObject(node[k])) out[k] = sub(node[k], k);
-      }
-    }
-    convertItems(node, out, sub);
-
     // `nullable` is 3.0's; 3.1 documents (Coolify's) still write it, and mean it.
     if (node.nullable === true) return allowNull(out);
     return out;
@@ -274,38 +311,6 @@ function convertType(type: unknown): string | string[] | undefined {
   return names.length === 1 ? names[0] : names;
 }
 
-/** OpenAPI 3.0 writes `exclusiveMaximum: true` beside `maximum`; 2020-12 writes the bound itself. */
-function convertExclusiveBounds(node: Record<string, unknown>, out: Record<string, unknown>): void {
-  for (const [exclusive, bound] of [
-    ['exclusiveMinimum', 'minimum'],
-    ['exclusiveMaximum', 'maximum'],
-  ] as const) {
-    const value = node[exclusive];
-    if (isFiniteNumber(value)) out[exclusive] = value;
-    else if (value === true && isFiniteNumber(node[bound])) {
-      out[exclusive] = node[bound];
-      delete out[bound];
-    }
-  }
-}
-
-function convertItems(
-  node: Record<string, unknown>,
-  out: Record<string, unknown>,
-  sub: (value: unknown, ...tokens: Array<string | number>) => JsonSchema,
-): void {
-  if (Array.isArray(node.prefixItems))
-    out.prefixItems = node.prefixItems.map((v, i) => sub(v, 'prefixItems', i));
-  const items = node.items;
-  if (Array.isArray(items)) {
-    // A tuple written the draft-04 way.
-    if (items.length > 0 && out.prefixItems === undefined)
-      out.prefixItems = items.map((v, i) => sub(v, 'items', i));
-  } else if (typeof items === 'boolean' || isObject(items)) {
-    out.items = sub(items, 'items');
-  }
-}
-
 function allowNull(schema: Record<string, unknown>): Record<string, unknown> {
   if (Array.isArray(schema.enum) && !schema.enum.includes(null))
     schema.enum = [...schema.enum, null];
@@ -314,6 +319,10 @@ function allowNull(schema: Record<string, unknown>): Record<string, unknown> {
     return schema.type.includes('null') ? schema : { ...schema, type: [...schema.type, 'null'] };
   if (Object.keys(schema).length === 0) return schema;
   return { anyOf: [schema, { type: 'null' }] };
+}
+
+function isSchemaLike(value: unknown): value is boolean | Record<string, unknown> {
+  return typeof value === 'boolean' || isObject(value);
 }
 
 function isFiniteNumber(value: unknown): value is number {

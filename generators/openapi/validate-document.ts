@@ -3,8 +3,13 @@
  * JSON pointer of its place. Problems are reported, not fatal: the compiler
  * leaves out only the operations it cannot compile.
  */
-import { BaseResolver, createConfig, lintDocument, Source } from '@redocly/openapi-core';
+import type * as Redocly from '@redocly/openapi-core';
+import { requireCommonJs } from '../require-commonjs.ts';
 import type { OpenApiDocument } from './load-document.ts';
+
+const { BaseResolver, createConfig, lintDocument, Source } = requireCommonJs(
+  '@redocly/openapi-core',
+) as typeof Redocly;
 
 export interface Problem {
   severity: 'error' | 'warn';

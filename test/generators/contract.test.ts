@@ -1,10 +1,15 @@
 /** Contract hashes change with what agents and the executor rely on, and only with that. */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import canonicalize from 'canonicalize';
 import { describe, expect, it } from 'vitest';
 import { diffCatalogs } from '../../generators/catalog/diff.ts';
 import { compileDocument } from '../../generators/compile/compile-document.ts';
 import { catalogHash } from '../../generators/compile/compile-provider.ts';
+import { canonicalJson } from '../../generators/compile/contract-hash.ts';
 import { planFromDocument } from '../../generators/compile/document-plan.ts';
 import { loadDocument } from '../../generators/openapi/load-document.ts';
+import { ROOT } from '../support/fixtures.ts';
 
 const base = {
   openapi: '3.0.3',
@@ -94,5 +99,23 @@ describe('contract hashes and the contract diff', () => {
   it('see added and removed actions', () => {
     const diff = changed((d) => (d.paths['/items/{id}'].get.operationId = 'readItem'));
     expect([diff.added, diff.removed]).toEqual([['x_read_item'], ['x_get_item']]);
+  });
+});
+
+describe('canonicalJson', () => {
+  it('writes exactly what the RFC 8785 reference package writes, on every action of the pinned catalogs', () => {
+    for (const provider of ['unikraft', 'daytona', 'coolify']) {
+      const catalog = JSON.parse(
+        readFileSync(join(ROOT, 'generated', provider, 'catalog.json'), 'utf8'),
+      );
+      for (const action of catalog.actions)
+        expect(canonicalJson(action)).toBe(canonicalize(action));
+    }
+  });
+
+  it('sorts keys by code unit and drops undefined members', () => {
+    expect(canonicalJson({ b: 1, a: [undefined, 'é', 1e21], B: { y: undefined, x: null } })).toBe(
+      '{"B":{"x":null},"a":[null,"é",1e+21],"b":1}',
+    );
   });
 });

@@ -2,8 +2,8 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createAnalyzer } from '../../generators/analyze-document.ts';
 import { SpecStore } from '../../generators/cli/spec-store.ts';
+import { createTypes } from '../../generators/emit/types-dts.ts';
 import { type GeneratedTree, generate, type ProviderInput } from '../../generators/generate.ts';
 import { providerDefinitions } from '../../specs/index.ts';
 import { MIRROR, ROOT } from './fixtures.ts';
@@ -36,6 +36,6 @@ export function generateFromMirror(
     providers,
     readPin: (provider, document, pin) => store.read(provider, document, pin),
     formatSource: readFileSync(join(ROOT, 'generators', 'catalog', 'format.ts'), 'utf8'),
-    analyze: createAnalyzer(),
+    createTypes,
   });
 }
