@@ -5,6 +5,7 @@
  * circular references are just references. Keywords JSON Schema does not know
  * (`discriminator`, `xml`, `x-*`) and values of the wrong shape are dropped.
  */
+import { formatNames } from 'ajv-formats/dist/formats.js';
 import { OperationError } from '../errors.ts';
 import { childPointer, internalRefPointer, valueAt } from './json-pointer.ts';
 import type { OpenApiVersion } from './load-document.ts';
@@ -15,34 +16,7 @@ export type JsonSchema = boolean | { [keyword: string]: unknown };
 const TYPES = new Set(['string', 'number', 'integer', 'boolean', 'object', 'array', 'null']);
 
 /** Formats ajv-formats validates; any other format is kept as an annotation. */
-export const KNOWN_FORMATS = new Set([
-  'date',
-  'time',
-  'date-time',
-  'iso-time',
-  'iso-date-time',
-  'duration',
-  'uri',
-  'uri-reference',
-  'uri-template',
-  'url',
-  'email',
-  'hostname',
-  'ipv4',
-  'ipv6',
-  'regex',
-  'uuid',
-  'json-pointer',
-  'json-pointer-uri-fragment',
-  'relative-json-pointer',
-  'byte',
-  'int32',
-  'int64',
-  'float',
-  'double',
-  'password',
-  'binary',
-]);
+const KNOWN_FORMATS: ReadonlySet<string> = new Set(formatNames);
 
 interface Definition {
   schema?: JsonSchema;

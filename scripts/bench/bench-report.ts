@@ -28,7 +28,7 @@ export function formatReport(rows: RowResult[], context: ReportContext): string 
     '     (measured in the same rounds). theirs = openapi-mcp-generator 4.0.1 CLI writing its stdio server',
     '     project (--input <doc> --output <tmp> --force).',
     '- 2. ours = the catalog above + createToolsModule (ts-morph), with createTypes (openapi-typescript) in a worker',
-    '     thread as npm run generate does, all written; theirs = loadDocument + createTypes written.',
+    '     thread as npm run generate does, all written; theirs = loadDocument + openapiTS() (its defaults) written.',
     `- 3. npm run -s generate / npm run -s generate -- --check (npm start included), PORTCULLIS_SPEC_MIRROR = ${context.mirror}.`,
     `- Machine: ${machine}, load average at start ${context.loadAverage.map((l) => l.toFixed(2)).join(' ')}; total ${(context.totalMs / 1000).toFixed(0)} s.`,
     ...context.notes.map((n) => `- ${n}`),

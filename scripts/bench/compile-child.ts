@@ -12,10 +12,12 @@
  *   node dist/bench-compile-child.mjs emit <document> <out dir>
  *     catalog.json + api.d.ts (openapi-typescript, in a worker thread) + tools.ts (ts-morph)
  *   node dist/bench-compile-child.mjs types <document> <out dir>
- *     api.d.ts alone (openapi-typescript through createTypes): the baseline of `emit`
+ *     api.d.ts alone, from openapi-typescript's own openapiTS() with its default
+ *     options, as a user runs it: the baseline of `emit`
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
+import type * as OpenApiTypescript from 'openapi-typescript';
 import type { Catalog } from '../../generators/catalog/format.ts';
 import { TypesWorker } from '../../generators/cli/types-worker.ts';
 import { compileDocument } from '../../generators/compile/compile-document.ts';
@@ -48,8 +50,14 @@ async function run(mode: Mode, path: string, out: string): Promise<void> {
     { document: 'api', repo: 'bench', commit: '0'.repeat(40), path: basename(path), sha256 },
   ]);
   if (mode === 'types') {
-    const { createTypes } = await import('../../generators/emit/types-dts.ts');
-    await writeFile(join(out, 'api.d.ts'), await createTypes(document, banner));
+    const { requireCommonJs } = await import('../../generators/require-commonjs.ts');
+    const { default: openapiTS, astToString } = requireCommonJs(
+      'openapi-typescript',
+    ) as typeof OpenApiTypescript;
+    const ast = await openapiTS(document.root as unknown as OpenApiTypescript.OpenAPI3, {
+      silent: true,
+    });
+    await writeFile(join(out, 'api.d.ts'), astToString(ast));
     return;
   }
   // As `npm run generate` does it: the types in a worker thread, the rest here.
