@@ -13,7 +13,7 @@ import { writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { DocumentCheck } from './corpus/check-document.ts';
+import { type DocumentCheck, emptyCheck } from './corpus/check-document.ts';
 import {
   addCheck,
   type CorpusSummary,
@@ -93,20 +93,8 @@ async function checkAll(
 
 /** A worker that died (out of memory, stopped after the timeout) never finished its document. */
 function workerCrash(file: string, error: unknown): DocumentCheck {
-  return {
-    file,
-    crash: {
-      stage: 'worker',
-      stack: error instanceof Error ? (error.stack ?? error.message) : String(error),
-    },
-    operations: 0,
-    actions: 0,
-    inventory: {},
-    classification: { read: 0, write: 0, destructive: 0 },
-    schemasCompiled: 0,
-    schemasFailed: 0,
-    schemaFailures: [],
-  };
+  const stack = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  return { ...emptyCheck(file), crash: { stage: 'worker', stack } };
 }
 
 async function main(argv: string[]): Promise<number> {

@@ -58,6 +58,20 @@ export interface CheckOptions {
 
 type Validate = Awaited<ReturnType<typeof createValidator>>;
 
+/** A check of a document nothing has been counted for yet. */
+export function emptyCheck(file: string): DocumentCheck {
+  return {
+    file,
+    operations: 0,
+    actions: 0,
+    inventory: {},
+    classification: { read: 0, write: 0, destructive: 0 },
+    schemasCompiled: 0,
+    schemasFailed: 0,
+    schemaFailures: [],
+  };
+}
+
 /** Returns a checker; the redocly configuration is resolved once, if asked for. */
 export function createDocumentChecker(
   options: CheckOptions,
@@ -71,16 +85,7 @@ async function checkDocument(
   file: string,
   validator: Promise<Validate> | undefined,
 ): Promise<DocumentCheck> {
-  const check: DocumentCheck = {
-    file,
-    operations: 0,
-    actions: 0,
-    inventory: {},
-    classification: { read: 0, write: 0, destructive: 0 },
-    schemasCompiled: 0,
-    schemasFailed: 0,
-    schemaFailures: [],
-  };
+  const check = emptyCheck(file);
   let stage: Stage = 'read';
   try {
     const bytes = await readFile(path);
