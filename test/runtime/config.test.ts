@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, configFromEnvironment } from '../../runtime/core/config/config.ts';
+
+function errorOf(environment: Record<string, string>): ConfigError {
+  try {
+    configFromEnvironment(environment);
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('configFromEnvironment', () => {
+  it('has the embedded defaults: loopback, 8080, ./data, SQLite, a key file', () => {
+    expect(configFromEnvironment({})).toEqual({
+      host: '127.0.0.1',
+      port: 8080,
+      dataDir: './data',
+      databaseUrl: undefined,
+      masterKey: undefined,
+    });
+  });
+
+  it('reads every variable, ignoring unrelated ones and empty values', () => {
+    const key = Buffer.alloc(32, 9);
+    const config = configFromEnvironment({
+      HOST: '0.0.0.0',
+      PORT: '9090',
+      PORTCULLIS_DATA_DIR: '/var/lib/portcullis',
+      DATABASE_URL: 'postgres://127.0.0.1:5432/test',
+      PORTCULLIS_MASTER_KEY: key.toString('base64'),
+      PATH: '/usr/bin',
+      PORTCULLIS_SPEC_MIRROR: '',
+    });
+    expect(config).toMatchObject({ host: '0.0.0.0', port: 9090, dataDir: '/var/lib/portcullis' });
+    expect(config.masterKey?.equals(key)).toBe(true);
+  });
+
+  it.each([
+    ['PORT', { PORT: 'eighty' }],
+    ['PORT', { PORT: '70000' }],
+    ['DATABASE_URL', { DATABASE_URL: 'mysql://localhost/db' }],
+    ['PORTCULLIS_MASTER_KEY', { PORTCULLIS_MASTER_KEY: 'c2hvcnQ' }],
+  ])('names %s when its value is bad', (variable, environment) => {
+    const error = errorOf(environment);
+    expect([error.code, error.variable]).toEqual(['config_invalid', variable]);
+  });
+
+  it('never repeats the master key in its error', () => {
+    const error = errorOf({ PORTCULLIS_MASTER_KEY: 'not-a-real-key-but-secret' });
+    expect(error.message).not.toContain('not-a-real-key-but-secret');
+  });
+});
