@@ -58,7 +58,7 @@ export class SpecStore {
         if (sha256(bytes) === pin.sha256) await this.remember(bytes);
         return bytes;
       } catch (error) {
-        tried.push(`download ${url}: ${error instanceof Error ? error.message : String(error)}`);
+        tried.push(`download ${url}: ${reasonOf(error)}`);
       }
     }
     throw new CompileError(
@@ -150,4 +150,17 @@ async function download(url: string): Promise<Uint8Array> {
 
 function sha256(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');
+}
+
+/** `fetch failed` says little; its cause (ENOTFOUND, ECONNREFUSED, a timeout) says why. */
+function reasonOf(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = error.cause as { code?: unknown; message?: unknown } | undefined;
+  const detail =
+    typeof cause?.code === 'string'
+      ? cause.code
+      : typeof cause?.message === 'string'
+        ? cause.message
+        : undefined;
+  return detail ? `${error.message} (${detail})` : error.message;
 }
