@@ -2,8 +2,9 @@
  * The contract diff between two versions of a catalog: what an operator must
  * review after a pin moves. Actions are matched by tool name.
  */
+
+import { byCodeUnit } from '../code-unit-order.ts';
 import { canonicalJson } from '../compile/contract-hash.ts';
-import { byCodeUnit } from '../openapi/schema-object.ts';
 import type { Catalog, CatalogAction, Classification } from './format.ts';
 
 export interface ContractDiff {

@@ -135,7 +135,11 @@ async function diffCommand(args: string[]): Promise<number> {
         : await store.readAtCommit({ ...pin, commit });
     if (commit === undefined) ensureHash(provider, document, pin, bytes);
     const label = `${pin.repo}@${(commit ?? pin.commit).slice(0, 12)}:${pin.path}`;
-    return documentCatalog(definition, document, loadDocument(bytes, label));
+    return documentCatalog(definition, {
+      id: document,
+      pin: { ...pin, commit: commit ?? pin.commit },
+      document: loadDocument(bytes, label),
+    });
   };
   console.log(formatDiff(diffCatalogs(await compileAt(values.from), await compileAt(values.to))));
   return 0;

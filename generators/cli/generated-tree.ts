@@ -1,7 +1,7 @@
 /** Reading, comparing and atomically replacing the `generated/` folder. */
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
-import { byCodeUnit } from '../openapi/schema-object.ts';
+import { byCodeUnit } from '../code-unit-order.ts';
 
 export interface TreeDifference {
   missing: string[];

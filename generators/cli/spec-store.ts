@@ -4,10 +4,10 @@
  * SOURCES.json), the local cache, then a download of the raw file at the
  * pinned commit. The caller checks the hash; only verified bytes are cached.
  */
-import { createHash } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import type { Pin } from '../../specs/provider-definition.ts';
+import { sha256Hex } from '../compile/contract-hash.ts';
 import { CompileError } from '../errors.ts';
 
 export interface SpecStoreOptions {
@@ -55,7 +55,7 @@ export class SpecStore {
       const url = rawUrl(pin);
       try {
         const bytes = await download(url);
-        if (sha256(bytes) === pin.sha256) await this.remember(bytes);
+        if (sha256Hex(bytes) === pin.sha256) await this.remember(bytes);
         return bytes;
       } catch (error) {
         tried.push(`download ${url}: ${reasonOf(error)}`);
@@ -86,7 +86,7 @@ export class SpecStore {
   /** Keeps verified bytes in the cache under their sha256. */
   async remember(bytes: Uint8Array): Promise<void> {
     await mkdir(this.#options.cacheDir, { recursive: true });
-    const target = join(this.#options.cacheDir, sha256(bytes));
+    const target = join(this.#options.cacheDir, sha256Hex(bytes));
     const temporary = `${target}.${process.pid}.tmp`;
     await writeFile(temporary, bytes);
     await rename(temporary, target);
@@ -110,7 +110,7 @@ async function indexMirror(folder: string): Promise<MirrorIndex> {
         byPin.set(pinKey(source), join(folder, source.file));
       continue;
     }
-    bySha256.set(sha256(await readFile(file)), file);
+    bySha256.set(sha256Hex(await readFile(file)), file);
   }
   return { bySha256, byPin };
 }
@@ -146,10 +146,6 @@ async function download(url: string): Promise<Uint8Array> {
   if (bytes.byteLength > MAX_DOCUMENT_BYTES)
     throw new Error(`more than ${MAX_DOCUMENT_BYTES} bytes`);
   return bytes;
-}
-
-function sha256(bytes: Uint8Array): string {
-  return createHash('sha256').update(bytes).digest('hex');
 }
 
 /** `fetch failed` says little; its cause (ENOTFOUND, ECONNREFUSED, a timeout) says why. */

@@ -4,8 +4,8 @@
  */
 import type { Pin, ProviderDefinition } from '../../specs/provider-definition.ts';
 import type { Catalog, CatalogAction, InventoryEntry, ServerTemplate } from '../catalog/format.ts';
+import { byCodeUnit } from '../code-unit-order.ts';
 import type { OpenApiDocument } from '../openapi/load-document.ts';
-import { byCodeUnit } from '../openapi/schema-object.ts';
 import { type CompiledDocument, compileDocument } from './compile-document.ts';
 import { hashJson } from './contract-hash.ts';
 import { type DocumentPlan, documentPlan } from './document-plan.ts';
@@ -83,19 +83,14 @@ export function assembleCatalog(
   };
 }
 
-/** One document compiled the way the provider compiles it, as much of a catalog as a contract diff needs. */
+/** One pinned document compiled the way the provider compiles it, for a contract diff. */
 export function documentCatalog(
   definition: ProviderDefinition,
-  documentId: string,
-  document: OpenApiDocument,
-): Pick<Catalog, 'provider' | 'hash' | 'actions'> {
-  const { actions, inventory } = compileDocument(document, documentPlan(definition, documentId));
-  actions.sort((a, b) => byCodeUnit(a.name, b.name));
-  return {
-    provider: { id: definition.id, name: definition.name },
-    hash: catalogHash(definition.id, actions, inventory),
-    actions,
-  };
+  { id, pin, document }: PinnedDocument,
+): Catalog {
+  const plan = documentPlan(definition, id);
+  const source = { id, pin, plan, compiled: compileDocument(document, plan) };
+  return assembleCatalog({ id: definition.id, name: definition.name }, [source], '');
 }
 
 export function catalogHash(
@@ -111,7 +106,7 @@ export function catalogHash(
 }
 
 /** Concrete hosts from enumerated variables, and the settings that supply operator-chosen hosts. */
-export function hostsOf(servers: ServerTemplate[]): Catalog['hosts'] {
+function hostsOf(servers: ServerTemplate[]): Catalog['hosts'] {
   const fixed = new Set<string>();
   const settings = new Set<string>();
   for (const server of servers) {

@@ -4,9 +4,9 @@
  * characters). A name that would be longer keeps a readable start and ends in
  * a hash of the full name, so it stays deterministic and distinct.
  */
-import { createHash } from 'node:crypto';
 import type { Operation } from '../openapi/operation-object.ts';
 import { wordsOf } from './classify.ts';
+import { sha256Hex } from './contract-hash.ts';
 
 export const MAX_TOOL_NAME = 64;
 export const TOOL_NAME_PATTERN = /^[a-z0-9_]{1,64}$/;
@@ -36,6 +36,6 @@ function snake(words: string[]): string {
 
 function shorten(name: string): string {
   if (name.length <= MAX_TOOL_NAME) return name;
-  const hash = createHash('sha256').update(name).digest('hex').slice(0, 8);
+  const hash = sha256Hex(name).slice(0, 8);
   return `${name.slice(0, MAX_TOOL_NAME - hash.length - 1).replace(/_+$/, '')}_${hash}`;
 }

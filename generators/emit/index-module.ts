@@ -9,7 +9,7 @@ import type * as TsMorph from 'ts-morph';
 import type { Catalog } from '../catalog/format.ts';
 import { requireCommonJs } from '../require-commonjs.ts';
 import { bannerComment } from './banner.ts';
-import { createProject } from './tools-module.ts';
+import { createProject, quote } from './tools-module.ts';
 
 const { VariableDeclarationKind } = requireCommonJs('ts-morph') as typeof TsMorph;
 
@@ -52,7 +52,7 @@ export function createIndexModule(catalogs: Catalog[]): string {
   });
   const entries = catalogs.map(
     (c) =>
-      `{ id: '${c.provider.id}', name: ${JSON.stringify(c.provider.name).replaceAll('"', "'")}, catalogHash: '${c.hash}', catalog: new URL('./${c.provider.id}/catalog.json', import.meta.url), manifest: new URL('./${c.provider.id}/manifest.json', import.meta.url) }`,
+      `{ id: '${c.provider.id}', name: ${quote(c.provider.name)}, catalogHash: '${c.hash}', catalog: new URL('./${c.provider.id}/catalog.json', import.meta.url), manifest: new URL('./${c.provider.id}/manifest.json', import.meta.url) }`,
   );
   file.addVariableStatement({
     isExported: true,

@@ -130,6 +130,7 @@ function serverType(schema: Record<string, unknown>): string {
   return `{ ${members.join(' ')} }`;
 }
 
-function quote(value: string): string {
+/** A single-quoted TypeScript string literal. */
+export function quote(value: string): string {
   return `'${value.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`;
 }

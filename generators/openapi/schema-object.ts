@@ -6,6 +6,7 @@
  * (`discriminator`, `xml`, `x-*`) and values of the wrong shape are dropped.
  */
 import { formatNames } from 'ajv-formats/dist/formats.js';
+import { byCodeUnit } from '../code-unit-order.ts';
 import { OperationError } from '../errors.ts';
 import { childPointer, internalRefPointer, valueAt } from './json-pointer.ts';
 import type { OpenApiVersion } from './load-document.ts';
@@ -323,8 +324,4 @@ function isRegExp(pattern: string): boolean {
   } catch {
     return false;
   }
-}
-
-export function byCodeUnit(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -4,6 +4,7 @@
  * leaves out only the operations it cannot compile.
  */
 import type * as Redocly from '@redocly/openapi-core';
+import { byCodeUnit } from '../code-unit-order.ts';
 import { requireCommonJs } from '../require-commonjs.ts';
 import type { OpenApiDocument } from './load-document.ts';
 
@@ -48,6 +49,6 @@ export async function createValidator(): Promise<
         pointer: problem.location[0]?.pointer?.replace(/^#/, '') ?? '',
         message: problem.message,
       }))
-      .sort((a, b) => (a.pointer < b.pointer ? -1 : a.pointer > b.pointer ? 1 : 0));
+      .sort((a, b) => byCodeUnit(a.pointer, b.pointer));
   };
 }

@@ -1,5 +1,7 @@
 /** The corpus run's totals, built one document check at a time, and their text form. */
+
 import type { Classification, InventoryReason } from '../../generators/catalog/format.ts';
+import { byCodeUnit } from '../../generators/code-unit-order.ts';
 import type { DocumentCheck, SchemaFailure } from './check-document.ts';
 
 export interface CorpusSummary {
@@ -93,7 +95,7 @@ export function formatSummary(summary: CorpusSummary): string {
   const n = (value: number) => value.toLocaleString('en-US');
   const counts = (record: Record<string, number | undefined>) =>
     Object.entries(record)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .sort(([a], [b]) => byCodeUnit(a, b))
       .map(([key, value]) => `${key} ${n(value ?? 0)}`)
       .join(', ') || 'none';
   const inventoried = Object.values(summary.inventory).reduce((a, b) => a + (b ?? 0), 0);

@@ -1,5 +1,4 @@
 /** The maintainer's commands, run as a maintainer runs them (a child process per command). */
-import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -7,33 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { compareTrees, readTree } from '../../generators/cli/generated-tree.ts';
 import { MIRROR, ROOT } from '../support/fixtures.ts';
-
-interface Outcome {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function cli(args: string[], env: Record<string, string> = {}): Promise<Outcome> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', join(ROOT, 'generators', 'cli.ts'), ...args],
-      {
-        cwd: ROOT,
-        env: {
-          ...process.env,
-          PORTCULLIS_SPEC_MIRROR: MIRROR,
-          PORTCULLIS_SPEC_CACHE: mkdtempSync(join(tmpdir(), 'portcullis-cache-')),
-          PORTCULLIS_SPEC_DOWNLOAD: '0',
-          ...env,
-        },
-      },
-      (error, stdout, stderr) =>
-        resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-}
+import { runCli } from '../support/run-cli.ts';
 
 /** A copy of the mirror with one byte of the Unikraft platform document flipped. */
 function tamperedMirror(): { mirror: string; actual: string } {
@@ -50,14 +23,16 @@ const PLATFORM_SHA256 = '8f4fb6c938cda9eec619f1f6d451c7db119940175b744fae1a49f77
 
 describe('npm run generate -- --check', () => {
   it('passes when generated/ matches the pins and the compiler', async () => {
-    const { code, stdout } = await cli(['generate', '--check']);
+    const { code, stdout } = await runCli(['generate', '--check']);
     expect(code).toBe(0);
     expect(stdout).toMatch(/generated\/ is up to date/);
   });
 
   it('fails naming the pin, the expected and the actual hash when one byte of a document changes', async () => {
     const { mirror, actual } = tamperedMirror();
-    const { code, stderr } = await cli(['generate', '--check'], { PORTCULLIS_SPEC_MIRROR: mirror });
+    const { code, stderr } = await runCli(['generate', '--check'], {
+      PORTCULLIS_SPEC_MIRROR: mirror,
+    });
     expect(code).toBe(2);
     expect(stderr).toMatch(/error\[pin_hash_mismatch\]/);
     expect(stderr).toContain('unikraft/platform');
@@ -70,7 +45,7 @@ describe('npm run generate', () => {
   it('writes nothing when a pin does not match', async () => {
     const before = await readTree(join(ROOT, 'generated'));
     const { mirror } = tamperedMirror();
-    const { code } = await cli(['generate'], { PORTCULLIS_SPEC_MIRROR: mirror });
+    const { code } = await runCli(['generate'], { PORTCULLIS_SPEC_MIRROR: mirror });
     expect(code).toBe(2);
     expect(compareTrees(before, await readTree(join(ROOT, 'generated')))).toEqual({
       missing: [],
@@ -81,7 +56,7 @@ describe('npm run generate', () => {
   });
 
   it('says which pin it could not find and where it looked', async () => {
-    const { code, stderr } = await cli(['generate', '--check'], {
+    const { code, stderr } = await runCli(['generate', '--check'], {
       PORTCULLIS_SPEC_MIRROR: mkdtempSync(join(tmpdir(), 'empty-')),
     });
     expect(code).toBe(2);
@@ -102,7 +77,7 @@ describe.concurrent('bad invocations', () => {
     ],
     ['a short commit', ['pin', 'unikraft', 'platform', '--commit', 'abc123'], 'usage'],
   ])('%s is one clear error and exit 2', async (_, args, code) => {
-    const outcome = await cli(args);
+    const outcome = await runCli(args);
     expect(outcome.code).toBe(2);
     expect(outcome.stderr).toMatch(new RegExp(`^error\\[${code}\\]`));
     expect(outcome.stderr).toMatch(/\n {2}fix: /);
@@ -111,7 +86,7 @@ describe.concurrent('bad invocations', () => {
 
 describe('npm run diff', () => {
   it('shows the contract diff of the Unikraft platform upgrade from the 2024 release to the pin', async () => {
-    const { code, stdout } = await cli([
+    const { code, stdout } = await runCli([
       'diff',
       'unikraft',
       'platform',

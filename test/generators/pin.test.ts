@@ -1,11 +1,11 @@
 /** `npm run pin`, end to end, in a scratch copy of the repository so the real one is never touched. */
-import { execFile } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { compareTrees, readTree } from '../../generators/cli/generated-tree.ts';
 import { MIRROR, ROOT } from '../support/fixtures.ts';
+import { runCli } from '../support/run-cli.ts';
 
 let repo: string;
 
@@ -17,24 +17,8 @@ beforeEach(() => {
   symlinkSync(join(ROOT, 'node_modules'), join(repo, 'node_modules'));
 });
 
-function pin(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', join(repo, 'generators', 'cli.ts'), 'pin', ...args],
-      {
-        cwd: repo,
-        env: {
-          ...process.env,
-          PORTCULLIS_SPEC_MIRROR: MIRROR,
-          PORTCULLIS_SPEC_CACHE: join(repo, '.cache', 'specs'),
-          PORTCULLIS_SPEC_DOWNLOAD: '0',
-        },
-      },
-      (error, stdout, stderr) =>
-        resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
-    );
-  });
+function pin(args: string[]) {
+  return runCli(['pin', ...args], { PORTCULLIS_SPEC_CACHE: join(repo, '.cache', 'specs') }, repo);
 }
 
 describe('npm run pin', () => {

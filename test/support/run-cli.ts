@@ -1,0 +1,38 @@
+/** Runs the compiler's CLI from source in a child process, offline, against the spec mirror. */
+import { execFile } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MIRROR, ROOT } from './fixtures.ts';
+
+export interface CliOutcome {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** `repo` is the repository whose generators/cli.ts runs (a scratch copy for commands that write). */
+export function runCli(
+  args: string[],
+  env: Record<string, string> = {},
+  repo = ROOT,
+): Promise<CliOutcome> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', join(repo, 'generators', 'cli.ts'), ...args],
+      {
+        cwd: repo,
+        env: {
+          ...process.env,
+          PORTCULLIS_SPEC_MIRROR: MIRROR,
+          PORTCULLIS_SPEC_CACHE: mkdtempSync(join(tmpdir(), 'portcullis-cache-')),
+          PORTCULLIS_SPEC_DOWNLOAD: '0',
+          ...env,
+        },
+      },
+      (error, stdout, stderr) =>
+        resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
