@@ -12,6 +12,8 @@ await build({
     cli: 'generators/cli.ts',
     'types-thread': 'generators/cli/types-thread.ts',
     'bench-compile-child': 'scripts/bench/compile-child.ts',
+    server: 'runtime/main.ts',
+    portcullis: 'runtime/cli.ts',
   },
   outdir: 'dist',
   outExtension: { '.js': '.mjs' },

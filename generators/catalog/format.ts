@@ -141,3 +141,36 @@ export interface Catalog {
   actions: CatalogAction[];
   inventory: InventoryEntry[];
 }
+
+export interface CredentialField {
+  name: string;
+  label: string;
+  secret: boolean;
+}
+
+/** How the credential goes on the request: `Authorization: Bearer <value>`, or a named header. */
+export type ConnectionAuth =
+  | { kind: 'bearer'; fields: CredentialField[] }
+  | { kind: 'header'; header: string; fields: CredentialField[] };
+
+/** What `generated/<provider>/manifest.json` holds. */
+export interface ConnectionManifest {
+  $comment: string;
+  format: 1;
+  connection: {
+    id: string;
+    name: string;
+    description: string;
+    documentationUrl: string;
+    transport: 'native_rest';
+    auth: ConnectionAuth;
+    allowedHosts: Catalog['hosts'];
+    /** JSON Schema 2020-12 for the connection's settings (string values). */
+    settingsSchema: Record<string, unknown>;
+    /** The read action that proves a credential works; null when the definition names none. */
+    verify: { action: string | null };
+    counts: Catalog['counts'];
+    catalogHash: string;
+  };
+  mcpServers: Record<string, { type: 'http'; url: string; headers: Record<string, string> }>;
+}

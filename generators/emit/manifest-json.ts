@@ -1,9 +1,12 @@
 /** The MCP connection manifest: how an operator connects the provider and how an agent's MCP client reaches it. */
 import type { ProviderDefinition } from '../../specs/provider-definition.ts';
-import type { Catalog } from '../catalog/format.ts';
+import type { Catalog, ConnectionManifest } from '../catalog/format.ts';
 import { actionByRef } from '../compile/operation-ref.ts';
 
-export function createManifest(definition: ProviderDefinition, catalog: Catalog) {
+export function createManifest(
+  definition: ProviderDefinition,
+  catalog: Catalog,
+): ConnectionManifest {
   const verify = actionByRef(catalog.actions, definition.verify);
   return {
     $comment: catalog.$comment,

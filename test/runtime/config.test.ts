@@ -19,6 +19,8 @@ describe('configFromEnvironment', () => {
       dataDir: './data',
       databaseUrl: undefined,
       masterKey: undefined,
+      devUpstreams: {},
+      allowPrivateNetworks: false,
     });
   });
 
@@ -42,9 +44,22 @@ describe('configFromEnvironment', () => {
     ['PORT', { PORT: '70000' }],
     ['DATABASE_URL', { DATABASE_URL: 'mysql://localhost/db' }],
     ['PORTCULLIS_MASTER_KEY', { PORTCULLIS_MASTER_KEY: 'c2hvcnQ' }],
+    ['PORTCULLIS_DEV_UPSTREAMS', { PORTCULLIS_DEV_UPSTREAMS: 'unikraft=ftp://x' }],
+    ['PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS', { PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS: 'yes' }],
   ])('names %s when its value is bad', (variable, environment) => {
     const error = errorOf(environment);
     expect([error.code, error.variable]).toEqual(['config_invalid', variable]);
+  });
+
+  it('reads development upstream overrides, which allow private networks', () => {
+    const config = configFromEnvironment({
+      PORTCULLIS_DEV_UPSTREAMS: 'unikraft=http://127.0.0.1:4010,daytona=http://localhost:4011',
+    });
+    expect(config.devUpstreams).toEqual({
+      unikraft: 'http://127.0.0.1:4010',
+      daytona: 'http://localhost:4011',
+    });
+    expect(config.allowPrivateNetworks).toBe(true);
   });
 
   it('never repeats the master key in its error', () => {

@@ -5,7 +5,11 @@
  */
 import { z } from 'zod';
 
-const port = z.coerce.number().int('a whole number').min(1, 'from 1').max(65_535, 'to 65535');
+const port = z.coerce
+  .number()
+  .int('a whole number')
+  .min(0, 'from 0 (any free port)')
+  .max(65_535, 'to 65535');
 
 export const ConfigSchema = z.strictObject({
   HOST: z.string().min(1).default('127.0.0.1'),
@@ -24,6 +28,22 @@ export const ConfigSchema = z.strictObject({
       '32 bytes in base64 or base64url',
     )
     .optional(),
+  /**
+   * Development only: send a provider's calls elsewhere, e.g.
+   * `unikraft=http://127.0.0.1:4010,unikraft/sandbox=http://127.0.0.1:4011`
+   * (Prism per document). The url stands in for the action's server URL. The catalog's
+   * host checks still run on the real host first; loopback and private
+   * addresses become reachable, so the gateway says so loudly at start.
+   */
+  PORTCULLIS_DEV_UPSTREAMS: z
+    .string()
+    .regex(
+      /^[a-z0-9-]+(\/[a-z0-9-]+)?=https?:\/\/[^,\s]+(,[a-z0-9-]+(\/[a-z0-9-]+)?=https?:\/\/[^,\s]+)*$/,
+      'provider[/document]=http(s)://url pairs, comma-separated',
+    )
+    .optional(),
+  /** Development only: let outbound calls reach loopback and private networks (`1`). */
+  PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS: z.enum(['0', '1']).optional(),
 });
 
 export interface Config {
@@ -32,6 +52,9 @@ export interface Config {
   dataDir: string;
   databaseUrl: string | undefined;
   masterKey: Buffer | undefined;
+  /** `provider` or `provider/document` → the URL that stands in for its server URL (development only). */
+  devUpstreams: Record<string, string>;
+  allowPrivateNetworks: boolean;
 }
 
 export class ConfigError extends Error {
@@ -69,5 +92,14 @@ export function configFromEnvironment(environment: Record<string, string | undef
     masterKey: values.PORTCULLIS_MASTER_KEY
       ? Buffer.from(values.PORTCULLIS_MASTER_KEY, 'base64url')
       : undefined,
+    devUpstreams: Object.fromEntries(
+      (values.PORTCULLIS_DEV_UPSTREAMS?.split(',') ?? []).map((pair) => {
+        const at = pair.indexOf('=');
+        return [pair.slice(0, at), pair.slice(at + 1)];
+      }),
+    ),
+    allowPrivateNetworks:
+      values.PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS === '1' ||
+      values.PORTCULLIS_DEV_UPSTREAMS !== undefined,
   };
 }

@@ -38,6 +38,15 @@ export class Keyring {
     this.#byId = new Map([...previous, current].map((key) => [key.id, key]));
   }
 
+  /** The keys that only open (kept until nothing is sealed under them). */
+  get previous(): MasterKey[] {
+    return [...this.#byId.values()].filter((key) => key.id !== this.current.id);
+  }
+
+  has(id: string): boolean {
+    return this.#byId.has(id);
+  }
+
   keyOrThrow(id: string): MasterKey {
     const key = this.#byId.get(id);
     if (!key) throw new VaultError('vault_key_unknown', `no master key with id ${id} is loaded`);

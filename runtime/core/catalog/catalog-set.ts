@@ -1,0 +1,106 @@
+/**
+ * The compiled catalogs the gateway serves, loaded once at start from
+ * `generated/`. The runtime never parses OpenAPI: it reads the compiler's JSON.
+ * Argument validators are compiled lazily, one Ajv instance per catalog, so
+ * memory grows with the actions actually called, not with the catalog size.
+ */
+import { readFile } from 'node:fs/promises';
+import type { ValidateFunction } from 'ajv';
+import type { Ajv2020 } from 'ajv/dist/2020.js';
+import type {
+  Catalog,
+  CatalogAction,
+  ConnectionManifest,
+} from '../../../generated/catalog-format.ts';
+import { providers } from '../../../generated/index.ts';
+import { GatewayError } from '../errors.ts';
+import { createAjv } from '../validation/create-ajv.ts';
+
+export interface ProviderCatalog {
+  readonly id: string;
+  readonly catalog: Catalog;
+  readonly manifest: ConnectionManifest;
+  readonly actions: ReadonlyMap<string, CatalogAction>;
+  /** The compiled input-schema validator for an action (compiled on first use). */
+  validatorFor(action: CatalogAction): ValidateFunction;
+}
+
+export interface ProviderFiles {
+  readonly id: string;
+  readonly catalog: URL;
+  readonly manifest: URL;
+}
+
+/** The compiled providers' files under a `generated/` folder. */
+export function generatedProviderFiles(generatedDir: URL): ProviderFiles[] {
+  return providers.map(({ id }) => ({
+    id,
+    catalog: new URL(`${id}/catalog.json`, generatedDir),
+    manifest: new URL(`${id}/manifest.json`, generatedDir),
+  }));
+}
+
+export class CatalogSet {
+  readonly #providers: ReadonlyMap<string, ProviderCatalog>;
+
+  constructor(providers: readonly ProviderCatalog[]) {
+    this.#providers = new Map(providers.map((p) => [p.id, p]));
+  }
+
+  static async load(files: readonly ProviderFiles[]): Promise<CatalogSet> {
+    const loaded = await Promise.all(
+      files.map(async (file) => {
+        const [catalog, manifest] = await Promise.all([
+          readJson<Catalog>(file.catalog),
+          readJson<ConnectionManifest>(file.manifest),
+        ]);
+        return providerCatalog(catalog, manifest);
+      }),
+    );
+    return new CatalogSet(loaded);
+  }
+
+  get providers(): ProviderCatalog[] {
+    return [...this.#providers.values()];
+  }
+
+  get(id: string): ProviderCatalog | undefined {
+    return this.#providers.get(id);
+  }
+
+  getOrThrow(id: string): ProviderCatalog {
+    const provider = this.#providers.get(id);
+    if (!provider) {
+      throw new GatewayError('not_found', `no provider ${id} in the catalogs`, {
+        field: 'provider',
+        detail: { known: [...this.#providers.keys()] },
+      });
+    }
+    return provider;
+  }
+}
+
+export function providerCatalog(catalog: Catalog, manifest: ConnectionManifest): ProviderCatalog {
+  const actions = new Map(catalog.actions.map((action) => [action.name, action]));
+  const validators = new Map<string, ValidateFunction>();
+  let ajv: Ajv2020 | undefined;
+  return {
+    id: catalog.provider.id,
+    catalog,
+    manifest,
+    actions,
+    validatorFor(action) {
+      let validate = validators.get(action.name);
+      if (!validate) {
+        ajv ??= createAjv(catalog.annotationFormats);
+        validate = ajv.compile(action.inputSchema);
+        validators.set(action.name, validate);
+      }
+      return validate;
+    },
+  };
+}
+
+async function readJson<T>(url: URL): Promise<T> {
+  return JSON.parse(await readFile(url, 'utf8')) as T;
+}

@@ -1,0 +1,163 @@
+/**
+ * Executes one native REST action: build the request from the catalog
+ * (host from the server template, encoded path, serialized query, body), check
+ * the host against the catalog's allowlist before the credential goes on, send
+ * it through the guarded client, and turn the reply into a tool result.
+ * Writes are never retried; a write whose reply never came is reported as
+ * `write_outcome_unknown`, because the provider may have done it.
+ */
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CatalogAction } from '../../../generated/catalog-format.ts';
+import type { ProviderCatalog } from '../catalog/catalog-set.ts';
+import { GatewayError } from '../errors.ts';
+import type { Connection } from '../governance/model.ts';
+import type { GuardedClient } from '../outbound/guarded-client.ts';
+import { type ActionArguments, buildRestRequest } from '../rest/build-request.ts';
+import type { CallOutcome } from './connection-health.ts';
+import { resultFromReply } from './reply-result.ts';
+
+/**
+ * Development only: where a provider's calls go instead (Prism, a local
+ * upstream). Given the action and the URL built for the real host; undefined
+ * keeps the URL.
+ */
+export type UpstreamOverride = (
+  provider: string,
+  action: CatalogAction,
+  url: URL,
+) => URL | undefined;
+
+export interface ExecuteCall {
+  provider: ProviderCatalog;
+  action: CatalogAction;
+  connection: Connection;
+  args: ActionArguments;
+  /** The credential's fields by name; undefined when the action sends none. */
+  credential: Record<string, string> | undefined;
+  signal?: AbortSignal;
+}
+
+export interface Execution {
+  result: CallToolResult;
+  upstreamStatus: number | null;
+  requestBytes: number;
+  replyBytes: number;
+  /** What the call says about the connection's health. */
+  health: CallOutcome;
+}
+
+export class NativeRestExecutor {
+  readonly #client: GuardedClient;
+  readonly #override: UpstreamOverride | undefined;
+
+  constructor(client: GuardedClient, override?: UpstreamOverride) {
+    this.#client = client;
+    this.#override = override;
+  }
+
+  async execute(call: ExecuteCall): Promise<Execution> {
+    const { provider, action, connection } = call;
+    const override = this.#override;
+    const request = buildRestRequest(action, call.args, {
+      settings: connection.settings,
+      ...(override
+        ? { hostOverride: (url: URL) => override(provider.id, action, url) ?? url }
+        : {}),
+    });
+    ensureHostAllowed(provider, connection, request.host);
+
+    const headers = { ...request.headers };
+    const secrets: string[] = [];
+    if (action.request.credential) {
+      const auth = provider.manifest.connection.auth;
+      const field = auth.fields[0]!;
+      const value = call.credential?.[field.name];
+      if (!value) {
+        throw new GatewayError(
+          'credential_missing',
+          `connection ${connection.name} has no ${field.label}`,
+          {
+            field: field.name,
+          },
+        );
+      }
+      secrets.push(value);
+      if (auth.kind === 'bearer') headers.authorization = `Bearer ${value}`;
+      else headers[auth.header.toLowerCase()] = value;
+    }
+
+    const requestBytes = request.body === undefined ? 0 : Buffer.byteLength(request.body);
+    let reply: Awaited<ReturnType<GuardedClient['send']>>;
+    try {
+      reply = await this.#client.send(
+        {
+          method: request.method,
+          url: request.url,
+          headers,
+          secrets,
+          ...(request.body === undefined ? {} : { body: request.body }),
+        },
+        call.signal ? { signal: call.signal } : {},
+      );
+    } catch (error) {
+      throw asOutcomeError(error, action);
+    }
+    const health: CallOutcome = reply.status >= 500 ? 'failure' : 'success';
+    // A reply that cannot be used (a redirect, JSON that is not) throws: it fails this call only.
+    return {
+      result: resultFromReply(action, reply),
+      upstreamStatus: reply.status,
+      requestBytes,
+      replyBytes: reply.bytes,
+      health,
+    };
+  }
+}
+
+/** Whether an executor error counts against the connection's health. */
+export function healthOutcomeOf(error: unknown): CallOutcome {
+  if (!(error instanceof GatewayError)) return 'neutral';
+  switch (error.code) {
+    case 'upstream_unreachable':
+    case 'upstream_timeout':
+    case 'write_outcome_unknown':
+      return 'failure';
+    default:
+      return 'neutral';
+  }
+}
+
+function ensureHostAllowed(provider: ProviderCatalog, connection: Connection, host: string): void {
+  const { fixed, settings } = provider.catalog.hosts;
+  const allowed =
+    fixed.includes(host) || settings.some((name) => connection.settings[name] === host);
+  if (!allowed) {
+    throw new GatewayError(
+      'host_not_allowed',
+      `${host} is not a host connection ${connection.name} may call`,
+      {
+        detail: { host },
+      },
+    );
+  }
+}
+
+/**
+ * A write whose request left but whose reply never came (a timeout, a dropped
+ * connection) may have happened at the provider: say so, never replay it.
+ */
+function asOutcomeError(error: unknown, action: CatalogAction): unknown {
+  if (
+    error instanceof GatewayError &&
+    (error.code === 'upstream_timeout' || error.code === 'upstream_unreachable') &&
+    error.detail?.requestSent === true &&
+    action.classification !== 'read'
+  ) {
+    return new GatewayError(
+      'write_outcome_unknown',
+      'the request reached the provider but no reply came; the change may have happened. It was not retried: check its state before calling again',
+      { detail: { phase: 'reply', after: error.code }, cause: error },
+    );
+  }
+  return error;
+}

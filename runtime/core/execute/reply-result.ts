@@ -1,0 +1,79 @@
+/**
+ * A provider's HTTP reply as an MCP tool result: JSON replies as
+ * `structuredContent` (and as text for clients that read only `content`),
+ * other text as text, statuses the definition calls "still running" as a
+ * result rather than a failure, and any other non-2xx as `isError` with the
+ * stable code `upstream_status`.
+ */
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CatalogAction } from '../../../generated/catalog-format.ts';
+import { GatewayError } from '../errors.ts';
+import type { OutboundReply } from '../outbound/guarded-client.ts';
+
+export function resultFromReply(action: CatalogAction, reply: OutboundReply): CallToolResult {
+  const { status } = reply;
+  if (status >= 300 && status < 400) {
+    throw new GatewayError(
+      'upstream_redirect_refused',
+      `the provider answered ${status} (a redirect); Portcullis does not follow redirects`,
+      { detail: { status } },
+    );
+  }
+  const body = decodeBody(reply);
+  if (action.hints.stillRunningStatuses?.includes(status)) {
+    const structured = { status: 'still_running', httpStatus: status, reply: body };
+    return {
+      content: [{ type: 'text', text: JSON.stringify(structured) }],
+      structuredContent: structured,
+    };
+  }
+  if (status < 200 || status >= 300) {
+    const error = {
+      code: 'upstream_status',
+      message: `the provider answered HTTP ${status}`,
+      status,
+      reply: body,
+    };
+    return {
+      isError: true,
+      content: [
+        {
+          type: 'text',
+          text: `upstream_status: the provider answered HTTP ${status}\n${textOf(body)}`,
+        },
+      ],
+      structuredContent: { error },
+    };
+  }
+  if (body === undefined) return { content: [] };
+  if (typeof body === 'string') return { content: [{ type: 'text', text: body }] };
+  const structured = isPlainObject(body) ? body : { result: body };
+  return { content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: structured };
+}
+
+/** JSON when the reply says so (a body that does not parse is `upstream_reply_invalid`), text otherwise. */
+function decodeBody(reply: OutboundReply): unknown {
+  if (reply.body.byteLength === 0) return undefined;
+  const type = reply.headers['content-type'] ?? '';
+  const text = reply.body.toString('utf8');
+  if (/^application\/([\w.+-]*\+)?json\b/i.test(type)) {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch (cause) {
+      throw new GatewayError(
+        'upstream_reply_invalid',
+        'the provider sent a JSON content type with a body that is not JSON',
+        { cause },
+      );
+    }
+  }
+  return text;
+}
+
+function textOf(body: unknown): string {
+  return body === undefined ? '' : typeof body === 'string' ? body : JSON.stringify(body);
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

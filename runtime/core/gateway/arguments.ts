@@ -1,0 +1,56 @@
+/** Checking a call's arguments against the action's input schema, and the audit's hash of them. */
+import { createHash } from 'node:crypto';
+import type { ErrorObject } from 'ajv';
+import canonicalize from 'canonicalize';
+import type { CatalogAction } from '../../../generated/catalog-format.ts';
+import type { ProviderCatalog } from '../catalog/catalog-set.ts';
+import { GatewayError } from '../errors.ts';
+import type { ActionArguments } from '../rest/build-request.ts';
+
+export function validateArguments(
+  provider: ProviderCatalog,
+  action: CatalogAction,
+  args: Record<string, unknown> | undefined,
+): ActionArguments {
+  const value = args ?? {};
+  const validate = provider.validatorFor(action);
+  if (validate(value)) return value as ActionArguments;
+  const errors = validate.errors ?? [];
+  const first = errors[0];
+  const field = first ? fieldOf(first) : '';
+  throw new GatewayError(
+    'arguments_invalid',
+    `arguments do not match ${action.name}'s input schema: ${errors
+      .slice(0, 5)
+      .map((e) => `${fieldOf(e) || '/'} ${e.message ?? e.keyword}`)
+      .join('; ')}`,
+    {
+      field,
+      detail: {
+        errors: errors
+          .slice(0, 20)
+          .map((e) => ({ field: fieldOf(e), keyword: e.keyword, message: e.message })),
+      },
+    },
+  );
+}
+
+/** The JSON pointer of the value to change: the missing or extra property itself when ajv names one. */
+function fieldOf(error: ErrorObject): string {
+  const params = error.params as { missingProperty?: string; additionalProperty?: string };
+  const property = params.missingProperty ?? params.additionalProperty;
+  return property === undefined
+    ? error.instancePath
+    : `${error.instancePath}/${escapePointer(property)}`;
+}
+
+function escapePointer(token: string): string {
+  return token.replaceAll('~', '~0').replaceAll('/', '~1');
+}
+
+/** sha256 of the arguments' RFC 8785 canonical JSON: equal arguments, equal hash; never the arguments. */
+export function argumentHash(args: unknown): string {
+  return createHash('sha256')
+    .update(canonicalize(args ?? {}) ?? '')
+    .digest('hex');
+}

@@ -1,0 +1,67 @@
+/**
+ * What every start does before serving: make sure the default workspace and an
+ * admin token exist (the token is returned only when created, to be printed
+ * once), and bring every connection's action policies in line with the
+ * catalogs loaded now (contract safety).
+ */
+import type { CatalogSet } from '../catalog/catalog-set.ts';
+import { syncPolicies } from '../governance/contract-sync.ts';
+import { hashKey, newAdminToken, newId } from '../governance/keys.ts';
+import type { Store } from '../store/store.ts';
+
+export const DEFAULT_WORKSPACE = 'default';
+
+export interface BootstrapReport {
+  /** Shown once: the first start's admin token. */
+  adminToken: string | undefined;
+  defaultWorkspaceId: string;
+  /** Per connection name: actions added (quarantined), with changed contracts, retired. */
+  contracts: Array<{
+    connection: string;
+    added: string[];
+    changedContracts: string[];
+    retired: string[];
+  }>;
+}
+
+export async function bootstrap(
+  store: Store,
+  catalogs: CatalogSet,
+  now: Date,
+): Promise<BootstrapReport> {
+  const at = now.toISOString();
+  return store.transaction(async (tx) => {
+    let workspace = await tx.workspaces.byName(DEFAULT_WORKSPACE);
+    if (!workspace) {
+      workspace = { id: newId(), name: DEFAULT_WORKSPACE, createdAt: at };
+      await tx.workspaces.create(workspace);
+    }
+    let adminToken: string | undefined;
+    if ((await tx.adminTokens.count()) === 0) {
+      adminToken = newAdminToken();
+      await tx.adminTokens.create(newId(), hashKey(adminToken), at);
+    }
+    const contracts: BootstrapReport['contracts'] = [];
+    for (const connection of await tx.connections.all()) {
+      const provider = catalogs.get(connection.provider);
+      const existing = await tx.policies.forConnection(connection.id);
+      const sync = syncPolicies(
+        connection,
+        provider?.catalog.actions ?? [],
+        existing,
+        at,
+        'quarantine-new',
+      );
+      if (sync.changed.length > 0) {
+        await tx.policies.putMany(sync.changed);
+        contracts.push({
+          connection: connection.name,
+          added: sync.added,
+          changedContracts: sync.changedContracts,
+          retired: sync.retired,
+        });
+      }
+    }
+    return { adminToken, defaultWorkspaceId: workspace.id, contracts };
+  });
+}

@@ -1,0 +1,218 @@
+/**
+ * The agents' side of the gateway, as an MCP tool host: who is calling, which
+ * tools they see, and one governed call end to end:
+ *
+ *   resolve → decide (grant, policy, contract, workspace) → validate the
+ *   arguments → resolve the credential → execute → audit → result
+ *
+ * Every decision and every call leaves one audit event; a refusal is a
+ * `GatewayError` with its reason code, which the MCP endpoint turns into an
+ * `isError` result.
+ */
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { GatewayError, type ReasonCode } from '../errors.ts';
+import { nextHealth } from '../execute/connection-health.ts';
+import { healthOutcomeOf, type NativeRestExecutor } from '../execute/native-rest-executor.ts';
+import { decide } from '../governance/decide.ts';
+import { bearerToken, hashKey } from '../governance/keys.ts';
+import type { Agent, Connection, NewAuditEvent } from '../governance/model.ts';
+import type { GovernanceSnapshot, ToolTarget } from '../governance/snapshot.ts';
+import { toolNameFor } from '../governance/tool-names.ts';
+import type { McpPrincipal, ToolHost } from '../mcp/tool-host.ts';
+import type { Store } from '../store/store.ts';
+import type { CredentialVault } from '../vault/credential-vault.ts';
+import { argumentHash, validateArguments } from './arguments.ts';
+import type { GovernanceCache } from './governance-cache.ts';
+
+export interface GovernedToolsOptions {
+  store: Store;
+  governance: GovernanceCache;
+  vault: CredentialVault;
+  executor: NativeRestExecutor;
+  now?: () => Date;
+}
+
+const REFUSALS: Partial<Record<ReasonCode, string>> = {
+  unauthenticated: 'the agent key is not valid',
+  tool_unknown: 'no such tool',
+  not_granted: 'this agent has no grant for this action',
+  connection_inactive: 'the connection is not active',
+  action_disabled: 'an operator has disabled this action',
+  action_quarantined: 'this action is quarantined until an operator reviews it',
+  action_retired: 'this action is no longer in the provider catalog',
+  contract_changed:
+    "this action's contract changed since it was reviewed; an operator must review it again",
+};
+
+export class GovernedTools implements ToolHost {
+  readonly #options: GovernedToolsOptions;
+  readonly #now: () => Date;
+  readonly #tools = new WeakMap<ToolTarget['action'], Map<string, Tool>>();
+
+  constructor(options: GovernedToolsOptions) {
+    this.#options = options;
+    this.#now = options.now ?? (() => new Date());
+  }
+
+  async authenticate(authorization: string | undefined): Promise<McpPrincipal | undefined> {
+    const token = bearerToken(authorization);
+    if (!token) return undefined;
+    const snapshot = await this.#options.governance.current();
+    const agent = snapshot.agentByKeyHash(hashKey(token));
+    if (agent?.status !== 'active') return undefined;
+    return { agentId: agent.id, workspaceId: agent.workspaceId };
+  }
+
+  async listTools(principal: McpPrincipal): Promise<Tool[]> {
+    const snapshot = await this.#options.governance.current();
+    const agent = agentOf(snapshot, principal);
+    if (!agent) throw new GatewayError('unauthenticated', REFUSALS.unauthenticated!);
+    return snapshot.visibleTools(agent).map((target) => this.#toolOf(target));
+  }
+
+  async callTool(
+    principal: McpPrincipal,
+    name: string,
+    args: Record<string, unknown> | undefined,
+    signal: AbortSignal,
+  ): Promise<CallToolResult> {
+    const started = performance.now();
+    const snapshot = await this.#options.governance.current();
+    const agent = agentOf(snapshot, principal);
+    const event: NewAuditEvent = {
+      at: this.#now().toISOString(),
+      workspaceId: principal.workspaceId,
+      actorKind: 'agent',
+      actorId: principal.agentId,
+      action: name,
+      connectionId: null,
+      decision: 'denied',
+      reason: null,
+      outcome: null,
+      upstreamStatus: null,
+      latencyMs: null,
+      requestBytes: null,
+      replyBytes: null,
+      argumentHash: argumentHash(args),
+    };
+    const finish = async (change: Partial<NewAuditEvent>) => {
+      await this.#options.store.audit.append({
+        ...event,
+        ...change,
+        latencyMs: Math.round((performance.now() - started) * 1000) / 1000,
+      });
+    };
+
+    const target = agent ? snapshot.resolveTool(agent.workspaceId, name) : undefined;
+    const refusal: ReasonCode | null = !agent
+      ? 'unauthenticated'
+      : !target
+        ? 'tool_unknown'
+        : decide({
+            agent,
+            connection: target.connection,
+            grant: snapshot.grantOf(agent.id, target.connection.id),
+            policy: snapshot.policyOf(target.connection.id, target.action.name),
+            action: target.action,
+          });
+    if (refusal || !agent || !target) {
+      const reason = refusal ?? 'tool_unknown';
+      await finish({ reason, connectionId: target?.connection.id ?? null });
+      throw new GatewayError(reason, `${name}: ${REFUSALS[reason] ?? reason}`);
+    }
+    event.connectionId = target.connection.id;
+
+    try {
+      const validated = validateArguments(target.provider, target.action, args);
+      const grant = snapshot.grantOf(agent.id, target.connection.id)!;
+      const credential = target.action.request.credential
+        ? await this.#credential(
+            target.connection,
+            grant.credentialMode === 'personal' ? agent.id : null,
+          )
+        : undefined;
+      const execution = await this.#options.executor.execute({
+        provider: target.provider,
+        action: target.action,
+        connection: target.connection,
+        args: validated,
+        credential,
+        signal,
+      });
+      await this.#recordHealth(target.connection, execution.health);
+      await finish({
+        decision: 'allowed',
+        outcome: execution.result.isError ? 'error' : 'ok',
+        reason: execution.result.isError ? 'upstream_status' : null,
+        upstreamStatus: execution.upstreamStatus,
+        requestBytes: execution.requestBytes,
+        replyBytes: execution.replyBytes,
+      });
+      return execution.result;
+    } catch (error) {
+      const code = error instanceof GatewayError ? error.code : 'internal';
+      const denied = code === 'arguments_invalid' || code === 'credential_missing';
+      await this.#recordHealth(target.connection, healthOutcomeOf(error));
+      await finish({
+        decision: denied ? 'denied' : 'allowed',
+        outcome: denied ? null : 'error',
+        reason: code,
+      });
+      throw error;
+    }
+  }
+
+  async #credential(
+    connection: Connection,
+    agentId: string | null,
+  ): Promise<Record<string, string> | undefined> {
+    const rows = await this.#options.store.credentials.forConnection(connection.id, agentId);
+    return this.#options.vault.open(rows);
+  }
+
+  async #recordHealth(
+    connection: Connection,
+    outcome: Parameters<typeof nextHealth>[1],
+  ): Promise<void> {
+    const next = nextHealth(connection, outcome);
+    if (next.health === connection.health && next.failureStreak === connection.failureStreak)
+      return;
+    // The snapshot's row is the process's view of health between revisions.
+    connection.health = next.health;
+    connection.failureStreak = next.failureStreak;
+    await this.#options.store.connections.recordHealth(
+      connection.id,
+      next.health,
+      next.failureStreak,
+      this.#now().toISOString(),
+    );
+  }
+
+  #toolOf({ connection, action }: ToolTarget): Tool {
+    let byName = this.#tools.get(action);
+    if (!byName) {
+      byName = new Map();
+      this.#tools.set(action, byName);
+    }
+    const name = toolNameFor(connection, action.name);
+    let tool = byName.get(name);
+    if (!tool) {
+      tool = {
+        name,
+        title: action.title,
+        description: action.description,
+        inputSchema: action.inputSchema as Tool['inputSchema'],
+        annotations: { ...action.annotations },
+      };
+      byName.set(name, tool);
+    }
+    return tool;
+  }
+}
+
+function agentOf(snapshot: GovernanceSnapshot, principal: McpPrincipal): Agent | undefined {
+  const agent = snapshot.agentById(principal.agentId);
+  return agent && agent.workspaceId === principal.workspaceId && agent.status === 'active'
+    ? agent
+    : undefined;
+}

@@ -1,0 +1,106 @@
+/**
+ * The gateway's composition root: configuration in, the parts every surface
+ * uses out (the MCP tool host, the operator verbs' context, the store), with
+ * the start-up checks done. The HTTP server, the `portcullis` command, the
+ * tests and the benchmark all open the gateway through here.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { openStore } from '../../store/open-store.ts';
+import { CatalogSet, generatedProviderFiles, type ProviderFiles } from '../catalog/catalog-set.ts';
+import type { Config } from '../config/config.ts';
+import { NativeRestExecutor, type UpstreamOverride } from '../execute/native-rest-executor.ts';
+import type { OperatorContext } from '../operator/context.ts';
+import { createGuardedClient } from '../outbound/guarded-client.ts';
+import type { Store } from '../store/store.ts';
+import { CredentialVault } from '../vault/credential-vault.ts';
+import { loadKeyring } from '../vault/key-file.ts';
+import { type BootstrapReport, bootstrap } from './bootstrap.ts';
+import { GovernanceCache } from './governance-cache.ts';
+import { GovernedTools } from './governed-tools.ts';
+
+export interface OpenGatewayOptions {
+  config: Config;
+  /**
+   * The catalogs to serve: the compiled `generated/` folder (its URL, since a
+   * bundled entry point sits elsewhere than the sources), or explicit files.
+   */
+  catalogs: URL | readonly ProviderFiles[];
+  now?: () => Date;
+}
+
+export interface Gateway {
+  readonly config: Config;
+  readonly store: Store;
+  readonly catalogs: CatalogSet;
+  readonly vault: CredentialVault;
+  readonly tools: GovernedTools;
+  readonly startup: BootstrapReport & { keyFileCreated: boolean; keySource: string };
+  operator(actor: string): OperatorContext;
+  close(): Promise<void>;
+}
+
+export async function openGateway(options: OpenGatewayOptions): Promise<Gateway> {
+  const { config } = options;
+  const now = options.now ?? (() => new Date());
+  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  const keys = loadKeyring(config.dataDir, config.masterKey);
+  const [catalogs, store] = await Promise.all([
+    CatalogSet.load(
+      options.catalogs instanceof URL ? generatedProviderFiles(options.catalogs) : options.catalogs,
+    ),
+    openStore(
+      config.databaseUrl
+        ? { databaseUrl: config.databaseUrl }
+        : { sqliteFile: join(config.dataDir, 'portcullis.sqlite') },
+    ),
+  ]);
+  try {
+    const report = await bootstrap(store, catalogs, now());
+    const client = createGuardedClient({ allowPrivateNetworks: config.allowPrivateNetworks });
+    const executor = new NativeRestExecutor(client, upstreamOverride(config.devUpstreams));
+    const vault = new CredentialVault(
+      keys.keyring,
+      () => loadKeyring(config.dataDir, config.masterKey).keyring,
+    );
+    const governance = new GovernanceCache(store, catalogs);
+    const tools = new GovernedTools({ store, governance, vault, executor, now });
+    return {
+      config,
+      store,
+      catalogs,
+      vault,
+      tools,
+      startup: { ...report, keyFileCreated: keys.created, keySource: keys.source },
+      operator: (actor) => ({ store, catalogs, vault, executor, actor, now }),
+      async close() {
+        await client.close();
+        await store.close();
+      },
+    };
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+}
+
+/**
+ * `provider[/document]=url`: the url stands in for the action's server URL
+ * (the document-specific entry wins). The server URL's own path segments are
+ * dropped, since a mock such as Prism serves the operations' paths at its root.
+ */
+function upstreamOverride(origins: Record<string, string>): UpstreamOverride | undefined {
+  if (Object.keys(origins).length === 0) return undefined;
+  return (provider, action, url) => {
+    const replacement = origins[`${provider}/${action.document}`] ?? origins[provider];
+    if (!replacement) return undefined;
+    const baseSegments = new URL(action.request.server.url.replace(/[{}]/g, '')).pathname
+      .split('/')
+      .filter(Boolean).length;
+    const operationPath = url.pathname.split('/').filter(Boolean).slice(baseSegments).join('/');
+    const rewritten = new URL(replacement);
+    rewritten.pathname = `${rewritten.pathname.replace(/\/$/, '')}/${operationPath}`;
+    rewritten.search = url.search;
+    return rewritten;
+  };
+}

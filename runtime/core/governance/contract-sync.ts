@@ -1,0 +1,76 @@
+/**
+ * Contract safety: bring a connection's action policies in line with the
+ * catalog loaded now. Runs at every start and when a connection is created.
+ *
+ * - A new connection gets the defaults: reads enabled, writes and destructive
+ *   actions disabled, each reviewed at its current contract hash.
+ * - An action new to the catalog of an existing connection starts quarantined.
+ * - A changed contract keeps its state but records the new hash; the call is
+ *   blocked (`contract_changed`) until an operator reviews it again.
+ * - An action that left the catalog is retired; if it comes back, it is
+ *   quarantined like any new action.
+ */
+import type { CatalogAction } from '../../../generated/catalog-format.ts';
+import type { ActionPolicy, Connection } from './model.ts';
+
+export interface PolicySync {
+  /** Rows to write (new or changed). */
+  changed: ActionPolicy[];
+  added: string[];
+  changedContracts: string[];
+  retired: string[];
+}
+
+export function syncPolicies(
+  connection: Pick<Connection, 'id' | 'workspaceId'>,
+  actions: readonly CatalogAction[],
+  existing: readonly ActionPolicy[],
+  now: string,
+  mode: 'defaults' | 'quarantine-new',
+): PolicySync {
+  const byAction = new Map(existing.map((policy) => [policy.action, policy]));
+  const result: PolicySync = { changed: [], added: [], changedContracts: [], retired: [] };
+  const present = new Set<string>();
+
+  for (const action of actions) {
+    present.add(action.name);
+    const policy = byAction.get(action.name);
+    const base = {
+      connectionId: connection.id,
+      workspaceId: connection.workspaceId,
+      action: action.name,
+      classification: action.classification,
+      currentHash: action.contractHash,
+      updatedAt: now,
+    };
+    if (!policy) {
+      result.added.push(action.name);
+      result.changed.push(
+        mode === 'defaults'
+          ? {
+              ...base,
+              state: action.classification === 'read' ? 'enabled' : 'disabled',
+              reviewedHash: action.contractHash,
+            }
+          : { ...base, state: 'quarantined', reviewedHash: null },
+      );
+    } else if (policy.state === 'retired') {
+      result.added.push(action.name);
+      result.changed.push({ ...base, state: 'quarantined', reviewedHash: null });
+    } else if (
+      policy.currentHash !== action.contractHash ||
+      policy.classification !== action.classification
+    ) {
+      if (policy.reviewedHash !== action.contractHash) result.changedContracts.push(action.name);
+      result.changed.push({ ...policy, ...base });
+    }
+  }
+
+  for (const policy of existing) {
+    if (!present.has(policy.action) && policy.state !== 'retired') {
+      result.retired.push(policy.action);
+      result.changed.push({ ...policy, state: 'retired', updatedAt: now });
+    }
+  }
+  return result;
+}

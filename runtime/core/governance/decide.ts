@@ -1,0 +1,57 @@
+/**
+ * The decision on one tool call, from rows already resolved: may this agent
+ * call this action on this connection now? Returns the reason code that
+ * refuses it, or null. Pure, so every rule has a table-driven test.
+ */
+import type { CatalogAction } from '../../../generated/catalog-format.ts';
+import type { ReasonCode } from '../errors.ts';
+import type { ActionPolicy, Agent, Connection, Grant } from './model.ts';
+
+export interface DecisionInput {
+  agent: Agent;
+  connection: Connection;
+  grant: Grant | undefined;
+  policy: ActionPolicy | undefined;
+  action: CatalogAction;
+}
+
+export function decide({
+  agent,
+  connection,
+  grant,
+  policy,
+  action,
+}: DecisionInput): ReasonCode | null {
+  if (agent.status !== 'active') return 'unauthenticated';
+  // Another workspace's connection does not exist as far as this agent can tell.
+  if (connection.workspaceId !== agent.workspaceId) return 'tool_unknown';
+  if (!grant || grant.connectionId !== connection.id || grant.agentId !== agent.id) {
+    return 'not_granted';
+  }
+  if (!grantCovers(grant, action)) return 'not_granted';
+  if (connection.status !== 'active') return 'connection_inactive';
+  if (!policy) return 'action_quarantined';
+  switch (policy.state) {
+    case 'retired':
+      return 'action_retired';
+    case 'quarantined':
+      return 'action_quarantined';
+    case 'disabled':
+      return 'action_disabled';
+    case 'enabled':
+      break;
+  }
+  if (policy.reviewedHash !== action.contractHash) return 'contract_changed';
+  return null;
+}
+
+export function grantCovers(grant: Grant, action: CatalogAction): boolean {
+  switch (grant.scope) {
+    case 'all':
+      return true;
+    case 'reads':
+      return action.classification === 'read';
+    case 'actions':
+      return grant.actions.includes(action.name);
+  }
+}

@@ -1,0 +1,136 @@
+/**
+ * What every call reads, held in memory: the governance rows as of one store
+ * revision. The gateway rebuilds it when the revision moves (a change from this
+ * process, the `portcullis` command or another replica), so a revoked agent is
+ * refused on its next call while unchanged state costs one small query.
+ */
+import type { CatalogAction } from '../../../generated/catalog-format.ts';
+import type { CatalogSet, ProviderCatalog } from '../catalog/catalog-set.ts';
+import type { Store } from '../store/store.ts';
+import { grantCovers } from './decide.ts';
+import type { ActionPolicy, Agent, Connection, Grant } from './model.ts';
+import { toolNameFor } from './tool-names.ts';
+
+/** A tool as one workspace sees it: which connection and which action. */
+export interface ToolTarget {
+  connection: Connection;
+  provider: ProviderCatalog;
+  action: CatalogAction;
+}
+
+export class GovernanceSnapshot {
+  readonly revision: number;
+  readonly #agentsByKeyHash: ReadonlyMap<string, Agent>;
+  readonly #agentsById: ReadonlyMap<string, Agent>;
+  readonly #grantsByAgent: ReadonlyMap<string, Grant[]>;
+  readonly #policies: ReadonlyMap<string, ActionPolicy>;
+  readonly #toolsByWorkspace = new Map<string, Map<string, ToolTarget>>();
+  readonly #visibleByAgent = new Map<string, ToolTarget[]>();
+  readonly #connections: readonly Connection[];
+  readonly #catalogs: CatalogSet;
+
+  private constructor(
+    revision: number,
+    rows: {
+      agents: Array<Agent & { keyHash: string }>;
+      connections: Connection[];
+      grants: Grant[];
+      policies: ActionPolicy[];
+    },
+    catalogs: CatalogSet,
+  ) {
+    this.revision = revision;
+    this.#catalogs = catalogs;
+    this.#connections = rows.connections;
+    this.#agentsByKeyHash = new Map(rows.agents.map(({ keyHash, ...agent }) => [keyHash, agent]));
+    this.#agentsById = new Map(
+      [...this.#agentsByKeyHash.values()].map((agent) => [agent.id, agent]),
+    );
+    const grants = new Map<string, Grant[]>();
+    for (const grant of rows.grants) {
+      const list = grants.get(grant.agentId);
+      if (list) list.push(grant);
+      else grants.set(grant.agentId, [grant]);
+    }
+    this.#grantsByAgent = grants;
+    this.#policies = new Map(rows.policies.map((p) => [policyKey(p.connectionId, p.action), p]));
+  }
+
+  static async read(store: Store, catalogs: CatalogSet): Promise<GovernanceSnapshot> {
+    return store.transaction(async (tx) => {
+      const [revision, agents, connections, grants, policies] = await Promise.all([
+        tx.revision(),
+        tx.agents.all(),
+        tx.connections.all(),
+        tx.grants.all(),
+        tx.policies.all(),
+      ]);
+      return new GovernanceSnapshot(revision, { agents, connections, grants, policies }, catalogs);
+    });
+  }
+
+  agentByKeyHash(keyHash: string): Agent | undefined {
+    return this.#agentsByKeyHash.get(keyHash);
+  }
+
+  agentById(id: string): Agent | undefined {
+    return this.#agentsById.get(id);
+  }
+
+  grantOf(agentId: string, connectionId: string): Grant | undefined {
+    return this.#grantsByAgent.get(agentId)?.find((grant) => grant.connectionId === connectionId);
+  }
+
+  policyOf(connectionId: string, action: string): ActionPolicy | undefined {
+    return this.#policies.get(policyKey(connectionId, action));
+  }
+
+  /** A tool name in the agent's workspace, whether or not the agent may call it. */
+  resolveTool(workspaceId: string, toolName: string): ToolTarget | undefined {
+    return this.#workspaceTools(workspaceId).get(toolName);
+  }
+
+  /**
+   * The tools an agent may call now: granted, on an active connection, enabled,
+   * and reviewed at the catalog's contract hash.
+   */
+  visibleTools(agent: Agent): ToolTarget[] {
+    let visible = this.#visibleByAgent.get(agent.id);
+    if (!visible) {
+      visible = [];
+      for (const grant of this.#grantsByAgent.get(agent.id) ?? []) {
+        for (const target of this.#workspaceTools(agent.workspaceId).values()) {
+          if (target.connection.id !== grant.connectionId) continue;
+          if (target.connection.status !== 'active' || !grantCovers(grant, target.action)) continue;
+          const policy = this.policyOf(target.connection.id, target.action.name);
+          if (policy?.state === 'enabled' && policy.reviewedHash === target.action.contractHash) {
+            visible.push(target);
+          }
+        }
+      }
+      this.#visibleByAgent.set(agent.id, visible);
+    }
+    return visible;
+  }
+
+  #workspaceTools(workspaceId: string): Map<string, ToolTarget> {
+    let tools = this.#toolsByWorkspace.get(workspaceId);
+    if (!tools) {
+      tools = new Map();
+      for (const connection of this.#connections) {
+        if (connection.workspaceId !== workspaceId) continue;
+        const provider = this.#catalogs.get(connection.provider);
+        if (!provider) continue;
+        for (const action of provider.catalog.actions) {
+          tools.set(toolNameFor(connection, action.name), { connection, provider, action });
+        }
+      }
+      this.#toolsByWorkspace.set(workspaceId, tools);
+    }
+    return tools;
+  }
+}
+
+function policyKey(connectionId: string, action: string): string {
+  return `${connectionId}\0${action}`;
+}

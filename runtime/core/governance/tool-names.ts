@@ -1,0 +1,17 @@
+/**
+ * The MCP tool name of a connection's action. A connection named after its
+ * provider (the usual single connection) exposes the catalog's names as they
+ * are; any other connection prefixes its own name, so two Unikraft
+ * connections (`prod`, `staging`) never collide. The name depends only on the
+ * connection, never on what else an agent is granted, so it is stable.
+ */
+import type { Connection } from './model.ts';
+
+export const CONNECTION_NAME_PATTERN = /^[a-z][a-z0-9-]{0,31}$/;
+
+export function toolNameFor(
+  connection: Pick<Connection, 'name' | 'provider'>,
+  action: string,
+): string {
+  return connection.name === connection.provider ? action : `${connection.name}__${action}`;
+}

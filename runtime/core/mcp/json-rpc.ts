@@ -1,0 +1,91 @@
+/**
+ * JSON-RPC 2.0 messages as the endpoint sees them: a cheap structural check of
+ * what a client sent (no schema library on the hot path) and the replies it
+ * gets back.
+ */
+import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+
+export type JsonRpcId = string | number;
+
+/**
+ * The codes this endpoint answers with. The JSON-RPC ones come from the SDK;
+ * `serverError` (the start of JSON-RPC's implementation-defined range) and
+ * `sessionNotFound` are what the SDK's Streamable HTTP server transport uses
+ * for a refused HTTP request and an unknown session.
+ */
+export const RpcCode = {
+  parseError: ErrorCode.ParseError,
+  invalidRequest: ErrorCode.InvalidRequest,
+  methodNotFound: ErrorCode.MethodNotFound,
+  invalidParams: ErrorCode.InvalidParams,
+  internalError: ErrorCode.InternalError,
+  serverError: -32000,
+  sessionNotFound: -32001,
+} as const;
+
+export type RpcCodeValue = (typeof RpcCode)[keyof typeof RpcCode];
+
+/** One message a client sent, classified. */
+export type IncomingMessage =
+  | { kind: 'request'; id: JsonRpcId; method: string; params: Record<string, unknown> | undefined }
+  | { kind: 'notification'; method: string; params: Record<string, unknown> | undefined }
+  /** A client's reply to a server request; this server sends none, so it is acknowledged and dropped. */
+  | { kind: 'response' }
+  | { kind: 'invalid'; id: JsonRpcId | null };
+
+export interface RpcErrorObject {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+export type OutgoingMessage =
+  | { jsonrpc: '2.0'; id: JsonRpcId; result: unknown }
+  | { jsonrpc: '2.0'; id: JsonRpcId | null; error: RpcErrorObject };
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isId(value: unknown): value is JsonRpcId {
+  return typeof value === 'string' || (typeof value === 'number' && Number.isInteger(value));
+}
+
+/**
+ * Classifies one JSON value. A request needs `jsonrpc: "2.0"`, a string
+ * method, a string or integer id (never null in MCP) and, when present, object
+ * params; a notification is the same without an id.
+ */
+export function classifyMessage(value: unknown): IncomingMessage {
+  if (!isPlainObject(value) || value.jsonrpc !== '2.0') {
+    return { kind: 'invalid', id: isPlainObject(value) && isId(value.id) ? value.id : null };
+  }
+  const { id, method, params } = value;
+  if (typeof method !== 'string') {
+    const isResponse = isId(id) && ('result' in value || 'error' in value);
+    return isResponse ? { kind: 'response' } : { kind: 'invalid', id: isId(id) ? id : null };
+  }
+  if (params !== undefined && !isPlainObject(params)) {
+    return { kind: 'invalid', id: isId(id) ? id : null };
+  }
+  if (id === undefined) return { kind: 'notification', method, params };
+  if (!isId(id)) return { kind: 'invalid', id: null };
+  return { kind: 'request', id, method, params };
+}
+
+export function resultMessage(id: JsonRpcId, result: unknown): OutgoingMessage {
+  return { jsonrpc: '2.0', id, result };
+}
+
+export function errorMessage(
+  id: JsonRpcId | null,
+  code: number,
+  message: string,
+  data?: unknown,
+): OutgoingMessage {
+  return {
+    jsonrpc: '2.0',
+    id,
+    error: data === undefined ? { code, message } : { code, message, data },
+  };
+}

@@ -1,0 +1,126 @@
+/**
+ * MCP sessions, one per `initialize`, each owned by the principal that opened
+ * it. A Map in least-recently-used order: every use moves a session to the
+ * end, so expiry and eviction read from the front and memory stays bounded.
+ */
+import { randomUUID } from 'node:crypto';
+import type { JsonRpcId } from './json-rpc.ts';
+import type { McpPrincipal } from './tool-host.ts';
+
+export interface Session {
+  /** Visible ASCII only (a UUID), as the transport requires. */
+  readonly id: string;
+  readonly agentId: string;
+  readonly workspaceId: string;
+  readonly protocolVersion: string;
+  lastUsedAt: number;
+  /** Tool calls running in this session, by JSON-RPC id, so they can be cancelled. */
+  readonly running: Map<JsonRpcId, AbortController>;
+}
+
+export interface SessionTableOptions {
+  /** A session unused this long is gone. */
+  idleMs: number;
+  /** Opening one more evicts the least recently used. */
+  maxSessions: number;
+  now?: () => number;
+}
+
+export class SessionTable {
+  readonly #sessions = new Map<string, Session>();
+  readonly #idleMs: number;
+  readonly #maxSessions: number;
+  readonly #now: () => number;
+
+  constructor(options: SessionTableOptions) {
+    if (!(options.idleMs > 0)) throw new TypeError('idleMs must be a positive number');
+    if (!(Number.isInteger(options.maxSessions) && options.maxSessions > 0)) {
+      throw new TypeError('maxSessions must be a positive integer');
+    }
+    this.#idleMs = options.idleMs;
+    this.#maxSessions = options.maxSessions;
+    this.#now = options.now ?? Date.now;
+  }
+
+  get size(): number {
+    return this.#sessions.size;
+  }
+
+  open(principal: McpPrincipal, protocolVersion: string): Session {
+    this.sweep();
+    while (this.#sessions.size >= this.#maxSessions) {
+      const oldest = this.#sessions.values().next().value;
+      if (oldest === undefined) break;
+      this.#end(oldest);
+    }
+    const session: Session = {
+      id: randomUUID(),
+      agentId: principal.agentId,
+      workspaceId: principal.workspaceId,
+      protocolVersion,
+      lastUsedAt: this.#now(),
+      running: new Map(),
+    };
+    this.#sessions.set(session.id, session);
+    return session;
+  }
+
+  /**
+   * The live session with this id opened by this principal, marked as used;
+   * undefined for an unknown, ended or expired id and for another caller's
+   * session (indistinguishable to the caller).
+   */
+  use(id: string, principal: McpPrincipal): Session | undefined {
+    const session = this.#sessions.get(id);
+    if (
+      session === undefined ||
+      session.agentId !== principal.agentId ||
+      session.workspaceId !== principal.workspaceId
+    ) {
+      return undefined;
+    }
+    const now = this.#now();
+    if (this.#isExpired(session, now)) {
+      this.#end(session);
+      return undefined;
+    }
+    session.lastUsedAt = now;
+    this.#sessions.delete(id);
+    this.#sessions.set(id, session);
+    return session;
+  }
+
+  /** Ends a session and aborts its running calls. */
+  end(session: Session): void {
+    if (this.#sessions.get(session.id) === session) this.#end(session);
+  }
+
+  /** Drops expired sessions, oldest first; a session with running calls is kept (and moved on). */
+  sweep(): void {
+    const now = this.#now();
+    for (const session of this.#sessions.values()) {
+      if (now - session.lastUsedAt < this.#idleMs) return;
+      if (session.running.size > 0) {
+        session.lastUsedAt = now;
+        this.#sessions.delete(session.id);
+        this.#sessions.set(session.id, session);
+        continue;
+      }
+      this.#end(session);
+    }
+  }
+
+  clear(): void {
+    for (const session of [...this.#sessions.values()]) this.#end(session);
+  }
+
+  #isExpired(session: Session, now: number): boolean {
+    return now - session.lastUsedAt >= this.#idleMs && session.running.size === 0;
+  }
+
+  #end(session: Session): void {
+    this.#sessions.delete(session.id);
+    for (const controller of session.running.values()) controller.abort();
+    session.running.clear();
+  }
+}

@@ -1,0 +1,136 @@
+/**
+ * An operator's view of a connection's actions and the verbs that change their
+ * policy. Enabling an action approves its current contract. Reviewing
+ * approves the current contract without enabling anything new: a quarantined
+ * action takes its class default (reads on, writes and destructive off).
+ */
+import { z } from 'zod';
+import type { Classification } from '../../../generated/catalog-format.ts';
+import { GatewayError } from '../errors.ts';
+import type { ActionPolicy, PolicyState } from '../governance/model.ts';
+import { toolNameFor } from '../governance/tool-names.ts';
+import { connectionOrThrow } from './connections.ts';
+import { audit, type OperatorContext, parseInput, workspaceOrThrow } from './context.ts';
+
+export interface ActionView {
+  action: string;
+  tool: string;
+  classification: Classification;
+  state: PolicyState;
+  /** The catalog's contract differs from the one reviewed: calls are blocked until reviewed. */
+  contractChanged: boolean;
+  title: string;
+}
+
+const ConnectionRefSchema = z.strictObject({
+  workspace: z.string().min(1),
+  connection: z.string().min(1),
+});
+
+export async function listActions(ctx: OperatorContext, input: unknown): Promise<ActionView[]> {
+  const ref = parseInput(ConnectionRefSchema, input);
+  const workspace = await workspaceOrThrow(ctx, ref.workspace);
+  const connection = await connectionOrThrow(ctx, workspace.id, ref.connection);
+  const provider = ctx.catalogs.get(connection.provider);
+  const policies = await ctx.store.policies.forConnection(connection.id);
+  return policies
+    .map((policy) => {
+      const action = provider?.actions.get(policy.action);
+      return {
+        action: policy.action,
+        tool: toolNameFor(connection, policy.action),
+        classification: policy.classification,
+        state: policy.state,
+        contractChanged: policy.state !== 'retired' && policy.reviewedHash !== policy.currentHash,
+        title: action?.title ?? policy.action,
+      };
+    })
+    .sort((a, b) => (a.action < b.action ? -1 : a.action > b.action ? 1 : 0));
+}
+
+export const ChangeActionsSchema = z
+  .strictObject({
+    workspace: z.string().min(1),
+    connection: z.string().min(1),
+    /** Action names; or select by `classification`, or `all`. */
+    actions: z.array(z.string().min(1)).optional(),
+    classification: z.enum(['read', 'write', 'destructive']).optional(),
+    all: z.boolean().optional(),
+  })
+  .refine((v) => (v.actions?.length ? 1 : 0) + (v.classification ? 1 : 0) + (v.all ? 1 : 0) === 1, {
+    message: 'name the actions, or a classification, or all (exactly one)',
+    path: ['actions'],
+  });
+
+export type ActionVerb = 'enable' | 'disable' | 'review';
+
+export async function changeActions(
+  ctx: OperatorContext,
+  verb: ActionVerb,
+  input: unknown,
+): Promise<ActionView[]> {
+  const parsed = parseInput(ChangeActionsSchema, input);
+  const workspace = await workspaceOrThrow(ctx, parsed.workspace);
+  const connection = await connectionOrThrow(ctx, workspace.id, parsed.connection);
+  const policies = await ctx.store.policies.forConnection(connection.id);
+  const byName = new Map(policies.map((p) => [p.action, p]));
+  const chosen = parsed.actions
+    ? parsed.actions.map((name) => {
+        const policy = byName.get(name);
+        if (!policy)
+          throw new GatewayError(
+            'not_found',
+            `connection ${connection.name} has no action ${name}`,
+            { field: 'actions' },
+          );
+        return policy;
+      })
+    : policies.filter((p) => parsed.all || p.classification === parsed.classification);
+  const at = ctx.now().toISOString();
+  await ctx.store.transaction(async (tx) => {
+    for (const policy of chosen) {
+      if (policy.state === 'retired') {
+        throw new GatewayError(
+          'conflict',
+          `${policy.action} is retired: it is no longer in the catalog`,
+          { field: 'actions' },
+        );
+      }
+      await tx.policies.setState(connection.id, policy.action, {
+        ...nextPolicy(verb, policy),
+        updatedAt: at,
+      });
+    }
+    await audit(ctx, tx, {
+      action: `action.${verb}`,
+      workspaceId: workspace.id,
+      connectionId: connection.id,
+    });
+  });
+  const changed = new Set(chosen.map((p) => p.action));
+  return (
+    await listActions(ctx, { workspace: parsed.workspace, connection: parsed.connection })
+  ).filter((v) => changed.has(v.action));
+}
+
+function nextPolicy(
+  verb: ActionVerb,
+  policy: ActionPolicy,
+): { state: PolicyState; reviewedHash?: string } {
+  switch (verb) {
+    case 'enable':
+      return { state: 'enabled', reviewedHash: policy.currentHash };
+    case 'disable':
+      return { state: 'disabled' };
+    case 'review':
+      return {
+        state:
+          policy.state === 'quarantined'
+            ? policy.classification === 'read'
+              ? 'enabled'
+              : 'disabled'
+            : policy.state,
+        reviewedHash: policy.currentHash,
+      };
+  }
+}

@@ -1,0 +1,230 @@
+/**
+ * Connecting a provider: check the settings against the manifest's schema,
+ * verify the credential with the provider's verify action, and only then write
+ * the connection, its sealed credential and its default action policies in one
+ * transaction. A failed verification writes nothing.
+ */
+import { z } from 'zod';
+import type { ProviderCatalog } from '../catalog/catalog-set.ts';
+import { GatewayError } from '../errors.ts';
+import { syncPolicies } from '../governance/contract-sync.ts';
+import { newId } from '../governance/keys.ts';
+import type { Connection } from '../governance/model.ts';
+import { createAjv } from '../validation/create-ajv.ts';
+import { agentOrThrow } from './agents.ts';
+import { audit, type OperatorContext, parseInput, workspaceOrThrow } from './context.ts';
+import { NameSchema } from './names.ts';
+
+/** The credential's fields by name, or one string for a provider with a single field. */
+const SecretValuesSchema = z.union([
+  z.string().min(1, 'a non-empty value'),
+  z.record(z.string(), z.string().min(1, 'a non-empty value')),
+]);
+
+export const ConnectSchema = z.strictObject({
+  workspace: z.string().min(1),
+  provider: z.string().min(1),
+  /** Defaults to the provider id (the connection's tools then keep the catalog's names). */
+  name: NameSchema.optional(),
+  settings: z.record(z.string(), z.string()).default({}),
+  /** The credential's fields by name (write-only). */
+  credential: SecretValuesSchema,
+});
+
+export async function connect(ctx: OperatorContext, input: unknown): Promise<Connection> {
+  const parsed = parseInput(ConnectSchema, input);
+  const workspace = await workspaceOrThrow(ctx, parsed.workspace);
+  const provider = ctx.catalogs.getOrThrow(parsed.provider);
+  const settings = checkSettings(provider, parsed.settings);
+  const credential = checkCredential(provider, parsed.credential);
+  const now = ctx.now().toISOString();
+  const connection: Connection = {
+    id: newId(),
+    workspaceId: workspace.id,
+    name: parsed.name ?? provider.id,
+    provider: provider.id,
+    settings,
+    status: 'active',
+    health: 'ok',
+    failureStreak: 0,
+    createdAt: now,
+    updatedAt: now,
+  };
+  if (await ctx.store.connections.byName(workspace.id, connection.name)) {
+    throw new GatewayError(
+      'conflict',
+      `workspace ${workspace.name} already has a connection ${connection.name}`,
+      {
+        field: 'name',
+      },
+    );
+  }
+  await verifyCredential(ctx, provider, connection, credential);
+
+  await ctx.store.transaction(async (tx) => {
+    await tx.connections.create(connection);
+    await ctx.vault.put(
+      tx,
+      { workspaceId: workspace.id, connectionId: connection.id, agentId: null },
+      credential,
+      now,
+    );
+    await tx.policies.putMany(
+      syncPolicies(connection, provider.catalog.actions, [], now, 'defaults').changed,
+    );
+    await audit(ctx, tx, {
+      action: 'connection.create',
+      workspaceId: workspace.id,
+      connectionId: connection.id,
+    });
+  });
+  return connection;
+}
+
+export async function listConnections(ctx: OperatorContext, input: unknown): Promise<Connection[]> {
+  const { workspace } = parseInput(z.strictObject({ workspace: z.string().min(1) }), input);
+  return ctx.store.connections.list((await workspaceOrThrow(ctx, workspace)).id);
+}
+
+export async function connectionOrThrow(
+  ctx: OperatorContext,
+  workspaceId: string,
+  ref: string,
+): Promise<Connection> {
+  const connection =
+    (await ctx.store.connections.byName(workspaceId, ref)) ??
+    (await ctx.store.connections.byId(workspaceId, ref));
+  if (!connection)
+    throw new GatewayError('not_found', `no connection ${ref} in this workspace`, {
+      field: 'connection',
+    });
+  return connection;
+}
+
+export const SetCredentialSchema = z.strictObject({
+  workspace: z.string().min(1),
+  connection: z.string().min(1),
+  /** Set for an agent's personal credential; absent for the connection's shared one. */
+  agent: z.string().min(1).optional(),
+  credential: SecretValuesSchema,
+});
+
+/** Replaces (rotates) a shared credential or sets an agent's personal one, after verifying it. */
+export async function setCredential(ctx: OperatorContext, input: unknown): Promise<void> {
+  const parsed = parseInput(SetCredentialSchema, input);
+  const workspace = await workspaceOrThrow(ctx, parsed.workspace);
+  const connection = await connectionOrThrow(ctx, workspace.id, parsed.connection);
+  const provider = ctx.catalogs.getOrThrow(connection.provider);
+  const credential = checkCredential(provider, parsed.credential);
+  const agentId = parsed.agent ? (await agentOrThrow(ctx, workspace.id, parsed.agent)).id : null;
+  await verifyCredential(ctx, provider, connection, credential);
+  const now = ctx.now().toISOString();
+  await ctx.store.transaction(async (tx) => {
+    await ctx.vault.put(
+      tx,
+      { workspaceId: workspace.id, connectionId: connection.id, agentId },
+      credential,
+      now,
+    );
+    await audit(ctx, tx, {
+      action: 'credential.set',
+      workspaceId: workspace.id,
+      connectionId: connection.id,
+    });
+  });
+}
+
+function checkSettings(
+  provider: ProviderCatalog,
+  settings: Record<string, string>,
+): Record<string, string> {
+  const schema = provider.manifest.connection.settingsSchema;
+  const validate = createAjv([]).compile(schema);
+  const withDefaults = { ...defaultsOf(schema), ...settings };
+  if (!validate(withDefaults)) {
+    const error = validate.errors?.[0];
+    const params = error?.params as { additionalProperty?: string } | undefined;
+    const field = params?.additionalProperty ?? error?.instancePath.slice(1) ?? '';
+    throw new GatewayError('invalid_input', `setting ${field}: ${error?.message ?? 'invalid'}`, {
+      field: `settings.${field}`,
+      detail: { allowed: Object.keys((schema.properties as object | undefined) ?? {}) },
+    });
+  }
+  return withDefaults;
+}
+
+function defaultsOf(schema: Record<string, unknown>): Record<string, string> {
+  const properties = (schema.properties ?? {}) as Record<string, { default?: unknown }>;
+  return Object.fromEntries(
+    Object.entries(properties).flatMap(([name, p]) =>
+      typeof p.default === 'string' ? [[name, p.default]] : [],
+    ),
+  );
+}
+
+function checkCredential(
+  provider: ProviderCatalog,
+  given: string | Record<string, string>,
+): Record<string, string> {
+  const fields = provider.manifest.connection.auth.fields;
+  const values = typeof given === 'string' ? { [fields[0]!.name]: given } : given;
+  for (const field of fields) {
+    if (!values[field.name]) {
+      throw new GatewayError(
+        'invalid_input',
+        `${provider.id} needs ${field.label} (${field.name})`,
+        {
+          field: `credential.${field.name}`,
+        },
+      );
+    }
+  }
+  const extra = Object.keys(values).find((name) => !fields.some((f) => f.name === name));
+  if (extra)
+    throw new GatewayError('invalid_input', `${provider.id} has no credential field ${extra}`, {
+      field: `credential.${extra}`,
+    });
+  return values;
+}
+
+async function verifyCredential(
+  ctx: OperatorContext,
+  provider: ProviderCatalog,
+  connection: Connection,
+  credential: Record<string, string>,
+): Promise<void> {
+  const verify = provider.manifest.connection.verify.action;
+  const action = verify ? provider.actions.get(verify) : undefined;
+  if (!action) return;
+  try {
+    const execution = await ctx.executor.execute({
+      provider,
+      action,
+      connection,
+      args: {},
+      credential,
+    });
+    if (execution.result.isError) {
+      throw new GatewayError(
+        'verify_failed',
+        `${provider.manifest.connection.name} refused the credential: ${action.name} answered HTTP ${execution.upstreamStatus}`,
+        {
+          field: 'credential',
+          detail: { action: action.name, status: execution.upstreamStatus },
+        },
+      );
+    }
+  } catch (error) {
+    if (error instanceof GatewayError && error.code === 'verify_failed') throw error;
+    const code = error instanceof GatewayError ? error.code : 'internal';
+    throw new GatewayError(
+      'verify_failed',
+      `could not verify the credential with ${action.name}: ${code}`,
+      {
+        field: 'credential',
+        detail: { action: action.name, cause: code },
+        cause: error,
+      },
+    );
+  }
+}

@@ -1,0 +1,34 @@
+/**
+ * Rotating the master key: write a new current key beside the old ones,
+ * re-seal every credential under it in one transaction, then forget the old
+ * keys. A running gateway that meets a secret under a key it does not know
+ * reloads the key file, so it follows a rotation made by the `portcullis`
+ * command.
+ */
+import { GatewayError } from '../errors.ts';
+import { forgetPreviousKeys, rotateKeyFile } from '../vault/key-file.ts';
+import { audit, type OperatorContext } from './context.ts';
+
+export interface KeyLocation {
+  dataDir: string;
+  /** Set when the key comes from `PORTCULLIS_MASTER_KEY`, which this cannot rewrite. */
+  fromEnvironment: boolean;
+}
+
+export async function rotateMasterKey(
+  ctx: OperatorContext,
+  keys: KeyLocation,
+): Promise<{ keyId: string; resealed: number }> {
+  if (keys.fromEnvironment) {
+    throw new GatewayError(
+      'conflict',
+      'the master key comes from PORTCULLIS_MASTER_KEY; unset it to use a key file, which can be rotated',
+      { field: 'PORTCULLIS_MASTER_KEY' },
+    );
+  }
+  const next = rotateKeyFile(keys.dataDir, ctx.vault.keyring);
+  const resealed = await ctx.vault.rotate(ctx.store, next, ctx.now().toISOString());
+  forgetPreviousKeys(keys.dataDir, next);
+  await audit(ctx, ctx.store, { action: 'master_key.rotate', workspaceId: null });
+  return { keyId: next.current.id, resealed };
+}

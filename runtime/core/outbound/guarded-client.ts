@@ -1,0 +1,247 @@
+/**
+ * The one outbound HTTP client: every call the gateway makes to a provider, a
+ * remote MCP server or an authorization server goes through `send`.
+ *
+ * - Connections come from one undici `Agent` (kept alive and reused per origin).
+ * - Each new connection resolves its host once through the guarded lookup and
+ *   connects to the checked addresses only; literal IP hosts are checked here.
+ * - Redirects are never followed: a 3xx is a reply like any other.
+ * - The reply body is read with a running byte cap and the request is aborted
+ *   as soon as it is exceeded.
+ * - Errors say whether the request may have reached the server and carry no
+ *   header, body, userinfo or caller-named secret.
+ */
+import { isIP } from 'node:net';
+import { Agent, type Dispatcher } from 'undici';
+import type { GatewayError } from '../errors.ts';
+import { AddressRefusedError, addressRefusal, createGuardedLookup } from './address-policy.ts';
+import { classifyFailure, type FailureContext, outboundError } from './outbound-errors.ts';
+import { Redactor } from './redaction.ts';
+
+export interface OutboundPolicy {
+  /** Development policy: loopback and private networks are reachable. */
+  allowPrivateNetworks: boolean;
+  /** Time to open a connection, DNS included. Default 5000. */
+  connectTimeoutMs?: number;
+  /** Time until the reply headers, and the longest pause between body chunks. Default 30000. */
+  replyTimeoutMs?: number;
+  /** The most reply body bytes read. Default 1 MiB. */
+  maxReplyBytes?: number;
+}
+
+export interface OutboundRequest {
+  method: string;
+  url: URL;
+  headers: Record<string, string>;
+  body?: string | Uint8Array;
+  /** Values never to show in an error (credentials, tokens). */
+  secrets?: readonly string[];
+}
+
+export interface OutboundReply {
+  status: number;
+  /** Lowercase names; repeated headers joined with `, `. */
+  headers: Record<string, string>;
+  body: Buffer;
+  bytes: number;
+}
+
+export interface SendOptions {
+  signal?: AbortSignal;
+  /** A lower (or higher) body cap for this call than the policy's. */
+  maxReplyBytes?: number;
+}
+
+export interface GuardedClient {
+  send(request: OutboundRequest, options?: SendOptions): Promise<OutboundReply>;
+  close(): Promise<void>;
+}
+
+export const OUTBOUND_DEFAULTS = {
+  connectTimeoutMs: 5_000,
+  replyTimeoutMs: 30_000,
+  maxReplyBytes: 1_048_576,
+} as const;
+
+export function createGuardedClient(policy: OutboundPolicy): GuardedClient {
+  const connectTimeoutMs = policy.connectTimeoutMs ?? OUTBOUND_DEFAULTS.connectTimeoutMs;
+  const replyTimeoutMs = policy.replyTimeoutMs ?? OUTBOUND_DEFAULTS.replyTimeoutMs;
+  const maxReplyBytes = policy.maxReplyBytes ?? OUTBOUND_DEFAULTS.maxReplyBytes;
+  const agent = new Agent({
+    connect: {
+      timeout: connectTimeoutMs,
+      lookup: createGuardedLookup(policy),
+    },
+    headersTimeout: replyTimeoutMs,
+    bodyTimeout: replyTimeoutMs,
+  });
+
+  function send(request: OutboundRequest, options: SendOptions = {}): Promise<OutboundReply> {
+    const { url } = request;
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      return Promise.reject(new TypeError(`outbound URLs are http or https, not ${url.protocol}`));
+    if (url.username !== '' || url.password !== '')
+      return Promise.reject(
+        new TypeError(
+          `outbound URL ${new Redactor(request.secrets).url(url)} embeds credentials; send them in a header`,
+        ),
+      );
+    const context: FailureContext = {
+      method: request.method,
+      url,
+      secrets: request.secrets,
+      requestSent: false,
+    };
+    const literal = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+    if (isIP(literal) !== 0) {
+      const range = addressRefusal(literal, policy);
+      if (range !== undefined)
+        return Promise.reject(classifyFailure(new AddressRefusedError(range), context));
+    }
+    const { signal } = options;
+    if (signal?.aborted) return Promise.reject(abortError(context));
+
+    return new Promise<OutboundReply>((resolve, reject) => {
+      const exchange = new Exchange(
+        options.maxReplyBytes ?? maxReplyBytes,
+        context,
+        (reply) => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve(reply);
+        },
+        (error) => {
+          signal?.removeEventListener('abort', onAbort);
+          reject(error);
+        },
+      );
+      function onAbort(): void {
+        exchange.abort(abortError(context));
+      }
+      signal?.addEventListener('abort', onAbort, { once: true });
+      agent.dispatch(
+        {
+          origin: url.origin,
+          path: `${url.pathname}${url.search}`,
+          method: request.method as Dispatcher.HttpMethod,
+          headers: request.headers,
+          body: request.body ?? null,
+        },
+        exchange,
+      );
+    });
+  }
+
+  return { send, close: () => agent.close() };
+}
+
+function abortError(context: FailureContext): GatewayError {
+  return outboundError('upstream_timeout', 'the call was cancelled', context, {
+    phase: context.requestSent ? 'reply' : 'connect',
+    requestSent: context.requestSent,
+    cause: 'aborted',
+  });
+}
+
+/** One request/reply: collects the body under the cap and settles once. */
+class Exchange implements Dispatcher.DispatchHandler {
+  readonly #limit: number;
+  readonly #context: FailureContext;
+  readonly #resolve: (reply: OutboundReply) => void;
+  readonly #reject: (error: Error) => void;
+  #controller: Dispatcher.DispatchController | undefined;
+  #pendingAbort: Error | undefined;
+  #settled = false;
+  #status = 0;
+  #headers: Record<string, string> = {};
+  #chunks: Buffer[] = [];
+  #bytes = 0;
+
+  constructor(
+    limit: number,
+    context: FailureContext,
+    resolve: (reply: OutboundReply) => void,
+    reject: (error: Error) => void,
+  ) {
+    this.#limit = limit;
+    this.#context = context;
+    this.#resolve = resolve;
+    this.#reject = reject;
+  }
+
+  /** Fails the exchange now and stops the request wherever it is. */
+  abort(error: Error): void {
+    this.#fail(error);
+    if (this.#controller) this.#controller.abort(error);
+    else this.#pendingAbort = error;
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.#controller = controller;
+    // From here the request is on a connected socket: it may reach the server.
+    this.#context.requestSent = true;
+    if (this.#pendingAbort) controller.abort(this.#pendingAbort);
+  }
+
+  onResponseStart(
+    controller: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: Record<string, string | string[] | undefined>,
+  ): void {
+    this.#status = statusCode;
+    const flat: Record<string, string> = {};
+    for (const [name, value] of Object.entries(headers)) {
+      if (value === undefined) continue;
+      flat[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+    }
+    this.#headers = flat;
+    // A declared length over the cap fails now; HEAD, 1xx, 204 and 304 carry no body.
+    const bodyless =
+      this.#context.method.toUpperCase() === 'HEAD' ||
+      statusCode < 200 ||
+      statusCode === 204 ||
+      statusCode === 304;
+    const declared = Number(flat['content-length']);
+    if (!bodyless && Number.isFinite(declared) && declared > this.#limit) {
+      this.#controller = controller;
+      this.abort(this.#tooLarge());
+    }
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.#settled) return;
+    this.#bytes += chunk.length;
+    if (this.#bytes > this.#limit) {
+      this.#controller = controller;
+      this.abort(this.#tooLarge());
+      return;
+    }
+    this.#chunks.push(chunk);
+  }
+
+  onResponseEnd(): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    const body = this.#chunks.length === 1 ? this.#chunks[0]! : Buffer.concat(this.#chunks);
+    this.#resolve({ status: this.#status, headers: this.#headers, body, bytes: this.#bytes });
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController | undefined, error: Error): void {
+    this.#fail(classifyFailure(error, this.#context));
+  }
+
+  #fail(error: Error): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    this.#chunks = [];
+    this.#reject(error);
+  }
+
+  #tooLarge(): GatewayError {
+    return outboundError(
+      'upstream_reply_too_large',
+      `the reply is larger than ${this.#limit} bytes`,
+      this.#context,
+      { limit: this.#limit, phase: 'reply', requestSent: true },
+    );
+  }
+}

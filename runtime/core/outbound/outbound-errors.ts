@@ -1,0 +1,124 @@
+/**
+ * Maps what went wrong on the wire to the gateway's reason codes. Every error
+ * says whether the request may have reached the server (`detail.requestSent`),
+ * so the executor can tell a write that surely did not happen from one whose
+ * outcome is unknown. Nothing here carries headers, bodies or unredacted URLs.
+ */
+import { GatewayError, type ReasonCode } from '../errors.ts';
+import { AddressRefusedError } from './address-policy.ts';
+import { Redactor } from './redaction.ts';
+
+/** What every outbound `GatewayError` carries in `detail` (all safe to show). */
+export interface OutboundErrorDetail {
+  host: string;
+  /** Where the exchange was when it failed. */
+  phase: 'connect' | 'reply';
+  /** True when the request may have reached the server: a write's outcome is then unknown. */
+  requestSent: boolean;
+  /** The low-level code (`ECONNREFUSED`, `UND_ERR_HEADERS_TIMEOUT`, `aborted`, ...). */
+  cause?: string;
+  /** The byte cap, on `upstream_reply_too_large`. */
+  limit?: number;
+  /** The refused address range, on `upstream_address_refused`. */
+  range?: string;
+}
+
+export interface FailureContext {
+  method: string;
+  url: URL;
+  /** Values no error may show; the redactor is built only when an error is. */
+  secrets: readonly string[] | undefined;
+  /** Whether a connection was handed the request (bytes may have gone out). */
+  requestSent: boolean;
+}
+
+export function outboundError(
+  code: ReasonCode,
+  what: string,
+  context: FailureContext,
+  detail: Omit<OutboundErrorDetail, 'host'>,
+  cause?: unknown,
+): GatewayError {
+  const redactor = new Redactor(context.secrets);
+  return new GatewayError(code, `${context.method} ${redactor.url(context.url)}: ${what}`, {
+    detail: redactor.detail({ host: context.url.host, ...detail }),
+    ...(cause === undefined ? {} : { cause: redactedCause(cause, redactor) }),
+  });
+}
+
+/** Turns any failure of one exchange into a `GatewayError` (or a `TypeError` for caller misuse). */
+export function classifyFailure(error: unknown, context: FailureContext): Error {
+  if (error instanceof GatewayError) return error;
+  const code = errorCode(error);
+  const sent = context.requestSent;
+
+  if (error instanceof AddressRefusedError)
+    return outboundError(
+      'upstream_address_refused',
+      error.message,
+      context,
+      { range: error.range, phase: 'connect', requestSent: false },
+      undefined,
+    );
+  if (code === 'UND_ERR_INVALID_ARG')
+    return new TypeError(
+      `outbound request refused by the HTTP layer: ${new Redactor(context.secrets).text(messageOf(error))}`,
+    );
+  if (code === 'UND_ERR_CONNECT_TIMEOUT')
+    return outboundError(
+      'upstream_timeout',
+      'no connection within the connect timeout',
+      context,
+      { phase: 'connect', requestSent: false, cause: code },
+      error,
+    );
+  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT')
+    return outboundError(
+      'upstream_timeout',
+      'the reply did not arrive within the reply timeout',
+      context,
+      { phase: 'reply', requestSent: true, cause: code },
+      error,
+    );
+  if (!sent)
+    return outboundError(
+      'upstream_unreachable',
+      `could not connect (${code ?? 'connection failed'})`,
+      context,
+      { phase: 'connect', requestSent: false, cause: code ?? 'connect_failed' },
+      error,
+    );
+  if (code?.startsWith('HPE_'))
+    return outboundError(
+      'upstream_reply_invalid',
+      'the reply is not valid HTTP',
+      context,
+      { phase: 'reply', requestSent: true, cause: code },
+      error,
+    );
+  return outboundError(
+    'upstream_unreachable',
+    `the connection failed after the request was sent (${code ?? 'connection lost'})`,
+    context,
+    { phase: 'reply', requestSent: sent, cause: code ?? 'connection_lost' },
+    error,
+  );
+}
+
+function errorCode(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** A cause safe to log: the original's name, code and redacted message, nothing it referenced. */
+function redactedCause(cause: unknown, redactor: Redactor): Error {
+  const copy = new Error(redactor.text(messageOf(cause)));
+  copy.name = cause instanceof Error ? cause.name : 'Error';
+  const code = errorCode(cause);
+  if (code !== undefined) Object.assign(copy, { code });
+  return copy;
+}

@@ -1,0 +1,49 @@
+/**
+ * What an outbound error may say about its request: the URL without userinfo,
+ * with every secret the caller named (and its percent-encoded forms) replaced.
+ */
+
+export const REDACTED = '[redacted]';
+
+export class Redactor {
+  readonly #needles: string[];
+
+  constructor(secrets: readonly string[] = []) {
+    const needles = new Set<string>();
+    for (const secret of secrets) {
+      if (secret.length === 0) continue;
+      needles.add(secret);
+      needles.add(encodeURIComponent(secret));
+      needles.add(new URLSearchParams({ s: secret }).toString().slice(2));
+    }
+    // Longest first, so a secret that contains another is replaced whole.
+    this.#needles = [...needles].sort((a, b) => b.length - a.length);
+  }
+
+  text(value: string): string {
+    let out = value;
+    for (const needle of this.#needles) out = out.split(needle).join(REDACTED);
+    return out;
+  }
+
+  /** The URL as errors may show it: no userinfo, no fragment, secrets replaced. */
+  url(url: URL): string {
+    return this.text(`${url.protocol}//${url.host}${url.pathname}${url.search}`);
+  }
+
+  /** A copy of a detail object with every string (deeply) redacted. */
+  detail(detail: Record<string, unknown>): Record<string, unknown> {
+    return redactValue(detail, this) as Record<string, unknown>;
+  }
+}
+
+function redactValue(value: unknown, redactor: Redactor): unknown {
+  if (typeof value === 'string') return redactor.text(value);
+  if (Array.isArray(value)) return value.map((item) => redactValue(item, redactor));
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [key, redactValue(item, redactor)]),
+    );
+  }
+  return value;
+}

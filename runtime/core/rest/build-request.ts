@@ -1,0 +1,98 @@
+/**
+ * Builds the provider HTTP request for one catalog action from arguments that
+ * have already passed the action's input schema. Every place a value lands is
+ * checked: server variables against their allowlist, path values against
+ * leaving their segment, header names against the transport's own, header
+ * values against control characters. The result names the logical host (the
+ * one the checks were made against), even when a development override sends
+ * the request elsewhere.
+ */
+import type { CatalogAction } from '../../../generated/catalog-format.ts';
+import { GatewayError } from '../errors.ts';
+import { assertHeaderAllowed } from '../outbound/header-rules.ts';
+import { cookieHeader, headerText, serializeQuery } from './parameter-style.ts';
+import { expandPath, pointerToken } from './path-template.ts';
+import { encodeBody } from './request-body.ts';
+import { resolveServerUrl } from './server-url.ts';
+
+/** An action's arguments, grouped by where they go: the shape of every `inputSchema`. */
+export interface ActionArguments {
+  server?: Record<string, unknown>;
+  path?: Record<string, unknown>;
+  query?: Record<string, unknown>;
+  header?: Record<string, unknown>;
+  cookie?: Record<string, unknown>;
+  body?: unknown;
+}
+
+export interface RestRequestContext {
+  /** The connection's settings (e.g. `metro`), the fallback for server variables. */
+  settings: Readonly<Record<string, string>>;
+  /**
+   * Development only: rewrite the checked URL (e.g. to a Prism mock on loopback).
+   * Applied after every check; `host` stays the logical one.
+   */
+  hostOverride?: (url: URL) => URL;
+}
+
+export interface RestRequest {
+  method: string;
+  url: URL;
+  /** Lowercase names: parameter headers, `cookie`, `content-type`. No credential. */
+  headers: Record<string, string>;
+  body?: string;
+  /** The logical host name the request is for; what host allowlists are checked against. */
+  host: string;
+}
+
+/** Header names a header parameter may not use here, beyond the transport's: the body sets its type. */
+const BODY_MANAGED = ['content-type'];
+
+export function buildRestRequest(
+  action: CatalogAction,
+  args: ActionArguments,
+  context: RestRequestContext,
+): RestRequest {
+  const { request } = action;
+  const url = resolveServerUrl(request.server, args.server, context.settings);
+  const path = expandPath(request.path, request.parameters, args.path);
+  url.pathname = `${url.pathname.replace(/\/+$/, '')}${path}`;
+  url.search = serializeQuery(request.parameters, args.query);
+
+  const headers: Record<string, string> = {};
+  for (const spec of request.parameters) {
+    if (spec.in !== 'header') continue;
+    const value = args.header?.[spec.name];
+    if (value === undefined) continue;
+    const text = headerText(spec, value);
+    assertHeaderAllowed(spec.name, text, `/header/${pointerToken(spec.name)}`, {
+      alsoRefuse: BODY_MANAGED,
+    });
+    headers[spec.name.toLowerCase()] = text;
+  }
+  const cookie = cookieHeader(request.parameters, args.cookie);
+  if (cookie !== undefined) headers.cookie = cookie;
+
+  let body: string | undefined;
+  if (args.body !== undefined) {
+    if (request.body === null)
+      throw new GatewayError('arguments_invalid', `${action.name} takes no body; remove it`, {
+        field: '/body',
+      });
+    const encoded = encodeBody(request.body, args.body);
+    headers['content-type'] = encoded.contentType;
+    body = encoded.text;
+  } else if (request.body?.required) {
+    throw new GatewayError('arguments_invalid', `${action.name} needs a body`, { field: '/body' });
+  }
+
+  const host = url.hostname;
+  const target = context.hostOverride ? context.hostOverride(new URL(url.href)) : url;
+  return {
+    method: request.method.toUpperCase(),
+    url: target,
+    headers,
+    ...(body === undefined ? {} : { body }),
+    host,
+  };
+}

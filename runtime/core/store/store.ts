@@ -1,0 +1,138 @@
+/**
+ * What the governance core needs from durable storage. Two implementations
+ * share one schema and one migration set (`runtime/store/`): embedded SQLite
+ * (better-sqlite3, WAL) and PostgreSQL; one contract suite runs against both.
+ *
+ * Rules every implementation keeps:
+ * - Every mutation of governance rows (everything but the audit log and
+ *   connection health) bumps `revision()` in the same transaction, so a
+ *   process can cache what it read and notice any change, from this process,
+ *   the `portcullis` command or another replica.
+ * - Unique and foreign-key violations become `GatewayError('conflict' |
+ *   'not_found', ...)` naming the field; nothing is half-written.
+ * - The audit log is append-only: there is no update or delete.
+ */
+import type {
+  ActionPolicy,
+  Agent,
+  AuditEvent,
+  AuditQuery,
+  Connection,
+  ConnectionHealth,
+  ConnectionStatus,
+  Grant,
+  NewAuditEvent,
+  PolicyState,
+  SealedCredential,
+  Workspace,
+} from '../governance/model.ts';
+
+export interface Store {
+  /** Runs `work` in one transaction: all its writes land, or none. */
+  transaction<T>(work: (store: Store) => Promise<T>): Promise<T>;
+  /** Increases with every governance mutation. */
+  revision(): Promise<number>;
+  close(): Promise<void>;
+
+  readonly workspaces: WorkspaceRows;
+  readonly agents: AgentRows;
+  readonly connections: ConnectionRows;
+  readonly credentials: CredentialRows;
+  readonly grants: GrantRows;
+  readonly policies: PolicyRows;
+  readonly audit: AuditRows;
+  readonly adminTokens: AdminTokenRows;
+  readonly settings: SettingRows;
+}
+
+export interface WorkspaceRows {
+  /** `conflict` (field `name`) when the name is taken. */
+  create(workspace: Workspace): Promise<void>;
+  list(): Promise<Workspace[]>;
+  byId(id: string): Promise<Workspace | undefined>;
+  byName(name: string): Promise<Workspace | undefined>;
+}
+
+export interface AgentRows {
+  /** `keyHash` is the sha256 hex of the key; unique. `conflict` (field `name`) within a workspace. */
+  create(agent: Agent, keyHash: string): Promise<void>;
+  list(workspaceId: string): Promise<Agent[]>;
+  byId(workspaceId: string, id: string): Promise<Agent | undefined>;
+  byKeyHash(keyHash: string): Promise<Agent | undefined>;
+  /** Every agent of every workspace (for the in-memory principal cache). */
+  all(): Promise<Array<Agent & { keyHash: string }>>;
+  revoke(workspaceId: string, id: string, at: string): Promise<boolean>;
+}
+
+export interface ConnectionRows {
+  /** `conflict` (field `name`) when the name is taken in the workspace. */
+  create(connection: Connection): Promise<void>;
+  list(workspaceId: string): Promise<Connection[]>;
+  all(): Promise<Connection[]>;
+  byId(workspaceId: string, id: string): Promise<Connection | undefined>;
+  byName(workspaceId: string, name: string): Promise<Connection | undefined>;
+  update(
+    workspaceId: string,
+    id: string,
+    change: { settings?: Record<string, string>; status?: ConnectionStatus; updatedAt: string },
+  ): Promise<boolean>;
+  /** Health is not a governance change: it does not bump the revision. */
+  recordHealth(
+    id: string,
+    health: ConnectionHealth,
+    failureStreak: number,
+    at: string,
+  ): Promise<void>;
+  /** Removes the connection with its credentials, grants and policies. */
+  remove(workspaceId: string, id: string): Promise<boolean>;
+}
+
+export interface CredentialRows {
+  /** Inserts or replaces the field's sealed value. */
+  put(credential: SealedCredential): Promise<void>;
+  /** The connection's fields for the agent (`null`: the shared credential). */
+  forConnection(connectionId: string, agentId: string | null): Promise<SealedCredential[]>;
+  /** Every sealed credential (for a master key rotation). */
+  all(): Promise<SealedCredential[]>;
+  remove(connectionId: string, agentId: string | null): Promise<number>;
+}
+
+export interface GrantRows {
+  /** One grant per agent and connection: `conflict` (field `agent`) when one exists. */
+  create(grant: Grant): Promise<void>;
+  list(workspaceId: string): Promise<Grant[]>;
+  all(): Promise<Grant[]>;
+  forAgent(agentId: string): Promise<Grant[]>;
+  remove(workspaceId: string, id: string): Promise<boolean>;
+}
+
+export interface PolicyRows {
+  /** Inserts or replaces the row for (connection, action). */
+  put(policy: ActionPolicy): Promise<void>;
+  putMany(policies: ActionPolicy[]): Promise<void>;
+  forConnection(connectionId: string): Promise<ActionPolicy[]>;
+  all(): Promise<ActionPolicy[]>;
+  get(connectionId: string, action: string): Promise<ActionPolicy | undefined>;
+  setState(
+    connectionId: string,
+    action: string,
+    change: { state: PolicyState; reviewedHash?: string | null; updatedAt: string },
+  ): Promise<boolean>;
+}
+
+export interface AuditRows {
+  append(event: NewAuditEvent): Promise<number>;
+  query(query: AuditQuery): Promise<AuditEvent[]>;
+}
+
+export interface AdminTokenRows {
+  create(id: string, tokenHash: string, at: string): Promise<void>;
+  byHash(tokenHash: string): Promise<{ id: string } | undefined>;
+  count(): Promise<number>;
+}
+
+/** Small named values the gateway keeps (e.g. the default workspace id). */
+export interface SettingRows {
+  get(key: string): Promise<string | undefined>;
+  put(key: string, value: string): Promise<void>;
+}

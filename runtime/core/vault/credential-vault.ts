@@ -1,0 +1,83 @@
+/**
+ * Connection credentials in the store, sealed under the master key and bound to
+ * their place (workspace, connection, owner, field), so a value copied to
+ * another row does not open. Write-only from every API: nothing here returns a
+ * value except to the executor.
+ */
+import type { SealedCredential } from '../governance/model.ts';
+import type { Store } from '../store/store.ts';
+import type { Keyring } from './keyring.ts';
+import { openSecret, resealSecret, sealedKeyId, sealSecret } from './sealed-secret.ts';
+
+export interface CredentialOwner {
+  workspaceId: string;
+  connectionId: string;
+  /** null: the connection's shared credential. */
+  agentId: string | null;
+}
+
+export function credentialPlace(owner: CredentialOwner, field: string): string {
+  return `credential/${owner.workspaceId}/${owner.connectionId}/${owner.agentId ?? 'shared'}/${field}`;
+}
+
+export class CredentialVault {
+  #keyring: Keyring;
+  readonly #reload: (() => Keyring) | undefined;
+
+  /** `reload` reads the keys again (after a rotation by another process). */
+  constructor(keyring: Keyring, reload?: () => Keyring) {
+    this.#keyring = keyring;
+    this.#reload = reload;
+  }
+
+  get keyring(): Keyring {
+    return this.#keyring;
+  }
+
+  async put(
+    store: Store,
+    owner: CredentialOwner,
+    values: Record<string, string>,
+    at: string,
+  ): Promise<void> {
+    await store.transaction(async (tx) => {
+      for (const [field, value] of Object.entries(values)) {
+        const sealed = sealSecret(value, this.#keyring, credentialPlace(owner, field));
+        await tx.credentials.put({
+          ...owner,
+          field,
+          sealed,
+          keyId: this.#keyring.current.id,
+          updatedAt: at,
+        });
+      }
+    });
+  }
+
+  open(rows: readonly SealedCredential[]): Record<string, string> | undefined {
+    if (rows.length === 0) return undefined;
+    if (this.#reload && rows.some((row) => !this.#keyring.has(row.keyId)))
+      this.#keyring = this.#reload();
+    return Object.fromEntries(
+      rows.map((row) => [
+        row.field,
+        openSecret(row.sealed, this.#keyring, credentialPlace(row, row.field)),
+      ]),
+    );
+  }
+
+  /** Re-seals every credential under `keyring`'s current key; returns how many changed. */
+  async rotate(store: Store, keyring: Keyring, at: string): Promise<number> {
+    let changed = 0;
+    await store.transaction(async (tx) => {
+      for (const row of await tx.credentials.all()) {
+        if (sealedKeyId(row.sealed) === keyring.current.id) continue;
+        const sealed = resealSecret(row.sealed, keyring, credentialPlace(row, row.field));
+        await tx.credentials.put({ ...row, sealed, keyId: keyring.current.id, updatedAt: at });
+        changed += 1;
+      }
+    });
+    this.#keyring = keyring;
+    return changed;
+  }
+}

@@ -1,0 +1,133 @@
+/**
+ * The admin HTTP API: the operator verbs over JSON, behind the admin token.
+ * Path segments name the workspace and the thing acted on; the body carries
+ * the rest. Every verb is the same function the `portcullis` command calls.
+ */
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { GatewayError, publicError, statusOf } from '../core/errors.ts';
+import type { Gateway } from '../core/gateway/open-gateway.ts';
+import { bearerToken, hashKey } from '../core/governance/keys.ts';
+import { changeActions, listActions } from '../core/operator/actions.ts';
+import { createAgent, listAgents, revokeAgent } from '../core/operator/agents.ts';
+import { queryAudit } from '../core/operator/audit-query.ts';
+import { connect, listConnections, setCredential } from '../core/operator/connections.ts';
+import type { OperatorContext } from '../core/operator/context.ts';
+import { grant, listGrants, revokeGrant } from '../core/operator/grants.ts';
+import { rotateMasterKey } from '../core/operator/master-key.ts';
+import { createWorkspace, listWorkspaces } from '../core/operator/workspaces.ts';
+
+type Verb = (ctx: OperatorContext, input: Record<string, unknown>) => Promise<unknown>;
+
+export function adminRouter(gateway: Gateway): express.Router {
+  const router = express.Router();
+  router.use(express.json({ limit: '1mb' }));
+  router.use(async (req, res, next) => {
+    const token = bearerToken(req.get('authorization'));
+    const admin = token ? await gateway.store.adminTokens.byHash(hashKey(token)) : undefined;
+    if (!admin) {
+      res.set('WWW-Authenticate', 'Bearer realm="portcullis-admin"');
+      send(res, 401, {
+        error: publicError(new GatewayError('unauthenticated', 'an admin token is required')),
+      });
+      return;
+    }
+    res.locals.operator = gateway.operator(`admin:${admin.id}`);
+    next();
+  });
+
+  const route =
+    (verb: Verb, status = 200) =>
+    async (req: Request, res: Response, next: NextFunction) => {
+      try {
+        const input = { ...(req.method === 'GET' ? req.query : bodyOf(req)), ...req.params };
+        send(res, status, await verb(res.locals.operator as OperatorContext, input));
+      } catch (error) {
+        next(error);
+      }
+    };
+
+  const ws = '/workspaces/:workspace';
+  router.get(
+    '/workspaces',
+    route((ctx) => listWorkspaces(ctx)),
+  );
+  router.post('/workspaces', route(createWorkspace, 201));
+  router.get(`${ws}/agents`, route(listAgents));
+  router.post(`${ws}/agents`, route(createAgent, 201));
+  router.post(`${ws}/agents/:agent/revoke`, route(revokeAgent));
+  router.get(`${ws}/connections`, route(listConnections));
+  router.post(`${ws}/connections`, route(connect, 201));
+  router.put(
+    `${ws}/connections/:connection/credential`,
+    route(async (ctx, input) => {
+      await setCredential(ctx, input);
+      return { ok: true };
+    }),
+  );
+  router.get(`${ws}/connections/:connection/actions`, route(listActions));
+  for (const verb of ['enable', 'disable', 'review'] as const) {
+    router.post(
+      `${ws}/connections/:connection/actions/${verb}`,
+      route((ctx, input) => changeActions(ctx, verb, input)),
+    );
+  }
+  router.get(`${ws}/grants`, route(listGrants));
+  router.post(`${ws}/grants`, route(grant, 201));
+  router.post(
+    `${ws}/grants/revoke`,
+    route(async (ctx, input) => {
+      await revokeGrant(ctx, input);
+      return { ok: true };
+    }),
+  );
+  router.get('/audit', async (req, res, next) => {
+    try {
+      const events = await queryAudit(res.locals.operator as OperatorContext, req.query);
+      if (req.accepts(['application/json', 'application/x-ndjson']) === 'application/x-ndjson') {
+        res.type('application/x-ndjson').send(events.map((e) => `${JSON.stringify(e)}\n`).join(''));
+      } else send(res, 200, events);
+    } catch (error) {
+      next(error);
+    }
+  });
+  router.post(
+    '/master-key/rotate',
+    route((ctx) =>
+      rotateMasterKey(ctx, {
+        dataDir: gateway.config.dataDir,
+        fromEnvironment: gateway.config.masterKey !== undefined,
+      }),
+    ),
+  );
+
+  router.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
+    if (isBodyParseError(error)) {
+      send(res, 400, {
+        error: publicError(
+          new GatewayError('invalid_input', 'the body is not valid JSON', { field: 'body' }),
+        ),
+      });
+      return;
+    }
+    send(res, statusOf(error), { error: publicError(error) });
+  });
+  return router;
+}
+
+function bodyOf(req: Request): Record<string, unknown> {
+  return typeof req.body === 'object' && req.body !== null && !Array.isArray(req.body)
+    ? (req.body as Record<string, unknown>)
+    : {};
+}
+
+function send(res: Response, status: number, body: unknown): void {
+  res.status(status).type('application/json').send(JSON.stringify(body));
+}
+
+function isBodyParseError(error: unknown): boolean {
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    (error as { type?: string }).type === 'entity.parse.failed'
+  );
+}

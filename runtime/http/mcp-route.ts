@@ -1,0 +1,151 @@
+/**
+ * HTTP adapters for the framework-free MCP endpoint: read the JSON body
+ * (size-limited), hand the request over, copy the answer back. An abort signal
+ * follows the client's connection so a running tool call learns when nobody
+ * is waiting for it any more.
+ *
+ * Two mounts, same behaviour: `mcpRouter` for an Express app, and
+ * `withMcpEndpoint`, which answers the MCP path straight from `node:http` and
+ * passes everything else to the app. Express 5 costs roughly three times the
+ * endpoint's own CPU per request, so the second is the one for throughput.
+ */
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import express, { type Router } from 'express';
+import type { McpHttpRequest, McpHttpResponse } from '../core/mcp/http-exchange.ts';
+import type { McpEndpoint } from '../core/mcp/mcp-endpoint.ts';
+
+export interface McpRouteOptions {
+  /** Default `/mcp`. */
+  path?: string;
+  /** Largest request body accepted, in bytes. Default 4 MiB. */
+  bodyLimit?: number;
+}
+
+const DEFAULT_BODY_LIMIT = 4 * 1024 * 1024;
+
+/** An Express router answering `path` (any method) with the endpoint. */
+export function mcpRouter(endpoint: McpEndpoint, options: McpRouteOptions = {}): Router {
+  const router = express.Router();
+  const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
+  router.all(options.path ?? '/mcp', (req, res, next) => {
+    serveMcp(endpoint, req, res, bodyLimit).catch(next);
+  });
+  return router;
+}
+
+/**
+ * A `node:http` request listener: requests for `path` go to the endpoint,
+ * everything else to `fallback` (e.g. the Express app).
+ */
+export function withMcpEndpoint(
+  endpoint: McpEndpoint,
+  fallback: RequestListener,
+  options: McpRouteOptions = {},
+): RequestListener {
+  const path = options.path ?? '/mcp';
+  const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
+  return (req, res) => {
+    const url = req.url ?? '';
+    const query = url.indexOf('?');
+    if ((query < 0 ? url : url.slice(0, query)) !== path) {
+      fallback(req, res);
+      return;
+    }
+    serveMcp(endpoint, req, res, bodyLimit).catch(() => {
+      if (!res.headersSent) res.writeHead(500);
+      res.end();
+    });
+  };
+}
+
+async function serveMcp(
+  endpoint: McpEndpoint,
+  req: IncomingMessage,
+  res: ServerResponse,
+  bodyLimit: number,
+): Promise<void> {
+  const request: McpHttpRequest = {
+    method: req.method ?? '',
+    headers: req.headers,
+    body: undefined,
+  };
+  if (req.method === 'POST') {
+    const read = await readJson(req, bodyLimit);
+    if (read === ABORTED) return;
+    if (read === TOO_LARGE) {
+      // The rest of the body stays unread: close the connection after answering.
+      res.setHeader('Connection', 'close');
+      request.bodyTooLarge = true;
+    } else if (read === MALFORMED) request.rawBodyError = true;
+    else request.body = read;
+    request.signal = abortSignalOf(res);
+  } else {
+    req.resume();
+  }
+  write(res, await endpoint.handle(request));
+}
+
+/** Aborts when the connection closes before the response is written. */
+function abortSignalOf(res: ServerResponse): AbortSignal {
+  const controller = new AbortController();
+  res.once('close', () => {
+    if (!res.writableFinished) controller.abort();
+  });
+  return controller.signal;
+}
+
+function write(res: ServerResponse, reply: McpHttpResponse): void {
+  if (res.headersSent || res.destroyed) return;
+  res.writeHead(reply.status, reply.headers);
+  res.end(reply.body);
+}
+
+const TOO_LARGE = Symbol('too large');
+const MALFORMED = Symbol('malformed');
+const ABORTED = Symbol('aborted');
+type ReadResult = unknown | typeof TOO_LARGE | typeof MALFORMED | typeof ABORTED;
+
+/**
+ * The body parsed as UTF-8 JSON; `undefined` for an empty body. A declared or
+ * actual size over the limit stops reading. A compressed body is refused as
+ * malformed (MCP clients send plain JSON).
+ */
+function readJson(req: IncomingMessage, limit: number): Promise<ReadResult> {
+  const encoding = req.headers['content-encoding'];
+  if (encoding !== undefined && encoding !== 'identity') {
+    req.resume();
+    return Promise.resolve(MALFORMED);
+  }
+  if (Number(req.headers['content-length']) > limit) return Promise.resolve(TOO_LARGE);
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        req.off('data', onData);
+        req.pause();
+        resolve(TOO_LARGE);
+        return;
+      }
+      chunks.push(chunk);
+    };
+    req.on('data', onData);
+    req.once('error', () => resolve(ABORTED));
+    req.once('end', () => {
+      if (size > limit) return;
+      if (size === 0) {
+        resolve(undefined);
+        return;
+      }
+      const text = (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)).toString(
+        'utf8',
+      );
+      try {
+        resolve(JSON.parse(text));
+      } catch {
+        resolve(MALFORMED);
+      }
+    });
+  });
+}

@@ -1,0 +1,25 @@
+/** `npm start`: the gateway on HOST:PORT, configured from the environment. */
+import { configFromEnvironment } from './core/config/config.ts';
+import { printStartup, startServer } from './server.ts';
+
+async function main(): Promise<void> {
+  const config = configFromEnvironment(process.env);
+  // One level below the project root, both as source (runtime/) and bundled (dist/).
+  const running = await startServer(config, new URL('../generated/', import.meta.url));
+  printStartup(running);
+  const stop = () => {
+    running.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+main().catch((error: unknown) => {
+  const { code, variable } = error as { code?: string; variable?: string };
+  process.stderr.write(`portcullis: ${error instanceof Error ? error.message : String(error)}\n`);
+  if (code) process.stderr.write(`  code: ${code}${variable ? ` (change ${variable})` : ''}\n`);
+  process.exit(1);
+});

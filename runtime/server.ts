@@ -1,0 +1,71 @@
+/**
+ * The gateway as an HTTP server: open it, listen, report what the start did.
+ * The first start creates the default workspace, the master key file (unless
+ * PORTCULLIS_MASTER_KEY is set) and an admin token, which it prints once.
+ */
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Config } from './core/config/config.ts';
+import { type Gateway, type OpenGatewayOptions, openGateway } from './core/gateway/open-gateway.ts';
+import { createMcpEndpoint } from './core/mcp/mcp-endpoint.ts';
+import { createApp } from './http/app.ts';
+
+export const VERSION = '0.1.0';
+
+export interface RunningServer {
+  gateway: Gateway;
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Opens the gateway and listens; the tests, the demo and the benchmark start it the same way. */
+export async function startServer(
+  config: Config,
+  catalogs: OpenGatewayOptions['catalogs'],
+): Promise<RunningServer> {
+  const gateway = await openGateway({ config, catalogs });
+  const mcp = createMcpEndpoint({
+    host: gateway.tools,
+    serverInfo: { name: 'portcullis', version: VERSION },
+  });
+  const app = createApp(gateway, mcp);
+  const server: Server = await new Promise((resolve, reject) => {
+    const listening = app.listen(config.port, config.host, () => resolve(listening));
+    listening.once('error', reject);
+  });
+  server.keepAliveTimeout = 65_000;
+  const { port } = server.address() as AddressInfo;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  return {
+    gateway,
+    url: `http://${host}:${port}`,
+    async close() {
+      mcp.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await gateway.close();
+    },
+  };
+}
+
+export function printStartup(running: RunningServer): void {
+  const { startup, config } = running.gateway;
+  const out = process.stdout;
+  out.write(`portcullis ${VERSION} listening on ${running.url} (MCP at ${running.url}/mcp)\n`);
+  out.write(`store: ${config.databaseUrl ? 'PostgreSQL' : `SQLite in ${config.dataDir}`}\n`);
+  if (startup.keyFileCreated)
+    out.write(`created the master key file ${startup.keySource} (owner-only)\n`);
+  if (startup.adminToken) {
+    out.write(`\nadmin token (shown once; keep it): ${startup.adminToken}\n\n`);
+  }
+  for (const change of startup.contracts) {
+    out.write(
+      `connection ${change.connection}: ${change.added.length} new actions quarantined, ${change.changedContracts.length} changed contracts blocked until reviewed, ${change.retired.length} retired\n`,
+    );
+  }
+  for (const [provider, origin] of Object.entries(config.devUpstreams)) {
+    out.write(`DEVELOPMENT: ${provider} calls go to ${origin}, not to its published hosts\n`);
+  }
+  if (config.allowPrivateNetworks)
+    out.write('DEVELOPMENT: outbound calls may reach loopback and private networks\n');
+}

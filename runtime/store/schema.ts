@@ -1,0 +1,136 @@
+/**
+ * The tables of the durable store, as kysely sees them. One schema for both
+ * engines: strings are `text`, times are ISO 8601 `text` (UTC, so they sort
+ * and compare as strings), JSON values are `text`, counts are `integer`.
+ *
+ * `bigint` columns (`audit_events.id`, `revision.value`) come back from
+ * PostgreSQL as strings and from SQLite as numbers; readers pass them through
+ * `Number`.
+ */
+import type { ColumnType, Generated, GeneratedAlways } from 'kysely';
+
+export type Engine = 'sqlite' | 'postgres';
+
+/** A `bigint` column: a string from `pg`, a number from better-sqlite3. */
+export type Int8 = ColumnType<number | string, number, number>;
+
+export interface WorkspaceTable {
+  id: string;
+  name: string;
+  created_at: string;
+}
+
+export interface AgentTable {
+  id: string;
+  workspace_id: string;
+  name: string;
+  key_prefix: string;
+  /** sha256 hex of the key; unique across workspaces. */
+  key_hash: string;
+  status: string;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+export interface ConnectionTable {
+  id: string;
+  workspace_id: string;
+  name: string;
+  provider: string;
+  /** JSON object of strings. */
+  settings: string;
+  status: string;
+  health: Generated<string>;
+  failure_streak: Generated<number>;
+  /** When health was last recorded; not part of the model. */
+  health_at: Generated<string | null>;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface CredentialTable {
+  workspace_id: string;
+  connection_id: string;
+  /**
+   * NULL for the connection's shared credential. Uniqueness of
+   * (connection_id, agent_id, field) is kept by an index on
+   * `coalesce(agent_id, '')`, so NULL counts as one value on both engines.
+   */
+  agent_id: string | null;
+  field: string;
+  sealed: string;
+  key_id: string;
+  updated_at: string;
+}
+
+export interface GrantTable {
+  id: string;
+  workspace_id: string;
+  agent_id: string;
+  connection_id: string;
+  scope: string;
+  /** JSON array of action names. */
+  actions: string;
+  credential_mode: string;
+  created_at: string;
+}
+
+export interface ActionPolicyTable {
+  connection_id: string;
+  workspace_id: string;
+  action: string;
+  classification: string;
+  state: string;
+  reviewed_hash: string | null;
+  current_hash: string;
+  updated_at: string;
+}
+
+export interface AuditEventTable {
+  /** `bigint`: a string from `pg`, a number from better-sqlite3. */
+  id: GeneratedAlways<number | string>;
+  at: string;
+  workspace_id: string | null;
+  actor_kind: string;
+  actor_id: string | null;
+  action: string;
+  connection_id: string | null;
+  decision: string;
+  reason: string | null;
+  outcome: string | null;
+  upstream_status: number | null;
+  latency_ms: number | null;
+  request_bytes: number | null;
+  reply_bytes: number | null;
+  argument_hash: string | null;
+}
+
+export interface AdminTokenTable {
+  id: string;
+  token_hash: string;
+  created_at: string;
+}
+
+export interface SettingTable {
+  key: string;
+  value: string;
+}
+
+/** One row (`id` 1): bumped by every governance mutation. */
+export interface RevisionTable {
+  id: number;
+  value: Int8;
+}
+
+export interface Database {
+  workspaces: WorkspaceTable;
+  agents: AgentTable;
+  connections: ConnectionTable;
+  credentials: CredentialTable;
+  grants: GrantTable;
+  action_policies: ActionPolicyTable;
+  audit_events: AuditEventTable;
+  admin_tokens: AdminTokenTable;
+  settings: SettingTable;
+  revision: RevisionTable;
+}

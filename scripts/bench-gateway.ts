@@ -1,0 +1,226 @@
+/**
+ * Gateway benchmark (never a test): throughput and latency of MCP gateways in
+ * front of one REST endpoint, all measured in the same run so that a noisy
+ * machine slows every configuration alike. Exits 0 whatever the verdicts (2 on
+ * a usage error).
+ *
+ * What runs: a trivial REST upstream (node:http, ~200-byte JSON), and in front
+ * of it each configuration in a child process of its own (so its CPU is not the
+ * load generator's and its resident memory can be read):
+ *   upstream-direct, node-reverse-proxy           plain HTTP baselines
+ *   lean-reference                                hand-written JSON-RPC endpoint: the ceiling
+ *   sdk-minimal                                   McpServer + StreamableHTTPServerTransport
+ *   ivotoby-openapi-mcp-server, openapi-mcp-generator   installed into .cache/bench at run time
+ *   portcullis                                    skipped, with the reason, until wired
+ *
+ * How: the load generator stays in this process. Per cell (configuration ×
+ * concurrency) it opens one MCP session per concurrency slot (raw JSON-RPC over
+ * Streamable HTTP, undici keep-alive pools), then every slot loops `tools/call`
+ * for the duration after a warm-up; a call counts when it is a JSON-RPC result
+ * without isError. Rounds are interleaved (every cell once per round, the order
+ * rotating), and the report gives medians over rounds: req/s, p50, p99, errors,
+ * ratios against lean-reference and upstream-direct from the same run, the
+ * Portcullis targets, and each server's resident memory.
+ *
+ *   npx tsx scripts/bench-gateway.ts [--duration 3] [--warmup 0.5] [--rounds 3]
+ *       [--concurrency 1,16,64] [--only a,b] [--skip a,b]
+ * The same settings from the environment: BENCH_GATEWAY_DURATION, _WARMUP,
+ * _ROUNDS, _CONCURRENCY, _ONLY, _SKIP (flags win). Durations in seconds.
+ */
+import { availableParallelism, cpus, loadavg } from 'node:os';
+import { parseArgs } from 'node:util';
+import { bundledServer, bundleServers } from './bench/gateway/bundle-servers.ts';
+import { runCell } from './bench/gateway/load/load-cell.ts';
+import {
+  type CellRounds,
+  formatMemory,
+  formatResults,
+  formatTargets,
+  type MemoryRow,
+  summarize,
+} from './bench/gateway/report.ts';
+import {
+  type ResidentMemory,
+  residentMemory,
+  type ServerChild,
+  startServerChild,
+} from './bench/gateway/server-child.ts';
+import { TARGETS } from './bench/gateway/targets/index.ts';
+import type { StartedTarget } from './bench/gateway/targets/target.ts';
+
+interface BenchOptions {
+  durationMs: number;
+  warmupMs: number;
+  rounds: number;
+  concurrencies: number[];
+  targets: string[];
+}
+
+function parseOptions(argv: string[]): BenchOptions {
+  const env = (name: string) => process.env[`BENCH_GATEWAY_${name}`];
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      duration: { type: 'string', default: env('DURATION') ?? '3' },
+      warmup: { type: 'string', default: env('WARMUP') ?? '0.5' },
+      rounds: { type: 'string', default: env('ROUNDS') ?? '3' },
+      concurrency: { type: 'string', default: env('CONCURRENCY') ?? '1,16,64' },
+      only: { type: 'string', default: env('ONLY') ?? '' },
+      skip: { type: 'string', default: env('SKIP') ?? '' },
+    },
+  });
+  const [duration, warmup, rounds] = [values.duration, values.warmup, values.rounds].map(Number);
+  if (!(duration! > 0) || !(warmup! >= 0) || !Number.isInteger(rounds) || rounds! < 1)
+    throw new TypeError('--duration takes seconds > 0, --warmup seconds ≥ 0, --rounds a count ≥ 1');
+  const concurrencies = values.concurrency.split(',').map(Number);
+  if (!concurrencies.every((c) => Number.isInteger(c) && c >= 1))
+    throw new TypeError('--concurrency takes positive integers, comma-separated');
+  const list = (value: string) =>
+    value
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
+  const [only, skip] = [list(values.only), list(values.skip)];
+  const known = TARGETS.map((t) => t.name);
+  const unknown = [...only, ...skip].filter((name) => !known.includes(name));
+  if (unknown.length > 0)
+    throw new TypeError(`--only and --skip take ${known.join(', ')}; not ${unknown.join(', ')}`);
+  return {
+    durationMs: duration! * 1000,
+    warmupMs: warmup! * 1000,
+    rounds: rounds!,
+    concurrencies,
+    targets: known.filter((n) => (only.length === 0 || only.includes(n)) && !skip.includes(n)),
+  };
+}
+
+interface Running {
+  name: string;
+  target: StartedTarget;
+  idle: ResidentMemory | undefined;
+}
+
+async function startTargets(names: string[], upstreamUrl: string, skipped: string[]) {
+  const running: Running[] = [];
+  for (const target of TARGETS.filter((t) => names.includes(t.name))) {
+    try {
+      const started = await target.start(upstreamUrl);
+      const idle = started.pid === undefined ? undefined : residentMemory(started.pid);
+      running.push({ name: target.name, target: started, idle });
+      console.error(`bench: ${target.name} up at ${started.url}`);
+    } catch (error) {
+      skipped.push(`${target.name} skipped: ${(error as Error).message}`);
+      console.error(`bench: skipping ${target.name}: ${(error as Error).message}`);
+    }
+  }
+  return running;
+}
+
+async function measure(running: Running[], options: BenchOptions): Promise<CellRounds[]> {
+  const cells = running.flatMap(({ name, target }) =>
+    options.concurrencies.map(
+      (concurrency): CellRounds => ({
+        target: name,
+        mode: target.mode,
+        concurrency,
+        rounds: [],
+        failures: [],
+      }),
+    ),
+  );
+  for (let round = 0; round < options.rounds; round++) {
+    for (const [index, concurrency] of options.concurrencies.entries()) {
+      const shift = round + index;
+      const order = running.map((_, i) => running[(i + shift) % running.length]!);
+      for (const { name, target } of order) {
+        const cell = cells.find((c) => c.target === name && c.concurrency === concurrency)!;
+        const label = `round ${round + 1}/${options.rounds} c=${concurrency} ${name}`;
+        try {
+          const result = await runCell(target, { ...options, concurrency });
+          cell.rounds.push(result);
+          const p = (v: number | undefined) => (v === undefined ? '—' : `${v.toFixed(2)} ms`);
+          console.error(
+            `bench: ${label}: ${Math.round(result.requestsPerSecond)} req/s, p50 ${p(result.p50Ms)}, p99 ${p(result.p99Ms)}, ${result.errors} errors${result.firstError ? ` (${result.firstError.slice(0, 120)})` : ''}`,
+          );
+        } catch (error) {
+          cell.failures.push((error as Error).message);
+          console.error(`bench: ${label} failed: ${(error as Error).message}`);
+        }
+      }
+    }
+  }
+  return cells;
+}
+
+function formatContext(options: BenchOptions, load: number[], totalMs: number): string[] {
+  const machine = `${availableParallelism()} CPUs (${cpus()[0]?.model ?? 'unknown'}), Node ${process.version}`;
+  return [
+    'What was measured:',
+    `- Per cell: ${options.warmupMs / 1000} s warm-up, then ${options.durationMs / 1000} s counted; ${options.rounds} interleaved round(s), the order rotating. Medians over rounds of req/s (OK calls / s), p50 and p99 (per-call latency of OK calls); errors summed.`,
+    '- MCP: one session per slot (initialize, notifications/initialized, a GET stream when the server offers one), then tools/call in a loop; OK = JSON-RPC result without isError. http: GET /v1/users/quotas, OK = 2xx.',
+    '- "vs base": MCP rows against lean-reference, http rows against upstream-direct, same concurrency, same run.',
+    '- The load generator shares the machine with the servers: at high rates (upstream-direct, the proxy) it is likely the limit.',
+    `- Machine: ${machine}, load average at start ${load.map((l) => l.toFixed(2)).join(' ')}; total ${(totalMs / 1000).toFixed(0)} s.`,
+  ];
+}
+
+async function main(argv: string[]): Promise<void> {
+  let options: BenchOptions;
+  try {
+    options = parseOptions(argv);
+  } catch (error) {
+    console.error((error as Error).message);
+    process.exitCode = 2;
+    return;
+  }
+  const started = performance.now();
+  const load = loadavg();
+  const notes: string[] = [];
+  await bundleServers();
+  const upstream: ServerChild = await startServerChild({
+    name: 'upstream',
+    command: process.execPath,
+    args: [bundledServer('upstream')],
+    ready: { kind: 'announce' },
+  });
+  const upstreamIdle = residentMemory(upstream.pid);
+  let running: Running[] = [];
+  let cells: CellRounds[] = [];
+  const memory: MemoryRow[] = [];
+  try {
+    running = await startTargets(options.targets, upstream.url!, notes);
+    const cellSeconds = (options.warmupMs + options.durationMs) / 1000;
+    const total = running.length * options.concurrencies.length * options.rounds * cellSeconds;
+    console.error(`bench: measuring, about ${Math.round(total)} s`);
+    cells = await measure(running, options);
+    memory.push({ name: 'upstream', idle: upstreamIdle, after: residentMemory(upstream.pid) });
+    for (const { name, target, idle } of running)
+      if (target.pid !== undefined) memory.push({ name, idle, after: residentMemory(target.pid) });
+  } finally {
+    await Promise.all(running.map(({ target }) => target.close()));
+    await upstream.close();
+  }
+  const rows = cells.map(summarize);
+  for (const { target } of running) notes.push(...(target.notes ?? []));
+  for (const row of rows)
+    if (row.firstError)
+      notes.push(
+        `${row.target} c=${row.concurrency}, first error: ${row.firstError.slice(0, 300)}`,
+      );
+
+  console.log(formatResults(rows));
+  console.log('');
+  console.log('Portcullis targets (ratios of medians from this run):');
+  console.log(formatTargets(rows, options.concurrencies));
+  console.log('');
+  console.log(formatMemory(memory));
+  console.log('');
+  console.log(
+    [
+      ...formatContext(options, load, performance.now() - started),
+      ...notes.map((note) => `- ${note}`),
+    ].join('\n'),
+  );
+}
+
+await main(process.argv.slice(2));

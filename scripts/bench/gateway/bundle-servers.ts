@@ -1,0 +1,41 @@
+/**
+ * Our server children, bundled with esbuild into .cache/bench-gateway/bin as
+ * `npm run build` bundles the product: plain Node at run time, no TypeScript
+ * loader in the measured process (its memory or its startup), packages external.
+ */
+import { join } from 'node:path';
+import { build } from 'esbuild';
+import { ROOT, WORK } from './paths.ts';
+
+export const SERVER_ENTRIES = [
+  'upstream',
+  'reverse-proxy',
+  'lean-reference',
+  'sdk-minimal',
+] as const;
+export type ServerEntry = (typeof SERVER_ENTRIES)[number];
+
+const BIN = join(WORK, 'bin');
+
+export function bundledServer(entry: ServerEntry): string {
+  return join(BIN, `${entry}.mjs`);
+}
+
+export async function bundleServers(): Promise<void> {
+  await build({
+    entryPoints: Object.fromEntries(
+      SERVER_ENTRIES.map((entry) => [
+        entry,
+        join(ROOT, 'scripts', 'bench', 'gateway', 'servers', `${entry}.ts`),
+      ]),
+    ),
+    outdir: BIN,
+    outExtension: { '.js': '.mjs' },
+    bundle: true,
+    packages: 'external',
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    logLevel: 'warning',
+  });
+}

@@ -1,0 +1,162 @@
+/**
+ * Every server of the benchmark runs in a child process of its own, so its CPU
+ * is not the load generator's and its resident memory can be read. The parent
+ * learns the child is up either from the child's first stdout line
+ * (`{"url": ...}`, our own servers) or by polling a URL until it answers
+ * (third-party servers). Output goes to .cache/bench-gateway/logs/<name>.log.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { request } from 'undici';
+import { LOGS } from './paths.ts';
+
+export type Readiness = { kind: 'announce' } | { kind: 'poll'; url: string };
+
+export interface ServerChildOptions {
+  /** Names the log file. */
+  name: string;
+  command: string;
+  args: string[];
+  cwd?: string;
+  env?: Record<string, string>;
+  ready: Readiness;
+  /** Default 30 s. */
+  timeoutMs?: number;
+}
+
+export interface ServerChild {
+  pid: number;
+  /** The announced URL; undefined for a polled child (the caller knows its URL). */
+  url: string | undefined;
+  logFile: string;
+  close(): Promise<void>;
+}
+
+export async function startServerChild(options: ServerChildOptions): Promise<ServerChild> {
+  mkdirSync(LOGS, { recursive: true });
+  const logFile = join(LOGS, `${options.name}.log`);
+  const log = openSync(logFile, 'w');
+  const child = spawn(options.command, options.args, {
+    cwd: options.cwd,
+    env: { ...process.env, ...options.env },
+    stdio: ['ignore', options.ready.kind === 'announce' ? 'pipe' : log, log],
+  });
+  closeSync(log);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const close = () => stopChild(child, exited);
+  try {
+    const url = await withTimeout(
+      Promise.race([
+        options.ready.kind === 'announce' ? announcedUrl(child) : pollUntilUp(options.ready.url),
+        exited.then((code) => {
+          throw new Error(`exited with ${code} before it was up`);
+        }),
+      ]),
+      options.timeoutMs ?? 30_000,
+    );
+    if (child.pid === undefined) throw new Error('no pid');
+    return { pid: child.pid, url, logFile, close };
+  } catch (error) {
+    await close();
+    const tail = (await readFile(logFile, 'utf8')).trim().split('\n').slice(-3).join(' | ');
+    throw new Error(`${options.name}: ${(error as Error).message}${tail ? ` (log: ${tail})` : ''}`);
+  }
+}
+
+async function stopChild(child: ChildProcess, exited: Promise<number | null>): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 3000);
+  await exited;
+  clearTimeout(timer);
+}
+
+function announcedUrl(child: ChildProcess): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let buffered = '';
+    let answered = false;
+    child.stdout!.setEncoding('utf8');
+    // Kept flowing after the first line, so a chatty child never blocks on a full pipe.
+    child.stdout!.on('data', (chunk: string) => {
+      if (answered) return;
+      buffered += chunk;
+      const newline = buffered.indexOf('\n');
+      if (newline < 0) return;
+      answered = true;
+      try {
+        const { url } = JSON.parse(buffered.slice(0, newline)) as { url?: unknown };
+        if (typeof url !== 'string') throw new Error('no url');
+        resolve(url);
+      } catch {
+        reject(new Error(`unexpected first line: ${buffered.slice(0, newline).slice(0, 200)}`));
+      }
+    });
+  });
+}
+
+async function pollUntilUp(url: string): Promise<undefined> {
+  for (;;) {
+    try {
+      const answer = await request(url, { headersTimeout: 2000, bodyTimeout: 2000 });
+      await answer.body.dump();
+      if (answer.statusCode < 500) return undefined;
+    } catch {
+      // Not listening yet.
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`not up after ${ms / 1000} s`)), ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** A port free on 127.0.0.1 right now, for servers that cannot announce the one they bound. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() =>
+        typeof address === 'object' && address
+          ? resolve(address.port)
+          : reject(new Error('no port')),
+      );
+    });
+  });
+}
+
+export interface ResidentMemory {
+  /** VmRSS, in MB. */
+  rssMb: number;
+  /** VmHWM: the peak resident set size so far, in MB. */
+  peakMb: number;
+}
+
+/** Resident memory of a process from /proc (Linux); undefined elsewhere or once it is gone. */
+export function residentMemory(pid: number): ResidentMemory | undefined {
+  let status: string;
+  try {
+    status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const kilobytes = (field: string) =>
+    Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1]);
+  const [rss, peak] = [kilobytes('VmRSS'), kilobytes('VmHWM')];
+  return Number.isFinite(rss) && Number.isFinite(peak)
+    ? { rssMb: rss / 1024, peakMb: peak / 1024 }
+    : undefined;
+}

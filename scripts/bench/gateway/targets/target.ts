@@ -1,0 +1,28 @@
+/** What the runner asks of a benchmarked configuration, and what a started one hands back. */
+
+export interface StartedTarget {
+  /** The MCP endpoint, or for `http` mode the URL to GET. */
+  url: string;
+  /** Sent with every request (an agent key, say). */
+  headers: Record<string, string>;
+  /** `tools/call` params: ignored in `http` mode. */
+  toolName: string;
+  arguments: Record<string, unknown>;
+  mode: 'mcp' | 'http';
+  /**
+   * `per-slot` (the default): one MCP session per concurrency slot. `shared`: one
+   * session for all slots, for a server that cannot serve several sessions.
+   */
+  sessions?: 'per-slot' | 'shared';
+  /** The server's process, for its resident memory; none when it runs in this process. */
+  pid?: number;
+  /** What had to be adapted to run it, printed under the table. */
+  notes?: string[];
+  close(): Promise<void>;
+}
+
+export interface GatewayTarget {
+  name: string;
+  /** Throws when the configuration cannot run here; the runner skips it and says why. */
+  start(upstreamUrl: string): Promise<StartedTarget>;
+}

@@ -1,0 +1,110 @@
+/**
+ * A small ToolHost for the MCP endpoint's tests and the conformance harness:
+ * two agents with API keys, and four tools that exercise the endpoint's paths
+ * (a result, a refusal, a crash, a call that waits to be aborted).
+ */
+import { setTimeout as delay } from 'node:timers/promises';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { GatewayError } from '../../runtime/core/errors.ts';
+import type { McpPrincipal, ToolHost } from '../../runtime/core/mcp/tool-host.ts';
+
+export const FIXTURE_AGENTS = {
+  alice: { key: 'pk_test_alice_7b1f0c', principal: { agentId: 'agt_alice', workspaceId: 'ws_1' } },
+  bob: { key: 'pk_test_bob_29de44', principal: { agentId: 'agt_bob', workspaceId: 'ws_1' } },
+} as const satisfies Record<string, { key: string; principal: McpPrincipal }>;
+
+export type FixtureAgent = keyof typeof FIXTURE_AGENTS;
+
+/** A message the `crash` tool throws; it must never reach a client. */
+export const CRASH_SECRET = 'db password hunter2';
+
+const TOOLS: Tool[] = [
+  {
+    name: 'echo',
+    description: 'Returns its arguments, after `delayMs` milliseconds when given.',
+    inputSchema: {
+      type: 'object',
+      properties: { delayMs: { type: 'integer', minimum: 0 } },
+      additionalProperties: true,
+    },
+    annotations: { readOnlyHint: true, openWorldHint: false },
+  },
+  {
+    name: 'refuse',
+    description: 'Always refused with the reason code not_granted.',
+    inputSchema: { type: 'object', properties: {} },
+  },
+  {
+    name: 'crash',
+    description: 'Always fails with an internal error.',
+    inputSchema: { type: 'object', properties: {} },
+  },
+  {
+    name: 'hold',
+    description: 'Runs until the call is aborted; `tag` names it.',
+    inputSchema: { type: 'object', properties: { tag: { type: 'string' } }, required: ['tag'] },
+  },
+];
+
+export class FixtureToolHost implements ToolHost {
+  /** Agents whose key no longer works. */
+  readonly revoked = new Set<string>();
+  /** Tags of `hold` calls now running, and of those that saw their signal abort. */
+  readonly holding = new Set<string>();
+  readonly aborted = new Set<string>();
+  readonly #byKey = new Map<string, McpPrincipal>(
+    Object.values(FIXTURE_AGENTS).map(({ key, principal }) => [key, principal]),
+  );
+
+  authenticate(authorization: string | undefined): McpPrincipal | undefined {
+    if (authorization === undefined || !authorization.startsWith('Bearer ')) return undefined;
+    const principal = this.#byKey.get(authorization.slice('Bearer '.length));
+    return principal && !this.revoked.has(principal.agentId) ? principal : undefined;
+  }
+
+  async listTools(_principal: McpPrincipal): Promise<Tool[]> {
+    return TOOLS;
+  }
+
+  async callTool(
+    principal: McpPrincipal,
+    name: string,
+    args: Record<string, unknown> | undefined,
+    signal: AbortSignal,
+  ): Promise<CallToolResult> {
+    switch (name) {
+      case 'echo': {
+        const delayMs = args?.delayMs;
+        if (typeof delayMs === 'number' && delayMs > 0) await delay(delayMs, undefined, { signal });
+        return {
+          content: [{ type: 'text', text: JSON.stringify(args ?? {}) }],
+          structuredContent: { agentId: principal.agentId, arguments: args ?? {} },
+        };
+      }
+      case 'refuse':
+        throw new GatewayError('not_granted', 'this agent has no grant for this action', {
+          field: '/name',
+        });
+      case 'crash':
+        throw new Error(CRASH_SECRET);
+      case 'hold':
+        return this.#hold(String(args?.tag), signal);
+      default:
+        throw new GatewayError('tool_unknown', 'no such tool');
+    }
+  }
+
+  async #hold(tag: string, signal: AbortSignal): Promise<CallToolResult> {
+    this.holding.add(tag);
+    try {
+      await new Promise<void>((resolve) => {
+        if (signal.aborted) resolve();
+        else signal.addEventListener('abort', () => resolve(), { once: true });
+      });
+      this.aborted.add(tag);
+      throw new GatewayError('upstream_timeout', 'the call was cancelled');
+    } finally {
+      this.holding.delete(tag);
+    }
+  }
+}

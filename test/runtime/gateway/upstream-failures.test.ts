@@ -1,0 +1,178 @@
+/**
+ * What the gateway does when the provider misbehaves. Prism cannot send a
+ * reply too large, drop a connection mid-request or fail on cue, so the
+ * upstream here is a loopback server whose next behaviour each test chooses.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import {
+  adminClient,
+  callTool,
+  mcpClient,
+  startTestGateway,
+  type TestGateway,
+  type ToolReply,
+} from '../../support/gateway.ts';
+
+type Behaviour = 'ok' | 'huge' | 'drop' | 'fail' | 'not-json' | 'redirect' | 'still-running';
+
+let behaviour: Behaviour = 'ok';
+let requests = 0;
+let upstream: Server;
+let gateway: TestGateway;
+let admin: ReturnType<typeof adminClient>;
+let client: Client;
+
+beforeAll(async () => {
+  upstream = createServer((req, res) => {
+    requests += 1;
+    req.resume();
+    req.on('end', () => {
+      switch (behaviour) {
+        case 'ok':
+          res.setHeader('content-type', 'application/json');
+          res.end('{"status":"success"}');
+          return;
+        case 'huge':
+          res.setHeader('content-type', 'application/json');
+          res.end(JSON.stringify({ blob: 'x'.repeat(1_200_000) }));
+          return;
+        case 'drop':
+          req.socket.destroy();
+          return;
+        case 'fail':
+          res.statusCode = 503;
+          res.end('unavailable');
+          return;
+        case 'not-json':
+          res.setHeader('content-type', 'application/json');
+          res.end('{"status": "succ');
+          return;
+        case 'redirect':
+          res.statusCode = 302;
+          res.setHeader('location', 'http://169.254.169.254/latest/meta-data');
+          res.end();
+          return;
+        case 'still-running':
+          res.statusCode = 408;
+          res.setHeader('content-type', 'application/json');
+          res.end('{"status":"error","message":"timeout"}');
+          return;
+      }
+    });
+  });
+  await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+  const origin = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+  gateway = await startTestGateway({ upstreams: { unikraft: origin } });
+  admin = adminClient(gateway.url, gateway.adminToken!);
+  await admin('POST', '/workspaces/default/connections', {
+    provider: 'unikraft',
+    credential: 'tok',
+  });
+  const { key } = (await admin('POST', '/workspaces/default/agents', { name: 'a' })).body;
+  await admin('POST', '/workspaces/default/grants', {
+    agent: 'a',
+    connection: 'unikraft',
+    scope: 'all',
+  });
+  await admin('POST', '/workspaces/default/connections/unikraft/actions/enable', { all: true });
+  client = await mcpClient(gateway.url, key);
+});
+
+beforeEach(async () => {
+  behaviour = 'ok';
+  await call('unikraft_get_user'); // a success resets health
+  requests = 0;
+});
+
+afterAll(async () => {
+  await client?.close();
+  await gateway?.close();
+  await new Promise((resolve) => upstream?.close(resolve));
+});
+
+function call(name: string, args: Record<string, unknown> = {}): Promise<ToolReply> {
+  return callTool(client, name, args);
+}
+
+async function health(): Promise<string> {
+  const [connection] = (await admin('GET', '/workspaces/default/connections')).body;
+  return connection.health;
+}
+
+describe('a bad reply fails only its call', () => {
+  it.each<[Behaviour, string]>([
+    ['huge', 'upstream_reply_too_large'],
+    ['not-json', 'upstream_reply_invalid'],
+    ['redirect', 'upstream_redirect_refused'],
+  ])('%s: %s, and the connection stays ok', async (bad, code) => {
+    behaviour = bad;
+    for (let i = 0; i < 6; i++)
+      expect((await call('unikraft_get_user')).structuredContent?.error?.code).toBe(code);
+    expect(await health()).toBe('ok');
+    behaviour = 'ok';
+    expect((await call('unikraft_get_user')).isError).toBeFalsy();
+  });
+
+  it('does not follow a redirect', async () => {
+    behaviour = 'redirect';
+    await call('unikraft_get_user');
+    expect(requests).toBe(1);
+  });
+});
+
+describe('health', () => {
+  it('marks a streak of 5xx degraded, then error, and one success ok again', async () => {
+    behaviour = 'fail';
+    const seen: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const result = await call('unikraft_get_user');
+      expect(result.structuredContent?.error).toMatchObject({
+        code: 'upstream_status',
+        status: 503,
+      });
+      seen.push(await health());
+    }
+    expect(seen).toEqual(['ok', 'degraded', 'degraded', 'degraded', 'error']);
+    behaviour = 'ok';
+    await call('unikraft_get_user');
+    expect(await health()).toBe('ok');
+  });
+});
+
+describe('writes', () => {
+  it('reports a write whose connection dropped after sending as write_outcome_unknown, and never retries it', async () => {
+    behaviour = 'drop';
+    const result = await call('unikraft_create_volume', { body: { name: 'v', size_mb: 1 } });
+    expect(result.structuredContent?.error?.code).toBe('write_outcome_unknown');
+    expect(requests).toBe(1);
+  });
+
+  it('reports a read whose connection dropped as upstream_unreachable', async () => {
+    behaviour = 'drop';
+    expect((await call('unikraft_get_user')).structuredContent?.error?.code).toBe(
+      'upstream_unreachable',
+    );
+  });
+});
+
+describe('provider hooks', () => {
+  it("turns the sandbox wait's documented 408 into a still-running result", async () => {
+    behaviour = 'still-running';
+    const result = await call('unikraft_sandbox_wait_for_command_with_timeout', {
+      server: { instance: 'box' },
+      path: { uuid: '123e4567-e89b-12d3-a456-426614174000' },
+      body: { timeout_s: 1 },
+    });
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toMatchObject({ status: 'still_running', httpStatus: 408 });
+  });
+
+  it('keeps a 408 an error for an action without that hook', async () => {
+    behaviour = 'still-running';
+    const result = await call('unikraft_get_user');
+    expect(result.structuredContent?.error).toMatchObject({ code: 'upstream_status', status: 408 });
+  });
+});

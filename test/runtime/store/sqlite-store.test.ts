@@ -1,0 +1,94 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { Kysely, Migrator, SqliteDialect } from 'kysely';
+import { afterAll, describe, expect, it } from 'vitest';
+import { storeMigrations } from '../../../runtime/store/migrations/migrate.ts';
+import { openStore } from '../../../runtime/store/open-store.ts';
+import { describeStoreContract } from './store-contract.ts';
+import { aWorkspace } from './store-fixtures.ts';
+
+const folder = mkdtempSync(join(tmpdir(), 'portcullis-store-'));
+let files = 0;
+
+afterAll(() => {
+  rmSync(folder, { recursive: true, force: true });
+});
+
+describeStoreContract('SQLite', {
+  async create() {
+    // A folder that does not exist yet: openStore makes it.
+    const sqliteFile = join(folder, `db-${++files}`, 'portcullis.db');
+    return () => openStore({ sqliteFile });
+  },
+});
+
+describe('the SQLite store', () => {
+  it('runs in memory', async () => {
+    const store = await openStore({ sqliteFile: ':memory:' });
+    try {
+      await store.workspaces.create(aWorkspace());
+      expect(await store.workspaces.list()).toEqual([aWorkspace()]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('leaves its file in WAL mode', async () => {
+    const sqliteFile = join(folder, 'wal.db');
+    await (await openStore({ sqliteFile })).close();
+    const database = new BetterSqlite3(sqliteFile, { readonly: true });
+    try {
+      expect(database.pragma('journal_mode', { simple: true })).toBe('wal');
+    } finally {
+      database.close();
+    }
+  });
+});
+
+describe('the SQLite migrations', () => {
+  function migratorOn(file: string): { migrator: Migrator; db: Kysely<unknown> } {
+    const db = new Kysely<unknown>({
+      dialect: new SqliteDialect({ database: new BetterSqlite3(file) }),
+    });
+    const migrator = new Migrator({
+      db,
+      provider: { getMigrations: async () => storeMigrations('sqlite') },
+    });
+    return { migrator, db };
+  }
+
+  it('have nothing left to run on a file the store opened', async () => {
+    const sqliteFile = join(folder, 'migrated.db');
+    await (await openStore({ sqliteFile })).close();
+    const { migrator, db } = migratorOn(sqliteFile);
+    try {
+      const { error, results } = await migrator.migrateToLatest();
+      expect(error).toBeUndefined();
+      expect(results).toEqual([]);
+    } finally {
+      await db.destroy();
+    }
+  });
+
+  it('refuse a file migrated by a newer version', async () => {
+    const sqliteFile = join(folder, 'newer.db');
+    await (await openStore({ sqliteFile })).close();
+    const database = new BetterSqlite3(sqliteFile);
+    database
+      .prepare('insert into kysely_migration (name, timestamp) values (?, ?)')
+      .run('9999-from-the-future', new Date(0).toISOString());
+    database.close();
+    await expect(openStore({ sqliteFile })).rejects.toThrow(/9999-from-the-future/);
+  });
+});
+
+describe('openStore', () => {
+  it.each([
+    ['neither a database URL nor a file', {}],
+    ['a database URL of another engine', { databaseUrl: 'mysql://user:pw@localhost/db' }],
+  ])('refuses %s', async (_, options) => {
+    await expect(openStore(options)).rejects.toBeInstanceOf(TypeError);
+  });
+});
