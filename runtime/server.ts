@@ -3,12 +3,14 @@
  * The first start creates the default workspace, the master key file (unless
  * PORTCULLIS_MASTER_KEY is set) and an admin token, which it prints once.
  */
-import type { Server } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Config } from './core/config/config.ts';
 import { type Gateway, type OpenGatewayOptions, openGateway } from './core/gateway/open-gateway.ts';
 import { createMcpEndpoint } from './core/mcp/mcp-endpoint.ts';
+import { LOOPBACK_HOSTS, LOOPBACK_ORIGINS } from './core/mcp/origin-guard.ts';
 import { createApp } from './http/app.ts';
+import { withMcpEndpoint } from './http/mcp-route.ts';
 
 export const VERSION = '0.1.0';
 
@@ -27,11 +29,14 @@ export async function startServer(
   const mcp = createMcpEndpoint({
     host: gateway.tools,
     serverInfo: { name: 'portcullis', version: VERSION },
+    ...allowedAddresses(config.publicUrl),
   });
-  const app = createApp(gateway, mcp);
-  const server: Server = await new Promise((resolve, reject) => {
-    const listening = app.listen(config.port, config.host, () => resolve(listening));
-    listening.once('error', reject);
+  // `/mcp` is answered straight from node:http (the hot path; Express costs
+  // more per request than the whole MCP exchange); everything else by Express.
+  const server = createServer(withMcpEndpoint(mcp, createApp(gateway)));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
   });
   server.keepAliveTimeout = 65_000;
   const { port } = server.address() as AddressInfo;
@@ -41,10 +46,22 @@ export async function startServer(
     url: `http://${host}:${port}`,
     async close() {
       mcp.close();
-      server.closeAllConnections();
+      // In-flight calls finish (and their audit events land); idle keep-alive
+      // connections close at once, any straggler after a grace period.
+      const straggler = setTimeout(() => server.closeAllConnections(), 5_000);
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      clearTimeout(straggler);
       await gateway.close();
     },
+  };
+}
+
+/** Loopback always; the public address too when there is one. */
+function allowedAddresses(publicUrl: URL | undefined) {
+  if (!publicUrl) return {};
+  return {
+    allowedHosts: [...LOOPBACK_HOSTS, publicUrl.host],
+    allowedOrigins: [...LOOPBACK_ORIGINS, publicUrl.origin],
   };
 }
 

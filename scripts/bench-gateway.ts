@@ -40,6 +40,7 @@ import {
   summarize,
 } from './bench/gateway/report.ts';
 import {
+  cpuTimeMs,
   type ResidentMemory,
   residentMemory,
   type ServerChild,
@@ -136,7 +137,9 @@ async function measure(running: Running[], options: BenchOptions): Promise<CellR
         const cell = cells.find((c) => c.target === name && c.concurrency === concurrency)!;
         const label = `round ${round + 1}/${options.rounds} c=${concurrency} ${name}`;
         try {
-          const result = await runCell(target, { ...options, concurrency });
+          const { pid } = target;
+          const cpuClock = pid === undefined ? undefined : () => cpuTimeMs(pid);
+          const result = await runCell(target, { ...options, concurrency, cpuClock });
           cell.rounds.push(result);
           const p = (v: number | undefined) => (v === undefined ? '—' : `${v.toFixed(2)} ms`);
           console.error(
@@ -156,7 +159,7 @@ function formatContext(options: BenchOptions, load: number[], totalMs: number): 
   const machine = `${availableParallelism()} CPUs (${cpus()[0]?.model ?? 'unknown'}), Node ${process.version}`;
   return [
     'What was measured:',
-    `- Per cell: ${options.warmupMs / 1000} s warm-up, then ${options.durationMs / 1000} s counted; ${options.rounds} interleaved round(s), the order rotating. Medians over rounds of req/s (OK calls / s), p50 and p99 (per-call latency of OK calls); errors summed.`,
+    `- Per cell: ${options.warmupMs / 1000} s warm-up, then ${options.durationMs / 1000} s counted; ${options.rounds} interleaved round(s), the order rotating. Medians over rounds of req/s (OK calls / s), p50 and p99 (per-call latency of OK calls), server CPU/call (user + system time of the server process over the counted window, from /proc, per call: the least noise-prone figure); errors summed.`,
     '- MCP: one session per slot (initialize, notifications/initialized, a GET stream when the server offers one), then tools/call in a loop; OK = JSON-RPC result without isError. http: GET /v1/users/quotas, OK = 2xx.',
     '- "vs base": MCP rows against lean-reference, http rows against upstream-direct, same concurrency, same run.',
     '- The load generator shares the machine with the servers: at high rates (upstream-direct, the proxy) it is likely the limit.',

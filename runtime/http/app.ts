@@ -1,15 +1,13 @@
 /**
- * The gateway's HTTP surface: `/healthz`, the agents' `/mcp` endpoint and the
- * operators' `/admin/v1` API. Express only adapts; every decision is in
- * `runtime/core`.
+ * The gateway's HTTP surface besides `/mcp`: `/healthz` and the operators'
+ * `/admin/v1` API. Express only adapts; every decision is in `runtime/core`.
  */
 import express from 'express';
 import type { Gateway } from '../core/gateway/open-gateway.ts';
-import type { McpEndpoint } from '../core/mcp/mcp-endpoint.ts';
 import { adminRouter } from './admin-routes.ts';
-import { mcpRouter } from './mcp-route.ts';
 
-export function createApp(gateway: Gateway, mcp: McpEndpoint): express.Express {
+/** Everything but `/mcp`, which `withMcpEndpoint` answers before Express sees it. */
+export function createApp(gateway: Gateway): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -21,7 +19,6 @@ export function createApp(gateway: Gateway, mcp: McpEndpoint): express.Express {
       res.status(503).json({ status: 'unavailable', reason: 'store' });
     }
   });
-  app.use(mcpRouter(mcp));
   app.use('/admin/v1', adminRouter(gateway));
   return app;
 }

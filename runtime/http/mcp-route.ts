@@ -1,8 +1,8 @@
 /**
  * HTTP adapters for the framework-free MCP endpoint: read the JSON body
- * (size-limited), hand the request over, copy the answer back. An abort signal
- * follows the client's connection so a running tool call learns when nobody
- * is waiting for it any more.
+ * (size-limited), hand the request over, copy the answer back. A running tool
+ * call is aborted when its client's connection closes before the answer, so it
+ * learns when nobody is waiting for it any more.
  *
  * Two mounts, same behaviour: `mcpRouter` for an Express app, and
  * `withMcpEndpoint`, which answers the MCP path straight from `node:http` and
@@ -70,7 +70,7 @@ async function serveMcp(
     body: undefined,
   };
   if (req.method === 'POST') {
-    const read = await readJson(req, bodyLimit);
+    const read = req.readableEnded ? alreadyRead(req) : await readJson(req, bodyLimit);
     if (read === ABORTED) return;
     if (read === TOO_LARGE) {
       // The rest of the body stays unread: close the connection after answering.
@@ -78,26 +78,29 @@ async function serveMcp(
       request.bodyTooLarge = true;
     } else if (read === MALFORMED) request.rawBodyError = true;
     else request.body = read;
-    request.signal = abortSignalOf(res);
+    request.abortOnDisconnect = (controller) => {
+      if (res.closed) controller.abort();
+      else {
+        res.once('close', () => {
+          if (!res.writableFinished) controller.abort();
+        });
+      }
+    };
   } else {
     req.resume();
   }
   write(res, await endpoint.handle(request));
 }
 
-/** Aborts when the connection closes before the response is written. */
-function abortSignalOf(res: ServerResponse): AbortSignal {
-  const controller = new AbortController();
-  res.once('close', () => {
-    if (!res.writableFinished) controller.abort();
-  });
-  return controller.signal;
-}
-
 function write(res: ServerResponse, reply: McpHttpResponse): void {
   if (res.headersSent || res.destroyed) return;
   res.writeHead(reply.status, reply.headers);
   res.end(reply.body);
+}
+
+/** A body some earlier middleware consumed: what it parsed, if anything. */
+function alreadyRead(req: IncomingMessage & { body?: unknown }): unknown {
+  return req.body;
 }
 
 const TOO_LARGE = Symbol('too large');

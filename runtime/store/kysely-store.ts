@@ -8,7 +8,7 @@
  * transactions then queue on that row before they take any other lock, so
  * they cannot deadlock with each other.
  */
-import { type Kysely, sql } from 'kysely';
+import { type CompiledQuery, type Kysely, sql } from 'kysely';
 import type {
   AdminTokenRows,
   AgentRows,
@@ -49,6 +49,7 @@ export class KyselyStore implements Store {
   readonly #engine: Engine;
   readonly #inTransaction: boolean;
   #savepoints = 0;
+  #revisionQuery: CompiledQuery<{ value: number | string }> | undefined;
 
   constructor(db: Kysely<Database>, engine: Engine, inTransaction = false) {
     this.#db = db;
@@ -75,12 +76,16 @@ export class KyselyStore implements Store {
     return this.#db.transaction().execute((trx) => work(new KyselyStore(trx, this.#engine, true)));
   }
 
+  /** On every call's path: compiled once, run as is (no query building per call). */
   async revision(): Promise<number> {
-    const row = await this.#db
+    this.#revisionQuery ??= this.#db
       .selectFrom('revision')
       .select('value')
       .where('id', '=', 1)
-      .executeTakeFirstOrThrow();
+      .compile();
+    const { rows } = await this.#db.executeQuery(this.#revisionQuery);
+    const row = rows[0];
+    if (!row) throw new Error('the revision row is missing: the store was not migrated');
     return Number(row.value);
   }
 

@@ -94,10 +94,12 @@ export interface AuditEventTable {
   actor_kind: string;
   actor_id: string | null;
   action: string;
+  subject: string | null;
   connection_id: string | null;
   decision: string;
   reason: string | null;
   outcome: string | null;
+  upstream_host: string | null;
   upstream_status: number | null;
   latency_ms: number | null;
   request_bytes: number | null;

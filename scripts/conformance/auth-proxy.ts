@@ -49,17 +49,17 @@ export async function startAuthProxy(target: ConformanceTarget): Promise<AuthPro
   const upstream = new URL(target.url);
   const send = upstream.protocol === 'https:' ? httpsRequest : httpRequest;
   let ownAuthorities = new Set<string>();
+  let ownOrigins = new Set<string>();
 
   const server = createServer((req, res) => {
     const headers = withoutHopByHop(req.headers);
+    // Addressed to the proxy itself: address the target instead. Anything else
+    // (a forged Host or Origin) passes unchanged.
     if (headers.host !== undefined && ownAuthorities.has(headers.host)) {
       headers.host = upstream.host;
-      if (
-        headers.origin !== undefined &&
-        ownAuthorities.has(headers.origin.replace(/^http:\/\//, ''))
-      ) {
-        headers.origin = upstream.origin;
-      }
+    }
+    if (headers.origin !== undefined && ownOrigins.has(headers.origin)) {
+      headers.origin = upstream.origin;
     }
     headers.authorization = target.authorization;
 
@@ -91,6 +91,7 @@ export async function startAuthProxy(target: ConformanceTarget): Promise<AuthPro
   });
   const { port } = server.address() as AddressInfo;
   ownAuthorities = new Set(LOOPBACK_NAMES.map((name) => `${name}:${port}`));
+  ownOrigins = new Set([...ownAuthorities].map((authority) => `http://${authority}`));
   return {
     url: `http://127.0.0.1:${port}${upstream.pathname}${upstream.search}`,
     close: async () => {

@@ -1,7 +1,9 @@
 /**
- * The MCP endpoint over the fixture host, served by Express on 127.0.0.1 at a
- * free port: what the endpoint tests and the conformance harness talk to.
+ * The MCP endpoint over the fixture host on 127.0.0.1 at a free port: what the
+ * endpoint tests and the conformance harness talk to. Mounted either straight
+ * on `node:http` (`withMcpEndpoint`, the default) or as an Express router.
  */
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import {
@@ -9,8 +11,15 @@ import {
   type McpEndpoint,
   type McpEndpointOptions,
 } from '../../runtime/core/mcp/mcp-endpoint.ts';
-import { mcpRouter } from '../../runtime/http/mcp-route.ts';
+import { type McpRouteOptions, mcpRouter, withMcpEndpoint } from '../../runtime/http/mcp-route.ts';
 import { FixtureToolHost } from './fixture-host.ts';
+
+export type FixtureMount = 'node' | 'express';
+
+export interface FixtureServerOptions extends Partial<Omit<McpEndpointOptions, 'host'>> {
+  mount?: FixtureMount;
+  route?: McpRouteOptions;
+}
 
 export interface FixtureServer {
   /** `http://127.0.0.1:<port>/mcp` */
@@ -22,18 +31,20 @@ export interface FixtureServer {
 }
 
 export async function startFixtureServer(
-  options: Partial<Omit<McpEndpointOptions, 'host'>> = {},
+  options: FixtureServerOptions = {},
 ): Promise<FixtureServer> {
+  const { mount = 'node', route, ...endpointOptions } = options;
   const host = new FixtureToolHost();
   const endpoint = createMcpEndpoint({
     serverInfo: { name: 'portcullis-fixture', version: '0.0.0' },
-    ...options,
+    ...endpointOptions,
     host,
   });
   const app = express();
   app.disable('x-powered-by');
-  app.use(mcpRouter(endpoint));
-  const server = app.listen(0, '127.0.0.1');
+  if (mount === 'express') app.use(mcpRouter(endpoint, route));
+  const server = createServer(mount === 'express' ? app : withMcpEndpoint(endpoint, app, route));
+  server.listen(0, '127.0.0.1');
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);

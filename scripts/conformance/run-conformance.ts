@@ -3,11 +3,13 @@
  * requires a credential (through a header-adding loopback proxy) and sums up
  * each scenario's checks.
  *
- * Scenarios that apply to any MCP server with tools are the default set; the
- * rest of the 2025-11-25 requirement set calls the reference fixture server's
- * tools, resources and prompts (`test_simple_text`, `test://static-text`, ...)
- * or capabilities a tools-only gateway does not declare (logging,
- * completions), so they say nothing about this endpoint.
+ * The suite runs a revision's whole scenario set in one process (a second or
+ * two; one process per scenario would cost a second each). The verdict is on
+ * the scenarios that apply to any MCP server with tools; the rest call the
+ * reference fixture server's tools, resources and prompts
+ * (`test_simple_text`, `test://static-text`, ...) or capabilities a tools-only
+ * gateway does not declare (logging, completions), so they say nothing about
+ * this endpoint and are reported only on request.
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -56,13 +58,13 @@ export interface Summary {
 
 export interface RunConformanceOptions {
   /**
-   * Scenario names (each run with `--scenario` at `specVersion`), or
-   * `'requirements'` for the whole `--requirements 2025-11-25` set in one run.
-   * Default: `APPLICABLE_SCENARIOS`.
+   * Default 2025-11-25, run as that revision's requirement set
+   * (`--requirements`); another version runs the suite's active scenarios at
+   * that version (`--spec-version`). Either way in one suite process.
    */
-  scenarios?: readonly string[] | 'requirements';
-  /** Default 2025-11-25. Ignored with `'requirements'`. */
   specVersion?: string;
+  /** Also report the scenarios that do not apply (fixture tools, resources, prompts). */
+  all?: boolean;
   /** Where the suite writes its results. Default: a new temporary folder. */
   outputDir?: string;
   /** Per-scenario timeout. Default 30 s. */
@@ -86,39 +88,37 @@ export async function runConformance(
   target: ConformanceTarget,
   options: RunConformanceOptions = {},
 ): Promise<Summary> {
-  const scenarios = options.scenarios ?? APPLICABLE_SCENARIOS;
-  const specVersion =
-    scenarios === 'requirements' ? REQUIREMENTS_REVISION : (options.specVersion ?? '2025-11-25');
+  const specVersion = options.specVersion ?? REQUIREMENTS_REVISION;
   const outputDir = options.outputDir ?? (await mkdtemp(join(tmpdir(), 'portcullis-conformance-')));
-  const timeout = String(options.timeoutMs ?? 30_000);
-  const notAtThisVersion = new Set<string>();
+  const selection =
+    specVersion === REQUIREMENTS_REVISION
+      ? ['--requirements', REQUIREMENTS_REVISION]
+      : ['--spec-version', specVersion];
   const proxy = await startAuthProxy(target);
+  let output: string;
   try {
-    const common = ['server', '--url', proxy.url, '-o', outputDir, '--timeout', timeout];
-    if (scenarios === 'requirements') {
-      await runSuite([...common, '--requirements', REQUIREMENTS_REVISION]);
-    } else {
-      const outputs = await Promise.all(
-        scenarios.map((scenario) =>
-          runSuite([...common, '--scenario', scenario, '--spec-version', specVersion]),
-        ),
-      );
-      scenarios.forEach((scenario, i) => {
-        if (outputs[i]?.includes(`SKIPPED: scenario '${scenario}' is not applicable`)) {
-          notAtThisVersion.add(scenario);
-        }
-      });
-    }
+    output = await runSuite([
+      'server',
+      ...['--url', proxy.url, '-o', outputDir, '--timeout', String(options.timeoutMs ?? 30_000)],
+      ...selection,
+    ]);
   } finally {
     await proxy.close();
   }
+  const ran = new Set(
+    [...output.matchAll(/^=== Running scenario: (\S+) ===$/gm)].map((m) => m[1]!),
+  );
   const results = await readResults(outputDir);
-  const names = scenarios === 'requirements' ? [...results.keys()].sort() : scenarios;
-  const summaries = names.map((scenario) =>
-    summarize(scenario, results.get(scenario), notAtThisVersion.has(scenario)),
+  const others = options.all ? [...ran].filter((name) => !isApplicable(name)).sort() : [];
+  const summaries = [...APPLICABLE_SCENARIOS, ...others].map((scenario) =>
+    summarize(scenario, results.get(scenario), !ran.has(scenario)),
   );
   const ok = summaries.every((s) => !s.applicable || s.notAtThisVersion || passes(s));
   return { specVersion, outputDir, scenarios: summaries, ok };
+}
+
+function isApplicable(scenario: string): boolean {
+  return (APPLICABLE_SCENARIOS as readonly string[]).includes(scenario);
 }
 
 /** One line per scenario: counts, then the problems of the applicable ones. */
@@ -157,7 +157,7 @@ function summarize(
 ): ScenarioSummary {
   const summary: ScenarioSummary = {
     scenario,
-    applicable: (APPLICABLE_SCENARIOS as readonly string[]).includes(scenario),
+    applicable: isApplicable(scenario),
     passed: 0,
     failed: 0,
     warnings: 0,
@@ -224,15 +224,17 @@ function runSuite(args: string[]): Promise<string> {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  const keep = (chunk: Buffer) => {
-    output = (output + chunk.toString('utf8')).slice(-20_000);
-  };
-  child.stdout.on('data', keep);
-  child.stderr.on('data', keep);
+  let errors = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    output += chunk.toString('utf8');
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    errors = (errors + chunk.toString('utf8')).slice(-20_000);
+  });
   return new Promise((resolve, reject) => {
     child.once('error', reject);
     child.once('close', (code) => {
-      if (code === null) reject(new Error(`the conformance suite was killed\n${output}`));
+      if (code === null) reject(new Error(`the conformance suite was killed\n${errors}`));
       else resolve(output);
     });
   });

@@ -21,6 +21,7 @@ describe('configFromEnvironment', () => {
       masterKey: undefined,
       devUpstreams: {},
       allowPrivateNetworks: false,
+      publicUrl: undefined,
     });
   });
 
@@ -45,6 +46,7 @@ describe('configFromEnvironment', () => {
     ['DATABASE_URL', { DATABASE_URL: 'mysql://localhost/db' }],
     ['PORTCULLIS_MASTER_KEY', { PORTCULLIS_MASTER_KEY: 'c2hvcnQ' }],
     ['PORTCULLIS_DEV_UPSTREAMS', { PORTCULLIS_DEV_UPSTREAMS: 'unikraft=ftp://x' }],
+    ['PORTCULLIS_PUBLIC_URL', { PORTCULLIS_PUBLIC_URL: 'ftp://gateway.example.com' }],
     ['PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS', { PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS: 'yes' }],
   ])('names %s when its value is bad', (variable, environment) => {
     const error = errorOf(environment);

@@ -42,6 +42,12 @@ export const ConfigSchema = z.strictObject({
       'provider[/document]=http(s)://url pairs, comma-separated',
     )
     .optional(),
+  /**
+   * The gateway's public address (e.g. `https://gateway.example.com`), when
+   * clients reach it by a name other than loopback: its host and origin are
+   * allowed by the DNS-rebinding checks on `/mcp`.
+   */
+  PORTCULLIS_PUBLIC_URL: z.url({ protocol: /^https?$/, error: 'an http(s):// URL' }).optional(),
   /** Development only: let outbound calls reach loopback and private networks (`1`). */
   PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS: z.enum(['0', '1']).optional(),
 });
@@ -55,6 +61,7 @@ export interface Config {
   /** `provider` or `provider/document` → the URL that stands in for its server URL (development only). */
   devUpstreams: Record<string, string>;
   allowPrivateNetworks: boolean;
+  publicUrl: URL | undefined;
 }
 
 export class ConfigError extends Error {
@@ -98,6 +105,7 @@ export function configFromEnvironment(environment: Record<string, string | undef
         return [pair.slice(0, at), pair.slice(at + 1)];
       }),
     ),
+    publicUrl: values.PORTCULLIS_PUBLIC_URL ? new URL(values.PORTCULLIS_PUBLIC_URL) : undefined,
     allowPrivateNetworks:
       values.PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS === '1' ||
       values.PORTCULLIS_DEV_UPSTREAMS !== undefined,

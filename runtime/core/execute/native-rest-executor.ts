@@ -39,6 +39,8 @@ export interface ExecuteCall {
 
 export interface Execution {
   result: CallToolResult;
+  /** The catalog host the call went to (before any development override). */
+  host: string;
   upstreamStatus: number | null;
   requestBytes: number;
   replyBytes: number;
@@ -106,6 +108,7 @@ export class NativeRestExecutor {
     // A reply that cannot be used (a redirect, JSON that is not) throws: it fails this call only.
     return {
       result: resultFromReply(action, reply),
+      host: request.host,
       upstreamStatus: reply.status,
       requestBytes,
       replyBytes: reply.bytes,

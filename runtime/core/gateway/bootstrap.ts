@@ -54,6 +54,24 @@ export async function bootstrap(
       );
       if (sync.changed.length > 0) {
         await tx.policies.putMany(sync.changed);
+        await tx.audit.append({
+          at,
+          workspaceId: connection.workspaceId,
+          actorKind: 'system',
+          actorId: null,
+          action: 'contract.sync',
+          subject: `added ${sync.added.length}, changed ${sync.changedContracts.length}, retired ${sync.retired.length}`,
+          connectionId: connection.id,
+          decision: 'allowed',
+          reason: null,
+          outcome: 'ok',
+          upstreamHost: null,
+          upstreamStatus: null,
+          latencyMs: null,
+          requestBytes: null,
+          replyBytes: null,
+          argumentHash: null,
+        });
         contracts.push({
           connection: connection.name,
           added: sync.added,

@@ -22,10 +22,12 @@ import type { McpPrincipal, ToolHost } from '../mcp/tool-host.ts';
 import type { Store } from '../store/store.ts';
 import type { CredentialVault } from '../vault/credential-vault.ts';
 import { argumentHash, validateArguments } from './arguments.ts';
+import type { AuditLog } from './audit-log.ts';
 import type { GovernanceCache } from './governance-cache.ts';
 
 export interface GovernedToolsOptions {
   store: Store;
+  audit: AuditLog;
   governance: GovernanceCache;
   vault: CredentialVault;
   executor: NativeRestExecutor;
@@ -48,6 +50,10 @@ export class GovernedTools implements ToolHost {
   readonly #options: GovernedToolsOptions;
   readonly #now: () => Date;
   readonly #tools = new WeakMap<ToolTarget['action'], Map<string, Tool>>();
+  readonly #credentials = new WeakMap<
+    GovernanceSnapshot,
+    Map<string, Record<string, string> | undefined>
+  >();
 
   constructor(options: GovernedToolsOptions) {
     this.#options = options;
@@ -85,10 +91,12 @@ export class GovernedTools implements ToolHost {
       actorKind: 'agent',
       actorId: principal.agentId,
       action: name,
+      subject: null,
       connectionId: null,
       decision: 'denied',
       reason: null,
       outcome: null,
+      upstreamHost: null,
       upstreamStatus: null,
       latencyMs: null,
       requestBytes: null,
@@ -96,7 +104,7 @@ export class GovernedTools implements ToolHost {
       argumentHash: argumentHash(args),
     };
     const finish = async (change: Partial<NewAuditEvent>) => {
-      await this.#options.store.audit.append({
+      await this.#options.audit.append({
         ...event,
         ...change,
         latencyMs: Math.round((performance.now() - started) * 1000) / 1000,
@@ -127,6 +135,7 @@ export class GovernedTools implements ToolHost {
       const grant = snapshot.grantOf(agent.id, target.connection.id)!;
       const credential = target.action.request.credential
         ? await this.#credential(
+            snapshot,
             target.connection,
             grant.credentialMode === 'personal' ? agent.id : null,
           )
@@ -144,6 +153,7 @@ export class GovernedTools implements ToolHost {
         decision: 'allowed',
         outcome: execution.result.isError ? 'error' : 'ok',
         reason: execution.result.isError ? 'upstream_status' : null,
+        upstreamHost: execution.host,
         upstreamStatus: execution.upstreamStatus,
         requestBytes: execution.requestBytes,
         replyBytes: execution.replyBytes,
@@ -162,12 +172,23 @@ export class GovernedTools implements ToolHost {
     }
   }
 
+  /** Opened once per governance revision (a credential change moves the revision). */
   async #credential(
+    snapshot: GovernanceSnapshot,
     connection: Connection,
     agentId: string | null,
   ): Promise<Record<string, string> | undefined> {
-    const rows = await this.#options.store.credentials.forConnection(connection.id, agentId);
-    return this.#options.vault.open(rows);
+    let opened = this.#credentials.get(snapshot);
+    if (!opened) {
+      opened = new Map();
+      this.#credentials.set(snapshot, opened);
+    }
+    const key = `${connection.id}/${agentId ?? ''}`;
+    if (!opened.has(key)) {
+      const rows = await this.#options.store.credentials.forConnection(connection.id, agentId);
+      opened.set(key, this.#options.vault.open(rows));
+    }
+    return opened.get(key);
   }
 
   async #recordHealth(

@@ -15,6 +15,7 @@ import { createGuardedClient } from '../outbound/guarded-client.ts';
 import type { Store } from '../store/store.ts';
 import { CredentialVault } from '../vault/credential-vault.ts';
 import { loadKeyring } from '../vault/key-file.ts';
+import { AuditLog } from './audit-log.ts';
 import { type BootstrapReport, bootstrap } from './bootstrap.ts';
 import { GovernanceCache } from './governance-cache.ts';
 import { GovernedTools } from './governed-tools.ts';
@@ -64,7 +65,8 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
       () => loadKeyring(config.dataDir, config.masterKey).keyring,
     );
     const governance = new GovernanceCache(store, catalogs);
-    const tools = new GovernedTools({ store, governance, vault, executor, now });
+    const audit = new AuditLog(store);
+    const tools = new GovernedTools({ store, audit, governance, vault, executor, now });
     return {
       config,
       store,

@@ -103,11 +103,15 @@ export interface AuditEvent {
   actorId: string | null;
   /** A tool name, or an operator verb such as `agent.create`. */
   action: string;
+  /** What an operator verb acted on (an agent, a connection's actions, ...); null for tool calls. */
+  subject: string | null;
   connectionId: string | null;
   decision: AuditDecision;
   /** A `ReasonCode` when denied or failed; null when allowed and ok. */
   reason: string | null;
   outcome: AuditOutcome | null;
+  /** The host the call was for (the catalog's host, not a development override). */
+  upstreamHost: string | null;
   /** The provider's HTTP status, when there was one. */
   upstreamStatus: number | null;
   latencyMs: number | null;

@@ -180,7 +180,7 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     }
     if (message.kind === 'response') return accepted(session.id);
     const reply = await answerRequest(
-      { host, session, principal, signal: request.signal },
+      { host, session, principal, abortOnDisconnect: request.abortOnDisconnect },
       message.id,
       message.method,
       message.params,
@@ -240,7 +240,7 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
         return refusal(400, RpcCode.invalidRequest, 'Invalid Request: initialize in a batch');
       }
     }
-    const context = { host, session, principal, signal: request.signal };
+    const context = { host, session, principal, abortOnDisconnect: request.abortOnDisconnect };
     const replies = [];
     for (const message of messages) {
       if (message.kind === 'notification') {

@@ -20,8 +20,8 @@ export interface MethodContext {
   host: ToolHost;
   session: Session;
   principal: McpPrincipal;
-  /** The HTTP request's abort signal (client gone), when the adapter gives one. */
-  signal: AbortSignal | undefined;
+  /** From the HTTP request: aborts a controller when the client goes away. */
+  abortOnDisconnect: ((controller: AbortController) => void) | undefined;
 }
 
 export async function answerRequest(
@@ -73,7 +73,7 @@ async function listTools(
 }
 
 async function callTool(
-  { host, session, principal, signal }: MethodContext,
+  { host, session, principal, abortOnDisconnect }: MethodContext,
   id: JsonRpcId,
   params: Record<string, unknown> | undefined,
 ): Promise<OutgoingMessage> {
@@ -87,9 +87,7 @@ async function callTool(
   }
 
   const controller = new AbortController();
-  const abort = () => controller.abort();
-  signal?.addEventListener('abort', abort);
-  if (signal?.aborted) controller.abort();
+  abortOnDisconnect?.(controller);
   session.running.set(id, controller);
   try {
     const result: CallToolResult = await host.callTool(principal, name, args, controller.signal);
@@ -98,7 +96,6 @@ async function callTool(
     if (error instanceof GatewayError) return resultMessage(id, toolErrorResult(error));
     return errorMessage(id, RpcCode.internalError, 'Internal error');
   } finally {
-    signal?.removeEventListener('abort', abort);
     if (session.running.get(id) === controller) session.running.delete(id);
   }
 }

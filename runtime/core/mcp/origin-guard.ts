@@ -13,8 +13,11 @@ export interface OriginGuardOptions {
 
 export type OriginGuardVerdict = 'ok' | 'host_refused' | 'origin_refused';
 
-const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
-const DEFAULT_ORIGINS = LOOPBACK_HOSTS.flatMap((host) => [`http://${host}`, `https://${host}`]);
+export const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
+export const LOOPBACK_ORIGINS = LOOPBACK_HOSTS.flatMap((host) => [
+  `http://${host}`,
+  `https://${host}`,
+]);
 
 interface Authority {
   host: string;
@@ -89,7 +92,7 @@ export function createOriginGuard(
     'allowedHosts',
   );
   const origins = allowList(
-    options.allowedOrigins ?? DEFAULT_ORIGINS,
+    options.allowedOrigins ?? LOOPBACK_ORIGINS,
     (entry) => {
       const origin = parseOrigin(entry);
       return (

@@ -105,6 +105,7 @@ export async function changeActions(
       action: `action.${verb}`,
       workspaceId: workspace.id,
       connectionId: connection.id,
+      subject: chosen.map((p) => p.action).join(','),
     });
   });
   const changed = new Set(chosen.map((p) => p.action));

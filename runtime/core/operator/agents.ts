@@ -30,7 +30,7 @@ export async function createAgent(
   };
   await ctx.store.transaction(async (tx) => {
     await tx.agents.create(agent, hashKey(key));
-    await audit(ctx, tx, { action: 'agent.create', workspaceId: workspace.id });
+    await audit(ctx, tx, { action: 'agent.create', workspaceId: workspace.id, subject: agent.id });
   });
   return { agent, key };
 }
@@ -61,7 +61,7 @@ export async function revokeAgent(ctx: OperatorContext, input: unknown): Promise
   const at = ctx.now().toISOString();
   await ctx.store.transaction(async (tx) => {
     await tx.agents.revoke(workspace.id, agent.id, at);
-    await audit(ctx, tx, { action: 'agent.revoke', workspaceId: workspace.id });
+    await audit(ctx, tx, { action: 'agent.revoke', workspaceId: workspace.id, subject: agent.id });
   });
   return { ...agent, status: 'revoked', revokedAt: at };
 }

@@ -76,6 +76,7 @@ export async function connect(ctx: OperatorContext, input: unknown): Promise<Con
       action: 'connection.create',
       workspaceId: workspace.id,
       connectionId: connection.id,
+      subject: connection.provider,
     });
   });
   return connection;
@@ -130,6 +131,7 @@ export async function setCredential(ctx: OperatorContext, input: unknown): Promi
       action: 'credential.set',
       workspaceId: workspace.id,
       connectionId: connection.id,
+      subject: agentId ?? 'shared',
     });
   });
 }

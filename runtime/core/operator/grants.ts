@@ -47,6 +47,7 @@ export async function grant(ctx: OperatorContext, input: unknown): Promise<Grant
       action: 'grant.create',
       workspaceId: workspace.id,
       connectionId: connection.id,
+      subject: agent.id,
     });
   });
   return created;
@@ -82,6 +83,7 @@ export async function revokeGrant(ctx: OperatorContext, input: unknown): Promise
       action: 'grant.revoke',
       workspaceId: workspace.id,
       connectionId: connection.id,
+      subject: agent.id,
     });
   });
 }

@@ -11,7 +11,11 @@ export async function createWorkspace(ctx: OperatorContext, input: unknown): Pro
   const workspace: Workspace = { id: newId(), name, createdAt: ctx.now().toISOString() };
   await ctx.store.transaction(async (tx) => {
     await tx.workspaces.create(workspace);
-    await audit(ctx, tx, { action: 'workspace.create', workspaceId: workspace.id });
+    await audit(ctx, tx, {
+      action: 'workspace.create',
+      workspaceId: workspace.id,
+      subject: workspace.name,
+    });
   });
   return workspace;
 }

@@ -122,6 +122,8 @@ export interface PolicyRows {
 
 export interface AuditRows {
   append(event: NewAuditEvent): Promise<number>;
+  /** Appends several events in one statement (in order); all land or none. */
+  appendMany(events: readonly NewAuditEvent[]): Promise<void>;
   query(query: AuditQuery): Promise<AuditEvent[]>;
 }
 

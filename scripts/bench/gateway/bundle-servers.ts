@@ -12,6 +12,7 @@ export const SERVER_ENTRIES = [
   'reverse-proxy',
   'lean-reference',
   'sdk-minimal',
+  'portcullis',
 ] as const;
 export type ServerEntry = (typeof SERVER_ENTRIES)[number];
 

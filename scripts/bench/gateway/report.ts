@@ -27,6 +27,7 @@ export interface CellSummary {
   requestsPerSecond: number | undefined;
   p50Ms: number | undefined;
   p99Ms: number | undefined;
+  cpuMsPerCall: number | undefined;
   errors: number;
   calls: number;
   rounds: number;
@@ -44,6 +45,7 @@ export function summarize(cell: CellRounds): CellSummary {
     requestsPerSecond: median(counted.map((r) => r.requestsPerSecond)),
     p50Ms: median(defined(counted.map((r) => r.p50Ms))),
     p99Ms: median(defined(counted.map((r) => r.p99Ms))),
+    cpuMsPerCall: median(defined(counted.map((r) => r.cpuMsPerCall))),
     errors: cell.rounds.reduce((sum, r) => sum + r.errors, 0),
     calls: cell.rounds.reduce((sum, r) => sum + r.ok + r.errors, 0),
     rounds: counted.length,
@@ -84,6 +86,7 @@ export function formatResults(rows: CellSummary[]): string {
     'req/s',
     'p50',
     'p99',
+    'server CPU/call',
     'errors',
     'rounds',
     'req/s vs base',
@@ -98,6 +101,7 @@ export function formatResults(rows: CellSummary[]): string {
       rate(row.requestsPerSecond),
       ms(row.p50Ms),
       ms(row.p99Ms),
+      row.cpuMsPerCall === undefined ? '—' : `${Math.round(row.cpuMsPerCall * 1000)} µs`,
       row.errors === 0 ? '0' : `${row.errors} of ${row.calls}`,
       String(row.rounds),
       isBase ? 'base' : times(ratio(row.requestsPerSecond, base?.requestsPerSecond)),

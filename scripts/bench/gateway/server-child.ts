@@ -2,7 +2,8 @@
  * Every server of the benchmark runs in a child process of its own, so its CPU
  * is not the load generator's and its resident memory can be read. The parent
  * learns the child is up either from the child's first stdout line
- * (`{"url": ...}`, our own servers) or by polling a URL until it answers
+ * (`{"url": ..., ...}`: our own servers, and whatever else they hand back,
+ * such as a key) or by polling a URL until it answers
  * (third-party servers). Output goes to .cache/bench-gateway/logs/<name>.log.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -31,6 +32,8 @@ export interface ServerChild {
   pid: number;
   /** The announced URL; undefined for a polled child (the caller knows its URL). */
   url: string | undefined;
+  /** The whole first line of an announcing child: its URL and anything else it told. */
+  announced: Record<string, unknown> | undefined;
   logFile: string;
   close(): Promise<void>;
 }
@@ -48,9 +51,9 @@ export async function startServerChild(options: ServerChildOptions): Promise<Ser
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
   const close = () => stopChild(child, exited);
   try {
-    const url = await withTimeout(
+    const announced = await withTimeout(
       Promise.race([
-        options.ready.kind === 'announce' ? announcedUrl(child) : pollUntilUp(options.ready.url),
+        options.ready.kind === 'announce' ? announcement(child) : pollUntilUp(options.ready.url),
         exited.then((code) => {
           throw new Error(`exited with ${code} before it was up`);
         }),
@@ -58,7 +61,8 @@ export async function startServerChild(options: ServerChildOptions): Promise<Ser
       options.timeoutMs ?? 30_000,
     );
     if (child.pid === undefined) throw new Error('no pid');
-    return { pid: child.pid, url, logFile, close };
+    const url = announced?.url as string | undefined;
+    return { pid: child.pid, url, announced, logFile, close };
   } catch (error) {
     await close();
     const tail = (await readFile(logFile, 'utf8')).trim().split('\n').slice(-3).join(' | ');
@@ -74,7 +78,7 @@ async function stopChild(child: ChildProcess, exited: Promise<number | null>): P
   clearTimeout(timer);
 }
 
-function announcedUrl(child: ChildProcess): Promise<string> {
+function announcement(child: ChildProcess): Promise<Record<string, unknown>> {
   return new Promise((resolve, reject) => {
     let buffered = '';
     let answered = false;
@@ -87,11 +91,12 @@ function announcedUrl(child: ChildProcess): Promise<string> {
       if (newline < 0) return;
       answered = true;
       try {
-        const { url } = JSON.parse(buffered.slice(0, newline)) as { url?: unknown };
-        if (typeof url !== 'string') throw new Error('no url');
-        resolve(url);
+        const line = JSON.parse(buffered.slice(0, newline)) as Record<string, unknown>;
+        if (typeof line.url !== 'string') throw new Error('no url');
+        resolve(line);
       } catch {
-        reject(new Error(`unexpected first line: ${buffered.slice(0, newline).slice(0, 200)}`));
+        // Not echoed: the line may carry a key.
+        reject(new Error('the first stdout line is not {"url": ...}'));
       }
     });
   });
@@ -159,4 +164,21 @@ export function residentMemory(pid: number): ResidentMemory | undefined {
   return Number.isFinite(rss) && Number.isFinite(peak)
     ? { rssMb: rss / 1024, peakMb: peak / 1024 }
     : undefined;
+}
+
+/** Linux's USER_HZ: /proc reports CPU time in ticks of 1/100 s. */
+const TICKS_PER_SECOND = 100;
+
+/** CPU time (user + system) a process has used so far, in ms, from /proc (Linux); undefined elsewhere. */
+export function cpuTimeMs(pid: number): number | undefined {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  // Fields after the command name (which may hold spaces): state is field 3, utime 14, stime 15.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return Number.isFinite(ticks) ? (ticks * 1000) / TICKS_PER_SECOND : undefined;
 }

@@ -160,10 +160,15 @@ describe('tools/call', () => {
     expect(result.structuredContent).toBeDefined();
   });
 
-  it('takes a published metro per call and refuses an unpublished one, naming the field', async () => {
+  it("goes to the connection's default metro, or the one the call names; refuses an unpublished one", async () => {
+    const hostOfLastCall = async () =>
+      (await admin('GET', '/audit?action=unikraft_get_user&limit=1')).body[0].upstreamHost;
+    expect((await call(reader, 'unikraft_get_user')).isError).toBeFalsy();
+    expect(await hostOfLastCall()).toBe('api.fra.unikraft.cloud');
     expect(
       (await call(reader, 'unikraft_get_user', { server: { metro: 'sin' } })).isError,
     ).toBeFalsy();
+    expect(await hostOfLastCall()).toBe('api.sin.unikraft.cloud');
     const refused = await call(reader, 'unikraft_get_user', { server: { metro: 'evil' } });
     expect(codeOf(refused)).toBe('arguments_invalid');
     expect(refused.structuredContent?.error?.field).toBe('/server/metro');

@@ -6,43 +6,27 @@
  * The contract runs in one schema for this file, emptied before each test
  * (migrating a new schema per test would cost most of the run).
  */
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../../runtime/store/open-store.ts';
+import { testSchemas } from '../../support/postgres.ts';
 import { describeStoreContract } from './store-contract.ts';
 import { aWorkspace } from './store-fixtures.ts';
 
-const DATABASE_URL =
-  process.env.PORTCULLIS_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-
-const admin = new pg.Pool({ connectionString: DATABASE_URL, max: 1 });
-const schemas: string[] = [];
-
-async function newSchema(): Promise<string> {
-  const schema = `portcullis_test_${randomBytes(6).toString('hex')}`;
-  schemas.push(schema);
-  await admin.query(`create schema ${schema}`);
-  return schema;
-}
-
-function inSchema(schema: string): string {
-  const url = new URL(DATABASE_URL);
-  url.searchParams.set('options', `-c search_path=${schema}`);
-  return url.toString();
-}
+const schemas = testSchemas();
+const newSchema = () => schemas.create();
+const inSchema = (schema: string) => schemas.urlFor(schema);
 
 /** Empties every store table (not kysely's own) and sets the revision back to 0. */
 async function empty(schema: string): Promise<void> {
-  const { rows } = await admin.query<{ tablename: string }>(
+  const { rows } = await schemas.query<{ tablename: string }>(
     `select tablename from pg_tables
       where schemaname = $1 and tablename not like 'kysely\\_%' and tablename <> 'revision'`,
     [schema],
   );
   if (rows.length === 0) return;
   const tables = rows.map((row) => `${schema}.${row.tablename}`).join(', ');
-  await admin.query(`truncate ${tables} restart identity cascade`);
-  await admin.query(`update ${schema}.revision set value = 0`);
+  await schemas.query(`truncate ${tables} restart identity cascade`);
+  await schemas.query(`update ${schema}.revision set value = 0`);
 }
 
 let contractSchema = '';
@@ -51,13 +35,7 @@ beforeAll(async () => {
   contractSchema = await newSchema();
 });
 
-afterAll(async () => {
-  try {
-    for (const schema of schemas) await admin.query(`drop schema if exists ${schema} cascade`);
-  } finally {
-    await admin.end();
-  }
-});
+afterAll(() => schemas.dropAll());
 
 describeStoreContract('PostgreSQL', {
   async create() {

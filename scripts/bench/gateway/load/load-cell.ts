@@ -13,6 +13,8 @@ export interface CellOptions {
   concurrency: number;
   warmupMs: number;
   durationMs: number;
+  /** The server's CPU time so far in ms, read when counting starts and ends. */
+  cpuClock?: () => number | undefined;
 }
 
 export interface CellResult {
@@ -23,6 +25,8 @@ export interface CellResult {
   requestsPerSecond: number;
   p50Ms: number | undefined;
   p99Ms: number | undefined;
+  /** Server CPU time per counted call, in ms; undefined without a cpuClock. */
+  cpuMsPerCall: number | undefined;
   /** The first failure's reason, for the report. */
   firstError: string | undefined;
 }
@@ -92,6 +96,10 @@ async function drive(calls: Call[], options: CellOptions): Promise<CellResult> {
   const warmEnd = performance.now() + options.warmupMs;
   const end = warmEnd + options.durationMs;
   let lastCounted = warmEnd;
+  let cpuStart: number | undefined;
+  const cpuTimer = setTimeout(() => {
+    cpuStart = options.cpuClock?.();
+  }, options.warmupMs);
   const loop = async (call: Call) => {
     for (let started = performance.now(); started < end; started = performance.now()) {
       let failure: string | undefined;
@@ -113,7 +121,10 @@ async function drive(calls: Call[], options: CellOptions): Promise<CellResult> {
     }
   };
   await Promise.all(calls.map(loop));
+  clearTimeout(cpuTimer);
+  const cpuEnd = options.cpuClock?.();
   latencies.sort((a, b) => a - b);
+  const counted = latencies.length + errors;
   const elapsedMs = lastCounted - warmEnd;
   return {
     ok: latencies.length,
@@ -122,6 +133,10 @@ async function drive(calls: Call[], options: CellOptions): Promise<CellResult> {
     requestsPerSecond: elapsedMs > 0 ? (latencies.length / elapsedMs) * 1000 : 0,
     p50Ms: percentile(latencies, 0.5),
     p99Ms: percentile(latencies, 0.99),
+    cpuMsPerCall:
+      cpuStart !== undefined && cpuEnd !== undefined && counted > 0
+        ? (cpuEnd - cpuStart) / counted
+        : undefined,
     firstError,
   };
 }

@@ -28,6 +28,8 @@ export interface McpSession {
 const PROTOCOL_VERSION = '2025-06-18';
 /** How long a reply may take to arrive on the GET stream after a 202. */
 const STREAM_REPLY_TIMEOUT_MS = 10_000;
+/** How long opening a session waits for the GET stream's answer before going on. */
+const STREAM_GRACE_MS = 100;
 const TIMEOUTS = { headersTimeout: 10_000, bodyTimeout: 10_000 };
 
 export class McpClient {
@@ -44,7 +46,8 @@ export class McpClient {
     this.#path = `${url.pathname}${url.search}`;
     this.#headers = headers;
     this.#pool = new Pool(url.origin, { connections, pipelining: 1, ...TIMEOUTS });
-    this.#streams = new Pool(url.origin, { connections, headersTimeout: 10_000, bodyTimeout: 0 });
+    // A GET stream may stay silent (no headers, no events) for as long as the session lasts.
+    this.#streams = new Pool(url.origin, { connections, headersTimeout: 0, bodyTimeout: 0 });
   }
 
   async open(): Promise<McpSession> {
@@ -100,12 +103,18 @@ export class McpClient {
     await Promise.all([this.#pool.destroy(), this.#streams.destroy()]);
   }
 
-  #headersFor(session: McpSession | undefined): Record<string, string> {
-    const headers: Record<string, string> = {
-      ...this.#headers,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-    };
+  #headersFor(
+    session: McpSession | undefined,
+    kind: 'message' | 'stream' = 'message',
+  ): Record<string, string> {
+    const headers: Record<string, string> =
+      kind === 'stream'
+        ? { ...this.#headers, accept: 'text/event-stream' }
+        : {
+            ...this.#headers,
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+          };
     if (session?.id) headers['mcp-session-id'] = session.id;
     if (session) headers['mcp-protocol-version'] = session.protocolVersion;
     return headers;
@@ -137,25 +146,37 @@ export class McpClient {
     }
   }
 
+  /**
+   * Asks for the session's GET stream, as the SDK client does. A server may hold
+   * the stream's headers back until its first event, so this waits a moment,
+   * not for the headers: a stream still pending then counts as open.
+   */
   async #openStream(session: McpSession): Promise<AbortController | undefined> {
     const abort = new AbortController();
-    const headers = { ...this.#headersFor(session), accept: 'text/event-stream' };
-    delete (headers as Record<string, string | undefined>)['content-type'];
-    const answer = await this.#streams.request({
-      method: 'GET',
-      path: this.#path,
-      headers,
-      signal: abort.signal,
-    });
-    const type = String(answer.headers['content-type'] ?? '');
-    if (answer.statusCode !== 200 || !type.includes('text/event-stream')) {
-      await answer.body.dump();
-      return undefined;
-    }
-    this.#readStream(answer.body).catch(() => {
-      // Aborted at close, or the server went away: pending calls time out.
-    });
-    return abort;
+    const opened = this.#streams
+      .request({
+        method: 'GET',
+        path: this.#path,
+        headers: this.#headersFor(session, 'stream'),
+        signal: abort.signal,
+      })
+      .then(async (answer) => {
+        const type = String(answer.headers['content-type'] ?? '');
+        if (answer.statusCode !== 200 || !type.includes('text/event-stream')) {
+          await answer.body.dump();
+          return false;
+        }
+        this.#readStream(answer.body).catch(() => {
+          // Aborted at close, or the server went away: pending calls time out.
+        });
+        return true;
+      })
+      .catch(() => false);
+    const early = await Promise.race([
+      opened,
+      new Promise<'pending'>((resolve) => setTimeout(resolve, STREAM_GRACE_MS, 'pending')),
+    ]);
+    return early === false ? undefined : abort;
   }
 
   async #readStream(body: Dispatcher.ResponseData['body']): Promise<void> {

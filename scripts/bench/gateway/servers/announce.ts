@@ -5,12 +5,18 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export function listenAndAnnounce(server: Server, path = ''): void {
+/** `extra` joins the URL on the line: an agent key, a tool name. */
+export function listenAndAnnounce(
+  server: Server,
+  path = '',
+  extra: Record<string, unknown> = {},
+): void {
   // Longer than any pause of the benchmark, so connections are reused across cells.
   server.keepAliveTimeout = 60_000;
   server.listen(0, '127.0.0.1', () => {
     const { port } = server.address() as AddressInfo;
-    process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${port}${path}` })}\n`);
+    const url = `http://127.0.0.1:${port}${path}`;
+    process.stdout.write(`${JSON.stringify({ ...extra, url })}\n`);
   });
   process.on('SIGTERM', () => process.exit(0));
 }

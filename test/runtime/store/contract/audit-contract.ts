@@ -6,17 +6,19 @@ import { anEvent, reasonOf, T0, T1, T2, T3 } from '../store-fixtures.ts';
 
 export function describeAuditContract(subject: StoreSubject): void {
   describe('audit events', () => {
-    it('get increasing ids and come back field for field', async () => {
+    it('get increasing ids and come back field for field (fractional latency included)', async () => {
       const { store } = subject;
       const bare = anEvent({
         workspaceId: null,
         actorKind: 'system',
         actorId: null,
         action: 'store.open',
+        subject: 'agt_7',
         connectionId: null,
         decision: 'denied',
         reason: 'not_granted',
         outcome: null,
+        upstreamHost: null,
         upstreamStatus: null,
         latencyMs: null,
         requestBytes: null,
@@ -31,6 +33,20 @@ export function describeAuditContract(subject: StoreSubject): void {
         { id: first, ...anEvent() },
         { id: second, ...bare },
       ]);
+    });
+
+    it('append many in one statement, in order, and all or none', async () => {
+      const { store } = subject;
+      const batch = [anEvent({ action: 'a' }), anEvent({ action: 'b' }), anEvent({ action: 'c' })];
+      await store.audit.appendMany(batch);
+      expect((await store.audit.query({ ascending: true })).map((e) => e.action)).toEqual([
+        'a',
+        'b',
+        'c',
+      ]);
+      const broken = [anEvent({ action: 'd' }), anEvent({ action: null as unknown as string })];
+      await expect(store.audit.appendMany(broken)).rejects.toThrow();
+      expect((await store.audit.query({})).map((e) => e.action)).not.toContain('d');
     });
 
     describe('queried', () => {

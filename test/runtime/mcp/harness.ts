@@ -1,0 +1,104 @@
+/**
+ * Raw HTTP against the fixture MCP server: undici's `request`, so Host and
+ * Origin can be set like any other header.
+ */
+import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
+import { request } from 'undici';
+import { FIXTURE_AGENTS, type FixtureAgent } from '../../../scripts/conformance/fixture-host.ts';
+import type { FixtureServer } from '../../../scripts/conformance/fixture-server.ts';
+
+export const ACCEPT_BOTH = 'application/json, text/event-stream';
+
+export interface RawReply {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+  /** The parsed body, or undefined when it is empty or not JSON. */
+  // biome-ignore lint/suspicious/noExplicitAny: tests read JSON-RPC replies field by field and assert on them
+  json: any;
+}
+
+export interface RawOptions {
+  method?: string;
+  /** Sends this agent's key as a Bearer token; null sends no Authorization. */
+  agent?: FixtureAgent | null;
+  session?: string;
+  /** Sent as is, after the defaults (Content-Type, Accept, Authorization, Mcp-Session-Id). */
+  headers?: Record<string, string>;
+  /** A string is sent verbatim; anything else as JSON. */
+  body?: unknown;
+  signal?: AbortSignal;
+}
+
+export async function raw(server: FixtureServer, options: RawOptions = {}): Promise<RawReply> {
+  const method = options.method ?? 'POST';
+  const agent = options.agent === undefined ? 'alice' : options.agent;
+  const headers: Record<string, string> = {};
+  if (method === 'POST') {
+    headers['content-type'] = 'application/json';
+    headers.accept = ACCEPT_BOTH;
+  }
+  if (agent !== null) headers.authorization = `Bearer ${FIXTURE_AGENTS[agent].key}`;
+  if (options.session !== undefined) headers['mcp-session-id'] = options.session;
+  for (const [name, value] of Object.entries(options.headers ?? {})) {
+    headers[name.toLowerCase()] = value;
+  }
+  const body =
+    options.body === undefined
+      ? undefined
+      : typeof options.body === 'string'
+        ? options.body
+        : JSON.stringify(options.body);
+  const reply = await request(server.url, {
+    method: method as 'POST',
+    headers,
+    ...(body === undefined ? {} : { body }),
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+  const text = await reply.body.text();
+  let json: unknown;
+  try {
+    json = text === '' ? undefined : JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: reply.statusCode, headers: reply.headers, text, json };
+}
+
+let nextId = 1;
+
+export function rpc(method: string, params?: Record<string, unknown>, id: number = nextId++) {
+  return { jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) };
+}
+
+export function initializeRequest(protocolVersion: string = LATEST_PROTOCOL_VERSION) {
+  return rpc('initialize', {
+    protocolVersion,
+    capabilities: {},
+    clientInfo: { name: 'portcullis-test', version: '1.0.0' },
+  });
+}
+
+/** Initializes a session for `agent` and returns its id. */
+export async function openSession(
+  server: FixtureServer,
+  agent: FixtureAgent = 'alice',
+  protocolVersion?: string,
+): Promise<string> {
+  const reply = await raw(server, { agent, body: initializeRequest(protocolVersion) });
+  const id = reply.headers['mcp-session-id'];
+  if (reply.status !== 200 || typeof id !== 'string') {
+    throw new Error(`initialize failed: ${reply.status} ${reply.text}`);
+  }
+  await raw(server, {
+    agent,
+    session: id,
+    body: { jsonrpc: '2.0', method: 'notifications/initialized' },
+  });
+  return id;
+}
+
+/** The JSON-RPC error code of a reply body, if it is an error. */
+export function errorCodeOf(reply: RawReply): number | undefined {
+  return reply.json?.error?.code;
+}
