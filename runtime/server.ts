@@ -11,6 +11,7 @@ import { createMcpEndpoint } from './core/mcp/mcp-endpoint.ts';
 import { LOOPBACK_HOSTS, LOOPBACK_ORIGINS } from './core/mcp/origin-guard.ts';
 import { createApp } from './http/app.ts';
 import { withMcpEndpoint } from './http/mcp-route.ts';
+import { createLog, type Log } from './log.ts';
 
 export const VERSION = '0.1.0';
 
@@ -24,16 +25,18 @@ export interface RunningServer {
 export async function startServer(
   config: Config,
   catalogs: OpenGatewayOptions['catalogs'],
+  log: Log = createLog({ level: config.logLevel }),
 ): Promise<RunningServer> {
   const gateway = await openGateway({ config, catalogs });
   const mcp = createMcpEndpoint({
     host: gateway.tools,
+    onInternalError: (error) => log.error({ err: error }, 'internal error answering /mcp'),
     serverInfo: { name: 'portcullis', version: VERSION },
     ...allowedAddresses(config.publicUrl),
   });
   // `/mcp` is answered straight from node:http (the hot path; Express costs
   // more per request than the whole MCP exchange); everything else by Express.
-  const server = createServer(withMcpEndpoint(mcp, createApp(gateway)));
+  const server = createServer(withMcpEndpoint(mcp, createApp(gateway, log)));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());

@@ -15,10 +15,11 @@ import type { OperatorContext } from '../core/operator/context.ts';
 import { grant, listGrants, revokeGrant } from '../core/operator/grants.ts';
 import { rotateMasterKey } from '../core/operator/master-key.ts';
 import { createWorkspace, listWorkspaces } from '../core/operator/workspaces.ts';
+import type { Log } from '../log.ts';
 
 type Verb = (ctx: OperatorContext, input: Record<string, unknown>) => Promise<unknown>;
 
-export function adminRouter(gateway: Gateway): express.Router {
+export function adminRouter(gateway: Gateway, log: Log): express.Router {
   const router = express.Router();
   router.use(express.json({ limit: '1mb' }));
   router.use(async (req, res, next) => {
@@ -100,7 +101,7 @@ export function adminRouter(gateway: Gateway): express.Router {
     ),
   );
 
-  router.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
+  router.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
     if (isBodyParseError(error)) {
       send(res, 400, {
         error: publicError(
@@ -109,7 +110,10 @@ export function adminRouter(gateway: Gateway): express.Router {
       });
       return;
     }
-    send(res, statusOf(error), { error: publicError(error) });
+    const status = statusOf(error);
+    if (status >= 500)
+      log.error({ err: error, path: req.path }, 'internal error answering the admin API');
+    send(res, status, { error: publicError(error) });
   });
   return router;
 }

@@ -4,10 +4,11 @@
  */
 import express from 'express';
 import type { Gateway } from '../core/gateway/open-gateway.ts';
+import type { Log } from '../log.ts';
 import { adminRouter } from './admin-routes.ts';
 
 /** Everything but `/mcp`, which `withMcpEndpoint` answers before Express sees it. */
-export function createApp(gateway: Gateway): express.Express {
+export function createApp(gateway: Gateway, log: Log): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -19,6 +20,6 @@ export function createApp(gateway: Gateway): express.Express {
       res.status(503).json({ status: 'unavailable', reason: 'store' });
     }
   });
-  app.use('/admin/v1', adminRouter(gateway));
+  app.use('/admin/v1', adminRouter(gateway, log));
   return app;
 }

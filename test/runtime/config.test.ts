@@ -22,6 +22,7 @@ describe('configFromEnvironment', () => {
       devUpstreams: {},
       allowPrivateNetworks: false,
       publicUrl: undefined,
+      logLevel: 'info',
     });
   });
 
@@ -46,6 +47,7 @@ describe('configFromEnvironment', () => {
     ['DATABASE_URL', { DATABASE_URL: 'mysql://localhost/db' }],
     ['PORTCULLIS_MASTER_KEY', { PORTCULLIS_MASTER_KEY: 'c2hvcnQ' }],
     ['PORTCULLIS_DEV_UPSTREAMS', { PORTCULLIS_DEV_UPSTREAMS: 'unikraft=ftp://x' }],
+    ['PORTCULLIS_LOG_LEVEL', { PORTCULLIS_LOG_LEVEL: 'loud' }],
     ['PORTCULLIS_PUBLIC_URL', { PORTCULLIS_PUBLIC_URL: 'ftp://gateway.example.com' }],
     ['PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS', { PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS: 'yes' }],
   ])('names %s when its value is bad', (variable, environment) => {

@@ -11,6 +11,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { ProviderFiles } from '../../runtime/core/catalog/catalog-set.ts';
 import { type Config, configFromEnvironment } from '../../runtime/core/config/config.ts';
+import type { Log } from '../../runtime/log.ts';
 import { type RunningServer, startServer } from '../../runtime/server.ts';
 import { ROOT } from './fixtures.ts';
 
@@ -22,6 +23,8 @@ export interface TestGatewayOptions {
   upstreams?: Record<string, string>;
   catalogs?: URL | readonly ProviderFiles[];
   masterKey?: string;
+  /** The operator's log; stderr by default. */
+  log?: Log;
 }
 
 export interface TestGateway {
@@ -44,7 +47,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
       .map(([provider, origin]) => `${provider}=${origin}`)
       .join(','),
   });
-  const running = await startServer(config, options.catalogs ?? GENERATED);
+  const running = await startServer(config, options.catalogs ?? GENERATED, options.log);
   return {
     running,
     url: running.url,

@@ -48,6 +48,10 @@ export const ConfigSchema = z.strictObject({
    * allowed by the DNS-rebinding checks on `/mcp`.
    */
   PORTCULLIS_PUBLIC_URL: z.url({ protocol: /^https?$/, error: 'an http(s):// URL' }).optional(),
+  /** The operator's log (JSON lines on stderr). */
+  PORTCULLIS_LOG_LEVEL: z
+    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'silent'])
+    .default('info'),
   /** Development only: let outbound calls reach loopback and private networks (`1`). */
   PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS: z.enum(['0', '1']).optional(),
 });
@@ -62,6 +66,7 @@ export interface Config {
   devUpstreams: Record<string, string>;
   allowPrivateNetworks: boolean;
   publicUrl: URL | undefined;
+  logLevel: string;
 }
 
 export class ConfigError extends Error {
@@ -105,6 +110,7 @@ export function configFromEnvironment(environment: Record<string, string | undef
         return [pair.slice(0, at), pair.slice(at + 1)];
       }),
     ),
+    logLevel: values.PORTCULLIS_LOG_LEVEL,
     publicUrl: values.PORTCULLIS_PUBLIC_URL ? new URL(values.PORTCULLIS_PUBLIC_URL) : undefined,
     allowPrivateNetworks:
       values.PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS === '1' ||

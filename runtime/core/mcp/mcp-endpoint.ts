@@ -62,6 +62,8 @@ export interface McpEndpointOptions {
   maxSessions?: number;
   /** Named in `WWW-Authenticate` as `resource_metadata` (RFC 9728). */
   resourceMetadataUrl?: string;
+  /** Told about every internal failure, whose details the caller never sees (for the operator's log). */
+  onInternalError?: (error: unknown) => void;
   /** Clock for session expiry (tests). */
   now?: () => number;
 }
@@ -95,6 +97,7 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
           ...(options.allowedOrigins ? { allowedOrigins: options.allowedOrigins } : {}),
         });
   const challenge = bearerChallenge(options.resourceMetadataUrl);
+  const report = options.onInternalError ?? (() => {});
   const sweeper = setInterval(() => sessions.sweep(), Math.min(sessionIdleMs, 60_000));
   sweeper.unref();
   let closed = false;
@@ -118,6 +121,7 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
       principal = await host.authenticate(authorization);
     } catch (error) {
       if (!(error instanceof GatewayError && error.code === 'unauthenticated')) {
+        report(error);
         return refusal(500, RpcCode.internalError, 'Internal error');
       }
     }
@@ -180,7 +184,7 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     }
     if (message.kind === 'response') return accepted(session.id);
     const reply = await answerRequest(
-      { host, session, principal, abortOnDisconnect: request.abortOnDisconnect },
+      { host, session, principal, abortOnDisconnect: request.abortOnDisconnect, report },
       message.id,
       message.method,
       message.params,
@@ -240,7 +244,13 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
         return refusal(400, RpcCode.invalidRequest, 'Invalid Request: initialize in a batch');
       }
     }
-    const context = { host, session, principal, abortOnDisconnect: request.abortOnDisconnect };
+    const context = {
+      host,
+      session,
+      principal,
+      abortOnDisconnect: request.abortOnDisconnect,
+      report,
+    };
     const replies = [];
     for (const message of messages) {
       if (message.kind === 'notification') {

@@ -4,7 +4,7 @@
  * library on the hot path); the host does the rest.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { GatewayError, publicError } from '../errors.ts';
+import { GatewayError, publicError, REASONS } from '../errors.ts';
 import {
   errorMessage,
   isPlainObject,
@@ -22,6 +22,8 @@ export interface MethodContext {
   principal: McpPrincipal;
   /** From the HTTP request: aborts a controller when the client goes away. */
   abortOnDisconnect: ((controller: AbortController) => void) | undefined;
+  /** Told about every failure that is not a `GatewayError` (the caller sees only "Internal error"). */
+  report: (error: unknown) => void;
 }
 
 export async function answerRequest(
@@ -57,7 +59,7 @@ export function takeNotification(
 }
 
 async function listTools(
-  { host, principal }: MethodContext,
+  { host, principal, report }: MethodContext,
   id: JsonRpcId,
   params: Record<string, unknown> | undefined,
 ): Promise<OutgoingMessage> {
@@ -68,12 +70,12 @@ async function listTools(
   try {
     return resultMessage(id, { tools: await host.listTools(principal) });
   } catch (error) {
-    return hostFailure(id, error);
+    return hostFailure(id, error, report);
   }
 }
 
 async function callTool(
-  { host, session, principal, abortOnDisconnect }: MethodContext,
+  { host, session, principal, abortOnDisconnect, report }: MethodContext,
   id: JsonRpcId,
   params: Record<string, unknown> | undefined,
 ): Promise<OutgoingMessage> {
@@ -93,7 +95,11 @@ async function callTool(
     const result: CallToolResult = await host.callTool(principal, name, args, controller.signal);
     return resultMessage(id, result);
   } catch (error) {
-    if (error instanceof GatewayError) return resultMessage(id, toolErrorResult(error));
+    if (error instanceof GatewayError) {
+      if (!REASONS[error.code].expose) report(error);
+      return resultMessage(id, toolErrorResult(error));
+    }
+    report(error);
     return errorMessage(id, RpcCode.internalError, 'Internal error');
   } finally {
     if (session.running.get(id) === controller) session.running.delete(id);
@@ -111,8 +117,13 @@ export function toolErrorResult(error: GatewayError): CallToolResult {
 }
 
 /** A host failure outside a tool call: a server error carrying the public reason, if any. */
-function hostFailure(id: JsonRpcId, error: unknown): OutgoingMessage {
+function hostFailure(
+  id: JsonRpcId,
+  error: unknown,
+  report: (error: unknown) => void,
+): OutgoingMessage {
   if (!(error instanceof GatewayError)) {
+    report(error);
     return errorMessage(id, RpcCode.internalError, 'Internal error');
   }
   const shown = publicError(error);

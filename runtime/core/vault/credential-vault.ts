@@ -4,6 +4,7 @@
  * another row does not open. Write-only from every API: nothing here returns a
  * value except to the executor.
  */
+import { GatewayError } from '../errors.ts';
 import type { SealedCredential } from '../governance/model.ts';
 import type { Store } from '../store/store.ts';
 import type { Keyring } from './keyring.ts';
@@ -56,14 +57,24 @@ export class CredentialVault {
 
   open(rows: readonly SealedCredential[]): Record<string, string> | undefined {
     if (rows.length === 0) return undefined;
-    if (this.#reload && rows.some((row) => !this.#keyring.has(row.keyId)))
+    if (this.#reload && rows.some((row) => !this.#keyring.has(row.keyId))) {
       this.#keyring = this.#reload();
-    return Object.fromEntries(
-      rows.map((row) => [
-        row.field,
-        openSecret(row.sealed, this.#keyring, credentialPlace(row, row.field)),
-      ]),
-    );
+    }
+    try {
+      return Object.fromEntries(
+        rows.map((row) => [
+          row.field,
+          openSecret(row.sealed, this.#keyring, credentialPlace(row, row.field)),
+        ]),
+      );
+    } catch (error) {
+      // Not the caller's to fix: a wrong or missing master key, or a tampered row.
+      throw new GatewayError(
+        'vault_unavailable',
+        'a stored credential cannot be opened with the loaded master keys',
+        { cause: error },
+      );
+    }
   }
 
   /** Re-seals every credential under `keyring`'s current key; returns how many changed. */
