@@ -46,6 +46,7 @@ import {
   type ServerChild,
   startServerChild,
 } from './bench/gateway/server-child.ts';
+import { formatStartup, measureStartup } from './bench/gateway/startup.ts';
 import { TARGETS } from './bench/gateway/targets/index.ts';
 import type { StartedTarget } from './bench/gateway/targets/target.ts';
 
@@ -218,6 +219,11 @@ async function main(argv: string[]): Promise<void> {
   console.log('');
   console.log(formatMemory(memory));
   console.log('');
+  if (options.targets.includes('portcullis')) {
+    console.error('bench: timing portcullis start to ready');
+    console.log(formatStartup(await measureStartup(5)));
+    console.log('');
+  }
   console.log(
     [
       ...formatContext(options, load, performance.now() - started),

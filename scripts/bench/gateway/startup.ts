@@ -1,0 +1,87 @@
+/**
+ * Start to ready: `node dist/server.mjs` (what `npm start` runs after its
+ * build) on a fresh data folder, timed from spawn until `/healthz` answers
+ * 200, then its resident memory with every catalog loaded. The first start of
+ * a data folder also migrates the store and creates the keys, so both a first
+ * and a later start are measured.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ROOT } from './paths.ts';
+import { freePort, residentMemory } from './server-child.ts';
+
+export interface StartupSample {
+  firstStartMs: number;
+  laterStartMs: number;
+  readyRssMb: number;
+}
+
+async function startOnce(dataDir: string): Promise<{ ms: number; rssMb: number }> {
+  const port = await freePort();
+  const began = performance.now();
+  const child = spawn(process.execPath, [join(ROOT, 'dist', 'server.mjs')], {
+    env: {
+      ...process.env,
+      PORT: String(port),
+      PORTCULLIS_DATA_DIR: dataDir,
+      PORTCULLIS_LOG_LEVEL: 'warn',
+    },
+    stdio: 'ignore',
+  });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  try {
+    for (;;) {
+      try {
+        const reply = await fetch(`http://127.0.0.1:${port}/healthz`);
+        if (reply.status === 200) break;
+      } catch {
+        // not listening yet
+      }
+      if (performance.now() - began > 20_000)
+        throw new Error('the gateway did not become ready in 20 s');
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    const ms = performance.now() - began;
+    // Settled: what a ready gateway holds, not the start's transient peak.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    return { ms, rssMb: residentMemory(child.pid!)?.rssMb ?? Number.NaN };
+  } finally {
+    child.kill('SIGTERM');
+    await exited;
+  }
+}
+
+export async function measureStartup(rounds: number): Promise<StartupSample[]> {
+  const samples: StartupSample[] = [];
+  for (let round = 0; round < rounds; round++) {
+    const dataDir = mkdtempSync(join(tmpdir(), 'portcullis-startup-'));
+    try {
+      const first = await startOnce(dataDir);
+      const later = await startOnce(dataDir);
+      samples.push({ firstStartMs: first.ms, laterStartMs: later.ms, readyRssMb: later.rssMb });
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }
+  return samples;
+}
+
+export function formatStartup(samples: readonly StartupSample[]): string {
+  const median = (values: number[]) => {
+    const sorted = [...values].sort((a, b) => a - b);
+    return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+  };
+  const first = median(samples.map((s) => s.firstStartMs));
+  const later = median(samples.map((s) => s.laterStartMs));
+  const rss = median(samples.map((s) => s.readyRssMb));
+  const verdict = (ok: boolean) => (ok ? '✓ pass' : '✗ FAIL');
+  return [
+    `| portcullis start (median of ${samples.length}) | measured | target | verdict |`,
+    '|---|---|---|---|',
+    `| first start to ready (new data folder) | ${first.toFixed(0)} ms | < 1500 ms | ${verdict(first < 1500)} |`,
+    `| later start to ready | ${later.toFixed(0)} ms | < 1500 ms | ${verdict(later < 1500)} |`,
+    `| resident memory when ready, all catalogs loaded | ${rss.toFixed(0)} MB | < 200 MB | ${verdict(rss < 200)} |`,
+  ].join('\n');
+}
