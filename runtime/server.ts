@@ -27,7 +27,11 @@ export async function startServer(
   catalogs: OpenGatewayOptions['catalogs'],
   log: Log = createLog({ level: config.logLevel }),
 ): Promise<RunningServer> {
-  const gateway = await openGateway({ config, catalogs });
+  const gateway = await openGateway({
+    config,
+    catalogs,
+    onInternalError: (error) => log.error({ err: error }, 'internal error in a governed call'),
+  });
   const mcp = createMcpEndpoint({
     host: gateway.tools,
     onInternalError: (error) => log.error({ err: error }, 'internal error answering /mcp'),

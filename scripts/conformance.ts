@@ -59,7 +59,7 @@ async function main(): Promise<number> {
   if (values.url) {
     const authorization = process.env.PORTCULLIS_CONFORMANCE_AUTHORIZATION;
     if (!authorization) {
-      console.error('--url needs PORTCULLIS_CONFORMANCE_AUTHORIZATION (e.g. "Bearer pk_...")');
+      console.error('--url needs PORTCULLIS_CONFORMANCE_AUTHORIZATION (e.g. "Bearer pck_...")');
       return 2;
     }
     target = { url: values.url, authorization };

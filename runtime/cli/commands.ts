@@ -8,7 +8,12 @@ import type { Gateway } from '../core/gateway/open-gateway.ts';
 import { type ActionVerb, changeActions, listActions } from '../core/operator/actions.ts';
 import { createAgent, listAgents, revokeAgent } from '../core/operator/agents.ts';
 import { queryAudit } from '../core/operator/audit-query.ts';
-import { connect, listConnections, setCredential } from '../core/operator/connections.ts';
+import {
+  connect,
+  listConnections,
+  setConnectionStatus,
+  setCredential,
+} from '../core/operator/connections.ts';
 import type { OperatorContext } from '../core/operator/context.ts';
 import { grant, listGrants, revokeGrant } from '../core/operator/grants.ts';
 import { rotateMasterKey } from '../core/operator/master-key.ts';
@@ -142,6 +147,28 @@ export const commands: Record<string, Command> = {
         ['name', 'provider', 'status', 'health', 'settings'],
         rows,
       );
+    },
+  },
+  'connection disable': {
+    usage: 'connection disable <connection>',
+    summary: 'take a connection out of service: every call refused, its tools hidden',
+    run: async ({ ctx, out, args, workspace }) => {
+      const connection = await setConnectionStatus(ctx, 'disabled', {
+        workspace,
+        connection: arg(args, 0, 'connection'),
+      });
+      printValue(out, connection, `connection ${connection.name} disabled`);
+    },
+  },
+  'connection enable': {
+    usage: 'connection enable <connection>',
+    summary: 'put a disabled connection back in service',
+    run: async ({ ctx, out, args, workspace }) => {
+      const connection = await setConnectionStatus(ctx, 'active', {
+        workspace,
+        connection: arg(args, 0, 'connection'),
+      });
+      printValue(out, connection, `connection ${connection.name} enabled`);
     },
   },
   'credential set': {

@@ -10,7 +10,12 @@ import { bearerToken, hashKey } from '../core/governance/keys.ts';
 import { changeActions, listActions } from '../core/operator/actions.ts';
 import { createAgent, listAgents, revokeAgent } from '../core/operator/agents.ts';
 import { queryAudit } from '../core/operator/audit-query.ts';
-import { connect, listConnections, setCredential } from '../core/operator/connections.ts';
+import {
+  connect,
+  listConnections,
+  setConnectionStatus,
+  setCredential,
+} from '../core/operator/connections.ts';
 import type { OperatorContext } from '../core/operator/context.ts';
 import { grant, listGrants, revokeGrant } from '../core/operator/grants.ts';
 import { rotateMasterKey } from '../core/operator/master-key.ts';
@@ -64,6 +69,14 @@ export function adminRouter(gateway: Gateway, log: Log): express.Router {
       await setCredential(ctx, input);
       return { ok: true };
     }),
+  );
+  router.post(
+    `${ws}/connections/:connection/disable`,
+    route((ctx, input) => setConnectionStatus(ctx, 'disabled', input)),
+  );
+  router.post(
+    `${ws}/connections/:connection/enable`,
+    route((ctx, input) => setConnectionStatus(ctx, 'active', input)),
   );
   router.get(`${ws}/connections/:connection/actions`, route(listActions));
   for (const verb of ['enable', 'disable', 'review'] as const) {

@@ -36,3 +36,16 @@ export function runCli(
     );
   });
 }
+
+/** Runs the `portcullis` command from source in a child process, on the store `env` names. */
+export function runPortcullis(args: string[], env: Record<string, string>): Promise<CliOutcome> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', join(ROOT, 'runtime', 'cli.ts'), ...args],
+      { cwd: ROOT, env: { ...process.env, NO_COLOR: '1', ...env } },
+      (error, stdout, stderr) =>
+        resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}

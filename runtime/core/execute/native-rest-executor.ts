@@ -12,6 +12,7 @@ import type { ProviderCatalog } from '../catalog/catalog-set.ts';
 import { GatewayError } from '../errors.ts';
 import type { Connection } from '../governance/model.ts';
 import type { GuardedClient } from '../outbound/guarded-client.ts';
+import { Redactor } from '../outbound/redaction.ts';
 import { type ActionArguments, buildRestRequest } from '../rest/build-request.ts';
 import type { CallOutcome } from './connection-health.ts';
 import { resultFromReply } from './reply-result.ts';
@@ -105,6 +106,8 @@ export class NativeRestExecutor {
       throw asOutcomeError(error, action);
     }
     const health: CallOutcome = reply.status >= 500 ? 'failure' : 'success';
+    // A provider that echoes the credential (an auth error, a debug endpoint) must not hand it to the agent.
+    if (secrets.length > 0) reply = { ...reply, body: new Redactor(secrets).bytes(reply.body) };
     // A reply that cannot be used (a redirect, JSON that is not) throws: it fails this call only.
     return {
       result: resultFromReply(action, reply),
@@ -119,7 +122,7 @@ export class NativeRestExecutor {
 
 /** Whether an executor error counts against the connection's health. */
 export function healthOutcomeOf(error: unknown): CallOutcome {
-  if (!(error instanceof GatewayError)) return 'neutral';
+  if (!(error instanceof GatewayError) || wasCancelled(error)) return 'neutral';
   switch (error.code) {
     case 'upstream_unreachable':
     case 'upstream_timeout':
@@ -130,10 +133,17 @@ export function healthOutcomeOf(error: unknown): CallOutcome {
   }
 }
 
+/** The caller went away or cancelled: nothing to say about the connection. */
+function wasCancelled(error: GatewayError): boolean {
+  const cause = error.cause instanceof GatewayError ? error.cause : error;
+  return cause.detail?.cause === 'aborted';
+}
+
 function ensureHostAllowed(provider: ProviderCatalog, connection: Connection, host: string): void {
   const { fixed, settings } = provider.catalog.hosts;
   const allowed =
-    fixed.includes(host) || settings.some((name) => connection.settings[name] === host);
+    fixed.includes(host) ||
+    settings.some((name) => connection.settings[name]?.toLowerCase() === host);
   if (!allowed) {
     throw new GatewayError(
       'host_not_allowed',

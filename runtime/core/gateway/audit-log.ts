@@ -14,6 +14,8 @@ interface Pending {
   failed: (error: unknown) => void;
 }
 
+const MAX_BATCH = 500;
+
 export class AuditLog {
   readonly #store: Store;
   #queue: Pending[] = [];
@@ -34,9 +36,10 @@ export class AuditLog {
   }
 
   async #flush(): Promise<void> {
-    const batch = this.#queue;
-    this.#queue = [];
-    this.#scheduled = false;
+    // One statement per flush; a larger backlog goes on the next turn.
+    const batch = this.#queue.splice(0, MAX_BATCH);
+    this.#scheduled = this.#queue.length > 0;
+    if (this.#scheduled) setImmediate(() => this.#flush());
     try {
       await this.#store.audit.appendMany(batch.map((p) => p.event));
       for (const pending of batch) pending.done();

@@ -1,9 +1,11 @@
 /**
  * The current governance snapshot. A check asks the store for its revision
- * (one small query) and rebuilds the snapshot only when it moved. Requests
- * that arrive together share one check: its answer serves until the event
- * loop's next turn, so a change committed before a request arrived is always
- * seen by it, and a burst of requests costs one query.
+ * (one small query) and rebuilds the snapshot only when it moved.
+ *
+ * Requests that arrive together share one check, and a check only starts on
+ * the event loop's next turn, after every request that joined it has arrived:
+ * so each request sees every change committed before it arrived (a revoked
+ * agent is refused on its very next request), and a burst costs one query.
  */
 import type { CatalogSet } from '../catalog/catalog-set.ts';
 import { GovernanceSnapshot } from '../governance/snapshot.ts';
@@ -13,7 +15,7 @@ export class GovernanceCache {
   readonly #store: Store;
   readonly #catalogs: CatalogSet;
   #snapshot: GovernanceSnapshot | undefined;
-  #check: Promise<GovernanceSnapshot> | undefined;
+  #next: Promise<GovernanceSnapshot> | undefined;
 
   constructor(store: Store, catalogs: CatalogSet) {
     this.#store = store;
@@ -21,16 +23,13 @@ export class GovernanceCache {
   }
 
   current(): Promise<GovernanceSnapshot> {
-    if (!this.#check) {
-      this.#check = this.#refresh();
-      const forget = () => {
-        setImmediate(() => {
-          this.#check = undefined;
-        });
-      };
-      this.#check.then(forget, forget);
-    }
-    return this.#check;
+    this.#next ??= new Promise((resolve) => {
+      setImmediate(() => {
+        this.#next = undefined;
+        resolve(this.#refresh());
+      });
+    });
+    return this.#next;
   }
 
   async #refresh(): Promise<GovernanceSnapshot> {

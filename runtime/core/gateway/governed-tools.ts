@@ -12,7 +12,11 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { GatewayError, type ReasonCode } from '../errors.ts';
 import { nextHealth } from '../execute/connection-health.ts';
-import { healthOutcomeOf, type NativeRestExecutor } from '../execute/native-rest-executor.ts';
+import {
+  type Execution,
+  healthOutcomeOf,
+  type NativeRestExecutor,
+} from '../execute/native-rest-executor.ts';
 import { decide } from '../governance/decide.ts';
 import { bearerToken, hashKey } from '../governance/keys.ts';
 import type { Agent, Connection, NewAuditEvent } from '../governance/model.ts';
@@ -26,6 +30,8 @@ import type { AuditLog } from './audit-log.ts';
 import type { GovernanceCache } from './governance-cache.ts';
 
 export interface GovernedToolsOptions {
+  /** Told about failures no caller should see (the operator's log). */
+  report?: (error: unknown) => void;
   store: Store;
   audit: AuditLog;
   governance: GovernanceCache;
@@ -46,10 +52,23 @@ const REFUSALS: Partial<Record<ReasonCode, string>> = {
     "this action's contract changed since it was reviewed; an operator must review it again",
 };
 
+/** Refusals of the call itself (its arguments, its credential, its host): nothing was sent. */
+const REFUSED_BEFORE_SENDING: ReadonlySet<ReasonCode> = new Set<ReasonCode>([
+  'arguments_invalid',
+  'server_variable_refused',
+  'path_parameter_refused',
+  'header_refused',
+  'host_not_allowed',
+  'credential_missing',
+]);
+
 export class GovernedTools implements ToolHost {
   readonly #options: GovernedToolsOptions;
   readonly #now: () => Date;
+  readonly #report: (error: unknown) => void;
   readonly #tools = new WeakMap<ToolTarget['action'], Map<string, Tool>>();
+  /** Per request: the principal `authenticate` returned, and the snapshot it checked. */
+  readonly #checked = new WeakMap<McpPrincipal, GovernanceSnapshot>();
   readonly #credentials = new WeakMap<
     GovernanceSnapshot,
     Map<string, Record<string, string> | undefined>
@@ -58,6 +77,7 @@ export class GovernedTools implements ToolHost {
   constructor(options: GovernedToolsOptions) {
     this.#options = options;
     this.#now = options.now ?? (() => new Date());
+    this.#report = options.report ?? (() => {});
   }
 
   async authenticate(authorization: string | undefined): Promise<McpPrincipal | undefined> {
@@ -66,11 +86,19 @@ export class GovernedTools implements ToolHost {
     const snapshot = await this.#options.governance.current();
     const agent = snapshot.agentByKeyHash(hashKey(token));
     if (agent?.status !== 'active') return undefined;
-    return { agentId: agent.id, workspaceId: agent.workspaceId };
+    const principal = { agentId: agent.id, workspaceId: agent.workspaceId };
+    this.#checked.set(principal, snapshot);
+    return principal;
+  }
+
+  /** The snapshot this request's authentication read (already fresh for it), or a new check. */
+  #snapshotFor(principal: McpPrincipal): Promise<GovernanceSnapshot> {
+    const checked = this.#checked.get(principal);
+    return checked ? Promise.resolve(checked) : this.#options.governance.current();
   }
 
   async listTools(principal: McpPrincipal): Promise<Tool[]> {
-    const snapshot = await this.#options.governance.current();
+    const snapshot = await this.#snapshotFor(principal);
     const agent = agentOf(snapshot, principal);
     if (!agent) throw new GatewayError('unauthenticated', REFUSALS.unauthenticated!);
     return snapshot.visibleTools(agent).map((target) => this.#toolOf(target));
@@ -83,14 +111,15 @@ export class GovernedTools implements ToolHost {
     signal: AbortSignal,
   ): Promise<CallToolResult> {
     const started = performance.now();
-    const snapshot = await this.#options.governance.current();
+    const snapshot = await this.#snapshotFor(principal);
     const agent = agentOf(snapshot, principal);
     const event: NewAuditEvent = {
       at: this.#now().toISOString(),
       workspaceId: principal.workspaceId,
       actorKind: 'agent',
       actorId: principal.agentId,
-      action: name,
+      // Tool names are at most 128 characters; an unknown one is not stored whole.
+      action: name.slice(0, 128),
       subject: null,
       connectionId: null,
       decision: 'denied',
@@ -130,6 +159,7 @@ export class GovernedTools implements ToolHost {
     }
     event.connectionId = target.connection.id;
 
+    let execution: Execution;
     try {
       const validated = validateArguments(target.provider, target.action, args);
       const grant = snapshot.grantOf(agent.id, target.connection.id)!;
@@ -140,7 +170,7 @@ export class GovernedTools implements ToolHost {
             grant.credentialMode === 'personal' ? agent.id : null,
           )
         : undefined;
-      const execution = await this.#options.executor.execute({
+      execution = await this.#options.executor.execute({
         provider: target.provider,
         action: target.action,
         connection: target.connection,
@@ -148,20 +178,9 @@ export class GovernedTools implements ToolHost {
         credential,
         signal,
       });
-      await this.#recordHealth(target.connection, execution.health);
-      await finish({
-        decision: 'allowed',
-        outcome: execution.result.isError ? 'error' : 'ok',
-        reason: execution.result.isError ? 'upstream_status' : null,
-        upstreamHost: execution.host,
-        upstreamStatus: execution.upstreamStatus,
-        requestBytes: execution.requestBytes,
-        replyBytes: execution.replyBytes,
-      });
-      return execution.result;
     } catch (error) {
       const code = error instanceof GatewayError ? error.code : 'internal';
-      const denied = code === 'arguments_invalid' || code === 'credential_missing';
+      const denied = REFUSED_BEFORE_SENDING.has(code);
       await this.#recordHealth(target.connection, healthOutcomeOf(error));
       await finish({
         decision: denied ? 'denied' : 'allowed',
@@ -170,6 +189,20 @@ export class GovernedTools implements ToolHost {
       });
       throw error;
     }
+
+    // The call happened: from here on nothing may turn it into a failure the agent
+    // would retry. A store that cannot take the bookkeeping is the operator's to see.
+    await this.#recordHealth(target.connection, execution.health);
+    await finish({
+      decision: 'allowed',
+      outcome: execution.result.isError ? 'error' : 'ok',
+      reason: execution.result.isError ? 'upstream_status' : null,
+      upstreamHost: execution.host,
+      upstreamStatus: execution.upstreamStatus,
+      requestBytes: execution.requestBytes,
+      replyBytes: execution.replyBytes,
+    }).catch(this.#report);
+    return execution.result;
   }
 
   /** Opened once per governance revision (a credential change moves the revision). */
@@ -201,12 +234,10 @@ export class GovernedTools implements ToolHost {
     // The snapshot's row is the process's view of health between revisions.
     connection.health = next.health;
     connection.failureStreak = next.failureStreak;
-    await this.#options.store.connections.recordHealth(
-      connection.id,
-      next.health,
-      next.failureStreak,
-      this.#now().toISOString(),
-    );
+    // Best effort: health is advice for operators, never a reason to fail a call.
+    await this.#options.store.connections
+      .recordHealth(connection.id, next.health, next.failureStreak, this.#now().toISOString())
+      .catch(this.#report);
   }
 
   #toolOf({ connection, action }: ToolTarget): Tool {

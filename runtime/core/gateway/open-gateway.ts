@@ -14,7 +14,7 @@ import type { OperatorContext } from '../operator/context.ts';
 import { createGuardedClient } from '../outbound/guarded-client.ts';
 import type { Store } from '../store/store.ts';
 import { CredentialVault } from '../vault/credential-vault.ts';
-import { loadKeyring } from '../vault/key-file.ts';
+import { loadKeyring, reloadKeyring } from '../vault/key-file.ts';
 import { AuditLog } from './audit-log.ts';
 import { type BootstrapReport, bootstrap } from './bootstrap.ts';
 import { GovernanceCache } from './governance-cache.ts';
@@ -28,6 +28,8 @@ export interface OpenGatewayOptions {
    */
   catalogs: URL | readonly ProviderFiles[];
   now?: () => Date;
+  /** Told about failures no caller sees (the operator's log). */
+  onInternalError?: (error: unknown) => void;
 }
 
 export interface Gateway {
@@ -60,13 +62,21 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
     const report = await bootstrap(store, catalogs, now());
     const client = createGuardedClient({ allowPrivateNetworks: config.allowPrivateNetworks });
     const executor = new NativeRestExecutor(client, upstreamOverride(config.devUpstreams));
-    const vault = new CredentialVault(
-      keys.keyring,
-      () => loadKeyring(config.dataDir, config.masterKey).keyring,
+    const vault = new CredentialVault(keys.keyring, () =>
+      reloadKeyring(config.dataDir, config.masterKey),
     );
+    await vault.recordCurrentKey(store);
     const governance = new GovernanceCache(store, catalogs);
     const audit = new AuditLog(store);
-    const tools = new GovernedTools({ store, audit, governance, vault, executor, now });
+    const tools = new GovernedTools({
+      store,
+      audit,
+      governance,
+      vault,
+      executor,
+      now,
+      ...(options.onInternalError ? { report: options.onInternalError } : {}),
+    });
     return {
       config,
       store,

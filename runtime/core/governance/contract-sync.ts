@@ -7,11 +7,16 @@
  * - An action new to the catalog of an existing connection starts quarantined.
  * - A changed contract keeps its state but records the new hash; the call is
  *   blocked (`contract_changed`) until an operator reviews it again.
+ * - An action reclassified as riskier (a read that now writes, a write that is
+ *   now destructive) is quarantined: reviewing it then leaves it at its new
+ *   class's default instead of keeping an old "enabled".
  * - An action that left the catalog is retired; if it comes back, it is
  *   quarantined like any new action.
  */
 import type { CatalogAction } from '../../../generated/catalog-format.ts';
 import type { ActionPolicy, Connection } from './model.ts';
+
+const RISK: Record<CatalogAction['classification'], number> = { read: 0, write: 1, destructive: 2 };
 
 export interface PolicySync {
   /** Rows to write (new or changed). */
@@ -57,6 +62,9 @@ export function syncPolicies(
     } else if (policy.state === 'retired') {
       result.added.push(action.name);
       result.changed.push({ ...base, state: 'quarantined', reviewedHash: null });
+    } else if (RISK[action.classification] > RISK[policy.classification]) {
+      result.changedContracts.push(action.name);
+      result.changed.push({ ...policy, ...base, state: 'quarantined', reviewedHash: null });
     } else if (
       policy.currentHash !== action.contractHash ||
       policy.classification !== action.classification

@@ -74,18 +74,25 @@ export async function changeActions(
   const connection = await connectionOrThrow(ctx, workspace.id, parsed.connection);
   const policies = await ctx.store.policies.forConnection(connection.id);
   const byName = new Map(policies.map((p) => [p.action, p]));
-  const chosen = parsed.actions
+  // Named actions must exist (a retired one is a conflict below); a class or `all`
+  // selects the live ones.
+  const chosen = parsed.actions?.length
     ? parsed.actions.map((name) => {
         const policy = byName.get(name);
-        if (!policy)
+        if (!policy) {
           throw new GatewayError(
             'not_found',
             `connection ${connection.name} has no action ${name}`,
-            { field: 'actions' },
+            {
+              field: 'actions',
+            },
           );
+        }
         return policy;
       })
-    : policies.filter((p) => parsed.all || p.classification === parsed.classification);
+    : policies.filter(
+        (p) => p.state !== 'retired' && (parsed.all || p.classification === parsed.classification),
+      );
   const at = ctx.now().toISOString();
   await ctx.store.transaction(async (tx) => {
     for (const policy of chosen) {

@@ -1,5 +1,7 @@
 import { z } from 'zod';
+import { GatewayError } from '../errors.ts';
 import type { AuditEvent } from '../governance/model.ts';
+import { agentOrThrow } from './agents.ts';
 import { type OperatorContext, parseInput, workspaceOrThrow } from './context.ts';
 
 export const AuditQuerySchema = z.strictObject({
@@ -17,11 +19,17 @@ export const AuditQuerySchema = z.strictObject({
 export async function queryAudit(ctx: OperatorContext, input: unknown): Promise<AuditEvent[]> {
   const q = parseInput(AuditQuerySchema, input);
   const workspaceId = q.workspace ? (await workspaceOrThrow(ctx, q.workspace)).id : undefined;
-  let actorId: string | undefined = q.agent;
-  if (q.agent && workspaceId) {
-    actorId =
-      (await ctx.store.agents.list(workspaceId)).find((a) => a.name === q.agent)?.id ?? q.agent;
+  if (q.agent && !workspaceId) {
+    throw new GatewayError(
+      'invalid_input',
+      'an agent is named within a workspace: name the workspace too',
+      {
+        field: 'workspace',
+      },
+    );
   }
+  const actorId =
+    q.agent && workspaceId ? (await agentOrThrow(ctx, workspaceId, q.agent)).id : undefined;
   return ctx.store.audit.query({
     ...(workspaceId ? { workspaceId } : {}),
     ...(actorId ? { actorId } : {}),

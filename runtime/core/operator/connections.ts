@@ -102,6 +102,35 @@ export async function connectionOrThrow(
   return connection;
 }
 
+/**
+ * Takes a connection out of service (every call refused with
+ * `connection_inactive`, its tools hidden) or back; its grants, policies and
+ * credentials stay as they are.
+ */
+export async function setConnectionStatus(
+  ctx: OperatorContext,
+  status: 'active' | 'disabled',
+  input: unknown,
+): Promise<Connection> {
+  const ref = parseInput(
+    z.strictObject({ workspace: z.string().min(1), connection: z.string().min(1) }),
+    input,
+  );
+  const workspace = await workspaceOrThrow(ctx, ref.workspace);
+  const connection = await connectionOrThrow(ctx, workspace.id, ref.connection);
+  const updatedAt = ctx.now().toISOString();
+  await ctx.store.transaction(async (tx) => {
+    await tx.connections.update(workspace.id, connection.id, { status, updatedAt });
+    await audit(ctx, tx, {
+      action: status === 'active' ? 'connection.enable' : 'connection.disable',
+      workspaceId: workspace.id,
+      connectionId: connection.id,
+      subject: connection.name,
+    });
+  });
+  return { ...connection, status, updatedAt };
+}
+
 export const SetCredentialSchema = z.strictObject({
   workspace: z.string().min(1),
   connection: z.string().min(1),

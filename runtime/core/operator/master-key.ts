@@ -27,8 +27,16 @@ export async function rotateMasterKey(
     );
   }
   const next = rotateKeyFile(keys.dataDir, ctx.vault.keyring);
-  const resealed = await ctx.vault.rotate(ctx.store, next, ctx.now().toISOString());
+  const resealed = await ctx.store.transaction(async (tx) => {
+    const count = await ctx.vault.rotate(tx, next, ctx.now().toISOString());
+    await audit(ctx, tx, {
+      action: 'master_key.rotate',
+      workspaceId: null,
+      subject: next.current.id,
+    });
+    return count;
+  });
+  // Only once every secret is under the new key may the old ones go.
   forgetPreviousKeys(keys.dataDir, next);
-  await audit(ctx, ctx.store, { action: 'master_key.rotate', workspaceId: null });
   return { keyId: next.current.id, resealed };
 }

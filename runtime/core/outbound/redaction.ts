@@ -26,6 +26,12 @@ export class Redactor {
     return out;
   }
 
+  /** A reply body with every secret replaced; the same buffer when none occurs (the usual case). */
+  bytes(body: Buffer): Buffer {
+    if (!this.#needles.some((needle) => body.includes(needle))) return body;
+    return Buffer.from(this.text(body.toString('utf8')), 'utf8');
+  }
+
   /** The URL as errors may show it: no userinfo, no fragment, secrets replaced. */
   url(url: URL): string {
     return this.text(`${url.protocol}//${url.host}${url.pathname}${url.search}`);

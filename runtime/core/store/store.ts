@@ -122,7 +122,7 @@ export interface PolicyRows {
 
 export interface AuditRows {
   append(event: NewAuditEvent): Promise<number>;
-  /** Appends several events in one statement (in order); all land or none. */
+  /** Appends events in order: up to 500 in one statement (all land or none), more in several. */
   appendMany(events: readonly NewAuditEvent[]): Promise<void>;
   query(query: AuditQuery): Promise<AuditEvent[]>;
 }

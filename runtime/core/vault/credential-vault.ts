@@ -17,6 +17,9 @@ export interface CredentialOwner {
   agentId: string | null;
 }
 
+/** The store setting naming the master key id new secrets are sealed under. */
+const CURRENT_KEY_SETTING = 'vault.current_key_id';
+
 export function credentialPlace(owner: CredentialOwner, field: string): string {
   return `credential/${owner.workspaceId}/${owner.connectionId}/${owner.agentId ?? 'shared'}/${field}`;
 }
@@ -42,6 +45,7 @@ export class CredentialVault {
     at: string,
   ): Promise<void> {
     await store.transaction(async (tx) => {
+      await this.#followRotation(tx);
       for (const [field, value] of Object.entries(values)) {
         const sealed = sealSecret(value, this.#keyring, credentialPlace(owner, field));
         await tx.credentials.put({
@@ -53,6 +57,30 @@ export class CredentialVault {
         });
       }
     });
+  }
+
+  /**
+   * Seals only under the key the store says is current: after a rotation by
+   * another process (the `portcullis` command), reload the keys first, so
+   * nothing is sealed under a key that rotation has already dropped.
+   */
+  async #followRotation(store: Store): Promise<void> {
+    const current = await store.settings.get(CURRENT_KEY_SETTING);
+    if (current === undefined || current === this.#keyring.current.id) return;
+    if (this.#reload) this.#keyring = this.#reload();
+    if (current !== this.#keyring.current.id) {
+      throw new GatewayError(
+        'vault_unavailable',
+        'the store was sealed under a master key this process does not have',
+      );
+    }
+  }
+
+  /** Records which key seals from now on (at the first start, and by every rotation). */
+  async recordCurrentKey(store: Store): Promise<void> {
+    if ((await store.settings.get(CURRENT_KEY_SETTING)) === undefined) {
+      await store.settings.put(CURRENT_KEY_SETTING, this.#keyring.current.id);
+    }
   }
 
   open(rows: readonly SealedCredential[]): Record<string, string> | undefined {
@@ -87,6 +115,7 @@ export class CredentialVault {
         await tx.credentials.put({ ...row, sealed, keyId: keyring.current.id, updatedAt: at });
         changed += 1;
       }
+      await tx.settings.put(CURRENT_KEY_SETTING, keyring.current.id);
     });
     this.#keyring = keyring;
     return changed;

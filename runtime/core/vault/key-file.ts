@@ -4,7 +4,7 @@
  * current key and the previous ones a rotation still needs to open old
  * secrets. Written atomically (temporary file, then rename).
  */
-import { chmodSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { generateMasterKey, Keyring, type MasterKey, masterKey } from './keyring.ts';
@@ -33,18 +33,35 @@ export function loadKeyring(dataDir: string, fromEnvironment: Buffer | undefined
     };
   }
   const file = join(dataDir, KEY_FILE);
-  if (!existsSync(file)) {
-    const keyring = new Keyring(generateMasterKey());
-    writeKeyFile(file, keyring.current, []);
-    return { keyring, created: true, source: file };
-  }
+  const keyring = new Keyring(generateMasterKey());
+  if (createKeyFile(file, keyring.current)) return { keyring, created: true, source: file };
+  return { keyring: readKeyFile(file), created: false, source: file };
+}
+
+/** The keys as they are now (after a rotation by another process); never creates a key. */
+export function reloadKeyring(dataDir: string, fromEnvironment: Buffer | undefined): Keyring {
+  if (fromEnvironment) return new Keyring(masterKey(fromEnvironment));
+  return readKeyFile(join(dataDir, KEY_FILE));
+}
+
+function readKeyFile(file: string): Keyring {
   const parsed = KeyFileSchema.parse(JSON.parse(readFileSync(file, 'utf8')));
   const decode = (value: string) => masterKey(Buffer.from(value, 'base64url'));
-  return {
-    keyring: new Keyring(decode(parsed.current), parsed.previous.map(decode)),
-    created: false,
-    source: file,
-  };
+  return new Keyring(decode(parsed.current), parsed.previous.map(decode));
+}
+
+/**
+ * Creates the key file only if there is none (exclusive create), so a server
+ * and a `portcullis` command starting together cannot each make their own key.
+ */
+function createKeyFile(file: string, key: MasterKey): boolean {
+  try {
+    writeFileSync(file, keyFileBody(key, []), { mode: 0o600, flag: 'wx' });
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  }
 }
 
 /** A new current key, keeping the old ones for secrets not yet re-sealed. */
@@ -59,13 +76,17 @@ export function forgetPreviousKeys(dataDir: string, keyring: Keyring): void {
   writeKeyFile(join(dataDir, KEY_FILE), keyring.current, []);
 }
 
-function writeKeyFile(file: string, current: MasterKey, previous: readonly MasterKey[]): void {
-  const temporary = `${file}.${process.pid}.tmp`;
+function keyFileBody(current: MasterKey, previous: readonly MasterKey[]): string {
   const body = {
     current: current.bytes.toString('base64url'),
     previous: previous.map((key) => key.bytes.toString('base64url')),
   };
-  writeFileSync(temporary, `${JSON.stringify(body, null, 2)}\n`, { mode: 0o600 });
+  return `${JSON.stringify(body, null, 2)}\n`;
+}
+
+function writeKeyFile(file: string, current: MasterKey, previous: readonly MasterKey[]): void {
+  const temporary = `${file}.${process.pid}.tmp`;
+  writeFileSync(temporary, keyFileBody(current, previous), { mode: 0o600 });
   chmodSync(temporary, 0o600);
   renameSync(temporary, file);
 }

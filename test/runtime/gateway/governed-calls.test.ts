@@ -182,6 +182,17 @@ describe('tools/call', () => {
       });
       expect(codeOf(result)).toBe('path_parameter_refused');
       expect(result.structuredContent?.error?.field).toBe('/path/name');
+      const [event] = (
+        await admin(
+          'GET',
+          '/audit?action=unikraft_get_autoscale_configuration_policy_by_name&limit=1',
+        )
+      ).body;
+      expect(event).toMatchObject({
+        decision: 'denied',
+        reason: 'path_parameter_refused',
+        upstreamStatus: null,
+      });
     },
   );
 
@@ -263,6 +274,20 @@ describe('grants and credentials', () => {
     } finally {
       await client.close().catch(() => {});
     }
+  });
+});
+
+describe('connections', () => {
+  it('refuses every call on a disabled connection and hides its tools, until it is enabled again', async () => {
+    expect((await admin('POST', '/workspaces/default/connections/unikraft/disable')).status).toBe(
+      200,
+    );
+    expect(codeOf(await call(reader, 'unikraft_get_user'))).toBe('connection_inactive');
+    expect((await reader.listTools()).tools).toEqual([]);
+    expect((await admin('POST', '/workspaces/default/connections/unikraft/enable')).status).toBe(
+      200,
+    );
+    expect((await call(reader, 'unikraft_get_user')).isError).toBeFalsy();
   });
 });
 

@@ -159,6 +159,13 @@ describe.each(engines)('on %s', (_engine, database) => {
       const listed = (await admin('GET', '/workspaces/default/connections/unikraft/actions'))
         .body as Array<{ action: string; state: string }>;
       expect(listed.find((a) => a.action === 'unikraft_get_images')?.state).toBe('retired');
+      // Reviewing everything after an upgrade leaves retired actions alone.
+      const reviewed = await admin(
+        'POST',
+        '/workspaces/default/connections/unikraft/actions/review',
+        { all: true },
+      );
+      expect(reviewed.status).toBe(200);
       expect(await callCode(agentKey, 'unikraft_get_images')).toBe('tool_unknown');
     });
 

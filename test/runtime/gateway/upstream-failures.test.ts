@@ -3,6 +3,7 @@
  * reply too large, drop a connection mid-request or fail on cue, so the
  * upstream here is a loopback server whose next behaviour each test chooses.
  */
+import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -16,7 +17,17 @@ import {
   type ToolReply,
 } from '../../support/gateway.ts';
 
-type Behaviour = 'ok' | 'huge' | 'drop' | 'fail' | 'not-json' | 'redirect' | 'still-running';
+type Behaviour =
+  | 'ok'
+  | 'huge'
+  | 'drop'
+  | 'fail'
+  | 'not-json'
+  | 'redirect'
+  | 'still-running'
+  | 'echo-credential';
+
+const TOKEN = `echo-canary-${randomBytes(12).toString('hex')}`;
 
 let behaviour: Behaviour = 'ok';
 let requests = 0;
@@ -55,6 +66,10 @@ beforeAll(async () => {
           res.setHeader('location', 'http://169.254.169.254/latest/meta-data');
           res.end();
           return;
+        case 'echo-credential':
+          res.setHeader('content-type', 'application/json');
+          res.end(JSON.stringify({ message: 'bad token', got: req.headers.authorization }));
+          return;
         case 'still-running':
           res.statusCode = 408;
           res.setHeader('content-type', 'application/json');
@@ -69,7 +84,7 @@ beforeAll(async () => {
   admin = adminClient(gateway.url, gateway.adminToken!);
   await admin('POST', '/workspaces/default/connections', {
     provider: 'unikraft',
-    credential: 'tok',
+    credential: TOKEN,
   });
   const { key } = (await admin('POST', '/workspaces/default/agents', { name: 'a' })).body;
   await admin('POST', '/workspaces/default/grants', {
@@ -139,6 +154,16 @@ describe('health', () => {
     behaviour = 'ok';
     await call('unikraft_get_user');
     expect(await health()).toBe('ok');
+  });
+});
+
+describe('a provider that echoes the credential', () => {
+  it('never hands it to the agent', async () => {
+    behaviour = 'echo-credential';
+    const result = await call('unikraft_get_user');
+    const text = JSON.stringify(result);
+    expect(text).toContain('Bearer [redacted]');
+    expect(text).not.toContain(TOKEN);
   });
 });
 

@@ -66,6 +66,23 @@ describe('syncPolicies', () => {
     ]);
   });
 
+  it('quarantines an action reclassified as riskier, so a review leaves it at its new default', () => {
+    const sync = syncPolicies(
+      connection,
+      [act('r', 'destructive', 'h2')],
+      [row('r', 'enabled', 'h1', 'h1')],
+      'now',
+      'quarantine-new',
+    );
+    expect(sync.changed).toEqual([
+      expect.objectContaining({
+        classification: 'destructive',
+        state: 'quarantined',
+        reviewedHash: null,
+      }),
+    ]);
+  });
+
   it('retires an action that left the catalog, and quarantines it when it comes back', () => {
     const gone = syncPolicies(
       connection,

@@ -228,6 +228,8 @@ describe('guarded client: addresses', () => {
     ['a private literal', () => 'http://10.1.2.3/ok'],
     ['a link-local literal', () => 'http://169.254.169.254/latest/meta-data'],
   ])('%s is refused by default, before any connection', async (_name, url) => {
+    // Let connections other tests' clients are still opening or closing settle first.
+    await new Promise((resolve) => setTimeout(resolve, 100));
     const before = server.connections();
     const error = await failure(
       strict.send({ method: 'GET', url: new URL(url(server.port)), headers: {} }),
