@@ -52,10 +52,22 @@ export interface Execution {
 export class NativeRestExecutor {
   readonly #client: GuardedClient;
   readonly #override: UpstreamOverride | undefined;
+  /** One redactor per opened credential (the gateway keeps those per governance revision). */
+  readonly #redactors = new WeakMap<object, Redactor>();
 
   constructor(client: GuardedClient, override?: UpstreamOverride) {
     this.#client = client;
     this.#override = override;
+  }
+
+  #redactorFor(call: ExecuteCall, secrets: string[]): Redactor {
+    if (!call.credential) return new Redactor(secrets);
+    let redactor = this.#redactors.get(call.credential);
+    if (!redactor) {
+      redactor = new Redactor(secrets);
+      this.#redactors.set(call.credential, redactor);
+    }
+    return redactor;
   }
 
   async execute(call: ExecuteCall): Promise<Execution> {
@@ -107,7 +119,8 @@ export class NativeRestExecutor {
     }
     const health: CallOutcome = reply.status >= 500 ? 'failure' : 'success';
     // A provider that echoes the credential (an auth error, a debug endpoint) must not hand it to the agent.
-    if (secrets.length > 0) reply = { ...reply, body: new Redactor(secrets).bytes(reply.body) };
+    if (secrets.length > 0)
+      reply = { ...reply, body: this.#redactorFor(call, secrets).bytes(reply.body) };
     // A reply that cannot be used (a redirect, JSON that is not) throws: it fails this call only.
     return {
       result: resultFromReply(action, reply),

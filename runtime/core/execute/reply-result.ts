@@ -19,7 +19,7 @@ export function resultFromReply(action: CatalogAction, reply: OutboundReply): Ca
       { detail: { status } },
     );
   }
-  const body = decodeBody(reply);
+  const { body, text } = decodeBody(reply);
   if (action.hints.stillRunningStatuses?.includes(status)) {
     const structured = { status: 'still_running', httpStatus: status, reply: body };
     return {
@@ -39,26 +39,30 @@ export function resultFromReply(action: CatalogAction, reply: OutboundReply): Ca
       content: [
         {
           type: 'text',
-          text: `upstream_status: the provider answered HTTP ${status}\n${textOf(body)}`,
+          text: `upstream_status: the provider answered HTTP ${status}\n${text}`,
         },
       ],
       structuredContent: { error },
     };
   }
   if (body === undefined) return { content: [] };
-  if (typeof body === 'string') return { content: [{ type: 'text', text: body }] };
+  if (typeof body === 'string') return { content: [{ type: 'text', text }] };
+  // The provider's own JSON text is the text content: no second serialization.
   const structured = isPlainObject(body) ? body : { result: body };
-  return { content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: structured };
+  return { content: [{ type: 'text', text }], structuredContent: structured };
 }
 
-/** JSON when the reply says so (a body that does not parse is `upstream_reply_invalid`), text otherwise. */
-function decodeBody(reply: OutboundReply): unknown {
-  if (reply.body.byteLength === 0) return undefined;
+/**
+ * The body as text, and as JSON when the reply says it is (a body that does
+ * not parse is `upstream_reply_invalid`).
+ */
+function decodeBody(reply: OutboundReply): { body: unknown; text: string } {
+  if (reply.body.byteLength === 0) return { body: undefined, text: '' };
   const type = reply.headers['content-type'] ?? '';
   const text = reply.body.toString('utf8');
-  if (/^application\/([\w.+-]*\+)?json\b/i.test(type)) {
+  if (JSON_TYPE.test(type)) {
     try {
-      return JSON.parse(text) as unknown;
+      return { body: JSON.parse(text) as unknown, text };
     } catch (cause) {
       throw new GatewayError(
         'upstream_reply_invalid',
@@ -67,12 +71,10 @@ function decodeBody(reply: OutboundReply): unknown {
       );
     }
   }
-  return text;
+  return { body: text, text };
 }
 
-function textOf(body: unknown): string {
-  return body === undefined ? '' : typeof body === 'string' ? body : JSON.stringify(body);
-}
+const JSON_TYPE = /^application\/([\w.+-]*\+)?json\b/i;
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -50,7 +50,17 @@ function escapePointer(token: string): string {
 
 /** sha256 of the arguments' RFC 8785 canonical JSON: equal arguments, equal hash; never the arguments. */
 export function argumentHash(args: unknown): string {
+  if (args === undefined || isEmptyObject(args)) return EMPTY_ARGUMENTS_HASH;
   return createHash('sha256')
-    .update(canonicalize(args ?? {}) ?? '')
+    .update(canonicalize(args) ?? '')
     .digest('hex');
 }
+
+function isEmptyObject(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  for (const _ in value) return false;
+  return true;
+}
+
+/** The hash of `{}` (no arguments, the most common call), computed once. */
+const EMPTY_ARGUMENTS_HASH = createHash('sha256').update('{}').digest('hex');

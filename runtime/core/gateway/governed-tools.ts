@@ -52,6 +52,8 @@ const REFUSALS: Partial<Record<ReasonCode, string>> = {
     "this action's contract changed since it was reviewed; an operator must review it again",
 };
 
+const KEY_HASHES_KEPT = 10_000;
+
 /** Refusals of the call itself (its arguments, its credential, its host): nothing was sent. */
 const REFUSED_BEFORE_SENDING: ReadonlySet<ReasonCode> = new Set<ReasonCode>([
   'arguments_invalid',
@@ -69,6 +71,7 @@ export class GovernedTools implements ToolHost {
   readonly #tools = new WeakMap<ToolTarget['action'], Map<string, Tool>>();
   /** Per request: the principal `authenticate` returned, and the snapshot it checked. */
   readonly #checked = new WeakMap<McpPrincipal, GovernanceSnapshot>();
+  readonly #keyHashes = new Map<string, string>();
   readonly #credentials = new WeakMap<
     GovernanceSnapshot,
     Map<string, Record<string, string> | undefined>
@@ -84,11 +87,22 @@ export class GovernedTools implements ToolHost {
     const token = bearerToken(authorization);
     if (!token) return undefined;
     const snapshot = await this.#options.governance.current();
-    const agent = snapshot.agentByKeyHash(hashKey(token));
+    const agent = snapshot.agentByKeyHash(this.#keyHash(token));
     if (agent?.status !== 'active') return undefined;
     const principal = { agentId: agent.id, workspaceId: agent.workspaceId };
     this.#checked.set(principal, snapshot);
     return principal;
+  }
+
+  /** sha256 of a presented key, remembered for the keys seen last (every request presents one). */
+  #keyHash(token: string): string {
+    let hash = this.#keyHashes.get(token);
+    if (hash === undefined) {
+      hash = hashKey(token);
+      if (this.#keyHashes.size >= KEY_HASHES_KEPT) this.#keyHashes.clear();
+      this.#keyHashes.set(token, hash);
+    }
+    return hash;
   }
 
   /** The snapshot this request's authentication read (already fresh for it), or a new check. */

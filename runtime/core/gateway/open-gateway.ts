@@ -6,6 +6,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import type { CatalogAction } from '../../../generated/catalog-format.ts';
 import { openStore } from '../../store/open-store.ts';
 import { CatalogSet, generatedProviderFiles, type ProviderFiles } from '../catalog/catalog-set.ts';
 import type { Config } from '../config/config.ts';
@@ -103,15 +104,22 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
  */
 function upstreamOverride(origins: Record<string, string>): UpstreamOverride | undefined {
   if (Object.keys(origins).length === 0) return undefined;
+  const replacements = new Map(Object.entries(origins).map(([key, url]) => [key, new URL(url)]));
+  const baseSegments = new WeakMap<CatalogAction, number>();
   return (provider, action, url) => {
-    const replacement = origins[`${provider}/${action.document}`] ?? origins[provider];
+    const replacement =
+      replacements.get(`${provider}/${action.document}`) ?? replacements.get(provider);
     if (!replacement) return undefined;
-    const baseSegments = new URL(action.request.server.url.replace(/[{}]/g, '')).pathname
-      .split('/')
-      .filter(Boolean).length;
-    const operationPath = url.pathname.split('/').filter(Boolean).slice(baseSegments).join('/');
-    const rewritten = new URL(replacement);
-    rewritten.pathname = `${rewritten.pathname.replace(/\/$/, '')}/${operationPath}`;
+    let drop = baseSegments.get(action);
+    if (drop === undefined) {
+      drop = new URL(action.request.server.url.replace(/[{}]/g, '')).pathname
+        .split('/')
+        .filter(Boolean).length;
+      baseSegments.set(action, drop);
+    }
+    const operationPath = url.pathname.split('/').filter(Boolean).slice(drop).join('/');
+    const rewritten = new URL(replacement.href);
+    rewritten.pathname = `${replacement.pathname.replace(/\/$/, '')}/${operationPath}`;
     rewritten.search = url.search;
     return rewritten;
   };

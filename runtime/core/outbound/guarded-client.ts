@@ -76,6 +76,9 @@ export function createGuardedClient(policy: OutboundPolicy): GuardedClient {
     bodyTimeout: replyTimeoutMs,
   });
 
+  /** A literal address's verdict (a refused range's name, or '' when allowed), kept per address. */
+  const literalVerdicts = new Map<string, string>();
+
   function send(request: OutboundRequest, options: SendOptions = {}): Promise<OutboundReply> {
     const { url } = request;
     if (url.protocol !== 'http:' && url.protocol !== 'https:')
@@ -94,8 +97,13 @@ export function createGuardedClient(policy: OutboundPolicy): GuardedClient {
     };
     const literal = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
     if (isIP(literal) !== 0) {
-      const range = addressRefusal(literal, policy);
-      if (range !== undefined)
+      let range = literalVerdicts.get(literal);
+      if (range === undefined) {
+        range = addressRefusal(literal, policy) ?? '';
+        if (literalVerdicts.size >= 1_000) literalVerdicts.clear();
+        literalVerdicts.set(literal, range);
+      }
+      if (range !== '')
         return Promise.reject(classifyFailure(new AddressRefusedError(range), context));
     }
     const { signal } = options;

@@ -19,7 +19,8 @@ import type { StoreContext } from '../store-context.ts';
 
 export function auditRows(context: StoreContext): AuditRows {
   const { db } = context;
-  let insertOne: CompiledQuery | undefined;
+  /** Insert statements by row count (at most BATCH of them). */
+  const insertSql = new Map<number, string>();
   return {
     async append(event) {
       const row = await db
@@ -31,17 +32,15 @@ export function auditRows(context: StoreContext): AuditRows {
     },
 
     async appendMany(events) {
-      if (events.length === 1) {
-        // The common case on a quiet gateway: one compiled insert, its values bound.
-        insertOne ??= db.insertInto('audit_events').values(toRow(events[0]!)).compile();
-        await db.executeQuery(CompiledQuery.raw(insertOne.sql, rowValues(events[0]!)));
-        return;
-      }
       for (let at = 0; at < events.length; at += BATCH) {
-        await db
-          .insertInto('audit_events')
-          .values(events.slice(at, at + BATCH).map(toRow))
-          .execute();
+        const batch = events.slice(at, at + BATCH);
+        // The SQL for n rows is built once; each batch only binds its values.
+        let text = insertSql.get(batch.length);
+        if (text === undefined) {
+          text = db.insertInto('audit_events').values(batch.map(toRow)).compile().sql;
+          insertSql.set(batch.length, text);
+        }
+        await db.executeQuery(CompiledQuery.raw(text, batch.flatMap(rowValues)));
       }
     },
 

@@ -1,0 +1,58 @@
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { CatalogSet, generatedProviderFiles } from '../../../runtime/core/catalog/catalog-set.ts';
+import { GatewayError } from '../../../runtime/core/errors.ts';
+import { argumentHash, validateArguments } from '../../../runtime/core/gateway/arguments.ts';
+import { GENERATED } from '../../support/gateway.ts';
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+describe('argumentHash', () => {
+  it.each<[string, { given: unknown; want: string }]>([
+    ['no arguments', { given: undefined, want: sha256('{}') }],
+    ['an empty object', { given: {}, want: sha256('{}') }],
+    [
+      'keys in any order, canonical JSON',
+      { given: { b: 1, a: [true, 'x'] }, want: sha256('{"a":[true,"x"],"b":1}') },
+    ],
+    ['numbers as RFC 8785 writes them', { given: { n: 1e21 }, want: sha256('{"n":1e+21}') }],
+  ])('%s', (_name, { given, want }) => {
+    expect(argumentHash(given)).toBe(want);
+  });
+});
+
+describe('validateArguments', async () => {
+  const catalogs = await CatalogSet.load(generatedProviderFiles(GENERATED));
+  const unikraft = catalogs.getOrThrow('unikraft');
+  const action = unikraft.actions.get('unikraft_create_volume')!;
+
+  function fieldOf(args: Record<string, unknown>): string | undefined {
+    try {
+      validateArguments(unikraft, action, args);
+      return undefined;
+    } catch (error) {
+      if (!(error instanceof GatewayError)) throw error;
+      expect(error.code).toBe('arguments_invalid');
+      return error.field;
+    }
+  }
+
+  it.each<[string, { given: Record<string, unknown>; want: string | undefined }]>([
+    ['valid arguments pass', { given: { body: { name: 'v', size_mb: 1 } }, want: undefined }],
+    ['a missing property names itself', { given: {}, want: '/body' }],
+    [
+      'an extra property names itself',
+      { given: { body: { name: 'v', size_mb: 1 }, bogus: 1 }, want: '/bogus' },
+    ],
+    [
+      'a wrong type names the value',
+      { given: { body: { name: 'v', size_mb: 'big' } }, want: '/body/size_mb' },
+    ],
+    [
+      'an unpublished metro names the variable',
+      { given: { server: { metro: 'mars' }, body: { size_mb: 1 } }, want: '/server/metro' },
+    ],
+  ])('%s', (_name, { given, want }) => {
+    expect(fieldOf(given)).toBe(want);
+  });
+});
