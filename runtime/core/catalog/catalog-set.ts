@@ -80,7 +80,7 @@ export class CatalogSet {
   }
 }
 
-export function providerCatalog(catalog: Catalog, manifest: ConnectionManifest): ProviderCatalog {
+function providerCatalog(catalog: Catalog, manifest: ConnectionManifest): ProviderCatalog {
   const actions = new Map(catalog.actions.map((action) => [action.name, action]));
   const validators = new Map<string, ValidateFunction>();
   let ajv: Ajv2020 | undefined;

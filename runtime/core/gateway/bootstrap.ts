@@ -5,6 +5,7 @@
  * catalogs loaded now (contract safety).
  */
 import type { CatalogSet } from '../catalog/catalog-set.ts';
+import { auditEvent } from '../governance/audit-event.ts';
 import { syncPolicies } from '../governance/contract-sync.ts';
 import { hashKey, newAdminToken, newId } from '../governance/keys.ts';
 import type { Store } from '../store/store.ts';
@@ -54,24 +55,18 @@ export async function bootstrap(
       );
       if (sync.changed.length > 0) {
         await tx.policies.putMany(sync.changed);
-        await tx.audit.append({
-          at,
-          workspaceId: connection.workspaceId,
-          actorKind: 'system',
-          actorId: null,
-          action: 'contract.sync',
-          subject: `added ${sync.added.length}, changed ${sync.changedContracts.length}, retired ${sync.retired.length}`,
-          connectionId: connection.id,
-          decision: 'allowed',
-          reason: null,
-          outcome: 'ok',
-          upstreamHost: null,
-          upstreamStatus: null,
-          latencyMs: null,
-          requestBytes: null,
-          replyBytes: null,
-          argumentHash: null,
-        });
+        await tx.audit.append(
+          auditEvent({
+            at,
+            workspaceId: connection.workspaceId,
+            actorKind: 'system',
+            action: 'contract.sync',
+            subject: `added ${sync.added.length}, changed ${sync.changedContracts.length}, retired ${sync.retired.length}`,
+            connectionId: connection.id,
+            decision: 'allowed',
+            outcome: 'ok',
+          }),
+        );
         contracts.push({
           connection: connection.name,
           added: sync.added,

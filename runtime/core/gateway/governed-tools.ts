@@ -17,6 +17,7 @@ import {
   healthOutcomeOf,
   type NativeRestExecutor,
 } from '../execute/native-rest-executor.ts';
+import { auditEvent } from '../governance/audit-event.ts';
 import { decide } from '../governance/decide.ts';
 import { bearerToken, hashKey } from '../governance/keys.ts';
 import type { Agent, Connection, NewAuditEvent } from '../governance/model.ts';
@@ -127,25 +128,16 @@ export class GovernedTools implements ToolHost {
     const started = performance.now();
     const snapshot = await this.#snapshotFor(principal);
     const agent = agentOf(snapshot, principal);
-    const event: NewAuditEvent = {
+    const event = auditEvent({
       at: this.#now().toISOString(),
       workspaceId: principal.workspaceId,
       actorKind: 'agent',
       actorId: principal.agentId,
       // Tool names are at most 128 characters; an unknown one is not stored whole.
       action: name.slice(0, 128),
-      subject: null,
-      connectionId: null,
       decision: 'denied',
-      reason: null,
-      outcome: null,
-      upstreamHost: null,
-      upstreamStatus: null,
-      latencyMs: null,
-      requestBytes: null,
-      replyBytes: null,
       argumentHash: argumentHash(args),
-    };
+    });
     const finish = async (change: Partial<NewAuditEvent>) => {
       await this.#options.audit.append({
         ...event,

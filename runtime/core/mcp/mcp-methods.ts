@@ -107,7 +107,7 @@ async function callTool(
 }
 
 /** A refused or failed tool call as the agent sees it: its reason code, never an internal message. */
-export function toolErrorResult(error: GatewayError): CallToolResult {
+function toolErrorResult(error: GatewayError): CallToolResult {
   const shown = publicError(error);
   return {
     isError: true,

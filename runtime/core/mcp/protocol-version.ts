@@ -13,7 +13,7 @@ const FIRST_STREAMABLE_HTTP_VERSION = '2025-03-26';
 const FIRST_VERSION_WITHOUT_BATCHES = '2025-06-18';
 
 /** Newest first, as the SDK lists them. Date strings compare by code unit. */
-export const ENDPOINT_PROTOCOL_VERSIONS: readonly string[] = SUPPORTED_PROTOCOL_VERSIONS.filter(
+const ENDPOINT_PROTOCOL_VERSIONS: readonly string[] = SUPPORTED_PROTOCOL_VERSIONS.filter(
   (version) => version >= FIRST_STREAMABLE_HTTP_VERSION,
 );
 

@@ -6,6 +6,7 @@ import type { z } from 'zod';
 import type { CatalogSet } from '../catalog/catalog-set.ts';
 import { GatewayError } from '../errors.ts';
 import type { NativeRestExecutor } from '../execute/native-rest-executor.ts';
+import { auditEvent } from '../governance/audit-event.ts';
 import type { NewAuditEvent, Workspace } from '../governance/model.ts';
 import type { Store } from '../store/store.ts';
 import type { CredentialVault } from '../vault/credential-vault.ts';
@@ -42,21 +43,14 @@ export async function audit(
   store: Store,
   event: Pick<NewAuditEvent, 'action' | 'workspaceId'> & Partial<NewAuditEvent>,
 ): Promise<void> {
-  await store.audit.append({
-    at: ctx.now().toISOString(),
-    actorKind: 'operator',
-    actorId: ctx.actor,
-    subject: null,
-    connectionId: null,
-    decision: 'allowed',
-    reason: null,
-    outcome: 'ok',
-    upstreamHost: null,
-    upstreamStatus: null,
-    latencyMs: null,
-    requestBytes: null,
-    replyBytes: null,
-    argumentHash: null,
-    ...event,
-  });
+  await store.audit.append(
+    auditEvent({
+      at: ctx.now().toISOString(),
+      actorKind: 'operator',
+      actorId: ctx.actor,
+      decision: 'allowed',
+      outcome: 'ok',
+      ...event,
+    }),
+  );
 }

@@ -54,7 +54,7 @@ export function headerNameRefusal(
 }
 
 /** Whether a header value is one line of allowed characters. */
-export function isAllowedHeaderValue(value: string): boolean {
+function isAllowedHeaderValue(value: string): boolean {
   return FIELD_VALUE.test(value);
 }
 

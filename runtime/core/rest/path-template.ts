@@ -79,7 +79,7 @@ function serializePathValue(
  * `path_parameter_refused`. Every decoding layer is checked, as the provider
  * (or a proxy in front of it) may decode more than once.
  */
-export function safeSegment(value: unknown, name: string, field: string): string {
+function safeSegment(value: unknown, name: string, field: string): string {
   if (typeof value === 'object' && value !== null)
     throw new GatewayError('path_parameter_refused', 'a path value must be text or a number', {
       field,

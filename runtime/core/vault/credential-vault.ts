@@ -20,7 +20,7 @@ export interface CredentialOwner {
 /** The store setting naming the master key id new secrets are sealed under. */
 const CURRENT_KEY_SETTING = 'vault.current_key_id';
 
-export function credentialPlace(owner: CredentialOwner, field: string): string {
+function credentialPlace(owner: CredentialOwner, field: string): string {
   return `credential/${owner.workspaceId}/${owner.connectionId}/${owner.agentId ?? 'shared'}/${field}`;
 }
 

@@ -125,7 +125,8 @@ interface TargetCheck {
 /** The targets for Portcullis, each a ratio of medians measured in this run. */
 export function formatTargets(rows: CellSummary[], concurrencies: number[]): string {
   const checks: TargetCheck[] = [];
-  for (const concurrency of concurrencies) {
+  // The throughput targets are set at concurrency 16 and 64; at 1 the target is latency.
+  for (const concurrency of concurrencies.filter((c) => c >= 16)) {
     const ours = find(rows, PORTCULLIS, concurrency)?.requestsPerSecond;
     checks.push(
       {
