@@ -23,6 +23,7 @@ import { bearerToken, hashKey } from '../governance/keys.ts';
 import type { Agent, Connection, NewAuditEvent } from '../governance/model.ts';
 import type { GovernanceSnapshot, ToolTarget } from '../governance/snapshot.ts';
 import { toolNameFor } from '../governance/tool-names.ts';
+import { withJsonText } from '../mcp/json-text.ts';
 import type { McpPrincipal, ToolHost } from '../mcp/tool-host.ts';
 import type { Store } from '../store/store.ts';
 import type { CredentialVault } from '../vault/credential-vault.ts';
@@ -73,6 +74,7 @@ export class GovernedTools implements ToolHost {
   /** Per request: the principal `authenticate` returned, and the snapshot it checked. */
   readonly #checked = new WeakMap<McpPrincipal, GovernanceSnapshot>();
   readonly #keyHashes = new Map<string, string>();
+  readonly #toolLists = new WeakMap<GovernanceSnapshot, Map<string, Tool[]>>();
   readonly #credentials = new WeakMap<
     GovernanceSnapshot,
     Map<string, Record<string, string> | undefined>
@@ -116,7 +118,18 @@ export class GovernedTools implements ToolHost {
     const snapshot = await this.#snapshotFor(principal);
     const agent = agentOf(snapshot, principal);
     if (!agent) throw new GatewayError('unauthenticated', REFUSALS.unauthenticated!);
-    return snapshot.visibleTools(agent).map((target) => this.#toolOf(target));
+    // Serialised once per agent and governance revision: a long list is served as text.
+    let lists = this.#toolLists.get(snapshot);
+    if (!lists) {
+      lists = new Map();
+      this.#toolLists.set(snapshot, lists);
+    }
+    let tools = lists.get(agent.id);
+    if (!tools) {
+      tools = withJsonText(snapshot.visibleTools(agent).map((target) => this.#toolOf(target)));
+      lists.set(agent.id, tools);
+    }
+    return tools;
   }
 
   async callTool(

@@ -4,6 +4,7 @@
  * for a client that accepts only `text/event-stream`.
  */
 import { errorMessage, type OutgoingMessage } from './json-rpc.ts';
+import { stringifyMessage } from './json-text.ts';
 
 export type HeaderBag = Record<string, string | string[] | undefined>;
 
@@ -89,10 +90,15 @@ export function messagesReply(
       ? { 'Content-Type': 'application/json' }
       : { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' };
   if (sessionId !== undefined) headers['Mcp-Session-Id'] = sessionId;
-  if (format === 'json') return { status, headers, body: JSON.stringify(messages) };
+  if (format === 'json') {
+    const body = Array.isArray(messages)
+      ? `[${messages.map(stringifyMessage).join(',')}]`
+      : stringifyMessage(messages);
+    return { status, headers, body };
+  }
   let body = '';
   for (const message of Array.isArray(messages) ? messages : [messages]) {
-    body += `event: message\ndata: ${JSON.stringify(message)}\n\n`;
+    body += `event: message\ndata: ${stringifyMessage(message)}\n\n`;
   }
   return { status, headers, body };
 }
