@@ -94,7 +94,9 @@ async function serveMcp(
 
 function write(res: ServerResponse, reply: McpHttpResponse): void {
   if (res.headersSent || res.destroyed) return;
-  res.writeHead(reply.status, reply.headers);
+  // With the length stated, Node writes headers and body in one go, not chunked.
+  const length = reply.body === undefined ? 0 : Buffer.byteLength(reply.body);
+  res.writeHead(reply.status, { ...reply.headers, 'Content-Length': String(length) });
   res.end(reply.body);
 }
 
