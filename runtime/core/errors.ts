@@ -1,53 +1,55 @@
 /**
  * The runtime's one error model: `GatewayError` with a stable reason code from
  * a closed set, and one table that says, per code, which HTTP status an API
- * answers with and whether the message may be shown to the caller. Handlers
- * never derive a status themselves. Messages never hold a secret, a token or a
- * credential-bearing URL.
+ * answers with, whether the message may be shown to the caller, and whether
+ * it is a refusal of the request itself (its caller, its input or the
+ * governance decision: audited as `denied`) rather than something that
+ * happened on the way to the provider. Handlers never derive a status
+ * themselves. Messages never hold a secret, a token or a credential-bearing URL.
  */
 
 export const REASONS = {
   // Input an operator or an agent sent.
-  invalid_input: { status: 400, expose: true },
-  arguments_invalid: { status: 400, expose: true },
-  server_variable_refused: { status: 400, expose: true },
-  path_parameter_refused: { status: 400, expose: true },
-  header_refused: { status: 400, expose: true },
-  not_found: { status: 404, expose: true },
-  conflict: { status: 409, expose: true },
+  invalid_input: { status: 400, expose: true, refusal: true },
+  arguments_invalid: { status: 400, expose: true, refusal: true },
+  server_variable_refused: { status: 400, expose: true, refusal: true },
+  path_parameter_refused: { status: 400, expose: true, refusal: true },
+  header_refused: { status: 400, expose: true, refusal: true },
+  not_found: { status: 404, expose: true, refusal: true },
+  conflict: { status: 409, expose: true, refusal: true },
 
   // Who is calling.
-  unauthenticated: { status: 401, expose: true },
-  forbidden: { status: 403, expose: true },
+  unauthenticated: { status: 401, expose: true, refusal: true },
+  forbidden: { status: 403, expose: true, refusal: true },
 
   // The decision on a tool call.
-  tool_unknown: { status: 404, expose: true },
-  not_granted: { status: 403, expose: true },
-  action_disabled: { status: 403, expose: true },
-  action_quarantined: { status: 403, expose: true },
-  action_retired: { status: 403, expose: true },
-  contract_changed: { status: 403, expose: true },
-  connection_inactive: { status: 409, expose: true },
-  credential_missing: { status: 409, expose: true },
+  tool_unknown: { status: 404, expose: true, refusal: true },
+  not_granted: { status: 403, expose: true, refusal: true },
+  action_disabled: { status: 403, expose: true, refusal: true },
+  action_quarantined: { status: 403, expose: true, refusal: true },
+  action_retired: { status: 403, expose: true, refusal: true },
+  contract_changed: { status: 403, expose: true, refusal: true },
+  connection_inactive: { status: 409, expose: true, refusal: true },
+  credential_missing: { status: 409, expose: true, refusal: true },
 
   // Provider verification when connecting.
-  verify_failed: { status: 422, expose: true },
+  verify_failed: { status: 422, expose: true, refusal: false },
 
   // The outbound request and the provider's reply.
-  host_not_allowed: { status: 403, expose: true },
-  upstream_address_refused: { status: 502, expose: true },
-  upstream_unreachable: { status: 502, expose: true },
-  upstream_timeout: { status: 504, expose: true },
-  write_outcome_unknown: { status: 504, expose: true },
-  upstream_reply_too_large: { status: 502, expose: true },
-  upstream_redirect_refused: { status: 502, expose: true },
-  upstream_status: { status: 502, expose: true },
-  upstream_reply_invalid: { status: 502, expose: true },
+  host_not_allowed: { status: 403, expose: true, refusal: true },
+  upstream_address_refused: { status: 502, expose: true, refusal: false },
+  upstream_unreachable: { status: 502, expose: true, refusal: false },
+  upstream_timeout: { status: 504, expose: true, refusal: false },
+  write_outcome_unknown: { status: 504, expose: true, refusal: false },
+  upstream_reply_too_large: { status: 502, expose: true, refusal: false },
+  upstream_redirect_refused: { status: 502, expose: true, refusal: false },
+  upstream_status: { status: 502, expose: true, refusal: false },
+  upstream_reply_invalid: { status: 502, expose: true, refusal: false },
 
   // Ours.
-  vault_unavailable: { status: 500, expose: false },
-  internal: { status: 500, expose: false },
-} as const satisfies Record<string, { status: number; expose: boolean }>;
+  vault_unavailable: { status: 500, expose: false, refusal: false },
+  internal: { status: 500, expose: false, refusal: false },
+} as const satisfies Record<string, { status: number; expose: boolean; refusal: boolean }>;
 
 export type ReasonCode = keyof typeof REASONS;
 

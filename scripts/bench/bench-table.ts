@@ -125,6 +125,11 @@ export function formatTable(rows: RowResult[]): string {
       megabytes(f.theirsRssMb),
     ];
   });
+  return markdownTable(header, cells);
+}
+
+/** A Markdown table with its columns padded to line up in a terminal. */
+export function markdownTable(header: string[], cells: string[][]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
   const line = (values: string[]) =>
     `| ${values.map((v, i) => v.padEnd(widths[i]!)).join(' | ')} |`;

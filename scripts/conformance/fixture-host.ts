@@ -6,6 +6,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { GatewayError } from '../../runtime/core/errors.ts';
+import { bearerToken } from '../../runtime/core/governance/keys.ts';
 import type { McpPrincipal, ToolHost } from '../../runtime/core/mcp/tool-host.ts';
 
 export const FIXTURE_AGENTS = {
@@ -57,8 +58,8 @@ export class FixtureToolHost implements ToolHost {
   );
 
   authenticate(authorization: string | undefined): McpPrincipal | undefined {
-    if (authorization === undefined || !authorization.startsWith('Bearer ')) return undefined;
-    const principal = this.#byKey.get(authorization.slice('Bearer '.length));
+    const token = bearerToken(authorization);
+    const principal = token === undefined ? undefined : this.#byKey.get(token);
     return principal && !this.revoked.has(principal.agentId) ? principal : undefined;
   }
 

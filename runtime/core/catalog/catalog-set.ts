@@ -23,6 +23,8 @@ export interface ProviderCatalog {
   readonly actions: ReadonlyMap<string, CatalogAction>;
   /** The compiled input-schema validator for an action (compiled on first use). */
   validatorFor(action: CatalogAction): ValidateFunction;
+  /** The compiled validator of the manifest's connection settings (compiled on first use). */
+  settingsValidator(): ValidateFunction;
 }
 
 export interface ProviderFiles {
@@ -84,6 +86,7 @@ function providerCatalog(catalog: Catalog, manifest: ConnectionManifest): Provid
   const actions = new Map(catalog.actions.map((action) => [action.name, action]));
   const validators = new Map<string, ValidateFunction>();
   let ajv: Ajv2020 | undefined;
+  let settings: ValidateFunction | undefined;
   return {
     id: catalog.provider.id,
     catalog,
@@ -97,6 +100,11 @@ function providerCatalog(catalog: Catalog, manifest: ConnectionManifest): Provid
         validators.set(action.name, validate);
       }
       return validate;
+    },
+    settingsValidator() {
+      ajv ??= createAjv(catalog.annotationFormats);
+      settings ??= ajv.compile(manifest.connection.settingsSchema);
+      return settings;
     },
   };
 }

@@ -11,8 +11,7 @@ import type { CatalogAction } from '../../../generated/catalog-format.ts';
 import type { ProviderCatalog } from '../catalog/catalog-set.ts';
 import { GatewayError } from '../errors.ts';
 import type { Connection } from '../governance/model.ts';
-import type { GuardedClient } from '../outbound/guarded-client.ts';
-import { Redactor } from '../outbound/redaction.ts';
+import type { GuardedClient, OutboundReply } from '../outbound/guarded-client.ts';
 import { type ActionArguments, buildRestRequest } from '../rest/build-request.ts';
 import type { CallOutcome } from './connection-health.ts';
 import { resultFromReply } from './reply-result.ts';
@@ -52,22 +51,10 @@ export interface Execution {
 export class NativeRestExecutor {
   readonly #client: GuardedClient;
   readonly #override: UpstreamOverride | undefined;
-  /** One redactor per opened credential (the gateway keeps those per governance revision). */
-  readonly #redactors = new WeakMap<object, Redactor>();
 
   constructor(client: GuardedClient, override?: UpstreamOverride) {
     this.#client = client;
     this.#override = override;
-  }
-
-  #redactorFor(call: ExecuteCall, secrets: string[]): Redactor {
-    if (!call.credential) return new Redactor(secrets);
-    let redactor = this.#redactors.get(call.credential);
-    if (!redactor) {
-      redactor = new Redactor(secrets);
-      this.#redactors.set(call.credential, redactor);
-    }
-    return redactor;
   }
 
   async execute(call: ExecuteCall): Promise<Execution> {
@@ -102,7 +89,7 @@ export class NativeRestExecutor {
     }
 
     const requestBytes = request.body === undefined ? 0 : Buffer.byteLength(request.body);
-    let reply: Awaited<ReturnType<GuardedClient['send']>>;
+    let reply: OutboundReply;
     try {
       reply = await this.#client.send(
         {
@@ -118,9 +105,6 @@ export class NativeRestExecutor {
       throw asOutcomeError(error, action);
     }
     const health: CallOutcome = reply.status >= 500 ? 'failure' : 'success';
-    // A provider that echoes the credential (an auth error, a debug endpoint) must not hand it to the agent.
-    if (secrets.length > 0)
-      reply = { ...reply, body: this.#redactorFor(call, secrets).bytes(reply.body) };
     // A reply that cannot be used (a redirect, JSON that is not) throws: it fails this call only.
     return {
       result: resultFromReply(action, reply),

@@ -1,11 +1,11 @@
 /** Checking a call's arguments against the action's input schema, and the audit's hash of them. */
-import { createHash } from 'node:crypto';
 import type { ErrorObject } from 'ajv';
 import canonicalize from 'canonicalize';
 import type { CatalogAction } from '../../../generated/catalog-format.ts';
 import type { ProviderCatalog } from '../catalog/catalog-set.ts';
 import { GatewayError } from '../errors.ts';
 import type { ActionArguments } from '../rest/build-request.ts';
+import { sha256Hex } from '../sha256.ts';
 
 export function validateArguments(
   provider: ProviderCatalog,
@@ -51,9 +51,7 @@ function escapePointer(token: string): string {
 /** sha256 of the arguments' RFC 8785 canonical JSON: equal arguments, equal hash; never the arguments. */
 export function argumentHash(args: unknown): string {
   if (args === undefined || isEmptyObject(args)) return EMPTY_ARGUMENTS_HASH;
-  return createHash('sha256')
-    .update(canonicalize(args) ?? '')
-    .digest('hex');
+  return sha256Hex(canonicalize(args) ?? '');
 }
 
 function isEmptyObject(value: unknown): boolean {
@@ -63,4 +61,4 @@ function isEmptyObject(value: unknown): boolean {
 }
 
 /** The hash of `{}` (no arguments, the most common call), computed once. */
-const EMPTY_ARGUMENTS_HASH = createHash('sha256').update('{}').digest('hex');
+const EMPTY_ARGUMENTS_HASH = sha256Hex('{}');

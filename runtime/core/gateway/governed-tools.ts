@@ -10,7 +10,7 @@
  * `isError` result.
  */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { GatewayError, type ReasonCode } from '../errors.ts';
+import { GatewayError, REASONS, type ReasonCode } from '../errors.ts';
 import { nextHealth } from '../execute/connection-health.ts';
 import {
   type Execution,
@@ -55,16 +55,6 @@ const REFUSALS: Partial<Record<ReasonCode, string>> = {
 };
 
 const KEY_HASHES_KEPT = 10_000;
-
-/** Refusals of the call itself (its arguments, its credential, its host): nothing was sent. */
-const REFUSED_BEFORE_SENDING: ReadonlySet<ReasonCode> = new Set<ReasonCode>([
-  'arguments_invalid',
-  'server_variable_refused',
-  'path_parameter_refused',
-  'header_refused',
-  'host_not_allowed',
-  'credential_missing',
-]);
 
 export class GovernedTools implements ToolHost {
   readonly #options: GovernedToolsOptions;
@@ -199,7 +189,7 @@ export class GovernedTools implements ToolHost {
       });
     } catch (error) {
       const code = error instanceof GatewayError ? error.code : 'internal';
-      const denied = REFUSED_BEFORE_SENDING.has(code);
+      const denied = REASONS[code].refusal;
       await this.#recordHealth(target.connection, healthOutcomeOf(error));
       await finish({
         decision: denied ? 'denied' : 'allowed',

@@ -6,11 +6,11 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { CatalogAction } from '../../../generated/catalog-format.ts';
 import { openStore } from '../../store/open-store.ts';
 import { CatalogSet, generatedProviderFiles, type ProviderFiles } from '../catalog/catalog-set.ts';
 import type { Config } from '../config/config.ts';
-import { NativeRestExecutor, type UpstreamOverride } from '../execute/native-rest-executor.ts';
+import { NativeRestExecutor } from '../execute/native-rest-executor.ts';
+import { upstreamOverride } from '../execute/upstream-override.ts';
 import type { OperatorContext } from '../operator/context.ts';
 import { createGuardedClient } from '../outbound/guarded-client.ts';
 import type { Store } from '../store/store.ts';
@@ -95,32 +95,4 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
     await store.close();
     throw error;
   }
-}
-
-/**
- * `provider[/document]=url`: the url stands in for the action's server URL
- * (the document-specific entry wins). The server URL's own path segments are
- * dropped, since a mock such as Prism serves the operations' paths at its root.
- */
-function upstreamOverride(origins: Record<string, string>): UpstreamOverride | undefined {
-  if (Object.keys(origins).length === 0) return undefined;
-  const replacements = new Map(Object.entries(origins).map(([key, url]) => [key, new URL(url)]));
-  const baseSegments = new WeakMap<CatalogAction, number>();
-  return (provider, action, url) => {
-    const replacement =
-      replacements.get(`${provider}/${action.document}`) ?? replacements.get(provider);
-    if (!replacement) return undefined;
-    let drop = baseSegments.get(action);
-    if (drop === undefined) {
-      drop = new URL(action.request.server.url.replace(/[{}]/g, '')).pathname
-        .split('/')
-        .filter(Boolean).length;
-      baseSegments.set(action, drop);
-    }
-    const operationPath = url.pathname.split('/').filter(Boolean).slice(drop).join('/');
-    const rewritten = new URL(replacement.href);
-    rewritten.pathname = `${replacement.pathname.replace(/\/$/, '')}/${operationPath}`;
-    rewritten.search = url.search;
-    return rewritten;
-  };
 }

@@ -3,7 +3,8 @@
  * their sha256 (a fast hash is right for 256-bit random keys; a slow password
  * hash would only slow every call down).
  */
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { sha256Hex } from '../sha256.ts';
 
 export const AGENT_KEY_PREFIX = 'pck_';
 export const ADMIN_TOKEN_PREFIX = 'pca_';
@@ -21,7 +22,7 @@ export function newAdminToken(): string {
 }
 
 export function hashKey(key: string): string {
-  return createHash('sha256').update(key, 'utf8').digest('hex');
+  return sha256Hex(key);
 }
 
 /** Enough to tell keys apart in a list, not enough to guess one. */

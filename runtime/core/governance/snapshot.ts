@@ -25,7 +25,6 @@ export class GovernanceSnapshot {
   readonly #grantsByAgent: ReadonlyMap<string, Grant[]>;
   readonly #policies: ReadonlyMap<string, ActionPolicy>;
   readonly #toolsByWorkspace = new Map<string, Map<string, ToolTarget>>();
-  readonly #visibleByAgent = new Map<string, ToolTarget[]>();
   readonly #connections: readonly Connection[];
   readonly #catalogs: CatalogSet;
 
@@ -95,20 +94,16 @@ export class GovernanceSnapshot {
    * and reviewed at the catalog's contract hash.
    */
   visibleTools(agent: Agent): ToolTarget[] {
-    let visible = this.#visibleByAgent.get(agent.id);
-    if (!visible) {
-      visible = [];
-      for (const grant of this.#grantsByAgent.get(agent.id) ?? []) {
-        for (const target of this.#workspaceTools(agent.workspaceId).values()) {
-          if (target.connection.id !== grant.connectionId) continue;
-          if (target.connection.status !== 'active' || !grantCovers(grant, target.action)) continue;
-          const policy = this.policyOf(target.connection.id, target.action.name);
-          if (policy?.state === 'enabled' && policy.reviewedHash === target.action.contractHash) {
-            visible.push(target);
-          }
+    const visible: ToolTarget[] = [];
+    for (const grant of this.#grantsByAgent.get(agent.id) ?? []) {
+      for (const target of this.#workspaceTools(agent.workspaceId).values()) {
+        if (target.connection.id !== grant.connectionId) continue;
+        if (target.connection.status !== 'active' || !grantCovers(grant, target.action)) continue;
+        const policy = this.policyOf(target.connection.id, target.action.name);
+        if (policy?.state === 'enabled' && policy.reviewedHash === target.action.contractHash) {
+          visible.push(target);
         }
       }
-      this.#visibleByAgent.set(agent.id, visible);
     }
     return visible;
   }

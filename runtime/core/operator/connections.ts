@@ -10,7 +10,6 @@ import { GatewayError } from '../errors.ts';
 import { syncPolicies } from '../governance/contract-sync.ts';
 import { newId } from '../governance/keys.ts';
 import type { Connection } from '../governance/model.ts';
-import { createAjv } from '../validation/create-ajv.ts';
 import { agentOrThrow } from './agents.ts';
 import { audit, type OperatorContext, parseInput, workspaceOrThrow } from './context.ts';
 import { NameSchema } from './names.ts';
@@ -170,7 +169,7 @@ function checkSettings(
   settings: Record<string, string>,
 ): Record<string, string> {
   const schema = provider.manifest.connection.settingsSchema;
-  const validate = createAjv([]).compile(schema);
+  const validate = provider.settingsValidator();
   const withDefaults = { ...defaultsOf(schema), ...settings };
   if (!validate(withDefaults)) {
     const error = validate.errors?.[0];

@@ -34,7 +34,10 @@ export interface OutboundRequest {
   url: URL;
   headers: Record<string, string>;
   body?: string | Uint8Array;
-  /** Values never to show in an error (credentials, tokens). */
+  /**
+   * Values never to show (credentials, tokens): redacted from every error, and
+   * from the reply body too, so a server that echoes one hands it to no one.
+   */
   secrets?: readonly string[];
 }
 
@@ -115,7 +118,10 @@ export function createGuardedClient(policy: OutboundPolicy): GuardedClient {
         context,
         (reply) => {
           signal?.removeEventListener('abort', onAbort);
-          resolve(reply);
+          const { secrets } = request;
+          resolve(
+            secrets?.length ? { ...reply, body: new Redactor(secrets).bytes(reply.body) } : reply,
+          );
         },
         (error) => {
           signal?.removeEventListener('abort', onAbort);

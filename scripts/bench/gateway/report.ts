@@ -2,7 +2,7 @@
  * Medians of the rounds, the table they print as, the ratios against the
  * baselines of the same run, and the targets Portcullis is held to.
  */
-import { median } from '../bench-table.ts';
+import { markdownTable, median } from '../bench-table.ts';
 import type { CellResult } from './load/load-cell.ts';
 import type { ResidentMemory } from './server-child.ts';
 
@@ -67,17 +67,6 @@ const ms = (value: number | undefined) =>
 const rate = (value: number | undefined) =>
   value === undefined ? '—' : Math.round(value).toLocaleString('en-US');
 
-function table(header: string[], cells: string[][]): string {
-  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
-  const line = (values: string[]) =>
-    `| ${values.map((v, i) => v.padEnd(widths[i]!)).join(' | ')} |`;
-  return [
-    line(header),
-    `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`,
-    ...cells.map(line),
-  ].join('\n');
-}
-
 /** Per configuration × concurrency; MCP rows against lean-reference, http rows against upstream-direct. */
 export function formatResults(rows: CellSummary[]): string {
   const header = [
@@ -108,7 +97,7 @@ export function formatResults(rows: CellSummary[]): string {
       isBase ? 'base' : times(ratio(row.p50Ms, base?.p50Ms)),
     ];
   });
-  return table(header, cells);
+  return markdownTable(header, cells);
 }
 
 interface TargetCheck {
@@ -179,7 +168,7 @@ export function formatTargets(rows: CellSummary[], concurrencies: number[]): str
       met === undefined ? '? n/a' : met ? '✓ pass' : '✗ FAIL',
     ];
   });
-  return table(['portcullis', 'c', 'ours', 'theirs', 'ratio', 'target', 'verdict'], cells);
+  return markdownTable(['portcullis', 'c', 'ours', 'theirs', 'ratio', 'target', 'verdict'], cells);
 }
 
 export interface MemoryRow {
@@ -190,7 +179,7 @@ export interface MemoryRow {
 
 export function formatMemory(rows: MemoryRow[]): string {
   const mb = (value: number | undefined) => (value === undefined ? '—' : `${Math.round(value)} MB`);
-  return table(
+  return markdownTable(
     ['server process', 'RSS idle', 'RSS after', 'peak RSS'],
     rows.map((row) => [row.name, mb(row.idle?.rssMb), mb(row.after?.rssMb), mb(row.after?.peakMb)]),
   );

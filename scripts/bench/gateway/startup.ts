@@ -9,6 +9,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { markdownTable, median } from '../bench-table.ts';
 import { ROOT } from './paths.ts';
 import { freePort, residentMemory } from './server-child.ts';
 
@@ -69,19 +70,27 @@ export async function measureStartup(rounds: number): Promise<StartupSample[]> {
 }
 
 export function formatStartup(samples: readonly StartupSample[]): string {
-  const median = (values: number[]) => {
-    const sorted = [...values].sort((a, b) => a - b);
-    return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-  };
-  const first = median(samples.map((s) => s.firstStartMs));
-  const later = median(samples.map((s) => s.laterStartMs));
-  const rss = median(samples.map((s) => s.readyRssMb));
+  const of = (pick: (s: StartupSample) => number) => median(samples.map(pick)) ?? Number.NaN;
+  const first = of((s) => s.firstStartMs);
+  const later = of((s) => s.laterStartMs);
+  const rss = of((s) => s.readyRssMb);
   const verdict = (ok: boolean) => (ok ? '✓ pass' : '✗ FAIL');
-  return [
-    `| portcullis start (median of ${samples.length}) | measured | target | verdict |`,
-    '|---|---|---|---|',
-    `| first start to ready (new data folder) | ${first.toFixed(0)} ms | < 1500 ms | ${verdict(first < 1500)} |`,
-    `| later start to ready | ${later.toFixed(0)} ms | < 1500 ms | ${verdict(later < 1500)} |`,
-    `| resident memory when ready, all catalogs loaded | ${rss.toFixed(0)} MB | < 200 MB | ${verdict(rss < 200)} |`,
-  ].join('\n');
+  return markdownTable(
+    [`portcullis start (median of ${samples.length})`, 'measured', 'target', 'verdict'],
+    [
+      [
+        'first start to ready (new data folder)',
+        `${first.toFixed(0)} ms`,
+        '< 1500 ms',
+        verdict(first < 1500),
+      ],
+      ['later start to ready', `${later.toFixed(0)} ms`, '< 1500 ms', verdict(later < 1500)],
+      [
+        'resident memory when ready, all catalogs loaded',
+        `${rss.toFixed(0)} MB`,
+        '< 200 MB',
+        verdict(rss < 200),
+      ],
+    ],
+  );
 }

@@ -366,8 +366,7 @@ describe('the admin API', () => {
     expect(connections.map((c: { name: string }) => c.name)).toEqual(['unikraft']);
   });
 
-  it('refuses a credential the provider rejects, writing nothing', async () => {
-    // Prism refuses a request without the security scheme; a connection to a host that is down cannot verify.
+  it('refuses to connect when the credential cannot be verified (the provider is unreachable), writing nothing', async () => {
     const down = await startTestGateway({ upstreams: { unikraft: 'http://127.0.0.1:9' } });
     try {
       const downAdmin = adminClient(down.url, down.adminToken!);
