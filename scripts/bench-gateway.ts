@@ -26,6 +26,9 @@
  *       [--concurrency 1,16,64] [--only a,b] [--skip a,b]
  * The same settings from the environment: BENCH_GATEWAY_DURATION, _WARMUP,
  * _ROUNDS, _CONCURRENCY, _ONLY, _SKIP (flags win). Durations in seconds.
+ * BENCH_GATEWAY_CPU_PROF=<folder> runs every Node server child under
+ * `--cpu-prof`, writing its profile there when it stops (for finding where a
+ * configuration spends its time; the numbers of such a run are not comparable).
  */
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';

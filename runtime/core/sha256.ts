@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
-/** The sha256 of a UTF-8 string, in hex. */
+/** The sha256 of a UTF-8 string, in hex (one-shot `crypto.hash`: no Hash object per call). */
 export function sha256Hex(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex');
+  return hash('sha256', text, 'hex');
 }

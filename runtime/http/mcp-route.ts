@@ -78,11 +78,11 @@ async function serveMcp(
       request.bodyTooLarge = true;
     } else if (read === MALFORMED) request.rawBodyError = true;
     else request.body = read;
-    request.abortOnDisconnect = (controller) => {
-      if (res.closed) controller.abort();
+    request.cancelOnDisconnect = (call) => {
+      if (res.closed) call.cancel();
       else {
         res.once('close', () => {
-          if (!res.writableFinished) controller.abort();
+          if (!res.writableFinished) call.cancel();
         });
       }
     };

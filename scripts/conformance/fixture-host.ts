@@ -3,8 +3,8 @@
  * two agents with API keys, and four tools that exercise the endpoint's paths
  * (a result, a refusal, a crash, a call that waits to be aborted).
  */
-import { setTimeout as delay } from 'node:timers/promises';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { CancelSignal } from '../../runtime/core/cancellation.ts';
 import { GatewayError } from '../../runtime/core/errors.ts';
 import { bearerToken } from '../../runtime/core/governance/keys.ts';
 import type { McpPrincipal, ToolHost } from '../../runtime/core/mcp/tool-host.ts';
@@ -50,7 +50,7 @@ const TOOLS: Tool[] = [
 export class FixtureToolHost implements ToolHost {
   /** Agents whose key no longer works. */
   readonly revoked = new Set<string>();
-  /** Tags of `hold` calls now running, and of those that saw their signal abort. */
+  /** Tags of `hold` calls now running, and of those that saw themselves cancelled. */
   readonly holding = new Set<string>();
   readonly aborted = new Set<string>();
   readonly #byKey = new Map<string, McpPrincipal>(
@@ -71,12 +71,12 @@ export class FixtureToolHost implements ToolHost {
     principal: McpPrincipal,
     name: string,
     args: Record<string, unknown> | undefined,
-    signal: AbortSignal,
+    cancel: CancelSignal,
   ): Promise<CallToolResult> {
     switch (name) {
       case 'echo': {
         const delayMs = args?.delayMs;
-        if (typeof delayMs === 'number' && delayMs > 0) await delay(delayMs, undefined, { signal });
+        if (typeof delayMs === 'number' && delayMs > 0) await delay(delayMs, cancel);
         return {
           content: [{ type: 'text', text: JSON.stringify(args ?? {}) }],
           structuredContent: { agentId: principal.agentId, arguments: args ?? {} },
@@ -89,23 +89,34 @@ export class FixtureToolHost implements ToolHost {
       case 'crash':
         throw new Error(CRASH_SECRET);
       case 'hold':
-        return this.#hold(String(args?.tag), signal);
+        return this.#hold(String(args?.tag), cancel);
       default:
         throw new GatewayError('tool_unknown', 'no such tool');
     }
   }
 
-  async #hold(tag: string, signal: AbortSignal): Promise<CallToolResult> {
+  async #hold(tag: string, cancel: CancelSignal): Promise<CallToolResult> {
     this.holding.add(tag);
     try {
-      await new Promise<void>((resolve) => {
-        if (signal.aborted) resolve();
-        else signal.addEventListener('abort', () => resolve(), { once: true });
-      });
+      await new Promise<void>((resolve) => cancel.onCancel(resolve));
       this.aborted.add(tag);
       throw new GatewayError('upstream_timeout', 'the call was cancelled');
     } finally {
       this.holding.delete(tag);
     }
   }
+}
+
+/** Waits `ms`, or less when the call is cancelled first. */
+function delay(ms: number, cancel: CancelSignal): Promise<void> {
+  return new Promise((resolve) => {
+    let stop = () => {};
+    const timer = setTimeout(done, ms);
+    stop = cancel.onCancel(done);
+    function done(): void {
+      clearTimeout(timer);
+      stop();
+      resolve();
+    }
+  });
 }

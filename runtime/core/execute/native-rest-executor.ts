@@ -8,6 +8,7 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { CatalogAction } from '../../../generated/catalog-format.ts';
+import type { CancelSignal } from '../cancellation.ts';
 import type { ProviderCatalog } from '../catalog/catalog-set.ts';
 import { GatewayError } from '../errors.ts';
 import type { Connection } from '../governance/model.ts';
@@ -34,7 +35,7 @@ export interface ExecuteCall {
   args: ActionArguments;
   /** The credential's fields by name; undefined when the action sends none. */
   credential: Record<string, string> | undefined;
-  signal?: AbortSignal;
+  cancel?: CancelSignal;
 }
 
 export interface Execution {
@@ -51,6 +52,8 @@ export interface Execution {
 export class NativeRestExecutor {
   readonly #client: GuardedClient;
   readonly #override: UpstreamOverride | undefined;
+  /** Each credential's value as the one-item secrets list, kept so its redactor is made once. */
+  readonly #secrets = new WeakMap<Record<string, string>, readonly string[]>();
 
   constructor(client: GuardedClient, override?: UpstreamOverride) {
     this.#client = client;
@@ -69,7 +72,7 @@ export class NativeRestExecutor {
     ensureHostAllowed(provider, connection, request.host);
 
     const headers = { ...request.headers };
-    const secrets: string[] = [];
+    let secrets: readonly string[] = [];
     if (action.request.credential) {
       const auth = provider.manifest.connection.auth;
       const field = auth.fields[0]!;
@@ -83,7 +86,7 @@ export class NativeRestExecutor {
           },
         );
       }
-      secrets.push(value);
+      secrets = this.#secretsOf(call.credential!, value);
       if (auth.kind === 'bearer') headers.authorization = `Bearer ${value}`;
       else headers[auth.header.toLowerCase()] = value;
     }
@@ -99,7 +102,7 @@ export class NativeRestExecutor {
           secrets,
           ...(request.body === undefined ? {} : { body: request.body }),
         },
-        call.signal ? { signal: call.signal } : {},
+        call.cancel ? { cancel: call.cancel } : {},
       );
     } catch (error) {
       throw asOutcomeError(error, action);
@@ -114,6 +117,15 @@ export class NativeRestExecutor {
       replyBytes: reply.bytes,
       health,
     };
+  }
+
+  #secretsOf(credential: Record<string, string>, value: string): readonly string[] {
+    let secrets = this.#secrets.get(credential);
+    if (secrets?.[0] !== value) {
+      secrets = [value];
+      this.#secrets.set(credential, secrets);
+    }
+    return secrets;
   }
 }
 

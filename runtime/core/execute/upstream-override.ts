@@ -13,12 +13,18 @@ import type { UpstreamOverride } from './native-rest-executor.ts';
  */
 export function upstreamOverride(origins: Record<string, string>): UpstreamOverride | undefined {
   if (Object.keys(origins).length === 0) return undefined;
-  const replacements = new Map(Object.entries(origins).map(([key, url]) => [key, new URL(url)]));
+  // Each replacement as the text its operation paths are appended to.
+  const replacements = new Map(
+    Object.entries(origins).map(([key, text]) => {
+      const url = new URL(text);
+      return [key, `${url.origin}${url.pathname.replace(/\/$/, '')}`];
+    }),
+  );
   const baseSegments = new WeakMap<CatalogAction, number>();
   return (provider, action, url) => {
     const replacement =
       replacements.get(`${provider}/${action.document}`) ?? replacements.get(provider);
-    if (!replacement) return undefined;
+    if (replacement === undefined) return undefined;
     let drop = baseSegments.get(action);
     if (drop === undefined) {
       drop = new URL(action.request.server.url.replace(/[{}]/g, '')).pathname
@@ -27,9 +33,6 @@ export function upstreamOverride(origins: Record<string, string>): UpstreamOverr
       baseSegments.set(action, drop);
     }
     const operationPath = url.pathname.split('/').filter(Boolean).slice(drop).join('/');
-    const rewritten = new URL(replacement.href);
-    rewritten.pathname = `${replacement.pathname.replace(/\/$/, '')}/${operationPath}`;
-    rewritten.search = url.search;
-    return rewritten;
+    return new URL(`${replacement}/${operationPath}${url.search}`);
   };
 }

@@ -2,8 +2,8 @@
  * Writes the calls' audit events with group commit: the events of every call
  * that finishes in the same turn of the event loop go to the store in one
  * statement, and each call's result waits until its event is stored. Under
- * load that is one insert per batch instead of per call; alone, a call waits
- * one turn.
+ * load that is one insert per batch instead of per call. A call that runs
+ * alone has no one to share a batch with, so its event is written at once.
  */
 import type { NewAuditEvent } from '../governance/model.ts';
 import type { Store } from '../store/store.ts';
@@ -25,21 +25,31 @@ export class AuditLog {
     this.#store = store;
   }
 
-  append(event: NewAuditEvent): Promise<void> {
+  /** `alone`: no other call is running, so no batch can form by waiting. */
+  append(event: NewAuditEvent, { alone = false } = {}): Promise<void> {
     return new Promise((done, failed) => {
       this.#queue.push({ event, done, failed });
-      if (!this.#scheduled) {
+      if (alone) void this.#flush();
+      else if (!this.#scheduled) {
         this.#scheduled = true;
-        setImmediate(() => this.#flush());
+        setImmediate(() => this.#flushScheduled());
       }
     });
+  }
+
+  #flushScheduled(): void {
+    this.#scheduled = false;
+    void this.#flush();
   }
 
   async #flush(): Promise<void> {
     // One statement per flush; a larger backlog goes on the next turn.
     const batch = this.#queue.splice(0, MAX_BATCH);
-    this.#scheduled = this.#queue.length > 0;
-    if (this.#scheduled) setImmediate(() => this.#flush());
+    if (batch.length === 0) return;
+    if (this.#queue.length > 0 && !this.#scheduled) {
+      this.#scheduled = true;
+      setImmediate(() => this.#flushScheduled());
+    }
     try {
       await this.#store.audit.appendMany(batch.map((p) => p.event));
       for (const pending of batch) pending.done();

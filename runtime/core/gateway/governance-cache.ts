@@ -2,10 +2,14 @@
  * The current governance snapshot. A check asks the store for its revision
  * (one small query) and rebuilds the snapshot only when it moved.
  *
- * Requests that arrive together share one check, and a check only starts on
- * the event loop's next turn, after every request that joined it has arrived:
- * so each request sees every change committed before it arrived (a revoked
- * agent is refused on its very next request), and a burst costs one query.
+ * Each request must see every change committed before it arrived (a revoked
+ * agent is refused on its very next request). A request that finds no check
+ * running starts one at once. A request that finds one running cannot trust
+ * it, since it may have read the revision before the request arrived, so it
+ * joins the next check, which starts as soon as the running one ends and is
+ * shared by everyone who arrived meanwhile. On the embedded engine a check
+ * ends within the turn that started it; against a database server a burst
+ * costs one query per round trip.
  */
 import type { CatalogSet } from '../catalog/catalog-set.ts';
 import { GovernanceSnapshot } from '../governance/snapshot.ts';
@@ -15,7 +19,8 @@ export class GovernanceCache {
   readonly #store: Store;
   readonly #catalogs: CatalogSet;
   #snapshot: GovernanceSnapshot | undefined;
-  #next: Promise<GovernanceSnapshot> | undefined;
+  #running: Promise<GovernanceSnapshot> | undefined;
+  #queued: Promise<GovernanceSnapshot> | undefined;
 
   constructor(store: Store, catalogs: CatalogSet) {
     this.#store = store;
@@ -23,13 +28,23 @@ export class GovernanceCache {
   }
 
   current(): Promise<GovernanceSnapshot> {
-    this.#next ??= new Promise((resolve) => {
-      setImmediate(() => {
-        this.#next = undefined;
-        resolve(this.#refresh());
-      });
+    if (this.#running === undefined) return this.#start();
+    if (this.#queued === undefined) {
+      const next = () => {
+        this.#queued = undefined;
+        return this.#start();
+      };
+      this.#queued = this.#running.then(next, next);
+    }
+    return this.#queued;
+  }
+
+  #start(): Promise<GovernanceSnapshot> {
+    const check = this.#refresh().finally(() => {
+      if (this.#running === check) this.#running = undefined;
     });
-    return this.#next;
+    this.#running = check;
+    return check;
   }
 
   async #refresh(): Promise<GovernanceSnapshot> {

@@ -10,6 +10,7 @@
  * `isError` result.
  */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { CancelSignal } from '../cancellation.ts';
 import { GatewayError, REASONS, type ReasonCode } from '../errors.ts';
 import { nextHealth } from '../execute/connection-health.ts';
 import {
@@ -64,6 +65,8 @@ export class GovernedTools implements ToolHost {
   /** Per request: the principal `authenticate` returned, and the snapshot it checked. */
   readonly #checked = new WeakMap<McpPrincipal, GovernanceSnapshot>();
   readonly #keyHashes = new Map<string, string>();
+  /** Calls between their start and their audit event: when one runs alone, it writes at once. */
+  #callsRunning = 0;
   readonly #toolLists = new WeakMap<GovernanceSnapshot, Map<string, Tool[]>>();
   readonly #credentials = new WeakMap<
     GovernanceSnapshot,
@@ -126,7 +129,21 @@ export class GovernedTools implements ToolHost {
     principal: McpPrincipal,
     name: string,
     args: Record<string, unknown> | undefined,
-    signal: AbortSignal,
+    cancel: CancelSignal,
+  ): Promise<CallToolResult> {
+    this.#callsRunning++;
+    try {
+      return await this.#governedCall(principal, name, args, cancel);
+    } finally {
+      this.#callsRunning--;
+    }
+  }
+
+  async #governedCall(
+    principal: McpPrincipal,
+    name: string,
+    args: Record<string, unknown> | undefined,
+    cancel: CancelSignal,
   ): Promise<CallToolResult> {
     const started = performance.now();
     const snapshot = await this.#snapshotFor(principal);
@@ -142,11 +159,14 @@ export class GovernedTools implements ToolHost {
       argumentHash: argumentHash(args),
     });
     const finish = async (change: Partial<NewAuditEvent>) => {
-      await this.#options.audit.append({
-        ...event,
-        ...change,
-        latencyMs: Math.round((performance.now() - started) * 1000) / 1000,
-      });
+      await this.#options.audit.append(
+        {
+          ...event,
+          ...change,
+          latencyMs: Math.round((performance.now() - started) * 1000) / 1000,
+        },
+        { alone: this.#callsRunning === 1 },
+      );
     };
 
     const target = agent ? snapshot.resolveTool(agent.workspaceId, name) : undefined;
@@ -185,7 +205,7 @@ export class GovernedTools implements ToolHost {
         connection: target.connection,
         args: validated,
         credential,
-        signal,
+        cancel,
       });
     } catch (error) {
       const code = error instanceof GatewayError ? error.code : 'internal';

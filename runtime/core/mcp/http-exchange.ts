@@ -3,6 +3,7 @@
  * replies it builds: a single JSON body, or the same messages as SSE events
  * for a client that accepts only `text/event-stream`.
  */
+import type { Cancellation } from '../cancellation.ts';
 import { errorMessage, type OutgoingMessage } from './json-rpc.ts';
 import { stringifyMessage } from './json-text.ts';
 
@@ -19,12 +20,11 @@ export interface McpHttpRequest {
   /** The body was over the adapter's size limit. */
   bodyTooLarge?: boolean;
   /**
-   * Arranges for `controller` to abort when the client goes away before the
-   * answer is written; adapters that can tell set it. A hook rather than an
-   * AbortSignal: on Node 20, a per-request signal linked to the call's own
-   * costs about a fifth of a tool call's CPU on this endpoint.
+   * Arranges for `call` to be cancelled when the client goes away before the
+   * answer is written; adapters that can tell set it. A hook rather than a
+   * per-request signal, so a request that runs no tool call costs nothing.
    */
-  abortOnDisconnect?: (controller: AbortController) => void;
+  cancelOnDisconnect?: (call: Cancellation) => void;
 }
 
 export interface McpHttpResponse {

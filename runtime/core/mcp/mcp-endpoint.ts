@@ -184,7 +184,7 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
     }
     if (message.kind === 'response') return accepted(session.id);
     const reply = await answerRequest(
-      { host, session, principal, abortOnDisconnect: request.abortOnDisconnect, report },
+      { host, session, principal, cancelOnDisconnect: request.cancelOnDisconnect, report },
       message.id,
       message.method,
       message.params,
@@ -248,7 +248,7 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
       host,
       session,
       principal,
-      abortOnDisconnect: request.abortOnDisconnect,
+      cancelOnDisconnect: request.cancelOnDisconnect,
       report,
     };
     const replies = [];

@@ -4,6 +4,7 @@
  * library on the hot path); the host does the rest.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { Cancellation } from '../cancellation.ts';
 import { GatewayError, publicError, REASONS } from '../errors.ts';
 import {
   errorMessage,
@@ -20,8 +21,8 @@ export interface MethodContext {
   host: ToolHost;
   session: Session;
   principal: McpPrincipal;
-  /** From the HTTP request: aborts a controller when the client goes away. */
-  abortOnDisconnect: ((controller: AbortController) => void) | undefined;
+  /** From the HTTP request: cancels a call when the client goes away. */
+  cancelOnDisconnect: ((call: Cancellation) => void) | undefined;
   /** Told about every failure that is not a `GatewayError` (the caller sees only "Internal error"). */
   report: (error: unknown) => void;
 }
@@ -55,7 +56,7 @@ export function takeNotification(
   if (method !== 'notifications/cancelled' || params === undefined) return;
   const requestId = params.requestId;
   if (typeof requestId !== 'string' && typeof requestId !== 'number') return;
-  session.running.get(requestId)?.abort();
+  session.running.get(requestId)?.cancel();
 }
 
 async function listTools(
@@ -75,7 +76,7 @@ async function listTools(
 }
 
 async function callTool(
-  { host, session, principal, abortOnDisconnect, report }: MethodContext,
+  { host, session, principal, cancelOnDisconnect, report }: MethodContext,
   id: JsonRpcId,
   params: Record<string, unknown> | undefined,
 ): Promise<OutgoingMessage> {
@@ -88,11 +89,11 @@ async function callTool(
     return errorMessage(id, RpcCode.invalidParams, 'Invalid params: arguments must be an object');
   }
 
-  const controller = new AbortController();
-  abortOnDisconnect?.(controller);
-  session.running.set(id, controller);
+  const cancellation = new Cancellation();
+  cancelOnDisconnect?.(cancellation);
+  session.running.set(id, cancellation);
   try {
-    const result: CallToolResult = await host.callTool(principal, name, args, controller.signal);
+    const result: CallToolResult = await host.callTool(principal, name, args, cancellation);
     return resultMessage(id, result);
   } catch (error) {
     if (error instanceof GatewayError) {
@@ -102,7 +103,7 @@ async function callTool(
     report(error);
     return errorMessage(id, RpcCode.internalError, 'Internal error');
   } finally {
-    if (session.running.get(id) === controller) session.running.delete(id);
+    if (session.running.get(id) === cancellation) session.running.delete(id);
   }
 }
 

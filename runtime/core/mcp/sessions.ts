@@ -4,6 +4,7 @@
  * end, so expiry and eviction read from the front and memory stays bounded.
  */
 import { randomUUID } from 'node:crypto';
+import type { Cancellation } from '../cancellation.ts';
 import type { JsonRpcId } from './json-rpc.ts';
 import type { McpPrincipal } from './tool-host.ts';
 
@@ -15,7 +16,7 @@ export interface Session {
   readonly protocolVersion: string;
   lastUsedAt: number;
   /** Tool calls running in this session, by JSON-RPC id, so they can be cancelled. */
-  readonly running: Map<JsonRpcId, AbortController>;
+  readonly running: Map<JsonRpcId, Cancellation>;
 }
 
 export interface SessionTableOptions {
@@ -90,7 +91,7 @@ export class SessionTable {
     return session;
   }
 
-  /** Ends a session and aborts its running calls. */
+  /** Ends a session and cancels its running calls. */
   end(session: Session): void {
     if (this.#sessions.get(session.id) === session) this.#end(session);
   }
@@ -120,7 +121,7 @@ export class SessionTable {
 
   #end(session: Session): void {
     this.#sessions.delete(session.id);
-    for (const controller of session.running.values()) controller.abort();
+    for (const call of session.running.values()) call.cancel();
     session.running.clear();
   }
 }

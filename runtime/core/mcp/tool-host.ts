@@ -4,6 +4,7 @@
  * JSON-RPC, sessions); the host owns every decision about principals and tools.
  */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { CancelSignal } from '../cancellation.ts';
 
 /** The caller behind an MCP request: an agent in a workspace. */
 export interface McpPrincipal {
@@ -25,13 +26,13 @@ export interface ToolHost {
   /**
    * Runs one tool call. A thrown `GatewayError` becomes a tool result with
    * `isError: true` and its public reason code; anything else becomes a
-   * JSON-RPC internal error that says nothing more. `signal` aborts when the
+   * JSON-RPC internal error that says nothing more. `cancel` fires when the
    * client cancels the request, goes away, or ends its session.
    */
   callTool(
     principal: McpPrincipal,
     name: string,
     args: Record<string, unknown> | undefined,
-    signal: AbortSignal,
+    cancel: CancelSignal,
   ): Promise<CallToolResult>;
 }

@@ -13,10 +13,11 @@
  */
 import { isIP } from 'node:net';
 import { Agent, type Dispatcher } from 'undici';
+import type { CancelSignal } from '../cancellation.ts';
 import type { GatewayError } from '../errors.ts';
 import { AddressRefusedError, addressRefusal, createGuardedLookup } from './address-policy.ts';
 import { classifyFailure, type FailureContext, outboundError } from './outbound-errors.ts';
-import { Redactor } from './redaction.ts';
+import { redactorFor } from './redaction.ts';
 
 export interface OutboundPolicy {
   /** Development policy: loopback and private networks are reachable. */
@@ -50,7 +51,7 @@ export interface OutboundReply {
 }
 
 export interface SendOptions {
-  signal?: AbortSignal;
+  cancel?: CancelSignal;
   /** A lower (or higher) body cap for this call than the policy's. */
   maxReplyBytes?: number;
 }
@@ -89,7 +90,7 @@ export function createGuardedClient(policy: OutboundPolicy): GuardedClient {
     if (url.username !== '' || url.password !== '')
       return Promise.reject(
         new TypeError(
-          `outbound URL ${new Redactor(request.secrets).url(url)} embeds credentials; send them in a header`,
+          `outbound URL ${redactorFor(request.secrets).url(url)} embeds credentials; send them in a header`,
         ),
       );
     const context: FailureContext = {
@@ -109,29 +110,24 @@ export function createGuardedClient(policy: OutboundPolicy): GuardedClient {
       if (range !== '')
         return Promise.reject(classifyFailure(new AddressRefusedError(range), context));
     }
-    const { signal } = options;
-    if (signal?.aborted) return Promise.reject(abortError(context));
+    const { cancel } = options;
+    if (cancel?.cancelled) return Promise.reject(abortError(context));
 
     return new Promise<OutboundReply>((resolve, reject) => {
       const exchange = new Exchange(
         options.maxReplyBytes ?? maxReplyBytes,
         context,
         (reply) => {
-          signal?.removeEventListener('abort', onAbort);
-          const { secrets } = request;
-          resolve(
-            secrets?.length ? { ...reply, body: new Redactor(secrets).bytes(reply.body) } : reply,
-          );
+          stopListening?.();
+          const body = redactorFor(request.secrets).bytes(reply.body);
+          resolve(body === reply.body ? reply : { ...reply, body });
         },
         (error) => {
-          signal?.removeEventListener('abort', onAbort);
+          stopListening?.();
           reject(error);
         },
       );
-      function onAbort(): void {
-        exchange.abort(abortError(context));
-      }
-      signal?.addEventListener('abort', onAbort, { once: true });
+      const stopListening = cancel?.onCancel(() => exchange.abort(abortError(context)));
       agent.dispatch(
         {
           origin: url.origin,

@@ -43,6 +43,24 @@ export class Redactor {
   }
 }
 
+const redactors = new WeakMap<readonly string[], Redactor>();
+
+/**
+ * The redactor for a list of secrets, made once per list: a caller that keeps
+ * its list (one per credential) pays for the needles once, not per request.
+ */
+export function redactorFor(secrets: readonly string[] | undefined): Redactor {
+  if (secrets === undefined || secrets.length === 0) return NO_SECRETS;
+  let redactor = redactors.get(secrets);
+  if (redactor === undefined) {
+    redactor = new Redactor(secrets);
+    redactors.set(secrets, redactor);
+  }
+  return redactor;
+}
+
+const NO_SECRETS = new Redactor();
+
 function redactValue(value: unknown, redactor: Redactor): unknown {
   if (typeof value === 'string') return redactor.text(value);
   if (Array.isArray(value)) return value.map((item) => redactValue(item, redactor));

@@ -54,10 +54,13 @@ export function buildRestRequest(
   context: RestRequestContext,
 ): RestRequest {
   const { request } = action;
-  const url = resolveServerUrl(request.server, args.server, context.settings);
+  const base = resolveServerUrl(request.server, args.server, context.settings);
   const path = expandPath(request.path, request.parameters, args.path);
-  url.pathname = `${url.pathname.replace(/\/+$/, '')}${path}`;
-  url.search = serializeQuery(request.parameters, args.query);
+  // The base ends at its host or path: only a path from the root keeps it that way.
+  if (path !== '' && !path.startsWith('/'))
+    throw new GatewayError('internal', `the action's path ${request.path} does not start with /`);
+  const query = serializeQuery(request.parameters, args.query);
+  const url = new URL(`${base.prefix}${path}${query === '' ? '' : `?${query}`}`);
 
   const headers: Record<string, string> = {};
   for (const spec of request.parameters) {
@@ -86,13 +89,11 @@ export function buildRestRequest(
     throw new GatewayError('arguments_invalid', `${action.name} needs a body`, { field: '/body' });
   }
 
-  const host = url.hostname;
-  const target = context.hostOverride ? context.hostOverride(new URL(url.href)) : url;
   return {
     method: request.method.toUpperCase(),
-    url: target,
+    url: context.hostOverride ? context.hostOverride(url) : url,
     headers,
     ...(body === undefined ? {} : { body }),
-    host,
+    host: base.hostname,
   };
 }

@@ -21,7 +21,7 @@ export function expandPath(
   parameters: readonly ParameterSpec[],
   values: Readonly<Record<string, unknown>> | undefined,
 ): string {
-  const byName = new Map(parameters.filter((p) => p.in === 'path').map((p) => [p.name, p]));
+  const byName = pathParameters(parameters);
   return template.replace(PLACEHOLDER, (_match, name: string) => {
     const field = `/path/${pointerToken(name)}`;
     const spec = byName.get(name);
@@ -32,6 +32,18 @@ export function expandPath(
       });
     return serializePathValue(name, value, spec, field);
   });
+}
+
+const pathParametersOf = new WeakMap<readonly ParameterSpec[], Map<string, ParameterSpec>>();
+
+/** An action's path parameters by name, gathered once per action. */
+function pathParameters(parameters: readonly ParameterSpec[]): Map<string, ParameterSpec> {
+  let byName = pathParametersOf.get(parameters);
+  if (byName === undefined) {
+    byName = new Map(parameters.filter((p) => p.in === 'path').map((p) => [p.name, p]));
+    pathParametersOf.set(parameters, byName);
+  }
+  return byName;
 }
 
 function serializePathValue(

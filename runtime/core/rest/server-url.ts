@@ -16,18 +16,40 @@ const FORBIDDEN = /[/?#@:%\\[\]\s]/u;
 
 const patterns = new Map<string, RegExp>();
 
+/** A checked base URL: paths are appended to `prefix` (no trailing slash). */
+export interface ServerBase {
+  prefix: string;
+  hostname: string;
+}
+
+/** Base URLs checked so far, by their text (a few per action: one per metro). */
+const bases = new Map<string, ServerBase>();
+const BASES_KEPT = 10_000;
+
 export function resolveServerUrl(
   server: ServerTemplate,
   given: Readonly<Record<string, unknown>> | undefined,
   settings: Readonly<Record<string, string>>,
-): URL {
-  for (const name of Object.keys(given ?? {})) {
-    if (!Object.hasOwn(server.variables, name))
-      throw refused(name, `is not a server variable of this action`);
+): ServerBase {
+  if (given !== undefined) {
+    for (const name of Object.keys(given)) {
+      if (!Object.hasOwn(server.variables, name))
+        throw refused(name, `is not a server variable of this action`);
+    }
   }
   const text = server.url.replace(PLACEHOLDER, (_match, name: string) =>
     variableValue(name, server.variables[name], given, settings),
   );
+  let base = bases.get(text);
+  if (base === undefined) {
+    base = parseBase(text);
+    if (bases.size >= BASES_KEPT) bases.clear();
+    bases.set(text, base);
+  }
+  return base;
+}
+
+function parseBase(text: string): ServerBase {
   let url: URL;
   try {
     url = new URL(text);
@@ -40,7 +62,7 @@ export function resolveServerUrl(
     throw new GatewayError('internal', `the action's server URL is ${url.protocol}, not http(s)`);
   if (url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '')
     throw new GatewayError('internal', 'the action has a server URL with credentials or a query');
-  return url;
+  return { prefix: `${url.origin}${url.pathname.replace(/\/+$/, '')}`, hostname: url.hostname };
 }
 
 function variableValue(

@@ -42,7 +42,13 @@ export async function startServerChild(options: ServerChildOptions): Promise<Ser
   mkdirSync(LOGS, { recursive: true });
   const logFile = join(LOGS, `${options.name}.log`);
   const log = openSync(logFile, 'w');
-  const child = spawn(options.command, options.args, {
+  // BENCH_GATEWAY_CPU_PROF: a CPU profile of each Node child, written when it stops.
+  const profile = process.env.BENCH_GATEWAY_CPU_PROF;
+  const args =
+    profile && options.command === process.execPath
+      ? ['--cpu-prof', `--cpu-prof-dir=${profile}`, ...options.args]
+      : options.args;
+  const child = spawn(options.command, args, {
     cwd: options.cwd,
     env: { ...process.env, ...options.env },
     stdio: ['ignore', options.ready.kind === 'announce' ? 'pipe' : log, log],

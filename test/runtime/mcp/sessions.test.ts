@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { Cancellation } from '../../../runtime/core/cancellation.ts';
 import { SessionTable } from '../../../runtime/core/mcp/sessions.ts';
 
 const ALICE = { agentId: 'agt_alice', workspaceId: 'ws_1' };
@@ -47,7 +48,7 @@ describe('the session table', () => {
     const { sessions, clock } = table({ idleMs: 1_000 });
     sessions.open(ALICE, '2025-11-25');
     const running = sessions.open(BOB, '2025-11-25');
-    running.running.set(1, new AbortController());
+    running.running.set(1, new Cancellation());
     clock.now += 5_000;
     sessions.sweep();
     expect(sessions.size).toBe(1);
@@ -70,10 +71,10 @@ describe('the session table', () => {
   it('aborts running calls when a session ends', () => {
     const { sessions } = table();
     const session = sessions.open(ALICE, '2025-11-25');
-    const call = new AbortController();
+    const call = new Cancellation();
     session.running.set('call-1', call);
     sessions.end(session);
-    expect(call.signal.aborted).toBe(true);
+    expect(call.cancelled).toBe(true);
     expect(sessions.use(session.id, ALICE)).toBeUndefined();
   });
 

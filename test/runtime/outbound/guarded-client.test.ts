@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Cancellation } from '../../../runtime/core/cancellation.ts';
 import { GatewayError } from '../../../runtime/core/errors.ts';
 import {
   createGuardedClient,
@@ -195,24 +196,24 @@ describe('guarded client: failures say whether the request was sent', () => {
   });
 
   it('a call cancelled after it was sent fails with upstream_timeout, requestSent', async () => {
-    const controller = new AbortController();
+    const call = new Cancellation();
     const arrived = server.nextHit('/never-answers');
     const pending = dev.send(
       { method: 'POST', url: at('/never-answers'), headers: {} },
-      { signal: controller.signal },
+      { cancel: call },
     );
     await arrived;
-    controller.abort();
+    call.cancel();
     const error = await failure(pending);
     expect(error.code).toBe('upstream_timeout');
     expect(error.detail).toMatchObject({ cause: 'aborted', requestSent: true });
   });
 
   it('a call cancelled before it starts fails without a request', async () => {
-    const controller = new AbortController();
-    controller.abort();
+    const call = new Cancellation();
+    call.cancel();
     const error = await failure(
-      dev.send({ method: 'POST', url: at('/ok'), headers: {} }, { signal: controller.signal }),
+      dev.send({ method: 'POST', url: at('/ok'), headers: {} }, { cancel: call }),
     );
     expect(error.code).toBe('upstream_timeout');
     expect(error.detail).toMatchObject({ cause: 'aborted', requestSent: false });

@@ -1,13 +1,13 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, Migrator, SqliteDialect } from 'kysely';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { storeMigrations } from '../../../runtime/store/migrations/migrate.ts';
 import { openStore } from '../../../runtime/store/open-store.ts';
 import { describeStoreContract } from './store-contract.ts';
-import { aWorkspace } from './store-fixtures.ts';
+import { anEvent, aWorkspace } from './store-fixtures.ts';
 
 const folder = mkdtempSync(join(tmpdir(), 'portcullis-store-'));
 let files = 0;
@@ -43,6 +43,25 @@ describe('the SQLite store', () => {
       expect(database.pragma('journal_mode', { simple: true })).toBe('wal');
     } finally {
       database.close();
+    }
+  });
+});
+
+describe('SQLite checkpoints', () => {
+  it('copy the WAL into the database file on a timer, never inside a commit', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    const sqliteFile = join(folder, 'checkpoints.db');
+    const store = await openStore({ sqliteFile });
+    try {
+      const before = statSync(sqliteFile).size;
+      // Far more pages than SQLite's own automatic checkpoint (1,000) would let pass.
+      for (let call = 0; call < 2_000; call++) await store.audit.appendMany([anEvent()]);
+      expect(statSync(sqliteFile).size).toBe(before);
+      vi.advanceTimersByTime(1_000);
+      expect(statSync(sqliteFile).size).toBeGreaterThan(before);
+    } finally {
+      await store.close();
+      vi.useRealTimers();
     }
   });
 });
