@@ -8,6 +8,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { CatalogAction } from '../../../generated/catalog-format.ts';
 import { GatewayError } from '../errors.ts';
+import { withJsonText } from '../mcp/json-text.ts';
 import type { OutboundReply } from '../outbound/guarded-client.ts';
 
 export function resultFromReply(action: CatalogAction, reply: OutboundReply): CallToolResult {
@@ -47,8 +48,9 @@ export function resultFromReply(action: CatalogAction, reply: OutboundReply): Ca
   }
   if (body === undefined) return { content: [] };
   if (typeof body === 'string') return { content: [{ type: 'text', text }] };
-  // The provider's own JSON text is the text content: no second serialization.
-  const structured = isPlainObject(body) ? body : { result: body };
+  // The provider's own JSON text is the text content, and what the reply writer
+  // splices in for the structured content: no second serialisation.
+  const structured = isPlainObject(body) ? withJsonText(body, text) : { result: body };
   return { content: [{ type: 'text', text }], structuredContent: structured };
 }
 

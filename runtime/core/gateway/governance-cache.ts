@@ -3,13 +3,12 @@
  * (one small query) and rebuilds the snapshot only when it moved.
  *
  * Each request must see every change committed before it arrived (a revoked
- * agent is refused on its very next request). A request that finds no check
- * running starts one at once. A request that finds one running cannot trust
- * it, since it may have read the revision before the request arrived, so it
- * joins the next check, which starts as soon as the running one ends and is
- * shared by everyone who arrived meanwhile. On the embedded engine a check
- * ends within the turn that started it; against a database server a burst
- * costs one query per round trip.
+ * agent is refused on its very next request), so a check serves only requests
+ * that arrived before it started. The first request of an event-loop turn
+ * checks at once: a lone caller waits for nothing. Requests handled later in
+ * the same turn may have arrived after that check started, so they share one
+ * more check, started when the turn's I/O is done. A burst of any size costs
+ * at most two queries.
  */
 import type { CatalogSet } from '../catalog/catalog-set.ts';
 import { GovernanceSnapshot } from '../governance/snapshot.ts';
@@ -19,8 +18,10 @@ export class GovernanceCache {
   readonly #store: Store;
   readonly #catalogs: CatalogSet;
   #snapshot: GovernanceSnapshot | undefined;
-  #running: Promise<GovernanceSnapshot> | undefined;
-  #queued: Promise<GovernanceSnapshot> | undefined;
+  /** A check started in this turn of the event loop. */
+  #checkedThisTurn = false;
+  /** The check the rest of this turn's requests share. */
+  #endOfTurn: Promise<GovernanceSnapshot> | undefined;
 
   constructor(store: Store, catalogs: CatalogSet) {
     this.#store = store;
@@ -28,23 +29,20 @@ export class GovernanceCache {
   }
 
   current(): Promise<GovernanceSnapshot> {
-    if (this.#running === undefined) return this.#start();
-    if (this.#queued === undefined) {
-      const next = () => {
-        this.#queued = undefined;
-        return this.#start();
-      };
-      this.#queued = this.#running.then(next, next);
+    if (this.#checkedThisTurn) {
+      this.#endOfTurn ??= new Promise((resolve) => {
+        setImmediate(() => {
+          this.#endOfTurn = undefined;
+          resolve(this.#refresh());
+        });
+      });
+      return this.#endOfTurn;
     }
-    return this.#queued;
-  }
-
-  #start(): Promise<GovernanceSnapshot> {
-    const check = this.#refresh().finally(() => {
-      if (this.#running === check) this.#running = undefined;
+    this.#checkedThisTurn = true;
+    setImmediate(() => {
+      this.#checkedThisTurn = false;
     });
-    this.#running = check;
-    return check;
+    return this.#refresh();
   }
 
   async #refresh(): Promise<GovernanceSnapshot> {

@@ -24,6 +24,20 @@ describe('stringifyMessage', () => {
       },
     ],
     ['an error', { given: { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'no' } } }],
+    [
+      'a marked structured result beside members JSON.stringify leaves out',
+      {
+        given: {
+          jsonrpc: '2.0',
+          id: 2,
+          result: {
+            content: [{ type: 'text', text: '{"a":1}' }],
+            isError: undefined,
+            structuredContent: withJsonText({ a: 1, 'b"': [null] }),
+          },
+        },
+      },
+    ],
   ])('writes exactly what JSON.stringify writes: %s', (_name, { given }) => {
     expect(stringifyMessage(given)).toBe(JSON.stringify(given));
   });
@@ -34,5 +48,18 @@ describe('stringifyMessage', () => {
     expect(stringifyMessage({ jsonrpc: '2.0', id: 1, result: { tools: list } })).not.toContain(
       'added later',
     );
+  });
+
+  it('splices a provider reply as the provider wrote it', () => {
+    const text = '{ "user": "u1",\n  "quotas": [1, 2.50] }';
+    const structured = withJsonText(JSON.parse(text) as object, text);
+    const message = {
+      jsonrpc: '2.0',
+      id: 3,
+      result: { content: [{ type: 'text', text }], structuredContent: structured },
+    };
+    const written = stringifyMessage(message);
+    expect(written).toContain(`"structuredContent":${text}}`);
+    expect(JSON.parse(written)).toEqual(message);
   });
 });

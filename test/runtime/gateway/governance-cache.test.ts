@@ -1,0 +1,50 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { CatalogSet, generatedProviderFiles } from '../../../runtime/core/catalog/catalog-set.ts';
+import { GovernanceCache } from '../../../runtime/core/gateway/governance-cache.ts';
+import type { Store } from '../../../runtime/core/store/store.ts';
+import { openStore } from '../../../runtime/store/open-store.ts';
+import { GENERATED } from '../../support/gateway.ts';
+import { aWorkspace } from '../store/store-fixtures.ts';
+
+let store: Store;
+let catalogs: CatalogSet;
+
+beforeAll(async () => {
+  store = await openStore({ sqliteFile: ':memory:' });
+  catalogs = await CatalogSet.load(generatedProviderFiles(GENERATED));
+});
+
+afterAll(async () => {
+  await store.close();
+});
+
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('the governance cache', () => {
+  it('shows a request a change committed after an earlier check of the same turn', async () => {
+    const cache = new GovernanceCache(store, catalogs);
+    await nextTurn();
+    // All within one turn: the embedded engine answers without leaving it.
+    const first = await cache.current();
+    await store.workspaces.create(aWorkspace({ id: 'ws_later', name: 'later' }));
+    const second = await cache.current();
+    expect(second.revision).toBeGreaterThan(first.revision);
+  });
+
+  it('answers a burst with two revision reads: the first at once, the rest together', async () => {
+    const cache = new GovernanceCache(store, catalogs);
+    await nextTurn();
+    const reads = vi.spyOn(store, 'revision');
+    try {
+      const burst = Array.from({ length: 10 }, () => cache.current());
+      const snapshots = await Promise.all(burst);
+      expect(reads).toHaveBeenCalledTimes(2);
+      expect(new Set(snapshots).size).toBe(1);
+      await nextTurn();
+      await cache.current();
+      expect(reads).toHaveBeenCalledTimes(3);
+    } finally {
+      reads.mockRestore();
+    }
+  });
+});
