@@ -5,6 +5,7 @@
 import { type Kysely, type Migration, Migrator, sql } from 'kysely';
 import type { Database, Engine } from '../schema.ts';
 import { initialMigration } from './0001-initial.ts';
+import { auditPlainRowidMigration } from './0002-audit-plain-rowid.ts';
 
 /** kysely's default name for its record of applied migrations. */
 const MIGRATION_TABLE = 'kysely_migration';
@@ -13,6 +14,7 @@ const MIGRATION_TABLE = 'kysely_migration';
 export function storeMigrations(engine: Engine): Record<string, Migration> {
   return {
     '0001-initial': initialMigration(engine),
+    '0002-audit-plain-rowid': auditPlainRowidMigration(engine),
   };
 }
 

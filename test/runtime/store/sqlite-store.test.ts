@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { storeMigrations } from '../../../runtime/store/migrations/migrate.ts';
 import { openStore } from '../../../runtime/store/open-store.ts';
 import { describeStoreContract } from './store-contract.ts';
-import { anEvent, aWorkspace } from './store-fixtures.ts';
+import { anEvent, aWorkspace, T0 } from './store-fixtures.ts';
 
 const folder = mkdtempSync(join(tmpdir(), 'portcullis-store-'));
 let files = 0;
@@ -91,6 +91,53 @@ describe('the SQLite migrations', () => {
     }
   });
 
+  it('rebuild the audit log of an older file on plain rowids, keeping every row and index', async () => {
+    const sqliteFile = join(folder, 'audit-autoincrement.db');
+    const db = new Kysely<unknown>({
+      dialect: new SqliteDialect({ database: new BetterSqlite3(sqliteFile) }),
+    });
+    const initial = { '0001-initial': storeMigrations('sqlite')['0001-initial']! };
+    const { error } = await new Migrator({
+      db,
+      provider: { getMigrations: async () => initial },
+    }).migrateToLatest();
+    expect(error).toBeUndefined();
+    await db.destroy();
+    const old = openOnly(sqliteFile, (database) => {
+      const insert = database.prepare(
+        "insert into audit_events (at, actor_kind, action, decision) values (?, 'operator', ?, 'allowed')",
+      );
+      for (const action of ['first', 'second', 'third']) insert.run(T0, action);
+      return database.prepare('select * from audit_events order by id').all();
+    });
+
+    const store = await openStore({ sqliteFile });
+    try {
+      await store.audit.appendMany([anEvent({ action: 'after the upgrade' })]);
+      const events = await store.audit.query({ ascending: true, limit: 10 });
+      expect(events.map((event) => [event.id, event.action])).toEqual([
+        [1, 'first'],
+        [2, 'second'],
+        [3, 'third'],
+        [4, 'after the upgrade'],
+      ]);
+    } finally {
+      await store.close();
+    }
+    const [rows, schema] = openOnly(sqliteFile, (database) => [
+      database.prepare('select * from audit_events where id <= 3 order by id').all(),
+      database
+        .prepare("select type, name, sql from sqlite_master where tbl_name = 'audit_events'")
+        .all() as { type: string; name: string; sql: string }[],
+    ]);
+    expect(rows).toEqual(old);
+    expect(schema.find((row) => row.type === 'table')?.sql).not.toMatch(/autoincrement/i);
+    expect(schema.filter((row) => row.type === 'index').map((row) => row.name)).toEqual([
+      'audit_events_workspace_idx',
+      'audit_events_at_idx',
+    ]);
+  });
+
   it('refuse a file migrated by a newer version', async () => {
     const sqliteFile = join(folder, 'newer.db');
     await (await openStore({ sqliteFile })).close();
@@ -102,6 +149,16 @@ describe('the SQLite migrations', () => {
     await expect(openStore({ sqliteFile })).rejects.toThrow(/9999-from-the-future/);
   });
 });
+
+/** Runs `work` on the file through a connection of its own, then closes it. */
+function openOnly<T>(file: string, work: (database: BetterSqlite3.Database) => T): T {
+  const database = new BetterSqlite3(file);
+  try {
+    return work(database);
+  } finally {
+    database.close();
+  }
+}
 
 describe('openStore', () => {
   it.each([
