@@ -60,6 +60,8 @@ export interface McpEndpointOptions {
   sessionIdleMs?: number;
   /** Live sessions at most; opening one more ends the least recently used. Default 10,000. */
   maxSessions?: number;
+  /** Live sessions per agent; opening one more ends that agent's least recently used. Default 100. */
+  maxSessionsPerAgent?: number;
   /** Named in `WWW-Authenticate` as `resource_metadata` (RFC 9728). */
   resourceMetadataUrl?: string;
   /** Told about every internal failure, whose details the caller never sees (for the operator's log). */
@@ -79,6 +81,7 @@ export interface McpEndpoint {
 const MAX_BATCH_SIZE = 100;
 const DEFAULT_IDLE_MS = 30 * 60_000;
 const DEFAULT_MAX_SESSIONS = 10_000;
+const DEFAULT_MAX_SESSIONS_PER_AGENT = 100;
 const CAPABILITIES = { tools: { listChanged: false } } as const;
 
 export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
@@ -87,6 +90,7 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
   const sessions = new SessionTable({
     idleMs: sessionIdleMs,
     maxSessions: options.maxSessions ?? DEFAULT_MAX_SESSIONS,
+    maxSessionsPerAgent: options.maxSessionsPerAgent ?? DEFAULT_MAX_SESSIONS_PER_AGENT,
     ...(options.now ? { now: options.now } : {}),
   });
   const guard =

@@ -24,6 +24,11 @@ export interface SessionTableOptions {
   idleMs: number;
   /** Opening one more evicts the least recently used. */
   maxSessions: number;
+  /**
+   * Sessions one agent may hold; opening one more evicts that agent's least
+   * recently used, so no agent can push the others' sessions out.
+   */
+  maxSessionsPerAgent: number;
   now?: () => number;
 }
 
@@ -31,15 +36,21 @@ export class SessionTable {
   readonly #sessions = new Map<string, Session>();
   readonly #idleMs: number;
   readonly #maxSessions: number;
+  readonly #maxPerAgent: number;
+  /** Live sessions per agent (see `agentKey`). */
+  readonly #perAgent = new Map<string, number>();
   readonly #now: () => number;
 
   constructor(options: SessionTableOptions) {
     if (!(options.idleMs > 0)) throw new TypeError('idleMs must be a positive number');
-    if (!(Number.isInteger(options.maxSessions) && options.maxSessions > 0)) {
-      throw new TypeError('maxSessions must be a positive integer');
+    for (const name of ['maxSessions', 'maxSessionsPerAgent'] as const) {
+      if (!(Number.isInteger(options[name]) && options[name] > 0)) {
+        throw new TypeError(`${name} must be a positive integer`);
+      }
     }
     this.#idleMs = options.idleMs;
     this.#maxSessions = options.maxSessions;
+    this.#maxPerAgent = options.maxSessionsPerAgent;
     this.#now = options.now ?? Date.now;
   }
 
@@ -49,6 +60,14 @@ export class SessionTable {
 
   open(principal: McpPrincipal, protocolVersion: string): Session {
     this.sweep();
+    const agent = agentKey(principal);
+    if ((this.#perAgent.get(agent) ?? 0) >= this.#maxPerAgent) {
+      for (const session of this.#sessions.values()) {
+        if (agentKey(session) !== agent) continue;
+        this.#end(session);
+        break;
+      }
+    }
     while (this.#sessions.size >= this.#maxSessions) {
       const oldest = this.#sessions.values().next().value;
       if (oldest === undefined) break;
@@ -63,6 +82,7 @@ export class SessionTable {
       running: new Map(),
     };
     this.#sessions.set(session.id, session);
+    this.#perAgent.set(agent, (this.#perAgent.get(agent) ?? 0) + 1);
     return session;
   }
 
@@ -121,7 +141,15 @@ export class SessionTable {
 
   #end(session: Session): void {
     this.#sessions.delete(session.id);
+    const agent = agentKey(session);
+    const left = (this.#perAgent.get(agent) ?? 1) - 1;
+    if (left > 0) this.#perAgent.set(agent, left);
+    else this.#perAgent.delete(agent);
     for (const call of session.running.values()) call.cancel();
     session.running.clear();
   }
+}
+
+function agentKey({ workspaceId, agentId }: McpPrincipal): string {
+  return `${workspaceId}/${agentId}`;
 }

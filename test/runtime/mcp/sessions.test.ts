@@ -6,11 +6,14 @@ const ALICE = { agentId: 'agt_alice', workspaceId: 'ws_1' };
 const BOB = { agentId: 'agt_bob', workspaceId: 'ws_1' };
 const ALICE_ELSEWHERE = { agentId: 'agt_alice', workspaceId: 'ws_2' };
 
-function table(options: { idleMs?: number; maxSessions?: number } = {}) {
+function table(
+  options: { idleMs?: number; maxSessions?: number; maxSessionsPerAgent?: number } = {},
+) {
   const clock = { now: 1_000_000 };
   const sessions = new SessionTable({
     idleMs: options.idleMs ?? 1_000,
     maxSessions: options.maxSessions ?? 100,
+    maxSessionsPerAgent: options.maxSessionsPerAgent ?? 100,
     now: () => clock.now,
   });
   return { sessions, clock };
@@ -78,8 +81,35 @@ describe('the session table', () => {
     expect(sessions.use(session.id, ALICE)).toBeUndefined();
   });
 
+  it("evicts an agent's own least recently used session when it holds its share, no one else's", () => {
+    const { sessions, clock } = table({ maxSessionsPerAgent: 2 });
+    const bobs = sessions.open(BOB, '2025-11-25');
+    const first = sessions.open(ALICE, '2025-11-25');
+    const second = sessions.open(ALICE, '2025-11-25');
+    const elsewhere = sessions.open(ALICE_ELSEWHERE, '2025-11-25');
+    clock.now += 1;
+    sessions.use(first.id, ALICE);
+    const third = sessions.open(ALICE, '2025-11-25');
+    expect(sessions.use(second.id, ALICE)).toBeUndefined();
+    expect(sessions.use(first.id, ALICE)).toBe(first);
+    expect(sessions.use(third.id, ALICE)).toBe(third);
+    expect(sessions.use(bobs.id, BOB)).toBe(bobs);
+    expect(sessions.use(elsewhere.id, ALICE_ELSEWHERE)).toBe(elsewhere);
+    // Ending sessions gives the share back.
+    sessions.end(first);
+    sessions.end(third);
+    const [fourth, fifth] = [
+      sessions.open(ALICE, '2025-11-25'),
+      sessions.open(ALICE, '2025-11-25'),
+    ];
+    expect(sessions.use(fourth.id, ALICE)).toBe(fourth);
+    expect(sessions.use(fifth.id, ALICE)).toBe(fifth);
+  });
+
   it('refuses nonsense limits', () => {
-    expect(() => new SessionTable({ idleMs: 0, maxSessions: 1 })).toThrow(TypeError);
-    expect(() => new SessionTable({ idleMs: 1, maxSessions: 0.5 })).toThrow(TypeError);
+    const limits = { idleMs: 1, maxSessions: 1, maxSessionsPerAgent: 1 };
+    expect(() => new SessionTable({ ...limits, idleMs: 0 })).toThrow(TypeError);
+    expect(() => new SessionTable({ ...limits, maxSessions: 0.5 })).toThrow(TypeError);
+    expect(() => new SessionTable({ ...limits, maxSessionsPerAgent: 0 })).toThrow(TypeError);
   });
 });
