@@ -105,7 +105,9 @@ export function createOriginGuard(
     'allowedOrigins',
   );
 
-  return (host, origin) => {
+  // Clients send the same few Host and Origin values on every request: the verdicts are kept.
+  const verdicts = new Map<string, OriginGuardVerdict>();
+  const judge = (host: string | undefined, origin: string | undefined): OriginGuardVerdict => {
     const authority = host === undefined ? undefined : parseAuthority(host);
     if (authority === undefined || !allows(hosts, authority.host, authority.port)) {
       return 'host_refused';
@@ -119,4 +121,17 @@ export function createOriginGuard(
     }
     return 'ok';
   };
+  return (host, origin) => {
+    // Length-prefixed, so no two pairs share a key; an absent header is not an empty one.
+    const key = `${host === undefined ? -1 : host.length}:${host ?? ''}${origin === undefined ? '' : `:${origin}`}`;
+    let verdict = verdicts.get(key);
+    if (verdict === undefined) {
+      verdict = judge(host, origin);
+      if (verdicts.size >= VERDICTS_KEPT) verdicts.clear();
+      verdicts.set(key, verdict);
+    }
+    return verdict;
+  };
 }
+
+const VERDICTS_KEPT = 1_000;
