@@ -14,7 +14,7 @@ import {
   setConnectionStatus,
   setCredential,
 } from '../core/operator/connections.ts';
-import type { OperatorContext } from '../core/operator/context.ts';
+import { type OperatorContext, workspaceOrThrow } from '../core/operator/context.ts';
 import { grant, listGrants, revokeGrant } from '../core/operator/grants.ts';
 import { rotateMasterKey } from '../core/operator/master-key.ts';
 import { createWorkspace, listWorkspaces } from '../core/operator/workspaces.ts';
@@ -237,15 +237,13 @@ export const commands: Record<string, Command> = {
   grants: {
     usage: 'grants [--workspace w]',
     summary: "list a workspace's grants",
-    run: async ({ ctx, gateway, out, workspace }) => {
+    run: async ({ ctx, out, workspace }) => {
       const rows = await listGrants(ctx, { workspace });
-      const ws = await gateway.store.workspaces.byName(workspace);
-      const agents = new Map(
-        (await gateway.store.agents.list(ws?.id ?? workspace)).map((a) => [a.id, a.name]),
-      );
-      const connections = new Map(
-        (await gateway.store.connections.list(ws?.id ?? workspace)).map((c) => [c.id, c.name]),
-      );
+      const { id } = await workspaceOrThrow(ctx, workspace);
+      const [agents, connections] = await Promise.all([
+        ctx.store.agents.list(id).then((list) => new Map(list.map((a) => [a.id, a.name]))),
+        ctx.store.connections.list(id).then((list) => new Map(list.map((c) => [c.id, c.name]))),
+      ]);
       printRows(
         out,
         rows.map((g) => ({
@@ -274,11 +272,8 @@ export const commands: Record<string, Command> = {
   'master-key rotate': {
     usage: 'master-key rotate',
     summary: 'new master key; re-seals every credential',
-    run: async ({ ctx, gateway, out }) => {
-      const result = await rotateMasterKey(ctx, {
-        dataDir: gateway.config.dataDir,
-        fromEnvironment: gateway.config.masterKey !== undefined,
-      });
+    run: async ({ ctx, out }) => {
+      const result = await rotateMasterKey(ctx);
       printValue(
         out,
         result,
@@ -287,7 +282,8 @@ export const commands: Record<string, Command> = {
     },
   },
   audit: {
-    usage: 'audit [--agent a] [--action t] [--decision d] [--reason r] [--since t] [--limit n]',
+    usage:
+      'audit [--agent a] [--action t] [--decision d] [--reason r] [--since t] [--until t] [--limit n] [--all-workspaces]',
     summary: 'query the audit log (newest first; JSON lines with --json)',
     options: {
       agent: { type: 'string' },

@@ -20,7 +20,6 @@ export const REASONS = {
 
   // Who is calling.
   unauthenticated: { status: 401, expose: true, refusal: true },
-  forbidden: { status: 403, expose: true, refusal: true },
 
   // The decision on a tool call.
   tool_unknown: { status: 404, expose: true, refusal: true },

@@ -7,6 +7,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { GatewayError, publicError, statusOf } from '../core/errors.ts';
 import type { Gateway } from '../core/gateway/open-gateway.ts';
 import { bearerToken, hashKey } from '../core/governance/keys.ts';
+import { isPlainObject } from '../core/json-value.ts';
 import { changeActions, listActions } from '../core/operator/actions.ts';
 import { createAgent, listAgents, revokeAgent } from '../core/operator/agents.ts';
 import { queryAudit } from '../core/operator/audit-query.ts';
@@ -106,12 +107,7 @@ export function adminRouter(gateway: Gateway, log: Log): express.Router {
   });
   router.post(
     '/master-key/rotate',
-    route((ctx) =>
-      rotateMasterKey(ctx, {
-        dataDir: gateway.config.dataDir,
-        fromEnvironment: gateway.config.masterKey !== undefined,
-      }),
-    ),
+    route((ctx) => rotateMasterKey(ctx)),
   );
 
   router.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
@@ -132,9 +128,7 @@ export function adminRouter(gateway: Gateway, log: Log): express.Router {
 }
 
 function bodyOf(req: Request): Record<string, unknown> {
-  return typeof req.body === 'object' && req.body !== null && !Array.isArray(req.body)
-    ? (req.body as Record<string, unknown>)
-    : {};
+  return isPlainObject(req.body) ? req.body : {};
 }
 
 function send(res: Response, status: number, body: unknown): void {

@@ -56,7 +56,6 @@ export class KyselyStore implements Store {
     this.#engine = engine;
     this.#inTransaction = inTransaction;
     const context: StoreContext = {
-      engine,
       db,
       mutate: (work, references) => this.#mutate(work, references ?? []),
     };

@@ -3,6 +3,7 @@ import {
   createGuardedClient,
   type GuardedClient,
 } from '../../runtime/core/outbound/guarded-client.ts';
+import { Redactor } from '../../runtime/core/outbound/redaction.ts';
 import { buildRestRequest } from '../../runtime/core/rest/build-request.ts';
 import { realAction } from '../runtime/rest/actions.ts';
 import { type PrismServer, startPrism } from './prism.ts';
@@ -41,7 +42,7 @@ describe('Prism: Unikraft platform', () => {
       method: built.method,
       url: built.url,
       headers: { ...built.headers, authorization: `Bearer ${TOKEN}` },
-      secrets: [TOKEN],
+      redactor: new Redactor([TOKEN]),
     });
     expect(reply.status).toBe(200);
     const body = JSON.parse(reply.body.toString('utf8')) as { data?: { quotas?: unknown[] } };

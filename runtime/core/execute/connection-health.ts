@@ -8,8 +8,8 @@ import type { ConnectionHealth } from '../governance/model.ts';
 
 export type CallOutcome = 'success' | 'failure' | 'neutral';
 
-export const DEGRADED_AFTER = 2;
-export const ERROR_AFTER = 5;
+const DEGRADED_AFTER = 2;
+const ERROR_AFTER = 5;
 
 export interface HealthState {
   health: ConnectionHealth;

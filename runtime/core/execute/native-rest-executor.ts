@@ -13,6 +13,7 @@ import type { ProviderCatalog } from '../catalog/catalog-set.ts';
 import { GatewayError } from '../errors.ts';
 import type { Connection } from '../governance/model.ts';
 import type { GuardedClient, OutboundReply } from '../outbound/guarded-client.ts';
+import { Redactor } from '../outbound/redaction.ts';
 import { type ActionArguments, buildRestRequest } from '../rest/build-request.ts';
 import type { CallOutcome } from './connection-health.ts';
 import { resultFromReply } from './reply-result.ts';
@@ -52,8 +53,8 @@ export interface Execution {
 export class NativeRestExecutor {
   readonly #client: GuardedClient;
   readonly #override: UpstreamOverride | undefined;
-  /** Each credential's value as the one-item secrets list, kept so its redactor is made once. */
-  readonly #secrets = new WeakMap<Record<string, string>, readonly string[]>();
+  /** Each credential's redactor, made once per opened credential. */
+  readonly #redactors = new WeakMap<Record<string, string>, Redactor>();
 
   constructor(client: GuardedClient, override?: UpstreamOverride) {
     this.#client = client;
@@ -71,8 +72,9 @@ export class NativeRestExecutor {
     });
     ensureHostAllowed(provider, connection, request.host);
 
-    const headers = { ...request.headers };
-    let secrets: readonly string[] = [];
+    // The request is this call's own: the credential joins its headers.
+    const { headers } = request;
+    let redactor: Redactor | undefined;
     if (action.request.credential) {
       const auth = provider.manifest.connection.auth;
       const field = auth.fields[0]!;
@@ -86,7 +88,7 @@ export class NativeRestExecutor {
           },
         );
       }
-      secrets = this.#secretsOf(call.credential!, value);
+      redactor = this.#redactorOf(call.credential!, value);
       if (auth.kind === 'bearer') headers.authorization = `Bearer ${value}`;
       else headers[auth.header.toLowerCase()] = value;
     }
@@ -99,7 +101,7 @@ export class NativeRestExecutor {
           method: request.method,
           url: request.url,
           headers,
-          secrets,
+          ...(redactor === undefined ? {} : { redactor }),
           ...(request.body === undefined ? {} : { body: request.body }),
         },
         call.cancel ? { cancel: call.cancel } : {},
@@ -119,13 +121,13 @@ export class NativeRestExecutor {
     };
   }
 
-  #secretsOf(credential: Record<string, string>, value: string): readonly string[] {
-    let secrets = this.#secrets.get(credential);
-    if (secrets?.[0] !== value) {
-      secrets = [value];
-      this.#secrets.set(credential, secrets);
+  #redactorOf(credential: Record<string, string>, secret: string): Redactor {
+    let redactor = this.#redactors.get(credential);
+    if (redactor === undefined) {
+      redactor = new Redactor([secret]);
+      this.#redactors.set(credential, redactor);
     }
-    return secrets;
+    return redactor;
   }
 }
 

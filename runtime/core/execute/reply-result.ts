@@ -8,6 +8,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { CatalogAction } from '../../../generated/catalog-format.ts';
 import { GatewayError } from '../errors.ts';
+import { isPlainObject } from '../json-value.ts';
 import { withJsonText } from '../mcp/json-text.ts';
 import type { OutboundReply } from '../outbound/guarded-client.ts';
 
@@ -77,7 +78,3 @@ function decodeBody(reply: OutboundReply): { body: unknown; text: string } {
 }
 
 const JSON_TYPE = /^application\/([\w.+-]*\+)?json\b/i;
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}

@@ -4,6 +4,7 @@ import canonicalize from 'canonicalize';
 import type { CatalogAction } from '../../../generated/catalog-format.ts';
 import type { ProviderCatalog } from '../catalog/catalog-set.ts';
 import { GatewayError } from '../errors.ts';
+import { pointerToken } from '../json-value.ts';
 import type { ActionArguments } from '../rest/build-request.ts';
 import { sha256Hex } from '../sha256.ts';
 
@@ -41,11 +42,7 @@ function fieldOf(error: ErrorObject): string {
   const property = params.missingProperty ?? params.additionalProperty;
   return property === undefined
     ? error.instancePath
-    : `${error.instancePath}/${escapePointer(property)}`;
-}
-
-function escapePointer(token: string): string {
-  return token.replaceAll('~', '~0').replaceAll('/', '~1');
+    : `${error.instancePath}/${pointerToken(property)}`;
 }
 
 /** sha256 of the arguments' RFC 8785 canonical JSON: equal arguments, equal hash; never the arguments. */

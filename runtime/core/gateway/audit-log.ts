@@ -14,6 +14,7 @@ interface Pending {
   failed: (error: unknown) => void;
 }
 
+/** As many as the store writes in one statement (its own batch), so one flush is one insert. */
 const MAX_BATCH = 500;
 
 export class AuditLog {
@@ -30,26 +31,24 @@ export class AuditLog {
     return new Promise((done, failed) => {
       this.#queue.push({ event, done, failed });
       if (alone) void this.#flush();
-      else if (!this.#scheduled) {
-        this.#scheduled = true;
-        setImmediate(() => this.#flushScheduled());
-      }
+      else this.#flushAtEndOfTurn();
     });
   }
 
-  #flushScheduled(): void {
-    this.#scheduled = false;
-    void this.#flush();
+  #flushAtEndOfTurn(): void {
+    if (this.#scheduled) return;
+    this.#scheduled = true;
+    setImmediate(() => {
+      this.#scheduled = false;
+      void this.#flush();
+    });
   }
 
   async #flush(): Promise<void> {
     // One statement per flush; a larger backlog goes on the next turn.
     const batch = this.#queue.splice(0, MAX_BATCH);
     if (batch.length === 0) return;
-    if (this.#queue.length > 0 && !this.#scheduled) {
-      this.#scheduled = true;
-      setImmediate(() => this.#flushScheduled());
-    }
+    if (this.#queue.length > 0) this.#flushAtEndOfTurn();
     try {
       await this.#store.audit.appendMany(batch.map((p) => p.event));
       for (const pending of batch) pending.done();

@@ -8,6 +8,7 @@ import type { CatalogSet } from '../catalog/catalog-set.ts';
 import { auditEvent } from '../governance/audit-event.ts';
 import { syncPolicies } from '../governance/contract-sync.ts';
 import { hashKey, newAdminToken, newId } from '../governance/keys.ts';
+import type { ActionPolicy } from '../governance/model.ts';
 import type { Store } from '../store/store.ts';
 
 export const DEFAULT_WORKSPACE = 'default';
@@ -43,9 +44,16 @@ export async function bootstrap(
       await tx.adminTokens.create(newId(), hashKey(adminToken), at);
     }
     const contracts: BootstrapReport['contracts'] = [];
+    // Every policy in one read, by connection (in action order, as the store lists them).
+    const policies = new Map<string, ActionPolicy[]>();
+    for (const policy of await tx.policies.all()) {
+      const list = policies.get(policy.connectionId);
+      if (list) list.push(policy);
+      else policies.set(policy.connectionId, [policy]);
+    }
     for (const connection of await tx.connections.all()) {
       const provider = catalogs.get(connection.provider);
-      const existing = await tx.policies.forConnection(connection.id);
+      const existing = policies.get(connection.id) ?? [];
       const sync = syncPolicies(
         connection,
         provider?.catalog.actions ?? [],

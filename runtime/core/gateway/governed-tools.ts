@@ -10,6 +10,7 @@
  * `isError` result.
  */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { BoundedCache } from '../bounded-cache.ts';
 import type { CancelSignal } from '../cancellation.ts';
 import { GatewayError, REASONS, type ReasonCode } from '../errors.ts';
 import { nextHealth } from '../execute/connection-health.ts';
@@ -55,8 +56,6 @@ const REFUSALS: Partial<Record<ReasonCode, string>> = {
     "this action's contract changed since it was reviewed; an operator must review it again",
 };
 
-const KEY_HASHES_KEPT = 10_000;
-
 export class GovernedTools implements ToolHost {
   readonly #options: GovernedToolsOptions;
   readonly #now: () => Date;
@@ -64,13 +63,14 @@ export class GovernedTools implements ToolHost {
   readonly #tools = new WeakMap<ToolTarget['action'], Map<string, Tool>>();
   /** Per request: the principal `authenticate` returned, and the snapshot it checked. */
   readonly #checked = new WeakMap<McpPrincipal, GovernanceSnapshot>();
-  readonly #keyHashes = new Map<string, string>();
+  /** sha256 of a presented key, remembered for the keys seen last (every request presents one). */
+  readonly #keyHashes = new BoundedCache<string>(10_000);
   /** Calls between their start and their audit event: when one runs alone, it writes at once. */
   #callsRunning = 0;
   readonly #toolLists = new WeakMap<GovernanceSnapshot, Map<string, Tool[]>>();
   readonly #credentials = new WeakMap<
     GovernanceSnapshot,
-    Map<string, Record<string, string> | undefined>
+    Map<string, Promise<Record<string, string> | undefined>>
   >();
 
   constructor(options: GovernedToolsOptions) {
@@ -83,22 +83,11 @@ export class GovernedTools implements ToolHost {
     const token = bearerToken(authorization);
     if (!token) return undefined;
     const snapshot = await this.#options.governance.current();
-    const agent = snapshot.agentByKeyHash(this.#keyHash(token));
+    const agent = snapshot.agentByKeyHash(this.#keyHashes.get(token, hashKey));
     if (agent?.status !== 'active') return undefined;
     const principal = { agentId: agent.id, workspaceId: agent.workspaceId };
     this.#checked.set(principal, snapshot);
     return principal;
-  }
-
-  /** sha256 of a presented key, remembered for the keys seen last (every request presents one). */
-  #keyHash(token: string): string {
-    let hash = this.#keyHashes.get(token);
-    if (hash === undefined) {
-      hash = hashKey(token);
-      if (this.#keyHashes.size >= KEY_HASHES_KEPT) this.#keyHashes.clear();
-      this.#keyHashes.set(token, hash);
-    }
-    return hash;
   }
 
   /** The snapshot this request's authentication read (already fresh for it), or a new check. */
@@ -169,40 +158,36 @@ export class GovernedTools implements ToolHost {
       );
     };
 
-    const target = agent ? snapshot.resolveTool(agent.workspaceId, name) : undefined;
-    const refusal: ReasonCode | null = !agent
-      ? 'unauthenticated'
-      : !target
-        ? 'tool_unknown'
-        : decide({
-            agent,
-            connection: target.connection,
-            grant: snapshot.grantOf(agent.id, target.connection.id),
-            policy: snapshot.policyOf(target.connection.id, target.action.name),
-            action: target.action,
-          });
-    if (refusal || !agent || !target) {
-      const reason = refusal ?? 'tool_unknown';
-      await finish({ reason, connectionId: target?.connection.id ?? null });
+    const refuse = async (reason: ReasonCode, connectionId: string | null): Promise<never> => {
+      await finish({ reason, connectionId });
       throw new GatewayError(reason, `${name}: ${REFUSALS[reason] ?? reason}`);
-    }
-    event.connectionId = target.connection.id;
+    };
+    if (!agent) return refuse('unauthenticated', null);
+    const target = snapshot.resolveTool(agent.workspaceId, name);
+    if (!target) return refuse('tool_unknown', null);
+    const { connection, action } = target;
+    const grant = snapshot.grantOf(agent.id, connection.id);
+    const policy = snapshot.policyOf(connection.id, action.name);
+    const refusal = decide({ agent, connection, grant, policy, action });
+    // A decision of null implies a grant; the second test only tells the compiler so.
+    if (refusal !== null || grant === undefined)
+      return refuse(refusal ?? 'not_granted', connection.id);
+    event.connectionId = connection.id;
 
     let execution: Execution;
     try {
-      const validated = validateArguments(target.provider, target.action, args);
-      const grant = snapshot.grantOf(agent.id, target.connection.id)!;
-      const credential = target.action.request.credential
+      const validated = validateArguments(target.provider, action, args);
+      const credential = action.request.credential
         ? await this.#credential(
             snapshot,
-            target.connection,
+            connection,
             grant.credentialMode === 'personal' ? agent.id : null,
           )
         : undefined;
       execution = await this.#options.executor.execute({
         provider: target.provider,
-        action: target.action,
-        connection: target.connection,
+        action: action,
+        connection: connection,
         args: validated,
         credential,
         cancel,
@@ -210,7 +195,7 @@ export class GovernedTools implements ToolHost {
     } catch (error) {
       const code = error instanceof GatewayError ? error.code : 'internal';
       const denied = REASONS[code].refusal;
-      await this.#recordHealth(target.connection, healthOutcomeOf(error));
+      await this.#recordHealth(connection, healthOutcomeOf(error));
       await finish({
         decision: denied ? 'denied' : 'allowed',
         outcome: denied ? null : 'error',
@@ -221,7 +206,7 @@ export class GovernedTools implements ToolHost {
 
     // The call happened: from here on nothing may turn it into a failure the agent
     // would retry. A store that cannot take the bookkeeping is the operator's to see.
-    await this.#recordHealth(target.connection, execution.health);
+    await this.#recordHealth(connection, execution.health);
     await finish({
       decision: 'allowed',
       outcome: execution.result.isError ? 'error' : 'ok',
@@ -234,8 +219,12 @@ export class GovernedTools implements ToolHost {
     return execution.result;
   }
 
-  /** Opened once per governance revision (a credential change moves the revision). */
-  async #credential(
+  /**
+   * Opened once per governance revision (a credential change moves the
+   * revision); calls arriving while it opens wait for the same opening, and a
+   * failed opening is tried again by the next call.
+   */
+  #credential(
     snapshot: GovernanceSnapshot,
     connection: Connection,
     agentId: string | null,
@@ -246,11 +235,17 @@ export class GovernedTools implements ToolHost {
       this.#credentials.set(snapshot, opened);
     }
     const key = `${connection.id}/${agentId ?? ''}`;
-    if (!opened.has(key)) {
-      const rows = await this.#options.store.credentials.forConnection(connection.id, agentId);
-      opened.set(key, this.#options.vault.open(rows));
-    }
-    return opened.get(key);
+    const cached = opened.get(key);
+    if (cached !== undefined) return cached;
+    const { store, vault } = this.#options;
+    const opening = store.credentials
+      .forConnection(connection.id, agentId)
+      .then((rows) => vault.open(rows));
+    opened.set(key, opening);
+    opening.catch(() => {
+      if (opened.get(key) === opening) opened.delete(key);
+    });
+    return opening;
   }
 
   async #recordHealth(

@@ -67,6 +67,10 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
       reloadKeyring(config.dataDir, config.masterKey),
     );
     await vault.recordCurrentKey(store);
+    const keyLocation = {
+      dataDir: config.dataDir,
+      fromEnvironment: config.masterKey !== undefined,
+    };
     const governance = new GovernanceCache(store, catalogs);
     const audit = new AuditLog(store);
     const tools = new GovernedTools({
@@ -85,7 +89,7 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
       vault,
       tools,
       startup: { ...report, keyFileCreated: keys.created, keySource: keys.source },
-      operator: (actor) => ({ store, catalogs, vault, executor, actor, now }),
+      operator: (actor) => ({ store, catalogs, vault, executor, keys: keyLocation, actor, now }),
       async close() {
         await client.close();
         await store.close();

@@ -13,7 +13,7 @@
  * - An action that left the catalog is retired; if it comes back, it is
  *   quarantined like any new action.
  */
-import type { CatalogAction } from '../../../generated/catalog-format.ts';
+import type { CatalogAction, Classification } from '../../../generated/catalog-format.ts';
 import type { ActionPolicy, Connection } from './model.ts';
 
 const RISK: Record<CatalogAction['classification'], number> = { read: 0, write: 1, destructive: 2 };
@@ -54,7 +54,7 @@ export function syncPolicies(
         mode === 'defaults'
           ? {
               ...base,
-              state: action.classification === 'read' ? 'enabled' : 'disabled',
+              state: classDefault(action.classification),
               reviewedHash: action.contractHash,
             }
           : { ...base, state: 'quarantined', reviewedHash: null },
@@ -81,4 +81,9 @@ export function syncPolicies(
     }
   }
   return result;
+}
+
+/** Where a new or newly reviewed action starts: reads on, writes and destructive off. */
+export function classDefault(classification: Classification): 'enabled' | 'disabled' {
+  return classification === 'read' ? 'enabled' : 'disabled';
 }

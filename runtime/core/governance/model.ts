@@ -30,7 +30,7 @@ export type ConnectionHealth = 'unknown' | 'ok' | 'degraded' | 'error';
 export interface Connection {
   id: string;
   workspaceId: string;
-  /** Unique in the workspace; the tool namespace (`<name>__<action>` when more than one connection). */
+  /** Unique in the workspace; the tool namespace (`<name>__<action>` when it is not the provider's id). */
   name: string;
   /** The catalog's provider id (`unikraft`, ...). */
   provider: string;

@@ -7,7 +7,7 @@
 import type { CatalogAction } from '../../../generated/catalog-format.ts';
 import type { CatalogSet, ProviderCatalog } from '../catalog/catalog-set.ts';
 import type { Store } from '../store/store.ts';
-import { grantCovers } from './decide.ts';
+import { decide } from './decide.ts';
 import type { ActionPolicy, Agent, Connection, Grant } from './model.ts';
 import { toolNameFor } from './tool-names.ts';
 
@@ -98,11 +98,9 @@ export class GovernanceSnapshot {
     for (const grant of this.#grantsByAgent.get(agent.id) ?? []) {
       for (const target of this.#workspaceTools(agent.workspaceId).values()) {
         if (target.connection.id !== grant.connectionId) continue;
-        if (target.connection.status !== 'active' || !grantCovers(grant, target.action)) continue;
-        const policy = this.policyOf(target.connection.id, target.action.name);
-        if (policy?.state === 'enabled' && policy.reviewedHash === target.action.contractHash) {
-          visible.push(target);
-        }
+        const { connection, action } = target;
+        const policy = this.policyOf(connection.id, action.name);
+        if (decide({ agent, connection, grant, policy, action }) === null) visible.push(target);
       }
     }
     return visible;

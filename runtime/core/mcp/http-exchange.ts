@@ -22,7 +22,7 @@ export interface McpHttpRequest {
   /**
    * Arranges for `call` to be cancelled when the client goes away before the
    * answer is written; adapters that can tell set it. A hook rather than a
-   * per-request signal, so a request that runs no tool call costs nothing.
+   * per-request signal, so only a tool call pays for listening.
    */
   cancelOnDisconnect?: (call: Cancellation) => void;
 }

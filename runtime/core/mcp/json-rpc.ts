@@ -4,6 +4,7 @@
  * gets back.
  */
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import { isPlainObject } from '../json-value.ts';
 
 export type JsonRpcId = string | number;
 
@@ -43,11 +44,7 @@ export type OutgoingMessage =
   | { jsonrpc: '2.0'; id: JsonRpcId; result: unknown }
   | { jsonrpc: '2.0'; id: JsonRpcId | null; error: RpcErrorObject };
 
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function isId(value: unknown): value is JsonRpcId {
+export function isId(value: unknown): value is JsonRpcId {
   return typeof value === 'string' || (typeof value === 'number' && Number.isInteger(value));
 }
 

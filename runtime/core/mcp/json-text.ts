@@ -5,6 +5,8 @@
  * value with its text; the reply writer splices the text in instead of
  * serialising the value again.
  */
+import { isPlainObject } from '../json-value.ts';
+
 const texts = new WeakMap<object, string>();
 
 /**
@@ -19,26 +21,20 @@ export function withJsonText<T extends object>(value: T, text: string = JSON.str
 /** `JSON.stringify(message)`, splicing in the text of each marked member of `result`. */
 export function stringifyMessage(message: unknown): string {
   const result = (message as { result?: unknown } | null)?.result;
-  const resultText =
-    typeof result === 'object' && result !== null && !Array.isArray(result)
-      ? splicedObject(result as Record<string, unknown>)
-      : undefined;
-  if (resultText === undefined) return JSON.stringify(message);
-  const { id, jsonrpc } = message as { id: unknown; jsonrpc: unknown };
-  return `{"jsonrpc":${JSON.stringify(jsonrpc)},"id":${JSON.stringify(id)},"result":${resultText}}`;
-}
-
-/** The object's JSON with its marked members spliced in; undefined when none is marked. */
-function splicedObject(value: Record<string, unknown>): string | undefined {
-  let marked = false;
+  if (!isPlainObject(result) || !Object.values(result).some(isMarked))
+    return JSON.stringify(message);
   const members: string[] = [];
-  for (const key of Object.keys(value)) {
-    const member = value[key];
-    const known = typeof member === 'object' && member !== null ? texts.get(member) : undefined;
-    if (known !== undefined) marked = true;
-    const text = known ?? (JSON.stringify(member) as string | undefined);
+  for (const [key, member] of Object.entries(result)) {
+    const text = isMarked(member)
+      ? texts.get(member)
+      : (JSON.stringify(member) as string | undefined);
     // As JSON.stringify does: undefined, functions and symbols leave no member.
     if (text !== undefined) members.push(`${JSON.stringify(key)}:${text}`);
   }
-  return marked ? `{${members.join(',')}}` : undefined;
+  const { id, jsonrpc } = message as { id: unknown; jsonrpc: unknown };
+  return `{"jsonrpc":${JSON.stringify(jsonrpc)},"id":${JSON.stringify(id)},"result":{${members.join(',')}}}`;
+}
+
+function isMarked(value: unknown): value is object {
+  return typeof value === 'object' && value !== null && texts.has(value);
 }

@@ -6,9 +6,10 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Cancellation } from '../cancellation.ts';
 import { GatewayError, publicError, REASONS } from '../errors.ts';
+import { isPlainObject } from '../json-value.ts';
 import {
   errorMessage,
-  isPlainObject,
+  isId,
   type JsonRpcId,
   type OutgoingMessage,
   RpcCode,
@@ -55,8 +56,7 @@ export function takeNotification(
 ): void {
   if (method !== 'notifications/cancelled' || params === undefined) return;
   const requestId = params.requestId;
-  if (typeof requestId !== 'string' && typeof requestId !== 'number') return;
-  session.running.get(requestId)?.cancel();
+  if (isId(requestId)) session.running.get(requestId)?.cancel();
 }
 
 async function listTools(

@@ -3,6 +3,7 @@
  * Origin header, when present, an allowed origin. A list entry without a port
  * allows that host (or origin) on any port; with a port, only that port.
  */
+import { BoundedCache } from '../bounded-cache.ts';
 
 export interface OriginGuardOptions {
   /** Default: `localhost`, `127.0.0.1`, `[::1]`, any port. */
@@ -106,7 +107,7 @@ export function createOriginGuard(
   );
 
   // Clients send the same few Host and Origin values on every request: the verdicts are kept.
-  const verdicts = new Map<string, OriginGuardVerdict>();
+  const verdicts = new BoundedCache<OriginGuardVerdict>(1_000);
   const judge = (host: string | undefined, origin: string | undefined): OriginGuardVerdict => {
     const authority = host === undefined ? undefined : parseAuthority(host);
     if (authority === undefined || !allows(hosts, authority.host, authority.port)) {
@@ -124,14 +125,6 @@ export function createOriginGuard(
   return (host, origin) => {
     // Length-prefixed, so no two pairs share a key; an absent header is not an empty one.
     const key = `${host === undefined ? -1 : host.length}:${host ?? ''}${origin === undefined ? '' : `:${origin}`}`;
-    let verdict = verdicts.get(key);
-    if (verdict === undefined) {
-      verdict = judge(host, origin);
-      if (verdicts.size >= VERDICTS_KEPT) verdicts.clear();
-      verdicts.set(key, verdict);
-    }
-    return verdict;
+    return verdicts.get(key, () => judge(host, origin));
   };
 }
-
-const VERDICTS_KEPT = 1_000;

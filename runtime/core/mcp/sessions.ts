@@ -105,9 +105,7 @@ export class SessionTable {
       this.#end(session);
       return undefined;
     }
-    session.lastUsedAt = now;
-    this.#sessions.delete(id);
-    this.#sessions.set(id, session);
+    this.#touch(session, now);
     return session;
   }
 
@@ -122,9 +120,7 @@ export class SessionTable {
     for (const session of this.#sessions.values()) {
       if (now - session.lastUsedAt < this.#idleMs) return;
       if (session.running.size > 0) {
-        session.lastUsedAt = now;
-        this.#sessions.delete(session.id);
-        this.#sessions.set(session.id, session);
+        this.#touch(session, now);
         continue;
       }
       this.#end(session);
@@ -137,6 +133,13 @@ export class SessionTable {
 
   #isExpired(session: Session, now: number): boolean {
     return now - session.lastUsedAt >= this.#idleMs && session.running.size === 0;
+  }
+
+  /** Marks a session used now: it moves to the most recently used end. */
+  #touch(session: Session, now: number): void {
+    session.lastUsedAt = now;
+    this.#sessions.delete(session.id);
+    this.#sessions.set(session.id, session);
   }
 
   #end(session: Session): void {

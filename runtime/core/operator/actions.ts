@@ -7,7 +7,8 @@
 import { z } from 'zod';
 import type { Classification } from '../../../generated/catalog-format.ts';
 import { GatewayError } from '../errors.ts';
-import type { ActionPolicy, PolicyState } from '../governance/model.ts';
+import { classDefault } from '../governance/contract-sync.ts';
+import type { ActionPolicy, Connection, PolicyState } from '../governance/model.ts';
 import { toolNameFor } from '../governance/tool-names.ts';
 import { connectionOrThrow } from './connections.ts';
 import { audit, type OperatorContext, parseInput, workspaceOrThrow } from './context.ts';
@@ -30,22 +31,21 @@ const ConnectionRefSchema = z.strictObject({
 export async function listActions(ctx: OperatorContext, input: unknown): Promise<ActionView[]> {
   const ref = parseInput(ConnectionRefSchema, input);
   const workspace = await workspaceOrThrow(ctx, ref.workspace);
-  const connection = await connectionOrThrow(ctx, workspace.id, ref.connection);
+  return actionViews(ctx, await connectionOrThrow(ctx, workspace.id, ref.connection));
+}
+
+/** The connection's actions as stored now, in action-name order (the store's). */
+async function actionViews(ctx: OperatorContext, connection: Connection): Promise<ActionView[]> {
   const provider = ctx.catalogs.get(connection.provider);
   const policies = await ctx.store.policies.forConnection(connection.id);
-  return policies
-    .map((policy) => {
-      const action = provider?.actions.get(policy.action);
-      return {
-        action: policy.action,
-        tool: toolNameFor(connection, policy.action),
-        classification: policy.classification,
-        state: policy.state,
-        contractChanged: policy.state !== 'retired' && policy.reviewedHash !== policy.currentHash,
-        title: action?.title ?? policy.action,
-      };
-    })
-    .sort((a, b) => (a.action < b.action ? -1 : a.action > b.action ? 1 : 0));
+  return policies.map((policy) => ({
+    action: policy.action,
+    tool: toolNameFor(connection, policy.action),
+    classification: policy.classification,
+    state: policy.state,
+    contractChanged: policy.state !== 'retired' && policy.reviewedHash !== policy.currentHash,
+    title: provider?.actions.get(policy.action)?.title ?? policy.action,
+  }));
 }
 
 export const ChangeActionsSchema = z
@@ -116,9 +116,7 @@ export async function changeActions(
     });
   });
   const changed = new Set(chosen.map((p) => p.action));
-  return (
-    await listActions(ctx, { workspace: parsed.workspace, connection: parsed.connection })
-  ).filter((v) => changed.has(v.action));
+  return (await actionViews(ctx, connection)).filter((view) => changed.has(view.action));
 }
 
 function nextPolicy(
@@ -132,12 +130,7 @@ function nextPolicy(
       return { state: 'disabled' };
     case 'review':
       return {
-        state:
-          policy.state === 'quarantined'
-            ? policy.classification === 'read'
-              ? 'enabled'
-              : 'disabled'
-            : policy.state,
+        state: policy.state === 'quarantined' ? classDefault(policy.classification) : policy.state,
         reviewedHash: policy.currentHash,
       };
   }

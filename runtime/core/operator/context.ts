@@ -11,11 +11,19 @@ import type { NewAuditEvent, Workspace } from '../governance/model.ts';
 import type { Store } from '../store/store.ts';
 import type { CredentialVault } from '../vault/credential-vault.ts';
 
+export interface KeyLocation {
+  dataDir: string;
+  /** Set when the key comes from `PORTCULLIS_MASTER_KEY`, which cannot be rewritten. */
+  fromEnvironment: boolean;
+}
+
 export interface OperatorContext {
   store: Store;
   catalogs: CatalogSet;
   vault: CredentialVault;
   executor: NativeRestExecutor;
+  /** Where the master key lives. */
+  keys: KeyLocation;
   /** Who acts: an admin token id, or `cli`. */
   actor: string;
   now: () => Date;

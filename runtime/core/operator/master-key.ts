@@ -9,16 +9,10 @@ import { GatewayError } from '../errors.ts';
 import { forgetPreviousKeys, rotateKeyFile } from '../vault/key-file.ts';
 import { audit, type OperatorContext } from './context.ts';
 
-export interface KeyLocation {
-  dataDir: string;
-  /** Set when the key comes from `PORTCULLIS_MASTER_KEY`, which this cannot rewrite. */
-  fromEnvironment: boolean;
-}
-
 export async function rotateMasterKey(
   ctx: OperatorContext,
-  keys: KeyLocation,
 ): Promise<{ keyId: string; resealed: number }> {
+  const { keys } = ctx;
   if (keys.fromEnvironment) {
     throw new GatewayError(
       'conflict',

@@ -1,6 +1,6 @@
 /**
- * The one outbound HTTP client: every call the gateway makes to a provider, a
- * remote MCP server or an authorization server goes through `send`.
+ * The one outbound HTTP client: every call the gateway makes to a provider
+ * goes through `send` (and so must any later outbound caller).
  *
  * - Connections come from one undici `Agent` (kept alive and reused per origin).
  * - Each new connection resolves its host once through the guarded lookup and
@@ -9,15 +9,17 @@
  * - The reply body is read with a running byte cap and the request is aborted
  *   as soon as it is exceeded.
  * - Errors say whether the request may have reached the server and carry no
- *   header, body, userinfo or caller-named secret.
+ *   header, body, userinfo or caller-named secret; replies are scrubbed of
+ *   those secrets too.
  */
 import { isIP } from 'node:net';
 import { Agent, type Dispatcher } from 'undici';
+import { BoundedCache } from '../bounded-cache.ts';
 import type { CancelSignal } from '../cancellation.ts';
 import type { GatewayError } from '../errors.ts';
 import { AddressRefusedError, addressRefusal, createGuardedLookup } from './address-policy.ts';
 import { classifyFailure, type FailureContext, outboundError } from './outbound-errors.ts';
-import { redactorFor } from './redaction.ts';
+import { NO_SECRETS, type Redactor } from './redaction.ts';
 
 export interface OutboundPolicy {
   /** Development policy: loopback and private networks are reachable. */
@@ -36,10 +38,11 @@ export interface OutboundRequest {
   headers: Record<string, string>;
   body?: string | Uint8Array;
   /**
-   * Values never to show (credentials, tokens): redacted from every error, and
-   * from the reply body too, so a server that echoes one hands it to no one.
+   * Built from the values never to show (credentials, tokens): they are
+   * redacted from every error, and from the reply body too, so a server that
+   * echoes one hands it to no one. Default: none.
    */
-  secrets?: readonly string[];
+  redactor?: Redactor;
 }
 
 export interface OutboundReply {
@@ -61,7 +64,7 @@ export interface GuardedClient {
   close(): Promise<void>;
 }
 
-export const OUTBOUND_DEFAULTS = {
+const OUTBOUND_DEFAULTS = {
   connectTimeoutMs: 5_000,
   replyTimeoutMs: 30_000,
   maxReplyBytes: 1_048_576,
@@ -81,32 +84,28 @@ export function createGuardedClient(policy: OutboundPolicy): GuardedClient {
   });
 
   /** A literal address's verdict (a refused range's name, or '' when allowed), kept per address. */
-  const literalVerdicts = new Map<string, string>();
+  const literalVerdicts = new BoundedCache<string>(1_000);
+  const verdictOf = (address: string) => addressRefusal(address, policy) ?? '';
 
   function send(request: OutboundRequest, options: SendOptions = {}): Promise<OutboundReply> {
-    const { url } = request;
+    const { url, redactor = NO_SECRETS } = request;
     if (url.protocol !== 'http:' && url.protocol !== 'https:')
       return Promise.reject(new TypeError(`outbound URLs are http or https, not ${url.protocol}`));
     if (url.username !== '' || url.password !== '')
       return Promise.reject(
         new TypeError(
-          `outbound URL ${redactorFor(request.secrets).url(url)} embeds credentials; send them in a header`,
+          `outbound URL ${redactor.url(url)} embeds credentials; send them in a header`,
         ),
       );
     const context: FailureContext = {
       method: request.method,
       url,
-      secrets: request.secrets,
+      redactor,
       requestSent: false,
     };
     const literal = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
     if (isIP(literal) !== 0) {
-      let range = literalVerdicts.get(literal);
-      if (range === undefined) {
-        range = addressRefusal(literal, policy) ?? '';
-        if (literalVerdicts.size >= 1_000) literalVerdicts.clear();
-        literalVerdicts.set(literal, range);
-      }
+      const range = literalVerdicts.get(literal, verdictOf);
       if (range !== '')
         return Promise.reject(classifyFailure(new AddressRefusedError(range), context));
     }
@@ -119,7 +118,7 @@ export function createGuardedClient(policy: OutboundPolicy): GuardedClient {
         context,
         (reply) => {
           stopListening?.();
-          const body = redactorFor(request.secrets).bytes(reply.body);
+          const body = redactor.bytes(reply.body);
           resolve(body === reply.body ? reply : { ...reply, body });
         },
         (error) => {

@@ -1,6 +1,5 @@
 /**
- * Which request headers a user (a catalog header parameter, a remote MCP
- * server's custom headers) may set. The transport owns framing, routing,
+ * Which request headers a user (today a catalog header parameter) may set. The transport owns framing, routing,
  * connection management and credentials; those names are refused, and so is
  * any value the HTTP layer would have to split or reject. Messages name the
  * header, never its value (a value may be a credential).

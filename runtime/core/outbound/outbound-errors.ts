@@ -6,7 +6,7 @@
  */
 import { GatewayError, type ReasonCode } from '../errors.ts';
 import { AddressRefusedError } from './address-policy.ts';
-import { type Redactor, redactorFor } from './redaction.ts';
+import type { Redactor } from './redaction.ts';
 
 /** What every outbound `GatewayError` carries in `detail` (all safe to show). */
 export interface OutboundErrorDetail {
@@ -26,8 +26,8 @@ export interface OutboundErrorDetail {
 export interface FailureContext {
   method: string;
   url: URL;
-  /** Values no error may show; the redactor is built only when an error is. */
-  secrets: readonly string[] | undefined;
+  /** What keeps the request's secrets out of every error. */
+  redactor: Redactor;
   /** Whether a connection was handed the request (bytes may have gone out). */
   requestSent: boolean;
 }
@@ -39,7 +39,7 @@ export function outboundError(
   detail: Omit<OutboundErrorDetail, 'host'>,
   cause?: unknown,
 ): GatewayError {
-  const redactor = redactorFor(context.secrets);
+  const { redactor } = context;
   return new GatewayError(code, `${context.method} ${redactor.url(context.url)}: ${what}`, {
     detail: redactor.detail({ host: context.url.host, ...detail }),
     ...(cause === undefined ? {} : { cause: redactedCause(cause, redactor) }),
@@ -62,7 +62,7 @@ export function classifyFailure(error: unknown, context: FailureContext): Error 
     );
   if (code === 'UND_ERR_INVALID_ARG')
     return new TypeError(
-      `outbound request refused by the HTTP layer: ${redactorFor(context.secrets).text(messageOf(error))}`,
+      `outbound request refused by the HTTP layer: ${context.redactor.text(messageOf(error))}`,
     );
   if (code === 'UND_ERR_CONNECT_TIMEOUT')
     return outboundError(

@@ -1,6 +1,8 @@
 /**
- * What an outbound error may say about its request: the URL without userinfo,
- * with every secret the caller named (and its percent-encoded forms) replaced.
+ * Keeps secrets out of what an outbound exchange shows: its errors (the URL
+ * without userinfo) and the reply body, with every secret the caller named
+ * (and its percent-encoded forms) replaced. Build one per set of secrets and
+ * keep it: the needles are worked out once.
  */
 
 export const REDACTED = '[redacted]';
@@ -43,23 +45,8 @@ export class Redactor {
   }
 }
 
-const redactors = new WeakMap<readonly string[], Redactor>();
-
-/**
- * The redactor for a list of secrets, made once per list: a caller that keeps
- * its list (one per credential) pays for the needles once, not per request.
- */
-export function redactorFor(secrets: readonly string[] | undefined): Redactor {
-  if (secrets === undefined || secrets.length === 0) return NO_SECRETS;
-  let redactor = redactors.get(secrets);
-  if (redactor === undefined) {
-    redactor = new Redactor(secrets);
-    redactors.set(secrets, redactor);
-  }
-  return redactor;
-}
-
-const NO_SECRETS = new Redactor();
+/** For an exchange that carries no secret. */
+export const NO_SECRETS = new Redactor();
 
 function redactValue(value: unknown, redactor: Redactor): unknown {
   if (typeof value === 'string') return redactor.text(value);

@@ -9,9 +9,10 @@
  */
 import type { CatalogAction } from '../../../generated/catalog-format.ts';
 import { GatewayError } from '../errors.ts';
+import { pointerToken } from '../json-value.ts';
 import { assertHeaderAllowed } from '../outbound/header-rules.ts';
 import { cookieHeader, headerText, serializeQuery } from './parameter-style.ts';
-import { expandPath, pointerToken } from './path-template.ts';
+import { expandPath } from './path-template.ts';
 import { encodeBody } from './request-body.ts';
 import { resolveServerUrl } from './server-url.ts';
 

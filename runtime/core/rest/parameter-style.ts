@@ -12,6 +12,7 @@
  * percent-encoded. Cookie: `form`, values percent-encoded.
  */
 import type { ParameterSpec } from '../../../generated/catalog-format.ts';
+import { isPlainObject, scalarText } from '../json-value.ts';
 import { encodeAllowReserved, encodeStrict } from './percent-encode.ts';
 
 type Encode = (value: string) => string;
@@ -38,7 +39,7 @@ function queryPairs(spec: ParameterSpec, value: unknown): string[] {
   const style = spec.style ?? 'form';
   const explode = spec.explode ?? style === 'form';
 
-  if (style === 'deepObject' && isRecord(value)) return deepObjectPairs(name, value, encode);
+  if (style === 'deepObject' && isPlainObject(value)) return deepObjectPairs(name, value, encode);
 
   if (Array.isArray(value)) {
     const items = value.map((item) => encode(scalarText(item)));
@@ -46,7 +47,7 @@ function queryPairs(spec: ParameterSpec, value: unknown): string[] {
       return items.length === 0 ? [`${name}=`] : items.map((item) => `${name}=${item}`);
     return [`${name}=${items.join(delimiter(style))}`];
   }
-  if (isRecord(value)) {
+  if (isPlainObject(value)) {
     const entries = Object.entries(value).filter(([, item]) => item !== undefined);
     if (explode && style === 'form')
       return entries.map(([key, item]) => `${encode(key)}=${encode(scalarText(item))}`);
@@ -68,7 +69,7 @@ function deepObjectPairs(prefix: string, value: Record<string, unknown>, encode:
   for (const [key, item] of Object.entries(value)) {
     if (item === undefined) continue;
     const name = `${prefix}[${encodeStrict(key)}]`;
-    if (isRecord(item)) pairs.push(...deepObjectPairs(name, item, encode));
+    if (isPlainObject(item)) pairs.push(...deepObjectPairs(name, item, encode));
     else if (Array.isArray(item))
       for (const element of item) pairs.push(`${name}=${encode(scalarText(element))}`);
     else pairs.push(`${name}=${encode(scalarText(item))}`);
@@ -80,7 +81,7 @@ function deepObjectPairs(prefix: string, value: Record<string, unknown>, encode:
 export function headerText(spec: ParameterSpec, value: unknown): string {
   if (spec.contentType !== undefined) return contentText(spec, value);
   if (Array.isArray(value)) return value.map(scalarText).join(',');
-  if (isRecord(value)) {
+  if (isPlainObject(value)) {
     const entries = Object.entries(value).filter(([, item]) => item !== undefined);
     return spec.explode
       ? entries.map(([key, item]) => `${key}=${scalarText(item)}`).join(',')
@@ -104,7 +105,7 @@ export function cookieHeader(
         ? encodeStrict(contentText(spec, value))
         : Array.isArray(value)
           ? value.map((item) => encodeStrict(scalarText(item))).join(',')
-          : isRecord(value)
+          : isPlainObject(value)
             ? Object.entries(value)
                 .flatMap(([key, item]) => [encodeStrict(key), encodeStrict(scalarText(item))])
                 .join(',')
@@ -118,16 +119,4 @@ export function cookieHeader(
 function contentText(spec: ParameterSpec, value: unknown): string {
   const json = /[/+]json\b/i.test(spec.contentType ?? '');
   return typeof value === 'string' && !json ? value : JSON.stringify(value);
-}
-
-/** A primitive as text; `null` is empty; nested structures (undefined by OpenAPI) are JSON. */
-function scalarText(value: unknown): string {
-  if (value === null || value === undefined) return '';
-  if (typeof value === 'string') return value;
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  return JSON.stringify(value);
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }

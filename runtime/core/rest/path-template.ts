@@ -8,6 +8,7 @@
  */
 import type { ParameterSpec } from '../../../generated/catalog-format.ts';
 import { GatewayError } from '../errors.ts';
+import { pointerToken } from '../json-value.ts';
 import { encodeStrict } from './percent-encode.ts';
 
 const PLACEHOLDER = /\{([^{}]+)\}/g;
@@ -136,9 +137,4 @@ export function hasControlCharacter(text: string): boolean {
     if (code < 0x20 || (code >= 0x7f && code <= 0x9f)) return true;
   }
   return false;
-}
-
-/** RFC 6901 escaping of one JSON pointer token. */
-export function pointerToken(name: string): string {
-  return name.replaceAll('~', '~0').replaceAll('/', '~1');
 }

@@ -11,6 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import type { BodySpec } from '../../../generated/catalog-format.ts';
 import { GatewayError } from '../errors.ts';
+import { isPlainObject, scalarText } from '../json-value.ts';
 
 export interface EncodedBody {
   contentType: string;
@@ -48,19 +49,19 @@ function isWildcard(type: string): boolean {
 }
 
 function record(value: unknown): Record<string, unknown> {
-  if (value === null || typeof value !== 'object' || Array.isArray(value))
+  if (!isPlainObject(value))
     throw new GatewayError('arguments_invalid', 'this action takes an object as its body', {
       field: '/body',
     });
-  return value as Record<string, unknown>;
+  return value;
 }
 
 function formText(value: Record<string, unknown>): string {
   const form = new URLSearchParams();
   for (const [key, item] of Object.entries(value)) {
     if (item === undefined) continue;
-    if (Array.isArray(item)) for (const element of item) form.append(key, text(element));
-    else form.append(key, text(item));
+    if (Array.isArray(item)) for (const element of item) form.append(key, scalarText(element));
+    else form.append(key, scalarText(item));
   }
   return form.toString();
 }
@@ -77,7 +78,7 @@ function multipart(spec: BodySpec, value: Record<string, unknown>): EncodedBody 
       parts.push(
         `--${boundary}\r\nContent-Disposition: form-data; name="${quoteName(key)}"\r\n${
           type === undefined ? '' : `Content-Type: ${type}\r\n`
-        }\r\n${text(element)}\r\n`,
+        }\r\n${scalarText(element)}\r\n`,
       );
     }
   }
@@ -90,11 +91,4 @@ function multipart(spec: BodySpec, value: Record<string, unknown>): EncodedBody 
 /** A form field name inside a quoted `Content-Disposition` parameter. */
 function quoteName(name: string): string {
   return name.replace(/["\\\r\n]/g, (c) => encodeURIComponent(c));
-}
-
-function text(value: unknown): string {
-  if (value === null || value === undefined) return '';
-  if (typeof value === 'string') return value;
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  return JSON.stringify(value);
 }

@@ -7,8 +7,10 @@
  * change which host or path it lands in.
  */
 import type { ServerTemplate, ServerVariableSpec } from '../../../generated/catalog-format.ts';
+import { BoundedCache } from '../bounded-cache.ts';
 import { GatewayError } from '../errors.ts';
-import { hasControlCharacter, pointerToken } from './path-template.ts';
+import { pointerToken } from '../json-value.ts';
+import { hasControlCharacter } from './path-template.ts';
 
 const PLACEHOLDER = /\{([^{}]+)\}/g;
 /** Characters that would move a value out of its place in a URL (or hide such a move). */
@@ -23,8 +25,7 @@ export interface ServerBase {
 }
 
 /** Base URLs checked so far, by their text (a few per action: one per metro). */
-const bases = new Map<string, ServerBase>();
-const BASES_KEPT = 10_000;
+const bases = new BoundedCache<ServerBase>(10_000);
 
 export function resolveServerUrl(
   server: ServerTemplate,
@@ -40,13 +41,7 @@ export function resolveServerUrl(
   const text = server.url.replace(PLACEHOLDER, (_match, name: string) =>
     variableValue(name, server.variables[name], given, settings),
   );
-  let base = bases.get(text);
-  if (base === undefined) {
-    base = parseBase(text);
-    if (bases.size >= BASES_KEPT) bases.clear();
-    bases.set(text, base);
-  }
-  return base;
+  return bases.get(text, parseBase);
 }
 
 function parseBase(text: string): ServerBase {

@@ -1,7 +1,7 @@
 /**
  * Secrets at rest: AES-256-GCM under a master key, with the key id beside the
  * ciphertext so the key can rotate, and the secret's place (workspace,
- * connection, field) as additional authenticated data, so a ciphertext copied
+ * connection, owner, field) as additional authenticated data, so a ciphertext copied
  * to another row does not open there.
  *
  *   v1.<key id>.<iv>.<ciphertext>.<tag>      (base64url parts)

@@ -6,6 +6,7 @@ import {
   type GuardedClient,
   type OutboundPolicy,
 } from '../../../runtime/core/outbound/guarded-client.ts';
+import { Redactor } from '../../../runtime/core/outbound/redaction.ts';
 import { type LoopbackServer, startLoopbackServer } from './loopback-server.ts';
 
 const DEV: OutboundPolicy = {
@@ -268,7 +269,7 @@ describe('guarded client: errors never show secrets', () => {
         url: url(server.url),
         headers: { authorization: `Bearer ${SECRET}`, 'x-api-key': SECRET },
         body: SECRET,
-        secrets: [SECRET],
+        redactor: new Redactor([SECRET]),
       }),
     );
     const text = visible(error);
@@ -283,7 +284,7 @@ describe('guarded client: errors never show secrets', () => {
     url.password = SECRET;
     let caught: unknown;
     try {
-      await dev.send({ method: 'GET', url, headers: {}, secrets: [] });
+      await dev.send({ method: 'GET', url, headers: {}, redactor: new Redactor([]) });
     } catch (error) {
       caught = error;
     }

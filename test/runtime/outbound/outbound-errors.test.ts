@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../../runtime/core/errors.ts';
 import { AddressRefusedError } from '../../../runtime/core/outbound/address-policy.ts';
 import { classifyFailure } from '../../../runtime/core/outbound/outbound-errors.ts';
+import { Redactor } from '../../../runtime/core/outbound/redaction.ts';
 
 function withCode(code: string): Error {
   return Object.assign(new Error(`failed: ${code}`), { code });
@@ -92,7 +93,7 @@ describe('classifyFailure', () => {
     const error = classifyFailure(given.error, {
       method: 'POST',
       url: new URL('https://api.example.test/v1/things'),
-      secrets: [],
+      redactor: new Redactor([]),
       requestSent: given.requestSent,
     });
     if (want === 'TypeError') {
