@@ -26,7 +26,7 @@ describe('configFromEnvironment', () => {
     });
   });
 
-  it('reads every variable, ignoring unrelated ones and empty values', () => {
+  it('reads the variables it is given, ignoring unrelated ones and empty values', () => {
     const key = Buffer.alloc(32, 9);
     const config = configFromEnvironment({
       HOST: '0.0.0.0',
@@ -37,7 +37,12 @@ describe('configFromEnvironment', () => {
       PATH: '/usr/bin',
       PORTCULLIS_SPEC_MIRROR: '',
     });
-    expect(config).toMatchObject({ host: '0.0.0.0', port: 9090, dataDir: '/var/lib/portcullis' });
+    expect(config).toMatchObject({
+      host: '0.0.0.0',
+      port: 9090,
+      dataDir: '/var/lib/portcullis',
+      databaseUrl: 'postgres://127.0.0.1:5432/test',
+    });
     expect(config.masterKey?.equals(key)).toBe(true);
   });
 

@@ -1,7 +1,8 @@
 /**
  * The MCP conformance suite's server scenarios that apply to any server, against
- * the real gateway (governance on, an agent with a grant), through the
- * header-adding loopback proxy, since the suite sends no credential.
+ * the real gateway (governance on; an agent with no grant yet, so its tool list
+ * is empty), through the header-adding loopback proxy, since the suite sends no
+ * credential.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {

@@ -25,8 +25,13 @@ describe('the governance cache', () => {
     const cache = new GovernanceCache(store, catalogs);
     await nextTurn();
     // All within one turn: the embedded engine answers without leaving it.
+    let turned = false;
+    setImmediate(() => {
+      turned = true;
+    });
     const first = await cache.current();
     await store.workspaces.create(aWorkspace({ id: 'ws_later', name: 'later' }));
+    expect(turned).toBe(false);
     const second = await cache.current();
     expect(second.revision).toBeGreaterThan(first.revision);
   });

@@ -151,7 +151,9 @@ describe('tools/call', () => {
     expect(result.isError).toBeFalsy();
   });
 
-  it('runs a sandbox command on the instance the call names', async () => {
+  // The instance lands in the server URL's path, which the development override
+  // replaces; server-url.test.ts checks where it lands.
+  it('runs a sandbox command through its own server template', async () => {
     const result = await call(reader, 'unikraft_sandbox_run_command', {
       server: { instance: 'my-sandbox' },
       body: { cmd: 'echo hello' },

@@ -166,6 +166,9 @@ describe.each(engines)('on %s', (_engine, database) => {
         { all: true },
       );
       expect(reviewed.status).toBe(200);
+      const after = (await admin('GET', '/workspaces/default/connections/unikraft/actions'))
+        .body as Array<{ action: string; state: string }>;
+      expect(after.find((a) => a.action === 'unikraft_get_images')?.state).toBe('retired');
       expect(await callCode(agentKey, 'unikraft_get_images')).toBe('tool_unknown');
     });
 

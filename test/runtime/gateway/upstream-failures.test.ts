@@ -63,7 +63,8 @@ beforeAll(async () => {
           return;
         case 'redirect':
           res.statusCode = 302;
-          res.setHeader('location', 'http://169.254.169.254/latest/meta-data');
+          // Back to this same server: following it would show as a second request.
+          res.setHeader('location', `http://${req.headers.host}/followed`);
           res.end();
           return;
         case 'echo-credential':

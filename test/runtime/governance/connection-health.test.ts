@@ -31,7 +31,11 @@ describe('nextHealth', () => {
     ],
     [
       'a bad reply neither breaks nor extends a streak',
-      { given: ['failure', 'neutral', 'failure'], want: 'degraded' },
+      // Four failures: a break would leave one (ok), an extension six (error).
+      {
+        given: ['failure', 'neutral', 'failure', 'failure', 'neutral', 'failure'],
+        want: 'degraded',
+      },
     ],
   ])('%s', (_name, { given, want }) => {
     expect(run(given).health).toBe(want);

@@ -99,6 +99,20 @@ describe('the DNS-rebinding guard', () => {
     }
   });
 
+  it('keeps verdicts apart for pairs a joined key would confuse', () => {
+    const guard = createOriginGuard();
+    const pairs: [string | undefined, string | undefined, string][] = [
+      ['localhost:80', undefined, 'ok'],
+      ['localhost', '80', 'origin_refused'],
+      ['localhost', ':80', 'origin_refused'],
+      ['localhost', '80:', 'origin_refused'],
+      ['localhost:80', '', 'origin_refused'],
+      [undefined, 'http://localhost', 'host_refused'],
+      ['localhost:80', undefined, 'ok'],
+    ];
+    for (const [host, origin, want] of pairs) expect(guard(host, origin)).toBe(want);
+  });
+
   it('refuses a malformed list entry when it is built', () => {
     expect(() => createOriginGuard({ allowedOrigins: ['localhost'] })).toThrow(TypeError);
     expect(() => createOriginGuard({ allowedHosts: ['host:port'] })).toThrow(TypeError);

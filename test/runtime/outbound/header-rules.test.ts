@@ -88,12 +88,14 @@ describe('header rules', () => {
   });
 
   it('never puts the value in the message', () => {
+    let refused: unknown;
     try {
       assertHeaderAllowed('X-Id', 'secret-value\n', '/header/X-Id');
-      expect.unreachable();
     } catch (error) {
-      expect((error as Error).message).not.toContain('secret-value');
+      refused = error;
     }
+    expect(refused).toBeInstanceOf(GatewayError);
+    expect((refused as Error).message).not.toContain('secret-value');
   });
 
   it('names the refused header without a value check', () => {

@@ -103,12 +103,37 @@ describe('the SQLite migrations', () => {
     }).migrateToLatest();
     expect(error).toBeUndefined();
     await db.destroy();
-    const old = openOnly(sqliteFile, (database) => {
+    // Every column set, each row to its own values, so a column moved or dropped shows.
+    const [old, oldIndexes] = openOnly(sqliteFile, (database) => {
       const insert = database.prepare(
-        "insert into audit_events (at, actor_kind, action, decision) values (?, 'operator', ?, 'allowed')",
+        `insert into audit_events (at, workspace_id, actor_kind, actor_id, action, subject,
+           connection_id, decision, reason, outcome, upstream_host, upstream_status, latency_ms,
+           request_bytes, reply_bytes, argument_hash)
+         values (?, ?, 'agent', ?, ?, ?, ?, 'allowed', ?, 'ok', ?, ?, ?, ?, ?, ?)`,
       );
-      for (const action of ['first', 'second', 'third']) insert.run(T0, action);
-      return database.prepare('select * from audit_events order by id').all();
+      ['first', 'second', 'third'].forEach((action, n) => {
+        insert.run(
+          T0,
+          `ws_${n}`,
+          `agt_${n}`,
+          action,
+          `subject ${n}`,
+          `con_${n}`,
+          `reason_${n}`,
+          `host${n}.example`,
+          200 + n,
+          n + 0.25,
+          10 + n,
+          20 + n,
+          `${n}`.repeat(64),
+        );
+      });
+      return [
+        database.prepare('select * from audit_events order by id').all(),
+        database
+          .prepare("select name, sql from sqlite_master where type = 'index' order by name")
+          .all(),
+      ];
     });
 
     const store = await openStore({ sqliteFile });
@@ -124,18 +149,25 @@ describe('the SQLite migrations', () => {
     } finally {
       await store.close();
     }
-    const [rows, schema] = openOnly(sqliteFile, (database) => [
+    const [rows, table, indexes] = openOnly(sqliteFile, (database) => [
       database.prepare('select * from audit_events where id <= 3 order by id').all(),
       database
-        .prepare("select type, name, sql from sqlite_master where tbl_name = 'audit_events'")
-        .all() as { type: string; name: string; sql: string }[],
+        .prepare("select sql from sqlite_master where type = 'table' and name = 'audit_events'")
+        .pluck()
+        .get() as string,
+      database
+        .prepare("select name, sql from sqlite_master where type = 'index' order by name")
+        .all(),
     ]);
     expect(rows).toEqual(old);
-    expect(schema.find((row) => row.type === 'table')?.sql).not.toMatch(/autoincrement/i);
-    expect(schema.filter((row) => row.type === 'index').map((row) => row.name)).toEqual([
-      'audit_events_workspace_idx',
-      'audit_events_at_idx',
-    ]);
+    expect(table).not.toMatch(/autoincrement/i);
+    expect(indexes).toEqual(oldIndexes);
+    expect(indexes).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ name: 'audit_events_workspace_idx' }),
+        expect.objectContaining({ name: 'audit_events_at_idx' }),
+      ]),
+    );
   });
 
   it('refuse a file migrated by a newer version', async () => {
