@@ -9,7 +9,7 @@ import { terminalOutput } from './cli/output.ts';
 import { configFromEnvironment } from './core/config/config.ts';
 import { publicError } from './core/errors.ts';
 import { DEFAULT_WORKSPACE } from './core/gateway/bootstrap.ts';
-import { openGateway } from './core/gateway/open-gateway.ts';
+import { openGateway } from './open-gateway.ts';
 
 const COMMON = {
   workspace: { type: 'string', default: DEFAULT_WORKSPACE },

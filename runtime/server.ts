@@ -6,12 +6,12 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Config } from './core/config/config.ts';
-import { type Gateway, type OpenGatewayOptions, openGateway } from './core/gateway/open-gateway.ts';
 import { createMcpEndpoint } from './core/mcp/mcp-endpoint.ts';
 import { LOOPBACK_HOSTS, LOOPBACK_ORIGINS } from './core/mcp/origin-guard.ts';
 import { createApp } from './http/app.ts';
 import { withMcpEndpoint } from './http/mcp-route.ts';
 import { createLog, type Log } from './log.ts';
+import { type Gateway, type OpenGatewayOptions, openGateway } from './open-gateway.ts';
 
 export const VERSION = '0.1.0';
 
@@ -30,17 +30,23 @@ export async function startServer(
   const gateway = await openGateway({
     config,
     catalogs,
-    onInternalError: (error) => log.error({ err: error }, 'internal error in a governed call'),
+    onInternalError: (error, call) =>
+      log.error({ err: error, ...call }, 'internal error in a governed call'),
   });
   const mcp = createMcpEndpoint({
-    host: gateway.tools,
+    backend: gateway.tools,
+    requestState: gateway.requestState,
     onInternalError: (error) => log.error({ err: error }, 'internal error answering /mcp'),
     serverInfo: { name: 'portcullis', version: VERSION },
     ...allowedAddresses(config.publicUrl),
   });
   // `/mcp` is answered straight from node:http (the hot path; Express costs
   // more per request than the whole MCP exchange); everything else by Express.
-  const server = createServer(withMcpEndpoint(mcp, createApp(gateway, log)));
+  const server = createServer(
+    withMcpEndpoint(mcp, createApp(gateway, log), {
+      onError: (error) => log.error({ err: error }, 'internal error writing an /mcp reply'),
+    }),
+  );
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());

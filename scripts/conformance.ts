@@ -21,8 +21,8 @@ import { parseArgs } from 'node:util';
 import { configFromEnvironment } from '../runtime/core/config/config.ts';
 import { createAgent } from '../runtime/core/operator/agents.ts';
 import { startServer } from '../runtime/server.ts';
-import { FIXTURE_AGENTS } from './conformance/fixture-host.ts';
-import { startFixtureServer } from './conformance/fixture-server.ts';
+import { FIXTURE_AGENTS } from '../test/support/mcp/fixture-backend.ts';
+import { startFixtureServer } from '../test/support/mcp/fixture-server.ts';
 import {
   type ConformanceTarget,
   formatSummary,

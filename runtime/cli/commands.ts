@@ -4,7 +4,6 @@
  */
 import type { ParseArgsConfig } from 'node:util';
 import { GatewayError } from '../core/errors.ts';
-import type { Gateway } from '../core/gateway/open-gateway.ts';
 import { type ActionVerb, changeActions, listActions } from '../core/operator/actions.ts';
 import { createAgent, listAgents, revokeAgent } from '../core/operator/agents.ts';
 import { queryAudit } from '../core/operator/audit-query.ts';
@@ -18,6 +17,7 @@ import { type OperatorContext, workspaceOrThrow } from '../core/operator/context
 import { grant, listGrants, revokeGrant } from '../core/operator/grants.ts';
 import { rotateMasterKey } from '../core/operator/master-key.ts';
 import { createWorkspace, listWorkspaces } from '../core/operator/workspaces.ts';
+import type { Gateway } from '../open-gateway.ts';
 import { type Output, paint, printRows, printValue } from './output.ts';
 
 type Options = NonNullable<ParseArgsConfig['options']>;

@@ -1,54 +1,170 @@
 /**
  * The runtime's one error model: `GatewayError` with a stable reason code from
- * a closed set, and one table that says, per code, which HTTP status an API
- * answers with, whether the message may be shown to the caller, and whether
- * it is a refusal of the request itself (its caller, its input or the
- * governance decision: audited as `denied`) rather than something that
- * happened on the way to the provider. Handlers never derive a status
- * themselves. Messages never hold a secret, a token or a credential-bearing URL.
+ * a closed set, and one table that says, per code:
+ *
+ * - `status`: the HTTP status an API or the MCP transport answers with;
+ * - `rpc`: the JSON-RPC error code, when the error is answered as one;
+ * - `expose`: whether the message may be shown to the caller;
+ * - `refusal`: whether it refuses the request itself (its caller, its input or
+ *   the governance decision: audited as `denied`) rather than something that
+ *   happened on the way to the provider;
+ * - `message`: the public message when the thrower gives none;
+ * - `challenge`: the `WWW-Authenticate` error parameter, for 401s.
+ *
+ * Handlers never derive a status, a JSON-RPC code or a refusal text
+ * themselves: they throw (or build a reply from) a code. Messages never hold a
+ * secret, a token or a credential-bearing URL.
  */
+
+/** JSON-RPC 2.0's codes, MCP's (2026-07-28 reserves -32020 to -32099) and the legacy transport's. */
+export const RpcCode = {
+  parseError: -32700,
+  invalidRequest: -32600,
+  methodNotFound: -32601,
+  invalidParams: -32602,
+  internalError: -32603,
+  /** The start of JSON-RPC's implementation-defined range: what the legacy transport answers. */
+  serverError: -32000,
+  /** The legacy transport's unknown session. */
+  sessionNotFound: -32001,
+  headerMismatch: -32020,
+  missingRequiredClientCapability: -32021,
+  unsupportedProtocolVersion: -32022,
+} as const;
+
+interface Reason {
+  status: number;
+  rpc: number;
+  expose: boolean;
+  refusal: boolean;
+  message: string;
+  challenge?: 'invalid_token' | 'insufficient_scope';
+}
+
+/** A refusal of the caller's own request: shown, audited as denied. */
+function refused(status: number, message: string, rpc: number = RpcCode.serverError): Reason {
+  return { status, rpc, expose: true, refusal: true, message };
+}
+
+/** Something on the way to (or back from) the provider: shown, audited as an error. */
+function failed(status: number, message: string): Reason {
+  return { status, rpc: RpcCode.serverError, expose: true, refusal: false, message };
+}
 
 export const REASONS = {
   // Input an operator or an agent sent.
-  invalid_input: { status: 400, expose: true, refusal: true },
-  arguments_invalid: { status: 400, expose: true, refusal: true },
-  server_variable_refused: { status: 400, expose: true, refusal: true },
-  path_parameter_refused: { status: 400, expose: true, refusal: true },
-  header_refused: { status: 400, expose: true, refusal: true },
-  not_found: { status: 404, expose: true, refusal: true },
-  conflict: { status: 409, expose: true, refusal: true },
+  invalid_input: refused(400, 'the input is not valid'),
+  arguments_invalid: refused(400, "the arguments do not match the tool's input schema"),
+  server_variable_refused: refused(400, 'a server variable has a value it may not take'),
+  path_parameter_refused: refused(400, 'a path parameter would leave its path segment'),
+  header_refused: refused(400, 'a header name or value is not allowed'),
+  not_found: refused(404, 'not found'),
+  conflict: refused(409, 'conflicts with what exists'),
 
   // Who is calling.
-  unauthenticated: { status: 401, expose: true, refusal: true },
+  unauthenticated: {
+    ...refused(401, 'Unauthorized'),
+    challenge: 'invalid_token',
+  },
 
   // The decision on a tool call.
-  tool_unknown: { status: 404, expose: true, refusal: true },
-  not_granted: { status: 403, expose: true, refusal: true },
-  action_disabled: { status: 403, expose: true, refusal: true },
-  action_quarantined: { status: 403, expose: true, refusal: true },
-  action_retired: { status: 403, expose: true, refusal: true },
-  contract_changed: { status: 403, expose: true, refusal: true },
-  connection_inactive: { status: 409, expose: true, refusal: true },
-  credential_missing: { status: 409, expose: true, refusal: true },
+  tool_unknown: refused(404, 'no such tool'),
+  not_granted: refused(403, 'this agent has no grant for this action'),
+  action_disabled: refused(403, 'an operator has disabled this action'),
+  action_quarantined: refused(403, 'this action is quarantined until an operator reviews it'),
+  action_retired: refused(403, 'this action is no longer in the provider catalog'),
+  contract_changed: refused(
+    403,
+    "this action's contract changed since it was reviewed; an operator must review it again",
+  ),
+  connection_inactive: refused(409, 'the connection is not active'),
+  credential_missing: refused(409, 'the connection has no credential for this action'),
+
+  // The MCP transport (HTTP and JSON-RPC framing, sessions, revisions).
+  host_header_refused: refused(403, 'Forbidden: Host header not allowed'),
+  origin_refused: refused(403, 'Forbidden: Origin header not allowed'),
+  method_not_allowed: refused(405, 'Method Not Allowed'),
+  not_acceptable: refused(
+    406,
+    'Not Acceptable: Client must accept both application/json and text/event-stream',
+  ),
+  unsupported_media_type: refused(
+    415,
+    'Unsupported Media Type: Content-Type must be application/json',
+  ),
+  payload_too_large: refused(413, 'Payload Too Large'),
+  parse_error: refused(400, 'Parse error: Invalid JSON', RpcCode.parseError),
+  invalid_request: refused(400, 'Invalid Request', RpcCode.invalidRequest),
+  invalid_params: refused(400, 'Invalid params', RpcCode.invalidParams),
+  method_not_found: refused(404, 'Method not found', RpcCode.methodNotFound),
+  session_required: refused(400, 'Bad Request: Mcp-Session-Id header is required'),
+  session_not_found: refused(404, 'Session not found', RpcCode.sessionNotFound),
+  stream_conflict: refused(409, 'Conflict: Only one SSE stream is allowed per session'),
+  protocol_version_unsupported: refused(
+    400,
+    'Unsupported protocol version',
+    RpcCode.unsupportedProtocolVersion,
+  ),
+  header_mismatch: refused(
+    400,
+    'Header mismatch: the MCP request headers must match the body',
+    RpcCode.headerMismatch,
+  ),
+  client_capability_missing: refused(
+    400,
+    'the client did not declare a capability this request needs',
+    RpcCode.missingRequiredClientCapability,
+  ),
+  request_state_invalid: refused(400, 'requestState integrity check failed', RpcCode.invalidParams),
+  endpoint_closed: failed(503, 'Service Unavailable: endpoint closed'),
 
   // Provider verification when connecting.
-  verify_failed: { status: 422, expose: true, refusal: false },
+  verify_failed: failed(422, 'the provider refused the credential check'),
 
   // The outbound request and the provider's reply.
-  host_not_allowed: { status: 403, expose: true, refusal: true },
-  upstream_address_refused: { status: 502, expose: true, refusal: false },
-  upstream_unreachable: { status: 502, expose: true, refusal: false },
-  upstream_timeout: { status: 504, expose: true, refusal: false },
-  write_outcome_unknown: { status: 504, expose: true, refusal: false },
-  upstream_reply_too_large: { status: 502, expose: true, refusal: false },
-  upstream_redirect_refused: { status: 502, expose: true, refusal: false },
-  upstream_status: { status: 502, expose: true, refusal: false },
-  upstream_reply_invalid: { status: 502, expose: true, refusal: false },
+  host_not_allowed: refused(403, 'the host is not one this connection may call'),
+  upstream_address_refused: failed(502, 'the upstream address is not one Portcullis may call'),
+  upstream_unreachable: failed(502, 'the provider could not be reached'),
+  upstream_timeout: failed(504, 'the provider did not answer in time'),
+  write_outcome_unknown: failed(
+    504,
+    'the request reached the provider but no reply came; the change may have happened',
+  ),
+  upstream_reply_too_large: failed(502, "the provider's reply is over the size limit"),
+  upstream_redirect_refused: failed(502, 'the provider answered with a redirect'),
+  upstream_status: failed(502, 'the provider answered with an error status'),
+  upstream_reply_invalid: failed(502, "the provider's reply could not be read"),
 
   // Ours.
-  vault_unavailable: { status: 500, expose: false, refusal: false },
-  internal: { status: 500, expose: false, refusal: false },
-} as const satisfies Record<string, { status: number; expose: boolean; refusal: boolean }>;
+  config_invalid: {
+    status: 500,
+    rpc: RpcCode.internalError,
+    expose: true,
+    refusal: false,
+    message: 'the configuration is not valid',
+  },
+  store_unavailable: {
+    status: 503,
+    rpc: RpcCode.internalError,
+    expose: true,
+    refusal: false,
+    message: 'the store is unavailable',
+  },
+  vault_unavailable: {
+    status: 500,
+    rpc: RpcCode.internalError,
+    expose: false,
+    refusal: false,
+    message: 'internal error',
+  },
+  internal: {
+    status: 500,
+    rpc: RpcCode.internalError,
+    expose: false,
+    refusal: false,
+    message: 'internal error',
+  },
+} as const satisfies Record<string, Reason>;
 
 export type ReasonCode = keyof typeof REASONS;
 
@@ -66,8 +182,12 @@ export class GatewayError extends Error {
   readonly field: string | undefined;
   readonly detail: Record<string, unknown> | undefined;
 
-  constructor(code: ReasonCode, message: string, options: GatewayErrorOptions = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+  /** Without a message, the table's public message for the code. */
+  constructor(code: ReasonCode, message?: string, options: GatewayErrorOptions = {}) {
+    super(
+      message ?? REASONS[code].message,
+      options.cause === undefined ? undefined : { cause: options.cause },
+    );
     this.code = code;
     this.field = options.field;
     this.detail = options.detail;
@@ -95,12 +215,43 @@ export function publicError(error: unknown): PublicError {
       ...(error.detail === undefined ? {} : { detail: error.detail }),
     };
   }
-  return {
-    code: error instanceof GatewayError ? error.code : 'internal',
-    message: 'internal error',
-  };
+  const code = error instanceof GatewayError ? error.code : 'internal';
+  return { code, message: REASONS[code].message };
+}
+
+export function reasonOf(error: unknown): ReasonCode {
+  return error instanceof GatewayError ? error.code : 'internal';
 }
 
 export function statusOf(error: unknown): number {
-  return error instanceof GatewayError ? error.status : 500;
+  return REASONS[reasonOf(error)].status;
+}
+
+/** Whether the error should reach the operator's log: anything not shown to the caller as it is. */
+export function isOperatorsToSee(error: unknown): boolean {
+  return !REASONS[reasonOf(error)].expose;
+}
+
+/**
+ * The `WWW-Authenticate` value for a 401 (RFC 6750, RFC 9728): `refused` adds
+ * the table's `error` parameter (a credential was presented and is not valid).
+ */
+export function bearerChallenge(
+  options: { realm: string; resourceMetadataUrl?: string | undefined },
+  refusedCode?: ReasonCode,
+): string {
+  const parts = [`realm="${quotable(options.realm)}"`];
+  const challenge = refusedCode ? (REASONS[refusedCode] as Reason).challenge : undefined;
+  if (challenge) parts.push(`error="${challenge}"`);
+  if (options.resourceMetadataUrl !== undefined) {
+    parts.push(`resource_metadata="${quotable(options.resourceMetadataUrl)}"`);
+  }
+  return `Bearer ${parts.join(', ')}`;
+}
+
+function quotable(value: string): string {
+  if (/["\\\p{Cc}]/u.test(value)) {
+    throw new TypeError('a challenge parameter must not contain quotes, backslashes or controls');
+  }
+  return value;
 }

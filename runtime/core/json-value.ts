@@ -1,5 +1,13 @@
 /** Small facts about parsed JSON values, for every layer that reads them. */
 
+export type JsonValue =
+  | null
+  | boolean
+  | number
+  | string
+  | JsonValue[]
+  | { [key: string]: JsonValue };
+
 /** An object that is not an array (nor null): what JSON calls an object. */
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -5,7 +5,6 @@
  */
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { GatewayError, publicError, statusOf } from '../core/errors.ts';
-import type { Gateway } from '../core/gateway/open-gateway.ts';
 import { bearerToken, hashKey } from '../core/governance/keys.ts';
 import { isPlainObject } from '../core/json-value.ts';
 import { changeActions, listActions } from '../core/operator/actions.ts';
@@ -22,6 +21,7 @@ import { grant, listGrants, revokeGrant } from '../core/operator/grants.ts';
 import { rotateMasterKey } from '../core/operator/master-key.ts';
 import { createWorkspace, listWorkspaces } from '../core/operator/workspaces.ts';
 import type { Log } from '../log.ts';
+import type { Gateway } from '../open-gateway.ts';
 
 type Verb = (ctx: OperatorContext, input: Record<string, unknown>) => Promise<unknown>;
 

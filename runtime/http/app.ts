@@ -3,8 +3,8 @@
  * `/admin/v1` API. Express only adapts; every decision is in `runtime/core`.
  */
 import express from 'express';
-import type { Gateway } from '../core/gateway/open-gateway.ts';
 import type { Log } from '../log.ts';
+import type { Gateway } from '../open-gateway.ts';
 import { adminRouter } from './admin-routes.ts';
 
 /** Everything but `/mcp`, which `withMcpEndpoint` answers before Express sees it. */

@@ -19,6 +19,8 @@ export interface McpRouteOptions {
   path?: string;
   /** Largest request body accepted, in bytes. Default 4 MiB. */
   bodyLimit?: number;
+  /** Told about a failure while answering (the operator's log); the client gets a bare 500. */
+  onError?: (error: unknown) => void;
 }
 
 const DEFAULT_BODY_LIMIT = 4 * 1024 * 1024;
@@ -28,7 +30,10 @@ export function mcpRouter(endpoint: McpEndpoint, options: McpRouteOptions = {}):
   const router = express.Router();
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
   router.all(options.path ?? '/mcp', (req, res, next) => {
-    serveMcp(endpoint, req, res, bodyLimit).catch(next);
+    serveMcp(endpoint, req, res, bodyLimit).catch((error: unknown) => {
+      options.onError?.(error);
+      next(error);
+    });
   });
   return router;
 }
@@ -51,7 +56,8 @@ export function withMcpEndpoint(
       fallback(req, res);
       return;
     }
-    serveMcp(endpoint, req, res, bodyLimit).catch(() => {
+    serveMcp(endpoint, req, res, bodyLimit).catch((error: unknown) => {
+      options.onError?.(error);
       if (!res.headersSent) res.writeHead(500);
       res.end();
     });
@@ -93,7 +99,18 @@ async function serveMcp(
 }
 
 function write(res: ServerResponse, reply: McpHttpResponse): void {
-  if (res.headersSent || res.destroyed) return;
+  const { stream } = reply;
+  if (res.headersSent || res.destroyed) {
+    stream?.lost();
+    return;
+  }
+  if (stream !== undefined) {
+    res.writeHead(reply.status, reply.headers);
+    res.flushHeaders();
+    res.once('close', () => stream.lost());
+    stream.attach({ write: (chunk) => res.write(chunk), end: () => res.end() });
+    return;
+  }
   // With the length stated, Node writes headers and body in one go, not chunked.
   const length = reply.body === undefined ? 0 : Buffer.byteLength(reply.body);
   res.writeHead(reply.status, { ...reply.headers, 'Content-Length': String(length) });

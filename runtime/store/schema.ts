@@ -105,6 +105,8 @@ export interface AuditEventTable {
   request_bytes: number | null;
   reply_bytes: number | null;
   argument_hash: string | null;
+  /** W3C `traceparent` the agent's request carried (migration 0003). */
+  traceparent: string | null;
 }
 
 export interface AdminTokenTable {

@@ -6,16 +6,16 @@
  * Writes are never retried; a write whose reply never came is reported as
  * `write_outcome_unknown`, because the provider may have done it.
  */
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { CatalogAction } from '../../../generated/catalog-format.ts';
-import type { CancelSignal } from '../cancellation.ts';
 import type { ProviderCatalog } from '../catalog/catalog-set.ts';
 import { GatewayError } from '../errors.ts';
 import type { Connection } from '../governance/model.ts';
 import type { GuardedClient, OutboundReply } from '../outbound/guarded-client.ts';
 import { Redactor } from '../outbound/redaction.ts';
 import { type ActionArguments, buildRestRequest } from '../rest/build-request.ts';
+import type { NativeRestTarget } from '../tools/catalog-tool-source.ts';
 import type { CallOutcome } from './connection-health.ts';
+import type { ExecuteCall, Execution, Executor } from './executor.ts';
 import { resultFromReply } from './reply-result.ts';
 
 /**
@@ -29,28 +29,19 @@ export type UpstreamOverride = (
   url: URL,
 ) => URL | undefined;
 
-export interface ExecuteCall {
+/** One REST request, for the executor and for the verify read when connecting. */
+export interface RestCall {
   provider: ProviderCatalog;
   action: CatalogAction;
   connection: Connection;
   args: ActionArguments;
   /** The credential's fields by name; undefined when the action sends none. */
   credential: Record<string, string> | undefined;
-  cancel?: CancelSignal;
+  cancel?: ExecuteCall['cancel'];
 }
 
-export interface Execution {
-  result: CallToolResult;
-  /** The catalog host the call went to (before any development override). */
-  host: string;
-  upstreamStatus: number | null;
-  requestBytes: number;
-  replyBytes: number;
-  /** What the call says about the connection's health. */
-  health: CallOutcome;
-}
-
-export class NativeRestExecutor {
+export class NativeRestExecutor implements Executor<NativeRestTarget> {
+  readonly kind = 'native_rest';
   readonly #client: GuardedClient;
   readonly #override: UpstreamOverride | undefined;
   /** Each credential's redactor, made once per opened credential. */
@@ -61,7 +52,19 @@ export class NativeRestExecutor {
     this.#override = override;
   }
 
-  async execute(call: ExecuteCall): Promise<Execution> {
+  execute(call: ExecuteCall<NativeRestTarget>): Promise<Execution> {
+    const { target } = call;
+    return this.send({
+      provider: target.source.provider,
+      action: target.action,
+      connection: target.connection,
+      args: call.arguments as ActionArguments,
+      credential: call.credential,
+      cancel: call.cancel,
+    });
+  }
+
+  async send(call: RestCall): Promise<Execution> {
     const { provider, action, connection } = call;
     const override = this.#override;
     const request = buildRestRequest(action, call.args, {
@@ -112,7 +115,7 @@ export class NativeRestExecutor {
     const health: CallOutcome = reply.status >= 500 ? 'failure' : 'success';
     // A reply that cannot be used (a redirect, JSON that is not) throws: it fails this call only.
     return {
-      result: resultFromReply(action, reply),
+      outcome: resultFromReply(action, reply),
       host: request.host,
       upstreamStatus: reply.status,
       requestBytes,
@@ -129,10 +132,14 @@ export class NativeRestExecutor {
     }
     return redactor;
   }
+
+  healthOutcomeOf(error: unknown): CallOutcome {
+    return restHealthOutcomeOf(error);
+  }
 }
 
-/** Whether an executor error counts against the connection's health. */
-export function healthOutcomeOf(error: unknown): CallOutcome {
+/** Whether a REST call's error counts against the connection's health. */
+export function restHealthOutcomeOf(error: unknown): CallOutcome {
   if (!(error instanceof GatewayError) || wasCancelled(error)) return 'neutral';
   switch (error.code) {
     case 'upstream_unreachable':

@@ -1,21 +1,19 @@
 /** Checking a call's arguments against the action's input schema, and the audit's hash of them. */
 import type { ErrorObject } from 'ajv';
 import canonicalize from 'canonicalize';
-import type { CatalogAction } from '../../../generated/catalog-format.ts';
-import type { ProviderCatalog } from '../catalog/catalog-set.ts';
 import { GatewayError } from '../errors.ts';
 import { pointerToken } from '../json-value.ts';
-import type { ActionArguments } from '../rest/build-request.ts';
 import { sha256Hex } from '../sha256.ts';
+import type { GovernedAction, ToolSource } from '../tools/tool-source.ts';
 
 export function validateArguments(
-  provider: ProviderCatalog,
-  action: CatalogAction,
+  source: Pick<ToolSource, 'validatorFor'>,
+  action: GovernedAction,
   args: Record<string, unknown> | undefined,
-): ActionArguments {
+): Record<string, unknown> {
   const value = args ?? {};
-  const validate = provider.validatorFor(action);
-  if (validate(value)) return value as ActionArguments;
+  const validate = source.validatorFor(action);
+  if (validate(value)) return value;
   const errors = validate.errors ?? [];
   const first = errors[0];
   const field = first ? fieldOf(first) : '';

@@ -2,14 +2,14 @@
  * What every start does before serving: make sure the default workspace and an
  * admin token exist (the token is returned only when created, to be printed
  * once), and bring every connection's action policies in line with the
- * catalogs loaded now (contract safety).
+ * tools their sources give now (contract safety).
  */
-import type { CatalogSet } from '../catalog/catalog-set.ts';
 import { auditEvent } from '../governance/audit-event.ts';
 import { syncPolicies } from '../governance/contract-sync.ts';
 import { hashKey, newAdminToken, newId } from '../governance/keys.ts';
 import type { ActionPolicy } from '../governance/model.ts';
 import type { Store } from '../store/store.ts';
+import type { ToolSources } from '../tools/tool-source.ts';
 
 export const DEFAULT_WORKSPACE = 'default';
 
@@ -28,7 +28,7 @@ export interface BootstrapReport {
 
 export async function bootstrap(
   store: Store,
-  catalogs: CatalogSet,
+  toolSources: ToolSources,
   now: Date,
 ): Promise<BootstrapReport> {
   const at = now.toISOString();
@@ -52,15 +52,9 @@ export async function bootstrap(
       else policies.set(policy.connectionId, [policy]);
     }
     for (const connection of await tx.connections.all()) {
-      const provider = catalogs.get(connection.provider);
+      const source = toolSources.of(connection);
       const existing = policies.get(connection.id) ?? [];
-      const sync = syncPolicies(
-        connection,
-        provider?.catalog.actions ?? [],
-        existing,
-        at,
-        'quarantine-new',
-      );
+      const sync = syncPolicies(connection, source?.actions ?? [], existing, at, 'quarantine-new');
       if (sync.changed.length > 0) {
         await tx.policies.putMany(sync.changed);
         await tx.audit.append(

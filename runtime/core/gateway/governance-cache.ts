@@ -10,22 +10,22 @@
  * more check, started when the turn's I/O is done. A burst of any size costs
  * at most two queries.
  */
-import type { CatalogSet } from '../catalog/catalog-set.ts';
 import { GovernanceSnapshot } from '../governance/snapshot.ts';
 import type { Store } from '../store/store.ts';
+import type { ToolSources } from '../tools/tool-source.ts';
 
 export class GovernanceCache {
   readonly #store: Store;
-  readonly #catalogs: CatalogSet;
+  readonly #toolSources: ToolSources;
   #snapshot: GovernanceSnapshot | undefined;
   /** A check started in this turn of the event loop. */
   #checkedThisTurn = false;
   /** The check the rest of this turn's requests share. */
   #endOfTurn: Promise<GovernanceSnapshot> | undefined;
 
-  constructor(store: Store, catalogs: CatalogSet) {
+  constructor(store: Store, toolSources: ToolSources) {
     this.#store = store;
-    this.#catalogs = catalogs;
+    this.#toolSources = toolSources;
   }
 
   current(): Promise<GovernanceSnapshot> {
@@ -48,7 +48,7 @@ export class GovernanceCache {
   async #refresh(): Promise<GovernanceSnapshot> {
     const revision = await this.#store.revision();
     if (this.#snapshot?.revision === revision) return this.#snapshot;
-    const built = await GovernanceSnapshot.read(this.#store, this.#catalogs);
+    const built = await GovernanceSnapshot.read(this.#store, this.#toolSources);
     if (!this.#snapshot || built.revision >= this.#snapshot.revision) this.#snapshot = built;
     return this.#snapshot;
   }

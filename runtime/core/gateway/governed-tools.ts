@@ -1,70 +1,52 @@
 /**
- * The agents' side of the gateway, as an MCP tool host: who is calling, which
- * tools they see, and one governed call end to end:
+ * The agents' side of the gateway, as the MCP endpoint's tool backend: who is
+ * calling (the principals), which tools they see, and one governed call end
+ * to end:
  *
  *   resolve → decide (grant, policy, contract, workspace) → validate the
- *   arguments → resolve the credential → execute → audit → result
+ *   arguments → resolve the credential → execute (the source's executor) →
+ *   audit → result
  *
  * Every decision and every call leaves one audit event; a refusal is a
  * `GatewayError` with its reason code, which the MCP endpoint turns into an
  * `isError` result.
  */
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { BoundedCache } from '../bounded-cache.ts';
-import type { CancelSignal } from '../cancellation.ts';
-import { GatewayError, REASONS, type ReasonCode } from '../errors.ts';
+import type { Tool } from '@modelcontextprotocol/server';
+import { GatewayError, REASONS, type ReasonCode, reasonOf } from '../errors.ts';
 import { nextHealth } from '../execute/connection-health.ts';
-import {
-  type Execution,
-  healthOutcomeOf,
-  type NativeRestExecutor,
-} from '../execute/native-rest-executor.ts';
+import type { Execution, Executors } from '../execute/executor.ts';
 import { auditEvent } from '../governance/audit-event.ts';
 import { decide } from '../governance/decide.ts';
-import { bearerToken, hashKey } from '../governance/keys.ts';
 import type { Agent, Connection, NewAuditEvent } from '../governance/model.ts';
-import type { GovernanceSnapshot, ToolTarget } from '../governance/snapshot.ts';
+import type { GovernanceSnapshot } from '../governance/snapshot.ts';
 import { toolNameFor } from '../governance/tool-names.ts';
 import { withJsonText } from '../mcp/json-text.ts';
-import type { McpPrincipal, ToolHost } from '../mcp/tool-host.ts';
+import type { ToolBackend, ToolCall, ToolOutcome } from '../mcp/tool-backend.ts';
+import type { Caller, Principals } from '../principals/principals.ts';
 import type { Store } from '../store/store.ts';
+import type { ToolTarget } from '../tools/tool-source.ts';
 import type { CredentialVault } from '../vault/credential-vault.ts';
 import { argumentHash, validateArguments } from './arguments.ts';
 import type { AuditLog } from './audit-log.ts';
-import type { GovernanceCache } from './governance-cache.ts';
+import type { ToolWatch } from './tool-watch.ts';
 
 export interface GovernedToolsOptions {
-  /** Told about failures no caller should see (the operator's log). */
-  report?: (error: unknown) => void;
+  /** Told about failures no caller should see (the operator's log), with the call they belong to. */
+  report?: (error: unknown, context?: { tool: string; traceparent?: string }) => void;
   store: Store;
   audit: AuditLog;
-  governance: GovernanceCache;
+  principals: Principals;
   vault: CredentialVault;
-  executor: NativeRestExecutor;
+  executors: Executors;
+  watch: ToolWatch;
   now?: () => Date;
 }
 
-const REFUSALS: Partial<Record<ReasonCode, string>> = {
-  unauthenticated: 'the agent key is not valid',
-  tool_unknown: 'no such tool',
-  not_granted: 'this agent has no grant for this action',
-  connection_inactive: 'the connection is not active',
-  action_disabled: 'an operator has disabled this action',
-  action_quarantined: 'this action is quarantined until an operator reviews it',
-  action_retired: 'this action is no longer in the provider catalog',
-  contract_changed:
-    "this action's contract changed since it was reviewed; an operator must review it again",
-};
-
-export class GovernedTools implements ToolHost {
+export class GovernedTools implements ToolBackend<Caller> {
   readonly #options: GovernedToolsOptions;
   readonly #now: () => Date;
-  readonly #report: (error: unknown) => void;
+  readonly #report: NonNullable<GovernedToolsOptions['report']>;
   readonly #tools = new WeakMap<ToolTarget['action'], Map<string, Tool>>();
-  /** Per request: the principal `authenticate` returned, and the snapshot it checked. */
-  readonly #checked = new WeakMap<McpPrincipal, GovernanceSnapshot>();
-  /** sha256 of a presented key, remembered for the keys seen last (every request presents one). */
-  readonly #keyHashes = new BoundedCache<string>(10_000);
   /** Calls between their start and their audit event: when one runs alone, it writes at once. */
   #callsRunning = 0;
   readonly #toolLists = new WeakMap<GovernanceSnapshot, Map<string, Tool[]>>();
@@ -79,28 +61,31 @@ export class GovernedTools implements ToolHost {
     this.#report = options.report ?? (() => {});
   }
 
-  async authenticate(authorization: string | undefined): Promise<McpPrincipal | undefined> {
-    const token = bearerToken(authorization);
-    if (!token) return undefined;
-    const snapshot = await this.#options.governance.current();
-    const agent = snapshot.agentByKeyHash(this.#keyHashes.get(token, hashKey));
-    if (agent?.status !== 'active') return undefined;
-    const principal = { agentId: agent.id, workspaceId: agent.workspaceId };
-    this.#checked.set(principal, snapshot);
-    return principal;
+  authenticate(authorization: string | undefined): Promise<Caller | undefined> {
+    return this.#options.principals.authenticate(authorization);
   }
 
-  /** The snapshot this request's authentication read (already fresh for it), or a new check. */
-  #snapshotFor(principal: McpPrincipal): Promise<GovernanceSnapshot> {
-    const checked = this.#checked.get(principal);
-    return checked ? Promise.resolve(checked) : this.#options.governance.current();
+  async listTools(caller: Caller): Promise<Tool[]> {
+    const agent = agentOf(caller);
+    if (!agent) throw new GatewayError('unauthenticated');
+    return this.#toolListOf(caller.snapshot, agent);
   }
 
-  async listTools(principal: McpPrincipal): Promise<Tool[]> {
-    const snapshot = await this.#snapshotFor(principal);
-    const agent = agentOf(snapshot, principal);
-    if (!agent) throw new GatewayError('unauthenticated', REFUSALS.unauthenticated!);
-    // Serialised once per agent and governance revision: a long list is served as text.
+  watchTools(caller: Caller, listener: () => void): () => void {
+    return this.#options.watch.watch(caller, listener);
+  }
+
+  async callTool(caller: Caller, call: ToolCall): Promise<ToolOutcome> {
+    this.#callsRunning++;
+    try {
+      return await this.#governedCall(caller, call);
+    } finally {
+      this.#callsRunning--;
+    }
+  }
+
+  /** Serialised once per agent and governance revision: a long list is served as text. */
+  #toolListOf(snapshot: GovernanceSnapshot, agent: Agent): Tool[] {
     let lists = this.#toolLists.get(snapshot);
     if (!lists) {
       lists = new Map();
@@ -114,38 +99,21 @@ export class GovernedTools implements ToolHost {
     return tools;
   }
 
-  async callTool(
-    principal: McpPrincipal,
-    name: string,
-    args: Record<string, unknown> | undefined,
-    cancel: CancelSignal,
-  ): Promise<CallToolResult> {
-    this.#callsRunning++;
-    try {
-      return await this.#governedCall(principal, name, args, cancel);
-    } finally {
-      this.#callsRunning--;
-    }
-  }
-
-  async #governedCall(
-    principal: McpPrincipal,
-    name: string,
-    args: Record<string, unknown> | undefined,
-    cancel: CancelSignal,
-  ): Promise<CallToolResult> {
+  async #governedCall(caller: Caller, call: ToolCall): Promise<ToolOutcome> {
     const started = performance.now();
-    const snapshot = await this.#snapshotFor(principal);
-    const agent = agentOf(snapshot, principal);
+    const { snapshot } = caller;
+    const { name } = call;
+    const agent = agentOf(caller);
     const event = auditEvent({
       at: this.#now().toISOString(),
-      workspaceId: principal.workspaceId,
+      workspaceId: caller.workspaceId,
       actorKind: 'agent',
-      actorId: principal.agentId,
+      actorId: caller.agentId,
       // Tool names are at most 128 characters; an unknown one is not stored whole.
       action: name.slice(0, 128),
       decision: 'denied',
-      argumentHash: argumentHash(args),
+      argumentHash: argumentHash(call.arguments),
+      traceparent: call.trace?.traceparent ?? null,
     });
     const finish = async (change: Partial<NewAuditEvent>) => {
       await this.#options.audit.append(
@@ -160,42 +128,45 @@ export class GovernedTools implements ToolHost {
 
     const refuse = async (reason: ReasonCode, connectionId: string | null): Promise<never> => {
       await finish({ reason, connectionId });
-      throw new GatewayError(reason, `${name}: ${REFUSALS[reason] ?? reason}`);
+      throw new GatewayError(reason, `${name}: ${REASONS[reason].message}`);
     };
     if (!agent) return refuse('unauthenticated', null);
     const target = snapshot.resolveTool(agent.workspaceId, name);
     if (!target) return refuse('tool_unknown', null);
-    const { connection, action } = target;
+    const { connection, action, source } = target;
     const grant = snapshot.grantOf(agent.id, connection.id);
     const policy = snapshot.policyOf(connection.id, action.name);
-    const refusal = decide({ agent, connection, grant, policy, action });
+    const denial = decide({ agent, connection, grant, policy, action });
     // A decision of null implies a grant; the second test only tells the compiler so.
-    if (refusal !== null || grant === undefined)
-      return refuse(refusal ?? 'not_granted', connection.id);
+    if (denial !== null || grant === undefined)
+      return refuse(denial ?? 'not_granted', connection.id);
     event.connectionId = connection.id;
 
+    const executor = this.#options.executors.for(source.kind);
     let execution: Execution;
     try {
-      const validated = validateArguments(target.provider, action, args);
-      const credential = action.request.credential
+      const validated = validateArguments(source, action, call.arguments);
+      const credential = source.sendsCredential(action)
         ? await this.#credential(
             snapshot,
             connection,
             grant.credentialMode === 'personal' ? agent.id : null,
           )
         : undefined;
-      execution = await this.#options.executor.execute({
-        provider: target.provider,
-        action: action,
-        connection: connection,
-        args: validated,
+      execution = await executor.execute({
+        target,
+        arguments: validated,
         credential,
-        cancel,
+        cancel: call.cancel,
+        clientCapabilities: call.clientCapabilities,
+        progress: call.progress,
+        log: call.log,
+        ...(call.input ? { input: call.input } : {}),
       });
     } catch (error) {
-      const code = error instanceof GatewayError ? error.code : 'internal';
+      const code = reasonOf(error);
       const denied = REASONS[code].refusal;
-      await this.#recordHealth(connection, healthOutcomeOf(error));
+      await this.#recordHealth(connection, executor.healthOutcomeOf(error));
       await finish({
         decision: denied ? 'denied' : 'allowed',
         outcome: denied ? null : 'error',
@@ -207,16 +178,22 @@ export class GovernedTools implements ToolHost {
     // The call happened: from here on nothing may turn it into a failure the agent
     // would retry. A store that cannot take the bookkeeping is the operator's to see.
     await this.#recordHealth(connection, execution.health);
+    const failed = 'isError' in execution.outcome && execution.outcome.isError === true;
     await finish({
       decision: 'allowed',
-      outcome: execution.result.isError ? 'error' : 'ok',
-      reason: execution.result.isError ? 'upstream_status' : null,
+      outcome: failed ? 'error' : 'ok',
+      reason: failed ? 'upstream_status' : null,
       upstreamHost: execution.host,
       upstreamStatus: execution.upstreamStatus,
       requestBytes: execution.requestBytes,
       replyBytes: execution.replyBytes,
-    }).catch(this.#report);
-    return execution.result;
+    }).catch((error: unknown) =>
+      this.#report(error, {
+        tool: name,
+        ...(call.trace ? { traceparent: call.trace.traceparent } : {}),
+      }),
+    );
+    return execution.outcome;
   }
 
   /**
@@ -261,7 +238,7 @@ export class GovernedTools implements ToolHost {
     // Best effort: health is advice for operators, never a reason to fail a call.
     await this.#options.store.connections
       .recordHealth(connection.id, next.health, next.failureStreak, this.#now().toISOString())
-      .catch(this.#report);
+      .catch((error: unknown) => this.#report(error));
   }
 
   #toolOf({ connection, action }: ToolTarget): Tool {
@@ -286,9 +263,10 @@ export class GovernedTools implements ToolHost {
   }
 }
 
-function agentOf(snapshot: GovernanceSnapshot, principal: McpPrincipal): Agent | undefined {
-  const agent = snapshot.agentById(principal.agentId);
-  return agent && agent.workspaceId === principal.workspaceId && agent.status === 'active'
+/** The caller's agent in the snapshot it was checked against, while active in its workspace. */
+export function agentOf(caller: Caller): Agent | undefined {
+  const agent = caller.snapshot.agentById(caller.agentId);
+  return agent && agent.workspaceId === caller.workspaceId && agent.status === 'active'
     ? agent
     : undefined;
 }

@@ -17,6 +17,7 @@ export function auditEvent(
     requestBytes: null,
     replyBytes: null,
     argumentHash: null,
+    traceparent: null,
     ...fields,
   };
 }

@@ -13,10 +13,11 @@
  * - An action that left the catalog is retired; if it comes back, it is
  *   quarantined like any new action.
  */
-import type { CatalogAction, Classification } from '../../../generated/catalog-format.ts';
+import type { Classification } from '../../../generated/catalog-format.ts';
+import type { GovernedAction } from '../tools/tool-source.ts';
 import type { ActionPolicy, Connection } from './model.ts';
 
-const RISK: Record<CatalogAction['classification'], number> = { read: 0, write: 1, destructive: 2 };
+const RISK: Record<Classification, number> = { read: 0, write: 1, destructive: 2 };
 
 export interface PolicySync {
   /** Rows to write (new or changed). */
@@ -28,7 +29,7 @@ export interface PolicySync {
 
 export function syncPolicies(
   connection: Pick<Connection, 'id' | 'workspaceId'>,
-  actions: readonly CatalogAction[],
+  actions: readonly GovernedAction[],
   existing: readonly ActionPolicy[],
   now: string,
   mode: 'defaults' | 'quarantine-new',

@@ -3,8 +3,8 @@
  * call this action on this connection now? Returns the reason code that
  * refuses it, or null. Pure, so every rule has a table-driven test.
  */
-import type { CatalogAction } from '../../../generated/catalog-format.ts';
 import type { ReasonCode } from '../errors.ts';
+import type { GovernedAction } from '../tools/tool-source.ts';
 import type { ActionPolicy, Agent, Connection, Grant } from './model.ts';
 
 export interface DecisionInput {
@@ -12,7 +12,7 @@ export interface DecisionInput {
   connection: Connection;
   grant: Grant | undefined;
   policy: ActionPolicy | undefined;
-  action: CatalogAction;
+  action: GovernedAction;
 }
 
 export function decide({
@@ -45,7 +45,7 @@ export function decide({
   return null;
 }
 
-export function grantCovers(grant: Grant, action: CatalogAction): boolean {
+export function grantCovers(grant: Grant, action: GovernedAction): boolean {
   switch (grant.scope) {
     case 'all':
       return true;

@@ -119,6 +119,8 @@ export interface AuditEvent {
   replyBytes: number | null;
   /** sha256 of the canonical JSON of the arguments; never the arguments. */
   argumentHash: string | null;
+  /** The W3C trace context (`traceparent`) the agent's request carried, to find the call in traces. */
+  traceparent: string | null;
 }
 
 export type NewAuditEvent = Omit<AuditEvent, 'id'>;

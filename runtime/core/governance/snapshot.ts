@@ -4,19 +4,11 @@
  * process, the `portcullis` command or another replica), so a revoked agent is
  * refused on its next call while unchanged state costs one small query.
  */
-import type { CatalogAction } from '../../../generated/catalog-format.ts';
-import type { CatalogSet, ProviderCatalog } from '../catalog/catalog-set.ts';
 import type { Store } from '../store/store.ts';
+import type { ToolSources, ToolTarget } from '../tools/tool-source.ts';
 import { decide } from './decide.ts';
 import type { ActionPolicy, Agent, Connection, Grant } from './model.ts';
 import { toolNameFor } from './tool-names.ts';
-
-/** A tool as one workspace sees it: which connection and which action. */
-export interface ToolTarget {
-  connection: Connection;
-  provider: ProviderCatalog;
-  action: CatalogAction;
-}
 
 export class GovernanceSnapshot {
   readonly revision: number;
@@ -26,7 +18,7 @@ export class GovernanceSnapshot {
   readonly #policies: ReadonlyMap<string, ActionPolicy>;
   readonly #toolsByWorkspace = new Map<string, Map<string, ToolTarget>>();
   readonly #connections: readonly Connection[];
-  readonly #catalogs: CatalogSet;
+  readonly #toolSources: ToolSources;
 
   private constructor(
     revision: number,
@@ -36,10 +28,10 @@ export class GovernanceSnapshot {
       grants: Grant[];
       policies: ActionPolicy[];
     },
-    catalogs: CatalogSet,
+    toolSources: ToolSources,
   ) {
     this.revision = revision;
-    this.#catalogs = catalogs;
+    this.#toolSources = toolSources;
     this.#connections = rows.connections;
     this.#agentsByKeyHash = new Map(rows.agents.map(({ keyHash, ...agent }) => [keyHash, agent]));
     this.#agentsById = new Map(
@@ -55,7 +47,7 @@ export class GovernanceSnapshot {
     this.#policies = new Map(rows.policies.map((p) => [policyKey(p.connectionId, p.action), p]));
   }
 
-  static async read(store: Store, catalogs: CatalogSet): Promise<GovernanceSnapshot> {
+  static async read(store: Store, toolSources: ToolSources): Promise<GovernanceSnapshot> {
     return store.transaction(async (tx) => {
       const [revision, agents, connections, grants, policies] = await Promise.all([
         tx.revision(),
@@ -64,7 +56,11 @@ export class GovernanceSnapshot {
         tx.grants.all(),
         tx.policies.all(),
       ]);
-      return new GovernanceSnapshot(revision, { agents, connections, grants, policies }, catalogs);
+      return new GovernanceSnapshot(
+        revision,
+        { agents, connections, grants, policies },
+        toolSources,
+      );
     });
   }
 
@@ -91,7 +87,7 @@ export class GovernanceSnapshot {
 
   /**
    * The tools an agent may call now: granted, on an active connection, enabled,
-   * and reviewed at the catalog's contract hash.
+   * and reviewed at its source's contract hash.
    */
   visibleTools(agent: Agent): ToolTarget[] {
     const visible: ToolTarget[] = [];
@@ -112,10 +108,10 @@ export class GovernanceSnapshot {
       tools = new Map();
       for (const connection of this.#connections) {
         if (connection.workspaceId !== workspaceId) continue;
-        const provider = this.#catalogs.get(connection.provider);
-        if (!provider) continue;
-        for (const action of provider.catalog.actions) {
-          tools.set(toolNameFor(connection, action.name), { connection, provider, action });
+        const source = this.#toolSources.of(connection);
+        if (!source) continue;
+        for (const action of source.actions) {
+          tools.set(toolNameFor(connection, action.name), { connection, source, action });
         }
       }
       this.#toolsByWorkspace.set(workspaceId, tools);

@@ -1,10 +1,13 @@
 /**
  * The framework-free HTTP shapes the endpoint reads and writes, and the
- * replies it builds: a single JSON body, or the same messages as SSE events
- * for a client that accepts only `text/event-stream`.
+ * replies it builds: a single JSON body (one write, with its length), the same
+ * messages as SSE events for a client that accepts only `text/event-stream`,
+ * or an event stream that stays open while a request runs.
  */
 import type { Cancellation } from '../cancellation.ts';
-import { errorMessage, type OutgoingMessage } from './json-rpc.ts';
+import { type GatewayError, REASONS, type ReasonCode } from '../errors.ts';
+import type { EventStream } from './event-stream.ts';
+import { errorMessage, type JsonRpcId, type OutgoingMessage } from './json-rpc.ts';
 import { stringifyMessage } from './json-text.ts';
 
 export type HeaderBag = Record<string, string | string[] | undefined>;
@@ -30,13 +33,24 @@ export interface McpHttpRequest {
 export interface McpHttpResponse {
   status: number;
   headers: Record<string, string>;
+  /** The whole body, written at once. */
   body?: string;
+  /** Or an event stream: the adapter writes the headers, then each event as it comes. */
+  stream?: EventStream;
 }
 
 export type ReplyFormat = 'json' | 'sse';
 
 export const SESSION_HEADER = 'mcp-session-id';
 export const PROTOCOL_VERSION_HEADER = 'mcp-protocol-version';
+export const METHOD_HEADER = 'mcp-method';
+export const NAME_HEADER = 'mcp-name';
+
+export const SSE_HEADERS: Readonly<Record<string, string>> = {
+  'Content-Type': 'text/event-stream',
+  'Cache-Control': 'no-cache',
+  'X-Accel-Buffering': 'no',
+};
 
 /** One header's value; a repeated header reads as `''`, which every check refuses. */
 export function headerValue(headers: HeaderBag, name: string): string | undefined {
@@ -65,44 +79,76 @@ export function replyFormatFor(accept: string | undefined): ReplyFormat | undefi
   return lower.includes('application/json') ? 'json' : 'sse';
 }
 
-/** A refusal at the HTTP level: a JSON-RPC error without an id. */
-export function refusal(
-  status: number,
-  code: number,
-  message: string,
-  headers?: Record<string, string>,
-): McpHttpResponse {
+export interface ErrorReplyOptions {
+  /** The request's id, when it had one that could be read. */
+  id?: JsonRpcId | null;
+  /** A more specific public message than the table's. */
+  message?: string;
+  data?: unknown;
+  headers?: Record<string, string>;
+  /** The HTTP status, when the wire answers JSON-RPC errors with another (legacy sessions: 200). */
+  status?: number;
+}
+
+/**
+ * An error answered as JSON-RPC: HTTP status, JSON-RPC code and public message
+ * from the one reason table, the request's id when it had one.
+ */
+export function errorReply(code: ReasonCode, options: ErrorReplyOptions = {}): McpHttpResponse {
+  const reason = REASONS[code];
   return {
-    status,
-    headers: { 'Content-Type': 'application/json', ...headers },
-    body: JSON.stringify(errorMessage(null, code, message)),
+    status: options.status ?? reason.status,
+    headers: { 'Content-Type': 'application/json', ...options.headers },
+    body: JSON.stringify(rpcErrorOf(code, options)),
   };
+}
+
+/** The JSON-RPC error message for a reason code. */
+export function rpcErrorOf(
+  code: ReasonCode,
+  options: Pick<ErrorReplyOptions, 'id' | 'message' | 'data'> = {},
+): OutgoingMessage {
+  const reason = REASONS[code];
+  return errorMessage(
+    options.id ?? null,
+    reason.rpc,
+    options.message ?? reason.message,
+    options.data,
+  );
+}
+
+/** A `GatewayError` thrown by a wire check, as its reply. */
+export function errorReplyOf(error: GatewayError, id?: JsonRpcId | null): McpHttpResponse {
+  return errorReply(error.code, {
+    id: id ?? null,
+    message: error.message,
+    ...(error.detail === undefined ? {} : { data: error.detail }),
+  });
 }
 
 export function messagesReply(
   messages: OutgoingMessage | OutgoingMessage[],
   format: ReplyFormat,
-  sessionId: string | undefined,
+  headers: Record<string, string> = {},
   status = 200,
 ): McpHttpResponse {
-  const headers: Record<string, string> =
-    format === 'json'
-      ? { 'Content-Type': 'application/json' }
-      : { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' };
-  if (sessionId !== undefined) headers['Mcp-Session-Id'] = sessionId;
   if (format === 'json') {
     const body = Array.isArray(messages)
       ? `[${messages.map(stringifyMessage).join(',')}]`
       : stringifyMessage(messages);
-    return { status, headers, body };
+    return { status, headers: { 'Content-Type': 'application/json', ...headers }, body };
   }
   let body = '';
   for (const message of Array.isArray(messages) ? messages : [messages]) {
     body += `event: message\ndata: ${stringifyMessage(message)}\n\n`;
   }
-  return { status, headers, body };
+  return { status, headers: { ...SSE_HEADERS, ...headers }, body };
 }
 
-export function accepted(sessionId: string | undefined): McpHttpResponse {
-  return { status: 202, headers: sessionId === undefined ? {} : { 'Mcp-Session-Id': sessionId } };
+export function accepted(headers: Record<string, string> = {}): McpHttpResponse {
+  return { status: 202, headers };
+}
+
+export function sessionHeaders(sessionId: string | undefined): Record<string, string> {
+  return sessionId === undefined ? {} : { 'Mcp-Session-Id': sessionId };
 }

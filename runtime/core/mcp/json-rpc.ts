@@ -3,35 +3,16 @@
  * what a client sent (no schema library on the hot path) and the replies it
  * gets back.
  */
-import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { isPlainObject } from '../json-value.ts';
 
 export type JsonRpcId = string | number;
-
-/**
- * The codes this endpoint answers with. The JSON-RPC ones come from the SDK;
- * `serverError` (the start of JSON-RPC's implementation-defined range) and
- * `sessionNotFound` are what the SDK's Streamable HTTP server transport uses
- * for a refused HTTP request and an unknown session.
- */
-export const RpcCode = {
-  parseError: ErrorCode.ParseError,
-  invalidRequest: ErrorCode.InvalidRequest,
-  methodNotFound: ErrorCode.MethodNotFound,
-  invalidParams: ErrorCode.InvalidParams,
-  internalError: ErrorCode.InternalError,
-  serverError: -32000,
-  sessionNotFound: -32001,
-} as const;
-
-export type RpcCodeValue = (typeof RpcCode)[keyof typeof RpcCode];
 
 /** One message a client sent, classified. */
 export type IncomingMessage =
   | { kind: 'request'; id: JsonRpcId; method: string; params: Record<string, unknown> | undefined }
   | { kind: 'notification'; method: string; params: Record<string, unknown> | undefined }
-  /** A client's reply to a server request; this server sends none, so it is acknowledged and dropped. */
-  | { kind: 'response' }
+  /** A client's reply to a request the server sent it (legacy sessions only). */
+  | { kind: 'response'; id: JsonRpcId; result?: unknown; error?: unknown }
   | { kind: 'invalid'; id: JsonRpcId | null };
 
 export interface RpcErrorObject {
@@ -59,8 +40,9 @@ export function classifyMessage(value: unknown): IncomingMessage {
   }
   const { id, method, params } = value;
   if (typeof method !== 'string') {
-    const isResponse = isId(id) && ('result' in value || 'error' in value);
-    return isResponse ? { kind: 'response' } : { kind: 'invalid', id: isId(id) ? id : null };
+    if (isId(id) && 'result' in value) return { kind: 'response', id, result: value.result };
+    if (isId(id) && 'error' in value) return { kind: 'response', id, error: value.error };
+    return { kind: 'invalid', id: isId(id) ? id : null };
   }
   if (params !== undefined && !isPlainObject(params)) {
     return { kind: 'invalid', id: isId(id) ? id : null };

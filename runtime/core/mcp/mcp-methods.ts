@@ -1,110 +1,349 @@
 /**
- * The MCP methods served inside a session: ping, tools/list, tools/call, and
- * the notifications a client may send. Parameters get a hand check (no schema
- * library on the hot path); the host does the rest.
+ * The MCP methods this endpoint serves, for both eras: `tools/list`,
+ * `tools/call` (with multi round-trip input), `server/discover` (modern) and
+ * `ping` (legacy). Parameters get a hand check (no schema library on the hot
+ * path); the backend does the rest. What differs by era is said here once:
+ * modern results carry `resultType` and the server's identity in `_meta`,
+ * list results carry caching hints, and input a call needs becomes an
+ * `input_required` result (modern) or requests to the client (legacy).
  */
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { Cancellation } from '../cancellation.ts';
-import { GatewayError, publicError, REASONS } from '../errors.ts';
-import { isPlainObject } from '../json-value.ts';
 import {
-  errorMessage,
-  isId,
-  type JsonRpcId,
-  type OutgoingMessage,
-  RpcCode,
-  resultMessage,
-} from './json-rpc.ts';
-import type { Session } from './sessions.ts';
-import type { McpPrincipal, ToolHost } from './tool-host.ts';
+  type CallToolResult,
+  type ClientCapabilities,
+  type Implementation,
+  type InputRequest,
+  type LoggingLevel,
+  SERVER_INFO_META_KEY,
+} from '@modelcontextprotocol/server';
+import { Cancellation } from '../cancellation.ts';
+import { GatewayError, isOperatorsToSee, publicError, type ReasonCode } from '../errors.ts';
+import { isPlainObject, type JsonValue } from '../json-value.ts';
+import { rpcErrorOf } from './http-exchange.ts';
+import { type JsonRpcId, type OutgoingMessage, resultMessage } from './json-rpc.ts';
+import type { PendingReply } from './pending-reply.ts';
+import { type McpEra, MODERN_VERSIONS } from './protocol-version.ts';
+import {
+  logLevelWanted,
+  metaOf,
+  type ProgressToken,
+  progressTokenOf,
+  traceContextOf,
+} from './request-meta.ts';
+import type { RequestStateSealer } from './request-state.ts';
+import {
+  isInputRequired,
+  type McpPrincipal,
+  type ToolBackend,
+  type ToolCall,
+  type ToolOutcome,
+} from './tool-backend.ts';
 
-export interface MethodContext {
-  host: ToolHost;
-  session: Session;
-  principal: McpPrincipal;
+/** What the server says it can do, on both wires. */
+export const SERVER_CAPABILITIES = { tools: { listChanged: true } } as const;
+
+/** How long a client may use a tool list before asking again; changes are announced besides. */
+export const TOOL_LIST_TTL_MS = 60_000;
+
+/** Rounds of input one call may ask for on a legacy session before it is refused. */
+const MAX_INPUT_ROUNDS = 8;
+
+/** Everything a method needs to answer one request. */
+export interface RequestScope<P extends McpPrincipal> {
+  backend: ToolBackend<P>;
+  principal: P;
+  era: McpEra;
+  protocolVersion: string;
+  clientCapabilities: ClientCapabilities;
+  /** The lowest log level the client wants messages for; undefined: none. */
+  logLevel: LoggingLevel | undefined;
+  serverInfo: Implementation;
+  sealer: RequestStateSealer;
+  /** The reply being worked out: notifications about the request go on it. */
+  reply: PendingReply;
+  /** A legacy session's running calls by id, so `notifications/cancelled` can reach them. */
+  running: Map<JsonRpcId, Cancellation> | undefined;
   /** From the HTTP request: cancels a call when the client goes away. */
   cancelOnDisconnect: ((call: Cancellation) => void) | undefined;
-  /** Told about every failure that is not a `GatewayError` (the caller sees only "Internal error"). */
+  /**
+   * Legacy sessions: asks the client for input with server-to-client requests
+   * on the reply stream, and resolves with its answers by key.
+   */
+  askClient:
+    | ((
+        requests: Record<string, InputRequest>,
+        cancel: Cancellation,
+      ) => Promise<Record<string, unknown>>)
+    | undefined;
+  /** Told about every failure the caller sees only as "internal error" (the operator's log). */
   report: (error: unknown) => void;
 }
 
-export async function answerRequest(
-  context: MethodContext,
+/** A reply message, and the reason code when it is an error (the modern wire's HTTP status). */
+export interface Answer {
+  message: OutgoingMessage;
+  reason?: ReasonCode;
+}
+
+export async function answerRequest<P extends McpPrincipal>(
+  scope: RequestScope<P>,
   id: JsonRpcId,
   method: string,
   params: Record<string, unknown> | undefined,
-): Promise<OutgoingMessage> {
+): Promise<Answer> {
   switch (method) {
     case 'tools/call':
-      return callTool(context, id, params);
+      return callTool(scope, id, params);
     case 'tools/list':
-      return listTools(context, id, params);
+      return listTools(scope, id, params);
+    case 'server/discover':
+      if (scope.era === 'modern') return { message: resultMessage(id, discoverResult(scope)) };
+      break;
     case 'ping':
-      return resultMessage(id, {});
+      if (scope.era === 'legacy') return { message: resultMessage(id, {}) };
+      break;
     case 'initialize':
-      return errorMessage(id, RpcCode.invalidRequest, 'Session already initialized');
-    default:
-      return errorMessage(id, RpcCode.methodNotFound, 'Method not found');
+      if (scope.era === 'legacy') {
+        return failure(id, 'invalid_request', 'Invalid Request: Session already initialized');
+      }
+      break;
   }
+  return failure(id, 'method_not_found');
 }
 
-/** Notifications need no answer; a cancellation aborts the call it names. */
-export function takeNotification(
-  session: Session,
-  method: string,
-  params: Record<string, unknown> | undefined,
-): void {
-  if (method !== 'notifications/cancelled' || params === undefined) return;
-  const requestId = params.requestId;
-  if (isId(requestId)) session.running.get(requestId)?.cancel();
+function discoverResult(scope: RequestScope<McpPrincipal>): Record<string, unknown> {
+  return {
+    resultType: 'complete',
+    supportedVersions: MODERN_VERSIONS,
+    capabilities: SERVER_CAPABILITIES,
+    _meta: { [SERVER_INFO_META_KEY]: scope.serverInfo },
+    ttlMs: TOOL_LIST_TTL_MS,
+    cacheScope: 'public',
+  };
 }
 
-async function listTools(
-  { host, principal, report }: MethodContext,
+async function listTools<P extends McpPrincipal>(
+  scope: RequestScope<P>,
   id: JsonRpcId,
   params: Record<string, unknown> | undefined,
-): Promise<OutgoingMessage> {
+): Promise<Answer> {
   // All tools come in one page, so no cursor this server issued can exist.
   if (params?.cursor !== undefined) {
-    return errorMessage(id, RpcCode.invalidParams, 'Invalid params: unknown cursor');
+    return failure(id, 'invalid_params', 'Invalid params: unknown cursor');
   }
   try {
-    return resultMessage(id, { tools: await host.listTools(principal) });
+    const tools = await scope.backend.listTools(scope.principal);
+    if (scope.era === 'legacy') return { message: resultMessage(id, { tools }) };
+    return {
+      message: resultMessage(id, {
+        resultType: 'complete',
+        tools,
+        // Every agent sees its own tools: no shared cache may keep them.
+        ttlMs: TOOL_LIST_TTL_MS,
+        cacheScope: 'private',
+        _meta: { [SERVER_INFO_META_KEY]: scope.serverInfo },
+      }),
+    };
   } catch (error) {
-    return hostFailure(id, error, report);
+    return backendFailure(id, error, scope.report);
   }
 }
 
-async function callTool(
-  { host, session, principal, cancelOnDisconnect, report }: MethodContext,
+async function callTool<P extends McpPrincipal>(
+  scope: RequestScope<P>,
   id: JsonRpcId,
   params: Record<string, unknown> | undefined,
-): Promise<OutgoingMessage> {
+): Promise<Answer> {
   const name = params?.name;
   const args = params?.arguments;
   if (typeof name !== 'string' || name === '') {
-    return errorMessage(id, RpcCode.invalidParams, 'Invalid params: name must be a string');
+    return failure(id, 'invalid_params', 'Invalid params: name must be a string');
   }
   if (args !== undefined && !isPlainObject(args)) {
-    return errorMessage(id, RpcCode.invalidParams, 'Invalid params: arguments must be an object');
+    return failure(id, 'invalid_params', 'Invalid params: arguments must be an object');
+  }
+  const meta = metaOf(params);
+  const cancellation = new Cancellation();
+  let call: ToolCall;
+  try {
+    call = {
+      name,
+      arguments: args,
+      era: scope.era,
+      protocolVersion: scope.protocolVersion,
+      clientCapabilities: scope.clientCapabilities,
+      cancel: cancellation,
+      progress: progressReporter(scope.reply, progressTokenOf(meta)),
+      log: logger(scope),
+      trace: traceContextOf(meta),
+      ...(scope.era === 'modern' ? await modernInput(scope, name, args, params) : {}),
+    };
+  } catch (error) {
+    if (error instanceof GatewayError) return failure(id, error.code, error.message);
+    throw error;
   }
 
-  const cancellation = new Cancellation();
-  cancelOnDisconnect?.(cancellation);
-  session.running.set(id, cancellation);
+  scope.cancelOnDisconnect?.(cancellation);
+  scope.reply.stream?.onClose(() => cancellation.cancel());
+  scope.running?.set(id, cancellation);
   try {
-    const result: CallToolResult = await host.callTool(principal, name, args, cancellation);
-    return resultMessage(id, result);
+    let outcome = await scope.backend.callTool(scope.principal, call);
+    for (let round = 1; isInputRequired(outcome); round++) {
+      if (scope.era === 'modern') {
+        return {
+          message: resultMessage(id, await inputRequiredResult(scope, name, args, outcome)),
+        };
+      }
+      // Legacy: ask the client on the reply stream, then call again with its answers.
+      if (scope.askClient === undefined || round > MAX_INPUT_ROUNDS) {
+        throw new GatewayError('invalid_request', 'this call needs input the client cannot give');
+      }
+      requireCapabilities(scope.clientCapabilities, outcome.inputRequests);
+      const responses = await scope.askClient(outcome.inputRequests ?? {}, cancellation);
+      call = { ...call, input: { responses, state: outcome.state } };
+      outcome = await scope.backend.callTool(scope.principal, call);
+    }
+    return { message: resultMessage(id, complete(scope, outcome)) };
   } catch (error) {
     if (error instanceof GatewayError) {
-      if (!REASONS[error.code].expose) report(error);
-      return resultMessage(id, toolErrorResult(error));
+      if (error.code === 'client_capability_missing') {
+        return failure(id, error.code, error.message, error.detail);
+      }
+      if (isOperatorsToSee(error)) scope.report(error);
+      return { message: resultMessage(id, complete(scope, toolErrorResult(error))) };
     }
-    report(error);
-    return errorMessage(id, RpcCode.internalError, 'Internal error');
+    scope.report(error);
+    return failure(id, 'internal');
   } finally {
-    if (session.running.get(id) === cancellation) session.running.delete(id);
+    if (scope.running?.get(id) === cancellation) scope.running.delete(id);
   }
+}
+
+/** A modern retry's answers and state (the state checked against this call), if it is one. */
+async function modernInput<P extends McpPrincipal>(
+  scope: RequestScope<P>,
+  name: string,
+  args: Record<string, unknown> | undefined,
+  params: Record<string, unknown> | undefined,
+): Promise<Pick<ToolCall, 'input'>> {
+  const responses = params?.inputResponses;
+  const sealed = params?.requestState;
+  if (responses === undefined && sealed === undefined) return {};
+  if (responses !== undefined && !isPlainObject(responses)) {
+    throw new GatewayError('invalid_params', 'Invalid params: inputResponses must be an object', {
+      field: 'params.inputResponses',
+    });
+  }
+  if (sealed !== undefined && typeof sealed !== 'string') {
+    throw new GatewayError('request_state_invalid', undefined, { field: 'params.requestState' });
+  }
+  const state =
+    sealed === undefined
+      ? undefined
+      : await scope.sealer.open(sealed, {
+          principal: scope.principal,
+          method: 'tools/call',
+          name,
+          arguments: args,
+        });
+  return { input: { responses: responses ?? {}, state } };
+}
+
+async function inputRequiredResult<P extends McpPrincipal>(
+  scope: RequestScope<P>,
+  name: string,
+  args: Record<string, unknown> | undefined,
+  outcome: Extract<ToolOutcome, { resultType: 'input_required' }>,
+): Promise<Record<string, unknown>> {
+  requireCapabilities(scope.clientCapabilities, outcome.inputRequests);
+  const result: Record<string, unknown> = { resultType: 'input_required' };
+  if (outcome.inputRequests !== undefined) result.inputRequests = outcome.inputRequests;
+  // A result must carry requests or state; state is what binds the retry to this call.
+  if (outcome.state !== undefined || outcome.inputRequests === undefined) {
+    result.requestState = await scope.sealer.seal(outcome.state, {
+      principal: scope.principal,
+      method: 'tools/call',
+      name,
+      arguments: args,
+    });
+  }
+  result._meta = { [SERVER_INFO_META_KEY]: scope.serverInfo };
+  return result;
+}
+
+/** The capability each input request needs the client to have declared. */
+const NEEDS: Readonly<Record<string, keyof ClientCapabilities>> = {
+  'elicitation/create': 'elicitation',
+  'sampling/createMessage': 'sampling',
+  'roots/list': 'roots',
+};
+
+/** Input the client did not say it can give is refused, never asked for (MRTR server requirements). */
+function requireCapabilities(
+  declared: ClientCapabilities,
+  requests: Record<string, InputRequest> | undefined,
+): void {
+  const missing: Record<string, object> = {};
+  for (const request of Object.values(requests ?? {})) {
+    const capability = NEEDS[request.method];
+    if (capability === undefined) {
+      throw new GatewayError('internal', `a backend asked for input with ${request.method}`);
+    }
+    if (declared[capability] === undefined) missing[capability] = {};
+  }
+  if (Object.keys(missing).length > 0) {
+    throw new GatewayError(
+      'client_capability_missing',
+      `the client did not declare ${Object.keys(missing).join(', ')}, which this call needs`,
+      { detail: { requiredCapabilities: missing } },
+    );
+  }
+}
+
+/** A result as the era writes it: modern results say they are complete and who served them. */
+function complete<P extends McpPrincipal>(
+  scope: RequestScope<P>,
+  result: CallToolResult,
+): CallToolResult {
+  if (scope.era === 'legacy') return result;
+  return {
+    ...result,
+    resultType: 'complete',
+    _meta: { ...result._meta, [SERVER_INFO_META_KEY]: scope.serverInfo },
+  } as CallToolResult;
+}
+
+function progressReporter(
+  reply: PendingReply,
+  token: ProgressToken | undefined,
+): ToolCall['progress'] {
+  if (token === undefined) return () => {};
+  let last = Number.NEGATIVE_INFINITY;
+  return (progress, total, message) => {
+    // Progress must increase with every notification.
+    if (!(progress > last)) return;
+    last = progress;
+    reply.send({
+      jsonrpc: '2.0',
+      method: 'notifications/progress',
+      params: {
+        progressToken: token,
+        progress,
+        ...(total === undefined ? {} : { total }),
+        ...(message === undefined ? {} : { message }),
+      },
+    });
+  };
+}
+
+function logger<P extends McpPrincipal>(scope: RequestScope<P>): ToolCall['log'] {
+  return (level, data, name) => {
+    if (!logLevelWanted(scope.logLevel, level)) return;
+    scope.reply.send({
+      jsonrpc: '2.0',
+      method: 'notifications/message',
+      params: { level, data: data as JsonValue, ...(name === undefined ? {} : { logger: name }) },
+    });
+  };
 }
 
 /** A refused or failed tool call as the agent sees it: its reason code, never an internal message. */
@@ -117,18 +356,23 @@ function toolErrorResult(error: GatewayError): CallToolResult {
   };
 }
 
-/** A host failure outside a tool call: a server error carrying the public reason, if any. */
-function hostFailure(
-  id: JsonRpcId,
-  error: unknown,
-  report: (error: unknown) => void,
-): OutgoingMessage {
+function failure(id: JsonRpcId, reason: ReasonCode, message?: string, data?: unknown): Answer {
+  return {
+    message: rpcErrorOf(reason, {
+      id,
+      ...(message === undefined ? {} : { message }),
+      ...(data === undefined ? {} : { data }),
+    }),
+    reason,
+  };
+}
+
+/** A backend failure outside a tool call: a server error carrying the public reason, if any. */
+function backendFailure(id: JsonRpcId, error: unknown, report: (error: unknown) => void): Answer {
   if (!(error instanceof GatewayError)) {
     report(error);
-    return errorMessage(id, RpcCode.internalError, 'Internal error');
+    return failure(id, 'internal');
   }
   const shown = publicError(error);
-  return errorMessage(id, RpcCode.serverError, `${shown.code}: ${shown.message}`, {
-    error: shown,
-  });
+  return failure(id, error.code, `${shown.code}: ${shown.message}`, { error: shown });
 }

@@ -1,31 +1,46 @@
 /**
- * The MCP revisions this endpoint speaks: the SDK's supported versions that
- * define the Streamable HTTP transport (2025-03-26 and later). Older revisions
- * used the HTTP+SSE transport, which this endpoint does not serve.
+ * The MCP revisions this endpoint speaks, in two eras (`basic/versioning` of
+ * 2026-07-28):
+ *
+ * - legacy: 2025-11-25, 2025-06-18 and 2025-03-26, stateful (an `initialize`
+ *   handshake opens a session). These are the SDK's supported versions that
+ *   define the Streamable HTTP transport; older ones used HTTP+SSE, which this
+ *   endpoint does not serve.
+ * - modern: 2026-07-28, stateless (every request carries its version and the
+ *   client's capabilities in `_meta`).
  */
-import {
-  LATEST_PROTOCOL_VERSION,
-  SUPPORTED_PROTOCOL_VERSIONS,
-} from '@modelcontextprotocol/sdk/types.js';
+import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
+
+export type McpEra = 'legacy' | 'modern';
 
 const FIRST_STREAMABLE_HTTP_VERSION = '2025-03-26';
 /** The first revision without JSON-RPC batching. */
 const FIRST_VERSION_WITHOUT_BATCHES = '2025-06-18';
+/** The first revision of the modern era; revisions are dates, so they compare by code unit. */
+const FIRST_MODERN_VERSION = '2026-07-28';
 
-/** Newest first, as the SDK lists them. Date strings compare by code unit. */
-const ENDPOINT_PROTOCOL_VERSIONS: readonly string[] = SUPPORTED_PROTOCOL_VERSIONS.filter(
-  (version) => version >= FIRST_STREAMABLE_HTTP_VERSION,
+/** Newest first. */
+export const LEGACY_VERSIONS: readonly string[] = SUPPORTED_PROTOCOL_VERSIONS.filter(
+  (version) => version >= FIRST_STREAMABLE_HTTP_VERSION && version < FIRST_MODERN_VERSION,
 );
+export const MODERN_VERSIONS: readonly string[] = [FIRST_MODERN_VERSION];
+/** Every version we speak, newest first: what `server/discover` and version errors name. */
+export const ENDPOINT_VERSIONS: readonly string[] = [...MODERN_VERSIONS, ...LEGACY_VERSIONS];
 
-const supported = new Set(ENDPOINT_PROTOCOL_VERSIONS);
+const legacy = new Set(LEGACY_VERSIONS);
+const modern = new Set(MODERN_VERSIONS);
 
-export function isSupportedProtocolVersion(version: string): boolean {
-  return supported.has(version);
+export function isLegacyVersion(version: string): boolean {
+  return legacy.has(version);
 }
 
-/** The client's version when we speak it, otherwise our latest (the client then decides). */
-export function negotiateProtocolVersion(requested: string): string {
-  return supported.has(requested) ? requested : LATEST_PROTOCOL_VERSION;
+export function isModernVersion(version: string): boolean {
+  return modern.has(version);
+}
+
+/** The client's legacy version when we speak it, otherwise our latest legacy one (the client then decides). */
+export function negotiateLegacyVersion(requested: string): string {
+  return legacy.has(requested) ? requested : LATEST_PROTOCOL_VERSION;
 }
 
 /** JSON-RPC batches exist in 2025-03-26 only; 2025-06-18 removed them. */

@@ -4,9 +4,11 @@
  * end, so expiry and eviction read from the front and memory stays bounded.
  */
 import { randomUUID } from 'node:crypto';
+import type { ClientCapabilities } from '@modelcontextprotocol/server';
 import type { Cancellation } from '../cancellation.ts';
+import type { EventStream } from './event-stream.ts';
 import type { JsonRpcId } from './json-rpc.ts';
-import type { McpPrincipal } from './tool-host.ts';
+import type { McpPrincipal } from './tool-backend.ts';
 
 export interface Session {
   /** Visible ASCII only (a UUID), as the transport requires. */
@@ -14,9 +16,13 @@ export interface Session {
   readonly agentId: string;
   readonly workspaceId: string;
   readonly protocolVersion: string;
+  /** What the client declared in `initialize`. */
+  readonly clientCapabilities: ClientCapabilities;
   lastUsedAt: number;
   /** Tool calls running in this session, by JSON-RPC id, so they can be cancelled. */
   readonly running: Map<JsonRpcId, Cancellation>;
+  /** The standalone stream the client opened with GET, if any (at most one). */
+  stream: EventStream | undefined;
 }
 
 export interface SessionTableOptions {
@@ -58,7 +64,11 @@ export class SessionTable {
     return this.#sessions.size;
   }
 
-  open(principal: McpPrincipal, protocolVersion: string): Session {
+  open(
+    principal: McpPrincipal,
+    protocolVersion: string,
+    clientCapabilities: ClientCapabilities = {},
+  ): Session {
     this.sweep();
     const agent = agentKey(principal);
     if ((this.#perAgent.get(agent) ?? 0) >= this.#maxPerAgent) {
@@ -78,8 +88,10 @@ export class SessionTable {
       agentId: principal.agentId,
       workspaceId: principal.workspaceId,
       protocolVersion,
+      clientCapabilities,
       lastUsedAt: this.#now(),
       running: new Map(),
+      stream: undefined,
     };
     this.#sessions.set(session.id, session);
     this.#perAgent.set(agent, (this.#perAgent.get(agent) ?? 0) + 1);
@@ -114,12 +126,12 @@ export class SessionTable {
     if (this.#sessions.get(session.id) === session) this.#end(session);
   }
 
-  /** Drops expired sessions, oldest first; a session with running calls is kept (and moved on). */
+  /** Drops expired sessions, oldest first; a session with running calls or an open stream is kept (and moved on). */
   sweep(): void {
     const now = this.#now();
     for (const session of this.#sessions.values()) {
       if (now - session.lastUsedAt < this.#idleMs) return;
-      if (session.running.size > 0) {
+      if (isBusy(session)) {
         this.#touch(session, now);
         continue;
       }
@@ -132,7 +144,7 @@ export class SessionTable {
   }
 
   #isExpired(session: Session, now: number): boolean {
-    return now - session.lastUsedAt >= this.#idleMs && session.running.size === 0;
+    return now - session.lastUsedAt >= this.#idleMs && !isBusy(session);
   }
 
   /** Marks a session used now: it moves to the most recently used end. */
@@ -150,7 +162,13 @@ export class SessionTable {
     else this.#perAgent.delete(agent);
     for (const call of session.running.values()) call.cancel();
     session.running.clear();
+    session.stream?.end();
+    session.stream = undefined;
   }
+}
+
+function isBusy(session: Session): boolean {
+  return session.running.size > 0 || session.stream !== undefined;
 }
 
 function agentKey({ workspaceId, agentId }: McpPrincipal): string {

@@ -7,9 +7,11 @@
 import { z } from 'zod';
 import type { ProviderCatalog } from '../catalog/catalog-set.ts';
 import { GatewayError } from '../errors.ts';
+import { OPERATOR_CALL } from '../execute/executor.ts';
 import { syncPolicies } from '../governance/contract-sync.ts';
 import { newId } from '../governance/keys.ts';
 import type { Connection } from '../governance/model.ts';
+import { isInputRequired } from '../mcp/tool-backend.ts';
 import { agentOrThrow } from './agents.ts';
 import { audit, type OperatorContext, parseInput, workspaceOrThrow } from './context.ts';
 import { NameSchema } from './names.ts';
@@ -224,17 +226,17 @@ async function verifyCredential(
   credential: Record<string, string>,
 ): Promise<void> {
   const verify = provider.manifest.connection.verify.action;
-  const action = verify ? provider.actions.get(verify) : undefined;
-  if (!action) return;
+  const source = ctx.toolSources.of(connection);
+  const action = verify ? source?.action(verify) : undefined;
+  if (!source || !action) return;
   try {
-    const execution = await ctx.executor.execute({
-      provider,
-      action,
-      connection,
-      args: {},
+    const execution = await ctx.executors.for(source.kind).execute({
+      ...OPERATOR_CALL,
+      target: { connection, source, action },
+      arguments: {},
       credential,
     });
-    if (execution.result.isError) {
+    if (isInputRequired(execution.outcome) || execution.outcome.isError) {
       throw new GatewayError(
         'verify_failed',
         `${provider.manifest.connection.name} refused the credential: ${action.name} answered HTTP ${execution.upstreamStatus}`,

@@ -5,10 +5,11 @@
 import type { z } from 'zod';
 import type { CatalogSet } from '../catalog/catalog-set.ts';
 import { GatewayError } from '../errors.ts';
-import type { NativeRestExecutor } from '../execute/native-rest-executor.ts';
+import type { Executors } from '../execute/executor.ts';
 import { auditEvent } from '../governance/audit-event.ts';
 import type { NewAuditEvent, Workspace } from '../governance/model.ts';
 import type { Store } from '../store/store.ts';
+import type { ToolSources } from '../tools/tool-source.ts';
 import type { CredentialVault } from '../vault/credential-vault.ts';
 
 export interface KeyLocation {
@@ -21,7 +22,9 @@ export interface OperatorContext {
   store: Store;
   catalogs: CatalogSet;
   vault: CredentialVault;
-  executor: NativeRestExecutor;
+  /** Each connection's tools, and the executors that call them (the verify read). */
+  toolSources: ToolSources;
+  executors: Executors;
   /** Where the master key lives. */
   keys: KeyLocation;
   /** Who acts: an admin token id, or `cli`. */

@@ -100,6 +100,7 @@ function toRow(event: NewAuditEvent): Insertable<AuditEventTable> {
     request_bytes: event.requestBytes,
     reply_bytes: event.replyBytes,
     argument_hash: event.argumentHash,
+    traceparent: event.traceparent,
   };
 }
 
@@ -127,5 +128,6 @@ function toEvent(row: Selectable<AuditEventTable>): AuditEvent {
     requestBytes: row.request_bytes,
     replyBytes: row.reply_bytes,
     argumentHash: row.argument_hash,
+    traceparent: row.traceparent,
   };
 }

@@ -2,16 +2,18 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CatalogSet, generatedProviderFiles } from '../../../runtime/core/catalog/catalog-set.ts';
 import { GovernanceCache } from '../../../runtime/core/gateway/governance-cache.ts';
 import type { Store } from '../../../runtime/core/store/store.ts';
+import { catalogToolSources } from '../../../runtime/core/tools/catalog-tool-source.ts';
+import type { ToolSources } from '../../../runtime/core/tools/tool-source.ts';
 import { openStore } from '../../../runtime/store/open-store.ts';
 import { GENERATED } from '../../support/gateway.ts';
 import { aWorkspace } from '../store/store-fixtures.ts';
 
 let store: Store;
-let catalogs: CatalogSet;
+let toolSources: ToolSources;
 
 beforeAll(async () => {
   store = await openStore({ sqliteFile: ':memory:' });
-  catalogs = await CatalogSet.load(generatedProviderFiles(GENERATED));
+  toolSources = catalogToolSources(await CatalogSet.load(generatedProviderFiles(GENERATED)));
 });
 
 afterAll(async () => {
@@ -22,7 +24,7 @@ const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('the governance cache', () => {
   it('shows a request a change committed after an earlier check of the same turn', async () => {
-    const cache = new GovernanceCache(store, catalogs);
+    const cache = new GovernanceCache(store, toolSources);
     await nextTurn();
     // All within one turn: the embedded engine answers without leaving it.
     let turned = false;
@@ -37,7 +39,7 @@ describe('the governance cache', () => {
   });
 
   it('answers a burst with two revision reads: the first at once, the rest together', async () => {
-    const cache = new GovernanceCache(store, catalogs);
+    const cache = new GovernanceCache(store, toolSources);
     await nextTurn();
     const reads = vi.spyOn(store, 'revision');
     try {

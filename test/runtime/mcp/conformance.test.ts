@@ -3,16 +3,13 @@
  * the endpoint over the fixture host, through the header-adding proxy.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FIXTURE_AGENTS } from '../../../scripts/conformance/fixture-host.ts';
-import {
-  type FixtureServer,
-  startFixtureServer,
-} from '../../../scripts/conformance/fixture-server.ts';
 import {
   APPLICABLE_SCENARIOS,
   runConformance,
   type Summary,
 } from '../../../scripts/conformance/run-conformance.ts';
+import { FIXTURE_AGENTS } from '../../support/mcp/fixture-backend.ts';
+import { type FixtureServer, startFixtureServer } from '../../support/mcp/fixture-server.ts';
 
 describe('MCP conformance (server scenarios that apply to any tools server)', () => {
   let server: FixtureServer;

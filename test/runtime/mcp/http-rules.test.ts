@@ -14,21 +14,28 @@ import express from 'express';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createMcpEndpoint } from '../../../runtime/core/mcp/mcp-endpoint.ts';
+import { RequestStateSealer } from '../../../runtime/core/mcp/request-state.ts';
 import { mcpRouter } from '../../../runtime/http/mcp-route.ts';
+import { CRASH_SECRET, FIXTURE_AGENTS, FixtureBackend } from '../../support/mcp/fixture-backend.ts';
 import {
-  CRASH_SECRET,
-  FIXTURE_AGENTS,
-  FixtureToolHost,
-} from '../../../scripts/conformance/fixture-host.ts';
-import {
+  FIXTURE_STATE_KEY,
   type FixtureMount,
   type FixtureServer,
   startFixtureServer,
-} from '../../../scripts/conformance/fixture-server.ts';
-import { ACCEPT_BOTH, errorCodeOf, initializeRequest, openSession, raw, rpc } from './harness.ts';
+} from '../../support/mcp/fixture-server.ts';
+import {
+  ACCEPT_BOTH,
+  errorCodeOf,
+  initializeRequest,
+  openSession,
+  openStream,
+  raw,
+  rpc,
+} from '../../support/mcp/raw-http.ts';
 
 const SERVER_ERROR = -32000;
 const SESSION_NOT_FOUND = -32001;
+const UNSUPPORTED_PROTOCOL_VERSION = -32022;
 const INITIALIZED = { jsonrpc: '2.0', method: 'notifications/initialized' };
 
 describe.each<FixtureMount>(['node', 'express'])('the MCP endpoint mounted on %s', (mount) => {
@@ -70,12 +77,12 @@ describe.each<FixtureMount>(['node', 'express'])('the MCP endpoint mounted on %s
 
     it('refuses a revoked agent on its next request, session or not', async () => {
       const bobSession = await openSession(server, 'bob');
-      server.host.revoked.add('agt_bob');
+      server.backend.revoked.add('agt_bob');
       try {
         const reply = await raw(server, { agent: 'bob', session: bobSession, body: rpc('ping') });
         expect(reply.status).toBe(401);
       } finally {
-        server.host.revoked.delete('agt_bob');
+        server.backend.revoked.delete('agt_bob');
       }
       const again = await raw(server, { agent: 'bob', session: bobSession, body: rpc('ping') });
       expect(again.status).toBe(200);
@@ -115,14 +122,48 @@ describe.each<FixtureMount>(['node', 'express'])('the MCP endpoint mounted on %s
   });
 
   describe('HTTP methods and media types', () => {
-    it('answers GET with 405 and the methods it allows (no standalone SSE stream)', async () => {
-      const reply = await raw(server, {
+    it("opens the session's one standalone stream on GET, where tool list changes arrive", async () => {
+      const stream = await openStream(server, { method: 'GET', session });
+      try {
+        expect(stream.status).toBe(200);
+        expect(stream.headers['content-type']).toBe('text/event-stream');
+        expect(stream.headers['mcp-session-id']).toBe(session);
+        const second = await raw(server, {
+          method: 'GET',
+          session,
+          headers: { accept: 'text/event-stream' },
+        });
+        expect(second.status).toBe(409);
+        await vi.waitFor(() => expect(server.backend.watchers.size).toBe(1));
+        server.backend.announceChange();
+        expect(await stream.next()).toEqual({
+          jsonrpc: '2.0',
+          method: 'notifications/tools/list_changed',
+        });
+      } finally {
+        stream.close();
+      }
+      await vi.waitFor(() => expect(server.backend.watchers.size).toBe(0));
+    });
+
+    it('refuses a GET that does not accept SSE, or names no session', async () => {
+      const json = await raw(server, {
         method: 'GET',
         session,
+        headers: { accept: 'application/json' },
+      });
+      expect(json.status).toBe(406);
+      const sessionless = await raw(server, {
+        method: 'GET',
         headers: { accept: 'text/event-stream' },
       });
+      expect(sessionless.status).toBe(400);
+    });
+
+    it('answers other methods with 405 and the methods it allows', async () => {
+      const reply = await raw(server, { method: 'PUT', session });
       expect(reply.status).toBe(405);
-      expect(reply.headers.allow).toBe('POST, DELETE');
+      expect(reply.headers.allow).toBe('GET, POST, DELETE');
     });
 
     it('refuses a client that does not accept SSE', async () => {
@@ -182,7 +223,7 @@ describe.each<FixtureMount>(['node', 'express'])('the MCP endpoint mounted on %s
       expect(reply.headers['mcp-session-id']).toMatch(/^[\x21-\x7e]+$/);
       expect(reply.json.result).toEqual({
         protocolVersion: LATEST_PROTOCOL_VERSION,
-        capabilities: { tools: { listChanged: false } },
+        capabilities: { tools: { listChanged: true } },
         serverInfo: { name: 'portcullis-fixture', version: '0.0.0' },
       });
     });
@@ -270,8 +311,17 @@ describe.each<FixtureMount>(['node', 'express'])('the MCP endpoint mounted on %s
           body: rpc('ping'),
         });
         expect(reply.status).toBe(400);
-        expect(errorCodeOf(reply)).toBe(SERVER_ERROR);
+        expect(errorCodeOf(reply)).toBe(UNSUPPORTED_PROTOCOL_VERSION);
+        expect(reply.json.error.data.supported).toEqual(['2025-11-25', '2025-06-18', '2025-03-26']);
       }
+      // 2026-07-28 is stateless: a request under its header is a modern one, here without _meta.
+      const modern = await raw(server, {
+        session,
+        headers: { 'mcp-protocol-version': '2026-07-28' },
+        body: rpc('ping'),
+      });
+      expect(modern.status).toBe(400);
+      expect(errorCodeOf(modern)).toBe(ErrorCode.InvalidParams);
     });
   });
 
@@ -306,6 +356,8 @@ describe.each<FixtureMount>(['node', 'express'])('the MCP endpoint mounted on %s
         'refuse',
         'crash',
         'hold',
+        'count',
+        'ask',
       ]);
       expect(listed.json.result.nextCursor).toBeUndefined();
       const paged = await raw(server, { session, body: rpc('tools/list', { cursor: 'abc' }) });
@@ -360,14 +412,14 @@ describe.each<FixtureMount>(['node', 'express'])('the MCP endpoint mounted on %s
         session,
         body: rpc('tools/call', { name: 'hold', arguments: { tag: `${mount}-cancel` } }, id),
       });
-      await vi.waitFor(() => expect(server.host.holding.has(`${mount}-cancel`)).toBe(true));
+      await vi.waitFor(() => expect(server.backend.holding.has(`${mount}-cancel`)).toBe(true));
       const cancelled = await raw(server, {
         session,
         body: { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id } },
       });
       expect(cancelled.status).toBe(202);
       const reply = await call;
-      expect(server.host.aborted.has(`${mount}-cancel`)).toBe(true);
+      expect(server.backend.aborted.has(`${mount}-cancel`)).toBe(true);
       expect(reply.json.result.structuredContent.error.code).toBe('upstream_timeout');
     });
 
@@ -378,7 +430,7 @@ describe.each<FixtureMount>(['node', 'express'])('the MCP endpoint mounted on %s
         session,
         body: rpc('tools/call', { name: 'hold', arguments: { tag } }, id),
       });
-      await vi.waitFor(() => expect(server.host.holding.has(tag)).toBe(true));
+      await vi.waitFor(() => expect(server.backend.holding.has(tag)).toBe(true));
       const bobSession = await openSession(server, 'bob');
       const cancel = {
         jsonrpc: '2.0',
@@ -388,10 +440,10 @@ describe.each<FixtureMount>(['node', 'express'])('the MCP endpoint mounted on %s
       expect((await raw(server, { agent: 'bob', session: bobSession, body: cancel })).status).toBe(
         202,
       );
-      expect(server.host.aborted.has(tag)).toBe(false);
+      expect(server.backend.aborted.has(tag)).toBe(false);
       await raw(server, { session, body: cancel });
       await call;
-      expect(server.host.aborted.has(tag)).toBe(true);
+      expect(server.backend.aborted.has(tag)).toBe(true);
     });
 
     it('aborts a running call when its client goes away', async () => {
@@ -401,10 +453,10 @@ describe.each<FixtureMount>(['node', 'express'])('the MCP endpoint mounted on %s
         signal: client.signal,
         body: rpc('tools/call', { name: 'hold', arguments: { tag: `${mount}-gone` } }),
       });
-      await vi.waitFor(() => expect(server.host.holding.has(`${mount}-gone`)).toBe(true));
+      await vi.waitFor(() => expect(server.backend.holding.has(`${mount}-gone`)).toBe(true));
       client.abort();
       await expect(call).rejects.toThrow();
-      await vi.waitFor(() => expect(server.host.aborted.has(`${mount}-gone`)).toBe(true));
+      await vi.waitFor(() => expect(server.backend.aborted.has(`${mount}-gone`)).toBe(true));
     });
 
     it('aborts running calls when their session ends', async () => {
@@ -413,10 +465,10 @@ describe.each<FixtureMount>(['node', 'express'])('the MCP endpoint mounted on %s
         session: ending,
         body: rpc('tools/call', { name: 'hold', arguments: { tag: `${mount}-ended` } }),
       });
-      await vi.waitFor(() => expect(server.host.holding.has(`${mount}-ended`)).toBe(true));
+      await vi.waitFor(() => expect(server.backend.holding.has(`${mount}-ended`)).toBe(true));
       expect((await raw(server, { method: 'DELETE', session: ending })).status).toBe(204);
       await call;
-      expect(server.host.aborted.has(`${mount}-ended`)).toBe(true);
+      expect(server.backend.aborted.has(`${mount}-ended`)).toBe(true);
     });
   });
 
@@ -541,8 +593,11 @@ describe('endpoint options', () => {
   });
 
   it('works behind an Express app that already parsed the JSON body', async () => {
-    const host = new FixtureToolHost();
-    const endpoint = createMcpEndpoint({ host, serverInfo: { name: 'x', version: '0' } });
+    const endpoint = createMcpEndpoint({
+      backend: new FixtureBackend(),
+      requestState: new RequestStateSealer({ keys: [FIXTURE_STATE_KEY] }),
+      serverInfo: { name: 'x', version: '0' },
+    });
     const app = express();
     app.use(express.json());
     app.use(mcpRouter(endpoint));

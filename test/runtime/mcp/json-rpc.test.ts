@@ -25,12 +25,18 @@ const cases: Case[] = [
       want: { kind: 'notification', method: 'notifications/initialized', params: undefined },
     },
   ],
-  ['a result', { given: { jsonrpc: '2.0', id: 1, result: {} }, want: { kind: 'response' } }],
+  [
+    'a result',
+    {
+      given: { jsonrpc: '2.0', id: 1, result: {} },
+      want: { kind: 'response', id: 1, result: {} },
+    },
+  ],
   [
     'an error reply',
     {
       given: { jsonrpc: '2.0', id: 1, error: { code: 1, message: 'x' } },
-      want: { kind: 'response' },
+      want: { kind: 'response', id: 1, error: { code: 1, message: 'x' } },
     },
   ],
   ['no jsonrpc member', { given: { id: 3, method: 'ping' }, want: { kind: 'invalid', id: 3 } }],

@@ -6,12 +6,12 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, LATEST_PROTOCOL_VERSION, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FIXTURE_AGENTS, type FixtureAgent } from '../../../scripts/conformance/fixture-host.ts';
+import { FIXTURE_AGENTS, type FixtureAgent } from '../../support/mcp/fixture-backend.ts';
 import {
   type FixtureMount,
   type FixtureServer,
   startFixtureServer,
-} from '../../../scripts/conformance/fixture-server.ts';
+} from '../../support/mcp/fixture-server.ts';
 
 interface Connected {
   client: Client;
@@ -53,7 +53,7 @@ describe.each<FixtureMount>(['node', 'express'])('the SDK client, endpoint on %s
       name: 'portcullis-fixture',
       version: '0.0.0',
     });
-    expect(alice.client.getServerCapabilities()).toEqual({ tools: { listChanged: false } });
+    expect(alice.client.getServerCapabilities()).toEqual({ tools: { listChanged: true } });
   });
 
   it('pings', async () => {
@@ -62,7 +62,14 @@ describe.each<FixtureMount>(['node', 'express'])('the SDK client, endpoint on %s
 
   it('lists the tools', async () => {
     const { tools } = await alice.client.listTools();
-    expect(tools.map((tool) => tool.name)).toEqual(['echo', 'refuse', 'crash', 'hold']);
+    expect(tools.map((tool) => tool.name)).toEqual([
+      'echo',
+      'refuse',
+      'crash',
+      'hold',
+      'count',
+      'ask',
+    ]);
   });
 
   it('calls a tool', async () => {

@@ -108,6 +108,7 @@ export function anEvent(overrides: Partial<NewAuditEvent> = {}): NewAuditEvent {
     requestBytes: 120,
     replyBytes: 4096,
     argumentHash: 'sha256:bbbb',
+    traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
     ...overrides,
   };
 }

@@ -24,6 +24,7 @@ export function describeAuditContract(subject: StoreSubject): void {
         requestBytes: null,
         replyBytes: null,
         argumentHash: null,
+        traceparent: null,
       });
       const first = await store.audit.append(anEvent());
       const second = await store.audit.append(bare);

@@ -151,6 +151,7 @@ export function describeConnectionContract(subject: StoreSubject): void {
           requestBytes: null,
           replyBytes: null,
           argumentHash: null,
+          traceparent: null,
         });
 
         expect(await store.connections.remove('ws_1', 'conn_1')).toBe(true);

@@ -2,10 +2,10 @@
  * Raw HTTP against the fixture MCP server: undici's `request`, so Host and
  * Origin can be set like any other header.
  */
-import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
+import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/server';
 import { request } from 'undici';
-import { FIXTURE_AGENTS, type FixtureAgent } from '../../../scripts/conformance/fixture-host.ts';
-import type { FixtureServer } from '../../../scripts/conformance/fixture-server.ts';
+import { FIXTURE_AGENTS, type FixtureAgent } from './fixture-backend.ts';
+import type { FixtureServer } from './fixture-server.ts';
 
 export const ACCEPT_BOTH = 'application/json, text/event-stream';
 
@@ -63,6 +63,79 @@ export async function raw(server: FixtureServer, options: RawOptions = {}): Prom
     json = undefined;
   }
   return { status: reply.statusCode, headers: reply.headers, text, json };
+}
+
+/** An event stream as it arrives: each `data:` line's JSON, in order. */
+export interface OpenStream {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  /** The next message; rejects when the stream ends first. */
+  next(): Promise<any>;
+  /** Everything that arrives until the server ends the stream. */
+  rest(): Promise<any[]>;
+  close(): void;
+}
+
+/** Sends a request and reads its reply as an event stream, message by message. */
+export async function openStream(
+  server: FixtureServer,
+  options: RawOptions = {},
+): Promise<OpenStream> {
+  const controller = new AbortController();
+  const method = options.method ?? 'POST';
+  const agent = options.agent === undefined ? 'alice' : options.agent;
+  const headers: Record<string, string> = { accept: ACCEPT_BOTH };
+  if (method === 'POST') headers['content-type'] = 'application/json';
+  if (agent !== null) headers.authorization = `Bearer ${FIXTURE_AGENTS[agent].key}`;
+  if (options.session !== undefined) headers['mcp-session-id'] = options.session;
+  for (const [name, value] of Object.entries(options.headers ?? {})) {
+    headers[name.toLowerCase()] = value;
+  }
+  const reply = await request(server.url, {
+    method: method as 'POST',
+    headers,
+    signal: controller.signal,
+    ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
+  });
+  const messages = sseMessages(reply.body);
+  return {
+    status: reply.statusCode,
+    headers: reply.headers,
+    async next() {
+      const { value, done } = await messages.next();
+      if (done) throw new Error('the stream ended');
+      return value;
+    },
+    async rest() {
+      const all = [];
+      for await (const message of { [Symbol.asyncIterator]: () => messages }) all.push(message);
+      return all;
+    },
+    close: () => controller.abort(),
+  };
+}
+
+async function* sseMessages(body: AsyncIterable<Buffer>): AsyncGenerator<any> {
+  let buffer = '';
+  try {
+    for await (const chunk of body) {
+      buffer += chunk.toString('utf8');
+      let end = buffer.indexOf('\n\n');
+      while (end >= 0) {
+        const event = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        const data = event
+          .split('\n')
+          .filter((line) => line.startsWith('data: '))
+          .map((line) => line.slice(6))
+          .join('\n');
+        if (data !== '') yield JSON.parse(data);
+        end = buffer.indexOf('\n\n');
+      }
+    }
+  } catch (error) {
+    if ((error as { name?: string }).name !== 'AbortError') throw error;
+  }
 }
 
 let nextId = 1;

@@ -1,13 +1,19 @@
 /**
- * A small ToolHost for the MCP endpoint's tests and the conformance harness:
- * two agents with API keys, and four tools that exercise the endpoint's paths
- * (a result, a refusal, a crash, a call that waits to be aborted).
+ * A small tool backend for the MCP endpoint's tests and the conformance
+ * harness: two agents with API keys, and tools that exercise the endpoint's
+ * paths (a result, a refusal, a crash, a call that waits to be aborted, one
+ * that reports progress, one that asks for input before it answers).
  */
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { CancelSignal } from '../../runtime/core/cancellation.ts';
-import { GatewayError } from '../../runtime/core/errors.ts';
-import { bearerToken } from '../../runtime/core/governance/keys.ts';
-import type { McpPrincipal, ToolHost } from '../../runtime/core/mcp/tool-host.ts';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
+import type { CancelSignal } from '../../../runtime/core/cancellation.ts';
+import { GatewayError } from '../../../runtime/core/errors.ts';
+import { bearerToken } from '../../../runtime/core/governance/keys.ts';
+import type {
+  McpPrincipal,
+  ToolBackend,
+  ToolCall,
+  ToolOutcome,
+} from '../../../runtime/core/mcp/tool-backend.ts';
 
 export const FIXTURE_AGENTS = {
   alice: { key: 'pk_test_alice_7b1f0c', principal: { agentId: 'agt_alice', workspaceId: 'ws_1' } },
@@ -45,9 +51,19 @@ const TOOLS: Tool[] = [
     description: 'Runs until the call is aborted; `tag` names it.',
     inputSchema: { type: 'object', properties: { tag: { type: 'string' } }, required: ['tag'] },
   },
+  {
+    name: 'count',
+    description: 'Reports progress `steps` times (a few ms apart), then answers.',
+    inputSchema: { type: 'object', properties: { steps: { type: 'integer', minimum: 1 } } },
+  },
+  {
+    name: 'ask',
+    description: 'Asks for a name (elicitation) and greets it; keeps `nonce` as its state.',
+    inputSchema: { type: 'object', properties: { nonce: { type: 'string' } } },
+  },
 ];
 
-export class FixtureToolHost implements ToolHost {
+export class FixtureBackend implements ToolBackend {
   /** Agents whose key no longer works. */
   readonly revoked = new Set<string>();
   /** Tags of `hold` calls now running, and of those that saw themselves cancelled. */
@@ -67,12 +83,21 @@ export class FixtureToolHost implements ToolHost {
     return TOOLS;
   }
 
-  async callTool(
-    principal: McpPrincipal,
-    name: string,
-    args: Record<string, unknown> | undefined,
-    cancel: CancelSignal,
-  ): Promise<CallToolResult> {
+  /** Listeners of `watchTools`, so a test can announce a change. */
+  readonly watchers = new Set<() => void>();
+
+  watchTools(_principal: McpPrincipal, listener: () => void): () => void {
+    this.watchers.add(listener);
+    return () => this.watchers.delete(listener);
+  }
+
+  /** Tells every listener that the tools changed. */
+  announceChange(): void {
+    for (const listener of this.watchers) listener();
+  }
+
+  async callTool(principal: McpPrincipal, call: ToolCall): Promise<ToolOutcome> {
+    const { name, arguments: args, cancel } = call;
     switch (name) {
       case 'echo': {
         const delayMs = args?.delayMs;
@@ -90,6 +115,10 @@ export class FixtureToolHost implements ToolHost {
         throw new Error(CRASH_SECRET);
       case 'hold':
         return this.#hold(String(args?.tag), cancel);
+      case 'count':
+        return count(call);
+      case 'ask':
+        return ask(call);
       default:
         throw new GatewayError('tool_unknown', 'no such tool');
     }
@@ -105,6 +134,46 @@ export class FixtureToolHost implements ToolHost {
       this.holding.delete(tag);
     }
   }
+}
+
+async function count(call: ToolCall): Promise<CallToolResult> {
+  const steps = typeof call.arguments?.steps === 'number' ? call.arguments.steps : 3;
+  for (let step = 1; step <= steps; step++) {
+    await delay(5, call.cancel);
+    call.progress(step, steps, `step ${step}`);
+    call.log('info', { step });
+  }
+  return { content: [{ type: 'text', text: `counted to ${steps}` }] };
+}
+
+/** Asks for a name, then greets it; the state it gets back is the nonce it was called with. */
+function ask(call: ToolCall): ToolOutcome {
+  const answer = call.input?.responses.name as
+    | { action?: string; content?: { name?: unknown } }
+    | undefined;
+  if (answer?.action === 'accept' && typeof answer.content?.name === 'string') {
+    return {
+      content: [{ type: 'text', text: `Hello, ${answer.content.name}!` }],
+      structuredContent: { greeted: answer.content.name, state: call.input?.state ?? null },
+    };
+  }
+  return {
+    resultType: 'input_required',
+    inputRequests: {
+      name: {
+        method: 'elicitation/create',
+        params: {
+          message: 'What is your name?',
+          requestedSchema: {
+            type: 'object',
+            properties: { name: { type: 'string' } },
+            required: ['name'],
+          },
+        },
+      },
+    },
+    state: { nonce: typeof call.arguments?.nonce === 'string' ? call.arguments.nonce : null },
+  };
 }
 
 /** Waits `ms`, or less when the call is cancelled first. */

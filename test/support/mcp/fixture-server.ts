@@ -1,5 +1,5 @@
 /**
- * The MCP endpoint over the fixture host on 127.0.0.1 at a free port: what the
+ * The MCP endpoint over the fixture backend on 127.0.0.1 at a free port: what the
  * endpoint tests and the conformance harness talk to. Mounted either straight
  * on `node:http` (`withMcpEndpoint`, the default) or as an Express router.
  */
@@ -10,13 +10,21 @@ import {
   createMcpEndpoint,
   type McpEndpoint,
   type McpEndpointOptions,
-} from '../../runtime/core/mcp/mcp-endpoint.ts';
-import { type McpRouteOptions, mcpRouter, withMcpEndpoint } from '../../runtime/http/mcp-route.ts';
-import { FixtureToolHost } from './fixture-host.ts';
+} from '../../../runtime/core/mcp/mcp-endpoint.ts';
+import { RequestStateSealer } from '../../../runtime/core/mcp/request-state.ts';
+import {
+  type McpRouteOptions,
+  mcpRouter,
+  withMcpEndpoint,
+} from '../../../runtime/http/mcp-route.ts';
+import { FixtureBackend } from './fixture-backend.ts';
+
+/** The fixture's request-state key: fixed, so a test can seal a state of its own. */
+export const FIXTURE_STATE_KEY = new Uint8Array(32).fill(7);
 
 export type FixtureMount = 'node' | 'express';
 
-export interface FixtureServerOptions extends Partial<Omit<McpEndpointOptions, 'host'>> {
+export interface FixtureServerOptions extends Partial<Omit<McpEndpointOptions, 'backend'>> {
   mount?: FixtureMount;
   route?: McpRouteOptions;
 }
@@ -25,7 +33,7 @@ export interface FixtureServer {
   /** `http://127.0.0.1:<port>/mcp` */
   url: string;
   port: number;
-  host: FixtureToolHost;
+  backend: FixtureBackend;
   endpoint: McpEndpoint;
   close(): Promise<void>;
 }
@@ -34,11 +42,12 @@ export async function startFixtureServer(
   options: FixtureServerOptions = {},
 ): Promise<FixtureServer> {
   const { mount = 'node', route, ...endpointOptions } = options;
-  const host = new FixtureToolHost();
+  const backend = new FixtureBackend();
   const endpoint = createMcpEndpoint({
     serverInfo: { name: 'portcullis-fixture', version: '0.0.0' },
+    requestState: new RequestStateSealer({ keys: [FIXTURE_STATE_KEY] }),
     ...endpointOptions,
-    host,
+    backend,
   });
   const app = express();
   app.disable('x-powered-by');
@@ -53,7 +62,7 @@ export async function startFixtureServer(
   return {
     url: `http://127.0.0.1:${port}/mcp`,
     port,
-    host,
+    backend,
     endpoint,
     close: async () => {
       endpoint.close();

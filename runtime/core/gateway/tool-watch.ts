@@ -1,0 +1,118 @@
+/**
+ * Telling listening agents that the tools they see changed. A change of
+ * grants, policies, connections or catalogs moves the store's revision,
+ * whoever made it (this process, the `portcullis` command, another replica);
+ * while anyone listens the revision is checked twice a second (and at once
+ * when told of a change), and each listener whose visible tools differ from
+ * what it last saw is called.
+ */
+import type { GovernanceSnapshot } from '../governance/snapshot.ts';
+import { toolNameFor } from '../governance/tool-names.ts';
+import type { GovernanceReader } from '../principals/principals.ts';
+
+export interface WatchedCaller {
+  readonly agentId: string;
+  readonly workspaceId: string;
+}
+
+export interface ToolWatchOptions {
+  /** How often the revision is checked while someone listens. Default 500 ms. */
+  intervalMs?: number;
+  /** Told about a failed check (the operator's log); the next check tries again. */
+  report?: (error: unknown) => void;
+}
+
+interface Listener {
+  caller: WatchedCaller;
+  seen: string;
+  notify: () => void;
+}
+
+const DEFAULT_INTERVAL_MS = 500;
+
+export class ToolWatch {
+  readonly #governance: GovernanceReader;
+  readonly #intervalMs: number;
+  readonly #report: (error: unknown) => void;
+  readonly #listeners = new Set<Listener>();
+  #timer: NodeJS.Timeout | undefined;
+  #snapshot: GovernanceSnapshot | undefined;
+  #checking: Promise<void> | undefined;
+
+  constructor(governance: GovernanceReader, options: ToolWatchOptions = {}) {
+    this.#governance = governance;
+    this.#intervalMs = options.intervalMs ?? DEFAULT_INTERVAL_MS;
+    this.#report = options.report ?? (() => {});
+  }
+
+  get listening(): number {
+    return this.#listeners.size;
+  }
+
+  /** Calls `notify` whenever what `caller` sees changes; returns what stops it. */
+  watch(caller: WatchedCaller & { snapshot?: GovernanceSnapshot }, notify: () => void): () => void {
+    const snapshot = caller.snapshot ?? this.#snapshot;
+    const listener: Listener = {
+      caller,
+      seen: snapshot === undefined ? '' : visibleToolsOf(snapshot, caller),
+      notify,
+    };
+    this.#listeners.add(listener);
+    if (this.#timer === undefined) {
+      this.#timer = setInterval(() => void this.check(), this.#intervalMs);
+      this.#timer.unref();
+    }
+    return () => {
+      this.#listeners.delete(listener);
+      if (this.#listeners.size === 0 && this.#timer !== undefined) {
+        clearInterval(this.#timer);
+        this.#timer = undefined;
+      }
+    };
+  }
+
+  /** Checks now (one check at a time): a change someone just made reaches listeners at once. */
+  check(): Promise<void> {
+    this.#checking ??= this.#check().finally(() => {
+      this.#checking = undefined;
+    });
+    return this.#checking;
+  }
+
+  async #check(): Promise<void> {
+    if (this.#listeners.size === 0) return;
+    let snapshot: GovernanceSnapshot;
+    try {
+      snapshot = await this.#governance.current();
+    } catch (error) {
+      this.#report(error);
+      return;
+    }
+    if (snapshot === this.#snapshot) return;
+    this.#snapshot = snapshot;
+    for (const listener of this.#listeners) {
+      const seen = visibleToolsOf(snapshot, listener.caller);
+      if (seen === listener.seen) continue;
+      listener.seen = seen;
+      listener.notify();
+    }
+  }
+}
+
+/** What a caller sees, as text to compare: each visible tool's name and contract. */
+function visibleToolsOf(snapshot: GovernanceSnapshot, caller: WatchedCaller): string {
+  const agent = snapshot.agentById(caller.agentId);
+  if (
+    agent === undefined ||
+    agent.workspaceId !== caller.workspaceId ||
+    agent.status !== 'active'
+  ) {
+    return '';
+  }
+  return snapshot
+    .visibleTools(agent)
+    .map(
+      ({ connection, action }) => `${toolNameFor(connection, action.name)} ${action.contractHash}`,
+    )
+    .join('\n');
+}

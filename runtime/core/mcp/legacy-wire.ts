@@ -1,0 +1,290 @@
+/**
+ * The legacy wire: MCP Streamable HTTP as 2025-11-25, 2025-06-18 and
+ * 2025-03-26 define it. `initialize` opens a session owned by its principal;
+ * every later request names it in `Mcp-Session-Id`; DELETE ends it; GET opens
+ * the session's one standalone stream, on which the server announces tool
+ * list changes. JSON-RPC errors travel in 200 replies, as these revisions and
+ * their SDKs expect; batches exist in 2025-03-26 only.
+ *
+ * Order of checks after authentication: session (400 missing, 404 unknown or
+ * another caller's) → MCP-Protocol-Version header (400) → method.
+ */
+import { InitializeRequestParamsSchema } from '@modelcontextprotocol/core';
+import type { ClientCapabilities } from '@modelcontextprotocol/server';
+import { GatewayError } from '../errors.ts';
+import { ClientRequests } from './client-requests.ts';
+import { checkBatch } from './era.ts';
+import { EventStream } from './event-stream.ts';
+import {
+  errorReply,
+  errorReplyOf,
+  headerValue,
+  type McpHttpRequest,
+  type McpHttpResponse,
+  messagesReply,
+  PROTOCOL_VERSION_HEADER,
+  type ReplyFormat,
+  rpcErrorOf,
+  SESSION_HEADER,
+  SSE_HEADERS,
+  sessionHeaders,
+} from './http-exchange.ts';
+import {
+  classifyMessage,
+  type IncomingMessage,
+  isId,
+  type JsonRpcId,
+  resultMessage,
+} from './json-rpc.ts';
+import {
+  type Answer,
+  answerRequest,
+  type RequestScope,
+  SERVER_CAPABILITIES,
+} from './mcp-methods.ts';
+import { PendingReply } from './pending-reply.ts';
+import {
+  allowsBatches,
+  isLegacyVersion,
+  LEGACY_VERSIONS,
+  negotiateLegacyVersion,
+} from './protocol-version.ts';
+import type { Session, SessionTable } from './sessions.ts';
+import type { McpPrincipal } from './tool-backend.ts';
+import type { WireContext } from './wire-context.ts';
+
+/** As in the SDK's server transport. */
+const MAX_BATCH_SIZE = 100;
+/** Standalone streams say something this often, so idle proxies keep them open. */
+const KEEP_ALIVE_MS = 25_000;
+
+export class LegacyWire<P extends McpPrincipal> {
+  readonly #context: WireContext<P>;
+  readonly #sessions: SessionTable;
+  readonly #clientRequests = new ClientRequests();
+
+  constructor(context: WireContext<P>, sessions: SessionTable) {
+    this.#context = context;
+    this.#sessions = sessions;
+  }
+
+  /** A POST of the legacy era: one message (`message`) or a batch (`batch`). */
+  async post(
+    request: McpHttpRequest,
+    principal: P,
+    format: ReplyFormat,
+    body: { message: IncomingMessage } | { batch: unknown[] },
+  ): Promise<McpHttpResponse> {
+    if ('batch' in body) return this.#postBatch(request, principal, format, body.batch);
+    const { message } = body;
+    if (message.kind === 'request' && message.method === 'initialize') {
+      return this.#initialize(request, principal, message, format);
+    }
+    const session = this.#sessionOf(
+      request,
+      principal,
+      message.kind === 'request' ? message.id : null,
+    );
+    if (!isSession(session)) return session;
+
+    switch (message.kind) {
+      case 'invalid':
+        // The endpoint answers these before choosing an era.
+        return errorReply('invalid_request', { id: message.id });
+      case 'notification':
+        this.#takeNotification(session, message.method, message.params);
+        return { status: 202, headers: sessionHeaders(session.id) };
+      case 'response':
+        this.#clientRequests.deliver(session.id, message.id, message);
+        return { status: 202, headers: sessionHeaders(session.id) };
+      case 'request': {
+        const reply = new PendingReply(format, sessionHeaders(session.id));
+        void this.#answer(request, principal, session, reply, message).then(
+          (answer) => reply.finish(answer.message),
+          (error: unknown) => {
+            this.#context.report(error);
+            reply.finish(rpcErrorOf('internal', { id: message.id }));
+          },
+        );
+        return reply.response;
+      }
+    }
+  }
+
+  /** DELETE: ends the caller's session. */
+  terminate(request: McpHttpRequest, principal: P): McpHttpResponse {
+    const session = this.#sessionOf(request, principal);
+    if (!isSession(session)) return session;
+    this.#sessions.end(session);
+    return { status: 204, headers: {} };
+  }
+
+  /** GET: the session's standalone stream, where tool list changes are announced. */
+  listen(request: McpHttpRequest, principal: P): McpHttpResponse {
+    const accept = headerValue(request.headers, 'accept')?.toLowerCase();
+    if (accept === undefined || !accept.includes('text/event-stream')) {
+      return errorReply('not_acceptable', {
+        message: 'Not Acceptable: Client must accept text/event-stream',
+      });
+    }
+    const session = this.#sessionOf(request, principal);
+    if (!isSession(session)) return session;
+    if (session.stream !== undefined && !session.stream.closed) {
+      return errorReply('stream_conflict');
+    }
+    const stream = new EventStream();
+    session.stream = stream;
+    const unwatch = this.#context.backend.watchTools?.(principal, () => {
+      stream.send({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
+    });
+    const keepAlive = setInterval(() => stream.comment(), KEEP_ALIVE_MS);
+    keepAlive.unref();
+    stream.onClose(() => {
+      clearInterval(keepAlive);
+      unwatch?.();
+      if (session.stream === stream) session.stream = undefined;
+    });
+    return { status: 200, headers: { ...SSE_HEADERS, ...sessionHeaders(session.id) }, stream };
+  }
+
+  #initialize(
+    request: McpHttpRequest,
+    principal: P,
+    message: Extract<IncomingMessage, { kind: 'request' }>,
+    format: ReplyFormat,
+  ): McpHttpResponse {
+    if (headerValue(request.headers, SESSION_HEADER) !== undefined) {
+      const session = this.#sessionOf(request, principal, message.id);
+      if (!isSession(session)) return session;
+      return errorReply('invalid_request', {
+        id: message.id,
+        message: 'Invalid Request: Server already initialized',
+      });
+    }
+    const params = InitializeRequestParamsSchema.safeParse(message.params);
+    if (!params.success) return errorReply('invalid_params', { id: message.id });
+    const protocolVersion = negotiateLegacyVersion(params.data.protocolVersion);
+    const session = this.#sessions.open(
+      principal,
+      protocolVersion,
+      params.data.capabilities as ClientCapabilities,
+    );
+    const result = {
+      protocolVersion,
+      capabilities: SERVER_CAPABILITIES,
+      serverInfo: this.#context.serverInfo,
+    };
+    return messagesReply(resultMessage(message.id, result), format, sessionHeaders(session.id));
+  }
+
+  async #postBatch(
+    request: McpHttpRequest,
+    principal: P,
+    format: ReplyFormat,
+    batch: unknown[],
+  ): Promise<McpHttpResponse> {
+    if (batch.length === 0 || batch.length > MAX_BATCH_SIZE) {
+      return errorReply('invalid_request', { message: 'Invalid Request: batch size' });
+    }
+    const session = this.#sessionOf(request, principal);
+    if (!isSession(session)) return session;
+    if (!allowsBatches(session.protocolVersion)) {
+      return errorReply('invalid_request', {
+        message: `Invalid Request: batches are not part of protocol version ${session.protocolVersion}`,
+      });
+    }
+    const messages = batch.map(classifyMessage);
+    try {
+      checkBatch(messages);
+    } catch (error) {
+      if (error instanceof GatewayError) return errorReplyOf(error);
+      throw error;
+    }
+    for (const message of messages) {
+      if (message.kind === 'invalid') return errorReply('invalid_request');
+      if (message.kind === 'request' && message.method === 'initialize') {
+        return errorReply('invalid_request', { message: 'Invalid Request: initialize in a batch' });
+      }
+    }
+    const reply = new PendingReply(format, sessionHeaders(session.id));
+    const answers: Promise<Answer>[] = [];
+    for (const message of messages) {
+      if (message.kind === 'notification') {
+        this.#takeNotification(session, message.method, message.params);
+      } else if (message.kind === 'response') {
+        this.#clientRequests.deliver(session.id, message.id, message);
+      } else if (message.kind === 'request') {
+        answers.push(this.#answer(request, principal, session, reply, message));
+      }
+    }
+    if (answers.length === 0) return { status: 202, headers: sessionHeaders(session.id) };
+    void Promise.all(answers).then(
+      (done) => reply.finish(done.map((answer) => answer.message)),
+      (error: unknown) => {
+        this.#context.report(error);
+        reply.finish(rpcErrorOf('internal'));
+      },
+    );
+    return reply.response;
+  }
+
+  #answer(
+    request: McpHttpRequest,
+    principal: P,
+    session: Session,
+    reply: PendingReply,
+    message: Extract<IncomingMessage, { kind: 'request' }>,
+  ): Promise<Answer> {
+    const scope: RequestScope<P> = {
+      ...this.#context,
+      principal,
+      era: 'legacy',
+      protocolVersion: session.protocolVersion,
+      clientCapabilities: session.clientCapabilities,
+      // This server declares no logging capability to legacy clients.
+      logLevel: undefined,
+      reply,
+      running: session.running,
+      cancelOnDisconnect: request.cancelOnDisconnect,
+      askClient: (requests, cancel) =>
+        this.#clientRequests.ask(session.id, reply, requests, cancel),
+    };
+    return answerRequest(scope, message.id, message.method, message.params);
+  }
+
+  /** Notifications need no answer; a cancellation aborts the call it names. */
+  #takeNotification(
+    session: Session,
+    method: string,
+    params: Record<string, unknown> | undefined,
+  ): void {
+    if (method !== 'notifications/cancelled' || params === undefined) return;
+    const requestId = params.requestId;
+    if (isId(requestId)) session.running.get(requestId)?.cancel();
+  }
+
+  /** The caller's live session named by the request, or the refusal to answer with. */
+  #sessionOf(
+    request: McpHttpRequest,
+    principal: P,
+    requestId: JsonRpcId | null = null,
+  ): Session | McpHttpResponse {
+    const id = headerValue(request.headers, SESSION_HEADER);
+    if (id === undefined || id === '') return errorReply('session_required', { id: requestId });
+    const session = this.#sessions.use(id, principal);
+    if (session === undefined) return errorReply('session_not_found', { id: requestId });
+    const version = headerValue(request.headers, PROTOCOL_VERSION_HEADER);
+    if (version !== undefined && !isLegacyVersion(version)) {
+      return errorReply('protocol_version_unsupported', {
+        id: requestId,
+        message: 'Bad Request: Unsupported protocol version',
+        data: { supported: LEGACY_VERSIONS, requested: version },
+      });
+    }
+    return session;
+  }
+}
+
+function isSession(value: Session | McpHttpResponse): value is Session {
+  return 'running' in value;
+}

@@ -1,0 +1,140 @@
+/**
+ * The modern wire: MCP 2026-07-28, stateless. Every request carries its
+ * protocol version and the client's capabilities in `_meta` and mirrors its
+ * method (and tool name) in headers; nothing is remembered between requests
+ * (no session, no `initialize`); `subscriptions/listen` is the one long-lived
+ * request, a stream of the change notifications the client asked for.
+ * JSON-RPC errors carry their HTTP status (400 for bad params and headers,
+ * 404 for a method the revision does not have), and the request's id.
+ *
+ * Order of checks after the era is known: `_meta` (-32602) → protocol version
+ * (-32022) → request headers (-32020) → method.
+ */
+import { SUBSCRIPTION_ID_META_KEY } from '@modelcontextprotocol/server';
+import { GatewayError, REASONS } from '../errors.ts';
+import { isPlainObject } from '../json-value.ts';
+import { EventStream } from './event-stream.ts';
+import {
+  errorReply,
+  errorReplyOf,
+  type McpHttpRequest,
+  type McpHttpResponse,
+  type ReplyFormat,
+  rpcErrorOf,
+  SSE_HEADERS,
+} from './http-exchange.ts';
+import type { IncomingMessage, JsonRpcId } from './json-rpc.ts';
+import { answerRequest, type RequestScope } from './mcp-methods.ts';
+import { PendingReply } from './pending-reply.ts';
+import { isModernVersion, MODERN_VERSIONS } from './protocol-version.ts';
+import { type ModernMeta, modernMetaOrThrow } from './request-meta.ts';
+import { checkStandardHeaders } from './standard-headers.ts';
+import type { McpPrincipal } from './tool-backend.ts';
+import type { WireContext } from './wire-context.ts';
+
+/** Listen streams say something this often, so idle proxies keep them open. */
+const KEEP_ALIVE_MS = 25_000;
+
+export class ModernWire<P extends McpPrincipal> {
+  readonly #context: WireContext<P>;
+  /** Open `subscriptions/listen` streams, each with what ends it gracefully. */
+  readonly #listening = new Set<() => void>();
+
+  constructor(context: WireContext<P>) {
+    this.#context = context;
+  }
+
+  async post(
+    request: McpHttpRequest,
+    principal: P,
+    format: ReplyFormat,
+    message: Extract<IncomingMessage, { kind: 'request' | 'notification' }>,
+  ): Promise<McpHttpResponse> {
+    // No client-to-server notification is defined on this wire: accepted and dropped.
+    if (message.kind === 'notification') return { status: 202, headers: {} };
+    const { id, method, params } = message;
+    let meta: ModernMeta;
+    try {
+      meta = modernMetaOrThrow(params);
+      if (!isModernVersion(meta.protocolVersion)) {
+        return errorReply('protocol_version_unsupported', {
+          id,
+          data: { supported: MODERN_VERSIONS, requested: meta.protocolVersion },
+        });
+      }
+      checkStandardHeaders(request.headers, method, params, meta.protocolVersion);
+    } catch (error) {
+      if (error instanceof GatewayError) return errorReplyOf(error, id);
+      throw error;
+    }
+    if (method === 'subscriptions/listen') return this.#listen(principal, id, params);
+
+    const reply = new PendingReply(format);
+    const scope: RequestScope<P> = {
+      ...this.#context,
+      principal,
+      era: 'modern',
+      protocolVersion: meta.protocolVersion,
+      clientCapabilities: meta.clientCapabilities,
+      logLevel: meta.logLevel,
+      reply,
+      running: undefined,
+      cancelOnDisconnect: request.cancelOnDisconnect,
+      // Input comes back on a retry of the request, never on this reply.
+      askClient: undefined,
+    };
+    void answerRequest(scope, id, method, params).then(
+      (answer) => reply.finish(answer.message, answer.reason ? REASONS[answer.reason].status : 200),
+      (error: unknown) => {
+        this.#context.report(error);
+        reply.finish(rpcErrorOf('internal', { id }), REASONS.internal.status);
+      },
+    );
+    return reply.response;
+  }
+
+  /** Ends every listen stream with its graceful result. */
+  close(): void {
+    for (const end of [...this.#listening]) end();
+  }
+
+  #listen(
+    principal: P,
+    id: JsonRpcId,
+    params: Record<string, unknown> | undefined,
+  ): McpHttpResponse {
+    const requested = isPlainObject(params?.notifications) ? params.notifications : {};
+    // Tools are all this server announces changes of.
+    const honored = requested.toolsListChanged === true ? { toolsListChanged: true } : {};
+    const subscription = { [SUBSCRIPTION_ID_META_KEY]: id };
+    const stream = new EventStream();
+    stream.send({
+      jsonrpc: '2.0',
+      method: 'notifications/subscriptions/acknowledged',
+      params: { _meta: subscription, notifications: honored },
+    });
+    const unwatch =
+      honored.toolsListChanged === true
+        ? this.#context.backend.watchTools?.(principal, () => {
+            stream.send({
+              jsonrpc: '2.0',
+              method: 'notifications/tools/list_changed',
+              params: { _meta: subscription },
+            });
+          })
+        : undefined;
+    const keepAlive = setInterval(() => stream.comment(), KEEP_ALIVE_MS);
+    keepAlive.unref();
+    const endGracefully = () => {
+      stream.send({ jsonrpc: '2.0', id, result: { resultType: 'complete', _meta: subscription } });
+      stream.end();
+    };
+    this.#listening.add(endGracefully);
+    stream.onClose(() => {
+      clearInterval(keepAlive);
+      unwatch?.();
+      this.#listening.delete(endGracefully);
+    });
+    return { status: 200, headers: { ...SSE_HEADERS }, stream };
+  }
+}

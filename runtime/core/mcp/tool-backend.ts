@@ -1,0 +1,89 @@
+/**
+ * What the MCP endpoint needs from the gateway: who is calling, which tools
+ * that caller sees (and when that changes), and running one call. The
+ * endpoint owns the wire (HTTP, JSON-RPC, both eras, sessions, streams); the
+ * backend owns every decision about principals and tools. Nothing here knows
+ * REST, OAuth or which revision the client speaks beyond what a call needs.
+ */
+import type {
+  CallToolResult,
+  ClientCapabilities,
+  InputRequest,
+  LoggingLevel,
+  Tool,
+} from '@modelcontextprotocol/server';
+import type { CancelSignal } from '../cancellation.ts';
+import type { JsonValue } from '../json-value.ts';
+import type { McpEra } from './protocol-version.ts';
+import type { TraceContext } from './request-meta.ts';
+
+/** The caller behind an MCP request: an agent in a workspace. */
+export interface McpPrincipal {
+  readonly agentId: string;
+  readonly workspaceId: string;
+}
+
+/** One tool call, as the backend sees it. */
+export interface ToolCall {
+  name: string;
+  arguments: Record<string, unknown> | undefined;
+  era: McpEra;
+  protocolVersion: string;
+  /** What the client declared it can do (on this request, or when its session opened). */
+  clientCapabilities: ClientCapabilities;
+  /** Fires when the client cancels the call, goes away, or ends its session. */
+  cancel: CancelSignal;
+  /** Reports progress, when the client asked for it; otherwise does nothing. */
+  progress(progress: number, total?: number, message?: string): void;
+  /** A log message about this call, sent only if the client asked for messages at this level. */
+  log(level: LoggingLevel, data: unknown, logger?: string): void;
+  /**
+   * The client's answers to the input this call asked for, and the state the
+   * backend asked to get back with them (integrity-checked by the endpoint).
+   */
+  input?: { responses: Record<string, unknown>; state: JsonValue | undefined };
+  /** W3C trace context the client sent, for the audit event and the log. */
+  trace: TraceContext | undefined;
+}
+
+/**
+ * The call needs input from the client's person or model before it can go on
+ * (2026-07-28 multi round-trip requests). On the modern wire it becomes an
+ * `input_required` result; on a legacy session the endpoint asks the client
+ * with server-to-client requests and calls again with the answers.
+ */
+export interface InputRequired {
+  resultType: 'input_required';
+  inputRequests?: Record<string, InputRequest>;
+  /** Given back, unchanged and integrity-checked, with the answers. */
+  state?: JsonValue;
+}
+
+export type ToolOutcome = CallToolResult | InputRequired;
+
+export function isInputRequired(outcome: ToolOutcome): outcome is InputRequired {
+  return (outcome as { resultType?: unknown }).resultType === 'input_required';
+}
+
+export interface ToolBackend<P extends McpPrincipal = McpPrincipal> {
+  /**
+   * The principal the `Authorization` header stands for; undefined for no or a
+   * bad credential (401). Called on EVERY request, so a revoked agent is
+   * refused on its next request. What it returns is given back to the other
+   * methods for the rest of that request.
+   */
+  authenticate(authorization: string | undefined): P | undefined | Promise<P | undefined>;
+  /** The tools this principal may see, in a stable order. */
+  listTools(principal: P): Promise<Tool[]>;
+  /**
+   * Runs one tool call. A thrown `GatewayError` becomes a tool result with
+   * `isError: true` and its public reason code; anything else becomes a
+   * JSON-RPC internal error that says nothing more.
+   */
+  callTool(principal: P, call: ToolCall): Promise<ToolOutcome>;
+  /**
+   * Calls `listener` when the tools this principal sees may have changed;
+   * returns what stops it. A backend without it never announces changes.
+   */
+  watchTools?(principal: P, listener: () => void): () => void;
+}

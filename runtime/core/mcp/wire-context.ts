@@ -1,0 +1,12 @@
+/** What both wires answer with: the backend, the server's identity, the state sealer, the log. */
+import type { Implementation } from '@modelcontextprotocol/server';
+import type { RequestStateSealer } from './request-state.ts';
+import type { McpPrincipal, ToolBackend } from './tool-backend.ts';
+
+export interface WireContext<P extends McpPrincipal> {
+  backend: ToolBackend<P>;
+  serverInfo: Implementation;
+  sealer: RequestStateSealer;
+  /** Told about every failure the caller sees only as "internal error" (the operator's log). */
+  report: (error: unknown) => void;
+}

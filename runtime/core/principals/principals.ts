@@ -1,0 +1,60 @@
+/**
+ * Who is calling: the principal an MCP request's credential stands for, and
+ * the governance snapshot that answer was read from, which the rest of the
+ * request uses (so a request never sees two revisions). One strategy per kind
+ * of credential, each recognising its own tokens: agent keys today, access
+ * tokens from the gateway's authorization server next.
+ */
+import { bearerToken } from '../governance/keys.ts';
+import type { Agent } from '../governance/model.ts';
+import type { GovernanceSnapshot } from '../governance/snapshot.ts';
+
+/** The current governance, fresh for the request that asks (see `GovernanceCache`). */
+export interface GovernanceReader {
+  current(): Promise<GovernanceSnapshot>;
+}
+
+/** How the caller proved who it is. */
+export type CredentialKind = 'agent_key';
+
+/** An authenticated caller, for the rest of its request. */
+export interface Caller {
+  readonly agentId: string;
+  readonly workspaceId: string;
+  readonly via: CredentialKind;
+  /** The governance the credential was checked against; the request's decisions read it too. */
+  readonly snapshot: GovernanceSnapshot;
+}
+
+export interface CredentialStrategy {
+  readonly kind: CredentialKind;
+  /** Whether the token has this strategy's form (cheap; no lookup). */
+  recognises(token: string): boolean;
+  /** The agent the token stands for in this snapshot, if any. */
+  agentFor(
+    token: string,
+    snapshot: GovernanceSnapshot,
+  ): Agent | undefined | Promise<Agent | undefined>;
+}
+
+export class Principals {
+  readonly #governance: GovernanceReader;
+  readonly #strategies: readonly CredentialStrategy[];
+
+  constructor(governance: GovernanceReader, strategies: readonly CredentialStrategy[]) {
+    this.#governance = governance;
+    this.#strategies = strategies;
+  }
+
+  /** The caller behind an `Authorization` header; undefined for none or a bad one. */
+  async authenticate(authorization: string | undefined): Promise<Caller | undefined> {
+    const token = bearerToken(authorization);
+    if (token === undefined) return undefined;
+    const strategy = this.#strategies.find((s) => s.recognises(token));
+    if (strategy === undefined) return undefined;
+    const snapshot = await this.#governance.current();
+    const agent = await strategy.agentFor(token, snapshot);
+    if (agent?.status !== 'active') return undefined;
+    return { agentId: agent.id, workspaceId: agent.workspaceId, via: strategy.kind, snapshot };
+  }
+}

@@ -1,0 +1,140 @@
+/**
+ * The gateway's composition root: configuration in, the parts every surface
+ * uses out (the MCP tool backend, the operator verbs' context, the store),
+ * with the start-up checks done. The HTTP server, the `portcullis` command,
+ * the tests and the benchmark all open the gateway through here. It lives
+ * outside `runtime/core`, which never imports an adapter (the store, Redis).
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  CatalogSet,
+  generatedProviderFiles,
+  type ProviderFiles,
+} from './core/catalog/catalog-set.ts';
+import type { Config } from './core/config/config.ts';
+import { Executors } from './core/execute/executor.ts';
+import { NativeRestExecutor } from './core/execute/native-rest-executor.ts';
+import { upstreamOverride } from './core/execute/upstream-override.ts';
+import { AuditLog } from './core/gateway/audit-log.ts';
+import { type BootstrapReport, bootstrap } from './core/gateway/bootstrap.ts';
+import { GovernanceCache } from './core/gateway/governance-cache.ts';
+import { GovernedTools } from './core/gateway/governed-tools.ts';
+import { ToolWatch } from './core/gateway/tool-watch.ts';
+import { RequestStateSealer } from './core/mcp/request-state.ts';
+import type { OperatorContext } from './core/operator/context.ts';
+import { createGuardedClient } from './core/outbound/guarded-client.ts';
+import { AgentKeys } from './core/principals/agent-keys.ts';
+import { Principals } from './core/principals/principals.ts';
+import type { Store } from './core/store/store.ts';
+import { catalogToolSources } from './core/tools/catalog-tool-source.ts';
+import type { ToolSources } from './core/tools/tool-source.ts';
+import { CredentialVault } from './core/vault/credential-vault.ts';
+import { loadKeyring, reloadKeyring } from './core/vault/key-file.ts';
+import { openStore } from './store/open-store.ts';
+
+export interface OpenGatewayOptions {
+  config: Config;
+  /**
+   * The catalogs to serve: the compiled `generated/` folder (its URL, since a
+   * bundled entry point sits elsewhere than the sources), or explicit files.
+   */
+  catalogs: URL | readonly ProviderFiles[];
+  now?: () => Date;
+  /** Told about failures no caller sees (the operator's log). */
+  onInternalError?: (error: unknown, context?: { tool: string; traceparent?: string }) => void;
+}
+
+export interface Gateway {
+  readonly config: Config;
+  readonly store: Store;
+  readonly catalogs: CatalogSet;
+  readonly toolSources: ToolSources;
+  readonly vault: CredentialVault;
+  readonly tools: GovernedTools;
+  /** Announces tool list changes to listening agents. */
+  readonly watch: ToolWatch;
+  /** Seals the MCP endpoint's multi round-trip `requestState`. */
+  readonly requestState: RequestStateSealer;
+  readonly startup: BootstrapReport & { keyFileCreated: boolean; keySource: string };
+  operator(actor: string): OperatorContext;
+  close(): Promise<void>;
+}
+
+export async function openGateway(options: OpenGatewayOptions): Promise<Gateway> {
+  const { config } = options;
+  const now = options.now ?? (() => new Date());
+  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  const keys = loadKeyring(config.dataDir, config.masterKey);
+  const [catalogs, store] = await Promise.all([
+    CatalogSet.load(
+      options.catalogs instanceof URL ? generatedProviderFiles(options.catalogs) : options.catalogs,
+    ),
+    openStore(
+      config.databaseUrl
+        ? { databaseUrl: config.databaseUrl }
+        : { sqliteFile: join(config.dataDir, 'portcullis.sqlite') },
+    ),
+  ]);
+  try {
+    const toolSources = catalogToolSources(catalogs);
+    const report = await bootstrap(store, toolSources, now());
+    const client = createGuardedClient({ allowPrivateNetworks: config.allowPrivateNetworks });
+    const executors = new Executors([
+      new NativeRestExecutor(client, upstreamOverride(config.devUpstreams)),
+    ]);
+    const vault = new CredentialVault(keys.keyring, () =>
+      reloadKeyring(config.dataDir, config.masterKey),
+    );
+    await vault.recordCurrentKey(store);
+    const keyLocation = {
+      dataDir: config.dataDir,
+      fromEnvironment: config.masterKey !== undefined,
+    };
+    const governance = new GovernanceCache(store, toolSources);
+    const watch = new ToolWatch(governance, {
+      ...(options.onInternalError ? { report: options.onInternalError } : {}),
+    });
+    const tools = new GovernedTools({
+      store,
+      audit: new AuditLog(store),
+      principals: new Principals(governance, [new AgentKeys()]),
+      vault,
+      executors,
+      watch,
+      now,
+      ...(options.onInternalError ? { report: options.onInternalError } : {}),
+    });
+    const requestState = RequestStateSealer.fromMasterKeys(
+      [keys.keyring.current, ...keys.keyring.previous].map((key) => key.bytes),
+    );
+    return {
+      config,
+      store,
+      catalogs,
+      toolSources,
+      vault,
+      tools,
+      watch,
+      requestState,
+      startup: { ...report, keyFileCreated: keys.created, keySource: keys.source },
+      operator: (actor) => ({
+        store,
+        catalogs,
+        toolSources,
+        executors,
+        vault,
+        keys: keyLocation,
+        actor,
+        now,
+      }),
+      async close() {
+        await client.close();
+        await store.close();
+      },
+    };
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+}
