@@ -47,6 +47,7 @@ export const REASONS = {
 
   // Ours.
   vault_unavailable: { status: 500, expose: false, refusal: false },
+  state_unavailable: { status: 503, expose: false, refusal: false },
   internal: { status: 500, expose: false, refusal: false },
 } as const satisfies Record<string, { status: number; expose: boolean; refusal: boolean }>;
 
