@@ -143,6 +143,13 @@ export const REASONS = {
     refusal: false,
     message: 'the configuration is not valid',
   },
+  state_unavailable: {
+    status: 503,
+    rpc: RpcCode.internalError,
+    expose: false,
+    refusal: false,
+    message: 'the shared state is unavailable',
+  },
   store_unavailable: {
     status: 503,
     rpc: RpcCode.internalError,
