@@ -67,14 +67,17 @@ async function main(argv: string[]): Promise<number> {
       out.error(`first start: admin token (shown once; keep it): ${gateway.startup.adminToken}\n`);
     }
     const values = parsed.values as Record<string, string | boolean | string[] | undefined>;
+    const ctx = gateway.operator('cli');
     await found.command.run({
-      ctx: gateway.operator('cli'),
+      ctx,
       gateway,
       out,
       args: parsed.positionals,
       values,
       workspace: String(values.workspace),
     });
+    // Servers sharing this state (Redis) tell their listening agents at once; the others within a second.
+    ctx.changed?.();
     return 0;
   } catch (error) {
     const problem = publicError(error);

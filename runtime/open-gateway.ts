@@ -26,11 +26,13 @@ import type { OperatorContext } from './core/operator/context.ts';
 import { createGuardedClient } from './core/outbound/guarded-client.ts';
 import { AgentKeys } from './core/principals/agent-keys.ts';
 import { Principals } from './core/principals/principals.ts';
+import type { SharedState } from './core/state/shared-state.ts';
 import type { Store } from './core/store/store.ts';
 import { catalogToolSources } from './core/tools/catalog-tool-source.ts';
 import type { ToolSources } from './core/tools/tool-source.ts';
 import { CredentialVault } from './core/vault/credential-vault.ts';
 import { loadKeyring, reloadKeyring } from './core/vault/key-file.ts';
+import { openSharedState } from './state/open-shared-state.ts';
 import { openStore } from './store/open-store.ts';
 
 export interface OpenGatewayOptions {
@@ -51,6 +53,8 @@ export interface Gateway {
   readonly catalogs: CatalogSet;
   readonly toolSources: ToolSources;
   readonly vault: CredentialVault;
+  /** Ephemeral state every replica shares: in process, or Redis with `REDIS_URL`. */
+  readonly state: SharedState;
   readonly tools: GovernedTools;
   /** Announces tool list changes to listening agents. */
   readonly watch: ToolWatch;
@@ -66,7 +70,7 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
   const now = options.now ?? (() => new Date());
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const keys = loadKeyring(config.dataDir, config.masterKey);
-  const [catalogs, store] = await Promise.all([
+  const [catalogs, store, state] = await Promise.all([
     CatalogSet.load(
       options.catalogs instanceof URL ? generatedProviderFiles(options.catalogs) : options.catalogs,
     ),
@@ -75,6 +79,10 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
         ? { databaseUrl: config.databaseUrl }
         : { sqliteFile: join(config.dataDir, 'portcullis.sqlite') },
     ),
+    openSharedState({
+      ...(config.redisUrl ? { redisUrl: config.redisUrl } : {}),
+      ...(options.onInternalError ? { onListenerError: options.onInternalError } : {}),
+    }),
   ]);
   try {
     const toolSources = catalogToolSources(catalogs);
@@ -93,6 +101,7 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
     };
     const governance = new GovernanceCache(store, toolSources);
     const watch = new ToolWatch(governance, {
+      state,
       ...(options.onInternalError ? { report: options.onInternalError } : {}),
     });
     const tools = new GovernedTools({
@@ -114,6 +123,7 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
       catalogs,
       toolSources,
       vault,
+      state,
       tools,
       watch,
       requestState,
@@ -127,13 +137,17 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
         keys: keyLocation,
         actor,
         now,
+        changed: () => watch.announce(),
       }),
       async close() {
+        watch.close();
         await client.close();
+        await state.close();
         await store.close();
       },
     };
   } catch (error) {
+    await state.close();
     await store.close();
     throw error;
   }

@@ -36,6 +36,7 @@ export async function startServer(
   const mcp = createMcpEndpoint({
     backend: gateway.tools,
     requestState: gateway.requestState,
+    state: gateway.state,
     onInternalError: (error) => log.error({ err: error }, 'internal error answering /mcp'),
     serverInfo: { name: 'portcullis', version: VERSION },
     ...allowedAddresses(config.publicUrl),

@@ -115,6 +115,9 @@ export const REASONS = {
     'the client did not declare a capability this request needs',
     RpcCode.missingRequiredClientCapability,
   ),
+  resource_not_found: refused(400, 'Resource not found', RpcCode.invalidParams),
+  /** The same, as revisions before 2026-07-28 said it (-32002). */
+  resource_not_found_legacy: refused(404, 'Resource not found', -32002),
   request_state_invalid: refused(400, 'requestState integrity check failed', RpcCode.invalidParams),
   endpoint_closed: failed(503, 'Service Unavailable: endpoint closed'),
 

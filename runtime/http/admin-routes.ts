@@ -47,7 +47,10 @@ export function adminRouter(gateway: Gateway, log: Log): express.Router {
     async (req: Request, res: Response, next: NextFunction) => {
       try {
         const input = { ...(req.method === 'GET' ? req.query : bodyOf(req)), ...req.params };
-        send(res, status, await verb(res.locals.operator as OperatorContext, input));
+        const ctx = res.locals.operator as OperatorContext;
+        send(res, status, await verb(ctx, input));
+        // A change may alter what agents see: listening agents hear of it now.
+        if (req.method !== 'GET') ctx.changed?.();
       } catch (error) {
         next(error);
       }

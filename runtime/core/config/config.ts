@@ -20,6 +20,15 @@ export const ConfigSchema = z.strictObject({
     .string()
     .regex(/^postgres(ql)?:\/\//, 'a postgres:// or postgresql:// URL')
     .optional(),
+  /**
+   * `redis://…` or `rediss://…`: the shared ephemeral state (sessions, pending
+   * input, change fan-out) lives in Redis, so several replicas serve together;
+   * unset, in this process.
+   */
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, 'a redis:// or rediss:// URL')
+    .optional(),
   /** 32 bytes, base64 or base64url; unset, a key file in the data folder (created on first start). */
   PORTCULLIS_MASTER_KEY: z
     .string()
@@ -61,6 +70,7 @@ export interface Config {
   port: number;
   dataDir: string;
   databaseUrl: string | undefined;
+  redisUrl: string | undefined;
   masterKey: Buffer | undefined;
   /** `provider` or `provider/document` → the URL that stands in for its server URL (development only). */
   devUpstreams: Record<string, string>;
@@ -101,6 +111,7 @@ export function configFromEnvironment(environment: Record<string, string | undef
     port: values.PORT,
     dataDir: values.PORTCULLIS_DATA_DIR,
     databaseUrl: values.DATABASE_URL,
+    redisUrl: values.REDIS_URL,
     masterKey: values.PORTCULLIS_MASTER_KEY
       ? Buffer.from(values.PORTCULLIS_MASTER_KEY, 'base64url')
       : undefined,

@@ -71,6 +71,12 @@ export class GovernedTools implements ToolBackend<Caller> {
     return this.#toolListOf(caller.snapshot, agent);
   }
 
+  describeTool(caller: Caller, name: string): Tool | undefined {
+    const agent = agentOf(caller);
+    const target = agent && caller.snapshot.resolveTool(agent.workspaceId, name);
+    return target ? this.#toolOf(target) : undefined;
+  }
+
   watchTools(caller: Caller, listener: () => void): () => void {
     return this.#options.watch.watch(caller, listener);
   }

@@ -9,6 +9,7 @@
 import type { GovernanceSnapshot } from '../governance/snapshot.ts';
 import { toolNameFor } from '../governance/tool-names.ts';
 import type { GovernanceReader } from '../principals/principals.ts';
+import type { SharedState, Subscription } from '../state/shared-state.ts';
 
 export interface WatchedCaller {
   readonly agentId: string;
@@ -20,6 +21,8 @@ export interface ToolWatchOptions {
   intervalMs?: number;
   /** Told about a failed check (the operator's log); the next check tries again. */
   report?: (error: unknown) => void;
+  /** Where replicas tell each other of a change, so listeners learn of it at once. */
+  state?: SharedState;
 }
 
 interface Listener {
@@ -29,6 +32,7 @@ interface Listener {
 }
 
 const DEFAULT_INTERVAL_MS = 500;
+const CHANNEL = 'governance:changed';
 
 export class ToolWatch {
   readonly #governance: GovernanceReader;
@@ -38,11 +42,31 @@ export class ToolWatch {
   #timer: NodeJS.Timeout | undefined;
   #snapshot: GovernanceSnapshot | undefined;
   #checking: Promise<void> | undefined;
+  readonly #state: SharedState | undefined;
+  #subscription: Promise<Subscription> | undefined;
 
   constructor(governance: GovernanceReader, options: ToolWatchOptions = {}) {
     this.#governance = governance;
     this.#intervalMs = options.intervalMs ?? DEFAULT_INTERVAL_MS;
     this.#report = options.report ?? (() => {});
+    this.#state = options.state;
+  }
+
+  /** Tells every replica's listeners to check now (after an operator's change). */
+  announce(): void {
+    if (this.#state === undefined) {
+      void this.check();
+      return;
+    }
+    this.#state.publish(CHANNEL, 'changed').catch(this.#report);
+  }
+
+  close(): void {
+    if (this.#timer !== undefined) clearInterval(this.#timer);
+    this.#timer = undefined;
+    this.#listeners.clear();
+    void this.#subscription?.then((s) => s.unsubscribe()).catch(this.#report);
+    this.#subscription = undefined;
   }
 
   get listening(): number {
@@ -62,6 +86,8 @@ export class ToolWatch {
       this.#timer = setInterval(() => void this.check(), this.#intervalMs);
       this.#timer.unref();
     }
+    this.#subscription ??= this.#state?.subscribe(CHANNEL, () => void this.check());
+    this.#subscription?.catch(this.#report);
     return () => {
       this.#listeners.delete(listener);
       if (this.#listeners.size === 0 && this.#timer !== undefined) {

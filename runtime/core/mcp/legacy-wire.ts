@@ -12,7 +12,7 @@
 import { InitializeRequestParamsSchema } from '@modelcontextprotocol/core';
 import type { ClientCapabilities } from '@modelcontextprotocol/server';
 import { GatewayError } from '../errors.ts';
-import { ClientRequests } from './client-requests.ts';
+import type { ClientRequests } from './client-requests.ts';
 import { checkBatch } from './era.ts';
 import { EventStream } from './event-stream.ts';
 import {
@@ -49,7 +49,8 @@ import {
   LEGACY_VERSIONS,
   negotiateLegacyVersion,
 } from './protocol-version.ts';
-import type { Session, SessionTable } from './sessions.ts';
+import type { Session } from './sessions.ts';
+import type { SharedSessions } from './shared-sessions.ts';
 import type { McpPrincipal } from './tool-backend.ts';
 import type { WireContext } from './wire-context.ts';
 
@@ -60,12 +61,13 @@ const KEEP_ALIVE_MS = 25_000;
 
 export class LegacyWire<P extends McpPrincipal> {
   readonly #context: WireContext<P>;
-  readonly #sessions: SessionTable;
-  readonly #clientRequests = new ClientRequests();
+  readonly #sessions: SharedSessions;
+  readonly #clientRequests: ClientRequests;
 
-  constructor(context: WireContext<P>, sessions: SessionTable) {
+  constructor(context: WireContext<P>, sessions: SharedSessions, clientRequests: ClientRequests) {
     this.#context = context;
     this.#sessions = sessions;
+    this.#clientRequests = clientRequests;
   }
 
   /** A POST of the legacy era: one message (`message`) or a batch (`batch`). */
@@ -80,7 +82,7 @@ export class LegacyWire<P extends McpPrincipal> {
     if (message.kind === 'request' && message.method === 'initialize') {
       return this.#initialize(request, principal, message, format);
     }
-    const session = this.#sessionOf(
+    const session = await this.#sessionOf(
       request,
       principal,
       message.kind === 'request' ? message.id : null,
@@ -95,7 +97,7 @@ export class LegacyWire<P extends McpPrincipal> {
         this.#takeNotification(session, message.method, message.params);
         return { status: 202, headers: sessionHeaders(session.id) };
       case 'response':
-        this.#clientRequests.deliver(session.id, message.id, message);
+        this.#sessions.answer(session, message.id, message);
         return { status: 202, headers: sessionHeaders(session.id) };
       case 'request': {
         const reply = new PendingReply(format, sessionHeaders(session.id));
@@ -112,22 +114,22 @@ export class LegacyWire<P extends McpPrincipal> {
   }
 
   /** DELETE: ends the caller's session. */
-  terminate(request: McpHttpRequest, principal: P): McpHttpResponse {
-    const session = this.#sessionOf(request, principal);
+  async terminate(request: McpHttpRequest, principal: P): Promise<McpHttpResponse> {
+    const session = await this.#sessionOf(request, principal);
     if (!isSession(session)) return session;
     this.#sessions.end(session);
     return { status: 204, headers: {} };
   }
 
   /** GET: the session's standalone stream, where tool list changes are announced. */
-  listen(request: McpHttpRequest, principal: P): McpHttpResponse {
+  async listen(request: McpHttpRequest, principal: P): Promise<McpHttpResponse> {
     const accept = headerValue(request.headers, 'accept')?.toLowerCase();
     if (accept === undefined || !accept.includes('text/event-stream')) {
       return errorReply('not_acceptable', {
         message: 'Not Acceptable: Client must accept text/event-stream',
       });
     }
-    const session = this.#sessionOf(request, principal);
+    const session = await this.#sessionOf(request, principal);
     if (!isSession(session)) return session;
     if (session.stream !== undefined && !session.stream.closed) {
       return errorReply('stream_conflict');
@@ -147,14 +149,14 @@ export class LegacyWire<P extends McpPrincipal> {
     return { status: 200, headers: { ...SSE_HEADERS, ...sessionHeaders(session.id) }, stream };
   }
 
-  #initialize(
+  async #initialize(
     request: McpHttpRequest,
     principal: P,
     message: Extract<IncomingMessage, { kind: 'request' }>,
     format: ReplyFormat,
-  ): McpHttpResponse {
+  ): Promise<McpHttpResponse> {
     if (headerValue(request.headers, SESSION_HEADER) !== undefined) {
-      const session = this.#sessionOf(request, principal, message.id);
+      const session = await this.#sessionOf(request, principal, message.id);
       if (!isSession(session)) return session;
       return errorReply('invalid_request', {
         id: message.id,
@@ -164,7 +166,7 @@ export class LegacyWire<P extends McpPrincipal> {
     const params = InitializeRequestParamsSchema.safeParse(message.params);
     if (!params.success) return errorReply('invalid_params', { id: message.id });
     const protocolVersion = negotiateLegacyVersion(params.data.protocolVersion);
-    const session = this.#sessions.open(
+    const session = await this.#sessions.open(
       principal,
       protocolVersion,
       params.data.capabilities as ClientCapabilities,
@@ -186,7 +188,7 @@ export class LegacyWire<P extends McpPrincipal> {
     if (batch.length === 0 || batch.length > MAX_BATCH_SIZE) {
       return errorReply('invalid_request', { message: 'Invalid Request: batch size' });
     }
-    const session = this.#sessionOf(request, principal);
+    const session = await this.#sessionOf(request, principal);
     if (!isSession(session)) return session;
     if (!allowsBatches(session.protocolVersion)) {
       return errorReply('invalid_request', {
@@ -212,7 +214,7 @@ export class LegacyWire<P extends McpPrincipal> {
       if (message.kind === 'notification') {
         this.#takeNotification(session, message.method, message.params);
       } else if (message.kind === 'response') {
-        this.#clientRequests.deliver(session.id, message.id, message);
+        this.#sessions.answer(session, message.id, message);
       } else if (message.kind === 'request') {
         answers.push(this.#answer(request, principal, session, reply, message));
       }
@@ -260,18 +262,18 @@ export class LegacyWire<P extends McpPrincipal> {
   ): void {
     if (method !== 'notifications/cancelled' || params === undefined) return;
     const requestId = params.requestId;
-    if (isId(requestId)) session.running.get(requestId)?.cancel();
+    if (isId(requestId)) this.#sessions.cancel(session, requestId);
   }
 
   /** The caller's live session named by the request, or the refusal to answer with. */
-  #sessionOf(
+  async #sessionOf(
     request: McpHttpRequest,
     principal: P,
     requestId: JsonRpcId | null = null,
-  ): Session | McpHttpResponse {
+  ): Promise<Session | McpHttpResponse> {
     const id = headerValue(request.headers, SESSION_HEADER);
     if (id === undefined || id === '') return errorReply('session_required', { id: requestId });
-    const session = this.#sessions.use(id, principal);
+    const session = await this.#sessions.use(id, principal);
     if (session === undefined) return errorReply('session_not_found', { id: requestId });
     const version = headerValue(request.headers, PROTOCOL_VERSION_HEADER);
     if (version !== undefined && !isLegacyVersion(version)) {

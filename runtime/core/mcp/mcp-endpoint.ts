@@ -15,6 +15,9 @@
 import type { Implementation } from '@modelcontextprotocol/server';
 import { bearerChallenge, GatewayError } from '../errors.ts';
 import { isPlainObject } from '../json-value.ts';
+import { MemorySharedState } from '../state/memory-shared-state.ts';
+import type { SharedState } from '../state/shared-state.ts';
+import { ClientRequests } from './client-requests.ts';
 import { eraOf } from './era.ts';
 import {
   errorReply,
@@ -31,6 +34,7 @@ import { ModernWire } from './modern-wire.ts';
 import { createOriginGuard } from './origin-guard.ts';
 import type { RequestStateSealer } from './request-state.ts';
 import { SessionTable } from './sessions.ts';
+import { SharedSessions } from './shared-sessions.ts';
 import type { McpPrincipal, ToolBackend } from './tool-backend.ts';
 
 export interface McpEndpointOptions<P extends McpPrincipal = McpPrincipal> {
@@ -38,6 +42,8 @@ export interface McpEndpointOptions<P extends McpPrincipal = McpPrincipal> {
   serverInfo: Implementation;
   /** Seals the `requestState` of multi round-trip requests. */
   requestState: RequestStateSealer;
+  /** Where legacy sessions live for every replica. Default: in this process only. */
+  state?: SharedState;
   /** Host header values allowed; see `createOriginGuard`. Default: loopback names, any port. */
   allowedHosts?: string[];
   /** Origin header values allowed (when one is sent). Default: loopback origins, any port. */
@@ -75,10 +81,21 @@ export function createMcpEndpoint<P extends McpPrincipal>(
 ): McpEndpoint {
   const { backend } = options;
   const sessionIdleMs = options.sessionIdleMs ?? DEFAULT_IDLE_MS;
-  const sessions = new SessionTable({
+  const report = options.onInternalError ?? (() => {});
+  const clientRequests = new ClientRequests();
+  const sessions: SharedSessions = new SharedSessions({
+    table: new SessionTable({
+      idleMs: sessionIdleMs,
+      maxSessions: options.maxSessions ?? DEFAULT_MAX_SESSIONS,
+      maxSessionsPerAgent: options.maxSessionsPerAgent ?? DEFAULT_MAX_SESSIONS_PER_AGENT,
+      // Made room for another: it is over everywhere.
+      onEvicted: (session) => sessions.forget(session.id),
+      ...(options.now ? { now: options.now } : {}),
+    }),
+    state: options.state ?? new MemorySharedState(options.now ? { now: options.now } : {}),
     idleMs: sessionIdleMs,
-    maxSessions: options.maxSessions ?? DEFAULT_MAX_SESSIONS,
-    maxSessionsPerAgent: options.maxSessionsPerAgent ?? DEFAULT_MAX_SESSIONS_PER_AGENT,
+    deliverAnswer: (sessionId, id, answer) => clientRequests.deliver(sessionId, id, answer),
+    report,
     ...(options.now ? { now: options.now } : {}),
   });
   const guard =
@@ -91,14 +108,13 @@ export function createMcpEndpoint<P extends McpPrincipal>(
   const challenge = { realm: REALM, resourceMetadataUrl: options.resourceMetadataUrl };
   const missingCredential = bearerChallenge(challenge);
   const refusedCredential = bearerChallenge(challenge, 'unauthenticated');
-  const report = options.onInternalError ?? (() => {});
   const context = {
     backend,
     serverInfo: options.serverInfo,
     sealer: options.requestState,
     report,
   };
-  const legacy = new LegacyWire(context, sessions);
+  const legacy = new LegacyWire(context, sessions, clientRequests);
   const modern = new ModernWire(context);
   const sweeper = setInterval(() => sessions.sweep(), Math.min(sessionIdleMs, 60_000));
   sweeper.unref();

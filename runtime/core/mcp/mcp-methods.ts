@@ -29,17 +29,21 @@ import {
   progressTokenOf,
   traceContextOf,
 } from './request-meta.ts';
-import type { RequestStateSealer } from './request-state.ts';
+import type { RequestStateBinding, RequestStateSealer } from './request-state.ts';
 import {
+  type InputRequired,
   isInputRequired,
   type McpPrincipal,
+  type RequestContext,
   type ToolBackend,
-  type ToolCall,
-  type ToolOutcome,
 } from './tool-backend.ts';
 
 /** What the server says it can do, on both wires. */
-export const SERVER_CAPABILITIES = { tools: { listChanged: true } } as const;
+export const SERVER_CAPABILITIES = {
+  tools: { listChanged: true },
+  prompts: {},
+  resources: {},
+} as const;
 
 /** How long a client may use a tool list before asking again; changes are announced besides. */
 export const TOOL_LIST_TTL_MS = 60_000;
@@ -94,7 +98,35 @@ export async function answerRequest<P extends McpPrincipal>(
     case 'tools/call':
       return callTool(scope, id, params);
     case 'tools/list':
-      return listTools(scope, id, params);
+      return list(scope, id, params, 'tools', () => scope.backend.listTools(scope.principal));
+    case 'prompts/list':
+      return list(
+        scope,
+        id,
+        params,
+        'prompts',
+        async () => (await scope.backend.listPrompts?.(scope.principal)) ?? [],
+      );
+    case 'prompts/get':
+      return getPrompt(scope, id, params);
+    case 'resources/list':
+      return list(
+        scope,
+        id,
+        params,
+        'resources',
+        async () => (await scope.backend.listResources?.(scope.principal)) ?? [],
+      );
+    case 'resources/templates/list':
+      return list(
+        scope,
+        id,
+        params,
+        'resourceTemplates',
+        async () => (await scope.backend.listResourceTemplates?.(scope.principal)) ?? [],
+      );
+    case 'resources/read':
+      return readResource(scope, id, params);
     case 'server/discover':
       if (scope.era === 'modern') return { message: resultMessage(id, discoverResult(scope)) };
       break;
@@ -121,23 +153,25 @@ function discoverResult(scope: RequestScope<McpPrincipal>): Record<string, unkno
   };
 }
 
-async function listTools<P extends McpPrincipal>(
+/** A list in one page; on the modern wire with caching hints, private: every agent sees its own. */
+async function list<P extends McpPrincipal>(
   scope: RequestScope<P>,
   id: JsonRpcId,
   params: Record<string, unknown> | undefined,
+  member: string,
+  read: () => Promise<unknown[]>,
 ): Promise<Answer> {
-  // All tools come in one page, so no cursor this server issued can exist.
+  // All of a list comes in one page, so no cursor this server issued can exist.
   if (params?.cursor !== undefined) {
     return failure(id, 'invalid_params', 'Invalid params: unknown cursor');
   }
   try {
-    const tools = await scope.backend.listTools(scope.principal);
-    if (scope.era === 'legacy') return { message: resultMessage(id, { tools }) };
+    const items = await read();
+    if (scope.era === 'legacy') return { message: resultMessage(id, { [member]: items }) };
     return {
       message: resultMessage(id, {
         resultType: 'complete',
-        tools,
-        // Every agent sees its own tools: no shared cache may keep them.
+        [member]: items,
         ttlMs: TOOL_LIST_TTL_MS,
         cacheScope: 'private',
         _meta: { [SERVER_INFO_META_KEY]: scope.serverInfo },
@@ -161,13 +195,102 @@ async function callTool<P extends McpPrincipal>(
   if (args !== undefined && !isPlainObject(args)) {
     return failure(id, 'invalid_params', 'Invalid params: arguments must be an object');
   }
+  return withInput(
+    scope,
+    id,
+    params,
+    { method: 'tools/call', name, arguments: args },
+    {
+      run: (context) =>
+        scope.backend.callTool(scope.principal, { ...context, name, arguments: args }),
+      // A refused or failed call is a result the agent reads, with its reason code.
+      refused: (error) => toolErrorResult(error),
+    },
+  );
+}
+
+async function getPrompt<P extends McpPrincipal>(
+  scope: RequestScope<P>,
+  id: JsonRpcId,
+  params: Record<string, unknown> | undefined,
+): Promise<Answer> {
+  const name = params?.name;
+  const args = params?.arguments;
+  if (typeof name !== 'string' || name === '') {
+    return failure(id, 'invalid_params', 'Invalid params: name must be a string');
+  }
+  if (
+    args !== undefined &&
+    !(isPlainObject(args) && Object.values(args).every((v) => typeof v === 'string'))
+  ) {
+    return failure(id, 'invalid_params', 'Invalid params: arguments must map names to strings');
+  }
+  const { getPrompt } = scope.backend;
+  if (getPrompt === undefined)
+    return failure(id, 'invalid_params', `Invalid params: no prompt ${name}`);
+  const prompt = args as Record<string, string> | undefined;
+  return withInput(
+    scope,
+    id,
+    params,
+    { method: 'prompts/get', name, arguments: prompt },
+    {
+      run: (context) =>
+        getPrompt.call(scope.backend, scope.principal, { ...context, name, arguments: prompt }),
+    },
+  );
+}
+
+async function readResource<P extends McpPrincipal>(
+  scope: RequestScope<P>,
+  id: JsonRpcId,
+  params: Record<string, unknown> | undefined,
+): Promise<Answer> {
+  const uri = params?.uri;
+  if (typeof uri !== 'string' || uri === '') {
+    return failure(id, 'invalid_params', 'Invalid params: uri must be a string');
+  }
+  const notFound = scope.era === 'modern' ? 'resource_not_found' : 'resource_not_found_legacy';
+  const { readResource } = scope.backend;
+  if (readResource === undefined) return failure(id, notFound, undefined, { uri });
+  return withInput(
+    scope,
+    id,
+    params,
+    { method: 'resources/read', name: uri, arguments: undefined },
+    {
+      run: (context) => readResource.call(scope.backend, scope.principal, { ...context, uri }),
+      translate: (error) => (error.code === 'resource_not_found' ? notFound : error.code),
+    },
+  );
+}
+
+interface Invocation<R> {
+  run(context: RequestContext): Promise<R | InputRequired>;
+  /** How a `GatewayError` becomes a result, when it does (tool calls); otherwise it is a JSON-RPC error. */
+  refused?: (error: GatewayError) => object;
+  /** The reason a `GatewayError` is answered with (the era's own resource-not-found). */
+  translate?: (error: GatewayError) => ReasonCode;
+}
+
+/**
+ * Runs a request that may need input from the client (2026-07-28 MRTR):
+ * modern, it answers `input_required` and a retry brings the answers and the
+ * sealed state; legacy, the client is asked on the reply stream and the
+ * request runs again with its answers, until it completes.
+ */
+async function withInput<P extends McpPrincipal, R extends object>(
+  scope: RequestScope<P>,
+  id: JsonRpcId,
+  params: Record<string, unknown> | undefined,
+  binding: Omit<RequestStateBinding, 'principal'>,
+  invocation: Invocation<R>,
+): Promise<Answer> {
   const meta = metaOf(params);
   const cancellation = new Cancellation();
-  let call: ToolCall;
+  let context: RequestContext;
   try {
-    call = {
-      name,
-      arguments: args,
+    context = {
       era: scope.era,
       protocolVersion: scope.protocolVersion,
       clientCapabilities: scope.clientCapabilities,
@@ -175,7 +298,7 @@ async function callTool<P extends McpPrincipal>(
       progress: progressReporter(scope.reply, progressTokenOf(meta)),
       log: logger(scope),
       trace: traceContextOf(meta),
-      ...(scope.era === 'modern' ? await modernInput(scope, name, args, params) : {}),
+      ...(scope.era === 'modern' ? await modernInput(scope, binding, params) : {}),
     };
   } catch (error) {
     if (error instanceof GatewayError) return failure(id, error.code, error.message);
@@ -186,45 +309,46 @@ async function callTool<P extends McpPrincipal>(
   scope.reply.stream?.onClose(() => cancellation.cancel());
   scope.running?.set(id, cancellation);
   try {
-    let outcome = await scope.backend.callTool(scope.principal, call);
+    let outcome = await invocation.run(context);
     for (let round = 1; isInputRequired(outcome); round++) {
       if (scope.era === 'modern') {
-        return {
-          message: resultMessage(id, await inputRequiredResult(scope, name, args, outcome)),
-        };
+        return { message: resultMessage(id, await inputRequiredResult(scope, binding, outcome)) };
       }
-      // Legacy: ask the client on the reply stream, then call again with its answers.
+      // Legacy: ask the client on the reply stream, then run again with its answers.
       if (scope.askClient === undefined || round > MAX_INPUT_ROUNDS) {
-        throw new GatewayError('invalid_request', 'this call needs input the client cannot give');
+        throw new GatewayError(
+          'invalid_request',
+          'this request needs input the client cannot give',
+        );
       }
       requireCapabilities(scope.clientCapabilities, outcome.inputRequests);
       const responses = await scope.askClient(outcome.inputRequests ?? {}, cancellation);
-      call = { ...call, input: { responses, state: outcome.state } };
-      outcome = await scope.backend.callTool(scope.principal, call);
+      context = { ...context, input: { responses, state: outcome.state } };
+      outcome = await invocation.run(context);
     }
     return { message: resultMessage(id, complete(scope, outcome)) };
   } catch (error) {
-    if (error instanceof GatewayError) {
-      if (error.code === 'client_capability_missing') {
-        return failure(id, error.code, error.message, error.detail);
-      }
-      if (isOperatorsToSee(error)) scope.report(error);
-      return { message: resultMessage(id, complete(scope, toolErrorResult(error))) };
+    if (!(error instanceof GatewayError)) {
+      scope.report(error);
+      return failure(id, 'internal');
     }
-    scope.report(error);
-    return failure(id, 'internal');
+    if (isOperatorsToSee(error)) scope.report(error);
+    if (invocation.refused && error.code !== 'client_capability_missing') {
+      return { message: resultMessage(id, complete(scope, invocation.refused(error))) };
+    }
+    const shown = publicError(error);
+    return failure(id, invocation.translate?.(error) ?? error.code, shown.message, error.detail);
   } finally {
     if (scope.running?.get(id) === cancellation) scope.running.delete(id);
   }
 }
 
-/** A modern retry's answers and state (the state checked against this call), if it is one. */
+/** A modern retry's answers and state (the state checked against this request), if it is one. */
 async function modernInput<P extends McpPrincipal>(
   scope: RequestScope<P>,
-  name: string,
-  args: Record<string, unknown> | undefined,
+  binding: Omit<RequestStateBinding, 'principal'>,
   params: Record<string, unknown> | undefined,
-): Promise<Pick<ToolCall, 'input'>> {
+): Promise<Pick<RequestContext, 'input'>> {
   const responses = params?.inputResponses;
   const sealed = params?.requestState;
   if (responses === undefined && sealed === undefined) return {};
@@ -239,31 +363,23 @@ async function modernInput<P extends McpPrincipal>(
   const state =
     sealed === undefined
       ? undefined
-      : await scope.sealer.open(sealed, {
-          principal: scope.principal,
-          method: 'tools/call',
-          name,
-          arguments: args,
-        });
+      : await scope.sealer.open(sealed, { principal: scope.principal, ...binding });
   return { input: { responses: responses ?? {}, state } };
 }
 
 async function inputRequiredResult<P extends McpPrincipal>(
   scope: RequestScope<P>,
-  name: string,
-  args: Record<string, unknown> | undefined,
-  outcome: Extract<ToolOutcome, { resultType: 'input_required' }>,
+  binding: Omit<RequestStateBinding, 'principal'>,
+  outcome: InputRequired,
 ): Promise<Record<string, unknown>> {
   requireCapabilities(scope.clientCapabilities, outcome.inputRequests);
   const result: Record<string, unknown> = { resultType: 'input_required' };
   if (outcome.inputRequests !== undefined) result.inputRequests = outcome.inputRequests;
-  // A result must carry requests or state; state is what binds the retry to this call.
+  // A result must carry requests or state; state is what binds the retry to this request.
   if (outcome.state !== undefined || outcome.inputRequests === undefined) {
     result.requestState = await scope.sealer.seal(outcome.state, {
       principal: scope.principal,
-      method: 'tools/call',
-      name,
-      arguments: args,
+      ...binding,
     });
   }
   result._meta = { [SERVER_INFO_META_KEY]: scope.serverInfo };
@@ -300,22 +416,20 @@ function requireCapabilities(
 }
 
 /** A result as the era writes it: modern results say they are complete and who served them. */
-function complete<P extends McpPrincipal>(
-  scope: RequestScope<P>,
-  result: CallToolResult,
-): CallToolResult {
+function complete<P extends McpPrincipal>(scope: RequestScope<P>, result: object): object {
   if (scope.era === 'legacy') return result;
+  const meta = (result as { _meta?: Record<string, unknown> })._meta;
   return {
     ...result,
     resultType: 'complete',
-    _meta: { ...result._meta, [SERVER_INFO_META_KEY]: scope.serverInfo },
-  } as CallToolResult;
+    _meta: { ...meta, [SERVER_INFO_META_KEY]: scope.serverInfo },
+  };
 }
 
 function progressReporter(
   reply: PendingReply,
   token: ProgressToken | undefined,
-): ToolCall['progress'] {
+): RequestContext['progress'] {
   if (token === undefined) return () => {};
   let last = Number.NEGATIVE_INFINITY;
   return (progress, total, message) => {
@@ -335,7 +449,7 @@ function progressReporter(
   };
 }
 
-function logger<P extends McpPrincipal>(scope: RequestScope<P>): ToolCall['log'] {
+function logger<P extends McpPrincipal>(scope: RequestScope<P>): RequestContext['log'] {
   return (level, data, name) => {
     if (!logLevelWanted(scope.logLevel, level)) return;
     scope.reply.send({

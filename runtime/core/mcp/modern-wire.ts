@@ -10,7 +10,7 @@
  * Order of checks after the era is known: `_meta` (-32602) → protocol version
  * (-32022) → request headers (-32020) → method.
  */
-import { SUBSCRIPTION_ID_META_KEY } from '@modelcontextprotocol/server';
+import { SUBSCRIPTION_ID_META_KEY, type Tool } from '@modelcontextprotocol/server';
 import { GatewayError, REASONS } from '../errors.ts';
 import { isPlainObject } from '../json-value.ts';
 import { EventStream } from './event-stream.ts';
@@ -25,6 +25,7 @@ import {
 } from './http-exchange.ts';
 import type { IncomingMessage, JsonRpcId } from './json-rpc.ts';
 import { answerRequest, type RequestScope } from './mcp-methods.ts';
+import { checkParamHeaders } from './param-headers.ts';
 import { PendingReply } from './pending-reply.ts';
 import { isModernVersion, MODERN_VERSIONS } from './protocol-version.ts';
 import { type ModernMeta, modernMetaOrThrow } from './request-meta.ts';
@@ -63,6 +64,11 @@ export class ModernWire<P extends McpPrincipal> {
         });
       }
       checkStandardHeaders(request.headers, method, params, meta.protocolVersion);
+      if (method === 'tools/call' && typeof params?.name === 'string') {
+        const tool = await this.#describe(principal, params.name);
+        const args = isPlainObject(params.arguments) ? params.arguments : undefined;
+        if (tool) checkParamHeaders(tool, request.headers, args);
+      }
     } catch (error) {
       if (error instanceof GatewayError) return errorReplyOf(error, id);
       throw error;
@@ -91,6 +97,17 @@ export class ModernWire<P extends McpPrincipal> {
       },
     );
     return reply.response;
+  }
+
+  /** The tool a call names, as its caller sees it (undefined: unknown, and the call says so). */
+  async #describe(principal: P, name: string): Promise<Tool | undefined> {
+    const { backend } = this.#context;
+    if (backend.describeTool) return backend.describeTool(principal, name);
+    try {
+      return (await backend.listTools(principal)).find((tool) => tool.name === name);
+    } catch {
+      return undefined;
+    }
   }
 
   /** Ends every listen stream with its graceful result. */

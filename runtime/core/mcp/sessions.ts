@@ -35,6 +35,8 @@ export interface SessionTableOptions {
    * recently used, so no agent can push the others' sessions out.
    */
   maxSessionsPerAgent: number;
+  /** Told of a session ended to make room for another (not of one that expired or was ended). */
+  onEvicted?: (session: Session) => void;
   now?: () => number;
 }
 
@@ -46,6 +48,7 @@ export class SessionTable {
   /** Live sessions per agent (see `agentKey`). */
   readonly #perAgent = new Map<string, number>();
   readonly #now: () => number;
+  readonly #onEvicted: (session: Session) => void;
 
   constructor(options: SessionTableOptions) {
     if (!(options.idleMs > 0)) throw new TypeError('idleMs must be a positive number');
@@ -58,6 +61,7 @@ export class SessionTable {
     this.#maxSessions = options.maxSessions;
     this.#maxPerAgent = options.maxSessionsPerAgent;
     this.#now = options.now ?? Date.now;
+    this.#onEvicted = options.onEvicted ?? (() => {});
   }
 
   get size(): number {
@@ -69,12 +73,23 @@ export class SessionTable {
     protocolVersion: string,
     clientCapabilities: ClientCapabilities = {},
   ): Session {
+    return this.adopt(randomUUID(), principal, protocolVersion, clientCapabilities);
+  }
+
+  /** Takes in a session under a given id (one another replica opened), with the same limits as `open`. */
+  adopt(
+    id: string,
+    principal: McpPrincipal,
+    protocolVersion: string,
+    clientCapabilities: ClientCapabilities,
+  ): Session {
     this.sweep();
     const agent = agentKey(principal);
     if ((this.#perAgent.get(agent) ?? 0) >= this.#maxPerAgent) {
       for (const session of this.#sessions.values()) {
         if (agentKey(session) !== agent) continue;
         this.#end(session);
+        this.#onEvicted(session);
         break;
       }
     }
@@ -82,9 +97,10 @@ export class SessionTable {
       const oldest = this.#sessions.values().next().value;
       if (oldest === undefined) break;
       this.#end(oldest);
+      this.#onEvicted(oldest);
     }
     const session: Session = {
-      id: randomUUID(),
+      id,
       agentId: principal.agentId,
       workspaceId: principal.workspaceId,
       protocolVersion,
@@ -96,6 +112,11 @@ export class SessionTable {
     this.#sessions.set(session.id, session);
     this.#perAgent.set(agent, (this.#perAgent.get(agent) ?? 0) + 1);
     return session;
+  }
+
+  /** The session with this id, whoever owns it, without marking it used (for messages between replicas). */
+  peek(id: string): Session | undefined {
+    return this.#sessions.get(id);
   }
 
   /**

@@ -22,7 +22,7 @@ const NAMED: Readonly<Record<string, 'name' | 'uri'>> = {
   'resources/read': 'uri',
 };
 
-const SENTINEL = /^=\?base64\?([A-Za-z0-9+/]*={0,2})\?=$/;
+const SENTINEL = /^=\?base64\?((?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?)\?=$/;
 /** Visible ASCII, space and tab (RFC 9110 field values). */
 const FIELD_VALUE = /^[\t\x20-\x7e]*$/;
 
@@ -69,7 +69,7 @@ export function checkStandardHeaders(
 export function decodeHeaderValue(value: string): string | undefined {
   if (!FIELD_VALUE.test(value)) return undefined;
   const sentinel = SENTINEL.exec(value);
-  if (!sentinel) return value;
+  if (!sentinel) return value.startsWith('=?base64?') ? undefined : value;
   const decoded = Buffer.from(sentinel[1]!, 'base64');
   const text = decoded.toString('utf8');
   // Not UTF-8 (a replacement character that was not sent) is not a value.

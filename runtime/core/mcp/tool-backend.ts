@@ -8,8 +8,13 @@
 import type {
   CallToolResult,
   ClientCapabilities,
+  GetPromptResult,
   InputRequest,
   LoggingLevel,
+  Prompt,
+  ReadResourceResult,
+  Resource,
+  ResourceTemplateType as ResourceTemplate,
   Tool,
 } from '@modelcontextprotocol/server';
 import type { CancelSignal } from '../cancellation.ts';
@@ -23,10 +28,8 @@ export interface McpPrincipal {
   readonly workspaceId: string;
 }
 
-/** One tool call, as the backend sees it. */
-export interface ToolCall {
-  name: string;
-  arguments: Record<string, unknown> | undefined;
+/** What every request a backend runs carries: who may answer what, and how to talk back. */
+export interface RequestContext {
   era: McpEra;
   protocolVersion: string;
   /** What the client declared it can do (on this request, or when its session opened). */
@@ -46,6 +49,21 @@ export interface ToolCall {
   trace: TraceContext | undefined;
 }
 
+/** One tool call, as the backend sees it. */
+export interface ToolCall extends RequestContext {
+  name: string;
+  arguments: Record<string, unknown> | undefined;
+}
+
+export interface PromptRequest extends RequestContext {
+  name: string;
+  arguments: Record<string, string> | undefined;
+}
+
+export interface ResourceRequest extends RequestContext {
+  uri: string;
+}
+
 /**
  * The call needs input from the client's person or model before it can go on
  * (2026-07-28 multi round-trip requests). On the modern wire it becomes an
@@ -60,8 +78,10 @@ export interface InputRequired {
 }
 
 export type ToolOutcome = CallToolResult | InputRequired;
+export type PromptOutcome = GetPromptResult | InputRequired;
+export type ResourceOutcome = ReadResourceResult | InputRequired;
 
-export function isInputRequired(outcome: ToolOutcome): outcome is InputRequired {
+export function isInputRequired(outcome: object): outcome is InputRequired {
   return (outcome as { resultType?: unknown }).resultType === 'input_required';
 }
 
@@ -75,6 +95,8 @@ export interface ToolBackend<P extends McpPrincipal = McpPrincipal> {
   authenticate(authorization: string | undefined): P | undefined | Promise<P | undefined>;
   /** The tools this principal may see, in a stable order. */
   listTools(principal: P): Promise<Tool[]>;
+  /** One tool this principal may see, by name (what the endpoint checks a call's headers against). */
+  describeTool?(principal: P, name: string): Tool | undefined | Promise<Tool | undefined>;
   /**
    * Runs one tool call. A thrown `GatewayError` becomes a tool result with
    * `isError: true` and its public reason code; anything else becomes a
@@ -86,4 +108,13 @@ export interface ToolBackend<P extends McpPrincipal = McpPrincipal> {
    * returns what stops it. A backend without it never announces changes.
    */
   watchTools?(principal: P, listener: () => void): () => void;
+
+  // Prompts and resources: a backend without them serves empty lists and knows no names.
+  listPrompts?(principal: P): Promise<Prompt[]>;
+  /** An unknown prompt is a `GatewayError` (`invalid_params`). */
+  getPrompt?(principal: P, request: PromptRequest): Promise<PromptOutcome>;
+  listResources?(principal: P): Promise<Resource[]>;
+  listResourceTemplates?(principal: P): Promise<ResourceTemplate[]>;
+  /** An unknown resource is a `GatewayError` (`resource_not_found`). */
+  readResource?(principal: P, request: ResourceRequest): Promise<ResourceOutcome>;
 }

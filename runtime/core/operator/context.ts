@@ -30,6 +30,8 @@ export interface OperatorContext {
   /** Who acts: an admin token id, or `cli`. */
   actor: string;
   now: () => Date;
+  /** Tells every replica that governance changed (agents' tool lists may have): the surface calls it after a verb. */
+  changed?: () => void;
 }
 
 /** Parses an operator's input; the first problem names the field to change. */

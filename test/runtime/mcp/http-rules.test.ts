@@ -36,6 +36,7 @@ import {
 const SERVER_ERROR = -32000;
 const SESSION_NOT_FOUND = -32001;
 const UNSUPPORTED_PROTOCOL_VERSION = -32022;
+const RESOURCE_NOT_FOUND_BEFORE_2026 = -32002;
 const INITIALIZED = { jsonrpc: '2.0', method: 'notifications/initialized' };
 
 describe.each<FixtureMount>(['node', 'express'])('the MCP endpoint mounted on %s', (mount) => {
@@ -223,7 +224,7 @@ describe.each<FixtureMount>(['node', 'express'])('the MCP endpoint mounted on %s
       expect(reply.headers['mcp-session-id']).toMatch(/^[\x21-\x7e]+$/);
       expect(reply.json.result).toEqual({
         protocolVersion: LATEST_PROTOCOL_VERSION,
-        capabilities: { tools: { listChanged: true } },
+        capabilities: { tools: { listChanged: true }, prompts: {}, resources: {} },
         serverInfo: { name: 'portcullis-fixture', version: '0.0.0' },
       });
     });
@@ -341,8 +342,17 @@ describe.each<FixtureMount>(['node', 'express'])('the MCP endpoint mounted on %s
       expect(reply.headers['mcp-session-id']).toBe(session);
     });
 
+    it('serves empty prompt and resource lists when the backend has none', async () => {
+      const prompts = await raw(server, { session, body: rpc('prompts/list') });
+      expect(prompts.json.result).toEqual({ prompts: [] });
+      const templates = await raw(server, { session, body: rpc('resources/templates/list') });
+      expect(templates.json.result).toEqual({ resourceTemplates: [] });
+      const read = await raw(server, { session, body: rpc('resources/read', { uri: 'x:/y' }) });
+      expect(errorCodeOf(read)).toBe(RESOURCE_NOT_FOUND_BEFORE_2026);
+    });
+
     it('answers method not found for what it does not serve', async () => {
-      for (const method of ['resources/list', 'prompts/list', 'logging/setLevel', 'nope']) {
+      for (const method of ['completion/complete', 'logging/setLevel', 'server/discover', 'nope']) {
         const reply = await raw(server, { session, body: rpc(method) });
         expect(reply.status).toBe(200);
         expect(errorCodeOf(reply)).toBe(ErrorCode.MethodNotFound);

@@ -53,7 +53,11 @@ describe.each<FixtureMount>(['node', 'express'])('the SDK client, endpoint on %s
       name: 'portcullis-fixture',
       version: '0.0.0',
     });
-    expect(alice.client.getServerCapabilities()).toEqual({ tools: { listChanged: true } });
+    expect(alice.client.getServerCapabilities()).toEqual({
+      tools: { listChanged: true },
+      prompts: {},
+      resources: {},
+    });
   });
 
   it('pings', async () => {

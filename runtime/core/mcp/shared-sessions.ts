@@ -1,0 +1,201 @@
+/**
+ * Legacy sessions across replicas. Each replica keeps the sessions it serves
+ * in its own `SessionTable` (the hot path: one Map lookup, and the running
+ * calls that cancellation reaches); the shared state holds every session's
+ * record with its idle TTL, so a request that lands on another replica finds
+ * its session there, and carries what one replica must tell the others: a
+ * session ended, a call cancelled, a client's answer to a request sent from
+ * elsewhere.
+ *
+ * With the in-process state (one replica) all of this stays in memory.
+ */
+import type { ClientCapabilities } from '@modelcontextprotocol/server';
+import type { SharedState, Subscription } from '../state/shared-state.ts';
+import type { JsonRpcId } from './json-rpc.ts';
+import type { Session, SessionTable } from './sessions.ts';
+import type { McpPrincipal } from './tool-backend.ts';
+
+interface SessionRecord {
+  agentId: string;
+  workspaceId: string;
+  protocolVersion: string;
+  clientCapabilities: ClientCapabilities;
+}
+
+/** What one replica tells the others. */
+type SessionEvent =
+  | { kind: 'ended'; sessionId: string }
+  | { kind: 'cancel'; sessionId: string; requestId: JsonRpcId }
+  | { kind: 'answer'; sessionId: string; id: JsonRpcId; result?: unknown; error?: unknown };
+
+export interface SharedSessionsOptions {
+  table: SessionTable;
+  state: SharedState;
+  idleMs: number;
+  /** Where a client's answer goes when this replica is the one waiting for it. */
+  deliverAnswer: (
+    sessionId: string,
+    id: JsonRpcId,
+    answer: { result?: unknown; error?: unknown },
+  ) => boolean;
+  report: (error: unknown) => void;
+  now?: () => number;
+}
+
+const CHANNEL = 'mcp:sessions';
+
+export class SharedSessions {
+  readonly #table: SessionTable;
+  readonly #state: SharedState;
+  readonly #idleMs: number;
+  readonly #deliverAnswer: SharedSessionsOptions['deliverAnswer'];
+  readonly #report: (error: unknown) => void;
+  readonly #now: () => number;
+  /** When each session's shared TTL was last renewed. */
+  readonly #renewedAt = new Map<string, number>();
+  #subscription: Promise<Subscription> | undefined;
+
+  constructor(options: SharedSessionsOptions) {
+    this.#table = options.table;
+    this.#state = options.state;
+    this.#idleMs = options.idleMs;
+    this.#deliverAnswer = options.deliverAnswer;
+    this.#report = options.report;
+    this.#now = options.now ?? Date.now;
+  }
+
+  get size(): number {
+    return this.#table.size;
+  }
+
+  /** Opens a session here and records it for every replica. */
+  async open(
+    principal: McpPrincipal,
+    protocolVersion: string,
+    clientCapabilities: ClientCapabilities,
+  ): Promise<Session> {
+    await this.#listen();
+    const session = this.#table.open(principal, protocolVersion, clientCapabilities);
+    const record: SessionRecord = {
+      agentId: principal.agentId,
+      workspaceId: principal.workspaceId,
+      protocolVersion,
+      clientCapabilities,
+    };
+    await this.#state.set(keyOf(session.id), JSON.stringify(record), this.#idleMs);
+    this.#renewedAt.set(session.id, this.#now());
+    return session;
+  }
+
+  /**
+   * The caller's live session: this replica's own, or one another replica
+   * opened (taken over here). Undefined for an unknown, ended or expired id
+   * and for another caller's session.
+   */
+  use(id: string, principal: McpPrincipal): Session | undefined | Promise<Session | undefined> {
+    const local = this.#table.use(id, principal);
+    if (local !== undefined) {
+      this.#renew(local);
+      return local;
+    }
+    return this.#adopt(id, principal);
+  }
+
+  /** Ends a session everywhere: here at once, elsewhere by message. */
+  end(session: Session): void {
+    this.#table.end(session);
+    this.forget(session.id);
+  }
+
+  /** Ends a session this replica already let go of, everywhere else. */
+  forget(sessionId: string): void {
+    this.#renewedAt.delete(sessionId);
+    void this.#state.delete(keyOf(sessionId)).catch(this.#report);
+    this.#publish({ kind: 'ended', sessionId });
+  }
+
+  /** A cancellation for a call this replica may not be running. */
+  cancel(session: Session, requestId: JsonRpcId): void {
+    const running = session.running.get(requestId);
+    if (running) running.cancel();
+    else this.#publish({ kind: 'cancel', sessionId: session.id, requestId });
+  }
+
+  /** A client's answer: to the request waiting here, or to the replica that waits for it. */
+  answer(session: Session, id: JsonRpcId, answer: { result?: unknown; error?: unknown }): void {
+    if (this.#deliverAnswer(session.id, id, answer)) return;
+    this.#publish({ kind: 'answer', sessionId: session.id, id, ...answer });
+  }
+
+  sweep(): void {
+    this.#table.sweep();
+  }
+
+  clear(): void {
+    this.#table.clear();
+    void this.#subscription?.then((subscription) => subscription.unsubscribe()).catch(this.#report);
+    this.#subscription = undefined;
+  }
+
+  async #adopt(id: string, principal: McpPrincipal): Promise<Session | undefined> {
+    let text: string | undefined;
+    try {
+      text = await this.#state.get(keyOf(id));
+    } catch (error) {
+      this.#report(error);
+      return undefined;
+    }
+    if (text === undefined) return undefined;
+    const record = JSON.parse(text) as SessionRecord;
+    if (record.agentId !== principal.agentId || record.workspaceId !== principal.workspaceId) {
+      return undefined;
+    }
+    await this.#listen();
+    // Another request may have taken it over while the record was read.
+    const session =
+      this.#table.use(id, principal) ??
+      this.#table.adopt(id, principal, record.protocolVersion, record.clientCapabilities);
+    this.#renew(session);
+    return session;
+  }
+
+  /** Keeps the shared record alive while the session is used, renewing it a few times per idle period. */
+  #renew(session: Session): void {
+    const now = this.#now();
+    const renewed = this.#renewedAt.get(session.id) ?? 0;
+    if (now - renewed < this.#idleMs / 4) return;
+    this.#renewedAt.set(session.id, now);
+    void this.#state.touch(keyOf(session.id), this.#idleMs).catch(this.#report);
+  }
+
+  #listen(): Promise<Subscription> {
+    this.#subscription ??= this.#state.subscribe(CHANNEL, (message) => this.#take(message));
+    return this.#subscription;
+  }
+
+  #publish(event: SessionEvent): void {
+    void this.#state.publish(CHANNEL, JSON.stringify(event)).catch(this.#report);
+  }
+
+  #take(message: string): void {
+    const event = JSON.parse(message) as SessionEvent;
+    const session = this.#table.peek(event.sessionId);
+    if (session === undefined && event.kind !== 'answer') return;
+    switch (event.kind) {
+      case 'ended':
+        this.#table.end(session!);
+        this.#renewedAt.delete(event.sessionId);
+        return;
+      case 'cancel':
+        session!.running.get(event.requestId)?.cancel();
+        return;
+      case 'answer':
+        this.#deliverAnswer(event.sessionId, event.id, event);
+        return;
+    }
+  }
+}
+
+function keyOf(sessionId: string): string {
+  return `mcp:session:${sessionId}`;
+}
