@@ -1,17 +1,17 @@
 /**
- * Runs the MCP conformance suite against Portcullis's MCP endpoint and prints
- * pass/fail counts per scenario; exits 1 when an applicable scenario fails.
+ * Runs the MCP conformance suite's server requirement sets (2025-11-25 and
+ * 2026-07-28) against Portcullis and prints one table; exits 1 when a judged
+ * scenario fails. See `conformance/run-conformance.ts` for what is judged on
+ * which endpoint.
  *
- *   tsx scripts/conformance.ts                 2025-11-25 requirements, the gateway itself
- *   tsx scripts/conformance.ts --all           also list the scenarios that do not apply
- *   tsx scripts/conformance.ts --spec-version 2025-06-18
- *   tsx scripts/conformance.ts --url http://127.0.0.1:8080/mcp   another endpoint;
+ *   tsx scripts/conformance.ts                     both revisions, the gateway and the test backend
+ *   tsx scripts/conformance.ts --revision 2026-07-28
+ *   tsx scripts/conformance.ts --url http://127.0.0.1:8080/mcp   another endpoint as "gateway";
  *       the credential comes from PORTCULLIS_CONFORMANCE_AUTHORIZATION ("Bearer ...")
- *   tsx scripts/conformance.ts --fixture       the endpoint over a fixture tool host
- *   -o DIR                                     keep the suite's results in DIR
+ *   -o DIR                                         keep the suite's results in DIR
  *
  * Without --url it starts the real gateway in process (a temporary data
- * folder, one agent) and runs the suite against its /mcp.
+ * folder, one agent with no grant) and runs the suite against its /mcp.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,75 +21,83 @@ import { parseArgs } from 'node:util';
 import { configFromEnvironment } from '../runtime/core/config/config.ts';
 import { createAgent } from '../runtime/core/operator/agents.ts';
 import { startServer } from '../runtime/server.ts';
+import { ConformanceBackend } from '../test/support/mcp/conformance-backend.ts';
 import { FIXTURE_AGENTS } from '../test/support/mcp/fixture-backend.ts';
-import { startFixtureServer } from '../test/support/mcp/fixture-server.ts';
+import { startMcpServer } from '../test/support/mcp/fixture-server.ts';
 import {
   type ConformanceTarget,
-  formatSummary,
-  type RunConformanceOptions,
+  formatReport,
+  REVISIONS,
+  type Revision,
   runConformance,
 } from './conformance/run-conformance.ts';
 
-export {
-  APPLICABLE_SCENARIOS,
-  type ConformanceTarget,
-  formatSummary,
-  runConformance,
-  type Summary,
-} from './conformance/run-conformance.ts';
+export { formatReport, runConformance } from './conformance/run-conformance.ts';
 
 async function main(): Promise<number> {
   const { values } = parseArgs({
     options: {
       url: { type: 'string' },
-      fixture: { type: 'boolean', default: false },
-      all: { type: 'boolean', default: false },
-      'spec-version': { type: 'string' },
+      revision: { type: 'string', multiple: true },
       'output-dir': { type: 'string', short: 'o' },
     },
   });
-  const options: RunConformanceOptions = {
-    all: values.all,
-    ...(values['spec-version'] ? { specVersion: values['spec-version'] } : {}),
-    ...(values['output-dir'] ? { outputDir: values['output-dir'] } : {}),
-  };
-
-  let target: ConformanceTarget;
-  let stop = async () => {};
-  if (values.url) {
-    const authorization = process.env.PORTCULLIS_CONFORMANCE_AUTHORIZATION;
-    if (!authorization) {
-      console.error('--url needs PORTCULLIS_CONFORMANCE_AUTHORIZATION (e.g. "Bearer pck_...")');
+  const revisions = (values.revision ?? [...REVISIONS]) as Revision[];
+  for (const revision of revisions) {
+    if (!(REVISIONS as readonly string[]).includes(revision)) {
+      console.error(`--revision: ${revision} is not one of ${REVISIONS.join(', ')}`);
       return 2;
     }
-    target = { url: values.url, authorization };
-  } else if (values.fixture) {
-    const server = await startFixtureServer();
-    target = { url: server.url, authorization: `Bearer ${FIXTURE_AGENTS.alice.key}` };
-    stop = server.close;
-  } else {
-    const dataDir = mkdtempSync(join(tmpdir(), 'portcullis-conformance-'));
-    const running = await startServer(
-      configFromEnvironment({ PORT: '0', PORTCULLIS_DATA_DIR: dataDir }),
-      new URL('../generated/', import.meta.url),
-    );
-    const { key } = await createAgent(running.gateway.operator('conformance'), {
-      workspace: 'default',
-      name: 'conformance',
-    });
-    target = { url: `${running.url}/mcp`, authorization: `Bearer ${key}` };
-    stop = async () => {
-      await running.close();
-      rmSync(dataDir, { recursive: true, force: true });
-    };
   }
+  const stops: (() => Promise<void>)[] = [];
   try {
-    const summary = await runConformance(target, options);
-    console.log(formatSummary(summary));
-    return summary.ok ? 0 : 1;
+    const gateway = values.url ? urlTarget(values.url) : await startGateway(stops);
+    if (gateway === undefined) return 2;
+    const backendServer = await startMcpServer(new ConformanceBackend());
+    stops.push(backendServer.close);
+    const backend = {
+      url: backendServer.url,
+      authorization: `Bearer ${FIXTURE_AGENTS.alice.key}`,
+    };
+    const report = await runConformance(
+      { gateway, backend },
+      { revisions, ...(values['output-dir'] ? { outputDir: values['output-dir'] } : {}) },
+    );
+    console.log(formatReport(report));
+    return report.ok ? 0 : 1;
   } finally {
-    await stop();
+    for (const stop of stops.reverse()) await stop();
   }
+}
+
+function urlTarget(url: string): ConformanceTarget | undefined {
+  const authorization = process.env.PORTCULLIS_CONFORMANCE_AUTHORIZATION;
+  if (!authorization) {
+    console.error('--url needs PORTCULLIS_CONFORMANCE_AUTHORIZATION (e.g. "Bearer pck_...")');
+    return undefined;
+  }
+  return { url, authorization };
+}
+
+async function startGateway(stops: (() => Promise<void>)[]): Promise<ConformanceTarget> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'portcullis-conformance-'));
+  const running = await startServer(
+    configFromEnvironment({
+      PORT: '0',
+      PORTCULLIS_DATA_DIR: dataDir,
+      PORTCULLIS_LOG_LEVEL: 'error',
+    }),
+    new URL('../generated/', import.meta.url),
+  );
+  stops.push(async () => {
+    await running.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+  const { key } = await createAgent(running.gateway.operator('conformance'), {
+    workspace: 'default',
+    name: 'conformance',
+  });
+  return { url: `${running.url}/mcp`, authorization: `Bearer ${key}` };
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {

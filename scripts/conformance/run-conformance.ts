@@ -1,70 +1,119 @@
 /**
- * Runs the MCP conformance suite's server scenarios against an endpoint that
- * requires a credential (through a header-adding loopback proxy) and sums up
- * each scenario's checks.
+ * Runs the MCP conformance suite's server scenarios, each revision's
+ * requirement set as the suite defines it (`--requirements 2025-11-25`,
+ * `--requirements 2026-07-28`), against two endpoints through a
+ * header-adding loopback proxy (the suite sends no credential):
  *
- * The suite runs a revision's whole scenario set in one process (a second or
- * two; one process per scenario would cost a second each). The verdict is on
- * the scenarios that apply to any MCP server with tools; the rest call the
- * reference fixture server's tools, resources and prompts
- * (`test_simple_text`, `test://static-text`, ...) or capabilities a tools-only
- * gateway does not declare (logging, completions), so they say nothing about
- * this endpoint and are reported only on request.
+ * - `gateway`: Portcullis itself, governance on;
+ * - `backend`: the same endpoint over a test tool backend with the suite's
+ *   2026-07-28 fixture tools (`test/support/mcp/conformance-backend.ts`), for
+ *   the scenarios that exercise what the endpoint does with a tool that asks
+ *   for input, streams, logs or announces changes.
+ *
+ * Each scenario is judged on one of them. Scenarios that call the suite's own
+ * reference fixtures (`test_simple_text`, `test://static-text`, ...) are run
+ * and reported, not judged: Portcullis serves those through a remote
+ * connection to a fixture upstream.
  */
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import yaml from 'js-yaml';
 import { type ConformanceTarget, startAuthProxy } from './auth-proxy.ts';
 
 export type { ConformanceTarget } from './auth-proxy.ts';
 
-/** Scenarios any MCP server with tools over Streamable HTTP must pass. */
-export const APPLICABLE_SCENARIOS = [
-  'server-initialize',
-  'server-session-lifecycle',
-  'ping',
-  'tools-list',
-  'dns-rebinding-protection',
-  'server-sse-multiple-streams',
-] as const;
+export const REVISIONS = ['2025-11-25', '2026-07-28'] as const;
+export type Revision = (typeof REVISIONS)[number];
+export type TargetName = 'gateway' | 'backend';
 
-export const REQUIREMENTS_REVISION = '2025-11-25';
+/** Scenarios judged on the test tool backend, and the fixtures of the suite's they need. */
+const BACKEND_SCENARIOS: ReadonlySet<string> = new Set([
+  'server-stateless',
+  'caching',
+  'http-header-validation',
+  'http-custom-header-server-validation',
+  'input-required-result-basic-elicitation',
+  'input-required-result-basic-sampling',
+  'input-required-result-basic-list-roots',
+  'input-required-result-request-state',
+  'input-required-result-multiple-input-requests',
+  'input-required-result-multi-round',
+  'input-required-result-missing-input-response',
+  'input-required-result-non-tool-request',
+  'input-required-result-result-type',
+  'input-required-result-unsupported-methods',
+  'input-required-result-tampered-state',
+  'input-required-result-capability-check',
+  'input-required-result-ignore-extra-params',
+  'input-required-result-validate-input',
+]);
 
-export interface ScenarioSummary {
-  scenario: string;
-  /** In `APPLICABLE_SCENARIOS`. */
-  applicable: boolean;
+/** Scenarios that call the suite's reference fixtures, with what they call. */
+export const SUITE_FIXTURES: Readonly<Record<string, string>> = {
+  'completion-complete': 'completion/complete on test_prompt_with_arguments',
+  'tools-call-simple-text': 'the tool test_simple_text',
+  'tools-call-image': 'the tool test_image_content',
+  'tools-call-audio': 'the tool test_audio_content',
+  'tools-call-embedded-resource': 'the tool test_embedded_resource',
+  'tools-call-mixed-content': 'the tool test_multiple_content_types',
+  'tools-call-with-logging': 'the tool test_tool_with_logging',
+  'tools-call-error': 'the tool test_error_handling',
+  'tools-call-with-progress': 'the tool test_tool_with_progress',
+  'tools-call-sampling': 'the tool test_sampling',
+  'tools-call-elicitation': 'the tool test_elicitation',
+  'elicitation-sep1034-defaults': 'the tool test_elicitation_sep1034_defaults',
+  'elicitation-sep1330-enums': 'the tool test_elicitation_sep1330_enums',
+  'resources-read-text': 'the resource test://static-text',
+  'resources-read-binary': 'the resource test://static-binary',
+  'resources-templates-read': 'the template test://template/{id}/data',
+  'resources-subscribe': 'a subscribable resource test://...',
+  'resources-unsubscribe': 'a subscribable resource test://...',
+  'prompts-get-simple': 'the prompt test_simple_prompt',
+  'prompts-get-with-args': 'the prompt test_prompt_with_arguments',
+  'prompts-get-embedded-resource': 'the prompt test_prompt_with_embedded_resource',
+  'prompts-get-with-image': 'the prompt test_prompt_with_image',
+  'json-schema-2020-12': 'the tool json_schema_2020_12_tool',
+};
+
+export interface Counts {
   passed: number;
   failed: number;
   warnings: number;
   /** INFO and SKIPPED checks. */
   other: number;
-  /** The suite did not run it: not part of the requested spec version. */
-  notAtThisVersion: boolean;
   /** Failed and warning checks: id and the suite's message. */
   problems: { id: string; status: string; message: string }[];
 }
 
-export interface Summary {
-  specVersion: string;
-  outputDir: string;
-  scenarios: ScenarioSummary[];
-  /** Every applicable scenario that ran has passing checks and no failure or warning. */
+export interface ScenarioReport {
+  scenario: string;
+  revision: Revision;
+  /** In the revision's requirement set's scored lists (not `not_scored`). */
+  scored: boolean;
+  /** Why it is not scored, when it is not (pending, extension, ...). */
+  notScoredBecause?: string;
+  /** What judges it; `suite-fixtures` and extensions are only reported. */
+  judge: TargetName | 'suite-fixtures' | 'not-scored';
+  /** The suite fixture it calls, when it calls one. */
+  needs?: string;
+  results: Partial<Record<TargetName, Counts>>;
+  /** Judged and clean: at least one check passed, none failed, no warning. */
+  ok: boolean | undefined;
+}
+
+export interface ConformanceReport {
+  scenarios: ScenarioReport[];
+  /** Every judged scenario is clean. */
   ok: boolean;
+  outputDir: string;
 }
 
 export interface RunConformanceOptions {
-  /**
-   * Default 2025-11-25, run as that revision's requirement set
-   * (`--requirements`); another version runs the suite's active scenarios at
-   * that version (`--spec-version`). Either way in one suite process.
-   */
-  specVersion?: string;
-  /** Also report the scenarios that do not apply (fixture tools, resources, prompts). */
-  all?: boolean;
+  revisions?: readonly Revision[];
   /** Where the suite writes its results. Default: a new temporary folder. */
   outputDir?: string;
   /** Per-scenario timeout. Default 30 s. */
@@ -78,130 +127,195 @@ interface Check {
 }
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const SUITE_BIN = join(REPO_ROOT, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
+const SUITE = join(REPO_ROOT, 'node_modules/@modelcontextprotocol/conformance');
+const SUITE_BIN = join(SUITE, 'dist/index.js');
 /** The suite imports `fs.globSync`, which Node 20 lacks; this preload supplies it. */
 const NODE20_PRELOAD =
   process.env.PORTCULLIS_CONFORMANCE_PRELOAD ??
   join(REPO_ROOT, '../shared/tools/conformance-node20/register.mjs');
 
 export async function runConformance(
-  target: ConformanceTarget,
+  targets: Partial<Record<TargetName, ConformanceTarget>>,
   options: RunConformanceOptions = {},
-): Promise<Summary> {
-  const specVersion = options.specVersion ?? REQUIREMENTS_REVISION;
+): Promise<ConformanceReport> {
   const outputDir = options.outputDir ?? (await mkdtemp(join(tmpdir(), 'portcullis-conformance-')));
-  const selection =
-    specVersion === REQUIREMENTS_REVISION
-      ? ['--requirements', REQUIREMENTS_REVISION]
-      : ['--spec-version', specVersion];
+  const scenarios: ScenarioReport[] = [];
+  for (const revision of options.revisions ?? REVISIONS) {
+    const requirements = requirementsOf(revision);
+    const results: Partial<Record<TargetName, Map<string, Counts>>> = {};
+    for (const [name, target] of Object.entries(targets) as [TargetName, ConformanceTarget][]) {
+      const folder = join(outputDir, `${revision}-${name}`);
+      results[name] = await runRequirements(target, revision, folder, options.timeoutMs);
+    }
+    for (const scenario of [...requirements.scored, ...requirements.notScored.keys()]) {
+      const notScoredBecause = requirements.notScored.get(scenario);
+      const judge = judgeOf(scenario, notScoredBecause);
+      const report: ScenarioReport = {
+        scenario,
+        revision,
+        scored: notScoredBecause === undefined,
+        ...(notScoredBecause === undefined ? {} : { notScoredBecause }),
+        judge,
+        ...(SUITE_FIXTURES[scenario] ? { needs: SUITE_FIXTURES[scenario] } : {}),
+        results: Object.fromEntries(
+          Object.entries(results)
+            .map(([name, byScenario]) => [name, byScenario.get(scenario)])
+            .filter(([, counts]) => counts !== undefined),
+        ),
+        ok: undefined,
+      };
+      if (judge === 'gateway' || judge === 'backend') {
+        const counts = report.results[judge];
+        report.ok = counts !== undefined && isClean(counts);
+      }
+      scenarios.push(report);
+    }
+  }
+  return { scenarios, ok: scenarios.every((s) => s.ok !== false), outputDir };
+}
+
+/**
+ * Beyond the scored lists, the scenarios the suite added after a revision
+ * shipped or keeps pending that Portcullis holds itself to.
+ */
+const JUDGED_UNSCORED: ReadonlySet<string> = new Set([
+  'server-session-lifecycle',
+  'http-header-validation',
+  'http-custom-header-server-validation',
+]);
+
+function judgeOf(scenario: string, notScoredBecause: string | undefined): ScenarioReport['judge'] {
+  if (SUITE_FIXTURES[scenario]) return 'suite-fixtures';
+  if (notScoredBecause !== undefined && !JUDGED_UNSCORED.has(scenario)) return 'not-scored';
+  return BACKEND_SCENARIOS.has(scenario) ? 'backend' : 'gateway';
+}
+
+function isClean(counts: Counts): boolean {
+  return counts.passed > 0 && counts.failed === 0 && counts.warnings === 0;
+}
+
+/** The revision's frozen server scenarios: scored, and not scored with the reason. */
+function requirementsOf(revision: Revision): { scored: string[]; notScored: Map<string, string> } {
+  const text = readFileSync(join(SUITE, 'requirements', `${revision}.yaml`), 'utf8');
+  const parsed = yaml.load(text) as {
+    server?: string[];
+    not_scored?: { scenario: string; leg: string; reason: string }[];
+  };
+  return {
+    scored: parsed.server ?? [],
+    notScored: new Map(
+      (parsed.not_scored ?? [])
+        .filter((entry) => entry.leg === 'server')
+        .map((entry) => [entry.scenario, entry.reason]),
+    ),
+  };
+}
+
+async function runRequirements(
+  target: ConformanceTarget,
+  revision: Revision,
+  outputDir: string,
+  timeoutMs = 30_000,
+): Promise<Map<string, Counts>> {
   const proxy = await startAuthProxy(target);
-  let output: string;
   try {
-    output = await runSuite([
+    await runSuite([
       'server',
-      ...['--url', proxy.url, '-o', outputDir, '--timeout', String(options.timeoutMs ?? 30_000)],
-      ...selection,
+      ...['--url', proxy.url, '-o', outputDir, '--timeout', String(timeoutMs)],
+      ...['--requirements', revision],
     ]);
   } finally {
     await proxy.close();
   }
-  const ran = new Set(
-    [...output.matchAll(/^=== Running scenario: (\S+) ===$/gm)].map((m) => m[1]!),
-  );
-  const results = await readResults(outputDir);
-  const others = options.all ? [...ran].filter((name) => !isApplicable(name)).sort() : [];
-  const summaries = [...APPLICABLE_SCENARIOS, ...others].map((scenario) =>
-    summarize(scenario, results.get(scenario), !ran.has(scenario)),
-  );
-  const ok = summaries.every((s) => !s.applicable || s.notAtThisVersion || passes(s));
-  return { specVersion, outputDir, scenarios: summaries, ok };
-}
-
-function isApplicable(scenario: string): boolean {
-  return (APPLICABLE_SCENARIOS as readonly string[]).includes(scenario);
-}
-
-/** One line per scenario: counts, then the problems of the applicable ones. */
-export function formatSummary(summary: Summary): string {
-  const lines = [`MCP conformance, spec ${summary.specVersion} (results in ${summary.outputDir})`];
-  const width = Math.max(...summary.scenarios.map((s) => s.scenario.length));
-  for (const s of summary.scenarios) {
-    const verdict = !s.applicable
-      ? 'n/a '
-      : s.notAtThisVersion
-        ? 'skip'
-        : passes(s)
-          ? 'PASS'
-          : 'FAIL';
-    lines.push(
-      s.notAtThisVersion
-        ? `${verdict}  ${s.scenario.padEnd(width)}  not part of spec ${summary.specVersion}`
-        : `${verdict}  ${s.scenario.padEnd(width)}  passed ${s.passed}, failed ${s.failed}, warnings ${s.warnings}, info/skipped ${s.other}`,
-    );
-    if (s.applicable) {
-      for (const p of s.problems) lines.push(`        ${p.status} ${p.id}: ${p.message}`);
-    }
+  const results = new Map<string, Counts>();
+  if (!existsSync(outputDir)) return results;
+  for (const entry of await readdir(outputDir, { withFileTypes: true })) {
+    // The suite writes `server-<scenario>-<timestamp>/checks.json` per scenario.
+    const match = /^server-(.+)-\d{4}-\d{2}-\d{2}T[\d-]+Z$/.exec(entry.name);
+    if (!entry.isDirectory() || !match) continue;
+    const file = join(outputDir, entry.name, 'checks.json');
+    const checks = existsSync(file)
+      ? (JSON.parse(await readFile(file, 'utf8')) as Check[])
+      : undefined;
+    results.set(match[1]!, countsOf(checks));
   }
-  lines.push(summary.ok ? 'all applicable scenarios pass' : 'some applicable scenarios FAIL');
-  return lines.join('\n');
+  return results;
 }
 
-function passes(s: ScenarioSummary): boolean {
-  return s.passed > 0 && s.failed === 0 && s.warnings === 0;
-}
-
-function summarize(
-  scenario: string,
-  checks: Check[] | undefined,
-  notAtThisVersion: boolean,
-): ScenarioSummary {
-  const summary: ScenarioSummary = {
-    scenario,
-    applicable: isApplicable(scenario),
-    passed: 0,
-    failed: 0,
-    warnings: 0,
-    other: 0,
-    notAtThisVersion,
-    problems: [],
-  };
-  if (notAtThisVersion) return summary;
+function countsOf(checks: Check[] | undefined): Counts {
+  const counts: Counts = { passed: 0, failed: 0, warnings: 0, other: 0, problems: [] };
   if (checks === undefined) {
-    summary.failed = 1;
-    summary.problems.push({
-      id: scenario,
+    counts.failed = 1;
+    counts.problems.push({
+      id: 'results',
       status: 'FAILURE',
       message: 'the suite wrote no result',
     });
-    return summary;
+    return counts;
   }
   for (const check of checks) {
-    if (check.status === 'SUCCESS') summary.passed++;
-    else if (check.status === 'FAILURE') summary.failed++;
-    else if (check.status === 'WARNING') summary.warnings++;
-    else summary.other++;
+    if (check.status === 'SUCCESS') counts.passed++;
+    else if (check.status === 'FAILURE') counts.failed++;
+    else if (check.status === 'WARNING') counts.warnings++;
+    else counts.other++;
     if (check.status === 'FAILURE' || check.status === 'WARNING') {
-      summary.problems.push({
+      counts.problems.push({
         id: String(check.id),
         status: String(check.status),
         message: String(check.errorMessage ?? ''),
       });
     }
   }
-  return summary;
+  return counts;
 }
 
-/** The suite writes `server-<scenario>-<timestamp>/checks.json` per scenario. */
-async function readResults(outputDir: string): Promise<Map<string, Check[]>> {
-  const results = new Map<string, Check[]>();
-  for (const entry of await readdir(outputDir, { withFileTypes: true })) {
-    const match = /^server-(.+)-\d{4}-\d{2}-\d{2}T[\d-]+Z$/.exec(entry.name);
-    if (!entry.isDirectory() || !match) continue;
-    const file = join(outputDir, entry.name, 'checks.json');
-    if (!existsSync(file)) continue;
-    results.set(match[1]!, JSON.parse(await readFile(file, 'utf8')) as Check[]);
+/** The table: one row per scenario and revision, then the problems of every judged failure. */
+export function formatReport(report: ConformanceReport): string {
+  const width = Math.max(...report.scenarios.map((s) => s.scenario.length));
+  const cell = (counts: Counts | undefined) =>
+    counts === undefined
+      ? '—'.padEnd(12)
+      : `${counts.passed}/${counts.failed}${counts.warnings ? ` w${counts.warnings}` : ''}`.padEnd(
+          12,
+        );
+  const lines = [
+    `MCP conformance, server scenarios (results in ${report.outputDir})`,
+    `${'verdict'.padEnd(7)}  ${'revision'.padEnd(10)}  ${'scenario'.padEnd(width)}  ${'gateway'.padEnd(12)}${'backend'.padEnd(12)}judged on / why not`,
+  ];
+  for (const s of report.scenarios) {
+    const verdict = s.ok === undefined ? 'n/a' : s.ok ? 'PASS' : 'FAIL';
+    const why =
+      s.judge === 'suite-fixtures'
+        ? `needs the suite's fixture: ${s.needs}`
+        : s.judge === 'not-scored'
+          ? `not scored: ${s.notScoredBecause}`
+          : `${s.judge}${s.scored ? '' : ` (not scored: ${s.notScoredBecause})`}`;
+    lines.push(
+      `${verdict.padEnd(7)}  ${s.revision.padEnd(10)}  ${s.scenario.padEnd(width)}  ${cell(s.results.gateway)}${cell(s.results.backend)}${why}`,
+    );
   }
-  return results;
+  for (const s of report.scenarios.filter((s) => s.ok === false)) {
+    const counts = s.results[s.judge as TargetName];
+    for (const p of counts?.problems ?? []) {
+      lines.push(`  ${s.revision} ${s.scenario}: ${p.status} ${p.id}: ${p.message}`);
+    }
+  }
+  for (const revision of new Set(report.scenarios.map((s) => s.revision))) {
+    for (const target of ['gateway', 'backend'] as const) {
+      const all = report.scenarios.filter((s) => s.revision === revision && s.results[target]);
+      if (all.length === 0) continue;
+      const passed = all.reduce((n, s) => n + s.results[target]!.passed, 0);
+      const failed = all.reduce((n, s) => n + s.results[target]!.failed, 0);
+      lines.push(
+        `${revision} ${target}: ${passed} checks passed, ${failed} failed (every scenario run)`,
+      );
+    }
+  }
+  const judged = report.scenarios.filter((s) => s.ok !== undefined);
+  lines.push(
+    `${judged.filter((s) => s.ok).length} of ${judged.length} judged scenarios pass${report.ok ? '' : ': some FAIL'}`,
+  );
+  return lines.join('\n');
 }
 
 function preloadArguments(): string[] {
@@ -215,7 +329,7 @@ function preloadArguments(): string[] {
   return ['--import', pathToFileURL(NODE20_PRELOAD).href];
 }
 
-/** Runs the suite's CLI and returns its output; its exit code is not the verdict (the checks are). */
+/** Runs the suite's CLI; its exit code is not the verdict (the checks are). */
 function runSuite(args: string[]): Promise<string> {
   const env = { ...process.env };
   delete env.NODE_OPTIONS;

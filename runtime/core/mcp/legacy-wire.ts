@@ -49,6 +49,7 @@ import {
   LEGACY_VERSIONS,
   negotiateLegacyVersion,
 } from './protocol-version.ts';
+import { isLoggingLevel } from './request-meta.ts';
 import type { Session } from './sessions.ts';
 import type { SharedSessions } from './shared-sessions.ts';
 import type { McpPrincipal } from './tool-backend.ts';
@@ -243,14 +244,14 @@ export class LegacyWire<P extends McpPrincipal> {
       era: 'legacy',
       protocolVersion: session.protocolVersion,
       clientCapabilities: session.clientCapabilities,
-      // This server declares no logging capability to legacy clients.
-      logLevel: undefined,
+      logLevel: session.logLevel,
       reply,
       running: session.running,
       cancelOnDisconnect: request.cancelOnDisconnect,
       askClient: (requests, cancel) =>
         this.#clientRequests.ask(session.id, reply, requests, cancel),
     };
+    if (message.method === 'logging/setLevel') return setLevel(session, message.id, message.params);
     return answerRequest(scope, message.id, message.method, message.params);
   }
 
@@ -285,6 +286,23 @@ export class LegacyWire<P extends McpPrincipal> {
     }
     return session;
   }
+}
+
+/** `logging/setLevel`: log messages of the session's later calls at this level and above. */
+async function setLevel(
+  session: Session,
+  id: JsonRpcId,
+  params: Record<string, unknown> | undefined,
+): Promise<Answer> {
+  const level = params?.level;
+  if (!isLoggingLevel(level)) {
+    return {
+      message: rpcErrorOf('invalid_params', { id, message: 'Invalid params: level' }),
+      reason: 'invalid_params',
+    };
+  }
+  session.logLevel = level;
+  return { message: resultMessage(id, {}) };
 }
 
 function isSession(value: Session | McpHttpResponse): value is Session {

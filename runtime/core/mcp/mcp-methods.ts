@@ -43,6 +43,7 @@ export const SERVER_CAPABILITIES = {
   tools: { listChanged: true },
   prompts: {},
   resources: {},
+  logging: {},
 } as const;
 
 /** How long a client may use a tool list before asking again; changes are announced besides. */
@@ -352,10 +353,15 @@ async function modernInput<P extends McpPrincipal>(
   const responses = params?.inputResponses;
   const sealed = params?.requestState;
   if (responses === undefined && sealed === undefined) return {};
-  if (responses !== undefined && !isPlainObject(responses)) {
-    throw new GatewayError('invalid_params', 'Invalid params: inputResponses must be an object', {
-      field: 'params.inputResponses',
-    });
+  if (
+    responses !== undefined &&
+    !(isPlainObject(responses) && Object.values(responses).every(isPlainObject))
+  ) {
+    throw new GatewayError(
+      'invalid_params',
+      'Invalid params: inputResponses must map each request key to its result object',
+      { field: 'params.inputResponses' },
+    );
   }
   if (sealed !== undefined && typeof sealed !== 'string') {
     throw new GatewayError('request_state_invalid', undefined, { field: 'params.requestState' });

@@ -93,9 +93,7 @@ export function modernMetaOrThrow(params: Record<string, unknown> | undefined): 
     protocolVersion,
     clientCapabilities: clientCapabilities as ClientCapabilities,
     clientInfo: isImplementation(clientInfo) ? clientInfo : undefined,
-    logLevel: LOG_LEVELS.includes(logLevel as LoggingLevel)
-      ? (logLevel as LoggingLevel)
-      : undefined,
+    logLevel: isLoggingLevel(logLevel) ? logLevel : undefined,
   };
 }
 
@@ -127,6 +125,10 @@ export function traceContextOf(
   return typeof tracestate === 'string' && tracestate.length <= 512 && !/[\p{Cc}]/u.test(tracestate)
     ? { traceparent, tracestate }
     : { traceparent };
+}
+
+export function isLoggingLevel(value: unknown): value is LoggingLevel {
+  return LOG_LEVELS.includes(value as LoggingLevel);
 }
 
 /** Whether a message at `level` is wanted by a request that asked for `minimum` (absent: none). */

@@ -4,7 +4,7 @@
  * end, so expiry and eviction read from the front and memory stays bounded.
  */
 import { randomUUID } from 'node:crypto';
-import type { ClientCapabilities } from '@modelcontextprotocol/server';
+import type { ClientCapabilities, LoggingLevel } from '@modelcontextprotocol/server';
 import type { Cancellation } from '../cancellation.ts';
 import type { EventStream } from './event-stream.ts';
 import type { JsonRpcId } from './json-rpc.ts';
@@ -23,6 +23,8 @@ export interface Session {
   readonly running: Map<JsonRpcId, Cancellation>;
   /** The standalone stream the client opened with GET, if any (at most one). */
   stream: EventStream | undefined;
+  /** The lowest level of log messages the client asked for (`logging/setLevel`); none until it asks. */
+  logLevel: LoggingLevel | undefined;
 }
 
 export interface SessionTableOptions {
@@ -108,6 +110,7 @@ export class SessionTable {
       lastUsedAt: this.#now(),
       running: new Map(),
       stream: undefined,
+      logLevel: undefined,
     };
     this.#sessions.set(session.id, session);
     this.#perAgent.set(agent, (this.#perAgent.get(agent) ?? 0) + 1);

@@ -69,7 +69,8 @@ export function checkStandardHeaders(
 export function decodeHeaderValue(value: string): string | undefined {
   if (!FIELD_VALUE.test(value)) return undefined;
   const sentinel = SENTINEL.exec(value);
-  if (!sentinel) return value.startsWith('=?base64?') ? undefined : value;
+  // The markers without valid Base64 between them are a broken encoding; anything else is a literal.
+  if (!sentinel) return value.startsWith('=?base64?') && value.endsWith('?=') ? undefined : value;
   const decoded = Buffer.from(sentinel[1]!, 'base64');
   const text = decoded.toString('utf8');
   // Not UTF-8 (a replacement character that was not sent) is not a value.

@@ -224,7 +224,7 @@ describe.each<FixtureMount>(['node', 'express'])('the MCP endpoint mounted on %s
       expect(reply.headers['mcp-session-id']).toMatch(/^[\x21-\x7e]+$/);
       expect(reply.json.result).toEqual({
         protocolVersion: LATEST_PROTOCOL_VERSION,
-        capabilities: { tools: { listChanged: true }, prompts: {}, resources: {} },
+        capabilities: { tools: { listChanged: true }, prompts: {}, resources: {}, logging: {} },
         serverInfo: { name: 'portcullis-fixture', version: '0.0.0' },
       });
     });
@@ -352,7 +352,7 @@ describe.each<FixtureMount>(['node', 'express'])('the MCP endpoint mounted on %s
     });
 
     it('answers method not found for what it does not serve', async () => {
-      for (const method of ['completion/complete', 'logging/setLevel', 'server/discover', 'nope']) {
+      for (const method of ['completion/complete', 'server/discover', 'nope']) {
         const reply = await raw(server, { session, body: rpc(method) });
         expect(reply.status).toBe(200);
         expect(errorCodeOf(reply)).toBe(ErrorCode.MethodNotFound);

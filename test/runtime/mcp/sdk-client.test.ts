@@ -57,6 +57,7 @@ describe.each<FixtureMount>(['node', 'express'])('the SDK client, endpoint on %s
       tools: { listChanged: true },
       prompts: {},
       resources: {},
+      logging: {},
     });
   });
 

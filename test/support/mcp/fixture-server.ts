@@ -12,6 +12,7 @@ import {
   type McpEndpointOptions,
 } from '../../../runtime/core/mcp/mcp-endpoint.ts';
 import { RequestStateSealer } from '../../../runtime/core/mcp/request-state.ts';
+import type { ToolBackend } from '../../../runtime/core/mcp/tool-backend.ts';
 import {
   type McpRouteOptions,
   mcpRouter,
@@ -29,20 +30,27 @@ export interface FixtureServerOptions extends Partial<Omit<McpEndpointOptions, '
   route?: McpRouteOptions;
 }
 
-export interface FixtureServer {
+export interface McpTestServer<B extends ToolBackend> {
   /** `http://127.0.0.1:<port>/mcp` */
   url: string;
   port: number;
-  backend: FixtureBackend;
+  backend: B;
   endpoint: McpEndpoint;
   close(): Promise<void>;
 }
 
-export async function startFixtureServer(
+export type FixtureServer = McpTestServer<FixtureBackend>;
+
+export function startFixtureServer(options: FixtureServerOptions = {}): Promise<FixtureServer> {
+  return startMcpServer(new FixtureBackend(), options);
+}
+
+/** The endpoint over any backend, on loopback. */
+export async function startMcpServer<B extends ToolBackend>(
+  backend: B,
   options: FixtureServerOptions = {},
-): Promise<FixtureServer> {
+): Promise<McpTestServer<B>> {
   const { mount = 'node', route, ...endpointOptions } = options;
-  const backend = new FixtureBackend();
   const endpoint = createMcpEndpoint({
     serverInfo: { name: 'portcullis-fixture', version: '0.0.0' },
     requestState: new RequestStateSealer({ keys: [FIXTURE_STATE_KEY] }),
