@@ -63,7 +63,7 @@ async function runHttpCell(target: StartedTarget, options: CellOptions): Promise
 }
 
 async function runMcpCell(target: StartedTarget, options: CellOptions): Promise<CellResult> {
-  const client = new McpClient(target.url, target.headers, options.concurrency);
+  const client = new McpClient(target.url, target.headers, options.concurrency, target.wire);
   const sessionCount = target.sessions === 'shared' ? 1 : options.concurrency;
   const sessions: McpSession[] = [];
   try {

@@ -5,6 +5,10 @@
  * or (when the POST is answered 202) from the session's GET stream, which some
  * servers use for responses. Request ids are unique across all sessions of a
  * client: some servers route responses by id alone.
+ *
+ * Two wires: `legacy` (2025-06-18: initialize, a session per slot) and
+ * `modern` (2026-07-28: no session; every request carries its `_meta` and the
+ * MCP-Protocol-Version, Mcp-Method and Mcp-Name headers).
  */
 import { type Dispatcher, Pool } from 'undici';
 import { SseParser, sseEvents } from './sse.ts';
@@ -26,6 +30,15 @@ export interface McpSession {
 }
 
 const PROTOCOL_VERSION = '2025-06-18';
+const MODERN_VERSION = '2026-07-28';
+const CLIENT_INFO = { name: 'portcullis-bench-gateway', version: '0.1.0' };
+const MODERN_META = {
+  'io.modelcontextprotocol/protocolVersion': MODERN_VERSION,
+  'io.modelcontextprotocol/clientCapabilities': {},
+  'io.modelcontextprotocol/clientInfo': CLIENT_INFO,
+};
+
+export type Wire = 'legacy' | 'modern';
 /** How long a reply may take to arrive on the GET stream after a 202. */
 const STREAM_REPLY_TIMEOUT_MS = 10_000;
 /** How long opening a session waits for the GET stream's answer before going on. */
@@ -38,10 +51,17 @@ export class McpClient {
   readonly #path: string;
   readonly #headers: Record<string, string>;
   readonly #pending = new Map<number, (message: JsonRpcMessage) => void>();
+  readonly #wire: Wire;
   #nextId = 1;
 
   /** `connections`: POSTs in flight at once (the concurrency); as many GET streams again at most. */
-  constructor(endpoint: string, headers: Record<string, string>, connections: number) {
+  constructor(
+    endpoint: string,
+    headers: Record<string, string>,
+    connections: number,
+    wire: Wire = 'legacy',
+  ) {
+    this.#wire = wire;
     const url = new URL(endpoint);
     this.#path = `${url.pathname}${url.search}`;
     this.#headers = headers;
@@ -51,10 +71,13 @@ export class McpClient {
   }
 
   async open(): Promise<McpSession> {
+    // Nothing to open on the modern wire: every request stands alone.
+    if (this.#wire === 'modern')
+      return { id: '', protocolVersion: MODERN_VERSION, stream: undefined };
     const { message, sessionId } = await this.#exchange(undefined, 'initialize', {
       protocolVersion: PROTOCOL_VERSION,
       capabilities: {},
-      clientInfo: { name: 'portcullis-bench-gateway', version: '0.1.0' },
+      clientInfo: CLIENT_INFO,
     });
     if (!message?.result) throw new Error(`initialize failed: ${describe(message)}`);
     const version = message.result.protocolVersion;
@@ -130,11 +153,21 @@ export class McpClient {
       ? new Promise<JsonRpcMessage>((resolve) => this.#pending.set(id, resolve))
       : undefined;
     try {
+      const modern = this.#wire === 'modern';
+      const headers = this.#headersFor(session);
+      if (modern) {
+        headers['mcp-method'] = method;
+        const name = (params as { name?: unknown } | undefined)?.name;
+        if (typeof name === 'string') headers['mcp-name'] = name;
+      }
+      const body = modern
+        ? { jsonrpc: '2.0', id, method, params: { ...(params as object), _meta: MODERN_META } }
+        : { jsonrpc: '2.0', id, method, params };
       const answer = await this.#pool.request({
         method: 'POST',
         path: this.#path,
-        headers: this.#headersFor(session),
-        body: JSON.stringify({ jsonrpc: '2.0', id, method, params }),
+        headers,
+        body: JSON.stringify(body),
       });
       const header = answer.headers['mcp-session-id'];
       const sessionId = typeof header === 'string' ? header : undefined;

@@ -9,6 +9,8 @@ export interface StartedTarget {
   toolName: string;
   arguments: Record<string, unknown>;
   mode: 'mcp' | 'http';
+  /** The MCP revision family the load generator speaks (default `legacy`, 2025-06-18). */
+  wire?: 'legacy' | 'modern';
   /**
    * `per-slot` (the default): one MCP session per concurrency slot. `shared`: one
    * session for all slots, for a server that cannot serve several sessions.
