@@ -83,6 +83,23 @@ export class FixtureBackend implements ToolBackend {
     return TOOLS;
   }
 
+  /** `count` calls that stopped because they were cancelled. */
+  countsCancelled = 0;
+
+  async #count(call: ToolCall): Promise<CallToolResult> {
+    const steps = typeof call.arguments?.steps === 'number' ? call.arguments.steps : 3;
+    for (let step = 1; step <= steps; step++) {
+      await delay(5, call.cancel);
+      if (call.cancel.cancelled) {
+        this.countsCancelled++;
+        throw new GatewayError('upstream_timeout', 'the call was cancelled');
+      }
+      call.progress(step, steps, `step ${step}`);
+      call.log('info', { step });
+    }
+    return { content: [{ type: 'text', text: `counted to ${steps}` }] };
+  }
+
   /** Listeners of `watchTools`, so a test can announce a change. */
   readonly watchers = new Set<() => void>();
 
@@ -116,7 +133,7 @@ export class FixtureBackend implements ToolBackend {
       case 'hold':
         return this.#hold(String(args?.tag), cancel);
       case 'count':
-        return count(call);
+        return this.#count(call);
       case 'ask':
         return ask(call);
       default:
@@ -134,16 +151,6 @@ export class FixtureBackend implements ToolBackend {
       this.holding.delete(tag);
     }
   }
-}
-
-async function count(call: ToolCall): Promise<CallToolResult> {
-  const steps = typeof call.arguments?.steps === 'number' ? call.arguments.steps : 3;
-  for (let step = 1; step <= steps; step++) {
-    await delay(5, call.cancel);
-    call.progress(step, steps, `step ${step}`);
-    call.log('info', { step });
-  }
-  return { content: [{ type: 'text', text: `counted to ${steps}` }] };
 }
 
 /** Asks for a name, then greets it; the state it gets back is the nonce it was called with. */

@@ -175,3 +175,49 @@ export async function openSession(
 export function errorCodeOf(reply: RawReply): number | undefined {
   return reply.json?.error?.code;
 }
+
+export const MODERN = '2026-07-28';
+
+/** The 2026-07-28 per-request fields, with a client that can give every kind of input. */
+export function modernMeta(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    'io.modelcontextprotocol/protocolVersion': MODERN,
+    'io.modelcontextprotocol/clientCapabilities': { elicitation: {}, sampling: {}, roots: {} },
+    'io.modelcontextprotocol/clientInfo': { name: 'portcullis-test', version: '1.0.0' },
+    ...overrides,
+  };
+}
+
+/** A modern request: `_meta` in the body, and the headers that mirror it. */
+export function modern(
+  method: string,
+  params: Record<string, unknown> = {},
+  options: {
+    id?: number | string;
+    meta?: Record<string, unknown> | null;
+    headers?: Record<string, string>;
+  } = {},
+): { body: unknown; headers: Record<string, string> } {
+  const name =
+    typeof params.name === 'string'
+      ? params.name
+      : typeof params.uri === 'string'
+        ? params.uri
+        : undefined;
+  const headers: Record<string, string> = {
+    'mcp-protocol-version': MODERN,
+    'mcp-method': method,
+    ...(name === undefined ? {} : { 'mcp-name': name }),
+    ...options.headers,
+  };
+  const meta = options.meta === null ? undefined : (options.meta ?? modernMeta());
+  return {
+    body: {
+      jsonrpc: '2.0',
+      id: options.id ?? nextId++,
+      method,
+      params: meta === undefined ? params : { ...params, _meta: meta },
+    },
+    headers,
+  };
+}
