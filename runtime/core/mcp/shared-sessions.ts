@@ -124,7 +124,8 @@ export class SharedSessions {
   /** A client's answer: to the request waiting here, or to the replica that waits for it. */
   answer(session: Session, id: JsonRpcId, answer: { result?: unknown; error?: unknown }): void {
     if (this.#deliverAnswer(session.id, id, answer)) return;
-    this.#publish({ kind: 'answer', sessionId: session.id, id, ...answer });
+    const { result, error } = answer;
+    this.#publish({ kind: 'answer', sessionId: session.id, id, result, error });
   }
 
   sweep(): void {
