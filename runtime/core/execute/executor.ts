@@ -27,7 +27,7 @@ export interface ExecuteCall<T extends ToolTarget = ToolTarget> {
   /** An upstream log message about this call, relayed when the agent wants that level. */
   log(level: LoggingLevel, data: unknown, logger?: string): void;
   /** The agent's answers to input this call asked for, and the state kept for them. */
-  input?: { responses: Record<string, unknown>; state: JsonValue | undefined };
+  input: { responses: Record<string, unknown>; state: JsonValue | undefined } | undefined;
 }
 
 /** What a call did, for the agent (its outcome) and for the audit event and health. */
@@ -72,4 +72,5 @@ export const OPERATOR_CALL: Omit<ExecuteCall, 'target' | 'arguments' | 'credenti
   clientCapabilities: {},
   progress: () => {},
   log: () => {},
+  input: undefined,
 };

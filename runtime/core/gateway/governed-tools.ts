@@ -167,7 +167,7 @@ export class GovernedTools implements ToolBackend<Caller> {
         clientCapabilities: call.clientCapabilities,
         progress: call.progress,
         log: call.log,
-        ...(call.input ? { input: call.input } : {}),
+        input: call.input,
       });
     } catch (error) {
       const code = reasonOf(error);

@@ -21,8 +21,7 @@ export function withJsonText<T extends object>(value: T, text: string = JSON.str
 /** `JSON.stringify(message)`, splicing in the text of each marked member of `result`. */
 export function stringifyMessage(message: unknown): string {
   const result = (message as { result?: unknown } | null)?.result;
-  if (!isPlainObject(result) || !Object.values(result).some(isMarked))
-    return JSON.stringify(message);
+  if (!isPlainObject(result) || !hasMarked(result)) return JSON.stringify(message);
   const members: string[] = [];
   for (const [key, member] of Object.entries(result)) {
     const text = isMarked(member)
@@ -33,6 +32,11 @@ export function stringifyMessage(message: unknown): string {
   }
   const { id, jsonrpc } = message as { id: unknown; jsonrpc: unknown };
   return `{"jsonrpc":${JSON.stringify(jsonrpc)},"id":${JSON.stringify(id)},"result":{${members.join(',')}}}`;
+}
+
+function hasMarked(result: Record<string, unknown>): boolean {
+  for (const key in result) if (isMarked(result[key])) return true;
+  return false;
 }
 
 function isMarked(value: unknown): value is object {

@@ -238,8 +238,14 @@ export class LegacyWire<P extends McpPrincipal> {
     reply: PendingReply,
     message: Extract<IncomingMessage, { kind: 'request' }>,
   ): Promise<Answer> {
+    const { backend, serverInfo, serverMeta, sealer, report } = this.#context;
+    // A literal, not a spread of the context: this runs on every request.
     const scope: RequestScope<P> = {
-      ...this.#context,
+      backend,
+      serverInfo,
+      serverMeta,
+      sealer,
+      report,
       principal,
       era: 'legacy',
       protocolVersion: session.protocolVersion,

@@ -12,7 +12,7 @@
  * Content-Type (415) → body (413, parse error, invalid message) → era → the
  * era's own checks.
  */
-import type { Implementation } from '@modelcontextprotocol/server';
+import { type Implementation, SERVER_INFO_META_KEY } from '@modelcontextprotocol/server';
 import { bearerChallenge, GatewayError } from '../errors.ts';
 import { isPlainObject } from '../json-value.ts';
 import { MemorySharedState } from '../state/memory-shared-state.ts';
@@ -96,7 +96,6 @@ export function createMcpEndpoint<P extends McpPrincipal>(
     idleMs: sessionIdleMs,
     deliverAnswer: (sessionId, id, answer) => clientRequests.deliver(sessionId, id, answer),
     report,
-    ...(options.now ? { now: options.now } : {}),
   });
   const guard =
     options.dnsRebindingProtection === false
@@ -111,6 +110,7 @@ export function createMcpEndpoint<P extends McpPrincipal>(
   const context = {
     backend,
     serverInfo: options.serverInfo,
+    serverMeta: Object.freeze({ [SERVER_INFO_META_KEY]: options.serverInfo }),
     sealer: options.requestState,
     report,
   };

@@ -10,7 +10,6 @@
 import {
   type CallToolResult,
   type ClientCapabilities,
-  type Implementation,
   type InputRequest,
   type LoggingLevel,
   SERVER_INFO_META_KEY,
@@ -29,14 +28,15 @@ import {
   progressTokenOf,
   traceContextOf,
 } from './request-meta.ts';
-import type { RequestStateBinding, RequestStateSealer } from './request-state.ts';
+import type { RequestStateBinding } from './request-state.ts';
 import {
   type InputRequired,
   isInputRequired,
   type McpPrincipal,
   type RequestContext,
-  type ToolBackend,
+  type ToolCall,
 } from './tool-backend.ts';
+import type { WireContext } from './wire-context.ts';
 
 /** What the server says it can do, on both wires. */
 export const SERVER_CAPABILITIES = {
@@ -52,17 +52,14 @@ export const TOOL_LIST_TTL_MS = 60_000;
 /** Rounds of input one call may ask for on a legacy session before it is refused. */
 const MAX_INPUT_ROUNDS = 8;
 
-/** Everything a method needs to answer one request. */
-export interface RequestScope<P extends McpPrincipal> {
-  backend: ToolBackend<P>;
+/** Everything a method needs to answer one request: the wire's context, and the request's own. */
+export interface RequestScope<P extends McpPrincipal> extends WireContext<P> {
   principal: P;
   era: McpEra;
   protocolVersion: string;
   clientCapabilities: ClientCapabilities;
   /** The lowest log level the client wants messages for; undefined: none. */
   logLevel: LoggingLevel | undefined;
-  serverInfo: Implementation;
-  sealer: RequestStateSealer;
   /** The reply being worked out: notifications about the request go on it. */
   reply: PendingReply;
   /** A legacy session's running calls by id, so `notifications/cancelled` can reach them. */
@@ -79,8 +76,6 @@ export interface RequestScope<P extends McpPrincipal> {
         cancel: Cancellation,
       ) => Promise<Record<string, unknown>>)
     | undefined;
-  /** Told about every failure the caller sees only as "internal error" (the operator's log). */
-  report: (error: unknown) => void;
 }
 
 /** A reply message, and the reason code when it is an error (the modern wire's HTTP status). */
@@ -148,7 +143,7 @@ function discoverResult(scope: RequestScope<McpPrincipal>): Record<string, unkno
     resultType: 'complete',
     supportedVersions: MODERN_VERSIONS,
     capabilities: SERVER_CAPABILITIES,
-    _meta: { [SERVER_INFO_META_KEY]: scope.serverInfo },
+    _meta: scope.serverMeta,
     ttlMs: TOOL_LIST_TTL_MS,
     cacheScope: 'public',
   };
@@ -175,7 +170,7 @@ async function list<P extends McpPrincipal>(
         [member]: items,
         ttlMs: TOOL_LIST_TTL_MS,
         cacheScope: 'private',
-        _meta: { [SERVER_INFO_META_KEY]: scope.serverInfo },
+        _meta: scope.serverMeta,
       }),
     };
   } catch (error) {
@@ -202,8 +197,7 @@ async function callTool<P extends McpPrincipal>(
     params,
     { method: 'tools/call', name, arguments: args },
     {
-      run: (context) =>
-        scope.backend.callTool(scope.principal, { ...context, name, arguments: args }),
+      run: (context) => scope.backend.callTool(scope.principal, toolCallOf(context, name, args)),
       // A refused or failed call is a result the agent reads, with its reason code.
       refused: (error) => toolErrorResult(error),
     },
@@ -289,22 +283,30 @@ async function withInput<P extends McpPrincipal, R extends object>(
 ): Promise<Answer> {
   const meta = metaOf(params);
   const cancellation = new Cancellation();
-  let context: RequestContext;
-  try {
-    context = {
-      era: scope.era,
-      protocolVersion: scope.protocolVersion,
-      clientCapabilities: scope.clientCapabilities,
-      cancel: cancellation,
-      progress: progressReporter(scope.reply, progressTokenOf(meta)),
-      log: logger(scope),
-      trace: traceContextOf(meta),
-      ...(scope.era === 'modern' ? await modernInput(scope, binding, params) : {}),
-    };
-  } catch (error) {
-    if (error instanceof GatewayError) return failure(id, error.code, error.message);
-    throw error;
+  let input: RequestContext['input'];
+  // Only a modern retry brings answers and state (a legacy client answers on the reply stream).
+  if (
+    scope.era === 'modern' &&
+    (params?.inputResponses !== undefined || params?.requestState !== undefined)
+  ) {
+    try {
+      input = await modernInput(scope, binding, params);
+    } catch (error) {
+      if (error instanceof GatewayError) return failure(id, error.code, error.message);
+      throw error;
+    }
   }
+  // Literals, not spreads: this runs on every call.
+  let context: RequestContext = {
+    era: scope.era,
+    protocolVersion: scope.protocolVersion,
+    clientCapabilities: scope.clientCapabilities,
+    cancel: cancellation,
+    progress: progressReporter(scope.reply, progressTokenOf(meta)),
+    log: logger(scope),
+    trace: traceContextOf(meta),
+    input,
+  };
 
   scope.cancelOnDisconnect?.(cancellation);
   scope.reply.stream?.onClose(() => cancellation.cancel());
@@ -344,15 +346,14 @@ async function withInput<P extends McpPrincipal, R extends object>(
   }
 }
 
-/** A modern retry's answers and state (the state checked against this request), if it is one. */
+/** A modern retry's answers and state (the state checked against this request). */
 async function modernInput<P extends McpPrincipal>(
   scope: RequestScope<P>,
   binding: Omit<RequestStateBinding, 'principal'>,
   params: Record<string, unknown> | undefined,
-): Promise<Pick<RequestContext, 'input'>> {
+): Promise<RequestContext['input']> {
   const responses = params?.inputResponses;
   const sealed = params?.requestState;
-  if (responses === undefined && sealed === undefined) return {};
   if (
     responses !== undefined &&
     !(isPlainObject(responses) && Object.values(responses).every(isPlainObject))
@@ -370,7 +371,26 @@ async function modernInput<P extends McpPrincipal>(
     sealed === undefined
       ? undefined
       : await scope.sealer.open(sealed, { principal: scope.principal, ...binding });
-  return { input: { responses: responses ?? {}, state } };
+  return { responses: responses ?? {}, state };
+}
+
+function toolCallOf(
+  context: RequestContext,
+  name: string,
+  args: Record<string, unknown> | undefined,
+): ToolCall {
+  return {
+    era: context.era,
+    protocolVersion: context.protocolVersion,
+    clientCapabilities: context.clientCapabilities,
+    cancel: context.cancel,
+    progress: context.progress,
+    log: context.log,
+    trace: context.trace,
+    input: context.input,
+    name,
+    arguments: args,
+  };
 }
 
 async function inputRequiredResult<P extends McpPrincipal>(
@@ -388,7 +408,7 @@ async function inputRequiredResult<P extends McpPrincipal>(
       ...binding,
     });
   }
-  result._meta = { [SERVER_INFO_META_KEY]: scope.serverInfo };
+  result._meta = scope.serverMeta;
   return result;
 }
 
@@ -424,12 +444,14 @@ function requireCapabilities(
 /** A result as the era writes it: modern results say they are complete and who served them. */
 function complete<P extends McpPrincipal>(scope: RequestScope<P>, result: object): object {
   if (scope.era === 'legacy') return result;
-  const meta = (result as { _meta?: Record<string, unknown> })._meta;
-  return {
-    ...result,
-    resultType: 'complete',
-    _meta: { ...meta, [SERVER_INFO_META_KEY]: scope.serverInfo },
-  };
+  // Copied member by member (a spread of an object of unknown shape is slow on this path).
+  const written: Record<string, unknown> = { resultType: 'complete' };
+  const members = result as Record<string, unknown>;
+  for (const key in members) written[key] = members[key];
+  const meta = members._meta as Record<string, unknown> | undefined;
+  written._meta =
+    meta === undefined ? scope.serverMeta : { ...meta, [SERVER_INFO_META_KEY]: scope.serverInfo };
+  return written;
 }
 
 function progressReporter(

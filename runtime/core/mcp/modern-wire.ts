@@ -76,8 +76,13 @@ export class ModernWire<P extends McpPrincipal> {
     if (method === 'subscriptions/listen') return this.#listen(principal, id, params);
 
     const reply = new PendingReply(format);
+    const { backend, serverInfo, serverMeta, sealer, report } = this.#context;
     const scope: RequestScope<P> = {
-      ...this.#context,
+      backend,
+      serverInfo,
+      serverMeta,
+      sealer,
+      report,
       principal,
       era: 'modern',
       protocolVersion: meta.protocolVersion,

@@ -19,6 +19,8 @@ export interface Session {
   /** What the client declared in `initialize`. */
   readonly clientCapabilities: ClientCapabilities;
   lastUsedAt: number;
+  /** When the session's shared record (every replica's view) was last kept alive. */
+  renewedAt: number;
   /** Tool calls running in this session, by JSON-RPC id, so they can be cancelled. */
   readonly running: Map<JsonRpcId, Cancellation>;
   /** The standalone stream the client opened with GET, if any (at most one). */
@@ -101,13 +103,15 @@ export class SessionTable {
       this.#end(oldest);
       this.#onEvicted(oldest);
     }
+    const now = this.#now();
     const session: Session = {
       id,
       agentId: principal.agentId,
       workspaceId: principal.workspaceId,
       protocolVersion,
       clientCapabilities,
-      lastUsedAt: this.#now(),
+      lastUsedAt: now,
+      renewedAt: now,
       running: new Map(),
       stream: undefined,
       logLevel: undefined,

@@ -39,7 +39,6 @@ export interface SharedSessionsOptions {
     answer: { result?: unknown; error?: unknown },
   ) => boolean;
   report: (error: unknown) => void;
-  now?: () => number;
 }
 
 const CHANNEL = 'mcp:sessions';
@@ -50,9 +49,6 @@ export class SharedSessions {
   readonly #idleMs: number;
   readonly #deliverAnswer: SharedSessionsOptions['deliverAnswer'];
   readonly #report: (error: unknown) => void;
-  readonly #now: () => number;
-  /** When each session's shared TTL was last renewed. */
-  readonly #renewedAt = new Map<string, number>();
   #subscription: Promise<Subscription> | undefined;
 
   constructor(options: SharedSessionsOptions) {
@@ -61,7 +57,6 @@ export class SharedSessions {
     this.#idleMs = options.idleMs;
     this.#deliverAnswer = options.deliverAnswer;
     this.#report = options.report;
-    this.#now = options.now ?? Date.now;
   }
 
   get size(): number {
@@ -83,7 +78,6 @@ export class SharedSessions {
       clientCapabilities,
     };
     await this.#state.set(keyOf(session.id), JSON.stringify(record), this.#idleMs);
-    this.#renewedAt.set(session.id, this.#now());
     return session;
   }
 
@@ -109,7 +103,6 @@ export class SharedSessions {
 
   /** Ends a session this replica already let go of, everywhere else. */
   forget(sessionId: string): void {
-    this.#renewedAt.delete(sessionId);
     void this.#state.delete(keyOf(sessionId)).catch(this.#report);
     this.#publish({ kind: 'ended', sessionId });
   }
@@ -162,10 +155,9 @@ export class SharedSessions {
 
   /** Keeps the shared record alive while the session is used, renewing it a few times per idle period. */
   #renew(session: Session): void {
-    const now = this.#now();
-    const renewed = this.#renewedAt.get(session.id) ?? 0;
-    if (now - renewed < this.#idleMs / 4) return;
-    this.#renewedAt.set(session.id, now);
+    // The table has just marked it used: its clock, without reading it again.
+    if (session.lastUsedAt - session.renewedAt < this.#idleMs / 4) return;
+    session.renewedAt = session.lastUsedAt;
     void this.#state.touch(keyOf(session.id), this.#idleMs).catch(this.#report);
   }
 
@@ -185,7 +177,6 @@ export class SharedSessions {
     switch (event.kind) {
       case 'ended':
         this.#table.end(session!);
-        this.#renewedAt.delete(event.sessionId);
         return;
       case 'cancel':
         session!.running.get(event.requestId)?.cancel();

@@ -44,7 +44,7 @@ export interface RequestContext {
    * The client's answers to the input this call asked for, and the state the
    * backend asked to get back with them (integrity-checked by the endpoint).
    */
-  input?: { responses: Record<string, unknown>; state: JsonValue | undefined };
+  input: { responses: Record<string, unknown>; state: JsonValue | undefined } | undefined;
   /** W3C trace context the client sent, for the audit event and the log. */
   trace: TraceContext | undefined;
 }

@@ -6,6 +6,8 @@ import type { McpPrincipal, ToolBackend } from './tool-backend.ts';
 export interface WireContext<P extends McpPrincipal> {
   backend: ToolBackend<P>;
   serverInfo: Implementation;
+  /** `{ "io.modelcontextprotocol/serverInfo": serverInfo }`, made once: every modern result carries it. */
+  serverMeta: Readonly<Record<string, unknown>>;
   sealer: RequestStateSealer;
   /** Told about every failure the caller sees only as "internal error" (the operator's log). */
   report: (error: unknown) => void;

@@ -132,6 +132,7 @@ function call(args: Record<string, unknown>): ToolCall {
     progress: () => {},
     log: () => {},
     trace: undefined,
+    input: undefined,
   };
 }
 
