@@ -39,6 +39,7 @@ export const REASONS = {
   upstream_address_refused: { status: 502, expose: true, refusal: false },
   upstream_unreachable: { status: 502, expose: true, refusal: false },
   upstream_timeout: { status: 504, expose: true, refusal: false },
+  upstream_deadline_exceeded: { status: 504, expose: true, refusal: false },
   write_outcome_unknown: { status: 504, expose: true, refusal: false },
   upstream_reply_too_large: { status: 502, expose: true, refusal: false },
   upstream_redirect_refused: { status: 502, expose: true, refusal: false },

@@ -4,11 +4,11 @@
  * the start-up checks done. The HTTP server, the `portcullis` command, the
  * tests and the benchmark all open the gateway through here.
  */
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { openStore } from '../../store/open-store.ts';
 import { CatalogSet, generatedProviderFiles, type ProviderFiles } from '../catalog/catalog-set.ts';
 import type { Config } from '../config/config.ts';
+import { ensureDataDir } from '../config/data-dir.ts';
 import { NativeRestExecutor } from '../execute/native-rest-executor.ts';
 import { upstreamOverride } from '../execute/upstream-override.ts';
 import type { OperatorContext } from '../operator/context.ts';
@@ -47,7 +47,7 @@ export interface Gateway {
 export async function openGateway(options: OpenGatewayOptions): Promise<Gateway> {
   const { config } = options;
   const now = options.now ?? (() => new Date());
-  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  ensureDataDir(config.dataDir);
   const keys = loadKeyring(config.dataDir, config.masterKey);
   const [catalogs, store] = await Promise.all([
     CatalogSet.load(
@@ -61,7 +61,10 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
   ]);
   try {
     const report = await bootstrap(store, catalogs, now());
-    const client = createGuardedClient({ allowPrivateNetworks: config.allowPrivateNetworks });
+    const client = createGuardedClient({
+      allowPrivateNetworks: config.allowPrivateNetworks,
+      deadlineMs: config.upstreamDeadlineMs,
+    });
     const executor = new NativeRestExecutor(client, upstreamOverride(config.devUpstreams));
     const vault = new CredentialVault(keys.keyring, () =>
       reloadKeyring(config.dataDir, config.masterKey),

@@ -4,7 +4,7 @@
  * upstream here is a loopback server whose next behaviour each test chooses.
  */
 import { randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -25,7 +25,9 @@ type Behaviour =
   | 'not-json'
   | 'redirect'
   | 'still-running'
-  | 'echo-credential';
+  | 'echo-credential'
+  | 'invalid-http'
+  | 'trickle';
 
 const TOKEN = `echo-canary-${randomBytes(12).toString('hex')}`;
 
@@ -71,6 +73,16 @@ beforeAll(async () => {
           res.setHeader('content-type', 'application/json');
           res.end(JSON.stringify({ message: 'bad token', got: req.headers.authorization }));
           return;
+        case 'invalid-http':
+          // Straight onto the socket: a status line no HTTP parser accepts.
+          res.socket?.end('HTTP/1.1 abc OK\r\n\r\n');
+          return;
+        case 'trickle':
+          // One byte of the body every 100 ms: never a pause the reply timeout would end.
+          res.setHeader('content-type', 'application/json');
+          res.write('{"status":"success"');
+          trickle(res);
+          return;
         case 'still-running':
           res.statusCode = 408;
           res.setHeader('content-type', 'application/json');
@@ -81,7 +93,10 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
   const origin = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
-  gateway = await startTestGateway({ upstreams: { unikraft: origin } });
+  gateway = await startTestGateway({
+    upstreams: { unikraft: origin },
+    environment: { PORTCULLIS_UPSTREAM_DEADLINE_MS: '1500' },
+  });
   admin = adminClient(gateway.url, gateway.adminToken!);
   await admin('POST', '/workspaces/default/connections', {
     provider: 'unikraft',
@@ -109,6 +124,11 @@ afterAll(async () => {
   await new Promise((resolve) => upstream?.close(resolve));
 });
 
+function trickle(res: ServerResponse): void {
+  const timer = setInterval(() => res.write(' '), 100);
+  res.on('close', () => clearInterval(timer));
+}
+
 function call(name: string, args: Record<string, unknown> = {}): Promise<ToolReply> {
   return callTool(client, name, args);
 }
@@ -123,6 +143,7 @@ describe('a bad reply fails only its call', () => {
     ['huge', 'upstream_reply_too_large'],
     ['not-json', 'upstream_reply_invalid'],
     ['redirect', 'upstream_redirect_refused'],
+    ['invalid-http', 'upstream_reply_invalid'],
   ])('%s: %s, and the connection stays ok', async (bad, code) => {
     behaviour = bad;
     for (let i = 0; i < 6; i++)
@@ -176,11 +197,35 @@ describe('writes', () => {
     expect(requests).toBe(1);
   });
 
+  it('reports a write whose reply is not HTTP as write_outcome_unknown', async () => {
+    behaviour = 'invalid-http';
+    const result = await call('unikraft_create_volume', { body: { name: 'v', size_mb: 1 } });
+    expect(result.structuredContent?.error?.code).toBe('write_outcome_unknown');
+    expect(requests).toBe(1);
+  });
+
   it('reports a read whose connection dropped as upstream_unreachable', async () => {
     behaviour = 'drop';
     expect((await call('unikraft_get_user')).structuredContent?.error?.code).toBe(
       'upstream_unreachable',
     );
+  });
+});
+
+describe('the total deadline', () => {
+  it('ends a read whose reply trickles in forever with upstream_deadline_exceeded, audited', async () => {
+    behaviour = 'trickle';
+    const result = await call('unikraft_get_user');
+    expect(result.structuredContent?.error?.code).toBe('upstream_deadline_exceeded');
+    const [event] = (await admin('GET', '/audit?action=unikraft_get_user&limit=1')).body;
+    expect(event).toMatchObject({ outcome: 'error', reason: 'upstream_deadline_exceeded' });
+  });
+
+  it('reports a write past the deadline as write_outcome_unknown, never retried', async () => {
+    behaviour = 'trickle';
+    const result = await call('unikraft_create_volume', { body: { name: 'v', size_mb: 1 } });
+    expect(result.structuredContent?.error?.code).toBe('write_outcome_unknown');
+    expect(requests).toBe(1);
   });
 });
 
