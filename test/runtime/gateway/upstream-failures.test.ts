@@ -8,6 +8,7 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { unescapeJson } from '../../../runtime/core/outbound/json-escapes.ts';
 import {
   adminClient,
   callTool,
@@ -27,9 +28,24 @@ type Behaviour =
   | 'still-running'
   | 'echo-credential'
   | 'invalid-http'
-  | 'trickle';
+  | 'trickle'
+  | 'echo-object'
+  | 'echo-array'
+  | 'echo-error'
+  | 'echo-text';
 
-const TOKEN = `echo-canary-${randomBytes(12).toString('hex')}`;
+/** How the upstream writes the credential it echoes: each a way JSON allows. */
+const ENCODINGS: Record<string, (text: string) => string> = {
+  'first character escaped': (text) => text.replace('C', '\\u0043'),
+  'slashes escaped (PHP)': (text) => text.replaceAll('/', '\\/'),
+  'plus escaped (.NET)': (text) => text.replaceAll('+', '\\u002B'),
+  'every character escaped': (text) =>
+    [...text].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join(''),
+};
+let encode: (text: string) => string = (text) => text;
+
+// With the characters PHP and .NET escape by default.
+const TOKEN = `CANARY-${randomBytes(12).toString('hex')}+a/b=`;
 
 let behaviour: Behaviour = 'ok';
 let requests = 0;
@@ -73,6 +89,25 @@ beforeAll(async () => {
           res.setHeader('content-type', 'application/json');
           res.end(JSON.stringify({ message: 'bad token', got: req.headers.authorization }));
           return;
+        case 'echo-object':
+        case 'echo-array':
+        case 'echo-error':
+        case 'echo-text': {
+          const got = encode(req.headers.authorization ?? '');
+          const text = {
+            'echo-object': `{"message":"bad token","got":"${got}"}`,
+            'echo-array': `[{"got":"${got}"}, "${got}"]`,
+            'echo-error': `{"error":{"got":"${got}"}}`,
+            'echo-text': `you sent ${got}`,
+          }[behaviour];
+          res.statusCode = behaviour === 'echo-error' ? 401 : 200;
+          res.setHeader(
+            'content-type',
+            behaviour === 'echo-text' ? 'text/plain' : 'application/json',
+          );
+          res.end(text);
+          return;
+        }
         case 'invalid-http':
           // Straight onto the socket: a status line no HTTP parser accepts.
           res.socket?.end('HTTP/1.1 abc OK\r\n\r\n');
@@ -186,6 +221,35 @@ describe('a provider that echoes the credential', () => {
     const text = JSON.stringify(result);
     expect(text).toContain('Bearer [redacted]');
     expect(text).not.toContain(TOKEN);
+  });
+});
+
+describe('a provider that echoes the credential in JSON escapes', () => {
+  /** Whether a text shows the token, even after decoding its JSON escapes twice. */
+  const shows = (text: string) => {
+    const once = unescapeJson(text);
+    return [text, once, unescapeJson(once)].some(
+      (t) => t.includes(TOKEN) || t.includes(encodeURIComponent(TOKEN)),
+    );
+  };
+
+  it.each(Object.keys(ENCODINGS))(
+    '%s: never hands it to the agent in an object, array, error or text reply',
+    async (encoding) => {
+      encode = ENCODINGS[encoding]!;
+      for (const shape of ['echo-object', 'echo-array', 'echo-error', 'echo-text'] as const) {
+        behaviour = shape;
+        const result = await call('unikraft_get_user');
+        expect(JSON.stringify(result)).toContain('[redacted]');
+        expect(shows(JSON.stringify(result)), `${shape} shows the token`).toBe(false);
+      }
+    },
+  );
+
+  it('leaves it out of the audit log', async () => {
+    const audit = (await admin('GET', '/audit?limit=1000')).text;
+    expect(audit).toContain('unikraft_get_user');
+    expect(shows(audit)).toBe(false);
   });
 });
 
