@@ -40,7 +40,11 @@ export async function startServer(
   });
   // `/mcp` is answered straight from node:http (the hot path; Express costs
   // more per request than the whole MCP exchange); everything else by Express.
-  const server = createServer(withMcpEndpoint(mcp, createApp(gateway, log)));
+  const server = createServer(
+    withMcpEndpoint(mcp, createApp(gateway, log), {
+      onInternalError: (error) => log.error({ err: error }, 'internal error answering /mcp'),
+    }),
+  );
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());

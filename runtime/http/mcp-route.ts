@@ -19,6 +19,8 @@ export interface McpRouteOptions {
   path?: string;
   /** Largest request body accepted, in bytes. Default 4 MiB. */
   bodyLimit?: number;
+  /** Told about a failure to answer (the operator's log); the client gets a JSON-RPC internal error. */
+  onInternalError?: (error: unknown) => void;
 }
 
 const DEFAULT_BODY_LIMIT = 4 * 1024 * 1024;
@@ -44,6 +46,7 @@ export function withMcpEndpoint(
 ): RequestListener {
   const path = options.path ?? '/mcp';
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
+  const report = options.onInternalError ?? (() => {});
   return (req, res) => {
     const url = req.url ?? '';
     const query = url.indexOf('?');
@@ -51,9 +54,10 @@ export function withMcpEndpoint(
       fallback(req, res);
       return;
     }
-    serveMcp(endpoint, req, res, bodyLimit).catch(() => {
-      if (!res.headersSent) res.writeHead(500);
-      res.end();
+    serveMcp(endpoint, req, res, bodyLimit).catch((error: unknown) => {
+      report(error);
+      if (res.headersSent) res.destroy();
+      else write(res, INTERNAL_ERROR);
     });
   };
 }
@@ -91,6 +95,13 @@ async function serveMcp(
   }
   write(res, await endpoint.handle(request));
 }
+
+/** What the client gets when the endpoint itself failed: the error is in the operator's log. */
+const INTERNAL_ERROR: McpHttpResponse = {
+  status: 500,
+  headers: { 'Content-Type': 'application/json' },
+  body: '{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Internal error"}}',
+};
 
 function write(res: ServerResponse, reply: McpHttpResponse): void {
   if (res.headersSent || res.destroyed) return;

@@ -104,7 +104,13 @@ export interface ToolReply {
   isError?: boolean;
   content: Array<{ type: string; text?: string }>;
   structuredContent?: {
-    error?: { code: string; message: string; field?: string; status?: number };
+    error?: {
+      code: string;
+      message: string;
+      field?: string;
+      status?: number;
+      detail?: Record<string, unknown>;
+    };
     [key: string]: unknown;
   };
 }

@@ -32,7 +32,13 @@ type Behaviour =
   | 'echo-object'
   | 'echo-array'
   | 'echo-error'
-  | 'echo-text';
+  | 'echo-text'
+  | 'deep-array'
+  | 'deep-object'
+  | 'deep-error';
+
+/** 600 KB of JSON nested 300,000 deep. */
+const DEEP = `${'['.repeat(300_000)}${']'.repeat(300_000)}`;
 
 /** How the upstream writes the credential it echoes: each a way JSON allows. */
 const ENCODINGS: Record<string, (text: string) => string> = {
@@ -108,6 +114,13 @@ beforeAll(async () => {
           res.end(text);
           return;
         }
+        case 'deep-array':
+        case 'deep-object':
+        case 'deep-error':
+          res.statusCode = behaviour === 'deep-error' ? 400 : 200;
+          res.setHeader('content-type', 'application/json');
+          res.end(behaviour === 'deep-object' ? `{"a":${DEEP}}` : DEEP);
+          return;
         case 'invalid-http':
           // Straight onto the socket: a status line no HTTP parser accepts.
           res.socket?.end('HTTP/1.1 abc OK\r\n\r\n');
@@ -191,6 +204,34 @@ describe('a bad reply fails only its call', () => {
   it('does not follow a redirect', async () => {
     behaviour = 'redirect';
     await call('unikraft_get_user');
+    expect(requests).toBe(1);
+  });
+});
+
+describe('a reply nested too deep to pass on', () => {
+  it.each<Behaviour>(['deep-array', 'deep-object', 'deep-error'])(
+    '%s: a tool result with upstream_reply_invalid and the status, audited as such',
+    async (bad) => {
+      behaviour = bad;
+      const result = await call('unikraft_get_user');
+      expect(result.isError).toBe(true);
+      expect(result.structuredContent?.error).toMatchObject({
+        code: 'upstream_reply_invalid',
+        detail: { status: bad === 'deep-error' ? 400 : 200 },
+      });
+      const [event] = (await admin('GET', '/audit?action=unikraft_get_user&limit=1')).body;
+      expect(event).toMatchObject({ outcome: 'error', reason: 'upstream_reply_invalid' });
+      expect(await health()).toBe('ok');
+    },
+  );
+
+  it('tells the agent that a write it answered happened', async () => {
+    behaviour = 'deep-array';
+    const result = await call('unikraft_create_volume', { body: { name: 'v', size_mb: 1 } });
+    expect(result.structuredContent?.error).toMatchObject({
+      code: 'upstream_reply_invalid',
+      detail: { status: 200 },
+    });
     expect(requests).toBe(1);
   });
 });
