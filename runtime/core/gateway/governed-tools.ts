@@ -121,22 +121,29 @@ export class GovernedTools implements ToolHost {
     cancel: CancelSignal,
   ): Promise<CallToolResult> {
     this.#callsRunning++;
+    const record = this.#callRecord(principal, name, args);
     try {
-      return await this.#governedCall(principal, name, args, cancel);
+      return await this.#governedCall(principal, name, args, cancel, record);
+    } catch (error) {
+      // Every call leaves its audit event, one that failed inside the gateway too.
+      if (!record.finished)
+        await record.finish({ reason: 'internal', outcome: 'error' }).catch(this.#report);
+      throw error;
     } finally {
       this.#callsRunning--;
     }
   }
 
-  async #governedCall(
+  /**
+   * The call's audit event, written once by `finish`. Arguments that cannot
+   * be hashed leave the hash empty and are refused once the decision is made.
+   */
+  #callRecord(
     principal: McpPrincipal,
     name: string,
     args: Record<string, unknown> | undefined,
-    cancel: CancelSignal,
-  ): Promise<CallToolResult> {
+  ): CallRecord {
     const started = performance.now();
-    const snapshot = await this.#snapshotFor(principal);
-    const agent = agentOf(snapshot, principal);
     const event = auditEvent({
       at: this.#now().toISOString(),
       workspaceId: principal.workspaceId,
@@ -145,18 +152,41 @@ export class GovernedTools implements ToolHost {
       // Tool names are at most 128 characters; an unknown one is not stored whole.
       action: name.slice(0, 128),
       decision: 'denied',
-      argumentHash: argumentHash(args),
     });
-    const finish = async (change: Partial<NewAuditEvent>) => {
-      await this.#options.audit.append(
-        {
-          ...event,
-          ...change,
-          latencyMs: Math.round((performance.now() - started) * 1000) / 1000,
-        },
-        { alone: this.#callsRunning === 1 },
-      );
+    let argumentProblem: unknown;
+    try {
+      event.argumentHash = argumentHash(args);
+    } catch (error) {
+      argumentProblem = error;
+    }
+    const record: CallRecord = {
+      event,
+      argumentProblem,
+      finished: false,
+      finish: async (change) => {
+        record.finished = true;
+        await this.#options.audit.append(
+          {
+            ...event,
+            ...change,
+            latencyMs: Math.round((performance.now() - started) * 1000) / 1000,
+          },
+          { alone: this.#callsRunning === 1 },
+        );
+      },
     };
+    return record;
+  }
+
+  async #governedCall(
+    principal: McpPrincipal,
+    name: string,
+    args: Record<string, unknown> | undefined,
+    cancel: CancelSignal,
+    { event, finish, argumentProblem }: CallRecord,
+  ): Promise<CallToolResult> {
+    const snapshot = await this.#snapshotFor(principal);
+    const agent = agentOf(snapshot, principal);
 
     const refuse = async (reason: ReasonCode, connectionId: string | null): Promise<never> => {
       await finish({ reason, connectionId });
@@ -176,6 +206,7 @@ export class GovernedTools implements ToolHost {
 
     let execution: Execution;
     try {
+      if (argumentProblem !== undefined) throw argumentProblem;
       const validated = validateArguments(target.provider, action, args);
       const credential = action.request.credential
         ? await this.#credential(
@@ -284,6 +315,14 @@ export class GovernedTools implements ToolHost {
     }
     return tool;
   }
+}
+
+interface CallRecord {
+  event: NewAuditEvent;
+  /** Why the arguments could not be hashed, if they could not. */
+  argumentProblem: unknown;
+  finished: boolean;
+  finish(change: Partial<NewAuditEvent>): Promise<void>;
 }
 
 function agentOf(snapshot: GovernanceSnapshot, principal: McpPrincipal): Agent | undefined {
