@@ -11,6 +11,7 @@
 export const REASONS = {
   // Input an operator or an agent sent.
   invalid_input: { status: 400, expose: true, refusal: true },
+  body_too_large: { status: 413, expose: true, refusal: true },
   arguments_invalid: { status: 400, expose: true, refusal: true },
   server_variable_refused: { status: 400, expose: true, refusal: true },
   path_parameter_refused: { status: 400, expose: true, refusal: true },

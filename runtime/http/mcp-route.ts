@@ -71,6 +71,7 @@ async function serveMcp(
   const request: McpHttpRequest = {
     method: req.method ?? '',
     headers: req.headers,
+    rawHeaders: req.rawHeaders,
     body: undefined,
   };
   if (req.method === 'POST') {

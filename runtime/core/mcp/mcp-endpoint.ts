@@ -6,8 +6,9 @@
  * only ever reach the request that asked for it. There is no standalone GET
  * stream: the server sends no requests or notifications of its own.
  *
- * Order of checks on every request: Host/Origin (DNS rebinding, before any
- * credential lookup) → credential (401) → HTTP method → Accept (406) →
+ * Order of checks on every request: one Host header line (400) → Host/Origin
+ * (DNS rebinding, before any credential lookup) → credential (401) → HTTP
+ * method → Accept (406) →
  * Content-Type (415) → body (413, parse error) → session (400 missing, 404
  * unknown or another caller's) → MCP-Protocol-Version header (400) → method.
  */
@@ -44,6 +45,7 @@ import {
   isSupportedProtocolVersion,
   negotiateProtocolVersion,
 } from './protocol-version.ts';
+import { repeatsHost } from './repeated-host.ts';
 import { type Session, SessionTable } from './sessions.ts';
 import type { McpPrincipal, ToolHost } from './tool-host.ts';
 
@@ -109,6 +111,9 @@ export function createMcpEndpoint(options: McpEndpointOptions): McpEndpoint {
   async function handle(request: McpHttpRequest): Promise<McpHttpResponse> {
     if (closed) return refusal(503, RpcCode.serverError, 'Service Unavailable: endpoint closed');
     const { headers } = request;
+    if (repeatsHost(request.rawHeaders)) {
+      return refusal(400, RpcCode.serverError, 'Bad Request: more than one Host header');
+    }
     if (guard !== undefined) {
       const verdict = guard(headerValue(headers, 'host'), headerValue(headers, 'origin'));
       if (verdict === 'host_refused') {
