@@ -48,6 +48,7 @@ export const REASONS = {
   upstream_reply_invalid: { status: 502, expose: true, refusal: false },
 
   // Ours.
+  unavailable: { status: 503, expose: true, refusal: false },
   vault_unavailable: { status: 500, expose: false, refusal: false },
   internal: { status: 500, expose: false, refusal: false },
 } as const satisfies Record<string, { status: number; expose: boolean; refusal: boolean }>;
