@@ -43,6 +43,8 @@ export interface Execution {
   result: CallToolResult;
   /** The catalog host the call went to (before any development override). */
   host: string;
+  /** Where the call actually went when a development override sent it elsewhere, else null. */
+  address: string | null;
   upstreamStatus: number | null;
   requestBytes: number;
   replyBytes: number;
@@ -114,6 +116,7 @@ export class NativeRestExecutor {
     return {
       result: resultFromReply(action, reply),
       host: request.host,
+      address: request.url.host === request.host ? null : request.url.origin,
       upstreamStatus: reply.status,
       requestBytes,
       replyBytes: reply.bytes,

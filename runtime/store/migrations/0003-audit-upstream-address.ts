@@ -1,0 +1,13 @@
+/**
+ * The audit log records, beside the catalog's host (`upstream_host`), the
+ * address a call actually went to when a development override sent it
+ * elsewhere (`upstream_address`, e.g. `http://127.0.0.1:4010`); null
+ * otherwise. One nullable column, the same on both engines.
+ */
+import type { Kysely, Migration } from 'kysely';
+
+export const auditUpstreamAddressMigration: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema.alterTable('audit_events').addColumn('upstream_address', 'text').execute();
+  },
+};
