@@ -70,7 +70,8 @@ const ACCEPTS: Record<Variable, { takes: string; secret?: true; words?: readonly
   DATABASE_URL: { takes: 'a postgres:// or postgresql:// URL', secret: true },
   PORTCULLIS_MASTER_KEY: { takes: '32 bytes in base64 or base64url', secret: true },
   PORTCULLIS_DEV_UPSTREAMS: {
-    takes: 'provider[/document]=http(s)://url pairs, comma-separated, e.g. unikraft=http://127.0.0.1:4010',
+    takes:
+      'provider[/document]=http(s)://url pairs, comma-separated, e.g. unikraft=http://127.0.0.1:4010',
   },
   PORTCULLIS_PUBLIC_URL: { takes: 'an http(s):// URL, e.g. https://gateway.example.com' },
   PORTCULLIS_LOG_LEVEL: { takes: `one of ${LOG_LEVELS.join(', ')}`, words: LOG_LEVELS },

@@ -90,7 +90,8 @@ function ensureEncodable(args: unknown): void {
         stack.push({ value: value[i], pointer: `${pointer}/${i}`, depth: depth + 1 });
     } else if (isPlainObject(value)) {
       for (const [key, member] of Object.entries(value)) {
-        if (!isWellFormed(key)) throw unencodable(pointer, 'has a property name with a lone surrogate');
+        if (!isWellFormed(key))
+          throw unencodable(pointer, 'has a property name with a lone surrogate');
         stack.push({ value: member, pointer: `${pointer}/${pointerToken(key)}`, depth: depth + 1 });
       }
     }

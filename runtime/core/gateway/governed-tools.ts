@@ -23,6 +23,7 @@ import { auditEvent } from '../governance/audit-event.ts';
 import { decide } from '../governance/decide.ts';
 import { bearerToken, hashKey } from '../governance/keys.ts';
 import type { Agent, Connection, NewAuditEvent } from '../governance/model.ts';
+import { refusalMessage } from '../governance/refusal-message.ts';
 import type { GovernanceSnapshot, ToolTarget } from '../governance/snapshot.ts';
 import { toolNameFor } from '../governance/tool-names.ts';
 import { withJsonText } from '../mcp/json-text.ts';
@@ -188,9 +189,13 @@ export class GovernedTools implements ToolHost {
     const snapshot = await this.#snapshotFor(principal);
     const agent = agentOf(snapshot, principal);
 
-    const refuse = async (reason: ReasonCode, connectionId: string | null): Promise<never> => {
+    const refuse = async (
+      reason: ReasonCode,
+      connectionId: string | null,
+      message = REFUSALS[reason] ?? reason,
+    ): Promise<never> => {
       await finish({ reason, connectionId });
-      throw new GatewayError(reason, `${name}: ${REFUSALS[reason] ?? reason}`);
+      throw new GatewayError(reason, `${name}: ${message}`);
     };
     if (!agent) return refuse('unauthenticated', null);
     const target = snapshot.resolveTool(agent.workspaceId, name);
@@ -200,8 +205,14 @@ export class GovernedTools implements ToolHost {
     const policy = snapshot.policyOf(connection.id, action.name);
     const refusal = decide({ agent, connection, grant, policy, action });
     // A decision of null implies a grant; the second test only tells the compiler so.
-    if (refusal !== null || grant === undefined)
-      return refuse(refusal ?? 'not_granted', connection.id);
+    if (refusal !== null || grant === undefined) {
+      const reason = refusal ?? 'not_granted';
+      return refuse(
+        reason,
+        connection.id,
+        refusalMessage(reason, { agent, connection, grant, action }),
+      );
+    }
     event.connectionId = connection.id;
 
     let execution: Execution;
@@ -243,6 +254,7 @@ export class GovernedTools implements ToolHost {
       outcome: execution.result.isError ? 'error' : 'ok',
       reason: execution.result.isError ? 'upstream_status' : null,
       upstreamHost: execution.host,
+      upstreamAddress: execution.address,
       upstreamStatus: execution.upstreamStatus,
       requestBytes: execution.requestBytes,
       replyBytes: execution.replyBytes,
