@@ -119,7 +119,7 @@ const starting: RequestListener = (_req, res) => {
   res.writeHead(503, { 'Content-Type': 'application/json', 'Retry-After': '1' });
   res.end(
     JSON.stringify({
-      error: publicError(new GatewayError('unavailable', 'the gateway is starting; try again')),
+      error: publicError(new GatewayError('store_unavailable', 'the gateway is opening its store; try again')),
     }),
   );
 };

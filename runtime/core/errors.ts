@@ -11,7 +11,8 @@
 export const REASONS = {
   // Input an operator or an agent sent.
   invalid_input: { status: 400, expose: true, refusal: true },
-  body_too_large: { status: 413, expose: true, refusal: true },
+  /** A request body over the route's limit. */
+  payload_too_large: { status: 413, expose: true, refusal: true },
   arguments_invalid: { status: 400, expose: true, refusal: true },
   server_variable_refused: { status: 400, expose: true, refusal: true },
   path_parameter_refused: { status: 400, expose: true, refusal: true },
@@ -48,7 +49,8 @@ export const REASONS = {
   upstream_reply_invalid: { status: 502, expose: true, refusal: false },
 
   // Ours.
-  unavailable: { status: 503, expose: true, refusal: false },
+  /** The store is not open yet (a start in progress) or does not answer. */
+  store_unavailable: { status: 503, expose: true, refusal: false },
   vault_unavailable: { status: 500, expose: false, refusal: false },
   internal: { status: 500, expose: false, refusal: false },
 } as const satisfies Record<string, { status: number; expose: boolean; refusal: boolean }>;

@@ -119,7 +119,7 @@ export function adminRouter(gateway: Gateway, log: Log): express.Router {
   return router;
 }
 
-/** The largest admin request body (1 MiB); a larger one is `body_too_large` (413). */
+/** The largest admin request body (1 MiB); a larger one is `payload_too_large` (413). */
 const BODY_LIMIT = 1_048_576;
 
 function bodyOf(req: Request): Record<string, unknown> {

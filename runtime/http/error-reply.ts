@@ -52,7 +52,7 @@ function asGatewayError(error: unknown): unknown {
     limit?: number;
   };
   if (type === 'entity.too.large') {
-    return new GatewayError('body_too_large', `the body is larger than ${limit} bytes`, {
+    return new GatewayError('payload_too_large', `the body is larger than ${limit} bytes`, {
       field: 'body',
       detail: { limit },
     });

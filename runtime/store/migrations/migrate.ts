@@ -6,7 +6,7 @@ import { type Kysely, type Migration, Migrator, sql } from 'kysely';
 import type { Database, Engine } from '../schema.ts';
 import { initialMigration } from './0001-initial.ts';
 import { auditPlainRowidMigration } from './0002-audit-plain-rowid.ts';
-import { auditUpstreamAddressMigration } from './0003-audit-upstream-address.ts';
+import { auditUpstreamAddressMigration } from './0004-audit-upstream-address.ts';
 
 /** kysely's default name for its record of applied migrations. */
 const MIGRATION_TABLE = 'kysely_migration';
@@ -16,7 +16,7 @@ export function storeMigrations(engine: Engine): Record<string, Migration> {
   return {
     '0001-initial': initialMigration(engine),
     '0002-audit-plain-rowid': auditPlainRowidMigration(engine),
-    '0003-audit-upstream-address': auditUpstreamAddressMigration,
+    '0004-audit-upstream-address': auditUpstreamAddressMigration,
   };
 }
 

@@ -1,7 +1,7 @@
 /**
  * Every error of every HTTP route besides `/mcp` is the one JSON error shape,
  * with its status from the reason table: bodies are read only after the admin
- * token is checked, a body over the limit is `body_too_large`, a route nobody
+ * token is checked, a body over the limit is `payload_too_large`, a route nobody
  * serves is `not_found`, and none of these reach the operator's log. A repeated
  * Host header (sent on a raw socket: no HTTP client sends one) is a 400 on
  * every route, `/mcp` included.
@@ -46,7 +46,7 @@ describe('the HTTP routes besides /mcp', () => {
       'an authenticated 2 MB POST',
       {
         given: { method: 'POST', path: '/admin/v1/workspaces', token: true, body: TWO_MB },
-        want: { status: 413, code: 'body_too_large', field: 'body' },
+        want: { status: 413, code: 'payload_too_large', field: 'body' },
       },
     ],
     [
