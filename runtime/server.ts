@@ -119,7 +119,9 @@ const starting: RequestListener = (_req, res) => {
   res.writeHead(503, { 'Content-Type': 'application/json', 'Retry-After': '1' });
   res.end(
     JSON.stringify({
-      error: publicError(new GatewayError('store_unavailable', 'the gateway is opening its store; try again')),
+      error: publicError(
+        new GatewayError('store_unavailable', 'the gateway is opening its store; try again'),
+      ),
     }),
   );
 };
