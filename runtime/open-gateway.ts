@@ -5,7 +5,6 @@
  * the tests and the benchmark all open the gateway through here. It lives
  * outside `runtime/core`, which never imports an adapter (the store, Redis).
  */
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   CatalogSet,
@@ -13,6 +12,7 @@ import {
   type ProviderFiles,
 } from './core/catalog/catalog-set.ts';
 import type { Config } from './core/config/config.ts';
+import { ensureDataDir } from './core/config/data-dir.ts';
 import { Executors } from './core/execute/executor.ts';
 import { NativeRestExecutor } from './core/execute/native-rest-executor.ts';
 import { upstreamOverride } from './core/execute/upstream-override.ts';
@@ -68,7 +68,7 @@ export interface Gateway {
 export async function openGateway(options: OpenGatewayOptions): Promise<Gateway> {
   const { config } = options;
   const now = options.now ?? (() => new Date());
-  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  ensureDataDir(config.dataDir);
   const keys = loadKeyring(config.dataDir, config.masterKey);
   const [catalogs, store, state] = await Promise.all([
     CatalogSet.load(
@@ -87,7 +87,10 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
   try {
     const toolSources = catalogToolSources(catalogs);
     const report = await bootstrap(store, toolSources, now());
-    const client = createGuardedClient({ allowPrivateNetworks: config.allowPrivateNetworks });
+    const client = createGuardedClient({
+      allowPrivateNetworks: config.allowPrivateNetworks,
+      deadlineMs: config.upstreamDeadlineMs,
+    });
     const executors = new Executors([
       new NativeRestExecutor(client, upstreamOverride(config.devUpstreams)),
     ]);

@@ -1,11 +1,14 @@
 /**
- * The gateway as an HTTP server: open it, listen, report what the start did.
+ * The gateway as an HTTP server: listen, open it, report what the start did.
  * The first start creates the default workspace, the master key file (unless
- * PORTCULLIS_MASTER_KEY is set) and an admin token, which it prints once.
+ * PORTCULLIS_MASTER_KEY is set) and an admin token, which it prints once. It
+ * listens before it opens the store, so a start that cannot listen (the port
+ * is taken, the host does not resolve) fails before that token is made.
  */
-import { createServer } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Config } from './core/config/config.ts';
+import { type Config, ConfigError } from './core/config/config.ts';
+import { GatewayError, publicError } from './core/errors.ts';
 import { createMcpEndpoint } from './core/mcp/mcp-endpoint.ts';
 import { LOOPBACK_HOSTS, LOOPBACK_ORIGINS } from './core/mcp/origin-guard.ts';
 import { createApp } from './http/app.ts';
@@ -21,18 +24,26 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/** Opens the gateway and listens; the tests, the demo and the benchmark start it the same way. */
+/** Listens, then opens the gateway; the tests, the demo and the benchmark start it the same way. */
 export async function startServer(
   config: Config,
   catalogs: OpenGatewayOptions['catalogs'],
   log: Log = createLog({ level: config.logLevel }),
 ): Promise<RunningServer> {
-  const gateway = await openGateway({
-    config,
-    catalogs,
-    onInternalError: (error, call) =>
-      log.error({ err: error, ...call }, 'internal error in a governed call'),
-  });
+  const server = createServer(starting);
+  await listen(server, config);
+  let gateway: Gateway;
+  try {
+    gateway = await openGateway({
+      config,
+      catalogs,
+      onInternalError: (error, call) =>
+        log.error({ err: error, ...call }, 'internal error in a governed call'),
+    });
+  } catch (error) {
+    await new Promise((resolve) => server.close(resolve));
+    throw error;
+  }
   const mcp = createMcpEndpoint({
     backend: gateway.tools,
     requestState: gateway.requestState,
@@ -43,16 +54,13 @@ export async function startServer(
   });
   // `/mcp` is answered straight from node:http (the hot path; Express costs
   // more per request than the whole MCP exchange); everything else by Express.
-  const server = createServer(
+  server.off('request', starting);
+  server.on(
+    'request',
     withMcpEndpoint(mcp, createApp(gateway, log), {
-      onError: (error) => log.error({ err: error }, 'internal error writing an /mcp reply'),
+      onInternalError: (error) => log.error({ err: error }, 'internal error answering /mcp'),
     }),
   );
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, () => resolve());
-  });
-  server.keepAliveTimeout = 65_000;
   const { port } = server.address() as AddressInfo;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   return {
@@ -69,6 +77,57 @@ export async function startServer(
     },
   };
 }
+
+/** Binds HOST:PORT; a failure is a `ConfigError` naming the variable to change. */
+async function listen(server: Server, config: Config): Promise<void> {
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  } catch (error) {
+    throw listenError(error, config);
+  }
+  server.keepAliveTimeout = 65_000;
+}
+
+function listenError(error: unknown, config: Config): unknown {
+  const { port, host } = config;
+  switch ((error as NodeJS.ErrnoException).code) {
+    case 'EADDRINUSE':
+      return new ConfigError('PORT', `${port} is in use on ${host}; expected a free port (0: any)`);
+    case 'EACCES':
+      return new ConfigError(
+        'PORT',
+        `${port} needs privileges this user lacks; expected 1024 or above`,
+      );
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return new ConfigError(
+        'HOST',
+        `${host} does not resolve; expected an address or host name of this machine`,
+      );
+    case 'EADDRNOTAVAIL':
+      return new ConfigError('HOST', `${host} is not an address of this machine`);
+    default:
+      return error;
+  }
+}
+
+/** What a request gets while the gateway opens its store (a fraction of a second). */
+const starting: RequestListener = (_req, res) => {
+  res.writeHead(503, { 'Content-Type': 'application/json', 'Retry-After': '1' });
+  res.end(
+    JSON.stringify({
+      error: publicError(
+        new GatewayError('store_unavailable', 'the gateway is opening its store; try again'),
+      ),
+    }),
+  );
+};
 
 /** Loopback always; the public address too when there is one. */
 function allowedAddresses(publicUrl: URL | undefined) {

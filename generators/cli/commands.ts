@@ -20,6 +20,7 @@ import {
   type ProviderInput,
 } from '../generate.ts';
 import { loadDocument } from '../openapi/load-document.ts';
+import { findingKind, findingsSummary } from './findings-summary.ts';
 import { compareTrees, readTree, replaceFile, replaceTree } from './generated-tree.ts';
 import { SpecStore } from './spec-store.ts';
 
@@ -180,7 +181,7 @@ function printProblems(tree: GeneratedTree): void {
   for (const r of tree.reports) {
     for (const p of r.problems) {
       console.log(
-        `  ${p.severity} ${r.provider}/${r.document}#${p.pointer} [${p.rule}] ${p.message}`,
+        `  ${r.provider}/${r.document}#${p.pointer} [${p.rule}, ${findingKind(p)}] ${p.message}`,
       );
     }
   }
@@ -198,12 +199,8 @@ async function run(
     createTypes,
   });
   for (const r of tree.reports) {
-    const errors = r.problems.filter((p) => p.severity === 'error').length;
     console.log(
-      `${r.provider}/${r.document}: ${r.operations} operations, ${r.actions} actions, ${r.inventory} inventoried` +
-        (r.problems.length > 0
-          ? `, ${r.problems.length} validation problems (${errors} errors; first at #${r.problems[0]!.pointer}; --problems lists them)`
-          : ''),
+      `${r.provider}/${r.document}: ${r.operations} operations, ${r.actions} actions, ${r.inventory} inventoried${findingsSummary(r.problems)}`,
     );
   }
   return tree;

@@ -4,7 +4,13 @@
  */
 import type { ParseArgsConfig } from 'node:util';
 import { GatewayError } from '../core/errors.ts';
+import { didYouMean } from '../core/nearest-word.ts';
 import { type ActionVerb, changeActions, listActions } from '../core/operator/actions.ts';
+import {
+  createAdminToken,
+  listAdminTokens,
+  revokeAdminToken,
+} from '../core/operator/admin-tokens.ts';
 import { createAgent, listAgents, revokeAgent } from '../core/operator/agents.ts';
 import { queryAudit } from '../core/operator/audit-query.ts';
 import {
@@ -13,7 +19,7 @@ import {
   setConnectionStatus,
   setCredential,
 } from '../core/operator/connections.ts';
-import { type OperatorContext, workspaceOrThrow } from '../core/operator/context.ts';
+import type { OperatorContext } from '../core/operator/context.ts';
 import { grant, listGrants, revokeGrant } from '../core/operator/grants.ts';
 import { rotateMasterKey } from '../core/operator/master-key.ts';
 import { createWorkspace, listWorkspaces } from '../core/operator/workspaces.ts';
@@ -30,14 +36,24 @@ export interface CommandRun {
   args: string[];
   values: Values;
   workspace: string;
+  /** Where `--token-env VAR` and `--credential-env field=VAR` read secrets from. */
+  env: Record<string, string | undefined>;
 }
 
 export interface Command {
   usage: string;
   summary: string;
   options?: Options;
+  /**
+   * The flag or argument that sets each input field the operator verb may
+   * name in an error (`classification` → `--class`), so a message points at
+   * what the person typed; `--workspace` is common to all.
+   */
+  fields?: Record<string, string>;
   run(run: CommandRun): Promise<void>;
 }
+
+const CLASSES = ['read', 'write', 'destructive'];
 
 const credentialOptions: Options = {
   'token-env': { type: 'string' },
@@ -49,12 +65,15 @@ const selectOptions: Options = {
   all: { type: 'boolean' },
 };
 
+const credentialFields = { credential: '--token-env' };
+
 export const commands: Record<string, Command> = {
   'workspace create': {
     usage: 'workspace create <name>',
     summary: 'create a workspace (the tenant boundary)',
+    fields: { name: '<name>' },
     run: async ({ ctx, out, args }) => {
-      const workspace = await createWorkspace(ctx, { name: arg(args, 0, 'name') });
+      const workspace = await createWorkspace(ctx, { name: arg(args, 0, 'workspace create') });
       printValue(out, workspace, `created workspace ${workspace.name}`);
     },
   },
@@ -74,8 +93,12 @@ export const commands: Record<string, Command> = {
   'agent create': {
     usage: 'agent create <name> [--workspace w]',
     summary: 'create an agent; prints its key once',
+    fields: { name: '<name>' },
     run: async ({ ctx, out, args, workspace }) => {
-      const { agent, key } = await createAgent(ctx, { workspace, name: arg(args, 0, 'name') });
+      const { agent, key } = await createAgent(ctx, {
+        workspace,
+        name: arg(args, 0, 'agent create'),
+      });
       printValue(
         out,
         { agent, key },
@@ -99,22 +122,29 @@ export const commands: Record<string, Command> = {
   'agent revoke': {
     usage: 'agent revoke <name> [--workspace w]',
     summary: "revoke an agent's key; its next call is refused",
+    fields: { agent: '<name>' },
     run: async ({ ctx, out, args, workspace }) => {
-      const agent = await revokeAgent(ctx, { workspace, agent: arg(args, 0, 'agent') });
+      const agent = await revokeAgent(ctx, { workspace, agent: arg(args, 0, 'agent revoke') });
       printValue(out, agent, `revoked agent ${agent.name}`);
     },
   },
   connect: {
     usage: 'connect <provider> --token-env VAR [--default-metro m] [--setting k=v]... [--name n]',
     summary: 'connect a provider; verifies the credential first',
+    fields: {
+      ...credentialFields,
+      provider: '<provider>',
+      name: '--name',
+      'settings.metro': '--default-metro',
+    },
     options: {
       ...credentialOptions,
       name: { type: 'string' },
       'default-metro': { type: 'string' },
       setting: { type: 'string', multiple: true },
     },
-    run: async ({ ctx, gateway, out, args, values, workspace }) => {
-      const provider = gateway.catalogs.getOrThrow(arg(args, 0, 'provider'));
+    run: async ({ ctx, gateway, out, args, values, workspace, env }) => {
+      const provider = gateway.catalogs.getOrThrow(arg(args, 0, 'connect'));
       const settings = keyValues(values.setting, '--setting');
       if (typeof values['default-metro'] === 'string') settings.metro = values['default-metro'];
       const connection = await connect(ctx, {
@@ -122,7 +152,7 @@ export const commands: Record<string, Command> = {
         provider: provider.id,
         ...(typeof values.name === 'string' ? { name: values.name } : {}),
         settings,
-        credential: credentialFrom(values),
+        credential: credentialFrom(values, env),
       });
       printValue(
         out,
@@ -155,7 +185,7 @@ export const commands: Record<string, Command> = {
     run: async ({ ctx, out, args, workspace }) => {
       const connection = await setConnectionStatus(ctx, 'disabled', {
         workspace,
-        connection: arg(args, 0, 'connection'),
+        connection: arg(args, 0, 'connection disable'),
       });
       printValue(out, connection, `connection ${connection.name} disabled`);
     },
@@ -166,7 +196,7 @@ export const commands: Record<string, Command> = {
     run: async ({ ctx, out, args, workspace }) => {
       const connection = await setConnectionStatus(ctx, 'active', {
         workspace,
-        connection: arg(args, 0, 'connection'),
+        connection: arg(args, 0, 'connection enable'),
       });
       printValue(out, connection, `connection ${connection.name} enabled`);
     },
@@ -175,12 +205,13 @@ export const commands: Record<string, Command> = {
     usage: 'credential set <connection> --token-env VAR [--agent a]',
     summary: "rotate a connection's shared credential, or set an agent's personal one",
     options: { ...credentialOptions, agent: { type: 'string' } },
-    run: async ({ ctx, out, args, values, workspace }) => {
+    fields: { ...credentialFields, connection: '<connection>', agent: '--agent' },
+    run: async ({ ctx, out, args, values, workspace, env }) => {
       await setCredential(ctx, {
         workspace,
-        connection: arg(args, 0, 'connection'),
+        connection: arg(args, 0, 'credential set'),
         ...(typeof values.agent === 'string' ? { agent: values.agent } : {}),
-        credential: credentialFrom(values),
+        credential: credentialFrom(values, env),
       });
       printValue(out, { ok: true }, 'credential verified and stored');
     },
@@ -189,10 +220,12 @@ export const commands: Record<string, Command> = {
     usage: 'actions <connection> [--class read|write|destructive] [--workspace w]',
     summary: "list a connection's actions with class and state",
     options: { class: { type: 'string' } },
+    fields: { connection: '<connection>' },
     run: async ({ ctx, out, args, values, workspace }) => {
+      const wanted = values.class === undefined ? undefined : classOf(values.class);
       const rows = (
-        await listActions(ctx, { workspace, connection: arg(args, 0, 'connection') })
-      ).filter((a) => !values.class || a.classification === values.class);
+        await listActions(ctx, { workspace, connection: arg(args, 0, 'actions') })
+      ).filter((a) => wanted === undefined || a.classification === wanted);
       printRows(
         out,
         rows.map((a) => ({
@@ -211,44 +244,56 @@ export const commands: Record<string, Command> = {
   ),
   grant: {
     usage: 'grant <agent> <connection> [--scope all|reads|actions] [--action a]... [--personal]',
-    summary: 'let an agent use a connection (reads only by default)',
+    summary:
+      'let an agent use a connection (reads only by default); again, to widen or narrow its grant',
     options: {
       scope: { type: 'string' },
       action: { type: 'string', multiple: true },
       personal: { type: 'boolean' },
     },
+    fields: {
+      agent: '<agent>',
+      connection: '<connection>',
+      scope: '--scope',
+      actions: '--action',
+      credential: '--personal',
+    },
     run: async ({ ctx, out, args, values, workspace }) => {
       const actions = (values.action as string[] | undefined) ?? [];
-      const created = await grant(ctx, {
+      const agent = arg(args, 0, 'grant');
+      const connection = arg(args, 1, 'grant');
+      const result = await grant(ctx, {
         workspace,
-        agent: arg(args, 0, 'agent'),
-        connection: arg(args, 1, 'connection'),
+        agent,
+        connection,
         scope: (values.scope as string | undefined) ?? (actions.length > 0 ? 'actions' : 'reads'),
         actions,
         credential: values.personal ? 'personal' : 'shared',
       });
+      const terms = (g: { scope: string; actions: string[]; credentialMode: string }) =>
+        `${g.scope === 'actions' ? g.actions.join(',') : g.scope} (${g.credentialMode} credential)`;
+      const { previous } = result;
       printValue(
         out,
-        created,
-        `granted ${arg(args, 0, 'agent')} ${created.scope} on ${arg(args, 1, 'connection')} (${created.credentialMode} credential)`,
+        result,
+        previous === undefined
+          ? `granted ${agent} ${terms(result)} on ${connection}`
+          : terms(previous) === terms(result)
+            ? `${agent} already has ${terms(result)} on ${connection}; nothing changed`
+            : `changed ${agent}'s grant on ${connection} from ${terms(previous)} to ${terms(result)}`,
       );
     },
   },
   grants: {
     usage: 'grants [--workspace w]',
-    summary: "list a workspace's grants",
+    summary: "list a workspace's grants (a revoked agent's are marked)",
     run: async ({ ctx, out, workspace }) => {
       const rows = await listGrants(ctx, { workspace });
-      const { id } = await workspaceOrThrow(ctx, workspace);
-      const [agents, connections] = await Promise.all([
-        ctx.store.agents.list(id).then((list) => new Map(list.map((a) => [a.id, a.name]))),
-        ctx.store.connections.list(id).then((list) => new Map(list.map((c) => [c.id, c.name]))),
-      ]);
       printRows(
         out,
         rows.map((g) => ({
-          agent: agents.get(g.agentId) ?? g.agentId,
-          connection: connections.get(g.connectionId) ?? g.connectionId,
+          agent: g.agentStatus === 'revoked' ? `${g.agent} (revoked)` : g.agent,
+          connection: g.connection,
           scope: g.scope === 'actions' ? g.actions.join(',') : g.scope,
           credential: g.credentialMode,
         })),
@@ -260,11 +305,12 @@ export const commands: Record<string, Command> = {
   'grant revoke': {
     usage: 'grant revoke <agent> <connection>',
     summary: 'remove a grant',
+    fields: { agent: '<agent>', connection: '<connection>' },
     run: async ({ ctx, out, args, workspace }) => {
       await revokeGrant(ctx, {
         workspace,
-        agent: arg(args, 0, 'agent'),
-        connection: arg(args, 1, 'connection'),
+        agent: arg(args, 0, 'grant revoke'),
+        connection: arg(args, 1, 'grant revoke'),
       });
       printValue(out, { ok: true }, 'grant removed');
     },
@@ -281,10 +327,53 @@ export const commands: Record<string, Command> = {
       );
     },
   },
+  'admin-token create': {
+    usage: 'admin-token create',
+    summary: 'make an admin token for the admin HTTP API; prints it once',
+    run: async ({ ctx, out }) => {
+      const created = await createAdminToken(ctx);
+      printValue(
+        out,
+        created,
+        `created admin token ${created.id}\n\nadmin token (shown once; send it as Authorization: Bearer …):\n${created.token}`,
+      );
+    },
+  },
+  'admin-token list': {
+    usage: 'admin-token list',
+    summary: 'list the admin tokens (their ids; a token is shown only when made)',
+    run: async ({ ctx, out }) => {
+      const rows = await listAdminTokens(ctx);
+      printRows(
+        out,
+        rows.map((t) => ({ ...t })),
+        ['id', 'createdAt'],
+        rows,
+      );
+    },
+  },
+  'admin-token revoke': {
+    usage: 'admin-token revoke <id>',
+    summary: 'revoke an admin token (its id, or the start of it); its next request is refused',
+    fields: { id: '<id>' },
+    run: async ({ ctx, out, args }) => {
+      const revoked = await revokeAdminToken(ctx, { id: arg(args, 0, 'admin-token revoke') });
+      printValue(out, revoked, `revoked admin token ${revoked.id}`);
+    },
+  },
   audit: {
     usage:
       'audit [--agent a] [--action t] [--decision d] [--reason r] [--since t] [--until t] [--limit n] [--all-workspaces]',
     summary: 'query the audit log (newest first; JSON lines with --json)',
+    fields: {
+      agent: '--agent',
+      action: '--action',
+      decision: '--decision',
+      reason: '--reason',
+      since: '--since',
+      until: '--until',
+      limit: '--limit',
+    },
     options: {
       agent: { type: 'string' },
       action: { type: 'string' },
@@ -313,7 +402,7 @@ export const commands: Record<string, Command> = {
         out,
         events.map((e) => ({
           at: e.at,
-          actor: `${e.actorKind}:${e.actorId ?? ''}`.slice(0, 24),
+          actor: e.actorName,
           action: e.action,
           decision: e.decision === 'denied' ? paint(out, 'red', e.decision) : e.decision,
           reason: e.reason,
@@ -331,10 +420,14 @@ function actionVerb(verb: ActionVerb): Command {
     usage: `${verb} <connection> [action...] [--class read|write|destructive] [--all]`,
     summary: `${verb} actions${verb === 'review' ? ' (approve their current contract)' : ''}`,
     options: selectOptions,
+    fields: {
+      connection: '<connection>',
+      actions: '[action...], --class or --all',
+      classification: '--class',
+    },
     run: async ({ ctx, out, args, values, workspace }) => {
-      const [connection, ...actions] = args;
-      if (!connection)
-        throw new GatewayError('invalid_input', 'name the connection', { field: 'connection' });
+      const connection = arg(args, 0, verb);
+      const actions = args.slice(1);
       const rows = await changeActions(ctx, verb, {
         workspace,
         connection,
@@ -360,10 +453,29 @@ function stateText(out: Output, state: string): string {
       : state;
 }
 
-function arg(args: string[], index: number, name: string): string {
+/**
+ * The command's `index`th argument; missing, an error naming it from the
+ * command's usage (`agent create needs <name>: portcullis agent create <name>`).
+ */
+function arg(args: string[], index: number, command: string): string {
   const value = args[index];
-  if (!value) throw new GatewayError('invalid_input', `name the ${name}`, { field: name });
-  return value;
+  if (value) return value;
+  const usage = commands[command]?.usage ?? command;
+  const placeholder = usage.match(/<[^>]+>/g)?.[index] ?? `argument ${index + 1}`;
+  throw new GatewayError('invalid_input', `${command} needs ${placeholder}: portcullis ${usage}`, {
+    field: placeholder,
+  });
+}
+
+/** `--class`: one of the classes, or an error with the nearest. */
+function classOf(value: Values[string]): string {
+  const text = String(value);
+  if (CLASSES.includes(text)) return text;
+  throw new GatewayError(
+    'invalid_input',
+    `--class: expected one of ${CLASSES.join(', ')}, got ${JSON.stringify(text)}${didYouMean(text, CLASSES)}`,
+    { field: '--class' },
+  );
 }
 
 function keyValues(pairs: Values[string], flag: string): Record<string, string> {
@@ -383,9 +495,12 @@ function keyValues(pairs: Values[string], flag: string): Record<string, string> 
  * from the command line itself (where `ps` and shell history would keep them):
  * `--token-env VAR` for a provider's single field, `--credential-env field=VAR` per field.
  */
-function credentialFrom(values: Values): string | Record<string, string> {
+function credentialFrom(
+  values: Values,
+  env: Record<string, string | undefined>,
+): string | Record<string, string> {
   if (typeof values['token-env'] === 'string')
-    return secretFromEnvironment(values['token-env'], '--token-env');
+    return secretFromEnvironment(env, values['token-env'], '--token-env');
   const named = keyValues(values['credential-env'], '--credential-env');
   if (Object.keys(named).length === 0) {
     throw new GatewayError(
@@ -399,13 +514,17 @@ function credentialFrom(values: Values): string | Record<string, string> {
   return Object.fromEntries(
     Object.entries(named).map(([field, variable]) => [
       field,
-      secretFromEnvironment(variable, '--credential-env'),
+      secretFromEnvironment(env, variable, '--credential-env'),
     ]),
   );
 }
 
-function secretFromEnvironment(variable: string, flag: string): string {
-  const value = process.env[variable];
+function secretFromEnvironment(
+  env: Record<string, string | undefined>,
+  variable: string,
+  flag: string,
+): string {
+  const value = env[variable];
   if (!value)
     throw new GatewayError('invalid_input', `environment variable ${variable} is empty or unset`, {
       field: flag,

@@ -82,6 +82,8 @@ export const REASONS = {
 
   // The MCP transport (HTTP and JSON-RPC framing, sessions, revisions).
   host_header_refused: refused(403, 'Forbidden: Host header not allowed'),
+  /** RFC 9112 §3.2: a request with more than one Host line is answered 400. */
+  host_header_repeated: refused(400, 'Bad Request: more than one Host header'),
   origin_refused: refused(403, 'Forbidden: Origin header not allowed'),
   method_not_allowed: refused(405, 'Method Not Allowed'),
   not_acceptable: refused(
@@ -129,6 +131,7 @@ export const REASONS = {
   upstream_address_refused: failed(502, 'the upstream address is not one Portcullis may call'),
   upstream_unreachable: failed(502, 'the provider could not be reached'),
   upstream_timeout: failed(504, 'the provider did not answer in time'),
+  upstream_deadline_exceeded: failed(504, 'the provider took longer than the call may last'),
   write_outcome_unknown: failed(
     504,
     'the request reached the provider but no reply came; the change may have happened',

@@ -4,7 +4,7 @@
  * the rest. Every verb is the same function the `portcullis` command calls.
  */
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { GatewayError, publicError, statusOf } from '../core/errors.ts';
+import { GatewayError } from '../core/errors.ts';
 import { bearerToken, hashKey } from '../core/governance/keys.ts';
 import { isPlainObject } from '../core/json-value.ts';
 import { changeActions, listActions } from '../core/operator/actions.ts';
@@ -22,25 +22,29 @@ import { rotateMasterKey } from '../core/operator/master-key.ts';
 import { createWorkspace, listWorkspaces } from '../core/operator/workspaces.ts';
 import type { Log } from '../log.ts';
 import type { Gateway } from '../open-gateway.ts';
+import { errorReply, noSuchRoute, sendJson as send, sendError } from './error-reply.ts';
 
 type Verb = (ctx: OperatorContext, input: Record<string, unknown>) => Promise<unknown>;
 
 export function adminRouter(gateway: Gateway, log: Log): express.Router {
   const router = express.Router();
-  router.use(express.json({ limit: '1mb' }));
+  // Who is asking comes first: nobody's body is read before the token is checked.
   router.use(async (req, res, next) => {
-    const token = bearerToken(req.get('authorization'));
-    const admin = token ? await gateway.store.adminTokens.byHash(hashKey(token)) : undefined;
-    if (!admin) {
-      res.set('WWW-Authenticate', 'Bearer realm="portcullis-admin"');
-      send(res, 401, {
-        error: publicError(new GatewayError('unauthenticated', 'an admin token is required')),
-      });
-      return;
+    try {
+      const token = bearerToken(req.get('authorization'));
+      const admin = token ? await gateway.store.adminTokens.byHash(hashKey(token)) : undefined;
+      if (!admin) {
+        res.set('WWW-Authenticate', 'Bearer realm="portcullis-admin"');
+        sendError(res, new GatewayError('unauthenticated', 'an admin token is required'));
+        return;
+      }
+      res.locals.operator = gateway.operator(`admin:${admin.id}`);
+      next();
+    } catch (error) {
+      next(error);
     }
-    res.locals.operator = gateway.operator(`admin:${admin.id}`);
-    next();
   });
+  router.use(express.json({ limit: BODY_LIMIT }));
 
   const route =
     (verb: Verb, status = 200) =>
@@ -113,35 +117,14 @@ export function adminRouter(gateway: Gateway, log: Log): express.Router {
     route((ctx) => rotateMasterKey(ctx)),
   );
 
-  router.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
-    if (isBodyParseError(error)) {
-      send(res, 400, {
-        error: publicError(
-          new GatewayError('invalid_input', 'the body is not valid JSON', { field: 'body' }),
-        ),
-      });
-      return;
-    }
-    const status = statusOf(error);
-    if (status >= 500)
-      log.error({ err: error, path: req.path }, 'internal error answering the admin API');
-    send(res, status, { error: publicError(error) });
-  });
+  router.use(noSuchRoute);
+  router.use(errorReply(log, 'internal error answering the admin API'));
   return router;
 }
 
+/** The largest admin request body (1 MiB); a larger one is `payload_too_large` (413). */
+const BODY_LIMIT = 1_048_576;
+
 function bodyOf(req: Request): Record<string, unknown> {
   return isPlainObject(req.body) ? req.body : {};
-}
-
-function send(res: Response, status: number, body: unknown): void {
-  res.status(status).type('application/json').send(JSON.stringify(body));
-}
-
-function isBodyParseError(error: unknown): boolean {
-  return (
-    typeof error === 'object' &&
-    error !== null &&
-    (error as { type?: string }).type === 'entity.parse.failed'
-  );
 }

@@ -3,15 +3,27 @@
  * `/admin/v1` API. Express only adapts; every decision is in `runtime/core`.
  */
 import express from 'express';
+import { GatewayError } from '../core/errors.ts';
+import { repeatsHost } from '../core/mcp/repeated-host.ts';
 import type { Log } from '../log.ts';
 import type { Gateway } from '../open-gateway.ts';
 import { adminRouter } from './admin-routes.ts';
+import { errorReply, noSuchRoute, sendError } from './error-reply.ts';
 
 /** Everything but `/mcp`, which `withMcpEndpoint` answers before Express sees it. */
 export function createApp(gateway: Gateway, log: Log): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  app.use((req, res, next) => {
+    if (!repeatsHost(req.rawHeaders)) return next();
+    sendError(
+      res,
+      new GatewayError('invalid_input', 'the request has more than one Host header', {
+        field: 'Host',
+      }),
+    );
+  });
   app.get('/healthz', async (_req, res) => {
     try {
       await gateway.store.revision();
@@ -21,5 +33,7 @@ export function createApp(gateway: Gateway, log: Log): express.Express {
     }
   });
   app.use('/admin/v1', adminRouter(gateway, log));
+  app.use(noSuchRoute);
+  app.use(errorReply(log, 'internal error answering an HTTP request'));
   return app;
 }

@@ -19,8 +19,8 @@ export interface McpRouteOptions {
   path?: string;
   /** Largest request body accepted, in bytes. Default 4 MiB. */
   bodyLimit?: number;
-  /** Told about a failure while answering (the operator's log); the client gets a bare 500. */
-  onError?: (error: unknown) => void;
+  /** Told about a failure to answer (the operator's log); the client gets a JSON-RPC internal error. */
+  onInternalError?: (error: unknown) => void;
 }
 
 const DEFAULT_BODY_LIMIT = 4 * 1024 * 1024;
@@ -31,7 +31,7 @@ export function mcpRouter(endpoint: McpEndpoint, options: McpRouteOptions = {}):
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
   router.all(options.path ?? '/mcp', (req, res, next) => {
     serveMcp(endpoint, req, res, bodyLimit).catch((error: unknown) => {
-      options.onError?.(error);
+      options.onInternalError?.(error);
       next(error);
     });
   });
@@ -49,6 +49,7 @@ export function withMcpEndpoint(
 ): RequestListener {
   const path = options.path ?? '/mcp';
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
+  const report = options.onInternalError ?? (() => {});
   return (req, res) => {
     const url = req.url ?? '';
     const query = url.indexOf('?');
@@ -57,9 +58,9 @@ export function withMcpEndpoint(
       return;
     }
     serveMcp(endpoint, req, res, bodyLimit).catch((error: unknown) => {
-      options.onError?.(error);
-      if (!res.headersSent) res.writeHead(500);
-      res.end();
+      report(error);
+      if (res.headersSent) res.destroy();
+      else write(res, INTERNAL_ERROR);
     });
   };
 }
@@ -73,6 +74,7 @@ async function serveMcp(
   const request: McpHttpRequest = {
     method: req.method ?? '',
     headers: req.headers,
+    rawHeaders: req.rawHeaders,
     body: undefined,
   };
   if (req.method === 'POST') {
@@ -97,6 +99,13 @@ async function serveMcp(
   }
   write(res, await endpoint.handle(request));
 }
+
+/** What the client gets when the endpoint itself failed: the error is in the operator's log. */
+const INTERNAL_ERROR: McpHttpResponse = {
+  status: 500,
+  headers: { 'Content-Type': 'application/json' },
+  body: '{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Internal error"}}',
+};
 
 function write(res: ServerResponse, reply: McpHttpResponse): void {
   const { stream } = reply;

@@ -100,6 +100,8 @@ export interface AuditEventTable {
   reason: string | null;
   outcome: string | null;
   upstream_host: string | null;
+  /** Where the call went when a development override sent it elsewhere. */
+  upstream_address: string | null;
   upstream_status: number | null;
   latency_ms: number | null;
   request_bytes: number | null;

@@ -15,7 +15,7 @@
  * - Prepared statements are kept by SQL text (kysely prepares every query
  *   anew), which about doubles the rate of the hot-path queries.
  */
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import {
@@ -37,7 +37,10 @@ const WAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024;
 
 /** Opens (creating it and its folder if needed) the SQLite file; `:memory:` for none. */
 export function sqliteDialect(file: string): SqliteDialect {
-  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  if (file !== ':memory:') {
+    mkdirSync(dirname(file), { recursive: true });
+    ownerOnly(file);
+  }
   const database = new BetterSqlite3(file);
   try {
     database.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
@@ -55,6 +58,24 @@ export function sqliteDialect(file: string): SqliteDialect {
   return new ImmediateSqliteDialect({
     database: withStatementCache(database, () => clearInterval(checkpoints)),
   });
+}
+
+/**
+ * The database file, and the `-wal` and `-shm` files beside it, readable by
+ * their owner only, whoever made the folder and whatever the umask: the file
+ * is created 0600 before SQLite opens it (SQLite gives the `-wal` and `-shm`
+ * it creates the database file's mode), and files left by an earlier start
+ * are set to 0600.
+ */
+function ownerOnly(file: string): void {
+  closeSync(openSync(file, 'a', 0o600));
+  for (const path of [file, `${file}-wal`, `${file}-shm`]) {
+    try {
+      chmodSync(path, 0o600);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+  }
 }
 
 /** Copies what it can of the WAL into the database file without waiting for anyone. */

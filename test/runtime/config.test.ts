@@ -23,6 +23,7 @@ describe('configFromEnvironment', () => {
       allowPrivateNetworks: false,
       publicUrl: undefined,
       logLevel: 'info',
+      upstreamDeadlineMs: 60_000,
     });
   });
 
@@ -55,6 +56,7 @@ describe('configFromEnvironment', () => {
     ['PORTCULLIS_LOG_LEVEL', { PORTCULLIS_LOG_LEVEL: 'loud' }],
     ['PORTCULLIS_PUBLIC_URL', { PORTCULLIS_PUBLIC_URL: 'ftp://gateway.example.com' }],
     ['PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS', { PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS: 'yes' }],
+    ['PORTCULLIS_UPSTREAM_DEADLINE_MS', { PORTCULLIS_UPSTREAM_DEADLINE_MS: '500' }],
   ])('names %s when its value is bad', (variable, environment) => {
     const error = errorOf(environment);
     expect([error.code, error.variable]).toEqual(['config_invalid', variable]);
@@ -69,6 +71,81 @@ describe('configFromEnvironment', () => {
       daytona: 'http://localhost:4011',
     });
     expect(config.allowPrivateNetworks).toBe(true);
+  });
+
+  // The message is the requirement here: a person reads it and must know what to type.
+  it.each<[string, { given: Record<string, string>; want: string }]>([
+    [
+      'a blank PORT',
+      {
+        given: { PORT: ' ' },
+        want: 'PORT: expected a port number from 0 to 65535 (0: any free port), got " "',
+      },
+    ],
+    [
+      'a PORT that is not a number',
+      {
+        given: { PORT: 'abc' },
+        want: 'PORT: expected a port number from 0 to 65535 (0: any free port), got "abc"',
+      },
+    ],
+    [
+      'a PORT out of range',
+      {
+        given: { PORT: '99999' },
+        want: 'PORT: expected a port number from 0 to 65535 (0: any free port), got "99999"',
+      },
+    ],
+    [
+      'a PORT with a sign',
+      {
+        given: { PORT: '-1' },
+        want: 'PORT: expected a port number from 0 to 65535 (0: any free port), got "-1"',
+      },
+    ],
+    [
+      'a blank HOST',
+      {
+        given: { HOST: '  ' },
+        want: 'HOST: expected an address or host name to listen on, e.g. 127.0.0.1 or 0.0.0.0, got "  "',
+      },
+    ],
+    [
+      'a log level with a typo',
+      {
+        given: { PORTCULLIS_LOG_LEVEL: 'debg' },
+        want: 'PORTCULLIS_LOG_LEVEL: expected one of fatal, error, warn, info, debug, silent, got "debg"; did you mean debug?',
+      },
+    ],
+    [
+      'a switch that is not 0 or 1',
+      {
+        given: { PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS: 'yes' },
+        want: 'PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS: expected 1 (on) or 0 (off), got "yes"',
+      },
+    ],
+    [
+      'a deadline in seconds',
+      {
+        given: { PORTCULLIS_UPSTREAM_DEADLINE_MS: '30' },
+        want: 'PORTCULLIS_UPSTREAM_DEADLINE_MS: expected a whole number of milliseconds from 1000 to 3600000, got "30"',
+      },
+    ],
+    [
+      'a database URL of another engine, not repeated (it may hold a password)',
+      {
+        given: { DATABASE_URL: 'mysql://root:hunter2@localhost/db' },
+        want: 'DATABASE_URL: expected a postgres:// or postgresql:// URL',
+      },
+    ],
+  ])('says what to type for %s', (_name, { given, want }) => {
+    expect(errorOf(given).message).toBe(want);
+  });
+
+  it('reads the upstream deadline', () => {
+    expect(
+      configFromEnvironment({ PORTCULLIS_UPSTREAM_DEADLINE_MS: '2500' }).upstreamDeadlineMs,
+    ).toBe(2_500);
   });
 
   it('never repeats the master key in its error', () => {

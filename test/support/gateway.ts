@@ -25,6 +25,8 @@ export interface TestGatewayOptions {
   masterKey?: string;
   /** The operator's log; stderr by default. */
   log?: Log;
+  /** More configuration variables (e.g. `PORTCULLIS_UPSTREAM_DEADLINE_MS`). */
+  environment?: Record<string, string>;
 }
 
 export interface TestGateway {
@@ -39,6 +41,7 @@ export interface TestGateway {
 export async function startTestGateway(options: TestGatewayOptions = {}): Promise<TestGateway> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'portcullis-gw-'));
   const config: Config = configFromEnvironment({
+    ...options.environment,
     PORT: '0',
     PORTCULLIS_DATA_DIR: dataDir,
     DATABASE_URL: options.databaseUrl,
@@ -101,7 +104,13 @@ export interface ToolReply {
   isError?: boolean;
   content: Array<{ type: string; text?: string }>;
   structuredContent?: {
-    error?: { code: string; message: string; field?: string; status?: number };
+    error?: {
+      code: string;
+      message: string;
+      field?: string;
+      status?: number;
+      detail?: Record<string, unknown>;
+    };
     [key: string]: unknown;
   };
 }

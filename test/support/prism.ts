@@ -46,9 +46,24 @@ prism.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
 const READY = /Prism is listening on/;
 const START_TIMEOUT_MS = 60_000;
 
-/** Starts Prism for `specs/<provider>/pins.json` document `document` and waits until it listens. */
-export async function startPrism(provider: string, document: string): Promise<PrismServer> {
+/**
+ * Starts Prism for `specs/<provider>/pins.json` document `document` and waits
+ * until it listens: on `port`, or on a free one when none is given (or 0).
+ */
+export async function startPrism(
+  provider: string,
+  document: string,
+  port = 0,
+): Promise<PrismServer> {
   const file = await pinnedDocumentAsJson(provider, document);
+  if (port !== 0) {
+    try {
+      return await startOn(port, file);
+    } catch (error) {
+      await file.remove();
+      throw error;
+    }
+  }
   let lastError: unknown;
   // The free port is found before Prism binds it; another process may take it in between.
   for (let attempt = 0; attempt < 3; attempt += 1) {

@@ -3,6 +3,7 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { runPortcullis as runCommand } from '../../runtime/cli/run.ts';
 import { MIRROR, ROOT } from './fixtures.ts';
 
 export interface CliOutcome {
@@ -48,4 +49,31 @@ export function runPortcullis(args: string[], env: Record<string, string>): Prom
         resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     );
   });
+}
+
+/**
+ * Runs the `portcullis` command in this process (no child, no TypeScript
+ * loader to start): what it prints on stdout and stderr, and its exit code.
+ */
+export async function runPortcullisHere(
+  args: string[],
+  env: Record<string, string>,
+): Promise<CliOutcome> {
+  let stdout = '';
+  let stderr = '';
+  const code = await runCommand(args, {
+    env,
+    output: (json) => ({
+      json,
+      colour: false,
+      write: (text) => {
+        stdout += text;
+      },
+      error: (text) => {
+        stderr += text;
+      },
+    }),
+    catalogs: new URL(`file://${join(ROOT, 'generated')}/`),
+  });
+  return { code, stdout, stderr };
 }

@@ -14,6 +14,7 @@ import type {
 } from '../../../generated/catalog-format.ts';
 import { providers } from '../../../generated/index.ts';
 import { GatewayError } from '../errors.ts';
+import { didYouMean } from '../nearest-word.ts';
 import { createAjv } from '../validation/create-ajv.ts';
 
 export interface ProviderCatalog {
@@ -73,10 +74,15 @@ export class CatalogSet {
   getOrThrow(id: string): ProviderCatalog {
     const provider = this.#providers.get(id);
     if (!provider) {
-      throw new GatewayError('not_found', `no provider ${id} in the catalogs`, {
-        field: 'provider',
-        detail: { known: [...this.#providers.keys()] },
-      });
+      const known = [...this.#providers.keys()];
+      throw new GatewayError(
+        'not_found',
+        `no provider ${id} in the catalogs${didYouMean(id, known)}`,
+        {
+          field: 'provider',
+          detail: { known },
+        },
+      );
     }
     return provider;
   }

@@ -4,21 +4,26 @@
  * key's value never appears in it.
  */
 import { z } from 'zod';
+import { didYouMean } from '../nearest-word.ts';
 
-const port = z.coerce
-  .number()
-  .int('a whole number')
-  .min(0, 'from 0 (any free port)')
-  .max(65_535, 'to 65535');
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'silent'] as const;
+
+/** A whole number written as digits only (no sign, no blank, no `1e3`), within bounds. */
+const wholeNumber = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^\d{1,10}$/)
+    .transform(Number)
+    .pipe(z.number().min(min).max(max));
 
 export const ConfigSchema = z.strictObject({
-  HOST: z.string().min(1).default('127.0.0.1'),
-  PORT: port.default(8080),
-  PORTCULLIS_DATA_DIR: z.string().min(1).default('./data'),
+  HOST: z.string().trim().min(1).default('127.0.0.1'),
+  PORT: wholeNumber(0, 65_535).default(8080),
+  PORTCULLIS_DATA_DIR: z.string().trim().min(1).default('./data'),
   /** `postgres://…` selects PostgreSQL; unset, the embedded SQLite file in the data folder. */
   DATABASE_URL: z
     .string()
-    .regex(/^postgres(ql)?:\/\//, 'a postgres:// or postgresql:// URL')
+    .regex(/^postgres(ql)?:\/\//)
     .optional(),
   /**
    * `redis://…` or `rediss://…`: the shared ephemeral state (sessions, pending
@@ -32,10 +37,7 @@ export const ConfigSchema = z.strictObject({
   /** 32 bytes, base64 or base64url; unset, a key file in the data folder (created on first start). */
   PORTCULLIS_MASTER_KEY: z
     .string()
-    .refine(
-      (value) => Buffer.from(value, 'base64url').byteLength === 32,
-      '32 bytes in base64 or base64url',
-    )
+    .refine((value) => Buffer.from(value, 'base64url').byteLength === 32)
     .optional(),
   /**
    * Development only: send a provider's calls elsewhere, e.g.
@@ -48,7 +50,6 @@ export const ConfigSchema = z.strictObject({
     .string()
     .regex(
       /^[a-z0-9-]+(\/[a-z0-9-]+)?=https?:\/\/[^,\s]+(,[a-z0-9-]+(\/[a-z0-9-]+)?=https?:\/\/[^,\s]+)*$/,
-      'provider[/document]=http(s)://url pairs, comma-separated',
     )
     .optional(),
   /**
@@ -56,14 +57,39 @@ export const ConfigSchema = z.strictObject({
    * clients reach it by a name other than loopback: its host and origin are
    * allowed by the DNS-rebinding checks on `/mcp`.
    */
-  PORTCULLIS_PUBLIC_URL: z.url({ protocol: /^https?$/, error: 'an http(s):// URL' }).optional(),
+  PORTCULLIS_PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
   /** The operator's log (JSON lines on stderr). */
-  PORTCULLIS_LOG_LEVEL: z
-    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'silent'])
-    .default('info'),
+  PORTCULLIS_LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
   /** Development only: let outbound calls reach loopback and private networks (`1`). */
   PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS: z.enum(['0', '1']).optional(),
+  /** The whole of one upstream call, however slowly its reply trickles in. */
+  PORTCULLIS_UPSTREAM_DEADLINE_MS: wholeNumber(1_000, 3_600_000).default(60_000),
 });
+
+type Variable = keyof typeof ConfigSchema.shape;
+
+/**
+ * What each variable takes, as every error about it says; `secret` values are
+ * never repeated back, `words` are the values a near miss is matched against.
+ */
+const ACCEPTS: Record<Variable, { takes: string; secret?: true; words?: readonly string[] }> = {
+  HOST: { takes: 'an address or host name to listen on, e.g. 127.0.0.1 or 0.0.0.0' },
+  PORT: { takes: 'a port number from 0 to 65535 (0: any free port)' },
+  PORTCULLIS_DATA_DIR: { takes: 'the path of a folder the gateway may write' },
+  DATABASE_URL: { takes: 'a postgres:// or postgresql:// URL', secret: true },
+  REDIS_URL: { takes: 'a redis:// or rediss:// URL', secret: true },
+  PORTCULLIS_MASTER_KEY: { takes: '32 bytes in base64 or base64url', secret: true },
+  PORTCULLIS_DEV_UPSTREAMS: {
+    takes:
+      'provider[/document]=http(s)://url pairs, comma-separated, e.g. unikraft=http://127.0.0.1:4010',
+  },
+  PORTCULLIS_PUBLIC_URL: { takes: 'an http(s):// URL, e.g. https://gateway.example.com' },
+  PORTCULLIS_LOG_LEVEL: { takes: `one of ${LOG_LEVELS.join(', ')}`, words: LOG_LEVELS },
+  PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS: { takes: '1 (on) or 0 (off)', words: ['0', '1'] },
+  PORTCULLIS_UPSTREAM_DEADLINE_MS: {
+    takes: 'a whole number of milliseconds from 1000 to 3600000',
+  },
+};
 
 export interface Config {
   host: string;
@@ -77,6 +103,8 @@ export interface Config {
   allowPrivateNetworks: boolean;
   publicUrl: URL | undefined;
   logLevel: string;
+  /** The total deadline of one upstream call, in milliseconds. */
+  upstreamDeadlineMs: number;
 }
 
 export class ConfigError extends Error {
@@ -91,9 +119,10 @@ export class ConfigError extends Error {
   }
 }
 
-const KNOWN = Object.keys(ConfigSchema.shape);
+const KNOWN = Object.keys(ConfigSchema.shape) as Variable[];
 
 export function configFromEnvironment(environment: Record<string, string | undefined>): Config {
+  // An empty value is the same as none; a blank one (spaces) is a mistake, and refused.
   const relevant = Object.fromEntries(
     KNOWN.filter((k) => environment[k] !== undefined && environment[k] !== '').map((k) => [
       k,
@@ -102,8 +131,8 @@ export function configFromEnvironment(environment: Record<string, string | undef
   );
   const parsed = ConfigSchema.safeParse(relevant);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new ConfigError(String(issue.path[0] ?? 'environment'), `expected ${issue.message}`);
+    const variable = String(parsed.error.issues[0]?.path[0] ?? 'environment');
+    throw configError(variable, relevant[variable]);
   }
   const values = parsed.data;
   return {
@@ -126,5 +155,15 @@ export function configFromEnvironment(environment: Record<string, string | undef
     allowPrivateNetworks:
       values.PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS === '1' ||
       values.PORTCULLIS_DEV_UPSTREAMS !== undefined,
+    upstreamDeadlineMs: values.PORTCULLIS_UPSTREAM_DEADLINE_MS,
   };
+}
+
+/** `VAR: expected <what it takes>, got "<value>"` (never a secret's value), with a near valid word. */
+function configError(variable: string, value: string | undefined): ConfigError {
+  const accepts = ACCEPTS[variable as Variable];
+  if (accepts === undefined) return new ConfigError(variable, 'is not valid');
+  const got = accepts.secret || value === undefined ? '' : `, got ${JSON.stringify(value)}`;
+  const near = accepts.words && value !== undefined ? didYouMean(value.trim(), accepts.words) : '';
+  return new ConfigError(variable, `expected ${accepts.takes}${got}${near}`);
 }

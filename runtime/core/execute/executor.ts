@@ -35,6 +35,8 @@ export interface Execution {
   outcome: ToolOutcome;
   /** The host the call was for (the catalog's host, before any development override). */
   host: string;
+  /** Where the call actually went when a development override sent it elsewhere, else null. */
+  address: string | null;
   upstreamStatus: number | null;
   requestBytes: number;
   replyBytes: number;

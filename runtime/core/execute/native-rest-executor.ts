@@ -117,6 +117,7 @@ export class NativeRestExecutor implements Executor<NativeRestTarget> {
     return {
       outcome: resultFromReply(action, reply),
       host: request.host,
+      address: request.url.host === request.host ? null : request.url.origin,
       upstreamStatus: reply.status,
       requestBytes,
       replyBytes: reply.bytes,
@@ -144,6 +145,7 @@ export function restHealthOutcomeOf(error: unknown): CallOutcome {
   switch (error.code) {
     case 'upstream_unreachable':
     case 'upstream_timeout':
+    case 'upstream_deadline_exceeded':
     case 'write_outcome_unknown':
       return 'failure';
     default:
@@ -173,14 +175,23 @@ function ensureHostAllowed(provider: ProviderCatalog, connection: Connection, ho
   }
 }
 
+/** Failures that leave a sent request without a usable reply. */
+const NO_REPLY = new Set<string>([
+  'upstream_timeout',
+  'upstream_deadline_exceeded',
+  'upstream_unreachable',
+  'upstream_reply_invalid',
+]);
+
 /**
- * A write whose request left but whose reply never came (a timeout, a dropped
- * connection) may have happened at the provider: say so, never replay it.
+ * A write whose request left but whose reply never came (a timeout, the
+ * deadline, a dropped connection, a reply that is not HTTP) may have happened
+ * at the provider: say so, never replay it.
  */
 function asOutcomeError(error: unknown, action: CatalogAction): unknown {
   if (
     error instanceof GatewayError &&
-    (error.code === 'upstream_timeout' || error.code === 'upstream_unreachable') &&
+    NO_REPLY.has(error.code) &&
     error.detail?.requestSent === true &&
     action.classification !== 'read'
   ) {

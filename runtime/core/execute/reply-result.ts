@@ -8,6 +8,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { CatalogAction } from '../../../generated/catalog-format.ts';
 import { GatewayError } from '../errors.ts';
+import { jsonTextNestsDeeperThan, MAX_JSON_DEPTH } from '../json-depth.ts';
 import { isPlainObject } from '../json-value.ts';
 import { withJsonText } from '../mcp/json-text.ts';
 import type { OutboundReply } from '../outbound/guarded-client.ts';
@@ -56,21 +57,30 @@ export function resultFromReply(action: CatalogAction, reply: OutboundReply): Ca
 }
 
 /**
- * The body as text, and as JSON when the reply says it is (a body that does
- * not parse is `upstream_reply_invalid`).
+ * The body as text, and as JSON when the reply says it is. A body that does
+ * not parse, or nests deeper than the gateway passes on (it could not be
+ * re-encoded, and would break the agent's parser), is `upstream_reply_invalid`,
+ * stating the status: the call itself was made.
  */
 function decodeBody(reply: OutboundReply): { body: unknown; text: string } {
   if (reply.body.byteLength === 0) return { body: undefined, text: '' };
   const type = reply.headers['content-type'] ?? '';
   const text = reply.body.toString('utf8');
   if (JSON_TYPE.test(type)) {
+    if (jsonTextNestsDeeperThan(text, MAX_JSON_DEPTH)) {
+      throw new GatewayError(
+        'upstream_reply_invalid',
+        `the provider answered HTTP ${reply.status} (the call was made), but its JSON nests deeper than ${MAX_JSON_DEPTH} levels, which the gateway does not pass on`,
+        { detail: { status: reply.status, maxDepth: MAX_JSON_DEPTH } },
+      );
+    }
     try {
       return { body: JSON.parse(text) as unknown, text };
     } catch (cause) {
       throw new GatewayError(
         'upstream_reply_invalid',
-        'the provider sent a JSON content type with a body that is not JSON',
-        { cause },
+        `the provider answered HTTP ${reply.status} (the call was made) with a JSON content type and a body that is not JSON`,
+        { detail: { status: reply.status }, cause },
       );
     }
   }

@@ -18,6 +18,7 @@ import type { Execution, Executors } from '../execute/executor.ts';
 import { auditEvent } from '../governance/audit-event.ts';
 import { decide } from '../governance/decide.ts';
 import type { Agent, Connection, NewAuditEvent } from '../governance/model.ts';
+import { refusalMessage } from '../governance/refusal-message.ts';
 import type { GovernanceSnapshot } from '../governance/snapshot.ts';
 import { toolNameFor } from '../governance/tool-names.ts';
 import { withJsonText } from '../mcp/json-text.ts';
@@ -83,8 +84,14 @@ export class GovernedTools implements ToolBackend<Caller> {
 
   async callTool(caller: Caller, call: ToolCall): Promise<ToolOutcome> {
     this.#callsRunning++;
+    const record = this.#callRecord(caller, call);
     try {
-      return await this.#governedCall(caller, call);
+      return await this.#governedCall(caller, call, record);
+    } catch (error) {
+      // Every call leaves its audit event, one that failed inside the gateway too.
+      if (!record.finished)
+        await record.finish({ reason: 'internal', outcome: 'error' }).catch(this.#report);
+      throw error;
     } finally {
       this.#callsRunning--;
     }
@@ -105,36 +112,63 @@ export class GovernedTools implements ToolBackend<Caller> {
     return tools;
   }
 
-  async #governedCall(caller: Caller, call: ToolCall): Promise<ToolOutcome> {
+  /**
+   * The call's audit event, written once by `finish`. Arguments that cannot
+   * be hashed leave the hash empty and are refused once the decision is made.
+   */
+  #callRecord(caller: Caller, call: ToolCall): CallRecord {
     const started = performance.now();
-    const { snapshot } = caller;
-    const { name } = call;
-    const agent = agentOf(caller);
     const event = auditEvent({
       at: this.#now().toISOString(),
       workspaceId: caller.workspaceId,
       actorKind: 'agent',
       actorId: caller.agentId,
       // Tool names are at most 128 characters; an unknown one is not stored whole.
-      action: name.slice(0, 128),
+      action: call.name.slice(0, 128),
       decision: 'denied',
-      argumentHash: argumentHash(call.arguments),
       traceparent: call.trace?.traceparent ?? null,
     });
-    const finish = async (change: Partial<NewAuditEvent>) => {
-      await this.#options.audit.append(
-        {
-          ...event,
-          ...change,
-          latencyMs: Math.round((performance.now() - started) * 1000) / 1000,
-        },
-        { alone: this.#callsRunning === 1 },
-      );
+    let argumentProblem: unknown;
+    try {
+      event.argumentHash = argumentHash(call.arguments);
+    } catch (error) {
+      argumentProblem = error;
+    }
+    const record: CallRecord = {
+      event,
+      argumentProblem,
+      finished: false,
+      finish: async (change) => {
+        record.finished = true;
+        await this.#options.audit.append(
+          {
+            ...event,
+            ...change,
+            latencyMs: Math.round((performance.now() - started) * 1000) / 1000,
+          },
+          { alone: this.#callsRunning === 1 },
+        );
+      },
     };
+    return record;
+  }
 
-    const refuse = async (reason: ReasonCode, connectionId: string | null): Promise<never> => {
+  async #governedCall(
+    caller: Caller,
+    call: ToolCall,
+    { event, finish, argumentProblem }: CallRecord,
+  ): Promise<ToolOutcome> {
+    const { snapshot } = caller;
+    const { name } = call;
+    const agent = agentOf(caller);
+
+    const refuse = async (
+      reason: ReasonCode,
+      connectionId: string | null,
+      message: string = REASONS[reason].message,
+    ): Promise<never> => {
       await finish({ reason, connectionId });
-      throw new GatewayError(reason, `${name}: ${REASONS[reason].message}`);
+      throw new GatewayError(reason, `${name}: ${message}`);
     };
     if (!agent) return refuse('unauthenticated', null);
     const target = snapshot.resolveTool(agent.workspaceId, name);
@@ -144,13 +178,20 @@ export class GovernedTools implements ToolBackend<Caller> {
     const policy = snapshot.policyOf(connection.id, action.name);
     const denial = decide({ agent, connection, grant, policy, action });
     // A decision of null implies a grant; the second test only tells the compiler so.
-    if (denial !== null || grant === undefined)
-      return refuse(denial ?? 'not_granted', connection.id);
+    if (denial !== null || grant === undefined) {
+      const reason = denial ?? 'not_granted';
+      return refuse(
+        reason,
+        connection.id,
+        refusalMessage(reason, { agent, connection, grant, action }),
+      );
+    }
     event.connectionId = connection.id;
 
     const executor = this.#options.executors.for(source.kind);
     let execution: Execution;
     try {
+      if (argumentProblem !== undefined) throw argumentProblem;
       const validated = validateArguments(source, action, call.arguments);
       const credential = source.sendsCredential(action)
         ? await this.#credential(
@@ -190,6 +231,7 @@ export class GovernedTools implements ToolBackend<Caller> {
       outcome: failed ? 'error' : 'ok',
       reason: failed ? 'upstream_status' : null,
       upstreamHost: execution.host,
+      upstreamAddress: execution.address,
       upstreamStatus: execution.upstreamStatus,
       requestBytes: execution.requestBytes,
       replyBytes: execution.replyBytes,
@@ -267,6 +309,14 @@ export class GovernedTools implements ToolBackend<Caller> {
     }
     return tool;
   }
+}
+
+interface CallRecord {
+  event: NewAuditEvent;
+  /** Why the arguments could not be hashed, if they could not. */
+  argumentProblem: unknown;
+  finished: boolean;
+  finish(change: Partial<NewAuditEvent>): Promise<void>;
 }
 
 /** The caller's agent in the snapshot it was checked against, while active in its workspace. */

@@ -12,6 +12,7 @@ export function auditEvent(
     reason: null,
     outcome: null,
     upstreamHost: null,
+    upstreamAddress: null,
     upstreamStatus: null,
     latencyMs: null,
     requestBytes: null,

@@ -112,6 +112,11 @@ export interface AuditEvent {
   outcome: AuditOutcome | null;
   /** The host the call was for (the catalog's host, not a development override). */
   upstreamHost: string | null;
+  /**
+   * The address the call actually went to (`http://127.0.0.1:4010`) when a
+   * development override sent it elsewhere than `upstreamHost`; null otherwise.
+   */
+  upstreamAddress: string | null;
   /** The provider's HTTP status, when there was one. */
   upstreamStatus: number | null;
   latencyMs: number | null;

@@ -16,6 +16,8 @@ export interface McpHttpRequest {
   method: string;
   /** Lowercase names, as Node gives them. */
   headers: HeaderBag;
+  /** The header lines as received (`[name, value, ...]`), where the adapter has them: a repeated Host shows only here. */
+  rawHeaders?: readonly string[];
   /** The parsed JSON body, or undefined. */
   body: unknown;
   /** The body was not valid JSON. */

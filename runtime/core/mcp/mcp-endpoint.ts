@@ -7,10 +7,10 @@
  * to say before its result), so a reply can only ever reach the request that
  * asked for it.
  *
- * Order of checks on every request: Host/Origin (DNS rebinding, before any
- * credential lookup) → credential (401) → HTTP method → Accept (406) →
- * Content-Type (415) → body (413, parse error, invalid message) → era → the
- * era's own checks.
+ * Order of checks on every request: one Host header line (400) → Host/Origin
+ * (DNS rebinding, before any credential lookup) → credential (401) → HTTP
+ * method → Accept (406) → Content-Type (415) → body (413, parse error,
+ * invalid message) → era → the era's own checks.
  */
 import { type Implementation, SERVER_INFO_META_KEY } from '@modelcontextprotocol/server';
 import { bearerChallenge, GatewayError } from '../errors.ts';
@@ -32,6 +32,7 @@ import { classifyMessage, isId, type JsonRpcId } from './json-rpc.ts';
 import { LegacyWire } from './legacy-wire.ts';
 import { ModernWire } from './modern-wire.ts';
 import { createOriginGuard } from './origin-guard.ts';
+import { repeatsHost } from './repeated-host.ts';
 import type { RequestStateSealer } from './request-state.ts';
 import { SessionTable } from './sessions.ts';
 import { SharedSessions } from './shared-sessions.ts';
@@ -125,6 +126,7 @@ export function createMcpEndpoint<P extends McpPrincipal>(
     const id = requestIdOf(request.body);
     if (closed) return errorReply('endpoint_closed', { id });
     const { headers } = request;
+    if (repeatsHost(request.rawHeaders)) return errorReply('host_header_repeated', { id });
     if (guard !== undefined) {
       const verdict = guard(headerValue(headers, 'host'), headerValue(headers, 'origin'));
       if (verdict === 'host_refused') return errorReply('host_header_refused', { id });

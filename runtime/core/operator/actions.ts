@@ -10,8 +10,9 @@ import { GatewayError } from '../errors.ts';
 import { classDefault } from '../governance/contract-sync.ts';
 import type { ActionPolicy, Connection, PolicyState } from '../governance/model.ts';
 import { toolNameFor } from '../governance/tool-names.ts';
+import { didYouMean } from '../nearest-word.ts';
 import { connectionOrThrow } from './connections.ts';
-import { audit, type OperatorContext, parseInput, workspaceOrThrow } from './context.ts';
+import { attempt, audit, type OperatorContext, parseInput, workspaceOrThrow } from './context.ts';
 
 export interface ActionView {
   action: string;
@@ -69,54 +70,55 @@ export async function changeActions(
   verb: ActionVerb,
   input: unknown,
 ): Promise<ActionView[]> {
-  const parsed = parseInput(ChangeActionsSchema, input);
-  const workspace = await workspaceOrThrow(ctx, parsed.workspace);
-  const connection = await connectionOrThrow(ctx, workspace.id, parsed.connection);
-  const policies = await ctx.store.policies.forConnection(connection.id);
-  const byName = new Map(policies.map((p) => [p.action, p]));
-  // Named actions must exist (a retired one is a conflict below); a class or `all`
-  // selects the live ones.
-  const chosen = parsed.actions?.length
-    ? parsed.actions.map((name) => {
-        const policy = byName.get(name);
-        if (!policy) {
+  return attempt(ctx, `action.${verb}`, input, async () => {
+    const parsed = parseInput(ChangeActionsSchema, input);
+    const workspace = await workspaceOrThrow(ctx, parsed.workspace);
+    const connection = await connectionOrThrow(ctx, workspace.id, parsed.connection);
+    const policies = await ctx.store.policies.forConnection(connection.id);
+    const byName = new Map(policies.map((p) => [p.action, p]));
+    // Named actions must exist (a retired one is a conflict below); a class or `all`
+    // selects the live ones.
+    const chosen = parsed.actions?.length
+      ? parsed.actions.map((name) => {
+          const policy = byName.get(name);
+          if (!policy) {
+            throw new GatewayError(
+              'not_found',
+              `connection ${connection.name} has no action ${name}${didYouMean(name, [...byName.keys()])}`,
+              { field: 'actions' },
+            );
+          }
+          return policy;
+        })
+      : policies.filter(
+          (p) =>
+            p.state !== 'retired' && (parsed.all || p.classification === parsed.classification),
+        );
+    const at = ctx.now().toISOString();
+    await ctx.store.transaction(async (tx) => {
+      for (const policy of chosen) {
+        if (policy.state === 'retired') {
           throw new GatewayError(
-            'not_found',
-            `connection ${connection.name} has no action ${name}`,
-            {
-              field: 'actions',
-            },
+            'conflict',
+            `${policy.action} is retired: it is no longer in the catalog`,
+            { field: 'actions' },
           );
         }
-        return policy;
-      })
-    : policies.filter(
-        (p) => p.state !== 'retired' && (parsed.all || p.classification === parsed.classification),
-      );
-  const at = ctx.now().toISOString();
-  await ctx.store.transaction(async (tx) => {
-    for (const policy of chosen) {
-      if (policy.state === 'retired') {
-        throw new GatewayError(
-          'conflict',
-          `${policy.action} is retired: it is no longer in the catalog`,
-          { field: 'actions' },
-        );
+        await tx.policies.setState(connection.id, policy.action, {
+          ...nextPolicy(verb, policy),
+          updatedAt: at,
+        });
       }
-      await tx.policies.setState(connection.id, policy.action, {
-        ...nextPolicy(verb, policy),
-        updatedAt: at,
+      await audit(ctx, tx, {
+        action: `action.${verb}`,
+        workspaceId: workspace.id,
+        connectionId: connection.id,
+        subject: chosen.map((p) => p.action).join(','),
       });
-    }
-    await audit(ctx, tx, {
-      action: `action.${verb}`,
-      workspaceId: workspace.id,
-      connectionId: connection.id,
-      subject: chosen.map((p) => p.action).join(','),
     });
+    const changed = new Set(chosen.map((p) => p.action));
+    return (await actionViews(ctx, connection)).filter((view) => changed.has(view.action));
   });
-  const changed = new Set(chosen.map((p) => p.action));
-  return (await actionViews(ctx, connection)).filter((view) => changed.has(view.action));
 }
 
 function nextPolicy(

@@ -16,7 +16,10 @@ export const AuditQuerySchema = z.strictObject({
   limit: z.coerce.number().int().min(1).max(10_000).default(100),
 });
 
-export async function queryAudit(ctx: OperatorContext, input: unknown): Promise<AuditEvent[]> {
+/** An audit event with the name a person knows its actor by (an agent's name, not its id). */
+export type AuditView = AuditEvent & { actorName: string };
+
+export async function queryAudit(ctx: OperatorContext, input: unknown): Promise<AuditView[]> {
   const q = parseInput(AuditQuerySchema, input);
   const workspaceId = q.workspace ? (await workspaceOrThrow(ctx, q.workspace)).id : undefined;
   if (q.agent && !workspaceId) {
@@ -30,7 +33,7 @@ export async function queryAudit(ctx: OperatorContext, input: unknown): Promise<
   }
   const actorId =
     q.agent && workspaceId ? (await agentOrThrow(ctx, workspaceId, q.agent)).id : undefined;
-  return ctx.store.audit.query({
+  const events = await ctx.store.audit.query({
     ...(workspaceId ? { workspaceId } : {}),
     ...(actorId ? { actorId } : {}),
     ...(q.action ? { action: q.action } : {}),
@@ -41,4 +44,32 @@ export async function queryAudit(ctx: OperatorContext, input: unknown): Promise<
     ...(q.afterId === undefined ? {} : { afterId: q.afterId }),
     limit: q.limit,
   });
+  return withActorNames(ctx, events);
+}
+
+/**
+ * Agents by name (their workspace's list, read once per workspace seen),
+ * operators as `cli` or `admin token <first characters of its id>`.
+ */
+async function withActorNames(ctx: OperatorContext, events: AuditEvent[]): Promise<AuditView[]> {
+  const workspaces = new Set(
+    events.flatMap((e) => (e.actorKind === 'agent' && e.workspaceId ? [e.workspaceId] : [])),
+  );
+  const agents = new Map<string, string>();
+  for (const workspaceId of workspaces) {
+    for (const agent of await ctx.store.agents.list(workspaceId)) agents.set(agent.id, agent.name);
+  }
+  return events.map((event) => ({ ...event, actorName: actorName(event, agents) }));
+}
+
+function actorName(event: AuditEvent, agents: ReadonlyMap<string, string>): string {
+  const id = event.actorId ?? '';
+  switch (event.actorKind) {
+    case 'agent':
+      return agents.get(id) ?? `agent ${id.slice(0, 8)}`;
+    case 'operator':
+      return id.startsWith('admin:') ? `admin token ${id.slice(6, 14)}` : id || 'operator';
+    case 'system':
+      return 'system';
+  }
 }

@@ -7,13 +7,14 @@
 import { z } from 'zod';
 import type { ProviderCatalog } from '../catalog/catalog-set.ts';
 import { GatewayError } from '../errors.ts';
-import { OPERATOR_CALL } from '../execute/executor.ts';
+import { type Execution, OPERATOR_CALL } from '../execute/executor.ts';
 import { syncPolicies } from '../governance/contract-sync.ts';
 import { newId } from '../governance/keys.ts';
 import type { Connection } from '../governance/model.ts';
 import { isInputRequired } from '../mcp/tool-backend.ts';
+import { didYouMean } from '../nearest-word.ts';
 import { agentOrThrow } from './agents.ts';
-import { audit, type OperatorContext, parseInput, workspaceOrThrow } from './context.ts';
+import { attempt, audit, type OperatorContext, parseInput, workspaceOrThrow } from './context.ts';
 import { NameSchema } from './names.ts';
 
 /** The credential's fields by name, or one string for a provider with a single field. */
@@ -33,54 +34,56 @@ export const ConnectSchema = z.strictObject({
 });
 
 export async function connect(ctx: OperatorContext, input: unknown): Promise<Connection> {
-  const parsed = parseInput(ConnectSchema, input);
-  const workspace = await workspaceOrThrow(ctx, parsed.workspace);
-  const provider = ctx.catalogs.getOrThrow(parsed.provider);
-  const settings = checkSettings(provider, parsed.settings);
-  const credential = checkCredential(provider, parsed.credential);
-  const now = ctx.now().toISOString();
-  const connection: Connection = {
-    id: newId(),
-    workspaceId: workspace.id,
-    name: parsed.name ?? provider.id,
-    provider: provider.id,
-    settings,
-    status: 'active',
-    health: 'ok',
-    failureStreak: 0,
-    createdAt: now,
-    updatedAt: now,
-  };
-  if (await ctx.store.connections.byName(workspace.id, connection.name)) {
-    throw new GatewayError(
-      'conflict',
-      `workspace ${workspace.name} already has a connection ${connection.name}`,
-      {
-        field: 'name',
-      },
-    );
-  }
-  await verifyCredential(ctx, provider, connection, credential);
-
-  await ctx.store.transaction(async (tx) => {
-    await tx.connections.create(connection);
-    await ctx.vault.put(
-      tx,
-      { workspaceId: workspace.id, connectionId: connection.id, agentId: null },
-      credential,
-      now,
-    );
-    await tx.policies.putMany(
-      syncPolicies(connection, provider.catalog.actions, [], now, 'defaults').changed,
-    );
-    await audit(ctx, tx, {
-      action: 'connection.create',
+  return attempt(ctx, 'connection.create', input, async () => {
+    const parsed = parseInput(ConnectSchema, input);
+    const workspace = await workspaceOrThrow(ctx, parsed.workspace);
+    const provider = ctx.catalogs.getOrThrow(parsed.provider);
+    const settings = checkSettings(provider, parsed.settings);
+    const credential = checkCredential(provider, parsed.credential);
+    const now = ctx.now().toISOString();
+    const connection: Connection = {
+      id: newId(),
       workspaceId: workspace.id,
-      connectionId: connection.id,
-      subject: connection.provider,
+      name: parsed.name ?? provider.id,
+      provider: provider.id,
+      settings,
+      status: 'active',
+      health: 'ok',
+      failureStreak: 0,
+      createdAt: now,
+      updatedAt: now,
+    };
+    if (await ctx.store.connections.byName(workspace.id, connection.name)) {
+      throw new GatewayError(
+        'conflict',
+        `workspace ${workspace.name} already has a connection ${connection.name}`,
+        {
+          field: 'name',
+        },
+      );
+    }
+    await verifyCredential(ctx, provider, connection, credential);
+
+    await ctx.store.transaction(async (tx) => {
+      await tx.connections.create(connection);
+      await ctx.vault.put(
+        tx,
+        { workspaceId: workspace.id, connectionId: connection.id, agentId: null },
+        credential,
+        now,
+      );
+      await tx.policies.putMany(
+        syncPolicies(connection, provider.catalog.actions, [], now, 'defaults').changed,
+      );
+      await audit(ctx, tx, {
+        action: 'connection.create',
+        workspaceId: workspace.id,
+        connectionId: connection.id,
+        subject: connection.provider,
+      });
     });
+    return connection;
   });
-  return connection;
 }
 
 export async function listConnections(ctx: OperatorContext, input: unknown): Promise<Connection[]> {
@@ -96,10 +99,14 @@ export async function connectionOrThrow(
   const connection =
     (await ctx.store.connections.byName(workspaceId, ref)) ??
     (await ctx.store.connections.byId(workspaceId, ref));
-  if (!connection)
-    throw new GatewayError('not_found', `no connection ${ref} in this workspace`, {
-      field: 'connection',
-    });
+  if (!connection) {
+    const names = (await ctx.store.connections.list(workspaceId)).map((c) => c.name);
+    throw new GatewayError(
+      'not_found',
+      `no connection ${ref} in this workspace${didYouMean(ref, names)}`,
+      { field: 'connection' },
+    );
+  }
   return connection;
 }
 
@@ -113,23 +120,30 @@ export async function setConnectionStatus(
   status: 'active' | 'disabled',
   input: unknown,
 ): Promise<Connection> {
-  const ref = parseInput(
-    z.strictObject({ workspace: z.string().min(1), connection: z.string().min(1) }),
+  return attempt(
+    ctx,
+    status === 'active' ? 'connection.enable' : 'connection.disable',
     input,
+    async () => {
+      const ref = parseInput(
+        z.strictObject({ workspace: z.string().min(1), connection: z.string().min(1) }),
+        input,
+      );
+      const workspace = await workspaceOrThrow(ctx, ref.workspace);
+      const connection = await connectionOrThrow(ctx, workspace.id, ref.connection);
+      const updatedAt = ctx.now().toISOString();
+      await ctx.store.transaction(async (tx) => {
+        await tx.connections.update(workspace.id, connection.id, { status, updatedAt });
+        await audit(ctx, tx, {
+          action: status === 'active' ? 'connection.enable' : 'connection.disable',
+          workspaceId: workspace.id,
+          connectionId: connection.id,
+          subject: connection.name,
+        });
+      });
+      return { ...connection, status, updatedAt };
+    },
   );
-  const workspace = await workspaceOrThrow(ctx, ref.workspace);
-  const connection = await connectionOrThrow(ctx, workspace.id, ref.connection);
-  const updatedAt = ctx.now().toISOString();
-  await ctx.store.transaction(async (tx) => {
-    await tx.connections.update(workspace.id, connection.id, { status, updatedAt });
-    await audit(ctx, tx, {
-      action: status === 'active' ? 'connection.enable' : 'connection.disable',
-      workspaceId: workspace.id,
-      connectionId: connection.id,
-      subject: connection.name,
-    });
-  });
-  return { ...connection, status, updatedAt };
 }
 
 export const SetCredentialSchema = z.strictObject({
@@ -142,26 +156,28 @@ export const SetCredentialSchema = z.strictObject({
 
 /** Replaces (rotates) a shared credential or sets an agent's personal one, after verifying it. */
 export async function setCredential(ctx: OperatorContext, input: unknown): Promise<void> {
-  const parsed = parseInput(SetCredentialSchema, input);
-  const workspace = await workspaceOrThrow(ctx, parsed.workspace);
-  const connection = await connectionOrThrow(ctx, workspace.id, parsed.connection);
-  const provider = ctx.catalogs.getOrThrow(connection.provider);
-  const credential = checkCredential(provider, parsed.credential);
-  const agentId = parsed.agent ? (await agentOrThrow(ctx, workspace.id, parsed.agent)).id : null;
-  await verifyCredential(ctx, provider, connection, credential);
-  const now = ctx.now().toISOString();
-  await ctx.store.transaction(async (tx) => {
-    await ctx.vault.put(
-      tx,
-      { workspaceId: workspace.id, connectionId: connection.id, agentId },
-      credential,
-      now,
-    );
-    await audit(ctx, tx, {
-      action: 'credential.set',
-      workspaceId: workspace.id,
-      connectionId: connection.id,
-      subject: agentId ?? 'shared',
+  return attempt(ctx, 'credential.set', input, async () => {
+    const parsed = parseInput(SetCredentialSchema, input);
+    const workspace = await workspaceOrThrow(ctx, parsed.workspace);
+    const connection = await connectionOrThrow(ctx, workspace.id, parsed.connection);
+    const provider = ctx.catalogs.getOrThrow(connection.provider);
+    const credential = checkCredential(provider, parsed.credential);
+    const agentId = parsed.agent ? (await agentOrThrow(ctx, workspace.id, parsed.agent)).id : null;
+    await verifyCredential(ctx, provider, connection, credential);
+    const now = ctx.now().toISOString();
+    await ctx.store.transaction(async (tx) => {
+      await ctx.vault.put(
+        tx,
+        { workspaceId: workspace.id, connectionId: connection.id, agentId },
+        credential,
+        now,
+      );
+      await audit(ctx, tx, {
+        action: 'credential.set',
+        workspaceId: workspace.id,
+        connectionId: connection.id,
+        subject: agentId ?? 'shared',
+      });
     });
   });
 }
@@ -175,11 +191,22 @@ function checkSettings(
   const withDefaults = { ...defaultsOf(schema), ...settings };
   if (!validate(withDefaults)) {
     const error = validate.errors?.[0];
-    const params = error?.params as { additionalProperty?: string } | undefined;
+    const params = error?.params as
+      | { additionalProperty?: string; allowedValues?: unknown[] }
+      | undefined;
+    const known = Object.keys((schema.properties as object | undefined) ?? {});
     const field = params?.additionalProperty ?? error?.instancePath.slice(1) ?? '';
-    throw new GatewayError('invalid_input', `setting ${field}: ${error?.message ?? 'invalid'}`, {
+    const given = settings[field];
+    let text = error?.message ?? 'invalid';
+    if (params?.additionalProperty !== undefined) {
+      text = `${provider.id} has no such setting (it has ${known.join(', ') || 'none'})${didYouMean(field, known)}`;
+    } else if (params?.allowedValues !== undefined) {
+      const words = params.allowedValues.map(String);
+      text = `expected one of ${words.join(', ')}${given === undefined ? '' : `, got ${JSON.stringify(given)}${didYouMean(given, words)}`}`;
+    }
+    throw new GatewayError('invalid_input', `settings.${field}: ${text}`, {
       field: `settings.${field}`,
-      detail: { allowed: Object.keys((schema.properties as object | undefined) ?? {}) },
+      detail: { allowed: known },
     });
   }
   return withDefaults;
@@ -229,34 +256,38 @@ async function verifyCredential(
   const source = ctx.toolSources.of(connection);
   const action = verify ? source?.action(verify) : undefined;
   if (!source || !action) return;
+  const name = provider.manifest.connection.name;
+  let execution: Execution;
   try {
-    const execution = await ctx.executors.for(source.kind).execute({
+    execution = await ctx.executors.for(source.kind).execute({
       ...OPERATOR_CALL,
       target: { connection, source, action },
       arguments: {},
       credential,
     });
-    if (isInputRequired(execution.outcome) || execution.outcome.isError) {
-      throw new GatewayError(
-        'verify_failed',
-        `${provider.manifest.connection.name} refused the credential: ${action.name} answered HTTP ${execution.upstreamStatus}`,
-        {
-          field: 'credential',
-          detail: { action: action.name, status: execution.upstreamStatus },
-        },
-      );
-    }
   } catch (error) {
-    if (error instanceof GatewayError && error.code === 'verify_failed') throw error;
+    // The provider was not reached, or did not answer: nothing says the credential is wrong.
     const code = error instanceof GatewayError ? error.code : 'internal';
+    const host = error instanceof GatewayError ? error.detail?.host : undefined;
     throw new GatewayError(
       'verify_failed',
-      `could not verify the credential with ${action.name}: ${code}`,
-      {
-        field: 'credential',
-        detail: { action: action.name, cause: code },
-        cause: error,
-      },
+      `could not verify the credential: ${name} did not answer ${action.name}${host ? ` at ${String(host)}` : ''} (${code}). Check the network and the connection's settings; in development, PORTCULLIS_DEV_UPSTREAMS sends its calls to a mock such as npm run mock`,
+      { detail: { action: action.name, cause: code }, cause: error },
     );
   }
+  const { outcome } = execution;
+  if (!isInputRequired(outcome) && !outcome.isError) return;
+  const status = execution.upstreamStatus;
+  const refused = status === 401 || status === 403;
+  throw new GatewayError(
+    'verify_failed',
+    refused
+      ? `${name} refused the credential: ${action.name} answered HTTP ${status}`
+      : `could not verify the credential: ${action.name} answered HTTP ${status}, which says nothing about the credential; try again later`,
+    {
+      // Only a refusal is the credential's fault.
+      ...(refused ? { field: 'credential' } : {}),
+      detail: { action: action.name, status },
+    },
+  );
 }

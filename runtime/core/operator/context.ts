@@ -4,13 +4,15 @@
  */
 import type { z } from 'zod';
 import type { CatalogSet } from '../catalog/catalog-set.ts';
-import { GatewayError } from '../errors.ts';
+import { GatewayError, REASONS } from '../errors.ts';
 import type { Executors } from '../execute/executor.ts';
 import { auditEvent } from '../governance/audit-event.ts';
 import type { NewAuditEvent, Workspace } from '../governance/model.ts';
+import { didYouMean } from '../nearest-word.ts';
 import type { Store } from '../store/store.ts';
 import type { ToolSources } from '../tools/tool-source.ts';
 import type { CredentialVault } from '../vault/credential-vault.ts';
+import { inputProblem } from './input-issues.ts';
 
 export interface KeyLocation {
   dataDir: string;
@@ -34,20 +36,31 @@ export interface OperatorContext {
   changed?: () => void;
 }
 
-/** Parses an operator's input; the first problem names the field to change. */
+/**
+ * Parses an operator's input; the first problem names the field to change,
+ * what it takes and the nearest valid word (see `inputProblem`).
+ */
 export function parseInput<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
   const parsed = schema.safeParse(input);
   if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0]!;
-  const field = issue.path.map(String).join('.') || 'input';
-  throw new GatewayError('invalid_input', `${field}: ${issue.message}`, { field });
+  const shape = (schema as { shape?: Record<string, unknown> }).shape;
+  const { field, text } = inputProblem(
+    parsed.error.issues[0]!,
+    input,
+    shape === undefined ? [] : Object.keys(shape),
+  );
+  throw new GatewayError('invalid_input', `${field}: ${text}`, { field });
 }
 
 export async function workspaceOrThrow(ctx: OperatorContext, ref: string): Promise<Workspace> {
   const workspace =
     (await ctx.store.workspaces.byName(ref)) ?? (await ctx.store.workspaces.byId(ref));
-  if (!workspace)
-    throw new GatewayError('not_found', `no workspace ${ref}`, { field: 'workspace' });
+  if (!workspace) {
+    const names = (await ctx.store.workspaces.list()).map((w) => w.name);
+    throw new GatewayError('not_found', `no workspace ${ref}${didYouMean(ref, names)}`, {
+      field: 'workspace',
+    });
+  }
   return workspace;
 }
 
@@ -66,4 +79,65 @@ export async function audit(
       ...event,
     }),
   );
+}
+
+/**
+ * Runs an operator verb that changes something; when it is refused or fails,
+ * leaves an audit event saying so (a connect whose verification failed, a
+ * grant for an agent that does not exist), as a success leaves its own. The
+ * event names the workspace and connection the input names, if they exist,
+ * and what was acted on; never the input's credential.
+ */
+export async function attempt<T>(
+  ctx: OperatorContext,
+  action: string,
+  input: unknown,
+  work: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    await auditFailure(ctx, action, input, error).catch(() => {
+      // The original failure is what the operator must see; a store that
+      // cannot take the event either has already said why.
+    });
+    throw error;
+  }
+}
+
+async function auditFailure(
+  ctx: OperatorContext,
+  action: string,
+  input: unknown,
+  error: unknown,
+): Promise<void> {
+  const code = error instanceof GatewayError ? error.code : 'internal';
+  const fields = (typeof input === 'object' && input !== null ? input : {}) as Record<
+    string,
+    unknown
+  >;
+  const text = (name: string) =>
+    typeof fields[name] === 'string' ? (fields[name] as string).slice(0, 128) : undefined;
+  const workspaceRef = text('workspace');
+  const workspace = workspaceRef
+    ? ((await ctx.store.workspaces.byName(workspaceRef)) ??
+      (await ctx.store.workspaces.byId(workspaceRef)))
+    : undefined;
+  const connectionRef = text('connection');
+  const connection =
+    workspace && connectionRef
+      ? ((await ctx.store.connections.byName(workspace.id, connectionRef)) ??
+        (await ctx.store.connections.byId(workspace.id, connectionRef)))
+      : undefined;
+  const refused = REASONS[code].refusal;
+  await audit(ctx, ctx.store, {
+    action,
+    workspaceId: workspace?.id ?? null,
+    connectionId: connection?.id ?? null,
+    subject:
+      text('agent') ?? text('name') ?? text('provider') ?? text('id') ?? connectionRef ?? null,
+    decision: refused ? 'denied' : 'allowed',
+    outcome: refused ? null : 'error',
+    reason: code,
+  });
 }

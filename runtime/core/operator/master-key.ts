@@ -7,30 +7,32 @@
  */
 import { GatewayError } from '../errors.ts';
 import { forgetPreviousKeys, rotateKeyFile } from '../vault/key-file.ts';
-import { audit, type OperatorContext } from './context.ts';
+import { attempt, audit, type OperatorContext } from './context.ts';
 
 export async function rotateMasterKey(
   ctx: OperatorContext,
 ): Promise<{ keyId: string; resealed: number }> {
-  const { keys } = ctx;
-  if (keys.fromEnvironment) {
-    throw new GatewayError(
-      'conflict',
-      'the master key comes from PORTCULLIS_MASTER_KEY; unset it to use a key file, which can be rotated',
-      { field: 'PORTCULLIS_MASTER_KEY' },
-    );
-  }
-  const next = rotateKeyFile(keys.dataDir, ctx.vault.keyring);
-  const resealed = await ctx.store.transaction(async (tx) => {
-    const count = await ctx.vault.rotate(tx, next, ctx.now().toISOString());
-    await audit(ctx, tx, {
-      action: 'master_key.rotate',
-      workspaceId: null,
-      subject: next.current.id,
+  return attempt(ctx, 'master_key.rotate', undefined, async () => {
+    const { keys } = ctx;
+    if (keys.fromEnvironment) {
+      throw new GatewayError(
+        'conflict',
+        'the master key comes from PORTCULLIS_MASTER_KEY; unset it to use a key file, which can be rotated',
+        { field: 'PORTCULLIS_MASTER_KEY' },
+      );
+    }
+    const next = rotateKeyFile(keys.dataDir, ctx.vault.keyring);
+    const resealed = await ctx.store.transaction(async (tx) => {
+      const count = await ctx.vault.rotate(tx, next, ctx.now().toISOString());
+      await audit(ctx, tx, {
+        action: 'master_key.rotate',
+        workspaceId: null,
+        subject: next.current.id,
+      });
+      return count;
     });
-    return count;
+    // Only once every secret is under the new key may the old ones go.
+    forgetPreviousKeys(keys.dataDir, next);
+    return { keyId: next.current.id, resealed };
   });
-  // Only once every secret is under the new key may the old ones go.
-  forgetPreviousKeys(keys.dataDir, next);
-  return { keyId: next.current.id, resealed };
 }

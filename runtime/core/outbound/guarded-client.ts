@@ -18,6 +18,7 @@ import { BoundedCache } from '../bounded-cache.ts';
 import type { CancelSignal } from '../cancellation.ts';
 import type { GatewayError } from '../errors.ts';
 import { AddressRefusedError, addressRefusal, createGuardedLookup } from './address-policy.ts';
+import { Deadlines, type Watched } from './deadlines.ts';
 import { classifyFailure, type FailureContext, outboundError } from './outbound-errors.ts';
 import { NO_SECRETS, type Redactor } from './redaction.ts';
 
@@ -30,6 +31,11 @@ export interface OutboundPolicy {
   replyTimeoutMs?: number;
   /** The most reply body bytes read. Default 1 MiB. */
   maxReplyBytes?: number;
+  /**
+   * The whole exchange, from sending to the reply's last byte, however slowly
+   * it trickles in (the reply timeout limits only each pause). Default 60000.
+   */
+  deadlineMs?: number;
 }
 
 export interface OutboundRequest {
@@ -68,12 +74,14 @@ const OUTBOUND_DEFAULTS = {
   connectTimeoutMs: 5_000,
   replyTimeoutMs: 30_000,
   maxReplyBytes: 1_048_576,
+  deadlineMs: 60_000,
 } as const;
 
 export function createGuardedClient(policy: OutboundPolicy): GuardedClient {
   const connectTimeoutMs = policy.connectTimeoutMs ?? OUTBOUND_DEFAULTS.connectTimeoutMs;
   const replyTimeoutMs = policy.replyTimeoutMs ?? OUTBOUND_DEFAULTS.replyTimeoutMs;
   const maxReplyBytes = policy.maxReplyBytes ?? OUTBOUND_DEFAULTS.maxReplyBytes;
+  const deadlines = new Deadlines(policy.deadlineMs ?? OUTBOUND_DEFAULTS.deadlineMs);
   const agent = new Agent({
     connect: {
       timeout: connectTimeoutMs,
@@ -116,16 +124,20 @@ export function createGuardedClient(policy: OutboundPolicy): GuardedClient {
       const exchange = new Exchange(
         options.maxReplyBytes ?? maxReplyBytes,
         context,
+        deadlines.deadlineMs,
         (reply) => {
           stopListening?.();
+          deadlines.unwatch(exchange);
           const body = redactor.bytes(reply.body);
           resolve(body === reply.body ? reply : { ...reply, body });
         },
         (error) => {
           stopListening?.();
+          deadlines.unwatch(exchange);
           reject(error);
         },
       );
+      deadlines.watch(exchange);
       const stopListening = cancel?.onCancel(() => exchange.abort(abortError(context)));
       agent.dispatch(
         {
@@ -140,7 +152,13 @@ export function createGuardedClient(policy: OutboundPolicy): GuardedClient {
     });
   }
 
-  return { send, close: () => agent.close() };
+  return {
+    send,
+    close: () => {
+      deadlines.stop();
+      return agent.close();
+    },
+  };
 }
 
 function abortError(context: FailureContext): GatewayError {
@@ -152,8 +170,10 @@ function abortError(context: FailureContext): GatewayError {
 }
 
 /** One request/reply: collects the body under the cap and settles once. */
-class Exchange implements Dispatcher.DispatchHandler {
+class Exchange implements Dispatcher.DispatchHandler, Watched {
+  readonly startedAt = performance.now();
   readonly #limit: number;
+  readonly #deadlineMs: number;
   readonly #context: FailureContext;
   readonly #resolve: (reply: OutboundReply) => void;
   readonly #reject: (error: Error) => void;
@@ -168,11 +188,13 @@ class Exchange implements Dispatcher.DispatchHandler {
   constructor(
     limit: number,
     context: FailureContext,
+    deadlineMs: number,
     resolve: (reply: OutboundReply) => void,
     reject: (error: Error) => void,
   ) {
     this.#limit = limit;
     this.#context = context;
+    this.#deadlineMs = deadlineMs;
     this.#resolve = resolve;
     this.#reject = reject;
   }
@@ -182,6 +204,19 @@ class Exchange implements Dispatcher.DispatchHandler {
     this.#fail(error);
     if (this.#controller) this.#controller.abort(error);
     else this.#pendingAbort = error;
+  }
+
+  /** The total deadline passed: whatever has arrived, the exchange ends now. */
+  expire(): void {
+    const sent = this.#context.requestSent;
+    this.abort(
+      outboundError(
+        'upstream_deadline_exceeded',
+        `no complete reply within the ${this.#deadlineMs} ms deadline`,
+        this.#context,
+        { phase: sent ? 'reply' : 'connect', requestSent: sent, cause: 'deadline' },
+      ),
+    );
   }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {

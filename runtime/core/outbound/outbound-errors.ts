@@ -4,6 +4,7 @@
  * so the executor can tell a write that surely did not happen from one whose
  * outcome is unknown. Nothing here carries headers, bodies or unredacted URLs.
  */
+import { errors as undiciErrors } from 'undici';
 import { GatewayError, type ReasonCode } from '../errors.ts';
 import { AddressRefusedError } from './address-policy.ts';
 import type { Redactor } from './redaction.ts';
@@ -88,12 +89,12 @@ export function classifyFailure(error: unknown, context: FailureContext): Error 
       { phase: 'connect', requestSent: false, cause: code ?? 'connect_failed' },
       error,
     );
-  if (code?.startsWith('HPE_'))
+  if (isMalformedReply(error, code))
     return outboundError(
       'upstream_reply_invalid',
       'the reply is not valid HTTP',
       context,
-      { phase: 'reply', requestSent: true, cause: code },
+      { phase: 'reply', requestSent: true, cause: code ?? 'http_parse_failed' },
       error,
     );
   return outboundError(
@@ -102,6 +103,20 @@ export function classifyFailure(error: unknown, context: FailureContext): Error 
     context,
     { phase: 'reply', requestSent: sent, cause: code ?? 'connection_lost' },
     error,
+  );
+}
+
+/**
+ * The reply broke HTTP itself: undici's parser refused it (an `HTTPParserError`,
+ * which carries no `code` for most parser failures), its framing contradicts
+ * itself (two lengths, a length and chunking), or its headers overflow.
+ */
+function isMalformedReply(error: unknown, code: string | undefined): boolean {
+  return (
+    error instanceof undiciErrors.HTTPParserError ||
+    code?.startsWith('HPE_') === true ||
+    code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH' ||
+    code === 'UND_ERR_HEADERS_OVERFLOW'
   );
 }
 

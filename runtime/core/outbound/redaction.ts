@@ -1,11 +1,20 @@
 /**
  * Keeps secrets out of what an outbound exchange shows: its errors (the URL
  * without userinfo) and the reply body, with every secret the caller named
- * (and its percent-encoded forms) replaced. Build one per set of secrets and
- * keep it: the needles are worked out once.
+ * (and its percent-encoded forms) replaced, written plainly or hidden in JSON
+ * escapes (`\u0043ANARY`, `\/`, `\u002B`), which an agent's JSON parser would
+ * decode back into the secret. Build one per set of secrets and keep it: the
+ * needles are worked out once.
+ *
+ * Cost: a reply with no backslash and no secret is two byte searches per
+ * needle, no copy; a reply with backslashes is decoded once to look; only a
+ * reply that holds a secret is rewritten.
  */
+import { escapedSpans, unescapeJson } from './json-escapes.ts';
 
 export const REDACTED = '[redacted]';
+
+const BACKSLASH = 0x5c;
 
 export class Redactor {
   readonly #needles: string[];
@@ -23,6 +32,8 @@ export class Redactor {
   }
 
   text(value: string): string {
+    if (this.#needles.length === 0) return value;
+    if (value.includes('\\')) return this.#escapedText(value);
     let out = value;
     for (const needle of this.#needles) out = out.split(needle).join(REDACTED);
     return out;
@@ -30,8 +41,27 @@ export class Redactor {
 
   /** A reply body with every secret replaced; the same buffer when none occurs (the usual case). */
   bytes(body: Buffer): Buffer {
-    if (!this.#needles.some((needle) => body.includes(needle))) return body;
-    return Buffer.from(this.text(body.toString('utf8')), 'utf8');
+    if (this.#needles.length === 0) return body;
+    if (!body.includes(BACKSLASH)) {
+      if (!this.#needles.some((needle) => body.includes(needle))) return body;
+      return Buffer.from(this.text(body.toString('utf8')), 'utf8');
+    }
+    const text = body.toString('utf8');
+    const redacted = this.#escapedText(text);
+    return redacted === text ? body : Buffer.from(redacted, 'utf8');
+  }
+
+  /** A text that may hide a secret in JSON escapes: decoded once to look, rewritten only when one is there. */
+  #escapedText(value: string): string {
+    const decoded = unescapeJson(value);
+    if (!this.#needles.some((needle) => decoded.includes(needle))) return value;
+    let out = '';
+    let at = 0;
+    for (const [start, end] of escapedSpans(value, this.#needles)) {
+      out += value.slice(at, start) + REDACTED;
+      at = end;
+    }
+    return out + value.slice(at);
   }
 
   /** The URL as errors may show it: no userinfo, no fragment, secrets replaced. */

@@ -130,6 +130,10 @@ export interface AuditRows {
 export interface AdminTokenRows {
   create(id: string, tokenHash: string, at: string): Promise<void>;
   byHash(tokenHash: string): Promise<{ id: string } | undefined>;
+  /** Every admin token (never its hash), oldest first. */
+  list(): Promise<Array<{ id: string; createdAt: string }>>;
+  /** Revokes the token: its next request is refused. */
+  remove(id: string): Promise<boolean>;
   count(): Promise<number>;
 }
 

@@ -7,6 +7,7 @@ import type { Database, Engine } from '../schema.ts';
 import { initialMigration } from './0001-initial.ts';
 import { auditPlainRowidMigration } from './0002-audit-plain-rowid.ts';
 import { auditTraceMigration } from './0003-audit-trace.ts';
+import { auditUpstreamAddressMigration } from './0004-audit-upstream-address.ts';
 
 /** kysely's default name for its record of applied migrations. */
 const MIGRATION_TABLE = 'kysely_migration';
@@ -17,6 +18,7 @@ export function storeMigrations(engine: Engine): Record<string, Migration> {
     '0001-initial': initialMigration(engine),
     '0002-audit-plain-rowid': auditPlainRowidMigration(engine),
     '0003-audit-trace': auditTraceMigration,
+    '0004-audit-upstream-address': auditUpstreamAddressMigration,
   };
 }
 

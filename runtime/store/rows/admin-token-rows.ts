@@ -22,6 +22,23 @@ export function adminTokenRows(context: StoreContext): AdminTokenRows {
       return row && { id: row.id };
     },
 
+    async list() {
+      const rows = await db
+        .selectFrom('admin_tokens')
+        .select(['id', 'created_at'])
+        .orderBy('created_at')
+        .orderBy('id')
+        .execute();
+      return rows.map((row) => ({ id: row.id, createdAt: row.created_at }));
+    },
+
+    async remove(id) {
+      const result = await context.mutate((trx) =>
+        trx.deleteFrom('admin_tokens').where('id', '=', id).executeTakeFirst(),
+      );
+      return result.numDeletedRows > 0n;
+    },
+
     async count() {
       const row = await db
         .selectFrom('admin_tokens')

@@ -79,7 +79,7 @@ function checkQuery(query: AuditQuery): void {
   }
 }
 
-/** Rows per statement: 17 columns each stays far below either engine's parameter limit. */
+/** Rows per statement: 18 columns each stays far below either engine's parameter limit. */
 const BATCH = 500;
 
 function toRow(event: NewAuditEvent): Insertable<AuditEventTable> {
@@ -95,6 +95,7 @@ function toRow(event: NewAuditEvent): Insertable<AuditEventTable> {
     reason: event.reason,
     outcome: event.outcome,
     upstream_host: event.upstreamHost,
+    upstream_address: event.upstreamAddress,
     upstream_status: event.upstreamStatus,
     latency_ms: event.latencyMs,
     request_bytes: event.requestBytes,
@@ -123,6 +124,7 @@ function toEvent(row: Selectable<AuditEventTable>): AuditEvent {
     reason: row.reason,
     outcome: row.outcome as AuditOutcome | null,
     upstreamHost: row.upstream_host,
+    upstreamAddress: row.upstream_address,
     upstreamStatus: row.upstream_status,
     latencyMs: row.latency_ms,
     requestBytes: row.request_bytes,

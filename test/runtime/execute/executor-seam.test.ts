@@ -65,6 +65,7 @@ class TestExecutor implements Executor {
   answer: (call: ExecuteCall) => Promise<Execution> = async (call) => ({
     outcome: { content: [{ type: 'text', text: String(call.arguments.word).toUpperCase() }] },
     host: 'test.example',
+    address: null,
     upstreamStatus: null,
     requestBytes: 0,
     replyBytes: 0,
@@ -170,6 +171,7 @@ describe('the executor seam', () => {
     executor.answer = async () => ({
       outcome: { resultType: 'input_required', inputRequests: {}, state: { step: 1 } },
       host: 'test.example',
+      address: null,
       upstreamStatus: null,
       requestBytes: 0,
       replyBytes: 0,

@@ -21,6 +21,35 @@ describe('argumentHash', () => {
   });
 });
 
+describe('argumentHash of arguments it cannot encode', () => {
+  function refusal(args: unknown): { code: string; field: string | undefined } {
+    try {
+      argumentHash(args);
+    } catch (error) {
+      if (error instanceof GatewayError) return { code: error.code, field: error.field };
+      throw error;
+    }
+    throw new Error('expected a refusal');
+  }
+  let deep: unknown = 1;
+  for (let i = 0; i < 100_000; i++) deep = [deep];
+
+  it.each<[string, { given: unknown; field: string }]>([
+    ['a lone high surrogate', { given: { body: { name: 'x\ud800' } }, field: '/body/name' }],
+    ['a lone low surrogate in an array', { given: { list: ['ok', '\udc00'] }, field: '/list/1' }],
+    ['a lone surrogate in a property name', { given: { body: { '\ud800': 1 } }, field: '/body' }],
+    ['100,000 levels deep', { given: { body: deep }, field: '/body' }],
+  ])('%s is arguments_invalid naming the field', (_name, { given, field }) => {
+    expect(refusal(given)).toEqual({ code: 'arguments_invalid', field });
+  });
+
+  it('hashes a surrogate pair and 256 levels', () => {
+    let nested: unknown = 1;
+    for (let i = 0; i < 255; i++) nested = [nested];
+    expect(argumentHash({ emoji: '\ud83d\ude00', nested })).toMatch(/^[0-9a-f]{64}$/);
+  });
+});
+
 describe('validateArguments', async () => {
   const catalogs = await CatalogSet.load(generatedProviderFiles(GENERATED));
   const unikraft = catalogs.getOrThrow('unikraft');

@@ -312,7 +312,13 @@ describe('workspace isolation', () => {
         'connection',
       ]);
       const denied = (await admin('GET', '/audit?workspace=other&limit=5')).body;
+      // The refused grant is the operator's record too.
       expect(denied[0]).toMatchObject({
+        action: 'grant.create',
+        decision: 'denied',
+        reason: 'not_found',
+      });
+      expect(denied[1]).toMatchObject({
         action: 'unikraft_get_user',
         decision: 'denied',
         reason: 'tool_unknown',

@@ -159,8 +159,14 @@ describe('the SQLite migrations', () => {
         .prepare("select name, sql from sqlite_master where type = 'index' order by name")
         .all(),
     ]);
-    // Kept as they were; migration 0003 then added the (empty) trace column.
-    expect(rows).toEqual(old.map((row) => ({ ...(row as object), traceparent: null })));
+    // Every old value kept; the columns added since (0003, 0004) are empty.
+    expect(rows).toEqual(
+      (old as Array<Record<string, unknown>>).map((row) => ({
+        ...row,
+        traceparent: null,
+        upstream_address: null,
+      })),
+    );
     expect(table).not.toMatch(/autoincrement/i);
     expect(indexes).toEqual(oldIndexes);
     expect(indexes).toEqual(

@@ -103,6 +103,7 @@ export function anEvent(overrides: Partial<NewAuditEvent> = {}): NewAuditEvent {
     reason: null,
     outcome: 'ok',
     upstreamHost: 'api.fra.unikraft.cloud',
+    upstreamAddress: 'http://127.0.0.1:4010',
     upstreamStatus: 200,
     latencyMs: 42.125,
     requestBytes: 120,

@@ -19,6 +19,7 @@ export function describeAuditContract(subject: StoreSubject): void {
         reason: 'not_granted',
         outcome: null,
         upstreamHost: null,
+        upstreamAddress: null,
         upstreamStatus: null,
         latencyMs: null,
         requestBytes: null,

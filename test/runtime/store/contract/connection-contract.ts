@@ -146,6 +146,7 @@ export function describeConnectionContract(subject: StoreSubject): void {
           reason: null,
           outcome: 'ok',
           upstreamHost: null,
+          upstreamAddress: null,
           upstreamStatus: null,
           latencyMs: null,
           requestBytes: null,

@@ -142,6 +142,20 @@ export function describeIdentityContract(subject: StoreSubject): void {
       expect(await store.adminTokens.count()).toBe(2);
     });
 
+    it('are listed oldest first without their hash, and removed by id', async () => {
+      const { store } = subject;
+      await store.adminTokens.create('adm_2', 'hash_2', T1);
+      await store.adminTokens.create('adm_1', 'hash_1', T0);
+      expect(await store.adminTokens.list()).toEqual([
+        { id: 'adm_1', createdAt: T0 },
+        { id: 'adm_2', createdAt: T1 },
+      ]);
+      expect(await store.adminTokens.remove('adm_1')).toBe(true);
+      expect(await store.adminTokens.remove('adm_1')).toBe(false);
+      expect(await store.adminTokens.byHash('hash_1')).toBeUndefined();
+      expect(await store.adminTokens.list()).toEqual([{ id: 'adm_2', createdAt: T1 }]);
+    });
+
     it.each([
       ['a taken hash', 'adm_2', 'hash_1', 'tokenHash'],
       ['a taken id', 'adm_1', 'hash_2', 'id'],

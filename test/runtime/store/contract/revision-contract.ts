@@ -37,6 +37,7 @@ const MUTATIONS: Array<[string, Call]> = [
     (s) => s.policies.setState('conn_1', 'instances_list', { state: 'disabled', updatedAt: T1 }),
   ],
   ['adminTokens.create', (s) => s.adminTokens.create('adm_1', 'hash_adm', T1)],
+  ['adminTokens.remove', (s) => s.adminTokens.remove('adm_1')],
   ['settings.put', (s) => s.settings.put('default_workspace', 'ws_1')],
 ];
 
@@ -65,6 +66,7 @@ const NOT_GOVERNANCE: Array<[string, Call]> = [
   ['policies.get', (s) => s.policies.get('conn_1', 'instances_list')],
   ['adminTokens.byHash', (s) => s.adminTokens.byHash('hash_adm')],
   ['adminTokens.count', (s) => s.adminTokens.count()],
+  ['adminTokens.list', (s) => s.adminTokens.list()],
   ['settings.get', (s) => s.settings.get('default_workspace')],
 ];
 

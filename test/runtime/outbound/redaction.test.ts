@@ -1,0 +1,71 @@
+/**
+ * The redactor finds a secret however JSON lets a writer encode it: plain,
+ * percent-encoded, or hidden in escapes (`\u0043`, `\/` as PHP writes it,
+ * `\u002B` as .NET does, every character escaped), in a JSON reply or in
+ * plain text; what it leaves is still the JSON it was.
+ */
+import { describe, expect, it } from 'vitest';
+import { unescapeJson } from '../../../runtime/core/outbound/json-escapes.ts';
+import { Redactor } from '../../../runtime/core/outbound/redaction.ts';
+
+const SECRET = 'CANARY-q8+Zr/Tm=';
+
+const escapeAll = (text: string) =>
+  [...text].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
+const php = (text: string) => text.replaceAll('/', '\\/');
+const dotnet = (text: string) => text.replaceAll('+', '\\u002B').replaceAll('=', '\\u003D');
+const firstEscaped = (text: string) => `\\u0043${php(dotnet(text.slice(1)))}`;
+const lowerHex = (text: string) => text.replaceAll('+', '\\u002b');
+
+const redactor = new Redactor([SECRET]);
+
+describe('the redactor on a JSON reply', () => {
+  it.each<[string, string]>([
+    ['plain', SECRET],
+    ['percent-encoded', encodeURIComponent(SECRET)],
+    ['the first character escaped', firstEscaped(SECRET)],
+    ['slashes escaped (PHP)', php(SECRET)],
+    ['plus and equals escaped (.NET)', dotnet(SECRET)],
+    ['lower-case hex', lowerHex(SECRET)],
+    ['every character escaped', escapeAll(SECRET)],
+    ['percent-encoded, then escaped', escapeAll(encodeURIComponent(SECRET))],
+  ])('%s: the parsed reply holds no secret and is still JSON', (_name, encoded) => {
+    for (const json of [
+      `{"got":"Bearer ${encoded}","n":1}`,
+      `["${encoded}", {"k": "x${encoded}y"}]`,
+      `{"${encoded}":true}`,
+    ]) {
+      const out = redactor.bytes(Buffer.from(json)).toString('utf8');
+      const parsed = JSON.stringify(JSON.parse(out));
+      expect(parsed).not.toContain(SECRET);
+      expect(parsed).not.toContain(encodeURIComponent(SECRET));
+      expect(out).toContain('[redacted]');
+    }
+  });
+
+  it('keeps what surrounds the secret, escapes and all', () => {
+    const out = redactor.bytes(Buffer.from(`{"a":"x\\/y","b":"${firstEscaped(SECRET)}\\n"}`));
+    expect(JSON.parse(out.toString('utf8'))).toEqual({ a: 'x/y', b: '[redacted]\n' });
+  });
+
+  it('does not take an escaped backslash for an escape', () => {
+    // `\\u0043ANARY…` parses to a backslash, a `u` and digits: not the secret.
+    const json = `{"a":"\\\\u0043${SECRET.slice(1)}"}`;
+    expect(redactor.bytes(Buffer.from(json)).toString('utf8')).toBe(json);
+  });
+
+  it('returns the same buffer when no secret is there, with or without escapes', () => {
+    for (const json of ['{"ok":true}', '{"url":"https:\\/\\/example.com\\/a"}']) {
+      const body = Buffer.from(json);
+      expect(redactor.bytes(body)).toBe(body);
+    }
+  });
+});
+
+describe('the redactor on text', () => {
+  it('replaces an escaped secret in a text that is not JSON', () => {
+    const out = redactor.text(`token=${firstEscaped(SECRET)}; bye`);
+    expect(unescapeJson(out)).not.toContain(SECRET);
+    expect(out).toBe('token=[redacted]; bye');
+  });
+});
