@@ -5,7 +5,7 @@
  * result rather than a failure, and any other non-2xx as `isError` with the
  * stable code `upstream_status`.
  */
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { CatalogAction } from '../../../generated/catalog-format.ts';
 import { GatewayError } from '../errors.ts';
 import { jsonTextNestsDeeperThan, MAX_JSON_DEPTH } from '../json-depth.ts';
