@@ -45,6 +45,23 @@ function codeOf(result: ToolReply): string | undefined {
   return result.isError ? result.structuredContent?.error?.code : undefined;
 }
 
+/**
+ * Runs `body` with actions enabled on the unikraft connection, and disables
+ * them again after, so no test depends on another having run before it.
+ */
+async function whileEnabled<T>(
+  which: { actions: string[] } | { classification: string },
+  body: () => Promise<T>,
+): Promise<T> {
+  const path = '/workspaces/default/connections/unikraft/actions';
+  expect((await admin('POST', `${path}/enable`, which)).status).toBe(200);
+  try {
+    return await body();
+  } finally {
+    expect((await admin('POST', `${path}/disable`, which)).status).toBe(200);
+  }
+}
+
 async function newAgent(name: string, workspace = 'default'): Promise<string> {
   const created = await admin('POST', `/workspaces/${workspace}/agents`, { name });
   expect(created.status).toBe(201);
@@ -132,32 +149,39 @@ describe('tools/call', () => {
     const enabled = await admin('POST', '/workspaces/default/connections/unikraft/actions/enable', {
       actions: ['unikraft_create_volume'],
     });
-    expect(enabled.body).toEqual([
-      expect.objectContaining({ action: 'unikraft_create_volume', state: 'enabled' }),
-    ]);
-    const result = await call(reader, 'unikraft_create_volume', args);
-    expect(result.isError).toBeFalsy();
-    const [event] = (await admin('GET', '/audit?action=unikraft_create_volume&limit=2')).body;
-    expect(event).toMatchObject({ decision: 'allowed', outcome: 'ok' });
+    try {
+      expect(enabled.body).toEqual([
+        expect.objectContaining({ action: 'unikraft_create_volume', state: 'enabled' }),
+      ]);
+      const result = await call(reader, 'unikraft_create_volume', args);
+      expect(result.isError).toBeFalsy();
+      const [event] = (await admin('GET', '/audit?action=unikraft_create_volume&limit=2')).body;
+      expect(event).toMatchObject({ decision: 'allowed', outcome: 'ok' });
+    } finally {
+      await admin('POST', '/workspaces/default/connections/unikraft/actions/disable', {
+        actions: ['unikraft_create_volume'],
+      });
+    }
   });
 
   it('runs a destructive DELETE with its JSON body once enabled', async () => {
     const args = { body: [{ name: 'vol-a' }] };
     expect(codeOf(await call(reader, 'unikraft_delete_volumes', args))).toBe('action_disabled');
-    await admin('POST', '/workspaces/default/connections/unikraft/actions/enable', {
-      classification: 'destructive',
-    });
-    const result = await call(reader, 'unikraft_delete_volumes', args);
+    const result = await whileEnabled({ classification: 'destructive' }, () =>
+      call(reader, 'unikraft_delete_volumes', args),
+    );
     expect(result.isError).toBeFalsy();
   });
 
   // The instance lands in the server URL's path, which the development override
   // replaces; server-url.test.ts checks where it lands.
   it('runs a sandbox command through its own server template', async () => {
-    const result = await call(reader, 'unikraft_sandbox_run_command', {
-      server: { instance: 'my-sandbox' },
-      body: { cmd: 'echo hello' },
-    });
+    const result = await whileEnabled({ actions: ['unikraft_sandbox_run_command'] }, () =>
+      call(reader, 'unikraft_sandbox_run_command', {
+        server: { instance: 'my-sandbox' },
+        body: { cmd: 'echo hello' },
+      }),
+    );
     expect(result.isError).toBeFalsy();
     expect(result.structuredContent).toBeDefined();
   });
@@ -199,7 +223,9 @@ describe('tools/call', () => {
   );
 
   it('names the missing field when the arguments do not match the schema', async () => {
-    const result = await call(reader, 'unikraft_create_volume', {});
+    const result = await whileEnabled({ actions: ['unikraft_create_volume'] }, () =>
+      call(reader, 'unikraft_create_volume', {}),
+    );
     expect(codeOf(result)).toBe('arguments_invalid');
     expect(result.structuredContent?.error?.field).toBe('/body');
   });
@@ -219,9 +245,10 @@ describe('grants and credentials', () => {
     });
     const client = await mcpClient(gateway.url, key);
     try {
-      expect(
-        codeOf(await call(client, 'unikraft_create_volume', { body: { name: 'v', size_mb: 1 } })),
-      ).toBe('not_granted');
+      const write = await whileEnabled({ actions: ['unikraft_create_volume'] }, () =>
+        call(client, 'unikraft_create_volume', { body: { name: 'v', size_mb: 1 } }),
+      );
+      expect(codeOf(write)).toBe('not_granted');
       expect((await call(client, 'unikraft_get_user')).isError).toBeFalsy();
     } finally {
       await client.close();
