@@ -62,10 +62,11 @@ export async function startServer(
     }),
   );
   const { port } = server.address() as AddressInfo;
-  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  const { listenAddress } = config;
+  const authority = listenAddress.includes(':') ? `[${listenAddress}]` : listenAddress;
   return {
     gateway,
-    url: `http://${host}:${port}`,
+    url: `http://${authority}:${port}`,
     async close() {
       mcp.close();
       // In-flight calls finish (and their audit events land); idle keep-alive
@@ -83,7 +84,7 @@ async function listen(server: Server, config: Config): Promise<void> {
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(config.port, config.host, () => {
+      server.listen(config.listenPort, config.listenAddress, () => {
         server.off('error', reject);
         resolve();
       });
@@ -95,7 +96,7 @@ async function listen(server: Server, config: Config): Promise<void> {
 }
 
 function listenError(error: unknown, config: Config): unknown {
-  const { port, host } = config;
+  const { listenPort: port, listenAddress: host } = config;
   switch ((error as NodeJS.ErrnoException).code) {
     case 'EADDRINUSE':
       return new ConfigError('PORT', `${port} is in use on ${host}; expected a free port (0: any)`);

@@ -14,10 +14,11 @@ function errorOf(environment: Record<string, string>): ConfigError {
 describe('configFromEnvironment', () => {
   it('has the embedded defaults: loopback, 8080, ./data, SQLite, a key file', () => {
     expect(configFromEnvironment({})).toEqual({
-      host: '127.0.0.1',
-      port: 8080,
+      listenAddress: '127.0.0.1',
+      listenPort: 8080,
       dataDir: './data',
       databaseUrl: undefined,
+      redisUrl: undefined,
       masterKey: undefined,
       devUpstreams: {},
       allowPrivateNetworks: false,
@@ -39,8 +40,8 @@ describe('configFromEnvironment', () => {
       PORTCULLIS_SPEC_MIRROR: '',
     });
     expect(config).toMatchObject({
-      host: '0.0.0.0',
-      port: 9090,
+      listenAddress: '0.0.0.0',
+      listenPort: 9090,
       dataDir: '/var/lib/portcullis',
       databaseUrl: 'postgres://127.0.0.1:5432/test',
     });

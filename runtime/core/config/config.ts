@@ -92,8 +92,9 @@ const ACCEPTS: Record<Variable, { takes: string; secret?: true; words?: readonly
 };
 
 export interface Config {
-  host: string;
-  port: number;
+  /** Where the server listens (`HOST`, `PORT`): the listen address, not a Host header or an upstream. */
+  listenAddress: string;
+  listenPort: number;
   dataDir: string;
   databaseUrl: string | undefined;
   redisUrl: string | undefined;
@@ -136,8 +137,8 @@ export function configFromEnvironment(environment: Record<string, string | undef
   }
   const values = parsed.data;
   return {
-    host: values.HOST,
-    port: values.PORT,
+    listenAddress: values.HOST,
+    listenPort: values.PORT,
     dataDir: values.PORTCULLIS_DATA_DIR,
     databaseUrl: values.DATABASE_URL,
     redisUrl: values.REDIS_URL,
