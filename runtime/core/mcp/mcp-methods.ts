@@ -309,7 +309,6 @@ async function withInput<P extends McpPrincipal, R extends object>(
   };
 
   scope.cancelOnDisconnect?.(cancellation);
-  scope.reply.stream?.onClose(() => cancellation.cancel());
   scope.running?.set(id, cancellation);
   try {
     let outcome = await invocation.run(context);
