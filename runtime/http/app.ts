@@ -17,19 +17,16 @@ export function createApp(gateway: Gateway, log: Log): express.Express {
   app.set('etag', false);
   app.use((req, res, next) => {
     if (!repeatsHost(req.rawHeaders)) return next();
-    sendError(
-      res,
-      new GatewayError('invalid_input', 'the request has more than one Host header', {
-        field: 'Host',
-      }),
-    );
+    sendError(res, new GatewayError('host_header_repeated', undefined, { field: 'Host' }));
   });
   app.get('/healthz', async (_req, res) => {
     try {
       await gateway.store.revision();
       res.json({ status: 'ok', providers: gateway.catalogs.providers.map((p) => p.id) });
-    } catch {
-      res.status(503).json({ status: 'unavailable', reason: 'store' });
+    } catch (error) {
+      // The one error shape, as every route answers it; the cause is the operator's to see.
+      log.error({ err: error }, 'the store does not answer the health check');
+      sendError(res, new GatewayError('store_unavailable'));
     }
   });
   app.use('/admin/v1', adminRouter(gateway, log));

@@ -138,7 +138,7 @@ describe('a request with two Host header lines', () => {
     expect(reply.status).toBe(400);
     if (path !== '/mcp')
       expect(JSON.parse(reply.body)).toMatchObject({
-        error: { code: 'invalid_input', field: 'Host' },
+        error: { code: 'host_header_repeated', field: 'Host' },
       });
     else expect(JSON.parse(reply.body)).toMatchObject({ error: { code: -32000 } });
   });
@@ -151,5 +151,23 @@ describe('a request with two Host header lines', () => {
       'Connection: close',
     ]);
     expect(reply.status).toBe(200);
+  });
+});
+
+describe('the health check', () => {
+  it('answers 503 store_unavailable in the one error shape when the store does not answer', async () => {
+    const own = await startTestGateway({
+      log: createLog({ destination: { write: (line: string) => logLines.push(line) } }),
+    });
+    try {
+      expect((await fetch(`${own.url}/healthz`)).status).toBe(200);
+      await own.running.gateway.store.close();
+      const reply = await fetch(`${own.url}/healthz`);
+      expect(reply.status).toBe(503);
+      expect(await reply.json()).toMatchObject({ error: { code: 'store_unavailable' } });
+      expect(logLines.join('')).toContain('the store does not answer the health check');
+    } finally {
+      await own.running.close().catch(() => {});
+    }
   });
 });
