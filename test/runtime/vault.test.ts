@@ -6,19 +6,14 @@ import {
   sealedKeyId,
   sealSecret,
 } from '../../runtime/core/vault/sealed-secret.ts';
-import { VaultError } from '../../runtime/core/vault/vault-error.ts';
+import type { VaultError } from '../../runtime/core/vault/vault-error.ts';
+import { reasonOf } from '../support/reason.ts';
 
 const SECRET = 'ukc_live_canary_5f1e2d';
 const PLACE = 'ws_1/conn_unikraft/token';
 
 function codeOf(run: () => unknown): string {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof VaultError) return error.code;
-    throw error;
-  }
-  throw new Error('expected a VaultError');
+  return reasonOf(run).code;
 }
 
 describe('sealed secrets', () => {

@@ -16,6 +16,7 @@ import {
   type TestGateway,
 } from '../../support/gateway.ts';
 import { type PrismServer, startPrism } from '../../support/prism.ts';
+import { toolReasonOf } from '../../support/reason.ts';
 import { runPortcullis } from '../../support/run-cli.ts';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'portcullis-cli-'));
@@ -25,11 +26,11 @@ let gateway: TestGateway;
 let admin: ReturnType<typeof adminClient>;
 let adminToken: string;
 
+/** Calls `tool` as the agent: `ok`, or the reason code of its refusal. */
 async function codeOf(key: string, tool = 'unikraft_get_user'): Promise<string> {
   const client = await mcpClient(gateway.url, key);
   try {
-    const result = await callTool(client, tool);
-    return result.isError ? (result.structuredContent?.error?.code ?? 'error') : 'ok';
+    return toolReasonOf(await callTool(client, tool)) ?? 'ok';
   } finally {
     await client.close();
   }

@@ -12,9 +12,9 @@ import {
   mcpClient,
   startTestGateway,
   type TestGateway,
-  type ToolReply,
 } from '../../support/gateway.ts';
 import { type PrismServer, startPrism } from '../../support/prism.ts';
+import { toolReasonOf } from '../../support/reason.ts';
 
 const CANARY = `ukc-canary-${randomBytes(12).toString('hex')}`;
 const PERSONAL = `ukc-personal-${randomBytes(12).toString('hex')}`;
@@ -41,9 +41,7 @@ function capture(stream: NodeJS.WriteStream): void {
 
 const call = callTool;
 
-function codeOf(result: ToolReply): string | undefined {
-  return result.isError ? result.structuredContent?.error?.code : undefined;
-}
+const codeOf = toolReasonOf;
 
 /**
  * Runs `body` with actions enabled on the unikraft connection, and disables

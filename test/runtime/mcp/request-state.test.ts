@@ -1,10 +1,10 @@
 /** The sealed `requestState`: what it binds, when it expires, and how keys rotate. */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { GatewayError } from '../../../runtime/core/errors.ts';
 import {
   type RequestStateBinding,
   RequestStateSealer,
 } from '../../../runtime/core/mcp/request-state.ts';
+import { reasonOf } from '../../support/reason.ts';
 
 const KEY_A = new Uint8Array(32).fill(1);
 const KEY_B = new Uint8Array(32).fill(2);
@@ -15,13 +15,8 @@ const BINDING: RequestStateBinding = {
   arguments: { b: 2, a: 1 },
 };
 
-async function refusalOf(promise: Promise<unknown>): Promise<string | undefined> {
-  try {
-    await promise;
-    return undefined;
-  } catch (error) {
-    return error instanceof GatewayError ? error.code : 'not a GatewayError';
-  }
+async function refusalOf(promise: Promise<unknown>): Promise<string> {
+  return (await reasonOf(promise)).code;
 }
 
 afterEach(() => {

@@ -124,10 +124,4 @@ export async function failureOf(call: Promise<unknown>): Promise<GatewayError> {
   return outcome as GatewayError;
 }
 
-/** The code and field of the `GatewayError` the call fails with. */
-export async function reasonOf(
-  call: Promise<unknown>,
-): Promise<{ code: string; field: string | undefined }> {
-  const error = await failureOf(call);
-  return { code: error.code, field: error.field };
-}
+export { reasonOf } from '../../support/reason.ts';

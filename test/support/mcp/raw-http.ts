@@ -65,14 +65,18 @@ export async function raw(server: FixtureServer, options: RawOptions = {}): Prom
   return { status: reply.statusCode, headers: reply.headers, text, json };
 }
 
+/** A JSON-RPC message as tests read it: field by field, asserted on. */
+// biome-ignore lint/suspicious/noExplicitAny: tests read JSON-RPC messages field by field and assert on them
+type Message = any;
+
 /** An event stream as it arrives: each `data:` line's JSON, in order. */
 export interface OpenStream {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   /** The next message; rejects when the stream ends first. */
-  next(): Promise<any>;
+  next(): Promise<Message>;
   /** Everything that arrives until the server ends the stream. */
-  rest(): Promise<any[]>;
+  rest(): Promise<Message[]>;
   close(): void;
 }
 
@@ -115,7 +119,7 @@ export async function openStream(
   };
 }
 
-async function* sseMessages(body: AsyncIterable<Buffer>): AsyncGenerator<any> {
+async function* sseMessages(body: AsyncIterable<Buffer>): AsyncGenerator<Message> {
   let buffer = '';
   try {
     for await (const chunk of body) {
