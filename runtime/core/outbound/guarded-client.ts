@@ -18,7 +18,6 @@ import { BoundedCache } from '../bounded-cache.ts';
 import type { CancelSignal } from '../cancellation.ts';
 import type { GatewayError } from '../errors.ts';
 import { AddressRefusedError, addressRefusal, createGuardedLookup } from './address-policy.ts';
-import { Deadlines, type Watched } from './deadlines.ts';
 import { classifyFailure, type FailureContext, outboundError } from './outbound-errors.ts';
 import { NO_SECRETS, type Redactor } from './redaction.ts';
 
@@ -81,7 +80,7 @@ export function createGuardedClient(policy: OutboundPolicy): GuardedClient {
   const connectTimeoutMs = policy.connectTimeoutMs ?? OUTBOUND_DEFAULTS.connectTimeoutMs;
   const replyTimeoutMs = policy.replyTimeoutMs ?? OUTBOUND_DEFAULTS.replyTimeoutMs;
   const maxReplyBytes = policy.maxReplyBytes ?? OUTBOUND_DEFAULTS.maxReplyBytes;
-  const deadlines = new Deadlines(policy.deadlineMs ?? OUTBOUND_DEFAULTS.deadlineMs);
+  const deadlineMs = policy.deadlineMs ?? OUTBOUND_DEFAULTS.deadlineMs;
   const agent = new Agent({
     connect: {
       timeout: connectTimeoutMs,
@@ -124,20 +123,17 @@ export function createGuardedClient(policy: OutboundPolicy): GuardedClient {
       const exchange = new Exchange(
         options.maxReplyBytes ?? maxReplyBytes,
         context,
-        deadlines.deadlineMs,
+        deadlineMs,
         (reply) => {
           stopListening?.();
-          deadlines.unwatch(exchange);
           const body = redactor.bytes(reply.body);
           resolve(body === reply.body ? reply : { ...reply, body });
         },
         (error) => {
           stopListening?.();
-          deadlines.unwatch(exchange);
           reject(error);
         },
       );
-      deadlines.watch(exchange);
       const stopListening = cancel?.onCancel(() => exchange.abort(abortError(context)));
       agent.dispatch(
         {
@@ -152,13 +148,7 @@ export function createGuardedClient(policy: OutboundPolicy): GuardedClient {
     });
   }
 
-  return {
-    send,
-    close: () => {
-      deadlines.stop();
-      return agent.close();
-    },
-  };
+  return { send, close: () => agent.close() };
 }
 
 function abortError(context: FailureContext): GatewayError {
@@ -169,9 +159,14 @@ function abortError(context: FailureContext): GatewayError {
   });
 }
 
-/** One request/reply: collects the body under the cap and settles once. */
-class Exchange implements Dispatcher.DispatchHandler, Watched {
-  readonly startedAt = performance.now();
+/**
+ * One request/reply: collects the body under the cap and settles once, by its
+ * deadline at the latest. The deadline is a timer of its own: timers of one
+ * duration share a list in Node, so it costs a list insertion and removal
+ * (measured: a shared set swept once a second kept every exchange alive
+ * through the next scavenge and cost more).
+ */
+class Exchange implements Dispatcher.DispatchHandler {
   readonly #limit: number;
   readonly #deadlineMs: number;
   readonly #context: FailureContext;
@@ -184,6 +179,7 @@ class Exchange implements Dispatcher.DispatchHandler, Watched {
   #headers: Record<string, string> = {};
   #chunks: Buffer[] = [];
   #bytes = 0;
+  readonly #deadline: NodeJS.Timeout;
 
   constructor(
     limit: number,
@@ -197,6 +193,7 @@ class Exchange implements Dispatcher.DispatchHandler, Watched {
     this.#deadlineMs = deadlineMs;
     this.#resolve = resolve;
     this.#reject = reject;
+    this.#deadline = setTimeout(() => this.#expire(), deadlineMs).unref();
   }
 
   /** Fails the exchange now and stops the request wherever it is. */
@@ -207,7 +204,7 @@ class Exchange implements Dispatcher.DispatchHandler, Watched {
   }
 
   /** The total deadline passed: whatever has arrived, the exchange ends now. */
-  expire(): void {
+  #expire(): void {
     const sent = this.#context.requestSent;
     this.abort(
       outboundError(
@@ -265,6 +262,7 @@ class Exchange implements Dispatcher.DispatchHandler, Watched {
   onResponseEnd(): void {
     if (this.#settled) return;
     this.#settled = true;
+    clearTimeout(this.#deadline);
     const body = this.#chunks.length === 1 ? this.#chunks[0]! : Buffer.concat(this.#chunks);
     this.#resolve({ status: this.#status, headers: this.#headers, body, bytes: this.#bytes });
   }
@@ -276,6 +274,7 @@ class Exchange implements Dispatcher.DispatchHandler, Watched {
   #fail(error: Error): void {
     if (this.#settled) return;
     this.#settled = true;
+    clearTimeout(this.#deadline);
     this.#chunks = [];
     this.#reject(error);
   }
