@@ -5,16 +5,20 @@
  * - `status`: the HTTP status an API or the MCP transport answers with;
  * - `rpc`: the JSON-RPC error code, when the error is answered as one;
  * - `expose`: whether the message may be shown to the caller;
- * - `refusal`: whether it refuses the request itself (its caller, its input or
- *   the governance decision: audited as `denied`) rather than something that
- *   happened on the way to the provider;
+ * - `audited`: how an event with the code is recorded: `denied` when the
+ *   gateway refused the request itself (its caller, its input or the
+ *   governance decision), `error` when something failed on the way to the
+ *   provider or inside the gateway;
  * - `message`: the public message when the thrower gives none;
+ * - `explain`: for a denied tool call, the message that names the one command
+ *   that would change the decision;
  * - `challenge`: the `WWW-Authenticate` error parameter, for 401s.
  *
- * Handlers never derive a status, a JSON-RPC code or a refusal text
- * themselves: they throw (or build a reply from) a code. Messages never hold a
- * secret, a token or a credential-bearing URL.
+ * Handlers never derive a status, a JSON-RPC code or a message themselves:
+ * they throw (or build a reply from) a code. Messages never hold a secret, a
+ * token or a credential-bearing URL.
  */
+import type { Classification } from '../../generated/catalog-format.ts';
 
 /** JSON-RPC 2.0's codes, MCP's (2026-07-28 reserves -32020 to -32099) and the legacy transport's. */
 export const RpcCode = {
@@ -32,24 +36,38 @@ export const RpcCode = {
   unsupportedProtocolVersion: -32022,
 } as const;
 
+/** What a denied tool call's message may name. */
+export interface DeniedCall {
+  agent: string;
+  connection: string;
+  action: string;
+  classification: Classification;
+  /** The agent's grant on the connection, if it has one. */
+  grantScope: 'all' | 'reads' | 'actions' | undefined;
+}
+
 interface Reason {
   status: number;
   rpc: number;
   expose: boolean;
-  refusal: boolean;
+  audited: 'denied' | 'error';
   message: string;
+  explain?: (call: DeniedCall) => string;
   challenge?: 'invalid_token' | 'insufficient_scope';
 }
 
-/** A refusal of the caller's own request: shown, audited as denied. */
+/** The gateway refuses the caller's own request: shown, audited as denied. */
 function refused(status: number, message: string, rpc: number = RpcCode.serverError): Reason {
-  return { status, rpc, expose: true, refusal: true, message };
+  return { status, rpc, expose: true, audited: 'denied', message };
 }
 
 /** Something on the way to (or back from) the provider: shown, audited as an error. */
 function failed(status: number, message: string): Reason {
-  return { status, rpc: RpcCode.serverError, expose: true, refusal: false, message };
+  return { status, rpc: RpcCode.serverError, expose: true, audited: 'error', message };
 }
+
+/** A call's connection and action, as the commands that change a decision take them. */
+const named = (call: DeniedCall) => `${call.connection} ${call.action}`;
 
 export const REASONS = {
   // Input an operator or an agent sent.
@@ -69,14 +87,39 @@ export const REASONS = {
 
   // The decision on a tool call.
   tool_unknown: refused(404, 'no such tool'),
-  not_granted: refused(403, 'this agent has no grant for this action'),
-  action_disabled: refused(403, 'an operator has disabled this action'),
-  action_quarantined: refused(403, 'this action is quarantined until an operator reviews it'),
+  not_granted: {
+    ...refused(403, 'this agent has no grant for this action'),
+    explain: (call) => {
+      const { agent, connection, action, classification } = call;
+      if (call.grantScope === 'reads')
+        return `this agent's grant on ${connection} covers reads only, and this is a ${classification} action: portcullis grant ${agent} ${connection} --scope all widens it`;
+      if (call.grantScope === 'actions')
+        return `this agent's grant on ${connection} lists other actions: portcullis grant ${agent} ${connection} --action ${action} (with the others) adds it`;
+      return `this agent has no grant on ${connection}: portcullis grant ${agent} ${connection}`;
+    },
+  },
+  // A write that is off by default says so: no one disabled it.
+  action_disabled: {
+    ...refused(403, 'an operator has disabled this action'),
+    explain: (call) =>
+      call.classification === 'read'
+        ? `an operator has disabled this action; portcullis enable ${named(call)} turns it on again`
+        : `this is a ${call.classification} action, and ${call.classification} actions are off until an operator enables them: portcullis enable ${named(call)}`,
+  },
+  action_quarantined: {
+    ...refused(403, 'this action is quarantined until an operator reviews it'),
+    explain: (call) =>
+      `this action is quarantined until an operator reviews it: portcullis review ${named(call)}`,
+  },
   action_retired: refused(403, 'this action is no longer in the provider catalog'),
-  contract_changed: refused(
-    403,
-    "this action's contract changed since it was reviewed; an operator must review it again",
-  ),
+  contract_changed: {
+    ...refused(
+      403,
+      "this action's contract changed since it was reviewed; an operator must review it again",
+    ),
+    explain: (call) =>
+      `this action's contract changed since it was reviewed; an operator must review it again: portcullis review ${named(call)}`,
+  },
   connection_inactive: refused(409, 'the connection is not active'),
   credential_missing: refused(409, 'the connection has no credential for this action'),
 
@@ -146,40 +189,46 @@ export const REASONS = {
     status: 500,
     rpc: RpcCode.internalError,
     expose: true,
-    refusal: false,
+    audited: 'error',
     message: 'the configuration is not valid',
   },
   state_unavailable: {
     status: 503,
     rpc: RpcCode.internalError,
     expose: false,
-    refusal: false,
+    audited: 'error',
     message: 'the shared state is unavailable',
   },
   store_unavailable: {
     status: 503,
     rpc: RpcCode.internalError,
     expose: true,
-    refusal: false,
+    audited: 'error',
     message: 'the store is unavailable',
   },
   vault_unavailable: {
     status: 500,
     rpc: RpcCode.internalError,
     expose: false,
-    refusal: false,
+    audited: 'error',
     message: 'internal error',
   },
   internal: {
     status: 500,
     rpc: RpcCode.internalError,
     expose: false,
-    refusal: false,
+    audited: 'error',
     message: 'internal error',
   },
 } as const satisfies Record<string, Reason>;
 
 export type ReasonCode = keyof typeof REASONS;
+
+/** A denied tool call's message: the table's explanation for it, else the code's message. */
+export function deniedMessage(code: ReasonCode, call: DeniedCall): string {
+  const reason: Reason = REASONS[code];
+  return reason.explain?.(call) ?? reason.message;
+}
 
 export interface GatewayErrorOptions {
   /** The field to change: a JSON pointer into the arguments, a flag, or a body property. */

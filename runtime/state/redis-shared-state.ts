@@ -155,7 +155,7 @@ export class RedisSharedState implements SharedState {
     checkRequiredTtl(ttlMs);
     return this.#run((redis) =>
       redis.countScript(this.#key(key), String(ttlMs)).catch((error: unknown) => {
-        // INCR's refusal of a value that is not a count is the caller's misuse.
+        // INCR failing on a value that is not a count is the caller's misuse.
         if (error instanceof Error && /\bnot an integer\b/.test(error.message)) {
           throw new TypeError('increment found a value that is not a count');
         }

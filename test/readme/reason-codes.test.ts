@@ -24,7 +24,7 @@ describe("the README's reason codes", () => {
         code,
         status: reason.status,
         rpc: reason.rpc,
-        audited: reason.refusal ? 'denied' : 'error',
+        audited: reason.audited,
       })),
     );
   });

@@ -12,13 +12,12 @@
  * `isError` result.
  */
 import type { Tool } from '@modelcontextprotocol/server';
-import { GatewayError, REASONS, type ReasonCode, reasonOf } from '../errors.ts';
+import { deniedMessage, GatewayError, REASONS, type ReasonCode, reasonOf } from '../errors.ts';
 import { nextHealth } from '../execute/connection-health.ts';
 import type { Execution, Executors } from '../execute/executor.ts';
 import { auditEvent } from '../governance/audit-event.ts';
 import { decide } from '../governance/decide.ts';
 import type { Agent, Connection, NewAuditEvent } from '../governance/model.ts';
-import { refusalMessage } from '../governance/refusal-message.ts';
 import type { GovernanceSnapshot } from '../governance/snapshot.ts';
 import { toolNameFor } from '../governance/tool-names.ts';
 import { withJsonText } from '../mcp/json-text.ts';
@@ -183,7 +182,13 @@ export class GovernedTools implements ToolBackend<Caller> {
       return refuse(
         reason,
         connection.id,
-        refusalMessage(reason, { agent, connection, grant, action }),
+        deniedMessage(reason, {
+          agent: agent.name,
+          connection: connection.name,
+          action: action.name,
+          classification: action.classification,
+          grantScope: grant?.scope,
+        }),
       );
     }
     event.connectionId = connection.id;
@@ -212,7 +217,7 @@ export class GovernedTools implements ToolBackend<Caller> {
       });
     } catch (error) {
       const code = reasonOf(error);
-      const denied = REASONS[code].refusal;
+      const denied = REASONS[code].audited === 'denied';
       await this.#recordHealth(connection, executor.healthOutcomeOf(error));
       await finish({
         decision: denied ? 'denied' : 'allowed',

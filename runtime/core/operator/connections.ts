@@ -278,15 +278,15 @@ async function verifyCredential(
   const { outcome } = execution;
   if (!isInputRequired(outcome) && !outcome.isError) return;
   const status = execution.upstreamStatus;
-  const refused = status === 401 || status === 403;
+  const rejected = status === 401 || status === 403;
   throw new GatewayError(
     'verify_failed',
-    refused
+    rejected
       ? `${name} refused the credential: ${action.name} answered HTTP ${status}`
       : `could not verify the credential: ${action.name} answered HTTP ${status}, which says nothing about the credential; try again later`,
     {
-      // Only a refusal is the credential's fault.
-      ...(refused ? { field: 'credential' } : {}),
+      // Only a 401 or 403 is the credential's fault.
+      ...(rejected ? { field: 'credential' } : {}),
       detail: { action: action.name, status },
     },
   );

@@ -129,15 +129,15 @@ async function auditFailure(
       ? ((await ctx.store.connections.byName(workspace.id, connectionRef)) ??
         (await ctx.store.connections.byId(workspace.id, connectionRef)))
       : undefined;
-  const refused = REASONS[code].refusal;
+  const denied = REASONS[code].audited === 'denied';
   await audit(ctx, ctx.store, {
     action,
     workspaceId: workspace?.id ?? null,
     connectionId: connection?.id ?? null,
     subject:
       text('agent') ?? text('name') ?? text('provider') ?? text('id') ?? connectionRef ?? null,
-    decision: refused ? 'denied' : 'allowed',
-    outcome: refused ? null : 'error',
+    decision: denied ? 'denied' : 'allowed',
+    outcome: denied ? null : 'error',
     reason: code,
   });
 }

@@ -25,7 +25,7 @@ const NEVER = new Set(['unspecified', 'broadcast', 'multicast']);
  * Why an address is refused under a policy (the ipaddr.js range name), or
  * undefined when it may be reached. Text that is not an IP address is refused.
  */
-export function addressRefusal(address: string, policy: AddressPolicy): string | undefined {
+export function refusedRange(address: string, policy: AddressPolicy): string | undefined {
   const bare = address.startsWith('[') && address.endsWith(']') ? address.slice(1, -1) : address;
   if (!ipaddr.isValid(bare)) return 'not_an_address';
   // A zone index (`fe80::1%eth0`) is link-local by definition.
@@ -70,7 +70,7 @@ export function createGuardedLookup(policy: AddressPolicy): LookupFunction {
         return;
       }
       for (const { address } of addresses) {
-        const range = addressRefusal(address, policy);
+        const range = refusedRange(address, policy);
         if (range !== undefined) {
           callback(new AddressRefusedError(range), '', 0);
           return;

@@ -17,7 +17,7 @@ import { Agent, type Dispatcher } from 'undici';
 import { BoundedCache } from '../bounded-cache.ts';
 import type { CancelSignal } from '../cancellation.ts';
 import type { GatewayError } from '../errors.ts';
-import { AddressRefusedError, addressRefusal, createGuardedLookup } from './address-policy.ts';
+import { AddressRefusedError, createGuardedLookup, refusedRange } from './address-policy.ts';
 import { classifyFailure, type FailureContext, outboundError } from './outbound-errors.ts';
 import { NO_SECRETS, type Redactor } from './redaction.ts';
 
@@ -92,7 +92,7 @@ export function createGuardedClient(policy: OutboundPolicy): GuardedClient {
 
   /** A literal address's verdict (a refused range's name, or '' when allowed), kept per address. */
   const literalVerdicts = new BoundedCache<string>(1_000);
-  const verdictOf = (address: string) => addressRefusal(address, policy) ?? '';
+  const verdictOf = (address: string) => refusedRange(address, policy) ?? '';
 
   function send(request: OutboundRequest, options: SendOptions = {}): Promise<OutboundReply> {
     const { url, redactor = NO_SECRETS } = request;

@@ -38,7 +38,7 @@ export interface HeaderRuleOptions {
 }
 
 /** Why a header name may not be set by a user, or undefined when it may. */
-export function headerNameRefusal(
+export function whyHeaderNameRefused(
   name: string,
   options: HeaderRuleOptions = {},
 ): string | undefined {
@@ -67,9 +67,9 @@ export function assertHeaderAllowed(
   field: string,
   options: HeaderRuleOptions = {},
 ): void {
-  const refusal = headerNameRefusal(name, options);
-  if (refusal !== undefined)
-    throw new GatewayError('header_refused', `header ${safeName(name)} ${refusal}; remove it`, {
+  const why = whyHeaderNameRefused(name, options);
+  if (why !== undefined)
+    throw new GatewayError('header_refused', `header ${safeName(name)} ${why}; remove it`, {
       field,
     });
   if (!isAllowedHeaderValue(value))

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addressRefusal } from '../../../runtime/core/outbound/address-policy.ts';
+import { refusedRange } from '../../../runtime/core/outbound/address-policy.ts';
 
 type Case = [
   string,
@@ -41,9 +41,9 @@ const cases: Case[] = [
   ['not an address', { given: 'example.com', want: never('not_an_address') }],
 ];
 
-describe('addressRefusal', () => {
+describe('refusedRange', () => {
   it.each(cases)('%s', (_name, { given, want }) => {
-    expect(addressRefusal(given, { allowPrivateNetworks: false })).toBe(want.strict);
-    expect(addressRefusal(given, { allowPrivateNetworks: true })).toBe(want.dev);
+    expect(refusedRange(given, { allowPrivateNetworks: false })).toBe(want.strict);
+    expect(refusedRange(given, { allowPrivateNetworks: true })).toBe(want.dev);
   });
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../../runtime/core/errors.ts';
 import {
   assertHeaderAllowed,
-  headerNameRefusal,
+  whyHeaderNameRefused,
 } from '../../../runtime/core/outbound/header-rules.ts';
 
 type Case = [
@@ -99,7 +99,7 @@ describe('header rules', () => {
   });
 
   it('names the refused header without a value check', () => {
-    expect(headerNameRefusal('Sec-WebSocket-Key')).toBeDefined();
-    expect(headerNameRefusal('X-Request-Id')).toBeUndefined();
+    expect(whyHeaderNameRefused('Sec-WebSocket-Key')).toBeDefined();
+    expect(whyHeaderNameRefused('X-Request-Id')).toBeUndefined();
   });
 });
