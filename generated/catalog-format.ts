@@ -25,6 +25,12 @@ export type InventoryReason = | 'event_stream'
     | 'external_ref'
     | 'invalid_operation';
 export type ParameterLocation = 'path' | 'query' | 'header' | 'cookie';
+/**
+ * A parameter, serialized as its document says: `style`, `explode` and
+ * `allowReserved` with OpenAPI's defaults already applied, or the one media
+ * type of a `content` parameter. The runtime applies no defaults of its own.
+ */
+export type ParameterSpec = StyledParameterSpec | ContentParameterSpec;
 /** How the credential goes on the request: `Authorization: Bearer <value>`, or a named header. */
 export type ConnectionAuth = | { kind: 'bearer'; fields: CredentialField[] }
     | { kind: 'header'; header: string; fields: CredentialField[] };
@@ -46,15 +52,24 @@ export interface ServerTemplate {
   variables: Record<string, ServerVariableSpec>;
 }
 
-export interface ParameterSpec {
+export interface StyledParameterSpec {
   name: string;
   in: ParameterLocation;
   required: boolean;
-  /** `style`/`explode`/`allowReserved` serialization, or a media type for `content` parameters. */
-  style?: string;
-  explode?: boolean;
-  allowReserved?: boolean;
-  contentType?: string;
+  style: string;
+  explode: boolean;
+  allowReserved: boolean;
+  contentType?: never;
+}
+
+export interface ContentParameterSpec {
+  name: string;
+  in: ParameterLocation;
+  required: boolean;
+  contentType: string;
+  style?: never;
+  explode?: never;
+  allowReserved?: never;
 }
 
 export interface BodySpec {

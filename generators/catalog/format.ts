@@ -44,15 +44,31 @@ export interface ServerTemplate {
   variables: Record<string, ServerVariableSpec>;
 }
 
-export interface ParameterSpec {
+/**
+ * A parameter, serialized as its document says: `style`, `explode` and
+ * `allowReserved` with OpenAPI's defaults already applied, or the one media
+ * type of a `content` parameter. The runtime applies no defaults of its own.
+ */
+export type ParameterSpec = StyledParameterSpec | ContentParameterSpec;
+
+export interface StyledParameterSpec {
   name: string;
   in: ParameterLocation;
   required: boolean;
-  /** `style`/`explode`/`allowReserved` serialization, or a media type for `content` parameters. */
-  style?: string;
-  explode?: boolean;
-  allowReserved?: boolean;
-  contentType?: string;
+  style: string;
+  explode: boolean;
+  allowReserved: boolean;
+  contentType?: never;
+}
+
+export interface ContentParameterSpec {
+  name: string;
+  in: ParameterLocation;
+  required: boolean;
+  contentType: string;
+  style?: never;
+  explode?: never;
+  allowReserved?: never;
 }
 
 export interface BodySpec {

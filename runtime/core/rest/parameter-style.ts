@@ -11,7 +11,7 @@
  * Header: `simple` (arrays `a,b`; objects `k,v` or, exploded, `k=v`), never
  * percent-encoded. Cookie: `form`, values percent-encoded.
  */
-import type { ParameterSpec } from '../../../generated/catalog-format.ts';
+import type { ContentParameterSpec, ParameterSpec } from '../../../generated/catalog-format.ts';
 import { isPlainObject, scalarText } from '../json-value.ts';
 import { encodeAllowReserved, encodeStrict } from './percent-encode.ts';
 
@@ -34,10 +34,9 @@ export function serializeQuery(
 
 function queryPairs(spec: ParameterSpec, value: unknown): string[] {
   const name = encodeStrict(spec.name);
+  if (spec.contentType !== undefined) return [`${name}=${encodeStrict(contentText(spec, value))}`];
+  const { style, explode } = spec;
   const encode: Encode = spec.allowReserved ? encodeAllowReserved : encodeStrict;
-  if (spec.contentType !== undefined) return [`${name}=${encode(contentText(spec, value))}`];
-  const style = spec.style ?? 'form';
-  const explode = spec.explode ?? style === 'form';
 
   if (style === 'deepObject' && isPlainObject(value)) return deepObjectPairs(name, value, encode);
 
@@ -116,7 +115,7 @@ export function cookieHeader(
 }
 
 /** A parameter described by `content`: JSON text for JSON media types, strings as they are. */
-function contentText(spec: ParameterSpec, value: unknown): string {
-  const json = /[/+]json\b/i.test(spec.contentType ?? '');
+function contentText(spec: ContentParameterSpec, value: unknown): string {
+  const json = /[/+]json\b/i.test(spec.contentType);
   return typeof value === 'string' && !json ? value : JSON.stringify(value);
 }

@@ -53,8 +53,13 @@ function serializePathValue(
   spec: ParameterSpec | undefined,
   field: string,
 ): string {
-  const style = spec?.style ?? 'simple';
-  const explode = spec?.explode ?? false;
+  // The compiler declares every name of the template (simple, not exploded, when the document does not).
+  if (spec === undefined || spec.contentType !== undefined)
+    throw new GatewayError(
+      'internal',
+      `the catalog does not say how to write path parameter ${name}`,
+    );
+  const { style, explode } = spec;
   const prefix = style === 'label' ? '.' : style === 'matrix' ? ';' : '';
   const one = (item: unknown, at: string): string => encodeStrict(safeSegment(item, name, at));
 

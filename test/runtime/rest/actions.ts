@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import type {
   Catalog,
   CatalogAction,
-  ParameterSpec,
   RequestSpec,
+  StyledParameterSpec,
 } from '../../../generated/catalog-format.ts';
 import type { ActionArguments } from '../../../runtime/core/rest/build-request.ts';
 import { createAjv } from '../../../runtime/core/validation/create-ajv.ts';
@@ -73,8 +73,8 @@ export function syntheticAction(request: Partial<RequestSpec>): CatalogAction {
 
 export function queryParameter(
   name: string,
-  serialization: Partial<ParameterSpec> = {},
-): ParameterSpec {
+  serialization: Partial<StyledParameterSpec> = {},
+): StyledParameterSpec {
   return {
     name,
     in: 'query',
@@ -88,8 +88,8 @@ export function queryParameter(
 
 export function pathParameter(
   name: string,
-  serialization: Partial<ParameterSpec> = {},
-): ParameterSpec {
+  serialization: Partial<StyledParameterSpec> = {},
+): StyledParameterSpec {
   return {
     name,
     in: 'path',

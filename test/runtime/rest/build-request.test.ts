@@ -1,5 +1,9 @@
 import { describe, expect, it, vi } from 'vitest';
-import type { BodySpec, ParameterSpec } from '../../../generated/catalog-format.ts';
+import type {
+  BodySpec,
+  ParameterSpec,
+  StyledParameterSpec,
+} from '../../../generated/catalog-format.ts';
 import { GatewayError } from '../../../runtime/core/errors.ts';
 import {
   type ActionArguments,
@@ -226,7 +230,10 @@ describe('body media types', () => {
 });
 
 describe('header and cookie parameters', () => {
-  const header = (name: string, serialization: Partial<ParameterSpec> = {}): ParameterSpec => ({
+  const header = (
+    name: string,
+    serialization: Partial<StyledParameterSpec> = {},
+  ): StyledParameterSpec => ({
     name,
     in: 'header',
     required: false,

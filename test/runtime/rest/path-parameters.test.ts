@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { ParameterSpec } from '../../../generated/catalog-format.ts';
+import type { ParameterSpec, StyledParameterSpec } from '../../../generated/catalog-format.ts';
 import { GatewayError } from '../../../runtime/core/errors.ts';
 import { buildRestRequest } from '../../../runtime/core/rest/build-request.ts';
 import { pathParameter, syntheticAction } from './actions.ts';
 
-function build(value: unknown, serialization: Partial<ParameterSpec> = {}, name = 'id') {
+function build(value: unknown, serialization: Partial<StyledParameterSpec> = {}, name = 'id') {
   const action = syntheticAction({
     path: `/items/{${name}}/detail`,
     parameters: [pathParameter(name, serialization)],
@@ -77,7 +77,7 @@ describe('path parameters: values that could leave their segment', () => {
 
 type Encoding = [
   string,
-  { given: { value: unknown; serialization?: Partial<ParameterSpec> }; want: string },
+  { given: { value: unknown; serialization?: Partial<StyledParameterSpec> }; want: string },
 ];
 
 const encoding: Encoding[] = [

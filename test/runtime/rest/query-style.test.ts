@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ParameterSpec } from '../../../generated/catalog-format.ts';
+import type { ParameterSpec, StyledParameterSpec } from '../../../generated/catalog-format.ts';
 import { buildRestRequest } from '../../../runtime/core/rest/build-request.ts';
 import { queryParameter, syntheticAction } from './actions.ts';
 
@@ -8,7 +8,9 @@ type Case = [
   { given: { parameters: ParameterSpec[]; query: Record<string, unknown> }; want: string },
 ];
 
-const color = (serialization: Partial<ParameterSpec>) => [queryParameter('color', serialization)];
+const color = (serialization: Partial<StyledParameterSpec>) => [
+  queryParameter('color', serialization),
+];
 const blue = 'blue';
 const colors = ['blue', 'black', 'brown'];
 const rgb = { R: 100, G: 200, B: 150 };
