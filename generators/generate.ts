@@ -13,8 +13,8 @@ import {
   ProviderDefinitionSchema,
 } from '../specs/provider-definition.ts';
 import type { Catalog } from './catalog/format.ts';
+import { sha256Hex } from './catalog/rules.ts';
 import { compileProvider, type PinnedDocument } from './compile/compile-provider.ts';
-import { sha256Hex } from './compile/contract-hash.ts';
 import { bannerLines, jsonFile } from './emit/banner.ts';
 import { createManifest } from './emit/manifest-json.ts';
 import { CompileError } from './errors.ts';
@@ -34,6 +34,8 @@ export interface GenerateInput {
   readPin: (provider: string, document: string, pin: Pin) => Promise<Uint8Array>;
   /** The source text of `generators/catalog/format.ts`. */
   formatSource: string;
+  /** The source text of `generators/catalog/rules.ts`. */
+  rulesSource: string;
   /** A document's `.d.ts` (`emit/types-dts.ts`, in this thread or a worker thread). */
   createTypes: (document: OpenApiDocument, banner: string[]) => Promise<string>;
 }
@@ -68,7 +70,7 @@ export async function generate(input: GenerateInput): Promise<GeneratedTree> {
   const [
     { createValidator },
     { createToolsModule },
-    { createCatalogFormatModule, createIndexModule },
+    { createCatalogFormatModule, createCatalogRulesModule, createIndexModule },
   ] = await Promise.all([
     import('./openapi/validate-document.ts'),
     import('./emit/tools-module.ts'),
@@ -100,6 +102,7 @@ export async function generate(input: GenerateInput): Promise<GeneratedTree> {
     }
   }
   files.set('catalog-format.ts', createCatalogFormatModule(input.formatSource));
+  files.set('catalog-rules.ts', createCatalogRulesModule(input.rulesSource));
   files.set('index.ts', createIndexModule(catalogs));
   return { files, catalogs, reports };
 }

@@ -4,8 +4,8 @@
  */
 
 import { byCodeUnit } from '../code-unit-order.ts';
-import { canonicalJson } from '../compile/contract-hash.ts';
 import type { Catalog, CatalogAction, Classification } from './format.ts';
+import { canonicalJson } from './rules.ts';
 
 export interface ContractDiff {
   provider: string;

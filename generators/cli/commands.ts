@@ -8,8 +8,8 @@ import { providerDefinitions } from '../../specs/index.ts';
 import { PinsSchema, ProviderDefinitionSchema } from '../../specs/provider-definition.ts';
 import { diffCatalogs, formatDiff } from '../catalog/diff.ts';
 import type { Catalog } from '../catalog/format.ts';
+import { sha256Hex } from '../catalog/rules.ts';
 import { documentCatalog } from '../compile/compile-provider.ts';
-import { sha256Hex } from '../compile/contract-hash.ts';
 import { jsonFile } from '../emit/banner.ts';
 import { CompileError } from '../errors.ts';
 import {
@@ -196,6 +196,7 @@ async function run(
     providers,
     readPin: (provider, document, pin) => store.read(provider, document, pin),
     formatSource: await readFile(join(ROOT, 'generators', 'catalog', 'format.ts'), 'utf8'),
+    rulesSource: await readFile(join(ROOT, 'generators', 'catalog', 'rules.ts'), 'utf8'),
     createTypes,
   });
   for (const r of tree.reports) {

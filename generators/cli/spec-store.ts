@@ -7,7 +7,7 @@
 import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import type { Pin } from '../../specs/provider-definition.ts';
-import { sha256Hex } from '../compile/contract-hash.ts';
+import { sha256Hex } from '../catalog/rules.ts';
 import { CompileError } from '../errors.ts';
 
 export interface SpecStoreOptions {

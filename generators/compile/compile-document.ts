@@ -9,13 +9,13 @@ import type {
   ParameterSpec,
   RequestSpec,
 } from '../catalog/format.ts';
+import { hashJson } from '../catalog/rules.ts';
 import type { OpenApiDocument } from '../openapi/load-document.ts';
 import type { Operation } from '../openapi/operation-object.ts';
 import type { Parameter } from '../openapi/parameter-object.ts';
 import { walkPaths } from '../openapi/paths-object.ts';
 import { SchemaConverter } from '../openapi/schema-object.ts';
 import { classify } from './classify.ts';
-import { hashJson } from './contract-hash.ts';
 import type { DocumentPlan } from './document-plan.ts';
 import { inputSchema } from './input-schema.ts';
 import { operationKey } from './operation-ref.ts';

@@ -4,10 +4,10 @@
  */
 import type { Pin, ProviderDefinition } from '../../specs/provider-definition.ts';
 import type { Catalog, CatalogAction, InventoryEntry, ServerTemplate } from '../catalog/format.ts';
+import { hashJson, serverHost } from '../catalog/rules.ts';
 import { byCodeUnit } from '../code-unit-order.ts';
 import type { OpenApiDocument } from '../openapi/load-document.ts';
 import { type CompiledDocument, compileDocument } from './compile-document.ts';
-import { hashJson } from './contract-hash.ts';
 import { type DocumentPlan, documentPlan } from './document-plan.ts';
 import {
   ensureOperationsExist,
@@ -105,14 +105,18 @@ export function catalogHash(
   });
 }
 
-/** Concrete hosts from enumerated variables, and the settings that supply operator-chosen hosts. */
+/**
+ * Concrete hosts from enumerated variables (each expanded URL's host, by the
+ * one rule the runtime checks with), and the settings that supply
+ * operator-chosen hosts.
+ */
 function hostsOf(servers: ServerTemplate[]): Catalog['hosts'] {
   const fixed = new Set<string>();
   const settings = new Set<string>();
   for (const server of servers) {
-    const host = server.url.split('/')[2] ?? '';
-    const names = [...host.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
-    let expanded = [host];
+    const authority = server.url.split('/')[2] ?? '';
+    const names = [...authority.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
+    let expanded = [server.url];
     for (const name of names) {
       const variable = server.variables[name];
       if (variable?.operatorOnly && variable.setting) {
@@ -121,9 +125,12 @@ function hostsOf(servers: ServerTemplate[]): Catalog['hosts'] {
         break;
       }
       const values = variable?.enum ?? [];
-      expanded = expanded.flatMap((h) => values.map((v) => h.replaceAll(`{${name}}`, v)));
+      expanded = expanded.flatMap((url) => values.map((v) => url.replaceAll(`{${name}}`, v)));
     }
-    for (const h of expanded) fixed.add(h);
+    for (const url of expanded) {
+      const host = serverHost(url);
+      if (host !== undefined) fixed.add(host);
+    }
   }
   return { fixed: [...fixed].sort(byCodeUnit), settings: [...settings].sort(byCodeUnit) };
 }

@@ -1,15 +1,14 @@
 /**
  * Tool names: `<prefix><snake_case operationId>`, or method + path when the
- * operation has no id. Valid MCP tool names (`[a-z0-9_]`, at most 64
- * characters). A name that would be longer keeps a readable start and ends in
- * a hash of the full name, so it stays deterministic and distinct.
+ * operation has no id, in `[a-z0-9_]` and fitted to the one length limit
+ * (`fitToolName`, which the runtime applies to the names it composes too).
  */
+
+import { fitToolName, TOOL_NAME_MAX } from '../catalog/rules.ts';
 import type { Operation } from '../openapi/operation-object.ts';
 import { wordsOf } from './classify.ts';
-import { sha256Hex } from './contract-hash.ts';
 
-export const MAX_TOOL_NAME = 64;
-export const TOOL_NAME_PATTERN = /^[a-z0-9_]{1,64}$/;
+export const TOOL_NAME_PATTERN = new RegExp(`^[a-z0-9_]{1,${TOOL_NAME_MAX}}$`);
 
 export function toolName(
   prefix: string,
@@ -17,7 +16,7 @@ export function toolName(
 ): string {
   const fromId = snake(wordsOf(operation.operationId));
   const stem = fromId || snake([operation.method, ...pathWords(operation.path)]);
-  return shorten(`${prefix}${stem}`);
+  return fitToolName(`${prefix}${stem}`);
 }
 
 function pathWords(path: string): string[] {
@@ -32,10 +31,4 @@ function pathWords(path: string): string[] {
 
 function snake(words: string[]): string {
   return words.join('_');
-}
-
-function shorten(name: string): string {
-  if (name.length <= MAX_TOOL_NAME) return name;
-  const hash = sha256Hex(name).slice(0, 8);
-  return `${name.slice(0, MAX_TOOL_NAME - hash.length - 1).replace(/_+$/, '')}_${hash}`;
 }

@@ -36,6 +36,7 @@ export function generateFromMirror(
     providers,
     readPin: (provider, document, pin) => store.read(provider, document, pin),
     formatSource: readFileSync(join(ROOT, 'generators', 'catalog', 'format.ts'), 'utf8'),
+    rulesSource: readFileSync(join(ROOT, 'generators', 'catalog', 'rules.ts'), 'utf8'),
     createTypes,
   });
 }

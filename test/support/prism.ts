@@ -12,7 +12,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import yaml from 'js-yaml';
-import { sha256Hex } from '../../generators/compile/contract-hash.ts';
+import { sha256Hex } from '../../generators/catalog/rules.ts';
 import { ROOT } from './fixtures.ts';
 import { mirrorStore } from './pinned.ts';
 

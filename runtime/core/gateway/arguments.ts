@@ -1,10 +1,9 @@
 /** Checking a call's arguments against the action's input schema, and the audit's hash of them. */
 import type { ErrorObject } from 'ajv';
-import canonicalize from 'canonicalize';
+import { hashJson, sha256Hex } from '../../../generated/catalog-rules.ts';
 import { GatewayError } from '../errors.ts';
 import { MAX_JSON_DEPTH } from '../json-depth.ts';
 import { isPlainObject, pointerToken } from '../json-value.ts';
-import { sha256Hex } from '../sha256.ts';
 import type { GovernedAction, ToolSource } from '../tools/tool-source.ts';
 
 export function validateArguments(
@@ -53,7 +52,7 @@ function fieldOf(error: ErrorObject): string {
 export function argumentHash(args: unknown): string {
   if (args === undefined || isEmptyObject(args)) return EMPTY_ARGUMENTS_HASH;
   ensureEncodable(args);
-  return sha256Hex(canonicalize(args) ?? '');
+  return hashJson(args);
 }
 
 interface Place {

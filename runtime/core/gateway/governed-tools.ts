@@ -12,6 +12,7 @@
  * `isError` result.
  */
 import type { Tool } from '@modelcontextprotocol/server';
+import { TOOL_NAME_MAX } from '../../../generated/catalog-rules.ts';
 import { deniedMessage, GatewayError, REASONS, type ReasonCode, reasonOf } from '../errors.ts';
 import { nextHealth } from '../execute/connection-health.ts';
 import type { Execution, Executors } from '../execute/executor.ts';
@@ -122,8 +123,8 @@ export class GovernedTools implements ToolBackend<Caller> {
       workspaceId: caller.workspaceId,
       actorKind: 'agent',
       actorId: caller.agentId,
-      // Tool names are at most 128 characters; an unknown one is not stored whole.
-      action: call.name.slice(0, 128),
+      // No tool is named longer; an unknown name is not stored whole.
+      action: call.name.slice(0, TOOL_NAME_MAX),
       decision: 'denied',
       traceparent: call.trace?.traceparent ?? null,
     });

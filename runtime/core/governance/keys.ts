@@ -4,7 +4,7 @@
  * hash would only slow every call down).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { sha256Hex } from '../sha256.ts';
+import { sha256Hex } from '../../../generated/catalog-rules.ts';
 
 export const AGENT_KEY_PREFIX = 'pck_';
 export const ADMIN_TOKEN_PREFIX = 'pca_';

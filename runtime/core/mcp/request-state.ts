@@ -16,10 +16,9 @@ import {
   type RequestStateCodec,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import canonicalize from 'canonicalize';
+import { hashJson, sha256Hex } from '../../../generated/catalog-rules.ts';
 import { GatewayError } from '../errors.ts';
 import type { JsonValue } from '../json-value.ts';
-import { sha256Hex } from '../sha256.ts';
 import type { McpPrincipal } from './tool-backend.ts';
 
 /** What a state is bound to: who asked, and for which call. */
@@ -91,6 +90,6 @@ function asContext(binding: RequestStateBinding): ServerContext {
 }
 
 function bindingText({ principal, method, name, arguments: args }: RequestStateBinding): string {
-  const argumentsHash = sha256Hex(canonicalize(args ?? {}) ?? '');
+  const argumentsHash = hashJson(args ?? {});
   return [principal.workspaceId, principal.agentId, method, name, argumentsHash].join('\n');
 }

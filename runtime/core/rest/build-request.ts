@@ -95,6 +95,6 @@ export function buildRestRequest(
     url: context.hostOverride ? context.hostOverride(url) : url,
     headers,
     ...(body === undefined ? {} : { body }),
-    host: base.hostname,
+    host: base.host,
   };
 }

@@ -21,7 +21,8 @@ const patterns = new Map<string, RegExp>();
 /** A checked base URL: paths are appended to `prefix` (no trailing slash). */
 export interface ServerBase {
   prefix: string;
-  hostname: string;
+  /** The URL standard's host: the port kept unless it is the default. */
+  host: string;
 }
 
 /** Base URLs checked so far, by their text (a few per action: one per metro). */
@@ -57,7 +58,7 @@ function parseBase(text: string): ServerBase {
     throw new GatewayError('internal', `the action's server URL is ${url.protocol}, not http(s)`);
   if (url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '')
     throw new GatewayError('internal', 'the action has a server URL with credentials or a query');
-  return { prefix: `${url.origin}${url.pathname.replace(/\/+$/, '')}`, hostname: url.hostname };
+  return { prefix: `${url.origin}${url.pathname.replace(/\/+$/, '')}`, host: url.host };
 }
 
 function variableValue(
