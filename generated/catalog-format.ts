@@ -11,23 +11,26 @@
  */
 export type Classification = 'read' | 'write' | 'destructive';
 /** Which classification rule fired, in the order they are tried. */
-export type ClassificationRule = | 'definition'
-    | 'safe-method'
-    | 'delete-method'
-    | 'destructive-word'
-    | 'executes-command'
-    | 'default-write';
-export type InventoryReason = | 'event_stream'
-    | 'webhook'
-    | 'callback'
-    | 'excluded_by_definition'
-    | 'unresolvable_ref'
-    | 'external_ref'
-    | 'invalid_operation';
+export type ClassificationRule =
+  | 'definition'
+  | 'safe-method'
+  | 'delete-method'
+  | 'destructive-word'
+  | 'executes-command'
+  | 'default-write';
+export type InventoryReason =
+  | 'event_stream'
+  | 'webhook'
+  | 'callback'
+  | 'excluded_by_definition'
+  | 'unresolvable_ref'
+  | 'external_ref'
+  | 'invalid_operation';
 export type ParameterLocation = 'path' | 'query' | 'header' | 'cookie';
 /** How the credential goes on the request: `Authorization: Bearer <value>`, or a named header. */
-export type ConnectionAuth = | { kind: 'bearer'; fields: CredentialField[] }
-    | { kind: 'header'; header: string; fields: CredentialField[] };
+export type ConnectionAuth =
+  | { kind: 'bearer'; fields: CredentialField[] }
+  | { kind: 'header'; header: string; fields: CredentialField[] };
 
 export interface ServerVariableSpec {
   description?: string;
@@ -155,19 +158,19 @@ export interface ConnectionManifest {
   $comment: string;
   format: 1;
   connection: {
-      id: string;
-      name: string;
-      description: string;
-      documentationUrl: string;
-      transport: 'native_rest';
-      auth: ConnectionAuth;
-      allowedHosts: Catalog['hosts'];
-      /** JSON Schema 2020-12 for the connection's settings (string values). */
-      settingsSchema: Record<string, unknown>;
-      /** The read action that proves a credential works; null when the definition names none. */
-      verify: { action: string | null };
-      counts: Catalog['counts'];
-      catalogHash: string;
-    };
+    id: string;
+    name: string;
+    description: string;
+    documentationUrl: string;
+    transport: 'native_rest';
+    auth: ConnectionAuth;
+    allowedHosts: Catalog['hosts'];
+    /** JSON Schema 2020-12 for the connection's settings (string values). */
+    settingsSchema: Record<string, unknown>;
+    /** The read action that proves a credential works; null when the definition names none. */
+    verify: { action: string | null };
+    counts: Catalog['counts'];
+    catalogHash: string;
+  };
   mcpServers: Record<string, { type: 'http'; url: string; headers: Record<string, string> }>;
 }

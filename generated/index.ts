@@ -22,9 +22,27 @@ export interface ProviderEntry {
 
 /** Every compiled provider, sorted by id. */
 export const providers = [
-    { id: 'coolify', name: 'Coolify', catalogHash: '15fde8b1f9d45687e6ce4d85ab17d0276458db160eacfd2ec2368ec16575ebcc', catalog: new URL('./coolify/catalog.json', import.meta.url), manifest: new URL('./coolify/manifest.json', import.meta.url) },
-    { id: 'daytona', name: 'Daytona', catalogHash: '37778259782af03fdb5b706d6b5f3e937d774cf9d8374ab3fb13b2ea5fed1144', catalog: new URL('./daytona/catalog.json', import.meta.url), manifest: new URL('./daytona/manifest.json', import.meta.url) },
-    { id: 'unikraft', name: 'Unikraft Cloud', catalogHash: '797083b2ab134ba439764a548a57686ef42a640f1f321a19244e842189f88ca4', catalog: new URL('./unikraft/catalog.json', import.meta.url), manifest: new URL('./unikraft/manifest.json', import.meta.url) },
-  ] as const satisfies readonly ProviderEntry[];
+  {
+    id: 'coolify',
+    name: 'Coolify',
+    catalogHash: '15fde8b1f9d45687e6ce4d85ab17d0276458db160eacfd2ec2368ec16575ebcc',
+    catalog: new URL('./coolify/catalog.json', import.meta.url),
+    manifest: new URL('./coolify/manifest.json', import.meta.url),
+  },
+  {
+    id: 'daytona',
+    name: 'Daytona',
+    catalogHash: '37778259782af03fdb5b706d6b5f3e937d774cf9d8374ab3fb13b2ea5fed1144',
+    catalog: new URL('./daytona/catalog.json', import.meta.url),
+    manifest: new URL('./daytona/manifest.json', import.meta.url),
+  },
+  {
+    id: 'unikraft',
+    name: 'Unikraft Cloud',
+    catalogHash: '797083b2ab134ba439764a548a57686ef42a640f1f321a19244e842189f88ca4',
+    catalog: new URL('./unikraft/catalog.json', import.meta.url),
+    manifest: new URL('./unikraft/manifest.json', import.meta.url),
+  },
+] as const satisfies readonly ProviderEntry[];
 
 export type ProviderId = (typeof providers)[number]['id'];

@@ -20,6 +20,7 @@ import {
   type ProviderInput,
 } from '../generate.ts';
 import { loadDocument } from '../openapi/load-document.ts';
+import { biomeFormatter } from './biome-format.ts';
 import { compareTrees, readTree, replaceFile, replaceTree } from './generated-tree.ts';
 import { SpecStore } from './spec-store.ts';
 
@@ -196,6 +197,7 @@ async function run(
     readPin: (provider, document, pin) => store.read(provider, document, pin),
     formatSource: await readFile(join(ROOT, 'generators', 'catalog', 'format.ts'), 'utf8'),
     createTypes,
+    formatCode: biomeFormatter(ROOT),
   });
   for (const r of tree.reports) {
     const errors = r.problems.filter((p) => p.severity === 'error').length;
