@@ -17,7 +17,8 @@ export function biomeFormatter(root: string): FormatCode {
     new Promise((resolve, reject) => {
       const child = spawn(
         process.execPath,
-        [biome, 'format', `--stdin-file-path=${join('generated', path)}`],
+        // Formatting text from stdin needs no VCS: the same result in a checkout or a scratch copy.
+        [biome, 'format', '--vcs-enabled=false', `--stdin-file-path=${join('generated', path)}`],
         { cwd: root, stdio: ['pipe', 'pipe', 'pipe'] },
       );
       const out: Buffer[] = [];
@@ -25,6 +26,8 @@ export function biomeFormatter(root: string): FormatCode {
       child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
       child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
       child.on('error', reject);
+      // Biome may exit before it reads everything (a configuration error): its exit code says why.
+      child.stdin.on('error', () => {});
       child.on('close', (code) => {
         if (code === 0) return resolve(Buffer.concat(out).toString('utf8'));
         reject(
