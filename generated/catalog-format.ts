@@ -27,6 +27,13 @@ export type InventoryReason =
   | 'external_ref'
   | 'invalid_operation';
 export type ParameterLocation = 'path' | 'query' | 'header' | 'cookie';
+/**
+ * How a body argument becomes the request body: `json` any value as JSON text;
+ * `form` and `multipart` an object, a field or part per property; `text` a
+ * string sent as it is (XML, plain text, CSV, ...); `binary` base64 text,
+ * decoded to the bytes sent.
+ */
+export type BodyKind = 'json' | 'form' | 'multipart' | 'text' | 'binary';
 /** How the credential goes on the request: `Authorization: Bearer <value>`, or a named header. */
 export type ConnectionAuth =
   | { kind: 'bearer'; fields: CredentialField[] }
@@ -62,8 +69,18 @@ export interface ParameterSpec {
 
 export interface BodySpec {
   required: boolean;
+  /** The media type sent unless the call names one of `alternatives`. */
   contentType: string;
   encoding?: Record<string, { contentType?: string; style?: string; explode?: boolean }>;
+  kind: BodyKind;
+  /** Every media type the operation offers, in document order, when it offers more than one. */
+  offered?: string[];
+  /** Why `contentType` was chosen among `offered`. */
+  chosenBecause?: string;
+  /** Other offered media types a call may name in its `contentType` argument: same argument, same schema. */
+  alternatives?: string[];
+  /** Multipart properties that carry files: base64 in the arguments, bytes with a filename on the wire. */
+  files?: string[];
 }
 
 export interface RequestSpec {

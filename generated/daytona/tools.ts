@@ -2763,6 +2763,7 @@ export interface ActionArguments {
     body: NonNullable<
       ToolboxPaths['/files/upload']['post']['requestBody']
     >['content']['multipart/form-data'];
+    files?: { file?: { filename?: string; contentType?: string } };
   };
   /** POST /files/bulk-upload (write) */
   daytona_toolbox_upload_files: { server: { sandboxId: string } };
@@ -2978,6 +2979,7 @@ export interface ActionArguments {
     body: NonNullable<
       ApiPaths['/toolbox/{sandboxId}/toolbox/files/upload']['post']['requestBody']
     >['content']['multipart/form-data'];
+    files?: { file?: { filename?: string; contentType?: string } };
   };
   /** POST /toolbox/{sandboxId}/toolbox/files/bulk-upload (write) */
   daytona_upload_files_deprecated: {

@@ -171,6 +171,11 @@ function requestOf(operation: Operation, plan: DocumentPlan): RequestSpec {
           required: body.required,
           contentType: body.contentType,
           ...(body.encoding ? { encoding: body.encoding } : {}),
+          kind: body.kind,
+          ...(body.contentTypes.length > 1 ? { offered: body.contentTypes } : {}),
+          chosenBecause: body.chosenBecause,
+          ...(body.alternatives.length > 0 ? { alternatives: body.alternatives } : {}),
+          ...(body.files.length > 0 ? { files: body.files } : {}),
         }
       : null,
     credential:
