@@ -326,7 +326,6 @@ export type ActionName =
   | 'daytona_update_sandbox_default_limited_network_egress'
   | 'daytona_update_sandbox_state'
   | 'daytona_upload_file_deprecated'
-  | 'daytona_upload_files_deprecated'
   | 'daytona_validate_ssh_access'
   | 'daytona_webhook_controller_get_app_portal_access'
   | 'daytona_webhook_controller_get_initialization_status'
@@ -2981,21 +2980,6 @@ export interface ActionArguments {
     >['content']['multipart/form-data'];
     files?: { file?: { filename?: string; contentType?: string } };
   };
-  /** POST /toolbox/{sandboxId}/toolbox/files/bulk-upload (write) */
-  daytona_upload_files_deprecated: {
-    path: NonNullable<
-      ApiPaths['/toolbox/{sandboxId}/toolbox/files/bulk-upload']['post']['parameters']['path']
-    >;
-    header?: Pick<
-      NonNullable<
-        ApiPaths['/toolbox/{sandboxId}/toolbox/files/bulk-upload']['post']['parameters']['header']
-      >,
-      'X-Daytona-Organization-ID'
-    >;
-    body: NonNullable<
-      ApiPaths['/toolbox/{sandboxId}/toolbox/files/bulk-upload']['post']['requestBody']
-    >['content']['multipart/form-data'];
-  };
   /** GET /sandbox/ssh-access/validate (read) */
   daytona_validate_ssh_access: {
     query: NonNullable<ApiPaths['/sandbox/ssh-access/validate']['get']['parameters']['query']>;
@@ -3372,7 +3356,6 @@ export const classification = {
   daytona_update_sandbox_default_limited_network_egress: 'write',
   daytona_update_sandbox_state: 'write',
   daytona_upload_file_deprecated: 'write',
-  daytona_upload_files_deprecated: 'write',
   daytona_validate_ssh_access: 'read',
   daytona_webhook_controller_get_app_portal_access: 'write',
   daytona_webhook_controller_get_initialization_status: 'read',

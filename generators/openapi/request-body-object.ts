@@ -15,6 +15,7 @@
  *   the bytes sent; a document schema that is not a string is kept as `contentSchema`.
  */
 import type { BodyKind } from '../catalog/format.ts';
+import { OperationError } from '../errors.ts';
 import { childPointer } from './json-pointer.ts';
 import { bodyKind, choiceReason, essence, preference } from './media-type.ts';
 import { followRef, isObject } from './refs.ts';
@@ -51,10 +52,30 @@ export function normalizeRequestBody(
   const content = isObject(node.content) ? node.content : {};
   const contentTypes = Object.keys(content);
   if (contentTypes.length === 0) return undefined;
-  const contentType = [...contentTypes].sort((a, b) => preference(a) - preference(b))[0]!;
   const argument = (type: string, into: Set<string>) =>
     bodyArgument(type, content[type], childPointer(pointer, 'content', type), converter, into);
-  const chosen = argument(contentType, refs);
+  // The preferred type whose argument can be sent: a form or multipart schema must be an object.
+  const ranked = [...contentTypes].sort((a, b) => preference(a) - preference(b));
+  const unsendable: string[] = [];
+  let contentType: string | undefined;
+  let chosen: ReturnType<typeof bodyArgument> | undefined;
+  for (const type of ranked) {
+    const candidate = argument(type, new Set());
+    if (isSendable(candidate, converter)) {
+      contentType = type;
+      chosen = argument(type, refs);
+      break;
+    }
+    unsendable.push(type);
+  }
+  if (contentType === undefined || chosen === undefined) {
+    const type = unsendable[0]!;
+    throw new OperationError(
+      'invalid_operation',
+      childPointer(pointer, 'content', type, 'schema'),
+      `a ${essence(type)} body is one field or part per property, but its schema is not an object`,
+    );
+  }
   const alternatives = contentTypes.filter((type) => {
     if (type === contentType || type.includes('*')) return false;
     const other = argument(type, new Set());
@@ -66,7 +87,11 @@ export function normalizeRequestBody(
     contentType,
     kind: chosen.kind,
     contentTypes,
-    chosenBecause: choiceReason(contentType, contentTypes),
+    chosenBecause:
+      choiceReason(contentType, contentTypes) +
+      (unsendable.length > 0
+        ? `; passed over ${unsendable.join(', ')}: its schema is not an object`
+        : ''),
     alternatives,
     schema: chosen.schema,
     encoding: isObject(media) && isObject(media.encoding) ? encodingOf(media.encoding) : undefined,
@@ -123,6 +148,18 @@ function bodyArgument(
       return { kind, schema: wrapped(bytes, documented, about) };
     }
   }
+}
+
+/** A form or multipart argument must be an object (or say nothing of its type). */
+function isSendable(
+  argument: { kind: BodyKind; schema: JsonSchema },
+  converter: SchemaConverter,
+): boolean {
+  if (argument.kind !== 'form' && argument.kind !== 'multipart') return true;
+  const resolved = resolveRef(argument.schema, converter);
+  if (typeof resolved !== 'object' || resolved.type === undefined) return true;
+  const type = resolved.type;
+  return type === 'object' || (Array.isArray(type) && type.includes('object'));
 }
 
 /** A string argument that keeps the document's schema as `contentSchema` (and its description). */

@@ -112,6 +112,21 @@ describe('bodies that are not JSON (binary-bodies.yaml)', () => {
     expect(group(media, 'body')).toMatchObject({ contentEncoding: 'base64' });
   });
 
+  it('a form or multipart body whose schema is not an object is passed over, or inventoried', () => {
+    expect(actionNamed(compiled, 'fx_upload_archive').request.body).toMatchObject({
+      kind: 'binary',
+      contentType: 'application/zip',
+      offered: ['multipart/form-data', 'application/zip'],
+    });
+    expect(compiled.inventory).toContainEqual(
+      expect.objectContaining({
+        operationId: 'BulkUpload',
+        reason: 'invalid_operation',
+        pointer: '/paths/~1bulk/post/requestBody/content/multipart~1form-data/schema',
+      }),
+    );
+  });
+
   it('multipart file parts, single and listed, are named in the catalog', () => {
     expect(actionNamed(compiled, 'fx_convert').request.body?.files).toEqual([
       'attachments',

@@ -25,7 +25,7 @@ export function resultFromReply(action: CatalogAction, reply: OutboundReply): Ca
   }
   const body = readReplyBody(reply);
   if (action.hints.stillRunningStatuses?.includes(status)) {
-    const structured = { status: 'still_running', httpStatus: status, reply: valueOf(body) };
+    const structured = { status: 'still_running', httpStatus: status, reply: replyValue(body) };
     return {
       content: [{ type: 'text', text: JSON.stringify(structured) }],
       structuredContent: structured,
@@ -36,7 +36,7 @@ export function resultFromReply(action: CatalogAction, reply: OutboundReply): Ca
       code: 'upstream_status',
       message: `the provider answered HTTP ${status}`,
       status,
-      reply: valueOf(body),
+      reply: replyValue(body),
     };
     return {
       isError: true,
@@ -68,7 +68,7 @@ export function resultFromReply(action: CatalogAction, reply: OutboundReply): Ca
 }
 
 /** The reply as a JSON value for a structured result; bytes are described, not inlined. */
-function valueOf(body: ReplyBody): unknown {
+function replyValue(body: ReplyBody): unknown {
   switch (body.kind) {
     case 'none':
       return undefined;

@@ -1,0 +1,99 @@
+/**
+ * Can an action be called as its input schema says? An argument object is
+ * sampled from the schema (json-schema-faker, seeded, so two runs agree), must
+ * pass the runtime's ajv, and must build a request with the runtime's request
+ * builder. Up to nine samples are tried (optional members half the time, then
+ * none, then all) before the action counts as not callable, with the reason.
+ */
+import type { ValidateFunction } from 'ajv';
+import { generateSync } from 'json-schema-faker';
+import type { CatalogAction } from '../../generators/catalog/format.ts';
+import { GatewayError } from '../../runtime/core/errors.ts';
+import { type ActionArguments, buildRestRequest } from '../../runtime/core/rest/build-request.ts';
+
+export type SampleOutcome =
+  | { callable: true }
+  | {
+      callable: false;
+      /** `sampler_failed`, `sample_invalid` (the sampler's values fail ajv), or the builder's code. */
+      reason: string;
+      message: string;
+    };
+
+const ATTEMPTS = [
+  { seed: 1, optionalsProbability: 0.5 },
+  { seed: 2, optionalsProbability: 0 },
+  { seed: 3, optionalsProbability: 1 },
+  ...[4, 5, 6, 7, 8, 9].map((seed) => ({ seed, optionalsProbability: 0 })),
+];
+
+/** Values for the formats ajv-formats checks and the sampler does not know. */
+const FORMATS: Record<string, () => string> = {
+  date: () => '2024-05-06',
+  time: () => '10:20:30Z',
+  'iso-time': () => '10:20:30Z',
+  'iso-date-time': () => '2024-05-06T10:20:30Z',
+  duration: () => 'P1DT2H',
+  'uri-reference': () => '/items/1',
+  'uri-template': () => 'https://example.test/{id}',
+  url: () => 'https://example.test/a',
+  regex: () => '^a+$',
+  'json-pointer-uri-fragment': () => '#/a',
+  'relative-json-pointer': () => '0/a',
+  byte: () => 'aGVsbG8=',
+  password: () => 'secret',
+};
+
+/** A document whose server URL is relative (`/api`) is called on a placeholder host. */
+export function absoluteServer(action: CatalogAction): CatalogAction {
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(action.request.server.url)) return action;
+  const url = `https://corpus.example.test${action.request.server.url.startsWith('/') ? '' : '/'}${action.request.server.url}`;
+  return { ...action, request: { ...action.request, server: { ...action.request.server, url } } };
+}
+
+export function sampleCall(action: CatalogAction, validate: ValidateFunction): SampleOutcome {
+  let last: SampleOutcome = { callable: false, reason: 'sampler_failed', message: 'no attempt' };
+  const callable = absoluteServer(action);
+  for (const attempt of ATTEMPTS) {
+    let args: unknown;
+    try {
+      args = generateSync(action.inputSchema as never, {
+        ...attempt,
+        maxDepth: 6,
+        refDepthMax: 5,
+        maxDefaultItems: 2,
+        formats: FORMATS,
+      });
+    } catch (error) {
+      last = { callable: false, reason: 'sampler_failed', message: messageOf(error) };
+      continue;
+    }
+    if (!validate(args)) {
+      const first = validate.errors?.[0];
+      last = {
+        callable: false,
+        reason: 'sample_invalid',
+        message: `${first?.instancePath || '/'} ${first?.message ?? ''}`,
+      };
+      continue;
+    }
+    try {
+      buildRestRequest(callable, args as ActionArguments, { settings: {} });
+      return { callable: true };
+    } catch (error) {
+      if (!(error instanceof GatewayError)) throw error;
+      last = {
+        callable: false,
+        reason: error.code,
+        message: `${error.field ?? ''} ${error.message}`.trim(),
+      };
+      // A refusal the builder will repeat for any sample: no point in another.
+      if (error.code === 'arguments_invalid' || error.code === 'internal') return last;
+    }
+  }
+  return last;
+}
+
+function messageOf(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).split('\n')[0]!.slice(0, 200);
+}
