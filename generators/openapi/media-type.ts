@@ -47,27 +47,27 @@ function isTextual(type: string): boolean {
   );
 }
 
-/** Lower rank wins; equal ranks keep the document's order. */
-export function preference(contentType: string): number {
+/** Lower rank wins; equal ranks keep the document's order. `kind` is what the type's argument turned out to be. */
+export function preference(contentType: string, kind: BodyKind = bodyKind(contentType)): number {
   const type = essence(contentType);
   if (type === 'application/json') return 0;
-  switch (bodyKind(type)) {
+  switch (kind) {
     case 'json':
       return type.includes('*') ? 7 : 1;
     case 'form':
       return 2;
     case 'multipart':
       return 3;
-    default:
-      if (type === 'application/octet-stream') return 4;
-      return bodyKind(type) === 'text' ? 5 : 6;
+    case 'text':
+      return 5;
+    case 'binary':
+      return type === 'application/octet-stream' ? 4 : 6;
   }
 }
 
 /** Why the preferred type was chosen, for the catalog. */
-export function choiceReason(chosen: string, offered: readonly string[]): string {
+export function choiceReason(chosen: string, kind: BodyKind, offered: readonly string[]): string {
   if (offered.length === 1) return 'the only media type the document offers';
-  const kind = bodyKind(chosen);
   const label =
     kind === 'json'
       ? 'JSON'
@@ -75,10 +75,10 @@ export function choiceReason(chosen: string, offered: readonly string[]): string
         ? 'a form'
         : kind === 'multipart'
           ? 'multipart'
-          : essence(chosen) === 'application/octet-stream'
-            ? 'a raw byte stream'
-            : kind === 'text'
-              ? 'text'
+          : kind === 'text'
+            ? 'text'
+            : essence(chosen) === 'application/octet-stream'
+              ? 'a raw byte stream'
               : 'raw bytes';
   return `${label}, preferred among ${offered.length} offered: JSON, then form, then multipart, then the others`;
 }

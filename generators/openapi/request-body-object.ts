@@ -55,30 +55,25 @@ export function normalizeRequestBody(
   const argument = (type: string, into: Set<string>) =>
     bodyArgument(type, content[type], childPointer(pointer, 'content', type), converter, into);
   // The preferred type whose argument can be sent: a form or multipart schema must be an object.
-  const ranked = [...contentTypes].sort((a, b) => preference(a) - preference(b));
-  const unsendable: string[] = [];
-  let contentType: string | undefined;
-  let chosen: ReturnType<typeof bodyArgument> | undefined;
-  for (const type of ranked) {
-    const candidate = argument(type, new Set());
-    if (isSendable(candidate, converter)) {
-      contentType = type;
-      chosen = argument(type, refs);
-      break;
-    }
-    unsendable.push(type);
-  }
-  if (contentType === undefined || chosen === undefined) {
-    const type = unsendable[0]!;
+  const ranked = contentTypes
+    .map((type) => ({ type, ...argument(type, new Set()) }))
+    .sort((a, b) => preference(a.type, a.kind) - preference(b.type, b.kind));
+  const at = ranked.findIndex((candidate) => isSendable(candidate, converter));
+  if (at === -1) {
+    const type = ranked[0]!.type;
     throw new OperationError(
       'invalid_operation',
       childPointer(pointer, 'content', type, 'schema'),
       `a ${essence(type)} body is one field or part per property, but its schema is not an object`,
     );
   }
+  const unsendable = ranked.slice(0, at).map((c) => c.type);
+  const contentType = ranked[at]!.type;
+  const chosen = argument(contentType, refs);
+  // Another offered type is a choice for the call when it takes the same argument.
   const alternatives = contentTypes.filter((type) => {
-    if (type === contentType || type.includes('*')) return false;
-    const other = argument(type, new Set());
+    if (type === contentType || type.includes('*') || !type.includes('/')) return false;
+    const other = ranked.find((c) => c.type === type)!;
     return other.kind === chosen.kind && sameArgument(other.schema, chosen.schema);
   });
   const media = content[contentType];
@@ -88,7 +83,7 @@ export function normalizeRequestBody(
     kind: chosen.kind,
     contentTypes,
     chosenBecause:
-      choiceReason(contentType, contentTypes) +
+      choiceReason(contentType, chosen.kind, contentTypes) +
       (unsendable.length > 0
         ? `; passed over ${unsendable.join(', ')}: its schema is not an object`
         : ''),
@@ -127,8 +122,10 @@ function bodyArgument(
     case 'multipart':
       return { kind, schema: documented ?? {} };
     case 'text': {
-      if (documented !== undefined && stringShape(documented, converter) === 'text')
-        return { kind, schema: documented };
+      const shape = documented === undefined ? 'other' : stringShape(documented, converter);
+      if (shape === 'text') return { kind, schema: documented! };
+      // `text/plain` with `format: binary` (WhatsApp's media upload): bytes, whatever the label.
+      if (shape === 'binary') return { kind: 'binary', schema: documented! };
       const about = `The body as ${type} text; contentSchema describes what it holds.`;
       return {
         kind,
