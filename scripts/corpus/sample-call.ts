@@ -2,8 +2,8 @@
  * Can an action be called as its input schema says? An argument object is
  * sampled from the schema (json-schema-faker, seeded, so two runs agree), must
  * pass the runtime's ajv, and must build a request with the runtime's request
- * builder. Up to nine samples are tried (optional members half the time, then
- * none, then all) before the action counts as not callable, with the reason.
+ * builder. Up to nine samples are tried (required members only, then half the
+ * optional ones, then all) before the action counts as not callable, with the reason.
  */
 import type { ValidateFunction } from 'ajv';
 import { generateSync } from 'json-schema-faker';
@@ -20,9 +20,10 @@ export type SampleOutcome =
       message: string;
     };
 
+/** Required members only first (small samples of big schemas), then half the optional ones, then all. */
 const ATTEMPTS = [
-  { seed: 1, optionalsProbability: 0.5 },
-  { seed: 2, optionalsProbability: 0 },
+  { seed: 1, optionalsProbability: 0 },
+  { seed: 2, optionalsProbability: 0.5 },
   { seed: 3, optionalsProbability: 1 },
   ...[4, 5, 6, 7, 8, 9].map((seed) => ({ seed, optionalsProbability: 0 })),
 ];

@@ -20,6 +20,16 @@ describe('shared parameters', () => {
     });
   });
 
+  it('a path value is never null nor empty: nullable dropped, minLength 1', () => {
+    // itemId is `nullable: true` in the document; the request cannot carry a null path value.
+    expect(group(getItem, 'path')).toMatchObject({
+      properties: {
+        itemId: { type: 'string', minLength: 1 },
+        projectId: { type: 'string', format: 'uuid', minLength: 1 },
+      },
+    });
+  });
+
   it('ignores Authorization, Accept and Content-Type header parameters', () => {
     expect(Object.keys(group(getItem, 'header')?.properties as object)).toEqual(['X-Trace']);
   });
