@@ -68,7 +68,8 @@ export interface BodySpec {
   /** The media type sent unless the call names one of `alternatives`. */
   contentType: string;
   encoding?: Record<string, { contentType?: string; style?: string; explode?: boolean }>;
-  kind: BodyKind;
+  /** Absent in catalogs compiled before it: JSON, form and multipart by type, anything else text. */
+  kind?: BodyKind;
   /** Every media type the operation offers, in document order, when it offers more than one. */
   offered?: string[];
   /** Why `contentType` was chosen among `offered`. */

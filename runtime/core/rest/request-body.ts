@@ -13,7 +13,7 @@
  * A call may name another offered media type of the same kind (`contentType`).
  */
 import { randomUUID } from 'node:crypto';
-import type { BodySpec } from '../../../generated/catalog-format.ts';
+import type { BodyKind, BodySpec } from '../../../generated/catalog-format.ts';
 import { GatewayError } from '../errors.ts';
 import { isPlainObject, pointerToken, scalarText } from '../json-value.ts';
 
@@ -33,7 +33,7 @@ export interface BodyChoices {
 
 export function encodeBody(spec: BodySpec, value: unknown, choices: BodyChoices = {}): EncodedBody {
   const contentType = chosenType(spec, choices.contentType);
-  switch (spec.kind) {
+  switch (kindOf(spec, value)) {
     case 'json':
       return {
         contentType: isWildcard(contentType) ? 'application/json' : contentType,
@@ -54,6 +54,16 @@ export function encodeBody(spec: BodySpec, value: unknown, choices: BodyChoices 
         bytes: base64Bytes(value, '/body'),
       };
   }
+}
+
+/** A spec without `kind` (a catalog compiled before it) is read as it always was. */
+function kindOf(spec: BodySpec, value: unknown): BodyKind {
+  if (spec.kind !== undefined) return spec.kind;
+  const type = spec.contentType.toLowerCase();
+  if (/^application\/([\w.-]+\+)?json(;|$)/.test(type)) return 'json';
+  if (type === 'application/x-www-form-urlencoded') return 'form';
+  if (type === 'multipart/form-data') return 'multipart';
+  return isWildcard(type) && typeof value !== 'string' ? 'json' : 'text';
 }
 
 function chosenType(spec: BodySpec, named: string | undefined): string {

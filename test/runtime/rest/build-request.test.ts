@@ -208,6 +208,18 @@ describe('body media types', () => {
     expect(built.body).toBe(want.body);
   });
 
+  it('a body spec without a kind (a catalog compiled before it) is read by its media type', () => {
+    const legacy = (contentType: string) =>
+      syntheticAction({ method: 'POST', body: { required: true, contentType } });
+    const send = (contentType: string, body: unknown) =>
+      buildRestRequest(legacy(contentType), { body }, { settings: {} });
+    expect(send('application/json', { a: 1 }).body).toBe('{"a":1}');
+    expect(send('*/*', { a: 1 }).headers['content-type']).toBe('application/json');
+    expect(send('*/*', 'raw').headers['content-type']).toBe('text/plain; charset=utf-8');
+    expect(send('application/x-www-form-urlencoded', { a: 'b c' }).body).toBe('a=b+c');
+    expect(send('application/octet-stream', 'as is').body).toBe('as is');
+  });
+
   it('multipart/form-data: one part per property, lists repeat the part', () => {
     const action = withBody('multipart/form-data', 'multipart', {
       encoding: { meta: { contentType: 'application/json' } },
