@@ -55,10 +55,11 @@ export function absoluteServer(action: CatalogAction): CatalogAction {
 export function sampleCall(action: CatalogAction, validate: ValidateFunction): SampleOutcome {
   let last: SampleOutcome = { callable: false, reason: 'sampler_failed', message: 'no attempt' };
   const callable = absoluteServer(action);
+  const schema = bounded(action.inputSchema);
   for (const attempt of ATTEMPTS) {
     let args: unknown;
     try {
-      args = generateSync(action.inputSchema as never, {
+      args = generateSync(schema as never, {
         ...attempt,
         maxDepth: 6,
         refDepthMax: 5,
@@ -93,6 +94,43 @@ export function sampleCall(action: CatalogAction, validate: ValidateFunction): S
     }
   }
   return last;
+}
+
+const LONGEST = 1000;
+const MOST_ITEMS = 3;
+
+/**
+ * The schema with its upper bounds lowered for sampling (Kinesis takes 500
+ * records of 1 MiB, Redshift strings of 2^31 characters: samples that size fill
+ * the heap). A value within the lower bounds is within the original ones too,
+ * and ajv still checks it against the original schema.
+ */
+function bounded(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(bounded);
+  if (typeof schema !== 'object' || schema === null) return schema;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(schema)) {
+    // Values (enum, const, default, examples) are data, not schemas: kept as they are.
+    out[key] = VALUES.has(key) ? value : bounded(value);
+  }
+  lower(out, 'maxLength', 'minLength', LONGEST);
+  lower(out, 'maxItems', 'minItems', MOST_ITEMS);
+  lower(out, 'maxProperties', 'minProperties', MOST_ITEMS);
+  return out;
+}
+
+const VALUES = new Set(['enum', 'const', 'default', 'examples', 'example']);
+
+function lower(
+  schema: Record<string, unknown>,
+  upper: string,
+  lowerBound: string,
+  cap: number,
+): void {
+  const max = schema[upper];
+  if (typeof max !== 'number' || max <= cap) return;
+  const min = typeof schema[lowerBound] === 'number' ? (schema[lowerBound] as number) : 0;
+  schema[upper] = Math.max(cap, min);
 }
 
 function messageOf(error: unknown): string {
