@@ -2,8 +2,9 @@
  * Can an action be called as its input schema says? An argument object is
  * sampled from the schema (json-schema-faker, seeded, so two runs agree), must
  * pass the runtime's ajv, and must build a request with the runtime's request
- * builder. Up to nine samples are tried (required members only, then half the
- * optional ones, then all) before the action counts as not callable, with the reason.
+ * builder. Every argument group is sampled (an optional body too); up to nine
+ * samples are tried (required members only, then half the optional ones, then
+ * all) before the action counts as not callable, with the reason.
  */
 import type { ValidateFunction } from 'ajv';
 import { generateSync } from 'json-schema-faker';
@@ -55,7 +56,7 @@ export function absoluteServer(action: CatalogAction): CatalogAction {
 export function sampleCall(action: CatalogAction, validate: ValidateFunction): SampleOutcome {
   let last: SampleOutcome = { callable: false, reason: 'sampler_failed', message: 'no attempt' };
   const callable = absoluteServer(action);
-  const schema = bounded(action.inputSchema);
+  const schema = everyGroup(bounded(action.inputSchema) as Record<string, unknown>);
   for (const attempt of ATTEMPTS) {
     let args: unknown;
     try {
@@ -94,6 +95,12 @@ export function sampleCall(action: CatalogAction, validate: ValidateFunction): S
     }
   }
   return last;
+}
+
+/** Every argument group is sampled, optional ones too (an optional body is still a body to build). */
+function everyGroup(schema: Record<string, unknown>): Record<string, unknown> {
+  const groups = Object.keys((schema.properties ?? {}) as object);
+  return groups.length === 0 ? schema : { ...schema, required: groups };
 }
 
 const LONGEST = 1000;
