@@ -117,8 +117,12 @@ function bodyArgument(
     else if (shape === 'text') kind = 'text';
   }
   switch (kind) {
-    case 'json':
     case 'form':
+      // A form described as a string is already encoded (`a=1&b=2`, Spoonacular's): sent as it is.
+      if (documented !== undefined && stringShape(documented, converter) === 'text')
+        return { kind: 'text', schema: documented };
+      return { kind, schema: documented ?? {} };
+    case 'json':
     case 'multipart':
       return { kind, schema: documented ?? {} };
     case 'text': {

@@ -41,17 +41,19 @@ beforeAll(async () => {
       body,
     });
   const routes = Object.fromEntries(
-    ['/hostedzones', '/blobs', '/media', '/videos', '/convert', '/notes'].map((route) => [
-      route,
-      (
-        request: import('node:http').IncomingMessage,
-        response: import('node:http').ServerResponse,
-        body: Buffer,
-      ) => {
-        record(request, body);
-        response.writeHead(204).end();
-      },
-    ]),
+    ['/hostedzones', '/blobs', '/media', '/videos', '/convert', '/notes', '/cuisine'].map(
+      (route) => [
+        route,
+        (
+          request: import('node:http').IncomingMessage,
+          response: import('node:http').ServerResponse,
+          body: Buffer,
+        ) => {
+          record(request, body);
+          response.writeHead(204).end();
+        },
+      ],
+    ),
   );
   server = await startLoopbackServer(routes);
   client = createGuardedClient({ allowPrivateNetworks: true });
@@ -249,5 +251,13 @@ describe('a base64 field in a JSON body', () => {
     expect(ajvRefuses('fx_create_note', { body: { title: 'n', attachment: 'no way' } })).toEqual([
       '/body/attachment',
     ]);
+  });
+});
+
+describe('a form body described as a string', () => {
+  it('is sent as it is, already encoded, under the form media type', async () => {
+    const got = await call('fx_classify_cuisine', { body: 'title=Pork%20roast&servings=2' });
+    expect(got.contentType).toBe('application/x-www-form-urlencoded');
+    expect(got.body.toString('utf8')).toBe('title=Pork%20roast&servings=2');
   });
 });
