@@ -121,9 +121,10 @@ function bodyArgument(
       // A form described as a string is already encoded (`a=1&b=2`, Spoonacular's): sent as it is.
       if (documented !== undefined && stringShape(documented, converter) === 'text')
         return { kind: 'text', schema: documented };
-      return { kind, schema: documented ?? {} };
-    case 'json':
+      return { kind, schema: asObject(documented, converter) };
     case 'multipart':
+      return { kind, schema: asObject(documented, converter) };
+    case 'json':
       return { kind, schema: documented ?? {} };
     case 'text': {
       const shape = documented === undefined ? 'other' : stringShape(documented, converter);
@@ -149,6 +150,14 @@ function bodyArgument(
       return { kind, schema: wrapped(bytes, documented, about) };
     }
   }
+}
+
+/** A form or multipart schema that says no type takes an object: one field or part per property. */
+function asObject(documented: JsonSchema | undefined, converter: SchemaConverter): JsonSchema {
+  if (documented === undefined || documented === true) return { type: 'object' };
+  const resolved = resolveRef(documented, converter);
+  if (typeof resolved !== 'object' || resolved.type !== undefined) return documented;
+  return { ...(documented as Record<string, unknown>), type: 'object' };
 }
 
 /** A form or multipart argument must be an object (or say nothing of its type). */
