@@ -11,19 +11,21 @@
  */
 export type Classification = 'read' | 'write' | 'destructive';
 /** Which classification rule fired, in the order they are tried. */
-export type ClassificationRule = | 'definition'
-    | 'safe-method'
-    | 'delete-method'
-    | 'destructive-word'
-    | 'executes-command'
-    | 'default-write';
-export type InventoryReason = | 'event_stream'
-    | 'webhook'
-    | 'callback'
-    | 'excluded_by_definition'
-    | 'unresolvable_ref'
-    | 'external_ref'
-    | 'invalid_operation';
+export type ClassificationRule =
+  | 'definition'
+  | 'safe-method'
+  | 'delete-method'
+  | 'destructive-word'
+  | 'executes-command'
+  | 'default-write';
+export type InventoryReason =
+  | 'event_stream'
+  | 'webhook'
+  | 'callback'
+  | 'excluded_by_definition'
+  | 'unresolvable_ref'
+  | 'external_ref'
+  | 'invalid_operation';
 export type ParameterLocation = 'path' | 'query' | 'header' | 'cookie';
 /**
  * A parameter, serialized as its document says: `style`, `explode` and
@@ -31,9 +33,17 @@ export type ParameterLocation = 'path' | 'query' | 'header' | 'cookie';
  * type of a `content` parameter. The runtime applies no defaults of its own.
  */
 export type ParameterSpec = StyledParameterSpec | ContentParameterSpec;
+/**
+ * How a body argument becomes the request body: `json` any value as JSON text;
+ * `form` and `multipart` an object, a field or part per property; `text` a
+ * string sent as it is (XML, plain text, CSV, ...); `binary` base64 text,
+ * decoded to the bytes sent.
+ */
+export type BodyKind = 'json' | 'form' | 'multipart' | 'text' | 'binary';
 /** How the credential goes on the request: `Authorization: Bearer <value>`, or a named header. */
-export type ConnectionAuth = | { kind: 'bearer'; fields: CredentialField[] }
-    | { kind: 'header'; header: string; fields: CredentialField[] };
+export type ConnectionAuth =
+  | { kind: 'bearer'; fields: CredentialField[] }
+  | { kind: 'header'; header: string; fields: CredentialField[] };
 
 export interface ServerVariableSpec {
   description?: string;
@@ -74,8 +84,19 @@ export interface ContentParameterSpec {
 
 export interface BodySpec {
   required: boolean;
+  /** The media type sent unless the call names one of `alternatives`. */
   contentType: string;
   encoding?: Record<string, { contentType?: string; style?: string; explode?: boolean }>;
+  /** Absent in catalogs compiled before it: JSON, form and multipart by type, anything else text. */
+  kind?: BodyKind;
+  /** Every media type the operation offers, in document order, when it offers more than one. */
+  offered?: string[];
+  /** Why `contentType` was chosen among `offered`. */
+  chosenBecause?: string;
+  /** Other offered media types a call may name in its `contentType` argument: same argument, same schema. */
+  alternatives?: string[];
+  /** Multipart properties that carry files: base64 in the arguments, bytes with a filename on the wire. */
+  files?: string[];
 }
 
 export interface RequestSpec {
@@ -170,19 +191,19 @@ export interface ConnectionManifest {
   $comment: string;
   format: 1;
   connection: {
-      id: string;
-      name: string;
-      description: string;
-      documentationUrl: string;
-      transport: 'native_rest';
-      auth: ConnectionAuth;
-      allowedHosts: Catalog['hosts'];
-      /** JSON Schema 2020-12 for the connection's settings (string values). */
-      settingsSchema: Record<string, unknown>;
-      /** The read action that proves a credential works; null when the definition names none. */
-      verify: { action: string | null };
-      counts: Catalog['counts'];
-      catalogHash: string;
-    };
+    id: string;
+    name: string;
+    description: string;
+    documentationUrl: string;
+    transport: 'native_rest';
+    auth: ConnectionAuth;
+    allowedHosts: Catalog['hosts'];
+    /** JSON Schema 2020-12 for the connection's settings (string values). */
+    settingsSchema: Record<string, unknown>;
+    /** The read action that proves a credential works; null when the definition names none. */
+    verify: { action: string | null };
+    counts: Catalog['counts'];
+    catalogHash: string;
+  };
   mcpServers: Record<string, { type: 'http'; url: string; headers: Record<string, string> }>;
 }

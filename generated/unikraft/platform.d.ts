@@ -6,8251 +6,8321 @@
  */
 
 export interface paths {
-    "/v1/certificates": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List Certificates
-         * @description Get one or many certificates with their current status and configuration.
-         *     It's possible to filter this list by name or UUID.
-         */
-        get: operations["GetCertificates"];
-        put?: never;
-        /**
-         * Create Certificate
-         * @description Upload a new certificate with the given configuration.
-         */
-        post: operations["CreateCertificate"];
-        /**
-         * Delete Certificates
-         * @description Delete the specified certificate(s).  After this call the name of the
-         *     certificate(s) are no longer valid.
-         */
-        delete: operations["DeleteCertificates"];
-        options?: never;
-        head?: never;
-        /**
-         * Update Certificate
-         * @description Update the specified certificate with a new certificate chain and private
-         *     key. Only user-uploaded certificates can be updated; system-managed
-         *     certificates cannot be modified. The new certificate must have the same
-         *     common name (CN) as the existing certificate.
-         */
-        patch: operations["UpdateCertificate"];
-        trace?: never;
+  '/v1/certificates': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/v1/certificates/{uuid}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get Certificate by UUID
-         * @description Get a specified certificate by its UUID.
-         */
-        get: operations["GetCertificateByUUID"];
-        put?: never;
-        post?: never;
-        /**
-         * Delete Certificate by UUID
-         * @description Delete a specified certificate by its UUID.  After this call the UUID of
-         *     the certificate are no longer valid.
-         */
-        delete: operations["DeleteCertificateByUUID"];
-        options?: never;
-        head?: never;
-        /**
-         * Update Certificate by UUID
-         * @description Update a specified certificate by its UUID with a new certificate chain
-         *     and private key.
-         */
-        patch: operations["UpdateCertificateByUUID"];
-        trace?: never;
+    /**
+     * List Certificates
+     * @description Get one or many certificates with their current status and configuration.
+     *     It's possible to filter this list by name or UUID.
+     */
+    get: operations['GetCertificates'];
+    put?: never;
+    /**
+     * Create Certificate
+     * @description Upload a new certificate with the given configuration.
+     */
+    post: operations['CreateCertificate'];
+    /**
+     * Delete Certificates
+     * @description Delete the specified certificate(s).  After this call the name of the
+     *     certificate(s) are no longer valid.
+     */
+    delete: operations['DeleteCertificates'];
+    options?: never;
+    head?: never;
+    /**
+     * Update Certificate
+     * @description Update the specified certificate with a new certificate chain and private
+     *     key. Only user-uploaded certificates can be updated; system-managed
+     *     certificates cannot be modified. The new certificate must have the same
+     *     common name (CN) as the existing certificate.
+     */
+    patch: operations['UpdateCertificate'];
+    trace?: never;
+  };
+  '/v1/certificates/{uuid}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/v1/healthz": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Health Check
-         * @description Return the status of a full-system health check of the node.
-         */
-        get: operations["Healthz"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /**
+     * Get Certificate by UUID
+     * @description Get a specified certificate by its UUID.
+     */
+    get: operations['GetCertificateByUUID'];
+    put?: never;
+    post?: never;
+    /**
+     * Delete Certificate by UUID
+     * @description Delete a specified certificate by its UUID.  After this call the UUID of
+     *     the certificate are no longer valid.
+     */
+    delete: operations['DeleteCertificateByUUID'];
+    options?: never;
+    head?: never;
+    /**
+     * Update Certificate by UUID
+     * @description Update a specified certificate by its UUID with a new certificate chain
+     *     and private key.
+     */
+    patch: operations['UpdateCertificateByUUID'];
+    trace?: never;
+  };
+  '/v1/healthz': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/v1/images/list": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get Images
-         * @description Retrieve all images.
-         */
-        get: operations["GetImages"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /**
+     * Health Check
+     * @description Return the status of a full-system health check of the node.
+     */
+    get: operations['Healthz'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/images/list': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/v1/instances": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List Instances
-         * @description Get one or many instances with their current status and configuration.
-         *     It's possible to filter this list by ID(s) (name or UUID).
-         */
-        get: operations["GetInstances"];
-        put?: never;
-        /**
-         * Create Instance
-         * @description Create an instance in Unikraft Cloud.
-         */
-        post: operations["CreateInstance"];
-        /**
-         * Delete Instances
-         * @description Delete the specified instance(s) by ID(s) (name or UUID).  After this call
-         *     the IDs of the instances are no longer valid.  If the instances are
-         *     currently running, they are force-stopped.
-         */
-        delete: operations["DeleteInstances"];
-        options?: never;
-        head?: never;
-        /**
-         * Update Instances
-         * @description Update (modify) one or more instances by ID(s) (name or UUID).  The
-         *     instances must be in a stopped state for most update operations.
-         */
-        patch: operations["UpdateInstances"];
-        trace?: never;
+    /**
+     * Get Images
+     * @description Retrieve all images.
+     */
+    get: operations['GetImages'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/instances': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/v1/instances/log": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get Instances Logs
-         * @description Retrieve the logs of one or more instances by ID(s) (name or UUID).
-         */
-        get: operations["GetInstanceLogs"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /**
+     * List Instances
+     * @description Get one or many instances with their current status and configuration.
+     *     It's possible to filter this list by ID(s) (name or UUID).
+     */
+    get: operations['GetInstances'];
+    put?: never;
+    /**
+     * Create Instance
+     * @description Create an instance in Unikraft Cloud.
+     */
+    post: operations['CreateInstance'];
+    /**
+     * Delete Instances
+     * @description Delete the specified instance(s) by ID(s) (name or UUID).  After this call
+     *     the IDs of the instances are no longer valid.  If the instances are
+     *     currently running, they are force-stopped.
+     */
+    delete: operations['DeleteInstances'];
+    options?: never;
+    head?: never;
+    /**
+     * Update Instances
+     * @description Update (modify) one or more instances by ID(s) (name or UUID).  The
+     *     instances must be in a stopped state for most update operations.
+     */
+    patch: operations['UpdateInstances'];
+    trace?: never;
+  };
+  '/v1/instances/log': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/v1/instances/metrics": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get Instances Metrics
-         * @description Get the metrics of one or more instances by their ID(s) (name or UUID).
-         */
-        get: operations["GetInstanceMetrics"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /**
+     * Get Instances Logs
+     * @description Retrieve the logs of one or more instances by ID(s) (name or UUID).
+     */
+    get: operations['GetInstanceLogs'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/instances/metrics': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/v1/instances/start": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        /**
-         * Start Instances
-         * @description Start previously stopped instances by ID(s) (name or UUID) or do
-         *     nothing if the instances are already running.
-         */
-        put: operations["StartInstances"];
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /**
+     * Get Instances Metrics
+     * @description Get the metrics of one or more instances by their ID(s) (name or UUID).
+     */
+    get: operations['GetInstanceMetrics'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/instances/start': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/v1/instances/stop": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        /**
-         * Stop Instances
-         * @description Stop one or more running instance by ID(s) (name or UUID) or do
-         *     nothing if the instances are already stopped.
-         */
-        put: operations["StopInstances"];
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    get?: never;
+    /**
+     * Start Instances
+     * @description Start previously stopped instances by ID(s) (name or UUID) or do
+     *     nothing if the instances are already running.
+     */
+    put: operations['StartInstances'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/instances/stop': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/v1/instances/templates": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List template instances
-         * @description Get one or more template instances by their UUID(s) or name(s).
-         */
-        get: operations["GetTemplateInstances"];
-        put?: never;
-        /**
-         * Create template instances from Instances
-         * @description Convert one or more existing instances by their UUID(s) or name(s) into
-         *     template instances that can be used to create new instances.
-         *
-         *     The existing instances must be in the `stopped` state and not have existing
-         *     snapshots.
-         */
-        post: operations["CreateTemplateInstances"];
-        /**
-         * Delete template instances
-         * @description Delete the specified template instance(s) by ID(s) (name or UUID).  After
-         *     this call the IDs of the template instances are no longer valid.
-         */
-        delete: operations["DeleteTemplateInstances"];
-        options?: never;
-        head?: never;
-        /**
-         * Update template instances
-         * @description Update (modify) one or more template instances by ID(s) (name or UUID).
-         */
-        patch: operations["UpdateTemplateInstances"];
-        trace?: never;
+    get?: never;
+    /**
+     * Stop Instances
+     * @description Stop one or more running instance by ID(s) (name or UUID) or do
+     *     nothing if the instances are already stopped.
+     */
+    put: operations['StopInstances'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/instances/templates': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/v1/instances/templates/{uuid}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get template instance by UUID
-         * @description Get a single template instance by its UUID.
-         */
-        get: operations["GetTemplateInstanceByUUID"];
-        put?: never;
-        post?: never;
-        /**
-         * Delete template instance by UUID
-         * @description Delete a specified template instance by its UUID.  After this call the UUID
-         *     of the template instance is no longer valid.
-         */
-        delete: operations["DeleteTemplateInstanceByUUID"];
-        options?: never;
-        head?: never;
-        /**
-         * Update template instance by UUID
-         * @description Update (modify) a template instance by its UUID.
-         */
-        patch: operations["UpdateTemplateInstanceByUUID"];
-        trace?: never;
+    /**
+     * List template instances
+     * @description Get one or more template instances by their UUID(s) or name(s).
+     */
+    get: operations['GetTemplateInstances'];
+    put?: never;
+    /**
+     * Create template instances from Instances
+     * @description Convert one or more existing instances by their UUID(s) or name(s) into
+     *     template instances that can be used to create new instances.
+     *
+     *     The existing instances must be in the `stopped` state and not have existing
+     *     snapshots.
+     */
+    post: operations['CreateTemplateInstances'];
+    /**
+     * Delete template instances
+     * @description Delete the specified template instance(s) by ID(s) (name or UUID).  After
+     *     this call the IDs of the template instances are no longer valid.
+     */
+    delete: operations['DeleteTemplateInstances'];
+    options?: never;
+    head?: never;
+    /**
+     * Update template instances
+     * @description Update (modify) one or more template instances by ID(s) (name or UUID).
+     */
+    patch: operations['UpdateTemplateInstances'];
+    trace?: never;
+  };
+  '/v1/instances/templates/{uuid}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/v1/instances/wait": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Wait for Instances States
-         * @description Wait for one or more instances to reach certain states by ID(s)
-         *     (name or UUID).
-         *
-         *     If the instances are already in the desired states, the request will return
-         *     immediately.  If the instances are not in the desired state, the request will
-         *     block until the instances reach the desired state or the timeout is
-         *     reached.  If the timeout is reached, the request will fail with an error.
-         *     If the timeout is -1, the request will block indefinitely until the
-         *     instances reach the desired states.
-         */
-        get: operations["WaitInstances"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /**
+     * Get template instance by UUID
+     * @description Get a single template instance by its UUID.
+     */
+    get: operations['GetTemplateInstanceByUUID'];
+    put?: never;
+    post?: never;
+    /**
+     * Delete template instance by UUID
+     * @description Delete a specified template instance by its UUID.  After this call the UUID
+     *     of the template instance is no longer valid.
+     */
+    delete: operations['DeleteTemplateInstanceByUUID'];
+    options?: never;
+    head?: never;
+    /**
+     * Update template instance by UUID
+     * @description Update (modify) a template instance by its UUID.
+     */
+    patch: operations['UpdateTemplateInstanceByUUID'];
+    trace?: never;
+  };
+  '/v1/instances/wait': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/v1/instances/{uuid}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get Instance by UUID
-         * @description Get a single instance by its UUID.
-         */
-        get: operations["GetInstanceByUUID"];
-        put?: never;
-        post?: never;
-        /**
-         * Delete Instance by UUID
-         * @description Delete a specified instance by its UUID.  After this call the UUID of the
-         *     instance is no longer valid.  If the instance is currently running,
-         *     it is force-stopped.
-         */
-        delete: operations["DeleteInstanceByUUID"];
-        options?: never;
-        head?: never;
-        /**
-         * Update Instance by UUID
-         * @description Update (modify) an instance by its UUID.  The instance must be in a stopped
-         *     state for most update operations.
-         */
-        patch: operations["UpdateInstanceByUUID"];
-        trace?: never;
+    /**
+     * Wait for Instances States
+     * @description Wait for one or more instances to reach certain states by ID(s)
+     *     (name or UUID).
+     *
+     *     If the instances are already in the desired states, the request will return
+     *     immediately.  If the instances are not in the desired state, the request will
+     *     block until the instances reach the desired state or the timeout is
+     *     reached.  If the timeout is reached, the request will fail with an error.
+     *     If the timeout is -1, the request will block indefinitely until the
+     *     instances reach the desired states.
+     */
+    get: operations['WaitInstances'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/instances/{uuid}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/v1/instances/{uuid}/log": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get Instance Logs by UUID
-         * @description Retrieve the logs of an instance by its UUID.
-         */
-        get: operations["GetInstanceLogsByUUID"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /**
+     * Get Instance by UUID
+     * @description Get a single instance by its UUID.
+     */
+    get: operations['GetInstanceByUUID'];
+    put?: never;
+    post?: never;
+    /**
+     * Delete Instance by UUID
+     * @description Delete a specified instance by its UUID.  After this call the UUID of the
+     *     instance is no longer valid.  If the instance is currently running,
+     *     it is force-stopped.
+     */
+    delete: operations['DeleteInstanceByUUID'];
+    options?: never;
+    head?: never;
+    /**
+     * Update Instance by UUID
+     * @description Update (modify) an instance by its UUID.  The instance must be in a stopped
+     *     state for most update operations.
+     */
+    patch: operations['UpdateInstanceByUUID'];
+    trace?: never;
+  };
+  '/v1/instances/{uuid}/log': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/v1/instances/{uuid}/metrics": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get Instance Metrics by UUID
-         * @description Get the metrics of an instance by its UUID.
-         */
-        get: operations["GetInstanceMetricsByUUID"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /**
+     * Get Instance Logs by UUID
+     * @description Retrieve the logs of an instance by its UUID.
+     */
+    get: operations['GetInstanceLogsByUUID'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/instances/{uuid}/metrics': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/v1/instances/{uuid}/start": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        /**
-         * Start Instance by UUID
-         * @description Start a previously stopped instance by its UUID or do nothing if the
-         *     instance is already running.
-         */
-        put: operations["StartInstanceByUUID"];
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /**
+     * Get Instance Metrics by UUID
+     * @description Get the metrics of an instance by its UUID.
+     */
+    get: operations['GetInstanceMetricsByUUID'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/instances/{uuid}/start': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/v1/instances/{uuid}/stop": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        /**
-         * Stop Instance by UUID
-         * @description Stop a running instance by its UUID or do nothing if the instance is
-         *     already stopped.
-         */
-        put: operations["StopInstanceByUUID"];
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    get?: never;
+    /**
+     * Start Instance by UUID
+     * @description Start a previously stopped instance by its UUID or do nothing if the
+     *     instance is already running.
+     */
+    put: operations['StartInstanceByUUID'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/instances/{uuid}/stop': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/v1/instances/{uuid}/wait": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Wait for Instance State by UUID
-         * @description Wait for an instance to reach a certain state, by its UUID.
-         *
-         *     If the instance is already in the desired state, the request will return
-         *     immediately.  If the instance is not in the desired state, the request will
-         *     block until the instance reaches the desired state or the timeout is
-         *     reached.  If the timeout is reached, the request will fail with an error.
-         *     If the timeout is -1, the request will block indefinitely until the
-         *     instance reaches the desired state.
-         */
-        get: operations["WaitInstanceByUUID"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    get?: never;
+    /**
+     * Stop Instance by UUID
+     * @description Stop a running instance by its UUID or do nothing if the instance is
+     *     already stopped.
+     */
+    put: operations['StopInstanceByUUID'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/instances/{uuid}/wait': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/v1/services": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List Service Groups
-         * @description Get one or many service groups with their current status and configuration.
-         *     It's possible to filter this list by name or UUID.
-         */
-        get: operations["GetServiceGroups"];
-        put?: never;
-        /**
-         * Create Service Group
-         * @description Create a new service with the given configuration.
-         *
-         *     Note that the service properties like published ports can only be defined
-         *     during creation.  They cannot be changed later.  Each port in a service can
-         *     specify a list of handlers that determine how traffic arriving at the port
-         *     is handled. See Connection Handlers for a complete overview.
-         */
-        post: operations["CreateServiceGroup"];
-        /**
-         * Delete Service Groups
-         * @description Delete the specified service group(s).  After this call the name of the
-         *     service group(s) are no longer valid.
-         */
-        delete: operations["DeleteServiceGroups"];
-        options?: never;
-        head?: never;
-        /**
-         * Update Service Groups
-         * @description Update one or more service groups.
-         */
-        patch: operations["UpdateServiceGroups"];
-        trace?: never;
+    /**
+     * Wait for Instance State by UUID
+     * @description Wait for an instance to reach a certain state, by its UUID.
+     *
+     *     If the instance is already in the desired state, the request will return
+     *     immediately.  If the instance is not in the desired state, the request will
+     *     block until the instance reaches the desired state or the timeout is
+     *     reached.  If the timeout is reached, the request will fail with an error.
+     *     If the timeout is -1, the request will block indefinitely until the
+     *     instance reaches the desired state.
+     */
+    get: operations['WaitInstanceByUUID'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/services': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/v1/services/autoscale": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List Autoscale Configurations
-         * @description Return the current states and configurations of autoscale configurations
-         *     for a given set of service groups given their UUIDs or names.
-         */
-        get: operations["GetAutoscaleConfigurations"];
-        put?: never;
-        /**
-         * Create Autoscale Configurations
-         * @description Create one or more autoscale configurations for the specified service groups
-         *     given their UUIDs or names.
-         */
-        post: operations["CreateAutoscaleConfigurations"];
-        /**
-         * Delete Autoscale Configurations
-         * @description Delete autoscale configuration for a given set of service groups given
-         *     their UUIDs or names.
-         */
-        delete: operations["DeleteAutoscaleConfigurations"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /**
+     * List Service Groups
+     * @description Get one or many service groups with their current status and configuration.
+     *     It's possible to filter this list by name or UUID.
+     */
+    get: operations['GetServiceGroups'];
+    put?: never;
+    /**
+     * Create Service Group
+     * @description Create a new service with the given configuration.
+     *
+     *     Note that the service properties like published ports can only be defined
+     *     during creation.  They cannot be changed later.  Each port in a service can
+     *     specify a list of handlers that determine how traffic arriving at the port
+     *     is handled. See Connection Handlers for a complete overview.
+     */
+    post: operations['CreateServiceGroup'];
+    /**
+     * Delete Service Groups
+     * @description Delete the specified service group(s).  After this call the name of the
+     *     service group(s) are no longer valid.
+     */
+    delete: operations['DeleteServiceGroups'];
+    options?: never;
+    head?: never;
+    /**
+     * Update Service Groups
+     * @description Update one or more service groups.
+     */
+    patch: operations['UpdateServiceGroups'];
+    trace?: never;
+  };
+  '/v1/services/autoscale': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/v1/services/{uuid}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get Service Group by UUID
-         * @description Get a specified service group by its UUID.
-         */
-        get: operations["GetServiceGroupByUUID"];
-        put?: never;
-        post?: never;
-        /**
-         * Delete Service Group by UUID
-         * @description Delete a specified service group by its UUID.  After this call the UUID of
-         *     the service group is no longer valid.
-         */
-        delete: operations["DeleteServiceGroupByUUID"];
-        options?: never;
-        head?: never;
-        /**
-         * Update Service Group by UUID
-         * @description Update a service group by its UUID.
-         */
-        patch: operations["UpdateServiceGroupByUUID"];
-        trace?: never;
+    /**
+     * List Autoscale Configurations
+     * @description Return the current states and configurations of autoscale configurations
+     *     for a given set of service groups given their UUIDs or names.
+     */
+    get: operations['GetAutoscaleConfigurations'];
+    put?: never;
+    /**
+     * Create Autoscale Configurations
+     * @description Create one or more autoscale configurations for the specified service groups
+     *     given their UUIDs or names.
+     */
+    post: operations['CreateAutoscaleConfigurations'];
+    /**
+     * Delete Autoscale Configurations
+     * @description Delete autoscale configuration for a given set of service groups given
+     *     their UUIDs or names.
+     */
+    delete: operations['DeleteAutoscaleConfigurations'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/services/{uuid}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/v1/services/{uuid}/autoscale": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get Autoscale Configurations by Service Group UUID
-         * @description Return the current states and configurations of autoscale configurations
-         *     given a service group UUID.
-         */
-        get: operations["GetAutoscaleConfigurationsByServiceGroupUUID"];
-        put?: never;
-        /**
-         * Create Autoscale Configuration by Service Group UUID
-         * @description Create an autoscale configuration for the specified service group given
-         *     its UUID.
-         */
-        post: operations["CreateAutoscaleConfigurationByServiceGroupUUID"];
-        /**
-         * Delete Autoscale Configurations by Service Group UUID
-         * @description Delete the autoscale configuration for the service group given its UUID.
-         *
-         *     Unikraft Cloud will immediately drain all connections from all instances
-         *     that have been created by autoscale and delete the instances afterwards.
-         *     The draining phase is allowed to take at most `cooldown_time_ms`
-         *     milliseconds after which remaining connections are forcefully closed.  The
-         *     master instance is never deleted.  However, deleting the autoscale
-         *     configuration causes the master instance to start if it is stopped.
-         */
-        delete: operations["DeleteAutoscaleConfigurationsByServiceGroupUUID"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /**
+     * Get Service Group by UUID
+     * @description Get a specified service group by its UUID.
+     */
+    get: operations['GetServiceGroupByUUID'];
+    put?: never;
+    post?: never;
+    /**
+     * Delete Service Group by UUID
+     * @description Delete a specified service group by its UUID.  After this call the UUID of
+     *     the service group is no longer valid.
+     */
+    delete: operations['DeleteServiceGroupByUUID'];
+    options?: never;
+    head?: never;
+    /**
+     * Update Service Group by UUID
+     * @description Update a service group by its UUID.
+     */
+    patch: operations['UpdateServiceGroupByUUID'];
+    trace?: never;
+  };
+  '/v1/services/{uuid}/autoscale': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/v1/services/{uuid}/autoscale/policies": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List Autoscale Configuration Policies
-         * @description List the autoscale policies for a given service group given its UUID.
-         */
-        get: operations["GetAutoscaleConfigurationPolicies"];
-        put?: never;
-        /**
-         * Create Autoscale Configuration Policy
-         * @description Add a new autoscale policy to an autoscale configuration given a service
-         *     group UUID.
-         */
-        post: operations["CreateAutoscaleConfigurationPolicy"];
-        /**
-         * Delete Autoscale Configuration Policies
-         * @description Delete one or more autoscale policies for a given service group.
-         */
-        delete: operations["DeleteAutoscaleConfigurationPolicies"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /**
+     * Get Autoscale Configurations by Service Group UUID
+     * @description Return the current states and configurations of autoscale configurations
+     *     given a service group UUID.
+     */
+    get: operations['GetAutoscaleConfigurationsByServiceGroupUUID'];
+    put?: never;
+    /**
+     * Create Autoscale Configuration by Service Group UUID
+     * @description Create an autoscale configuration for the specified service group given
+     *     its UUID.
+     */
+    post: operations['CreateAutoscaleConfigurationByServiceGroupUUID'];
+    /**
+     * Delete Autoscale Configurations by Service Group UUID
+     * @description Delete the autoscale configuration for the service group given its UUID.
+     *
+     *     Unikraft Cloud will immediately drain all connections from all instances
+     *     that have been created by autoscale and delete the instances afterwards.
+     *     The draining phase is allowed to take at most `cooldown_time_ms`
+     *     milliseconds after which remaining connections are forcefully closed.  The
+     *     master instance is never deleted.  However, deleting the autoscale
+     *     configuration causes the master instance to start if it is stopped.
+     */
+    delete: operations['DeleteAutoscaleConfigurationsByServiceGroupUUID'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/services/{uuid}/autoscale/policies': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/v1/services/{uuid}/autoscale/policies/{name}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get Autoscale Configuration Policy by Name
-         * @description Return the current state and configuration of an autoscale policy given
-         *     the service group UUID and the name of the policy.
-         */
-        get: operations["GetAutoscaleConfigurationPolicyByName"];
-        put?: never;
-        post?: never;
-        /**
-         * Delete Autoscale Configuration Policy by Name
-         * @description Delete an autoscale policy by name given the service group UUID.
-         */
-        delete: operations["DeleteAutoscaleConfigurationPolicyByName"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /**
+     * List Autoscale Configuration Policies
+     * @description List the autoscale policies for a given service group given its UUID.
+     */
+    get: operations['GetAutoscaleConfigurationPolicies'];
+    put?: never;
+    /**
+     * Create Autoscale Configuration Policy
+     * @description Add a new autoscale policy to an autoscale configuration given a service
+     *     group UUID.
+     */
+    post: operations['CreateAutoscaleConfigurationPolicy'];
+    /**
+     * Delete Autoscale Configuration Policies
+     * @description Delete one or more autoscale policies for a given service group.
+     */
+    delete: operations['DeleteAutoscaleConfigurationPolicies'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/services/{uuid}/autoscale/policies/{name}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/v1/users": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Add Users
-         * @description Create new user accounts. This will return 409 Conflict when any of the
-         *     requested users already existed on the target.
-         */
-        post: operations["AddUsers"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /**
+     * Get Autoscale Configuration Policy by Name
+     * @description Return the current state and configuration of an autoscale policy given
+     *     the service group UUID and the name of the policy.
+     */
+    get: operations['GetAutoscaleConfigurationPolicyByName'];
+    put?: never;
+    post?: never;
+    /**
+     * Delete Autoscale Configuration Policy by Name
+     * @description Delete an autoscale policy by name given the service group UUID.
+     */
+    delete: operations['DeleteAutoscaleConfigurationPolicyByName'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/users': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/v1/users/quotas": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get Current User Quotas
-         * @description List quota usage and limits of your user account.
-         *     Limits are hard limits that cannot be exceeded.
-         */
-        get: operations["GetUser"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    get?: never;
+    put?: never;
+    /**
+     * Add Users
+     * @description Create new user accounts. This will return 409 Conflict when any of the
+     *     requested users already existed on the target.
+     */
+    post: operations['AddUsers'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/users/quotas': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/v1/users/{uuid}/quotas": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get User Quotas by UUID
-         * @description List quota usage and limits of a user account by UUID.
-         *     Limits are hard limits that cannot be exceeded.
-         */
-        get: operations["GetUserByUUID"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /**
+     * Get Current User Quotas
+     * @description List quota usage and limits of your user account.
+     *     Limits are hard limits that cannot be exceeded.
+     */
+    get: operations['GetUser'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/users/{uuid}/quotas': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/v1/volumes": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List Volumes
-         * @description Return the current status and the configuration of one or more volumes
-         *     specified by either UUID(s) or name(s).  If no identifier is provided,
-         *     all volumes are returned.
-         */
-        get: operations["GetVolumes"];
-        put?: never;
-        /**
-         * Create Volume
-         * @description Create a volume given the specified configuration parameters.
-         *     The volume is automatically initialized with an empty file system.
-         *     After initialization, the volume is in the `available` state and can be
-         *     attached to an instance with the `PUT /v1/volumes/attach` endpoint.
-         *     Note that, the size of a volume cannot be changed after creation.
-         */
-        post: operations["CreateVolume"];
-        /**
-         * Delete Volumes
-         * @description Delete one or more volumes by their UUID(s) or name(s).  If the volumes are
-         *     still attached to an instance, the operation fails.  After this call, the
-         *     IDs associated with the volumes are no longer valid.
-         */
-        delete: operations["DeleteVolumes"];
-        options?: never;
-        head?: never;
-        /**
-         * Update Volumes
-         * @description Update one or more volumes specified by either UUID(s) or name(s).
-         */
-        patch: operations["UpdateVolumes"];
-        trace?: never;
+    /**
+     * Get User Quotas by UUID
+     * @description List quota usage and limits of a user account by UUID.
+     *     Limits are hard limits that cannot be exceeded.
+     */
+    get: operations['GetUserByUUID'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/volumes': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/v1/volumes/attach": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        /**
-         * Attach Volumes
-         * @description Attach one or more volumes specified by ID(s) (name or UUID) to instances
-         *     so that the volumes are mounted when the instances start.  The volumes need
-         *     to be in `available` state and the instances must be in `stopped` state.
-         */
-        put: operations["AttachVolumes"];
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /**
+     * List Volumes
+     * @description Return the current status and the configuration of one or more volumes
+     *     specified by either UUID(s) or name(s).  If no identifier is provided,
+     *     all volumes are returned.
+     */
+    get: operations['GetVolumes'];
+    put?: never;
+    /**
+     * Create Volume
+     * @description Create a volume given the specified configuration parameters.
+     *     The volume is automatically initialized with an empty file system.
+     *     After initialization, the volume is in the `available` state and can be
+     *     attached to an instance with the `PUT /v1/volumes/attach` endpoint.
+     *     Note that, the size of a volume cannot be changed after creation.
+     */
+    post: operations['CreateVolume'];
+    /**
+     * Delete Volumes
+     * @description Delete one or more volumes by their UUID(s) or name(s).  If the volumes are
+     *     still attached to an instance, the operation fails.  After this call, the
+     *     IDs associated with the volumes are no longer valid.
+     */
+    delete: operations['DeleteVolumes'];
+    options?: never;
+    head?: never;
+    /**
+     * Update Volumes
+     * @description Update one or more volumes specified by either UUID(s) or name(s).
+     */
+    patch: operations['UpdateVolumes'];
+    trace?: never;
+  };
+  '/v1/volumes/attach': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/v1/volumes/clone": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Clone Volumes
-         * @description Clone one or more volumes given by their ID(s) (name or UUID).  The
-         *     volumes to be cloned must not be mounted to any instance or only mounted
-         *     as read-only.  They also need to not be busy or in an error state.  This
-         *     operation is most useful when cloning template volumes.
-         */
-        post: operations["CloneVolumes"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    get?: never;
+    /**
+     * Attach Volumes
+     * @description Attach one or more volumes specified by ID(s) (name or UUID) to instances
+     *     so that the volumes are mounted when the instances start.  The volumes need
+     *     to be in `available` state and the instances must be in `stopped` state.
+     */
+    put: operations['AttachVolumes'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/volumes/clone': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/v1/volumes/detach": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        /**
-         * Detach Volumes
-         * @description Detach volumes specified by ID(s) (name or UUID) from instances.  If no
-         *     particular instance is specified the volume is detached from all instances.
-         *     The instances from which to detach must not have the volumes mounted.  The
-         *     API returns an error for each instance from which it was unable to detach
-         *     the volume.  If the volume has been created together with an instance,
-         *     detaching the volume will make it persistent (i.e., it survives the
-         *     deletion of the instance).
-         */
-        put: operations["DetachVolumes"];
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    get?: never;
+    put?: never;
+    /**
+     * Clone Volumes
+     * @description Clone one or more volumes given by their ID(s) (name or UUID).  The
+     *     volumes to be cloned must not be mounted to any instance or only mounted
+     *     as read-only.  They also need to not be busy or in an error state.  This
+     *     operation is most useful when cloning template volumes.
+     */
+    post: operations['CloneVolumes'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/volumes/detach': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/v1/volumes/templates": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List template volumes
-         * @description Return the current status and the configuration of one or more template
-         *     volumes specified by either UUID(s) or name(s).  If no identifier is
-         *     provided, all template volumes are returned.
-         */
-        get: operations["GetTemplateVolumes"];
-        put?: never;
-        /**
-         * Create template volume
-         * @description Converts one or more existing volumes given by their ID(s) (name or UUID)
-         *     into template volumes.  This operation is irreversible in the sense that a
-         *     template volume cannot be converted back into a regular volume.
-         *
-         *     The existing volume(s) must not be attached to any instance and must be in
-         *     the `available` state.
-         */
-        post: operations["CreateTemplateVolume"];
-        /**
-         * Delete template volumes
-         * @description Delete one or more template volumes by their UUID(s) or name(s).  After this
-         *     call, the IDs associated with the template volumes are no longer valid.
-         */
-        delete: operations["DeleteTemplateVolumes"];
-        options?: never;
-        head?: never;
-        /**
-         * Update template volumes
-         * @description Update one or more template volumes specified by either UUID(s) or name(s).
-         */
-        patch: operations["UpdateTemplateVolumes"];
-        trace?: never;
+    get?: never;
+    /**
+     * Detach Volumes
+     * @description Detach volumes specified by ID(s) (name or UUID) from instances.  If no
+     *     particular instance is specified the volume is detached from all instances.
+     *     The instances from which to detach must not have the volumes mounted.  The
+     *     API returns an error for each instance from which it was unable to detach
+     *     the volume.  If the volume has been created together with an instance,
+     *     detaching the volume will make it persistent (i.e., it survives the
+     *     deletion of the instance).
+     */
+    put: operations['DetachVolumes'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/volumes/templates': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/v1/volumes/templates/{uuid}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get template volume by UUID
-         * @description Return the current status and the configuration of a particular template
-         *     volume by its UUID.
-         */
-        get: operations["GetTemplateVolumeByUUID"];
-        put?: never;
-        post?: never;
-        /**
-         * Delete template volume by UUID
-         * @description Delete the specified template volume by its UUID.  After this call, the IDs
-         *     associated with the template volume are no longer valid.
-         */
-        delete: operations["DeleteTemplateVolumeByUUID"];
-        options?: never;
-        head?: never;
-        /**
-         * Update template volume by UUID
-         * @description Update the specified template volume by its UUID.
-         */
-        patch: operations["UpdateTemplateVolumeByUUID"];
-        trace?: never;
+    /**
+     * List template volumes
+     * @description Return the current status and the configuration of one or more template
+     *     volumes specified by either UUID(s) or name(s).  If no identifier is
+     *     provided, all template volumes are returned.
+     */
+    get: operations['GetTemplateVolumes'];
+    put?: never;
+    /**
+     * Create template volume
+     * @description Converts one or more existing volumes given by their ID(s) (name or UUID)
+     *     into template volumes.  This operation is irreversible in the sense that a
+     *     template volume cannot be converted back into a regular volume.
+     *
+     *     The existing volume(s) must not be attached to any instance and must be in
+     *     the `available` state.
+     */
+    post: operations['CreateTemplateVolume'];
+    /**
+     * Delete template volumes
+     * @description Delete one or more template volumes by their UUID(s) or name(s).  After this
+     *     call, the IDs associated with the template volumes are no longer valid.
+     */
+    delete: operations['DeleteTemplateVolumes'];
+    options?: never;
+    head?: never;
+    /**
+     * Update template volumes
+     * @description Update one or more template volumes specified by either UUID(s) or name(s).
+     */
+    patch: operations['UpdateTemplateVolumes'];
+    trace?: never;
+  };
+  '/v1/volumes/templates/{uuid}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/v1/volumes/{uuid}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get Volume by UUID
-         * @description Return the current status and the configuration of a particular volume by
-         *     its UUID.
-         */
-        get: operations["GetVolumeByUUID"];
-        put?: never;
-        post?: never;
-        /**
-         * Delete Volume by UUID
-         * @description Delete the specified volume by its UUID.  If the volume is still attached
-         *     to an instance, the operation fails.  After this call, the IDs associated
-         *     with the volume are no longer valid.
-         */
-        delete: operations["DeleteVolumeByUUID"];
-        options?: never;
-        head?: never;
-        /**
-         * Update Volume by UUID
-         * @description Update the specified volume by its UUID.
-         */
-        patch: operations["UpdateVolumeByUUID"];
-        trace?: never;
+    /**
+     * Get template volume by UUID
+     * @description Return the current status and the configuration of a particular template
+     *     volume by its UUID.
+     */
+    get: operations['GetTemplateVolumeByUUID'];
+    put?: never;
+    post?: never;
+    /**
+     * Delete template volume by UUID
+     * @description Delete the specified template volume by its UUID.  After this call, the IDs
+     *     associated with the template volume are no longer valid.
+     */
+    delete: operations['DeleteTemplateVolumeByUUID'];
+    options?: never;
+    head?: never;
+    /**
+     * Update template volume by UUID
+     * @description Update the specified template volume by its UUID.
+     */
+    patch: operations['UpdateTemplateVolumeByUUID'];
+    trace?: never;
+  };
+  '/v1/volumes/{uuid}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/v1/volumes/{uuid}/attach": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        /**
-         * Attach Volume by UUID
-         * @description Attach a volume by UUID to an instance so that the volume is mounted when
-         *     the instance starts.  The volume needs to be in `available` state and the
-         *     instance must be in `stopped` state.
-         */
-        put: operations["AttachVolumeByUUID"];
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /**
+     * Get Volume by UUID
+     * @description Return the current status and the configuration of a particular volume by
+     *     its UUID.
+     */
+    get: operations['GetVolumeByUUID'];
+    put?: never;
+    post?: never;
+    /**
+     * Delete Volume by UUID
+     * @description Delete the specified volume by its UUID.  If the volume is still attached
+     *     to an instance, the operation fails.  After this call, the IDs associated
+     *     with the volume are no longer valid.
+     */
+    delete: operations['DeleteVolumeByUUID'];
+    options?: never;
+    head?: never;
+    /**
+     * Update Volume by UUID
+     * @description Update the specified volume by its UUID.
+     */
+    patch: operations['UpdateVolumeByUUID'];
+    trace?: never;
+  };
+  '/v1/volumes/{uuid}/attach': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/v1/volumes/{uuid}/clone": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Clone Volume by UUID
-         * @description Clone a volume given by its UUID.  The volume to be cloned must not be
-         *     mounted to any instance or only mounted as read-only.  It also needs to not
-         *     be busy or in an error state.  This operation is most useful when cloning
-         *     template volumes.
-         */
-        post: operations["CloneVolumeByUUID"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    get?: never;
+    /**
+     * Attach Volume by UUID
+     * @description Attach a volume by UUID to an instance so that the volume is mounted when
+     *     the instance starts.  The volume needs to be in `available` state and the
+     *     instance must be in `stopped` state.
+     */
+    put: operations['AttachVolumeByUUID'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/volumes/{uuid}/clone': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/v1/volumes/{uuid}/detach": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        /**
-         * Detach Volume by UUID
-         * @description Detach a volume by UUID from instances.  If no particular instance is
-         *     specified the volume is detached from all instances.  The instances from
-         *     which to detach must not have the volume mounted.  The API returns an error
-         *     for each instance from which it was unable to detach the volume.  If the
-         *     volume has been created together with an instance, detaching the volume
-         *     will make it persistent (i.e., it survives the deletion of the instance).
-         */
-        put: operations["DetachVolumeByUUID"];
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    get?: never;
+    put?: never;
+    /**
+     * Clone Volume by UUID
+     * @description Clone a volume given by its UUID.  The volume to be cloned must not be
+     *     mounted to any instance or only mounted as read-only.  It also needs to not
+     *     be busy or in an error state.  This operation is most useful when cloning
+     *     template volumes.
+     */
+    post: operations['CloneVolumeByUUID'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/volumes/{uuid}/detach': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
+    get?: never;
+    /**
+     * Detach Volume by UUID
+     * @description Detach a volume by UUID from instances.  If no particular instance is
+     *     specified the volume is detached from all instances.  The instances from
+     *     which to detach must not have the volume mounted.  The API returns an error
+     *     for each instance from which it was unable to detach the volume.  If the
+     *     volume has been created together with an instance, detaching the volume
+     *     will make it persistent (i.e., it survives the deletion of the instance).
+     */
+    put: operations['DetachVolumeByUUID'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
-    schemas: {
-        AddUsersResponse: {
-            /** @description The status of the response. */
-            status?: components["schemas"]["ResponseStatus"];
-            /** @description A list of errors which may have occurred during the request. */
-            errors?: components["schemas"]["ResponseError"][];
-            /** @description The response data for this request. */
-            data?: components["schemas"]["AddUsersResponseData"];
-            /**
-             * Format: uint64
-             * @description The operation time in microseconds.  This is the time it took to process
-             *     the request and generate the response.
-             * @example 46
-             */
-            op_time_us?: number;
-        } & {
-            /**
-             * @description An optional message providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example Failed to perform all operations
-             */
-            message?: string;
-        };
-        AddUsersResponseData: {
-            /** @description The status of the operation for each user in the request. */
-            results?: components["schemas"]["DataResult"][];
-        };
-        AttachVolumeByUUIDRequestBody: {
-            /** @description UUID or name of the instance to attach the volume to. */
-            attach_to: components["schemas"]["BodyInstanceID"];
-            /**
-             * Format: regex
-             * @description Path of the mountpoint.
-             *
-             *     The path must be absolute, not contain `.` and `..` components, and not
-             *     contain colons (`:`). The path must point to an empty directory. If the
-             *     directory does not exist, it is created.
-             * @example /mnt/my-volume
-             */
-            at: string;
-        } & {
-            /**
-             * @description Whether the volume should be mounted read-only.
-             * @example false
-             */
-            readonly?: boolean;
-        };
-        /** @description A single request item for attaching a volume to an instance. */
-        AttachVolumesRequestItem: {
-            /**
-             * Format: uuid
-             * @description The UUID of the volume to attach. Mutually exclusive with name.
-             *     Exactly one of uuid or name must be provided.
-             * @example c1d2e3f4-5678-90ab-cdef-1234567890ab
-             */
-            uuid: string;
-            /**
-             * @description The name of the volume to attach. Mutually exclusive with UUID.
-             *     Exactly one of uuid or name must be provided.
-             * @example funky-vol-g7gum5cj
-             */
-            name: string;
-            /** @description UUID or name of the instance to attach the volume to. */
-            attach_to: components["schemas"]["NameOrUUID"];
-            /**
-             * Format: regex
-             * @description Path of the mountpoint.
-             *
-             *     The path must be absolute, not contain `.` and `..` components, and not
-             *     contain colons (`:`). The path must point to an empty directory. If the
-             *     directory does not exist, it is created.
-             * @example /mnt/my-volume
-             */
-            at: string;
-            /**
-             * @description Whether the volume should be mounted read-only.
-             * @example false
-             */
-            readonly?: boolean;
-        };
-        /**
-         * @description The response message for attaching one or more volume(s) given their
-         *     UUID(s) or name(s).
-         */
-        AttachVolumesResponse: {
-            /** @description The status of the response. */
-            status?: components["schemas"]["ResponseStatus"];
-            /** @description The response data for this request. */
-            data?: components["schemas"]["AttachVolumesResponseData"];
-            /** @description A list of errors which may have occurred during the request. */
-            errors?: components["schemas"]["ResponseError"][];
-            /**
-             * Format: uint64
-             * @description The operation time in microseconds.  This is the time it took to process
-             *     the request and generate the response.
-             * @example 46
-             */
-            op_time_us?: number;
-        } & {
-            /**
-             * @description An optional message providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example Failed to perform all operations
-             */
-            message?: string;
-        };
-        AttachVolumesResponseAttachedVolume: {
-            /** @description The status of the response. */
-            status?: components["schemas"]["ResponseStatus"];
-            /**
-             * Format: uuid
-             * @description The UUID of the volume that was attached.
-             * @example c1d2e3f4-5678-90ab-cdef-1234567890ab
-             */
-            uuid?: string;
-            /**
-             * @description The name of the volume that was attached.
-             * @example funky-vol-g7gum5cj
-             */
-            name?: string;
-            /**
-             * @description An optional message providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example No volume with name 'funky-town-g756b5d'
-             */
-            message?: string;
-            /**
-             * Format: int32
-             * @description An optional error code providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example 8
-             */
-            error?: number;
-        };
-        AttachVolumesResponseData: {
-            /** @description The volume(s) which were attached by the request. */
-            volumes?: components["schemas"]["AttachVolumesResponseAttachedVolume"][];
-        };
-        /**
-         * @description AutoscalePolicy defines the autoscale policy for a service.
-         *     Right now it contains fields from both the `ondemand` and `step` policies.
-         *     They are marked both as optional, so only one of them should be set at a
-         *     time. This is a current limitation of the API design.
-         */
-        AutoscalePolicy: {
-            /**
-             * @description The name of the policy.
-             * @example funky-policy
-             */
-            name?: string;
-            /**
-             * @description If the policy is enabled.
-             * @example true
-             */
-            enabled?: boolean;
-            /**
-             * Format: enum
-             * @description Metric to use for the step policy.
-             * @enum {string}
-             */
-            metric?: "cpu";
-            /**
-             * Format: enum
-             * @description The type of adjustment to be made in the step policy.
-             * @enum {string}
-             */
-            adjustment_type?: "change" | "exact" | "percentage";
-            /**
-             * @description The steps for the step policy.
-             *     Each step defines an adjustment value and optional bounds.
-             */
-            steps?: components["schemas"]["AutoscalePolicyStep"][];
-        };
-        AutoscalePolicyStep: {
-            /**
-             * Format: int64
-             * @description The adjustment value for the step.
-             * @example 50
-             */
-            adjustment?: number;
-            /**
-             * Format: int64
-             * @description Lower bound for the step.
-             * @example 10
-             */
-            lower_bound?: number;
-            /**
-             * Format: int64
-             * @description Upper bound for the step.
-             * @example 500
-             */
-            upper_bound?: number;
-        };
-        /** @description Reference to the instance to detach the volume from. */
-        BodyInstanceID: {
-            /**
-             * Format: uuid
-             * @description The UUID of the instance that the volume is detached from.
-             * @example c1d2e3f4-5678-90ab-cdef-1234567890ab
-             */
-            uuid?: string;
-        } & {
-            /**
-             * @description The name of the instance that the volume is detached from.
-             * @example funky-town-g7gum5cj
-             */
-            name?: string;
-        };
-        Certificate: {
-            /**
-             * Format: uuid
-             * @description The UUID of the certificate.
-             *
-             *     This is a unique identifier for the certificate that is generated when the
-             *     certificate is created.  The UUID is used to reference the certificate in
-             *     API calls and can be used to identify the certificate in all API calls that
-             *     require an identifier.
-             * @example 123e4567-e89b-12d3-a456-426614174000
-             */
-            uuid?: string;
-            /**
-             * @description The name of the certificate.
-             *
-             *     This is a human-readable name that can be used to identify the certificate.
-             *     The name must be unique within the context of your account.  The name can
-             *     also be used to identify the certificate in API calls.
-             * @example funky-certificate
-             */
-            name?: string;
-            /**
-             * Format: date-time
-             * @description The time the certificate was created.
-             * @example 2023-10-01T12:00:00Z
-             */
-            created_at?: string;
-            /**
-             * @description The common name (CN) field from the certificate's subject.
-             *
-             *     This is typically the primary domain name that the certificate is issued
-             *     for. It represents the main identity that the certificate validates.
-             * @example my-common-name
-             */
-            common_name?: string;
-            /**
-             * @description The complete subject distinguished name (DN) of the certificate.
-             *
-             *     This contains the full subject information from the certificate, including
-             *     the common name, organization, organizational unit, locality, state, and
-             *     country. The subject identifies the entity that the certificate is issued to.
-             * @example example.com
-             */
-            subject?: string;
-            /**
-             * @description The complete issuer distinguished name (DN) of the certificate.
-             *
-             *     This identifies the Certificate Authority (CA) that issued the certificate.
-             *     It contains information about the CA including its common name, organization,
-             *     and country.
-             * @example CN=R10,O=Let's Encrypt,C=US
-             */
-            issuer?: string;
-            /**
-             * @description The unique serial number assigned to the certificate by the issuing CA.
-             *
-             *     This is a unique identifier within the scope of the issuing CA that can be
-             *     used to identify and track the certificate. Serial numbers are typically
-             *     represented as hexadecimal strings.
-             * @example 123456789ABCDEF123456789ABCDEF123456
-             */
-            serial_number?: string;
-            /**
-             * Format: date-time
-             * @description The date and time when the certificate becomes valid.
-             *
-             *     The certificate should not be trusted before this date. This timestamp
-             *     marks the beginning of the certificate's validity period.
-             * @example 2023-10-01T12:00:00Z
-             */
-            not_before?: string;
-            /**
-             * Format: date-time
-             * @description The date and time when the certificate expires.
-             *
-             *     The certificate should not be trusted after this date. This timestamp
-             *     marks the end of the certificate's validity period. Certificates should
-             *     be renewed before this date to maintain service availability.
-             * @example 2023-10-01T12:00:00Z
-             */
-            not_after?: string;
-            /**
-             * Format: enum
-             * @description The current state of the certificate.
-             *
-             *     This indicates whether the certificate is pending issuance, valid and
-             *     ready for use, or in an error state. See CertificateState enum for
-             *     detailed state descriptions.
-             * @enum {string}
-             */
-            state?: "pending" | "valid" | "error";
-            /**
-             * @description An optional field representing the status of the request.  This field is
-             *     only set when this message object is used as a response message.
-             */
-            status?: components["schemas"]["ResponseStatus"];
-            /**
-             * @description An optional message providing additional information about the status.
-             *     This field is only set when this message object is used as a response
-             *     message, and is useful when the status is not `success`.
-             * @example No certificate with name 'funky-town-g756b5d'
-             */
-            message?: string;
-            /**
-             * Format: int32
-             * @description An optional error code providing additional information about the status.
-             *     This field is only set when this message object is used as a response
-             *     message, and is useful when the status is not `success`.
-             * @example 8
-             */
-            error?: number;
-        };
-        CloneVolumeByUUIDRequestBody: {
-            /**
-             * @description The name of the new cloned volume.  If not provided, a random name
-             *     of the form `vol-X` is generated for you, where `X` is a 5 character
-             *     long random alphanumeric suffix.
-             * @example funky-vol-t7qumh5j
-             */
-            vol_name?: string;
-            /**
-             * Format: enum
-             * @description The quota policy for the new cloned volume.  If not provided, the quota
-             *     policy of the source volume is used.
-             * @example static
-             * @enum {string}
-             */
-            quota_policy?: "static" | "dynamic";
-            /** @description A list of tags to assign to the new cloned volume. */
-            tags?: string[];
-        };
-        /** @description A single request item describing the volume to clone. */
-        CloneVolumesRequestItem: {
-            /**
-             * Format: uuid
-             * @description The UUID of the volume to clone.  Mutually exclusive with name.
-             * @example c1d2e3f4-5678-90ab-cdef-1234567890ab
-             */
-            uuid?: string;
-            /**
-             * @description The name of the volume to clone.  Mutually exclusive with UUID.
-             * @example funky-vol-g7gum5cj
-             */
-            name?: string;
-            /**
-             * @description The name of the new cloned volume.  If not provided, a random name
-             *     of the form `vol-X` is generated for you, where `X` is a 5 character
-             *     long random alphanumeric suffix.
-             * @example funky-vol-t7qumh5j
-             */
-            vol_name?: string;
-            /**
-             * Format: enum
-             * @description The quota policy for the new cloned volume.  If not provided, the quota
-             *     policy of the source volume is used.
-             * @example static
-             * @enum {string}
-             */
-            quota_policy?: "static" | "dynamic";
-            /** @description A list of tags to assign to the new cloned volume. */
-            tags?: string[];
-        };
-        /** @description The response message for cloning one or more volume(s). */
-        CloneVolumesResponse: {
-            /** @description The status of the response. */
-            status?: components["schemas"]["ResponseStatus"];
-            /** @description The response data for this request. */
-            data?: components["schemas"]["CloneVolumesResponseData"];
-            /** @description A list of errors which may have occurred during the request. */
-            errors?: components["schemas"]["ResponseError"][];
-            /**
-             * Format: uint64
-             * @description The operation time in microseconds.  This is the time it took to process
-             *     the request and generate the response.
-             * @example 46
-             */
-            op_time_us?: number;
-        } & {
-            /**
-             * @description An optional message providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example Failed to perform all operations
-             */
-            message?: string;
-        };
-        CloneVolumesResponseData: {
-            /** @description The volume(s) which were cloned by the request. */
-            volumes?: components["schemas"]["CloneVolumesResponseVolume"][];
-        };
-        CloneVolumesResponseVolume: {
-            /** @description The status of the response. */
-            status?: components["schemas"]["ResponseStatus"];
-            /**
-             * Format: uuid
-             * @description The UUID of the newly cloned volume.
-             * @example c1d2e3f4-5678-90ab-cdef-1234567890ab
-             */
-            uuid?: string;
-            /**
-             * @description The name of the newly cloned volume.
-             * @example funky-vol-g7gum5cj
-             */
-            name?: string;
-            /**
-             * Format: enum
-             * @description The state of the volume.
-             * @enum {string}
-             */
-            state?: "uninitialized" | "initializing" | "available" | "idle" | "mounted" | "busy" | "error" | "template";
-            /**
-             * @description An optional message providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example No volume with name 'funky-town-g756b5d'
-             */
-            message?: string;
-            /**
-             * Format: int32
-             * @description An optional error code providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example 8
-             */
-            error?: number;
-        };
-        ConfigurationInstanceCreateArgs: {
-            /** @description The ROM to use for the autoscale configuration. */
-            roms?: components["schemas"]["InstanceCreateArgsInstanceCreateRequestRoms"];
-        } | {
-            /** @description The template to use for the autoscale configuration. */
-            template?: components["schemas"]["NameOrUUID"];
-        };
-        /**
-         * @description The request message to create an autoscale configuration for a service group
-         *     based on its UUID.
-         */
-        CreateAutoscaleConfigurationByServiceGroupUUIDRequest: {
-            /**
-             * Format: uuid
-             * @description The UUID of the service to create a configuration for.
-             *     Mutually exclusive with name.
-             */
-            uuid?: string;
-            /**
-             * Format: int64
-             * @description The minimum number of instances to keep running.
-             */
-            min_size?: number;
-            /**
-             * Format: int64
-             * @description The maximum number of instances to keep running.
-             */
-            max_size?: number;
-            /**
-             * Format: int64
-             * @description The warmup time in milliseconds for new instances.
-             */
-            warmup_time_ms?: number;
-            /**
-             * Format: int64
-             * @description The cooldown time in milliseconds for the autoscale configuration.
-             */
-            cooldown_time_ms?: number;
-            /** @description The arguments to use when creating the autoscale configuration. */
-            create_args?: components["schemas"]["CreateAutoscaleConfigurationByServiceGroupUUIDRequestInstanceCreateArgs"];
-            /** @description The policies to apply to the autoscale configuration. */
-            policies?: components["schemas"]["AutoscalePolicy"][];
-        };
-        CreateAutoscaleConfigurationByServiceGroupUUIDRequestInstanceCreateArgs: {
-            /** @description The ROM to use for the autoscale configuration. */
-            roms?: components["schemas"]["InstanceCreateArgsInstanceCreateRequestRoms"];
-        } | {
-            /** @description The template to use for the autoscale configuration. */
-            template?: components["schemas"]["NameOrUUID"];
-        };
-        /**
-         * @description The request message to create an autoscale configuration policy for a
-         *     service.
-         */
-        CreateAutoscaleConfigurationPolicyRequest: {
-            /**
-             * @description The Name of the service to add a policy to.
-             * @example funky-service
-             */
-            name: string;
-            /** @description The policy type to add to the autoscale configuration. */
-            type: components["schemas"]["AutoscalePolicy"];
-        };
-        CreateAutoscaleConfigurationPolicyResponse: {
-            /** @description The status of the response. */
-            status?: components["schemas"]["ResponseStatus"];
-            /** @description The response data for this request. */
-            data?: components["schemas"]["CreateAutoscaleConfigurationPolicyResponseData"];
-            /** @description A list of errors which may have occurred during the request. */
-            errors?: components["schemas"]["ResponseError"][];
-            /**
-             * Format: uint64
-             * @description The operation time in microseconds.  This is the time it took to process
-             *     the request and generate the response.
-             * @example 32
-             */
-            op_time_us?: number;
-        } & {
-            /**
-             * @description An optional message providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example Failed to perform all operations
-             */
-            message?: string;
-        };
-        CreateAutoscaleConfigurationPolicyResponseData: {
-            /** @description The policies which were added by the request. */
-            policies?: components["schemas"]["CreateAutoscaleConfigurationPolicyResponsePolicy"][];
-        };
-        CreateAutoscaleConfigurationPolicyResponsePolicy: {
-            /** @description The status of the response. */
-            status?: components["schemas"]["ResponseStatus"];
-            /**
-             * Format: uuid
-             * @description The UUID of the service of the added policy.
-             * @example 123e4567-e89b-12d3-a456-426614174000
-             */
-            uuid?: string;
-            /**
-             * @description The name of the service of the added policy.
-             * @example funky-policy
-             */
-            name?: string;
-            /**
-             * @description An optional message providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example No service with name 'funky-town-g756b5d'
-             */
-            message?: string;
-            /**
-             * Format: int32
-             * @description An optional error code providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example 8
-             */
-            error?: number;
-        };
-        CreateAutoscaleConfigurationsRequestConfiguration: {
-            /**
-             * Format: uuid
-             * @description The UUID of the service to create a configuration for.
-             *     Mutually exclusive with name.
-             * @example 123e4567-e89b-12d3-a456-426614174000
-             */
-            uuid?: string;
-            /**
-             * @description The name of the service to create a configuration for.
-             *     Mutually exclusive with UUID.
-             * @example funky-service
-             */
-            name?: string;
-            /**
-             * Format: int64
-             * @description The minimum number of instances to keep running.
-             * @example 2
-             */
-            min_size?: number;
-            /**
-             * Format: int64
-             * @description The maximum number of instances to keep running.
-             * @example 12
-             */
-            max_size?: number;
-            /**
-             * Format: int64
-             * @description The warmup time in milliseconds for new instances.
-             * @example 100
-             */
-            warmup_time_ms?: number;
-            /**
-             * Format: int64
-             * @description The cooldown time in milliseconds for the autoscale configuration.
-             * @example 100
-             */
-            cooldown_time_ms?: number;
-            /** @description The arguments to use when creating the autoscale configuration. */
-            create_args?: components["schemas"]["ConfigurationInstanceCreateArgs"];
-            /** @description The policies to apply to the autoscale configuration. */
-            policies?: components["schemas"]["AutoscalePolicy"][];
-        };
-        /** @description The response to a CreateAutoscaleConfigurationRequest. */
-        CreateAutoscaleConfigurationsResponse: {
-            /** @description The status of the response. */
-            status?: components["schemas"]["ResponseStatus"];
-            /** @description The response data for this request. */
-            data?: components["schemas"]["CreateAutoscaleConfigurationsResponseData"];
-            /** @description A list of errors which may have occurred during the request. */
-            errors?: components["schemas"]["ResponseError"][];
-            /**
-             * Format: uint64
-             * @description The operation time in microseconds.  This is the time it took to process
-             *     the request and generate the response.
-             * @example 34
-             */
-            op_time_us?: number;
-        } & {
-            /**
-             * @description An optional message providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example Failed to perform all operations
-             */
-            message?: string;
-        };
-        CreateAutoscaleConfigurationsResponseConfigurationsResponse: {
-            /** @description The status of the response. */
-            status?: components["schemas"]["ResponseStatus"];
-            /**
-             * Format: uuid
-             * @description The UUID of the service where the configuration was created.
-             * @example 123e4567-e89b-12d3-a456-426614174000
-             */
-            uuid?: string;
-            /**
-             * @description The name of the service where the configuration was created.
-             * @example funky-instance-template
-             */
-            name?: string;
-            /**
-             * @description An optional message providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example No service with name 'funky-town-g756b5d'
-             */
-            message?: string;
-            /**
-             * Format: int32
-             * @description An optional error code providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example 8
-             */
-            error?: number;
-        };
-        CreateAutoscaleConfigurationsResponseData: {
-            /** @description The configuration(s) which were created by the request. */
-            service_groups?: components["schemas"]["CreateAutoscaleConfigurationsResponseConfigurationsResponse"][];
-        };
-        /** @description The request message for creating/uploading a new certificate. */
-        CreateCertificateRequest: {
-            /**
-             * @description The name of the certificate.
-             *
-             *     This is a human-readable name that can be used to identify the certificate.
-             *     The name must be unique within the context of your account.  If no name is
-             *     specified, a random name is generated for you.  The name can also be used
-             *     to identify the certificate in API calls.
-             * @example funky-certificate
-             */
-            name?: string;
-            /**
-             * @description The common name (CN) of the certificate.
-             *
-             *     Deprecated: Use `common_name` instead.
-             * @example funky-town.com
-             */
-            cn?: string;
-            /**
-             * @description The common name (CN) of the certificate.
-             *
-             *     This must be a fully-qualified domain name (FQDN). Exactly one of `cn`
-             *     or `common_name` must be specified.
-             * @example funky-town.com
-             */
-            common_name?: string;
-            /**
-             * @description The chain of the certificate.
-             * @example -----BEGIN CERTIFICATE----- MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQDQ... -----END CERTIFICATE-----
-             */
-            chain: string;
-            /**
-             * @description The private key of the certificate.
-             * @example -----BEGIN PRIVATE KEY----- MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQDQ... -----END PRIVATE KEY-----
-             */
-            pkey: string;
-        };
-        /** @description The response message for creating of a certificate. */
-        CreateCertificateResponse: {
-            /** @description The status of the response. */
-            status?: components["schemas"]["ResponseStatus"];
-            /**
-             * @description An optional message providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example Failed to perform all operations
-             */
-            message?: string;
-            /** @description The response data for this request. */
-            data?: components["schemas"]["CreateCertificateResponseData"];
-            /** @description A list of errors which may have occurred during the request. */
-            errors?: components["schemas"]["ResponseError"][];
-            /**
-             * Format: uint64
-             * @description The operation time in microseconds.  This is the time it took to process
-             *     the request and generate the response.
-             * @example 32
-             */
-            op_time_us?: number;
-        };
-        CreateCertificateResponseData: {
-            /**
-             * @description The certificate which was created by this request.
-             *
-             *     Note: only one certificate can be specified in the request, so this
-             *     will always contain a single entry.
-             */
-            certificates?: components["schemas"]["Certificate"][];
-        };
-        /** @description The request message for creating a new instance. */
-        CreateInstanceRequest: {
-            /**
-             * @description (Optional).  The name of the instance.
-             *
-             *     If not provided, a random name will be generated.  The name must be unique.
-             * @example funky-town-g756b5d
-             */
-            name?: string;
-            /**
-             * @description The image to use for the instance.
-             * @example nginx:latest
-             */
-            image?: string;
-            /**
-             * @description (Optional).  The arguments to pass to the instance when it starts.
-             * @example --port=8080 --debug
-             */
-            args?: string[];
-            /**
-             * @description (Optional).  Environment variables to set for the instance.
-             * @example {
-             *       "ENV_VAR1": "value1",
-             *       "ENV_VAR2": "value2"
-             *     }
-             */
-            env?: {
-                [key: string]: string;
-            };
-            /**
-             * Format: int64
-             * @description (Optional).  Memory in MB to allocate for the instance.  Default is 128.
-             * @example 256
-             */
-            memory_mb?: number;
-            /**
-             * @description (Optional).  The service group configuration when creating an instance.
-             *
-             *     When creating an instance, either a previously created (persistent) service
-             *     group can be referenced (either through its name or UUID), or a new
-             *     (ephemeral) service group can be created for the instance by specifying the
-             *     list of services it should expose and optionally the domains it should use.
-             *     Not used by template instances.
-             */
-            service_group?: components["schemas"]["CreateInstanceRequestServiceGroup"];
-            /**
-             * @description Volumes to attach to the instance.
-             *
-             *     This list can contain both existing and new volumes to create as part of
-             *     the instance creation.  Existing volumes can be referenced by their name or
-             *     UUID.  New volumes can be created by specifying a name, size in MiB, and
-             *     mount point in the instance.  The mount point is the directory in the
-             *     instance where the volume will be mounted.
-             */
-            volumes?: components["schemas"]["CreateInstanceRequestVolume"][];
-            /**
-             * @description Whether the instance should start automatically on creation.
-             *     Must be set to true when `timeout_s` is specified.
-             * @example true
-             */
-            autostart?: boolean;
-            /**
-             * Format: int64
-             * @description (Optional).  Number of additional replicas to create.  The total
-             *     number of instances created is `replicas + 1`.  Defaults to 0.
-             * @example 5
-             */
-            replicas?: number;
-            /**
-             * Format: enum
-             * @description Restart policy for the instance.  This defines how the instance
-             *     should behave when it stops or crashes.  Cannot be combined with
-             *     the `delete-on-stop` feature.
-             * @enum {string}
-             */
-            restart_policy?: "never" | "always" | "on_failure";
-            /**
-             * @description Scale-to-zero configuration for the instance.  Requires
-             *     `service_group` to be set.  Cannot be combined with the
-             *     `delete-on-stop` feature.
-             */
-            scale_to_zero?: components["schemas"]["CreateInstanceScaleToZero"];
-            /**
-             * Format: int32
-             * @description (Optional).  Number of vCPUs to allocate for the instance.
-             *     Defaults to 1.
-             * @example 1
-             */
-            vcpus?: number;
-            /**
-             * Format: int64
-             * @description Deprecated: Use `timeout_s` instead.  Timeout in milliseconds to
-             *     wait for all new instances to reach running state.  Requires
-             *     `autostart` to be set.  If `timeout_s` is not set, this value is
-             *     converted by rounding up to the next full second.  No wait
-             *     performed for a value of 0.
-             * @example 2000
-             */
-            wait_timeout_ms?: number;
-            /**
-             * @description Features to enable for the instance.  Features are specific
-             *     configurations or capabilities that can be enabled for the
-             *     instance.  The `scale-to-zero` and `delete-on-stop` features are
-             *     mutually exclusive.
-             */
-            features?: "delete-on-stop"[];
-            /**
-             * Format: int64
-             * @description Timeout in seconds to wait for all new instances to reach running
-             *     state.  Requires `autostart` to be set.  If you autostart your
-             *     new instance, you can wait for it to finish starting with a
-             *     blocking API call if you specify a wait timeout greater than
-             *     zero.  No wait performed for a value of 0.
-             * @example 2
-             */
-            timeout_s?: number;
-            /**
-             * @description Read-Only Memory (ROM) blobs to attach to the instance.
-             *     Unikraft Cloud supports the ability to attach Read-Only Memory (ROM) blobs
-             *     to instances. It allows you to create a general-purpose base image and
-             *     then customize individual instances by attaching code or data as separate
-             *     ROM blobs.
-             */
-            roms?: components["schemas"]["CreateInstanceRequestRom"][];
-            /** @description (Optional).  Tags to associate with the instance. */
-            tags?: string[];
-            /**
-             * @description Template instances.
-             *     An existing instance can be saved as a template. This template is then
-             *     used to create new instances that inherit the exact configuration and
-             *     state the original instance had when the template was created.
-             */
-            template?: components["schemas"]["CreateInstanceRequestTemplate"];
-            /**
-             * Format: int32
-             * @description (Optional).  The scheduling priority for the instance.  Higher values
-             *     indicate higher priority.
-             * @example 10
-             */
-            sched_priority?: number;
-            /**
-             * @description (Optional).  Schedules for the instance.  Scheduled operations let you
-             *     automatically start, stop, or delete the instance on a calendar-based
-             *     schedule.  Each instance stores its own schedules, and cloning preserves
-             *     them.
-             */
-            schedules?: components["schemas"]["Schedule"][];
-            /**
-             * @description (Optional).  Automatic delete-on-idle/request-limit configuration.
-             *     Not used for template instances.
-             */
-            autokill?: components["schemas"]["CreateInstanceRequestAutokill"];
-        };
-        /**
-         * @description Automatic delete-on-idle/request-limit configuration for non-template
-         *     instances.
-         */
-        CreateInstanceRequestAutokill: {
-            /**
-             * Format: uint64
-             * @description Time in milliseconds after the instance was stopped before it is deleted.
-             *     A value of 0 disables time-based autokill.
-             */
-            time_ms?: number;
-            /**
-             * Format: uint32
-             * @description Maximum number of requests/connections the instance serves before it is
-             *     deleted. A value of 0 disables request-based autokill.
-             */
-            num_requests?: number;
-        };
-        /**
-         * @description The domain configuration for the service group.
-         *
-         *     A domain defines a publicly accessible domain name for the instance.  If
-         *     the domain name ends with a period `.`, it must be a valid Fully Qualified
-         *     Domain Name (FQDN), otherwise it will become a subdomain of the target
-         *     metro.  The domain can be associated with an existing certificate by
-         *     specifying the certificate's name or UUID.  If no certificate is specified
-         *     and a FQDN is provided, Unikraft Cloud will automatically generate a new
-         *     certificate for the domain based on Let's Encrypt and seek to accomplish a
-         *     DNS-01 challenge.
-         */
-        CreateInstanceRequestDomain: {
-            /**
-             * @description Publicly accessible domain name.
-             *
-             *     If this name ends in a period `.` it must be a valid Full Qualified
-             *     Domain Name (FQDN), e.g. `example.com.`; otherwise it will become a
-             *     subdomain of the target metro, e.g. `example` becomes
-             *     `example.fra0.unikraft.app`.
-             * @example funky-town-g756b5d.fra0.unikraft.app.
-             */
-            name: string;
-        } & {
-            /**
-             * @description A reference to an existing certificate which can be used for the
-             *     specified domain.  If unspecified, Unikraft Cloud will
-             *     automatically generate a new certificate for the domain based on Let's
-             *     Encrypt and seek to accomplish a DNS-01 challenge.
-             */
-            certificate?: components["schemas"]["NameOrUUID"];
-        };
-        /** @description Read-Only Memory (ROM) blob to attach to the instance. */
-        CreateInstanceRequestRom: {
-            /**
-             * @description The name of the ROM to use for the instance configuration.
-             * @example funky-rom
-             */
-            name?: string;
-            /**
-             * @description The image of the ROM to use for the instance configuration.
-             * @example nginx:latest
-             */
-            image: string;
-        };
-        /**
-         * @description The service group configuration when creating an instance.
-         *
-         *     If no existing (persistent) service group is specified via its identifier,
-         *     a new (ephemeral) service group can be created by specifying the services
-         *     it should expose.  A service defines the configuration settings of an
-         *     exposed port by the instance.  A service is a combination of a public port,
-         *     an internal port, and a set of handlers that define how the service will
-         *     handle incoming connections.
-         */
-        CreateInstanceRequestServiceGroup: {
-            /**
-             * Format: uuid
-             * @description (Optional).  Reference an existing (persistent) service group by its
-             *     UUID.  Mutually exclusive with name.
-             * @example 123e4567-e89b-12d3-a456-426614174000
-             */
-            uuid?: string;
-            /**
-             * @description (Optional).  Reference an existing (persistent) service group by its
-             *     name.  Mutually exclusive with UUID.
-             * @example funky-service-g756b5d
-             */
-            name?: string;
-            /**
-             * @description If no existing (persistent) service group is specified via its
-             *     identifier, a new (ephemeral) service group can be created.  In addition
-             *     to the services it must expose, you can specify which domains it should
-             *     use too.
-             */
-            domains?: components["schemas"]["CreateInstanceRequestDomain"][];
-            /**
-             * @description If no existing service group identifier is provided, one or more new
-             *     (ephemeral, non-persistent) service(s) can be created with the following
-             *     definitions.
-             */
-            services?: components["schemas"]["Service"][];
-            /**
-             * Format: uint32
-             * @description The soft limit for the number of services that can be created in this
-             *     service group.
-             * @example 100
-             */
-            soft_limit?: number;
-            /**
-             * Format: uint32
-             * @description The hard limit for the number of services that can be created in this
-             *     service group.
-             * @example 200
-             */
-            hard_limit?: number;
-        };
-        /** @description Defines the source template used to build a new instance. */
-        CreateInstanceRequestTemplate: {
-            /**
-             * @description (Optional).  Whether the instance needs to run in order to reach template state
-             * @example false
-             */
-            prepare?: boolean;
-            /** @description (Optional).  The UUID of a template instance to create the instance from. */
-            nameOrUUID?: components["schemas"]["NameOrUUID"];
-            /** @description (Optional). Configuration parameters to apply when building the new instance from the source template. */
-            create_args?: components["schemas"]["Instance"];
-        };
-        /** @description A volume defines a storage volume that can be attached to the instance. */
-        CreateInstanceRequestVolume: {
-            /**
-             * Format: uuid
-             * @description The UUID of an existing volume.
-             *
-             *     If this is the only specified field, then it will look up an existing
-             *     volume by this UUID.
-             * @example 123e4567-e89b-12d3-a456-426614174000
-             */
-            uuid?: string;
-            /**
-             * @description The name of the volume.
-             *
-             *     If this is the only specified field, then it will look up an existing
-             *     volume by this name.  If the volume does not exist, the request will
-             *     fail.  If a new volume is intended to be created, then this field must be
-             *     specified along with the mount point in the instance and a provisioning
-             *     source (size_mb or host_path).
-             * @example funky-volume-g756b5d
-             */
-            name?: string;
-            /**
-             * Format: uint64
-             * @description The size of the volume when creating a new volume.
-             *
-             *     When creating a new volume as part of the instance create request,
-             *     specify the size of the volume in MiB.
-             * @example 32
-             */
-            size_mb?: number;
-            /**
-             * @description A host path to create a managed volume from.
-             * @example /srv/data/my-volume
-             */
-            host_path?: string;
-            /**
-             * @description The mount point for the volume in the instance.
-             * @example /mnt/funky-volume
-             */
-            at: string;
-            /**
-             * @description Whether the volume is read-only.
-             *
-             *     If this field is set to true, the volume will be mounted as read-only in
-             *     the instance.  This field is optional and defaults to false and is only
-             *     applicable when using an existing volume.
-             * @example false
-             */
-            readonly?: boolean;
-            /**
-             * @description Quota policy for the volume.
-             * @example static
-             */
-            quota_policy?: string;
-            /**
-             * @description Filesystem type to format or configure.
-             *     Without custom configuration, this is either `ext4` or `virtiofs`.
-             * @example ext4
-             */
-            filesystem?: string;
-            /** @description Tags to assign to the new volume. */
-            tags?: string[];
-            /**
-             * Format: uint32
-             * @description Guest UID for managed volumes (host_path mode only).
-             */
-            uid?: number;
-            /**
-             * Format: uint32
-             * @description Guest GID for managed volumes (host_path mode only).
-             */
-            gid?: number;
-            /**
-             * @description Script arguments passed to volume initialization scripts.
-             * @example {
-             *       "arg1": "value1",
-             *       "arg2": "value2"
-             *     }
-             */
-            args?: {
-                [key: string]: string;
-            };
-        };
-        /** @description The response message for creating a new instance. */
-        CreateInstanceResponse: {
-            /** @description The status of the response. */
-            status?: components["schemas"]["ResponseStatus"];
-            /**
-             * @description An optional message providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example Failed to perform all operations
-             */
-            message?: string;
-            /** @description The response data for this request. */
-            data?: components["schemas"]["CreateInstanceResponseData"];
-            /** @description A list of errors which may have occurred during the request. */
-            errors?: components["schemas"]["ResponseError"][];
-            /**
-             * Format: uint64
-             * @description The operation time in microseconds.  This is the time it took to process
-             *     the request and generate the response.
-             * @example 875
-             */
-            op_time_us?: number;
-        };
-        CreateInstanceResponseData: {
-            /** @description The instance that was created in this request. */
-            instances?: components["schemas"]["Instance"][];
-        };
-        CreateInstanceScaleToZero: {
-            /**
-             * Format: enum
-             * @description The specific policy to use for scaling the instance to zero.
-             * @enum {string}
-             */
-            policy?: "on" | "off" | "idle";
-            /**
-             * @description Whether the instance should be stateful when scaled to zero. If set to
-             *     true, the instance will retain its state (e.g., RAM contents) when scaled
-             *     to zero.  This is useful for instances that need to maintain their state
-             *     across scale-to-zero operations.  If set to false, the instance will lose
-             *     its state when scaled to zero, and it will be restarted from scratch when
-             *     scaled back up.
-             * @example true
-             */
-            stateful?: boolean;
-            /**
-             * Format: int32
-             * @description The cooldown time in milliseconds before the instance can be scaled to
-             *     zero again.  This is useful to prevent rapid scaling to zero and back up,
-             *     which can lead to performance issues or resource exhaustion.
-             * @example 3000
-             */
-            cooldown_time_ms?: number;
-            /**
-             * Format: int32
-             * @description The notification time in milliseconds before the instance is scaled to
-             *     zero. This allows the instance to perform any necessary cleanup or state
-             *     saving before being scaled down.
-             * @example 1000
-             */
-            notify_time_ms?: number;
-        };
-        /** @description The request message for creating a new service group. */
-        CreateServiceGroupRequest: {
-            /**
-             * @description Name of the service group.  This is a human-readable name that can be used
-             *     to identify the service group.  The name must be unique within the context
-             *     of your account.  If no name is specified, a random name is generated for
-             *     you.  The name can also be used to identify the service group in API calls.
-             * @example funky-service-g7gum5cj
-             */
-            name?: string;
-            /** @description Description of exposed services. */
-            services?: components["schemas"]["Service"][];
-            /** @description Description of domains associated with the service group. */
-            domains?: components["schemas"]["CreateServiceGroupRequestDomain"][];
-            /**
-             * Format: uint64
-             * @description The soft limit is used by the Unikraft Cloud load balancer to decide when
-             *     to wake up another standby instance.
-             *
-             *     For example, if the soft limit is set to 5 and the service consists of 2
-             *     standby instances, one of the instances receives up to 5 concurrent
-             *     requests.  The 6th parallel requests wakes up the second instance.  If
-             *     there are no more standby instances to wake up, the number of requests
-             *     assigned to each instance will exceed the soft limit.  The load balancer
-             *     makes sure that when the number of in-flight requests goes down again,
-             *     instances are put into standby as fast as possible.
-             * @example 1
-             */
-            soft_limit?: number;
-            /**
-             * Format: uint64
-             * @description The hard limit defines the maximum number of concurrent requests that an
-             *     instance assigned to the this service can handle.
-             *
-             *     The load balancer will never assign more requests to a single instance.  In
-             *     case there are no other instances available, excess requests fail (i.e.,
-             *     they are blocked and not queued).
-             * @example 100
-             */
-            hard_limit?: number;
-        } & {
-            /** @description Automatic delete-on-idle configuration. */
-            autokill?: components["schemas"]["CreateServiceGroupRequestAutokill"];
-        };
-        /** @description Automatic delete-on-idle configuration for service groups. */
-        CreateServiceGroupRequestAutokill: {
-            /**
-             * Format: uint64
-             * @description Time in milliseconds after the service group becomes empty before it is
-             *     deleted. A value of 0 disables autokill.
-             */
-            time_ms?: number;
-        };
-        /** @description A domain name */
-        CreateServiceGroupRequestDomain: {
-            /**
-             * @description Publicly accessible domain name.  If this name ends in a period `.` it must
-             *     be a valid Full Qualified Domain Name (FQDN), otherwise it will become a
-             *     subdomain of the target metro.
-             * @example example.com.
-             */
-            name: string;
-            /**
-             * @description Use an existing certificate for the domain.  If this field is
-             *     specified, the domain must be associated with a valid certificate.
-             */
-            certificate?: components["schemas"]["NameOrUUID"];
-        };
-        /** @description The response message for creating of a service group. */
-        CreateServiceGroupResponse: {
-            /** @description The status of the response. */
-            status?: components["schemas"]["ResponseStatus"];
-            /**
-             * @description An optional message providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example Failed to perform all operations
-             */
-            message?: string;
-            /** @description The response data for this request. */
-            data?: components["schemas"]["CreateServiceGroupResponseData"];
-            /** @description A list of errors which may have occurred during the request. */
-            errors?: components["schemas"]["ResponseError"][];
-            /**
-             * Format: uint64
-             * @description The operation time in microseconds.  This is the time it took to process
-             *     the request and generate the response.
-             * @example 46
-             */
-            op_time_us?: number;
-        };
-        CreateServiceGroupResponseData: {
-            /**
-             * @description The service group which was created by this request.
-             *
-             *     Note: only one service group can be specified in the request, so this
-             *     will always contain a single entry.
-             */
-            service_groups?: components["schemas"]["ServiceGroup"][];
-        };
-        /** @description The request message for converting one or more instances to templates. */
-        CreateTemplateInstancesRequest: {
-            /** @description The list of IDs of the instances to convert to templates. */
-            ids: components["schemas"]["NameOrUUID"][];
-        };
-        /** @description The response message for creating one or more template instances. */
-        CreateTemplateInstancesResponse: {
-            /** @description The status of the response. */
-            status?: components["schemas"]["ResponseStatus"];
-            /**
-             * @description An optional message providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example Failed to perform all operations
-             */
-            message?: string;
-            /** @description The response data for this request. */
-            data?: components["schemas"]["CreateTemplateInstancesResponseData"];
-            /** @description A list of errors which may have occurred during the request. */
-            errors?: components["schemas"]["ResponseError"][];
-            /**
-             * Format: uint64
-             * @description The operation time in microseconds.  This is the time it took to process
-             *     the request and generate the response.
-             * @example 76
-             */
-            op_time_us?: number;
-        };
-        CreateTemplateInstancesResponseData: {
-            /** @description List of template instances that were created during the operation. */
-            instances?: components["schemas"]["CreateTemplateInstancesResponseTemplateInstance"][];
-        };
-        CreateTemplateInstancesResponseTemplateInstance: {
-            /**
-             * @description The status of this particular template instance creation operation.
-             * @example success
-             */
-            status?: string;
-            /**
-             * Format: uuid
-             * @description The UUID of the template instance that was created.
-             * @example 123e4567-e89b-12d3-a456-426614174000
-             */
-            uuid?: string;
-            /**
-             * @description The name of the template instance that was created.
-             * @example funky-town-g756b5d
-             */
-            name?: string;
-            /**
-             * Format: enum
-             * @description The current state of the instance.
-             * @enum {string}
-             */
-            state?: "stopped" | "starting" | "running" | "draining" | "stopping" | "template" | "standby";
-            /**
-             * @description An optional message providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example No instance with name 'funky-town-g756b5d'
-             */
-            message?: string;
-            /**
-             * Format: int32
-             * @description An optional error code providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example 8
-             */
-            error?: number;
-        };
-        /** @description The request message for creating one or more template volumes. */
-        CreateTemplateVolumesRequest: {
-            /**
-             * @description The list of IDs of the volumes that will be converted into templates.
-             *     Each ID can be either a UUID or a name.
-             */
-            ids: components["schemas"]["NameOrUUID"][];
-        };
-        /** @description The response message for creating one or more template volumes. */
-        CreateTemplateVolumesResponse: {
-            /** @description The status of the response. */
-            status?: components["schemas"]["ResponseStatus"];
-            /** @description The response data for this request */
-            data?: components["schemas"]["CreateTemplateVolumesResponseData"];
-            /** @description A list of errors which may have occurred during the request. */
-            errors?: components["schemas"]["ResponseError"][];
-            /**
-             * Format: uint64
-             * @description The operation time in microseconds.  This is the time it took to process
-             *     the request and generate the response.
-             * @example 46
-             */
-            op_time_us?: number;
-        } & {
-            /**
-             * @description An optional message providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example Failed to perform all operations
-             */
-            message?: string;
-        };
-        CreateTemplateVolumesResponseData: {
-            /** @description The template volume(s) which were created by the request. */
-            volumes?: components["schemas"]["CreateTemplateVolumesResponseTemplateVolume"][];
-        };
-        CreateTemplateVolumesResponseTemplateVolume: {
-            /** @description The status of the response. */
-            status?: components["schemas"]["ResponseStatus"];
-            /**
-             * Format: uuid
-             * @description The UUID of the volume converted into a template.
-             * @example c1d2e3f4-5678-90ab-cdef-1234567890ab
-             */
-            uuid?: string;
-            /**
-             * @description The name of the volume converted into a template.
-             * @example funky-vol-g7gum5cj
-             */
-            name?: string;
-            /**
-             * Format: enum
-             * @description The state of the volume.
-             * @example available
-             * @enum {string}
-             */
-            state?: "uninitialized" | "initializing" | "available" | "idle" | "mounted" | "busy" | "error" | "template";
-            /**
-             * @description An optional message providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example No volume with name 'funky-town-g756b5d'
-             */
-            message?: string;
-            /**
-             * Format: int32
-             * @description An optional error code providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example 8
-             */
-            error?: number;
-        };
-        /** @description The request message for creating a volume. */
-        CreateVolumeRequest: {
-            /**
-             * @description The name of the volume.
-             *
-             *     This is a human-readable name that can be used to identify the volume.
-             *     The name must be unique within the context of your account.  If no name is
-             *     specified, a random name of the form `vol-X` is generated for you, where
-             *     `X` is a 5 character long random alphanumeric suffix..  The name can also
-             *     be used to identify the volume in API calls.
-             * @example funky-vol-t7qumh5j
-             */
-            name?: string;
-            /**
-             * Format: uint64
-             * @description The size of the volume in megabytes.
-             * @example 64
-             */
-            size_mb?: number;
-            /**
-             * @description A host path to create a managed volume from.
-             * @example /srv/data/my-volume
-             */
-            host_path?: string;
-            /** @description Source template volume to clone from. */
-            template?: components["schemas"]["NameOrUUID"];
-            /**
-             * Format: enum
-             * @description Quota policy for the volume.
-             * @example static
-             * @enum {string}
-             */
-            quota_policy?: "static" | "dynamic";
-            /**
-             * @description Filesystem type to format or configure.
-             *     Without custom configuration, this is either `ext4` or `virtiofs`.
-             * @example ext4
-             */
-            filesystem?: string;
-            /** @description Tags to assign to the new volume. */
-            tags?: string[];
-            /**
-             * Format: uint32
-             * @description Guest UID for managed volumes (host_path mode only).
-             */
-            uid?: number;
-            /**
-             * Format: uint32
-             * @description Guest GID for managed volumes (host_path mode only).
-             */
-            gid?: number;
-            /**
-             * @description Script arguments passed to volume initialization scripts.
-             * @example {
-             *       "arg1": "value1",
-             *       "arg2": "value2"
-             *     }
-             */
-            args?: {
-                [key: string]: string;
-            };
-        };
-        /** @description The response message for creating of a volume. */
-        CreateVolumeResponse: {
-            /** @description The status of the response. */
-            status?: components["schemas"]["ResponseStatus"];
-            data?: components["schemas"]["CreateVolumeResponseData"];
-            /** @description A list of errors which may have occurred during the request. */
-            errors?: components["schemas"]["ResponseError"][];
-            /**
-             * Format: uint64
-             * @description The operation time in microseconds.  This is the time it took to process
-             *     the request and generate the response.
-             * @example 46
-             */
-            op_time_us?: number;
-        } & {
-            /**
-             * @description An optional message providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example Failed to perform all operations
-             */
-            message?: string;
-        };
-        CreateVolumeResponseData: {
-            /** @description The volume(s) which were created by the request. */
-            volumes?: components["schemas"]["CreateVolumeResponseVolume"][];
-        };
-        CreateVolumeResponseVolume: {
-            /** @description The status of the response. */
-            status?: components["schemas"]["ResponseStatus"];
-            /**
-             * Format: uuid
-             * @description UUID of the newly created volume.
-             * @example c1d2e3f4-5678-90ab-cdef-1234567890ab
-             */
-            uuid?: string;
-            /**
-             * @description The name of the newly created volume.
-             * @example funky-vol-g7gum5cj
-             */
-            name?: string;
-            /**
-             * Format: enum
-             * @description The state of the volume.
-             * @enum {string}
-             */
-            state?: "uninitialized" | "initializing" | "available" | "idle" | "mounted" | "busy" | "error" | "template";
-            /**
-             * @description An optional message providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example No volume with name 'funky-town-g756b5d'
-             */
-            message?: string;
-            /**
-             * Format: int32
-             * @description An optional error code providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example 8
-             */
-            error?: number;
-        };
-        DataResult: {
-            /** Format: uuid */
-            uuid?: string;
-            /** @example true */
-            added?: boolean;
-        };
-        DeleteAutoscaleConfigurationPolicyResponse: {
-            /** @description The status of the response. */
-            status?: components["schemas"]["ResponseStatus"];
-            /** @description The response data for this request. */
-            data?: components["schemas"]["DeleteAutoscaleConfigurationPolicyResponseData"];
-            /** @description A list of errors which may have occurred during the request. */
-            errors?: components["schemas"]["ResponseError"][];
-            /**
-             * Format: uint64
-             * @description The operation time in microseconds.  This is the time it took to process
-             *     the request and generate the response.
-             * @example 54
-             */
-            op_time_us?: number;
-        } & {
-            /**
-             * @description An optional message providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example Failed to perform all operations
-             */
-            message?: string;
-        };
-        DeleteAutoscaleConfigurationPolicyResponseData: {
-            /** @description The policies which were deleted by the request. */
-            policies?: components["schemas"]["DeleteAutoscaleConfigurationPolicyResponsePoliciesResponse"][];
-        };
-        DeleteAutoscaleConfigurationPolicyResponsePoliciesResponse: {
-            /** @description The status of the response. */
-            status?: components["schemas"]["ResponseStatus"];
-            /**
-             * @description The name of the service of the deleted policy.
-             * @example funky-policy
-             */
-            name?: string;
-            /**
-             * @description An optional message providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example No service with name 'funky-town-g756b5d'
-             */
-            message?: string;
-            /**
-             * Format: int32
-             * @description An optional error code providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example 8
-             */
-            error?: number;
-        };
-        DeleteAutoscaleConfigurationsResponse: {
-            /** @description The status of the response. */
-            status?: components["schemas"]["ResponseStatus"];
-            /** @description The response data for this request. */
-            data?: components["schemas"]["DeleteAutoscaleConfigurationsResponseData"];
-            /** @description A list of errors which may have occurred during the request. */
-            errors?: components["schemas"]["ResponseError"][];
-            /**
-             * Format: uint64
-             * @description The operation time in microseconds.  This is the time it took to process
-             *     the request and generate the response.
-             * @example 60
-             */
-            op_time_us?: number;
-        } & {
-            /**
-             * @description An optional message providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example Failed to perform all operations
-             */
-            message?: string;
-        };
-        DeleteAutoscaleConfigurationsResponseData: {
-            /** @description The configuration(s) which were deleted by the request. */
-            service_groups?: components["schemas"]["DeleteAutoscaleConfigurationsResponseServiceGroup"][];
-        };
-        DeleteAutoscaleConfigurationsResponseServiceGroup: {
-            /** @description The status of the response. */
-            status?: components["schemas"]["ResponseStatus"];
-            /**
-             * Format: uuid
-             * @description The UUID of the service where the configuration was deleted.
-             * @example 123e4567-e89b-12d3-a456-426614174000
-             */
-            uuid?: string;
-            /**
-             * @description The name of the service where the configuration was deleted.
-             * @example funky-instance-template
-             */
-            name?: string;
-            /**
-             * @description An optional message providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example No service with name 'funky-town-g756b5d'
-             */
-            message?: string;
-            /**
-             * Format: int32
-             * @description An optional error code providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example 8
-             */
-            error?: number;
-        };
-        /**
-         * @description The response message for deleting of one or more certificate(s) given their
-         *     UUID(s) or name(s).
-         */
-        DeleteCertificatesResponse: {
-            /** @description The status of the response. */
-            status?: components["schemas"]["ResponseStatus"];
-            /**
-             * @description An optional message providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example Failed to perform all operations
-             */
-            message?: string;
-            /** @description The response data for this request. */
-            data?: components["schemas"]["DeleteCertificatesResponseData"];
-            /** @description A list of errors which may have occurred during the request. */
-            errors?: components["schemas"]["ResponseError"][];
-            /**
-             * Format: uint64
-             * @description The operation time in microseconds.  This is the time it took to process
-             *     the request and generate the response.
-             * @example 42
-             */
-            op_time_us?: number;
-        };
-        DeleteCertificatesResponseData: {
-            /** @description The certificate(s) which were deleted by the request. */
-            certificates?: components["schemas"]["DeleteCertificatesResponseDeletedCertificate"][];
-        };
-        /** @description Details of the certificate which was deleted by this request. */
-        DeleteCertificatesResponseDeletedCertificate: {
-            /**
-             * @description Indicates whether the delete operation was successful or not for this
-             *     certificate.
-             */
-            status?: components["schemas"]["ResponseStatus"];
-            /**
-             * Format: uuid
-             * @description The UUID of the certificate which was deleted.
-             * @example 123e4567-e89b-12d3-a456-426614174000
-             */
-            uuid?: string;
-            /**
-             * @description The name of the certificate which was deleted.
-             * @example funky-certificate
-             */
-            name?: string;
-            /**
-             * @description An optional message providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example No certificate with name 'funky-town-g756b5d'
-             */
-            message?: string;
-            /**
-             * Format: int32
-             * @description An optional error code providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example 8
-             */
-            error?: number;
-        };
-        /**
-         * @description The response message for deleting one or more instance(s) given their UUID(s)
-         *     or name(s).
-         */
-        DeleteInstancesResponse: {
-            /** @description The status of the response. */
-            status?: components["schemas"]["ResponseStatus"];
-            /**
-             * @description An optional message providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example Failed to perform all operations
-             */
-            message?: string;
-            /** @description The response data for this request. */
-            data?: components["schemas"]["DeleteInstancesResponseData"];
-            /** @description A list of errors which may have occurred during the request. */
-            errors?: components["schemas"]["ResponseError"][];
-            /**
-             * Format: uint64
-             * @description The operation time in microseconds.  This is the time it took to process
-             *     the request and generate the response.
-             * @example 221
-             */
-            op_time_us?: number;
-        };
-        DeleteInstancesResponseData: {
-            /** @description The instance(s) which were deleted by the request. */
-            instances?: components["schemas"]["DeleteInstancesResponseInstance"][];
-        };
-        /** @description Details of the instance which was deleted by this request. */
-        DeleteInstancesResponseInstance: {
-            /**
-             * @description Indicates whether the start operation was successful or not for this
-             *     instance.
-             */
-            status?: components["schemas"]["ResponseStatus"];
-            /**
-             * Format: uuid
-             * @description The UUID of the instance which was deleted.
-             * @example 123e4567-e89b-12d3-a456-426614174000
-             */
-            uuid?: string;
-            /**
-             * @description The name of the instance which was deleted.
-             * @example funky-town-g756b5d
-             */
-            name?: string;
-            /**
-             * @description The previous state of the instance before it was deleted.
-             * @example stopped
-             */
-            previous_state?: string;
-            /**
-             * @description An optional message providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example No instance with name 'funky-town-g756b5d'
-             */
-            message?: string;
-            /**
-             * Format: int32
-             * @description An optional error code providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example 8
-             */
-            error?: number;
-        };
-        /** @description The request message to delete an autoscale configuration policy by name. */
-        DeletePolicyRequest: {
-            /**
-             * @description The Name of the policy to delete.
-             * @example funky-policy
-             */
-            name: string;
-        };
-        /**
-         * @description The response message for deleting of one or more service group(s) given their
-         *     UUID(s) or name(s).
-         */
-        DeleteServiceGroupsResponse: {
-            /** @description The status of the response. */
-            status?: components["schemas"]["ResponseStatus"];
-            /**
-             * @description An optional message providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example Failed to perform all operations
-             */
-            message?: string;
-            /** @description The response data for this request. */
-            data?: components["schemas"]["DeleteServiceGroupsResponseData"];
-            /** @description A list of errors which may have occurred during the request. */
-            errors?: components["schemas"]["ResponseError"][];
-            /**
-             * Format: uint64
-             * @description The operation time in microseconds.  This is the time it took to process
-             *     the request and generate the response.
-             * @example 46
-             */
-            op_time_us?: number;
-        };
-        DeleteServiceGroupsResponseData: {
-            /** @description The service group(s) which were deleted by the request. */
-            service_groups?: components["schemas"]["DeleteServiceGroupsResponseDeletedServiceGroup"][];
-        };
-        /** @description Details of the service group which was deleted by this request. */
-        DeleteServiceGroupsResponseDeletedServiceGroup: {
-            /**
-             * @description Indicates whether the delete operation was successful or not for this
-             *     service group.
-             */
-            status?: components["schemas"]["ResponseStatus"];
-            /**
-             * Format: uuid
-             * @description The UUID of the service group which was deleted.
-             * @example 12345678-90ab-cdef-1234-567890abcdef
-             */
-            uuid?: string;
-            /**
-             * @description The name of the service group which was deleted.
-             * @example funky-service-g7gum5cj
-             */
-            name?: string;
-            /**
-             * @description An optional message providing additional information about the status.
-             *     This field is only set when this message object is used as a response
-             *     message, and is useful when the status is not `success`.
-             * @example No service with name 'funky-town-g756b5d'
-             */
-            message?: string;
-            /**
-             * Format: int32
-             * @description An optional error code providing additional information about the status.
-             *     This field is only set when this message object is used as a response
-             *     message, and is useful when the status is not `success`.
-             * @example 8
-             */
-            error?: number;
-        };
-        /** @description The response message for deleting one or more template instances. */
-        DeleteTemplateInstancesResponse: {
-            /** @description The status of the response. */
-            status?: components["schemas"]["ResponseStatus"];
-            /**
-             * @description An optional message providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example Failed to perform all operations
-             */
-            message?: string;
-            /** @description The response data for this request. */
-            data?: components["schemas"]["DeleteTemplateInstancesResponseData"];
-            /** @description A list of errors which may have occurred during the request. */
-            errors?: components["schemas"]["ResponseError"][];
-            /**
-             * Format: uint64
-             * @description The operation time in microseconds.  This is the time it took to process
-             *     the request and generate the response.
-             * @example 76
-             */
-            op_time_us?: number;
-        };
-        DeleteTemplateInstancesResponseData: {
-            /** @description List of template instances that were processed during the delete operation. */
-            instances?: components["schemas"]["DeleteTemplateInstancesResponseTemplateInstance"][];
-        };
-        DeleteTemplateInstancesResponseTemplateInstance: {
-            /**
-             * Format: uuid
-             * @description The UUID of the template instance that was deleted.
-             * @example 123e4567-e89b-12d3-a456-426614174000
-             */
-            uuid?: string;
-            /**
-             * @description The name of the template instance that was deleted.
-             * @example funky-town-g756b5d
-             */
-            name?: string;
-            /**
-             * @description The status of this particular template instance deletion operation.
-             * @example success
-             */
-            status?: string;
-            /**
-             * @description An optional message providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example No template instance with name 'funky-town-g756b5d'
-             */
-            message?: string;
-            /**
-             * Format: int32
-             * @description An optional error code providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example 8
-             */
-            error?: number;
-        };
-        /** @description The response message for deleting one or more template volumes. */
-        DeleteTemplateVolumesResponse: {
-            /** @description The status of the response. */
-            status?: components["schemas"]["ResponseStatus"];
-            /** @description The response data for this request. */
-            data?: components["schemas"]["DeleteTemplateVolumesResponseData"];
-            /** @description A list of errors which may have occurred during the request. */
-            errors?: components["schemas"]["ResponseError"][];
-            /**
-             * Format: uint64
-             * @description The operation time in microseconds.  This is the time it took to process
-             *     the request and generate the response.
-             * @example 46
-             */
-            op_time_us?: number;
-        } & {
-            /**
-             * @description An optional message providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example Failed to perform all operations
-             */
-            message?: string;
-        };
-        DeleteTemplateVolumesResponseData: {
-            /** @description The template volume(s) which were deleted by the request. */
-            volumes?: components["schemas"]["DeleteTemplateVolumesResponseTemplateVolume"][];
-        };
-        DeleteTemplateVolumesResponseTemplateVolume: {
-            /**
-             * Format: uuid
-             * @description The UUID of the template volume that was deleted.
-             * @example 123e4567-e89b-12d3-a456-426614174000
-             */
-            uuid?: string;
-            /**
-             * @description The name of the template volume that was deleted.
-             * @example funky-town-g756b5d
-             */
-            name?: string;
-            /**
-             * @description The status of this particular template volume deletion operation.
-             * @example success
-             */
-            status?: string;
-            /**
-             * @description An optional message providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example No volume with name 'funky-town-g756b5d'
-             */
-            message?: string;
-            /**
-             * Format: int32
-             * @description An optional error code providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example 8
-             */
-            error?: number;
-        };
-        DeleteVolumesResponse: {
-            /** @description The status of the response. */
-            status?: components["schemas"]["ResponseStatus"];
-            /** @description The response data for this request. */
-            data?: components["schemas"]["DeleteVolumesResponseData"];
-            /** @description A list of errors which may have occurred during the request. */
-            errors?: components["schemas"]["ResponseError"][];
-            /**
-             * Format: uint64
-             * @description The operation time in microseconds.  This is the time it took to process
-             *     the request and generate the response.
-             * @example 46
-             */
-            op_time_us?: number;
-        } & {
-            /**
-             * @description An optional message providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example Failed to perform all operations
-             */
-            message?: string;
-        };
-        DeleteVolumesResponseData: {
-            /** @description The volume(s) which were deleted by the request. */
-            volumes?: components["schemas"]["DeleteVolumesResponseDeletedVolume"][];
-        };
-        DeleteVolumesResponseDeletedVolume: {
-            /** @description The status of the response. */
-            status?: components["schemas"]["ResponseStatus"];
-            /**
-             * Format: uuid
-             * @description The UUID of the volume that was deleted.
-             * @example c1d2e3f4-5678-90ab-cdef-1234567890ab
-             */
-            uuid?: string;
-            /**
-             * @description The name of the volume that was deleted.
-             * @example funky-vol-g7gum5cj
-             */
-            name?: string;
-            /**
-             * @description An optional message providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example No volume with name 'funky-town-g756b5d'
-             */
-            message?: string;
-            /**
-             * Format: int32
-             * @description An optional error code providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example 8
-             */
-            error?: number;
-        };
-        DetachVolumeByUUIDRequestBody: {
-            /** @description UUID or name of the instance to detach the volume from. */
-            from?: components["schemas"]["BodyInstanceID"];
-        };
-        /** @description A single request of detaching a volume. */
-        DetachVolumesRequestItem: {
-            /** @description UUID or name of the instance to detach the volume from. */
-            from?: components["schemas"]["NameOrUUID"];
-        } & ({
-            /**
-             * Format: uuid
-             * @description The UUID of the volume to detach. Mutually exclusive with name.
-             *     Exactly one of uuid or name must be provided.
-             * @example c1d2e3f4-5678-90ab-cdef-1234567890ab
-             */
-            uuid: string;
-        } | {
-            /**
-             * @description The name of the volume to detach. Mutually exclusive with UUID.
-             *     Exactly one of uuid or name must be provided.
-             * @example funky-town-g7gum5cj
-             */
-            name: string;
-        });
-        DetachVolumesResponse: {
-            /** @description The status of the response. */
-            status?: components["schemas"]["ResponseStatus"];
-            /** @description The response data for this request. */
-            data?: components["schemas"]["DetachVolumesResponseData"];
-            /** @description A list of errors which may have occurred during the request. */
-            errors?: components["schemas"]["ResponseError"][];
-            /**
-             * Format: uint64
-             * @description The operation time in microseconds.  This is the time it took to process
-             *     the request and generate the response.
-             * @example 46
-             */
-            op_time_us?: number;
-        } & {
-            /**
-             * @description An optional message providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example Failed to perform all operations
-             */
-            message?: string;
-        };
-        DetachVolumesResponseData: {
-            /** @description The volume(s) which were detached by the request. */
-            volumes?: components["schemas"]["DetachVolumesResponseDetachedVolume"][];
-        };
-        DetachVolumesResponseDetachedVolume: {
-            /** @description The status of the response. */
-            status?: components["schemas"]["ResponseStatus"];
-            /**
-             * Format: uuid
-             * @description The UUID of the volume that was detached.
-             * @example c1d2e3f4-5678-90ab-cdef-1234567890ab
-             */
-            uuid?: string;
-            /**
-             * @description The name of the volume that was detached.
-             * @example funky-vol-g7gum5cj
-             */
-            name?: string;
-            /**
-             * @description An optional message providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example No volume with name 'funky-town-g756b5d'
-             */
-            message?: string;
-            /**
-             * Format: int32
-             * @description An optional error code providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example 8
-             */
-            error?: number;
-        };
-        /**
-         * @description A domain name.
-         *
-         *     Domain names are completely specified with all labels in the hierarchy of the
-         *     DNS, having no parts omitted.  The domain can be associated with an existing
-         *     certificate by specifying the certificate's name or UUID.  If no certificate
-         *     is specified and a FQDN is provided, Unikraft Cloud will automatically
-         *     generate a new certificate for the domain based on Let's Encrypt and seek to
-         *     accomplish a DNS-01 challenge.
-         */
-        Domain: {
-            /**
-             * @description Publicly accessible domain name.  If this name ends in a period `.` it must
-             *     be a valid Full Qualified Domain Name (FQDN), otherwise it will become a
-             *     subdomain of the target metro.
-             * @example example.com.
-             */
-            fqdn?: string;
-        } & {
-            /**
-             * @description Use an existing certificate for the domain.  If this field is
-             *     specified, the domain must be associated with a valid certificate.
-             */
-            certificate?: components["schemas"]["Certificate"];
-        };
-        /** @description The request message to get an autoscale configuration policy by name. */
-        GetAutoscaleConfigurationPolicyRequest: {
-            /**
-             * @description The Name of the policy to get.
-             * @example funky-policy
-             */
-            name: string;
-        };
-        GetAutoscaleConfigurationPolicyResponse: {
-            /** @description The status of the response. */
-            status?: components["schemas"]["ResponseStatus"];
-            /** @description The response data for this request. */
-            data?: components["schemas"]["GetAutoscaleConfigurationPolicyResponseData"];
-            /** @description A list of errors which may have occurred during the request. */
-            errors?: components["schemas"]["ResponseError"][];
-            /**
-             * Format: uint64
-             * @description The operation time in microseconds.  This is the time it took to process
-             *     the request and generate the response.
-             * @example 12
-             */
-            op_time_us?: number;
-        } & {
-            /**
-             * @description An optional message providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example Failed to perform all operations
-             */
-            message?: string;
-        };
-        GetAutoscaleConfigurationPolicyResponseData: {
-            /** @description The policy which was retrieved by the request. */
-            policies?: components["schemas"]["GetAutoscaleConfigurationPolicyResponsePolicyResponse"][];
-        };
-        GetAutoscaleConfigurationPolicyResponsePolicyResponse: {
-            /** @description The status of the response. */
-            status?: components["schemas"]["ResponseStatus"];
-            /** @description The policy which was retrieved by the request. */
-            policy?: components["schemas"]["AutoscalePolicy"];
-            /**
-             * @description An optional message providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example No service with name 'funky-town-g756b5d'
-             */
-            message?: string;
-            /**
-             * Format: int32
-             * @description An optional error code providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example 8
-             */
-            error?: number;
-        };
-        /** @description The response message for a GetAutoscaleConfigurationsRequest. */
-        GetAutoscaleConfigurationsResponse: {
-            /**
-             * Format: enum
-             * @description The status of the response.
-             * @enum {string}
-             */
-            status?: "success" | "error" | "unconfigured";
-            /** @description The response data for this request. */
-            data?: components["schemas"]["GetAutoscaleConfigurationsResponseData"];
-            /** @description A list of errors which may have occurred during the request. */
-            errors?: components["schemas"]["ResponseError"][];
-            /**
-             * Format: uint64
-             * @description The operation time in microseconds.  This is the time it took to process
-             *     the request and generate the response.
-             * @example 50
-             */
-            op_time_us?: number;
-        } & {
-            /**
-             * @description An optional message providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example Failed to perform all operations
-             */
-            message?: string;
-        };
-        GetAutoscaleConfigurationsResponseData: {
-            /** @description The configuration(s) which were retrieved by the request. */
-            service_groups?: components["schemas"]["GetAutoscaleConfigurationsResponseServiceGroup"][];
-        };
-        GetAutoscaleConfigurationsResponseServiceGroup: {
-            /** @description The status of the response. */
-            status?: components["schemas"]["ResponseStatus"];
-            /**
-             * Format: uuid
-             * @description The UUID of the service where the configuration was created.
-             * @example 123e4567-e89b-12d3-a456-426614174000
-             */
-            uuid?: string;
-            /**
-             * @description The name of the service where the configuration was created.
-             * @example funky-instance-template
-             */
-            name?: string;
-            /**
-             * @description If the autoscale configuration is enabled.
-             * @example true
-             */
-            enabled?: boolean;
-            /**
-             * Format: int64
-             * @description The minimum number of instances to keep running.
-             *     Only if enabled is true.
-             * @example 2
-             */
-            min_size?: number;
-            /**
-             * Format: int64
-             * @description The maximum number of instances to keep running.
-             *     Only if enabled is true.
-             * @example 10
-             */
-            max_size?: number;
-            /**
-             * Format: int64
-             * @description The warmup time in seconds for new instances.
-             *     Only if enabled is true.
-             * @example 3000
-             */
-            warmup_time_ms?: number;
-            /**
-             * Format: int64
-             * @description The cooldown time in seconds for the autoscale configuration.
-             *     Only if enabled is true.
-             * @example 3000
-             */
-            cooldown_time_ms?: number;
-            /**
-             * @description The instance template used for the autoscale configuration.
-             *     Only if enabled is true.
-             */
-            template?: components["schemas"]["ServiceGroupTemplate"];
-            /** @description The policies applied to the autoscale configuration. */
-            policies?: components["schemas"]["AutoscalePolicy"][];
-            /**
-             * @description An optional message providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example No service with name 'funky-town-g756b5d'
-             */
-            message?: string;
-            /**
-             * Format: int32
-             * @description An optional error code providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example 8
-             */
-            error?: number;
-        };
-        /**
-         * @description The response message for getting one or more certificate(s) given their
-         *     UUID(s) or name(s).
-         */
-        GetCertificatesResponse: {
-            /** @description The status of the response. */
-            status?: components["schemas"]["ResponseStatus"];
-            /**
-             * @description An optional message providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example Failed to perform all operations
-             */
-            message?: string;
-            /** @description The response data for this request. */
-            data?: components["schemas"]["GetCertificatesResponseData"];
-            /** @description A list of errors which may have occurred during the request. */
-            errors?: components["schemas"]["ResponseError"][];
-            /**
-             * Format: uint64
-             * @description The operation time in microseconds.  This is the time it took to process
-             *     the request and generate the response.
-             * @example 55
-             */
-            op_time_us?: number;
-        };
-        GetCertificatesResponseData: {
-            /** @description The certificate(s) which were retrieved by the request. */
-            certificates?: components["schemas"]["Certificate"][];
-        };
-        GetImagesResponse: {
-            /** @description The status of the response. */
-            status?: components["schemas"]["ResponseStatus"];
-            /**
-             * @description An optional message providing additional information about the response.
-             * @example No images found
-             */
-            message?: string;
-            /** @description The response data for this request. */
-            data?: components["schemas"]["GetImagesResponseData"];
-            /** @description A list of errors which may have occurred during the request. */
-            errors?: components["schemas"]["ResponseError"][];
-            /**
-             * Format: uint64
-             * @description The operation time in microseconds.  This is the time it took to process
-             *     the request and generate the response.
-             * @example 123
-             */
-            op_time_us?: number;
-        };
-        GetImagesResponseData: {
-            /** @description The list of images. */
-            images?: components["schemas"]["Image"][];
-        };
-        GetInstanceLogsByUUIDRequestBody: {
-            /**
-             * Format: int64
-             * @description The byte offset of the log output to receive.  A negative sign makes the
-             *     offset relative to the end of the log.
-             * @example 56000
-             */
-            offset?: number;
-            /**
-             * Format: int64
-             * @description The amount of bytes to return at most.
-             * @example 1500
-             */
-            limit?: number;
-        };
-        /** @description A single item in the request. */
-        GetInstancesLogsRequestItem: {
-            /**
-             * Format: uuid
-             * @description The UUID of the instance to retrieve logs for.  Mutually exclusive with
-             *     name.
-             * @example 123e4567-e89b-12d3-a456-426614174000
-             */
-            uuid?: string;
-            /**
-             * @description The name of the instance to retrieve logs for.  Mutually exclusive with
-             *     UUID.
-             * @example funky-town-g756b5d
-             */
-            name?: string;
-            /**
-             * Format: int64
-             * @description The byte offset of the log output to receive.  A negative sign makes the
-             *     offset relative to the end of the log.
-             * @example 450
-             */
-            offset?: number;
-            /**
-             * Format: int64
-             * @description The amount of bytes to return at most.
-             * @example 3000
-             */
-            limit?: number;
-        };
-        /**
-         * @description The response message for getting the logs of one or more instance(s) by
-         *     their UUID(s) or name(s).
-         */
-        GetInstancesLogsResponse: {
-            /** @description The status of the response. */
-            status?: components["schemas"]["ResponseStatus"];
-            /**
-             * @description An optional message providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example Failed to perform all operations
-             */
-            message?: string;
-            /** @description The response data for this request. */
-            data?: components["schemas"]["GetInstancesLogsResponseData"];
-            /** @description A list of errors which may have occurred during the request. */
-            errors?: components["schemas"]["ResponseError"][];
-            /**
-             * Format: uint64
-             * @description The operation time in microseconds.  This is the time it took to process
-             *     the request and generate the response.
-             * @example 47
-             */
-            op_time_us?: number;
-        };
-        GetInstancesLogsResponseAvailable: {
-            /**
-             * Format: int64
-             * @description The first byte offset that can be retrieved.
-             * @example 250
-             */
-            start?: number;
-            /**
-             * Format: int64
-             * @description The last byte offset that can be retrieved.
-             * @example 2700
-             */
-            end?: number;
-        };
-        GetInstancesLogsResponseData: {
-            /**
-             * @description The instance which this requested waited on.
-             *
-             *     Note: only one instance can be specified in the request, so this will
-             *     always contain a single entry.
-             */
-            instances?: components["schemas"]["GetInstancesLogsResponseLoggedInstance"][];
-        };
-        GetInstancesLogsResponseLoggedInstance: {
-            /**
-             * Format: uuid
-             * @description The UUID of the instance.
-             * @example 123e4567-e89b-12d3-a456-426614174000
-             */
-            uuid?: string;
-            /**
-             * @description The name of the instance.
-             * @example funky-town-g756b5d
-             */
-            name?: string;
-            /**
-             * @description Base64 encoded log output of the instance.
-             * @example d2h5LWFyZS15b3UtZGVjb2RpbmctdGhpcw==
-             */
-            output?: string;
-            /** @description Description of the log availability. */
-            available?: components["schemas"]["GetInstancesLogsResponseAvailable"];
-            /**
-             * @description Description of the range that was returned.  Useful for requests with
-             *     offset relative to end.
-             */
-            range?: components["schemas"]["GetInstancesLogsResponseRange"];
-            /**
-             * Format: enum
-             * @description State of the instance when the logs were retrieved.
-             * @enum {string}
-             */
-            state?: "stopped" | "starting" | "running" | "draining" | "stopping" | "template" | "standby";
-            /**
-             * @description An optional message providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example No instance with name 'funky-town-g756b5d'
-             */
-            message?: string;
-            /**
-             * Format: int32
-             * @description An optional error code providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example 8
-             */
-            error?: number;
-        };
-        GetInstancesLogsResponseRange: {
-            /**
-             * Format: int64
-             * @description The first retrieved byte.
-             * @example 450
-             */
-            start?: number;
-            /**
-             * Format: int64
-             * @description The last retrieved byte.
-             * @example funky-town-g756b5d
-             */
-            end?: number;
-        };
-        /**
-         * @description The response message for getting the metrics of one or more instance(s)
-         *     given their UUID(s) or name(s).
-         */
-        GetInstancesMetricsResponse: {
-            /** @description The status of the response. */
-            status?: components["schemas"]["ResponseStatus"];
-            /**
-             * @description An optional message providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example Failed to perform all operations
-             */
-            message?: string;
-            /** @description The response data for this request. */
-            data?: components["schemas"]["GetInstancesMetricsResponseData"];
-            /** @description A list of errors which may have occurred during the request. */
-            errors?: components["schemas"]["ResponseError"][];
-            /**
-             * Format: uint64
-             * @description The operation time in microseconds.  This is the time it took to process
-             *     the request and generate the response.
-             * @example 76
-             */
-            op_time_us?: number;
-        };
-        GetInstancesMetricsResponseData: {
-            /**
-             * @description The instance which this requested metrics for.  Note: only one instance
-             *     can be specified in the request, so this will always contain a single
-             *     entry.
-             */
-            instances?: components["schemas"]["GetInstancesMetricsResponseInstanceMetrics"][];
-        };
-        GetInstancesMetricsResponseInstanceMetrics: {
-            /**
-             * Format: uint64
-             * @description Resident set size of the VMM in bytes.
-             *
-             *     The resident set size (RSS) specifies the amount of physical memory that
-             *     has been touched by the instance and is currently reserved for the
-             *     instance on the Unikraft Cloud server.  The RSS grows until the instance
-             *     has touched all memory assigned to it via the memory_mb setting and may
-             *     also exceed this value as supporting services running outside the
-             *     instance acquire memory.  The RSS is different from the current amount of
-             *     memory allocated by the application, which is likely to fluctuate over
-             *     the lifetime of the application.  The RSS is not a cumulative metric.
-             *     When the instance is stopped rss goes down to 0.
-             * @example 5677765543
-             */
-            rss_bytes?: number;
-            /**
-             * Format: uint64
-             * @description Consumed CPU time in milliseconds.
-             * @example 560007005
-             */
-            cpu_time_ms?: number;
-            /**
-             * Format: uint64
-             * @description The boot time of the instance in microseconds.  We take a pragmatic
-             *     approach is to define the boot time.  We calculate this as the difference
-             *     in time between the moment the virtualization toolstack is invoked to
-             *     respond to a VM boot request and the moment the OS starts executing user
-             *     code (i.e., the end of the guest OS boot process).  This is essentially the
-             *     time that a user would experience in a deployment, minus the application
-             *     initialization time, which we leave out since it is independent from the
-             *     OS.
-             * @example 560007005
-             */
-            boot_time_us?: number;
-            /**
-             * Format: uint64
-             * @description This is the time it took for the user-level application to start listening
-             *     on a non-localhost port measured in microseconds.  This is the time from
-             *     when the instance started until it reasonably ready to start responding to
-             *     network requests.  This is useful for measuring the time it takes for the
-             *     instance to become operationally ready.
-             * @example 560007005
-             */
-            net_time_us?: number;
-            /**
-             * Format: uint64
-             * @description Total amount of bytes received from network.
-             * @example 12312353
-             */
-            rx_bytes?: number;
-            /**
-             * Format: uint64
-             * @description Total count of packets received from network.
-             * @example 43432
-             */
-            rx_packets?: number;
-            /**
-             * Format: uint64
-             * @description Total amount of bytes transmitted over network.
-             * @example 6565643
-             */
-            tx_bytes?: number;
-            /**
-             * Format: uint64
-             * @description Total count of packets transmitted over network.
-             * @example 54534
-             */
-            tx_packets?: number;
-            /**
-             * Format: uint64
-             * @description Number of currently established inbound connections (non-HTTP).
-             * @example 5
-             */
-            nconns?: number;
-            /**
-             * Format: uint64
-             * @description Number of in-flight HTTP requests.
-             * @example 12
-             */
-            nreqs?: number;
-            /**
-             * Format: uint64
-             * @description Number of queued inbound connections and HTTP requests.
-             * @example 5
-             */
-            nqueued?: number;
-            /**
-             * Format: uint64
-             * @description Total number of inbound connections and HTTP requests handled.
-             * @example 21
-             */
-            ntotal?: number;
-            /**
-             * @description An optional message providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example No instance with name 'funky-town-g756b5d'
-             */
-            message?: string;
-            /**
-             * Format: int32
-             * @description An optional error code providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example 8
-             */
-            error?: number;
-        };
-        /** @description The response after retrieving an instance by its name or UUID. */
-        GetInstancesResponse: {
-            /** @description The status of the response. */
-            status?: components["schemas"]["ResponseStatus"];
-            /**
-             * @description An optional message providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example Failed to perform all operations
-             */
-            message?: string;
-            /** @description The response data for this request. */
-            data?: components["schemas"]["GetInstancesResponseData"];
-            /** @description A list of errors which may have occurred during the request. */
-            errors?: components["schemas"]["ResponseError"][];
-            /**
-             * Format: uint64
-             * @description The operation time in microseconds.  This is the time it took to process
-             *     the request and generate the response.
-             * @example 432
-             */
-            op_time_us?: number;
-        };
-        GetInstancesResponseData: {
-            /** @description The instance(s) that were retrieved by the request. */
-            instances?: components["schemas"]["Instance"][];
-        };
-        /**
-         * @description The response message for getting one or more service group(s) given their
-         *     UUID(s) or name(s).
-         */
-        GetServiceGroupsResponse: {
-            /** @description The status of the response. */
-            status?: components["schemas"]["ResponseStatus"];
-            /**
-             * @description An optional message providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example Failed to perform all operations
-             */
-            message?: string;
-            /** @description The response data for this request. */
-            data?: components["schemas"]["GetServiceGroupsResponseData"];
-            /** @description A list of errors which may have occurred during the request. */
-            errors?: components["schemas"]["ResponseError"][];
-            /**
-             * Format: uint64
-             * @description The operation time in microseconds.  This is the time it took to process
-             *     the request and generate the response.
-             * @example 46
-             */
-            op_time_us?: number;
-        };
-        GetServiceGroupsResponseData: {
-            /** @description The service group(s) which were retrieved by the request. */
-            service_groups?: components["schemas"]["ServiceGroup"][];
-        };
-        /** @description The response message for getting one or more template instances. */
-        GetTemplateInstancesResponse: {
-            /** @description The status of the response. */
-            status?: components["schemas"]["ResponseStatus"];
-            /**
-             * @description An optional message providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example Failed to perform all operations
-             */
-            message?: string;
-            /** @description The response data for this request. */
-            data?: components["schemas"]["GetTemplateInstancesResponseData"];
-            /** @description A list of errors which may have occurred during the request. */
-            errors?: components["schemas"]["ResponseError"][];
-            /**
-             * Format: uint64
-             * @description The operation time in microseconds.  This is the time it took to process
-             *     the request and generate the response.
-             * @example 76
-             */
-            op_time_us?: number;
-        };
-        GetTemplateInstancesResponseData: {
-            /** @description List of template instances that were retrieved during the operation. */
-            instances?: components["schemas"]["Instance"][];
-        };
-        /** @description The response message for getting one or more template volumes. */
-        GetTemplateVolumesResponse: {
-            /** @description The status of the response. */
-            status?: components["schemas"]["ResponseStatus"];
-            /** @description The response data for this request. */
-            data?: components["schemas"]["GetTemplateVolumesResponseData"];
-            /** @description A list of errors which may have occurred during the request. */
-            errors?: components["schemas"]["ResponseError"][];
-            /**
-             * Format: uint64
-             * @description The operation time in microseconds.  This is the time it took to process
-             *     the request and generate the response.
-             * @example 46
-             */
-            op_time_us?: number;
-        } & {
-            /**
-             * @description An optional message providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example Partial success
-             */
-            message?: string;
-        };
-        GetTemplateVolumesResponseData: {
-            /** @description The template volume(s) which were retrieved by the request. */
-            volumes?: components["schemas"]["Volume"][];
-        };
-        /**
-         * @description The response message for getting one or more volume(s) given their
-         *     UUID(s) or name(s).
-         */
-        GetVolumesResponse: {
-            /** @description The status of the response. */
-            status?: components["schemas"]["ResponseStatus"];
-            /** @description The response data for this request. */
-            data?: components["schemas"]["GetVolumesResponseData"];
-            /** @description A list of errors which may have occurred during the request. */
-            errors?: components["schemas"]["ResponseError"][];
-            /**
-             * Format: uint64
-             * @description The operation time in microseconds.  This is the time it took to process
-             *     the request and generate the response.
-             * @example 46
-             */
-            op_time_us?: number;
-        } & {
-            /**
-             * @description An optional message providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example Failed to perform all operations
-             */
-            message?: string;
-        };
-        GetVolumesResponseData: {
-            /** @description The volume(s) which were retrieved by the request. */
-            volumes?: components["schemas"]["Volume"][];
-        };
-        /** @description Represents a dynamically typed value which can be either null, a number, a string, a boolean, a recursive struct value, or a list of values. */
-        GoogleProtobufValue: unknown;
-        /** @description The response message for a health check of the platform. */
-        HealthzResponse: {
-            /** @description The status of the response. */
-            status?: components["schemas"]["ResponseStatus"];
-            /**
-             * @description An optional message providing additional information about the response.
-             * @example Invalid name 'non-funky-town'
-             */
-            message?: string;
-            /** @description A list of errors which may have occurred during the request. */
-            errors?: components["schemas"]["ResponseError"][];
-            /** @description The response data for this request. */
-            data?: components["schemas"]["HealthzResponseData"];
-            /**
-             * Format: uint64
-             * @description The operation time in microseconds.  This is the time it took to process
-             *     the request and generate the response.
-             * @example 875
-             */
-            op_time_us?: number;
-        };
-        /** @description For now, no additional data is returned by the health check. */
-        HealthzResponseData: {
-            services?: {
-                [key: string]: string;
-            };
-        };
-        Image: {
-            /**
-             * @description The digest of the image is a unique identifier of the image manifest which
-             *     is a string representation including the hashing algorithm and the hash
-             *     value separated by a colon.
-             * @example 256
-             */
-            digest?: string;
-            /**
-             * @description The canonical name of the image is known as the "tag".
-             * @example [
-             *       "my-image:latest"
-             *     ]
-             */
-            tags?: string[];
-            /** @example true */
-            initrd?: boolean;
-            /**
-             * Format: int64
-             * @example 10485760
-             */
-            size_in_bytes?: number;
-            /** @example --verbose */
-            args?: string;
-            /** @example console=ttyS0 */
-            kernel_args?: string;
-            /**
-             * @example [
-             *       "root",
-             *       "admin"
-             *     ]
-             */
-            users?: string[];
-            /**
-             * @example {
-             *       "env": "production",
-             *       "version": 1
-             *     }
-             */
-            labels?: {
-                [key: string]: string;
-            };
-        };
-        /** @description An instance is a unikernel virtual machine running an application. */
-        Instance: {
-            /**
-             * Format: uuid
-             * @description The UUID of the instance.
-             *
-             *     This is a unique identifier for the instance that is generated when the
-             *     instance is created.  The UUID is used to reference the instance in API
-             *     calls and can be used to identify the instance in all API calls that
-             *     require an instance identifier.
-             */
-            uuid?: string;
-            /**
-             * @description The name of the instance.
-             *
-             *     This is a human-readable name that can be used to identify the instance.
-             *     The name must be unique within the context of your account.  The name can
-             *     also be used to identify the instance in API calls.
-             * @example funky-town-g756b5d
-             */
-            name?: string;
-            /**
-             * Format: date-time
-             * @description The time the instance was created.
-             * @example 2023-10-01T12:00:00Z
-             */
-            created_at?: string;
-            /**
-             * Format: enum
-             * @description The state of the instance.  This indicates the current state of the
-             *     instance, such as whether it is running, stopped, or in an error state.
-             * @enum {string}
-             */
-            state?: "stopped" | "starting" | "running" | "draining" | "stopping" | "template" | "standby";
-            /**
-             * @description The internal hostname of the instance.  This address can be used privately
-             *     within the Unikraft Cloud network to access the instance.  It is not
-             *     accessible from the public Internet.
-             * @example funky-town-g756b5d.internal
-             */
-            private_fqdn?: string;
-            /**
-             * @description The image used to create the instance.  This is a reference to the
-             *     Unikraft image that was used to create the instance.
-             * @example nginx:latest
-             */
-            image?: string;
-            /**
-             * Format: uint64
-             * @description The amount of memory in megabytes allocated for the instance.  This is the
-             *     total amount of memory that is available to the instance for its
-             *     operations.
-             * @example 1024
-             */
-            memory_mb?: number;
-            /**
-             * Format: uint32
-             * @description The number of vCPUs allocated for the instance.  This is the total
-             *     number of virtual CPUs that are available to the instance for its
-             *     operations.
-             * @example 1
-             */
-            vcpus?: number;
-            /**
-             * @description The arguments passed to the instance when it was started.  This is a
-             *     list of command-line arguments that were provided to the instance at
-             *     startup.  These arguments can be used to configure the behavior of the
-             *     instance and its applications.
-             * @example --port=8080 --debug
-             */
-            args?: string[];
-            /**
-             * @description Environment variables set for the instance.
-             * @example {
-             *       "ENV_VAR": "value"
-             *     }
-             */
-            env?: {
-                [key: string]: string;
-            };
-            /**
-             * Format: uint64
-             * @description The total number of times the instance has been started.  This is a counter
-             *     that increments each time the instance is started, regardless of whether it
-             *     was manually stopped or restarted.  This can be useful for tracking the
-             *     usage of the instance over time and/or for debugging purposes.
-             *
-             *     Not used for template instances.
-             * @example 6
-             */
-            start_count?: number;
-            /**
-             * Format: uint64
-             * @description The total number of times the instance has been restarted. This is a counter
-             *     that increments each time the instance has been restarted. This can be
-             *     useful for tracking the usage of the instance over time and/or for
-             *     debugging purposes.
-             *     Not used for template instances.
-             * @example 1
-             */
-            restart_count?: number;
-            /**
-             * Format: date-time
-             * @description The time the instance was started.  This is the timestamp when the
-             *     instance was last started.
-             *     Not used for template instances.
-             * @example 2023-10-01T12:00:00Z
-             */
-            started_at?: string;
-            /**
-             * Format: date-time
-             * @description The time the instance was stopped.  This is the timestamp when the
-             *     instance was last stopped.  If the instance is currently running, this
-             *     field will be empty.
-             *     Not used for template instances.
-             * @example 2023-10-01T12:00:00Z
-             */
-            stopped_at?: string;
-            /**
-             * Format: uint64
-             * @description The total amount of time the instance has been running in milliseconds.
-             *     Not used for template instances.
-             * @example 8954050300
-             */
-            uptime_ms?: number;
-            /**
-             * Format: uint64
-             * @description (Developer-only).  The time taken between the main controller and the
-             *     beginning of execution of the VMM (Virtual Machine Monitor) measured in
-             *     microseconds.  This field is primarily used for debugging and performance
-             *     analysis purposes.
-             *     Not used for template instances.
-             * @example 70040
-             */
-            vmm_start_time_us?: number;
-            /**
-             * Format: uint64
-             * @description (Developer-only).  The time it took the VMM (Virtual Machine Monitor) to
-             *     load the instance's kernel and initramfs into VM memory measured in
-             *     microseconds.  This field is primarily used for debugging and performance
-             *     analysis purposes.
-             *     Not used for template instances.
-             * @example 4050
-             */
-            vmm_load_time_us?: number;
-            /**
-             * Format: uint64
-             * @description (Developer-only).  The time taken for the VMM (Virtual Machine Monitor) to
-             *     become ready to execute the instance measured in microseconds.  This is the
-             *     time from when the VMM started until it was ready to execute the instance's
-             *     code.  This field is primarily used for debugging and performance analysis
-             *     purposes.
-             *     Not used for template instances.
-             * @example 400
-             */
-            vmm_ready_time_us?: number;
-            /**
-             * Format: uint64
-             * @description The boot time of the instance in microseconds.  We take a pragmatic
-             *     approach is to define the boot time.  We calculate this as the difference
-             *     in time between the moment the virtualization toolstack is invoked to
-             *     respond to a VM boot request and the moment the OS starts executing user
-             *     code (i.e., the end of the guest OS boot process).  This is essentially the
-             *     time that a user would experience in a deployment, minus the application
-             *     initialization time, which we leave out since it is independent from the
-             *     OS.
-             *     Not used for template instances.
-             * @example 9000
-             */
-            boot_time_us?: number;
-            /**
-             * Format: uint64
-             * @description This is the time it took for the user-level application to start listening
-             *     on a non-localhost port measured in microseconds.  This is the time from
-             *     when the instance started until it reasonably ready to start responding to
-             *     network requests.  This is useful for measuring the time it takes for the
-             *     instance to become operationally ready.
-             *     Not used for template instances.
-             * @example 11000
-             */
-            net_time_us?: number;
-            /**
-             * Format: uint32
-             * @description The instance stop reason.
-             *
-             *     Provides reason as to why an instance is stopped or in the process of
-             *     shutting down.  The stop reason is a bitmask that tells you the origin of
-             *     the shutdown:
-             *
-             *     | Bit     | 4          | 3          | 2          | 1          | 0 (LSB)      |
-             *     |---------|------------|------------|------------|------------|--------------|
-             *     | Purpose | [F]orced   | [U]ser     | [P]latform | [A]pp      | [K]ernel     |
-             *
-             *     - **Forced**:   This was a force stop.  A forced stop does not give the
-             *                     instance a chance to perform a clean shutdown.  Bits 0
-             *                     (Kernel) and 1 (App) can thus never be set for forced
-             *                     shutdowns.  Consequently, there won't be an `exit_code` or
-             *                     `stop_code`.
-             *     - **User**:     Stop initiated by user, e.g. via an API call.
-             *     - **Platform**: Stop initiated by platform, e.g. an autoscale policy.
-             *     - **App**:      The Application exited.  The `exit_code` field will be set.
-             *     - **Kernel**:   The kernel exited.  The `stop_code` field will be set.
-             *
-             *     For example, the stop reason will contain the following values in the given
-             *     scenarios:
-             *
-             *     | Value | Bitmask | Aliases | Scenario |
-             *     |-------|---------|---------|----------|
-             *     | 28    | `11100` | `FUP--` | Forced user-initiated shutdown. |
-             *     | 15    | `01111` | `-UPAK` | Regular user-initiated shutdown. The application and kernel have exited. The exit_code and stop_code indicate if the application and kernel shut down cleanly. |
-             *     | 13    | `01101` | `-UP-K` | The user initiated a shutdown but the application was forcefully killed by the kernel during shutdown. This can be the case if the image does not support a clean application exit or the application crashed after receiving a termination signal. The exit_code won’t be present in this scenario. |
-             *     | 7     | `00111` | `--PAK` | Unikraft Cloud initiated the shutdown, for example, due to scale-to-zero. The application and kernel have exited. The exit_code and stop_code indicate if the application and kernel shut down cleanly. |
-             *     | 3     | `00011` | `---AK` | The application exited. The exit_code and stop_code indicate if the application and kernel shut down cleanly. |
-             *     | 1     | `00001` | `----K` | The instance likely expierenced a fatal crash and the stop_code contains more information about the cause of the crash. |
-             *     | 0     | `00000` | `-----` | The stop reason is unknown. |
-             *     Not used for template instances.
-             * @example 15
-             */
-            stop_reason?: number;
-            /**
-             * Format: uint32
-             * @description The application exit code.
-             *
-             *     This is the code which the application returns upon leaving its main entry
-             *     point.  The encoding of the exit code is application specific.  See the
-             *     documentation of the application for more details.  Usually, an exit code
-             *     of `0` indicates success / no failure.
-             *     Not used for template instances.
-             * @example 137
-             */
-            exit_code?: number;
-            /**
-             * Format: uint32
-             * @description The kernel stop code.
-             *
-             *     This value encodes multiple details about the stop irrespective of the
-             *     application.
-             *
-             *     ```
-             *     MSB                                                     LSB
-             *     ┌──────────────┬──────────┬──────────┬───────────┬────────┐
-             *     │ 31 ────── 24 │ 23 ── 16 │    15    │ 14 ──── 8 │ 7 ── 0 │
-             *     ├──────────────┼──────────┼──────────┼───────────┼────────┤
-             *     │ reserved[^1] │ errno    │ shutdown │ initlevel │ reason │
-             *     └──────────────┴──────────┴──────────┴───────────┴────────┘
-             *     ```
-             *
-             *     - **errno**:     The application errno, using Linux's errno.h values.
-             *                      (Optional, can be 0.)
-             *     - **shutdown**:  Whether the shutdown originated from the inittable (0) or
-             *                      from the termtable (1).
-             *     - **initlevel**: The initlevel at the time of the stop.
-             *     - **reason**:    The reason for the stop.  See `StopCodeReason`.
-             *
-             *     [^1]: Reserved for future use.
-             *     Not used for template instances.
-             * @example 33024
-             */
-            stop_code?: number;
-            /**
-             * Format: enum
-             * @description The restart configuration for the instance.
-             *
-             *     When an instance stops either because the application exits or the instance
-             *     crashes, Unikraft Cloud can auto-restart your instance.  Auto-restarts are
-             *     performed according to the restart policy configured for a particular
-             *     instance.
-             *
-             *     The policy can have the following values:
-             *
-             *     | Policy       | Description |
-             *     |--------------|-------------|
-             *     | `never`      | Never restart the instance (default). |
-             *     | `always`     | Always restart the instance when the stop is initiated from within the instance (i.e., the application exits or the instance crashes). |
-             *     | `on-failure` | Only restart the instance if it crashes. |
-             *
-             *     When an instance stops, the stop reason and the configured restart policy
-             *     are evaluated to decide if a restart should be performed.  Unikraft Cloud
-             *     uses an exponential back-off delay (immediate, 5s, 10s, 20s, 40s, ..., 5m)
-             *     to slow down restarts in tight crash loops.  If an instance runs without
-             *     problems for 10s the back-off delay is reset and the restart sequence ends.
-             *
-             *     The `restart.attempt` attribute reported in counts the number of restarts
-             *     performed in the current sequence.  The `restart.next_at` field indicates
-             *     when the next restart will take place if a back-off delay is in effect.
-             *
-             *     A manual start or stop of the instance aborts the restart sequence and
-             *     resets the back-off delay.
-             * @enum {string}
-             */
-            restart_policy?: "never" | "always" | "on_failure";
-            /**
-             * @description The scale-to-zero configuration for the instance.
-             *
-             *     With conventional cloud platforms you need to keep at least one instance
-             *     running at all times to be able to respond to incoming requests. Performing
-             *     a just-in-time cold boot is simply too time-consuming and would create a
-             *     response latency of multiple seconds.  This is not the case with Unikraft
-             *     Cloud.  Instances on Unikraft Cloud are able to cold boot within
-             *     milliseconds, which allows us to perform low-latency scale-to-zero.
-             *
-             *     To enable scale-to-zero for an instance it is sufficient to add a
-             *     `scale_to_zero` configuration block.  Unikraft Cloud will then put the
-             *     instance into standby if there is no traffic to your service within the
-             *     window of a cooldown period.  When there is new traffic coming in, it is
-             *     automatically started again.
-             *
-             *     If you have a heavyweight application that takes long to cold boot or has
-             *     bad first request latency (e.g., with JIT compilation) consider to enable
-             *     stateful scale-to-zero.
-             */
-            scale_to_zero?: components["schemas"]["InstanceScaleToZero"];
-            /** @description The list of volumes attached to the instance. */
-            volumes?: components["schemas"]["InstanceVolume"][];
-            /** @description The service group configuration for the instance. */
-            service_group?: components["schemas"]["InstanceServiceGroup"];
-            /**
-             * @description The network interfaces of the instance.
-             *     Not used for template instances.
-             */
-            network_interfaces?: components["schemas"]["InstanceNetworkInterface"][];
-            /** @description The tags associated with the instance. */
-            tags?: string[];
-            /**
-             * @description An optional field representing the status of the request.  This field is
-             *     only set when this message object is used as a response message.
-             */
-            status?: components["schemas"]["ResponseStatus"];
-            /**
-             * @description An optional message providing additional information about the status.
-             *     This field is only set when this message object is used as a response
-             *     message, and is useful when the status is not `success`.
-             * @example No instance with name 'funky-town-g756b5d'
-             */
-            message?: string;
-            /**
-             * Format: int32
-             * @description An optional error code providing additional information about the status.
-             *     This field is only set when this message object is used as a response
-             *     message, and is useful when the status is not `success`.
-             * @example 8
-             */
-            error?: number;
-            /** @description The snapshot of the instance, if exists. */
-            snapshot?: components["schemas"]["InstanceSnapshot"];
-            /** @description If set to true, the instance cannot be deleted until the lock is removed. */
-            delete_lock?: boolean;
-            /**
-             * @description The current restart attempt for the instance.
-             *     Not used for template instances.
-             */
-            restart?: components["schemas"]["InstanceRestartAttempt"];
-            /**
-             * @description Read-Only Memory (ROM) blobs to attach to the instance.
-             *     Unikraft Cloud supports the ability to attach Read-Only Memory (ROM) blobs
-             *     to instances. It allows you to create a general-purpose base image and
-             *     then customize individual instances by attaching code or data as separate
-             *     ROM blobs.
-             */
-            roms?: components["schemas"]["InstanceRom"][];
-            /**
-             * @description Scheduled operations for this instance.
-             *
-             *     Each schedule defines a calendar expression and an action (`start`,
-             *     `stop`, or `delete`) to perform at matching times.
-             */
-            schedules?: components["schemas"]["Schedule"][];
-            /**
-             * @description Automatic delete-on-idle/request-limit configuration.
-             *     Not used for template instances.
-             */
-            autokill?: components["schemas"]["InstanceAutokill"];
-            /**
-             * @description Template-specific automatic delete-on-idle configuration.
-             *     Not used for non-template instances.
-             */
-            template_autokill?: components["schemas"]["InstanceTemplateAutokill"];
-        };
-        /**
-         * @description Automatic delete-on-idle/request-limit configuration for non-template instances.
-         *     Not used for template instances.
-         */
-        InstanceAutokill: {
-            /**
-             * Format: uint64
-             * @description Time in milliseconds after the instance was stopped before it is deleted.
-             *     A value of 0 disables time-based autokill.
-             */
-            time_ms?: number;
-            /**
-             * Format: uint32
-             * @description Maximum number of requests/connections the instance serves before it is
-             *     deleted. A value of 0 disables request-based autokill.
-             */
-            num_requests?: number;
-        };
-        InstanceCreateArgsInstanceCreateRequestRoms: {
-            /** @description The name of the ROM to use for the autoscale configuration. */
-            name?: string;
-            /** @description The image of the ROM to use for the autoscale configuration. */
-            image: string;
-        };
-        /** @description An instance network interface. */
-        InstanceNetworkInterface: {
-            /**
-             * Format: uuid
-             * @description The UUID of the network interface. This is a unique identifier for the
-             *     network interface that is generated when the instance is created.
-             * @example c1d2e3f4-5678-90ab-cdef-1234567890ab
-             */
-            uuid?: string;
-            /**
-             * @description The private IP address of the network interface. This is the internal IP
-             *     address that is used for communication between instances within the same
-             *     network.
-             * @example 10.0.0.61
-             */
-            private_ip?: string;
-            /**
-             * @description The MAC address of the network interface.
-             * @example 12:b0:a0:00:00:3d
-             */
-            mac?: string;
-            /**
-             * Format: uint64
-             * @description Amount of bytes received from interface.
-             * @example 5345
-             */
-            rx_bytes?: number;
-            /**
-             * Format: uint64
-             * @description Count of packets received from interface
-             * @example 110
-             */
-            rx_packets?: number;
-            /**
-             * Format: uint64
-             * @description Amount of bytes sent to interface.
-             * @example 1500
-             */
-            tx_bytes?: number;
-            /**
-             * Format: uint64
-             * @description Count of packets sent to interface
-             * @example 12
-             */
-            tx_packets?: number;
-        };
-        /** @description Records the current restart attempt of an instance. */
-        InstanceRestartAttempt: {
-            /**
-             * Format: uint32
-             * @description Current restart attempt number. This is incremented each time the instance
-             *     is restarted automatically by the platform.
-             * @example 1
-             */
-            attempt?: number;
-        } & {
-            /**
-             * Format: date-time
-             * @description Timestamp of the next scheduled restart attempt.
-             * @example 2023-10-05T14:48:00Z
-             */
-            next_at?: string;
-        };
-        /** @description Read-Only Memory (ROM) blob to attach to the instance. */
-        InstanceRom: {
-            /**
-             * @description The name of the ROM to use for the instance configuration.
-             * @example funky-rom
-             */
-            name?: string;
-            /**
-             * @description The image of the ROM to use for the instance configuration.
-             * @example nginx:latest
-             */
-            image: string;
-        };
-        /**
-         * @description Scale-to-zero defines the configuration for scaling the instance to zero.
-         *     When an instance is scaled-to-zero it can be either stopped (and fully
-         *     shutdown) or paused wherein the state of the instance is preserved (e.g., RAM
-         *     contents) and the instance can be resumed later without losing its state,
-         *     i.e. "stateful".
-         */
-        InstanceScaleToZero: {
-            /**
-             * @description Indicates whether scale-to-zero is enabled for the instance.
-             * @example true
-             */
-            enabled?: boolean;
-            /**
-             * Format: enum
-             * @description The specific policy to use for scaling the instance to zero.
-             * @enum {string}
-             */
-            policy?: "on" | "off" | "idle";
-            /**
-             * @description Whether the instance should be stateful when scaled to zero. If set to
-             *     true, the instance will retain its state (e.g., RAM contents) when scaled
-             *     to zero.  This is useful for instances that need to maintain their state
-             *     across scale-to-zero operations.  If set to false, the instance will lose
-             *     its state when scaled to zero, and it will be restarted from scratch when
-             *     scaled back up.
-             * @example true
-             */
-            stateful?: boolean;
-            /**
-             * Format: int32
-             * @description The cooldown time in milliseconds before the instance can be scaled to
-             *     zero again.  This is useful to prevent rapid scaling to zero and back up,
-             *     which can lead to performance issues or resource exhaustion.
-             * @example 3000
-             */
-            cooldown_time_ms?: number;
-            /**
-             * Format: int32
-             * @description The notification time in milliseconds before the instance is scaled to
-             *     zero. This allows the instance to perform any necessary cleanup or state
-             *     saving before being scaled down.
-             * @example 1000
-             */
-            notify_time_ms?: number;
-        };
-        /**
-         * @description The service group configuration for the instance.
-         *
-         *     This is a reference to the service group that the instance is part of.  The
-         *     service group defines the services (e.g. ports, connection handling) that
-         *     the instance exposes and how they are configured.
-         */
-        InstanceServiceGroup: {
-            /**
-             * Format: uuid
-             * @description The UUID of the service group.
-             *
-             *     This is a unique identifier for the service group that is generated when
-             *     the service is created.  The UUID is used to reference the service group
-             *     in API calls and can be used to identify the service in all API calls
-             *     that require an service identifier.
-             * @example 123e4567-e89b-12d3-a456-426614174000
-             */
-            uuid?: string;
-            /**
-             * @description The name of the service group.
-             *
-             *     This is a human-readable name that can be used to identify the service
-             *     group.  The name is unique within the context of your account.  The name
-             *     can also be used to identify the service group in API calls.
-             * @example funky-service-g756b5d
-             */
-            name?: string;
-            /** @description The domain configuration for the service group. */
-            domains?: components["schemas"]["ServiceGroupInstanceDomain"][];
-        };
-        /** @description The snapshot UUID of the instance. */
-        InstanceSnapshot: {
-            /**
-             * Format: uuid
-             * @description The UUID of the snapshot.
-             */
-            uuid?: string;
-        };
-        /** @description Automatic delete-on-idle configuration for template instances. */
-        InstanceTemplateAutokill: {
-            /**
-             * Format: uint64
-             * @description Time in milliseconds after the template was last used for cloning before
-             *     it is deleted. A value of 0 disables template autokill.
-             */
-            time_ms?: number;
-        };
-        /**
-         * @description A volume defines a storage which can be attached to the instance.
-         *
-         *     Volumes can be used to store persistent data which should remain available
-         *     even if the instance is stopped or restarted.
-         */
-        InstanceVolume: {
-            /**
-             * Format: uuid
-             * @description The UUID of the volume.
-             *
-             *     This is a unique identifier for the volume that is generated when the
-             *     volume is created.  The UUID is used to reference the volume in API calls
-             *     and can be used to identify the volume in all API calls that require a
-             *     volume identifier.
-             * @example 123e4567-e89b-12d3-a456-426614174000
-             */
-            uuid?: string;
-            /**
-             * @description The name of the volume.
-             *
-             *     This is a human-readable name that can be used to identify the volume.
-             *     The name must be unique within the context of your account.  The name can
-             *     also be used to identify the volume in API calls.
-             * @example funky-volume-g756b5d
-             */
-            name?: string;
-            /**
-             * @description The mount point of the volume in the instance.  This is the directory in
-             *     the instance where the volume will be mounted.
-             * @example /mnt/funky-volume
-             */
-            at?: string;
-            /**
-             * @description Whether the volume is read-only or not.
-             * @example true
-             */
-            readonly?: boolean;
-        };
-        /** @description An identifier for a resource.  Either a name or a UUID. */
-        NameOrUUID: {
-            /**
-             * Format: uuid
-             * @description Mutually exclusive with name.
-             * @example 123e4567-e89b-12d3-a456-426614174000
-             */
-            uuid: string;
-        } | {
-            /**
-             * @description Mutually exclusive with UUID.
-             * @example funky-town-g756b5d
-             */
-            name: string;
-        };
-        Quotas: {
-            /**
-             * Format: uuid
-             * @description The UUID of the quota.
-             * @example c1d2e3f4-5678-90ab-cdef-1234567890ab
-             */
-            uuid?: string;
-            /** @description Used quota */
-            used?: components["schemas"]["QuotasStats"];
-            /** @description Configured quota limits */
-            hard?: components["schemas"]["QuotasStats"];
-            /** @description Additional limits */
-            limits?: components["schemas"]["QuotasLimits"];
-            /**
-             * @description An optional field representing the status of the request.  This field is
-             *     only set when this message object is used as a response message.
-             */
-            status?: components["schemas"]["ResponseStatus"];
-            /**
-             * @description An optional message providing additional information about the status.
-             *     This field is only set when this message object is used as a response
-             *     message, and is useful when the status is not `success`.
-             * @example No user with name 'funky-user'
-             */
-            message?: string;
-            /**
-             * Format: int32
-             * @description An optional error code providing additional information about the status.
-             *     This field is only set when this message object is used as a response
-             *     message, and is useful when the status is not `success`.
-             * @example 8
-             */
-            error?: number;
-        };
-        QuotasLimits: {
-            /**
-             * Format: int64
-             * @description Minimum amount of memory assigned to live instances in megabytes
-             * @example 16
-             */
-            min_memory_mb?: number;
-            /**
-             * Format: int64
-             * @description Maximum amount of memory assigned to live instances in megabytes
-             * @example 2048
-             */
-            max_memory_mb?: number;
-            /**
-             * Format: int64
-             * @description Minimum size of a volume in megabytes
-             * @example 1
-             */
-            min_volume_mb?: number;
-            /**
-             * Format: int64
-             * @description Maximum size of a volume in megabytes
-             * @example 1024
-             */
-            max_volume_mb?: number;
-            /**
-             * Format: int64
-             * @description Minimum size of an autoscale group
-             * @example 1
-             */
-            min_autoscale_size?: number;
-            /**
-             * Format: int64
-             * @description Maximum size of an autoscale group
-             * @example 16
-             */
-            max_autoscale_size?: number;
-            /**
-             * Format: int64
-             * @description Minimum number of vCPUs
-             * @example 2
-             */
-            min_vcpus?: number;
-            /**
-             * Format: int64
-             * @description Maximum number of vCPUs
-             * @example 4
-             */
-            max_vcpus?: number;
-        };
-        /** @description The response message for getting the quota of a user given their UUID. */
-        QuotasResponse: {
-            /** @description The status of the response. */
-            status?: components["schemas"]["ResponseStatus"];
-            /** @description The response data for this request. */
-            data?: components["schemas"]["QuotasResponseData"];
-            /** @description A list of errors which may have occurred during the request. */
-            errors?: components["schemas"]["ResponseError"][];
-            /**
-             * Format: uint64
-             * @description The operation time in microseconds.  This is the time it took to process
-             *     the request and generate the response.
-             * @example 46
-             */
-            op_time_us?: number;
-        } & {
-            /**
-             * @description An optional message providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example Failed to perform all operations
-             */
-            message?: string;
-        };
-        QuotasResponseData: {
-            /** @description The quota(s) which were retrieved by the request. */
-            quotas?: components["schemas"]["Quotas"][];
-        };
-        QuotasStats: {
-            /**
-             * Format: int64
-             * @description Number of instances
-             * @example 16
-             */
-            instances?: number;
-            /**
-             * Format: int64
-             * @description Number of instances that are not in the `stopped` state
-             * @example 4
-             */
-            live_instances?: number;
-            /**
-             * Format: int64
-             * @description Number of vCPUs
-             * @example 4
-             */
-            live_vcpus?: number;
-            /**
-             * Format: int64
-             * @description Amount of memory assigned to instances that are not in the `stopped`
-             *     state in megabytes
-             * @example 2048
-             */
-            live_memory_mb?: number;
-            /**
-             * Format: int64
-             * @description Number of services
-             * @example 15
-             */
-            service_groups?: number;
-            /**
-             * Format: int64
-             * @description Number of published network ports over all existing services
-             * @example 30
-             */
-            services?: number;
-            /**
-             * Format: int64
-             * @description Number of volumes
-             * @example 2
-             */
-            volumes?: number;
-            /**
-             * Format: int64
-             * @description Total size of all volumes in megabytes
-             * @example 1024
-             */
-            total_volume_mb?: number;
-        };
-        /** @description The error response message for an API request. */
-        ResponseError: {
-            /**
-             * Format: uint64
-             * @description The HTTP status code of the error.
-             * @example 401
-             */
-            status?: number;
-        };
-        /**
-         * Format: enum
-         * @description The response status of an API request.
-         * @enum {string}
-         */
-        ResponseStatus: "success" | "error";
-        /**
-         * @description A schedule defines when an action should be performed on an instance.
-         *
-         *     Each schedule specifies a name, a calendar expression following systemd
-         *     calendar event syntax, and an action (start, stop, or delete).
-         *
-         *     Calendar expressions format: [weekday] [[year-]month-day] [hour:minute[:second]]
-         *
-         *     Supported syntax:
-         *     - `*` - Any value
-         *     - `5` - Exact value
-         *     - `1..5` - Range
-         *     - `1..5/2` - Range with step
-         *     - `1,2,5` - Comma-separated list
-         *
-         *     Example: `*-*-* 09:00:00` - Every day at 09:00 UTC
-         *     Example: `Sat,Sun *-*-* 20:00:00` - Every Saturday and Sunday at 20:00 UTC
-         */
-        Schedule: {
-            /**
-             * @description The name of the schedule.
-             *
-             *     Must be unique within an instance.
-             */
-            name: string;
-            /**
-             * @description The calendar expression specifying when the action should be performed.
-             *
-             *     Uses systemd calendar event syntax.
-             *     See https://www.man7.org/linux/man-pages/man7/systemd.time.7.html
-             */
-            when: string;
-            /**
-             * Format: enum
-             * @description The action to perform at the scheduled time.
-             * @enum {string}
-             */
-            action: "start" | "stop" | "delete";
-            /**
-             * Format: int64
-             * @description The timestamp of when the next scheduled action will occur.
-             *
-             *     This field is populated only in responses (not settable in requests).
-             *     Unix timestamp in seconds.  Omitted if no next execution is scheduled.
-             */
-            readonly next_at?: number;
-        };
-        /**
-         * @description A service connects a public-facing port to an internal destination port on
-         *     which an application instance listens on.  Additional handlers can be defined
-         *     for each published port in order to define how the service will handle
-         *     incoming connections and forward traffic from the Internet to your
-         *     application.  For example, a service can be configured to terminate TLS
-         *     connections, redirect HTTP traffic, or enable HTTP mode for load balancing.
-         */
-        Service: {
-            /**
-             * Format: uint32
-             * @description This is the public-facing port that the service will be accessible from
-             *     on the Internet.
-             * @example 443
-             */
-            port: number;
-            /**
-             * Format: uint32
-             * @description The port number that the instance is listening on.  This is the internal
-             *     port which Unikraft Cloud will forward traffic to.
-             * @example 8080
-             */
-            destination_port?: number;
-            /**
-             * @description Connection handlers to use for the service.  Handlers define how the
-             *     service will handle incoming connections and forward traffic from the
-             *     Internet to your application.  For example, a service can be configured
-             *     to terminate TLS connections, redirect HTTP traffic, or enable HTTP mode
-             *     for load balancing.  You configure the handlers for every published
-             *     service port individually.
-             */
-            handlers?: ("tls" | "http" | "redirect")[];
-        };
-        /**
-         * @description A service group on Unikraft Cloud is used to describe how your application
-         *     exposes its functionality to the outside world.  Once defined, assigning an
-         *     instance to the service will make it accessible from the Internet.
-         *
-         *     An application, running as an instance, may expose one or more ports, e.g. it
-         *     listens on port 80 because your application exposes a HTTP web service. This,
-         *     along with a set of additional metadata defines how the "service" is
-         *     configured and accessed.  For example, a service may be configured to use
-         *     TLS, or be bound to a specific domain name.
-         *
-         *     When an instance is assigned to a service group, it immediately becomes
-         *     accessible over the Internet on the exposed public port, using the set DNS
-         *     name, and is routed to the set destination port.
-         *
-         *     Note: If you do not specify a DNS name when you create a service and you
-         *     indicate that the application exposes some ports, Unikraft Cloud will
-         *     generates a random DNS name for you.  Unikraft Cloud also supports custom
-         *     domains like www.example.com and wildcard domains like *.example.com.
-         */
-        ServiceGroup: {
-            /**
-             * Format: uuid
-             * @description The UUID of the service group.
-             *
-             *     This is a unique identifier for the service group that is generated when
-             *     the service group is created.  The UUID is used to reference the service in
-             *     API calls and can be used to identify the service group in all API calls
-             *     that require an identifier.
-             * @example c1d2e3f4-5678-90ab-cdef-1234567890ab
-             */
-            uuid?: string;
-            /**
-             * @description The name of the service group.
-             *
-             *     This is a human-readable name that can be used to identify the service
-             *     group. The name must be unique within the context of your account.  The
-             *     name can also be used to identify the service in API calls.
-             * @example funky-service-g7gum5cj
-             */
-            name?: string;
-            /**
-             * Format: date-time
-             * @description The time the service was created.
-             * @example 2023-10-01T12:00:00Z
-             */
-            created_at?: string;
-            /**
-             * @description Indicates if the service will stay remain even after the last instance
-             *     detached.  If this is set to false, the service will be deleted when the
-             *     last instance detached from it.  If this is set to true, the service will
-             *     remain and can be reused by other instances.  This is useful if you want to
-             *     keep the service configuration, e.g., the published ports, handlers, and
-             *     domains, even if there are no instances assigned to it.
-             * @example true
-             */
-            persistent?: boolean;
-            /**
-             * @description Indicates if the service has autoscale enabled.  See the associated
-             *     autoscale documentation for more information about how to set this up.
-             *     Autoscale policies can be set up after the service has been created.
-             * @example true
-             */
-            autoscale?: boolean;
-            /**
-             * Format: uint64
-             * @description The soft limit is used by the Unikraft Cloud load balancer to decide when
-             *     to wake up another standby instance.  For example, if the soft limit is set
-             *     to 5 and the service consists of 2 standby instances, one of the instances
-             *     receives up to 5 concurrent requests.  The 6th parallel requests wakes up
-             *     the second instance.  If there are no more standby instances to wake up,
-             *     the number of requests assigned to each instance will exceed the soft
-             *     limit.  The load balancer makes sure that when the number of in-flight
-             *     requests goes down again, instances are put into standby as fast as
-             *     possible.
-             * @example 1
-             */
-            soft_limit?: number;
-            /**
-             * Format: uint64
-             * @description The hard limit defines the maximum number of concurrent requests that an
-             *     instance assigned to the this service can handle.  The load balancer will
-             *     never assign more requests to a single instance.  In case there are no
-             *     other instances available, excess requests fail (i.e., they are blocked and
-             *     not queued).
-             * @example 100
-             */
-            hard_limit?: number;
-            /**
-             * @description List of published network ports for this service and the destination port
-             *     to which Unikraft Cloud will forward traffic to.  Additional handlers can
-             *     be defined for each published port in order to define how the service will
-             *     handle incoming connections and forward traffic from the Internet to your
-             *     application.  For example, a service can be configured to terminate TLS
-             *     connections, redirect HTTP traffic, or enable HTTP mode for load balancing.
-             */
-            services?: components["schemas"]["Service"][];
-            /**
-             * @description List of domains associated with the service.  Domains are used to access
-             *     the service over the Internet.
-             */
-            domains?: components["schemas"]["Domain"][];
-            /** @description List of instances assigned to the service. */
-            instances?: components["schemas"]["ServiceGroupInstance"][];
-            /**
-             * @description An optional field representing the status of the request.  This field is
-             *     only set when this message object is used as a response message.
-             */
-            status?: components["schemas"]["ResponseStatus"];
-            /**
-             * @description An optional message providing additional information about the status.
-             *     This field is only set when this message object is used as a response
-             *     message, and is useful when the status is not `success`.
-             * @example No service with name 'funky-town-g756b5d'
-             */
-            message?: string;
-            /**
-             * Format: int32
-             * @description An optional error code providing additional information about the status.
-             *     This field is only set when this message object is used as a response
-             *     message, and is useful when the status is not `success`.
-             * @example 8
-             */
-            error?: number;
-            /** @description Automatic delete-on-idle configuration. */
-            autokill?: components["schemas"]["ServiceGroupAutokill"];
-        };
-        /** @description Automatic delete-on-idle configuration for service groups. */
-        ServiceGroupAutokill: {
-            /**
-             * Format: uint64
-             * @description Time in milliseconds after the service group becomes empty before it is
-             *     deleted. A value of 0 disables autokill.
-             */
-            time_ms?: number;
-        };
-        ServiceGroupInstance: {
-            /**
-             * Format: uuid
-             * @description The UUID of the instance.  This is a unique identifier for the instance
-             *     that is generated when the instance is created.  The UUID is used to
-             *     reference the instance in API calls and can be used to identify the
-             *     instance in all API calls that require an instance identifier.
-             * @example 12345678-90ab-cdef-1234-567890abcdef
-             */
-            uuid?: string;
-            /**
-             * @description The name of the instance.  This is a human-readable name that can be used
-             *     to identify the instance.  The name must be unique within the context of
-             *     your account.  If no name is specified, a random name is generated for
-             *     you.  The name can also be used to identify the instance in API calls.
-             * @example funky-vol-g7gum5cj
-             */
-            name?: string;
-        };
-        /**
-         * @description The domain configuration for the service group.
-         *
-         *     Domain names are completely specified with all labels in the hierarchy of
-         *     the DNS, having no parts omitted.  The domain can be associated with an
-         *     existing certificate by specifying the certificate's name or UUID.  If no
-         *     certificate is specified and a FQDN is provided, Unikraft Cloud will
-         *     automatically generate a new certificate for the domain based on Let's
-         *     Encrypt and seek to accomplish a DNS-01 challenge.
-         */
-        ServiceGroupInstanceDomain: {
-            /**
-             * @description Publicly accessible domain name.
-             *
-             *     If this name ends in a period `.` it must be a valid Full Qualified
-             *     Domain Name (FQDN), otherwise it will become a subdomain of the target
-             *     metro.
-             * @example funky-town-g756b5d.fra0.unikraft.app.
-             */
-            fqdn?: string;
-        } & {
-            /**
-             * @description The certificate associated with the domain.
-             *
-             *     The certificate is used to secure the domain with TLS/SSL.  If no
-             *     certificate is specified, Unikraft Cloud will automatically generate a
-             *     new certificate for the domain based on Let's Encrypt and seek to
-             *     accomplish a DNS-01 challenge.
-             */
-            certificate?: components["schemas"]["NameOrUUID"];
-        };
-        ServiceGroupTemplate: {
-            /**
-             * @description The name of the template used for the autoscale configuration.
-             * @example funky-instance-template
-             */
-            name?: string;
-            /**
-             * Format: uuid
-             * @description The UUID of the template used for the autoscale configuration.
-             * @example 123e4567-e89b-12d3-a456-426614174000
-             */
-            uuid?: string;
-        };
-        /** @description Parameters for starting the instance. */
-        StartInstanceByUUIDRequestBody: {
-            /**
-             * Format: int64
-             * @description Deprecated: Use `timeout_s` instead.  Timeout in milliseconds to
-             *     wait for the instance to reach running state.  If `timeout_s` is
-             *     not set, this value is converted by rounding up to the next full
-             *     second.  No wait performed for a value of 0.
-             * @example 2000
-             */
-            wait_timeout_ms?: number;
-            /**
-             * Format: int64
-             * @description Timeout in seconds to wait for the instance to reach running
-             *     state.  If you start your instance, you can wait for it to
-             *     finish starting with a blocking API call if you specify a wait
-             *     timeout greater than zero.  No wait performed for a value of 0.
-             * @example 2
-             */
-            timeout_s?: number;
-        };
-        /** @description A single request item to start an instance. */
-        StartInstancesRequestItem: {
-            /**
-             * Format: uuid
-             * @description The UUID of the instance to start.  Mutually exclusive with name.
-             * @example 123e4567-e89b-12d3-a456-426614174000
-             */
-            uuid?: string;
-            /**
-             * @description The name of the instance to start.  Mutually exclusive with UUID.
-             * @example funky-town-g756b5d
-             */
-            name?: string;
-            /**
-             * Format: int64
-             * @description Deprecated: Use `timeout_s` instead.  Timeout in milliseconds to
-             *     wait for the instance to reach running state.  If `timeout_s` is
-             *     not set, this value is converted by rounding up to the next full
-             *     second.  No wait performed for a value of 0.
-             * @example 2000
-             */
-            wait_timeout_ms?: number;
-            /**
-             * Format: int64
-             * @description Timeout in seconds to wait for the instance to reach running
-             *     state.  If you start your instance, you can wait for it to
-             *     finish starting with a blocking API call if you specify a wait
-             *     timeout greater than zero.  No wait performed for a value of 0.
-             * @example 2
-             */
-            timeout_s?: number;
-        };
-        /**
-         * @description The response message for starting one or more instance(s) given their UUID(s)
-         *     or name(s).
-         */
-        StartInstancesResponse: {
-            /** @description The status of the response. */
-            status?: components["schemas"]["ResponseStatus"];
-            /**
-             * @description An optional message providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example Failed to perform all operations
-             */
-            message?: string;
-            /** @description The response data for this request. */
-            data?: components["schemas"]["StartInstancesResponseData"];
-            /** @description A list of errors which may have occurred during the request. */
-            errors?: components["schemas"]["ResponseError"][];
-            /**
-             * Format: uint64
-             * @description The operation time in microseconds.  This is the time it took to process
-             *     the request and generate the response.
-             * @example 256
-             */
-            op_time_us?: number;
-        };
-        StartInstancesResponseData: {
-            /** @description The instance(s) which were started by the request. */
-            instances?: components["schemas"]["StartInstancesResponseStartedInstance"][];
-        };
-        StartInstancesResponseStartedInstance: {
-            /**
-             * @description Indicates whether the start operation was successful or not for this
-             *     instance.
-             */
-            status?: components["schemas"]["ResponseStatus"];
-            /**
-             * Format: uuid
-             * @description The UUID of the instance which was deleted.
-             * @example 123e4567-e89b-12d3-a456-426614174000
-             */
-            uuid?: string;
-            /**
-             * @description The name of the instance which was deleted.
-             * @example funky-town-g756b5d
-             */
-            name?: string;
-            /**
-             * @description The current state of the instance after this request.
-             * @example running
-             */
-            state?: string;
-            /**
-             * @description The previous state of the instance before it was deleted.
-             * @example stopped
-             */
-            previous_state?: string;
-            /**
-             * @description An optional message providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example No instance with name 'funky-town-g756b5d'
-             */
-            message?: string;
-            /**
-             * Format: int32
-             * @description An optional error code providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example 8
-             */
-            error?: number;
-        };
-        /** @description Parameters for stopping the instance. */
-        StopInstanceByUUIDRequestBody: {
-            /**
-             * @description Whether to immediately force stop the instance.
-             * @example true
-             */
-            force?: boolean;
-            /**
-             * Format: uint64
-             * @description Timeout for draining connections in milliseconds.
-             *     No draining will occur if set to 0.  The instance
-             *     does not receive new connections in the draining
-             *     phase.  The instance is stopped when the last
-             *     connection has been closed or the timeout expired.
-             *     The maximum timeout may vary.  Use -1 for the
-             *     largest possible value.  Ignored if force is set.
-             *
-             *     Note: This endpoint does not block.  Use the wait
-             *     endpoint for the instance to reach the stopped
-             *     state.
-             * @example 550
-             */
-            drain_timeout_ms?: number;
-            /**
-             * @description Whether to perform a quick shutdown.  This flag is
-             *     overridden by force.
-             * @example false
-             */
-            quick?: boolean;
-            /**
-             * @description Only stop the instance if it is in this state.
-             * @example running
-             */
-            ifstate?: string;
-        };
-        /** @description A single request item to stop an instance. */
-        StopInstancesRequestItem: {
-            /**
-             * Format: uuid
-             * @description The UUID of the instance to stop.  Mutually exclusive with name.
-             * @example 123e4567-e89b-12d3-a456-426614174000
-             */
-            uuid?: string;
-            /**
-             * @description The name of the instance to stop.  Mutually exclusive with UUID.
-             * @example funky-town-g756b5d
-             */
-            name?: string;
-            /**
-             * @description Whether to immediately force stop the instance.
-             * @example false
-             */
-            force?: boolean;
-            /**
-             * Format: uint64
-             * @description Timeout for draining connections in milliseconds.  The instance does not
-             *     receive new connections in the draining phase.  The instance is stopped
-             *     when the last connection has been closed or the timeout expired.  The
-             *     maximum timeout may vary.  Use -1 for the largest possible value.
-             *
-             *     Note: This endpoint does not block.  Use the wait endpoint for the
-             *     instance to reach the stopped state.
-             * @example 250
-             */
-            drain_timeout_ms?: number;
-            /**
-             * @description Whether to perform a quick shutdown.  This flag is
-             *     overridden by force.
-             * @example false
-             */
-            quick?: boolean;
-            /**
-             * @description Only stop the instance if it is in this state.
-             * @example running
-             */
-            ifstate?: string;
-        };
-        /**
-         * @description The response message for stopping one or more instance(s) given their UUID(s)
-         *     or name(s).
-         */
-        StopInstancesResponse: {
-            /** @description The status of the response. */
-            status?: components["schemas"]["ResponseStatus"];
-            /**
-             * @description An optional message providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example Failed to perform all operations
-             */
-            message?: string;
-            /** @description The response data for this request. */
-            data?: components["schemas"]["StopInstancesResponseData"];
-            /** @description A list of errors which may have occurred during the request. */
-            errors?: components["schemas"]["ResponseError"][];
-            /**
-             * Format: uint64
-             * @description The operation time in microseconds.  This is the time it took to process
-             *     the request and generate the response.
-             * @example 23
-             */
-            op_time_us?: number;
-        };
-        StopInstancesResponseData: {
-            /** @description The instance(s) which were stopped by the request. */
-            instances?: components["schemas"]["StopInstancesResponseStoppedInstance"][];
-        };
-        StopInstancesResponseStoppedInstance: {
-            /**
-             * Format: uuid
-             * @description The UUID of the instance.
-             * @example 123e4567-e89b-12d3-a456-426614174000
-             */
-            uuid?: string;
-            /**
-             * @description The name of the instance.
-             * @example funky-town-g756b5d
-             */
-            name?: string;
-            /**
-             * Format: enum
-             * @description The current state of the instance.
-             * @enum {string}
-             */
-            state?: "stopped" | "starting" | "running" | "draining" | "stopping" | "template" | "standby";
-            /**
-             * Format: enum
-             * @description The previous state of the instance before the stop operation was invoked.
-             * @enum {string}
-             */
-            previous_state?: "stopped" | "starting" | "running" | "draining" | "stopping" | "template" | "standby";
-            /**
-             * @description An optional field representing the status of the request.  This field is
-             *     only set when this message object is used as a response message.
-             */
-            status?: components["schemas"]["ResponseStatus"];
-            /**
-             * @description An optional message providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example No instance with name 'funky-town-g756b5d'
-             */
-            message?: string;
-            /**
-             * Format: int32
-             * @description An optional error code providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example 8
-             */
-            error?: number;
-        };
-        TagOrDigest: {
-            /** @example sha256:1234567890abcdef1234567890abcdef1234567890abcdef1234567890abcdef */
-            digest: string;
-        } | {
-            /** @example my-image:latest */
-            tag: string;
-        };
-        /** @description The request message for updating a certificate by its UUID. */
-        UpdateCertificateByUUIDRequest: {
-            /**
-             * Format: uuid
-             * @description The UUID of the certificate to update.
-             */
-            uuid?: string;
-            /**
-             * @description The new certificate chain.
-             *
-             *     This is the public chain of the certificate in PEM format. The chain
-             *     should include the certificate and any intermediate certificates.
-             * @example -----BEGIN CERTIFICATE----- MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQDQ... -----END CERTIFICATE-----
-             */
-            chain: string;
-            /**
-             * @description The new private key.
-             *
-             *     This is the private key of the certificate in PEM format. The private
-             *     key must match the public key in the certificate chain.
-             * @example -----BEGIN PRIVATE KEY----- MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQDQ... -----END PRIVATE KEY-----
-             */
-            pkey: string;
-        };
-        /**
-         * @description The request message for updating one or more certificate(s) by their
-         *     UUID(s) or name(s).
-         */
-        UpdateCertificateRequest: {
-            /** @description The ID of the certificate to update. */
-            id: components["schemas"]["NameOrUUID"];
-            /**
-             * @description The new certificate chain.
-             *
-             *     This is the public chain of the certificate in PEM format. The chain
-             *     should include the certificate and any intermediate certificates.
-             * @example -----BEGIN CERTIFICATE----- MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQDQ... -----END CERTIFICATE-----
-             */
-            chain: string;
-            /**
-             * @description The new private key.
-             *
-             *     This is the private key of the certificate in PEM format. The private
-             *     key must match the public key in the certificate chain.
-             * @example -----BEGIN PRIVATE KEY----- MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQDQ... -----END PRIVATE KEY-----
-             */
-            pkey: string;
-        };
-        /** @description The response message for updating one or more certificate(s). */
-        UpdateCertificateResponse: {
-            /** @description The status of the response. */
-            status?: components["schemas"]["ResponseStatus"];
-            /**
-             * @description An optional message providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example Failed to perform all operations
-             */
-            message?: string;
-            /** @description The response data for this request. */
-            data?: components["schemas"]["UpdateCertificateResponseData"];
-            /** @description A list of errors which may have occurred during the request. */
-            errors?: components["schemas"]["ResponseError"][];
-            /**
-             * Format: uint64
-             * @description The operation time in microseconds.  This is the time it took to process
-             *     the request and generate the response.
-             * @example 45
-             */
-            op_time_us?: number;
-        };
-        UpdateCertificateResponseData: {
-            /** @description The certificate(s) which were updated by the request. */
-            certificates?: components["schemas"]["Certificate"][];
-        };
-        UpdateInstanceByUUIDRequestBody: {
-            /**
-             * @description (Optional).  A client-provided identifier for tracking this operation in
-             *     the response.
-             * @example op-1
-             */
-            id?: string;
-            /**
-             * Format: enum
-             * @description The property to modify.
-             * @example memory_mb
-             * @enum {string}
-             */
-            prop: "image" | "args" | "env" | "memory_mb" | "vcpus" | "scale_to_zero" | "tags" | "delete_lock" | "schedules" | "autokill";
-            /**
-             * Format: enum
-             * @description The operation to perform on the property.
-             * @example set
-             * @enum {string}
-             */
-            op: "set" | "add" | "del";
-            /**
-             * @description The value for the update operation. The type depends on the property and operation:
-             *     - For "image": string
-             *     - For "args": string or array of strings
-             *     - For "env": object (for SET/ADD) or string/array of strings (for DEL)
-             *     - For "memory_mb": integer
-             *     - For "vcpus": integer
-             *     - For "scale_to_zero": object with cooldown_time_ms, policy, and stateful fields
-             *     - For "tags": array of strings
-             *     - For "delete_lock": boolean
-             *     - For "schedules": array of schedule objects (with name, when, and action fields)
-             *     - For "autokill": object with time_ms and num_requests fields
-             */
-            value?: components["schemas"]["GoogleProtobufValue"];
-        };
-        /** @description A single update operation to be applied to an instance. */
-        UpdateInstancesRequestItem: {
-            /**
-             * @description (Optional).  A client-provided identifier for tracking this operation in
-             *     the response.
-             * @example op-1
-             */
-            id?: string;
-            /**
-             * Format: uuid
-             * @description The UUID of the instance to update. Mutually exclusive with name.
-             * @example 123e4567-e89b-12d3-a456-426614174000
-             */
-            uuid?: string;
-            /**
-             * @description The name of the instance to update. Mutually exclusive with UUID.
-             * @example funky-town-g756b5d
-             */
-            name?: string;
-            /**
-             * Format: enum
-             * @description The property to modify.
-             * @example memory_mb
-             * @enum {string}
-             */
-            prop: "image" | "args" | "env" | "memory_mb" | "vcpus" | "scale_to_zero" | "tags" | "delete_lock" | "schedules" | "autokill";
-            /**
-             * Format: enum
-             * @description The operation to perform on the property.
-             * @example set
-             * @enum {string}
-             */
-            op: "set" | "add" | "del";
-            /**
-             * @description The value for the update operation. The type depends on the property and operation:
-             *     - For "image": string
-             *     - For "args": string or array of strings
-             *     - For "env": object (for SET/ADD) or string/array of strings (for DEL)
-             *     - For "memory_mb": integer
-             *     - For "vcpus": integer
-             *     - For "scale_to_zero": object with cooldown_time_ms, policy, and stateful fields
-             *     - For "tags": array of strings
-             *     - For "delete_lock": boolean
-             *     - For "schedules": array of schedule objects (with name, when, and action fields)
-             *     - For "autokill": object with time_ms and num_requests fields
-             */
-            value?: components["schemas"]["GoogleProtobufValue"];
-        };
-        /** @description The response message for updating one or more instances. */
-        UpdateInstancesResponse: {
-            /** @description The status of the response. */
-            status?: components["schemas"]["ResponseStatus"];
-            /**
-             * @description An optional message providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example Failed to perform all operations
-             */
-            message?: string;
-            /** @description The response data for this request. */
-            data?: components["schemas"]["UpdateInstancesResponseData"];
-            /** @description A list of errors which may have occurred during the request. */
-            errors?: components["schemas"]["ResponseError"][];
-            /**
-             * Format: uint64
-             * @description The operation time in microseconds.  This is the time it took to process
-             *     the request and generate the response.
-             * @example 76
-             */
-            op_time_us?: number;
-        };
-        UpdateInstancesResponseData: {
-            /** @description List of instances that were processed during the update operation. */
-            instances?: components["schemas"]["UpdateInstancesResponseUpdatedInstance"][];
-        };
-        UpdateInstancesResponseUpdatedInstance: {
-            /**
-             * Format: uuid
-             * @description The UUID of the instance that was updated.
-             * @example 123e4567-e89b-12d3-a456-426614174000
-             */
-            uuid?: string;
-            /**
-             * @description The name of the instance that was updated.
-             * @example funky-town-g756b5d
-             */
-            name?: string;
-            /**
-             * @description The status of this particular instance update operation.
-             * @example success
-             */
-            status?: string;
-            /**
-             * @description (Optional).  The client-provided ID from the request.
-             * @example op-1
-             */
-            id?: string;
-            /**
-             * @description An optional message providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example No instance with name 'funky-town-g756b5d'
-             */
-            message?: string;
-            /**
-             * Format: int32
-             * @description An optional error code providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example 8
-             */
-            error?: number;
-        };
-        UpdateServiceGroupByUUIDRequestBody: {
-            /**
-             * @description (Optional).  A client-provided identifier for tracking this operation in the response.
-             * @example op-1
-             */
-            id?: string;
-            /**
-             * Format: enum
-             * @description The property to modify.
-             * @example services
-             * @enum {string}
-             */
-            prop: "services" | "domains" | "soft_limit" | "hard_limit" | "autokill";
-            /**
-             * Format: enum
-             * @description The operation to perform.
-             * @example set
-             * @enum {string}
-             */
-            op: "set" | "add" | "del";
-            /**
-             * @description The value for the update operation:
-             *     - For "services": array of Service objects (same as for creation)
-             *     - For "domains": array of Domain objects (same as for creation)
-             *     - For "soft_limit": integer (1–65535), must be <= "hard_limit"
-             *     - For "hard_limit": integer (1–65535), must be >= "soft_limit"
-             *     - For "autokill": object with time_ms field
-             */
-            value?: components["schemas"]["GoogleProtobufValue"];
-        };
-        /** @description A single update operation to be applied to a service group */
-        UpdateServiceGroupsRequestItem: {
-            /**
-             * @description (Optional).  A client-provided identifier for tracking this operation in the response.
-             * @example op-1
-             */
-            id?: string;
-            /**
-             * Format: uuid
-             * @description The UUID of the service group to update.  Mutually exclusive with name.
-             * @example 123e4567-e89b-12d3-a456-426614174000
-             */
-            uuid?: string;
-            /**
-             * @description The name of the service group to update.  Mutually exclusive with UUID.
-             * @example funky-town-g756b5d
-             */
-            name?: string;
-            /**
-             * Format: enum
-             * @description The property to modify.
-             * @example services
-             * @enum {string}
-             */
-            prop: "services" | "domains" | "soft_limit" | "hard_limit" | "autokill";
-            /**
-             * Format: enum
-             * @description The operation to perform.
-             * @example set
-             * @enum {string}
-             */
-            op: "set" | "add" | "del";
-            /**
-             * @description The value for the update operation:
-             *     - For "services": array of Service objects (same as for creation)
-             *     - For "domains": array of Domain objects (same as for creation)
-             *     - For "soft_limit": integer (1–65535), must be <= "hard_limit"
-             *     - For "hard_limit": integer (1–65535), must be >= "soft_limit"
-             *     - For "autokill": object with time_ms field
-             */
-            value?: components["schemas"]["GoogleProtobufValue"];
-        };
-        /** @description The response message for updating one or more service groups. */
-        UpdateServiceGroupsResponse: {
-            /** @description The status of the response. */
-            status?: components["schemas"]["ResponseStatus"];
-            /**
-             * @description An optional message providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example Failed to perform all operations
-             */
-            message?: string;
-            /** @description The response data for this request. */
-            data?: components["schemas"]["UpdateServiceGroupsResponseData"];
-            /** @description A list of errors which may have occurred during the request. */
-            errors?: components["schemas"]["ResponseError"][];
-            /**
-             * Format: uint64
-             * @description The operation time in microseconds.  This is the time it took to process
-             *     the request and generate the response.
-             * @example 76
-             */
-            op_time_us?: number;
-        };
-        UpdateServiceGroupsResponseData: {
-            /** @description List of service groups that were processed during the update operation. */
-            service_groups?: components["schemas"]["UpdateServiceGroupsResponseUpdatedServiceGroup"][];
-        };
-        UpdateServiceGroupsResponseUpdatedServiceGroup: {
-            /**
-             * Format: uuid
-             * @description The UUID of the service group that was updated.
-             * @example 123e4567-e89b-12d3-a456-426614174000
-             */
-            uuid?: string;
-            /**
-             * @description The name of the service group that was updated.
-             * @example funky-town-g756b5d
-             */
-            name?: string;
-            /**
-             * @description The status of this particular service group update operation.
-             * @example success
-             */
-            status?: string;
-            /**
-             * @description (Optional).  The client-provided ID from the request.
-             * @example op-1
-             */
-            id?: string;
-            /**
-             * @description An optional message providing additional information about the status.
-             *     This field is only set when this message object is used as a response
-             *     message, and is useful when the status is not `success`.
-             * @example No service with name 'funky-town-g756b5d'
-             */
-            message?: string;
-            /**
-             * Format: int32
-             * @description An optional error code providing additional information about the status.
-             *     This field is only set when this message object is used as a response
-             *     message, and is useful when the status is not `success`.
-             * @example 8
-             */
-            error?: number;
-        };
-        UpdateTemplateInstanceByUUIDRequestBody: {
-            /**
-             * @description (Optional).  A client-provided identifier for tracking this operation in
-             *     the response.
-             * @example op-1
-             */
-            id?: string;
-            /**
-             * Format: enum
-             * @description The property to modify.
-             * @example tags
-             * @enum {string}
-             */
-            prop: "tags" | "delete_lock" | "autokill";
-            /**
-             * Format: enum
-             * @description The operation to perform on the property.
-             * @example add
-             * @enum {string}
-             */
-            op: "set" | "add" | "del";
-            /**
-             * @description The value for the update operation. The type depends on the property and operation:
-             *     - For "tags": array of strings
-             *     - For "delete_lock": boolean
-             *     - For "autokill": object with time_ms field
-             */
-            value?: components["schemas"]["GoogleProtobufValue"];
-        };
-        /** @description A single update operation to be applied to a template instance. */
-        UpdateTemplateInstancesRequestItem: {
-            /**
-             * @description (Optional).  A client-provided identifier for tracking this operation in
-             *     the response.
-             * @example op-1
-             */
-            id?: string;
-            /**
-             * Format: uuid
-             * @description The UUID of the template instance to update. Mutually exclusive with name.
-             * @example 123e4567-e89b-12d3-a456-426614174000
-             */
-            uuid?: string;
-            /**
-             * @description The name of the template instance to update. Mutually exclusive with UUID.
-             * @example funky-town-g756b5d
-             */
-            name?: string;
-            /**
-             * Format: enum
-             * @description The property to modify.
-             * @example tags
-             * @enum {string}
-             */
-            prop: "tags" | "delete_lock" | "autokill";
-            /**
-             * Format: enum
-             * @description The operation to perform on the property.
-             * @example add
-             * @enum {string}
-             */
-            op: "set" | "add" | "del";
-            /**
-             * @description The value for the update operation. The type depends on the property and operation:
-             *     - For "tags": array of strings
-             *     - For "delete_lock": boolean
-             *     - For "autokill": object with time_ms field
-             */
-            value?: components["schemas"]["GoogleProtobufValue"];
-        };
-        /** @description The response message for updating a template instance by its UUID. */
-        UpdateTemplateInstancesResponse: {
-            /** @description The status of the response. */
-            status?: components["schemas"]["ResponseStatus"];
-            /**
-             * @description An optional message providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example Failed to perform all operations
-             */
-            message?: string;
-            /** @description The response data for this request. */
-            data?: components["schemas"]["UpdateTemplateInstancesResponseData"];
-            /** @description A list of errors which may have occurred during the request. */
-            errors?: components["schemas"]["ResponseError"][];
-            /**
-             * Format: uint64
-             * @description The operation time in microseconds.  This is the time it took to process
-             *     the request and generate the response.
-             * @example 76
-             */
-            op_time_us?: number;
-        };
-        UpdateTemplateInstancesResponseData: {
-            /** @description List of template instances that were processed during the update operation. */
-            instances?: components["schemas"]["UpdateTemplateInstancesResponseTemplateInstance"][];
-        };
-        UpdateTemplateInstancesResponseTemplateInstance: {
-            /**
-             * Format: uuid
-             * @description The UUID of the template instance that was updated.
-             * @example 123e4567-e89b-12d3-a456-426614174000
-             */
-            uuid?: string;
-            /**
-             * @description The name of the template instance that was updated.
-             * @example funky-town-g756b5d
-             */
-            name?: string;
-            /**
-             * @description The status of this particular template instance update operation.
-             * @example success
-             */
-            status?: string;
-            /**
-             * @description (Optional).  The client-provided ID from the request.
-             * @example op-1
-             */
-            id?: string;
-            /**
-             * @description An optional message providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example No template instance with name 'funky-town-g756b5d'
-             */
-            message?: string;
-            /**
-             * Format: int32
-             * @description An optional error code providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example 8
-             */
-            error?: number;
-        };
-        UpdateTemplateVolumeByUUIDRequestBody: {
-            /**
-             * @description (Optional).  A client-provided identifier for tracking this operation in
-             *     the response.
-             * @example op-1
-             */
-            id?: string;
-            /**
-             * Format: enum
-             * @description The property to modify.
-             * @example tags
-             * @enum {string}
-             */
-            prop: "tags" | "delete_lock";
-            /**
-             * Format: enum
-             * @description The operation to perform.
-             * @example set
-             * @enum {string}
-             */
-            op: "set" | "add" | "del";
-            /**
-             * @description The value for the update operation. The type depends on the property and operation:
-             *     - For "tags": array of Strings
-             *     - For "delete_lock": boolean
-             */
-            value?: components["schemas"]["GoogleProtobufValue"];
-        };
-        /** @description A single update operation to be applied to a template volume. */
-        UpdateTemplateVolumesRequestItem: {
-            /**
-             * @description (Optional).  A client-provided identifier for tracking this operation in
-             *     the response.
-             * @example op-1
-             */
-            id?: string;
-            /**
-             * Format: uuid
-             * @description The UUID of the template volume to update.  Mutually exclusive with
-             *     name.
-             * @example 123e4567-e89b-12d3-a456-426614174000
-             */
-            uuid?: string;
-            /**
-             * @description The name of the template volume to update.  Mutually exclusive with
-             *     UUID.
-             * @example funky-vol-g7gum5cj
-             */
-            name?: string;
-            /**
-             * Format: enum
-             * @description The property to modify.
-             * @example tags
-             * @enum {string}
-             */
-            prop: "tags" | "delete_lock";
-            /**
-             * Format: enum
-             * @description The operation to perform.
-             * @example add
-             * @enum {string}
-             */
-            op: "set" | "add" | "del";
-            /**
-             * @description The value for the update operation. The type depends on the property and operation:
-             *     - For "tags": array of Strings
-             *     - For "delete_lock": boolean
-             */
-            value?: components["schemas"]["GoogleProtobufValue"];
-        };
-        /** @description The response message for updating one or more template volumes. */
-        UpdateTemplateVolumesResponse: {
-            /** @description The status of the response. */
-            status?: components["schemas"]["ResponseStatus"];
-            /** @description The response data for this request. */
-            data?: components["schemas"]["UpdateTemplateVolumesResponseData"];
-            /** @description A list of errors which may have occurred during the request. */
-            errors?: components["schemas"]["ResponseError"][];
-            /**
-             * Format: uint64
-             * @description The operation time in microseconds.  This is the time it took to process
-             *     the request and generate the response.
-             * @example 46
-             */
-            op_time_us?: number;
-        } & {
-            /**
-             * @description An optional message providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example Failed to perform all operations
-             */
-            message?: string;
-        };
-        UpdateTemplateVolumesResponseData: {
-            /** @description The template volume(s) which were updated by the request. */
-            volumes?: components["schemas"]["UpdateTemplateVolumesResponseTemplateVolume"][];
-        };
-        UpdateTemplateVolumesResponseTemplateVolume: {
-            /**
-             * Format: uuid
-             * @description The UUID of the template volume that was updated.
-             * @example 123e4567-e89b-12d3-a456-426614174000
-             */
-            uuid?: string;
-            /**
-             * @description The name of the template volume that was updated.
-             * @example funky-town-g756b5d
-             */
-            name?: string;
-            /**
-             * @description The status of this particular volume update operation.
-             * @example success
-             */
-            status?: string;
-            /**
-             * @description (Optional).  The client-provided ID from the request.
-             * @example op-1
-             */
-            id?: string;
-            /**
-             * @description An optional message providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example No volume with name 'funky-town-g756b5d'
-             */
-            message?: string;
-            /**
-             * Format: int32
-             * @description An optional error code providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example 8
-             */
-            error?: number;
-        };
-        UpdateVolumeByUUIDRequestBody: {
-            /**
-             * @description (Optional).  A client-provided identifier for tracking this operation in the response.
-             * @example op-1
-             */
-            id?: string;
-            /**
-             * Format: enum
-             * @description The property to modify.
-             * @example size_mb
-             * @enum {string}
-             */
-            prop: "size_mb" | "tags" | "quota_policy" | "delete_lock";
-            /**
-             * Format: enum
-             * @description The operation to perform.
-             * @example set
-             * @enum {string}
-             */
-            op: "set" | "add" | "del";
-            /**
-             * @description The value for the update operation. The type depends on the property and operation:
-             *     - For "size_mb": unsigned integer
-             *     - For "quota_policy": "static" or "dynamic"
-             *     - For "tags": array of Strings
-             *     - For "delete_lock": boolean
-             */
-            value?: components["schemas"]["GoogleProtobufValue"];
-        };
-        /** @description A single request item for updating a volume. */
-        UpdateVolumesRequestItem: {
-            /**
-             * @description (Optional).  A client-provided identifier for tracking this operation in the response.
-             * @example op-1
-             */
-            id?: string;
-            /**
-             * Format: uuid
-             * @description The UUID of the volume to update.  Mutually exclusive with name.
-             * @example 123e4567-e89b-12d3-a456-426614174000
-             */
-            uuid?: string;
-            /**
-             * @description The name of the volume to update.  Mutually exclusive with UUID.
-             * @example funky-town-g756b5d
-             */
-            name?: string;
-            /**
-             * Format: enum
-             * @description The property to modify.
-             * @example size_mb
-             * @enum {string}
-             */
-            prop: "size_mb" | "tags" | "quota_policy" | "delete_lock";
-            /**
-             * Format: enum
-             * @description The operation to perform.
-             * @example set
-             * @enum {string}
-             */
-            op: "set" | "add" | "del";
-            /**
-             * @description The value for the update operation. The type depends on the property and operation:
-             *     - For "size_mb": unsigned integer
-             *     - For "quota_policy": "static" or "dynamic"
-             *     - For "tags": array of Strings
-             *     - For "delete_lock": boolean
-             */
-            value?: components["schemas"]["GoogleProtobufValue"];
-        };
-        /** @description The response message for updating one or more volume(s). */
-        UpdateVolumesResponse: {
-            /** @description The status of the response. */
-            status?: components["schemas"]["ResponseStatus"];
-            /**
-             * @description An optional message providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example Failed to perform all operations
-             */
-            message?: string;
-            /** @description The response data for this request. */
-            data?: components["schemas"]["UpdateVolumesResponseData"];
-            /** @description A list of errors which may have occurred during the request. */
-            errors?: components["schemas"]["ResponseError"][];
-            /**
-             * Format: uint64
-             * @description The operation time in microseconds.  This is the time it took to process
-             *     the request and generate the response.
-             * @example 76
-             */
-            op_time_us?: number;
-        };
-        UpdateVolumesResponseData: {
-            /** @description List of volumes that were processed during the update operation. */
-            volumes?: components["schemas"]["UpdateVolumesResponseUpdatedVolume"][];
-        };
-        UpdateVolumesResponseUpdatedVolume: {
-            /**
-             * Format: uuid
-             * @description The UUID of the volume that was updated.
-             * @example 123e4567-e89b-12d3-a456-426614174000
-             */
-            uuid?: string;
-            /**
-             * @description The name of the volume that was updated.
-             * @example funky-town-g756b5d
-             */
-            name?: string;
-            /**
-             * @description The status of this particular volume update operation.
-             * @example success
-             */
-            status?: string;
-            /**
-             * @description (Optional).  The client-provided ID from the request.
-             * @example op-1
-             */
-            id?: string;
-            /**
-             * @description An optional message providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example No volume with name 'funky-town-g756b5d'
-             */
-            message?: string;
-            /**
-             * Format: int32
-             * @description An optional error code providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example 8
-             */
-            error?: number;
-        };
-        /** @description A volume represents a storage device that can be attached to an instance. */
-        Volume: {
-            /**
-             * Format: uuid
-             * @description The UUID of the volume.
-             *
-             *     This is a unique identifier for the volume that is generated when the
-             *     volume is created.  The UUID is used to reference the volume in
-             *     API calls and can be used to identify the volume in all API calls that
-             *     require an identifier.
-             * @example c1d2e3f4-5678-90ab-cdef-1234567890ab
-             */
-            uuid?: string;
-            /**
-             * @description The name of the volume.
-             *
-             *     This is a human-readable name that can be used to identify the volume.
-             *     The name must be unique within the context of your account.  The name can
-             *     also be used to identify the volume in API calls.
-             * @example funky-town-g7gum5cj
-             */
-            name?: string;
-            /**
-             * Format: date-time
-             * @description The time the volume was created.
-             * @example 2021-01-01T00:00:00Z
-             */
-            created_at?: string;
-            /**
-             * Format: enum
-             * @description Current state of the volume.
-             * @enum {string}
-             */
-            state?: "uninitialized" | "initializing" | "available" | "idle" | "mounted" | "busy" | "error" | "template";
-            /**
-             * Format: uint64
-             * @description The size of the volume in megabytes.
-             * @example 64
-             */
-            size_mb?: number;
-            /**
-             * @description Indicates if the volume will stay alive when the last instance is deleted
-             *     that this volume is attached to.
-             * @example true
-             */
-            persistent?: boolean;
-            /** @description List of instances that this volume is attached to. */
-            attached_to?: components["schemas"]["VolumeInstanceID"][];
-            /**
-             * @description List of instances that have this volume mounted.
-             *     This does not apply to template volumes.
-             */
-            mounted_by?: components["schemas"]["VolumeInstanceMount"][];
-            /**
-             * @description The tags associated with the volume.
-             *     Maximum 16 tags are allowed, and each tag may not be longer than 256 characters.
-             */
-            tags?: string[];
-            /**
-             * @description An optional field representing the status of the request.  This field is
-             *     only set when this message object is used as a response message.
-             */
-            status?: components["schemas"]["ResponseStatus"];
-            /**
-             * @description An optional message providing additional information about the status.
-             *     This field is only set when this message object is used as a response
-             *     message, and is useful when the status is not `success`.
-             * @example No volume with name 'funky-town-g756b5d'
-             */
-            message?: string;
-            /**
-             * Format: int32
-             * @description An optional error code providing additional information about the status.
-             *     This field is only set when this message object is used as a response
-             *     message, and is useful when the status is not `success`.
-             * @example 8
-             */
-            error?: number;
-            /**
-             * Format: enum
-             * @description Either static or dynamic reservation.
-             * @example static
-             * @enum {string}
-             */
-            quota_policy?: "static" | "dynamic";
-            /**
-             * @description If set to true, the volume cannot be deleted.
-             * @example false
-             */
-            delete_lock?: boolean;
-            /**
-             * Format: uint32
-             * @description The amount of free space in the volume in megabytes.
-             * @example 32
-             */
-            free_mb?: number;
-            /**
-             * @description The filesystem type of this volume.
-             *     Without custom configuration, this is either `ext4` or `virtiofs`.
-             * @example ext4
-             */
-            filesystem?: string;
-            /**
-             * @description Host path backing this managed volume.
-             *     This field is only available for managed volumes and users with
-             *     appropriate permissions.
-             * @example /usr/lib/unikraft/volumes/my-vol
-             */
-            host_path?: string;
-            /**
-             * @description Optional script arguments that were applied to the custom volume filesystem
-             *     initialization scripts.
-             * @example {
-             *       "arg1": "value1",
-             *       "arg2": "value2"
-             *     }
-             */
-            args?: {
-                [key: string]: string;
-            };
-        };
-        /** @description Reference to the instance to attach the volume to. */
-        VolumeInstanceID: {
-            /**
-             * Format: uuid
-             * @description The UUID of the instance that the volume is attached to.
-             * @example c1d2e3f4-5678-90ab-cdef-1234567890ab
-             */
-            uuid?: string;
-        } & {
-            /**
-             * @description The name of the instance that the volume is attached to.
-             * @example funky-town-g7gum5cj
-             */
-            name?: string;
-        };
-        VolumeInstanceMount: {
-            /**
-             * Format: uuid
-             * @description The UUID of the instance that the volume is mounted in.
-             * @example funky-town-g7gum5cj
-             */
-            uuid?: string;
-            /**
-             * @description The name of the instance that the volume is mounted in.
-             * @example funky-town-g7gum5cj
-             */
-            name?: string;
-            /**
-             * @description Whether the volume is mounted read-only or read-write.
-             * @example true
-             */
-            readonly?: boolean;
-        };
-        /** @description Wait parameters. */
-        WaitInstanceByUUIDRequestBody: {
-            /**
-             * Format: enum
-             * @description The desired state to wait for.  Default is `running`.
-             * @enum {string}
-             */
-            state?: "stopped" | "starting" | "running" | "draining" | "stopping" | "template" | "standby";
-        } & {
-            /**
-             * Format: int64
-             * @description Timeout in milliseconds to wait for the instance to reach the desired
-             *     state.  If the timeout is reached, the request will fail with an error.
-             *     A value of -1 means to wait indefinitely until the instance reaches the
-             *     desired state.
-             * @example 450
-             */
-            timeout_ms?: number;
-        };
-        /** @description A single wait operation to be applied to an instance. */
-        WaitInstancesRequestItem: {
-            /**
-             * Format: uuid
-             * @description The UUID of the instance to wait for.  Mutually exclusive with name.
-             * @example 123e4567-e89b-12d3-a456-426614174000
-             */
-            uuid?: string;
-            /**
-             * @description The name of the instance to wait for.  Mutually exclusive with UUID.
-             * @example funky-town-g756b5d
-             */
-            name?: string;
-            /**
-             * Format: enum
-             * @description The desired state to wait for.  Default is `running`.
-             * @enum {string}
-             */
-            state?: "stopped" | "starting" | "running" | "draining" | "stopping" | "template" | "standby";
-            /**
-             * Format: int64
-             * @description Timeout in milliseconds to wait for the instance to reach the desired
-             *     state.  If the timeout is reached, the request will fail with an error.
-             *     A value of -1 means to wait indefinitely until the instance reaches the
-             *     desired state.
-             * @example 450
-             */
-            timeout_ms?: number;
-        };
-        /**
-         * @description The response message for waiting for one or more instance(s) to reach a
-         *     certain state given their UUID(s) or name(s).
-         */
-        WaitInstancesResponse: {
-            /** @description The status of the response. */
-            status?: components["schemas"]["ResponseStatus"];
-            /**
-             * @description An optional message providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example Failed to perform all operations
-             */
-            message?: string;
-            /** @description The response data for this request. */
-            data?: components["schemas"]["WaitInstancesResponseData"];
-            /** @description A list of errors which may have occurred during the request. */
-            errors?: components["schemas"]["ResponseError"][];
-            /**
-             * Format: uint64
-             * @description The operation time in microseconds.  This is the time it took to process
-             *     the request and generate the response.
-             * @example 450
-             */
-            op_time_us?: number;
-        };
-        WaitInstancesResponseData: {
-            /** @description The instance(s) which this requested waited on. */
-            instances?: components["schemas"]["WaitInstancesResponseWaitedInstance"][];
-        };
-        WaitInstancesResponseWaitedInstance: {
-            /**
-             * Format: uuid
-             * @description The UUID of the instance.
-             * @example 123e4567-e89b-12d3-a456-426614174000
-             */
-            uuid?: string;
-            /**
-             * @description The name of the instance.
-             * @example funky-town-g756b5d
-             */
-            name?: string;
-            /**
-             * Format: enum
-             * @description The current state of the instance.
-             * @enum {string}
-             */
-            state?: "stopped" | "starting" | "running" | "draining" | "stopping" | "template" | "standby";
-            /**
-             * @description An optional message providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example No instance with name 'funky-town-g756b5d'
-             */
-            message?: string;
-            /**
-             * Format: int32
-             * @description An optional error code providing additional information about the status.
-             *     This field is useful when the status is not `success`.
-             * @example 8
-             */
-            error?: number;
-        };
+  schemas: {
+    AddUsersResponse: {
+      /** @description The status of the response. */
+      status?: components['schemas']['ResponseStatus'];
+      /** @description A list of errors which may have occurred during the request. */
+      errors?: components['schemas']['ResponseError'][];
+      /** @description The response data for this request. */
+      data?: components['schemas']['AddUsersResponseData'];
+      /**
+       * Format: uint64
+       * @description The operation time in microseconds.  This is the time it took to process
+       *     the request and generate the response.
+       * @example 46
+       */
+      op_time_us?: number;
+    } & {
+      /**
+       * @description An optional message providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example Failed to perform all operations
+       */
+      message?: string;
     };
-    responses: never;
-    parameters: never;
-    requestBodies: never;
-    headers: never;
-    pathItems: never;
+    AddUsersResponseData: {
+      /** @description The status of the operation for each user in the request. */
+      results?: components['schemas']['DataResult'][];
+    };
+    AttachVolumeByUUIDRequestBody: {
+      /** @description UUID or name of the instance to attach the volume to. */
+      attach_to: components['schemas']['BodyInstanceID'];
+      /**
+       * Format: regex
+       * @description Path of the mountpoint.
+       *
+       *     The path must be absolute, not contain `.` and `..` components, and not
+       *     contain colons (`:`). The path must point to an empty directory. If the
+       *     directory does not exist, it is created.
+       * @example /mnt/my-volume
+       */
+      at: string;
+    } & {
+      /**
+       * @description Whether the volume should be mounted read-only.
+       * @example false
+       */
+      readonly?: boolean;
+    };
+    /** @description A single request item for attaching a volume to an instance. */
+    AttachVolumesRequestItem: {
+      /**
+       * Format: uuid
+       * @description The UUID of the volume to attach. Mutually exclusive with name.
+       *     Exactly one of uuid or name must be provided.
+       * @example c1d2e3f4-5678-90ab-cdef-1234567890ab
+       */
+      uuid: string;
+      /**
+       * @description The name of the volume to attach. Mutually exclusive with UUID.
+       *     Exactly one of uuid or name must be provided.
+       * @example funky-vol-g7gum5cj
+       */
+      name: string;
+      /** @description UUID or name of the instance to attach the volume to. */
+      attach_to: components['schemas']['NameOrUUID'];
+      /**
+       * Format: regex
+       * @description Path of the mountpoint.
+       *
+       *     The path must be absolute, not contain `.` and `..` components, and not
+       *     contain colons (`:`). The path must point to an empty directory. If the
+       *     directory does not exist, it is created.
+       * @example /mnt/my-volume
+       */
+      at: string;
+      /**
+       * @description Whether the volume should be mounted read-only.
+       * @example false
+       */
+      readonly?: boolean;
+    };
+    /**
+     * @description The response message for attaching one or more volume(s) given their
+     *     UUID(s) or name(s).
+     */
+    AttachVolumesResponse: {
+      /** @description The status of the response. */
+      status?: components['schemas']['ResponseStatus'];
+      /** @description The response data for this request. */
+      data?: components['schemas']['AttachVolumesResponseData'];
+      /** @description A list of errors which may have occurred during the request. */
+      errors?: components['schemas']['ResponseError'][];
+      /**
+       * Format: uint64
+       * @description The operation time in microseconds.  This is the time it took to process
+       *     the request and generate the response.
+       * @example 46
+       */
+      op_time_us?: number;
+    } & {
+      /**
+       * @description An optional message providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example Failed to perform all operations
+       */
+      message?: string;
+    };
+    AttachVolumesResponseAttachedVolume: {
+      /** @description The status of the response. */
+      status?: components['schemas']['ResponseStatus'];
+      /**
+       * Format: uuid
+       * @description The UUID of the volume that was attached.
+       * @example c1d2e3f4-5678-90ab-cdef-1234567890ab
+       */
+      uuid?: string;
+      /**
+       * @description The name of the volume that was attached.
+       * @example funky-vol-g7gum5cj
+       */
+      name?: string;
+      /**
+       * @description An optional message providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example No volume with name 'funky-town-g756b5d'
+       */
+      message?: string;
+      /**
+       * Format: int32
+       * @description An optional error code providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example 8
+       */
+      error?: number;
+    };
+    AttachVolumesResponseData: {
+      /** @description The volume(s) which were attached by the request. */
+      volumes?: components['schemas']['AttachVolumesResponseAttachedVolume'][];
+    };
+    /**
+     * @description AutoscalePolicy defines the autoscale policy for a service.
+     *     Right now it contains fields from both the `ondemand` and `step` policies.
+     *     They are marked both as optional, so only one of them should be set at a
+     *     time. This is a current limitation of the API design.
+     */
+    AutoscalePolicy: {
+      /**
+       * @description The name of the policy.
+       * @example funky-policy
+       */
+      name?: string;
+      /**
+       * @description If the policy is enabled.
+       * @example true
+       */
+      enabled?: boolean;
+      /**
+       * Format: enum
+       * @description Metric to use for the step policy.
+       * @enum {string}
+       */
+      metric?: 'cpu';
+      /**
+       * Format: enum
+       * @description The type of adjustment to be made in the step policy.
+       * @enum {string}
+       */
+      adjustment_type?: 'change' | 'exact' | 'percentage';
+      /**
+       * @description The steps for the step policy.
+       *     Each step defines an adjustment value and optional bounds.
+       */
+      steps?: components['schemas']['AutoscalePolicyStep'][];
+    };
+    AutoscalePolicyStep: {
+      /**
+       * Format: int64
+       * @description The adjustment value for the step.
+       * @example 50
+       */
+      adjustment?: number;
+      /**
+       * Format: int64
+       * @description Lower bound for the step.
+       * @example 10
+       */
+      lower_bound?: number;
+      /**
+       * Format: int64
+       * @description Upper bound for the step.
+       * @example 500
+       */
+      upper_bound?: number;
+    };
+    /** @description Reference to the instance to detach the volume from. */
+    BodyInstanceID: {
+      /**
+       * Format: uuid
+       * @description The UUID of the instance that the volume is detached from.
+       * @example c1d2e3f4-5678-90ab-cdef-1234567890ab
+       */
+      uuid?: string;
+    } & {
+      /**
+       * @description The name of the instance that the volume is detached from.
+       * @example funky-town-g7gum5cj
+       */
+      name?: string;
+    };
+    Certificate: {
+      /**
+       * Format: uuid
+       * @description The UUID of the certificate.
+       *
+       *     This is a unique identifier for the certificate that is generated when the
+       *     certificate is created.  The UUID is used to reference the certificate in
+       *     API calls and can be used to identify the certificate in all API calls that
+       *     require an identifier.
+       * @example 123e4567-e89b-12d3-a456-426614174000
+       */
+      uuid?: string;
+      /**
+       * @description The name of the certificate.
+       *
+       *     This is a human-readable name that can be used to identify the certificate.
+       *     The name must be unique within the context of your account.  The name can
+       *     also be used to identify the certificate in API calls.
+       * @example funky-certificate
+       */
+      name?: string;
+      /**
+       * Format: date-time
+       * @description The time the certificate was created.
+       * @example 2023-10-01T12:00:00Z
+       */
+      created_at?: string;
+      /**
+       * @description The common name (CN) field from the certificate's subject.
+       *
+       *     This is typically the primary domain name that the certificate is issued
+       *     for. It represents the main identity that the certificate validates.
+       * @example my-common-name
+       */
+      common_name?: string;
+      /**
+       * @description The complete subject distinguished name (DN) of the certificate.
+       *
+       *     This contains the full subject information from the certificate, including
+       *     the common name, organization, organizational unit, locality, state, and
+       *     country. The subject identifies the entity that the certificate is issued to.
+       * @example example.com
+       */
+      subject?: string;
+      /**
+       * @description The complete issuer distinguished name (DN) of the certificate.
+       *
+       *     This identifies the Certificate Authority (CA) that issued the certificate.
+       *     It contains information about the CA including its common name, organization,
+       *     and country.
+       * @example CN=R10,O=Let's Encrypt,C=US
+       */
+      issuer?: string;
+      /**
+       * @description The unique serial number assigned to the certificate by the issuing CA.
+       *
+       *     This is a unique identifier within the scope of the issuing CA that can be
+       *     used to identify and track the certificate. Serial numbers are typically
+       *     represented as hexadecimal strings.
+       * @example 123456789ABCDEF123456789ABCDEF123456
+       */
+      serial_number?: string;
+      /**
+       * Format: date-time
+       * @description The date and time when the certificate becomes valid.
+       *
+       *     The certificate should not be trusted before this date. This timestamp
+       *     marks the beginning of the certificate's validity period.
+       * @example 2023-10-01T12:00:00Z
+       */
+      not_before?: string;
+      /**
+       * Format: date-time
+       * @description The date and time when the certificate expires.
+       *
+       *     The certificate should not be trusted after this date. This timestamp
+       *     marks the end of the certificate's validity period. Certificates should
+       *     be renewed before this date to maintain service availability.
+       * @example 2023-10-01T12:00:00Z
+       */
+      not_after?: string;
+      /**
+       * Format: enum
+       * @description The current state of the certificate.
+       *
+       *     This indicates whether the certificate is pending issuance, valid and
+       *     ready for use, or in an error state. See CertificateState enum for
+       *     detailed state descriptions.
+       * @enum {string}
+       */
+      state?: 'pending' | 'valid' | 'error';
+      /**
+       * @description An optional field representing the status of the request.  This field is
+       *     only set when this message object is used as a response message.
+       */
+      status?: components['schemas']['ResponseStatus'];
+      /**
+       * @description An optional message providing additional information about the status.
+       *     This field is only set when this message object is used as a response
+       *     message, and is useful when the status is not `success`.
+       * @example No certificate with name 'funky-town-g756b5d'
+       */
+      message?: string;
+      /**
+       * Format: int32
+       * @description An optional error code providing additional information about the status.
+       *     This field is only set when this message object is used as a response
+       *     message, and is useful when the status is not `success`.
+       * @example 8
+       */
+      error?: number;
+    };
+    CloneVolumeByUUIDRequestBody: {
+      /**
+       * @description The name of the new cloned volume.  If not provided, a random name
+       *     of the form `vol-X` is generated for you, where `X` is a 5 character
+       *     long random alphanumeric suffix.
+       * @example funky-vol-t7qumh5j
+       */
+      vol_name?: string;
+      /**
+       * Format: enum
+       * @description The quota policy for the new cloned volume.  If not provided, the quota
+       *     policy of the source volume is used.
+       * @example static
+       * @enum {string}
+       */
+      quota_policy?: 'static' | 'dynamic';
+      /** @description A list of tags to assign to the new cloned volume. */
+      tags?: string[];
+    };
+    /** @description A single request item describing the volume to clone. */
+    CloneVolumesRequestItem: {
+      /**
+       * Format: uuid
+       * @description The UUID of the volume to clone.  Mutually exclusive with name.
+       * @example c1d2e3f4-5678-90ab-cdef-1234567890ab
+       */
+      uuid?: string;
+      /**
+       * @description The name of the volume to clone.  Mutually exclusive with UUID.
+       * @example funky-vol-g7gum5cj
+       */
+      name?: string;
+      /**
+       * @description The name of the new cloned volume.  If not provided, a random name
+       *     of the form `vol-X` is generated for you, where `X` is a 5 character
+       *     long random alphanumeric suffix.
+       * @example funky-vol-t7qumh5j
+       */
+      vol_name?: string;
+      /**
+       * Format: enum
+       * @description The quota policy for the new cloned volume.  If not provided, the quota
+       *     policy of the source volume is used.
+       * @example static
+       * @enum {string}
+       */
+      quota_policy?: 'static' | 'dynamic';
+      /** @description A list of tags to assign to the new cloned volume. */
+      tags?: string[];
+    };
+    /** @description The response message for cloning one or more volume(s). */
+    CloneVolumesResponse: {
+      /** @description The status of the response. */
+      status?: components['schemas']['ResponseStatus'];
+      /** @description The response data for this request. */
+      data?: components['schemas']['CloneVolumesResponseData'];
+      /** @description A list of errors which may have occurred during the request. */
+      errors?: components['schemas']['ResponseError'][];
+      /**
+       * Format: uint64
+       * @description The operation time in microseconds.  This is the time it took to process
+       *     the request and generate the response.
+       * @example 46
+       */
+      op_time_us?: number;
+    } & {
+      /**
+       * @description An optional message providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example Failed to perform all operations
+       */
+      message?: string;
+    };
+    CloneVolumesResponseData: {
+      /** @description The volume(s) which were cloned by the request. */
+      volumes?: components['schemas']['CloneVolumesResponseVolume'][];
+    };
+    CloneVolumesResponseVolume: {
+      /** @description The status of the response. */
+      status?: components['schemas']['ResponseStatus'];
+      /**
+       * Format: uuid
+       * @description The UUID of the newly cloned volume.
+       * @example c1d2e3f4-5678-90ab-cdef-1234567890ab
+       */
+      uuid?: string;
+      /**
+       * @description The name of the newly cloned volume.
+       * @example funky-vol-g7gum5cj
+       */
+      name?: string;
+      /**
+       * Format: enum
+       * @description The state of the volume.
+       * @enum {string}
+       */
+      state?:
+        | 'uninitialized'
+        | 'initializing'
+        | 'available'
+        | 'idle'
+        | 'mounted'
+        | 'busy'
+        | 'error'
+        | 'template';
+      /**
+       * @description An optional message providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example No volume with name 'funky-town-g756b5d'
+       */
+      message?: string;
+      /**
+       * Format: int32
+       * @description An optional error code providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example 8
+       */
+      error?: number;
+    };
+    ConfigurationInstanceCreateArgs:
+      | {
+          /** @description The ROM to use for the autoscale configuration. */
+          roms?: components['schemas']['InstanceCreateArgsInstanceCreateRequestRoms'];
+        }
+      | {
+          /** @description The template to use for the autoscale configuration. */
+          template?: components['schemas']['NameOrUUID'];
+        };
+    /**
+     * @description The request message to create an autoscale configuration for a service group
+     *     based on its UUID.
+     */
+    CreateAutoscaleConfigurationByServiceGroupUUIDRequest: {
+      /**
+       * Format: uuid
+       * @description The UUID of the service to create a configuration for.
+       *     Mutually exclusive with name.
+       */
+      uuid?: string;
+      /**
+       * Format: int64
+       * @description The minimum number of instances to keep running.
+       */
+      min_size?: number;
+      /**
+       * Format: int64
+       * @description The maximum number of instances to keep running.
+       */
+      max_size?: number;
+      /**
+       * Format: int64
+       * @description The warmup time in milliseconds for new instances.
+       */
+      warmup_time_ms?: number;
+      /**
+       * Format: int64
+       * @description The cooldown time in milliseconds for the autoscale configuration.
+       */
+      cooldown_time_ms?: number;
+      /** @description The arguments to use when creating the autoscale configuration. */
+      create_args?: components['schemas']['CreateAutoscaleConfigurationByServiceGroupUUIDRequestInstanceCreateArgs'];
+      /** @description The policies to apply to the autoscale configuration. */
+      policies?: components['schemas']['AutoscalePolicy'][];
+    };
+    CreateAutoscaleConfigurationByServiceGroupUUIDRequestInstanceCreateArgs:
+      | {
+          /** @description The ROM to use for the autoscale configuration. */
+          roms?: components['schemas']['InstanceCreateArgsInstanceCreateRequestRoms'];
+        }
+      | {
+          /** @description The template to use for the autoscale configuration. */
+          template?: components['schemas']['NameOrUUID'];
+        };
+    /**
+     * @description The request message to create an autoscale configuration policy for a
+     *     service.
+     */
+    CreateAutoscaleConfigurationPolicyRequest: {
+      /**
+       * @description The Name of the service to add a policy to.
+       * @example funky-service
+       */
+      name: string;
+      /** @description The policy type to add to the autoscale configuration. */
+      type: components['schemas']['AutoscalePolicy'];
+    };
+    CreateAutoscaleConfigurationPolicyResponse: {
+      /** @description The status of the response. */
+      status?: components['schemas']['ResponseStatus'];
+      /** @description The response data for this request. */
+      data?: components['schemas']['CreateAutoscaleConfigurationPolicyResponseData'];
+      /** @description A list of errors which may have occurred during the request. */
+      errors?: components['schemas']['ResponseError'][];
+      /**
+       * Format: uint64
+       * @description The operation time in microseconds.  This is the time it took to process
+       *     the request and generate the response.
+       * @example 32
+       */
+      op_time_us?: number;
+    } & {
+      /**
+       * @description An optional message providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example Failed to perform all operations
+       */
+      message?: string;
+    };
+    CreateAutoscaleConfigurationPolicyResponseData: {
+      /** @description The policies which were added by the request. */
+      policies?: components['schemas']['CreateAutoscaleConfigurationPolicyResponsePolicy'][];
+    };
+    CreateAutoscaleConfigurationPolicyResponsePolicy: {
+      /** @description The status of the response. */
+      status?: components['schemas']['ResponseStatus'];
+      /**
+       * Format: uuid
+       * @description The UUID of the service of the added policy.
+       * @example 123e4567-e89b-12d3-a456-426614174000
+       */
+      uuid?: string;
+      /**
+       * @description The name of the service of the added policy.
+       * @example funky-policy
+       */
+      name?: string;
+      /**
+       * @description An optional message providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example No service with name 'funky-town-g756b5d'
+       */
+      message?: string;
+      /**
+       * Format: int32
+       * @description An optional error code providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example 8
+       */
+      error?: number;
+    };
+    CreateAutoscaleConfigurationsRequestConfiguration: {
+      /**
+       * Format: uuid
+       * @description The UUID of the service to create a configuration for.
+       *     Mutually exclusive with name.
+       * @example 123e4567-e89b-12d3-a456-426614174000
+       */
+      uuid?: string;
+      /**
+       * @description The name of the service to create a configuration for.
+       *     Mutually exclusive with UUID.
+       * @example funky-service
+       */
+      name?: string;
+      /**
+       * Format: int64
+       * @description The minimum number of instances to keep running.
+       * @example 2
+       */
+      min_size?: number;
+      /**
+       * Format: int64
+       * @description The maximum number of instances to keep running.
+       * @example 12
+       */
+      max_size?: number;
+      /**
+       * Format: int64
+       * @description The warmup time in milliseconds for new instances.
+       * @example 100
+       */
+      warmup_time_ms?: number;
+      /**
+       * Format: int64
+       * @description The cooldown time in milliseconds for the autoscale configuration.
+       * @example 100
+       */
+      cooldown_time_ms?: number;
+      /** @description The arguments to use when creating the autoscale configuration. */
+      create_args?: components['schemas']['ConfigurationInstanceCreateArgs'];
+      /** @description The policies to apply to the autoscale configuration. */
+      policies?: components['schemas']['AutoscalePolicy'][];
+    };
+    /** @description The response to a CreateAutoscaleConfigurationRequest. */
+    CreateAutoscaleConfigurationsResponse: {
+      /** @description The status of the response. */
+      status?: components['schemas']['ResponseStatus'];
+      /** @description The response data for this request. */
+      data?: components['schemas']['CreateAutoscaleConfigurationsResponseData'];
+      /** @description A list of errors which may have occurred during the request. */
+      errors?: components['schemas']['ResponseError'][];
+      /**
+       * Format: uint64
+       * @description The operation time in microseconds.  This is the time it took to process
+       *     the request and generate the response.
+       * @example 34
+       */
+      op_time_us?: number;
+    } & {
+      /**
+       * @description An optional message providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example Failed to perform all operations
+       */
+      message?: string;
+    };
+    CreateAutoscaleConfigurationsResponseConfigurationsResponse: {
+      /** @description The status of the response. */
+      status?: components['schemas']['ResponseStatus'];
+      /**
+       * Format: uuid
+       * @description The UUID of the service where the configuration was created.
+       * @example 123e4567-e89b-12d3-a456-426614174000
+       */
+      uuid?: string;
+      /**
+       * @description The name of the service where the configuration was created.
+       * @example funky-instance-template
+       */
+      name?: string;
+      /**
+       * @description An optional message providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example No service with name 'funky-town-g756b5d'
+       */
+      message?: string;
+      /**
+       * Format: int32
+       * @description An optional error code providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example 8
+       */
+      error?: number;
+    };
+    CreateAutoscaleConfigurationsResponseData: {
+      /** @description The configuration(s) which were created by the request. */
+      service_groups?: components['schemas']['CreateAutoscaleConfigurationsResponseConfigurationsResponse'][];
+    };
+    /** @description The request message for creating/uploading a new certificate. */
+    CreateCertificateRequest: {
+      /**
+       * @description The name of the certificate.
+       *
+       *     This is a human-readable name that can be used to identify the certificate.
+       *     The name must be unique within the context of your account.  If no name is
+       *     specified, a random name is generated for you.  The name can also be used
+       *     to identify the certificate in API calls.
+       * @example funky-certificate
+       */
+      name?: string;
+      /**
+       * @description The common name (CN) of the certificate.
+       *
+       *     Deprecated: Use `common_name` instead.
+       * @example funky-town.com
+       */
+      cn?: string;
+      /**
+       * @description The common name (CN) of the certificate.
+       *
+       *     This must be a fully-qualified domain name (FQDN). Exactly one of `cn`
+       *     or `common_name` must be specified.
+       * @example funky-town.com
+       */
+      common_name?: string;
+      /**
+       * @description The chain of the certificate.
+       * @example -----BEGIN CERTIFICATE----- MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQDQ... -----END CERTIFICATE-----
+       */
+      chain: string;
+      /**
+       * @description The private key of the certificate.
+       * @example -----BEGIN PRIVATE KEY----- MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQDQ... -----END PRIVATE KEY-----
+       */
+      pkey: string;
+    };
+    /** @description The response message for creating of a certificate. */
+    CreateCertificateResponse: {
+      /** @description The status of the response. */
+      status?: components['schemas']['ResponseStatus'];
+      /**
+       * @description An optional message providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example Failed to perform all operations
+       */
+      message?: string;
+      /** @description The response data for this request. */
+      data?: components['schemas']['CreateCertificateResponseData'];
+      /** @description A list of errors which may have occurred during the request. */
+      errors?: components['schemas']['ResponseError'][];
+      /**
+       * Format: uint64
+       * @description The operation time in microseconds.  This is the time it took to process
+       *     the request and generate the response.
+       * @example 32
+       */
+      op_time_us?: number;
+    };
+    CreateCertificateResponseData: {
+      /**
+       * @description The certificate which was created by this request.
+       *
+       *     Note: only one certificate can be specified in the request, so this
+       *     will always contain a single entry.
+       */
+      certificates?: components['schemas']['Certificate'][];
+    };
+    /** @description The request message for creating a new instance. */
+    CreateInstanceRequest: {
+      /**
+       * @description (Optional).  The name of the instance.
+       *
+       *     If not provided, a random name will be generated.  The name must be unique.
+       * @example funky-town-g756b5d
+       */
+      name?: string;
+      /**
+       * @description The image to use for the instance.
+       * @example nginx:latest
+       */
+      image?: string;
+      /**
+       * @description (Optional).  The arguments to pass to the instance when it starts.
+       * @example --port=8080 --debug
+       */
+      args?: string[];
+      /**
+       * @description (Optional).  Environment variables to set for the instance.
+       * @example {
+       *       "ENV_VAR1": "value1",
+       *       "ENV_VAR2": "value2"
+       *     }
+       */
+      env?: {
+        [key: string]: string;
+      };
+      /**
+       * Format: int64
+       * @description (Optional).  Memory in MB to allocate for the instance.  Default is 128.
+       * @example 256
+       */
+      memory_mb?: number;
+      /**
+       * @description (Optional).  The service group configuration when creating an instance.
+       *
+       *     When creating an instance, either a previously created (persistent) service
+       *     group can be referenced (either through its name or UUID), or a new
+       *     (ephemeral) service group can be created for the instance by specifying the
+       *     list of services it should expose and optionally the domains it should use.
+       *     Not used by template instances.
+       */
+      service_group?: components['schemas']['CreateInstanceRequestServiceGroup'];
+      /**
+       * @description Volumes to attach to the instance.
+       *
+       *     This list can contain both existing and new volumes to create as part of
+       *     the instance creation.  Existing volumes can be referenced by their name or
+       *     UUID.  New volumes can be created by specifying a name, size in MiB, and
+       *     mount point in the instance.  The mount point is the directory in the
+       *     instance where the volume will be mounted.
+       */
+      volumes?: components['schemas']['CreateInstanceRequestVolume'][];
+      /**
+       * @description Whether the instance should start automatically on creation.
+       *     Must be set to true when `timeout_s` is specified.
+       * @example true
+       */
+      autostart?: boolean;
+      /**
+       * Format: int64
+       * @description (Optional).  Number of additional replicas to create.  The total
+       *     number of instances created is `replicas + 1`.  Defaults to 0.
+       * @example 5
+       */
+      replicas?: number;
+      /**
+       * Format: enum
+       * @description Restart policy for the instance.  This defines how the instance
+       *     should behave when it stops or crashes.  Cannot be combined with
+       *     the `delete-on-stop` feature.
+       * @enum {string}
+       */
+      restart_policy?: 'never' | 'always' | 'on_failure';
+      /**
+       * @description Scale-to-zero configuration for the instance.  Requires
+       *     `service_group` to be set.  Cannot be combined with the
+       *     `delete-on-stop` feature.
+       */
+      scale_to_zero?: components['schemas']['CreateInstanceScaleToZero'];
+      /**
+       * Format: int32
+       * @description (Optional).  Number of vCPUs to allocate for the instance.
+       *     Defaults to 1.
+       * @example 1
+       */
+      vcpus?: number;
+      /**
+       * Format: int64
+       * @description Deprecated: Use `timeout_s` instead.  Timeout in milliseconds to
+       *     wait for all new instances to reach running state.  Requires
+       *     `autostart` to be set.  If `timeout_s` is not set, this value is
+       *     converted by rounding up to the next full second.  No wait
+       *     performed for a value of 0.
+       * @example 2000
+       */
+      wait_timeout_ms?: number;
+      /**
+       * @description Features to enable for the instance.  Features are specific
+       *     configurations or capabilities that can be enabled for the
+       *     instance.  The `scale-to-zero` and `delete-on-stop` features are
+       *     mutually exclusive.
+       */
+      features?: 'delete-on-stop'[];
+      /**
+       * Format: int64
+       * @description Timeout in seconds to wait for all new instances to reach running
+       *     state.  Requires `autostart` to be set.  If you autostart your
+       *     new instance, you can wait for it to finish starting with a
+       *     blocking API call if you specify a wait timeout greater than
+       *     zero.  No wait performed for a value of 0.
+       * @example 2
+       */
+      timeout_s?: number;
+      /**
+       * @description Read-Only Memory (ROM) blobs to attach to the instance.
+       *     Unikraft Cloud supports the ability to attach Read-Only Memory (ROM) blobs
+       *     to instances. It allows you to create a general-purpose base image and
+       *     then customize individual instances by attaching code or data as separate
+       *     ROM blobs.
+       */
+      roms?: components['schemas']['CreateInstanceRequestRom'][];
+      /** @description (Optional).  Tags to associate with the instance. */
+      tags?: string[];
+      /**
+       * @description Template instances.
+       *     An existing instance can be saved as a template. This template is then
+       *     used to create new instances that inherit the exact configuration and
+       *     state the original instance had when the template was created.
+       */
+      template?: components['schemas']['CreateInstanceRequestTemplate'];
+      /**
+       * Format: int32
+       * @description (Optional).  The scheduling priority for the instance.  Higher values
+       *     indicate higher priority.
+       * @example 10
+       */
+      sched_priority?: number;
+      /**
+       * @description (Optional).  Schedules for the instance.  Scheduled operations let you
+       *     automatically start, stop, or delete the instance on a calendar-based
+       *     schedule.  Each instance stores its own schedules, and cloning preserves
+       *     them.
+       */
+      schedules?: components['schemas']['Schedule'][];
+      /**
+       * @description (Optional).  Automatic delete-on-idle/request-limit configuration.
+       *     Not used for template instances.
+       */
+      autokill?: components['schemas']['CreateInstanceRequestAutokill'];
+    };
+    /**
+     * @description Automatic delete-on-idle/request-limit configuration for non-template
+     *     instances.
+     */
+    CreateInstanceRequestAutokill: {
+      /**
+       * Format: uint64
+       * @description Time in milliseconds after the instance was stopped before it is deleted.
+       *     A value of 0 disables time-based autokill.
+       */
+      time_ms?: number;
+      /**
+       * Format: uint32
+       * @description Maximum number of requests/connections the instance serves before it is
+       *     deleted. A value of 0 disables request-based autokill.
+       */
+      num_requests?: number;
+    };
+    /**
+     * @description The domain configuration for the service group.
+     *
+     *     A domain defines a publicly accessible domain name for the instance.  If
+     *     the domain name ends with a period `.`, it must be a valid Fully Qualified
+     *     Domain Name (FQDN), otherwise it will become a subdomain of the target
+     *     metro.  The domain can be associated with an existing certificate by
+     *     specifying the certificate's name or UUID.  If no certificate is specified
+     *     and a FQDN is provided, Unikraft Cloud will automatically generate a new
+     *     certificate for the domain based on Let's Encrypt and seek to accomplish a
+     *     DNS-01 challenge.
+     */
+    CreateInstanceRequestDomain: {
+      /**
+       * @description Publicly accessible domain name.
+       *
+       *     If this name ends in a period `.` it must be a valid Full Qualified
+       *     Domain Name (FQDN), e.g. `example.com.`; otherwise it will become a
+       *     subdomain of the target metro, e.g. `example` becomes
+       *     `example.fra0.unikraft.app`.
+       * @example funky-town-g756b5d.fra0.unikraft.app.
+       */
+      name: string;
+    } & {
+      /**
+       * @description A reference to an existing certificate which can be used for the
+       *     specified domain.  If unspecified, Unikraft Cloud will
+       *     automatically generate a new certificate for the domain based on Let's
+       *     Encrypt and seek to accomplish a DNS-01 challenge.
+       */
+      certificate?: components['schemas']['NameOrUUID'];
+    };
+    /** @description Read-Only Memory (ROM) blob to attach to the instance. */
+    CreateInstanceRequestRom: {
+      /**
+       * @description The name of the ROM to use for the instance configuration.
+       * @example funky-rom
+       */
+      name?: string;
+      /**
+       * @description The image of the ROM to use for the instance configuration.
+       * @example nginx:latest
+       */
+      image: string;
+    };
+    /**
+     * @description The service group configuration when creating an instance.
+     *
+     *     If no existing (persistent) service group is specified via its identifier,
+     *     a new (ephemeral) service group can be created by specifying the services
+     *     it should expose.  A service defines the configuration settings of an
+     *     exposed port by the instance.  A service is a combination of a public port,
+     *     an internal port, and a set of handlers that define how the service will
+     *     handle incoming connections.
+     */
+    CreateInstanceRequestServiceGroup: {
+      /**
+       * Format: uuid
+       * @description (Optional).  Reference an existing (persistent) service group by its
+       *     UUID.  Mutually exclusive with name.
+       * @example 123e4567-e89b-12d3-a456-426614174000
+       */
+      uuid?: string;
+      /**
+       * @description (Optional).  Reference an existing (persistent) service group by its
+       *     name.  Mutually exclusive with UUID.
+       * @example funky-service-g756b5d
+       */
+      name?: string;
+      /**
+       * @description If no existing (persistent) service group is specified via its
+       *     identifier, a new (ephemeral) service group can be created.  In addition
+       *     to the services it must expose, you can specify which domains it should
+       *     use too.
+       */
+      domains?: components['schemas']['CreateInstanceRequestDomain'][];
+      /**
+       * @description If no existing service group identifier is provided, one or more new
+       *     (ephemeral, non-persistent) service(s) can be created with the following
+       *     definitions.
+       */
+      services?: components['schemas']['Service'][];
+      /**
+       * Format: uint32
+       * @description The soft limit for the number of services that can be created in this
+       *     service group.
+       * @example 100
+       */
+      soft_limit?: number;
+      /**
+       * Format: uint32
+       * @description The hard limit for the number of services that can be created in this
+       *     service group.
+       * @example 200
+       */
+      hard_limit?: number;
+    };
+    /** @description Defines the source template used to build a new instance. */
+    CreateInstanceRequestTemplate: {
+      /**
+       * @description (Optional).  Whether the instance needs to run in order to reach template state
+       * @example false
+       */
+      prepare?: boolean;
+      /** @description (Optional).  The UUID of a template instance to create the instance from. */
+      nameOrUUID?: components['schemas']['NameOrUUID'];
+      /** @description (Optional). Configuration parameters to apply when building the new instance from the source template. */
+      create_args?: components['schemas']['Instance'];
+    };
+    /** @description A volume defines a storage volume that can be attached to the instance. */
+    CreateInstanceRequestVolume: {
+      /**
+       * Format: uuid
+       * @description The UUID of an existing volume.
+       *
+       *     If this is the only specified field, then it will look up an existing
+       *     volume by this UUID.
+       * @example 123e4567-e89b-12d3-a456-426614174000
+       */
+      uuid?: string;
+      /**
+       * @description The name of the volume.
+       *
+       *     If this is the only specified field, then it will look up an existing
+       *     volume by this name.  If the volume does not exist, the request will
+       *     fail.  If a new volume is intended to be created, then this field must be
+       *     specified along with the mount point in the instance and a provisioning
+       *     source (size_mb or host_path).
+       * @example funky-volume-g756b5d
+       */
+      name?: string;
+      /**
+       * Format: uint64
+       * @description The size of the volume when creating a new volume.
+       *
+       *     When creating a new volume as part of the instance create request,
+       *     specify the size of the volume in MiB.
+       * @example 32
+       */
+      size_mb?: number;
+      /**
+       * @description A host path to create a managed volume from.
+       * @example /srv/data/my-volume
+       */
+      host_path?: string;
+      /**
+       * @description The mount point for the volume in the instance.
+       * @example /mnt/funky-volume
+       */
+      at: string;
+      /**
+       * @description Whether the volume is read-only.
+       *
+       *     If this field is set to true, the volume will be mounted as read-only in
+       *     the instance.  This field is optional and defaults to false and is only
+       *     applicable when using an existing volume.
+       * @example false
+       */
+      readonly?: boolean;
+      /**
+       * @description Quota policy for the volume.
+       * @example static
+       */
+      quota_policy?: string;
+      /**
+       * @description Filesystem type to format or configure.
+       *     Without custom configuration, this is either `ext4` or `virtiofs`.
+       * @example ext4
+       */
+      filesystem?: string;
+      /** @description Tags to assign to the new volume. */
+      tags?: string[];
+      /**
+       * Format: uint32
+       * @description Guest UID for managed volumes (host_path mode only).
+       */
+      uid?: number;
+      /**
+       * Format: uint32
+       * @description Guest GID for managed volumes (host_path mode only).
+       */
+      gid?: number;
+      /**
+       * @description Script arguments passed to volume initialization scripts.
+       * @example {
+       *       "arg1": "value1",
+       *       "arg2": "value2"
+       *     }
+       */
+      args?: {
+        [key: string]: string;
+      };
+    };
+    /** @description The response message for creating a new instance. */
+    CreateInstanceResponse: {
+      /** @description The status of the response. */
+      status?: components['schemas']['ResponseStatus'];
+      /**
+       * @description An optional message providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example Failed to perform all operations
+       */
+      message?: string;
+      /** @description The response data for this request. */
+      data?: components['schemas']['CreateInstanceResponseData'];
+      /** @description A list of errors which may have occurred during the request. */
+      errors?: components['schemas']['ResponseError'][];
+      /**
+       * Format: uint64
+       * @description The operation time in microseconds.  This is the time it took to process
+       *     the request and generate the response.
+       * @example 875
+       */
+      op_time_us?: number;
+    };
+    CreateInstanceResponseData: {
+      /** @description The instance that was created in this request. */
+      instances?: components['schemas']['Instance'][];
+    };
+    CreateInstanceScaleToZero: {
+      /**
+       * Format: enum
+       * @description The specific policy to use for scaling the instance to zero.
+       * @enum {string}
+       */
+      policy?: 'on' | 'off' | 'idle';
+      /**
+       * @description Whether the instance should be stateful when scaled to zero. If set to
+       *     true, the instance will retain its state (e.g., RAM contents) when scaled
+       *     to zero.  This is useful for instances that need to maintain their state
+       *     across scale-to-zero operations.  If set to false, the instance will lose
+       *     its state when scaled to zero, and it will be restarted from scratch when
+       *     scaled back up.
+       * @example true
+       */
+      stateful?: boolean;
+      /**
+       * Format: int32
+       * @description The cooldown time in milliseconds before the instance can be scaled to
+       *     zero again.  This is useful to prevent rapid scaling to zero and back up,
+       *     which can lead to performance issues or resource exhaustion.
+       * @example 3000
+       */
+      cooldown_time_ms?: number;
+      /**
+       * Format: int32
+       * @description The notification time in milliseconds before the instance is scaled to
+       *     zero. This allows the instance to perform any necessary cleanup or state
+       *     saving before being scaled down.
+       * @example 1000
+       */
+      notify_time_ms?: number;
+    };
+    /** @description The request message for creating a new service group. */
+    CreateServiceGroupRequest: {
+      /**
+       * @description Name of the service group.  This is a human-readable name that can be used
+       *     to identify the service group.  The name must be unique within the context
+       *     of your account.  If no name is specified, a random name is generated for
+       *     you.  The name can also be used to identify the service group in API calls.
+       * @example funky-service-g7gum5cj
+       */
+      name?: string;
+      /** @description Description of exposed services. */
+      services?: components['schemas']['Service'][];
+      /** @description Description of domains associated with the service group. */
+      domains?: components['schemas']['CreateServiceGroupRequestDomain'][];
+      /**
+       * Format: uint64
+       * @description The soft limit is used by the Unikraft Cloud load balancer to decide when
+       *     to wake up another standby instance.
+       *
+       *     For example, if the soft limit is set to 5 and the service consists of 2
+       *     standby instances, one of the instances receives up to 5 concurrent
+       *     requests.  The 6th parallel requests wakes up the second instance.  If
+       *     there are no more standby instances to wake up, the number of requests
+       *     assigned to each instance will exceed the soft limit.  The load balancer
+       *     makes sure that when the number of in-flight requests goes down again,
+       *     instances are put into standby as fast as possible.
+       * @example 1
+       */
+      soft_limit?: number;
+      /**
+       * Format: uint64
+       * @description The hard limit defines the maximum number of concurrent requests that an
+       *     instance assigned to the this service can handle.
+       *
+       *     The load balancer will never assign more requests to a single instance.  In
+       *     case there are no other instances available, excess requests fail (i.e.,
+       *     they are blocked and not queued).
+       * @example 100
+       */
+      hard_limit?: number;
+    } & {
+      /** @description Automatic delete-on-idle configuration. */
+      autokill?: components['schemas']['CreateServiceGroupRequestAutokill'];
+    };
+    /** @description Automatic delete-on-idle configuration for service groups. */
+    CreateServiceGroupRequestAutokill: {
+      /**
+       * Format: uint64
+       * @description Time in milliseconds after the service group becomes empty before it is
+       *     deleted. A value of 0 disables autokill.
+       */
+      time_ms?: number;
+    };
+    /** @description A domain name */
+    CreateServiceGroupRequestDomain: {
+      /**
+       * @description Publicly accessible domain name.  If this name ends in a period `.` it must
+       *     be a valid Full Qualified Domain Name (FQDN), otherwise it will become a
+       *     subdomain of the target metro.
+       * @example example.com.
+       */
+      name: string;
+      /**
+       * @description Use an existing certificate for the domain.  If this field is
+       *     specified, the domain must be associated with a valid certificate.
+       */
+      certificate?: components['schemas']['NameOrUUID'];
+    };
+    /** @description The response message for creating of a service group. */
+    CreateServiceGroupResponse: {
+      /** @description The status of the response. */
+      status?: components['schemas']['ResponseStatus'];
+      /**
+       * @description An optional message providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example Failed to perform all operations
+       */
+      message?: string;
+      /** @description The response data for this request. */
+      data?: components['schemas']['CreateServiceGroupResponseData'];
+      /** @description A list of errors which may have occurred during the request. */
+      errors?: components['schemas']['ResponseError'][];
+      /**
+       * Format: uint64
+       * @description The operation time in microseconds.  This is the time it took to process
+       *     the request and generate the response.
+       * @example 46
+       */
+      op_time_us?: number;
+    };
+    CreateServiceGroupResponseData: {
+      /**
+       * @description The service group which was created by this request.
+       *
+       *     Note: only one service group can be specified in the request, so this
+       *     will always contain a single entry.
+       */
+      service_groups?: components['schemas']['ServiceGroup'][];
+    };
+    /** @description The request message for converting one or more instances to templates. */
+    CreateTemplateInstancesRequest: {
+      /** @description The list of IDs of the instances to convert to templates. */
+      ids: components['schemas']['NameOrUUID'][];
+    };
+    /** @description The response message for creating one or more template instances. */
+    CreateTemplateInstancesResponse: {
+      /** @description The status of the response. */
+      status?: components['schemas']['ResponseStatus'];
+      /**
+       * @description An optional message providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example Failed to perform all operations
+       */
+      message?: string;
+      /** @description The response data for this request. */
+      data?: components['schemas']['CreateTemplateInstancesResponseData'];
+      /** @description A list of errors which may have occurred during the request. */
+      errors?: components['schemas']['ResponseError'][];
+      /**
+       * Format: uint64
+       * @description The operation time in microseconds.  This is the time it took to process
+       *     the request and generate the response.
+       * @example 76
+       */
+      op_time_us?: number;
+    };
+    CreateTemplateInstancesResponseData: {
+      /** @description List of template instances that were created during the operation. */
+      instances?: components['schemas']['CreateTemplateInstancesResponseTemplateInstance'][];
+    };
+    CreateTemplateInstancesResponseTemplateInstance: {
+      /**
+       * @description The status of this particular template instance creation operation.
+       * @example success
+       */
+      status?: string;
+      /**
+       * Format: uuid
+       * @description The UUID of the template instance that was created.
+       * @example 123e4567-e89b-12d3-a456-426614174000
+       */
+      uuid?: string;
+      /**
+       * @description The name of the template instance that was created.
+       * @example funky-town-g756b5d
+       */
+      name?: string;
+      /**
+       * Format: enum
+       * @description The current state of the instance.
+       * @enum {string}
+       */
+      state?: 'stopped' | 'starting' | 'running' | 'draining' | 'stopping' | 'template' | 'standby';
+      /**
+       * @description An optional message providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example No instance with name 'funky-town-g756b5d'
+       */
+      message?: string;
+      /**
+       * Format: int32
+       * @description An optional error code providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example 8
+       */
+      error?: number;
+    };
+    /** @description The request message for creating one or more template volumes. */
+    CreateTemplateVolumesRequest: {
+      /**
+       * @description The list of IDs of the volumes that will be converted into templates.
+       *     Each ID can be either a UUID or a name.
+       */
+      ids: components['schemas']['NameOrUUID'][];
+    };
+    /** @description The response message for creating one or more template volumes. */
+    CreateTemplateVolumesResponse: {
+      /** @description The status of the response. */
+      status?: components['schemas']['ResponseStatus'];
+      /** @description The response data for this request */
+      data?: components['schemas']['CreateTemplateVolumesResponseData'];
+      /** @description A list of errors which may have occurred during the request. */
+      errors?: components['schemas']['ResponseError'][];
+      /**
+       * Format: uint64
+       * @description The operation time in microseconds.  This is the time it took to process
+       *     the request and generate the response.
+       * @example 46
+       */
+      op_time_us?: number;
+    } & {
+      /**
+       * @description An optional message providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example Failed to perform all operations
+       */
+      message?: string;
+    };
+    CreateTemplateVolumesResponseData: {
+      /** @description The template volume(s) which were created by the request. */
+      volumes?: components['schemas']['CreateTemplateVolumesResponseTemplateVolume'][];
+    };
+    CreateTemplateVolumesResponseTemplateVolume: {
+      /** @description The status of the response. */
+      status?: components['schemas']['ResponseStatus'];
+      /**
+       * Format: uuid
+       * @description The UUID of the volume converted into a template.
+       * @example c1d2e3f4-5678-90ab-cdef-1234567890ab
+       */
+      uuid?: string;
+      /**
+       * @description The name of the volume converted into a template.
+       * @example funky-vol-g7gum5cj
+       */
+      name?: string;
+      /**
+       * Format: enum
+       * @description The state of the volume.
+       * @example available
+       * @enum {string}
+       */
+      state?:
+        | 'uninitialized'
+        | 'initializing'
+        | 'available'
+        | 'idle'
+        | 'mounted'
+        | 'busy'
+        | 'error'
+        | 'template';
+      /**
+       * @description An optional message providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example No volume with name 'funky-town-g756b5d'
+       */
+      message?: string;
+      /**
+       * Format: int32
+       * @description An optional error code providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example 8
+       */
+      error?: number;
+    };
+    /** @description The request message for creating a volume. */
+    CreateVolumeRequest: {
+      /**
+       * @description The name of the volume.
+       *
+       *     This is a human-readable name that can be used to identify the volume.
+       *     The name must be unique within the context of your account.  If no name is
+       *     specified, a random name of the form `vol-X` is generated for you, where
+       *     `X` is a 5 character long random alphanumeric suffix..  The name can also
+       *     be used to identify the volume in API calls.
+       * @example funky-vol-t7qumh5j
+       */
+      name?: string;
+      /**
+       * Format: uint64
+       * @description The size of the volume in megabytes.
+       * @example 64
+       */
+      size_mb?: number;
+      /**
+       * @description A host path to create a managed volume from.
+       * @example /srv/data/my-volume
+       */
+      host_path?: string;
+      /** @description Source template volume to clone from. */
+      template?: components['schemas']['NameOrUUID'];
+      /**
+       * Format: enum
+       * @description Quota policy for the volume.
+       * @example static
+       * @enum {string}
+       */
+      quota_policy?: 'static' | 'dynamic';
+      /**
+       * @description Filesystem type to format or configure.
+       *     Without custom configuration, this is either `ext4` or `virtiofs`.
+       * @example ext4
+       */
+      filesystem?: string;
+      /** @description Tags to assign to the new volume. */
+      tags?: string[];
+      /**
+       * Format: uint32
+       * @description Guest UID for managed volumes (host_path mode only).
+       */
+      uid?: number;
+      /**
+       * Format: uint32
+       * @description Guest GID for managed volumes (host_path mode only).
+       */
+      gid?: number;
+      /**
+       * @description Script arguments passed to volume initialization scripts.
+       * @example {
+       *       "arg1": "value1",
+       *       "arg2": "value2"
+       *     }
+       */
+      args?: {
+        [key: string]: string;
+      };
+    };
+    /** @description The response message for creating of a volume. */
+    CreateVolumeResponse: {
+      /** @description The status of the response. */
+      status?: components['schemas']['ResponseStatus'];
+      data?: components['schemas']['CreateVolumeResponseData'];
+      /** @description A list of errors which may have occurred during the request. */
+      errors?: components['schemas']['ResponseError'][];
+      /**
+       * Format: uint64
+       * @description The operation time in microseconds.  This is the time it took to process
+       *     the request and generate the response.
+       * @example 46
+       */
+      op_time_us?: number;
+    } & {
+      /**
+       * @description An optional message providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example Failed to perform all operations
+       */
+      message?: string;
+    };
+    CreateVolumeResponseData: {
+      /** @description The volume(s) which were created by the request. */
+      volumes?: components['schemas']['CreateVolumeResponseVolume'][];
+    };
+    CreateVolumeResponseVolume: {
+      /** @description The status of the response. */
+      status?: components['schemas']['ResponseStatus'];
+      /**
+       * Format: uuid
+       * @description UUID of the newly created volume.
+       * @example c1d2e3f4-5678-90ab-cdef-1234567890ab
+       */
+      uuid?: string;
+      /**
+       * @description The name of the newly created volume.
+       * @example funky-vol-g7gum5cj
+       */
+      name?: string;
+      /**
+       * Format: enum
+       * @description The state of the volume.
+       * @enum {string}
+       */
+      state?:
+        | 'uninitialized'
+        | 'initializing'
+        | 'available'
+        | 'idle'
+        | 'mounted'
+        | 'busy'
+        | 'error'
+        | 'template';
+      /**
+       * @description An optional message providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example No volume with name 'funky-town-g756b5d'
+       */
+      message?: string;
+      /**
+       * Format: int32
+       * @description An optional error code providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example 8
+       */
+      error?: number;
+    };
+    DataResult: {
+      /** Format: uuid */
+      uuid?: string;
+      /** @example true */
+      added?: boolean;
+    };
+    DeleteAutoscaleConfigurationPolicyResponse: {
+      /** @description The status of the response. */
+      status?: components['schemas']['ResponseStatus'];
+      /** @description The response data for this request. */
+      data?: components['schemas']['DeleteAutoscaleConfigurationPolicyResponseData'];
+      /** @description A list of errors which may have occurred during the request. */
+      errors?: components['schemas']['ResponseError'][];
+      /**
+       * Format: uint64
+       * @description The operation time in microseconds.  This is the time it took to process
+       *     the request and generate the response.
+       * @example 54
+       */
+      op_time_us?: number;
+    } & {
+      /**
+       * @description An optional message providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example Failed to perform all operations
+       */
+      message?: string;
+    };
+    DeleteAutoscaleConfigurationPolicyResponseData: {
+      /** @description The policies which were deleted by the request. */
+      policies?: components['schemas']['DeleteAutoscaleConfigurationPolicyResponsePoliciesResponse'][];
+    };
+    DeleteAutoscaleConfigurationPolicyResponsePoliciesResponse: {
+      /** @description The status of the response. */
+      status?: components['schemas']['ResponseStatus'];
+      /**
+       * @description The name of the service of the deleted policy.
+       * @example funky-policy
+       */
+      name?: string;
+      /**
+       * @description An optional message providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example No service with name 'funky-town-g756b5d'
+       */
+      message?: string;
+      /**
+       * Format: int32
+       * @description An optional error code providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example 8
+       */
+      error?: number;
+    };
+    DeleteAutoscaleConfigurationsResponse: {
+      /** @description The status of the response. */
+      status?: components['schemas']['ResponseStatus'];
+      /** @description The response data for this request. */
+      data?: components['schemas']['DeleteAutoscaleConfigurationsResponseData'];
+      /** @description A list of errors which may have occurred during the request. */
+      errors?: components['schemas']['ResponseError'][];
+      /**
+       * Format: uint64
+       * @description The operation time in microseconds.  This is the time it took to process
+       *     the request and generate the response.
+       * @example 60
+       */
+      op_time_us?: number;
+    } & {
+      /**
+       * @description An optional message providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example Failed to perform all operations
+       */
+      message?: string;
+    };
+    DeleteAutoscaleConfigurationsResponseData: {
+      /** @description The configuration(s) which were deleted by the request. */
+      service_groups?: components['schemas']['DeleteAutoscaleConfigurationsResponseServiceGroup'][];
+    };
+    DeleteAutoscaleConfigurationsResponseServiceGroup: {
+      /** @description The status of the response. */
+      status?: components['schemas']['ResponseStatus'];
+      /**
+       * Format: uuid
+       * @description The UUID of the service where the configuration was deleted.
+       * @example 123e4567-e89b-12d3-a456-426614174000
+       */
+      uuid?: string;
+      /**
+       * @description The name of the service where the configuration was deleted.
+       * @example funky-instance-template
+       */
+      name?: string;
+      /**
+       * @description An optional message providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example No service with name 'funky-town-g756b5d'
+       */
+      message?: string;
+      /**
+       * Format: int32
+       * @description An optional error code providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example 8
+       */
+      error?: number;
+    };
+    /**
+     * @description The response message for deleting of one or more certificate(s) given their
+     *     UUID(s) or name(s).
+     */
+    DeleteCertificatesResponse: {
+      /** @description The status of the response. */
+      status?: components['schemas']['ResponseStatus'];
+      /**
+       * @description An optional message providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example Failed to perform all operations
+       */
+      message?: string;
+      /** @description The response data for this request. */
+      data?: components['schemas']['DeleteCertificatesResponseData'];
+      /** @description A list of errors which may have occurred during the request. */
+      errors?: components['schemas']['ResponseError'][];
+      /**
+       * Format: uint64
+       * @description The operation time in microseconds.  This is the time it took to process
+       *     the request and generate the response.
+       * @example 42
+       */
+      op_time_us?: number;
+    };
+    DeleteCertificatesResponseData: {
+      /** @description The certificate(s) which were deleted by the request. */
+      certificates?: components['schemas']['DeleteCertificatesResponseDeletedCertificate'][];
+    };
+    /** @description Details of the certificate which was deleted by this request. */
+    DeleteCertificatesResponseDeletedCertificate: {
+      /**
+       * @description Indicates whether the delete operation was successful or not for this
+       *     certificate.
+       */
+      status?: components['schemas']['ResponseStatus'];
+      /**
+       * Format: uuid
+       * @description The UUID of the certificate which was deleted.
+       * @example 123e4567-e89b-12d3-a456-426614174000
+       */
+      uuid?: string;
+      /**
+       * @description The name of the certificate which was deleted.
+       * @example funky-certificate
+       */
+      name?: string;
+      /**
+       * @description An optional message providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example No certificate with name 'funky-town-g756b5d'
+       */
+      message?: string;
+      /**
+       * Format: int32
+       * @description An optional error code providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example 8
+       */
+      error?: number;
+    };
+    /**
+     * @description The response message for deleting one or more instance(s) given their UUID(s)
+     *     or name(s).
+     */
+    DeleteInstancesResponse: {
+      /** @description The status of the response. */
+      status?: components['schemas']['ResponseStatus'];
+      /**
+       * @description An optional message providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example Failed to perform all operations
+       */
+      message?: string;
+      /** @description The response data for this request. */
+      data?: components['schemas']['DeleteInstancesResponseData'];
+      /** @description A list of errors which may have occurred during the request. */
+      errors?: components['schemas']['ResponseError'][];
+      /**
+       * Format: uint64
+       * @description The operation time in microseconds.  This is the time it took to process
+       *     the request and generate the response.
+       * @example 221
+       */
+      op_time_us?: number;
+    };
+    DeleteInstancesResponseData: {
+      /** @description The instance(s) which were deleted by the request. */
+      instances?: components['schemas']['DeleteInstancesResponseInstance'][];
+    };
+    /** @description Details of the instance which was deleted by this request. */
+    DeleteInstancesResponseInstance: {
+      /**
+       * @description Indicates whether the start operation was successful or not for this
+       *     instance.
+       */
+      status?: components['schemas']['ResponseStatus'];
+      /**
+       * Format: uuid
+       * @description The UUID of the instance which was deleted.
+       * @example 123e4567-e89b-12d3-a456-426614174000
+       */
+      uuid?: string;
+      /**
+       * @description The name of the instance which was deleted.
+       * @example funky-town-g756b5d
+       */
+      name?: string;
+      /**
+       * @description The previous state of the instance before it was deleted.
+       * @example stopped
+       */
+      previous_state?: string;
+      /**
+       * @description An optional message providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example No instance with name 'funky-town-g756b5d'
+       */
+      message?: string;
+      /**
+       * Format: int32
+       * @description An optional error code providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example 8
+       */
+      error?: number;
+    };
+    /** @description The request message to delete an autoscale configuration policy by name. */
+    DeletePolicyRequest: {
+      /**
+       * @description The Name of the policy to delete.
+       * @example funky-policy
+       */
+      name: string;
+    };
+    /**
+     * @description The response message for deleting of one or more service group(s) given their
+     *     UUID(s) or name(s).
+     */
+    DeleteServiceGroupsResponse: {
+      /** @description The status of the response. */
+      status?: components['schemas']['ResponseStatus'];
+      /**
+       * @description An optional message providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example Failed to perform all operations
+       */
+      message?: string;
+      /** @description The response data for this request. */
+      data?: components['schemas']['DeleteServiceGroupsResponseData'];
+      /** @description A list of errors which may have occurred during the request. */
+      errors?: components['schemas']['ResponseError'][];
+      /**
+       * Format: uint64
+       * @description The operation time in microseconds.  This is the time it took to process
+       *     the request and generate the response.
+       * @example 46
+       */
+      op_time_us?: number;
+    };
+    DeleteServiceGroupsResponseData: {
+      /** @description The service group(s) which were deleted by the request. */
+      service_groups?: components['schemas']['DeleteServiceGroupsResponseDeletedServiceGroup'][];
+    };
+    /** @description Details of the service group which was deleted by this request. */
+    DeleteServiceGroupsResponseDeletedServiceGroup: {
+      /**
+       * @description Indicates whether the delete operation was successful or not for this
+       *     service group.
+       */
+      status?: components['schemas']['ResponseStatus'];
+      /**
+       * Format: uuid
+       * @description The UUID of the service group which was deleted.
+       * @example 12345678-90ab-cdef-1234-567890abcdef
+       */
+      uuid?: string;
+      /**
+       * @description The name of the service group which was deleted.
+       * @example funky-service-g7gum5cj
+       */
+      name?: string;
+      /**
+       * @description An optional message providing additional information about the status.
+       *     This field is only set when this message object is used as a response
+       *     message, and is useful when the status is not `success`.
+       * @example No service with name 'funky-town-g756b5d'
+       */
+      message?: string;
+      /**
+       * Format: int32
+       * @description An optional error code providing additional information about the status.
+       *     This field is only set when this message object is used as a response
+       *     message, and is useful when the status is not `success`.
+       * @example 8
+       */
+      error?: number;
+    };
+    /** @description The response message for deleting one or more template instances. */
+    DeleteTemplateInstancesResponse: {
+      /** @description The status of the response. */
+      status?: components['schemas']['ResponseStatus'];
+      /**
+       * @description An optional message providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example Failed to perform all operations
+       */
+      message?: string;
+      /** @description The response data for this request. */
+      data?: components['schemas']['DeleteTemplateInstancesResponseData'];
+      /** @description A list of errors which may have occurred during the request. */
+      errors?: components['schemas']['ResponseError'][];
+      /**
+       * Format: uint64
+       * @description The operation time in microseconds.  This is the time it took to process
+       *     the request and generate the response.
+       * @example 76
+       */
+      op_time_us?: number;
+    };
+    DeleteTemplateInstancesResponseData: {
+      /** @description List of template instances that were processed during the delete operation. */
+      instances?: components['schemas']['DeleteTemplateInstancesResponseTemplateInstance'][];
+    };
+    DeleteTemplateInstancesResponseTemplateInstance: {
+      /**
+       * Format: uuid
+       * @description The UUID of the template instance that was deleted.
+       * @example 123e4567-e89b-12d3-a456-426614174000
+       */
+      uuid?: string;
+      /**
+       * @description The name of the template instance that was deleted.
+       * @example funky-town-g756b5d
+       */
+      name?: string;
+      /**
+       * @description The status of this particular template instance deletion operation.
+       * @example success
+       */
+      status?: string;
+      /**
+       * @description An optional message providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example No template instance with name 'funky-town-g756b5d'
+       */
+      message?: string;
+      /**
+       * Format: int32
+       * @description An optional error code providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example 8
+       */
+      error?: number;
+    };
+    /** @description The response message for deleting one or more template volumes. */
+    DeleteTemplateVolumesResponse: {
+      /** @description The status of the response. */
+      status?: components['schemas']['ResponseStatus'];
+      /** @description The response data for this request. */
+      data?: components['schemas']['DeleteTemplateVolumesResponseData'];
+      /** @description A list of errors which may have occurred during the request. */
+      errors?: components['schemas']['ResponseError'][];
+      /**
+       * Format: uint64
+       * @description The operation time in microseconds.  This is the time it took to process
+       *     the request and generate the response.
+       * @example 46
+       */
+      op_time_us?: number;
+    } & {
+      /**
+       * @description An optional message providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example Failed to perform all operations
+       */
+      message?: string;
+    };
+    DeleteTemplateVolumesResponseData: {
+      /** @description The template volume(s) which were deleted by the request. */
+      volumes?: components['schemas']['DeleteTemplateVolumesResponseTemplateVolume'][];
+    };
+    DeleteTemplateVolumesResponseTemplateVolume: {
+      /**
+       * Format: uuid
+       * @description The UUID of the template volume that was deleted.
+       * @example 123e4567-e89b-12d3-a456-426614174000
+       */
+      uuid?: string;
+      /**
+       * @description The name of the template volume that was deleted.
+       * @example funky-town-g756b5d
+       */
+      name?: string;
+      /**
+       * @description The status of this particular template volume deletion operation.
+       * @example success
+       */
+      status?: string;
+      /**
+       * @description An optional message providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example No volume with name 'funky-town-g756b5d'
+       */
+      message?: string;
+      /**
+       * Format: int32
+       * @description An optional error code providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example 8
+       */
+      error?: number;
+    };
+    DeleteVolumesResponse: {
+      /** @description The status of the response. */
+      status?: components['schemas']['ResponseStatus'];
+      /** @description The response data for this request. */
+      data?: components['schemas']['DeleteVolumesResponseData'];
+      /** @description A list of errors which may have occurred during the request. */
+      errors?: components['schemas']['ResponseError'][];
+      /**
+       * Format: uint64
+       * @description The operation time in microseconds.  This is the time it took to process
+       *     the request and generate the response.
+       * @example 46
+       */
+      op_time_us?: number;
+    } & {
+      /**
+       * @description An optional message providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example Failed to perform all operations
+       */
+      message?: string;
+    };
+    DeleteVolumesResponseData: {
+      /** @description The volume(s) which were deleted by the request. */
+      volumes?: components['schemas']['DeleteVolumesResponseDeletedVolume'][];
+    };
+    DeleteVolumesResponseDeletedVolume: {
+      /** @description The status of the response. */
+      status?: components['schemas']['ResponseStatus'];
+      /**
+       * Format: uuid
+       * @description The UUID of the volume that was deleted.
+       * @example c1d2e3f4-5678-90ab-cdef-1234567890ab
+       */
+      uuid?: string;
+      /**
+       * @description The name of the volume that was deleted.
+       * @example funky-vol-g7gum5cj
+       */
+      name?: string;
+      /**
+       * @description An optional message providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example No volume with name 'funky-town-g756b5d'
+       */
+      message?: string;
+      /**
+       * Format: int32
+       * @description An optional error code providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example 8
+       */
+      error?: number;
+    };
+    DetachVolumeByUUIDRequestBody: {
+      /** @description UUID or name of the instance to detach the volume from. */
+      from?: components['schemas']['BodyInstanceID'];
+    };
+    /** @description A single request of detaching a volume. */
+    DetachVolumesRequestItem: {
+      /** @description UUID or name of the instance to detach the volume from. */
+      from?: components['schemas']['NameOrUUID'];
+    } & (
+      | {
+          /**
+           * Format: uuid
+           * @description The UUID of the volume to detach. Mutually exclusive with name.
+           *     Exactly one of uuid or name must be provided.
+           * @example c1d2e3f4-5678-90ab-cdef-1234567890ab
+           */
+          uuid: string;
+        }
+      | {
+          /**
+           * @description The name of the volume to detach. Mutually exclusive with UUID.
+           *     Exactly one of uuid or name must be provided.
+           * @example funky-town-g7gum5cj
+           */
+          name: string;
+        }
+    );
+    DetachVolumesResponse: {
+      /** @description The status of the response. */
+      status?: components['schemas']['ResponseStatus'];
+      /** @description The response data for this request. */
+      data?: components['schemas']['DetachVolumesResponseData'];
+      /** @description A list of errors which may have occurred during the request. */
+      errors?: components['schemas']['ResponseError'][];
+      /**
+       * Format: uint64
+       * @description The operation time in microseconds.  This is the time it took to process
+       *     the request and generate the response.
+       * @example 46
+       */
+      op_time_us?: number;
+    } & {
+      /**
+       * @description An optional message providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example Failed to perform all operations
+       */
+      message?: string;
+    };
+    DetachVolumesResponseData: {
+      /** @description The volume(s) which were detached by the request. */
+      volumes?: components['schemas']['DetachVolumesResponseDetachedVolume'][];
+    };
+    DetachVolumesResponseDetachedVolume: {
+      /** @description The status of the response. */
+      status?: components['schemas']['ResponseStatus'];
+      /**
+       * Format: uuid
+       * @description The UUID of the volume that was detached.
+       * @example c1d2e3f4-5678-90ab-cdef-1234567890ab
+       */
+      uuid?: string;
+      /**
+       * @description The name of the volume that was detached.
+       * @example funky-vol-g7gum5cj
+       */
+      name?: string;
+      /**
+       * @description An optional message providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example No volume with name 'funky-town-g756b5d'
+       */
+      message?: string;
+      /**
+       * Format: int32
+       * @description An optional error code providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example 8
+       */
+      error?: number;
+    };
+    /**
+     * @description A domain name.
+     *
+     *     Domain names are completely specified with all labels in the hierarchy of the
+     *     DNS, having no parts omitted.  The domain can be associated with an existing
+     *     certificate by specifying the certificate's name or UUID.  If no certificate
+     *     is specified and a FQDN is provided, Unikraft Cloud will automatically
+     *     generate a new certificate for the domain based on Let's Encrypt and seek to
+     *     accomplish a DNS-01 challenge.
+     */
+    Domain: {
+      /**
+       * @description Publicly accessible domain name.  If this name ends in a period `.` it must
+       *     be a valid Full Qualified Domain Name (FQDN), otherwise it will become a
+       *     subdomain of the target metro.
+       * @example example.com.
+       */
+      fqdn?: string;
+    } & {
+      /**
+       * @description Use an existing certificate for the domain.  If this field is
+       *     specified, the domain must be associated with a valid certificate.
+       */
+      certificate?: components['schemas']['Certificate'];
+    };
+    /** @description The request message to get an autoscale configuration policy by name. */
+    GetAutoscaleConfigurationPolicyRequest: {
+      /**
+       * @description The Name of the policy to get.
+       * @example funky-policy
+       */
+      name: string;
+    };
+    GetAutoscaleConfigurationPolicyResponse: {
+      /** @description The status of the response. */
+      status?: components['schemas']['ResponseStatus'];
+      /** @description The response data for this request. */
+      data?: components['schemas']['GetAutoscaleConfigurationPolicyResponseData'];
+      /** @description A list of errors which may have occurred during the request. */
+      errors?: components['schemas']['ResponseError'][];
+      /**
+       * Format: uint64
+       * @description The operation time in microseconds.  This is the time it took to process
+       *     the request and generate the response.
+       * @example 12
+       */
+      op_time_us?: number;
+    } & {
+      /**
+       * @description An optional message providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example Failed to perform all operations
+       */
+      message?: string;
+    };
+    GetAutoscaleConfigurationPolicyResponseData: {
+      /** @description The policy which was retrieved by the request. */
+      policies?: components['schemas']['GetAutoscaleConfigurationPolicyResponsePolicyResponse'][];
+    };
+    GetAutoscaleConfigurationPolicyResponsePolicyResponse: {
+      /** @description The status of the response. */
+      status?: components['schemas']['ResponseStatus'];
+      /** @description The policy which was retrieved by the request. */
+      policy?: components['schemas']['AutoscalePolicy'];
+      /**
+       * @description An optional message providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example No service with name 'funky-town-g756b5d'
+       */
+      message?: string;
+      /**
+       * Format: int32
+       * @description An optional error code providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example 8
+       */
+      error?: number;
+    };
+    /** @description The response message for a GetAutoscaleConfigurationsRequest. */
+    GetAutoscaleConfigurationsResponse: {
+      /**
+       * Format: enum
+       * @description The status of the response.
+       * @enum {string}
+       */
+      status?: 'success' | 'error' | 'unconfigured';
+      /** @description The response data for this request. */
+      data?: components['schemas']['GetAutoscaleConfigurationsResponseData'];
+      /** @description A list of errors which may have occurred during the request. */
+      errors?: components['schemas']['ResponseError'][];
+      /**
+       * Format: uint64
+       * @description The operation time in microseconds.  This is the time it took to process
+       *     the request and generate the response.
+       * @example 50
+       */
+      op_time_us?: number;
+    } & {
+      /**
+       * @description An optional message providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example Failed to perform all operations
+       */
+      message?: string;
+    };
+    GetAutoscaleConfigurationsResponseData: {
+      /** @description The configuration(s) which were retrieved by the request. */
+      service_groups?: components['schemas']['GetAutoscaleConfigurationsResponseServiceGroup'][];
+    };
+    GetAutoscaleConfigurationsResponseServiceGroup: {
+      /** @description The status of the response. */
+      status?: components['schemas']['ResponseStatus'];
+      /**
+       * Format: uuid
+       * @description The UUID of the service where the configuration was created.
+       * @example 123e4567-e89b-12d3-a456-426614174000
+       */
+      uuid?: string;
+      /**
+       * @description The name of the service where the configuration was created.
+       * @example funky-instance-template
+       */
+      name?: string;
+      /**
+       * @description If the autoscale configuration is enabled.
+       * @example true
+       */
+      enabled?: boolean;
+      /**
+       * Format: int64
+       * @description The minimum number of instances to keep running.
+       *     Only if enabled is true.
+       * @example 2
+       */
+      min_size?: number;
+      /**
+       * Format: int64
+       * @description The maximum number of instances to keep running.
+       *     Only if enabled is true.
+       * @example 10
+       */
+      max_size?: number;
+      /**
+       * Format: int64
+       * @description The warmup time in seconds for new instances.
+       *     Only if enabled is true.
+       * @example 3000
+       */
+      warmup_time_ms?: number;
+      /**
+       * Format: int64
+       * @description The cooldown time in seconds for the autoscale configuration.
+       *     Only if enabled is true.
+       * @example 3000
+       */
+      cooldown_time_ms?: number;
+      /**
+       * @description The instance template used for the autoscale configuration.
+       *     Only if enabled is true.
+       */
+      template?: components['schemas']['ServiceGroupTemplate'];
+      /** @description The policies applied to the autoscale configuration. */
+      policies?: components['schemas']['AutoscalePolicy'][];
+      /**
+       * @description An optional message providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example No service with name 'funky-town-g756b5d'
+       */
+      message?: string;
+      /**
+       * Format: int32
+       * @description An optional error code providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example 8
+       */
+      error?: number;
+    };
+    /**
+     * @description The response message for getting one or more certificate(s) given their
+     *     UUID(s) or name(s).
+     */
+    GetCertificatesResponse: {
+      /** @description The status of the response. */
+      status?: components['schemas']['ResponseStatus'];
+      /**
+       * @description An optional message providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example Failed to perform all operations
+       */
+      message?: string;
+      /** @description The response data for this request. */
+      data?: components['schemas']['GetCertificatesResponseData'];
+      /** @description A list of errors which may have occurred during the request. */
+      errors?: components['schemas']['ResponseError'][];
+      /**
+       * Format: uint64
+       * @description The operation time in microseconds.  This is the time it took to process
+       *     the request and generate the response.
+       * @example 55
+       */
+      op_time_us?: number;
+    };
+    GetCertificatesResponseData: {
+      /** @description The certificate(s) which were retrieved by the request. */
+      certificates?: components['schemas']['Certificate'][];
+    };
+    GetImagesResponse: {
+      /** @description The status of the response. */
+      status?: components['schemas']['ResponseStatus'];
+      /**
+       * @description An optional message providing additional information about the response.
+       * @example No images found
+       */
+      message?: string;
+      /** @description The response data for this request. */
+      data?: components['schemas']['GetImagesResponseData'];
+      /** @description A list of errors which may have occurred during the request. */
+      errors?: components['schemas']['ResponseError'][];
+      /**
+       * Format: uint64
+       * @description The operation time in microseconds.  This is the time it took to process
+       *     the request and generate the response.
+       * @example 123
+       */
+      op_time_us?: number;
+    };
+    GetImagesResponseData: {
+      /** @description The list of images. */
+      images?: components['schemas']['Image'][];
+    };
+    GetInstanceLogsByUUIDRequestBody: {
+      /**
+       * Format: int64
+       * @description The byte offset of the log output to receive.  A negative sign makes the
+       *     offset relative to the end of the log.
+       * @example 56000
+       */
+      offset?: number;
+      /**
+       * Format: int64
+       * @description The amount of bytes to return at most.
+       * @example 1500
+       */
+      limit?: number;
+    };
+    /** @description A single item in the request. */
+    GetInstancesLogsRequestItem: {
+      /**
+       * Format: uuid
+       * @description The UUID of the instance to retrieve logs for.  Mutually exclusive with
+       *     name.
+       * @example 123e4567-e89b-12d3-a456-426614174000
+       */
+      uuid?: string;
+      /**
+       * @description The name of the instance to retrieve logs for.  Mutually exclusive with
+       *     UUID.
+       * @example funky-town-g756b5d
+       */
+      name?: string;
+      /**
+       * Format: int64
+       * @description The byte offset of the log output to receive.  A negative sign makes the
+       *     offset relative to the end of the log.
+       * @example 450
+       */
+      offset?: number;
+      /**
+       * Format: int64
+       * @description The amount of bytes to return at most.
+       * @example 3000
+       */
+      limit?: number;
+    };
+    /**
+     * @description The response message for getting the logs of one or more instance(s) by
+     *     their UUID(s) or name(s).
+     */
+    GetInstancesLogsResponse: {
+      /** @description The status of the response. */
+      status?: components['schemas']['ResponseStatus'];
+      /**
+       * @description An optional message providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example Failed to perform all operations
+       */
+      message?: string;
+      /** @description The response data for this request. */
+      data?: components['schemas']['GetInstancesLogsResponseData'];
+      /** @description A list of errors which may have occurred during the request. */
+      errors?: components['schemas']['ResponseError'][];
+      /**
+       * Format: uint64
+       * @description The operation time in microseconds.  This is the time it took to process
+       *     the request and generate the response.
+       * @example 47
+       */
+      op_time_us?: number;
+    };
+    GetInstancesLogsResponseAvailable: {
+      /**
+       * Format: int64
+       * @description The first byte offset that can be retrieved.
+       * @example 250
+       */
+      start?: number;
+      /**
+       * Format: int64
+       * @description The last byte offset that can be retrieved.
+       * @example 2700
+       */
+      end?: number;
+    };
+    GetInstancesLogsResponseData: {
+      /**
+       * @description The instance which this requested waited on.
+       *
+       *     Note: only one instance can be specified in the request, so this will
+       *     always contain a single entry.
+       */
+      instances?: components['schemas']['GetInstancesLogsResponseLoggedInstance'][];
+    };
+    GetInstancesLogsResponseLoggedInstance: {
+      /**
+       * Format: uuid
+       * @description The UUID of the instance.
+       * @example 123e4567-e89b-12d3-a456-426614174000
+       */
+      uuid?: string;
+      /**
+       * @description The name of the instance.
+       * @example funky-town-g756b5d
+       */
+      name?: string;
+      /**
+       * @description Base64 encoded log output of the instance.
+       * @example d2h5LWFyZS15b3UtZGVjb2RpbmctdGhpcw==
+       */
+      output?: string;
+      /** @description Description of the log availability. */
+      available?: components['schemas']['GetInstancesLogsResponseAvailable'];
+      /**
+       * @description Description of the range that was returned.  Useful for requests with
+       *     offset relative to end.
+       */
+      range?: components['schemas']['GetInstancesLogsResponseRange'];
+      /**
+       * Format: enum
+       * @description State of the instance when the logs were retrieved.
+       * @enum {string}
+       */
+      state?: 'stopped' | 'starting' | 'running' | 'draining' | 'stopping' | 'template' | 'standby';
+      /**
+       * @description An optional message providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example No instance with name 'funky-town-g756b5d'
+       */
+      message?: string;
+      /**
+       * Format: int32
+       * @description An optional error code providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example 8
+       */
+      error?: number;
+    };
+    GetInstancesLogsResponseRange: {
+      /**
+       * Format: int64
+       * @description The first retrieved byte.
+       * @example 450
+       */
+      start?: number;
+      /**
+       * Format: int64
+       * @description The last retrieved byte.
+       * @example funky-town-g756b5d
+       */
+      end?: number;
+    };
+    /**
+     * @description The response message for getting the metrics of one or more instance(s)
+     *     given their UUID(s) or name(s).
+     */
+    GetInstancesMetricsResponse: {
+      /** @description The status of the response. */
+      status?: components['schemas']['ResponseStatus'];
+      /**
+       * @description An optional message providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example Failed to perform all operations
+       */
+      message?: string;
+      /** @description The response data for this request. */
+      data?: components['schemas']['GetInstancesMetricsResponseData'];
+      /** @description A list of errors which may have occurred during the request. */
+      errors?: components['schemas']['ResponseError'][];
+      /**
+       * Format: uint64
+       * @description The operation time in microseconds.  This is the time it took to process
+       *     the request and generate the response.
+       * @example 76
+       */
+      op_time_us?: number;
+    };
+    GetInstancesMetricsResponseData: {
+      /**
+       * @description The instance which this requested metrics for.  Note: only one instance
+       *     can be specified in the request, so this will always contain a single
+       *     entry.
+       */
+      instances?: components['schemas']['GetInstancesMetricsResponseInstanceMetrics'][];
+    };
+    GetInstancesMetricsResponseInstanceMetrics: {
+      /**
+       * Format: uint64
+       * @description Resident set size of the VMM in bytes.
+       *
+       *     The resident set size (RSS) specifies the amount of physical memory that
+       *     has been touched by the instance and is currently reserved for the
+       *     instance on the Unikraft Cloud server.  The RSS grows until the instance
+       *     has touched all memory assigned to it via the memory_mb setting and may
+       *     also exceed this value as supporting services running outside the
+       *     instance acquire memory.  The RSS is different from the current amount of
+       *     memory allocated by the application, which is likely to fluctuate over
+       *     the lifetime of the application.  The RSS is not a cumulative metric.
+       *     When the instance is stopped rss goes down to 0.
+       * @example 5677765543
+       */
+      rss_bytes?: number;
+      /**
+       * Format: uint64
+       * @description Consumed CPU time in milliseconds.
+       * @example 560007005
+       */
+      cpu_time_ms?: number;
+      /**
+       * Format: uint64
+       * @description The boot time of the instance in microseconds.  We take a pragmatic
+       *     approach is to define the boot time.  We calculate this as the difference
+       *     in time between the moment the virtualization toolstack is invoked to
+       *     respond to a VM boot request and the moment the OS starts executing user
+       *     code (i.e., the end of the guest OS boot process).  This is essentially the
+       *     time that a user would experience in a deployment, minus the application
+       *     initialization time, which we leave out since it is independent from the
+       *     OS.
+       * @example 560007005
+       */
+      boot_time_us?: number;
+      /**
+       * Format: uint64
+       * @description This is the time it took for the user-level application to start listening
+       *     on a non-localhost port measured in microseconds.  This is the time from
+       *     when the instance started until it reasonably ready to start responding to
+       *     network requests.  This is useful for measuring the time it takes for the
+       *     instance to become operationally ready.
+       * @example 560007005
+       */
+      net_time_us?: number;
+      /**
+       * Format: uint64
+       * @description Total amount of bytes received from network.
+       * @example 12312353
+       */
+      rx_bytes?: number;
+      /**
+       * Format: uint64
+       * @description Total count of packets received from network.
+       * @example 43432
+       */
+      rx_packets?: number;
+      /**
+       * Format: uint64
+       * @description Total amount of bytes transmitted over network.
+       * @example 6565643
+       */
+      tx_bytes?: number;
+      /**
+       * Format: uint64
+       * @description Total count of packets transmitted over network.
+       * @example 54534
+       */
+      tx_packets?: number;
+      /**
+       * Format: uint64
+       * @description Number of currently established inbound connections (non-HTTP).
+       * @example 5
+       */
+      nconns?: number;
+      /**
+       * Format: uint64
+       * @description Number of in-flight HTTP requests.
+       * @example 12
+       */
+      nreqs?: number;
+      /**
+       * Format: uint64
+       * @description Number of queued inbound connections and HTTP requests.
+       * @example 5
+       */
+      nqueued?: number;
+      /**
+       * Format: uint64
+       * @description Total number of inbound connections and HTTP requests handled.
+       * @example 21
+       */
+      ntotal?: number;
+      /**
+       * @description An optional message providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example No instance with name 'funky-town-g756b5d'
+       */
+      message?: string;
+      /**
+       * Format: int32
+       * @description An optional error code providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example 8
+       */
+      error?: number;
+    };
+    /** @description The response after retrieving an instance by its name or UUID. */
+    GetInstancesResponse: {
+      /** @description The status of the response. */
+      status?: components['schemas']['ResponseStatus'];
+      /**
+       * @description An optional message providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example Failed to perform all operations
+       */
+      message?: string;
+      /** @description The response data for this request. */
+      data?: components['schemas']['GetInstancesResponseData'];
+      /** @description A list of errors which may have occurred during the request. */
+      errors?: components['schemas']['ResponseError'][];
+      /**
+       * Format: uint64
+       * @description The operation time in microseconds.  This is the time it took to process
+       *     the request and generate the response.
+       * @example 432
+       */
+      op_time_us?: number;
+    };
+    GetInstancesResponseData: {
+      /** @description The instance(s) that were retrieved by the request. */
+      instances?: components['schemas']['Instance'][];
+    };
+    /**
+     * @description The response message for getting one or more service group(s) given their
+     *     UUID(s) or name(s).
+     */
+    GetServiceGroupsResponse: {
+      /** @description The status of the response. */
+      status?: components['schemas']['ResponseStatus'];
+      /**
+       * @description An optional message providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example Failed to perform all operations
+       */
+      message?: string;
+      /** @description The response data for this request. */
+      data?: components['schemas']['GetServiceGroupsResponseData'];
+      /** @description A list of errors which may have occurred during the request. */
+      errors?: components['schemas']['ResponseError'][];
+      /**
+       * Format: uint64
+       * @description The operation time in microseconds.  This is the time it took to process
+       *     the request and generate the response.
+       * @example 46
+       */
+      op_time_us?: number;
+    };
+    GetServiceGroupsResponseData: {
+      /** @description The service group(s) which were retrieved by the request. */
+      service_groups?: components['schemas']['ServiceGroup'][];
+    };
+    /** @description The response message for getting one or more template instances. */
+    GetTemplateInstancesResponse: {
+      /** @description The status of the response. */
+      status?: components['schemas']['ResponseStatus'];
+      /**
+       * @description An optional message providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example Failed to perform all operations
+       */
+      message?: string;
+      /** @description The response data for this request. */
+      data?: components['schemas']['GetTemplateInstancesResponseData'];
+      /** @description A list of errors which may have occurred during the request. */
+      errors?: components['schemas']['ResponseError'][];
+      /**
+       * Format: uint64
+       * @description The operation time in microseconds.  This is the time it took to process
+       *     the request and generate the response.
+       * @example 76
+       */
+      op_time_us?: number;
+    };
+    GetTemplateInstancesResponseData: {
+      /** @description List of template instances that were retrieved during the operation. */
+      instances?: components['schemas']['Instance'][];
+    };
+    /** @description The response message for getting one or more template volumes. */
+    GetTemplateVolumesResponse: {
+      /** @description The status of the response. */
+      status?: components['schemas']['ResponseStatus'];
+      /** @description The response data for this request. */
+      data?: components['schemas']['GetTemplateVolumesResponseData'];
+      /** @description A list of errors which may have occurred during the request. */
+      errors?: components['schemas']['ResponseError'][];
+      /**
+       * Format: uint64
+       * @description The operation time in microseconds.  This is the time it took to process
+       *     the request and generate the response.
+       * @example 46
+       */
+      op_time_us?: number;
+    } & {
+      /**
+       * @description An optional message providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example Partial success
+       */
+      message?: string;
+    };
+    GetTemplateVolumesResponseData: {
+      /** @description The template volume(s) which were retrieved by the request. */
+      volumes?: components['schemas']['Volume'][];
+    };
+    /**
+     * @description The response message for getting one or more volume(s) given their
+     *     UUID(s) or name(s).
+     */
+    GetVolumesResponse: {
+      /** @description The status of the response. */
+      status?: components['schemas']['ResponseStatus'];
+      /** @description The response data for this request. */
+      data?: components['schemas']['GetVolumesResponseData'];
+      /** @description A list of errors which may have occurred during the request. */
+      errors?: components['schemas']['ResponseError'][];
+      /**
+       * Format: uint64
+       * @description The operation time in microseconds.  This is the time it took to process
+       *     the request and generate the response.
+       * @example 46
+       */
+      op_time_us?: number;
+    } & {
+      /**
+       * @description An optional message providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example Failed to perform all operations
+       */
+      message?: string;
+    };
+    GetVolumesResponseData: {
+      /** @description The volume(s) which were retrieved by the request. */
+      volumes?: components['schemas']['Volume'][];
+    };
+    /** @description Represents a dynamically typed value which can be either null, a number, a string, a boolean, a recursive struct value, or a list of values. */
+    GoogleProtobufValue: unknown;
+    /** @description The response message for a health check of the platform. */
+    HealthzResponse: {
+      /** @description The status of the response. */
+      status?: components['schemas']['ResponseStatus'];
+      /**
+       * @description An optional message providing additional information about the response.
+       * @example Invalid name 'non-funky-town'
+       */
+      message?: string;
+      /** @description A list of errors which may have occurred during the request. */
+      errors?: components['schemas']['ResponseError'][];
+      /** @description The response data for this request. */
+      data?: components['schemas']['HealthzResponseData'];
+      /**
+       * Format: uint64
+       * @description The operation time in microseconds.  This is the time it took to process
+       *     the request and generate the response.
+       * @example 875
+       */
+      op_time_us?: number;
+    };
+    /** @description For now, no additional data is returned by the health check. */
+    HealthzResponseData: {
+      services?: {
+        [key: string]: string;
+      };
+    };
+    Image: {
+      /**
+       * @description The digest of the image is a unique identifier of the image manifest which
+       *     is a string representation including the hashing algorithm and the hash
+       *     value separated by a colon.
+       * @example 256
+       */
+      digest?: string;
+      /**
+       * @description The canonical name of the image is known as the "tag".
+       * @example [
+       *       "my-image:latest"
+       *     ]
+       */
+      tags?: string[];
+      /** @example true */
+      initrd?: boolean;
+      /**
+       * Format: int64
+       * @example 10485760
+       */
+      size_in_bytes?: number;
+      /** @example --verbose */
+      args?: string;
+      /** @example console=ttyS0 */
+      kernel_args?: string;
+      /**
+       * @example [
+       *       "root",
+       *       "admin"
+       *     ]
+       */
+      users?: string[];
+      /**
+       * @example {
+       *       "env": "production",
+       *       "version": 1
+       *     }
+       */
+      labels?: {
+        [key: string]: string;
+      };
+    };
+    /** @description An instance is a unikernel virtual machine running an application. */
+    Instance: {
+      /**
+       * Format: uuid
+       * @description The UUID of the instance.
+       *
+       *     This is a unique identifier for the instance that is generated when the
+       *     instance is created.  The UUID is used to reference the instance in API
+       *     calls and can be used to identify the instance in all API calls that
+       *     require an instance identifier.
+       */
+      uuid?: string;
+      /**
+       * @description The name of the instance.
+       *
+       *     This is a human-readable name that can be used to identify the instance.
+       *     The name must be unique within the context of your account.  The name can
+       *     also be used to identify the instance in API calls.
+       * @example funky-town-g756b5d
+       */
+      name?: string;
+      /**
+       * Format: date-time
+       * @description The time the instance was created.
+       * @example 2023-10-01T12:00:00Z
+       */
+      created_at?: string;
+      /**
+       * Format: enum
+       * @description The state of the instance.  This indicates the current state of the
+       *     instance, such as whether it is running, stopped, or in an error state.
+       * @enum {string}
+       */
+      state?: 'stopped' | 'starting' | 'running' | 'draining' | 'stopping' | 'template' | 'standby';
+      /**
+       * @description The internal hostname of the instance.  This address can be used privately
+       *     within the Unikraft Cloud network to access the instance.  It is not
+       *     accessible from the public Internet.
+       * @example funky-town-g756b5d.internal
+       */
+      private_fqdn?: string;
+      /**
+       * @description The image used to create the instance.  This is a reference to the
+       *     Unikraft image that was used to create the instance.
+       * @example nginx:latest
+       */
+      image?: string;
+      /**
+       * Format: uint64
+       * @description The amount of memory in megabytes allocated for the instance.  This is the
+       *     total amount of memory that is available to the instance for its
+       *     operations.
+       * @example 1024
+       */
+      memory_mb?: number;
+      /**
+       * Format: uint32
+       * @description The number of vCPUs allocated for the instance.  This is the total
+       *     number of virtual CPUs that are available to the instance for its
+       *     operations.
+       * @example 1
+       */
+      vcpus?: number;
+      /**
+       * @description The arguments passed to the instance when it was started.  This is a
+       *     list of command-line arguments that were provided to the instance at
+       *     startup.  These arguments can be used to configure the behavior of the
+       *     instance and its applications.
+       * @example --port=8080 --debug
+       */
+      args?: string[];
+      /**
+       * @description Environment variables set for the instance.
+       * @example {
+       *       "ENV_VAR": "value"
+       *     }
+       */
+      env?: {
+        [key: string]: string;
+      };
+      /**
+       * Format: uint64
+       * @description The total number of times the instance has been started.  This is a counter
+       *     that increments each time the instance is started, regardless of whether it
+       *     was manually stopped or restarted.  This can be useful for tracking the
+       *     usage of the instance over time and/or for debugging purposes.
+       *
+       *     Not used for template instances.
+       * @example 6
+       */
+      start_count?: number;
+      /**
+       * Format: uint64
+       * @description The total number of times the instance has been restarted. This is a counter
+       *     that increments each time the instance has been restarted. This can be
+       *     useful for tracking the usage of the instance over time and/or for
+       *     debugging purposes.
+       *     Not used for template instances.
+       * @example 1
+       */
+      restart_count?: number;
+      /**
+       * Format: date-time
+       * @description The time the instance was started.  This is the timestamp when the
+       *     instance was last started.
+       *     Not used for template instances.
+       * @example 2023-10-01T12:00:00Z
+       */
+      started_at?: string;
+      /**
+       * Format: date-time
+       * @description The time the instance was stopped.  This is the timestamp when the
+       *     instance was last stopped.  If the instance is currently running, this
+       *     field will be empty.
+       *     Not used for template instances.
+       * @example 2023-10-01T12:00:00Z
+       */
+      stopped_at?: string;
+      /**
+       * Format: uint64
+       * @description The total amount of time the instance has been running in milliseconds.
+       *     Not used for template instances.
+       * @example 8954050300
+       */
+      uptime_ms?: number;
+      /**
+       * Format: uint64
+       * @description (Developer-only).  The time taken between the main controller and the
+       *     beginning of execution of the VMM (Virtual Machine Monitor) measured in
+       *     microseconds.  This field is primarily used for debugging and performance
+       *     analysis purposes.
+       *     Not used for template instances.
+       * @example 70040
+       */
+      vmm_start_time_us?: number;
+      /**
+       * Format: uint64
+       * @description (Developer-only).  The time it took the VMM (Virtual Machine Monitor) to
+       *     load the instance's kernel and initramfs into VM memory measured in
+       *     microseconds.  This field is primarily used for debugging and performance
+       *     analysis purposes.
+       *     Not used for template instances.
+       * @example 4050
+       */
+      vmm_load_time_us?: number;
+      /**
+       * Format: uint64
+       * @description (Developer-only).  The time taken for the VMM (Virtual Machine Monitor) to
+       *     become ready to execute the instance measured in microseconds.  This is the
+       *     time from when the VMM started until it was ready to execute the instance's
+       *     code.  This field is primarily used for debugging and performance analysis
+       *     purposes.
+       *     Not used for template instances.
+       * @example 400
+       */
+      vmm_ready_time_us?: number;
+      /**
+       * Format: uint64
+       * @description The boot time of the instance in microseconds.  We take a pragmatic
+       *     approach is to define the boot time.  We calculate this as the difference
+       *     in time between the moment the virtualization toolstack is invoked to
+       *     respond to a VM boot request and the moment the OS starts executing user
+       *     code (i.e., the end of the guest OS boot process).  This is essentially the
+       *     time that a user would experience in a deployment, minus the application
+       *     initialization time, which we leave out since it is independent from the
+       *     OS.
+       *     Not used for template instances.
+       * @example 9000
+       */
+      boot_time_us?: number;
+      /**
+       * Format: uint64
+       * @description This is the time it took for the user-level application to start listening
+       *     on a non-localhost port measured in microseconds.  This is the time from
+       *     when the instance started until it reasonably ready to start responding to
+       *     network requests.  This is useful for measuring the time it takes for the
+       *     instance to become operationally ready.
+       *     Not used for template instances.
+       * @example 11000
+       */
+      net_time_us?: number;
+      /**
+       * Format: uint32
+       * @description The instance stop reason.
+       *
+       *     Provides reason as to why an instance is stopped or in the process of
+       *     shutting down.  The stop reason is a bitmask that tells you the origin of
+       *     the shutdown:
+       *
+       *     | Bit     | 4          | 3          | 2          | 1          | 0 (LSB)      |
+       *     |---------|------------|------------|------------|------------|--------------|
+       *     | Purpose | [F]orced   | [U]ser     | [P]latform | [A]pp      | [K]ernel     |
+       *
+       *     - **Forced**:   This was a force stop.  A forced stop does not give the
+       *                     instance a chance to perform a clean shutdown.  Bits 0
+       *                     (Kernel) and 1 (App) can thus never be set for forced
+       *                     shutdowns.  Consequently, there won't be an `exit_code` or
+       *                     `stop_code`.
+       *     - **User**:     Stop initiated by user, e.g. via an API call.
+       *     - **Platform**: Stop initiated by platform, e.g. an autoscale policy.
+       *     - **App**:      The Application exited.  The `exit_code` field will be set.
+       *     - **Kernel**:   The kernel exited.  The `stop_code` field will be set.
+       *
+       *     For example, the stop reason will contain the following values in the given
+       *     scenarios:
+       *
+       *     | Value | Bitmask | Aliases | Scenario |
+       *     |-------|---------|---------|----------|
+       *     | 28    | `11100` | `FUP--` | Forced user-initiated shutdown. |
+       *     | 15    | `01111` | `-UPAK` | Regular user-initiated shutdown. The application and kernel have exited. The exit_code and stop_code indicate if the application and kernel shut down cleanly. |
+       *     | 13    | `01101` | `-UP-K` | The user initiated a shutdown but the application was forcefully killed by the kernel during shutdown. This can be the case if the image does not support a clean application exit or the application crashed after receiving a termination signal. The exit_code won’t be present in this scenario. |
+       *     | 7     | `00111` | `--PAK` | Unikraft Cloud initiated the shutdown, for example, due to scale-to-zero. The application and kernel have exited. The exit_code and stop_code indicate if the application and kernel shut down cleanly. |
+       *     | 3     | `00011` | `---AK` | The application exited. The exit_code and stop_code indicate if the application and kernel shut down cleanly. |
+       *     | 1     | `00001` | `----K` | The instance likely expierenced a fatal crash and the stop_code contains more information about the cause of the crash. |
+       *     | 0     | `00000` | `-----` | The stop reason is unknown. |
+       *     Not used for template instances.
+       * @example 15
+       */
+      stop_reason?: number;
+      /**
+       * Format: uint32
+       * @description The application exit code.
+       *
+       *     This is the code which the application returns upon leaving its main entry
+       *     point.  The encoding of the exit code is application specific.  See the
+       *     documentation of the application for more details.  Usually, an exit code
+       *     of `0` indicates success / no failure.
+       *     Not used for template instances.
+       * @example 137
+       */
+      exit_code?: number;
+      /**
+       * Format: uint32
+       * @description The kernel stop code.
+       *
+       *     This value encodes multiple details about the stop irrespective of the
+       *     application.
+       *
+       *     ```
+       *     MSB                                                     LSB
+       *     ┌──────────────┬──────────┬──────────┬───────────┬────────┐
+       *     │ 31 ────── 24 │ 23 ── 16 │    15    │ 14 ──── 8 │ 7 ── 0 │
+       *     ├──────────────┼──────────┼──────────┼───────────┼────────┤
+       *     │ reserved[^1] │ errno    │ shutdown │ initlevel │ reason │
+       *     └──────────────┴──────────┴──────────┴───────────┴────────┘
+       *     ```
+       *
+       *     - **errno**:     The application errno, using Linux's errno.h values.
+       *                      (Optional, can be 0.)
+       *     - **shutdown**:  Whether the shutdown originated from the inittable (0) or
+       *                      from the termtable (1).
+       *     - **initlevel**: The initlevel at the time of the stop.
+       *     - **reason**:    The reason for the stop.  See `StopCodeReason`.
+       *
+       *     [^1]: Reserved for future use.
+       *     Not used for template instances.
+       * @example 33024
+       */
+      stop_code?: number;
+      /**
+       * Format: enum
+       * @description The restart configuration for the instance.
+       *
+       *     When an instance stops either because the application exits or the instance
+       *     crashes, Unikraft Cloud can auto-restart your instance.  Auto-restarts are
+       *     performed according to the restart policy configured for a particular
+       *     instance.
+       *
+       *     The policy can have the following values:
+       *
+       *     | Policy       | Description |
+       *     |--------------|-------------|
+       *     | `never`      | Never restart the instance (default). |
+       *     | `always`     | Always restart the instance when the stop is initiated from within the instance (i.e., the application exits or the instance crashes). |
+       *     | `on-failure` | Only restart the instance if it crashes. |
+       *
+       *     When an instance stops, the stop reason and the configured restart policy
+       *     are evaluated to decide if a restart should be performed.  Unikraft Cloud
+       *     uses an exponential back-off delay (immediate, 5s, 10s, 20s, 40s, ..., 5m)
+       *     to slow down restarts in tight crash loops.  If an instance runs without
+       *     problems for 10s the back-off delay is reset and the restart sequence ends.
+       *
+       *     The `restart.attempt` attribute reported in counts the number of restarts
+       *     performed in the current sequence.  The `restart.next_at` field indicates
+       *     when the next restart will take place if a back-off delay is in effect.
+       *
+       *     A manual start or stop of the instance aborts the restart sequence and
+       *     resets the back-off delay.
+       * @enum {string}
+       */
+      restart_policy?: 'never' | 'always' | 'on_failure';
+      /**
+       * @description The scale-to-zero configuration for the instance.
+       *
+       *     With conventional cloud platforms you need to keep at least one instance
+       *     running at all times to be able to respond to incoming requests. Performing
+       *     a just-in-time cold boot is simply too time-consuming and would create a
+       *     response latency of multiple seconds.  This is not the case with Unikraft
+       *     Cloud.  Instances on Unikraft Cloud are able to cold boot within
+       *     milliseconds, which allows us to perform low-latency scale-to-zero.
+       *
+       *     To enable scale-to-zero for an instance it is sufficient to add a
+       *     `scale_to_zero` configuration block.  Unikraft Cloud will then put the
+       *     instance into standby if there is no traffic to your service within the
+       *     window of a cooldown period.  When there is new traffic coming in, it is
+       *     automatically started again.
+       *
+       *     If you have a heavyweight application that takes long to cold boot or has
+       *     bad first request latency (e.g., with JIT compilation) consider to enable
+       *     stateful scale-to-zero.
+       */
+      scale_to_zero?: components['schemas']['InstanceScaleToZero'];
+      /** @description The list of volumes attached to the instance. */
+      volumes?: components['schemas']['InstanceVolume'][];
+      /** @description The service group configuration for the instance. */
+      service_group?: components['schemas']['InstanceServiceGroup'];
+      /**
+       * @description The network interfaces of the instance.
+       *     Not used for template instances.
+       */
+      network_interfaces?: components['schemas']['InstanceNetworkInterface'][];
+      /** @description The tags associated with the instance. */
+      tags?: string[];
+      /**
+       * @description An optional field representing the status of the request.  This field is
+       *     only set when this message object is used as a response message.
+       */
+      status?: components['schemas']['ResponseStatus'];
+      /**
+       * @description An optional message providing additional information about the status.
+       *     This field is only set when this message object is used as a response
+       *     message, and is useful when the status is not `success`.
+       * @example No instance with name 'funky-town-g756b5d'
+       */
+      message?: string;
+      /**
+       * Format: int32
+       * @description An optional error code providing additional information about the status.
+       *     This field is only set when this message object is used as a response
+       *     message, and is useful when the status is not `success`.
+       * @example 8
+       */
+      error?: number;
+      /** @description The snapshot of the instance, if exists. */
+      snapshot?: components['schemas']['InstanceSnapshot'];
+      /** @description If set to true, the instance cannot be deleted until the lock is removed. */
+      delete_lock?: boolean;
+      /**
+       * @description The current restart attempt for the instance.
+       *     Not used for template instances.
+       */
+      restart?: components['schemas']['InstanceRestartAttempt'];
+      /**
+       * @description Read-Only Memory (ROM) blobs to attach to the instance.
+       *     Unikraft Cloud supports the ability to attach Read-Only Memory (ROM) blobs
+       *     to instances. It allows you to create a general-purpose base image and
+       *     then customize individual instances by attaching code or data as separate
+       *     ROM blobs.
+       */
+      roms?: components['schemas']['InstanceRom'][];
+      /**
+       * @description Scheduled operations for this instance.
+       *
+       *     Each schedule defines a calendar expression and an action (`start`,
+       *     `stop`, or `delete`) to perform at matching times.
+       */
+      schedules?: components['schemas']['Schedule'][];
+      /**
+       * @description Automatic delete-on-idle/request-limit configuration.
+       *     Not used for template instances.
+       */
+      autokill?: components['schemas']['InstanceAutokill'];
+      /**
+       * @description Template-specific automatic delete-on-idle configuration.
+       *     Not used for non-template instances.
+       */
+      template_autokill?: components['schemas']['InstanceTemplateAutokill'];
+    };
+    /**
+     * @description Automatic delete-on-idle/request-limit configuration for non-template instances.
+     *     Not used for template instances.
+     */
+    InstanceAutokill: {
+      /**
+       * Format: uint64
+       * @description Time in milliseconds after the instance was stopped before it is deleted.
+       *     A value of 0 disables time-based autokill.
+       */
+      time_ms?: number;
+      /**
+       * Format: uint32
+       * @description Maximum number of requests/connections the instance serves before it is
+       *     deleted. A value of 0 disables request-based autokill.
+       */
+      num_requests?: number;
+    };
+    InstanceCreateArgsInstanceCreateRequestRoms: {
+      /** @description The name of the ROM to use for the autoscale configuration. */
+      name?: string;
+      /** @description The image of the ROM to use for the autoscale configuration. */
+      image: string;
+    };
+    /** @description An instance network interface. */
+    InstanceNetworkInterface: {
+      /**
+       * Format: uuid
+       * @description The UUID of the network interface. This is a unique identifier for the
+       *     network interface that is generated when the instance is created.
+       * @example c1d2e3f4-5678-90ab-cdef-1234567890ab
+       */
+      uuid?: string;
+      /**
+       * @description The private IP address of the network interface. This is the internal IP
+       *     address that is used for communication between instances within the same
+       *     network.
+       * @example 10.0.0.61
+       */
+      private_ip?: string;
+      /**
+       * @description The MAC address of the network interface.
+       * @example 12:b0:a0:00:00:3d
+       */
+      mac?: string;
+      /**
+       * Format: uint64
+       * @description Amount of bytes received from interface.
+       * @example 5345
+       */
+      rx_bytes?: number;
+      /**
+       * Format: uint64
+       * @description Count of packets received from interface
+       * @example 110
+       */
+      rx_packets?: number;
+      /**
+       * Format: uint64
+       * @description Amount of bytes sent to interface.
+       * @example 1500
+       */
+      tx_bytes?: number;
+      /**
+       * Format: uint64
+       * @description Count of packets sent to interface
+       * @example 12
+       */
+      tx_packets?: number;
+    };
+    /** @description Records the current restart attempt of an instance. */
+    InstanceRestartAttempt: {
+      /**
+       * Format: uint32
+       * @description Current restart attempt number. This is incremented each time the instance
+       *     is restarted automatically by the platform.
+       * @example 1
+       */
+      attempt?: number;
+    } & {
+      /**
+       * Format: date-time
+       * @description Timestamp of the next scheduled restart attempt.
+       * @example 2023-10-05T14:48:00Z
+       */
+      next_at?: string;
+    };
+    /** @description Read-Only Memory (ROM) blob to attach to the instance. */
+    InstanceRom: {
+      /**
+       * @description The name of the ROM to use for the instance configuration.
+       * @example funky-rom
+       */
+      name?: string;
+      /**
+       * @description The image of the ROM to use for the instance configuration.
+       * @example nginx:latest
+       */
+      image: string;
+    };
+    /**
+     * @description Scale-to-zero defines the configuration for scaling the instance to zero.
+     *     When an instance is scaled-to-zero it can be either stopped (and fully
+     *     shutdown) or paused wherein the state of the instance is preserved (e.g., RAM
+     *     contents) and the instance can be resumed later without losing its state,
+     *     i.e. "stateful".
+     */
+    InstanceScaleToZero: {
+      /**
+       * @description Indicates whether scale-to-zero is enabled for the instance.
+       * @example true
+       */
+      enabled?: boolean;
+      /**
+       * Format: enum
+       * @description The specific policy to use for scaling the instance to zero.
+       * @enum {string}
+       */
+      policy?: 'on' | 'off' | 'idle';
+      /**
+       * @description Whether the instance should be stateful when scaled to zero. If set to
+       *     true, the instance will retain its state (e.g., RAM contents) when scaled
+       *     to zero.  This is useful for instances that need to maintain their state
+       *     across scale-to-zero operations.  If set to false, the instance will lose
+       *     its state when scaled to zero, and it will be restarted from scratch when
+       *     scaled back up.
+       * @example true
+       */
+      stateful?: boolean;
+      /**
+       * Format: int32
+       * @description The cooldown time in milliseconds before the instance can be scaled to
+       *     zero again.  This is useful to prevent rapid scaling to zero and back up,
+       *     which can lead to performance issues or resource exhaustion.
+       * @example 3000
+       */
+      cooldown_time_ms?: number;
+      /**
+       * Format: int32
+       * @description The notification time in milliseconds before the instance is scaled to
+       *     zero. This allows the instance to perform any necessary cleanup or state
+       *     saving before being scaled down.
+       * @example 1000
+       */
+      notify_time_ms?: number;
+    };
+    /**
+     * @description The service group configuration for the instance.
+     *
+     *     This is a reference to the service group that the instance is part of.  The
+     *     service group defines the services (e.g. ports, connection handling) that
+     *     the instance exposes and how they are configured.
+     */
+    InstanceServiceGroup: {
+      /**
+       * Format: uuid
+       * @description The UUID of the service group.
+       *
+       *     This is a unique identifier for the service group that is generated when
+       *     the service is created.  The UUID is used to reference the service group
+       *     in API calls and can be used to identify the service in all API calls
+       *     that require an service identifier.
+       * @example 123e4567-e89b-12d3-a456-426614174000
+       */
+      uuid?: string;
+      /**
+       * @description The name of the service group.
+       *
+       *     This is a human-readable name that can be used to identify the service
+       *     group.  The name is unique within the context of your account.  The name
+       *     can also be used to identify the service group in API calls.
+       * @example funky-service-g756b5d
+       */
+      name?: string;
+      /** @description The domain configuration for the service group. */
+      domains?: components['schemas']['ServiceGroupInstanceDomain'][];
+    };
+    /** @description The snapshot UUID of the instance. */
+    InstanceSnapshot: {
+      /**
+       * Format: uuid
+       * @description The UUID of the snapshot.
+       */
+      uuid?: string;
+    };
+    /** @description Automatic delete-on-idle configuration for template instances. */
+    InstanceTemplateAutokill: {
+      /**
+       * Format: uint64
+       * @description Time in milliseconds after the template was last used for cloning before
+       *     it is deleted. A value of 0 disables template autokill.
+       */
+      time_ms?: number;
+    };
+    /**
+     * @description A volume defines a storage which can be attached to the instance.
+     *
+     *     Volumes can be used to store persistent data which should remain available
+     *     even if the instance is stopped or restarted.
+     */
+    InstanceVolume: {
+      /**
+       * Format: uuid
+       * @description The UUID of the volume.
+       *
+       *     This is a unique identifier for the volume that is generated when the
+       *     volume is created.  The UUID is used to reference the volume in API calls
+       *     and can be used to identify the volume in all API calls that require a
+       *     volume identifier.
+       * @example 123e4567-e89b-12d3-a456-426614174000
+       */
+      uuid?: string;
+      /**
+       * @description The name of the volume.
+       *
+       *     This is a human-readable name that can be used to identify the volume.
+       *     The name must be unique within the context of your account.  The name can
+       *     also be used to identify the volume in API calls.
+       * @example funky-volume-g756b5d
+       */
+      name?: string;
+      /**
+       * @description The mount point of the volume in the instance.  This is the directory in
+       *     the instance where the volume will be mounted.
+       * @example /mnt/funky-volume
+       */
+      at?: string;
+      /**
+       * @description Whether the volume is read-only or not.
+       * @example true
+       */
+      readonly?: boolean;
+    };
+    /** @description An identifier for a resource.  Either a name or a UUID. */
+    NameOrUUID:
+      | {
+          /**
+           * Format: uuid
+           * @description Mutually exclusive with name.
+           * @example 123e4567-e89b-12d3-a456-426614174000
+           */
+          uuid: string;
+        }
+      | {
+          /**
+           * @description Mutually exclusive with UUID.
+           * @example funky-town-g756b5d
+           */
+          name: string;
+        };
+    Quotas: {
+      /**
+       * Format: uuid
+       * @description The UUID of the quota.
+       * @example c1d2e3f4-5678-90ab-cdef-1234567890ab
+       */
+      uuid?: string;
+      /** @description Used quota */
+      used?: components['schemas']['QuotasStats'];
+      /** @description Configured quota limits */
+      hard?: components['schemas']['QuotasStats'];
+      /** @description Additional limits */
+      limits?: components['schemas']['QuotasLimits'];
+      /**
+       * @description An optional field representing the status of the request.  This field is
+       *     only set when this message object is used as a response message.
+       */
+      status?: components['schemas']['ResponseStatus'];
+      /**
+       * @description An optional message providing additional information about the status.
+       *     This field is only set when this message object is used as a response
+       *     message, and is useful when the status is not `success`.
+       * @example No user with name 'funky-user'
+       */
+      message?: string;
+      /**
+       * Format: int32
+       * @description An optional error code providing additional information about the status.
+       *     This field is only set when this message object is used as a response
+       *     message, and is useful when the status is not `success`.
+       * @example 8
+       */
+      error?: number;
+    };
+    QuotasLimits: {
+      /**
+       * Format: int64
+       * @description Minimum amount of memory assigned to live instances in megabytes
+       * @example 16
+       */
+      min_memory_mb?: number;
+      /**
+       * Format: int64
+       * @description Maximum amount of memory assigned to live instances in megabytes
+       * @example 2048
+       */
+      max_memory_mb?: number;
+      /**
+       * Format: int64
+       * @description Minimum size of a volume in megabytes
+       * @example 1
+       */
+      min_volume_mb?: number;
+      /**
+       * Format: int64
+       * @description Maximum size of a volume in megabytes
+       * @example 1024
+       */
+      max_volume_mb?: number;
+      /**
+       * Format: int64
+       * @description Minimum size of an autoscale group
+       * @example 1
+       */
+      min_autoscale_size?: number;
+      /**
+       * Format: int64
+       * @description Maximum size of an autoscale group
+       * @example 16
+       */
+      max_autoscale_size?: number;
+      /**
+       * Format: int64
+       * @description Minimum number of vCPUs
+       * @example 2
+       */
+      min_vcpus?: number;
+      /**
+       * Format: int64
+       * @description Maximum number of vCPUs
+       * @example 4
+       */
+      max_vcpus?: number;
+    };
+    /** @description The response message for getting the quota of a user given their UUID. */
+    QuotasResponse: {
+      /** @description The status of the response. */
+      status?: components['schemas']['ResponseStatus'];
+      /** @description The response data for this request. */
+      data?: components['schemas']['QuotasResponseData'];
+      /** @description A list of errors which may have occurred during the request. */
+      errors?: components['schemas']['ResponseError'][];
+      /**
+       * Format: uint64
+       * @description The operation time in microseconds.  This is the time it took to process
+       *     the request and generate the response.
+       * @example 46
+       */
+      op_time_us?: number;
+    } & {
+      /**
+       * @description An optional message providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example Failed to perform all operations
+       */
+      message?: string;
+    };
+    QuotasResponseData: {
+      /** @description The quota(s) which were retrieved by the request. */
+      quotas?: components['schemas']['Quotas'][];
+    };
+    QuotasStats: {
+      /**
+       * Format: int64
+       * @description Number of instances
+       * @example 16
+       */
+      instances?: number;
+      /**
+       * Format: int64
+       * @description Number of instances that are not in the `stopped` state
+       * @example 4
+       */
+      live_instances?: number;
+      /**
+       * Format: int64
+       * @description Number of vCPUs
+       * @example 4
+       */
+      live_vcpus?: number;
+      /**
+       * Format: int64
+       * @description Amount of memory assigned to instances that are not in the `stopped`
+       *     state in megabytes
+       * @example 2048
+       */
+      live_memory_mb?: number;
+      /**
+       * Format: int64
+       * @description Number of services
+       * @example 15
+       */
+      service_groups?: number;
+      /**
+       * Format: int64
+       * @description Number of published network ports over all existing services
+       * @example 30
+       */
+      services?: number;
+      /**
+       * Format: int64
+       * @description Number of volumes
+       * @example 2
+       */
+      volumes?: number;
+      /**
+       * Format: int64
+       * @description Total size of all volumes in megabytes
+       * @example 1024
+       */
+      total_volume_mb?: number;
+    };
+    /** @description The error response message for an API request. */
+    ResponseError: {
+      /**
+       * Format: uint64
+       * @description The HTTP status code of the error.
+       * @example 401
+       */
+      status?: number;
+    };
+    /**
+     * Format: enum
+     * @description The response status of an API request.
+     * @enum {string}
+     */
+    ResponseStatus: 'success' | 'error';
+    /**
+     * @description A schedule defines when an action should be performed on an instance.
+     *
+     *     Each schedule specifies a name, a calendar expression following systemd
+     *     calendar event syntax, and an action (start, stop, or delete).
+     *
+     *     Calendar expressions format: [weekday] [[year-]month-day] [hour:minute[:second]]
+     *
+     *     Supported syntax:
+     *     - `*` - Any value
+     *     - `5` - Exact value
+     *     - `1..5` - Range
+     *     - `1..5/2` - Range with step
+     *     - `1,2,5` - Comma-separated list
+     *
+     *     Example: `*-*-* 09:00:00` - Every day at 09:00 UTC
+     *     Example: `Sat,Sun *-*-* 20:00:00` - Every Saturday and Sunday at 20:00 UTC
+     */
+    Schedule: {
+      /**
+       * @description The name of the schedule.
+       *
+       *     Must be unique within an instance.
+       */
+      name: string;
+      /**
+       * @description The calendar expression specifying when the action should be performed.
+       *
+       *     Uses systemd calendar event syntax.
+       *     See https://www.man7.org/linux/man-pages/man7/systemd.time.7.html
+       */
+      when: string;
+      /**
+       * Format: enum
+       * @description The action to perform at the scheduled time.
+       * @enum {string}
+       */
+      action: 'start' | 'stop' | 'delete';
+      /**
+       * Format: int64
+       * @description The timestamp of when the next scheduled action will occur.
+       *
+       *     This field is populated only in responses (not settable in requests).
+       *     Unix timestamp in seconds.  Omitted if no next execution is scheduled.
+       */
+      readonly next_at?: number;
+    };
+    /**
+     * @description A service connects a public-facing port to an internal destination port on
+     *     which an application instance listens on.  Additional handlers can be defined
+     *     for each published port in order to define how the service will handle
+     *     incoming connections and forward traffic from the Internet to your
+     *     application.  For example, a service can be configured to terminate TLS
+     *     connections, redirect HTTP traffic, or enable HTTP mode for load balancing.
+     */
+    Service: {
+      /**
+       * Format: uint32
+       * @description This is the public-facing port that the service will be accessible from
+       *     on the Internet.
+       * @example 443
+       */
+      port: number;
+      /**
+       * Format: uint32
+       * @description The port number that the instance is listening on.  This is the internal
+       *     port which Unikraft Cloud will forward traffic to.
+       * @example 8080
+       */
+      destination_port?: number;
+      /**
+       * @description Connection handlers to use for the service.  Handlers define how the
+       *     service will handle incoming connections and forward traffic from the
+       *     Internet to your application.  For example, a service can be configured
+       *     to terminate TLS connections, redirect HTTP traffic, or enable HTTP mode
+       *     for load balancing.  You configure the handlers for every published
+       *     service port individually.
+       */
+      handlers?: ('tls' | 'http' | 'redirect')[];
+    };
+    /**
+     * @description A service group on Unikraft Cloud is used to describe how your application
+     *     exposes its functionality to the outside world.  Once defined, assigning an
+     *     instance to the service will make it accessible from the Internet.
+     *
+     *     An application, running as an instance, may expose one or more ports, e.g. it
+     *     listens on port 80 because your application exposes a HTTP web service. This,
+     *     along with a set of additional metadata defines how the "service" is
+     *     configured and accessed.  For example, a service may be configured to use
+     *     TLS, or be bound to a specific domain name.
+     *
+     *     When an instance is assigned to a service group, it immediately becomes
+     *     accessible over the Internet on the exposed public port, using the set DNS
+     *     name, and is routed to the set destination port.
+     *
+     *     Note: If you do not specify a DNS name when you create a service and you
+     *     indicate that the application exposes some ports, Unikraft Cloud will
+     *     generates a random DNS name for you.  Unikraft Cloud also supports custom
+     *     domains like www.example.com and wildcard domains like *.example.com.
+     */
+    ServiceGroup: {
+      /**
+       * Format: uuid
+       * @description The UUID of the service group.
+       *
+       *     This is a unique identifier for the service group that is generated when
+       *     the service group is created.  The UUID is used to reference the service in
+       *     API calls and can be used to identify the service group in all API calls
+       *     that require an identifier.
+       * @example c1d2e3f4-5678-90ab-cdef-1234567890ab
+       */
+      uuid?: string;
+      /**
+       * @description The name of the service group.
+       *
+       *     This is a human-readable name that can be used to identify the service
+       *     group. The name must be unique within the context of your account.  The
+       *     name can also be used to identify the service in API calls.
+       * @example funky-service-g7gum5cj
+       */
+      name?: string;
+      /**
+       * Format: date-time
+       * @description The time the service was created.
+       * @example 2023-10-01T12:00:00Z
+       */
+      created_at?: string;
+      /**
+       * @description Indicates if the service will stay remain even after the last instance
+       *     detached.  If this is set to false, the service will be deleted when the
+       *     last instance detached from it.  If this is set to true, the service will
+       *     remain and can be reused by other instances.  This is useful if you want to
+       *     keep the service configuration, e.g., the published ports, handlers, and
+       *     domains, even if there are no instances assigned to it.
+       * @example true
+       */
+      persistent?: boolean;
+      /**
+       * @description Indicates if the service has autoscale enabled.  See the associated
+       *     autoscale documentation for more information about how to set this up.
+       *     Autoscale policies can be set up after the service has been created.
+       * @example true
+       */
+      autoscale?: boolean;
+      /**
+       * Format: uint64
+       * @description The soft limit is used by the Unikraft Cloud load balancer to decide when
+       *     to wake up another standby instance.  For example, if the soft limit is set
+       *     to 5 and the service consists of 2 standby instances, one of the instances
+       *     receives up to 5 concurrent requests.  The 6th parallel requests wakes up
+       *     the second instance.  If there are no more standby instances to wake up,
+       *     the number of requests assigned to each instance will exceed the soft
+       *     limit.  The load balancer makes sure that when the number of in-flight
+       *     requests goes down again, instances are put into standby as fast as
+       *     possible.
+       * @example 1
+       */
+      soft_limit?: number;
+      /**
+       * Format: uint64
+       * @description The hard limit defines the maximum number of concurrent requests that an
+       *     instance assigned to the this service can handle.  The load balancer will
+       *     never assign more requests to a single instance.  In case there are no
+       *     other instances available, excess requests fail (i.e., they are blocked and
+       *     not queued).
+       * @example 100
+       */
+      hard_limit?: number;
+      /**
+       * @description List of published network ports for this service and the destination port
+       *     to which Unikraft Cloud will forward traffic to.  Additional handlers can
+       *     be defined for each published port in order to define how the service will
+       *     handle incoming connections and forward traffic from the Internet to your
+       *     application.  For example, a service can be configured to terminate TLS
+       *     connections, redirect HTTP traffic, or enable HTTP mode for load balancing.
+       */
+      services?: components['schemas']['Service'][];
+      /**
+       * @description List of domains associated with the service.  Domains are used to access
+       *     the service over the Internet.
+       */
+      domains?: components['schemas']['Domain'][];
+      /** @description List of instances assigned to the service. */
+      instances?: components['schemas']['ServiceGroupInstance'][];
+      /**
+       * @description An optional field representing the status of the request.  This field is
+       *     only set when this message object is used as a response message.
+       */
+      status?: components['schemas']['ResponseStatus'];
+      /**
+       * @description An optional message providing additional information about the status.
+       *     This field is only set when this message object is used as a response
+       *     message, and is useful when the status is not `success`.
+       * @example No service with name 'funky-town-g756b5d'
+       */
+      message?: string;
+      /**
+       * Format: int32
+       * @description An optional error code providing additional information about the status.
+       *     This field is only set when this message object is used as a response
+       *     message, and is useful when the status is not `success`.
+       * @example 8
+       */
+      error?: number;
+      /** @description Automatic delete-on-idle configuration. */
+      autokill?: components['schemas']['ServiceGroupAutokill'];
+    };
+    /** @description Automatic delete-on-idle configuration for service groups. */
+    ServiceGroupAutokill: {
+      /**
+       * Format: uint64
+       * @description Time in milliseconds after the service group becomes empty before it is
+       *     deleted. A value of 0 disables autokill.
+       */
+      time_ms?: number;
+    };
+    ServiceGroupInstance: {
+      /**
+       * Format: uuid
+       * @description The UUID of the instance.  This is a unique identifier for the instance
+       *     that is generated when the instance is created.  The UUID is used to
+       *     reference the instance in API calls and can be used to identify the
+       *     instance in all API calls that require an instance identifier.
+       * @example 12345678-90ab-cdef-1234-567890abcdef
+       */
+      uuid?: string;
+      /**
+       * @description The name of the instance.  This is a human-readable name that can be used
+       *     to identify the instance.  The name must be unique within the context of
+       *     your account.  If no name is specified, a random name is generated for
+       *     you.  The name can also be used to identify the instance in API calls.
+       * @example funky-vol-g7gum5cj
+       */
+      name?: string;
+    };
+    /**
+     * @description The domain configuration for the service group.
+     *
+     *     Domain names are completely specified with all labels in the hierarchy of
+     *     the DNS, having no parts omitted.  The domain can be associated with an
+     *     existing certificate by specifying the certificate's name or UUID.  If no
+     *     certificate is specified and a FQDN is provided, Unikraft Cloud will
+     *     automatically generate a new certificate for the domain based on Let's
+     *     Encrypt and seek to accomplish a DNS-01 challenge.
+     */
+    ServiceGroupInstanceDomain: {
+      /**
+       * @description Publicly accessible domain name.
+       *
+       *     If this name ends in a period `.` it must be a valid Full Qualified
+       *     Domain Name (FQDN), otherwise it will become a subdomain of the target
+       *     metro.
+       * @example funky-town-g756b5d.fra0.unikraft.app.
+       */
+      fqdn?: string;
+    } & {
+      /**
+       * @description The certificate associated with the domain.
+       *
+       *     The certificate is used to secure the domain with TLS/SSL.  If no
+       *     certificate is specified, Unikraft Cloud will automatically generate a
+       *     new certificate for the domain based on Let's Encrypt and seek to
+       *     accomplish a DNS-01 challenge.
+       */
+      certificate?: components['schemas']['NameOrUUID'];
+    };
+    ServiceGroupTemplate: {
+      /**
+       * @description The name of the template used for the autoscale configuration.
+       * @example funky-instance-template
+       */
+      name?: string;
+      /**
+       * Format: uuid
+       * @description The UUID of the template used for the autoscale configuration.
+       * @example 123e4567-e89b-12d3-a456-426614174000
+       */
+      uuid?: string;
+    };
+    /** @description Parameters for starting the instance. */
+    StartInstanceByUUIDRequestBody: {
+      /**
+       * Format: int64
+       * @description Deprecated: Use `timeout_s` instead.  Timeout in milliseconds to
+       *     wait for the instance to reach running state.  If `timeout_s` is
+       *     not set, this value is converted by rounding up to the next full
+       *     second.  No wait performed for a value of 0.
+       * @example 2000
+       */
+      wait_timeout_ms?: number;
+      /**
+       * Format: int64
+       * @description Timeout in seconds to wait for the instance to reach running
+       *     state.  If you start your instance, you can wait for it to
+       *     finish starting with a blocking API call if you specify a wait
+       *     timeout greater than zero.  No wait performed for a value of 0.
+       * @example 2
+       */
+      timeout_s?: number;
+    };
+    /** @description A single request item to start an instance. */
+    StartInstancesRequestItem: {
+      /**
+       * Format: uuid
+       * @description The UUID of the instance to start.  Mutually exclusive with name.
+       * @example 123e4567-e89b-12d3-a456-426614174000
+       */
+      uuid?: string;
+      /**
+       * @description The name of the instance to start.  Mutually exclusive with UUID.
+       * @example funky-town-g756b5d
+       */
+      name?: string;
+      /**
+       * Format: int64
+       * @description Deprecated: Use `timeout_s` instead.  Timeout in milliseconds to
+       *     wait for the instance to reach running state.  If `timeout_s` is
+       *     not set, this value is converted by rounding up to the next full
+       *     second.  No wait performed for a value of 0.
+       * @example 2000
+       */
+      wait_timeout_ms?: number;
+      /**
+       * Format: int64
+       * @description Timeout in seconds to wait for the instance to reach running
+       *     state.  If you start your instance, you can wait for it to
+       *     finish starting with a blocking API call if you specify a wait
+       *     timeout greater than zero.  No wait performed for a value of 0.
+       * @example 2
+       */
+      timeout_s?: number;
+    };
+    /**
+     * @description The response message for starting one or more instance(s) given their UUID(s)
+     *     or name(s).
+     */
+    StartInstancesResponse: {
+      /** @description The status of the response. */
+      status?: components['schemas']['ResponseStatus'];
+      /**
+       * @description An optional message providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example Failed to perform all operations
+       */
+      message?: string;
+      /** @description The response data for this request. */
+      data?: components['schemas']['StartInstancesResponseData'];
+      /** @description A list of errors which may have occurred during the request. */
+      errors?: components['schemas']['ResponseError'][];
+      /**
+       * Format: uint64
+       * @description The operation time in microseconds.  This is the time it took to process
+       *     the request and generate the response.
+       * @example 256
+       */
+      op_time_us?: number;
+    };
+    StartInstancesResponseData: {
+      /** @description The instance(s) which were started by the request. */
+      instances?: components['schemas']['StartInstancesResponseStartedInstance'][];
+    };
+    StartInstancesResponseStartedInstance: {
+      /**
+       * @description Indicates whether the start operation was successful or not for this
+       *     instance.
+       */
+      status?: components['schemas']['ResponseStatus'];
+      /**
+       * Format: uuid
+       * @description The UUID of the instance which was deleted.
+       * @example 123e4567-e89b-12d3-a456-426614174000
+       */
+      uuid?: string;
+      /**
+       * @description The name of the instance which was deleted.
+       * @example funky-town-g756b5d
+       */
+      name?: string;
+      /**
+       * @description The current state of the instance after this request.
+       * @example running
+       */
+      state?: string;
+      /**
+       * @description The previous state of the instance before it was deleted.
+       * @example stopped
+       */
+      previous_state?: string;
+      /**
+       * @description An optional message providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example No instance with name 'funky-town-g756b5d'
+       */
+      message?: string;
+      /**
+       * Format: int32
+       * @description An optional error code providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example 8
+       */
+      error?: number;
+    };
+    /** @description Parameters for stopping the instance. */
+    StopInstanceByUUIDRequestBody: {
+      /**
+       * @description Whether to immediately force stop the instance.
+       * @example true
+       */
+      force?: boolean;
+      /**
+       * Format: uint64
+       * @description Timeout for draining connections in milliseconds.
+       *     No draining will occur if set to 0.  The instance
+       *     does not receive new connections in the draining
+       *     phase.  The instance is stopped when the last
+       *     connection has been closed or the timeout expired.
+       *     The maximum timeout may vary.  Use -1 for the
+       *     largest possible value.  Ignored if force is set.
+       *
+       *     Note: This endpoint does not block.  Use the wait
+       *     endpoint for the instance to reach the stopped
+       *     state.
+       * @example 550
+       */
+      drain_timeout_ms?: number;
+      /**
+       * @description Whether to perform a quick shutdown.  This flag is
+       *     overridden by force.
+       * @example false
+       */
+      quick?: boolean;
+      /**
+       * @description Only stop the instance if it is in this state.
+       * @example running
+       */
+      ifstate?: string;
+    };
+    /** @description A single request item to stop an instance. */
+    StopInstancesRequestItem: {
+      /**
+       * Format: uuid
+       * @description The UUID of the instance to stop.  Mutually exclusive with name.
+       * @example 123e4567-e89b-12d3-a456-426614174000
+       */
+      uuid?: string;
+      /**
+       * @description The name of the instance to stop.  Mutually exclusive with UUID.
+       * @example funky-town-g756b5d
+       */
+      name?: string;
+      /**
+       * @description Whether to immediately force stop the instance.
+       * @example false
+       */
+      force?: boolean;
+      /**
+       * Format: uint64
+       * @description Timeout for draining connections in milliseconds.  The instance does not
+       *     receive new connections in the draining phase.  The instance is stopped
+       *     when the last connection has been closed or the timeout expired.  The
+       *     maximum timeout may vary.  Use -1 for the largest possible value.
+       *
+       *     Note: This endpoint does not block.  Use the wait endpoint for the
+       *     instance to reach the stopped state.
+       * @example 250
+       */
+      drain_timeout_ms?: number;
+      /**
+       * @description Whether to perform a quick shutdown.  This flag is
+       *     overridden by force.
+       * @example false
+       */
+      quick?: boolean;
+      /**
+       * @description Only stop the instance if it is in this state.
+       * @example running
+       */
+      ifstate?: string;
+    };
+    /**
+     * @description The response message for stopping one or more instance(s) given their UUID(s)
+     *     or name(s).
+     */
+    StopInstancesResponse: {
+      /** @description The status of the response. */
+      status?: components['schemas']['ResponseStatus'];
+      /**
+       * @description An optional message providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example Failed to perform all operations
+       */
+      message?: string;
+      /** @description The response data for this request. */
+      data?: components['schemas']['StopInstancesResponseData'];
+      /** @description A list of errors which may have occurred during the request. */
+      errors?: components['schemas']['ResponseError'][];
+      /**
+       * Format: uint64
+       * @description The operation time in microseconds.  This is the time it took to process
+       *     the request and generate the response.
+       * @example 23
+       */
+      op_time_us?: number;
+    };
+    StopInstancesResponseData: {
+      /** @description The instance(s) which were stopped by the request. */
+      instances?: components['schemas']['StopInstancesResponseStoppedInstance'][];
+    };
+    StopInstancesResponseStoppedInstance: {
+      /**
+       * Format: uuid
+       * @description The UUID of the instance.
+       * @example 123e4567-e89b-12d3-a456-426614174000
+       */
+      uuid?: string;
+      /**
+       * @description The name of the instance.
+       * @example funky-town-g756b5d
+       */
+      name?: string;
+      /**
+       * Format: enum
+       * @description The current state of the instance.
+       * @enum {string}
+       */
+      state?: 'stopped' | 'starting' | 'running' | 'draining' | 'stopping' | 'template' | 'standby';
+      /**
+       * Format: enum
+       * @description The previous state of the instance before the stop operation was invoked.
+       * @enum {string}
+       */
+      previous_state?:
+        | 'stopped'
+        | 'starting'
+        | 'running'
+        | 'draining'
+        | 'stopping'
+        | 'template'
+        | 'standby';
+      /**
+       * @description An optional field representing the status of the request.  This field is
+       *     only set when this message object is used as a response message.
+       */
+      status?: components['schemas']['ResponseStatus'];
+      /**
+       * @description An optional message providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example No instance with name 'funky-town-g756b5d'
+       */
+      message?: string;
+      /**
+       * Format: int32
+       * @description An optional error code providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example 8
+       */
+      error?: number;
+    };
+    TagOrDigest:
+      | {
+          /** @example sha256:1234567890abcdef1234567890abcdef1234567890abcdef1234567890abcdef */
+          digest: string;
+        }
+      | {
+          /** @example my-image:latest */
+          tag: string;
+        };
+    /** @description The request message for updating a certificate by its UUID. */
+    UpdateCertificateByUUIDRequest: {
+      /**
+       * Format: uuid
+       * @description The UUID of the certificate to update.
+       */
+      uuid?: string;
+      /**
+       * @description The new certificate chain.
+       *
+       *     This is the public chain of the certificate in PEM format. The chain
+       *     should include the certificate and any intermediate certificates.
+       * @example -----BEGIN CERTIFICATE----- MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQDQ... -----END CERTIFICATE-----
+       */
+      chain: string;
+      /**
+       * @description The new private key.
+       *
+       *     This is the private key of the certificate in PEM format. The private
+       *     key must match the public key in the certificate chain.
+       * @example -----BEGIN PRIVATE KEY----- MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQDQ... -----END PRIVATE KEY-----
+       */
+      pkey: string;
+    };
+    /**
+     * @description The request message for updating one or more certificate(s) by their
+     *     UUID(s) or name(s).
+     */
+    UpdateCertificateRequest: {
+      /** @description The ID of the certificate to update. */
+      id: components['schemas']['NameOrUUID'];
+      /**
+       * @description The new certificate chain.
+       *
+       *     This is the public chain of the certificate in PEM format. The chain
+       *     should include the certificate and any intermediate certificates.
+       * @example -----BEGIN CERTIFICATE----- MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQDQ... -----END CERTIFICATE-----
+       */
+      chain: string;
+      /**
+       * @description The new private key.
+       *
+       *     This is the private key of the certificate in PEM format. The private
+       *     key must match the public key in the certificate chain.
+       * @example -----BEGIN PRIVATE KEY----- MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQDQ... -----END PRIVATE KEY-----
+       */
+      pkey: string;
+    };
+    /** @description The response message for updating one or more certificate(s). */
+    UpdateCertificateResponse: {
+      /** @description The status of the response. */
+      status?: components['schemas']['ResponseStatus'];
+      /**
+       * @description An optional message providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example Failed to perform all operations
+       */
+      message?: string;
+      /** @description The response data for this request. */
+      data?: components['schemas']['UpdateCertificateResponseData'];
+      /** @description A list of errors which may have occurred during the request. */
+      errors?: components['schemas']['ResponseError'][];
+      /**
+       * Format: uint64
+       * @description The operation time in microseconds.  This is the time it took to process
+       *     the request and generate the response.
+       * @example 45
+       */
+      op_time_us?: number;
+    };
+    UpdateCertificateResponseData: {
+      /** @description The certificate(s) which were updated by the request. */
+      certificates?: components['schemas']['Certificate'][];
+    };
+    UpdateInstanceByUUIDRequestBody: {
+      /**
+       * @description (Optional).  A client-provided identifier for tracking this operation in
+       *     the response.
+       * @example op-1
+       */
+      id?: string;
+      /**
+       * Format: enum
+       * @description The property to modify.
+       * @example memory_mb
+       * @enum {string}
+       */
+      prop:
+        | 'image'
+        | 'args'
+        | 'env'
+        | 'memory_mb'
+        | 'vcpus'
+        | 'scale_to_zero'
+        | 'tags'
+        | 'delete_lock'
+        | 'schedules'
+        | 'autokill';
+      /**
+       * Format: enum
+       * @description The operation to perform on the property.
+       * @example set
+       * @enum {string}
+       */
+      op: 'set' | 'add' | 'del';
+      /**
+       * @description The value for the update operation. The type depends on the property and operation:
+       *     - For "image": string
+       *     - For "args": string or array of strings
+       *     - For "env": object (for SET/ADD) or string/array of strings (for DEL)
+       *     - For "memory_mb": integer
+       *     - For "vcpus": integer
+       *     - For "scale_to_zero": object with cooldown_time_ms, policy, and stateful fields
+       *     - For "tags": array of strings
+       *     - For "delete_lock": boolean
+       *     - For "schedules": array of schedule objects (with name, when, and action fields)
+       *     - For "autokill": object with time_ms and num_requests fields
+       */
+      value?: components['schemas']['GoogleProtobufValue'];
+    };
+    /** @description A single update operation to be applied to an instance. */
+    UpdateInstancesRequestItem: {
+      /**
+       * @description (Optional).  A client-provided identifier for tracking this operation in
+       *     the response.
+       * @example op-1
+       */
+      id?: string;
+      /**
+       * Format: uuid
+       * @description The UUID of the instance to update. Mutually exclusive with name.
+       * @example 123e4567-e89b-12d3-a456-426614174000
+       */
+      uuid?: string;
+      /**
+       * @description The name of the instance to update. Mutually exclusive with UUID.
+       * @example funky-town-g756b5d
+       */
+      name?: string;
+      /**
+       * Format: enum
+       * @description The property to modify.
+       * @example memory_mb
+       * @enum {string}
+       */
+      prop:
+        | 'image'
+        | 'args'
+        | 'env'
+        | 'memory_mb'
+        | 'vcpus'
+        | 'scale_to_zero'
+        | 'tags'
+        | 'delete_lock'
+        | 'schedules'
+        | 'autokill';
+      /**
+       * Format: enum
+       * @description The operation to perform on the property.
+       * @example set
+       * @enum {string}
+       */
+      op: 'set' | 'add' | 'del';
+      /**
+       * @description The value for the update operation. The type depends on the property and operation:
+       *     - For "image": string
+       *     - For "args": string or array of strings
+       *     - For "env": object (for SET/ADD) or string/array of strings (for DEL)
+       *     - For "memory_mb": integer
+       *     - For "vcpus": integer
+       *     - For "scale_to_zero": object with cooldown_time_ms, policy, and stateful fields
+       *     - For "tags": array of strings
+       *     - For "delete_lock": boolean
+       *     - For "schedules": array of schedule objects (with name, when, and action fields)
+       *     - For "autokill": object with time_ms and num_requests fields
+       */
+      value?: components['schemas']['GoogleProtobufValue'];
+    };
+    /** @description The response message for updating one or more instances. */
+    UpdateInstancesResponse: {
+      /** @description The status of the response. */
+      status?: components['schemas']['ResponseStatus'];
+      /**
+       * @description An optional message providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example Failed to perform all operations
+       */
+      message?: string;
+      /** @description The response data for this request. */
+      data?: components['schemas']['UpdateInstancesResponseData'];
+      /** @description A list of errors which may have occurred during the request. */
+      errors?: components['schemas']['ResponseError'][];
+      /**
+       * Format: uint64
+       * @description The operation time in microseconds.  This is the time it took to process
+       *     the request and generate the response.
+       * @example 76
+       */
+      op_time_us?: number;
+    };
+    UpdateInstancesResponseData: {
+      /** @description List of instances that were processed during the update operation. */
+      instances?: components['schemas']['UpdateInstancesResponseUpdatedInstance'][];
+    };
+    UpdateInstancesResponseUpdatedInstance: {
+      /**
+       * Format: uuid
+       * @description The UUID of the instance that was updated.
+       * @example 123e4567-e89b-12d3-a456-426614174000
+       */
+      uuid?: string;
+      /**
+       * @description The name of the instance that was updated.
+       * @example funky-town-g756b5d
+       */
+      name?: string;
+      /**
+       * @description The status of this particular instance update operation.
+       * @example success
+       */
+      status?: string;
+      /**
+       * @description (Optional).  The client-provided ID from the request.
+       * @example op-1
+       */
+      id?: string;
+      /**
+       * @description An optional message providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example No instance with name 'funky-town-g756b5d'
+       */
+      message?: string;
+      /**
+       * Format: int32
+       * @description An optional error code providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example 8
+       */
+      error?: number;
+    };
+    UpdateServiceGroupByUUIDRequestBody: {
+      /**
+       * @description (Optional).  A client-provided identifier for tracking this operation in the response.
+       * @example op-1
+       */
+      id?: string;
+      /**
+       * Format: enum
+       * @description The property to modify.
+       * @example services
+       * @enum {string}
+       */
+      prop: 'services' | 'domains' | 'soft_limit' | 'hard_limit' | 'autokill';
+      /**
+       * Format: enum
+       * @description The operation to perform.
+       * @example set
+       * @enum {string}
+       */
+      op: 'set' | 'add' | 'del';
+      /**
+       * @description The value for the update operation:
+       *     - For "services": array of Service objects (same as for creation)
+       *     - For "domains": array of Domain objects (same as for creation)
+       *     - For "soft_limit": integer (1–65535), must be <= "hard_limit"
+       *     - For "hard_limit": integer (1–65535), must be >= "soft_limit"
+       *     - For "autokill": object with time_ms field
+       */
+      value?: components['schemas']['GoogleProtobufValue'];
+    };
+    /** @description A single update operation to be applied to a service group */
+    UpdateServiceGroupsRequestItem: {
+      /**
+       * @description (Optional).  A client-provided identifier for tracking this operation in the response.
+       * @example op-1
+       */
+      id?: string;
+      /**
+       * Format: uuid
+       * @description The UUID of the service group to update.  Mutually exclusive with name.
+       * @example 123e4567-e89b-12d3-a456-426614174000
+       */
+      uuid?: string;
+      /**
+       * @description The name of the service group to update.  Mutually exclusive with UUID.
+       * @example funky-town-g756b5d
+       */
+      name?: string;
+      /**
+       * Format: enum
+       * @description The property to modify.
+       * @example services
+       * @enum {string}
+       */
+      prop: 'services' | 'domains' | 'soft_limit' | 'hard_limit' | 'autokill';
+      /**
+       * Format: enum
+       * @description The operation to perform.
+       * @example set
+       * @enum {string}
+       */
+      op: 'set' | 'add' | 'del';
+      /**
+       * @description The value for the update operation:
+       *     - For "services": array of Service objects (same as for creation)
+       *     - For "domains": array of Domain objects (same as for creation)
+       *     - For "soft_limit": integer (1–65535), must be <= "hard_limit"
+       *     - For "hard_limit": integer (1–65535), must be >= "soft_limit"
+       *     - For "autokill": object with time_ms field
+       */
+      value?: components['schemas']['GoogleProtobufValue'];
+    };
+    /** @description The response message for updating one or more service groups. */
+    UpdateServiceGroupsResponse: {
+      /** @description The status of the response. */
+      status?: components['schemas']['ResponseStatus'];
+      /**
+       * @description An optional message providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example Failed to perform all operations
+       */
+      message?: string;
+      /** @description The response data for this request. */
+      data?: components['schemas']['UpdateServiceGroupsResponseData'];
+      /** @description A list of errors which may have occurred during the request. */
+      errors?: components['schemas']['ResponseError'][];
+      /**
+       * Format: uint64
+       * @description The operation time in microseconds.  This is the time it took to process
+       *     the request and generate the response.
+       * @example 76
+       */
+      op_time_us?: number;
+    };
+    UpdateServiceGroupsResponseData: {
+      /** @description List of service groups that were processed during the update operation. */
+      service_groups?: components['schemas']['UpdateServiceGroupsResponseUpdatedServiceGroup'][];
+    };
+    UpdateServiceGroupsResponseUpdatedServiceGroup: {
+      /**
+       * Format: uuid
+       * @description The UUID of the service group that was updated.
+       * @example 123e4567-e89b-12d3-a456-426614174000
+       */
+      uuid?: string;
+      /**
+       * @description The name of the service group that was updated.
+       * @example funky-town-g756b5d
+       */
+      name?: string;
+      /**
+       * @description The status of this particular service group update operation.
+       * @example success
+       */
+      status?: string;
+      /**
+       * @description (Optional).  The client-provided ID from the request.
+       * @example op-1
+       */
+      id?: string;
+      /**
+       * @description An optional message providing additional information about the status.
+       *     This field is only set when this message object is used as a response
+       *     message, and is useful when the status is not `success`.
+       * @example No service with name 'funky-town-g756b5d'
+       */
+      message?: string;
+      /**
+       * Format: int32
+       * @description An optional error code providing additional information about the status.
+       *     This field is only set when this message object is used as a response
+       *     message, and is useful when the status is not `success`.
+       * @example 8
+       */
+      error?: number;
+    };
+    UpdateTemplateInstanceByUUIDRequestBody: {
+      /**
+       * @description (Optional).  A client-provided identifier for tracking this operation in
+       *     the response.
+       * @example op-1
+       */
+      id?: string;
+      /**
+       * Format: enum
+       * @description The property to modify.
+       * @example tags
+       * @enum {string}
+       */
+      prop: 'tags' | 'delete_lock' | 'autokill';
+      /**
+       * Format: enum
+       * @description The operation to perform on the property.
+       * @example add
+       * @enum {string}
+       */
+      op: 'set' | 'add' | 'del';
+      /**
+       * @description The value for the update operation. The type depends on the property and operation:
+       *     - For "tags": array of strings
+       *     - For "delete_lock": boolean
+       *     - For "autokill": object with time_ms field
+       */
+      value?: components['schemas']['GoogleProtobufValue'];
+    };
+    /** @description A single update operation to be applied to a template instance. */
+    UpdateTemplateInstancesRequestItem: {
+      /**
+       * @description (Optional).  A client-provided identifier for tracking this operation in
+       *     the response.
+       * @example op-1
+       */
+      id?: string;
+      /**
+       * Format: uuid
+       * @description The UUID of the template instance to update. Mutually exclusive with name.
+       * @example 123e4567-e89b-12d3-a456-426614174000
+       */
+      uuid?: string;
+      /**
+       * @description The name of the template instance to update. Mutually exclusive with UUID.
+       * @example funky-town-g756b5d
+       */
+      name?: string;
+      /**
+       * Format: enum
+       * @description The property to modify.
+       * @example tags
+       * @enum {string}
+       */
+      prop: 'tags' | 'delete_lock' | 'autokill';
+      /**
+       * Format: enum
+       * @description The operation to perform on the property.
+       * @example add
+       * @enum {string}
+       */
+      op: 'set' | 'add' | 'del';
+      /**
+       * @description The value for the update operation. The type depends on the property and operation:
+       *     - For "tags": array of strings
+       *     - For "delete_lock": boolean
+       *     - For "autokill": object with time_ms field
+       */
+      value?: components['schemas']['GoogleProtobufValue'];
+    };
+    /** @description The response message for updating a template instance by its UUID. */
+    UpdateTemplateInstancesResponse: {
+      /** @description The status of the response. */
+      status?: components['schemas']['ResponseStatus'];
+      /**
+       * @description An optional message providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example Failed to perform all operations
+       */
+      message?: string;
+      /** @description The response data for this request. */
+      data?: components['schemas']['UpdateTemplateInstancesResponseData'];
+      /** @description A list of errors which may have occurred during the request. */
+      errors?: components['schemas']['ResponseError'][];
+      /**
+       * Format: uint64
+       * @description The operation time in microseconds.  This is the time it took to process
+       *     the request and generate the response.
+       * @example 76
+       */
+      op_time_us?: number;
+    };
+    UpdateTemplateInstancesResponseData: {
+      /** @description List of template instances that were processed during the update operation. */
+      instances?: components['schemas']['UpdateTemplateInstancesResponseTemplateInstance'][];
+    };
+    UpdateTemplateInstancesResponseTemplateInstance: {
+      /**
+       * Format: uuid
+       * @description The UUID of the template instance that was updated.
+       * @example 123e4567-e89b-12d3-a456-426614174000
+       */
+      uuid?: string;
+      /**
+       * @description The name of the template instance that was updated.
+       * @example funky-town-g756b5d
+       */
+      name?: string;
+      /**
+       * @description The status of this particular template instance update operation.
+       * @example success
+       */
+      status?: string;
+      /**
+       * @description (Optional).  The client-provided ID from the request.
+       * @example op-1
+       */
+      id?: string;
+      /**
+       * @description An optional message providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example No template instance with name 'funky-town-g756b5d'
+       */
+      message?: string;
+      /**
+       * Format: int32
+       * @description An optional error code providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example 8
+       */
+      error?: number;
+    };
+    UpdateTemplateVolumeByUUIDRequestBody: {
+      /**
+       * @description (Optional).  A client-provided identifier for tracking this operation in
+       *     the response.
+       * @example op-1
+       */
+      id?: string;
+      /**
+       * Format: enum
+       * @description The property to modify.
+       * @example tags
+       * @enum {string}
+       */
+      prop: 'tags' | 'delete_lock';
+      /**
+       * Format: enum
+       * @description The operation to perform.
+       * @example set
+       * @enum {string}
+       */
+      op: 'set' | 'add' | 'del';
+      /**
+       * @description The value for the update operation. The type depends on the property and operation:
+       *     - For "tags": array of Strings
+       *     - For "delete_lock": boolean
+       */
+      value?: components['schemas']['GoogleProtobufValue'];
+    };
+    /** @description A single update operation to be applied to a template volume. */
+    UpdateTemplateVolumesRequestItem: {
+      /**
+       * @description (Optional).  A client-provided identifier for tracking this operation in
+       *     the response.
+       * @example op-1
+       */
+      id?: string;
+      /**
+       * Format: uuid
+       * @description The UUID of the template volume to update.  Mutually exclusive with
+       *     name.
+       * @example 123e4567-e89b-12d3-a456-426614174000
+       */
+      uuid?: string;
+      /**
+       * @description The name of the template volume to update.  Mutually exclusive with
+       *     UUID.
+       * @example funky-vol-g7gum5cj
+       */
+      name?: string;
+      /**
+       * Format: enum
+       * @description The property to modify.
+       * @example tags
+       * @enum {string}
+       */
+      prop: 'tags' | 'delete_lock';
+      /**
+       * Format: enum
+       * @description The operation to perform.
+       * @example add
+       * @enum {string}
+       */
+      op: 'set' | 'add' | 'del';
+      /**
+       * @description The value for the update operation. The type depends on the property and operation:
+       *     - For "tags": array of Strings
+       *     - For "delete_lock": boolean
+       */
+      value?: components['schemas']['GoogleProtobufValue'];
+    };
+    /** @description The response message for updating one or more template volumes. */
+    UpdateTemplateVolumesResponse: {
+      /** @description The status of the response. */
+      status?: components['schemas']['ResponseStatus'];
+      /** @description The response data for this request. */
+      data?: components['schemas']['UpdateTemplateVolumesResponseData'];
+      /** @description A list of errors which may have occurred during the request. */
+      errors?: components['schemas']['ResponseError'][];
+      /**
+       * Format: uint64
+       * @description The operation time in microseconds.  This is the time it took to process
+       *     the request and generate the response.
+       * @example 46
+       */
+      op_time_us?: number;
+    } & {
+      /**
+       * @description An optional message providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example Failed to perform all operations
+       */
+      message?: string;
+    };
+    UpdateTemplateVolumesResponseData: {
+      /** @description The template volume(s) which were updated by the request. */
+      volumes?: components['schemas']['UpdateTemplateVolumesResponseTemplateVolume'][];
+    };
+    UpdateTemplateVolumesResponseTemplateVolume: {
+      /**
+       * Format: uuid
+       * @description The UUID of the template volume that was updated.
+       * @example 123e4567-e89b-12d3-a456-426614174000
+       */
+      uuid?: string;
+      /**
+       * @description The name of the template volume that was updated.
+       * @example funky-town-g756b5d
+       */
+      name?: string;
+      /**
+       * @description The status of this particular volume update operation.
+       * @example success
+       */
+      status?: string;
+      /**
+       * @description (Optional).  The client-provided ID from the request.
+       * @example op-1
+       */
+      id?: string;
+      /**
+       * @description An optional message providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example No volume with name 'funky-town-g756b5d'
+       */
+      message?: string;
+      /**
+       * Format: int32
+       * @description An optional error code providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example 8
+       */
+      error?: number;
+    };
+    UpdateVolumeByUUIDRequestBody: {
+      /**
+       * @description (Optional).  A client-provided identifier for tracking this operation in the response.
+       * @example op-1
+       */
+      id?: string;
+      /**
+       * Format: enum
+       * @description The property to modify.
+       * @example size_mb
+       * @enum {string}
+       */
+      prop: 'size_mb' | 'tags' | 'quota_policy' | 'delete_lock';
+      /**
+       * Format: enum
+       * @description The operation to perform.
+       * @example set
+       * @enum {string}
+       */
+      op: 'set' | 'add' | 'del';
+      /**
+       * @description The value for the update operation. The type depends on the property and operation:
+       *     - For "size_mb": unsigned integer
+       *     - For "quota_policy": "static" or "dynamic"
+       *     - For "tags": array of Strings
+       *     - For "delete_lock": boolean
+       */
+      value?: components['schemas']['GoogleProtobufValue'];
+    };
+    /** @description A single request item for updating a volume. */
+    UpdateVolumesRequestItem: {
+      /**
+       * @description (Optional).  A client-provided identifier for tracking this operation in the response.
+       * @example op-1
+       */
+      id?: string;
+      /**
+       * Format: uuid
+       * @description The UUID of the volume to update.  Mutually exclusive with name.
+       * @example 123e4567-e89b-12d3-a456-426614174000
+       */
+      uuid?: string;
+      /**
+       * @description The name of the volume to update.  Mutually exclusive with UUID.
+       * @example funky-town-g756b5d
+       */
+      name?: string;
+      /**
+       * Format: enum
+       * @description The property to modify.
+       * @example size_mb
+       * @enum {string}
+       */
+      prop: 'size_mb' | 'tags' | 'quota_policy' | 'delete_lock';
+      /**
+       * Format: enum
+       * @description The operation to perform.
+       * @example set
+       * @enum {string}
+       */
+      op: 'set' | 'add' | 'del';
+      /**
+       * @description The value for the update operation. The type depends on the property and operation:
+       *     - For "size_mb": unsigned integer
+       *     - For "quota_policy": "static" or "dynamic"
+       *     - For "tags": array of Strings
+       *     - For "delete_lock": boolean
+       */
+      value?: components['schemas']['GoogleProtobufValue'];
+    };
+    /** @description The response message for updating one or more volume(s). */
+    UpdateVolumesResponse: {
+      /** @description The status of the response. */
+      status?: components['schemas']['ResponseStatus'];
+      /**
+       * @description An optional message providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example Failed to perform all operations
+       */
+      message?: string;
+      /** @description The response data for this request. */
+      data?: components['schemas']['UpdateVolumesResponseData'];
+      /** @description A list of errors which may have occurred during the request. */
+      errors?: components['schemas']['ResponseError'][];
+      /**
+       * Format: uint64
+       * @description The operation time in microseconds.  This is the time it took to process
+       *     the request and generate the response.
+       * @example 76
+       */
+      op_time_us?: number;
+    };
+    UpdateVolumesResponseData: {
+      /** @description List of volumes that were processed during the update operation. */
+      volumes?: components['schemas']['UpdateVolumesResponseUpdatedVolume'][];
+    };
+    UpdateVolumesResponseUpdatedVolume: {
+      /**
+       * Format: uuid
+       * @description The UUID of the volume that was updated.
+       * @example 123e4567-e89b-12d3-a456-426614174000
+       */
+      uuid?: string;
+      /**
+       * @description The name of the volume that was updated.
+       * @example funky-town-g756b5d
+       */
+      name?: string;
+      /**
+       * @description The status of this particular volume update operation.
+       * @example success
+       */
+      status?: string;
+      /**
+       * @description (Optional).  The client-provided ID from the request.
+       * @example op-1
+       */
+      id?: string;
+      /**
+       * @description An optional message providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example No volume with name 'funky-town-g756b5d'
+       */
+      message?: string;
+      /**
+       * Format: int32
+       * @description An optional error code providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example 8
+       */
+      error?: number;
+    };
+    /** @description A volume represents a storage device that can be attached to an instance. */
+    Volume: {
+      /**
+       * Format: uuid
+       * @description The UUID of the volume.
+       *
+       *     This is a unique identifier for the volume that is generated when the
+       *     volume is created.  The UUID is used to reference the volume in
+       *     API calls and can be used to identify the volume in all API calls that
+       *     require an identifier.
+       * @example c1d2e3f4-5678-90ab-cdef-1234567890ab
+       */
+      uuid?: string;
+      /**
+       * @description The name of the volume.
+       *
+       *     This is a human-readable name that can be used to identify the volume.
+       *     The name must be unique within the context of your account.  The name can
+       *     also be used to identify the volume in API calls.
+       * @example funky-town-g7gum5cj
+       */
+      name?: string;
+      /**
+       * Format: date-time
+       * @description The time the volume was created.
+       * @example 2021-01-01T00:00:00Z
+       */
+      created_at?: string;
+      /**
+       * Format: enum
+       * @description Current state of the volume.
+       * @enum {string}
+       */
+      state?:
+        | 'uninitialized'
+        | 'initializing'
+        | 'available'
+        | 'idle'
+        | 'mounted'
+        | 'busy'
+        | 'error'
+        | 'template';
+      /**
+       * Format: uint64
+       * @description The size of the volume in megabytes.
+       * @example 64
+       */
+      size_mb?: number;
+      /**
+       * @description Indicates if the volume will stay alive when the last instance is deleted
+       *     that this volume is attached to.
+       * @example true
+       */
+      persistent?: boolean;
+      /** @description List of instances that this volume is attached to. */
+      attached_to?: components['schemas']['VolumeInstanceID'][];
+      /**
+       * @description List of instances that have this volume mounted.
+       *     This does not apply to template volumes.
+       */
+      mounted_by?: components['schemas']['VolumeInstanceMount'][];
+      /**
+       * @description The tags associated with the volume.
+       *     Maximum 16 tags are allowed, and each tag may not be longer than 256 characters.
+       */
+      tags?: string[];
+      /**
+       * @description An optional field representing the status of the request.  This field is
+       *     only set when this message object is used as a response message.
+       */
+      status?: components['schemas']['ResponseStatus'];
+      /**
+       * @description An optional message providing additional information about the status.
+       *     This field is only set when this message object is used as a response
+       *     message, and is useful when the status is not `success`.
+       * @example No volume with name 'funky-town-g756b5d'
+       */
+      message?: string;
+      /**
+       * Format: int32
+       * @description An optional error code providing additional information about the status.
+       *     This field is only set when this message object is used as a response
+       *     message, and is useful when the status is not `success`.
+       * @example 8
+       */
+      error?: number;
+      /**
+       * Format: enum
+       * @description Either static or dynamic reservation.
+       * @example static
+       * @enum {string}
+       */
+      quota_policy?: 'static' | 'dynamic';
+      /**
+       * @description If set to true, the volume cannot be deleted.
+       * @example false
+       */
+      delete_lock?: boolean;
+      /**
+       * Format: uint32
+       * @description The amount of free space in the volume in megabytes.
+       * @example 32
+       */
+      free_mb?: number;
+      /**
+       * @description The filesystem type of this volume.
+       *     Without custom configuration, this is either `ext4` or `virtiofs`.
+       * @example ext4
+       */
+      filesystem?: string;
+      /**
+       * @description Host path backing this managed volume.
+       *     This field is only available for managed volumes and users with
+       *     appropriate permissions.
+       * @example /usr/lib/unikraft/volumes/my-vol
+       */
+      host_path?: string;
+      /**
+       * @description Optional script arguments that were applied to the custom volume filesystem
+       *     initialization scripts.
+       * @example {
+       *       "arg1": "value1",
+       *       "arg2": "value2"
+       *     }
+       */
+      args?: {
+        [key: string]: string;
+      };
+    };
+    /** @description Reference to the instance to attach the volume to. */
+    VolumeInstanceID: {
+      /**
+       * Format: uuid
+       * @description The UUID of the instance that the volume is attached to.
+       * @example c1d2e3f4-5678-90ab-cdef-1234567890ab
+       */
+      uuid?: string;
+    } & {
+      /**
+       * @description The name of the instance that the volume is attached to.
+       * @example funky-town-g7gum5cj
+       */
+      name?: string;
+    };
+    VolumeInstanceMount: {
+      /**
+       * Format: uuid
+       * @description The UUID of the instance that the volume is mounted in.
+       * @example funky-town-g7gum5cj
+       */
+      uuid?: string;
+      /**
+       * @description The name of the instance that the volume is mounted in.
+       * @example funky-town-g7gum5cj
+       */
+      name?: string;
+      /**
+       * @description Whether the volume is mounted read-only or read-write.
+       * @example true
+       */
+      readonly?: boolean;
+    };
+    /** @description Wait parameters. */
+    WaitInstanceByUUIDRequestBody: {
+      /**
+       * Format: enum
+       * @description The desired state to wait for.  Default is `running`.
+       * @enum {string}
+       */
+      state?: 'stopped' | 'starting' | 'running' | 'draining' | 'stopping' | 'template' | 'standby';
+    } & {
+      /**
+       * Format: int64
+       * @description Timeout in milliseconds to wait for the instance to reach the desired
+       *     state.  If the timeout is reached, the request will fail with an error.
+       *     A value of -1 means to wait indefinitely until the instance reaches the
+       *     desired state.
+       * @example 450
+       */
+      timeout_ms?: number;
+    };
+    /** @description A single wait operation to be applied to an instance. */
+    WaitInstancesRequestItem: {
+      /**
+       * Format: uuid
+       * @description The UUID of the instance to wait for.  Mutually exclusive with name.
+       * @example 123e4567-e89b-12d3-a456-426614174000
+       */
+      uuid?: string;
+      /**
+       * @description The name of the instance to wait for.  Mutually exclusive with UUID.
+       * @example funky-town-g756b5d
+       */
+      name?: string;
+      /**
+       * Format: enum
+       * @description The desired state to wait for.  Default is `running`.
+       * @enum {string}
+       */
+      state?: 'stopped' | 'starting' | 'running' | 'draining' | 'stopping' | 'template' | 'standby';
+      /**
+       * Format: int64
+       * @description Timeout in milliseconds to wait for the instance to reach the desired
+       *     state.  If the timeout is reached, the request will fail with an error.
+       *     A value of -1 means to wait indefinitely until the instance reaches the
+       *     desired state.
+       * @example 450
+       */
+      timeout_ms?: number;
+    };
+    /**
+     * @description The response message for waiting for one or more instance(s) to reach a
+     *     certain state given their UUID(s) or name(s).
+     */
+    WaitInstancesResponse: {
+      /** @description The status of the response. */
+      status?: components['schemas']['ResponseStatus'];
+      /**
+       * @description An optional message providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example Failed to perform all operations
+       */
+      message?: string;
+      /** @description The response data for this request. */
+      data?: components['schemas']['WaitInstancesResponseData'];
+      /** @description A list of errors which may have occurred during the request. */
+      errors?: components['schemas']['ResponseError'][];
+      /**
+       * Format: uint64
+       * @description The operation time in microseconds.  This is the time it took to process
+       *     the request and generate the response.
+       * @example 450
+       */
+      op_time_us?: number;
+    };
+    WaitInstancesResponseData: {
+      /** @description The instance(s) which this requested waited on. */
+      instances?: components['schemas']['WaitInstancesResponseWaitedInstance'][];
+    };
+    WaitInstancesResponseWaitedInstance: {
+      /**
+       * Format: uuid
+       * @description The UUID of the instance.
+       * @example 123e4567-e89b-12d3-a456-426614174000
+       */
+      uuid?: string;
+      /**
+       * @description The name of the instance.
+       * @example funky-town-g756b5d
+       */
+      name?: string;
+      /**
+       * Format: enum
+       * @description The current state of the instance.
+       * @enum {string}
+       */
+      state?: 'stopped' | 'starting' | 'running' | 'draining' | 'stopping' | 'template' | 'standby';
+      /**
+       * @description An optional message providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example No instance with name 'funky-town-g756b5d'
+       */
+      message?: string;
+      /**
+       * Format: int32
+       * @description An optional error code providing additional information about the status.
+       *     This field is useful when the status is not `success`.
+       * @example 8
+       */
+      error?: number;
+    };
+  };
+  responses: never;
+  parameters: never;
+  requestBodies: never;
+  headers: never;
+  pathItems: never;
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    GetCertificates: {
-        parameters: {
-            query?: {
-                /**
-                 * @description Whether to include details about the certificate in the response.  By
-                 *     default this is set to true, meaning that all information about the
-                 *     certificate will be included in the response.  If set to false, only the
-                 *     basic information about the certificate will be included, such as its name
-                 *     and UUID.
-                 */
-                details?: boolean;
-                /**
-                 * @description The maximum number of certificates to return.  If set to 0 or not set, all
-                 *     certificates matching filters will be returned.  When filtering by IDs,
-                 *     this should not be set.
-                 */
-                count?: number;
-                /**
-                 * @description If set, the listing starts from the certificate with the given UUID or at
-                 *     the given ISO8601 creation timestamp (inclusive).  When count is 0 or not
-                 *     set, a UUID value may be used to match a specific certificate by UUID.
-                 */
-                from?: string;
-                /**
-                 * @description The sort order for the returned certificates.
-                 *
-                 *     Valid values are `PAGINATION_ORDER_ASC` (ascending, oldest first) and
-                 *     `PAGINATION_ORDER_DESC` (descending, newest first).  Defaults to
-                 *     `PAGINATION_ORDER_ASC`.
-                 */
-                order?: "asc" | "desc";
-                /**
-                 * @description The field to sort the certificates by.
-                 *
-                 *     Currently only `PAGINATION_SORT_BY_CREATE_TIME` is supported.  Defaults to
-                 *     `PAGINATION_SORT_BY_CREATE_TIME`.
-                 */
-                sortby?: "create_time";
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["NameOrUUID"][];
-            };
-        };
-        responses: {
-            /** @description default */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["GetCertificatesResponse"];
-                };
-            };
-        };
-    };
-    CreateCertificate: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CreateCertificateRequest"];
-            };
-        };
-        responses: {
-            /** @description default */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CreateCertificateResponse"];
-                };
-            };
-        };
-    };
-    DeleteCertificates: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["NameOrUUID"][];
-            };
-        };
-        responses: {
-            /** @description default */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["DeleteCertificatesResponse"];
-                };
-            };
-        };
-    };
-    UpdateCertificate: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["UpdateCertificateRequest"];
-            };
-        };
-        responses: {
-            /** @description default */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UpdateCertificateResponse"];
-                };
-            };
-        };
-    };
-    GetCertificateByUUID: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The UUID of the certificate. */
-                uuid: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description default */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["GetCertificatesResponse"];
-                };
-            };
-        };
-    };
-    DeleteCertificateByUUID: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The UUID of the certificate to delete. */
-                uuid: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description default */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["DeleteCertificatesResponse"];
-                };
-            };
-        };
-    };
-    UpdateCertificateByUUID: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The UUID of the certificate to update. */
-                uuid: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["UpdateCertificateByUUIDRequest"];
-            };
-        };
-        responses: {
-            /** @description default */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UpdateCertificateResponse"];
-                };
-            };
-        };
-    };
-    Healthz: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description default */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["HealthzResponse"];
-                };
-            };
-        };
-    };
-    GetImages: {
-        parameters: {
-            query?: {
-                /** @description Optional namespace to filter images by. */
-                namespace?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: {
-            content: {
-                "application/json": components["schemas"]["TagOrDigest"];
-            };
-        };
-        responses: {
-            /** @description default */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["GetImagesResponse"];
-                };
-            };
-        };
-    };
-    GetInstances: {
-        parameters: {
-            query?: {
-                /**
-                 * @description Whether to include details about the instance in the response.  By default
-                 *     this is set to true, meaning that all information about the instance will
-                 *     be included in the response.  If set to false, only the basic information
-                 *     about the instance will be included, such as its name and UUID.
-                 */
-                details?: boolean;
-                /**
-                 * @description The maximum number of instances to return.  If set to 0 or not set, all
-                 *     instances matching filters will be returned.  When filtering by IDs, this
-                 *     should not be set.
-                 */
-                count?: number;
-                /**
-                 * @description If set, the listing starts from the instance with the given UUID or at
-                 *     the given ISO8601 creation timestamp (inclusive).  When count is 0 or not
-                 *     set, a UUID value may be used to match a specific instance by UUID.
-                 */
-                from?: string;
-                /** @description A list of tags to filter the instances by. */
-                tags?: string[];
-                /**
-                 * @description The sort order for the returned instances.
-                 *
-                 *     Valid values are `PAGINATION_ORDER_ASC` (ascending, oldest first) and
-                 *     `PAGINATION_ORDER_DESC` (descending, newest first).  Defaults to
-                 *     `PAGINATION_ORDER_ASC`.
-                 */
-                order?: "asc" | "desc";
-                /**
-                 * @description The field to sort the instances by.
-                 *
-                 *     Currently only `PAGINATION_SORT_BY_CREATE_TIME` is supported.  Defaults to
-                 *     `PAGINATION_SORT_BY_CREATE_TIME`.
-                 */
-                sortby?: "create_time";
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["NameOrUUID"][];
-            };
-        };
-        responses: {
-            /** @description default */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["GetInstancesResponse"];
-                };
-            };
-        };
-    };
-    CreateInstance: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CreateInstanceRequest"];
-            };
-        };
-        responses: {
-            /** @description default */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CreateInstanceResponse"];
-                };
-            };
-        };
-    };
-    DeleteInstances: {
-        parameters: {
-            query?: {
-                /**
-                 * @description Timeout in seconds to wait for the instances to be deleted.  No wait
-                 *     performed for a value of 0.
-                 */
-                timeout_s?: number;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["NameOrUUID"][];
-            };
-        };
-        responses: {
-            /** @description default */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["DeleteInstancesResponse"];
-                };
-            };
-        };
-    };
-    UpdateInstances: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["UpdateInstancesRequestItem"][];
-            };
-        };
-        responses: {
-            /** @description default */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UpdateInstancesResponse"];
-                };
-            };
-        };
-    };
-    GetInstanceLogs: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["GetInstancesLogsRequestItem"][];
-            };
-        };
-        responses: {
-            /** @description default */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["GetInstancesLogsResponse"];
-                };
-            };
-        };
-    };
-    GetInstanceMetrics: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["NameOrUUID"][];
-            };
-        };
-        responses: {
-            /** @description default */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["GetInstancesMetricsResponse"];
-                };
-            };
-        };
-    };
-    StartInstances: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["StartInstancesRequestItem"][];
-            };
-        };
-        responses: {
-            /** @description default */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["StartInstancesResponse"];
-                };
-            };
-        };
-    };
-    StopInstances: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["StopInstancesRequestItem"][];
-            };
-        };
-        responses: {
-            /** @description default */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["StopInstancesResponse"];
-                };
-            };
-        };
-    };
-    GetTemplateInstances: {
-        parameters: {
-            query?: {
-                /**
-                 * @description Whether to include details about the templates in the response.  By default
-                 *     this is set to true, meaning that all information about the templates will
-                 *     be included in the response.  If set to false, only the basic information
-                 *     about the templates will be included, such as their name and UUID.
-                 */
-                details?: boolean;
-                /**
-                 * @description The maximum number of template instances to return.  If set to 0 or not
-                 *     set, all the template instances matching filters will be returned.  When
-                 *     filtering by IDs, this should not be set.
-                 */
-                count?: number;
-                /** @description A list of tags to filter the template instances by. */
-                tags?: string[];
-                /**
-                 * @description If set, the listing starts from the template with the given UUID or at the
-                 *     given ISO8601 creation timestamp (inclusive).  When count is 0 or not set,
-                 *     a UUID value may be used to match a specific template by UUID.
-                 */
-                from?: string;
-                /**
-                 * @description The sort order for the returned template instances.
-                 *
-                 *     Valid values are `PAGINATION_ORDER_ASC` (ascending, oldest first) and
-                 *     `PAGINATION_ORDER_DESC` (descending, newest first).  Defaults to
-                 *     `PAGINATION_ORDER_ASC`.
-                 */
-                order?: "asc" | "desc";
-                /**
-                 * @description The field to sort the template instances by.
-                 *
-                 *     Currently only `PAGINATION_SORT_BY_CREATE_TIME` is supported.  Defaults to
-                 *     `PAGINATION_SORT_BY_CREATE_TIME`.
-                 */
-                sortby?: "create_time";
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["NameOrUUID"][];
-            };
-        };
-        responses: {
-            /** @description default */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["GetTemplateInstancesResponse"];
-                };
-            };
-        };
-    };
-    CreateTemplateInstances: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CreateTemplateInstancesRequest"];
-            };
-        };
-        responses: {
-            /** @description default */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CreateTemplateInstancesResponse"];
-                };
-            };
-        };
-    };
-    DeleteTemplateInstances: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["NameOrUUID"][];
-            };
-        };
-        responses: {
-            /** @description default */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["DeleteTemplateInstancesResponse"];
-                };
-            };
-        };
-    };
-    UpdateTemplateInstances: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["UpdateTemplateInstancesRequestItem"][];
-            };
-        };
-        responses: {
-            /** @description default */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UpdateTemplateInstancesResponse"];
-                };
-            };
-        };
-    };
-    GetTemplateInstanceByUUID: {
-        parameters: {
-            query?: {
-                /**
-                 * @description Whether to include details about the templates in the response.  By default
-                 *     this is set to true, meaning that all information about the templates will
-                 *     be included in the response.  If set to false, only the basic information
-                 *     about the templates will be included, such as their name and UUID.
-                 */
-                details?: boolean;
-            };
-            header?: never;
-            path: {
-                /** @description The UUID of the template instance to retrieve. */
-                uuid: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description default */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["GetTemplateInstancesResponse"];
-                };
-            };
-        };
-    };
-    DeleteTemplateInstanceByUUID: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The UUID of the template instance to delete. */
-                uuid: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description default */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["DeleteTemplateInstancesResponse"];
-                };
-            };
-        };
-    };
-    UpdateTemplateInstanceByUUID: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The UUID of the template instance to update. */
-                uuid: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["UpdateTemplateInstanceByUUIDRequestBody"];
-            };
-        };
-        responses: {
-            /** @description default */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UpdateTemplateInstancesResponse"];
-                };
-            };
-        };
-    };
-    WaitInstances: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["WaitInstancesRequestItem"][];
-            };
-        };
-        responses: {
-            /** @description default */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["WaitInstancesResponse"];
-                };
-            };
-        };
-    };
-    GetInstanceByUUID: {
-        parameters: {
-            query?: {
-                /**
-                 * @description Whether to include details about the instance in the response.  By default
-                 *     this is set to true, meaning that all information about the instance will
-                 *     be included in the response.  If set to false, only the basic information
-                 *     about the instance will be included, such as its name and UUID.
-                 */
-                details?: boolean;
-            };
-            header?: never;
-            path: {
-                /** @description The UUID of the instance to get. */
-                uuid: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description default */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["GetInstancesResponse"];
-                };
-            };
-        };
-    };
-    DeleteInstanceByUUID: {
-        parameters: {
-            query?: {
-                /**
-                 * @description Timeout in seconds to wait for the instance to be deleted.  No wait
-                 *     performed for a value of 0.
-                 */
-                timeout_s?: number;
-            };
-            header?: never;
-            path: {
-                /** @description The UUID of the instance to delete. */
-                uuid: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description default */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["DeleteInstancesResponse"];
-                };
-            };
-        };
-    };
-    UpdateInstanceByUUID: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The UUID of the instance to update. */
-                uuid: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["UpdateInstanceByUUIDRequestBody"];
-            };
-        };
-        responses: {
-            /** @description default */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UpdateInstancesResponse"];
-                };
-            };
-        };
-    };
-    GetInstanceLogsByUUID: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The UUID of the instance to retrieve logs for. */
-                uuid: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["GetInstanceLogsByUUIDRequestBody"];
-            };
-        };
-        responses: {
-            /** @description default */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["GetInstancesLogsResponse"];
-                };
-            };
-        };
-    };
-    GetInstanceMetricsByUUID: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The UUID of the instance to retrieve metrics for. */
-                uuid: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description default */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["GetInstancesMetricsResponse"];
-                };
-            };
-        };
-    };
-    StartInstanceByUUID: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The UUID of the instance to start. */
-                uuid: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["StartInstanceByUUIDRequestBody"];
-            };
-        };
-        responses: {
-            /** @description default */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["StartInstancesResponse"];
-                };
-            };
-        };
-    };
-    StopInstanceByUUID: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The UUID of the instance to stop. */
-                uuid: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["StopInstanceByUUIDRequestBody"];
-            };
-        };
-        responses: {
-            /** @description default */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["StopInstancesResponse"];
-                };
-            };
-        };
-    };
-    WaitInstanceByUUID: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The UUID of the instance to wait for. */
-                uuid: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["WaitInstanceByUUIDRequestBody"];
-            };
-        };
-        responses: {
-            /** @description default */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["WaitInstancesResponse"];
-                };
-            };
-        };
-    };
-    GetServiceGroups: {
-        parameters: {
-            query?: {
-                /**
-                 * @description Whether to include details about the service group in the response.  By
-                 *     default this is set to true, meaning that all information about the service
-                 *     group will be included in the response.  If set to false, only the basic
-                 *     information about the service group will be included, such as its name and
-                 *     UUID.
-                 */
-                details?: boolean;
-                /**
-                 * @description The maximum number of service groups to return.  If set to 0 or not set,
-                 *     all service groups matching filters will be returned.  When filtering by
-                 *     IDs, this should not be set.
-                 */
-                count?: number;
-                /**
-                 * @description If set, the listing starts from the service group with the given UUID or
-                 *     at the given ISO8601 creation timestamp (inclusive).  When count is 0 or
-                 *     not set, a UUID value may be used to match a specific service group by
-                 *     UUID.
-                 */
-                from?: string;
-                /**
-                 * @description The sort order for the returned service groups.
-                 *
-                 *     Valid values are `PAGINATION_ORDER_ASC` (ascending, oldest first) and
-                 *     `PAGINATION_ORDER_DESC` (descending, newest first).  Defaults to
-                 *     `PAGINATION_ORDER_ASC`.
-                 */
-                order?: "asc" | "desc";
-                /**
-                 * @description The field to sort the service groups by.
-                 *
-                 *     Currently only `PAGINATION_SORT_BY_CREATE_TIME` is supported.  Defaults to
-                 *     `PAGINATION_SORT_BY_CREATE_TIME`.
-                 */
-                sortby?: "create_time";
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["NameOrUUID"][];
-            };
-        };
-        responses: {
-            /** @description default */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["GetServiceGroupsResponse"];
-                };
-            };
-        };
-    };
-    CreateServiceGroup: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CreateServiceGroupRequest"];
-            };
-        };
-        responses: {
-            /** @description default */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CreateServiceGroupResponse"];
-                };
-            };
-        };
-    };
-    DeleteServiceGroups: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["NameOrUUID"][];
-            };
-        };
-        responses: {
-            /** @description default */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["DeleteServiceGroupsResponse"];
-                };
-            };
-        };
-    };
-    UpdateServiceGroups: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["UpdateServiceGroupsRequestItem"][];
-            };
-        };
-        responses: {
-            /** @description default */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UpdateServiceGroupsResponse"];
-                };
-            };
-        };
-    };
-    GetAutoscaleConfigurations: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["NameOrUUID"][];
-            };
-        };
-        responses: {
-            /** @description default */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["GetAutoscaleConfigurationsResponse"];
-                };
-            };
-        };
-    };
-    CreateAutoscaleConfigurations: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CreateAutoscaleConfigurationsRequestConfiguration"][];
-            };
-        };
-        responses: {
-            /** @description default */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CreateAutoscaleConfigurationsResponse"];
-                };
-            };
-        };
-    };
-    DeleteAutoscaleConfigurations: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["NameOrUUID"][];
-            };
-        };
-        responses: {
-            /** @description default */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["DeleteAutoscaleConfigurationsResponse"];
-                };
-            };
-        };
-    };
-    GetServiceGroupByUUID: {
-        parameters: {
-            query?: {
-                /**
-                 * @description Whether to include details about the service group in the response.  By
-                 *     default this is set to true, meaning that all information about the service
-                 *     group will be included in the response.  If set to false, only the basic
-                 *     information about the service group will be included, such as its name and
-                 *     UUID.
-                 */
-                details?: boolean;
-            };
-            header?: never;
-            path: {
-                /** @description The UUID of the service group to retrieve. */
-                uuid: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description default */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["GetServiceGroupsResponse"];
-                };
-            };
-        };
-    };
-    DeleteServiceGroupByUUID: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The UUID of the service group to delete. */
-                uuid: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description default */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["DeleteServiceGroupsResponse"];
-                };
-            };
-        };
-    };
-    UpdateServiceGroupByUUID: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The UUID of the service group to update. */
-                uuid: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["UpdateServiceGroupByUUIDRequestBody"];
-            };
-        };
-        responses: {
-            /** @description default */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UpdateServiceGroupsResponse"];
-                };
-            };
-        };
-    };
-    GetAutoscaleConfigurationsByServiceGroupUUID: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The UUID of the service group. */
-                uuid: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description default */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["GetAutoscaleConfigurationsResponse"];
-                };
-            };
-        };
-    };
-    CreateAutoscaleConfigurationByServiceGroupUUID: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description The UUID of the service to create a configuration for.
-                 *     Mutually exclusive with name.
-                 */
-                uuid: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CreateAutoscaleConfigurationByServiceGroupUUIDRequest"];
-            };
-        };
-        responses: {
-            /** @description default */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CreateAutoscaleConfigurationsResponse"];
-                };
-            };
-        };
-    };
-    DeleteAutoscaleConfigurationsByServiceGroupUUID: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The UUID of the service group. */
-                uuid: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description default */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["DeleteAutoscaleConfigurationsResponse"];
-                };
-            };
-        };
-    };
-    GetAutoscaleConfigurationPolicies: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                uuid: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["GetAutoscaleConfigurationPolicyRequest"];
-            };
-        };
-        responses: {
-            /** @description default */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["GetAutoscaleConfigurationPolicyResponse"];
-                };
-            };
-        };
-    };
-    CreateAutoscaleConfigurationPolicy: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                uuid: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CreateAutoscaleConfigurationPolicyRequest"];
-            };
-        };
-        responses: {
-            /** @description default */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CreateAutoscaleConfigurationPolicyResponse"];
-                };
-            };
-        };
-    };
-    DeleteAutoscaleConfigurationPolicies: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                uuid: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["DeletePolicyRequest"];
-            };
-        };
-        responses: {
-            /** @description default */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["DeleteAutoscaleConfigurationPolicyResponse"];
-                };
-            };
-        };
-    };
-    GetAutoscaleConfigurationPolicyByName: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The UUID of the service group. */
-                uuid: string;
-                /** @description The name of the policy to get. */
-                name: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description default */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["GetAutoscaleConfigurationPolicyResponse"];
-                };
-            };
-        };
-    };
-    DeleteAutoscaleConfigurationPolicyByName: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The UUID of the service group. */
-                uuid: string;
-                /** @description The name of the policy to delete. */
-                name: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description default */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["DeleteAutoscaleConfigurationPolicyResponse"];
-                };
-            };
-        };
-    };
-    AddUsers: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description default */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AddUsersResponse"];
-                };
-            };
-        };
-    };
-    GetUser: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description default */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["QuotasResponse"];
-                };
-            };
-        };
-    };
-    GetUserByUUID: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The UUID of the user to retrieve quotas for. */
-                uuid: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description default */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["QuotasResponse"];
-                };
-            };
-        };
-    };
-    GetVolumes: {
-        parameters: {
-            query?: {
-                /**
-                 * @description Whether to include details about the volume in the response.  By
-                 *     default this is set to true, meaning that all information about the
-                 *     volume will be included in the response.  If set to false, only the
-                 *     basic information about the volume will be included, such as its name
-                 *     and UUID.
-                 */
-                details?: boolean;
-                /**
-                 * @description The maximum number of volumes to return.  If set to 0 or not set, all
-                 *     volumes matching filters will be returned.  When filtering by IDs, this
-                 *     should not be set.
-                 */
-                count?: number;
-                /**
-                 * @description If set, the listing starts from the volume with the given UUID or at the
-                 *     given ISO8601 creation timestamp (inclusive).  When count is 0 or not set,
-                 *     a UUID value may be used to match a specific volume by UUID.
-                 */
-                from?: string;
-                /** @description A list of tags to filter the volumes by. */
-                tags?: string[];
-                /**
-                 * @description The sort order for the returned volumes.
-                 *
-                 *     Valid values are `PAGINATION_ORDER_ASC` (ascending, oldest first) and
-                 *     `PAGINATION_ORDER_DESC` (descending, newest first).  Defaults to
-                 *     `PAGINATION_ORDER_ASC`.
-                 */
-                order?: "asc" | "desc";
-                /**
-                 * @description The field to sort the volumes by.
-                 *
-                 *     Currently only `PAGINATION_SORT_BY_CREATE_TIME` is supported.  Defaults to
-                 *     `PAGINATION_SORT_BY_CREATE_TIME`.
-                 */
-                sortby?: "create_time";
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["NameOrUUID"][];
-            };
-        };
-        responses: {
-            /** @description default */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["GetVolumesResponse"];
-                };
-            };
-        };
-    };
-    CreateVolume: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CreateVolumeRequest"];
-            };
-        };
-        responses: {
-            /** @description default */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CreateVolumeResponse"];
-                };
-            };
-        };
-    };
-    DeleteVolumes: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["NameOrUUID"][];
-            };
-        };
-        responses: {
-            /** @description default */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["DeleteVolumesResponse"];
-                };
-            };
-        };
-    };
-    UpdateVolumes: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["UpdateVolumesRequestItem"][];
-            };
-        };
-        responses: {
-            /** @description default */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UpdateVolumesResponse"];
-                };
-            };
-        };
-    };
-    AttachVolumes: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["AttachVolumesRequestItem"][];
-            };
-        };
-        responses: {
-            /** @description default */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AttachVolumesResponse"];
-                };
-            };
-        };
-    };
-    CloneVolumes: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CloneVolumesRequestItem"][];
-            };
-        };
-        responses: {
-            /** @description default */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CloneVolumesResponse"];
-                };
-            };
-        };
-    };
-    DetachVolumes: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["DetachVolumesRequestItem"][];
-            };
-        };
-        responses: {
-            /** @description default */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["DetachVolumesResponse"];
-                };
-            };
-        };
-    };
-    GetTemplateVolumes: {
-        parameters: {
-            query?: {
-                /**
-                 * @description Whether to include details about the template volumes in the response.  By
-                 *     default this is set to true, meaning that all information about the
-                 *     templates will be included in the response.  If set to false, only the
-                 *     basic information about the templates will be included, such as their name
-                 *     and UUID.
-                 */
-                details?: boolean;
-                /**
-                 * @description The maximum number of template volumes to return.  If set to 0 or not set,
-                 *     all volumes matching filters will be returned.  When filtering by IDs, this
-                 *     should not be set.
-                 */
-                count?: number;
-                /**
-                 * @description If set, the listing starts from the template with the given UUID or at the
-                 *     given ISO8601 creation timestamp (inclusive).  When count is 0 or not set,
-                 *     a UUID value may be used to match a specific template by UUID.
-                 */
-                from?: string;
-                /** @description A list of tags to filter the template volumes by. */
-                tags?: string[];
-                /**
-                 * @description The sort order for the returned template volumes.
-                 *
-                 *     Valid values are `PAGINATION_ORDER_ASC` (ascending, oldest first) and
-                 *     `PAGINATION_ORDER_DESC` (descending, newest first).  Defaults to
-                 *     `PAGINATION_ORDER_ASC`.
-                 */
-                order?: "asc" | "desc";
-                /**
-                 * @description The field to sort the template volumes by.
-                 *
-                 *     Currently only `PAGINATION_SORT_BY_CREATE_TIME` is supported.  Defaults to
-                 *     `PAGINATION_SORT_BY_CREATE_TIME`.
-                 */
-                sortby?: "create_time";
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["NameOrUUID"][];
-            };
-        };
-        responses: {
-            /** @description default */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["GetTemplateVolumesResponse"];
-                };
-            };
-        };
-    };
-    CreateTemplateVolume: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CreateTemplateVolumesRequest"];
-            };
-        };
-        responses: {
-            /** @description default */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CreateTemplateVolumesResponse"];
-                };
-            };
-        };
-    };
-    DeleteTemplateVolumes: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["NameOrUUID"][];
-            };
-        };
-        responses: {
-            /** @description default */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["DeleteTemplateVolumesResponse"];
-                };
-            };
-        };
-    };
-    UpdateTemplateVolumes: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["UpdateTemplateVolumesRequestItem"][];
-            };
-        };
-        responses: {
-            /** @description default */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UpdateTemplateVolumesResponse"];
-                };
-            };
-        };
-    };
-    GetTemplateVolumeByUUID: {
-        parameters: {
-            query?: {
-                /**
-                 * @description Whether to include details about the template volume in the response.  By
-                 *     default this is set to true, meaning that all information about the
-                 *     template will be included in the response.  If set to false, only the
-                 *     basic information about the template will be included, such as its name
-                 *     and UUID.
-                 */
-                details?: boolean;
-            };
-            header?: never;
-            path: {
-                /** @description The UUID of the template volume to retrieve. */
-                uuid: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description default */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["GetTemplateVolumesResponse"];
-                };
-            };
-        };
-    };
-    DeleteTemplateVolumeByUUID: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The UUID of the template volume to delete. */
-                uuid: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description default */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["DeleteTemplateVolumesResponse"];
-                };
-            };
-        };
-    };
-    UpdateTemplateVolumeByUUID: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The UUID of the template volume to update. */
-                uuid: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["UpdateTemplateVolumeByUUIDRequestBody"];
-            };
-        };
-        responses: {
-            /** @description default */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UpdateTemplateVolumesResponse"];
-                };
-            };
-        };
-    };
-    GetVolumeByUUID: {
-        parameters: {
-            query?: {
-                /**
-                 * @description Whether to include details about the volume in the response.  By
-                 *     default this is set to true, meaning that all information about the
-                 *     volume will be included in the response.  If set to false, only the
-                 *     basic information about the volume will be included, such as its name
-                 *     and UUID.
-                 */
-                details?: boolean;
-            };
-            header?: never;
-            path: {
-                /** @description The UUID of the volume to retrieve. */
-                uuid: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description default */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["GetVolumesResponse"];
-                };
-            };
-        };
-    };
-    DeleteVolumeByUUID: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The UUID of the volume to delete. */
-                uuid: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description default */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["DeleteVolumesResponse"];
-                };
-            };
-        };
-    };
-    UpdateVolumeByUUID: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The UUID of the volume to update. */
-                uuid: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["UpdateVolumeByUUIDRequestBody"];
-            };
-        };
-        responses: {
-            /** @description default */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UpdateVolumesResponse"];
-                };
-            };
-        };
-    };
-    AttachVolumeByUUID: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The UUID of the volume to attach. */
-                uuid: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["AttachVolumeByUUIDRequestBody"];
-            };
-        };
-        responses: {
-            /** @description default */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AttachVolumesResponse"];
-                };
-            };
-        };
-    };
-    CloneVolumeByUUID: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The UUID of the volume to clone. */
-                uuid: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CloneVolumeByUUIDRequestBody"];
-            };
-        };
-        responses: {
-            /** @description default */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CloneVolumesResponse"];
-                };
-            };
-        };
-    };
-    DetachVolumeByUUID: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The UUID of the volume to detach. */
-                uuid: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["DetachVolumeByUUIDRequestBody"];
-            };
-        };
-        responses: {
-            /** @description default */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["DetachVolumesResponse"];
-                };
-            };
-        };
-    };
+  GetCertificates: {
+    parameters: {
+      query?: {
+        /**
+         * @description Whether to include details about the certificate in the response.  By
+         *     default this is set to true, meaning that all information about the
+         *     certificate will be included in the response.  If set to false, only the
+         *     basic information about the certificate will be included, such as its name
+         *     and UUID.
+         */
+        details?: boolean;
+        /**
+         * @description The maximum number of certificates to return.  If set to 0 or not set, all
+         *     certificates matching filters will be returned.  When filtering by IDs,
+         *     this should not be set.
+         */
+        count?: number;
+        /**
+         * @description If set, the listing starts from the certificate with the given UUID or at
+         *     the given ISO8601 creation timestamp (inclusive).  When count is 0 or not
+         *     set, a UUID value may be used to match a specific certificate by UUID.
+         */
+        from?: string;
+        /**
+         * @description The sort order for the returned certificates.
+         *
+         *     Valid values are `PAGINATION_ORDER_ASC` (ascending, oldest first) and
+         *     `PAGINATION_ORDER_DESC` (descending, newest first).  Defaults to
+         *     `PAGINATION_ORDER_ASC`.
+         */
+        order?: 'asc' | 'desc';
+        /**
+         * @description The field to sort the certificates by.
+         *
+         *     Currently only `PAGINATION_SORT_BY_CREATE_TIME` is supported.  Defaults to
+         *     `PAGINATION_SORT_BY_CREATE_TIME`.
+         */
+        sortby?: 'create_time';
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['NameOrUUID'][];
+      };
+    };
+    responses: {
+      /** @description default */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['GetCertificatesResponse'];
+        };
+      };
+    };
+  };
+  CreateCertificate: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateCertificateRequest'];
+      };
+    };
+    responses: {
+      /** @description default */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CreateCertificateResponse'];
+        };
+      };
+    };
+  };
+  DeleteCertificates: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['NameOrUUID'][];
+      };
+    };
+    responses: {
+      /** @description default */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DeleteCertificatesResponse'];
+        };
+      };
+    };
+  };
+  UpdateCertificate: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['UpdateCertificateRequest'];
+      };
+    };
+    responses: {
+      /** @description default */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UpdateCertificateResponse'];
+        };
+      };
+    };
+  };
+  GetCertificateByUUID: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The UUID of the certificate. */
+        uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description default */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['GetCertificatesResponse'];
+        };
+      };
+    };
+  };
+  DeleteCertificateByUUID: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The UUID of the certificate to delete. */
+        uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description default */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DeleteCertificatesResponse'];
+        };
+      };
+    };
+  };
+  UpdateCertificateByUUID: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The UUID of the certificate to update. */
+        uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['UpdateCertificateByUUIDRequest'];
+      };
+    };
+    responses: {
+      /** @description default */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UpdateCertificateResponse'];
+        };
+      };
+    };
+  };
+  Healthz: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description default */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['HealthzResponse'];
+        };
+      };
+    };
+  };
+  GetImages: {
+    parameters: {
+      query?: {
+        /** @description Optional namespace to filter images by. */
+        namespace?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': components['schemas']['TagOrDigest'];
+      };
+    };
+    responses: {
+      /** @description default */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['GetImagesResponse'];
+        };
+      };
+    };
+  };
+  GetInstances: {
+    parameters: {
+      query?: {
+        /**
+         * @description Whether to include details about the instance in the response.  By default
+         *     this is set to true, meaning that all information about the instance will
+         *     be included in the response.  If set to false, only the basic information
+         *     about the instance will be included, such as its name and UUID.
+         */
+        details?: boolean;
+        /**
+         * @description The maximum number of instances to return.  If set to 0 or not set, all
+         *     instances matching filters will be returned.  When filtering by IDs, this
+         *     should not be set.
+         */
+        count?: number;
+        /**
+         * @description If set, the listing starts from the instance with the given UUID or at
+         *     the given ISO8601 creation timestamp (inclusive).  When count is 0 or not
+         *     set, a UUID value may be used to match a specific instance by UUID.
+         */
+        from?: string;
+        /** @description A list of tags to filter the instances by. */
+        tags?: string[];
+        /**
+         * @description The sort order for the returned instances.
+         *
+         *     Valid values are `PAGINATION_ORDER_ASC` (ascending, oldest first) and
+         *     `PAGINATION_ORDER_DESC` (descending, newest first).  Defaults to
+         *     `PAGINATION_ORDER_ASC`.
+         */
+        order?: 'asc' | 'desc';
+        /**
+         * @description The field to sort the instances by.
+         *
+         *     Currently only `PAGINATION_SORT_BY_CREATE_TIME` is supported.  Defaults to
+         *     `PAGINATION_SORT_BY_CREATE_TIME`.
+         */
+        sortby?: 'create_time';
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['NameOrUUID'][];
+      };
+    };
+    responses: {
+      /** @description default */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['GetInstancesResponse'];
+        };
+      };
+    };
+  };
+  CreateInstance: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateInstanceRequest'];
+      };
+    };
+    responses: {
+      /** @description default */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CreateInstanceResponse'];
+        };
+      };
+    };
+  };
+  DeleteInstances: {
+    parameters: {
+      query?: {
+        /**
+         * @description Timeout in seconds to wait for the instances to be deleted.  No wait
+         *     performed for a value of 0.
+         */
+        timeout_s?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['NameOrUUID'][];
+      };
+    };
+    responses: {
+      /** @description default */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DeleteInstancesResponse'];
+        };
+      };
+    };
+  };
+  UpdateInstances: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['UpdateInstancesRequestItem'][];
+      };
+    };
+    responses: {
+      /** @description default */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UpdateInstancesResponse'];
+        };
+      };
+    };
+  };
+  GetInstanceLogs: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['GetInstancesLogsRequestItem'][];
+      };
+    };
+    responses: {
+      /** @description default */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['GetInstancesLogsResponse'];
+        };
+      };
+    };
+  };
+  GetInstanceMetrics: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['NameOrUUID'][];
+      };
+    };
+    responses: {
+      /** @description default */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['GetInstancesMetricsResponse'];
+        };
+      };
+    };
+  };
+  StartInstances: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['StartInstancesRequestItem'][];
+      };
+    };
+    responses: {
+      /** @description default */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StartInstancesResponse'];
+        };
+      };
+    };
+  };
+  StopInstances: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['StopInstancesRequestItem'][];
+      };
+    };
+    responses: {
+      /** @description default */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StopInstancesResponse'];
+        };
+      };
+    };
+  };
+  GetTemplateInstances: {
+    parameters: {
+      query?: {
+        /**
+         * @description Whether to include details about the templates in the response.  By default
+         *     this is set to true, meaning that all information about the templates will
+         *     be included in the response.  If set to false, only the basic information
+         *     about the templates will be included, such as their name and UUID.
+         */
+        details?: boolean;
+        /**
+         * @description The maximum number of template instances to return.  If set to 0 or not
+         *     set, all the template instances matching filters will be returned.  When
+         *     filtering by IDs, this should not be set.
+         */
+        count?: number;
+        /** @description A list of tags to filter the template instances by. */
+        tags?: string[];
+        /**
+         * @description If set, the listing starts from the template with the given UUID or at the
+         *     given ISO8601 creation timestamp (inclusive).  When count is 0 or not set,
+         *     a UUID value may be used to match a specific template by UUID.
+         */
+        from?: string;
+        /**
+         * @description The sort order for the returned template instances.
+         *
+         *     Valid values are `PAGINATION_ORDER_ASC` (ascending, oldest first) and
+         *     `PAGINATION_ORDER_DESC` (descending, newest first).  Defaults to
+         *     `PAGINATION_ORDER_ASC`.
+         */
+        order?: 'asc' | 'desc';
+        /**
+         * @description The field to sort the template instances by.
+         *
+         *     Currently only `PAGINATION_SORT_BY_CREATE_TIME` is supported.  Defaults to
+         *     `PAGINATION_SORT_BY_CREATE_TIME`.
+         */
+        sortby?: 'create_time';
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['NameOrUUID'][];
+      };
+    };
+    responses: {
+      /** @description default */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['GetTemplateInstancesResponse'];
+        };
+      };
+    };
+  };
+  CreateTemplateInstances: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateTemplateInstancesRequest'];
+      };
+    };
+    responses: {
+      /** @description default */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CreateTemplateInstancesResponse'];
+        };
+      };
+    };
+  };
+  DeleteTemplateInstances: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['NameOrUUID'][];
+      };
+    };
+    responses: {
+      /** @description default */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DeleteTemplateInstancesResponse'];
+        };
+      };
+    };
+  };
+  UpdateTemplateInstances: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['UpdateTemplateInstancesRequestItem'][];
+      };
+    };
+    responses: {
+      /** @description default */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UpdateTemplateInstancesResponse'];
+        };
+      };
+    };
+  };
+  GetTemplateInstanceByUUID: {
+    parameters: {
+      query?: {
+        /**
+         * @description Whether to include details about the templates in the response.  By default
+         *     this is set to true, meaning that all information about the templates will
+         *     be included in the response.  If set to false, only the basic information
+         *     about the templates will be included, such as their name and UUID.
+         */
+        details?: boolean;
+      };
+      header?: never;
+      path: {
+        /** @description The UUID of the template instance to retrieve. */
+        uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description default */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['GetTemplateInstancesResponse'];
+        };
+      };
+    };
+  };
+  DeleteTemplateInstanceByUUID: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The UUID of the template instance to delete. */
+        uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description default */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DeleteTemplateInstancesResponse'];
+        };
+      };
+    };
+  };
+  UpdateTemplateInstanceByUUID: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The UUID of the template instance to update. */
+        uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['UpdateTemplateInstanceByUUIDRequestBody'];
+      };
+    };
+    responses: {
+      /** @description default */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UpdateTemplateInstancesResponse'];
+        };
+      };
+    };
+  };
+  WaitInstances: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['WaitInstancesRequestItem'][];
+      };
+    };
+    responses: {
+      /** @description default */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WaitInstancesResponse'];
+        };
+      };
+    };
+  };
+  GetInstanceByUUID: {
+    parameters: {
+      query?: {
+        /**
+         * @description Whether to include details about the instance in the response.  By default
+         *     this is set to true, meaning that all information about the instance will
+         *     be included in the response.  If set to false, only the basic information
+         *     about the instance will be included, such as its name and UUID.
+         */
+        details?: boolean;
+      };
+      header?: never;
+      path: {
+        /** @description The UUID of the instance to get. */
+        uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description default */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['GetInstancesResponse'];
+        };
+      };
+    };
+  };
+  DeleteInstanceByUUID: {
+    parameters: {
+      query?: {
+        /**
+         * @description Timeout in seconds to wait for the instance to be deleted.  No wait
+         *     performed for a value of 0.
+         */
+        timeout_s?: number;
+      };
+      header?: never;
+      path: {
+        /** @description The UUID of the instance to delete. */
+        uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description default */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DeleteInstancesResponse'];
+        };
+      };
+    };
+  };
+  UpdateInstanceByUUID: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The UUID of the instance to update. */
+        uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['UpdateInstanceByUUIDRequestBody'];
+      };
+    };
+    responses: {
+      /** @description default */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UpdateInstancesResponse'];
+        };
+      };
+    };
+  };
+  GetInstanceLogsByUUID: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The UUID of the instance to retrieve logs for. */
+        uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['GetInstanceLogsByUUIDRequestBody'];
+      };
+    };
+    responses: {
+      /** @description default */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['GetInstancesLogsResponse'];
+        };
+      };
+    };
+  };
+  GetInstanceMetricsByUUID: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The UUID of the instance to retrieve metrics for. */
+        uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description default */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['GetInstancesMetricsResponse'];
+        };
+      };
+    };
+  };
+  StartInstanceByUUID: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The UUID of the instance to start. */
+        uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['StartInstanceByUUIDRequestBody'];
+      };
+    };
+    responses: {
+      /** @description default */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StartInstancesResponse'];
+        };
+      };
+    };
+  };
+  StopInstanceByUUID: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The UUID of the instance to stop. */
+        uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['StopInstanceByUUIDRequestBody'];
+      };
+    };
+    responses: {
+      /** @description default */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StopInstancesResponse'];
+        };
+      };
+    };
+  };
+  WaitInstanceByUUID: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The UUID of the instance to wait for. */
+        uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['WaitInstanceByUUIDRequestBody'];
+      };
+    };
+    responses: {
+      /** @description default */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WaitInstancesResponse'];
+        };
+      };
+    };
+  };
+  GetServiceGroups: {
+    parameters: {
+      query?: {
+        /**
+         * @description Whether to include details about the service group in the response.  By
+         *     default this is set to true, meaning that all information about the service
+         *     group will be included in the response.  If set to false, only the basic
+         *     information about the service group will be included, such as its name and
+         *     UUID.
+         */
+        details?: boolean;
+        /**
+         * @description The maximum number of service groups to return.  If set to 0 or not set,
+         *     all service groups matching filters will be returned.  When filtering by
+         *     IDs, this should not be set.
+         */
+        count?: number;
+        /**
+         * @description If set, the listing starts from the service group with the given UUID or
+         *     at the given ISO8601 creation timestamp (inclusive).  When count is 0 or
+         *     not set, a UUID value may be used to match a specific service group by
+         *     UUID.
+         */
+        from?: string;
+        /**
+         * @description The sort order for the returned service groups.
+         *
+         *     Valid values are `PAGINATION_ORDER_ASC` (ascending, oldest first) and
+         *     `PAGINATION_ORDER_DESC` (descending, newest first).  Defaults to
+         *     `PAGINATION_ORDER_ASC`.
+         */
+        order?: 'asc' | 'desc';
+        /**
+         * @description The field to sort the service groups by.
+         *
+         *     Currently only `PAGINATION_SORT_BY_CREATE_TIME` is supported.  Defaults to
+         *     `PAGINATION_SORT_BY_CREATE_TIME`.
+         */
+        sortby?: 'create_time';
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['NameOrUUID'][];
+      };
+    };
+    responses: {
+      /** @description default */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['GetServiceGroupsResponse'];
+        };
+      };
+    };
+  };
+  CreateServiceGroup: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateServiceGroupRequest'];
+      };
+    };
+    responses: {
+      /** @description default */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CreateServiceGroupResponse'];
+        };
+      };
+    };
+  };
+  DeleteServiceGroups: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['NameOrUUID'][];
+      };
+    };
+    responses: {
+      /** @description default */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DeleteServiceGroupsResponse'];
+        };
+      };
+    };
+  };
+  UpdateServiceGroups: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['UpdateServiceGroupsRequestItem'][];
+      };
+    };
+    responses: {
+      /** @description default */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UpdateServiceGroupsResponse'];
+        };
+      };
+    };
+  };
+  GetAutoscaleConfigurations: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['NameOrUUID'][];
+      };
+    };
+    responses: {
+      /** @description default */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['GetAutoscaleConfigurationsResponse'];
+        };
+      };
+    };
+  };
+  CreateAutoscaleConfigurations: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateAutoscaleConfigurationsRequestConfiguration'][];
+      };
+    };
+    responses: {
+      /** @description default */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CreateAutoscaleConfigurationsResponse'];
+        };
+      };
+    };
+  };
+  DeleteAutoscaleConfigurations: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['NameOrUUID'][];
+      };
+    };
+    responses: {
+      /** @description default */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DeleteAutoscaleConfigurationsResponse'];
+        };
+      };
+    };
+  };
+  GetServiceGroupByUUID: {
+    parameters: {
+      query?: {
+        /**
+         * @description Whether to include details about the service group in the response.  By
+         *     default this is set to true, meaning that all information about the service
+         *     group will be included in the response.  If set to false, only the basic
+         *     information about the service group will be included, such as its name and
+         *     UUID.
+         */
+        details?: boolean;
+      };
+      header?: never;
+      path: {
+        /** @description The UUID of the service group to retrieve. */
+        uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description default */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['GetServiceGroupsResponse'];
+        };
+      };
+    };
+  };
+  DeleteServiceGroupByUUID: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The UUID of the service group to delete. */
+        uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description default */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DeleteServiceGroupsResponse'];
+        };
+      };
+    };
+  };
+  UpdateServiceGroupByUUID: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The UUID of the service group to update. */
+        uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['UpdateServiceGroupByUUIDRequestBody'];
+      };
+    };
+    responses: {
+      /** @description default */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UpdateServiceGroupsResponse'];
+        };
+      };
+    };
+  };
+  GetAutoscaleConfigurationsByServiceGroupUUID: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The UUID of the service group. */
+        uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description default */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['GetAutoscaleConfigurationsResponse'];
+        };
+      };
+    };
+  };
+  CreateAutoscaleConfigurationByServiceGroupUUID: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description The UUID of the service to create a configuration for.
+         *     Mutually exclusive with name.
+         */
+        uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateAutoscaleConfigurationByServiceGroupUUIDRequest'];
+      };
+    };
+    responses: {
+      /** @description default */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CreateAutoscaleConfigurationsResponse'];
+        };
+      };
+    };
+  };
+  DeleteAutoscaleConfigurationsByServiceGroupUUID: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The UUID of the service group. */
+        uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description default */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DeleteAutoscaleConfigurationsResponse'];
+        };
+      };
+    };
+  };
+  GetAutoscaleConfigurationPolicies: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['GetAutoscaleConfigurationPolicyRequest'];
+      };
+    };
+    responses: {
+      /** @description default */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['GetAutoscaleConfigurationPolicyResponse'];
+        };
+      };
+    };
+  };
+  CreateAutoscaleConfigurationPolicy: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateAutoscaleConfigurationPolicyRequest'];
+      };
+    };
+    responses: {
+      /** @description default */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CreateAutoscaleConfigurationPolicyResponse'];
+        };
+      };
+    };
+  };
+  DeleteAutoscaleConfigurationPolicies: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['DeletePolicyRequest'];
+      };
+    };
+    responses: {
+      /** @description default */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DeleteAutoscaleConfigurationPolicyResponse'];
+        };
+      };
+    };
+  };
+  GetAutoscaleConfigurationPolicyByName: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The UUID of the service group. */
+        uuid: string;
+        /** @description The name of the policy to get. */
+        name: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description default */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['GetAutoscaleConfigurationPolicyResponse'];
+        };
+      };
+    };
+  };
+  DeleteAutoscaleConfigurationPolicyByName: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The UUID of the service group. */
+        uuid: string;
+        /** @description The name of the policy to delete. */
+        name: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description default */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DeleteAutoscaleConfigurationPolicyResponse'];
+        };
+      };
+    };
+  };
+  AddUsers: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description default */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AddUsersResponse'];
+        };
+      };
+    };
+  };
+  GetUser: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description default */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QuotasResponse'];
+        };
+      };
+    };
+  };
+  GetUserByUUID: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The UUID of the user to retrieve quotas for. */
+        uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description default */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['QuotasResponse'];
+        };
+      };
+    };
+  };
+  GetVolumes: {
+    parameters: {
+      query?: {
+        /**
+         * @description Whether to include details about the volume in the response.  By
+         *     default this is set to true, meaning that all information about the
+         *     volume will be included in the response.  If set to false, only the
+         *     basic information about the volume will be included, such as its name
+         *     and UUID.
+         */
+        details?: boolean;
+        /**
+         * @description The maximum number of volumes to return.  If set to 0 or not set, all
+         *     volumes matching filters will be returned.  When filtering by IDs, this
+         *     should not be set.
+         */
+        count?: number;
+        /**
+         * @description If set, the listing starts from the volume with the given UUID or at the
+         *     given ISO8601 creation timestamp (inclusive).  When count is 0 or not set,
+         *     a UUID value may be used to match a specific volume by UUID.
+         */
+        from?: string;
+        /** @description A list of tags to filter the volumes by. */
+        tags?: string[];
+        /**
+         * @description The sort order for the returned volumes.
+         *
+         *     Valid values are `PAGINATION_ORDER_ASC` (ascending, oldest first) and
+         *     `PAGINATION_ORDER_DESC` (descending, newest first).  Defaults to
+         *     `PAGINATION_ORDER_ASC`.
+         */
+        order?: 'asc' | 'desc';
+        /**
+         * @description The field to sort the volumes by.
+         *
+         *     Currently only `PAGINATION_SORT_BY_CREATE_TIME` is supported.  Defaults to
+         *     `PAGINATION_SORT_BY_CREATE_TIME`.
+         */
+        sortby?: 'create_time';
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['NameOrUUID'][];
+      };
+    };
+    responses: {
+      /** @description default */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['GetVolumesResponse'];
+        };
+      };
+    };
+  };
+  CreateVolume: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateVolumeRequest'];
+      };
+    };
+    responses: {
+      /** @description default */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CreateVolumeResponse'];
+        };
+      };
+    };
+  };
+  DeleteVolumes: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['NameOrUUID'][];
+      };
+    };
+    responses: {
+      /** @description default */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DeleteVolumesResponse'];
+        };
+      };
+    };
+  };
+  UpdateVolumes: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['UpdateVolumesRequestItem'][];
+      };
+    };
+    responses: {
+      /** @description default */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UpdateVolumesResponse'];
+        };
+      };
+    };
+  };
+  AttachVolumes: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['AttachVolumesRequestItem'][];
+      };
+    };
+    responses: {
+      /** @description default */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AttachVolumesResponse'];
+        };
+      };
+    };
+  };
+  CloneVolumes: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CloneVolumesRequestItem'][];
+      };
+    };
+    responses: {
+      /** @description default */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CloneVolumesResponse'];
+        };
+      };
+    };
+  };
+  DetachVolumes: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['DetachVolumesRequestItem'][];
+      };
+    };
+    responses: {
+      /** @description default */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DetachVolumesResponse'];
+        };
+      };
+    };
+  };
+  GetTemplateVolumes: {
+    parameters: {
+      query?: {
+        /**
+         * @description Whether to include details about the template volumes in the response.  By
+         *     default this is set to true, meaning that all information about the
+         *     templates will be included in the response.  If set to false, only the
+         *     basic information about the templates will be included, such as their name
+         *     and UUID.
+         */
+        details?: boolean;
+        /**
+         * @description The maximum number of template volumes to return.  If set to 0 or not set,
+         *     all volumes matching filters will be returned.  When filtering by IDs, this
+         *     should not be set.
+         */
+        count?: number;
+        /**
+         * @description If set, the listing starts from the template with the given UUID or at the
+         *     given ISO8601 creation timestamp (inclusive).  When count is 0 or not set,
+         *     a UUID value may be used to match a specific template by UUID.
+         */
+        from?: string;
+        /** @description A list of tags to filter the template volumes by. */
+        tags?: string[];
+        /**
+         * @description The sort order for the returned template volumes.
+         *
+         *     Valid values are `PAGINATION_ORDER_ASC` (ascending, oldest first) and
+         *     `PAGINATION_ORDER_DESC` (descending, newest first).  Defaults to
+         *     `PAGINATION_ORDER_ASC`.
+         */
+        order?: 'asc' | 'desc';
+        /**
+         * @description The field to sort the template volumes by.
+         *
+         *     Currently only `PAGINATION_SORT_BY_CREATE_TIME` is supported.  Defaults to
+         *     `PAGINATION_SORT_BY_CREATE_TIME`.
+         */
+        sortby?: 'create_time';
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['NameOrUUID'][];
+      };
+    };
+    responses: {
+      /** @description default */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['GetTemplateVolumesResponse'];
+        };
+      };
+    };
+  };
+  CreateTemplateVolume: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateTemplateVolumesRequest'];
+      };
+    };
+    responses: {
+      /** @description default */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CreateTemplateVolumesResponse'];
+        };
+      };
+    };
+  };
+  DeleteTemplateVolumes: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['NameOrUUID'][];
+      };
+    };
+    responses: {
+      /** @description default */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DeleteTemplateVolumesResponse'];
+        };
+      };
+    };
+  };
+  UpdateTemplateVolumes: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['UpdateTemplateVolumesRequestItem'][];
+      };
+    };
+    responses: {
+      /** @description default */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UpdateTemplateVolumesResponse'];
+        };
+      };
+    };
+  };
+  GetTemplateVolumeByUUID: {
+    parameters: {
+      query?: {
+        /**
+         * @description Whether to include details about the template volume in the response.  By
+         *     default this is set to true, meaning that all information about the
+         *     template will be included in the response.  If set to false, only the
+         *     basic information about the template will be included, such as its name
+         *     and UUID.
+         */
+        details?: boolean;
+      };
+      header?: never;
+      path: {
+        /** @description The UUID of the template volume to retrieve. */
+        uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description default */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['GetTemplateVolumesResponse'];
+        };
+      };
+    };
+  };
+  DeleteTemplateVolumeByUUID: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The UUID of the template volume to delete. */
+        uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description default */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DeleteTemplateVolumesResponse'];
+        };
+      };
+    };
+  };
+  UpdateTemplateVolumeByUUID: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The UUID of the template volume to update. */
+        uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['UpdateTemplateVolumeByUUIDRequestBody'];
+      };
+    };
+    responses: {
+      /** @description default */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UpdateTemplateVolumesResponse'];
+        };
+      };
+    };
+  };
+  GetVolumeByUUID: {
+    parameters: {
+      query?: {
+        /**
+         * @description Whether to include details about the volume in the response.  By
+         *     default this is set to true, meaning that all information about the
+         *     volume will be included in the response.  If set to false, only the
+         *     basic information about the volume will be included, such as its name
+         *     and UUID.
+         */
+        details?: boolean;
+      };
+      header?: never;
+      path: {
+        /** @description The UUID of the volume to retrieve. */
+        uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description default */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['GetVolumesResponse'];
+        };
+      };
+    };
+  };
+  DeleteVolumeByUUID: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The UUID of the volume to delete. */
+        uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description default */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DeleteVolumesResponse'];
+        };
+      };
+    };
+  };
+  UpdateVolumeByUUID: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The UUID of the volume to update. */
+        uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['UpdateVolumeByUUIDRequestBody'];
+      };
+    };
+    responses: {
+      /** @description default */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UpdateVolumesResponse'];
+        };
+      };
+    };
+  };
+  AttachVolumeByUUID: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The UUID of the volume to attach. */
+        uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['AttachVolumeByUUIDRequestBody'];
+      };
+    };
+    responses: {
+      /** @description default */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AttachVolumesResponse'];
+        };
+      };
+    };
+  };
+  CloneVolumeByUUID: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The UUID of the volume to clone. */
+        uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CloneVolumeByUUIDRequestBody'];
+      };
+    };
+    responses: {
+      /** @description default */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CloneVolumesResponse'];
+        };
+      };
+    };
+  };
+  DetachVolumeByUUID: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The UUID of the volume to detach. */
+        uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['DetachVolumeByUUIDRequestBody'];
+      };
+    };
+    responses: {
+      /** @description default */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DetachVolumesResponse'];
+        };
+      };
+    };
+  };
 }

@@ -6,1044 +6,1044 @@
  */
 
 export interface paths {
-    "/commands": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List Commands
-         * @description List the UUIDs of all commands, in the order they were started.
-         *
-         *     This operation is also the plugin's readiness probe: it takes no
-         *     parameters, changes nothing, and answers on an empty sandbox, so a client
-         *     can call it to establish that the plugin is serving before it sends any
-         *     real work. Hence `x-unikraft-plugin-readiness`, which the SDK generators
-         *     read to render their readiness helpers against this operation.
-         */
-        get: operations["ListCommands"];
-        put?: never;
-        /**
-         * Start Command
-         * @description Start a command in the sandbox. `500` is returned when the command could
-         *     not be spawned.
-         */
-        post: operations["RunCommand"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+  '/commands': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/commands/{uuid}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get Command by UUID
-         * @description Inspect a command by UUID. `404` is returned, with an empty body, when no
-         *     such command exists.
-         */
-        get: operations["GetCommandByUUID"];
-        put?: never;
-        post?: never;
-        /**
-         * Delete Command by UUID
-         * @description Forget a command by UUID. `404` is returned, with an empty body, when no
-         *     such command exists, and `409` when the command has not finished
-         *     executing: commands which are still running cannot be forgotten.
-         */
-        delete: operations["DeleteCommandByUUID"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /**
+     * List Commands
+     * @description List the UUIDs of all commands, in the order they were started.
+     *
+     *     This operation is also the plugin's readiness probe: it takes no
+     *     parameters, changes nothing, and answers on an empty sandbox, so a client
+     *     can call it to establish that the plugin is serving before it sends any
+     *     real work. Hence `x-unikraft-plugin-readiness`, which the SDK generators
+     *     read to render their readiness helpers against this operation.
+     */
+    get: operations['ListCommands'];
+    put?: never;
+    /**
+     * Start Command
+     * @description Start a command in the sandbox. `500` is returned when the command could
+     *     not be spawned.
+     */
+    post: operations['RunCommand'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/commands/{uuid}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/commands/{uuid}/logs": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get Command Logs
-         * @description Fetch the collected output of a command. Both streams are base64-encoded;
-         *     use the raw log endpoint for binary output. `404` is returned, with an
-         *     empty body, when no such command exists. `410` is returned, with an empty body,
-         *     if the command's logs have been deleted.
-         */
-        get: operations["GetCommandLogs"];
-        put?: never;
-        post?: never;
-        /**
-         * Delete Command Logs
-         * @description Forget the output logs of an existing command, freeing up memory.
-         *     The stdin/out/err pipes of running commands will be closed. Idempotent.
-         *     `404` is returned, with an empty body, when no such command exists.
-         */
-        delete: operations["DeleteCommandLogsByUUID"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /**
+     * Get Command by UUID
+     * @description Inspect a command by UUID. `404` is returned, with an empty body, when no
+     *     such command exists.
+     */
+    get: operations['GetCommandByUUID'];
+    put?: never;
+    post?: never;
+    /**
+     * Delete Command by UUID
+     * @description Forget a command by UUID. `404` is returned, with an empty body, when no
+     *     such command exists, and `409` when the command has not finished
+     *     executing: commands which are still running cannot be forgotten.
+     */
+    delete: operations['DeleteCommandByUUID'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/commands/{uuid}/logs': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/commands/{uuid}/logs/raw/{stream}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get Raw Command Log
-         * @description Fetch an output stream of a command as raw bytes. A single contiguous
-         *     `Range` header is honoured, as described in RFC 9110.
-         */
-        get: operations["GetRawCommandLog"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /**
+     * Get Command Logs
+     * @description Fetch the collected output of a command. Both streams are base64-encoded;
+     *     use the raw log endpoint for binary output. `404` is returned, with an
+     *     empty body, when no such command exists. `410` is returned, with an empty body,
+     *     if the command's logs have been deleted.
+     */
+    get: operations['GetCommandLogs'];
+    put?: never;
+    post?: never;
+    /**
+     * Delete Command Logs
+     * @description Forget the output logs of an existing command, freeing up memory.
+     *     The stdin/out/err pipes of running commands will be closed. Idempotent.
+     *     `404` is returned, with an empty body, when no such command exists.
+     */
+    delete: operations['DeleteCommandLogsByUUID'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/commands/{uuid}/logs/raw/{stream}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/commands/{uuid}/signal": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Signal Command
-         * @description Send a signal to a command. `404` is returned, with an empty body, when no
-         *     such command exists, and `400` when the signal is not a known signal name.
-         */
-        post: operations["SignalCommand"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /**
+     * Get Raw Command Log
+     * @description Fetch an output stream of a command as raw bytes. A single contiguous
+     *     `Range` header is honoured, as described in RFC 9110.
+     */
+    get: operations['GetRawCommandLog'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/commands/{uuid}/signal': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/commands/{uuid}/stdin": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Write Command Stdin
-         * @description Feed data into the standard input of a command. `404` is returned, with an
-         *     empty body, when no such command exists, `410` if the command's logs have been
-         *     deleted, and `400` when `data` is not valid base64.
-         *     Feeding data into a command whose standard input has been closed is an error.
-         */
-        post: operations["WriteCommandStdin"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    get?: never;
+    put?: never;
+    /**
+     * Signal Command
+     * @description Send a signal to a command. `404` is returned, with an empty body, when no
+     *     such command exists, and `400` when the signal is not a known signal name.
+     */
+    post: operations['SignalCommand'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/commands/{uuid}/stdin': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/commands/{uuid}/wait": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Wait for Command
-         * @description Wait for a command to finish, without a timeout. `404` is returned, with an
-         *     empty body, when no such command exists.
-         */
-        post: operations["WaitForCommand"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    get?: never;
+    put?: never;
+    /**
+     * Write Command Stdin
+     * @description Feed data into the standard input of a command. `404` is returned, with an
+     *     empty body, when no such command exists, `410` if the command's logs have been
+     *     deleted, and `400` when `data` is not valid base64.
+     *     Feeding data into a command whose standard input has been closed is an error.
+     */
+    post: operations['WriteCommandStdin'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/commands/{uuid}/wait': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/commands/{uuid}/wait_timeout": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Wait for Command with Timeout
-         * @description Wait for a command to finish, up to a timeout. Commands which are still
-         *     running when the timeout elapses return `408`. `404` is returned, with an
-         *     empty body, when no such command exists, and `400` when the timeout is not
-         *     a representable duration.
-         */
-        post: operations["WaitForCommandWithTimeout"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    get?: never;
+    put?: never;
+    /**
+     * Wait for Command
+     * @description Wait for a command to finish, without a timeout. `404` is returned, with an
+     *     empty body, when no such command exists.
+     */
+    post: operations['WaitForCommand'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/commands/{uuid}/wait_timeout': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/fs/mkdir": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Create Directory
-         * @description Create a directory in the sandbox filesystem. `500` is returned when the
-         *     directory could not be created.
-         */
-        post: operations["CreateDirectory"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    get?: never;
+    put?: never;
+    /**
+     * Wait for Command with Timeout
+     * @description Wait for a command to finish, up to a timeout. Commands which are still
+     *     running when the timeout elapses return `408`. `404` is returned, with an
+     *     empty body, when no such command exists, and `400` when the timeout is not
+     *     a representable duration.
+     */
+    post: operations['WaitForCommandWithTimeout'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/fs/mkdir': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/fs/read": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Read File
-         * @description Read the contents of a file, base64-encoded. `500` is returned when the
-         *     file could not be read.
-         */
-        post: operations["ReadFile"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    get?: never;
+    put?: never;
+    /**
+     * Create Directory
+     * @description Create a directory in the sandbox filesystem. `500` is returned when the
+     *     directory could not be created.
+     */
+    post: operations['CreateDirectory'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/fs/read': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/fs/read_raw": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Read Raw File
-         * @description Download the contents of a file verbatim.
-         */
-        post: operations["ReadRawFile"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    get?: never;
+    put?: never;
+    /**
+     * Read File
+     * @description Read the contents of a file, base64-encoded. `500` is returned when the
+     *     file could not be read.
+     */
+    post: operations['ReadFile'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/fs/read_raw': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/fs/upload": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Upload File
-         * @description Upload a file to the sandbox at a given path. A new file will be created at
-         *     - if `path` ends with '/' or exists and is a directory: path/filename
-         *     - else: path
-         *     `400` is returned when `encoding` is not a known encoding or `data` is not
-         *     valid base64, and `500` when the file could not be created.
-         */
-        post: operations["UploadFile"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    get?: never;
+    put?: never;
+    /**
+     * Read Raw File
+     * @description Download the contents of a file verbatim.
+     */
+    post: operations['ReadRawFile'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/fs/upload': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/fs/write": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Write File
-         * @description Write data to a file, creating it if it does not exist. `400` is returned
-         *     when `encoding` is not a known encoding or `data` is not valid base64, and
-         *     `500` when the file could not be written.
-         */
-        post: operations["WriteFile"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    get?: never;
+    put?: never;
+    /**
+     * Upload File
+     * @description Upload a file to the sandbox at a given path. A new file will be created at
+     *     - if `path` ends with '/' or exists and is a directory: path/filename
+     *     - else: path
+     *     `400` is returned when `encoding` is not a known encoding or `data` is not
+     *     valid base64, and `500` when the file could not be created.
+     */
+    post: operations['UploadFile'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/fs/write': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
+    get?: never;
+    put?: never;
+    /**
+     * Write File
+     * @description Write data to a file, creating it if it does not exist. `400` is returned
+     *     when `encoding` is not a known encoding or `data` is not valid base64, and
+     *     `500` when the file could not be written.
+     */
+    post: operations['WriteFile'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
-    schemas: {
-        /**
-         * @description The output stream to read raw bytes from.
-         * @enum {string}
-         */
-        CommandLogStream: "stdout" | "stderr";
-        /** @description The collected output of a command. */
-        CommandLogsData: {
-            /**
-             * @description The requested part of the standard output stream, base64-encoded.
-             * @example aGVsbG8K
-             */
-            stdout: string;
-            /** @description The requested part of the standard error stream, base64-encoded. */
-            stderr: string;
-            /**
-             * Format: uint64
-             * @description The total number of bytes available in the standard output stream.
-             */
-            stdout_available: number;
-            /**
-             * Format: uint64
-             * @description The total number of bytes available in the standard error stream.
-             */
-            stderr_available: number;
-        };
-        /** @description The byte range of a single output stream to return. */
-        CommandLogsRange: {
-            /**
-             * Format: uint64
-             * @description The first byte of the stream to return.
-             * @default 0
-             */
-            offset: number;
-            /**
-             * Format: uint64
-             * @description The maximum number of bytes to return. When omitted, everything from
-             *     `offset` to the end of the stream is returned.
-             */
-            limit?: number;
-        };
-        /**
-         * @description The (optional) request body limiting which parts of the output streams are
-         *     returned. When omitted, both streams are returned in their entirety.
-         */
-        CommandLogsRequest: {
-            /** @description The part of the standard output stream to return. */
-            stdout: components["schemas"]["CommandLogsRange"];
-            /** @description The part of the standard error stream to return. */
-            stderr: components["schemas"]["CommandLogsRange"];
-        };
-        /**
-         * @description The response to fetching the output of a command. `404` is returned, with an
-         *     empty body, when no command with the given UUID exists. `410` is returned, with an
-         *     empty body, if the command's logs have been deleted.
-         */
-        CommandLogsResponse: {
-            /** @description The status of the response. */
-            status: components["schemas"]["ResponseStatus"];
-            /** @description An optional message providing additional information about the status. */
-            message?: string;
-            /** @description The response data for this request. */
-            data: components["schemas"]["CommandLogsData"];
-            /** @description A list of errors which may have occurred during the request. */
-            errors?: components["schemas"]["ResponseError"][];
-            /**
-             * Format: uint64
-             * @description The operation time in microseconds.
-             */
-            op_time_us: number;
-        };
-        /** @description The request to send a signal to a command. */
-        CommandSignalRequest: {
-            /**
-             * @description The signal to send, either as a number or as a name, with or without the
-             *     `SIG` prefix, e.g. `15`, `TERM` or `SIGTERM`.
-             * @example 15
-             */
-            signal: number | string;
-        };
-        /** @description The request to feed data into a command's standard input. */
-        CommandStdinRequest: {
-            /**
-             * @description The bytes to feed into standard input, base64-encoded.
-             * @example aGVsbG8K
-             */
-            data: string;
-            /** @description Whether to close standard input after injecting `data`. */
-            eof?: boolean;
-        };
-        /** @description The request to wait for a command to finish, up to a timeout. */
-        CommandWaitTimeoutRequest: {
-            /**
-             * Format: double
-             * @description The maximum time to wait, in seconds. Decimals are accepted.
-             * @example 1
-             */
-            timeout_s: number;
-        };
-        /**
-         * @description A response which carries no data of its own. `data` is `null`; the outcome of
-         *     the request is the HTTP status code.
-         */
-        EmptyResponse: {
-            /** @description The status of the response. */
-            status: components["schemas"]["ResponseStatus"];
-            /** @description An optional message providing additional information about the status. */
-            message?: string;
-            /** @description The response data for this request. */
-            data: unknown;
-            /** @description A list of errors which may have occurred during the request. */
-            errors?: components["schemas"]["ResponseError"][];
-            /**
-             * Format: uint64
-             * @description The operation time in microseconds.
-             */
-            op_time_us: number;
-        };
-        /**
-         * @description The encoding of the data written to a file.
-         * @enum {string}
-         */
-        FileEncoding: "utf-8" | "base64";
-        /** @description The state of a single command. */
-        GetCommandData: {
-            /**
-             * Format: uuid
-             * @description The UUID of the command.
-             */
-            uuid: string;
-            /** @description The command line the command was started with. */
-            cmdline: string;
-            /** @description The current working directory, if supplied at startup, else null */
-            cwd: string | null;
-            /** @description Environment variables, if supplied at startup, else null */
-            env: {
-                [key: string]: string;
-            } | null;
-            /**
-             * Format: int32
-             * @description The exit code of the command. It is `null` while the command is still
-             *     running.
-             */
-            exitcode: number | null;
-        };
-        /**
-         * @description The response to inspecting a command. `404` is returned, with an empty body,
-         *     when no command with the given UUID exists.
-         */
-        GetCommandResponse: {
-            /** @description The status of the response. */
-            status: components["schemas"]["ResponseStatus"];
-            /** @description An optional message providing additional information about the status. */
-            message?: string;
-            /** @description The response data for this request. */
-            data: components["schemas"]["GetCommandData"];
-            /** @description A list of errors which may have occurred during the request. */
-            errors?: components["schemas"]["ResponseError"][];
-            /**
-             * Format: uint64
-             * @description The operation time in microseconds.
-             */
-            op_time_us: number;
-        };
-        /** @description The known commands. */
-        ListCommandsData: {
-            /** @description The UUIDs of all known commands, in the order they were started. */
-            commands: string[];
-        };
-        /** @description The response to listing the commands known to the sandbox. */
-        ListCommandsResponse: {
-            /** @description The status of the response. */
-            status: components["schemas"]["ResponseStatus"];
-            /** @description An optional message providing additional information about the status. */
-            message?: string;
-            /** @description The response data for this request. */
-            data: components["schemas"]["ListCommandsData"];
-            /** @description A list of errors which may have occurred during the request. */
-            errors?: components["schemas"]["ResponseError"][];
-            /**
-             * Format: uint64
-             * @description The operation time in microseconds.
-             */
-            op_time_us: number;
-        };
-        /** @description The request to create a directory in the sandbox filesystem. */
-        MkdirRequest: {
-            /**
-             * @description The absolute path of the directory to create.
-             * @example /tmp/demo
-             */
-            path: string;
-            /** @description Whether to create missing parent directories. */
-            parents: boolean;
-        };
-        /** @description The contents of a file. */
-        ReadFileData: {
-            /**
-             * @description The contents of the file, base64-encoded.
-             * @example SGVsbG8gV29ybGQhCg==
-             */
-            contents: string;
-        };
-        /** @description The request to read a file from the sandbox filesystem. */
-        ReadFileRequest: {
-            /**
-             * @description The absolute path of the file to read.
-             * @example /tmp/demo/file.txt
-             */
-            path: string;
-        };
-        /**
-         * @description The response to reading a file. `500` is returned when the file could not be
-         *     read.
-         */
-        ReadFileResponse: {
-            /** @description The status of the response. */
-            status: components["schemas"]["ResponseStatus"];
-            /** @description An optional message providing additional information about the status. */
-            message?: string;
-            /** @description The response data for this request. */
-            data: components["schemas"]["ReadFileData"];
-            /** @description A list of errors which may have occurred during the request. */
-            errors?: components["schemas"]["ResponseError"][];
-            /**
-             * Format: uint64
-             * @description The operation time in microseconds.
-             */
-            op_time_us: number;
-        };
-        /** @description The error response message for an API request. */
-        ResponseError: {
-            /**
-             * Format: uint64
-             * @description The HTTP status code of the error.
-             */
-            status: number;
-        };
-        /**
-         * @description The response status of an API request.
-         * @enum {string}
-         */
-        ResponseStatus: "success" | "error" | "partial_success";
-        /** @description The identity of a newly started command. */
-        RunCommandData: {
-            /**
-             * Format: uuid
-             * @description The UUID assigned to the newly started command.
-             */
-            uuid: string;
-        };
-        /** @description The request to start a command in the sandbox. */
-        RunCommandRequest: {
-            /**
-             * @description The command line to run, as passed to the shell.
-             * @example echo hello
-             */
-            cmd: string;
-            /**
-             * @description (OPTIONAL) Current working directory
-             * @example /tmp
-             */
-            cwd?: string;
-            /** @description (OPTIONAL) Environment variables */
-            env?: {
-                [key: string]: string;
-            };
-        };
-        /**
-         * @description The response to starting a command. `500` is returned when the command could
-         *     not be spawned.
-         */
-        RunCommandResponse: {
-            /** @description The status of the response. */
-            status: components["schemas"]["ResponseStatus"];
-            /** @description An optional message providing additional information about the status. */
-            message?: string;
-            /** @description The response data for this request. */
-            data: components["schemas"]["RunCommandData"];
-            /** @description A list of errors which may have occurred during the request. */
-            errors?: components["schemas"]["ResponseError"][];
-            /**
-             * Format: uint64
-             * @description The operation time in microseconds.
-             */
-            op_time_us: number;
-        };
-        /** @description The request to upload a file to the sandbox filesystem. */
-        UploadFileRequest: {
-            /**
-             * @description Path where to upload the file.
-             * @example /tmp/demo
-             */
-            path: string;
-            /**
-             * @description Name of uploaded file; will be used if `path` is a directory.
-             * @example file.txt
-             */
-            filename: string;
-            /** @description Whether to create parent directories of `path`. */
-            parents: boolean;
-            /** @description The encoding of `data`. */
-            encoding: components["schemas"]["FileEncoding"];
-            /**
-             * @description The data to write, in the given encoding
-             * @example hello
-             */
-            data: string;
-        };
-        /** @description The request to write a file in the sandbox filesystem. */
-        WriteFileRequest: {
-            /**
-             * @description The absolute path of the file to write. It is created if missing.
-             * @example /tmp/demo/file.txt
-             */
-            path: string;
-            /** @description Whether to append to the file instead of truncating it. */
-            append: boolean;
-            /** @description The encoding of `data`. */
-            encoding: components["schemas"]["FileEncoding"];
-            /**
-             * @description The data to write, in the given encoding.
-             * @example hello
-             */
-            data: string;
-        };
+  schemas: {
+    /**
+     * @description The output stream to read raw bytes from.
+     * @enum {string}
+     */
+    CommandLogStream: 'stdout' | 'stderr';
+    /** @description The collected output of a command. */
+    CommandLogsData: {
+      /**
+       * @description The requested part of the standard output stream, base64-encoded.
+       * @example aGVsbG8K
+       */
+      stdout: string;
+      /** @description The requested part of the standard error stream, base64-encoded. */
+      stderr: string;
+      /**
+       * Format: uint64
+       * @description The total number of bytes available in the standard output stream.
+       */
+      stdout_available: number;
+      /**
+       * Format: uint64
+       * @description The total number of bytes available in the standard error stream.
+       */
+      stderr_available: number;
     };
-    responses: never;
-    parameters: never;
-    requestBodies: never;
-    headers: never;
-    pathItems: never;
+    /** @description The byte range of a single output stream to return. */
+    CommandLogsRange: {
+      /**
+       * Format: uint64
+       * @description The first byte of the stream to return.
+       * @default 0
+       */
+      offset: number;
+      /**
+       * Format: uint64
+       * @description The maximum number of bytes to return. When omitted, everything from
+       *     `offset` to the end of the stream is returned.
+       */
+      limit?: number;
+    };
+    /**
+     * @description The (optional) request body limiting which parts of the output streams are
+     *     returned. When omitted, both streams are returned in their entirety.
+     */
+    CommandLogsRequest: {
+      /** @description The part of the standard output stream to return. */
+      stdout: components['schemas']['CommandLogsRange'];
+      /** @description The part of the standard error stream to return. */
+      stderr: components['schemas']['CommandLogsRange'];
+    };
+    /**
+     * @description The response to fetching the output of a command. `404` is returned, with an
+     *     empty body, when no command with the given UUID exists. `410` is returned, with an
+     *     empty body, if the command's logs have been deleted.
+     */
+    CommandLogsResponse: {
+      /** @description The status of the response. */
+      status: components['schemas']['ResponseStatus'];
+      /** @description An optional message providing additional information about the status. */
+      message?: string;
+      /** @description The response data for this request. */
+      data: components['schemas']['CommandLogsData'];
+      /** @description A list of errors which may have occurred during the request. */
+      errors?: components['schemas']['ResponseError'][];
+      /**
+       * Format: uint64
+       * @description The operation time in microseconds.
+       */
+      op_time_us: number;
+    };
+    /** @description The request to send a signal to a command. */
+    CommandSignalRequest: {
+      /**
+       * @description The signal to send, either as a number or as a name, with or without the
+       *     `SIG` prefix, e.g. `15`, `TERM` or `SIGTERM`.
+       * @example 15
+       */
+      signal: number | string;
+    };
+    /** @description The request to feed data into a command's standard input. */
+    CommandStdinRequest: {
+      /**
+       * @description The bytes to feed into standard input, base64-encoded.
+       * @example aGVsbG8K
+       */
+      data: string;
+      /** @description Whether to close standard input after injecting `data`. */
+      eof?: boolean;
+    };
+    /** @description The request to wait for a command to finish, up to a timeout. */
+    CommandWaitTimeoutRequest: {
+      /**
+       * Format: double
+       * @description The maximum time to wait, in seconds. Decimals are accepted.
+       * @example 1
+       */
+      timeout_s: number;
+    };
+    /**
+     * @description A response which carries no data of its own. `data` is `null`; the outcome of
+     *     the request is the HTTP status code.
+     */
+    EmptyResponse: {
+      /** @description The status of the response. */
+      status: components['schemas']['ResponseStatus'];
+      /** @description An optional message providing additional information about the status. */
+      message?: string;
+      /** @description The response data for this request. */
+      data: unknown;
+      /** @description A list of errors which may have occurred during the request. */
+      errors?: components['schemas']['ResponseError'][];
+      /**
+       * Format: uint64
+       * @description The operation time in microseconds.
+       */
+      op_time_us: number;
+    };
+    /**
+     * @description The encoding of the data written to a file.
+     * @enum {string}
+     */
+    FileEncoding: 'utf-8' | 'base64';
+    /** @description The state of a single command. */
+    GetCommandData: {
+      /**
+       * Format: uuid
+       * @description The UUID of the command.
+       */
+      uuid: string;
+      /** @description The command line the command was started with. */
+      cmdline: string;
+      /** @description The current working directory, if supplied at startup, else null */
+      cwd: string | null;
+      /** @description Environment variables, if supplied at startup, else null */
+      env: {
+        [key: string]: string;
+      } | null;
+      /**
+       * Format: int32
+       * @description The exit code of the command. It is `null` while the command is still
+       *     running.
+       */
+      exitcode: number | null;
+    };
+    /**
+     * @description The response to inspecting a command. `404` is returned, with an empty body,
+     *     when no command with the given UUID exists.
+     */
+    GetCommandResponse: {
+      /** @description The status of the response. */
+      status: components['schemas']['ResponseStatus'];
+      /** @description An optional message providing additional information about the status. */
+      message?: string;
+      /** @description The response data for this request. */
+      data: components['schemas']['GetCommandData'];
+      /** @description A list of errors which may have occurred during the request. */
+      errors?: components['schemas']['ResponseError'][];
+      /**
+       * Format: uint64
+       * @description The operation time in microseconds.
+       */
+      op_time_us: number;
+    };
+    /** @description The known commands. */
+    ListCommandsData: {
+      /** @description The UUIDs of all known commands, in the order they were started. */
+      commands: string[];
+    };
+    /** @description The response to listing the commands known to the sandbox. */
+    ListCommandsResponse: {
+      /** @description The status of the response. */
+      status: components['schemas']['ResponseStatus'];
+      /** @description An optional message providing additional information about the status. */
+      message?: string;
+      /** @description The response data for this request. */
+      data: components['schemas']['ListCommandsData'];
+      /** @description A list of errors which may have occurred during the request. */
+      errors?: components['schemas']['ResponseError'][];
+      /**
+       * Format: uint64
+       * @description The operation time in microseconds.
+       */
+      op_time_us: number;
+    };
+    /** @description The request to create a directory in the sandbox filesystem. */
+    MkdirRequest: {
+      /**
+       * @description The absolute path of the directory to create.
+       * @example /tmp/demo
+       */
+      path: string;
+      /** @description Whether to create missing parent directories. */
+      parents: boolean;
+    };
+    /** @description The contents of a file. */
+    ReadFileData: {
+      /**
+       * @description The contents of the file, base64-encoded.
+       * @example SGVsbG8gV29ybGQhCg==
+       */
+      contents: string;
+    };
+    /** @description The request to read a file from the sandbox filesystem. */
+    ReadFileRequest: {
+      /**
+       * @description The absolute path of the file to read.
+       * @example /tmp/demo/file.txt
+       */
+      path: string;
+    };
+    /**
+     * @description The response to reading a file. `500` is returned when the file could not be
+     *     read.
+     */
+    ReadFileResponse: {
+      /** @description The status of the response. */
+      status: components['schemas']['ResponseStatus'];
+      /** @description An optional message providing additional information about the status. */
+      message?: string;
+      /** @description The response data for this request. */
+      data: components['schemas']['ReadFileData'];
+      /** @description A list of errors which may have occurred during the request. */
+      errors?: components['schemas']['ResponseError'][];
+      /**
+       * Format: uint64
+       * @description The operation time in microseconds.
+       */
+      op_time_us: number;
+    };
+    /** @description The error response message for an API request. */
+    ResponseError: {
+      /**
+       * Format: uint64
+       * @description The HTTP status code of the error.
+       */
+      status: number;
+    };
+    /**
+     * @description The response status of an API request.
+     * @enum {string}
+     */
+    ResponseStatus: 'success' | 'error' | 'partial_success';
+    /** @description The identity of a newly started command. */
+    RunCommandData: {
+      /**
+       * Format: uuid
+       * @description The UUID assigned to the newly started command.
+       */
+      uuid: string;
+    };
+    /** @description The request to start a command in the sandbox. */
+    RunCommandRequest: {
+      /**
+       * @description The command line to run, as passed to the shell.
+       * @example echo hello
+       */
+      cmd: string;
+      /**
+       * @description (OPTIONAL) Current working directory
+       * @example /tmp
+       */
+      cwd?: string;
+      /** @description (OPTIONAL) Environment variables */
+      env?: {
+        [key: string]: string;
+      };
+    };
+    /**
+     * @description The response to starting a command. `500` is returned when the command could
+     *     not be spawned.
+     */
+    RunCommandResponse: {
+      /** @description The status of the response. */
+      status: components['schemas']['ResponseStatus'];
+      /** @description An optional message providing additional information about the status. */
+      message?: string;
+      /** @description The response data for this request. */
+      data: components['schemas']['RunCommandData'];
+      /** @description A list of errors which may have occurred during the request. */
+      errors?: components['schemas']['ResponseError'][];
+      /**
+       * Format: uint64
+       * @description The operation time in microseconds.
+       */
+      op_time_us: number;
+    };
+    /** @description The request to upload a file to the sandbox filesystem. */
+    UploadFileRequest: {
+      /**
+       * @description Path where to upload the file.
+       * @example /tmp/demo
+       */
+      path: string;
+      /**
+       * @description Name of uploaded file; will be used if `path` is a directory.
+       * @example file.txt
+       */
+      filename: string;
+      /** @description Whether to create parent directories of `path`. */
+      parents: boolean;
+      /** @description The encoding of `data`. */
+      encoding: components['schemas']['FileEncoding'];
+      /**
+       * @description The data to write, in the given encoding
+       * @example hello
+       */
+      data: string;
+    };
+    /** @description The request to write a file in the sandbox filesystem. */
+    WriteFileRequest: {
+      /**
+       * @description The absolute path of the file to write. It is created if missing.
+       * @example /tmp/demo/file.txt
+       */
+      path: string;
+      /** @description Whether to append to the file instead of truncating it. */
+      append: boolean;
+      /** @description The encoding of `data`. */
+      encoding: components['schemas']['FileEncoding'];
+      /**
+       * @description The data to write, in the given encoding.
+       * @example hello
+       */
+      data: string;
+    };
+  };
+  responses: never;
+  parameters: never;
+  requestBodies: never;
+  headers: never;
+  pathItems: never;
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    ListCommands: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The UUIDs of all known commands. */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ListCommandsResponse"];
-                };
-            };
-        };
+  ListCommands: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    RunCommand: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
+    requestBody?: never;
+    responses: {
+      /** @description The UUIDs of all known commands. */
+      default: {
+        headers: {
+          [name: string]: unknown;
         };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["RunCommandRequest"];
-            };
+        content: {
+          'application/json': components['schemas']['ListCommandsResponse'];
         };
-        responses: {
-            /** @description The UUID assigned to the newly started command. */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RunCommandResponse"];
-                };
-            };
-        };
+      };
     };
-    GetCommandByUUID: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                uuid: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The command line and exit status of the command. */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["GetCommandResponse"];
-                };
-            };
-        };
+  };
+  RunCommand: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    DeleteCommandByUUID: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                uuid: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The outcome of forgetting the command. */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["EmptyResponse"];
-                };
-            };
-        };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['RunCommandRequest'];
+      };
     };
-    GetCommandLogs: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                uuid: string;
-            };
-            cookie?: never;
+    responses: {
+      /** @description The UUID assigned to the newly started command. */
+      default: {
+        headers: {
+          [name: string]: unknown;
         };
-        requestBody?: {
-            content: {
-                "application/json": components["schemas"]["CommandLogsRequest"];
-            };
+        content: {
+          'application/json': components['schemas']['RunCommandResponse'];
         };
-        responses: {
-            /** @description The requested parts of the two output streams. */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CommandLogsResponse"];
-                };
-            };
-        };
+      };
     };
-    DeleteCommandLogsByUUID: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                uuid: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The outcome of forgetting command logs. */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["EmptyResponse"];
-                };
-            };
-        };
+  };
+  GetCommandByUUID: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        uuid: string;
+      };
+      cookie?: never;
     };
-    GetRawCommandLog: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description A single contiguous byte range, e.g. `bytes=0-1023`. */
-                Range?: string;
-            };
-            path: {
-                uuid: string;
-                stream: components["schemas"]["CommandLogStream"];
-            };
-            cookie?: never;
+    requestBody?: never;
+    responses: {
+      /** @description The command line and exit status of the command. */
+      default: {
+        headers: {
+          [name: string]: unknown;
         };
-        requestBody?: never;
-        responses: {
-            /**
-             * @description An output stream of a command, returned verbatim and unenveloped. A request
-             *     carrying no `Range` header is answered with `200` and the whole stream; a
-             *     satisfiable `Range` is answered with `206`, the requested bytes and a
-             *     `Content-Range` header. `404` is returned when the command or the stream does
-             *     not exist, `410` is returned, with an empty body, if the command's logs have been
-             *     deleted, and `416` — with a `Content-Range` header reporting the total length —
-             *     when the range cannot be satisfied.
-             */
-            default: {
-                headers: {
-                    /**
-                     * @description The range of bytes returned and the total length of the stream, as
-                     *     described in RFC 9110. Only present on a partial (`206`) response.
-                     */
-                    "Content-Range"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/octet-stream": string;
-                };
-            };
+        content: {
+          'application/json': components['schemas']['GetCommandResponse'];
         };
+      };
     };
-    SignalCommand: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                uuid: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CommandSignalRequest"];
-            };
-        };
-        responses: {
-            /** @description The outcome of sending the signal. */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["EmptyResponse"];
-                };
-            };
-        };
+  };
+  DeleteCommandByUUID: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        uuid: string;
+      };
+      cookie?: never;
     };
-    WriteCommandStdin: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                uuid: string;
-            };
-            cookie?: never;
+    requestBody?: never;
+    responses: {
+      /** @description The outcome of forgetting the command. */
+      default: {
+        headers: {
+          [name: string]: unknown;
         };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CommandStdinRequest"];
-            };
+        content: {
+          'application/json': components['schemas']['EmptyResponse'];
         };
-        responses: {
-            /** @description The outcome of feeding the data into standard input. */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["EmptyResponse"];
-                };
-            };
-        };
+      };
     };
-    WaitForCommand: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                uuid: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Returned once the command has finished. */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["EmptyResponse"];
-                };
-            };
-        };
+  };
+  GetCommandLogs: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        uuid: string;
+      };
+      cookie?: never;
     };
-    WaitForCommandWithTimeout: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                uuid: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CommandWaitTimeoutRequest"];
-            };
-        };
-        responses: {
-            /** @description Returned once the command has finished, within the timeout. */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["EmptyResponse"];
-                };
-            };
-        };
+    requestBody?: {
+      content: {
+        'application/json': components['schemas']['CommandLogsRequest'];
+      };
     };
-    CreateDirectory: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
+    responses: {
+      /** @description The requested parts of the two output streams. */
+      default: {
+        headers: {
+          [name: string]: unknown;
         };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["MkdirRequest"];
-            };
+        content: {
+          'application/json': components['schemas']['CommandLogsResponse'];
         };
-        responses: {
-            /** @description The outcome of creating the directory. */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["EmptyResponse"];
-                };
-            };
-        };
+      };
     };
-    ReadFile: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["ReadFileRequest"];
-            };
-        };
-        responses: {
-            /** @description The base64-encoded contents of the file. */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ReadFileResponse"];
-                };
-            };
-        };
+  };
+  DeleteCommandLogsByUUID: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        uuid: string;
+      };
+      cookie?: never;
     };
-    ReadRawFile: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
+    requestBody?: never;
+    responses: {
+      /** @description The outcome of forgetting command logs. */
+      default: {
+        headers: {
+          [name: string]: unknown;
         };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["ReadFileRequest"];
-            };
+        content: {
+          'application/json': components['schemas']['EmptyResponse'];
         };
-        responses: {
-            /**
-             * @description The contents of a file, returned verbatim and unenveloped. `404` is returned
-             *     when the file does not exist.
-             */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/octet-stream": string;
-                };
-            };
-        };
+      };
     };
-    UploadFile: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["UploadFileRequest"];
-            };
-        };
-        responses: {
-            /** @description The outcome of uploading the file. */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["EmptyResponse"];
-                };
-            };
-        };
+  };
+  GetRawCommandLog: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description A single contiguous byte range, e.g. `bytes=0-1023`. */
+        Range?: string;
+      };
+      path: {
+        uuid: string;
+        stream: components['schemas']['CommandLogStream'];
+      };
+      cookie?: never;
     };
-    WriteFile: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
+    requestBody?: never;
+    responses: {
+      /**
+       * @description An output stream of a command, returned verbatim and unenveloped. A request
+       *     carrying no `Range` header is answered with `200` and the whole stream; a
+       *     satisfiable `Range` is answered with `206`, the requested bytes and a
+       *     `Content-Range` header. `404` is returned when the command or the stream does
+       *     not exist, `410` is returned, with an empty body, if the command's logs have been
+       *     deleted, and `416` — with a `Content-Range` header reporting the total length —
+       *     when the range cannot be satisfied.
+       */
+      default: {
+        headers: {
+          /**
+           * @description The range of bytes returned and the total length of the stream, as
+           *     described in RFC 9110. Only present on a partial (`206`) response.
+           */
+          'Content-Range'?: string;
+          [name: string]: unknown;
         };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["WriteFileRequest"];
-            };
+        content: {
+          'application/octet-stream': string;
         };
-        responses: {
-            /** @description The outcome of writing the file. */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["EmptyResponse"];
-                };
-            };
-        };
+      };
     };
+  };
+  SignalCommand: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CommandSignalRequest'];
+      };
+    };
+    responses: {
+      /** @description The outcome of sending the signal. */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EmptyResponse'];
+        };
+      };
+    };
+  };
+  WriteCommandStdin: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CommandStdinRequest'];
+      };
+    };
+    responses: {
+      /** @description The outcome of feeding the data into standard input. */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EmptyResponse'];
+        };
+      };
+    };
+  };
+  WaitForCommand: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Returned once the command has finished. */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EmptyResponse'];
+        };
+      };
+    };
+  };
+  WaitForCommandWithTimeout: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CommandWaitTimeoutRequest'];
+      };
+    };
+    responses: {
+      /** @description Returned once the command has finished, within the timeout. */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EmptyResponse'];
+        };
+      };
+    };
+  };
+  CreateDirectory: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['MkdirRequest'];
+      };
+    };
+    responses: {
+      /** @description The outcome of creating the directory. */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EmptyResponse'];
+        };
+      };
+    };
+  };
+  ReadFile: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['ReadFileRequest'];
+      };
+    };
+    responses: {
+      /** @description The base64-encoded contents of the file. */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ReadFileResponse'];
+        };
+      };
+    };
+  };
+  ReadRawFile: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['ReadFileRequest'];
+      };
+    };
+    responses: {
+      /**
+       * @description The contents of a file, returned verbatim and unenveloped. `404` is returned
+       *     when the file does not exist.
+       */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/octet-stream': string;
+        };
+      };
+    };
+  };
+  UploadFile: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['UploadFileRequest'];
+      };
+    };
+    responses: {
+      /** @description The outcome of uploading the file. */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EmptyResponse'];
+        };
+      };
+    };
+  };
+  WriteFile: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['WriteFileRequest'];
+      };
+    };
+    responses: {
+      /** @description The outcome of writing the file. */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EmptyResponse'];
+        };
+      };
+    };
+  };
 }

@@ -9,282 +9,823 @@ import type { paths as PlatformPaths } from './platform.js';
 import type { paths as SandboxPaths } from './sandbox.js';
 
 /** Every action Unikraft Cloud advertises. */
-export type ActionName = 'unikraft_add_users' | 'unikraft_attach_volume_by_uuid' | 'unikraft_attach_volumes' | 'unikraft_clone_volume_by_uuid' | 'unikraft_clone_volumes' | 'unikraft_create_autoscale_configuration_by_service_group_uuid' | 'unikraft_create_autoscale_configuration_policy' | 'unikraft_create_autoscale_configurations' | 'unikraft_create_certificate' | 'unikraft_create_instance' | 'unikraft_create_service_group' | 'unikraft_create_template_instances' | 'unikraft_create_template_volume' | 'unikraft_create_volume' | 'unikraft_delete_autoscale_configuration_policies' | 'unikraft_delete_autoscale_configuration_policy_by_name' | 'unikraft_delete_autoscale_configurations' | 'unikraft_delete_autoscale_configurations_by_service_group_uuid' | 'unikraft_delete_certificate_by_uuid' | 'unikraft_delete_certificates' | 'unikraft_delete_instance_by_uuid' | 'unikraft_delete_instances' | 'unikraft_delete_service_group_by_uuid' | 'unikraft_delete_service_groups' | 'unikraft_delete_template_instance_by_uuid' | 'unikraft_delete_template_instances' | 'unikraft_delete_template_volume_by_uuid' | 'unikraft_delete_template_volumes' | 'unikraft_delete_volume_by_uuid' | 'unikraft_delete_volumes' | 'unikraft_detach_volume_by_uuid' | 'unikraft_detach_volumes' | 'unikraft_get_autoscale_configuration_policies' | 'unikraft_get_autoscale_configuration_policy_by_name' | 'unikraft_get_autoscale_configurations' | 'unikraft_get_autoscale_configurations_by_service_group_uuid' | 'unikraft_get_certificate_by_uuid' | 'unikraft_get_certificates' | 'unikraft_get_images' | 'unikraft_get_instance_by_uuid' | 'unikraft_get_instance_logs' | 'unikraft_get_instance_logs_by_uuid' | 'unikraft_get_instance_metrics' | 'unikraft_get_instance_metrics_by_uuid' | 'unikraft_get_instances' | 'unikraft_get_service_group_by_uuid' | 'unikraft_get_service_groups' | 'unikraft_get_template_instance_by_uuid' | 'unikraft_get_template_instances' | 'unikraft_get_template_volume_by_uuid' | 'unikraft_get_template_volumes' | 'unikraft_get_user' | 'unikraft_get_user_by_uuid' | 'unikraft_get_volume_by_uuid' | 'unikraft_get_volumes' | 'unikraft_healthz' | 'unikraft_sandbox_create_directory' | 'unikraft_sandbox_delete_command_by_uuid' | 'unikraft_sandbox_delete_command_logs_by_uuid' | 'unikraft_sandbox_get_command_by_uuid' | 'unikraft_sandbox_get_command_logs' | 'unikraft_sandbox_get_raw_command_log' | 'unikraft_sandbox_list_commands' | 'unikraft_sandbox_read_file' | 'unikraft_sandbox_read_raw_file' | 'unikraft_sandbox_run_command' | 'unikraft_sandbox_signal_command' | 'unikraft_sandbox_upload_file' | 'unikraft_sandbox_wait_for_command' | 'unikraft_sandbox_wait_for_command_with_timeout' | 'unikraft_sandbox_write_command_stdin' | 'unikraft_sandbox_write_file' | 'unikraft_start_instance_by_uuid' | 'unikraft_start_instances' | 'unikraft_stop_instance_by_uuid' | 'unikraft_stop_instances' | 'unikraft_update_certificate' | 'unikraft_update_certificate_by_uuid' | 'unikraft_update_instance_by_uuid' | 'unikraft_update_instances' | 'unikraft_update_service_group_by_uuid' | 'unikraft_update_service_groups' | 'unikraft_update_template_instance_by_uuid' | 'unikraft_update_template_instances' | 'unikraft_update_template_volume_by_uuid' | 'unikraft_update_template_volumes' | 'unikraft_update_volume_by_uuid' | 'unikraft_update_volumes' | 'unikraft_wait_instance_by_uuid' | 'unikraft_wait_instances';
+export type ActionName =
+  | 'unikraft_add_users'
+  | 'unikraft_attach_volume_by_uuid'
+  | 'unikraft_attach_volumes'
+  | 'unikraft_clone_volume_by_uuid'
+  | 'unikraft_clone_volumes'
+  | 'unikraft_create_autoscale_configuration_by_service_group_uuid'
+  | 'unikraft_create_autoscale_configuration_policy'
+  | 'unikraft_create_autoscale_configurations'
+  | 'unikraft_create_certificate'
+  | 'unikraft_create_instance'
+  | 'unikraft_create_service_group'
+  | 'unikraft_create_template_instances'
+  | 'unikraft_create_template_volume'
+  | 'unikraft_create_volume'
+  | 'unikraft_delete_autoscale_configuration_policies'
+  | 'unikraft_delete_autoscale_configuration_policy_by_name'
+  | 'unikraft_delete_autoscale_configurations'
+  | 'unikraft_delete_autoscale_configurations_by_service_group_uuid'
+  | 'unikraft_delete_certificate_by_uuid'
+  | 'unikraft_delete_certificates'
+  | 'unikraft_delete_instance_by_uuid'
+  | 'unikraft_delete_instances'
+  | 'unikraft_delete_service_group_by_uuid'
+  | 'unikraft_delete_service_groups'
+  | 'unikraft_delete_template_instance_by_uuid'
+  | 'unikraft_delete_template_instances'
+  | 'unikraft_delete_template_volume_by_uuid'
+  | 'unikraft_delete_template_volumes'
+  | 'unikraft_delete_volume_by_uuid'
+  | 'unikraft_delete_volumes'
+  | 'unikraft_detach_volume_by_uuid'
+  | 'unikraft_detach_volumes'
+  | 'unikraft_get_autoscale_configuration_policies'
+  | 'unikraft_get_autoscale_configuration_policy_by_name'
+  | 'unikraft_get_autoscale_configurations'
+  | 'unikraft_get_autoscale_configurations_by_service_group_uuid'
+  | 'unikraft_get_certificate_by_uuid'
+  | 'unikraft_get_certificates'
+  | 'unikraft_get_images'
+  | 'unikraft_get_instance_by_uuid'
+  | 'unikraft_get_instance_logs'
+  | 'unikraft_get_instance_logs_by_uuid'
+  | 'unikraft_get_instance_metrics'
+  | 'unikraft_get_instance_metrics_by_uuid'
+  | 'unikraft_get_instances'
+  | 'unikraft_get_service_group_by_uuid'
+  | 'unikraft_get_service_groups'
+  | 'unikraft_get_template_instance_by_uuid'
+  | 'unikraft_get_template_instances'
+  | 'unikraft_get_template_volume_by_uuid'
+  | 'unikraft_get_template_volumes'
+  | 'unikraft_get_user'
+  | 'unikraft_get_user_by_uuid'
+  | 'unikraft_get_volume_by_uuid'
+  | 'unikraft_get_volumes'
+  | 'unikraft_healthz'
+  | 'unikraft_sandbox_create_directory'
+  | 'unikraft_sandbox_delete_command_by_uuid'
+  | 'unikraft_sandbox_delete_command_logs_by_uuid'
+  | 'unikraft_sandbox_get_command_by_uuid'
+  | 'unikraft_sandbox_get_command_logs'
+  | 'unikraft_sandbox_get_raw_command_log'
+  | 'unikraft_sandbox_list_commands'
+  | 'unikraft_sandbox_read_file'
+  | 'unikraft_sandbox_read_raw_file'
+  | 'unikraft_sandbox_run_command'
+  | 'unikraft_sandbox_signal_command'
+  | 'unikraft_sandbox_upload_file'
+  | 'unikraft_sandbox_wait_for_command'
+  | 'unikraft_sandbox_wait_for_command_with_timeout'
+  | 'unikraft_sandbox_write_command_stdin'
+  | 'unikraft_sandbox_write_file'
+  | 'unikraft_start_instance_by_uuid'
+  | 'unikraft_start_instances'
+  | 'unikraft_stop_instance_by_uuid'
+  | 'unikraft_stop_instances'
+  | 'unikraft_update_certificate'
+  | 'unikraft_update_certificate_by_uuid'
+  | 'unikraft_update_instance_by_uuid'
+  | 'unikraft_update_instances'
+  | 'unikraft_update_service_group_by_uuid'
+  | 'unikraft_update_service_groups'
+  | 'unikraft_update_template_instance_by_uuid'
+  | 'unikraft_update_template_instances'
+  | 'unikraft_update_template_volume_by_uuid'
+  | 'unikraft_update_template_volumes'
+  | 'unikraft_update_volume_by_uuid'
+  | 'unikraft_update_volumes'
+  | 'unikraft_wait_instance_by_uuid'
+  | 'unikraft_wait_instances';
 
 /** The arguments of each action, grouped by where they go in the request. */
 export interface ActionArguments {
   /** POST /v1/users (write) */
-  'unikraft_add_users': { server?: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; }; };
+  unikraft_add_users: { server?: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo' } };
   /** PUT /v1/volumes/{uuid}/attach (write) */
-  'unikraft_attach_volume_by_uuid': { server?: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; }; path: NonNullable<PlatformPaths['/v1/volumes/{uuid}/attach']['put']['parameters']['path']>; body: NonNullable<PlatformPaths['/v1/volumes/{uuid}/attach']['put']['requestBody']>['content']['application/json']; };
+  unikraft_attach_volume_by_uuid: {
+    server?: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo' };
+    path: NonNullable<PlatformPaths['/v1/volumes/{uuid}/attach']['put']['parameters']['path']>;
+    body: NonNullable<
+      PlatformPaths['/v1/volumes/{uuid}/attach']['put']['requestBody']
+    >['content']['application/json'];
+  };
   /** PUT /v1/volumes/attach (write) */
-  'unikraft_attach_volumes': { server?: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; }; body: NonNullable<PlatformPaths['/v1/volumes/attach']['put']['requestBody']>['content']['application/json']; };
+  unikraft_attach_volumes: {
+    server?: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo' };
+    body: NonNullable<
+      PlatformPaths['/v1/volumes/attach']['put']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /v1/volumes/{uuid}/clone (write) */
-  'unikraft_clone_volume_by_uuid': { server?: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; }; path: NonNullable<PlatformPaths['/v1/volumes/{uuid}/clone']['post']['parameters']['path']>; body: NonNullable<PlatformPaths['/v1/volumes/{uuid}/clone']['post']['requestBody']>['content']['application/json']; };
+  unikraft_clone_volume_by_uuid: {
+    server?: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo' };
+    path: NonNullable<PlatformPaths['/v1/volumes/{uuid}/clone']['post']['parameters']['path']>;
+    body: NonNullable<
+      PlatformPaths['/v1/volumes/{uuid}/clone']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /v1/volumes/clone (write) */
-  'unikraft_clone_volumes': { server?: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; }; body: NonNullable<PlatformPaths['/v1/volumes/clone']['post']['requestBody']>['content']['application/json']; };
+  unikraft_clone_volumes: {
+    server?: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo' };
+    body: NonNullable<
+      PlatformPaths['/v1/volumes/clone']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /v1/services/{uuid}/autoscale (write) */
-  'unikraft_create_autoscale_configuration_by_service_group_uuid': { server?: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; }; path: NonNullable<PlatformPaths['/v1/services/{uuid}/autoscale']['post']['parameters']['path']>; body: NonNullable<PlatformPaths['/v1/services/{uuid}/autoscale']['post']['requestBody']>['content']['application/json']; };
+  unikraft_create_autoscale_configuration_by_service_group_uuid: {
+    server?: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo' };
+    path: NonNullable<PlatformPaths['/v1/services/{uuid}/autoscale']['post']['parameters']['path']>;
+    body: NonNullable<
+      PlatformPaths['/v1/services/{uuid}/autoscale']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /v1/services/{uuid}/autoscale/policies (write) */
-  'unikraft_create_autoscale_configuration_policy': { server?: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; }; path: NonNullable<PlatformPaths['/v1/services/{uuid}/autoscale/policies']['post']['parameters']['path']>; body: NonNullable<PlatformPaths['/v1/services/{uuid}/autoscale/policies']['post']['requestBody']>['content']['application/json']; };
+  unikraft_create_autoscale_configuration_policy: {
+    server?: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo' };
+    path: NonNullable<
+      PlatformPaths['/v1/services/{uuid}/autoscale/policies']['post']['parameters']['path']
+    >;
+    body: NonNullable<
+      PlatformPaths['/v1/services/{uuid}/autoscale/policies']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /v1/services/autoscale (write) */
-  'unikraft_create_autoscale_configurations': { server?: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; }; body: NonNullable<PlatformPaths['/v1/services/autoscale']['post']['requestBody']>['content']['application/json']; };
+  unikraft_create_autoscale_configurations: {
+    server?: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo' };
+    body: NonNullable<
+      PlatformPaths['/v1/services/autoscale']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /v1/certificates (write) */
-  'unikraft_create_certificate': { server?: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; }; body: NonNullable<PlatformPaths['/v1/certificates']['post']['requestBody']>['content']['application/json']; };
+  unikraft_create_certificate: {
+    server?: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo' };
+    body: NonNullable<
+      PlatformPaths['/v1/certificates']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /v1/instances (write) */
-  'unikraft_create_instance': { server?: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; }; body: NonNullable<PlatformPaths['/v1/instances']['post']['requestBody']>['content']['application/json']; };
+  unikraft_create_instance: {
+    server?: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo' };
+    body: NonNullable<
+      PlatformPaths['/v1/instances']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /v1/services (write) */
-  'unikraft_create_service_group': { server?: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; }; body: NonNullable<PlatformPaths['/v1/services']['post']['requestBody']>['content']['application/json']; };
+  unikraft_create_service_group: {
+    server?: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo' };
+    body: NonNullable<
+      PlatformPaths['/v1/services']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /v1/instances/templates (write) */
-  'unikraft_create_template_instances': { server?: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; }; body: NonNullable<PlatformPaths['/v1/instances/templates']['post']['requestBody']>['content']['application/json']; };
+  unikraft_create_template_instances: {
+    server?: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo' };
+    body: NonNullable<
+      PlatformPaths['/v1/instances/templates']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /v1/volumes/templates (write) */
-  'unikraft_create_template_volume': { server?: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; }; body: NonNullable<PlatformPaths['/v1/volumes/templates']['post']['requestBody']>['content']['application/json']; };
+  unikraft_create_template_volume: {
+    server?: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo' };
+    body: NonNullable<
+      PlatformPaths['/v1/volumes/templates']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /v1/volumes (write) */
-  'unikraft_create_volume': { server?: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; }; body: NonNullable<PlatformPaths['/v1/volumes']['post']['requestBody']>['content']['application/json']; };
+  unikraft_create_volume: {
+    server?: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo' };
+    body: NonNullable<
+      PlatformPaths['/v1/volumes']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** DELETE /v1/services/{uuid}/autoscale/policies (destructive) */
-  'unikraft_delete_autoscale_configuration_policies': { server?: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; }; path: NonNullable<PlatformPaths['/v1/services/{uuid}/autoscale/policies']['delete']['parameters']['path']>; body: NonNullable<PlatformPaths['/v1/services/{uuid}/autoscale/policies']['delete']['requestBody']>['content']['application/json']; };
+  unikraft_delete_autoscale_configuration_policies: {
+    server?: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo' };
+    path: NonNullable<
+      PlatformPaths['/v1/services/{uuid}/autoscale/policies']['delete']['parameters']['path']
+    >;
+    body: NonNullable<
+      PlatformPaths['/v1/services/{uuid}/autoscale/policies']['delete']['requestBody']
+    >['content']['application/json'];
+  };
   /** DELETE /v1/services/{uuid}/autoscale/policies/{name} (destructive) */
-  'unikraft_delete_autoscale_configuration_policy_by_name': { server?: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; }; path: NonNullable<PlatformPaths['/v1/services/{uuid}/autoscale/policies/{name}']['delete']['parameters']['path']>; };
+  unikraft_delete_autoscale_configuration_policy_by_name: {
+    server?: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo' };
+    path: NonNullable<
+      PlatformPaths['/v1/services/{uuid}/autoscale/policies/{name}']['delete']['parameters']['path']
+    >;
+  };
   /** DELETE /v1/services/autoscale (destructive) */
-  'unikraft_delete_autoscale_configurations': { server?: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; }; body: NonNullable<PlatformPaths['/v1/services/autoscale']['delete']['requestBody']>['content']['application/json']; };
+  unikraft_delete_autoscale_configurations: {
+    server?: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo' };
+    body: NonNullable<
+      PlatformPaths['/v1/services/autoscale']['delete']['requestBody']
+    >['content']['application/json'];
+  };
   /** DELETE /v1/services/{uuid}/autoscale (destructive) */
-  'unikraft_delete_autoscale_configurations_by_service_group_uuid': { server?: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; }; path: NonNullable<PlatformPaths['/v1/services/{uuid}/autoscale']['delete']['parameters']['path']>; };
+  unikraft_delete_autoscale_configurations_by_service_group_uuid: {
+    server?: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo' };
+    path: NonNullable<
+      PlatformPaths['/v1/services/{uuid}/autoscale']['delete']['parameters']['path']
+    >;
+  };
   /** DELETE /v1/certificates/{uuid} (destructive) */
-  'unikraft_delete_certificate_by_uuid': { server?: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; }; path: NonNullable<PlatformPaths['/v1/certificates/{uuid}']['delete']['parameters']['path']>; };
+  unikraft_delete_certificate_by_uuid: {
+    server?: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo' };
+    path: NonNullable<PlatformPaths['/v1/certificates/{uuid}']['delete']['parameters']['path']>;
+  };
   /** DELETE /v1/certificates (destructive) */
-  'unikraft_delete_certificates': { server?: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; }; body: NonNullable<PlatformPaths['/v1/certificates']['delete']['requestBody']>['content']['application/json']; };
+  unikraft_delete_certificates: {
+    server?: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo' };
+    body: NonNullable<
+      PlatformPaths['/v1/certificates']['delete']['requestBody']
+    >['content']['application/json'];
+  };
   /** DELETE /v1/instances/{uuid} (destructive) */
-  'unikraft_delete_instance_by_uuid': { server?: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; }; path: NonNullable<PlatformPaths['/v1/instances/{uuid}']['delete']['parameters']['path']>; query?: NonNullable<PlatformPaths['/v1/instances/{uuid}']['delete']['parameters']['query']>; };
+  unikraft_delete_instance_by_uuid: {
+    server?: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo' };
+    path: NonNullable<PlatformPaths['/v1/instances/{uuid}']['delete']['parameters']['path']>;
+    query?: NonNullable<PlatformPaths['/v1/instances/{uuid}']['delete']['parameters']['query']>;
+  };
   /** DELETE /v1/instances (destructive) */
-  'unikraft_delete_instances': { server?: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; }; query?: NonNullable<PlatformPaths['/v1/instances']['delete']['parameters']['query']>; body: NonNullable<PlatformPaths['/v1/instances']['delete']['requestBody']>['content']['application/json']; };
+  unikraft_delete_instances: {
+    server?: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo' };
+    query?: NonNullable<PlatformPaths['/v1/instances']['delete']['parameters']['query']>;
+    body: NonNullable<
+      PlatformPaths['/v1/instances']['delete']['requestBody']
+    >['content']['application/json'];
+  };
   /** DELETE /v1/services/{uuid} (destructive) */
-  'unikraft_delete_service_group_by_uuid': { server?: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; }; path: NonNullable<PlatformPaths['/v1/services/{uuid}']['delete']['parameters']['path']>; };
+  unikraft_delete_service_group_by_uuid: {
+    server?: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo' };
+    path: NonNullable<PlatformPaths['/v1/services/{uuid}']['delete']['parameters']['path']>;
+  };
   /** DELETE /v1/services (destructive) */
-  'unikraft_delete_service_groups': { server?: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; }; body: NonNullable<PlatformPaths['/v1/services']['delete']['requestBody']>['content']['application/json']; };
+  unikraft_delete_service_groups: {
+    server?: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo' };
+    body: NonNullable<
+      PlatformPaths['/v1/services']['delete']['requestBody']
+    >['content']['application/json'];
+  };
   /** DELETE /v1/instances/templates/{uuid} (destructive) */
-  'unikraft_delete_template_instance_by_uuid': { server?: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; }; path: NonNullable<PlatformPaths['/v1/instances/templates/{uuid}']['delete']['parameters']['path']>; };
+  unikraft_delete_template_instance_by_uuid: {
+    server?: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo' };
+    path: NonNullable<
+      PlatformPaths['/v1/instances/templates/{uuid}']['delete']['parameters']['path']
+    >;
+  };
   /** DELETE /v1/instances/templates (destructive) */
-  'unikraft_delete_template_instances': { server?: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; }; body: NonNullable<PlatformPaths['/v1/instances/templates']['delete']['requestBody']>['content']['application/json']; };
+  unikraft_delete_template_instances: {
+    server?: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo' };
+    body: NonNullable<
+      PlatformPaths['/v1/instances/templates']['delete']['requestBody']
+    >['content']['application/json'];
+  };
   /** DELETE /v1/volumes/templates/{uuid} (destructive) */
-  'unikraft_delete_template_volume_by_uuid': { server?: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; }; path: NonNullable<PlatformPaths['/v1/volumes/templates/{uuid}']['delete']['parameters']['path']>; };
+  unikraft_delete_template_volume_by_uuid: {
+    server?: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo' };
+    path: NonNullable<
+      PlatformPaths['/v1/volumes/templates/{uuid}']['delete']['parameters']['path']
+    >;
+  };
   /** DELETE /v1/volumes/templates (destructive) */
-  'unikraft_delete_template_volumes': { server?: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; }; body: NonNullable<PlatformPaths['/v1/volumes/templates']['delete']['requestBody']>['content']['application/json']; };
+  unikraft_delete_template_volumes: {
+    server?: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo' };
+    body: NonNullable<
+      PlatformPaths['/v1/volumes/templates']['delete']['requestBody']
+    >['content']['application/json'];
+  };
   /** DELETE /v1/volumes/{uuid} (destructive) */
-  'unikraft_delete_volume_by_uuid': { server?: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; }; path: NonNullable<PlatformPaths['/v1/volumes/{uuid}']['delete']['parameters']['path']>; };
+  unikraft_delete_volume_by_uuid: {
+    server?: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo' };
+    path: NonNullable<PlatformPaths['/v1/volumes/{uuid}']['delete']['parameters']['path']>;
+  };
   /** DELETE /v1/volumes (destructive) */
-  'unikraft_delete_volumes': { server?: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; }; body: NonNullable<PlatformPaths['/v1/volumes']['delete']['requestBody']>['content']['application/json']; };
+  unikraft_delete_volumes: {
+    server?: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo' };
+    body: NonNullable<
+      PlatformPaths['/v1/volumes']['delete']['requestBody']
+    >['content']['application/json'];
+  };
   /** PUT /v1/volumes/{uuid}/detach (destructive) */
-  'unikraft_detach_volume_by_uuid': { server?: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; }; path: NonNullable<PlatformPaths['/v1/volumes/{uuid}/detach']['put']['parameters']['path']>; body: NonNullable<PlatformPaths['/v1/volumes/{uuid}/detach']['put']['requestBody']>['content']['application/json']; };
+  unikraft_detach_volume_by_uuid: {
+    server?: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo' };
+    path: NonNullable<PlatformPaths['/v1/volumes/{uuid}/detach']['put']['parameters']['path']>;
+    body: NonNullable<
+      PlatformPaths['/v1/volumes/{uuid}/detach']['put']['requestBody']
+    >['content']['application/json'];
+  };
   /** PUT /v1/volumes/detach (destructive) */
-  'unikraft_detach_volumes': { server?: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; }; body: NonNullable<PlatformPaths['/v1/volumes/detach']['put']['requestBody']>['content']['application/json']; };
+  unikraft_detach_volumes: {
+    server?: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo' };
+    body: NonNullable<
+      PlatformPaths['/v1/volumes/detach']['put']['requestBody']
+    >['content']['application/json'];
+  };
   /** GET /v1/services/{uuid}/autoscale/policies (read) */
-  'unikraft_get_autoscale_configuration_policies': { server?: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; }; path: NonNullable<PlatformPaths['/v1/services/{uuid}/autoscale/policies']['get']['parameters']['path']>; body: NonNullable<PlatformPaths['/v1/services/{uuid}/autoscale/policies']['get']['requestBody']>['content']['application/json']; };
+  unikraft_get_autoscale_configuration_policies: {
+    server?: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo' };
+    path: NonNullable<
+      PlatformPaths['/v1/services/{uuid}/autoscale/policies']['get']['parameters']['path']
+    >;
+    body: NonNullable<
+      PlatformPaths['/v1/services/{uuid}/autoscale/policies']['get']['requestBody']
+    >['content']['application/json'];
+  };
   /** GET /v1/services/{uuid}/autoscale/policies/{name} (read) */
-  'unikraft_get_autoscale_configuration_policy_by_name': { server?: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; }; path: NonNullable<PlatformPaths['/v1/services/{uuid}/autoscale/policies/{name}']['get']['parameters']['path']>; };
+  unikraft_get_autoscale_configuration_policy_by_name: {
+    server?: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo' };
+    path: NonNullable<
+      PlatformPaths['/v1/services/{uuid}/autoscale/policies/{name}']['get']['parameters']['path']
+    >;
+  };
   /** GET /v1/services/autoscale (read) */
-  'unikraft_get_autoscale_configurations': { server?: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; }; body: NonNullable<PlatformPaths['/v1/services/autoscale']['get']['requestBody']>['content']['application/json']; };
+  unikraft_get_autoscale_configurations: {
+    server?: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo' };
+    body: NonNullable<
+      PlatformPaths['/v1/services/autoscale']['get']['requestBody']
+    >['content']['application/json'];
+  };
   /** GET /v1/services/{uuid}/autoscale (read) */
-  'unikraft_get_autoscale_configurations_by_service_group_uuid': { server?: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; }; path: NonNullable<PlatformPaths['/v1/services/{uuid}/autoscale']['get']['parameters']['path']>; };
+  unikraft_get_autoscale_configurations_by_service_group_uuid: {
+    server?: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo' };
+    path: NonNullable<PlatformPaths['/v1/services/{uuid}/autoscale']['get']['parameters']['path']>;
+  };
   /** GET /v1/certificates/{uuid} (read) */
-  'unikraft_get_certificate_by_uuid': { server?: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; }; path: NonNullable<PlatformPaths['/v1/certificates/{uuid}']['get']['parameters']['path']>; };
+  unikraft_get_certificate_by_uuid: {
+    server?: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo' };
+    path: NonNullable<PlatformPaths['/v1/certificates/{uuid}']['get']['parameters']['path']>;
+  };
   /** GET /v1/certificates (read) */
-  'unikraft_get_certificates': { server?: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; }; query?: NonNullable<PlatformPaths['/v1/certificates']['get']['parameters']['query']>; body: NonNullable<PlatformPaths['/v1/certificates']['get']['requestBody']>['content']['application/json']; };
+  unikraft_get_certificates: {
+    server?: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo' };
+    query?: NonNullable<PlatformPaths['/v1/certificates']['get']['parameters']['query']>;
+    body: NonNullable<
+      PlatformPaths['/v1/certificates']['get']['requestBody']
+    >['content']['application/json'];
+  };
   /** GET /v1/images/list (read) */
-  'unikraft_get_images': { server?: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; }; query?: NonNullable<PlatformPaths['/v1/images/list']['get']['parameters']['query']>; body?: NonNullable<PlatformPaths['/v1/images/list']['get']['requestBody']>['content']['application/json']; };
+  unikraft_get_images: {
+    server?: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo' };
+    query?: NonNullable<PlatformPaths['/v1/images/list']['get']['parameters']['query']>;
+    body?: NonNullable<
+      PlatformPaths['/v1/images/list']['get']['requestBody']
+    >['content']['application/json'];
+  };
   /** GET /v1/instances/{uuid} (read) */
-  'unikraft_get_instance_by_uuid': { server?: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; }; path: NonNullable<PlatformPaths['/v1/instances/{uuid}']['get']['parameters']['path']>; query?: NonNullable<PlatformPaths['/v1/instances/{uuid}']['get']['parameters']['query']>; };
+  unikraft_get_instance_by_uuid: {
+    server?: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo' };
+    path: NonNullable<PlatformPaths['/v1/instances/{uuid}']['get']['parameters']['path']>;
+    query?: NonNullable<PlatformPaths['/v1/instances/{uuid}']['get']['parameters']['query']>;
+  };
   /** GET /v1/instances/log (read) */
-  'unikraft_get_instance_logs': { server?: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; }; body: NonNullable<PlatformPaths['/v1/instances/log']['get']['requestBody']>['content']['application/json']; };
+  unikraft_get_instance_logs: {
+    server?: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo' };
+    body: NonNullable<
+      PlatformPaths['/v1/instances/log']['get']['requestBody']
+    >['content']['application/json'];
+  };
   /** GET /v1/instances/{uuid}/log (read) */
-  'unikraft_get_instance_logs_by_uuid': { server?: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; }; path: NonNullable<PlatformPaths['/v1/instances/{uuid}/log']['get']['parameters']['path']>; body: NonNullable<PlatformPaths['/v1/instances/{uuid}/log']['get']['requestBody']>['content']['application/json']; };
+  unikraft_get_instance_logs_by_uuid: {
+    server?: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo' };
+    path: NonNullable<PlatformPaths['/v1/instances/{uuid}/log']['get']['parameters']['path']>;
+    body: NonNullable<
+      PlatformPaths['/v1/instances/{uuid}/log']['get']['requestBody']
+    >['content']['application/json'];
+  };
   /** GET /v1/instances/metrics (read) */
-  'unikraft_get_instance_metrics': { server?: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; }; body: NonNullable<PlatformPaths['/v1/instances/metrics']['get']['requestBody']>['content']['application/json']; };
+  unikraft_get_instance_metrics: {
+    server?: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo' };
+    body: NonNullable<
+      PlatformPaths['/v1/instances/metrics']['get']['requestBody']
+    >['content']['application/json'];
+  };
   /** GET /v1/instances/{uuid}/metrics (read) */
-  'unikraft_get_instance_metrics_by_uuid': { server?: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; }; path: NonNullable<PlatformPaths['/v1/instances/{uuid}/metrics']['get']['parameters']['path']>; };
+  unikraft_get_instance_metrics_by_uuid: {
+    server?: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo' };
+    path: NonNullable<PlatformPaths['/v1/instances/{uuid}/metrics']['get']['parameters']['path']>;
+  };
   /** GET /v1/instances (read) */
-  'unikraft_get_instances': { server?: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; }; query?: NonNullable<PlatformPaths['/v1/instances']['get']['parameters']['query']>; body: NonNullable<PlatformPaths['/v1/instances']['get']['requestBody']>['content']['application/json']; };
+  unikraft_get_instances: {
+    server?: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo' };
+    query?: NonNullable<PlatformPaths['/v1/instances']['get']['parameters']['query']>;
+    body: NonNullable<
+      PlatformPaths['/v1/instances']['get']['requestBody']
+    >['content']['application/json'];
+  };
   /** GET /v1/services/{uuid} (read) */
-  'unikraft_get_service_group_by_uuid': { server?: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; }; path: NonNullable<PlatformPaths['/v1/services/{uuid}']['get']['parameters']['path']>; query?: NonNullable<PlatformPaths['/v1/services/{uuid}']['get']['parameters']['query']>; };
+  unikraft_get_service_group_by_uuid: {
+    server?: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo' };
+    path: NonNullable<PlatformPaths['/v1/services/{uuid}']['get']['parameters']['path']>;
+    query?: NonNullable<PlatformPaths['/v1/services/{uuid}']['get']['parameters']['query']>;
+  };
   /** GET /v1/services (read) */
-  'unikraft_get_service_groups': { server?: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; }; query?: NonNullable<PlatformPaths['/v1/services']['get']['parameters']['query']>; body: NonNullable<PlatformPaths['/v1/services']['get']['requestBody']>['content']['application/json']; };
+  unikraft_get_service_groups: {
+    server?: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo' };
+    query?: NonNullable<PlatformPaths['/v1/services']['get']['parameters']['query']>;
+    body: NonNullable<
+      PlatformPaths['/v1/services']['get']['requestBody']
+    >['content']['application/json'];
+  };
   /** GET /v1/instances/templates/{uuid} (read) */
-  'unikraft_get_template_instance_by_uuid': { server?: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; }; path: NonNullable<PlatformPaths['/v1/instances/templates/{uuid}']['get']['parameters']['path']>; query?: NonNullable<PlatformPaths['/v1/instances/templates/{uuid}']['get']['parameters']['query']>; };
+  unikraft_get_template_instance_by_uuid: {
+    server?: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo' };
+    path: NonNullable<PlatformPaths['/v1/instances/templates/{uuid}']['get']['parameters']['path']>;
+    query?: NonNullable<
+      PlatformPaths['/v1/instances/templates/{uuid}']['get']['parameters']['query']
+    >;
+  };
   /** GET /v1/instances/templates (read) */
-  'unikraft_get_template_instances': { server?: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; }; query?: NonNullable<PlatformPaths['/v1/instances/templates']['get']['parameters']['query']>; body: NonNullable<PlatformPaths['/v1/instances/templates']['get']['requestBody']>['content']['application/json']; };
+  unikraft_get_template_instances: {
+    server?: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo' };
+    query?: NonNullable<PlatformPaths['/v1/instances/templates']['get']['parameters']['query']>;
+    body: NonNullable<
+      PlatformPaths['/v1/instances/templates']['get']['requestBody']
+    >['content']['application/json'];
+  };
   /** GET /v1/volumes/templates/{uuid} (read) */
-  'unikraft_get_template_volume_by_uuid': { server?: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; }; path: NonNullable<PlatformPaths['/v1/volumes/templates/{uuid}']['get']['parameters']['path']>; query?: NonNullable<PlatformPaths['/v1/volumes/templates/{uuid}']['get']['parameters']['query']>; };
+  unikraft_get_template_volume_by_uuid: {
+    server?: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo' };
+    path: NonNullable<PlatformPaths['/v1/volumes/templates/{uuid}']['get']['parameters']['path']>;
+    query?: NonNullable<
+      PlatformPaths['/v1/volumes/templates/{uuid}']['get']['parameters']['query']
+    >;
+  };
   /** GET /v1/volumes/templates (read) */
-  'unikraft_get_template_volumes': { server?: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; }; query?: NonNullable<PlatformPaths['/v1/volumes/templates']['get']['parameters']['query']>; body: NonNullable<PlatformPaths['/v1/volumes/templates']['get']['requestBody']>['content']['application/json']; };
+  unikraft_get_template_volumes: {
+    server?: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo' };
+    query?: NonNullable<PlatformPaths['/v1/volumes/templates']['get']['parameters']['query']>;
+    body: NonNullable<
+      PlatformPaths['/v1/volumes/templates']['get']['requestBody']
+    >['content']['application/json'];
+  };
   /** GET /v1/users/quotas (read) */
-  'unikraft_get_user': { server?: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; }; };
+  unikraft_get_user: { server?: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo' } };
   /** GET /v1/users/{uuid}/quotas (read) */
-  'unikraft_get_user_by_uuid': { server?: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; }; path: NonNullable<PlatformPaths['/v1/users/{uuid}/quotas']['get']['parameters']['path']>; };
+  unikraft_get_user_by_uuid: {
+    server?: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo' };
+    path: NonNullable<PlatformPaths['/v1/users/{uuid}/quotas']['get']['parameters']['path']>;
+  };
   /** GET /v1/volumes/{uuid} (read) */
-  'unikraft_get_volume_by_uuid': { server?: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; }; path: NonNullable<PlatformPaths['/v1/volumes/{uuid}']['get']['parameters']['path']>; query?: NonNullable<PlatformPaths['/v1/volumes/{uuid}']['get']['parameters']['query']>; };
+  unikraft_get_volume_by_uuid: {
+    server?: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo' };
+    path: NonNullable<PlatformPaths['/v1/volumes/{uuid}']['get']['parameters']['path']>;
+    query?: NonNullable<PlatformPaths['/v1/volumes/{uuid}']['get']['parameters']['query']>;
+  };
   /** GET /v1/volumes (read) */
-  'unikraft_get_volumes': { server?: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; }; query?: NonNullable<PlatformPaths['/v1/volumes']['get']['parameters']['query']>; body: NonNullable<PlatformPaths['/v1/volumes']['get']['requestBody']>['content']['application/json']; };
+  unikraft_get_volumes: {
+    server?: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo' };
+    query?: NonNullable<PlatformPaths['/v1/volumes']['get']['parameters']['query']>;
+    body: NonNullable<
+      PlatformPaths['/v1/volumes']['get']['requestBody']
+    >['content']['application/json'];
+  };
   /** GET /v1/healthz (read) */
-  'unikraft_healthz': { server?: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; }; };
+  unikraft_healthz: { server?: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo' } };
   /** POST /fs/mkdir (write) */
-  'unikraft_sandbox_create_directory': { server: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; 'instance': string; }; body: NonNullable<SandboxPaths['/fs/mkdir']['post']['requestBody']>['content']['application/json']; };
+  unikraft_sandbox_create_directory: {
+    server: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; instance: string };
+    body: NonNullable<
+      SandboxPaths['/fs/mkdir']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** DELETE /commands/{uuid} (destructive) */
-  'unikraft_sandbox_delete_command_by_uuid': { server: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; 'instance': string; }; path: NonNullable<SandboxPaths['/commands/{uuid}']['delete']['parameters']['path']>; };
+  unikraft_sandbox_delete_command_by_uuid: {
+    server: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; instance: string };
+    path: NonNullable<SandboxPaths['/commands/{uuid}']['delete']['parameters']['path']>;
+  };
   /** DELETE /commands/{uuid}/logs (destructive) */
-  'unikraft_sandbox_delete_command_logs_by_uuid': { server: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; 'instance': string; }; path: NonNullable<SandboxPaths['/commands/{uuid}/logs']['delete']['parameters']['path']>; };
+  unikraft_sandbox_delete_command_logs_by_uuid: {
+    server: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; instance: string };
+    path: NonNullable<SandboxPaths['/commands/{uuid}/logs']['delete']['parameters']['path']>;
+  };
   /** GET /commands/{uuid} (read) */
-  'unikraft_sandbox_get_command_by_uuid': { server: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; 'instance': string; }; path: NonNullable<SandboxPaths['/commands/{uuid}']['get']['parameters']['path']>; };
+  unikraft_sandbox_get_command_by_uuid: {
+    server: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; instance: string };
+    path: NonNullable<SandboxPaths['/commands/{uuid}']['get']['parameters']['path']>;
+  };
   /** GET /commands/{uuid}/logs (read) */
-  'unikraft_sandbox_get_command_logs': { server: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; 'instance': string; }; path: NonNullable<SandboxPaths['/commands/{uuid}/logs']['get']['parameters']['path']>; body?: NonNullable<SandboxPaths['/commands/{uuid}/logs']['get']['requestBody']>['content']['application/json']; };
+  unikraft_sandbox_get_command_logs: {
+    server: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; instance: string };
+    path: NonNullable<SandboxPaths['/commands/{uuid}/logs']['get']['parameters']['path']>;
+    body?: NonNullable<
+      SandboxPaths['/commands/{uuid}/logs']['get']['requestBody']
+    >['content']['application/json'];
+  };
   /** GET /commands/{uuid}/logs/raw/{stream} (read) */
-  'unikraft_sandbox_get_raw_command_log': { server: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; 'instance': string; }; path: NonNullable<SandboxPaths['/commands/{uuid}/logs/raw/{stream}']['get']['parameters']['path']>; header?: Pick<NonNullable<SandboxPaths['/commands/{uuid}/logs/raw/{stream}']['get']['parameters']['header']>, 'Range'>; };
+  unikraft_sandbox_get_raw_command_log: {
+    server: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; instance: string };
+    path: NonNullable<
+      SandboxPaths['/commands/{uuid}/logs/raw/{stream}']['get']['parameters']['path']
+    >;
+    header?: Pick<
+      NonNullable<
+        SandboxPaths['/commands/{uuid}/logs/raw/{stream}']['get']['parameters']['header']
+      >,
+      'Range'
+    >;
+  };
   /** GET /commands (read) */
-  'unikraft_sandbox_list_commands': { server: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; 'instance': string; }; };
+  unikraft_sandbox_list_commands: {
+    server: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; instance: string };
+  };
   /** POST /fs/read (read) */
-  'unikraft_sandbox_read_file': { server: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; 'instance': string; }; body: NonNullable<SandboxPaths['/fs/read']['post']['requestBody']>['content']['application/json']; };
+  unikraft_sandbox_read_file: {
+    server: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; instance: string };
+    body: NonNullable<
+      SandboxPaths['/fs/read']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /fs/read_raw (read) */
-  'unikraft_sandbox_read_raw_file': { server: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; 'instance': string; }; body: NonNullable<SandboxPaths['/fs/read_raw']['post']['requestBody']>['content']['application/json']; };
+  unikraft_sandbox_read_raw_file: {
+    server: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; instance: string };
+    body: NonNullable<
+      SandboxPaths['/fs/read_raw']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /commands (destructive) */
-  'unikraft_sandbox_run_command': { server: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; 'instance': string; }; body: NonNullable<SandboxPaths['/commands']['post']['requestBody']>['content']['application/json']; };
+  unikraft_sandbox_run_command: {
+    server: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; instance: string };
+    body: NonNullable<
+      SandboxPaths['/commands']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /commands/{uuid}/signal (destructive) */
-  'unikraft_sandbox_signal_command': { server: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; 'instance': string; }; path: NonNullable<SandboxPaths['/commands/{uuid}/signal']['post']['parameters']['path']>; body: NonNullable<SandboxPaths['/commands/{uuid}/signal']['post']['requestBody']>['content']['application/json']; };
+  unikraft_sandbox_signal_command: {
+    server: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; instance: string };
+    path: NonNullable<SandboxPaths['/commands/{uuid}/signal']['post']['parameters']['path']>;
+    body: NonNullable<
+      SandboxPaths['/commands/{uuid}/signal']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /fs/upload (write) */
-  'unikraft_sandbox_upload_file': { server: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; 'instance': string; }; body: NonNullable<SandboxPaths['/fs/upload']['post']['requestBody']>['content']['application/json']; };
+  unikraft_sandbox_upload_file: {
+    server: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; instance: string };
+    body: NonNullable<
+      SandboxPaths['/fs/upload']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /commands/{uuid}/wait (read) */
-  'unikraft_sandbox_wait_for_command': { server: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; 'instance': string; }; path: NonNullable<SandboxPaths['/commands/{uuid}/wait']['post']['parameters']['path']>; };
+  unikraft_sandbox_wait_for_command: {
+    server: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; instance: string };
+    path: NonNullable<SandboxPaths['/commands/{uuid}/wait']['post']['parameters']['path']>;
+  };
   /** POST /commands/{uuid}/wait_timeout (read) */
-  'unikraft_sandbox_wait_for_command_with_timeout': { server: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; 'instance': string; }; path: NonNullable<SandboxPaths['/commands/{uuid}/wait_timeout']['post']['parameters']['path']>; body: NonNullable<SandboxPaths['/commands/{uuid}/wait_timeout']['post']['requestBody']>['content']['application/json']; };
+  unikraft_sandbox_wait_for_command_with_timeout: {
+    server: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; instance: string };
+    path: NonNullable<SandboxPaths['/commands/{uuid}/wait_timeout']['post']['parameters']['path']>;
+    body: NonNullable<
+      SandboxPaths['/commands/{uuid}/wait_timeout']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /commands/{uuid}/stdin (destructive) */
-  'unikraft_sandbox_write_command_stdin': { server: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; 'instance': string; }; path: NonNullable<SandboxPaths['/commands/{uuid}/stdin']['post']['parameters']['path']>; body: NonNullable<SandboxPaths['/commands/{uuid}/stdin']['post']['requestBody']>['content']['application/json']; };
+  unikraft_sandbox_write_command_stdin: {
+    server: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; instance: string };
+    path: NonNullable<SandboxPaths['/commands/{uuid}/stdin']['post']['parameters']['path']>;
+    body: NonNullable<
+      SandboxPaths['/commands/{uuid}/stdin']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** POST /fs/write (write) */
-  'unikraft_sandbox_write_file': { server: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; 'instance': string; }; body: NonNullable<SandboxPaths['/fs/write']['post']['requestBody']>['content']['application/json']; };
+  unikraft_sandbox_write_file: {
+    server: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; instance: string };
+    body: NonNullable<
+      SandboxPaths['/fs/write']['post']['requestBody']
+    >['content']['application/json'];
+  };
   /** PUT /v1/instances/{uuid}/start (write) */
-  'unikraft_start_instance_by_uuid': { server?: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; }; path: NonNullable<PlatformPaths['/v1/instances/{uuid}/start']['put']['parameters']['path']>; body: NonNullable<PlatformPaths['/v1/instances/{uuid}/start']['put']['requestBody']>['content']['application/json']; };
+  unikraft_start_instance_by_uuid: {
+    server?: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo' };
+    path: NonNullable<PlatformPaths['/v1/instances/{uuid}/start']['put']['parameters']['path']>;
+    body: NonNullable<
+      PlatformPaths['/v1/instances/{uuid}/start']['put']['requestBody']
+    >['content']['application/json'];
+  };
   /** PUT /v1/instances/start (write) */
-  'unikraft_start_instances': { server?: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; }; body: NonNullable<PlatformPaths['/v1/instances/start']['put']['requestBody']>['content']['application/json']; };
+  unikraft_start_instances: {
+    server?: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo' };
+    body: NonNullable<
+      PlatformPaths['/v1/instances/start']['put']['requestBody']
+    >['content']['application/json'];
+  };
   /** PUT /v1/instances/{uuid}/stop (destructive) */
-  'unikraft_stop_instance_by_uuid': { server?: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; }; path: NonNullable<PlatformPaths['/v1/instances/{uuid}/stop']['put']['parameters']['path']>; body: NonNullable<PlatformPaths['/v1/instances/{uuid}/stop']['put']['requestBody']>['content']['application/json']; };
+  unikraft_stop_instance_by_uuid: {
+    server?: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo' };
+    path: NonNullable<PlatformPaths['/v1/instances/{uuid}/stop']['put']['parameters']['path']>;
+    body: NonNullable<
+      PlatformPaths['/v1/instances/{uuid}/stop']['put']['requestBody']
+    >['content']['application/json'];
+  };
   /** PUT /v1/instances/stop (destructive) */
-  'unikraft_stop_instances': { server?: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; }; body: NonNullable<PlatformPaths['/v1/instances/stop']['put']['requestBody']>['content']['application/json']; };
+  unikraft_stop_instances: {
+    server?: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo' };
+    body: NonNullable<
+      PlatformPaths['/v1/instances/stop']['put']['requestBody']
+    >['content']['application/json'];
+  };
   /** PATCH /v1/certificates (write) */
-  'unikraft_update_certificate': { server?: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; }; body: NonNullable<PlatformPaths['/v1/certificates']['patch']['requestBody']>['content']['application/json']; };
+  unikraft_update_certificate: {
+    server?: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo' };
+    body: NonNullable<
+      PlatformPaths['/v1/certificates']['patch']['requestBody']
+    >['content']['application/json'];
+  };
   /** PATCH /v1/certificates/{uuid} (write) */
-  'unikraft_update_certificate_by_uuid': { server?: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; }; path: NonNullable<PlatformPaths['/v1/certificates/{uuid}']['patch']['parameters']['path']>; body: NonNullable<PlatformPaths['/v1/certificates/{uuid}']['patch']['requestBody']>['content']['application/json']; };
+  unikraft_update_certificate_by_uuid: {
+    server?: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo' };
+    path: NonNullable<PlatformPaths['/v1/certificates/{uuid}']['patch']['parameters']['path']>;
+    body: NonNullable<
+      PlatformPaths['/v1/certificates/{uuid}']['patch']['requestBody']
+    >['content']['application/json'];
+  };
   /** PATCH /v1/instances/{uuid} (write) */
-  'unikraft_update_instance_by_uuid': { server?: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; }; path: NonNullable<PlatformPaths['/v1/instances/{uuid}']['patch']['parameters']['path']>; body: NonNullable<PlatformPaths['/v1/instances/{uuid}']['patch']['requestBody']>['content']['application/json']; };
+  unikraft_update_instance_by_uuid: {
+    server?: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo' };
+    path: NonNullable<PlatformPaths['/v1/instances/{uuid}']['patch']['parameters']['path']>;
+    body: NonNullable<
+      PlatformPaths['/v1/instances/{uuid}']['patch']['requestBody']
+    >['content']['application/json'];
+  };
   /** PATCH /v1/instances (write) */
-  'unikraft_update_instances': { server?: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; }; body: NonNullable<PlatformPaths['/v1/instances']['patch']['requestBody']>['content']['application/json']; };
+  unikraft_update_instances: {
+    server?: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo' };
+    body: NonNullable<
+      PlatformPaths['/v1/instances']['patch']['requestBody']
+    >['content']['application/json'];
+  };
   /** PATCH /v1/services/{uuid} (write) */
-  'unikraft_update_service_group_by_uuid': { server?: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; }; path: NonNullable<PlatformPaths['/v1/services/{uuid}']['patch']['parameters']['path']>; body: NonNullable<PlatformPaths['/v1/services/{uuid}']['patch']['requestBody']>['content']['application/json']; };
+  unikraft_update_service_group_by_uuid: {
+    server?: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo' };
+    path: NonNullable<PlatformPaths['/v1/services/{uuid}']['patch']['parameters']['path']>;
+    body: NonNullable<
+      PlatformPaths['/v1/services/{uuid}']['patch']['requestBody']
+    >['content']['application/json'];
+  };
   /** PATCH /v1/services (write) */
-  'unikraft_update_service_groups': { server?: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; }; body: NonNullable<PlatformPaths['/v1/services']['patch']['requestBody']>['content']['application/json']; };
+  unikraft_update_service_groups: {
+    server?: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo' };
+    body: NonNullable<
+      PlatformPaths['/v1/services']['patch']['requestBody']
+    >['content']['application/json'];
+  };
   /** PATCH /v1/instances/templates/{uuid} (write) */
-  'unikraft_update_template_instance_by_uuid': { server?: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; }; path: NonNullable<PlatformPaths['/v1/instances/templates/{uuid}']['patch']['parameters']['path']>; body: NonNullable<PlatformPaths['/v1/instances/templates/{uuid}']['patch']['requestBody']>['content']['application/json']; };
+  unikraft_update_template_instance_by_uuid: {
+    server?: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo' };
+    path: NonNullable<
+      PlatformPaths['/v1/instances/templates/{uuid}']['patch']['parameters']['path']
+    >;
+    body: NonNullable<
+      PlatformPaths['/v1/instances/templates/{uuid}']['patch']['requestBody']
+    >['content']['application/json'];
+  };
   /** PATCH /v1/instances/templates (write) */
-  'unikraft_update_template_instances': { server?: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; }; body: NonNullable<PlatformPaths['/v1/instances/templates']['patch']['requestBody']>['content']['application/json']; };
+  unikraft_update_template_instances: {
+    server?: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo' };
+    body: NonNullable<
+      PlatformPaths['/v1/instances/templates']['patch']['requestBody']
+    >['content']['application/json'];
+  };
   /** PATCH /v1/volumes/templates/{uuid} (write) */
-  'unikraft_update_template_volume_by_uuid': { server?: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; }; path: NonNullable<PlatformPaths['/v1/volumes/templates/{uuid}']['patch']['parameters']['path']>; body: NonNullable<PlatformPaths['/v1/volumes/templates/{uuid}']['patch']['requestBody']>['content']['application/json']; };
+  unikraft_update_template_volume_by_uuid: {
+    server?: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo' };
+    path: NonNullable<PlatformPaths['/v1/volumes/templates/{uuid}']['patch']['parameters']['path']>;
+    body: NonNullable<
+      PlatformPaths['/v1/volumes/templates/{uuid}']['patch']['requestBody']
+    >['content']['application/json'];
+  };
   /** PATCH /v1/volumes/templates (write) */
-  'unikraft_update_template_volumes': { server?: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; }; body: NonNullable<PlatformPaths['/v1/volumes/templates']['patch']['requestBody']>['content']['application/json']; };
+  unikraft_update_template_volumes: {
+    server?: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo' };
+    body: NonNullable<
+      PlatformPaths['/v1/volumes/templates']['patch']['requestBody']
+    >['content']['application/json'];
+  };
   /** PATCH /v1/volumes/{uuid} (write) */
-  'unikraft_update_volume_by_uuid': { server?: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; }; path: NonNullable<PlatformPaths['/v1/volumes/{uuid}']['patch']['parameters']['path']>; body: NonNullable<PlatformPaths['/v1/volumes/{uuid}']['patch']['requestBody']>['content']['application/json']; };
+  unikraft_update_volume_by_uuid: {
+    server?: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo' };
+    path: NonNullable<PlatformPaths['/v1/volumes/{uuid}']['patch']['parameters']['path']>;
+    body: NonNullable<
+      PlatformPaths['/v1/volumes/{uuid}']['patch']['requestBody']
+    >['content']['application/json'];
+  };
   /** PATCH /v1/volumes (write) */
-  'unikraft_update_volumes': { server?: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; }; body: NonNullable<PlatformPaths['/v1/volumes']['patch']['requestBody']>['content']['application/json']; };
+  unikraft_update_volumes: {
+    server?: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo' };
+    body: NonNullable<
+      PlatformPaths['/v1/volumes']['patch']['requestBody']
+    >['content']['application/json'];
+  };
   /** GET /v1/instances/{uuid}/wait (read) */
-  'unikraft_wait_instance_by_uuid': { server?: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; }; path: NonNullable<PlatformPaths['/v1/instances/{uuid}/wait']['get']['parameters']['path']>; body: NonNullable<PlatformPaths['/v1/instances/{uuid}/wait']['get']['requestBody']>['content']['application/json']; };
+  unikraft_wait_instance_by_uuid: {
+    server?: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo' };
+    path: NonNullable<PlatformPaths['/v1/instances/{uuid}/wait']['get']['parameters']['path']>;
+    body: NonNullable<
+      PlatformPaths['/v1/instances/{uuid}/wait']['get']['requestBody']
+    >['content']['application/json'];
+  };
   /** GET /v1/instances/wait (read) */
-  'unikraft_wait_instances': { server?: { 'metro'?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo'; }; body: NonNullable<PlatformPaths['/v1/instances/wait']['get']['requestBody']>['content']['application/json']; };
+  unikraft_wait_instances: {
+    server?: { metro?: 'fra' | 'dal' | 'sin' | 'was' | 'sfo' };
+    body: NonNullable<
+      PlatformPaths['/v1/instances/wait']['get']['requestBody']
+    >['content']['application/json'];
+  };
 }
 
 /** How each action is classified. */
 export const classification = {
-    unikraft_add_users: 'write',
-    unikraft_attach_volume_by_uuid: 'write',
-    unikraft_attach_volumes: 'write',
-    unikraft_clone_volume_by_uuid: 'write',
-    unikraft_clone_volumes: 'write',
-    unikraft_create_autoscale_configuration_by_service_group_uuid: 'write',
-    unikraft_create_autoscale_configuration_policy: 'write',
-    unikraft_create_autoscale_configurations: 'write',
-    unikraft_create_certificate: 'write',
-    unikraft_create_instance: 'write',
-    unikraft_create_service_group: 'write',
-    unikraft_create_template_instances: 'write',
-    unikraft_create_template_volume: 'write',
-    unikraft_create_volume: 'write',
-    unikraft_delete_autoscale_configuration_policies: 'destructive',
-    unikraft_delete_autoscale_configuration_policy_by_name: 'destructive',
-    unikraft_delete_autoscale_configurations: 'destructive',
-    unikraft_delete_autoscale_configurations_by_service_group_uuid: 'destructive',
-    unikraft_delete_certificate_by_uuid: 'destructive',
-    unikraft_delete_certificates: 'destructive',
-    unikraft_delete_instance_by_uuid: 'destructive',
-    unikraft_delete_instances: 'destructive',
-    unikraft_delete_service_group_by_uuid: 'destructive',
-    unikraft_delete_service_groups: 'destructive',
-    unikraft_delete_template_instance_by_uuid: 'destructive',
-    unikraft_delete_template_instances: 'destructive',
-    unikraft_delete_template_volume_by_uuid: 'destructive',
-    unikraft_delete_template_volumes: 'destructive',
-    unikraft_delete_volume_by_uuid: 'destructive',
-    unikraft_delete_volumes: 'destructive',
-    unikraft_detach_volume_by_uuid: 'destructive',
-    unikraft_detach_volumes: 'destructive',
-    unikraft_get_autoscale_configuration_policies: 'read',
-    unikraft_get_autoscale_configuration_policy_by_name: 'read',
-    unikraft_get_autoscale_configurations: 'read',
-    unikraft_get_autoscale_configurations_by_service_group_uuid: 'read',
-    unikraft_get_certificate_by_uuid: 'read',
-    unikraft_get_certificates: 'read',
-    unikraft_get_images: 'read',
-    unikraft_get_instance_by_uuid: 'read',
-    unikraft_get_instance_logs: 'read',
-    unikraft_get_instance_logs_by_uuid: 'read',
-    unikraft_get_instance_metrics: 'read',
-    unikraft_get_instance_metrics_by_uuid: 'read',
-    unikraft_get_instances: 'read',
-    unikraft_get_service_group_by_uuid: 'read',
-    unikraft_get_service_groups: 'read',
-    unikraft_get_template_instance_by_uuid: 'read',
-    unikraft_get_template_instances: 'read',
-    unikraft_get_template_volume_by_uuid: 'read',
-    unikraft_get_template_volumes: 'read',
-    unikraft_get_user: 'read',
-    unikraft_get_user_by_uuid: 'read',
-    unikraft_get_volume_by_uuid: 'read',
-    unikraft_get_volumes: 'read',
-    unikraft_healthz: 'read',
-    unikraft_sandbox_create_directory: 'write',
-    unikraft_sandbox_delete_command_by_uuid: 'destructive',
-    unikraft_sandbox_delete_command_logs_by_uuid: 'destructive',
-    unikraft_sandbox_get_command_by_uuid: 'read',
-    unikraft_sandbox_get_command_logs: 'read',
-    unikraft_sandbox_get_raw_command_log: 'read',
-    unikraft_sandbox_list_commands: 'read',
-    unikraft_sandbox_read_file: 'read',
-    unikraft_sandbox_read_raw_file: 'read',
-    unikraft_sandbox_run_command: 'destructive',
-    unikraft_sandbox_signal_command: 'destructive',
-    unikraft_sandbox_upload_file: 'write',
-    unikraft_sandbox_wait_for_command: 'read',
-    unikraft_sandbox_wait_for_command_with_timeout: 'read',
-    unikraft_sandbox_write_command_stdin: 'destructive',
-    unikraft_sandbox_write_file: 'write',
-    unikraft_start_instance_by_uuid: 'write',
-    unikraft_start_instances: 'write',
-    unikraft_stop_instance_by_uuid: 'destructive',
-    unikraft_stop_instances: 'destructive',
-    unikraft_update_certificate: 'write',
-    unikraft_update_certificate_by_uuid: 'write',
-    unikraft_update_instance_by_uuid: 'write',
-    unikraft_update_instances: 'write',
-    unikraft_update_service_group_by_uuid: 'write',
-    unikraft_update_service_groups: 'write',
-    unikraft_update_template_instance_by_uuid: 'write',
-    unikraft_update_template_instances: 'write',
-    unikraft_update_template_volume_by_uuid: 'write',
-    unikraft_update_template_volumes: 'write',
-    unikraft_update_volume_by_uuid: 'write',
-    unikraft_update_volumes: 'write',
-    unikraft_wait_instance_by_uuid: 'read',
-    unikraft_wait_instances: 'read',
-  } as const satisfies Record<ActionName, Classification>;
+  unikraft_add_users: 'write',
+  unikraft_attach_volume_by_uuid: 'write',
+  unikraft_attach_volumes: 'write',
+  unikraft_clone_volume_by_uuid: 'write',
+  unikraft_clone_volumes: 'write',
+  unikraft_create_autoscale_configuration_by_service_group_uuid: 'write',
+  unikraft_create_autoscale_configuration_policy: 'write',
+  unikraft_create_autoscale_configurations: 'write',
+  unikraft_create_certificate: 'write',
+  unikraft_create_instance: 'write',
+  unikraft_create_service_group: 'write',
+  unikraft_create_template_instances: 'write',
+  unikraft_create_template_volume: 'write',
+  unikraft_create_volume: 'write',
+  unikraft_delete_autoscale_configuration_policies: 'destructive',
+  unikraft_delete_autoscale_configuration_policy_by_name: 'destructive',
+  unikraft_delete_autoscale_configurations: 'destructive',
+  unikraft_delete_autoscale_configurations_by_service_group_uuid: 'destructive',
+  unikraft_delete_certificate_by_uuid: 'destructive',
+  unikraft_delete_certificates: 'destructive',
+  unikraft_delete_instance_by_uuid: 'destructive',
+  unikraft_delete_instances: 'destructive',
+  unikraft_delete_service_group_by_uuid: 'destructive',
+  unikraft_delete_service_groups: 'destructive',
+  unikraft_delete_template_instance_by_uuid: 'destructive',
+  unikraft_delete_template_instances: 'destructive',
+  unikraft_delete_template_volume_by_uuid: 'destructive',
+  unikraft_delete_template_volumes: 'destructive',
+  unikraft_delete_volume_by_uuid: 'destructive',
+  unikraft_delete_volumes: 'destructive',
+  unikraft_detach_volume_by_uuid: 'destructive',
+  unikraft_detach_volumes: 'destructive',
+  unikraft_get_autoscale_configuration_policies: 'read',
+  unikraft_get_autoscale_configuration_policy_by_name: 'read',
+  unikraft_get_autoscale_configurations: 'read',
+  unikraft_get_autoscale_configurations_by_service_group_uuid: 'read',
+  unikraft_get_certificate_by_uuid: 'read',
+  unikraft_get_certificates: 'read',
+  unikraft_get_images: 'read',
+  unikraft_get_instance_by_uuid: 'read',
+  unikraft_get_instance_logs: 'read',
+  unikraft_get_instance_logs_by_uuid: 'read',
+  unikraft_get_instance_metrics: 'read',
+  unikraft_get_instance_metrics_by_uuid: 'read',
+  unikraft_get_instances: 'read',
+  unikraft_get_service_group_by_uuid: 'read',
+  unikraft_get_service_groups: 'read',
+  unikraft_get_template_instance_by_uuid: 'read',
+  unikraft_get_template_instances: 'read',
+  unikraft_get_template_volume_by_uuid: 'read',
+  unikraft_get_template_volumes: 'read',
+  unikraft_get_user: 'read',
+  unikraft_get_user_by_uuid: 'read',
+  unikraft_get_volume_by_uuid: 'read',
+  unikraft_get_volumes: 'read',
+  unikraft_healthz: 'read',
+  unikraft_sandbox_create_directory: 'write',
+  unikraft_sandbox_delete_command_by_uuid: 'destructive',
+  unikraft_sandbox_delete_command_logs_by_uuid: 'destructive',
+  unikraft_sandbox_get_command_by_uuid: 'read',
+  unikraft_sandbox_get_command_logs: 'read',
+  unikraft_sandbox_get_raw_command_log: 'read',
+  unikraft_sandbox_list_commands: 'read',
+  unikraft_sandbox_read_file: 'read',
+  unikraft_sandbox_read_raw_file: 'read',
+  unikraft_sandbox_run_command: 'destructive',
+  unikraft_sandbox_signal_command: 'destructive',
+  unikraft_sandbox_upload_file: 'write',
+  unikraft_sandbox_wait_for_command: 'read',
+  unikraft_sandbox_wait_for_command_with_timeout: 'read',
+  unikraft_sandbox_write_command_stdin: 'destructive',
+  unikraft_sandbox_write_file: 'write',
+  unikraft_start_instance_by_uuid: 'write',
+  unikraft_start_instances: 'write',
+  unikraft_stop_instance_by_uuid: 'destructive',
+  unikraft_stop_instances: 'destructive',
+  unikraft_update_certificate: 'write',
+  unikraft_update_certificate_by_uuid: 'write',
+  unikraft_update_instance_by_uuid: 'write',
+  unikraft_update_instances: 'write',
+  unikraft_update_service_group_by_uuid: 'write',
+  unikraft_update_service_groups: 'write',
+  unikraft_update_template_instance_by_uuid: 'write',
+  unikraft_update_template_instances: 'write',
+  unikraft_update_template_volume_by_uuid: 'write',
+  unikraft_update_template_volumes: 'write',
+  unikraft_update_volume_by_uuid: 'write',
+  unikraft_update_volumes: 'write',
+  unikraft_wait_instance_by_uuid: 'read',
+  unikraft_wait_instances: 'read',
+} as const satisfies Record<ActionName, Classification>;

@@ -71,10 +71,29 @@ export interface ContentParameterSpec {
   allowReserved?: never;
 }
 
+/**
+ * How a body argument becomes the request body: `json` any value as JSON text;
+ * `form` and `multipart` an object, a field or part per property; `text` a
+ * string sent as it is (XML, plain text, CSV, ...); `binary` base64 text,
+ * decoded to the bytes sent.
+ */
+export type BodyKind = 'json' | 'form' | 'multipart' | 'text' | 'binary';
+
 export interface BodySpec {
   required: boolean;
+  /** The media type sent unless the call names one of `alternatives`. */
   contentType: string;
   encoding?: Record<string, { contentType?: string; style?: string; explode?: boolean }>;
+  /** Absent in catalogs compiled before it: JSON, form and multipart by type, anything else text. */
+  kind?: BodyKind;
+  /** Every media type the operation offers, in document order, when it offers more than one. */
+  offered?: string[];
+  /** Why `contentType` was chosen among `offered`. */
+  chosenBecause?: string;
+  /** Other offered media types a call may name in its `contentType` argument: same argument, same schema. */
+  alternatives?: string[];
+  /** Multipart properties that carry files: base64 in the arguments, bytes with a filename on the wire. */
+  files?: string[];
 }
 
 export interface RequestSpec {

@@ -5,7 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { providerDefinitions } from '../../specs/index.ts';
-import { PinsSchema, ProviderDefinitionSchema } from '../../specs/provider-definition.ts';
+import { type Pin, PinsSchema, ProviderDefinitionSchema } from '../../specs/provider-definition.ts';
 import { diffCatalogs, formatDiff } from '../catalog/diff.ts';
 import type { Catalog } from '../catalog/format.ts';
 import { sha256Hex } from '../catalog/rules.ts';
@@ -20,6 +20,7 @@ import {
   type ProviderInput,
 } from '../generate.ts';
 import { loadDocument } from '../openapi/load-document.ts';
+import { biomeFormatter } from './biome-format.ts';
 import { findingKind, findingsSummary } from './findings-summary.ts';
 import { compareTrees, readTree, replaceFile, replaceTree } from './generated-tree.ts';
 import { SpecStore } from './spec-store.ts';
@@ -101,13 +102,15 @@ async function pinCommand(
     : await store.readAtCommit({ ...old, commit });
   const next = { ...old, commit, sha256: sha256Hex(bytes) };
   const moved = { ...pins, [document]: next };
-  await store.remember(bytes);
+  // The new bytes stay in memory until everything compiled: a refused pin leaves nothing in the cache.
   const tree = await run(
     { ...providers, [provider]: { ...providers[provider]!, pins: moved } },
     store,
     createTypes,
+    (pin) => (pin.sha256 === next.sha256 ? bytes : undefined),
   );
   const before = await readJson<Catalog>(join(GENERATED, provider, 'catalog.json'));
+  await store.remember(bytes);
   await replaceTree(GENERATED, tree.files);
   await replaceFile(join(ROOT, 'specs', provider, 'pins.json'), jsonFile(moved));
   console.log(`pinned ${provider}/${document} at ${commit} (sha256 ${next.sha256})`);
@@ -191,13 +194,16 @@ async function run(
   providers: Record<string, ProviderInput>,
   store: SpecStore,
   createTypes: GenerateInput['createTypes'],
+  inMemory: (pin: Pin) => Uint8Array | undefined = () => undefined,
 ): Promise<GeneratedTree> {
   const tree = await generate({
     providers,
-    readPin: (provider, document, pin) => store.read(provider, document, pin),
+    readPin: async (provider, document, pin) =>
+      inMemory(pin) ?? store.read(provider, document, pin),
     formatSource: await readFile(join(ROOT, 'generators', 'catalog', 'format.ts'), 'utf8'),
     rulesSource: await readFile(join(ROOT, 'generators', 'catalog', 'rules.ts'), 'utf8'),
     createTypes,
+    formatCode: biomeFormatter(ROOT),
   });
   for (const r of tree.reports) {
     console.log(

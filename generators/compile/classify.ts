@@ -1,6 +1,12 @@
 /**
  * Every operation is `read`, `write` or `destructive`, and the rule that decided
  * it is recorded. Rules are tried in order; the first that fires wins.
+ *
+ * The word rules read the operationId and the summary as whole words (camelCase,
+ * snake_case, kebab-case and spaces split them; a lone capital stays with its
+ * word, so "SignalR" is one word). A name that starts with a reading verb
+ * (`get`, `list`, `describe`, ...) is not made destructive by a word later in it:
+ * `ListDeletedItems` and `DescribePipelineExecution` name what they read.
  */
 import type { Classification, ClassificationRule } from '../catalog/format.ts';
 import type { Operation } from '../openapi/operation-object.ts';
@@ -34,14 +40,28 @@ const DESTRUCTIVE_VERBS = [
 const DESTRUCTIVE_WORD = new RegExp(
   `^(${DESTRUCTIVE_VERBS.join('|')})(s|d|ed|ing|ped|ping|ion|al)?$|^revocation$|^removal$|^termination$`,
 );
-const COMMAND_WORDS = new Set([
-  'exec',
-  'execute',
-  'executes',
-  'execution',
-  'signal',
-  'signals',
-  'stdin',
+/** Verbs (never nouns such as "execution") that run something or poke a running process. */
+const COMMAND_WORDS = new Set(['exec', 'execute', 'executes', 'signal', 'signals', 'stdin']);
+/** A name that starts with one of these says what it reads. */
+const READING_VERBS = new Set([
+  'browse',
+  'check',
+  'count',
+  'describe',
+  'download',
+  'fetch',
+  'find',
+  'get',
+  'inspect',
+  'list',
+  'lookup',
+  'preview',
+  'query',
+  'read',
+  'retrieve',
+  'search',
+  'show',
+  'view',
 ]);
 
 export function classify(
@@ -60,24 +80,31 @@ export function classify(
   }
   if (method === 'delete')
     return { classification: 'destructive', rule: 'delete-method', detail: 'DELETE' };
-  for (const [field, value] of [
+  // The operationId speaks first: a summary that starts with "Get" does not excuse `DeleteItems`.
+  for (const [field, text] of [
     ['operationId', operation.operationId],
     ['summary', operation.summary],
   ] as const) {
-    const words = wordsOf(value);
+    const words = verbWordsOf(text);
     const verb = words.find((w) => DESTRUCTIVE_WORD.test(w));
-    if (verb)
+    const command = verb === undefined ? commandWord(words) : undefined;
+    const said = verb ?? command;
+    const reading = leadingVerbs(text, words).find((w) => READING_VERBS.has(w));
+    if (reading) {
       return {
-        classification: 'destructive',
-        rule: 'destructive-word',
-        detail: `${field} says "${verb}"`,
+        classification: 'write',
+        rule: 'default-write',
+        detail:
+          said === undefined
+            ? `${method.toUpperCase()} that is not a read`
+            : `${method.toUpperCase()} that is not a read; its ${field} starts with "${reading}", so the later "${said}" names what it reads`,
       };
-    const command = commandWord(words);
-    if (command)
+    }
+    if (said !== undefined)
       return {
         classification: 'destructive',
-        rule: 'executes-command',
-        detail: `${field} says "${command}"`,
+        rule: verb ? 'destructive-word' : 'executes-command',
+        detail: `${field} says "${said}"`,
       };
   }
   return {
@@ -87,15 +114,34 @@ export function classify(
   };
 }
 
-/** `RunCommand`, `run_command`, `Run a command` → `run`, `command`. */
+/** `RunCommand`, `run_command`, `Run a command` → `run`, `command` (how tool names are split too). */
 export function wordsOf(text: string | undefined): string[] {
+  return splitWords(text, /([a-z0-9])([A-Z])/g);
+}
+
+/**
+ * The words the classification rules read: as {@link wordsOf}, except that a capital
+ * alone at the end of a word is part of it (`SignalR_ListKeys` → `signalr`, `list`, `keys`).
+ */
+export function verbWordsOf(text: string | undefined): string[] {
+  return splitWords(text, /([a-z0-9])([A-Z])(?=[A-Za-z0-9])/g);
+}
+
+function splitWords(text: string | undefined, camel: RegExp): string[] {
   if (!text) return [];
   return text
-    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(camel, '$1 $2')
     .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
     .toLowerCase()
     .split(/[^a-z0-9]+/)
     .filter(Boolean);
+}
+
+/** The words a name starts with: the first, and in `Resource_VerbNoun` ids (Azure's) the first after the `_`. */
+function leadingVerbs(text: string | undefined, words: string[]): string[] {
+  const azure = /^[A-Za-z0-9]+_([A-Za-z0-9]+)$/.exec(text ?? '');
+  const after = azure ? verbWordsOf(azure[1])[0] : undefined;
+  return [words[0], after].filter((w): w is string => w !== undefined);
 }
 
 function commandWord(words: string[]): string | undefined {

@@ -6,6 +6,7 @@
 import type {
   CatalogAction,
   InventoryEntry,
+  InventoryReason,
   ParameterSpec,
   RequestSpec,
 } from '../catalog/format.ts';
@@ -31,6 +32,13 @@ export interface CompiledDocument {
   operationKeys: Set<string>;
 }
 
+/** Inventory reasons that mean "could not be compiled", not "deliberately not advertised". */
+export const NOT_COMPILED: ReadonlySet<InventoryReason> = new Set([
+  'unresolvable_ref',
+  'external_ref',
+  'invalid_operation',
+]);
+
 const IDEMPOTENT = new Set(['get', 'head', 'options', 'trace', 'put', 'delete']);
 
 export function compileDocument(document: OpenApiDocument, plan: DocumentPlan): CompiledDocument {
@@ -45,18 +53,21 @@ export function compileDocument(document: OpenApiDocument, plan: DocumentPlan): 
     return hash;
   };
 
-  const inventory: InventoryEntry[] = walked.exclusions.map((e) => ({
-    document: plan.id,
-    pointer: e.pointer,
-    method: e.method?.toUpperCase() ?? null,
-    path: e.path,
-    operationId: e.operationId ?? null,
-    reason: e.reason,
-    detail: e.detail,
-  }));
+  const inventory: InventoryEntry[] = walked.exclusions.map((e) => {
+    // An operation that does not compile, which the definition excludes with its reason.
+    const excluded = NOT_COMPILED.has(e.reason) ? plan.exclude.get(exclusionKey(e)) : undefined;
+    return {
+      document: plan.id,
+      pointer: e.pointer,
+      method: e.method?.toUpperCase() ?? null,
+      path: e.path,
+      operationId: e.operationId ?? null,
+      reason: excluded === undefined ? e.reason : 'excluded_by_definition',
+      detail: excluded === undefined ? e.detail : `${excluded} (it does not compile: ${e.detail})`,
+    };
+  });
   const operationKeys = new Set<string>();
-  for (const e of walked.exclusions)
-    if (e.method) operationKeys.add(operationKey({ ...e, method: e.method }));
+  for (const e of walked.exclusions) operationKeys.add(exclusionKey(e));
 
   const actions: CatalogAction[] = [];
   for (const operation of walked.operations) {
@@ -127,6 +138,15 @@ export function compileDocument(document: OpenApiDocument, plan: DocumentPlan): 
   };
 }
 
+/** How a definition names an operation left out: by its key, or `* <path>` for a path item that does not resolve. */
+export function exclusionKey(e: {
+  method: string | undefined;
+  path: string;
+  operationId: string | undefined;
+}): string {
+  return e.method ? operationKey({ ...e, method: e.method }) : `* ${e.path}`;
+}
+
 function describe(operation: Operation): string {
   const parts = [
     operation.deprecated ? 'Deprecated.' : undefined,
@@ -151,6 +171,11 @@ function requestOf(operation: Operation, plan: DocumentPlan): RequestSpec {
           required: body.required,
           contentType: body.contentType,
           ...(body.encoding ? { encoding: body.encoding } : {}),
+          kind: body.kind,
+          ...(body.contentTypes.length > 1 ? { offered: body.contentTypes } : {}),
+          chosenBecause: body.chosenBecause,
+          ...(body.alternatives.length > 0 ? { alternatives: body.alternatives } : {}),
+          ...(body.files.length > 0 ? { files: body.files } : {}),
         }
       : null,
     credential:

@@ -10,6 +10,7 @@ import type { OpenApiDocument } from '../openapi/load-document.ts';
 import { type CompiledDocument, compileDocument } from './compile-document.ts';
 import { type DocumentPlan, documentPlan } from './document-plan.ts';
 import {
+  ensureEveryOperationCompiled,
   ensureOperationsExist,
   ensureUniqueNames,
   ensureVerifyIsRead,
@@ -33,6 +34,7 @@ export function compileProvider(
     return { id, pin, plan, compiled: compileDocument(document, plan) };
   });
   ensureOperationsExist(definition, new Map(sources.map((s) => [s.id, s.compiled])));
+  ensureEveryOperationCompiled(definition, new Map(sources.map((s) => [s.id, s])));
   const catalog = assembleCatalog({ id: definition.id, name: definition.name }, sources, banner);
   ensureVerifyIsRead(definition, catalog.actions);
   return catalog;

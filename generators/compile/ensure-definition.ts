@@ -1,12 +1,13 @@
 /**
  * The checks of a provider definition against its documents, each naming the
  * field to change: every operation it names exists, the verify action is a
- * read, host variables are bounded, and no two operations share a tool name.
+ * read, host variables are bounded, no two operations share a tool name, and
+ * every operation compiles or is excluded with a reason.
  */
-import type { ProviderDefinition, Server } from '../../specs/provider-definition.ts';
+import type { Pin, ProviderDefinition, Server } from '../../specs/provider-definition.ts';
 import type { CatalogAction } from '../catalog/format.ts';
 import { CompileError } from '../errors.ts';
-import type { CompiledDocument } from './compile-document.ts';
+import { type CompiledDocument, exclusionKey, NOT_COMPILED } from './compile-document.ts';
 import { actionByRef, splitRef } from './operation-ref.ts';
 import { TOOL_NAME_PATTERN } from './tool-name.ts';
 
@@ -116,4 +117,35 @@ export function ensureVerifyIsRead(definition: ProviderDefinition, actions: Cata
       fix: 'choose a read operation that proves the credential, such as a "get current user" call',
     },
   );
+}
+
+/**
+ * A curated provider never loses an action silently: an operation of a pinned
+ * document that does not compile is an error unless the definition excludes it
+ * with a reason (the corpus run, which curates nothing, inventories it instead).
+ */
+export function ensureEveryOperationCompiled(
+  definition: ProviderDefinition,
+  compiled: Map<string, { pin: Pin; compiled: CompiledDocument }>,
+): void {
+  for (const [document, source] of compiled) {
+    const failed = source.compiled.inventory.find((e) => NOT_COMPILED.has(e.reason));
+    if (!failed) continue;
+    const { pin } = source;
+    const operation = failed.method
+      ? `${failed.method} ${failed.path}`
+      : `path item ${failed.path}`;
+    const ref = `${document}:${exclusionKey({ ...failed, method: failed.method ?? undefined, operationId: failed.operationId ?? undefined })}`;
+    throw new CompileError(
+      'operation_not_compiled',
+      `${document} (${pin.repo}@${pin.commit.slice(0, 12)}:${pin.path}) ${operation}${failed.operationId ? ` (${failed.operationId})` : ''} cannot be compiled: ${failed.detail} [${failed.reason}]`,
+      {
+        place: {
+          file: `${pin.repo}@${pin.commit.slice(0, 12)}:${pin.path}`,
+          pointer: failed.pointer,
+        },
+        fix: `pin a commit where it compiles, or add "${ref}": "<why it is left out>" to exclude in specs/${definition.id}/provider.ts`,
+      },
+    );
+  }
 }

@@ -1,11 +1,14 @@
 /**
  * One input JSON Schema (2020-12) per action, grouping the arguments by where
  * they go so the executor can rebuild the request:
- * `{ server?, path?, query?, header?, cookie?, body? }` (the caller adds the `$defs` it reaches).
+ * `{ server?, path?, query?, header?, cookie?, body? }` (the caller adds the `$defs` it reaches),
+ * plus `contentType?` when the operation offers other media types for the same
+ * body, and `files?` (each file part's name and type) for multipart uploads.
  */
 import type { ServerTemplate } from '../catalog/format.ts';
 import type { Operation } from '../openapi/operation-object.ts';
 import type { ParameterLocation } from '../openapi/parameter-object.ts';
+import type { RequestBody } from '../openapi/request-body-object.ts';
 import type { JsonSchema } from '../openapi/schema-object.ts';
 
 const LOCATIONS: ParameterLocation[] = ['path', 'query', 'header', 'cookie'];
@@ -38,11 +41,50 @@ export function inputSchema(operation: Operation, server: ServerTemplate): Recor
         ? { ...body.schema, description: body.description }
         : body.schema;
     if (body.required) required.push('body');
+    if (body.alternatives.length > 0) {
+      properties.contentType = {
+        type: 'string',
+        description: `The media type to send the body as (default ${body.contentType}).`,
+        enum: [body.contentType, ...body.alternatives],
+        default: body.contentType,
+      };
+    }
+    if (body.files.length > 0) properties.files = filesGroup(body);
   }
   return {
     type: 'object',
     properties,
     ...(required.length > 0 ? { required } : {}),
+    additionalProperties: false,
+  };
+}
+
+/** Per multipart file part: the filename and content type its part carries. */
+function filesGroup(body: RequestBody): JsonSchema {
+  return {
+    type: 'object',
+    description:
+      "For each file part of the body: the filename its part carries (default: the part name) and its content type (default: the document's encoding, else application/octet-stream).",
+    properties: Object.fromEntries(
+      body.files.map((name) => {
+        const documented = body.encoding?.[name]?.contentType;
+        return [
+          name,
+          {
+            type: 'object',
+            properties: {
+              filename: { type: 'string', minLength: 1, pattern: '^[^\\r\\n"]+$' },
+              contentType: {
+                type: 'string',
+                pattern: '^[\\w.+-]+/[\\w.+-]+$',
+                ...(documented ? { description: `The document says: ${documented}.` } : {}),
+              },
+            },
+            additionalProperties: false,
+          },
+        ];
+      }),
+    ),
     additionalProperties: false,
   };
 }

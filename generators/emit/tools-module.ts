@@ -13,7 +13,16 @@ import { bannerComment } from './banner.ts';
 const { IndentationText, NewLineKind, Project, QuoteKind, VariableDeclarationKind } =
   requireCommonJs('ts-morph') as typeof TsMorph;
 
-const GROUPS = ['server', 'path', 'query', 'header', 'cookie', 'body'] as const;
+const GROUPS = [
+  'server',
+  'path',
+  'query',
+  'header',
+  'cookie',
+  'body',
+  'contentType',
+  'files',
+] as const;
 
 export function createProject(): TsMorph.Project {
   return new Project({
@@ -107,9 +116,16 @@ function groupType(
     case 'server':
       return serverType(schema);
     case 'body': {
-      const { contentType } = action.request.body!;
-      if (contentType === 'application/octet-stream') return 'string';
+      const { contentType, kind } = action.request.body!;
+      // Text and bytes (base64) travel as strings, whatever the document's schema says they hold.
+      if (kind === 'text' || kind === 'binary') return 'string';
       return `NonNullable<${operation}['requestBody']>['content'][${quote(contentType)}]`;
+    }
+    case 'contentType':
+      return ((schema.enum ?? []) as string[]).map(quote).join(' | ');
+    case 'files': {
+      const names = Object.keys((schema.properties ?? {}) as object);
+      return `{ ${names.map((n) => `${quote(n)}?: { filename?: string; contentType?: string };`).join(' ')} }`;
     }
     case 'header': {
       const names = Object.keys((schema.properties ?? {}) as object).map(quote);

@@ -71,7 +71,7 @@ export function mergeParameters(
         required: true,
         deprecated: false,
         description: undefined,
-        schema: { type: 'string' },
+        schema: { type: 'string', minLength: 1 },
         serialization: { style: 'simple', explode: false, allowReserved: false },
         pointer: lists.at(-1)?.pointer ?? '',
       });
@@ -133,6 +133,7 @@ function normalizeParameter(
   ) {
     schema = { ...schema, description: node.description };
   }
+  if (at === 'path') schema = pathValueSchema(schema);
   return {
     name,
     in: at,
@@ -143,6 +144,38 @@ function normalizeParameter(
     serialization,
     pointer,
   };
+}
+
+/**
+ * A path value is never null and never empty (the request would have another
+ * path): `nullable` is dropped, and a string gets `minLength: 1`, so ajv refuses
+ * what the request builder would, at the same field.
+ */
+function pathValueSchema(schema: JsonSchema): JsonSchema {
+  if (typeof schema !== 'object') return schema;
+  let out: Record<string, unknown> = schema;
+  const alternatives = out.anyOf;
+  if (
+    Array.isArray(alternatives) &&
+    alternatives.length === 2 &&
+    isObject(alternatives[1]) &&
+    alternatives[1].type === 'null' &&
+    Object.keys(alternatives[1]).length === 1 &&
+    isObject(alternatives[0]) &&
+    Object.keys(out).every((key) => key === 'anyOf' || key === 'description')
+  ) {
+    const { anyOf: _, ...rest } = out;
+    out = { ...alternatives[0], ...rest };
+  }
+  if (Array.isArray(out.type) && out.type.includes('null')) {
+    const types = out.type.filter((t) => t !== 'null');
+    out = { ...out, type: types.length === 1 ? types[0] : types };
+  }
+  if (Array.isArray(out.enum) && out.enum.includes(null))
+    out = { ...out, enum: out.enum.filter((v) => v !== null) };
+  if (out.type === 'string' && out.minLength === undefined && out.enum === undefined)
+    out = { ...out, minLength: 1 };
+  return out;
 }
 
 export function pathTemplateNames(path: string): string[] {

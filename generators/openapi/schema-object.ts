@@ -14,6 +14,9 @@ import { isObject } from './refs.ts';
 
 export type JsonSchema = boolean | { [keyword: string]: unknown };
 
+/** Standard base64 (RFC 4648 §4), padded: what a `format: binary` string holds in the arguments. */
+export const BASE64_PATTERN = '^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$';
+
 const TYPES = new Set(['string', 'number', 'integer', 'boolean', 'object', 'array', 'null']);
 
 /** Formats ajv-formats validates; any other format is kept as an annotation. */
@@ -198,8 +201,12 @@ export class SchemaConverter {
           break;
         case 'format':
           if (typeof value !== 'string') break;
-          if (value === 'binary') out.contentEncoding = 'base64';
-          else {
+          // Bytes travel as base64 in the arguments (the executor decodes them); the pattern lets
+          // ajv say so at the field, and a sampler produce valid values.
+          if (value === 'binary') {
+            out.contentEncoding = 'base64';
+            if (typeof node.pattern !== 'string') out.pattern = BASE64_PATTERN;
+          } else {
             out.format = value;
             if (!KNOWN_FORMATS.has(value)) this.annotationFormats.add(value);
           }

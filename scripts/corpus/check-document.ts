@@ -5,7 +5,11 @@
  * exception is a crash, a bug in the compiler.
  */
 import { readFile } from 'node:fs/promises';
-import type { Classification, InventoryReason } from '../../generators/catalog/format.ts';
+import type {
+  Classification,
+  ClassificationRule,
+  InventoryReason,
+} from '../../generators/catalog/format.ts';
 import { compileDocument } from '../../generators/compile/compile-document.ts';
 import { planFromDocument } from '../../generators/compile/document-plan.ts';
 import { ensureUniqueNames } from '../../generators/compile/ensure-definition.ts';
@@ -13,8 +17,9 @@ import { CompileError } from '../../generators/errors.ts';
 import { loadDocument } from '../../generators/openapi/load-document.ts';
 import { createValidator } from '../../generators/openapi/validate-document.ts';
 import { createAjv } from '../../runtime/core/validation/create-ajv.ts';
+import { sampleCall } from './sample-call.ts';
 
-/** Schema failures kept per document; the rest are only counted. */
+/** Schema failures (and actions not callable) kept per document; the rest are only counted. */
 const KEPT_FAILURES = 3;
 /**
  * Schemas compiled by one ajv instance. Ajv keeps what each compiled schema
@@ -24,7 +29,14 @@ const KEPT_FAILURES = 3;
 const SCHEMAS_PER_AJV = 500;
 
 /** Where a document was when it failed; `worker` when the worker itself died. */
-export type Stage = 'read' | 'load' | 'validate' | 'compile' | 'names' | 'ajv' | 'worker';
+export type Stage = 'read' | 'load' | 'validate' | 'compile' | 'names' | 'ajv' | 'call' | 'worker';
+
+export interface NotCallable {
+  action: string;
+  pointer: string;
+  reason: string;
+  message: string;
+}
 
 export interface SchemaFailure {
   action: string;
@@ -43,6 +55,13 @@ export interface DocumentCheck {
   actions: number;
   inventory: Partial<Record<InventoryReason, number>>;
   classification: Record<Classification, number>;
+  /** Actions per classification rule. */
+  rules: Partial<Record<ClassificationRule, number>>;
+  /** Actions whose sampled arguments pass ajv and build a request. */
+  callable: number;
+  /** Reason → actions not callable for it. */
+  notCallable: Record<string, number>;
+  notCallableExamples: NotCallable[];
   /** The `tool_name_collision` message, when two operations share a name. */
   collision?: string;
   schemasCompiled: number;
@@ -66,6 +85,10 @@ export function emptyCheck(file: string): DocumentCheck {
     actions: 0,
     inventory: {},
     classification: { read: 0, write: 0, destructive: 0 },
+    rules: {},
+    callable: 0,
+    notCallable: {},
+    notCallableExamples: [],
     schemasCompiled: 0,
     schemasFailed: 0,
     schemaFailures: [],
@@ -102,7 +125,11 @@ async function checkDocument(
     check.actions = compiled.actions.length;
     for (const entry of compiled.inventory)
       check.inventory[entry.reason] = (check.inventory[entry.reason] ?? 0) + 1;
-    for (const action of compiled.actions) check.classification[action.classification] += 1;
+    for (const action of compiled.actions) {
+      check.classification[action.classification] += 1;
+      const rule = action.classifiedBy.rule;
+      check.rules[rule] = (check.rules[rule] ?? 0) + 1;
+    }
 
     stage = 'names';
     const byName = [...compiled.actions].sort((a, b) =>
@@ -121,9 +148,24 @@ async function checkDocument(
     for (const [i, action] of compiled.actions.entries()) {
       if (i > 0 && i % SCHEMAS_PER_AJV === 0) ajv = createAjv(formats);
       try {
-        ajv.compile(action.inputSchema);
+        const validate = ajv.compile(action.inputSchema);
         check.schemasCompiled += 1;
+        stage = 'call';
+        const outcome = sampleCall(action, validate);
+        stage = 'ajv';
+        if (outcome.callable) check.callable += 1;
+        else {
+          check.notCallable[outcome.reason] = (check.notCallable[outcome.reason] ?? 0) + 1;
+          if (check.notCallableExamples.length < KEPT_FAILURES)
+            check.notCallableExamples.push({
+              action: action.name,
+              pointer: action.pointer,
+              reason: outcome.reason,
+              message: outcome.message,
+            });
+        }
       } catch (error) {
+        if (stage === 'call') throw error;
         check.schemasFailed += 1;
         if (check.schemaFailures.length < KEPT_FAILURES) {
           check.schemaFailures.push({

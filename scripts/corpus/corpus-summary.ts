@@ -1,8 +1,12 @@
 /** The corpus run's totals, built one document check at a time, and their text form. */
 
-import type { Classification, InventoryReason } from '../../generators/catalog/format.ts';
+import type {
+  Classification,
+  ClassificationRule,
+  InventoryReason,
+} from '../../generators/catalog/format.ts';
 import { byCodeUnit } from '../../generators/code-unit-order.ts';
-import type { DocumentCheck, SchemaFailure } from './check-document.ts';
+import type { DocumentCheck, NotCallable, SchemaFailure } from './check-document.ts';
 
 export interface CorpusSummary {
   folder: string;
@@ -17,6 +21,11 @@ export interface CorpusSummary {
   actions: number;
   inventory: Partial<Record<InventoryReason, number>>;
   classification: Record<Classification, number>;
+  rules: Partial<Record<ClassificationRule, number>>;
+  /** Actions whose sampled arguments pass ajv and build a request. */
+  callable: number;
+  notCallable: Record<string, number>;
+  notCallableExamples: Array<NotCallable & { file: string }>;
   schemasCompiled: number;
   schemasFailed: number;
   schemaFailures: Array<SchemaFailure & { file: string }>;
@@ -41,6 +50,10 @@ export function createSummary(folder: string, workers: number, validate: boolean
     actions: 0,
     inventory: {},
     classification: { read: 0, write: 0, destructive: 0 },
+    rules: {},
+    callable: 0,
+    notCallable: {},
+    notCallableExamples: [],
     schemasCompiled: 0,
     schemasFailed: 0,
     schemaFailures: [],
@@ -68,6 +81,13 @@ export function addCheck(summary: CorpusSummary, check: DocumentCheck): void {
     summary.inventory[reason] = (summary.inventory[reason] ?? 0) + count;
   for (const key of ['read', 'write', 'destructive'] as const)
     summary.classification[key] += check.classification[key];
+  for (const [rule, count] of Object.entries(check.rules) as Array<[ClassificationRule, number]>)
+    summary.rules[rule] = (summary.rules[rule] ?? 0) + count;
+  summary.callable += check.callable;
+  for (const [reason, count] of Object.entries(check.notCallable))
+    summary.notCallable[reason] = (summary.notCallable[reason] ?? 0) + count;
+  for (const example of check.notCallableExamples)
+    summary.notCallableExamples.push({ file: check.file, ...example });
   summary.schemasCompiled += check.schemasCompiled;
   summary.schemasFailed += check.schemasFailed;
   for (const failure of check.schemaFailures)
@@ -85,6 +105,7 @@ export function sortSummary(summary: CorpusSummary): void {
   summary.rejections.sort(byFile);
   summary.collisions.sort(byFile);
   summary.schemaFailures.sort(byFile);
+  summary.notCallableExamples.sort(byFile);
   summary.crashes.sort(byFile);
   summary.unfinished.sort(byFile);
 }
@@ -114,7 +135,9 @@ export function formatSummary(summary: CorpusSummary): string {
     `  operations           ${n(summary.operations)}`,
     `    advertised         ${n(summary.actions)} (read ${n(read)}, write ${n(write)}, destructive ${n(destructive)})`,
     `    inventoried        ${n(inventoried)} (${counts(summary.inventory)})`,
+    `    by rule            ${counts(summary.rules)}`,
     `  input schemas (ajv)  ${n(summary.schemasCompiled)} compiled, ${n(summary.schemasFailed)} failed`,
+    `  callable (sampled)   ${n(summary.callable)} of ${n(summary.schemasCompiled)} (${percent(summary.callable, summary.schemasCompiled)}); not: ${counts(summary.notCallable)}`,
     `  crashes              ${n(summary.crashes.length)}`,
     `  unfinished           ${n(summary.unfinished.length)} (out of memory or time)`,
     `  wall time            ${formatDuration(summary.wallMs)}`,
@@ -128,6 +151,11 @@ export function formatSummary(summary: CorpusSummary): string {
     for (const f of summary.schemaFailures.slice(0, LISTED))
       lines.push(`  ${f.file}#${f.pointer} (${f.action}): ${f.message}`);
   }
+  if (summary.notCallableExamples.length > 0) {
+    lines.push('', `actions not callable with sampled arguments (first ${LISTED}):`);
+    for (const e of summary.notCallableExamples.slice(0, LISTED))
+      lines.push(`  ${e.file}#${e.pointer} (${e.action}) [${e.reason}]: ${e.message}`);
+  }
   if (summary.crashes.length > 0) {
     lines.push('', 'crashes (a compiler bug):');
     for (const c of summary.crashes) lines.push(`  ${c.file} [${c.stage}]`, indent(c.stack, 4));
@@ -137,6 +165,10 @@ export function formatSummary(summary: CorpusSummary): string {
     for (const u of summary.unfinished) lines.push(`  ${u.file}: ${u.reason.split('\n')[0]}`);
   }
   return lines.join('\n');
+}
+
+function percent(part: number, whole: number): string {
+  return whole === 0 ? '0%' : `${((100 * part) / whole).toFixed(2)}%`;
 }
 
 export function formatDuration(ms: number): string {

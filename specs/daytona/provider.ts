@@ -34,4 +34,8 @@ export default defineProvider({
     fields: [{ name: 'apiKey', label: 'Daytona API key', secret: true }],
   },
   verify: 'api:getAuthenticatedUser',
+  exclude: {
+    'api:uploadFiles_deprecated':
+      "deprecated; its multipart body is described as an array of {file, path} objects, which no multipart request can carry (the toolbox document's UploadFiles has no body at all); daytona_toolbox_upload_file uploads one file",
+  },
 });

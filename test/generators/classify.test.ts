@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { Classification, ClassificationRule } from '../../generators/catalog/format.ts';
-import { type ClassificationOverride, classify } from '../../generators/compile/classify.ts';
+import {
+  type ClassificationOverride,
+  classify,
+  verbWordsOf,
+} from '../../generators/compile/classify.ts';
 import type { HttpMethod, Operation } from '../../generators/openapi/operation-object.ts';
 
 function operation(method: HttpMethod, operationId?: string, summary?: string): Operation {
@@ -168,6 +172,101 @@ const cases: Case[] = [
     { given: { method: 'patch', operationId: 'UpdateVolumes' }, want: ['write', 'default-write'] },
   ],
   [
+    'a product name that ends in a capital is one word (SignalR is not "signal")',
+    {
+      given: { method: 'post', operationId: 'SignalR_ListKeys' },
+      want: ['write', 'default-write'],
+    },
+  ],
+  [
+    'SignalR with a destructive verb after it is still destructive',
+    {
+      given: { method: 'post', operationId: 'SignalR_RemoveKeys' },
+      want: ['destructive', 'destructive-word'],
+    },
+  ],
+  [
+    '"signal" as its own word still sends a signal',
+    {
+      given: { method: 'post', operationId: 'send_signal' },
+      want: ['destructive', 'executes-command'],
+    },
+  ],
+  [
+    '"execution" is a noun, not a command',
+    {
+      given: { method: 'post', operationId: 'StartPipelineExecution' },
+      want: ['write', 'default-write'],
+    },
+  ],
+  [
+    'a reading verb at the start wins over a noun later',
+    {
+      given: { method: 'post', operationId: 'DescribePipelineExecution' },
+      want: ['write', 'default-write'],
+    },
+  ],
+  [
+    'list … execution steps reads',
+    {
+      given: { method: 'post', operationId: 'ListPipelineExecutionSteps' },
+      want: ['write', 'default-write'],
+    },
+  ],
+  [
+    'a reading verb at the start wins over a destructive word later',
+    {
+      given: { method: 'post', operationId: 'ListDeletedItems' },
+      want: ['write', 'default-write'],
+    },
+  ],
+  [
+    'the reading verb after an Azure Resource_ prefix counts as the start',
+    {
+      given: { method: 'post', operationId: 'Vaults_ListDeleted' },
+      want: ['write', 'default-write'],
+    },
+  ],
+  [
+    'a stop of an execution is destructive',
+    {
+      given: { method: 'post', operationId: 'StopPipelineExecution' },
+      want: ['destructive', 'destructive-word'],
+    },
+  ],
+  [
+    'execute as a verb still runs something',
+    {
+      given: { method: 'post', operationId: 'ExecuteStatement' },
+      want: ['destructive', 'executes-command'],
+    },
+  ],
+  [
+    'a reading verb in the middle does not excuse a destructive one at the start',
+    {
+      given: { method: 'post', operationId: 'DeleteAndListItems' },
+      want: ['destructive', 'destructive-word'],
+    },
+  ],
+  [
+    'a summary that starts with "Get" does not excuse an operationId that deletes',
+    {
+      given: { method: 'post', operationId: 'DeleteItems', summary: 'Get rid of the items' },
+      want: ['destructive', 'destructive-word'],
+    },
+  ],
+  [
+    'a summary that starts with a reading verb reads, when the id says nothing',
+    {
+      given: { method: 'post', summary: 'Search the removed users' },
+      want: ['write', 'default-write'],
+    },
+  ],
+  [
+    'a verb glued inside another word is not the verb (kill in skill)',
+    { given: { method: 'post', operationId: 'UpdateSkillset' }, want: ['write', 'default-write'] },
+  ],
+  [
     'the definition overrides any rule',
     {
       given: {
@@ -190,6 +289,18 @@ const cases: Case[] = [
     },
   ],
 ];
+
+describe('verbWordsOf', () => {
+  it.each([
+    ['SignalR_ListKeys', ['signalr', 'list', 'keys']],
+    ['getHTTPResponse', ['get', 'http', 'response']],
+    ['describe-pipeline_execution', ['describe', 'pipeline', 'execution']],
+    ['Run a command', ['run', 'a', 'command']],
+    ['getV2Items', ['get', 'v2', 'items']],
+  ])('%s', (given, want) => {
+    expect(verbWordsOf(given)).toEqual(want);
+  });
+});
 
 describe('classify', () => {
   it.each(cases)('%s', (_, { given, want }) => {

@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { Catalog } from '../../generators/catalog/format.ts';
 import { compileProvider } from '../../generators/compile/compile-provider.ts';
 import { CompileError } from '../../generators/errors.ts';
 import { loadDocument } from '../../generators/openapi/load-document.ts';
@@ -46,14 +47,14 @@ function definition(overrides: Partial<ProviderDefinitionInput> = {}): ProviderD
 function compile(
   input: ProviderDefinitionInput,
   documents = ['one', 'two'],
-): CompileError | 'compiled' {
+  file = 'shared-parameters.yaml',
+): CompileError | Catalog {
   try {
-    compileProvider(
+    return compileProvider(
       ProviderDefinitionSchema.parse(input),
-      documents.map((id) => ({ id, pin, document: fixture('shared-parameters.yaml') })),
+      documents.map((id) => ({ id, pin, document: fixture(file) })),
       'banner',
     );
-    return 'compiled';
   } catch (error) {
     if (error instanceof CompileError) return error;
     throw error;
@@ -81,7 +82,7 @@ describe('compileProvider', () => {
           documents: { ...documents, two: { ...documents.two!, toolPrefix: 'example_two_' } },
         }),
       ),
-    ).toBe('compiled');
+    ).toHaveProperty('actions');
   });
 
   it('refuses a definition naming an operation no document has', () => {
@@ -121,5 +122,62 @@ describe('compileProvider', () => {
     const error = compile(unbounded, ['one']);
     expect((error as CompileError).code).toBe('invalid_definition');
     expect((error as CompileError).place.pointer).toBe('/documents/one/server/variables/tenant');
+  });
+
+  describe('an operation of a pinned document that does not compile', () => {
+    // spec-error.yaml: /dangling refers to a schema that is not there, /elsewhere to another file,
+    // /nowhere has a parameter "in: body"; /events (a stream) and the callback are left out on purpose.
+    const curated = (exclude: Record<string, string>) =>
+      definition({ verify: 'one:fine', exclude });
+
+    it('is an error naming the document, the JSON pointer and what to change', () => {
+      const error = compile(curated({}), ['one'], 'spec-error.yaml');
+      expect(error).toBeInstanceOf(CompileError);
+      expect((error as CompileError).code).toBe('operation_not_compiled');
+      expect((error as CompileError).place).toEqual({
+        file: 'example/specs@aaaaaaaaaaaa:x.yaml',
+        pointer: '/paths/~1dangling/post/requestBody/content/application~1json/schema',
+      });
+      expect((error as CompileError).message).toContain('POST /dangling (dangling)');
+      expect((error as CompileError).fix).toContain('"one:dangling"');
+      expect((error as CompileError).fix).toContain('specs/example/provider.ts');
+    });
+
+    it('names the next one once the first is excluded', () => {
+      const error = compile(
+        curated({ 'one:dangling': 'its schema is missing upstream' }),
+        ['one'],
+        'spec-error.yaml',
+      );
+      expect((error as CompileError).code).toBe('operation_not_compiled');
+      expect((error as CompileError).message).toContain('GET /elsewhere');
+    });
+
+    it("is inventoried as excluded, with the definition's reason and the failure, once listed", () => {
+      const catalog = compile(
+        curated({
+          'one:dangling': 'its schema is missing upstream',
+          'one:elsewhere': 'refers to another file',
+          'one:nowhere': 'an OpenAPI 2 parameter',
+          'one:* /loop': 'a path item that refers to itself',
+        }),
+        ['one'],
+        'spec-error.yaml',
+      ) as Catalog;
+      expect(catalog.actions.map((a) => a.name)).toEqual(['example_fine', 'example_subscribe']);
+      const dangling = catalog.inventory.find((e) => e.operationId === 'dangling');
+      expect(dangling).toMatchObject({ reason: 'excluded_by_definition' });
+      expect(dangling?.detail).toMatch(
+        /^its schema is missing upstream \(it does not compile: .*DoesNotExist/,
+      );
+      expect(catalog.inventory.map((e) => e.reason).sort()).toEqual([
+        'callback',
+        'event_stream',
+        'excluded_by_definition',
+        'excluded_by_definition',
+        'excluded_by_definition',
+        'excluded_by_definition',
+      ]);
+    });
   });
 });

@@ -1,5 +1,6 @@
 /** One behaviour per fixture, asserted directly (the golden files pin the rest). */
 import { describe, expect, it } from 'vitest';
+import { BASE64_PATTERN } from '../../generators/openapi/schema-object.ts';
 import { actionNamed, compileFixture, group } from '../support/fixtures.ts';
 
 describe('shared parameters', () => {
@@ -16,6 +17,16 @@ describe('shared parameters', () => {
     expect(group(getItem, 'query')).toMatchObject({
       properties: { verbose: { type: 'integer', description: 'Operation-level.' } },
       required: ['verbose'],
+    });
+  });
+
+  it('a path value is never null nor empty: nullable dropped, minLength 1', () => {
+    // itemId is `nullable: true` in the document; the request cannot carry a null path value.
+    expect(group(getItem, 'path')).toMatchObject({
+      properties: {
+        itemId: { type: 'string', minLength: 1 },
+        projectId: { type: 'string', format: 'uuid', minLength: 1 },
+      },
     });
   });
 
@@ -40,10 +51,13 @@ describe('request bodies', () => {
     expect(actionNamed(compiled, 'fx_get_instances').request.body).toEqual({
       required: false,
       contentType: 'application/json',
+      kind: 'json',
+      chosenBecause: 'the only media type the document offers',
     });
-    expect(actionNamed(compiled, 'fx_delete_instances').request.body).toEqual({
+    expect(actionNamed(compiled, 'fx_delete_instances').request.body).toMatchObject({
       required: true,
       contentType: 'application/json',
+      kind: 'json',
     });
     expect(actionNamed(compiled, 'fx_delete_instances').inputSchema.required).toEqual(['body']);
   });
@@ -52,21 +66,83 @@ describe('request bodies', () => {
     expect(group(actionNamed(compiled, 'fx_upload_blob'), 'body')).toEqual({
       type: 'string',
       contentEncoding: 'base64',
+      pattern: BASE64_PATTERN,
     });
+    expect(actionNamed(compiled, 'fx_upload_blob').request.body?.kind).toBe('binary');
     const form = actionNamed(compiled, 'fx_submit_form');
     expect(form.request.body).toMatchObject({
       contentType: 'multipart/form-data',
+      kind: 'multipart',
       encoding: { file: { contentType: 'image/png' } },
+      offered: ['multipart/form-data', 'application/xml'],
+      files: ['file'],
     });
+    expect(group(form, 'files')).toMatchObject({ properties: { file: { type: 'object' } } });
     expect(group(form, 'body')).toMatchObject({
       properties: { file: { contentEncoding: 'base64' } },
     });
   });
 
-  it('prefers a form body to plain text', () => {
-    expect(actionNamed(compiled, 'fx_log_in').request.body?.contentType).toBe(
-      'application/x-www-form-urlencoded',
+  it('prefers a form body to plain text, and says why in the catalog', () => {
+    expect(actionNamed(compiled, 'fx_log_in').request.body).toMatchObject({
+      contentType: 'application/x-www-form-urlencoded',
+      offered: ['text/plain', 'application/x-www-form-urlencoded'],
+      chosenBecause:
+        'a form, preferred among 2 offered: JSON, then form, then multipart, then the others',
+    });
+    // Plain text takes another argument (a string): it is no alternative to the form.
+    expect(actionNamed(compiled, 'fx_log_in').request.body?.alternatives).toBeUndefined();
+  });
+});
+
+describe('bodies that are not JSON (binary-bodies.yaml)', () => {
+  const compiled = compileFixture('binary-bodies.yaml');
+
+  it('an XML body is a string, the document schema kept as contentSchema, text/xml an alternative', () => {
+    const zone = actionNamed(compiled, 'fx_create_hosted_zone');
+    expect(group(zone, 'body')).toMatchObject({
+      type: 'string',
+      contentMediaType: 'application/xml',
+      contentSchema: { $ref: '#/$defs/CreateHostedZoneRequest' },
+    });
+    expect(zone.request.body).toMatchObject({ kind: 'text', alternatives: ['text/xml'] });
+    expect(group(zone, 'contentType')).toMatchObject({
+      enum: ['application/xml', 'text/xml'],
+      default: 'application/xml',
+    });
+  });
+
+  it('raw bytes in several media types: base64, the first offered chosen, the others alternatives', () => {
+    const media = actionNamed(compiled, 'fx_upload_media');
+    expect(media.request.body).toMatchObject({
+      kind: 'binary',
+      contentType: 'image/png',
+      // text/plain with `format: binary` is bytes too (WhatsApp's media upload says so).
+      alternatives: ['image/jpeg', 'audio/ogg', 'text/plain'],
+    });
+    expect(group(media, 'body')).toMatchObject({ contentEncoding: 'base64' });
+  });
+
+  it('a form or multipart body whose schema is not an object is passed over, or inventoried', () => {
+    expect(actionNamed(compiled, 'fx_upload_archive').request.body).toMatchObject({
+      kind: 'binary',
+      contentType: 'application/zip',
+      offered: ['multipart/form-data', 'application/zip'],
+    });
+    expect(compiled.inventory).toContainEqual(
+      expect.objectContaining({
+        operationId: 'BulkUpload',
+        reason: 'invalid_operation',
+        pointer: '/paths/~1bulk/post/requestBody/content/multipart~1form-data/schema',
+      }),
     );
+  });
+
+  it('multipart file parts, single and listed, are named in the catalog', () => {
+    expect(actionNamed(compiled, 'fx_convert').request.body?.files).toEqual([
+      'attachments',
+      'file',
+    ]);
   });
 });
 

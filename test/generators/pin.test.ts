@@ -1,5 +1,13 @@
 /** `npm run pin`, end to end, in a scratch copy of the repository so the real one is never touched. */
-import { cpSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -13,13 +21,17 @@ beforeEach(() => {
   repo = mkdtempSync(join(tmpdir(), 'portcullis-repo-'));
   for (const folder of ['generators', 'specs', 'generated'])
     cpSync(join(ROOT, folder), join(repo, folder), { recursive: true });
-  cpSync(join(ROOT, 'package.json'), join(repo, 'package.json'));
+  for (const file of ['package.json', 'biome.json']) cpSync(join(ROOT, file), join(repo, file));
   symlinkSync(join(ROOT, 'node_modules'), join(repo, 'node_modules'));
 });
 
 function pin(args: string[]) {
-  return runCli(['pin', ...args], { PORTCULLIS_SPEC_CACHE: join(repo, '.cache', 'specs') }, repo);
+  return runCli(['pin', ...args], { PORTCULLIS_SPEC_CACHE: cache() }, repo);
 }
+
+const cache = () => join(repo, '.cache', 'specs');
+/** The files in the scratch repository's spec cache (none when it was never made). */
+const cached = () => (existsSync(cache()) ? readdirSync(cache()) : []);
 
 describe('npm run pin', () => {
   it('records the new hash, regenerates, and prints the contract diff', async () => {
@@ -71,11 +83,65 @@ describe('npm run pin', () => {
 
     expect(code).toBe(2);
     expect(stderr).toMatch(/^error\[unknown_operation\] specs\/unikraft\/provider\.ts #\/verify/);
+    expect(cached()).toEqual([]);
     expect(readFileSync(join(repo, 'specs', 'unikraft', 'pins.json'), 'utf8')).toBe(pinsBefore);
     expect(compareTrees(before, await readTree(join(repo, 'generated')))).toEqual({
       missing: [],
       different: [],
       extra: [],
     });
+  });
+
+  it('refuses a document with an operation that does not compile, and caches nothing', async () => {
+    const before = await readTree(join(repo, 'generated'));
+    const edited = join(repo, 'sandbox.yaml');
+    const original = readFileSync(join(MIRROR, 'unikraft', 'sandbox.yaml'), 'utf8');
+    const dangling =
+      "  /certificates:\n    post:\n      operationId: CreateCertificate\n      requestBody:\n        content:\n          application/json:\n            schema: { $ref: '#/components/schemas/Missing' }\n      responses:\n        default:\n          description: ok\n";
+    writeFileSync(edited, original.replace('\npaths:\n', `\npaths:\n${dangling}`));
+
+    const { code, stderr } = await pin([
+      'unikraft',
+      'sandbox',
+      '--commit',
+      'd'.repeat(40),
+      '--file',
+      edited,
+    ]);
+
+    expect(code).toBe(2);
+    expect(stderr).toContain(
+      'error[operation_not_compiled] unikraft-cloud/openapi@dddddddddddd:plugins/sandbox.yaml #/paths/~1certificates/post/requestBody/content/application~1json/schema',
+    );
+    expect(stderr).toContain('"sandbox:CreateCertificate": "<why it is left out>"');
+    expect(cached()).toEqual([]);
+    expect(compareTrees(before, await readTree(join(repo, 'generated')))).toEqual({
+      missing: [],
+      different: [],
+      extra: [],
+    });
+  });
+
+  it('caches the new bytes once the pin succeeds', async () => {
+    const edited = join(repo, 'sandbox.yaml');
+    const original = readFileSync(join(MIRROR, 'unikraft', 'sandbox.yaml'), 'utf8');
+    writeFileSync(
+      edited,
+      original.replace(
+        '\npaths:\n',
+        '\npaths:\n  /ping:\n    get:\n      operationId: Ping\n      responses:\n        default:\n          description: ok\n',
+      ),
+    );
+    const { code } = await pin([
+      'unikraft',
+      'sandbox',
+      '--commit',
+      'e'.repeat(40),
+      '--file',
+      edited,
+    ]);
+    expect(code).toBe(0);
+    const pins = JSON.parse(readFileSync(join(repo, 'specs', 'unikraft', 'pins.json'), 'utf8'));
+    expect(cached()).toEqual([pins.sandbox.sha256]);
   });
 });

@@ -70,6 +70,8 @@ describe('unikraft', () => {
     expect(action('unikraft', 'unikraft_get_instances').request.body).toEqual({
       required: true,
       contentType: 'application/json',
+      kind: 'json',
+      chosenBecause: 'the only media type the document offers',
     });
   });
 

@@ -12,10 +12,6 @@ import { reasonOf } from '../support/reason.ts';
 const SECRET = 'ukc_live_canary_5f1e2d';
 const PLACE = 'ws_1/conn_unikraft/token';
 
-function codeOf(run: () => unknown): string {
-  return reasonOf(run).code;
-}
-
 describe('sealed secrets', () => {
   const keyring = new Keyring(generateMasterKey());
 
@@ -32,7 +28,7 @@ describe('sealed secrets', () => {
 
   it('do not open in another place (a ciphertext copied to another row)', () => {
     const sealed = sealSecret(SECRET, keyring, PLACE);
-    expect(codeOf(() => openSecret(sealed, keyring, 'ws_2/conn_unikraft/token'))).toBe(
+    expect(reasonOf(() => openSecret(sealed, keyring, 'ws_2/conn_unikraft/token')).code).toBe(
       'vault_secret_unauthentic',
     );
   });
@@ -55,9 +51,11 @@ describe('sealed secrets', () => {
   });
 
   it('refuse what is not in the sealed format, and keys that are not loaded', () => {
-    expect(codeOf(() => openSecret('plaintext', keyring, PLACE))).toBe('vault_secret_malformed');
+    expect(reasonOf(() => openSecret('plaintext', keyring, PLACE)).code).toBe(
+      'vault_secret_malformed',
+    );
     const other = new Keyring(generateMasterKey());
-    expect(codeOf(() => openSecret(sealSecret(SECRET, other, PLACE), keyring, PLACE))).toBe(
+    expect(reasonOf(() => openSecret(sealSecret(SECRET, other, PLACE), keyring, PLACE)).code).toBe(
       'vault_key_unknown',
     );
   });

@@ -2,6 +2,7 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { biomeFormatter } from '../../generators/cli/biome-format.ts';
 import { SpecStore } from '../../generators/cli/spec-store.ts';
 import { createTypes } from '../../generators/emit/types-dts.ts';
 import { type GeneratedTree, generate, type ProviderInput } from '../../generators/generate.ts';
@@ -38,5 +39,6 @@ export function generateFromMirror(
     formatSource: readFileSync(join(ROOT, 'generators', 'catalog', 'format.ts'), 'utf8'),
     rulesSource: readFileSync(join(ROOT, 'generators', 'catalog', 'rules.ts'), 'utf8'),
     createTypes,
+    formatCode: biomeFormatter(ROOT),
   });
 }

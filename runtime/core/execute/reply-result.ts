@@ -1,17 +1,18 @@
 /**
  * A provider's HTTP reply as an MCP tool result: JSON replies as
  * `structuredContent` (and as text for clients that read only `content`),
- * other text as text, statuses the definition calls "still running" as a
- * result rather than a failure, and any other non-2xx as `isError` with the
- * stable code `upstream_status`.
+ * other text as text, images and audio as `image` and `audio` content and
+ * other bytes (PDFs, archives) as an embedded resource, each with its MIME type;
+ * statuses the definition calls "still running" as a result rather than a
+ * failure, and any other non-2xx as `isError` with the stable code `upstream_status`.
  */
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { CatalogAction } from '../../../generated/catalog-format.ts';
 import { GatewayError } from '../errors.ts';
-import { jsonTextNestsDeeperThan, MAX_JSON_DEPTH } from '../json-depth.ts';
 import { isPlainObject } from '../json-value.ts';
 import { withJsonText } from '../mcp/json-text.ts';
 import type { OutboundReply } from '../outbound/guarded-client.ts';
+import { bytesContent, type ReplyBody, readReplyBody } from './reply-body.ts';
 
 export function resultFromReply(action: CatalogAction, reply: OutboundReply): CallToolResult {
   const { status } = reply;
@@ -22,9 +23,9 @@ export function resultFromReply(action: CatalogAction, reply: OutboundReply): Ca
       { detail: { status } },
     );
   }
-  const { body, text } = decodeBody(reply);
+  const body = readReplyBody(reply);
   if (action.hints.stillRunningStatuses?.includes(status)) {
-    const structured = { status: 'still_running', httpStatus: status, reply: body };
+    const structured = { status: 'still_running', httpStatus: status, reply: replyValue(body) };
     return {
       content: [{ type: 'text', text: JSON.stringify(structured) }],
       structuredContent: structured,
@@ -35,56 +36,59 @@ export function resultFromReply(action: CatalogAction, reply: OutboundReply): Ca
       code: 'upstream_status',
       message: `the provider answered HTTP ${status}`,
       status,
-      reply: body,
+      reply: replyValue(body),
     };
     return {
       isError: true,
       content: [
         {
           type: 'text',
-          text: `upstream_status: the provider answered HTTP ${status}\n${text}`,
+          text: `upstream_status: the provider answered HTTP ${status}\n${textOf(body)}`,
         },
       ],
       structuredContent: { error },
     };
   }
-  if (body === undefined) return { content: [] };
-  if (typeof body === 'string') return { content: [{ type: 'text', text }] };
-  // The provider's own JSON text is the text content, and what the reply writer
-  // splices in for the structured content: no second serialisation.
-  const structured = isPlainObject(body) ? withJsonText(body, text) : { result: body };
-  return { content: [{ type: 'text', text }], structuredContent: structured };
-}
-
-/**
- * The body as text, and as JSON when the reply says it is. A body that does
- * not parse, or nests deeper than the gateway passes on (it could not be
- * re-encoded, and would break the agent's parser), is `upstream_reply_invalid`,
- * stating the status: the call itself was made.
- */
-function decodeBody(reply: OutboundReply): { body: unknown; text: string } {
-  if (reply.body.byteLength === 0) return { body: undefined, text: '' };
-  const type = reply.headers['content-type'] ?? '';
-  const text = reply.body.toString('utf8');
-  if (JSON_TYPE.test(type)) {
-    if (jsonTextNestsDeeperThan(text, MAX_JSON_DEPTH)) {
-      throw new GatewayError(
-        'upstream_reply_invalid',
-        `the provider answered HTTP ${reply.status} (the call was made), but its JSON nests deeper than ${MAX_JSON_DEPTH} levels, which the gateway does not pass on`,
-        { detail: { status: reply.status, maxDepth: MAX_JSON_DEPTH } },
-      );
-    }
-    try {
-      return { body: JSON.parse(text) as unknown, text };
-    } catch (cause) {
-      throw new GatewayError(
-        'upstream_reply_invalid',
-        `the provider answered HTTP ${reply.status} (the call was made) with a JSON content type and a body that is not JSON`,
-        { detail: { status: reply.status }, cause },
-      );
+  switch (body.kind) {
+    case 'none':
+      return { content: [] };
+    case 'text':
+      return { content: [{ type: 'text', text: body.text }] };
+    case 'bytes':
+      return { content: [bytesContent(action.name, body.mimeType, body.bytes)] };
+    case 'json': {
+      // The provider's own JSON text is the text content, and what the reply writer
+      // splices in for the structured content: no second serialisation.
+      const structured = isPlainObject(body.value)
+        ? withJsonText(body.value, body.text)
+        : { result: body.value };
+      return { content: [{ type: 'text', text: body.text }], structuredContent: structured };
     }
   }
-  return { body: text, text };
 }
 
-const JSON_TYPE = /^application\/([\w.+-]*\+)?json\b/i;
+/** The reply as a JSON value for a structured result; bytes are described, not inlined. */
+function replyValue(body: ReplyBody): unknown {
+  switch (body.kind) {
+    case 'none':
+      return undefined;
+    case 'json':
+      return body.value;
+    case 'text':
+      return body.text;
+    case 'bytes':
+      return { mimeType: body.mimeType, bytes: body.bytes.byteLength };
+  }
+}
+
+function textOf(body: ReplyBody): string {
+  switch (body.kind) {
+    case 'none':
+      return '';
+    case 'json':
+    case 'text':
+      return body.text;
+    case 'bytes':
+      return `(${body.bytes.byteLength} bytes of ${body.mimeType})`;
+  }
+}

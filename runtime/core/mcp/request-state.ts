@@ -16,7 +16,7 @@ import {
   type RequestStateCodec,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import { hashJson, sha256Hex } from '../../../generated/catalog-rules.ts';
+import { hashJson } from '../../../generated/catalog-rules.ts';
 import { GatewayError } from '../errors.ts';
 import type { JsonValue } from '../json-value.ts';
 import type { McpPrincipal } from './tool-backend.ts';

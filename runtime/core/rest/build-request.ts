@@ -13,7 +13,7 @@ import { pointerToken } from '../json-value.ts';
 import { assertHeaderAllowed } from '../outbound/header-rules.ts';
 import { cookieHeader, headerText, serializeQuery } from './parameter-style.ts';
 import { expandPath } from './path-template.ts';
-import { encodeBody } from './request-body.ts';
+import { encodeBody, type FileParts } from './request-body.ts';
 import { resolveServerUrl } from './server-url.ts';
 
 /** An action's arguments, grouped by where they go: the shape of every `inputSchema`. */
@@ -24,6 +24,10 @@ export interface ActionArguments {
   header?: Record<string, unknown>;
   cookie?: Record<string, unknown>;
   body?: unknown;
+  /** Another offered media type for the body (the action's `contentType` argument). */
+  contentType?: string;
+  /** Per multipart file part: its filename and content type. */
+  files?: FileParts;
 }
 
 export interface RestRequestContext {
@@ -41,7 +45,8 @@ export interface RestRequest {
   url: URL;
   /** Lowercase names: parameter headers, `cookie`, `content-type`. No credential. */
   headers: Record<string, string>;
-  body?: string;
+  /** Text, or bytes (decoded base64, multipart with files). */
+  body?: string | Uint8Array;
   /** The logical host name the request is for; what host allowlists are checked against. */
   host: string;
 }
@@ -77,15 +82,18 @@ export function buildRestRequest(
   const cookie = cookieHeader(request.parameters, args.cookie);
   if (cookie !== undefined) headers.cookie = cookie;
 
-  let body: string | undefined;
+  let body: string | Uint8Array | undefined;
   if (args.body !== undefined) {
     if (request.body === null)
       throw new GatewayError('arguments_invalid', `${action.name} takes no body; remove it`, {
         field: '/body',
       });
-    const encoded = encodeBody(request.body, args.body);
+    const encoded = encodeBody(request.body, args.body, {
+      ...(args.contentType === undefined ? {} : { contentType: args.contentType }),
+      ...(args.files === undefined ? {} : { files: args.files }),
+    });
     headers['content-type'] = encoded.contentType;
-    body = encoded.text;
+    body = encoded.bytes;
   } else if (request.body?.required) {
     throw new GatewayError('arguments_invalid', `${action.name} needs a body`, { field: '/body' });
   }

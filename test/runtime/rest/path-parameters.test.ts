@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ParameterSpec, StyledParameterSpec } from '../../../generated/catalog-format.ts';
+import type { StyledParameterSpec } from '../../../generated/catalog-format.ts';
 import { GatewayError } from '../../../runtime/core/errors.ts';
 import { buildRestRequest } from '../../../runtime/core/rest/build-request.ts';
 import { pathParameter, syntheticAction } from './actions.ts';
