@@ -4,7 +4,8 @@
  * Regenerate: npm run generate
  */
 /**
- * The rules both halves apply to a catalog, said once. The compiler imports
+ * The rules both halves apply to a catalog, said once: hashes, tool names,
+ * hosts, and which media types are JSON or text. The compiler imports
  * this file; the emitter copies it, as it is, to `generated/catalog-rules.ts`,
  * which the runtime imports (the runtime never imports the compiler). It
  * imports nothing but Node.
@@ -73,4 +74,39 @@ export function fitToolName(name: string): string {
  */
 export function serverHost(url: string): string | undefined {
   return URL.canParse(url) ? new URL(url).host : undefined;
+}
+
+/** A media type without its parameters, lower case: `Application/JSON; charset=utf-8` → `application/json`. */
+export function mediaTypeEssence(contentType: string): string {
+  return contentType.split(';')[0]!.trim().toLowerCase();
+}
+
+/** Whether a media type is JSON: `application/json`, `text/json`, or any `+json` suffix. */
+export function isJsonMediaType(contentType: string): boolean {
+  const type = mediaTypeEssence(contentType);
+  return (
+    type === 'application/json' || type === 'text/json' || /^[\w.-]+\/[\w.+-]*\+json$/.test(type)
+  );
+}
+
+/** Text media types other than JSON: written and read as strings, never as bytes. */
+const TEXT_TYPES = new Set([
+  'application/xml',
+  'application/yaml',
+  'application/x-yaml',
+  'application/javascript',
+  'application/graphql',
+  'application/sql',
+  'application/x-ndjson',
+  'application/jsonl',
+  'application/csv',
+  'application/x-www-form-urlencoded',
+]);
+
+/** Whether a media type (not JSON) is text: `text/*`, `+xml` and `+yaml` suffixes, and the usual others. */
+export function isTextMediaType(contentType: string): boolean {
+  const type = mediaTypeEssence(contentType);
+  return (
+    type.startsWith('text/') || /^[\w.-]+\/[\w.+-]*\+(xml|yaml)$/.test(type) || TEXT_TYPES.has(type)
+  );
 }

@@ -4,11 +4,7 @@
  * (JSON, then form, then multipart, then the others).
  */
 import type { BodyKind } from '../catalog/format.ts';
-
-/** The type without parameters, lowercased: `Application/JSON; charset=utf-8` → `application/json`. */
-export function essence(contentType: string): string {
-  return contentType.split(';')[0]!.trim().toLowerCase();
-}
+import { isJsonMediaType, isTextMediaType, mediaTypeEssence } from '../catalog/rules.ts';
 
 /**
  * - `json`: any JSON value, sent as JSON text.
@@ -17,39 +13,20 @@ export function essence(contentType: string): string {
  * - `binary`: base64 text, decoded to the bytes sent (octet streams, images, audio, PDFs, archives, ...).
  */
 export function bodyKind(contentType: string): BodyKind {
-  const type = essence(contentType);
-  if (type === 'application/json' || type === 'text/json' || /^[\w.-]+\/[\w.+-]*\+json$/.test(type))
-    return 'json';
+  const type = mediaTypeEssence(contentType);
+  if (isJsonMediaType(type)) return 'json';
   if (type === 'application/x-www-form-urlencoded') return 'form';
   if (type === 'multipart/form-data') return 'multipart';
-  if (isTextual(type)) return 'text';
+  // Other multipart types take their body as text: the caller writes the parts.
+  if (type.startsWith('multipart/') || isTextMediaType(type)) return 'text';
   // `*/*` and `application/*` take whatever the caller has: a structured value goes as JSON.
   if (type === '*/*' || type === 'application/*') return 'json';
   return 'binary';
 }
 
-function isTextual(type: string): boolean {
-  return (
-    type.startsWith('text/') ||
-    type.startsWith('multipart/') ||
-    /^[\w.-]+\/[\w.+-]*\+xml$/.test(type) ||
-    [
-      'application/xml',
-      'application/yaml',
-      'application/x-yaml',
-      'application/javascript',
-      'application/graphql',
-      'application/sql',
-      'application/x-ndjson',
-      'application/jsonl',
-      'application/csv',
-    ].includes(type)
-  );
-}
-
 /** Lower rank wins; equal ranks keep the document's order. `kind` is what the type's argument turned out to be. */
 export function preference(contentType: string, kind: BodyKind = bodyKind(contentType)): number {
-  const type = essence(contentType);
+  const type = mediaTypeEssence(contentType);
   if (type === 'application/json') return 0;
   switch (kind) {
     case 'json':
@@ -77,7 +54,7 @@ export function choiceReason(chosen: string, kind: BodyKind, offered: readonly s
           ? 'multipart'
           : kind === 'text'
             ? 'text'
-            : essence(chosen) === 'application/octet-stream'
+            : mediaTypeEssence(chosen) === 'application/octet-stream'
               ? 'a raw byte stream'
               : 'raw bytes';
   return `${label}, preferred among ${offered.length} offered: JSON, then form, then multipart, then the others`;

@@ -14,10 +14,12 @@
  * - Binary media types take base64 text (`contentEncoding: base64`), decoded to
  *   the bytes sent; a document schema that is not a string is kept as `contentSchema`.
  */
+
 import type { BodyKind } from '../catalog/format.ts';
+import { mediaTypeEssence } from '../catalog/rules.ts';
 import { OperationError } from '../errors.ts';
 import { childPointer } from './json-pointer.ts';
-import { bodyKind, choiceReason, essence, preference } from './media-type.ts';
+import { bodyKind, choiceReason, preference } from './media-type.ts';
 import { followRef, isObject } from './refs.ts';
 import { BASE64_PATTERN, type JsonSchema, type SchemaConverter } from './schema-object.ts';
 
@@ -64,7 +66,7 @@ export function normalizeRequestBody(
     throw new OperationError(
       'invalid_operation',
       childPointer(pointer, 'content', type, 'schema'),
-      `a ${essence(type)} body is one field or part per property, but its schema is not an object`,
+      `a ${mediaTypeEssence(type)} body is one field or part per property, but its schema is not an object`,
     );
   }
   const unsendable = ranked.slice(0, at).map((c) => c.type);
@@ -108,7 +110,7 @@ function bodyArgument(
     isObject(media) && 'schema' in media
       ? converter.convert(media.schema, childPointer(pointer, 'schema'), refs)
       : undefined;
-  const type = essence(contentType);
+  const type = mediaTypeEssence(contentType);
   let kind = bodyKind(type);
   // A wildcard takes what the schema says: bytes, text, or any JSON value.
   if (type.includes('*') && documented !== undefined) {

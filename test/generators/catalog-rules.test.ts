@@ -5,7 +5,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import * as copied from '../../generated/catalog-rules.ts';
-import { fitToolName, serverHost, TOOL_NAME_MAX } from '../../generators/catalog/rules.ts';
+import {
+  fitToolName,
+  isJsonMediaType,
+  isTextMediaType,
+  serverHost,
+  TOOL_NAME_MAX,
+} from '../../generators/catalog/rules.ts';
 import { toolNameFor } from '../../runtime/core/governance/tool-names.ts';
 
 describe('the host a server URL calls', () => {
@@ -20,6 +26,29 @@ describe('the host a server URL calls', () => {
     ['not a url', undefined],
   ])('%s → %s', (url, host) => {
     expect(serverHost(url)).toBe(host);
+  });
+});
+
+describe('which media types are JSON and which are text (request bodies and replies alike)', () => {
+  it.each<[string, 'json' | 'text' | 'neither']>([
+    ['application/json', 'json'],
+    ['Application/JSON; charset=utf-8', 'json'],
+    ['application/problem+json', 'json'],
+    ['application/vnd.api+json', 'json'],
+    ['text/json', 'json'],
+    ['application/jsonl', 'text'],
+    ['text/plain', 'text'],
+    ['text/csv; charset=latin1', 'text'],
+    ['application/xml', 'text'],
+    ['application/atom+xml', 'text'],
+    ['application/openapi+yaml', 'text'],
+    ['application/x-www-form-urlencoded', 'text'],
+    ['image/png', 'neither'],
+    ['application/octet-stream', 'neither'],
+    ['application/pdf', 'neither'],
+  ])('%s is %s', (type, kind) => {
+    const found = isJsonMediaType(type) ? 'json' : isTextMediaType(type) ? 'text' : 'neither';
+    expect(found).toBe(kind);
   });
 });
 

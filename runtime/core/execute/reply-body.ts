@@ -7,6 +7,11 @@
  * `upstream_reply_invalid`, stating the status: the call itself was made.
  */
 import type { CallToolResult } from '@modelcontextprotocol/server';
+import {
+  isJsonMediaType,
+  isTextMediaType,
+  mediaTypeEssence,
+} from '../../../generated/catalog-rules.ts';
 import { GatewayError } from '../errors.ts';
 import { jsonTextNestsDeeperThan, MAX_JSON_DEPTH } from '../json-depth.ts';
 import type { OutboundReply } from '../outbound/guarded-client.ts';
@@ -17,13 +22,11 @@ export type ReplyBody =
   | { kind: 'text'; text: string }
   | { kind: 'bytes'; mimeType: string; bytes: Buffer };
 
-const JSON_TYPE = /^application\/([\w.+-]*\+)?json\b/i;
-
 export function readReplyBody(reply: OutboundReply): ReplyBody {
   if (reply.body.byteLength === 0) return { kind: 'none' };
   const type = reply.headers['content-type'] ?? '';
-  const mimeType = type.split(';')[0]!.trim().toLowerCase();
-  if (JSON_TYPE.test(mimeType)) {
+  const mimeType = mediaTypeEssence(type);
+  if (isJsonMediaType(mimeType)) {
     const text = reply.body.toString('utf8');
     // Deeper JSON could not be re-encoded, and would break the agent's parser.
     if (jsonTextNestsDeeperThan(text, MAX_JSON_DEPTH)) {
@@ -49,7 +52,7 @@ export function readReplyBody(reply: OutboundReply): ReplyBody {
       ? { kind: 'bytes', mimeType: 'application/octet-stream', bytes: reply.body }
       : { kind: 'text', text };
   }
-  if (isTextual(mimeType)) return { kind: 'text', text: decode(reply.body, charsetOf(type)) };
+  if (isTextMediaType(mimeType)) return { kind: 'text', text: decode(reply.body, charsetOf(type)) };
   return { kind: 'bytes', mimeType, bytes: reply.body };
 }
 
@@ -66,23 +69,6 @@ export function bytesContent(
     type: 'resource',
     resource: { uri: `portcullis://reply/${action}`, mimeType, blob: data },
   };
-}
-
-function isTextual(type: string): boolean {
-  return (
-    type.startsWith('text/') ||
-    /\+(xml|yaml)$/.test(type) ||
-    [
-      'application/xml',
-      'application/yaml',
-      'application/x-yaml',
-      'application/javascript',
-      'application/x-www-form-urlencoded',
-      'application/x-ndjson',
-      'application/graphql',
-      'application/csv',
-    ].includes(type)
-  );
 }
 
 function charsetOf(type: string): string {

@@ -12,6 +12,7 @@
  * percent-encoded. Cookie: `form`, values percent-encoded.
  */
 import type { ContentParameterSpec, ParameterSpec } from '../../../generated/catalog-format.ts';
+import { isJsonMediaType } from '../../../generated/catalog-rules.ts';
 import { isPlainObject, scalarText } from '../json-value.ts';
 import { encodeAllowReserved, encodeStrict } from './percent-encode.ts';
 
@@ -116,6 +117,7 @@ export function cookieHeader(
 
 /** A parameter described by `content`: JSON text for JSON media types, strings as they are. */
 function contentText(spec: ContentParameterSpec, value: unknown): string {
-  const json = /[/+]json\b/i.test(spec.contentType);
-  return typeof value === 'string' && !json ? value : JSON.stringify(value);
+  return typeof value === 'string' && !isJsonMediaType(spec.contentType)
+    ? value
+    : JSON.stringify(value);
 }
