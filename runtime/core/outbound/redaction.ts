@@ -6,18 +6,26 @@
  * decode back into the secret. Build one per set of secrets and keep it: the
  * needles are worked out once.
  *
+ * Replies are redacted as bytes: a secret written plainly is replaced where
+ * its UTF-8 bytes occur, so an image or an archive keeps every other byte. Only
+ * a reply that is UTF-8 text can hide a secret in JSON escapes (a JSON parser
+ * reads nothing else), so only such a reply is decoded to look for them.
+ *
  * Cost: a reply with no backslash and no secret is two byte searches per
- * needle, no copy; a reply with backslashes is decoded once to look; only a
- * reply that holds a secret is rewritten.
+ * needle, no copy; a reply with backslashes is checked for UTF-8 and decoded
+ * once to look; only a reply that holds a secret is rewritten.
  */
+import { isUtf8 } from 'node:buffer';
 import { escapedSpans, unescapeJson } from './json-escapes.ts';
 
 export const REDACTED = '[redacted]';
+const REDACTED_BYTES = Buffer.from(REDACTED);
 
 const BACKSLASH = 0x5c;
 
 export class Redactor {
   readonly #needles: string[];
+  readonly #needleBytes: Buffer[];
 
   constructor(secrets: readonly string[] = []) {
     const needles = new Set<string>();
@@ -29,6 +37,7 @@ export class Redactor {
     }
     // Longest first, so a secret that contains another is replaced whole.
     this.#needles = [...needles].sort((a, b) => b.length - a.length);
+    this.#needleBytes = this.#needles.map((needle) => Buffer.from(needle));
   }
 
   text(value: string): string {
@@ -42,13 +51,12 @@ export class Redactor {
   /** A reply body with every secret replaced; the same buffer when none occurs (the usual case). */
   bytes(body: Buffer): Buffer {
     if (this.#needles.length === 0) return body;
-    if (!body.includes(BACKSLASH)) {
-      if (!this.#needles.some((needle) => body.includes(needle))) return body;
-      return Buffer.from(this.text(body.toString('utf8')), 'utf8');
-    }
-    const text = body.toString('utf8');
+    let plain = body;
+    for (const needle of this.#needleBytes) plain = replaceBytes(plain, needle);
+    if (!plain.includes(BACKSLASH) || !isUtf8(plain)) return plain;
+    const text = plain.toString('utf8');
     const redacted = this.#escapedText(text);
-    return redacted === text ? body : Buffer.from(redacted, 'utf8');
+    return redacted === text ? plain : Buffer.from(redacted, 'utf8');
   }
 
   /** A text that may hide a secret in JSON escapes: decoded once to look, rewritten only when one is there. */
@@ -73,6 +81,21 @@ export class Redactor {
   detail(detail: Record<string, unknown>): Record<string, unknown> {
     return redactValue(detail, this) as Record<string, unknown>;
   }
+}
+
+/** Every occurrence of `needle` in `body` replaced; `body` itself when there is none. */
+function replaceBytes(body: Buffer, needle: Buffer): Buffer {
+  let at = body.indexOf(needle);
+  if (at < 0) return body;
+  const parts: Buffer[] = [];
+  let from = 0;
+  while (at >= 0) {
+    parts.push(body.subarray(from, at), REDACTED_BYTES);
+    from = at + needle.length;
+    at = body.indexOf(needle, from);
+  }
+  parts.push(body.subarray(from));
+  return Buffer.concat(parts);
 }
 
 /** For an exchange that carries no secret. */

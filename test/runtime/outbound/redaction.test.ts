@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { unescapeJson } from '../../../runtime/core/outbound/json-escapes.ts';
-import { Redactor } from '../../../runtime/core/outbound/redaction.ts';
+import { REDACTED, Redactor } from '../../../runtime/core/outbound/redaction.ts';
 
 const SECRET = 'CANARY-q8+Zr/Tm=';
 
@@ -52,6 +52,14 @@ describe('the redactor on a JSON reply', () => {
     // `\\u0043ANARY…` parses to a backslash, a `u` and digits: not the secret.
     const json = `{"a":"\\\\u0043${SECRET.slice(1)}"}`;
     expect(redactor.bytes(Buffer.from(json)).toString('utf8')).toBe(json);
+  });
+
+  it('replaces a secret in bytes that are not text and keeps every other byte', () => {
+    // An image's bytes: not UTF-8, with backslashes, and the secret written plainly inside.
+    const before = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0xff, 0x5c, 0xfe, 0x00]);
+    const after = Buffer.from([0x5c, 0x75, 0x30, 0x30, 0xc3, 0x28, 0x80]);
+    const body = Buffer.concat([before, Buffer.from(SECRET), after]);
+    expect(redactor.bytes(body)).toEqual(Buffer.concat([before, Buffer.from(REDACTED), after]));
   });
 
   it('returns the same buffer when no secret is there, with or without escapes', () => {
