@@ -23,7 +23,7 @@ import { GovernedTools } from './core/gateway/governed-tools.ts';
 import { ToolWatch } from './core/gateway/tool-watch.ts';
 import { RequestStateSealer } from './core/mcp/request-state.ts';
 import type { OperatorContext } from './core/operator/context.ts';
-import { createGuardedClient } from './core/outbound/guarded-client.ts';
+import { createGuardedClient, type GuardedClient } from './core/outbound/guarded-client.ts';
 import { AgentKeys } from './core/principals/agent-keys.ts';
 import { Principals } from './core/principals/principals.ts';
 import type { SharedState } from './core/state/shared-state.ts';
@@ -70,7 +70,7 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
   const now = options.now ?? (() => new Date());
   ensureDataDir(config.dataDir);
   const keys = loadKeyring(config.dataDir, config.masterKey);
-  const [catalogs, store, state] = await Promise.all([
+  const opened = await Promise.allSettled([
     CatalogSet.load(
       options.catalogs instanceof URL ? generatedProviderFiles(options.catalogs) : options.catalogs,
     ),
@@ -83,16 +83,32 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
       ...(config.redisUrl ? { redisUrl: config.redisUrl } : {}),
       ...(options.onInternalError ? { onListenerError: options.onInternalError } : {}),
     }),
-  ]);
+  ] as const);
+  const [loaded, storeOpened, stateOpened] = opened;
+  if (
+    loaded.status === 'rejected' ||
+    storeOpened.status === 'rejected' ||
+    stateOpened.status === 'rejected'
+  ) {
+    // What did open is closed again, so a failed start leaves no connection behind.
+    if (storeOpened.status === 'fulfilled') await storeOpened.value.close();
+    if (stateOpened.status === 'fulfilled') await stateOpened.value.close();
+    throw opened.find((result) => result.status === 'rejected')!.reason;
+  }
+  const catalogs = loaded.value;
+  const store = storeOpened.value;
+  const state = stateOpened.value;
+  let client: GuardedClient | undefined;
   try {
     const toolSources = catalogToolSources(catalogs);
     const report = await bootstrap(store, toolSources, now());
-    const client = createGuardedClient({
+    const outbound = createGuardedClient({
       allowPrivateNetworks: config.allowPrivateNetworks,
       deadlineMs: config.upstreamDeadlineMs,
     });
+    client = outbound;
     const executors = new Executors([
-      new NativeRestExecutor(client, upstreamOverride(config.devUpstreams)),
+      new NativeRestExecutor(outbound, upstreamOverride(config.devUpstreams)),
     ]);
     const vault = new CredentialVault(keys.keyring, () =>
       reloadKeyring(config.dataDir, config.masterKey),
@@ -144,12 +160,13 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
       }),
       async close() {
         watch.close();
-        await client.close();
+        await outbound.close();
         await state.close();
         await store.close();
       },
     };
   } catch (error) {
+    await client?.close();
     await state.close();
     await store.close();
     throw error;

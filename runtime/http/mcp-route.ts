@@ -86,13 +86,19 @@ async function serveMcp(
       request.bodyTooLarge = true;
     } else if (read === MALFORMED) request.rawBodyError = true;
     else request.body = read;
+    // One listener for every call of the request (a batch may hold a hundred).
+    const calls = new Set<{ cancel(): void }>();
     request.cancelOnDisconnect = (call) => {
-      if (res.closed) call.cancel();
-      else {
+      if (res.closed) {
+        call.cancel();
+        return;
+      }
+      if (calls.size === 0) {
         res.once('close', () => {
-          if (!res.writableFinished) call.cancel();
+          if (!res.writableFinished) for (const running of calls) running.cancel();
         });
       }
+      calls.add(call);
     };
   } else {
     req.resume();

@@ -22,7 +22,7 @@ import type { Agent, Connection, NewAuditEvent } from '../governance/model.ts';
 import type { GovernanceSnapshot } from '../governance/snapshot.ts';
 import { toolNameFor } from '../governance/tool-names.ts';
 import { withJsonText } from '../mcp/json-text.ts';
-import type { ToolBackend, ToolCall, ToolOutcome } from '../mcp/tool-backend.ts';
+import type { RefusedToolCall, ToolBackend, ToolCall, ToolOutcome } from '../mcp/tool-backend.ts';
 import type { Caller, Principals } from '../principals/principals.ts';
 import type { Store } from '../store/store.ts';
 import type { ToolTarget } from '../tools/tool-source.ts';
@@ -72,10 +72,30 @@ export class GovernedTools implements ToolBackend<Caller> {
     return this.#toolListOf(caller.snapshot, agent);
   }
 
+  /** A tool the caller sees (as listed): one it may not call is unknown here, as in its list. */
   describeTool(caller: Caller, name: string): Tool | undefined {
+    const { snapshot } = caller;
     const agent = agentOf(caller);
-    const target = agent && caller.snapshot.resolveTool(agent.workspaceId, name);
-    return target ? this.#toolOf(target) : undefined;
+    const target = agent && snapshot.resolveTool(agent.workspaceId, name);
+    if (!agent || !target) return undefined;
+    const { connection, action } = target;
+    const grant = snapshot.grantOf(agent.id, connection.id);
+    const policy = snapshot.policyOf(connection.id, action.name);
+    return grant && decide({ agent, connection, grant, policy, action }) === null
+      ? this.#toolOf(target)
+      : undefined;
+  }
+
+  async recordRefusedCall(
+    caller: Caller,
+    call: RefusedToolCall,
+    reason: ReasonCode,
+  ): Promise<void> {
+    const target = caller.snapshot.resolveTool(caller.workspaceId, call.name);
+    await this.#callRecord(caller, call).finish({
+      reason,
+      connectionId: target?.connection.id ?? null,
+    });
   }
 
   watchTools(caller: Caller, listener: () => void): () => void {
@@ -116,7 +136,7 @@ export class GovernedTools implements ToolBackend<Caller> {
    * The call's audit event, written once by `finish`. Arguments that cannot
    * be hashed leave the hash empty and are refused once the decision is made.
    */
-  #callRecord(caller: Caller, call: ToolCall): CallRecord {
+  #callRecord(caller: Caller, call: RefusedToolCall): CallRecord {
     const started = performance.now();
     const event = auditEvent({
       at: this.#now().toISOString(),

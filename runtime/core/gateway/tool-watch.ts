@@ -9,7 +9,8 @@
 import type { GovernanceSnapshot } from '../governance/snapshot.ts';
 import { toolNameFor } from '../governance/tool-names.ts';
 import type { GovernanceReader } from '../principals/principals.ts';
-import type { SharedState, Subscription } from '../state/shared-state.ts';
+import { LazySubscription } from '../state/lazy-subscription.ts';
+import type { SharedState } from '../state/shared-state.ts';
 
 export interface WatchedCaller {
   readonly agentId: string;
@@ -27,6 +28,8 @@ export interface ToolWatchOptions {
 
 interface Listener {
   caller: WatchedCaller;
+  /** The snapshot `seen` was read from: a listener compares from its own, whatever others saw. */
+  snapshot: GovernanceSnapshot | undefined;
   seen: string;
   notify: () => void;
 }
@@ -43,13 +46,15 @@ export class ToolWatch {
   #snapshot: GovernanceSnapshot | undefined;
   #checking: Promise<void> | undefined;
   readonly #state: SharedState | undefined;
-  #subscription: Promise<Subscription> | undefined;
+  readonly #changes: LazySubscription | undefined;
 
   constructor(governance: GovernanceReader, options: ToolWatchOptions = {}) {
     this.#governance = governance;
     this.#intervalMs = options.intervalMs ?? DEFAULT_INTERVAL_MS;
     this.#report = options.report ?? (() => {});
     this.#state = options.state;
+    this.#changes =
+      options.state && new LazySubscription(options.state, CHANNEL, () => void this.check());
   }
 
   /** Tells every replica's listeners to check now (after an operator's change). */
@@ -65,8 +70,7 @@ export class ToolWatch {
     if (this.#timer !== undefined) clearInterval(this.#timer);
     this.#timer = undefined;
     this.#listeners.clear();
-    void this.#subscription?.then((s) => s.unsubscribe()).catch(this.#report);
-    this.#subscription = undefined;
+    this.#changes?.close(this.#report);
   }
 
   get listening(): number {
@@ -78,6 +82,7 @@ export class ToolWatch {
     const snapshot = caller.snapshot ?? this.#snapshot;
     const listener: Listener = {
       caller,
+      snapshot,
       seen: snapshot === undefined ? '' : visibleToolsOf(snapshot, caller),
       notify,
     };
@@ -86,8 +91,7 @@ export class ToolWatch {
       this.#timer = setInterval(() => void this.check(), this.#intervalMs);
       this.#timer.unref();
     }
-    this.#subscription ??= this.#state?.subscribe(CHANNEL, () => void this.check());
-    this.#subscription?.catch(this.#report);
+    this.#changes?.ready().catch(this.#report);
     return () => {
       this.#listeners.delete(listener);
       if (this.#listeners.size === 0 && this.#timer !== undefined) {
@@ -114,9 +118,10 @@ export class ToolWatch {
       this.#report(error);
       return;
     }
-    if (snapshot === this.#snapshot) return;
     this.#snapshot = snapshot;
     for (const listener of this.#listeners) {
+      if (listener.snapshot === snapshot) continue;
+      listener.snapshot = snapshot;
       const seen = visibleToolsOf(snapshot, listener.caller);
       if (seen === listener.seen) continue;
       listener.seen = seen;

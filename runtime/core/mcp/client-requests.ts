@@ -6,6 +6,7 @@
  * never comes is given up after a while; a call cancelled meanwhile stops
  * waiting at once.
  */
+import { randomUUID } from 'node:crypto';
 import type { InputRequest } from '@modelcontextprotocol/server';
 import type { CancelSignal } from '../cancellation.ts';
 import { GatewayError } from '../errors.ts';
@@ -26,7 +27,6 @@ const DEFAULT_ANSWER_TIMEOUT_MS = 10 * 60_000;
 export class ClientRequests {
   readonly #waiting = new Map<string, Waiting>();
   readonly #timeoutMs: number;
-  #next = 0;
 
   constructor(options: ClientRequestsOptions = {}) {
     this.#timeoutMs = options.answerTimeoutMs ?? DEFAULT_ANSWER_TIMEOUT_MS;
@@ -72,7 +72,8 @@ export class ClientRequests {
     request: InputRequest,
     cancel: CancelSignal,
   ): Promise<unknown> {
-    const id = `portcullis-${++this.#next}`;
+    // Unique across replicas: two of them may ask on one session.
+    const id = `portcullis-${randomUUID()}`;
     const key = waitKey(sessionId, id);
     return new Promise((resolve, reject) => {
       if (cancel.cancelled) {

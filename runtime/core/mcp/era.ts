@@ -23,6 +23,7 @@ import {
 import type { IncomingMessage } from './json-rpc.ts';
 import { isModernVersion } from './protocol-version.ts';
 import { metaProtocolVersion } from './request-meta.ts';
+import { mismatch } from './standard-headers.ts';
 
 export type EraRoute = 'legacy' | 'modern';
 
@@ -67,8 +68,4 @@ export function checkBatch(messages: readonly IncomingMessage[]): void {
       );
     }
   }
-}
-
-function mismatch(header: string, message: string): GatewayError {
-  return new GatewayError('header_mismatch', `Header mismatch: ${message}`, { field: header });
 }

@@ -5,7 +5,7 @@
  * or an event stream that stays open while a request runs.
  */
 import type { Cancellation } from '../cancellation.ts';
-import { type GatewayError, REASONS, type ReasonCode } from '../errors.ts';
+import { publicError, REASONS, type ReasonCode } from '../errors.ts';
 import type { EventStream } from './event-stream.ts';
 import { errorMessage, type JsonRpcId, type OutgoingMessage } from './json-rpc.ts';
 import { stringifyMessage } from './json-text.ts';
@@ -119,12 +119,13 @@ export function rpcErrorOf(
   );
 }
 
-/** A `GatewayError` thrown by a wire check, as its reply. */
-export function errorReplyOf(error: GatewayError, id?: JsonRpcId | null): McpHttpResponse {
-  return errorReply(error.code, {
+/** An error thrown on the way (a wire check, the shared state), as its reply: only what may be shown. */
+export function errorReplyOf(error: unknown, id?: JsonRpcId | null): McpHttpResponse {
+  const shown = publicError(error);
+  return errorReply(shown.code, {
     id: id ?? null,
-    message: error.message,
-    ...(error.detail === undefined ? {} : { data: error.detail }),
+    message: shown.message,
+    ...(shown.detail === undefined ? {} : { data: shown.detail }),
   });
 }
 
@@ -145,10 +146,6 @@ export function messagesReply(
     body += `event: message\ndata: ${stringifyMessage(message)}\n\n`;
   }
   return { status, headers: { ...SSE_HEADERS, ...headers }, body };
-}
-
-export function accepted(headers: Record<string, string> = {}): McpHttpResponse {
-  return { status: 202, headers };
 }
 
 export function sessionHeaders(sessionId: string | undefined): Record<string, string> {

@@ -11,13 +11,11 @@
  */
 import { InitializeRequestParamsSchema } from '@modelcontextprotocol/core';
 import type { ClientCapabilities } from '@modelcontextprotocol/server';
-import { GatewayError } from '../errors.ts';
+import type { Answer } from './answer.ts';
 import type { ClientRequests } from './client-requests.ts';
 import { checkBatch } from './era.ts';
-import { EventStream } from './event-stream.ts';
 import {
   errorReply,
-  errorReplyOf,
   headerValue,
   type McpHttpRequest,
   type McpHttpResponse,
@@ -36,12 +34,8 @@ import {
   type JsonRpcId,
   resultMessage,
 } from './json-rpc.ts';
-import {
-  type Answer,
-  answerRequest,
-  type RequestScope,
-  SERVER_CAPABILITIES,
-} from './mcp-methods.ts';
+import { listenStream } from './listen-stream.ts';
+import { answerRequest, type RequestScope, SERVER_CAPABILITIES } from './mcp-methods.ts';
 import { PendingReply } from './pending-reply.ts';
 import {
   allowsBatches,
@@ -57,8 +51,6 @@ import type { WireContext } from './wire-context.ts';
 
 /** As in the SDK's server transport. */
 const MAX_BATCH_SIZE = 100;
-/** Standalone streams say something this often, so idle proxies keep them open. */
-const KEEP_ALIVE_MS = 25_000;
 
 export class LegacyWire<P extends McpPrincipal> {
   readonly #context: WireContext<P>;
@@ -135,16 +127,12 @@ export class LegacyWire<P extends McpPrincipal> {
     if (session.stream !== undefined && !session.stream.closed) {
       return errorReply('stream_conflict');
     }
-    const stream = new EventStream();
+    const stream = listenStream(this.#context.backend, principal, () => ({
+      jsonrpc: '2.0',
+      method: 'notifications/tools/list_changed',
+    }));
     session.stream = stream;
-    const unwatch = this.#context.backend.watchTools?.(principal, () => {
-      stream.send({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
-    });
-    const keepAlive = setInterval(() => stream.comment(), KEEP_ALIVE_MS);
-    keepAlive.unref();
     stream.onClose(() => {
-      clearInterval(keepAlive);
-      unwatch?.();
       if (session.stream === stream) session.stream = undefined;
     });
     return { status: 200, headers: { ...SSE_HEADERS, ...sessionHeaders(session.id) }, stream };
@@ -197,12 +185,8 @@ export class LegacyWire<P extends McpPrincipal> {
       });
     }
     const messages = batch.map(classifyMessage);
-    try {
-      checkBatch(messages);
-    } catch (error) {
-      if (error instanceof GatewayError) return errorReplyOf(error);
-      throw error;
-    }
+    // A batch no era can serve throws its refusal; the endpoint answers it.
+    checkBatch(messages);
     for (const message of messages) {
       if (message.kind === 'invalid') return errorReply('invalid_request');
       if (message.kind === 'request' && message.method === 'initialize') {

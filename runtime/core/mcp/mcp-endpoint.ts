@@ -13,7 +13,7 @@
  * invalid message) → era → the era's own checks.
  */
 import { type Implementation, SERVER_INFO_META_KEY } from '@modelcontextprotocol/server';
-import { bearerChallenge, GatewayError } from '../errors.ts';
+import { bearerChallenge, GatewayError, isOperatorsToSee } from '../errors.ts';
 import { isPlainObject } from '../json-value.ts';
 import { MemorySharedState } from '../state/memory-shared-state.ts';
 import type { SharedState } from '../state/shared-state.ts';
@@ -117,13 +117,24 @@ export function createMcpEndpoint<P extends McpPrincipal>(
   };
   const legacy = new LegacyWire(context, sessions, clientRequests);
   const modern = new ModernWire(context);
-  const sweeper = setInterval(() => sessions.sweep(), Math.min(sessionIdleMs, 60_000));
+  // Twice per idle period at least, so a busy session's shared record never lapses.
+  const sweeper = setInterval(() => sessions.sweep(), Math.min(sessionIdleMs / 2, 60_000));
   sweeper.unref();
   let closed = false;
 
   async function handle(request: McpHttpRequest): Promise<McpHttpResponse> {
     // Every error reply names the request it answers, when the body had an id.
     const id = requestIdOf(request.body);
+    try {
+      return await serve(request, id);
+    } catch (error) {
+      // What failed on the way (the shared state, the store) answers in the one error shape.
+      if (isOperatorsToSee(error)) report(error);
+      return errorReplyOf(error, id);
+    }
+  }
+
+  async function serve(request: McpHttpRequest, id: JsonRpcId | null): Promise<McpHttpResponse> {
     if (closed) return errorReply('endpoint_closed', { id });
     const { headers } = request;
     if (repeatsHost(request.rawHeaders)) return errorReply('host_header_repeated', { id });
@@ -138,10 +149,7 @@ export function createMcpEndpoint<P extends McpPrincipal>(
     try {
       principal = await backend.authenticate(authorization);
     } catch (error) {
-      if (!(error instanceof GatewayError && error.code === 'unauthenticated')) {
-        report(error);
-        return errorReply('internal', { id });
-      }
+      if (!(error instanceof GatewayError && error.code === 'unauthenticated')) throw error;
     }
     if (principal === undefined) {
       return errorReply('unauthenticated', {
@@ -181,15 +189,8 @@ export function createMcpEndpoint<P extends McpPrincipal>(
 
     const message = classifyMessage(body);
     if (message.kind === 'invalid') return errorReply('invalid_request', { id: message.id });
-    let era: ReturnType<typeof eraOf>;
-    try {
-      era = eraOf(message, headers);
-    } catch (error) {
-      if (error instanceof GatewayError) {
-        return errorReplyOf(error, message.kind === 'request' ? message.id : null);
-      }
-      throw error;
-    }
+    // A message no era can serve throws its refusal, answered with the request's id.
+    const era = eraOf(message, headers);
     if (era === 'modern' && message.kind !== 'response') {
       return modern.post(request, principal, format, message);
     }

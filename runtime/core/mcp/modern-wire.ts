@@ -13,7 +13,6 @@
 import { SUBSCRIPTION_ID_META_KEY, type Tool } from '@modelcontextprotocol/server';
 import { GatewayError, REASONS } from '../errors.ts';
 import { isPlainObject } from '../json-value.ts';
-import { EventStream } from './event-stream.ts';
 import {
   errorReply,
   errorReplyOf,
@@ -24,6 +23,7 @@ import {
   SSE_HEADERS,
 } from './http-exchange.ts';
 import type { IncomingMessage, JsonRpcId } from './json-rpc.ts';
+import { listenStream } from './listen-stream.ts';
 import { answerRequest, type RequestScope } from './mcp-methods.ts';
 import { checkParamHeaders } from './param-headers.ts';
 import { PendingReply } from './pending-reply.ts';
@@ -32,9 +32,6 @@ import { type ModernMeta, modernMetaOrThrow } from './request-meta.ts';
 import { checkStandardHeaders } from './standard-headers.ts';
 import type { McpPrincipal } from './tool-backend.ts';
 import type { WireContext } from './wire-context.ts';
-
-/** Listen streams say something this often, so idle proxies keep them open. */
-const KEEP_ALIVE_MS = 25_000;
 
 export class ModernWire<P extends McpPrincipal> {
   readonly #context: WireContext<P>;
@@ -129,34 +126,28 @@ export class ModernWire<P extends McpPrincipal> {
     // Tools are all this server announces changes of.
     const honored = requested.toolsListChanged === true ? { toolsListChanged: true } : {};
     const subscription = { [SUBSCRIPTION_ID_META_KEY]: id };
-    const stream = new EventStream();
+    const stream = listenStream(
+      this.#context.backend,
+      principal,
+      honored.toolsListChanged === true
+        ? () => ({
+            jsonrpc: '2.0',
+            method: 'notifications/tools/list_changed',
+            params: { _meta: subscription },
+          })
+        : undefined,
+    );
     stream.send({
       jsonrpc: '2.0',
       method: 'notifications/subscriptions/acknowledged',
       params: { _meta: subscription, notifications: honored },
     });
-    const unwatch =
-      honored.toolsListChanged === true
-        ? this.#context.backend.watchTools?.(principal, () => {
-            stream.send({
-              jsonrpc: '2.0',
-              method: 'notifications/tools/list_changed',
-              params: { _meta: subscription },
-            });
-          })
-        : undefined;
-    const keepAlive = setInterval(() => stream.comment(), KEEP_ALIVE_MS);
-    keepAlive.unref();
     const endGracefully = () => {
       stream.send({ jsonrpc: '2.0', id, result: { resultType: 'complete', _meta: subscription } });
       stream.end();
     };
     this.#listening.add(endGracefully);
-    stream.onClose(() => {
-      clearInterval(keepAlive);
-      unwatch?.();
-      this.#listening.delete(endGracefully);
-    });
+    stream.onClose(() => this.#listening.delete(endGracefully));
     return { status: 200, headers: { ...SSE_HEADERS }, stream };
   }
 }

@@ -28,11 +28,6 @@ export class PendingReply {
     });
   }
 
-  /** The stream, once the reply is one: the caller listens for the client going away. */
-  get stream(): EventStream | undefined {
-    return this.#stream;
-  }
-
   /** A message before the result (a notification, or a request to the client): starts the stream. */
   send(message: unknown): EventStream | undefined {
     if (this.#done) return undefined;
@@ -53,14 +48,6 @@ export class PendingReply {
       this.#stream.send(message);
     }
     this.#stream.end();
-  }
-
-  /** The reply when it ended without a result (only notifications in a batch): 202. */
-  acceptedWithoutResult(): void {
-    if (this.#done) return;
-    this.#done = true;
-    if (this.#stream) this.#stream.end();
-    else this.#resolve({ status: 202, headers: this.#headers });
   }
 
   #streaming(): EventStream {

@@ -24,8 +24,6 @@ export const LEGACY_VERSIONS: readonly string[] = SUPPORTED_PROTOCOL_VERSIONS.fi
   (version) => version >= FIRST_STREAMABLE_HTTP_VERSION && version < FIRST_MODERN_VERSION,
 );
 export const MODERN_VERSIONS: readonly string[] = [FIRST_MODERN_VERSION];
-/** Every version we speak, newest first: what `server/discover` and version errors name. */
-export const ENDPOINT_VERSIONS: readonly string[] = [...MODERN_VERSIONS, ...LEGACY_VERSIONS];
 
 const legacy = new Set(LEGACY_VERSIONS);
 const modern = new Set(MODERN_VERSIONS);

@@ -7,9 +7,7 @@
  */
 import {
   CLIENT_CAPABILITIES_META_KEY,
-  CLIENT_INFO_META_KEY,
   type ClientCapabilities,
-  type Implementation,
   LOG_LEVEL_META_KEY,
   type LoggingLevel,
   PROTOCOL_VERSION_META_KEY,
@@ -18,8 +16,6 @@ import {
 } from '@modelcontextprotocol/server';
 import { GatewayError } from '../errors.ts';
 import { isPlainObject } from '../json-value.ts';
-
-export { PROTOCOL_VERSION_META_KEY };
 
 export type ProgressToken = string | number;
 
@@ -33,7 +29,6 @@ export interface TraceContext {
 export interface ModernMeta {
   protocolVersion: string;
   clientCapabilities: ClientCapabilities;
-  clientInfo: Implementation | undefined;
   logLevel: LoggingLevel | undefined;
 }
 
@@ -87,12 +82,10 @@ export function modernMetaOrThrow(params: Record<string, unknown> | undefined): 
       { field: `params._meta.${CLIENT_CAPABILITIES_META_KEY}` },
     );
   }
-  const clientInfo = meta[CLIENT_INFO_META_KEY];
   const logLevel = meta[LOG_LEVEL_META_KEY];
   return {
     protocolVersion,
     clientCapabilities: clientCapabilities as ClientCapabilities,
-    clientInfo: isImplementation(clientInfo) ? clientInfo : undefined,
     logLevel: isLoggingLevel(logLevel) ? logLevel : undefined,
   };
 }
@@ -134,10 +127,4 @@ export function isLoggingLevel(value: unknown): value is LoggingLevel {
 /** Whether a message at `level` is wanted by a request that asked for `minimum` (absent: none). */
 export function logLevelWanted(minimum: LoggingLevel | undefined, level: LoggingLevel): boolean {
   return minimum !== undefined && LOG_LEVELS.indexOf(level) >= LOG_LEVELS.indexOf(minimum);
-}
-
-function isImplementation(value: unknown): value is Implementation {
-  return (
-    isPlainObject(value) && typeof value.name === 'string' && typeof value.version === 'string'
-  );
 }

@@ -167,8 +167,14 @@ export class SessionTable {
     }
   }
 
+  /** The sessions with running calls or an open stream: alive however long since their last request. */
+  *busy(): Iterable<Session> {
+    for (const session of this.#sessions.values()) if (isBusy(session)) yield session;
+  }
+
+  /** Drops every session (the endpoint closes): streams end, running calls finish and answer. */
   clear(): void {
-    for (const session of [...this.#sessions.values()]) this.#end(session);
+    for (const session of [...this.#sessions.values()]) this.#end(session, { cancelCalls: false });
   }
 
   #isExpired(session: Session, now: number): boolean {
@@ -182,13 +188,13 @@ export class SessionTable {
     this.#sessions.set(session.id, session);
   }
 
-  #end(session: Session): void {
+  #end(session: Session, { cancelCalls = true } = {}): void {
     this.#sessions.delete(session.id);
     const agent = agentKey(session);
     const left = (this.#perAgent.get(agent) ?? 1) - 1;
     if (left > 0) this.#perAgent.set(agent, left);
     else this.#perAgent.delete(agent);
-    for (const call of session.running.values()) call.cancel();
+    if (cancelCalls) for (const call of session.running.values()) call.cancel();
     session.running.clear();
     session.stream?.end();
     session.stream = undefined;

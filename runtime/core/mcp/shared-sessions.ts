@@ -10,7 +10,8 @@
  * With the in-process state (one replica) all of this stays in memory.
  */
 import type { ClientCapabilities } from '@modelcontextprotocol/server';
-import type { SharedState, Subscription } from '../state/shared-state.ts';
+import { LazySubscription } from '../state/lazy-subscription.ts';
+import type { SharedState } from '../state/shared-state.ts';
 import type { JsonRpcId } from './json-rpc.ts';
 import type { Session, SessionTable } from './sessions.ts';
 import type { McpPrincipal } from './tool-backend.ts';
@@ -49,7 +50,7 @@ export class SharedSessions {
   readonly #idleMs: number;
   readonly #deliverAnswer: SharedSessionsOptions['deliverAnswer'];
   readonly #report: (error: unknown) => void;
-  #subscription: Promise<Subscription> | undefined;
+  readonly #events: LazySubscription;
 
   constructor(options: SharedSessionsOptions) {
     this.#table = options.table;
@@ -57,6 +58,7 @@ export class SharedSessions {
     this.#idleMs = options.idleMs;
     this.#deliverAnswer = options.deliverAnswer;
     this.#report = options.report;
+    this.#events = new LazySubscription(options.state, CHANNEL, (message) => this.#take(message));
   }
 
   get size(): number {
@@ -69,7 +71,7 @@ export class SharedSessions {
     protocolVersion: string,
     clientCapabilities: ClientCapabilities,
   ): Promise<Session> {
-    await this.#listen();
+    await this.#events.ready();
     const session = this.#table.open(principal, protocolVersion, clientCapabilities);
     const record: SessionRecord = {
       agentId: principal.agentId,
@@ -121,30 +123,32 @@ export class SharedSessions {
     this.#publish({ kind: 'answer', sessionId: session.id, id, result, error });
   }
 
+  /** Drops expired sessions, and keeps the shared records of busy ones alive for the other replicas. */
   sweep(): void {
     this.#table.sweep();
+    for (const session of this.#table.busy()) {
+      void this.#state.touch(keyOf(session.id), this.#idleMs).catch(this.#report);
+    }
   }
 
   clear(): void {
     this.#table.clear();
-    void this.#subscription?.then((subscription) => subscription.unsubscribe()).catch(this.#report);
-    this.#subscription = undefined;
+    this.#events.close(this.#report);
   }
 
   async #adopt(id: string, principal: McpPrincipal): Promise<Session | undefined> {
-    let text: string | undefined;
-    try {
-      text = await this.#state.get(keyOf(id));
-    } catch (error) {
-      this.#report(error);
+    // A state that does not answer is state_unavailable (503), not a session that is gone.
+    const text = await this.#state.get(keyOf(id));
+    if (text === undefined) return undefined;
+    const record = recordOf(text);
+    if (record === undefined) {
+      this.#report(new Error(`the shared record of session ${id} is not a session record`));
       return undefined;
     }
-    if (text === undefined) return undefined;
-    const record = JSON.parse(text) as SessionRecord;
     if (record.agentId !== principal.agentId || record.workspaceId !== principal.workspaceId) {
       return undefined;
     }
-    await this.#listen();
+    await this.#events.ready();
     // Another request may have taken it over while the record was read.
     const session =
       this.#table.use(id, principal) ??
@@ -159,11 +163,6 @@ export class SharedSessions {
     if (session.lastUsedAt - session.renewedAt < this.#idleMs / 4) return;
     session.renewedAt = session.lastUsedAt;
     void this.#state.touch(keyOf(session.id), this.#idleMs).catch(this.#report);
-  }
-
-  #listen(): Promise<Subscription> {
-    this.#subscription ??= this.#state.subscribe(CHANNEL, (message) => this.#take(message));
-    return this.#subscription;
   }
 
   #publish(event: SessionEvent): void {
@@ -190,4 +189,15 @@ export class SharedSessions {
 
 function keyOf(sessionId: string): string {
   return `mcp:session:${sessionId}`;
+}
+
+function recordOf(text: string): SessionRecord | undefined {
+  try {
+    const record = JSON.parse(text) as Partial<SessionRecord> | null;
+    return typeof record?.agentId === 'string' && typeof record.protocolVersion === 'string'
+      ? (record as SessionRecord)
+      : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -77,7 +77,8 @@ export function decodeHeaderValue(value: string): string | undefined {
   return Buffer.from(text, 'utf8').equals(decoded) ? text : undefined;
 }
 
-function mismatch(header: string, message: string): GatewayError {
+/** A header that disagrees with the body: `header_mismatch`, naming the header. */
+export function mismatch(header: string, message: string): GatewayError {
   return new GatewayError('header_mismatch', `Header mismatch: ${message}`, { field: header });
 }
 

@@ -18,6 +18,7 @@ import type {
   Tool,
 } from '@modelcontextprotocol/server';
 import type { CancelSignal } from '../cancellation.ts';
+import type { ReasonCode } from '../errors.ts';
 import type { JsonValue } from '../json-value.ts';
 import type { McpEra } from './protocol-version.ts';
 import type { TraceContext } from './request-meta.ts';
@@ -54,6 +55,9 @@ export interface ToolCall extends RequestContext {
   name: string;
   arguments: Record<string, unknown> | undefined;
 }
+
+/** What is known of a tool call the endpoint refused before running it. */
+export type RefusedToolCall = Pick<ToolCall, 'name' | 'arguments' | 'trace'>;
 
 export interface PromptRequest extends RequestContext {
   name: string;
@@ -103,6 +107,12 @@ export interface ToolBackend<P extends McpPrincipal = McpPrincipal> {
    * JSON-RPC internal error that says nothing more.
    */
   callTool(principal: P, call: ToolCall): Promise<ToolOutcome>;
+  /**
+   * Records a tool call the endpoint refused before it reached `callTool` (a
+   * retry whose `requestState` or answers did not check out), so that it too
+   * leaves its audit event. The endpoint answers the agent itself.
+   */
+  recordRefusedCall?(principal: P, call: RefusedToolCall, reason: ReasonCode): Promise<void>;
   /**
    * Calls `listener` when the tools this principal sees may have changed;
    * returns what stops it. A backend without it never announces changes.

@@ -81,7 +81,7 @@ describe.each(['legacy', 'modern'] as const)('list changes on the %s wire', (era
   });
 });
 
-describe('trace context', () => {
+describe('trace context and the audit', () => {
   it('is recorded in the audit event of the call that carried it', async () => {
     const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
     const response = await fetch(`${gateway.url}/mcp`, {
@@ -111,5 +111,45 @@ describe('trace context', () => {
     expect(response.status).toBe(200);
     const events = await gateway.running.gateway.store.audit.query({ action: 'unikraft_get_user' });
     expect(events[0]).toMatchObject({ traceparent, decision: 'allowed' });
+  });
+
+  it('is recorded for a retry the endpoint refuses (a requestState it did not mint)', async () => {
+    const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    const response = await fetch(`${gateway.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${key}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'tools/call',
+        'mcp-name': 'unikraft_get_user',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'tools/call',
+        params: {
+          name: 'unikraft_get_user',
+          requestState: 'forged-state',
+          inputResponses: {},
+          _meta: {
+            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+            'io.modelcontextprotocol/clientCapabilities': {},
+            traceparent,
+          },
+        },
+      }),
+    });
+    const reply = (await response.json()) as { id: unknown; error?: { code: number } };
+    expect(reply).toMatchObject({ id: 7, error: { code: -32602 } });
+    const events = await gateway.running.gateway.store.audit.query({
+      reason: 'request_state_invalid',
+    });
+    expect(events[0]).toMatchObject({
+      traceparent,
+      decision: 'denied',
+      action: 'unikraft_get_user',
+    });
   });
 });

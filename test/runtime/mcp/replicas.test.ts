@@ -6,11 +6,18 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { GatewayError } from '../../../runtime/core/errors.ts';
 import { MemorySharedState } from '../../../runtime/core/state/memory-shared-state.ts';
 import type { SharedState } from '../../../runtime/core/state/shared-state.ts';
 import { openSharedState } from '../../../runtime/state/open-shared-state.ts';
 import { type FixtureServer, startFixtureServer } from '../../support/mcp/fixture-server.ts';
-import { openSession, openStream, raw, rpc } from '../../support/mcp/raw-http.ts';
+import {
+  initializeRequest,
+  openSession,
+  openStream,
+  raw,
+  rpc,
+} from '../../support/mcp/raw-http.ts';
 
 const REDIS_URL = process.env.PORTCULLIS_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -99,5 +106,62 @@ describe.each(['in-process', 'Redis'] as const)('two replicas sharing %s state',
     expect(answered.status).toBe(202);
     const [final] = await stream.rest();
     expect(final.result.structuredContent).toEqual({ greeted: 'Lin', state: { nonce: kind } });
+  });
+});
+
+/** A shared state that can be taken down and brought back, as a Redis outage would. */
+function flaky(state: SharedState): SharedState & { down: boolean } {
+  const control = { down: false };
+  return new Proxy(state, {
+    get(target, property) {
+      if (property === 'down') return control.down;
+      const value = Reflect.get(target, property, target);
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) =>
+        control.down && property !== 'close'
+          ? Promise.reject(new GatewayError('state_unavailable', 'the shared state is down'))
+          : value.apply(target, args);
+    },
+    set(_target, property, value) {
+      if (property !== 'down') return false;
+      control.down = value as boolean;
+      return true;
+    },
+  }) as SharedState & { down: boolean };
+}
+
+describe('replicas while the shared state is down', () => {
+  const state = flaky(new MemorySharedState());
+  let one: FixtureServer;
+  let two: FixtureServer;
+
+  beforeAll(async () => {
+    one = await startFixtureServer({ state });
+    two = await startFixtureServer({ state });
+  });
+
+  afterAll(async () => {
+    await one?.close();
+    await two?.close();
+    await state.close();
+  });
+
+  it('answer 503 state_unavailable with the request id, then recover when it is back', async () => {
+    state.down = true;
+    const refused = await raw(one, { body: { ...initializeRequest(), id: 41 } });
+    expect({ status: refused.status, id: refused.json.id }).toEqual({ status: 503, id: 41 });
+    state.down = false;
+    // The subscription that failed is made again: sessions work, and reach the other replica.
+    const session = await openSession(one, 'alice');
+    expect((await raw(two, { session, body: rpc('ping') })).status).toBe(200);
+  });
+
+  it('do not tell a client its session is gone because the state did not answer', async () => {
+    const session = await openSession(one, 'alice');
+    state.down = true;
+    const reply = await raw(two, { session, body: rpc('ping', undefined, 42) });
+    state.down = false;
+    expect({ status: reply.status, id: reply.json.id }).toEqual({ status: 503, id: 42 });
+    expect((await raw(two, { session, body: rpc('ping') })).status).toBe(200);
   });
 });
