@@ -13,8 +13,14 @@ export const SERVER_ENTRIES = [
   'lean-reference',
   'sdk-minimal',
   'portcullis',
+  'mcp-upstream',
 ] as const;
-export type ServerEntry = (typeof SERVER_ENTRIES)[number];
+/**
+ * Entries bundled only when their configuration starts: they import runtime
+ * modules that a build may not have yet (remote MCP connections).
+ */
+export const OPTIONAL_ENTRIES = ['portcullis-forwarding'] as const;
+export type ServerEntry = (typeof SERVER_ENTRIES)[number] | (typeof OPTIONAL_ENTRIES)[number];
 
 const BIN = join(WORK, 'bin');
 
@@ -22,10 +28,12 @@ export function bundledServer(entry: ServerEntry): string {
   return join(BIN, `${entry}.mjs`);
 }
 
-export async function bundleServers(): Promise<void> {
+export async function bundleServers(
+  entries: readonly ServerEntry[] = SERVER_ENTRIES,
+): Promise<void> {
   await build({
     entryPoints: Object.fromEntries(
-      SERVER_ENTRIES.map((entry) => [
+      entries.map((entry) => [
         entry,
         join(ROOT, 'scripts', 'bench', 'gateway', 'servers', `${entry}.ts`),
       ]),

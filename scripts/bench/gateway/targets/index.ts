@@ -1,5 +1,9 @@
-/** Every configuration, in the order of the report: HTTP baselines, MCP ceiling, others, ours. */
+/**
+ * Every configuration, in the order of the report: HTTP baselines, MCP ceiling,
+ * others, ours; then the forwarding ones, in front of the lean upstream MCP server.
+ */
 import { leanReference, nodeReverseProxy, sdkMinimal, upstreamDirect } from './bundled.ts';
+import { mcpDirect, mcpReverseProxy } from './forwarding.ts';
 import { ivotobyOpenapiMcpServer } from './ivotoby-openapi-mcp-server.ts';
 import { openapiMcpGenerator } from './openapi-mcp-generator.ts';
 import { portcullis, portcullisModern, portcullisOAuth } from './portcullis.ts';
@@ -15,4 +19,6 @@ export const TARGETS: GatewayTarget[] = [
   portcullis,
   portcullisModern,
   portcullisOAuth,
+  mcpDirect,
+  mcpReverseProxy,
 ];
