@@ -5,6 +5,7 @@
 import { leanReference, nodeReverseProxy, sdkMinimal, upstreamDirect } from './bundled.ts';
 import { mcpDirect, mcpReverseProxy } from './forwarding.ts';
 import { ivotobyOpenapiMcpServer } from './ivotoby-openapi-mcp-server.ts';
+import { mcpHub } from './mcp-hub.ts';
 import { openapiMcpGenerator } from './openapi-mcp-generator.ts';
 import { portcullis, portcullisModern, portcullisOAuth } from './portcullis.ts';
 import type { GatewayTarget } from './target.ts';
@@ -21,4 +22,5 @@ export const TARGETS: GatewayTarget[] = [
   portcullisOAuth,
   mcpDirect,
   mcpReverseProxy,
+  mcpHub,
 ];
