@@ -8,6 +8,7 @@ import { ivotobyOpenapiMcpServer } from './ivotoby-openapi-mcp-server.ts';
 import { mcpHub } from './mcp-hub.ts';
 import { openapiMcpGenerator } from './openapi-mcp-generator.ts';
 import { portcullis, portcullisModern, portcullisOAuth } from './portcullis.ts';
+import { portcullisForwarding } from './portcullis-forwarding.ts';
 import type { GatewayTarget } from './target.ts';
 
 export const TARGETS: GatewayTarget[] = [
@@ -23,4 +24,5 @@ export const TARGETS: GatewayTarget[] = [
   mcpDirect,
   mcpReverseProxy,
   mcpHub,
+  portcullisForwarding,
 ];
