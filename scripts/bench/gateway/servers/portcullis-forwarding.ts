@@ -12,7 +12,8 @@
  *
  * and the agent calls `get_user_quotas` at /mcp/c/lean-upstream (the
  * connection's tools under their upstream names). It announces that URL, the
- * agent key and the tool.
+ * aggregated /mcp (where the tool is namespaced by the connection), the agent
+ * key and the tool.
  *
  * Bundled only when the checkout has the remote MCP runtime
  * (../targets/portcullis-forwarding.ts checks first): `connectUrl` comes from
@@ -67,7 +68,12 @@ const { key } = await createAgent(ctx, { workspace, name: 'bench' });
 await grant(ctx, { workspace, agent: 'bench', connection: CONNECTION, scope: 'reads' });
 
 process.stdout.write(
-  `${JSON.stringify({ url: `${running.url}/mcp/c/${CONNECTION}`, agentKey: key, toolName: UPSTREAM_TOOL.name })}\n`,
+  `${JSON.stringify({
+    url: `${running.url}/mcp/c/${CONNECTION}`,
+    aggregatedUrl: `${running.url}/mcp`,
+    agentKey: key,
+    toolName: UPSTREAM_TOOL.name,
+  })}\n`,
 );
 const stop = () => {
   running.close().finally(() => {

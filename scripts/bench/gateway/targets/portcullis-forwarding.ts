@@ -2,7 +2,8 @@
  * Portcullis with all governance on, the lean upstream MCP server connected
  * as a remote MCP connection (see ../servers/portcullis-forwarding.ts for the
  * calls), the load on /mcp/c/<connection> over Streamable HTTP with the
- * agent's key.
+ * agent's key; on a build that serves remote tools only on the aggregated
+ * /mcp, there, under the name it lists for the connection's tool.
  *
  * Skipped, with the reason, on a build without remote MCP connections
  * (runtime/core/operator/remote-connections.ts, `portcullis connect-url`):
@@ -45,12 +46,16 @@ export const portcullisForwarding: GatewayTarget = {
       env: { PORTCULLIS_ROOT: ROOT },
       ready: { kind: 'announce' },
     });
-    const { agentKey, toolName } = child.announced as { agentKey: string; toolName: string };
-    const target = { url: child.url!, headers: { authorization: `Bearer ${agentKey}` } };
+    const announced = child.announced as {
+      url: string;
+      aggregatedUrl: string;
+      agentKey: string;
+      toolName: string;
+    };
+    const headers = { authorization: `Bearer ${announced.agentKey}` };
     try {
-      const listed = await listToolNames(target);
-      if (!listed.includes(toolName))
-        throw new Error(`${target.url} lists ${listed.join(', ') || 'no tools'}, not ${toolName}`);
+      const { url, toolName } = await routeOrThrow(announced, headers);
+      const target = { url, headers };
       return {
         ...target,
         toolName,
@@ -58,7 +63,7 @@ export const portcullisForwarding: GatewayTarget = {
         mode: 'mcp',
         pid: child.pid,
         notes: [
-          `${this.name}: the lean upstream MCP server as a remote MCP connection (connect-url, tools reviewed, a reads grant), called at ${new URL(target.url).pathname}`,
+          `${this.name}: the lean upstream MCP server as a remote MCP connection (connect-url, tools reviewed, a reads grant), tool "${toolName}" at ${new URL(url).pathname}`,
         ],
         close: child.close,
       };
@@ -68,3 +73,28 @@ export const portcullisForwarding: GatewayTarget = {
     }
   },
 };
+
+/**
+ * Where the connection's tool is served: /mcp/c/<connection> under its
+ * upstream name, or else the aggregated /mcp under the name listed there.
+ */
+async function routeOrThrow(
+  announced: { url: string; aggregatedUrl: string; toolName: string },
+  headers: Record<string, string>,
+): Promise<{ url: string; toolName: string }> {
+  let perConnection: string;
+  try {
+    const listed = await listToolNames({ url: announced.url, headers });
+    if (listed.includes(announced.toolName))
+      return { url: announced.url, toolName: announced.toolName };
+    perConnection = `lists ${listed.join(', ') || 'no tools'}`;
+  } catch (error) {
+    perConnection = (error as Error).message.slice(0, 160);
+  }
+  const listed = await listToolNames({ url: announced.aggregatedUrl, headers });
+  const namespaced = listed.filter((name) => name.endsWith(announced.toolName));
+  if (namespaced.length === 1) return { url: announced.aggregatedUrl, toolName: namespaced[0]! };
+  throw new Error(
+    `the connection's tool is not served: ${new URL(announced.url).pathname} ${perConnection}; /mcp lists ${listed.length} tools, ${namespaced.length} ending in ${announced.toolName}`,
+  );
+}
