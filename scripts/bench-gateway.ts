@@ -116,6 +116,8 @@ interface Running {
 interface UpstreamUrls {
   rest: string;
   mcp: string | undefined;
+  /** The MCP upstream's process, handed to mcp-direct for its server CPU. */
+  mcpPid: number | undefined;
 }
 
 async function startTargets(names: string[], upstreams: UpstreamUrls, skipped: string[]) {
@@ -123,7 +125,10 @@ async function startTargets(names: string[], upstreams: UpstreamUrls, skipped: s
   for (const target of TARGETS.filter((t) => names.includes(t.name))) {
     const upstream = target.upstream ?? 'rest';
     try {
-      const started = await target.start(upstreams[upstream]!);
+      const started =
+        upstream === 'mcp'
+          ? await target.start(upstreams.mcp!, upstreams.mcpPid)
+          : await target.start(upstreams.rest);
       const idle = started.pid === undefined ? undefined : residentMemory(started.pid);
       running.push({ name: target.name, upstream, target: started, idle });
       console.error(`bench: ${target.name} up at ${started.url}`);
@@ -221,7 +226,7 @@ async function main(argv: string[]): Promise<void> {
   let cells: CellRounds[] = [];
   const memory: MemoryRow[] = [];
   try {
-    const upstreams = { rest: upstream.url!, mcp: mcpUpstream?.url };
+    const upstreams = { rest: upstream.url!, mcp: mcpUpstream?.url, mcpPid: mcpUpstream?.pid };
     running = await startTargets(options.targets, upstreams, notes);
     const cellSeconds = (options.warmupMs + options.durationMs) / 1000;
     const total = running.length * options.concurrencies.length * options.rounds * cellSeconds;
@@ -234,8 +239,10 @@ async function main(argv: string[]): Promise<void> {
         idle: mcpUpstreamIdle,
         after: residentMemory(mcpUpstream.pid),
       });
+    // mcp-direct's process is mcp-upstream's, already in the table.
     for (const { name, target, idle } of running)
-      if (target.pid !== undefined) memory.push({ name, idle, after: residentMemory(target.pid) });
+      if (target.pid !== undefined && target.pid !== mcpUpstream?.pid)
+        memory.push({ name, idle, after: residentMemory(target.pid) });
   } finally {
     await Promise.all(running.map(({ target }) => target.close()));
     await Promise.all([upstream.close(), mcpUpstream?.close()]);

@@ -13,11 +13,13 @@ const TOOL = { toolName: UPSTREAM_TOOL.name, arguments: {} };
 export const mcpDirect: GatewayTarget = {
   name: 'mcp-direct',
   upstream: 'mcp',
-  start: async (upstreamUrl): Promise<StartedTarget> => ({
+  // The upstream's process is this row's server: its CPU per call is what forwarding starts from.
+  start: async (upstreamUrl, upstreamPid): Promise<StartedTarget> => ({
     url: upstreamUrl,
     headers: {},
     ...TOOL,
     mode: 'mcp',
+    ...(upstreamPid === undefined ? {} : { pid: upstreamPid }),
     close: async () => {},
   }),
 };

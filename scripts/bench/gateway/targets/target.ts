@@ -36,6 +36,9 @@ export interface GatewayTarget {
    * `mcp`, the lean upstream MCP server; `start` is given that one's URL.
    */
   upstream?: 'rest' | 'mcp';
-  /** Throws when the configuration cannot run here; the runner skips it and says why. */
-  start(upstreamUrl: string): Promise<StartedTarget>;
+  /**
+   * Throws when the configuration cannot run here; the runner skips it and says
+   * why. `upstreamPid`: the upstream's process, for a target that is the upstream.
+   */
+  start(upstreamUrl: string, upstreamPid?: number): Promise<StartedTarget>;
 }
