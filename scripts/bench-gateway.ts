@@ -25,8 +25,8 @@
  * for the duration after a warm-up; a call counts when it is a JSON-RPC result
  * without isError. Rounds are interleaved (every cell once per round, the order
  * rotating), and the report gives medians over rounds: req/s, p50, p99, errors,
- * ratios against lean-reference, upstream-direct and mcp-direct from the same run, the
- * Portcullis targets, and each server's resident memory.
+ * ratios against lean-reference, upstream-direct and mcp-direct from the same
+ * run, the Portcullis targets, and each server's resident memory.
  *
  *   npx tsx scripts/bench-gateway.ts [--duration 3] [--warmup 0.5] [--rounds 3]
  *       [--concurrency 1,16,64] [--only a,b] [--skip a,b]
@@ -213,19 +213,20 @@ async function main(argv: string[]): Promise<void> {
   });
   const upstreamIdle = residentMemory(upstream.pid);
   const forwarding = TARGETS.some((t) => t.upstream === 'mcp' && options.targets.includes(t.name));
-  const mcpUpstream: ServerChild | undefined = forwarding
-    ? await startServerChild({
-        name: 'mcp-upstream',
-        command: process.execPath,
-        args: [bundledServer('mcp-upstream')],
-        ready: { kind: 'announce' },
-      })
-    : undefined;
-  const mcpUpstreamIdle = mcpUpstream && residentMemory(mcpUpstream.pid);
+  let mcpUpstream: ServerChild | undefined;
   let running: Running[] = [];
   let cells: CellRounds[] = [];
   const memory: MemoryRow[] = [];
   try {
+    mcpUpstream = forwarding
+      ? await startServerChild({
+          name: 'mcp-upstream',
+          command: process.execPath,
+          args: [bundledServer('mcp-upstream')],
+          ready: { kind: 'announce' },
+        })
+      : undefined;
+    const mcpUpstreamIdle = mcpUpstream && residentMemory(mcpUpstream.pid);
     const upstreams = { rest: upstream.url!, mcp: mcpUpstream?.url, mcpPid: mcpUpstream?.pid };
     running = await startTargets(options.targets, upstreams, notes);
     const cellSeconds = (options.warmupMs + options.durationMs) / 1000;

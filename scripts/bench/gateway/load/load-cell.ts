@@ -1,9 +1,10 @@
 /**
  * One cell of the benchmark: one configuration at one concurrency for a fixed
  * time. Each concurrency slot loops one call after another (MCP: `tools/call`
- * in its own session, over Streamable HTTP or HTTP+SSE; http: a GET) over keep-alive connections; calls that
- * start during the warm-up are not counted. A call is OK when it is a JSON-RPC
- * result without `isError` (http: a 2xx status).
+ * in its own session, over Streamable HTTP or HTTP+SSE; http: a GET) over
+ * keep-alive connections; calls that start during the warm-up are not
+ * counted. A call is OK when it is a JSON-RPC result without `isError` (http:
+ * a 2xx status).
  */
 import { Pool } from 'undici';
 import type { StartedTarget } from '../targets/target.ts';
