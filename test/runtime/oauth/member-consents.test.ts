@@ -201,6 +201,19 @@ describe('a member revoking their own consents', () => {
     expect(leaving.html).not.toContain('Apps that act for linus');
   });
 
+  it('gives two members whose names share 24 characters agents of their own for one client', async () => {
+    const ctx = running.gateway.running.gateway.operator('cli');
+    const client = await registerClient(running.url);
+    for (const name of ['platform-engineering-ops1', 'platform-engineering-ops2']) {
+      await addMember(ctx, { workspace: 'default', name, password: 'a long enough passphrase' });
+      const { location } = await consent(
+        authorizeUrl(running.url, client, { code_challenge: pkce().challenge }),
+        { member: name, password: 'a long enough passphrase' },
+      );
+      expect(location.searchParams.get('code')).toMatch(/^pco_/);
+    }
+  });
+
   it('serves the page unframeable, with no script', async () => {
     const reply = await fetch(`${running.url}/oauth/consents`);
     expect(reply.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
