@@ -31,7 +31,8 @@ beforeAll(async () => {
   running = await startOAuthGateway();
   url = running.url;
   client = await registerClient(url);
-  other = await registerClient(url);
+  // Another path: on a loopback address any port is the client's own (RFC 8252 §7.3).
+  other = await registerClient(url, 'http://127.0.0.1:7999/other-callback');
 });
 afterAll(() => running?.close());
 
@@ -89,6 +90,20 @@ describe('codes', () => {
         expect(await mcpStatus(url, String(reply.body.access_token))).toBe(401);
       }
     }
+  });
+
+  it('a client authenticating with a secret: 401 invalid_client, saying how it may (RFC 6749 §5.2)', async () => {
+    const reply = await fetch(`${url}/oauth/token`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: `Basic ${Buffer.from(`${client.clientId}:secret`).toString('base64')}`,
+      },
+      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: 'x' }),
+    });
+    expect(reply.status).toBe(401);
+    expect(((await reply.json()) as { error: string }).error).toBe('invalid_client');
+    expect(reply.headers.get('www-authenticate')).toMatch(/^Basic realm=/);
   });
 
   it("another client's code: invalid_grant", async () => {

@@ -183,6 +183,10 @@ describe('a member revoking their own consents', () => {
     expect(browser.html).toContain('signed out');
     const afterSignOut = await browser.revoke('anything');
     expect(afterSignOut.status).toBe(401);
+    const store = running.gateway.running.gateway.store;
+    const signedIn = await store.audit.query({ action: 'oauth.sign_in', decision: 'allowed' });
+    expect(signedIn.length).toBeGreaterThan(0);
+    expect(await store.audit.query({ action: 'oauth.sign_out' })).toHaveLength(1);
 
     const ctx = running.gateway.running.gateway.operator('cli');
     await addMember(ctx, {
