@@ -38,13 +38,21 @@ export class CorsPolicy {
 
   /** The value of `Access-Control-Allow-Origin` for this origin on this path, if it is allowed. */
   allowedOrigin(path: string, origin: string | undefined): string | undefined {
-    if (origin === undefined) return undefined;
-    const mcp = path === MCP_PATH;
-    if (!mcp && !OPEN_PATHS.some((open) => path === open || path.startsWith(`${open}/`))) {
-      return undefined;
-    }
+    if (origin === undefined || !this.varies(path)) return undefined;
     if (this.#origins.has(origin)) return origin;
-    return !mcp && this.#any ? '*' : undefined;
+    return path !== MCP_PATH && this.#any ? '*' : undefined;
+  }
+
+  /**
+   * Whether a reply on this path depends on the request's Origin: then it
+   * says so (`Vary: Origin`) to every request, with an Origin or without,
+   * so a shared cache never hands a browser a copy made for another origin.
+   */
+  varies(path: string): boolean {
+    if (!this.#any && this.#origins.size === 0) return false;
+    return (
+      path === MCP_PATH || OPEN_PATHS.some((open) => path === open || path.startsWith(`${open}/`))
+    );
   }
 }
 
@@ -79,10 +87,10 @@ export function withCors(policy: CorsPolicy, next: RequestListener): RequestList
       req.resume();
       return;
     }
+    if (policy.varies(path)) res.setHeader('Vary', 'Origin');
     if (allowed !== undefined) {
       res.setHeader('Access-Control-Allow-Origin', allowed);
       res.setHeader('Access-Control-Expose-Headers', EXPOSE);
-      res.setHeader('Vary', 'Origin');
     }
     next(req, res);
   };
