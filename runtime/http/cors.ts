@@ -8,6 +8,7 @@
  * The consent page is never a CORS resource: it is a page a person visits.
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { MCP_PATH } from '../core/oauth-server/metadata.ts';
 
 const OPEN_PATHS = [
   '/.well-known/oauth-protected-resource',
@@ -18,7 +19,6 @@ const OPEN_PATHS = [
   '/oauth/revoke',
   '/oauth/jwks',
 ];
-const MCP_PATH = '/mcp';
 const ALLOW_HEADERS = /^[A-Za-z0-9-]+$/;
 const EXPOSE = 'WWW-Authenticate, Mcp-Session-Id, Mcp-Protocol-Version, Retry-After, Content-Type';
 

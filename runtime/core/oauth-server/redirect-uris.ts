@@ -8,7 +8,8 @@
  * parser writes it back: a browser reads `https://evil.example\.chatgpt.com/`
  * as a path on evil.example, so no spelling a browser rewrites can pass.
  */
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
+/** The loopback hosts plain http is allowed on (redirect URIs, development metadata documents). */
+export const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['127.0.0.1', '[::1]', 'localhost']);
 
 /** Why `uri` cannot be a redirect URI, in words naming what to change; undefined when it can. */
 export function redirectUriProblem(uri: string): string | undefined {
