@@ -16,6 +16,7 @@ import type {
   ConnectionRows,
   CredentialRows,
   GrantRows,
+  OAuthRows,
   PolicyRows,
   SettingRows,
   Store,
@@ -28,6 +29,7 @@ import { auditRows } from './rows/audit-rows.ts';
 import { connectionRows } from './rows/connection-rows.ts';
 import { credentialRows } from './rows/credential-rows.ts';
 import { grantRows } from './rows/grant-rows.ts';
+import { oauthRows } from './rows/oauth-rows.ts';
 import { policyRows } from './rows/policy-rows.ts';
 import { settingRows } from './rows/setting-rows.ts';
 import { workspaceRows } from './rows/workspace-rows.ts';
@@ -44,6 +46,7 @@ export class KyselyStore implements Store {
   readonly audit: AuditRows;
   readonly adminTokens: AdminTokenRows;
   readonly settings: SettingRows;
+  readonly oauth: OAuthRows;
 
   readonly #db: Kysely<Database>;
   readonly #engine: Engine;
@@ -58,6 +61,7 @@ export class KyselyStore implements Store {
     const context: StoreContext = {
       db,
       mutate: (work, references) => this.#mutate(work, references ?? []),
+      atomically: (work) => (inTransaction ? work(db) : db.transaction().execute(work)),
     };
     this.workspaces = workspaceRows(context);
     this.agents = agentRows(context);
@@ -68,6 +72,7 @@ export class KyselyStore implements Store {
     this.audit = auditRows(context);
     this.adminTokens = adminTokenRows(context);
     this.settings = settingRows(context);
+    this.oauth = oauthRows(context);
   }
 
   async transaction<T>(work: (store: Store) => Promise<T>): Promise<T> {
