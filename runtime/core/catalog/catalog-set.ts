@@ -86,6 +86,14 @@ export class CatalogSet {
     const provider = this.#providers.get(id);
     if (!provider) {
       const known = [...this.#providers.keys()];
+      const remote = this.remotes.get(id)?.connection;
+      if (remote) {
+        throw new GatewayError(
+          'not_found',
+          `${id} is a curated remote MCP server (${remote.name}), not a native provider: connect it by its URL (${remote.endpoints[0]!.url})`,
+          { field: 'provider', detail: { known, remote: id } },
+        );
+      }
       throw new GatewayError(
         'not_found',
         `no provider ${id} in the catalogs${didYouMean(id, known)}`,

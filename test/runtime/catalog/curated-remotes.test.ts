@@ -130,7 +130,11 @@ describe('the catalog set', () => {
     ]);
     expect(catalogs.get('linear')).toBeUndefined();
     expect(() => catalogs.getOrThrow('linear')).toThrowError(
-      expect.objectContaining({ code: 'not_found' }),
+      expect.objectContaining({
+        code: 'not_found',
+        field: 'provider',
+        detail: { known: ['coolify', 'daytona', 'unikraft'], remote: 'linear' },
+      }),
     );
     for (const remote of catalogs.remotes.list) {
       expect(remote.connection.transport).toBe('remote_mcp');
