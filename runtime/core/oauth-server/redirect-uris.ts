@@ -3,7 +3,10 @@
  * never with credentials or a fragment; matched exactly against the client's
  * own. A deployment may also keep an allowlist (`PORTCULLIS_OAUTH_REDIRECT_URIS`):
  * then every redirect URI must match one of its patterns, where `*` stands for
- * any characters but `/`, `?`, `#` and `@` (`https://chatgpt.com/connector/oauth/*`).
+ * any characters but `/`, `?`, `#`, `@`, `\` and `%`
+ * (`https://chatgpt.com/connector/oauth/*`), and must be written as the URL
+ * parser writes it back: a browser reads `https://evil.example\.chatgpt.com/`
+ * as a path on evil.example, so no spelling a browser rewrites can pass.
  */
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
 
@@ -33,7 +36,7 @@ export class RedirectAllowlist {
           `^${pattern
             .split('*')
             .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
-            .join('[^/?#@]*')}$`,
+            .join('[^/?#@\\\\%]*')}$`,
         ),
     );
   }
@@ -43,6 +46,15 @@ export class RedirectAllowlist {
   }
 
   allows(uri: string): boolean {
-    return !this.restricted || this.#patterns.some((pattern) => pattern.test(uri));
+    if (!this.restricted) return true;
+    return isCanonical(uri) && this.#patterns.some((pattern) => pattern.test(uri));
+  }
+}
+
+function isCanonical(uri: string): boolean {
+  try {
+    return new URL(uri).href === uri;
+  } catch {
+    return false;
   }
 }

@@ -61,10 +61,17 @@ describe('redirect URIs', () => {
     ['https://chatgpt.com.evil.example/connector/oauth/abc', false],
     ['http://127.0.0.1:43123/callback', true],
     ['http://127.0.0.1:1@evil.example/callback', false],
+    // A browser reads a backslash as a slash: these go to evil.com, and to chatgpt.com/evil.
+    ['https://evil.com\\.example.com/cb', false],
+    ['https://chatgpt.com/connector/oauth/x\\..\\..\\..\\evil', false],
+    ['https://chatgpt.com/connector/oauth/%2e%2e', false],
+    ['https://CHATGPT.com/connector/oauth/abc', false],
+    ['https://a.example.com/cb', true],
   ])('the allowlist takes %s: %s', (uri, want) => {
     const allowlist = new RedirectAllowlist([
       'https://chatgpt.com/connector/oauth/*',
       'http://127.0.0.1:*/callback',
+      'https://*.example.com/cb',
     ]);
     expect(allowlist.allows(uri)).toBe(want);
   });
