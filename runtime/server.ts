@@ -65,7 +65,7 @@ export async function startServer(
     'request',
     withCors(
       cors,
-      withMcpEndpoint(mcp, createApp(gateway, log), {
+      withMcpEndpoint(mcp, createApp(gateway, log, { trustedProxies: config.trustedProxies }), {
         onInternalError: (error) => log.error({ err: error }, 'internal error answering /mcp'),
       }),
     ),

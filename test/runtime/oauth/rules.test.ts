@@ -10,6 +10,7 @@ import {
 import { verifierMatches } from '../../../runtime/core/oauth-server/pkce.ts';
 import {
   RedirectAllowlist,
+  redirectUriMatches,
   redirectUriProblem,
 } from '../../../runtime/core/oauth-server/redirect-uris.ts';
 import { parseScope, scopesAllow } from '../../../runtime/core/oauth-server/scopes.ts';
@@ -74,6 +75,22 @@ describe('redirect URIs', () => {
       'https://*.example.com/cb',
     ]);
     expect(allowlist.allows(uri)).toBe(want);
+  });
+});
+
+describe('redirect URI matching', () => {
+  it.each([
+    ['https://app.example/cb', 'https://app.example/cb', true],
+    ['https://app.example/cb', 'https://app.example:8443/cb', false],
+    ['http://127.0.0.1:7801/callback', 'http://127.0.0.1:51234/callback', true],
+    ['http://[::1]:7801/callback', 'http://[::1]:1/callback', true],
+    ['http://127.0.0.1:7801/callback', 'http://127.0.0.1:51234/other', false],
+    ['http://127.0.0.1:7801/callback', 'http://127.0.0.1:51234/callback?x=1', false],
+    ['http://127.0.0.1:7801/callback', 'http://u@127.0.0.1:51234/callback', false],
+    ['http://127.0.0.1:7801/callback', 'http://127.0.0.1:51234/a/../callback', false],
+    ['http://localhost:7801/callback', 'http://localhost:51234/callback', false],
+  ])('registered %s, presented %s: %s', (registered, presented, want) => {
+    expect(redirectUriMatches(registered, presented)).toBe(want);
   });
 });
 
