@@ -10,6 +10,9 @@
  *   revokes its whole family (someone else has a copy). A `scope` may narrow
  *   what the code granted, never widen it.
  *
+ * Every code exchanged deletes the families that expired or were revoked
+ * more than a day before, with their refresh tokens.
+ *
  * Replies are `no-store`; errors carry RFC 6749's strings and never a token.
  */
 import { randomBytes } from 'node:crypto';
@@ -25,6 +28,8 @@ import { verifierMatches } from './pkce.ts';
 import { parseScope } from './scopes.ts';
 
 export const REFRESH_TTL_MS = 30 * 86_400_000;
+/** A family expired or revoked this long ago is deleted with its refresh tokens. */
+const PRUNE_AFTER_MS = 86_400_000;
 
 export type TokenForm = Readonly<Record<string, string | undefined>>;
 
@@ -132,6 +137,8 @@ async function exchangeCode(
     await ctx.store.oauth.tokens.revokeFamily(familyId, now.toISOString());
     throw new OAuthError('invalid_grant', 'code: already used; the tokens it gave are revoked');
   }
+  // Each new family clears away the dead ones, so rows never pile up (no timer to keep).
+  await ctx.store.oauth.tokens.prune(new Date(now.getTime() - PRUNE_AFTER_MS).toISOString());
   const reply = await tokenReply(ctx, consent, family, grant.scopes, refreshToken, grant.memberId);
   await auditOAuth(ctx, { action: 'oauth.token.code', ...asAgent(consent), subject: familyId });
   return reply;

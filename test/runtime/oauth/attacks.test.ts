@@ -6,6 +6,7 @@
  */
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sha256Hex } from '../../../generated/catalog-rules.ts';
 import { signAccessToken } from '../../../runtime/core/oauth-server/access-token.ts';
 import { issueCode } from '../../../runtime/core/oauth-server/authorization-codes.ts';
 import { revokeAgent } from '../../../runtime/core/operator/agents.ts';
@@ -231,6 +232,16 @@ describe('refresh tokens', () => {
       refresh_token: String(body.refresh_token),
     });
     expect(reply).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+  });
+
+  it('of a family revoked long ago are deleted when the next code is exchanged', async () => {
+    const store = running.gateway.running.gateway.store;
+    const { refresh } = await tokens();
+    const found = await store.oauth.tokens.byHash(sha256Hex(refresh));
+    await store.oauth.tokens.revokeFamily(found!.family.id, '2020-01-01T00:00:00.000Z');
+    await tokens();
+    expect(await store.oauth.tokens.family(found!.family.id)).toBeUndefined();
+    expect(await store.oauth.tokens.byHash(sha256Hex(refresh))).toBeUndefined();
   });
 
   it('asked for a wider scope: invalid_scope', async () => {
