@@ -13,8 +13,23 @@ export const SERVER_ENTRIES = [
   'lean-reference',
   'sdk-minimal',
   'portcullis',
+  'mcp-upstream',
 ] as const;
-export type ServerEntry = (typeof SERVER_ENTRIES)[number];
+/**
+ * Entries bundled only when their configuration starts: they import runtime
+ * modules that a build may not have yet (remote MCP connections).
+ */
+export const OPTIONAL_ENTRIES = ['portcullis-forwarding'] as const;
+/** The runtime modules those entries import by a declared name (servers/remote-connections.d.ts). */
+export const REMOTE_CONNECTIONS = join(
+  ROOT,
+  'runtime',
+  'core',
+  'operator',
+  'remote-connections.ts',
+);
+const ALIASES = { 'portcullis-bench:remote-connections': REMOTE_CONNECTIONS };
+export type ServerEntry = (typeof SERVER_ENTRIES)[number] | (typeof OPTIONAL_ENTRIES)[number];
 
 const BIN = join(WORK, 'bin');
 
@@ -22,10 +37,12 @@ export function bundledServer(entry: ServerEntry): string {
   return join(BIN, `${entry}.mjs`);
 }
 
-export async function bundleServers(): Promise<void> {
+export async function bundleServers(
+  entries: readonly ServerEntry[] = SERVER_ENTRIES,
+): Promise<void> {
   await build({
     entryPoints: Object.fromEntries(
-      SERVER_ENTRIES.map((entry) => [
+      entries.map((entry) => [
         entry,
         join(ROOT, 'scripts', 'bench', 'gateway', 'servers', `${entry}.ts`),
       ]),
@@ -33,6 +50,7 @@ export async function bundleServers(): Promise<void> {
     outdir: BIN,
     outExtension: { '.js': '.mjs' },
     bundle: true,
+    alias: ALIASES,
     packages: 'external',
     platform: 'node',
     format: 'esm',
