@@ -17,6 +17,8 @@ import type {
   CredentialRows,
   GrantRows,
   PolicyRows,
+  RemoteEndpointRows,
+  RemoteToolRows,
   SettingRows,
   Store,
   WorkspaceRows,
@@ -29,6 +31,7 @@ import { connectionRows } from './rows/connection-rows.ts';
 import { credentialRows } from './rows/credential-rows.ts';
 import { grantRows } from './rows/grant-rows.ts';
 import { policyRows } from './rows/policy-rows.ts';
+import { remoteEndpointRows, remoteToolRows } from './rows/remote-rows.ts';
 import { settingRows } from './rows/setting-rows.ts';
 import { workspaceRows } from './rows/workspace-rows.ts';
 import type { Database, Engine } from './schema.ts';
@@ -44,6 +47,8 @@ export class KyselyStore implements Store {
   readonly audit: AuditRows;
   readonly adminTokens: AdminTokenRows;
   readonly settings: SettingRows;
+  readonly remoteEndpoints: RemoteEndpointRows;
+  readonly remoteTools: RemoteToolRows;
 
   readonly #db: Kysely<Database>;
   readonly #engine: Engine;
@@ -68,6 +73,8 @@ export class KyselyStore implements Store {
     this.audit = auditRows(context);
     this.adminTokens = adminTokenRows(context);
     this.settings = settingRows(context);
+    this.remoteEndpoints = remoteEndpointRows(context);
+    this.remoteTools = remoteToolRows(context);
   }
 
   async transaction<T>(work: (store: Store) => Promise<T>): Promise<T> {

@@ -128,6 +128,33 @@ export interface RevisionTable {
   value: Int8;
 }
 
+export interface RemoteEndpointTable {
+  connection_id: string;
+  workspace_id: string;
+  url: string;
+  transport: string | null;
+  revision: string | null;
+  auth_kind: string;
+  /** JSON array of header names (never their values). */
+  header_names: string;
+  /** JSON object, or null before a server answered. */
+  server_info: string | null;
+  draft: string | null;
+  updated_at: string;
+}
+
+export interface RemoteToolTable {
+  connection_id: string;
+  workspace_id: string;
+  name: string;
+  /** JSON of the tool's contract (name, title, description, schemas, annotations). */
+  contract: string;
+  contract_hash: string;
+  classification: string;
+  classification_rule: string;
+  discovered_at: string;
+}
+
 export interface Database {
   workspaces: WorkspaceTable;
   agents: AgentTable;
@@ -139,4 +166,6 @@ export interface Database {
   admin_tokens: AdminTokenTable;
   settings: SettingTable;
   revision: RevisionTable;
+  remote_endpoints: RemoteEndpointTable;
+  remote_tools: RemoteToolTable;
 }

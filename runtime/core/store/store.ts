@@ -26,6 +26,7 @@ import type {
   SealedCredential,
   Workspace,
 } from '../governance/model.ts';
+import type { RemoteEndpoint, RemoteTool } from '../remote/remote-model.ts';
 
 export interface Store {
   /** Runs `work` in one transaction: all its writes land, or none. */
@@ -43,6 +44,8 @@ export interface Store {
   readonly audit: AuditRows;
   readonly adminTokens: AdminTokenRows;
   readonly settings: SettingRows;
+  readonly remoteEndpoints: RemoteEndpointRows;
+  readonly remoteTools: RemoteToolRows;
 }
 
 export interface WorkspaceRows {
@@ -141,4 +144,25 @@ export interface AdminTokenRows {
 export interface SettingRows {
   get(key: string): Promise<string | undefined>;
   put(key: string, value: string): Promise<void>;
+}
+
+/** The endpoint record of each remote MCP connection (one per connection). */
+export interface RemoteEndpointRows {
+  /** Inserts or replaces the connection's record; `not_found` (field `connection`) without one. */
+  put(endpoint: RemoteEndpoint): Promise<void>;
+  byConnection(connectionId: string): Promise<RemoteEndpoint | undefined>;
+  all(): Promise<RemoteEndpoint[]>;
+}
+
+/** The tool list pinned at a remote connection's last discovery. */
+export interface RemoteToolRows {
+  /** Replaces the connection's whole list, in one transaction. */
+  replace(
+    connection: Pick<Connection, 'id' | 'workspaceId'>,
+    tools: readonly RemoteTool[],
+  ): Promise<void>;
+  /** By name. */
+  forConnection(connectionId: string): Promise<RemoteTool[]>;
+  /** Every pinned tool, by connection id and name. */
+  all(): Promise<RemoteTool[]>;
 }

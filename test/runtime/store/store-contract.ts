@@ -10,6 +10,7 @@ import { describeAuditContract } from './contract/audit-contract.ts';
 import { describeConnectionContract } from './contract/connection-contract.ts';
 import { describeIdentityContract } from './contract/identity-contract.ts';
 import { describePersistenceContract } from './contract/persistence-contract.ts';
+import { describeRemoteContract } from './contract/remote-contract.ts';
 import { describeRevisionContract } from './contract/revision-contract.ts';
 import { describeTransactionContract } from './contract/transaction-contract.ts';
 
@@ -69,5 +70,6 @@ export function describeStoreContract(name: string, harness: StoreHarness): void
     describeRevisionContract(subject);
     describeTransactionContract(subject);
     describePersistenceContract(subject);
+    describeRemoteContract(subject);
   });
 }
