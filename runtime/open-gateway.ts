@@ -22,6 +22,7 @@ import { GovernanceCache } from './core/gateway/governance-cache.ts';
 import { GovernedTools } from './core/gateway/governed-tools.ts';
 import { ToolWatch } from './core/gateway/tool-watch.ts';
 import { RequestStateSealer } from './core/mcp/request-state.ts';
+import { AuthorizationServer } from './core/oauth-server/authorization-server.ts';
 import type { OperatorContext } from './core/operator/context.ts';
 import { createGuardedClient, type GuardedClient } from './core/outbound/guarded-client.ts';
 import { AgentKeys } from './core/principals/agent-keys.ts';
@@ -43,6 +44,11 @@ export interface OpenGatewayOptions {
    */
   catalogs: URL | readonly ProviderFiles[];
   now?: () => Date;
+  /**
+   * The authorization server's issuer when `PORTCULLIS_PUBLIC_URL` is unset:
+   * the address the server listens on (the HTTP server knows it once it listens).
+   */
+  listenUrl?: string;
   /** Told about failures no caller sees (the operator's log). */
   onInternalError?: (error: unknown, context?: { tool: string; traceparent?: string }) => void;
 }
@@ -60,6 +66,8 @@ export interface Gateway {
   readonly watch: ToolWatch;
   /** Seals the MCP endpoint's multi round-trip `requestState`. */
   readonly requestState: RequestStateSealer;
+  /** The OAuth 2.1 authorization server MCP clients sign in to Portcullis with. */
+  readonly oauth: AuthorizationServer;
   readonly startup: BootstrapReport & { keyFileCreated: boolean; keySource: string };
   operator(actor: string): OperatorContext;
   close(): Promise<void>;
@@ -123,10 +131,27 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
       state,
       ...(options.onInternalError ? { report: options.onInternalError } : {}),
     });
+    const oauth = await AuthorizationServer.open({
+      issuer:
+        config.publicUrl ??
+        options.listenUrl ??
+        `http://${config.listenAddress.includes(':') ? `[${config.listenAddress}]` : config.listenAddress}:${config.listenPort}`,
+      store,
+      state,
+      keyring: () => vault.keyring,
+      outbound: client,
+      redirectAllowlist: config.oauthRedirectUris,
+      signingKeyPem: config.oauthSigningKeyPem,
+      allowPrivateNetworks: config.allowPrivateNetworks,
+      now,
+    });
     const tools = new GovernedTools({
       store,
       audit: new AuditLog(store),
-      principals: new Principals(governance, [new AgentKeys()]),
+      principals: new Principals(governance, [
+        new AgentKeys(),
+        oauth.accessTokens(undefined, () => now().getTime()),
+      ]),
       vault,
       executors,
       watch,
@@ -146,6 +171,7 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
       tools,
       watch,
       requestState,
+      oauth,
       startup: { ...report, keyFileCreated: keys.created, keySource: keys.source },
       operator: (actor) => ({
         store,

@@ -11,7 +11,9 @@ import { type Config, ConfigError } from './core/config/config.ts';
 import { GatewayError, publicError } from './core/errors.ts';
 import { createMcpEndpoint } from './core/mcp/mcp-endpoint.ts';
 import { LOOPBACK_HOSTS, LOOPBACK_ORIGINS } from './core/mcp/origin-guard.ts';
+import { DEFAULT_SCOPE } from './core/oauth-server/scopes.ts';
 import { createApp } from './http/app.ts';
+import { CorsPolicy, withCors } from './http/cors.ts';
 import { withMcpEndpoint } from './http/mcp-route.ts';
 import { createLog, type Log } from './log.ts';
 import { type Gateway, type OpenGatewayOptions, openGateway } from './open-gateway.ts';
@@ -37,6 +39,7 @@ export async function startServer(
     gateway = await openGateway({
       config,
       catalogs,
+      listenUrl: urlOf(server, config).replace(/^http:\/\/(0\.0\.0\.0|\[::\])/, 'http://127.0.0.1'),
       onInternalError: (error, call) =>
         log.error({ err: error, ...call }, 'internal error in a governed call'),
     });
@@ -44,29 +47,32 @@ export async function startServer(
     await new Promise((resolve) => server.close(resolve));
     throw error;
   }
+  const cors = new CorsPolicy(config.corsOrigins);
   const mcp = createMcpEndpoint({
     backend: gateway.tools,
     requestState: gateway.requestState,
     state: gateway.state,
     onInternalError: (error) => log.error({ err: error }, 'internal error answering /mcp'),
     serverInfo: { name: 'portcullis', version: VERSION },
-    ...allowedAddresses(config.publicUrl),
+    resourceMetadataUrl: gateway.oauth.resourceMetadataUrl(),
+    challengeScope: DEFAULT_SCOPE,
+    ...allowedAddresses(config.publicUrl, cors.namedOrigins),
   });
   // `/mcp` is answered straight from node:http (the hot path; Express costs
   // more per request than the whole MCP exchange); everything else by Express.
   server.off('request', starting);
   server.on(
     'request',
-    withMcpEndpoint(mcp, createApp(gateway, log), {
-      onInternalError: (error) => log.error({ err: error }, 'internal error answering /mcp'),
-    }),
+    withCors(
+      cors,
+      withMcpEndpoint(mcp, createApp(gateway, log), {
+        onInternalError: (error) => log.error({ err: error }, 'internal error answering /mcp'),
+      }),
+    ),
   );
-  const { port } = server.address() as AddressInfo;
-  const { listenAddress } = config;
-  const authority = listenAddress.includes(':') ? `[${listenAddress}]` : listenAddress;
   return {
     gateway,
-    url: `http://${authority}:${port}`,
+    url: urlOf(server, config),
     async close() {
       mcp.close();
       // In-flight calls finish (and their audit events land); idle keep-alive
@@ -130,13 +136,21 @@ const starting: RequestListener = (_req, res) => {
   );
 };
 
-/** Loopback always; the public address too when there is one. */
-function allowedAddresses(publicUrl: URL | undefined) {
-  if (!publicUrl) return {};
+/** Loopback always; the public address too when there is one, and the origins CORS names. */
+function allowedAddresses(publicUrl: URL | undefined, corsOrigins: readonly string[]) {
+  if (!publicUrl && corsOrigins.length === 0) return {};
   return {
-    allowedHosts: [...LOOPBACK_HOSTS, publicUrl.host],
-    allowedOrigins: [...LOOPBACK_ORIGINS, publicUrl.origin],
+    allowedHosts: [...LOOPBACK_HOSTS, ...(publicUrl ? [publicUrl.host] : [])],
+    allowedOrigins: [...LOOPBACK_ORIGINS, ...(publicUrl ? [publicUrl.origin] : []), ...corsOrigins],
   };
+}
+
+/** The address the server listens on, as a URL (the issuer when there is no public URL). */
+function urlOf(server: Server, config: Config): string {
+  const { port } = server.address() as AddressInfo;
+  const { listenAddress } = config;
+  const authority = listenAddress.includes(':') ? `[${listenAddress}]` : listenAddress;
+  return `http://${authority}:${port}`;
 }
 
 export function printStartup(running: RunningServer): void {

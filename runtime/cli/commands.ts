@@ -24,6 +24,7 @@ import { grant, listGrants, revokeGrant } from '../core/operator/grants.ts';
 import { rotateMasterKey } from '../core/operator/master-key.ts';
 import { createWorkspace, listWorkspaces } from '../core/operator/workspaces.ts';
 import type { Gateway } from '../open-gateway.ts';
+import { oauthCommands } from './oauth-commands.ts';
 import { type Output, paint, printRows, printValue } from './output.ts';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
@@ -413,6 +414,7 @@ export const commands: Record<string, Command> = {
       );
     },
   },
+  ...oauthCommands,
 };
 
 function actionVerb(verb: ActionVerb): Command {

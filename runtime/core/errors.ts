@@ -84,6 +84,13 @@ export const REASONS = {
     ...refused(401, 'Unauthorized'),
     challenge: 'invalid_token',
   },
+  /** An access token whose scopes do not cover the action (RFC 6750 §3.1): the client may step up. */
+  insufficient_scope: {
+    ...refused(403, 'the access token does not carry the scope this action needs'),
+    challenge: 'insufficient_scope',
+  },
+  /** Too many attempts from one address or for one name in a window (sign-in, registration). */
+  rate_limited: refused(429, 'too many attempts; try again later'),
 
   // The decision on a tool call.
   tool_unknown: refused(404, 'no such tool'),
@@ -320,21 +327,37 @@ export function isOperatorsToSee(error: unknown): boolean {
   return !REASONS[reasonOf(error)].expose;
 }
 
+export interface ChallengeOptions {
+  realm: string;
+  /** RFC 9728 §5.1: where the protected resource metadata is. */
+  resourceMetadataUrl?: string | undefined;
+  /** RFC 6750 §3: the scopes the request needs (space-separated). */
+  scope?: string | undefined;
+}
+
 /**
- * The `WWW-Authenticate` value for a 401 (RFC 6750, RFC 9728): `refused` adds
- * the table's `error` parameter (a credential was presented and is not valid).
+ * The `WWW-Authenticate` value for a 401, or for a tool call refused for its
+ * scope (RFC 6750, RFC 9728): `refused` adds the table's `error` parameter (a
+ * credential was presented and is not valid, or lacks a scope) and, for a
+ * refusal, its public message as `error_description`.
  */
-export function bearerChallenge(
-  options: { realm: string; resourceMetadataUrl?: string | undefined },
-  refusedCode?: ReasonCode,
-): string {
+export function bearerChallenge(options: ChallengeOptions, refusedCode?: ReasonCode): string {
   const parts = [`realm="${quotable(options.realm)}"`];
   const challenge = refusedCode ? (REASONS[refusedCode] as Reason).challenge : undefined;
   if (challenge) parts.push(`error="${challenge}"`);
+  if (challenge === 'insufficient_scope' && refusedCode) {
+    parts.push(`error_description="${quotable(REASONS[refusedCode].message)}"`);
+  }
+  if (options.scope !== undefined) parts.push(`scope="${quotable(options.scope)}"`);
   if (options.resourceMetadataUrl !== undefined) {
     parts.push(`resource_metadata="${quotable(options.resourceMetadataUrl)}"`);
   }
   return `Bearer ${parts.join(', ')}`;
+}
+
+/** The `WWW-Authenticate` `error` a code is answered with, if it has one. */
+export function challengeErrorOf(code: ReasonCode): Reason['challenge'] {
+  return (REASONS[code] as Reason).challenge;
 }
 
 function quotable(value: string): string {

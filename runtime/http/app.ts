@@ -9,6 +9,7 @@ import type { Log } from '../log.ts';
 import type { Gateway } from '../open-gateway.ts';
 import { adminRouter } from './admin-routes.ts';
 import { errorReply, noSuchRoute, sendError } from './error-reply.ts';
+import { oauthRouter } from './oauth-routes.ts';
 
 /** Everything but `/mcp`, which `withMcpEndpoint` answers before Express sees it. */
 export function createApp(gateway: Gateway, log: Log): express.Express {
@@ -30,6 +31,7 @@ export function createApp(gateway: Gateway, log: Log): express.Express {
     }
   });
   app.use('/admin/v1', adminRouter(gateway, log));
+  app.use(oauthRouter(gateway.oauth));
   app.use(noSuchRoute);
   app.use(errorReply(log, 'internal error answering an HTTP request'));
   return app;

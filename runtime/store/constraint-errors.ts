@@ -65,6 +65,15 @@ const UNIQUE_RULES: readonly UniqueRule[] = [
     'tokenHash',
     'an admin token with this hash exists',
   ),
+  unique('oauth_members_name_key', 'oauth_members.name', 'name', 'a member with this name exists'),
+  unique('oauth_members_pkey', 'oauth_members.id', 'id', 'a member with this id exists'),
+  unique('oauth_clients_pkey', 'oauth_clients.id', 'id', 'a client with this id exists'),
+  unique(
+    'oauth_consents_member_client_key',
+    'oauth_consents.member_id, oauth_consents.client_id',
+    'client',
+    'the member already has a consent for this client',
+  ),
 ];
 
 function unique(constraint: string, columns: string, field: string, message: string): UniqueRule {

@@ -16,6 +16,7 @@ import type {
   ConnectionRows,
   CredentialRows,
   GrantRows,
+  OAuthRows,
   PolicyRows,
   RemoteEndpointRows,
   RemoteToolRows,
@@ -30,6 +31,7 @@ import { auditRows } from './rows/audit-rows.ts';
 import { connectionRows } from './rows/connection-rows.ts';
 import { credentialRows } from './rows/credential-rows.ts';
 import { grantRows } from './rows/grant-rows.ts';
+import { oauthRows } from './rows/oauth-rows.ts';
 import { policyRows } from './rows/policy-rows.ts';
 import { remoteEndpointRows, remoteToolRows } from './rows/remote-rows.ts';
 import { settingRows } from './rows/setting-rows.ts';
@@ -47,6 +49,7 @@ export class KyselyStore implements Store {
   readonly audit: AuditRows;
   readonly adminTokens: AdminTokenRows;
   readonly settings: SettingRows;
+  readonly oauth: OAuthRows;
   readonly remoteEndpoints: RemoteEndpointRows;
   readonly remoteTools: RemoteToolRows;
 
@@ -63,6 +66,7 @@ export class KyselyStore implements Store {
     const context: StoreContext = {
       db,
       mutate: (work, references) => this.#mutate(work, references ?? []),
+      atomically: (work) => (inTransaction ? work(db) : db.transaction().execute(work)),
     };
     this.workspaces = workspaceRows(context);
     this.agents = agentRows(context);
@@ -73,6 +77,7 @@ export class KyselyStore implements Store {
     this.audit = auditRows(context);
     this.adminTokens = adminTokenRows(context);
     this.settings = settingRows(context);
+    this.oauth = oauthRows(context);
     this.remoteEndpoints = remoteEndpointRows(context);
     this.remoteTools = remoteToolRows(context);
   }

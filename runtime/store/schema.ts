@@ -128,6 +128,71 @@ export interface RevisionTable {
   value: Int8;
 }
 
+export interface OAuthMemberTable {
+  id: string;
+  workspace_id: string;
+  /** Unique across workspaces: a person signs in by name alone. */
+  name: string;
+  /** `scrypt$…` (see `runtime/core/oauth-server/passwords.ts`). */
+  password_hash: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface OAuthClientTable {
+  id: string;
+  name: string;
+  /** JSON array of URLs. */
+  redirect_uris: string;
+  created_at: string;
+}
+
+export interface OAuthConsentTable {
+  id: string;
+  workspace_id: string;
+  member_id: string;
+  client_id: string;
+  client_name: string;
+  agent_id: string;
+  /** JSON array of scopes. */
+  scopes: string;
+  status: string;
+  created_at: string;
+  updated_at: string;
+  revoked_at: string | null;
+}
+
+export interface OAuthTokenFamilyTable {
+  id: string;
+  consent_id: string;
+  client_id: string;
+  scopes: string;
+  resource: string;
+  status: string;
+  created_at: string;
+  expires_at: string;
+  revoked_at: string | null;
+}
+
+export interface OAuthRefreshTokenTable {
+  /** sha256 hex of the token. */
+  token_hash: string;
+  family_id: string;
+  scopes: string;
+  status: string;
+  created_at: string;
+}
+
+export interface OAuthSigningKeyTable {
+  kid: string;
+  alg: string;
+  public_jwk: string;
+  sealed_private: string;
+  key_id: string;
+  created_at: string;
+  retired_at: string | null;
+}
+
 export interface RemoteEndpointTable {
   connection_id: string;
   workspace_id: string;
@@ -166,6 +231,12 @@ export interface Database {
   admin_tokens: AdminTokenTable;
   settings: SettingTable;
   revision: RevisionTable;
+  oauth_members: OAuthMemberTable;
+  oauth_clients: OAuthClientTable;
+  oauth_consents: OAuthConsentTable;
+  oauth_token_families: OAuthTokenFamilyTable;
+  oauth_refresh_tokens: OAuthRefreshTokenTable;
+  oauth_signing_keys: OAuthSigningKeyTable;
   remote_endpoints: RemoteEndpointTable;
   remote_tools: RemoteToolTable;
 }

@@ -16,4 +16,6 @@ export interface StoreContext {
     work: (db: Kysely<Database>) => Promise<T>,
     references?: readonly Reference[],
   ): Promise<T>;
+  /** Runs writes that are not governance changes in one transaction (the open one, or a new one). */
+  atomically<T>(work: (db: Kysely<Database>) => Promise<T>): Promise<T>;
 }

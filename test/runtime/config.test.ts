@@ -23,9 +23,37 @@ describe('configFromEnvironment', () => {
       devUpstreams: {},
       allowPrivateNetworks: false,
       publicUrl: undefined,
+      oauthRedirectUris: [],
+      oauthSigningKeyPem: undefined,
+      corsOrigins: [],
       logLevel: 'info',
       upstreamDeadlineMs: 60_000,
     });
+  });
+
+  it('reads the authorization server and CORS settings', () => {
+    const config = configFromEnvironment({
+      PORTCULLIS_OAUTH_REDIRECT_URIS:
+        'https://chatgpt.com/connector/oauth/*,http://127.0.0.1:*/callback',
+      PORTCULLIS_CORS_ORIGINS: 'https://inspector.example,http://localhost:6274',
+    });
+    expect(config.oauthRedirectUris).toEqual([
+      'https://chatgpt.com/connector/oauth/*',
+      'http://127.0.0.1:*/callback',
+    ]);
+    expect(config.corsOrigins).toEqual(['https://inspector.example', 'http://localhost:6274']);
+  });
+
+  it('never repeats a signing key PEM in its error', () => {
+    const pem = 'not a key: secret-material-1234';
+    expect(() => configFromEnvironment({ PORTCULLIS_OAUTH_SIGNING_KEY_PEM: pem })).toThrow(
+      /^PORTCULLIS_OAUTH_SIGNING_KEY_PEM: expected a PEM private key/,
+    );
+    try {
+      configFromEnvironment({ PORTCULLIS_OAUTH_SIGNING_KEY_PEM: pem });
+    } catch (error) {
+      expect(String(error)).not.toContain('secret-material');
+    }
   });
 
   it('reads the variables it is given, ignoring unrelated ones and empty values', () => {

@@ -8,12 +8,12 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import yaml from 'js-yaml';
 import { sha256Hex } from '../../generators/catalog/rules.ts';
 import { ROOT } from './fixtures.ts';
+import { freePort } from './free-port.ts';
 import { mirrorStore } from './pinned.ts';
 
 export interface PrismServer {
@@ -131,18 +131,6 @@ async function pinnedDocumentAsJson(
   const path = join(folder, `${provider}-${document}.json`);
   await writeFile(path, JSON.stringify(parsed));
   return { path, remove: () => rm(folder, { recursive: true, force: true }) };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 function listening(child: ChildProcess): Promise<void> {

@@ -58,6 +58,25 @@ export const ConfigSchema = z.strictObject({
    * allowed by the DNS-rebinding checks on `/mcp`.
    */
   PORTCULLIS_PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
+  /**
+   * Redirect URI patterns the authorization server allows (comma-separated;
+   * `*` stands for any characters but / ? # @), e.g.
+   * `https://chatgpt.com/connector/oauth/*`; unset, any https or loopback http URI.
+   */
+  PORTCULLIS_OAUTH_REDIRECT_URIS: z
+    .string()
+    .regex(/^https?:\/\/[^,\s]+(,https?:\/\/[^,\s]+)*$/)
+    .optional(),
+  /** A PKCS#8 or PKCS#1 PEM private key (EC P-256 or RSA) that signs access tokens instead of the stored one. */
+  PORTCULLIS_OAUTH_SIGNING_KEY_PEM: z
+    .string()
+    .regex(/-----BEGIN (EC |RSA )?PRIVATE KEY-----/)
+    .optional(),
+  /** Browser origins allowed to call /mcp, the discovery documents and the token, registration and revocation endpoints (comma-separated; `*`: any). */
+  PORTCULLIS_CORS_ORIGINS: z
+    .string()
+    .regex(/^(\*|https?:\/\/[^,\s/]+(,https?:\/\/[^,\s/]+)*)$/)
+    .optional(),
   /** The operator's log (JSON lines on stderr). */
   PORTCULLIS_LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
   /** Development only: let outbound calls reach loopback and private networks (`1`). */
@@ -84,6 +103,16 @@ const ACCEPTS: Record<Variable, { takes: string; secret?: true; words?: readonly
       'provider[/document]=http(s)://url pairs, comma-separated, e.g. unikraft=http://127.0.0.1:4010',
   },
   PORTCULLIS_PUBLIC_URL: { takes: 'an http(s):// URL, e.g. https://gateway.example.com' },
+  PORTCULLIS_OAUTH_REDIRECT_URIS: {
+    takes: 'comma-separated http(s):// URI patterns, e.g. https://chatgpt.com/connector/oauth/*',
+  },
+  PORTCULLIS_OAUTH_SIGNING_KEY_PEM: {
+    takes: 'a PEM private key (EC P-256 for ES256, or RSA 2048+ for RS256)',
+    secret: true,
+  },
+  PORTCULLIS_CORS_ORIGINS: {
+    takes: '* or comma-separated origins, e.g. https://inspector.example,http://localhost:6274',
+  },
   PORTCULLIS_LOG_LEVEL: { takes: `one of ${LOG_LEVELS.join(', ')}`, words: LOG_LEVELS },
   PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS: { takes: '1 (on) or 0 (off)', words: ['0', '1'] },
   PORTCULLIS_UPSTREAM_DEADLINE_MS: {
@@ -103,6 +132,12 @@ export interface Config {
   devUpstreams: Record<string, string>;
   allowPrivateNetworks: boolean;
   publicUrl: URL | undefined;
+  /** Redirect URI patterns of the authorization server; empty: any valid one. */
+  oauthRedirectUris: string[];
+  /** A PEM private key that signs access tokens, instead of the one sealed in the store. */
+  oauthSigningKeyPem: string | undefined;
+  /** Browser origins allowed by CORS; `['*']`: any; empty: none. */
+  corsOrigins: string[];
   logLevel: string;
   /** The total deadline of one upstream call, in milliseconds. */
   upstreamDeadlineMs: number;
@@ -153,6 +188,9 @@ export function configFromEnvironment(environment: Record<string, string | undef
     ),
     logLevel: values.PORTCULLIS_LOG_LEVEL,
     publicUrl: values.PORTCULLIS_PUBLIC_URL ? new URL(values.PORTCULLIS_PUBLIC_URL) : undefined,
+    oauthRedirectUris: values.PORTCULLIS_OAUTH_REDIRECT_URIS?.split(',') ?? [],
+    oauthSigningKeyPem: values.PORTCULLIS_OAUTH_SIGNING_KEY_PEM,
+    corsOrigins: values.PORTCULLIS_CORS_ORIGINS?.split(',') ?? [],
     allowPrivateNetworks:
       values.PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS === '1' ||
       values.PORTCULLIS_DEV_UPSTREAMS !== undefined,

@@ -23,6 +23,7 @@ import type { GovernanceSnapshot } from '../governance/snapshot.ts';
 import { toolNameFor } from '../governance/tool-names.ts';
 import { withJsonText } from '../mcp/json-text.ts';
 import type { RefusedToolCall, ToolBackend, ToolCall, ToolOutcome } from '../mcp/tool-backend.ts';
+import { scopeFor, scopesAllow } from '../oauth-server/scopes.ts';
 import type { Caller, Principals } from '../principals/principals.ts';
 import type { Store } from '../store/store.ts';
 import type { ToolTarget } from '../tools/tool-source.ts';
@@ -186,9 +187,10 @@ export class GovernedTools implements ToolBackend<Caller> {
       reason: ReasonCode,
       connectionId: string | null,
       message: string = REASONS[reason].message,
+      detail?: Record<string, unknown>,
     ): Promise<never> => {
       await finish({ reason, connectionId });
-      throw new GatewayError(reason, `${name}: ${message}`);
+      throw new GatewayError(reason, `${name}: ${message}`, detail ? { detail } : {});
     };
     if (!agent) return refuse('unauthenticated', null);
     const target = snapshot.resolveTool(agent.workspaceId, name);
@@ -211,6 +213,18 @@ export class GovernedTools implements ToolBackend<Caller> {
           grantScope: grant?.scope,
         }),
       );
+    }
+    // An access token's scopes narrow what the grant allows; they never widen it.
+    if (caller.scopes !== undefined) {
+      if (!scopesAllow(caller.scopes, action.classification, connection.name)) {
+        const scope = scopeFor(action.classification);
+        return refuse(
+          'insufficient_scope',
+          connection.id,
+          `this ${action.classification} needs the scope ${scope} (or ${scope}:${connection.name}); ask for it again with that scope`,
+          { scope },
+        );
+      }
     }
     event.connectionId = connection.id;
 
@@ -330,7 +344,9 @@ export class GovernedTools implements ToolBackend<Caller> {
         description: action.description,
         inputSchema: action.inputSchema as Tool['inputSchema'],
         annotations: { ...action.annotations },
-      };
+        // What the OpenAI Apps SDK and other clients read: the scope this tool needs.
+        securitySchemes: [{ type: 'oauth2', scopes: [scopeFor(action.classification)] }],
+      } as Tool;
       byName.set(name, tool);
     }
     return tool;

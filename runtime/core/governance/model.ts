@@ -90,7 +90,8 @@ export interface ActionPolicy {
   updatedAt: string;
 }
 
-export type AuditActorKind = 'agent' | 'operator' | 'system';
+/** `member`: a person signed in on the authorization server's consent page. */
+export type AuditActorKind = 'agent' | 'operator' | 'member' | 'system';
 export type AuditDecision = 'allowed' | 'denied';
 export type AuditOutcome = 'ok' | 'error';
 

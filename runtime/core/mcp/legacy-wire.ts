@@ -222,7 +222,7 @@ export class LegacyWire<P extends McpPrincipal> {
     reply: PendingReply,
     message: Extract<IncomingMessage, { kind: 'request' }>,
   ): Promise<Answer> {
-    const { backend, serverInfo, serverMeta, sealer, report } = this.#context;
+    const { backend, serverInfo, serverMeta, sealer, report, challengeOf } = this.#context;
     // A literal, not a spread of the context: this runs on every request.
     const scope: RequestScope<P> = {
       backend,
@@ -230,6 +230,7 @@ export class LegacyWire<P extends McpPrincipal> {
       serverMeta,
       sealer,
       report,
+      challengeOf,
       principal,
       era: 'legacy',
       protocolVersion: session.protocolVersion,

@@ -13,7 +13,7 @@
  * invalid message) → era → the era's own checks.
  */
 import { type Implementation, SERVER_INFO_META_KEY } from '@modelcontextprotocol/server';
-import { bearerChallenge, GatewayError, isOperatorsToSee } from '../errors.ts';
+import { bearerChallenge, challengeErrorOf, GatewayError, isOperatorsToSee } from '../errors.ts';
 import { isPlainObject } from '../json-value.ts';
 import { MemorySharedState } from '../state/memory-shared-state.ts';
 import type { SharedState } from '../state/shared-state.ts';
@@ -59,6 +59,8 @@ export interface McpEndpointOptions<P extends McpPrincipal = McpPrincipal> {
   maxSessionsPerAgent?: number;
   /** Named in `WWW-Authenticate` as `resource_metadata` (RFC 9728). */
   resourceMetadataUrl?: string;
+  /** Named in a 401's `WWW-Authenticate` as `scope`: what a client should ask for to get in. */
+  challengeScope?: string;
   /** Told about every internal failure, whose details the caller never sees (for the operator's log). */
   onInternalError?: (error: unknown) => void;
   /** Clock for session expiry (tests). */
@@ -106,14 +108,23 @@ export function createMcpEndpoint<P extends McpPrincipal>(
           ...(options.allowedOrigins ? { allowedOrigins: options.allowedOrigins } : {}),
         });
   const challenge = { realm: REALM, resourceMetadataUrl: options.resourceMetadataUrl };
-  const missingCredential = bearerChallenge(challenge);
-  const refusedCredential = bearerChallenge(challenge, 'unauthenticated');
+  const entry = { ...challenge, scope: options.challengeScope };
+  const missingCredential = bearerChallenge(entry);
+  const refusedCredential = bearerChallenge(entry, 'unauthenticated');
   const context = {
     backend,
     serverInfo: options.serverInfo,
     serverMeta: Object.freeze({ [SERVER_INFO_META_KEY]: options.serverInfo }),
     sealer: options.requestState,
     report,
+    challengeOf: (error: GatewayError) => {
+      if (challengeErrorOf(error.code) === undefined) return undefined;
+      const scope = error.detail?.scope;
+      return bearerChallenge(
+        { ...challenge, ...(typeof scope === 'string' ? { scope } : {}) },
+        error.code,
+      );
+    },
   };
   const legacy = new LegacyWire(context, sessions, clientRequests);
   const modern = new ModernWire(context);

@@ -175,7 +175,7 @@ async function callTool<P extends McpPrincipal>(
     {
       run: (context) => scope.backend.callTool(scope.principal, toolCallOf(context, name, args)),
       // A refused or failed call is a result the agent reads, with its reason code.
-      refused: (error) => toolErrorResult(error),
+      refused: (error) => toolErrorResult(error, scope.challengeOf(error)),
     },
   );
 }
@@ -256,14 +256,20 @@ function toolCallOf(
 }
 
 /** A refused or failed tool call as the agent sees it: its reason code, never an internal message. */
-function toolErrorResult(error: GatewayError): CallToolResult {
+function toolErrorResult(error: GatewayError, challenge: string | undefined): CallToolResult {
   const shown = publicError(error);
-  return {
+  const result: CallToolResult = {
     isError: true,
     content: [{ type: 'text', text: `${shown.code}: ${shown.message}` }],
     structuredContent: { error: shown },
   };
+  // What ChatGPT and other clients read to step up (OpenAI Apps SDK, MCP scope challenges).
+  if (challenge !== undefined) result._meta = { [WWW_AUTHENTICATE_META_KEY]: [challenge] };
+  return result;
 }
+
+/** Where a tool result carries the `WWW-Authenticate` challenge a client can act on. */
+export const WWW_AUTHENTICATE_META_KEY = 'mcp/www_authenticate';
 
 /** A backend failure outside a tool call: a server error carrying the public reason, if any. */
 function backendFailure(id: JsonRpcId, error: unknown, report: (error: unknown) => void): Answer {

@@ -73,13 +73,14 @@ export class ModernWire<P extends McpPrincipal> {
     if (method === 'subscriptions/listen') return this.#listen(principal, id, params);
 
     const reply = new PendingReply(format);
-    const { backend, serverInfo, serverMeta, sealer, report } = this.#context;
+    const { backend, serverInfo, serverMeta, sealer, report, challengeOf } = this.#context;
     const scope: RequestScope<P> = {
       backend,
       serverInfo,
       serverMeta,
       sealer,
       report,
+      challengeOf,
       principal,
       era: 'modern',
       protocolVersion: meta.protocolVersion,

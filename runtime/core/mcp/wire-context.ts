@@ -1,5 +1,6 @@
 /** What both wires answer with: the backend, the server's identity, the state sealer, the log. */
 import type { Implementation } from '@modelcontextprotocol/server';
+import type { GatewayError } from '../errors.ts';
 import type { RequestStateSealer } from './request-state.ts';
 import type { McpPrincipal, ToolBackend } from './tool-backend.ts';
 
@@ -11,4 +12,9 @@ export interface WireContext<P extends McpPrincipal> {
   sealer: RequestStateSealer;
   /** Told about every failure the caller sees only as "internal error" (the operator's log). */
   report: (error: unknown) => void;
+  /**
+   * The `WWW-Authenticate` challenge a refused tool call carries in
+   * `_meta["mcp/www_authenticate"]` (a missing scope, so the client can step up); undefined for none.
+   */
+  challengeOf: (error: GatewayError) => string | undefined;
 }

@@ -48,25 +48,32 @@ export async function queryAudit(ctx: OperatorContext, input: unknown): Promise<
 }
 
 /**
- * Agents by name (their workspace's list, read once per workspace seen),
- * operators as `cli` or `admin token <first characters of its id>`.
+ * Agents and members by name (their workspace's lists, read once per
+ * workspace seen), operators as `cli` or `admin token <first characters of its id>`.
  */
 async function withActorNames(ctx: OperatorContext, events: AuditEvent[]): Promise<AuditView[]> {
   const workspaces = new Set(
-    events.flatMap((e) => (e.actorKind === 'agent' && e.workspaceId ? [e.workspaceId] : [])),
+    events.flatMap((e) =>
+      (e.actorKind === 'agent' || e.actorKind === 'member') && e.workspaceId ? [e.workspaceId] : [],
+    ),
   );
-  const agents = new Map<string, string>();
+  const names = new Map<string, string>();
   for (const workspaceId of workspaces) {
-    for (const agent of await ctx.store.agents.list(workspaceId)) agents.set(agent.id, agent.name);
+    for (const agent of await ctx.store.agents.list(workspaceId)) names.set(agent.id, agent.name);
+    for (const member of await ctx.store.oauth.members.list(workspaceId)) {
+      names.set(member.id, `member ${member.name}`);
+    }
   }
-  return events.map((event) => ({ ...event, actorName: actorName(event, agents) }));
+  return events.map((event) => ({ ...event, actorName: actorName(event, names) }));
 }
 
-function actorName(event: AuditEvent, agents: ReadonlyMap<string, string>): string {
+function actorName(event: AuditEvent, names: ReadonlyMap<string, string>): string {
   const id = event.actorId ?? '';
   switch (event.actorKind) {
     case 'agent':
-      return agents.get(id) ?? `agent ${id.slice(0, 8)}`;
+      return names.get(id) ?? `agent ${id.slice(0, 8)}`;
+    case 'member':
+      return names.get(id) ?? `member ${id.slice(0, 8)}`;
     case 'operator':
       return id.startsWith('admin:') ? `admin token ${id.slice(6, 14)}` : id || 'operator';
     case 'system':

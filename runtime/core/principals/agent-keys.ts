@@ -5,7 +5,7 @@
 import { BoundedCache } from '../bounded-cache.ts';
 import { AGENT_KEY_PREFIX, hashKey } from '../governance/keys.ts';
 import type { GovernanceSnapshot } from '../governance/snapshot.ts';
-import type { CredentialStrategy } from './principals.ts';
+import type { CredentialStrategy, Verified } from './principals.ts';
 
 export class AgentKeys implements CredentialStrategy {
   readonly kind = 'agent_key';
@@ -15,7 +15,8 @@ export class AgentKeys implements CredentialStrategy {
     return token.startsWith(AGENT_KEY_PREFIX);
   }
 
-  agentFor(token: string, snapshot: GovernanceSnapshot) {
-    return snapshot.agentByKeyHash(this.#hashes.get(token, hashKey));
+  verify(token: string, snapshot: GovernanceSnapshot): Verified | undefined {
+    const agent = snapshot.agentByKeyHash(this.#hashes.get(token, hashKey));
+    return agent && { agent };
   }
 }

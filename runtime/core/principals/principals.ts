@@ -2,8 +2,8 @@
  * Who is calling: the principal an MCP request's credential stands for, and
  * the governance snapshot that answer was read from, which the rest of the
  * request uses (so a request never sees two revisions). One strategy per kind
- * of credential, each recognising its own tokens: agent keys today, access
- * tokens from the gateway's authorization server next.
+ * of credential, each recognising its own tokens: agent keys, and access
+ * tokens from the gateway's authorization server.
  */
 import { bearerToken } from '../governance/keys.ts';
 import type { Agent } from '../governance/model.ts';
@@ -14,14 +14,29 @@ export interface GovernanceReader {
   current(): Promise<GovernanceSnapshot>;
 }
 
-/** How the caller proved who it is. */
-export type CredentialKind = 'agent_key';
+/** How the caller proved who it is: an agent key, or an access token from the authorization server. */
+export type CredentialKind = 'agent_key' | 'access_token';
+
+/**
+ * The OAuth scopes an access token carries (`tools:read`, `tools:write:<connection>`,
+ * …): they narrow what the agent's grants and policies allow, never widen it.
+ */
+export type TokenScopes = ReadonlySet<string>;
+
+/** What a strategy found a token stands for. */
+export interface Verified {
+  agent: Agent;
+  /** Undefined: the credential is not narrowed by scopes (an agent key). */
+  scopes?: TokenScopes;
+}
 
 /** An authenticated caller, for the rest of its request. */
 export interface Caller {
   readonly agentId: string;
   readonly workspaceId: string;
   readonly via: CredentialKind;
+  /** The scopes an access token carries; undefined for an agent key (its grants alone decide). */
+  readonly scopes?: TokenScopes | undefined;
   /** The governance the credential was checked against; the request's decisions read it too. */
   readonly snapshot: GovernanceSnapshot;
 }
@@ -30,11 +45,11 @@ export interface CredentialStrategy {
   readonly kind: CredentialKind;
   /** Whether the token has this strategy's form (cheap; no lookup). */
   recognises(token: string): boolean;
-  /** The agent the token stands for in this snapshot, if any. */
-  agentFor(
+  /** The agent (and scopes) the token stands for in this snapshot, if any. */
+  verify(
     token: string,
     snapshot: GovernanceSnapshot,
-  ): Agent | undefined | Promise<Agent | undefined>;
+  ): Verified | undefined | Promise<Verified | undefined>;
 }
 
 export class Principals {
@@ -53,8 +68,15 @@ export class Principals {
     const strategy = this.#strategies.find((s) => s.recognises(token));
     if (strategy === undefined) return undefined;
     const snapshot = await this.#governance.current();
-    const agent = await strategy.agentFor(token, snapshot);
+    const verified = await strategy.verify(token, snapshot);
+    const agent = verified?.agent;
     if (agent?.status !== 'active') return undefined;
-    return { agentId: agent.id, workspaceId: agent.workspaceId, via: strategy.kind, snapshot };
+    return {
+      agentId: agent.id,
+      workspaceId: agent.workspaceId,
+      via: strategy.kind,
+      scopes: verified?.scopes,
+      snapshot,
+    };
   }
 }

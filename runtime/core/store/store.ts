@@ -26,6 +26,14 @@ import type {
   SealedCredential,
   Workspace,
 } from '../governance/model.ts';
+import type {
+  Consent,
+  Member,
+  RefreshToken,
+  RegisteredClient,
+  SigningKey,
+  TokenFamily,
+} from '../oauth-server/oauth-model.ts';
 import type { RemoteEndpoint, RemoteTool } from '../remote/remote-model.ts';
 
 export interface Store {
@@ -44,6 +52,8 @@ export interface Store {
   readonly audit: AuditRows;
   readonly adminTokens: AdminTokenRows;
   readonly settings: SettingRows;
+  /** The authorization server's rows (migration 0005). */
+  readonly oauth: OAuthRows;
   readonly remoteEndpoints: RemoteEndpointRows;
   readonly remoteTools: RemoteToolRows;
 }
@@ -144,6 +154,66 @@ export interface AdminTokenRows {
 export interface SettingRows {
   get(key: string): Promise<string | undefined>;
   put(key: string, value: string): Promise<void>;
+}
+
+export interface OAuthRows {
+  readonly members: MemberRows;
+  readonly clients: ClientRows;
+  readonly consents: ConsentRows;
+  readonly tokens: TokenRows;
+  readonly signingKeys: SigningKeyRows;
+}
+
+export interface MemberRows {
+  /** `conflict` (field `name`) when the name is taken in any workspace. */
+  create(member: Member, passwordHash: string): Promise<void>;
+  list(workspaceId: string): Promise<Member[]>;
+  /** The member and its password hash (sign-in only). */
+  byName(name: string): Promise<(Member & { passwordHash: string }) | undefined>;
+  setPassword(id: string, passwordHash: string, at: string): Promise<boolean>;
+  /** Removes the member with its consents and their token families. */
+  remove(id: string): Promise<boolean>;
+}
+
+export interface ClientRows {
+  /** Registration is not a governance change: it grants nothing and does not bump the revision. */
+  create(client: RegisteredClient): Promise<void>;
+  byId(id: string): Promise<RegisteredClient | undefined>;
+}
+
+export interface ConsentRows {
+  /** Inserts, or replaces the scopes and status of, the member's consent to the client. */
+  put(consent: Consent): Promise<void>;
+  byId(id: string): Promise<Consent | undefined>;
+  byMemberAndClient(memberId: string, clientId: string): Promise<Consent | undefined>;
+  /** A workspace's consents, by member and client. */
+  list(workspaceId: string): Promise<Consent[]>;
+  /** Revokes the consent and every token family it has. */
+  revoke(id: string, at: string): Promise<boolean>;
+}
+
+export interface TokenRows {
+  /** A new family with its first refresh token. */
+  start(family: TokenFamily, first: RefreshToken): Promise<void>;
+  /** The refresh token with that hash, and its family. */
+  byHash(tokenHash: string): Promise<{ token: RefreshToken; family: TokenFamily } | undefined>;
+  family(id: string): Promise<TokenFamily | undefined>;
+  /**
+   * Marks `tokenHash` rotated and stores `next` in its family, when it was
+   * still active: false when it was not (it was used already, concurrently or before).
+   */
+  rotate(tokenHash: string, next: RefreshToken): Promise<boolean>;
+  /** Revokes a family: its refresh tokens and access tokens stop working. */
+  revokeFamily(id: string, at: string): Promise<boolean>;
+}
+
+export interface SigningKeyRows {
+  create(key: SigningKey): Promise<void>;
+  /** Every key, newest first. */
+  list(): Promise<SigningKey[]>;
+  retire(kid: string, at: string): Promise<boolean>;
+  /** Replaces a key's sealed private half (a master key rotation). */
+  reseal(kid: string, sealedPrivate: string, keyId: string): Promise<void>;
 }
 
 /** The endpoint record of each remote MCP connection (one per connection). */

@@ -8,6 +8,7 @@ import { initialMigration } from './0001-initial.ts';
 import { auditPlainRowidMigration } from './0002-audit-plain-rowid.ts';
 import { auditTraceMigration } from './0003-audit-trace.ts';
 import { auditUpstreamAddressMigration } from './0004-audit-upstream-address.ts';
+import { oauthMigration } from './0005-oauth.ts';
 import { remoteMcpMigration } from './0006-remote-mcp.ts';
 
 /** kysely's default name for its record of applied migrations. */
@@ -20,6 +21,7 @@ export function storeMigrations(engine: Engine): Record<string, Migration> {
     '0002-audit-plain-rowid': auditPlainRowidMigration(engine),
     '0003-audit-trace': auditTraceMigration,
     '0004-audit-upstream-address': auditUpstreamAddressMigration,
+    '0005-oauth': oauthMigration,
     '0006-remote-mcp': remoteMcpMigration,
   };
 }

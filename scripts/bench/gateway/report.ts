@@ -11,6 +11,8 @@ export const UPSTREAM_DIRECT = 'upstream-direct';
 export const IVOTOBY = 'ivotoby-openapi-mcp-server';
 export const PORTCULLIS = 'portcullis';
 export const PORTCULLIS_MODERN = 'portcullis-2026';
+/** The same server and call, the agent holding an OAuth access token instead of a key. */
+export const PORTCULLIS_OAUTH = 'portcullis-oauth';
 
 export interface CellRounds {
   target: string;
@@ -151,6 +153,18 @@ export function formatTargets(rows: CellSummary[], concurrencies: number[]): str
         unit: 'ms',
       });
     }
+  }
+  // An access token costs about what a key does: verified once, then remembered.
+  for (const concurrency of concurrencies.filter((c) => c === 16)) {
+    checks.push({
+      label: `${PORTCULLIS_OAUTH} req/s vs ${PORTCULLIS}`,
+      concurrency,
+      ours: find(rows, PORTCULLIS_OAUTH, concurrency)?.requestsPerSecond,
+      theirs: find(rows, PORTCULLIS, concurrency)?.requestsPerSecond,
+      kind: 'min',
+      bound: 0.9,
+      unit: 'req/s',
+    });
   }
   // A stateless request costs no more server CPU than a stateful one.
   for (const concurrency of concurrencies) {

@@ -23,12 +23,12 @@ const governance = { current: async () => snapshot };
 const testTokens: CredentialStrategy = {
   kind: 'agent_key',
   recognises: (token) => token.startsWith('t:'),
-  agentFor: (token, seen) => {
+  verify: (token, seen) => {
     expect(seen).toBe(snapshot);
     return token === 't:active'
-      ? ACTIVE
+      ? { agent: ACTIVE }
       : token === 't:revoked'
-        ? { ...ACTIVE, status: 'revoked' }
+        ? { agent: { ...ACTIVE, status: 'revoked' } }
         : undefined;
   },
 };
@@ -51,6 +51,7 @@ describe('principals', () => {
       agentId: 'agt_1',
       workspaceId: 'ws_1',
       via: 'agent_key',
+      scopes: undefined,
       snapshot,
     });
   });

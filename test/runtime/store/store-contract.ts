@@ -9,6 +9,7 @@ import { describeAccessContract } from './contract/access-contract.ts';
 import { describeAuditContract } from './contract/audit-contract.ts';
 import { describeConnectionContract } from './contract/connection-contract.ts';
 import { describeIdentityContract } from './contract/identity-contract.ts';
+import { describeOAuthContract } from './contract/oauth-contract.ts';
 import { describePersistenceContract } from './contract/persistence-contract.ts';
 import { describeRemoteContract } from './contract/remote-contract.ts';
 import { describeRevisionContract } from './contract/revision-contract.ts';
@@ -70,6 +71,7 @@ export function describeStoreContract(name: string, harness: StoreHarness): void
     describeRevisionContract(subject);
     describeTransactionContract(subject);
     describePersistenceContract(subject);
+    describeOAuthContract(subject);
     describeRemoteContract(subject);
   });
 }

@@ -2,8 +2,10 @@
  * Portcullis with all governance on, as a benchmark child: a fresh data folder
  * (SQLite), the catalogs from the checkout, Unikraft's calls sent to the bench
  * upstream through the development override, one connection (its credential
- * verified and sealed in the vault), one agent with a grant, audit on. It
- * announces its MCP URL, the agent key and the tool to call.
+ * verified and sealed in the vault), one agent with a grant, audit on; and a
+ * member who signs in through the consent page for a registered client, whose
+ * consent's agent gets the same grant. It announces its MCP URL, the agent
+ * key, that client's access token and the tool to call.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -16,6 +18,7 @@ import { connect } from '../../../../runtime/core/operator/connections.ts';
 import { grant } from '../../../../runtime/core/operator/grants.ts';
 import { startServer } from '../../../../runtime/server.ts';
 import { upstreamArgument } from './announce.ts';
+import { signInAsMember } from './oauth-sign-in.ts';
 
 const upstream = upstreamArgument();
 // The bundle runs from .cache/bench-gateway/bin: the catalogs are named by the checkout's path.
@@ -38,8 +41,10 @@ await connect(ctx, { workspace: 'default', provider: 'unikraft', credential: 'be
 const { key } = await createAgent(ctx, { workspace: 'default', name: 'bench' });
 await grant(ctx, { workspace: 'default', agent: 'bench', connection: 'unikraft', scope: 'reads' });
 
+const accessToken = await signInAsMember(ctx, running.url);
+
 process.stdout.write(
-  `${JSON.stringify({ url: `${running.url}/mcp`, agentKey: key, toolName: 'unikraft_get_user' })}\n`,
+  `${JSON.stringify({ url: `${running.url}/mcp`, agentKey: key, accessToken, toolName: 'unikraft_get_user' })}\n`,
 );
 const stop = () => {
   running.close().finally(() => {

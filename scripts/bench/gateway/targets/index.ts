@@ -2,7 +2,7 @@
 import { leanReference, nodeReverseProxy, sdkMinimal, upstreamDirect } from './bundled.ts';
 import { ivotobyOpenapiMcpServer } from './ivotoby-openapi-mcp-server.ts';
 import { openapiMcpGenerator } from './openapi-mcp-generator.ts';
-import { portcullis, portcullisModern } from './portcullis.ts';
+import { portcullis, portcullisModern, portcullisOAuth } from './portcullis.ts';
 import type { GatewayTarget } from './target.ts';
 
 export const TARGETS: GatewayTarget[] = [
@@ -14,4 +14,5 @@ export const TARGETS: GatewayTarget[] = [
   openapiMcpGenerator,
   portcullis,
   portcullisModern,
+  portcullisOAuth,
 ];

@@ -13,7 +13,22 @@ export const portcullis: GatewayTarget = portcullisSpeaking('portcullis', 'legac
 /** The same server, the load speaking 2026-07-28: no session, `_meta` and headers on every request. */
 export const portcullisModern: GatewayTarget = portcullisSpeaking('portcullis-2026', 'modern');
 
-function portcullisSpeaking(name: string, wire: 'legacy' | 'modern'): GatewayTarget {
+/**
+ * The same server and call on the legacy wire, the agent holding an OAuth
+ * access token (signed in through the consent page) instead of an agent key.
+ * The token lives 15 minutes: a run whose cells outlast that sees 401s.
+ */
+export const portcullisOAuth: GatewayTarget = portcullisSpeaking(
+  'portcullis-oauth',
+  'legacy',
+  'accessToken',
+);
+
+function portcullisSpeaking(
+  name: string,
+  wire: 'legacy' | 'modern',
+  credential: 'agentKey' | 'accessToken' = 'agentKey',
+): GatewayTarget {
   return {
     name,
     async start(upstreamUrl) {
@@ -24,12 +39,17 @@ function portcullisSpeaking(name: string, wire: 'legacy' | 'modern'): GatewayTar
         env: { PORTCULLIS_ROOT: ROOT },
         ready: { kind: 'announce' },
       });
-      const { agentKey, toolName } = child.announced as { agentKey: string; toolName: string };
+      const announced = child.announced as {
+        agentKey: string;
+        accessToken: string;
+        toolName: string;
+      };
+      const { toolName } = announced;
       return {
         url: child.url!,
         pid: child.pid,
         close: child.close,
-        headers: { authorization: `Bearer ${agentKey}` },
+        headers: { authorization: `Bearer ${announced[credential]}` },
         toolName,
         arguments: {},
         mode: 'mcp',

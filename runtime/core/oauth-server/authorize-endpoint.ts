@@ -1,0 +1,328 @@
+/**
+ * `GET /oauth/authorize` and the consent form it shows (`POST`).
+ *
+ * GET checks, in this order: the client (registered, or its metadata
+ * document), the redirect URI (exactly one of the client's own): until both
+ * hold, an error is shown on a page and never redirected, so the endpoint
+ * cannot be an open redirect. After that, errors go back to the client with
+ * `state` and `iss`: response type, PKCE (S256 only), repeated parameters,
+ * scope, resource. A valid request is kept in the shared state for 10
+ * minutes and the page asks the person to sign in and approve or deny.
+ *
+ * POST takes the form back. Its CSRF token must match both the request's and
+ * the cookie the page set (SameSite=Strict, HttpOnly). Deny returns
+ * `access_denied`. Approve signs the member in (rate limited per name and per
+ * address), records the consent and redirects with a single-use code.
+ */
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { sha256Hex } from '../../../generated/catalog-rules.ts';
+import { CODE_TTL_MS, issueCode } from './authorization-codes.ts';
+import type { ResolvedClient } from './client-metadata-documents.ts';
+import { consentPage, problemPage } from './consent-page.ts';
+import { approveConsent } from './consents.ts';
+import { auditOAuth, type OAuthContext } from './oauth-context.ts';
+import { OAuthError, type OAuthErrorCode } from './oauth-error.ts';
+import { type OAuthReply, redirectReply } from './oauth-reply.ts';
+import { passwordMatches } from './passwords.ts';
+import { isCodeChallenge } from './pkce.ts';
+import { hasRoom, SIGN_IN_PER_ADDRESS, SIGN_IN_PER_MEMBER, withinLimits } from './rate-limits.ts';
+import { authorizationResponseUrl } from './redirects.ts';
+import { DEFAULT_SCOPE, parseScope } from './scopes.ts';
+
+const PENDING_TTL_MS = 10 * 60_000;
+const SINGLE_VALUED = [
+  'client_id',
+  'redirect_uri',
+  'response_type',
+  'state',
+  'scope',
+  'code_challenge',
+  'code_challenge_method',
+  'resource',
+] as const;
+
+interface PendingAuthorization {
+  clientId: string;
+  clientName: string;
+  clientKind: ResolvedClient['kind'];
+  redirectUri: string;
+  state: string | undefined;
+  scopes: string[];
+  resource: string;
+  codeChallenge: string;
+  csrfHash: string;
+}
+
+const pendingKey = (id: string) => `oauth:pending:${id}`;
+/** One cookie per pending request, so two sign-ins in two tabs do not undo each other. */
+export const csrfCookieName = (requestId: string) =>
+  `portcullis_csrf_${sha256Hex(requestId).slice(0, 12)}`;
+
+export async function authorize(ctx: OAuthContext, query: URLSearchParams): Promise<OAuthReply> {
+  const clientId = query.get('client_id');
+  if (!clientId)
+    return problemPage(400, 'Cannot connect', 'The request names no client (client_id).');
+  let client: ResolvedClient;
+  try {
+    client = await ctx.clients.resolve(clientId);
+  } catch (error) {
+    if (!(error instanceof OAuthError)) throw error;
+    await auditOAuth(ctx, {
+      action: 'oauth.authorize',
+      decision: 'denied',
+      outcome: null,
+      reason: 'unauthenticated',
+      subject: error.error,
+    });
+    return problemPage(400, 'Unknown client', error.message);
+  }
+  const redirectUri = query.get('redirect_uri');
+  if (
+    !redirectUri ||
+    query.getAll('redirect_uri').length !== 1 ||
+    !client.redirectUris.includes(redirectUri)
+  ) {
+    await auditOAuth(ctx, {
+      action: 'oauth.authorize',
+      decision: 'denied',
+      outcome: null,
+      reason: 'invalid_input',
+      subject: 'invalid_redirect_uri',
+    });
+    return problemPage(
+      400,
+      'Cannot connect',
+      'redirect_uri: the request must name exactly one of the redirect URIs this client registered.',
+    );
+  }
+
+  const state = query.get('state') ?? undefined;
+  const back = (error: OAuthErrorCode, description: string) =>
+    redirectReply(
+      authorizationResponseUrl(redirectUri, {
+        error,
+        error_description: description,
+        state,
+        iss: ctx.issuer,
+      }),
+    );
+
+  const repeated = SINGLE_VALUED.find((name) => query.getAll(name).length > 1);
+  if (repeated) return back('invalid_request', `${repeated}: given more than once`);
+  if (query.get('response_type') !== 'code') {
+    return back('unsupported_response_type', 'response_type: only code is supported');
+  }
+  const codeChallenge = query.get('code_challenge');
+  if (!codeChallenge || !isCodeChallenge(codeChallenge)) {
+    return back(
+      'invalid_request',
+      'code_challenge: PKCE is required (a 43-character S256 challenge)',
+    );
+  }
+  if (query.get('code_challenge_method') !== 'S256') {
+    return back('invalid_request', 'code_challenge_method: only S256 is supported');
+  }
+  const parsed = parseScope(query.get('scope') ?? DEFAULT_SCOPE);
+  if ('unknown' in parsed)
+    return back('invalid_scope', `scope: ${parsed.unknown} is not a scope this server knows`);
+  const scopes = parsed.scopes.length > 0 ? parsed.scopes : [DEFAULT_SCOPE];
+  const resource = query.get('resource') ?? ctx.resources.default;
+  if ((await ctx.resources.pathOf(resource)) === undefined) {
+    return back('invalid_target', 'resource: not an MCP endpoint of this server');
+  }
+
+  const requestId = randomBytes(32).toString('base64url');
+  const csrf = randomBytes(32).toString('base64url');
+  const pending: PendingAuthorization = {
+    clientId: client.id,
+    clientName: client.name,
+    clientKind: client.kind,
+    redirectUri,
+    state,
+    scopes,
+    resource,
+    codeChallenge,
+    csrfHash: sha256Hex(csrf),
+  };
+  await ctx.state.set(pendingKey(requestId), JSON.stringify(pending), PENDING_TTL_MS);
+  const page = consentPage({ requestId, csrf, ...viewOf(pending) });
+  page.headers['Set-Cookie'] = csrfCookie(ctx, requestId, csrf);
+  return page;
+}
+
+export interface ConsentForm {
+  request?: string | undefined;
+  csrf?: string | undefined;
+  member?: string | undefined;
+  password?: string | undefined;
+  decision?: string | undefined;
+}
+
+export async function decide(
+  ctx: OAuthContext,
+  form: ConsentForm,
+  cookies: Readonly<Record<string, string>>,
+  address: string,
+): Promise<OAuthReply> {
+  const requestId = form.request ?? '';
+  const text = requestId === '' ? undefined : await ctx.state.get(pendingKey(requestId));
+  if (text === undefined) {
+    return problemPage(
+      400,
+      'This sign-in has expired',
+      'This request has expired or was already used.',
+    );
+  }
+  const pending = JSON.parse(text) as PendingAuthorization;
+  const csrf = form.csrf ?? '';
+  if (
+    !sameSecret(sha256Hex(csrf), pending.csrfHash) ||
+    !sameSecret(cookies[csrfCookieName(requestId)] ?? '', csrf)
+  ) {
+    await auditOAuth(ctx, {
+      action: 'oauth.consent',
+      decision: 'denied',
+      outcome: null,
+      reason: 'invalid_input',
+      subject: 'csrf',
+    });
+    return problemPage(
+      403,
+      'Cannot accept this form',
+      'The form did not come from this page (its CSRF token does not match).',
+    );
+  }
+  const back = (params: Record<string, string | undefined>) =>
+    redirectReply(
+      authorizationResponseUrl(pending.redirectUri, {
+        ...params,
+        state: pending.state,
+        iss: ctx.issuer,
+      }),
+      303,
+    );
+
+  if (form.decision === 'deny') {
+    if ((await ctx.state.take(pendingKey(requestId))) === undefined) return expired();
+    await auditOAuth(ctx, {
+      action: 'oauth.consent.deny',
+      subject: pending.clientId.slice(0, 200),
+    });
+    return back({ error: 'access_denied', error_description: 'the person denied the request' });
+  }
+  if (form.decision !== 'approve')
+    return again(pending, requestId, csrf, form, 400, 'Choose Approve or Deny.');
+
+  const name = (form.member ?? '').trim();
+  const password = form.password ?? '';
+  const attempts = [
+    { limit: SIGN_IN_PER_MEMBER, subject: name.toLowerCase() },
+    { limit: SIGN_IN_PER_ADDRESS, subject: address },
+  ];
+  if (!(await hasRoom(ctx.state, attempts))) {
+    await auditOAuth(ctx, {
+      action: 'oauth.sign_in',
+      decision: 'denied',
+      outcome: null,
+      reason: 'rate_limited',
+    });
+    return again(
+      pending,
+      requestId,
+      csrf,
+      form,
+      429,
+      'Too many sign-in attempts. Wait a few minutes and try again.',
+    );
+  }
+  const member = name === '' ? undefined : await ctx.store.oauth.members.byName(name);
+  if (!(await passwordMatches(password, member?.passwordHash))) {
+    await withinLimits(ctx.state, attempts);
+    await auditOAuth(ctx, {
+      action: 'oauth.sign_in',
+      decision: 'denied',
+      outcome: null,
+      reason: 'unauthenticated',
+      ...(member
+        ? { actorKind: 'member', actorId: member.id, workspaceId: member.workspaceId }
+        : {}),
+    });
+    return again(pending, requestId, csrf, form, 401, 'The member name or the password is wrong.');
+  }
+  if ((await ctx.state.take(pendingKey(requestId))) === undefined) return expired();
+  const { passwordHash: _, ...signedIn } = member as NonNullable<typeof member>;
+  let consent: Awaited<ReturnType<typeof approveConsent>>;
+  try {
+    consent = await approveConsent(
+      ctx,
+      signedIn,
+      {
+        id: pending.clientId,
+        name: pending.clientName,
+        redirectUris: [pending.redirectUri],
+        kind: pending.clientKind,
+      },
+      pending.scopes,
+    );
+  } catch (error) {
+    if (!(error instanceof OAuthError)) throw error;
+    return back({ error: error.error, error_description: error.message });
+  }
+  const code = await issueCode(ctx.state, {
+    clientId: pending.clientId,
+    redirectUri: pending.redirectUri,
+    codeChallenge: pending.codeChallenge,
+    resource: pending.resource,
+    scopes: pending.scopes,
+    consentId: consent.id,
+    agentId: consent.agentId,
+    workspaceId: consent.workspaceId,
+    memberId: signedIn.id,
+    expiresAt: ctx.now().getTime() + CODE_TTL_MS,
+  });
+  return back({ code });
+}
+
+function viewOf(pending: PendingAuthorization) {
+  return {
+    clientName: pending.clientName,
+    clientKind: pending.clientKind,
+    clientId: pending.clientId,
+    redirectUri: pending.redirectUri,
+    scopes: pending.scopes,
+  };
+}
+
+/** The page once more, with what went wrong and the name the person typed (never the password). */
+function again(
+  pending: PendingAuthorization,
+  requestId: string,
+  csrf: string,
+  form: ConsentForm,
+  status: number,
+  error: string,
+): OAuthReply {
+  return consentPage(
+    { requestId, csrf, ...viewOf(pending), member: (form.member ?? '').slice(0, 100), error },
+    status,
+  );
+}
+
+function expired(): OAuthReply {
+  return problemPage(
+    400,
+    'This sign-in has expired',
+    'This request has expired or was already used.',
+  );
+}
+
+function csrfCookie(ctx: OAuthContext, requestId: string, csrf: string): string {
+  const secure = ctx.secureCookies ? '; Secure' : '';
+  return `${csrfCookieName(requestId)}=${csrf}; Path=/oauth/authorize; Max-Age=${PENDING_TTL_MS / 1000}; HttpOnly; SameSite=Strict${secure}`;
+}
+
+function sameSecret(a: string, b: string): boolean {
+  const left = Buffer.from(a);
+  const right = Buffer.from(b);
+  return left.length === right.length && left.length > 0 && timingSafeEqual(left, right);
+}

@@ -1,0 +1,59 @@
+/**
+ * The authorization server's own errors, with RFC 6749's (and RFC 7591's,
+ * RFC 7009's) error strings: OAuth clients read `error`, so these endpoints
+ * answer exactly what the RFCs say, not the gateway's reason codes. A
+ * description never holds a code, a token, a password or a secret.
+ */
+export type OAuthErrorCode =
+  | 'invalid_request'
+  | 'invalid_client'
+  | 'invalid_grant'
+  | 'unauthorized_client'
+  | 'unsupported_grant_type'
+  | 'unsupported_response_type'
+  | 'unsupported_token_type'
+  | 'invalid_scope'
+  | 'invalid_target'
+  | 'access_denied'
+  | 'invalid_redirect_uri'
+  | 'invalid_client_metadata'
+  | 'server_error'
+  | 'temporarily_unavailable';
+
+const STATUS: Record<OAuthErrorCode, number> = {
+  invalid_request: 400,
+  // RFC 6749 §5.2: 401 when the client authenticated through a header; public clients do not.
+  invalid_client: 401,
+  invalid_grant: 400,
+  unauthorized_client: 400,
+  unsupported_grant_type: 400,
+  unsupported_response_type: 400,
+  unsupported_token_type: 400,
+  invalid_scope: 400,
+  invalid_target: 400,
+  access_denied: 403,
+  invalid_redirect_uri: 400,
+  invalid_client_metadata: 400,
+  server_error: 500,
+  temporarily_unavailable: 429,
+};
+
+export class OAuthError extends Error {
+  override readonly name = 'OAuthError';
+  readonly error: OAuthErrorCode;
+
+  /** `description`: what to change, in words safe to show (RFC 6749 `error_description`). */
+  constructor(error: OAuthErrorCode, description: string, options?: { cause?: unknown }) {
+    super(description, options);
+    this.error = error;
+  }
+
+  get status(): number {
+    return STATUS[this.error];
+  }
+
+  /** The JSON body of a token, registration or revocation error reply. */
+  toJSON(): { error: OAuthErrorCode; error_description: string } {
+    return { error: this.error, error_description: this.message };
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * The authorization server's durable rows: the people who sign in, the
+ * clients that registered, each person's consent to a client (and the one
+ * agent principal it stands for), refresh-token families and the signing
+ * keys. Authorization codes and pending consents are ephemeral: they live in
+ * the shared state with their TTL, not here.
+ */
+
+/** A person who signs in on the consent page; names are unique across workspaces. */
+export interface Member {
+  id: string;
+  workspaceId: string;
+  name: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A client registered with `POST /oauth/register` (RFC 7591): public, PKCE only. */
+export interface RegisteredClient {
+  id: string;
+  name: string;
+  redirectUris: string[];
+  createdAt: string;
+}
+
+export type ConsentStatus = 'active' | 'revoked';
+
+/**
+ * One member's consent to one client: created by the first approval, reused
+ * (scopes replaced) by the next, so connecting again never piles up agents.
+ */
+export interface Consent {
+  id: string;
+  workspaceId: string;
+  memberId: string;
+  /** A registered client's id, or a Client ID Metadata Document URL. */
+  clientId: string;
+  clientName: string;
+  /** The agent principal the consent's tokens act as. */
+  agentId: string;
+  scopes: string[];
+  status: ConsentStatus;
+  createdAt: string;
+  updatedAt: string;
+  revokedAt: string | null;
+}
+
+export type FamilyStatus = 'active' | 'revoked';
+
+/** Every refresh token descended from one authorization code. */
+export interface TokenFamily {
+  id: string;
+  consentId: string;
+  clientId: string;
+  /** What the code granted: a refresh may narrow within it, never widen. */
+  scopes: string[];
+  resource: string;
+  status: FamilyStatus;
+  createdAt: string;
+  /** The refresh tokens' lifetime ends here (30 days after the code). */
+  expiresAt: string;
+  revokedAt: string | null;
+}
+
+export type RefreshStatus = 'active' | 'rotated';
+
+/** One refresh token, stored as its sha256: rotated on every use. */
+export interface RefreshToken {
+  tokenHash: string;
+  familyId: string;
+  scopes: string[];
+  status: RefreshStatus;
+  createdAt: string;
+}
+
+/** An access-token signing key: its private half sealed under the master key. */
+export interface SigningKey {
+  kid: string;
+  alg: 'ES256' | 'RS256';
+  /** The public JWK, as JSON. */
+  publicJwk: string;
+  /** The private key (PKCS#8 PEM), sealed by the vault. */
+  sealedPrivate: string;
+  /** The master key id it is sealed under. */
+  keyId: string;
+  createdAt: string;
+  /** Set when a newer key signs: still published until the tokens it signed expire. */
+  retiredAt: string | null;
+}

@@ -1,0 +1,29 @@
+/** `POST /oauth/register` (RFC 7591): public clients, rate limited per address. */
+import { clientFromRegistration, clientInformation } from './client-registration.ts';
+import { auditOAuth, type OAuthContext, refusalEvent } from './oauth-context.ts';
+import { OAuthError } from './oauth-error.ts';
+import { jsonReply, type OAuthReply, oauthErrorReply } from './oauth-reply.ts';
+import { REGISTRATION_PER_ADDRESS, withinLimits } from './rate-limits.ts';
+
+export async function register(
+  ctx: OAuthContext,
+  body: unknown,
+  address: string,
+): Promise<OAuthReply> {
+  try {
+    if (!(await withinLimits(ctx.state, [{ limit: REGISTRATION_PER_ADDRESS, subject: address }]))) {
+      throw new OAuthError(
+        'temporarily_unavailable',
+        'too many registrations from this address; try again later',
+      );
+    }
+    const client = clientFromRegistration(body, ctx.allowlist, ctx.now());
+    await ctx.store.oauth.clients.create(client);
+    await auditOAuth(ctx, { action: 'oauth.client.register', subject: client.id });
+    return jsonReply(201, clientInformation(client));
+  } catch (error) {
+    if (!(error instanceof OAuthError)) throw error;
+    await auditOAuth(ctx, { action: 'oauth.client.register', ...refusalEvent(error) });
+    return oauthErrorReply(error);
+  }
+}

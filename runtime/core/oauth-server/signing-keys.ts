@@ -1,0 +1,226 @@
+/**
+ * The keys access tokens are signed with. By default one ES256 key made at
+ * the first start, its private half sealed under the master key in the store
+ * (so every replica, and the next start, signs and verifies with it); or a
+ * PEM from the environment (`PORTCULLIS_OAUTH_SIGNING_KEY_PEM`, EC P-256 for
+ * ES256 or RSA for RS256). `rotate` makes a new current key and retires the
+ * old one, which stays published (and trusted) for a day, far longer than
+ * any access token it signed lives. Keys are named by their JWK thumbprint.
+ */
+import {
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  type KeyObject,
+} from 'node:crypto';
+import { calculateJwkThumbprint, type JWK } from 'jose';
+import { GatewayError } from '../errors.ts';
+import type { Store } from '../store/store.ts';
+import type { Keyring } from '../vault/keyring.ts';
+import { openSecret, resealSecret, sealedKeyId, sealSecret } from '../vault/sealed-secret.ts';
+import type { SigningKey } from './oauth-model.ts';
+
+export type SigningAlgorithm = SigningKey['alg'];
+
+export interface ActiveKey {
+  kid: string;
+  alg: SigningAlgorithm;
+  privateKey: KeyObject;
+}
+
+interface PublicKey {
+  kid: string;
+  alg: SigningAlgorithm;
+  key: KeyObject;
+  jwk: JWK;
+  retiredAt: string | null;
+}
+
+/** How long a retired key is still published and trusted. */
+const RETIRED_KEY_TRUST_MS = 86_400_000;
+/** An unknown kid reloads the keys from the store at most this often (another replica rotated). */
+const RELOAD_INTERVAL_MS = 5_000;
+
+export interface SigningKeysOptions {
+  store: Store;
+  /** The vault's keyring, as it is now (it follows master key rotations). */
+  keyring: () => Keyring;
+  /** A private key from the environment instead of the store's. */
+  pem?: string | undefined;
+  now?: () => Date;
+}
+
+function placeOf(kid: string): string {
+  return `oauth/signing-key/${kid}`;
+}
+
+export class SigningKeys {
+  readonly #options: SigningKeysOptions;
+  readonly #now: () => Date;
+  #current: ActiveKey | undefined;
+  #published: PublicKey[] = [];
+  #lastLoad = 0;
+  #openError: unknown;
+
+  private constructor(options: SigningKeysOptions) {
+    this.#options = options;
+    this.#now = options.now ?? (() => new Date());
+  }
+
+  /** Loads the keys, making the first one if the store has none (and no PEM is given). */
+  static async open(options: SigningKeysOptions): Promise<SigningKeys> {
+    const keys = new SigningKeys(options);
+    if (options.pem !== undefined) await keys.#usePem(options.pem);
+    else {
+      const stored = await keys.#load();
+      if (stored === 0) {
+        await keys.#create();
+        await keys.#load();
+      }
+    }
+    return keys;
+  }
+
+  /** The key that signs; `vault_unavailable` when the master key cannot open it. */
+  get current(): ActiveKey {
+    if (!this.#current) {
+      throw new GatewayError(
+        'vault_unavailable',
+        'the access-token signing key cannot be opened with the loaded master keys',
+        { cause: this.#openError },
+      );
+    }
+    return this.#current;
+  }
+
+  /** The JWKS (RFC 7517) of every key a live token may be signed with. */
+  jwks(): { keys: JWK[] } {
+    return { keys: this.#trusted().map((key) => key.jwk) };
+  }
+
+  /** The public key with that kid, if it is trusted; an unknown kid reloads from the store first. */
+  async publicKeyFor(
+    kid: string | undefined,
+  ): Promise<{ key: KeyObject; alg: SigningAlgorithm } | undefined> {
+    if (kid === undefined) return undefined;
+    let found = this.#trusted().find((key) => key.kid === kid);
+    if (
+      !found &&
+      this.#options.pem === undefined &&
+      Date.now() - this.#lastLoad > RELOAD_INTERVAL_MS
+    ) {
+      await this.#load();
+      found = this.#trusted().find((key) => key.kid === kid);
+    }
+    return found && { key: found.key, alg: found.alg };
+  }
+
+  /** A new current key; the old one is retired but still trusted for a day. Answers the new kid. */
+  async rotate(): Promise<string> {
+    if (this.#options.pem !== undefined) {
+      throw new TypeError(
+        'the signing key comes from PORTCULLIS_OAUTH_SIGNING_KEY_PEM: change it there',
+      );
+    }
+    const previous = await this.#options.store.oauth.signingKeys.list();
+    const kid = await this.#create();
+    const at = this.#now().toISOString();
+    for (const key of previous) {
+      if (key.retiredAt === null) await this.#options.store.oauth.signingKeys.retire(key.kid, at);
+    }
+    await this.#load();
+    return kid;
+  }
+
+  #trusted(): PublicKey[] {
+    const since = this.#now().getTime() - RETIRED_KEY_TRUST_MS;
+    return this.#published.filter(
+      (key) => key.retiredAt === null || Date.parse(key.retiredAt) > since,
+    );
+  }
+
+  async #create(): Promise<string> {
+    const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
+    const jwk = publicJwkOf(privateKey, 'ES256');
+    const kid = await calculateJwkThumbprint(jwk);
+    const keyring = this.#options.keyring();
+    await this.#options.store.oauth.signingKeys.create({
+      kid,
+      alg: 'ES256',
+      publicJwk: JSON.stringify({ ...jwk, kid }),
+      sealedPrivate: sealSecret(pem, keyring, placeOf(kid)),
+      keyId: keyring.current.id,
+      createdAt: this.#now().toISOString(),
+      retiredAt: null,
+    });
+    return kid;
+  }
+
+  /** Reads the keys from the store; answers how many there are. */
+  async #load(): Promise<number> {
+    this.#lastLoad = Date.now();
+    const rows = await this.#options.store.oauth.signingKeys.list();
+    const keyring = this.#options.keyring();
+    this.#published = rows.map((row) => {
+      const jwk = JSON.parse(row.publicJwk) as JWK;
+      return {
+        kid: row.kid,
+        alg: row.alg,
+        key: createPublicKey({ key: jwk, format: 'jwk' }),
+        jwk,
+        retiredAt: row.retiredAt,
+      };
+    });
+    const newest = rows.find((row) => row.retiredAt === null);
+    if (newest && newest.kid !== this.#current?.kid) {
+      try {
+        const pem = openSecret(newest.sealedPrivate, keyring, placeOf(newest.kid));
+        this.#current = { kid: newest.kid, alg: newest.alg, privateKey: createPrivateKey(pem) };
+      } catch (error) {
+        // A wrong master key: tokens already issued still verify; issuing waits for the right key.
+        this.#openError = error;
+      }
+    }
+    return rows.length;
+  }
+
+  async #usePem(pem: string): Promise<void> {
+    const privateKey = createPrivateKey(pem);
+    const alg = algorithmOf(privateKey);
+    const jwk = publicJwkOf(privateKey, alg);
+    const kid = await calculateJwkThumbprint(jwk);
+    this.#current = { kid, alg, privateKey };
+    this.#published = [
+      { kid, alg, key: createPublicKey(privateKey), jwk: { ...jwk, kid }, retiredAt: null },
+    ];
+  }
+}
+
+/** ES256 for an EC P-256 key, RS256 for an RSA key of 2048 bits or more; anything else is refused. */
+export function algorithmOf(privateKey: KeyObject): SigningAlgorithm {
+  const details = privateKey.asymmetricKeyDetails;
+  if (privateKey.asymmetricKeyType === 'ec' && details?.namedCurve === 'prime256v1') return 'ES256';
+  if (privateKey.asymmetricKeyType === 'rsa' && (details?.modulusLength ?? 0) >= 2048)
+    return 'RS256';
+  throw new TypeError(
+    'expected an EC P-256 (ES256) or RSA 2048+ (RS256) private key in PKCS#8 or PKCS#1 PEM',
+  );
+}
+
+function publicJwkOf(privateKey: KeyObject, alg: SigningAlgorithm): JWK {
+  const jwk = createPublicKey(privateKey).export({ format: 'jwk' }) as JWK;
+  return { ...jwk, alg, use: 'sig' };
+}
+
+/** Re-seals every stored signing key under `keyring`'s current key (a master key rotation). */
+export async function resealSigningKeys(store: Store, keyring: Keyring): Promise<number> {
+  let changed = 0;
+  for (const key of await store.oauth.signingKeys.list()) {
+    if (sealedKeyId(key.sealedPrivate) === keyring.current.id) continue;
+    const sealed = resealSecret(key.sealedPrivate, keyring, placeOf(key.kid));
+    await store.oauth.signingKeys.reseal(key.kid, sealed, keyring.current.id);
+    changed += 1;
+  }
+  return changed;
+}

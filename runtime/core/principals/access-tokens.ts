@@ -1,0 +1,127 @@
+/**
+ * Access tokens from the gateway's own authorization server, as a credential
+ * strategy. A token is checked in full once: its signature (ES256 or RS256,
+ * by a trusted `kid`; never `alg: none`), `typ`, `iss`, `aud` equal to the
+ * endpoint's resource, expiry, and that its consent and refresh-token family
+ * are still live and its agent is in the workspace it names. The verdict is
+ * then remembered until the token expires or the governance revision moves
+ * (a revoked consent, family or agent moves it), so a call with a token costs
+ * about what a call with an agent key does.
+ */
+import type { KeyObject } from 'node:crypto';
+import { errors, type JWTPayload, jwtVerify } from 'jose';
+import type { GovernanceSnapshot } from '../governance/snapshot.ts';
+import type { CredentialStrategy, TokenScopes, Verified } from './principals.ts';
+
+export interface AccessTokenClaimsSeen {
+  workspace: string;
+  agent: string;
+  consent: string;
+  family: string;
+  client_id: string;
+}
+
+export interface AccessTokensOptions {
+  issuer: string;
+  /** The resource tokens must be for (`aud`): the endpoint's canonical URL. */
+  audience: string;
+  /** The trusted public key with that `kid`. */
+  publicKeyFor(kid: string | undefined): Promise<{ key: KeyObject } | undefined>;
+  /** Whether the token's consent and family are still live (the store). */
+  isLive(claims: AccessTokenClaimsSeen): Promise<boolean>;
+  now?: () => number;
+}
+
+interface Verdict {
+  revision: number;
+  agentId: string;
+  workspaceId: string;
+  scopes: TokenScopes;
+  expiresAtMs: number;
+}
+
+const MAX_VERDICTS = 10_000;
+const JWT_FORM = /^eyJ[\w-]*\.eyJ[\w-]*\.[\w-]*$/;
+
+export class AccessTokens implements CredentialStrategy {
+  readonly kind = 'access_token';
+  readonly #options: AccessTokensOptions;
+  readonly #now: () => number;
+  readonly #verdicts = new Map<string, Verdict>();
+
+  constructor(options: AccessTokensOptions) {
+    this.#options = options;
+    this.#now = options.now ?? Date.now;
+  }
+
+  recognises(token: string): boolean {
+    return JWT_FORM.test(token);
+  }
+
+  async verify(token: string, snapshot: GovernanceSnapshot): Promise<Verified | undefined> {
+    let verdict = this.#verdicts.get(token);
+    if (
+      verdict === undefined ||
+      verdict.revision !== snapshot.revision ||
+      verdict.expiresAtMs <= this.#now()
+    ) {
+      this.#verdicts.delete(token);
+      verdict = await this.#check(token, snapshot.revision);
+      if (verdict === undefined) return undefined;
+      if (this.#verdicts.size >= MAX_VERDICTS) this.#verdicts.clear();
+      this.#verdicts.set(token, verdict);
+    }
+    const agent = snapshot.agentById(verdict.agentId);
+    if (agent === undefined || agent.workspaceId !== verdict.workspaceId) return undefined;
+    return { agent, scopes: verdict.scopes };
+  }
+
+  async #check(token: string, revision: number): Promise<Verdict | undefined> {
+    const { issuer, audience } = this.#options;
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(
+        token,
+        async (header) => {
+          const found = await this.#options.publicKeyFor(header.kid);
+          if (!found) throw new errors.JWKSNoMatchingKey();
+          return found.key;
+        },
+        {
+          issuer,
+          audience,
+          algorithms: ['ES256', 'RS256'],
+          typ: 'at+jwt',
+          requiredClaims: ['exp', 'iat', 'sub', 'jti'],
+          currentDate: new Date(this.#now()),
+        },
+      ));
+    } catch (error) {
+      if (error instanceof errors.JOSEError) return undefined;
+      throw error;
+    }
+    const claims = claimsOf(payload);
+    if (claims === undefined || !(await this.#options.isLive(claims))) return undefined;
+    return {
+      revision,
+      agentId: claims.agent,
+      workspaceId: claims.workspace,
+      scopes: new Set(typeof payload.scope === 'string' ? payload.scope.split(' ') : []),
+      expiresAtMs: (payload.exp ?? 0) * 1000,
+    };
+  }
+}
+
+function claimsOf(payload: JWTPayload): AccessTokenClaimsSeen | undefined {
+  const { workspace, agent, consent, family, client_id } = payload;
+  if (
+    typeof workspace !== 'string' ||
+    typeof agent !== 'string' ||
+    typeof consent !== 'string' ||
+    typeof family !== 'string' ||
+    typeof client_id !== 'string'
+  ) {
+    return undefined;
+  }
+  return { workspace, agent, consent, family, client_id };
+}
