@@ -27,9 +27,11 @@ import type { OperatorContext } from './core/operator/context.ts';
 import { createGuardedClient, type GuardedClient } from './core/outbound/guarded-client.ts';
 import { AgentKeys } from './core/principals/agent-keys.ts';
 import { Principals } from './core/principals/principals.ts';
+import { createRemoteMcp } from './core/remote/remote-mcp.ts';
 import type { SharedState } from './core/state/shared-state.ts';
 import type { Store } from './core/store/store.ts';
 import { catalogToolSources } from './core/tools/catalog-tool-source.ts';
+import { GatewayToolSources } from './core/tools/gateway-tool-sources.ts';
 import type { ToolSources } from './core/tools/tool-source.ts';
 import { CredentialVault } from './core/vault/credential-vault.ts';
 import { loadKeyring, reloadKeyring } from './core/vault/key-file.ts';
@@ -108,15 +110,20 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
   const state = stateOpened.value;
   let client: GuardedClient | undefined;
   try {
-    const toolSources = catalogToolSources(catalogs);
+    const toolSources = new GatewayToolSources(catalogToolSources(catalogs));
     const report = await bootstrap(store, toolSources, now());
     const outbound = createGuardedClient({
       allowPrivateNetworks: config.allowPrivateNetworks,
       deadlineMs: config.upstreamDeadlineMs,
     });
     client = outbound;
+    const remote = createRemoteMcp(outbound, {
+      allowPrivateNetworks: config.allowPrivateNetworks,
+      validators: toolSources.validators,
+    });
     const executors = new Executors([
       new NativeRestExecutor(outbound, upstreamOverride(config.devUpstreams)),
+      remote.executor,
     ]);
     const vault = new CredentialVault(keys.keyring, () =>
       reloadKeyring(config.dataDir, config.masterKey),
@@ -178,6 +185,7 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
         catalogs,
         toolSources,
         executors,
+        remote,
         vault,
         keys: keyLocation,
         actor,

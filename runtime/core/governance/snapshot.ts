@@ -56,11 +56,8 @@ export class GovernanceSnapshot {
         tx.grants.all(),
         tx.policies.all(),
       ]);
-      return new GovernanceSnapshot(
-        revision,
-        { agents, connections, grants, policies },
-        toolSources,
-      );
+      const sources = toolSources.read ? await toolSources.read(tx) : toolSources;
+      return new GovernanceSnapshot(revision, { agents, connections, grants, policies }, sources);
     });
   }
 

@@ -1,0 +1,337 @@
+/**
+ * Talking to one remote MCP server over Streamable HTTP, through the guarded
+ * client: the 2026-07-28 stateless wire (`server/discover`, `_meta` and the
+ * `Mcp-Method`/`Mcp-Name` headers on every request) and the 2025 wires
+ * (`initialize`, `notifications/initialized`, `Mcp-Session-Id`). One POST per
+ * request; the reply (JSON or an event stream) is read under the byte cap and
+ * its messages handed back in order.
+ *
+ * Errors are the call's own (`mcp_remote_response_too_large` with `maxBytes`,
+ * `mcp_remote_invalid_json`, `mcp_remote_malformed_response`), the server's
+ * (`mcp_remote_status` with the HTTP status, `mcp_remote_error` with the
+ * JSON-RPC code), the network's (the guarded client's codes), or
+ * `SessionExpired`: a 404 for the session the request carried.
+ */
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
+  PROTOCOL_VERSION_META_KEY,
+  SERVER_INFO_META_KEY,
+} from '@modelcontextprotocol/server';
+import type { CancelSignal } from '../cancellation.ts';
+import { GatewayError } from '../errors.ts';
+import type { GuardedClient, OutboundReply } from '../outbound/guarded-client.ts';
+import type { Redactor } from '../outbound/redaction.ts';
+import { type RpcId, readMcpReply, type UpstreamMessages } from './mcp-reply.ts';
+
+export const MODERN_REVISION = '2026-07-28';
+export const LEGACY_REVISION = '2025-11-25';
+/** The most reply bytes one exchange reads (a tool's reply included). */
+export const MAX_REMOTE_REPLY_BYTES = 1_048_576;
+
+const CLIENT_INFO = { name: 'portcullis', version: '0.1.0' };
+
+export interface UpstreamTarget {
+  url: URL;
+  /** The connection's credential headers, already checked. */
+  headers: Record<string, string>;
+  redactor: Redactor;
+}
+
+export type UpstreamSession =
+  | { era: 'modern'; revision: string }
+  | { era: 'legacy'; revision: string; sessionId: string | undefined };
+
+export interface ServerHello {
+  session: UpstreamSession;
+  serverInfo: { name: string; version: string; title?: string } | null;
+  capabilities: Record<string, unknown>;
+}
+
+/** A 404 for the session the request carried: the server forgot it. */
+export class SessionExpired extends Error {
+  override readonly name = 'SessionExpired';
+}
+
+export interface ExchangeOptions {
+  cancel?: CancelSignal;
+  /** The capabilities the calling agent declared (sent on the modern wire's `_meta`). */
+  clientCapabilities?: Record<string, unknown>;
+}
+
+export class UpstreamClient {
+  readonly #client: GuardedClient;
+  #nextId = 1;
+
+  constructor(client: GuardedClient) {
+    this.#client = client;
+  }
+
+  /** `server/discover` (2026-07-28): the server's hello, or undefined when it does not speak it. */
+  async discover(
+    target: UpstreamTarget,
+    options: ExchangeOptions = {},
+  ): Promise<ServerHello | undefined> {
+    const session: UpstreamSession = { era: 'modern', revision: MODERN_REVISION };
+    const id = this.#id();
+    const reply = await this.#post(
+      target,
+      session,
+      request(id, 'server/discover', modernParams(session, {}, options)),
+      options,
+    );
+    if (reply.status < 200 || reply.status > 299) {
+      if (reply.status === 401 || reply.status === 403) throw statusError(reply);
+      return undefined;
+    }
+    let messages: UpstreamMessages;
+    try {
+      messages = readMcpReply(reply, id);
+    } catch {
+      return undefined;
+    }
+    const result = messages.response.result;
+    const versions = result?.supportedVersions;
+    if (!result || !Array.isArray(versions) || !versions.includes(MODERN_REVISION))
+      return undefined;
+    return {
+      session,
+      // 2026-07-28 names the server in the result's `_meta`.
+      serverInfo: serverInfoOf(result.serverInfo ?? objectOr(result._meta)[SERVER_INFO_META_KEY]),
+      capabilities: objectOr(result.capabilities),
+    };
+  }
+
+  /** The 2025 handshake: `initialize`, then `notifications/initialized` in the new session. */
+  async initialize(target: UpstreamTarget, options: ExchangeOptions = {}): Promise<ServerHello> {
+    const id = this.#id();
+    const opening: UpstreamSession = {
+      era: 'legacy',
+      revision: LEGACY_REVISION,
+      sessionId: undefined,
+    };
+    const reply = await this.#post(
+      target,
+      opening,
+      request(id, 'initialize', {
+        protocolVersion: LEGACY_REVISION,
+        capabilities: options.clientCapabilities ?? {},
+        clientInfo: CLIENT_INFO,
+      }),
+      options,
+    );
+    const { result } = answerOf(reply, id);
+    const revision =
+      typeof result.protocolVersion === 'string' ? result.protocolVersion : LEGACY_REVISION;
+    const session: UpstreamSession = {
+      era: 'legacy',
+      revision,
+      sessionId: reply.headers['mcp-session-id'],
+    };
+    const initialized = await this.#post(
+      target,
+      session,
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      options,
+    );
+    if (initialized.status >= 400) throw statusError(initialized);
+    return {
+      session,
+      serverInfo: serverInfoOf(result.serverInfo),
+      capabilities: objectOr(result.capabilities),
+    };
+  }
+
+  /** One request in a session (or statelessly); its result and what came before it. */
+  async request(
+    target: UpstreamTarget,
+    session: UpstreamSession,
+    method: string,
+    params: Record<string, unknown>,
+    options: ExchangeOptions = {},
+  ): Promise<{ result: Record<string, unknown>; messages: UpstreamMessages }> {
+    const id = this.#id();
+    const body =
+      session.era === 'modern'
+        ? request(id, method, modernParams(session, params, options))
+        : request(id, method, params);
+    const reply = await this.#post(target, session, body, options);
+    if (reply.status === 404 && session.era === 'legacy' && session.sessionId !== undefined)
+      throw new SessionExpired();
+    const messages = readAnswer(reply, id);
+    const { response } = messages;
+    if (response.error)
+      throw new GatewayError(
+        'mcp_remote_error',
+        `the remote MCP server answered ${method} with JSON-RPC error ${response.error.code}: ${target.redactor.text(response.error.message).slice(0, 500)}`,
+        { detail: { rpcCode: response.error.code } },
+      );
+    return { result: response.result!, messages };
+  }
+
+  /** A notification in a session (`notifications/cancelled`, …); failures are the caller's to ignore. */
+  async notify(
+    target: UpstreamTarget,
+    session: UpstreamSession,
+    method: string,
+    params: Record<string, unknown>,
+  ): Promise<void> {
+    await this.#post(target, session, { jsonrpc: '2.0', method, params });
+  }
+
+  /** Ends a 2025 session (DELETE); a server that does not allow it is left alone. */
+  async close(target: UpstreamTarget, session: UpstreamSession): Promise<void> {
+    if (session.era !== 'legacy' || session.sessionId === undefined) return;
+    await this.#client.send({
+      method: 'DELETE',
+      url: target.url,
+      headers: {
+        ...target.headers,
+        'mcp-session-id': session.sessionId,
+        'mcp-protocol-version': session.revision,
+      },
+      redactor: target.redactor,
+    });
+  }
+
+  #id(): RpcId {
+    return this.#nextId++;
+  }
+
+  async #post(
+    target: UpstreamTarget,
+    session: UpstreamSession,
+    message: Record<string, unknown>,
+    options: ExchangeOptions = {},
+  ): Promise<OutboundReply> {
+    const headers: Record<string, string> = {
+      ...target.headers,
+      accept: 'application/json, text/event-stream',
+      'content-type': 'application/json',
+      'mcp-protocol-version': session.revision,
+    };
+    if (session.era === 'legacy' && session.sessionId !== undefined)
+      headers['mcp-session-id'] = session.sessionId;
+    if (session.era === 'modern' && typeof message.method === 'string') {
+      headers['mcp-method'] = message.method;
+      const params = message.params as Record<string, unknown> | undefined;
+      const name = message.method === 'resources/read' ? params?.uri : params?.name;
+      if (
+        typeof name === 'string' &&
+        ['tools/call', 'prompts/get', 'resources/read'].includes(message.method)
+      )
+        headers['mcp-name'] = headerSafe(name);
+    }
+    try {
+      return await this.#client.send(
+        {
+          method: 'POST',
+          url: target.url,
+          headers,
+          body: JSON.stringify(message),
+          redactor: target.redactor,
+        },
+        {
+          maxReplyBytes: MAX_REMOTE_REPLY_BYTES,
+          ...(options.cancel ? { cancel: options.cancel } : {}),
+        },
+      );
+    } catch (error) {
+      if (error instanceof GatewayError && error.code === 'upstream_reply_too_large')
+        throw new GatewayError('mcp_remote_response_too_large', undefined, {
+          detail: { maxBytes: MAX_REMOTE_REPLY_BYTES },
+          cause: error,
+        });
+      throw error;
+    }
+  }
+}
+
+function request(
+  id: RpcId,
+  method: string,
+  params: Record<string, unknown>,
+): Record<string, unknown> {
+  return { jsonrpc: '2.0', id, method, params };
+}
+
+function modernParams(
+  session: UpstreamSession,
+  params: Record<string, unknown>,
+  options: ExchangeOptions,
+): Record<string, unknown> {
+  const meta = (params._meta as Record<string, unknown> | undefined) ?? {};
+  return {
+    ...params,
+    _meta: {
+      ...meta,
+      [PROTOCOL_VERSION_META_KEY]: session.revision,
+      [CLIENT_CAPABILITIES_META_KEY]: options.clientCapabilities ?? {},
+      [CLIENT_INFO_META_KEY]: CLIENT_INFO,
+    },
+  };
+}
+
+/** A 2xx reply's answer to `id`, or the error that says why there is none. */
+function readAnswer(reply: OutboundReply, id: RpcId): UpstreamMessages {
+  if (reply.status === 202 || reply.status < 200 || reply.status > 299) {
+    // A JSON-RPC error in a 4xx body is still the server's answer.
+    if (reply.status >= 400) {
+      try {
+        const messages = readMcpReply(reply, id);
+        if (messages.response.error) return messages;
+      } catch {
+        // Not JSON-RPC: the status is all there is.
+      }
+    }
+    throw statusError(reply);
+  }
+  return readMcpReply(reply, id);
+}
+
+function answerOf(reply: OutboundReply, id: RpcId): { result: Record<string, unknown> } {
+  const { response } = readAnswer(reply, id);
+  if (response.error)
+    throw new GatewayError(
+      'mcp_remote_error',
+      `the remote MCP server refused initialize (JSON-RPC error ${response.error.code})`,
+      {
+        detail: { rpcCode: response.error.code },
+      },
+    );
+  return { result: response.result! };
+}
+
+export function statusError(reply: OutboundReply): GatewayError {
+  return new GatewayError(
+    'mcp_remote_status',
+    `the remote MCP server answered HTTP ${reply.status}`,
+    {
+      detail: { status: reply.status },
+    },
+  );
+}
+
+function serverInfoOf(value: unknown): ServerHello['serverInfo'] {
+  if (typeof value !== 'object' || value === null) return null;
+  const { name, version, title } = value as Record<string, unknown>;
+  if (typeof name !== 'string') return null;
+  return {
+    name: name.slice(0, 200),
+    version: typeof version === 'string' ? version.slice(0, 100) : '',
+    ...(typeof title === 'string' ? { title: title.slice(0, 200) } : {}),
+  };
+}
+
+function objectOr(value: unknown): Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : {};
+}
+
+/** `Mcp-Name` as sent: the value itself when it is visible ASCII, else the Base64 sentinel form. */
+function headerSafe(value: string): string {
+  return /^[\x20-\x7e]*$/.test(value) && value.trim() === value
+    ? value
+    : `=?base64?${Buffer.from(value, 'utf8').toString('base64')}?=`;
+}
