@@ -8,6 +8,7 @@ import {
   type AuthorizationServer,
   DOCUMENTATION_PATH,
 } from '../core/oauth-server/authorization-server.ts';
+import { MEMBER_CONSENTS_PATH } from '../core/oauth-server/member-consents-page.ts';
 import { PROTECTED_RESOURCE_WELL_KNOWN } from '../core/oauth-server/metadata.ts';
 import { OAuthError } from '../core/oauth-server/oauth-error.ts';
 import { type OAuthReply, oauthErrorReply } from '../core/oauth-server/oauth-reply.ts';
@@ -39,6 +40,15 @@ export function oauthRouter(oauth: AuthorizationServer): Router {
     const fields = fieldsOf(req.body);
     oauth
       .decide(fields.values, cookiesOf(req.headers.cookie), addressOf(req))
+      .then((reply) => send(res, reply), next);
+  });
+  router.get(MEMBER_CONSENTS_PATH, (req, res, next) => {
+    oauth.memberConsents(cookiesOf(req.headers.cookie)).then((reply) => send(res, reply), next);
+  });
+  router.post(MEMBER_CONSENTS_PATH, form, (req, res, next) => {
+    const fields = fieldsOf(req.body);
+    oauth
+      .actOnMemberConsents(fields.values, cookiesOf(req.headers.cookie), addressOf(req))
       .then((reply) => send(res, reply), next);
   });
   router.post('/oauth/token', form, (req, res, next) => {

@@ -14,6 +14,11 @@ import { ClientDirectory } from './client-directory.ts';
 import { ClientMetadataDocuments } from './client-metadata-documents.ts';
 import { documentationPage } from './consent-page.ts';
 import {
+  actOnMemberConsents,
+  type MemberConsentsForm,
+  showMemberConsents,
+} from './member-consents.ts';
+import {
   authorizationServerMetadata,
   CONNECTION_MCP_PREFIX,
   MCP_PATH,
@@ -157,6 +162,20 @@ export class AuthorizationServer {
     address: string,
   ): Promise<OAuthReply> {
     return decide(this.#ctx, form, cookies, address);
+  }
+
+  /** `GET /oauth/consents`: a member's own consents, after sign-in. */
+  memberConsents(cookies: Readonly<Record<string, string>>): Promise<OAuthReply> {
+    return showMemberConsents(this.#ctx, cookies);
+  }
+
+  /** `POST /oauth/consents`: sign in, revoke one of one's own consents, sign out. */
+  actOnMemberConsents(
+    form: MemberConsentsForm,
+    cookies: Readonly<Record<string, string>>,
+    address: string,
+  ): Promise<OAuthReply> {
+    return actOnMemberConsents(this.#ctx, form, cookies, address);
   }
 
   token(form: TokenForm, authorization: string | undefined): Promise<OAuthReply> {

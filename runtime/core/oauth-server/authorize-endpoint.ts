@@ -14,20 +14,21 @@
  * `access_denied`. Approve signs the member in (rate limited per name and per
  * address), records the consent and redirects with a single-use code.
  */
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { sha256Hex } from '../../../generated/catalog-rules.ts';
 import { CODE_TTL_MS, issueCode } from './authorization-codes.ts';
 import type { ResolvedClient } from './client-metadata-documents.ts';
-import { consentPage, problemPage } from './consent-page.ts';
+import { consentPage } from './consent-page.ts';
 import { approveConsent } from './consents.ts';
+import { problemPage } from './html-page.ts';
 import { auditOAuth, type OAuthContext } from './oauth-context.ts';
 import { OAuthError, type OAuthErrorCode } from './oauth-error.ts';
 import { type OAuthReply, redirectReply } from './oauth-reply.ts';
-import { passwordMatches } from './passwords.ts';
 import { isCodeChallenge } from './pkce.ts';
-import { hasRoom, SIGN_IN_PER_ADDRESS, SIGN_IN_PER_MEMBER, withinLimits } from './rate-limits.ts';
 import { authorizationResponseUrl } from './redirects.ts';
+import { sameSecret } from './same-secret.ts';
 import { DEFAULT_SCOPE, parseScope } from './scopes.ts';
+import { SIGN_IN_REFUSED, signIn } from './sign-in.ts';
 
 const PENDING_TTL_MS = 10 * 60_000;
 const SINGLE_VALUED = [
@@ -213,49 +214,18 @@ export async function decide(
   if (form.decision !== 'approve')
     return again(pending, requestId, csrf, form, 400, 'Choose Approve or Deny.');
 
-  const name = (form.member ?? '').trim();
-  const password = form.password ?? '';
-  const attempts = [
-    { limit: SIGN_IN_PER_MEMBER, subject: name.toLowerCase() },
-    { limit: SIGN_IN_PER_ADDRESS, subject: address },
-  ];
-  if (!(await hasRoom(ctx.state, attempts))) {
-    await auditOAuth(ctx, {
-      action: 'oauth.sign_in',
-      decision: 'denied',
-      outcome: null,
-      reason: 'rate_limited',
-    });
-    return again(
-      pending,
-      requestId,
-      csrf,
-      form,
-      429,
-      'Too many sign-in attempts. Wait a few minutes and try again.',
-    );
-  }
-  const member = name === '' ? undefined : await ctx.store.oauth.members.byName(name);
-  if (!(await passwordMatches(password, member?.passwordHash))) {
-    await withinLimits(ctx.state, attempts);
-    await auditOAuth(ctx, {
-      action: 'oauth.sign_in',
-      decision: 'denied',
-      outcome: null,
-      reason: 'unauthenticated',
-      ...(member
-        ? { actorKind: 'member', actorId: member.id, workspaceId: member.workspaceId }
-        : {}),
-    });
-    return again(pending, requestId, csrf, form, 401, 'The member name or the password is wrong.');
+  const signedIn = await signIn(ctx, form.member, form.password, address);
+  if ('refused' in signedIn) {
+    const { status, text } = SIGN_IN_REFUSED[signedIn.refused];
+    return again(pending, requestId, csrf, form, status, text);
   }
   if ((await ctx.state.take(pendingKey(requestId))) === undefined) return expired();
-  const { passwordHash: _, ...signedIn } = member as NonNullable<typeof member>;
+  const { member } = signedIn;
   let consent: Awaited<ReturnType<typeof approveConsent>>;
   try {
     consent = await approveConsent(
       ctx,
-      signedIn,
+      member,
       {
         id: pending.clientId,
         name: pending.clientName,
@@ -277,7 +247,7 @@ export async function decide(
     consentId: consent.id,
     agentId: consent.agentId,
     workspaceId: consent.workspaceId,
-    memberId: signedIn.id,
+    memberId: member.id,
     expiresAt: ctx.now().getTime() + CODE_TTL_MS,
   });
   return back({ code });
@@ -319,10 +289,4 @@ function expired(): OAuthReply {
 function csrfCookie(ctx: OAuthContext, requestId: string, csrf: string): string {
   const secure = ctx.secureCookies ? '; Secure' : '';
   return `${csrfCookieName(requestId)}=${csrf}; Path=/oauth/authorize; Max-Age=${PENDING_TTL_MS / 1000}; HttpOnly; SameSite=Strict${secure}`;
-}
-
-function sameSecret(a: string, b: string): boolean {
-  const left = Buffer.from(a);
-  const right = Buffer.from(b);
-  return left.length === right.length && left.length > 0 && timingSafeEqual(left, right);
 }

@@ -4,7 +4,8 @@
  * client with a code, through the page's own CSP), denies (and the client
  * gets access_denied), types a wrong password (and is told so, on the same
  * page), and does it all by keyboard alone. The page runs no script and
- * loads nothing from elsewhere. A screenshot is kept in artifacts/ (not
+ * loads nothing from elsewhere. Afterwards the member revokes the app on
+ * their own page, `/oauth/consents`. A screenshot is kept in artifacts/ (not
  * committed) for a person to look at.
  */
 import { existsSync, mkdirSync } from 'node:fs';
@@ -152,6 +153,23 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('the consent page in C
     ))!.headers();
     expect(headers['content-security-policy']).toContain("frame-ancestors 'none'");
     expect(headers['x-frame-options']).toBe('DENY');
+    await page.close();
+  });
+
+  it('lets the member revoke the app afterwards on /oauth/consents, signed in on that page', async () => {
+    const page = await browser.newPage();
+    await page.goto(`${running.url}/oauth/consents`);
+    await page.getByLabel('Member name').fill(MEMBER.member);
+    await page.getByLabel('Password').fill(MEMBER.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect(page.locator('h1').textContent()).resolves.toContain(MEMBER.member);
+    const revoke = page.getByRole('button', { name: 'Revoke raw test client' });
+    expect(await revoke.count()).toBe(1);
+    await page.screenshot({ path: join(ARTIFACTS, 'member-consents.png'), fullPage: true });
+    await revoke.click();
+    await expect(page.getByRole('status').textContent()).resolves.toContain('no longer acts');
+    expect(await page.getByRole('button', { name: 'Revoke raw test client' }).count()).toBe(0);
+    expect(await page.evaluate('document.scripts.length')).toBe(0);
     await page.close();
   });
 });

@@ -1,0 +1,62 @@
+/**
+ * A member signs in with name and password, on the consent page or on the
+ * page of their own consents: both count failures against the same limits
+ * (per member name and per address, in the shared state) and audit every
+ * refusal. Only failures count, so a member who signs in often is never locked out.
+ */
+
+import { auditOAuth, type OAuthContext } from './oauth-context.ts';
+import type { Member } from './oauth-model.ts';
+import { passwordMatches } from './passwords.ts';
+import { hasRoom, SIGN_IN_PER_ADDRESS, SIGN_IN_PER_MEMBER, withinLimits } from './rate-limits.ts';
+
+export type SignIn = { member: Member } | { refused: 'rate_limited' | 'unauthenticated' };
+
+export async function signIn(
+  ctx: OAuthContext,
+  typedName: string | undefined,
+  password: string | undefined,
+  address: string,
+): Promise<SignIn> {
+  const name = (typedName ?? '').trim();
+  const attempts = [
+    { limit: SIGN_IN_PER_MEMBER, subject: name.toLowerCase() },
+    { limit: SIGN_IN_PER_ADDRESS, subject: address },
+  ];
+  if (!(await hasRoom(ctx.state, attempts))) {
+    await auditOAuth(ctx, {
+      action: 'oauth.sign_in',
+      decision: 'denied',
+      outcome: null,
+      reason: 'rate_limited',
+    });
+    return { refused: 'rate_limited' };
+  }
+  const member = name === '' ? undefined : await ctx.store.oauth.members.byName(name);
+  // Checked even for an unknown name, so timing does not tell which names exist.
+  const matches = await passwordMatches(password ?? '', member?.passwordHash);
+  if (!member || !matches) {
+    await withinLimits(ctx.state, attempts);
+    await auditOAuth(ctx, {
+      action: 'oauth.sign_in',
+      decision: 'denied',
+      outcome: null,
+      reason: 'unauthenticated',
+      ...(member
+        ? { actorKind: 'member', actorId: member.id, workspaceId: member.workspaceId }
+        : {}),
+    });
+    return { refused: 'unauthenticated' };
+  }
+  const { passwordHash: _, ...signedIn } = member;
+  return { member: signedIn };
+}
+
+/** What the person is told when sign-in is refused, on either page. */
+export const SIGN_IN_REFUSED = {
+  rate_limited: {
+    status: 429,
+    text: 'Too many sign-in attempts. Wait a few minutes and try again.',
+  },
+  unauthenticated: { status: 401, text: 'The member name or the password is wrong.' },
+} as const;
