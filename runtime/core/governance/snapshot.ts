@@ -77,6 +77,11 @@ export class GovernanceSnapshot {
     return this.#policies.get(policyKey(connectionId, action));
   }
 
+  /** A connection of the workspace by name. */
+  connectionByName(workspaceId: string, name: string): Connection | undefined {
+    return this.#connections.find((c) => c.workspaceId === workspaceId && c.name === name);
+  }
+
   /** A tool name in the agent's workspace, whether or not the agent may call it. */
   resolveTool(workspaceId: string, toolName: string): ToolTarget | undefined {
     return this.#workspaceTools(workspaceId).get(toolName);
