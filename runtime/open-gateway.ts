@@ -24,9 +24,11 @@ import { ToolWatch } from './core/gateway/tool-watch.ts';
 import { RequestStateSealer } from './core/mcp/request-state.ts';
 import { AuthorizationServer } from './core/oauth-server/authorization-server.ts';
 import type { OperatorContext } from './core/operator/context.ts';
+import { refreshConnection } from './core/operator/remote-refresh.ts';
 import { createGuardedClient, type GuardedClient } from './core/outbound/guarded-client.ts';
 import { AgentKeys } from './core/principals/agent-keys.ts';
 import { Principals } from './core/principals/principals.ts';
+import { RemoteHealthProbe } from './core/remote/health-probe.ts';
 import { createRemoteMcp } from './core/remote/remote-mcp.ts';
 import type { SharedState } from './core/state/shared-state.ts';
 import type { Store } from './core/store/store.ts';
@@ -165,6 +167,29 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
       now,
       ...(options.onInternalError ? { report: options.onInternalError } : {}),
     });
+    const operator = (actor: string): OperatorContext => ({
+      store,
+      catalogs,
+      toolSources,
+      executors,
+      remote,
+      vault,
+      keys: keyLocation,
+      actor,
+      now,
+      changed: () => watch.announce(),
+    });
+    // A remote connection in error is probed again in the background until it answers;
+    // a tool list whose ttlMs ran out is discovered again.
+    const healthProbe = new RemoteHealthProbe({
+      store,
+      vault,
+      client: remote.client,
+      now,
+      refresh: (connection, endpoint) =>
+        refreshConnection(operator('system'), connection, endpoint).then(() => watch.announce()),
+    });
+    healthProbe.start();
     const requestState = RequestStateSealer.fromMasterKeys(
       [keys.keyring.current, ...keys.keyring.previous].map((key) => key.bytes),
     );
@@ -180,19 +205,9 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
       requestState,
       oauth,
       startup: { ...report, keyFileCreated: keys.created, keySource: keys.source },
-      operator: (actor) => ({
-        store,
-        catalogs,
-        toolSources,
-        executors,
-        remote,
-        vault,
-        keys: keyLocation,
-        actor,
-        now,
-        changed: () => watch.announce(),
-      }),
+      operator,
       async close() {
+        await healthProbe.stop();
         watch.close();
         await outbound.close();
         await state.close();

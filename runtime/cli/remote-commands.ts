@@ -7,9 +7,14 @@
 import { readFileSync } from 'node:fs';
 import { GatewayError } from '../core/errors.ts';
 import { disconnect } from '../core/operator/disconnect.ts';
+import { classifyTool } from '../core/operator/remote-classify.ts';
 import { connectUrl, type RemoteConnectResult } from '../core/operator/remote-connections.ts';
 import { type RefreshReport, refreshRemote } from '../core/operator/remote-refresh.ts';
-import { HELP_PROMPT, parseMcpServers } from '../core/remote/mcp-servers-config.ts';
+import {
+  connectionNameOf,
+  HELP_PROMPT,
+  parseMcpServers,
+} from '../core/remote/mcp-servers-config.ts';
 import type { Command } from './commands.ts';
 import { printValue } from './output.ts';
 
@@ -95,7 +100,7 @@ export const remoteCommands: Record<string, Command> = {
       const headers = Object.fromEntries(
         chosen.headers.map((h) => [h.header, resolve(h.header, h)]),
       );
-      const name = typeof values.name === 'string' ? values.name : cleanName(chosen.name);
+      const name = typeof values.name === 'string' ? values.name : connectionNameOf(chosen.name);
       const result = await connectUrl(ctx, {
         workspace,
         url: chosen.url,
@@ -115,6 +120,20 @@ export const remoteCommands: Record<string, Command> = {
         connection: argument(args, 'refresh <connection>'),
       });
       printValue(out, report, refreshText(report));
+    },
+  },
+  classify: {
+    usage: 'classify <connection> <tool> <read|write|destructive|auto>',
+    summary: "set a remote tool's class over the automatic rules (auto: back to them)",
+    fields: { tool: '<tool>', classification: '<read|write|destructive|auto>' },
+    run: async ({ ctx, out, args, workspace }) => {
+      const done = await classifyTool(ctx, {
+        workspace,
+        connection: argument(args, 'classify <connection>'),
+        tool: args[1] ?? '',
+        classification: args[2] ?? '',
+      });
+      printValue(out, done, `${done.tool} is ${done.classification} (${done.rule})`);
     },
   },
   disconnect: {
@@ -211,15 +230,4 @@ function argument(args: string[], usage: string): string {
       field: usage.split(' ')[1]!,
     },
   );
-}
-
-/** A snippet's server name as a connection name, when it can be one. */
-function cleanName(name: string): string | undefined {
-  const cleaned = name
-    .toLowerCase()
-    .replace(/[^a-z0-9-]+/g, '-')
-    .replace(/^[^a-z]+/, '')
-    .slice(0, 32)
-    .replace(/-+$/, '');
-  return /^[a-z][a-z0-9-]{0,31}$/.test(cleaned) && cleaned !== 'remote' ? cleaned : undefined;
 }

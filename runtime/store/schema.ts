@@ -205,6 +205,10 @@ export interface RemoteEndpointTable {
   /** JSON object, or null before a server answered. */
   server_info: string | null;
   draft: string | null;
+  /** JSON object: tool name → class the operator chose. */
+  classification_overrides: string;
+  /** When the tool list is to be discovered again (the server's `ttlMs`); null: never on its own. */
+  tools_expire_at: string | null;
   updated_at: string;
 }
 

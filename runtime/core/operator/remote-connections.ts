@@ -106,6 +106,8 @@ export async function connectUrl(
       headerNames,
       serverInfo: null,
       draft: null,
+      classificationOverrides: {},
+      toolsExpireAt: null,
       updatedAt: now,
     };
     const target = upstreamTarget(endpoint, authKind === 'none' ? undefined : credential);
@@ -150,7 +152,7 @@ export async function connectUrl(
       serverInfo: hello.serverInfo,
     };
     const active: Connection = { ...connection, status: 'active', health: 'ok', updatedAt: now };
-    const discovered = await discoverPinnable(ctx, active, target, hello.session);
+    const discovered = await discoverPinnable(ctx, active, ready, target, hello.session);
     const report = await ctx.store.transaction(async (tx) => {
       if (draft)
         await tx.connections.update(workspace.id, connection.id, {
@@ -173,7 +175,7 @@ export async function connectUrl(
         connectionId: connection.id,
         subject: `${REMOTE_MCP_PROVIDER} ${url.host}`,
       });
-      return applyPinned(ctx, tx, active, discovered);
+      return applyPinned(ctx, tx, active, ready, discovered);
     });
     remote.executor.forgetConnection(connection.id);
     return { connection: active, endpoint: ready, next: 'review', tools: report };

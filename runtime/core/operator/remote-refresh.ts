@@ -41,12 +41,14 @@ export interface RefreshReport {
 export interface Discovered {
   tools: RemoteTool[];
   problems: string[];
+  ttlMs: number | undefined;
 }
 
 /** Network only: the upstream's tools now, as rows to pin. */
 export async function discoverPinnable(
   ctx: OperatorContext,
   connection: Connection,
+  endpoint: RemoteEndpoint,
   target: UpstreamTarget,
   session: UpstreamSession,
 ): Promise<Discovered> {
@@ -55,8 +57,12 @@ export async function discoverPinnable(
   const at = ctx.now().toISOString();
   return {
     problems: found.problems,
+    ttlMs: found.ttlMs,
     tools: found.tools.map((contract) => {
-      const { classification, rule } = classifyRemoteTool(contract);
+      const { classification, rule } = classifyRemoteTool(
+        contract,
+        endpoint.classificationOverrides[contract.name],
+      );
       return {
         connectionId: connection.id,
         workspaceId: connection.workspaceId,
@@ -76,6 +82,7 @@ export async function applyPinned(
   ctx: OperatorContext,
   tx: Store,
   connection: Connection,
+  endpoint: RemoteEndpoint,
   discovered: Discovered,
 ): Promise<RefreshReport> {
   const before = new Map(
@@ -91,6 +98,13 @@ export async function applyPinned(
     'quarantine-new',
   );
   await tx.remoteTools.replace(connection, discovered.tools);
+  // The server's ttlMs says when the list goes stale; without one it stays until refreshed.
+  const toolsExpireAt =
+    discovered.ttlMs === undefined
+      ? null
+      : new Date(ctx.now().getTime() + Math.max(discovered.ttlMs, 60_000)).toISOString();
+  if (toolsExpireAt !== endpoint.toolsExpireAt)
+    await tx.remoteEndpoints.put({ ...endpoint, toolsExpireAt, updatedAt: at });
   if (sync.changed.length > 0) await tx.policies.putMany(sync.changed);
   const changed = sync.changedContracts.map((tool) => {
     const old = before.get(tool);
@@ -142,8 +156,8 @@ export async function refreshConnection(
     endpoint.revision === '2026-07-28'
       ? ({ era: 'modern', revision: endpoint.revision } as const)
       : (await remote.client.initialize(target)).session;
-  const discovered = await discoverPinnable(ctx, connection, target, session);
-  return ctx.store.transaction((tx) => applyPinned(ctx, tx, connection, discovered));
+  const discovered = await discoverPinnable(ctx, connection, endpoint, target, session);
+  return ctx.store.transaction((tx) => applyPinned(ctx, tx, connection, endpoint, discovered));
 }
 
 export async function endpointOrThrow(

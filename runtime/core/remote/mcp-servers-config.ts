@@ -127,3 +127,14 @@ Please consult <VENDOR>'s current official documentation (not memory) and reply 
 2. After the block, short notes: for each placeholder, where to obtain the credential, which permissions or scopes it needs, and whether the server instead offers a browser sign-in (OAuth).
 
 Only remote servers reached by URL; no "command" entries.`;
+
+/** A snippet's server name as a connection name, when it can be one. */
+export function connectionNameOf(name: string): string | undefined {
+  const cleaned = name
+    .toLowerCase()
+    .replace(/[^a-z0-9-]+/g, '-')
+    .replace(/^[^a-z]+/, '')
+    .slice(0, 32)
+    .replace(/-+$/, '');
+  return /^[a-z][a-z0-9-]{0,31}$/.test(cleaned) && cleaned !== 'remote' ? cleaned : undefined;
+}

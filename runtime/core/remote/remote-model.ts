@@ -40,6 +40,10 @@ export interface RemoteEndpoint {
   headerNames: string[];
   serverInfo: RemoteServerInfo | null;
   draft: RemoteDraft | null;
+  /** Tool name → the class an operator chose over the automatic rules. */
+  classificationOverrides: Record<string, Classification>;
+  /** When the pinned list goes stale (the server's `ttlMs`) and is discovered again; null: never on its own. */
+  toolsExpireAt: string | null;
   updatedAt: string;
 }
 

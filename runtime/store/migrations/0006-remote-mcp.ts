@@ -2,7 +2,8 @@
  * Remote MCP connections (0006; 0005 is the authorization server's): one
  * `remote_endpoints` row per connection whose provider is `remote-mcp` (the
  * address, the transport and revision found, the auth kind and header names,
- * the server's info, whether it is still a draft), and the tool list pinned
+ * the server's info, whether it is still a draft, the operator's
+ * classification overrides, when its tool list goes stale), and the tool list pinned
  * at its last discovery in `remote_tools`, one row per upstream tool with its
  * contract and contract hash. Both go with their connection.
  */
@@ -21,6 +22,8 @@ export const remoteMcpMigration: Migration = {
       .addColumn('header_names', 'text', (col) => col.notNull())
       .addColumn('server_info', 'text')
       .addColumn('draft', 'text')
+      .addColumn('classification_overrides', 'text', (col) => col.notNull())
+      .addColumn('tools_expire_at', 'text')
       .addColumn('updated_at', 'text', (col) => col.notNull())
       .addPrimaryKeyConstraint('remote_endpoints_pkey', ['connection_id'])
       .addForeignKeyConstraint(

@@ -31,6 +31,8 @@ export function remoteEndpointRows(context: StoreContext): RemoteEndpointRows {
         header_names: JSON.stringify(endpoint.headerNames),
         server_info: endpoint.serverInfo === null ? null : JSON.stringify(endpoint.serverInfo),
         draft: endpoint.draft,
+        classification_overrides: JSON.stringify(endpoint.classificationOverrides),
+        tools_expire_at: endpoint.toolsExpireAt,
         updated_at: endpoint.updatedAt,
       };
       await context.mutate(
@@ -129,6 +131,11 @@ function toEndpoint(row: Selectable<RemoteEndpointTable>): RemoteEndpoint {
     headerNames: JSON.parse(row.header_names) as string[],
     serverInfo: row.server_info === null ? null : (JSON.parse(row.server_info) as RemoteServerInfo),
     draft: row.draft as RemoteDraft | null,
+    classificationOverrides: JSON.parse(row.classification_overrides) as Record<
+      string,
+      Classification
+    >,
+    toolsExpireAt: row.tools_expire_at,
     updatedAt: row.updated_at,
   };
 }

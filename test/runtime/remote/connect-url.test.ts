@@ -6,8 +6,10 @@
  * typed errors naming the field.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { changeActions } from '../../../runtime/core/operator/actions.ts';
 import { connectionViews } from '../../../runtime/core/operator/connection-views.ts';
 import type { OperatorContext } from '../../../runtime/core/operator/context.ts';
+import { classifyTool } from '../../../runtime/core/operator/remote-classify.ts';
 import { connectUrl } from '../../../runtime/core/operator/remote-connections.ts';
 import { startTestGateway, type TestGateway } from '../../support/gateway.ts';
 import { reasonOf } from '../../support/reason.ts';
@@ -146,6 +148,49 @@ describe('connect-url', () => {
     expect(error.field).toMatch(/^headers\./);
     expect(error.message).not.toContain(CANARY);
     expect(keyed.seenHeaders.length).toBe(before);
+  });
+});
+
+describe('classify', () => {
+  it("overrides a tool's class, quarantining it when riskier, and goes back to the rules with auto", async () => {
+    await changeActions(ctx, 'review', {
+      workspace: 'default',
+      connection: 'modern-srv',
+      all: true,
+    });
+    const done = await classifyTool(ctx, {
+      workspace: 'default',
+      connection: 'modern-srv',
+      tool: 'get_weather',
+      classification: 'destructive',
+    });
+    expect(done).toEqual({ tool: 'get_weather', classification: 'destructive', rule: 'override' });
+    const connection = (await ctx.store.connections.byName(
+      (await ctx.store.workspaces.byName('default'))!.id,
+      'modern-srv',
+    ))!;
+    expect((await ctx.store.policies.get(connection.id, 'get_weather'))?.state).toBe('quarantined');
+    const back = await classifyTool(ctx, {
+      workspace: 'default',
+      connection: 'modern-srv',
+      tool: 'get_weather',
+      classification: 'auto',
+    });
+    expect(back).toEqual({
+      tool: 'get_weather',
+      classification: 'read',
+      rule: 'annotation:readOnlyHint',
+    });
+    expect(
+      await reasonOf(
+        classifyTool(ctx, {
+          workspace: 'default',
+          connection: 'modern-srv',
+          tool: 'nope',
+          classification: 'read',
+        }),
+      ),
+    ).toEqual({ code: 'not_found', field: 'tool' });
   });
 });
 

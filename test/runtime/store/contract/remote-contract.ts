@@ -15,6 +15,8 @@ function anEndpoint(overrides: Partial<RemoteEndpoint> = {}): RemoteEndpoint {
     headerNames: ['X-Api-Key', 'X-Team'],
     serverInfo: { name: 'example', version: '1.0.0' },
     draft: null,
+    classificationOverrides: { wipe_cache: 'write' },
+    toolsExpireAt: T1,
     updatedAt: T0,
     ...overrides,
   };
