@@ -91,7 +91,11 @@ export async function startServer(
       cors,
       withMcpEndpoint(
         mcp,
-        withConnectionEndpoints(endpointFor, createApp(gateway, log), { onInternalError: report }),
+        withConnectionEndpoints(
+          endpointFor,
+          createApp(gateway, log, { trustedProxies: config.trustedProxies }),
+          { onInternalError: report },
+        ),
         { onInternalError: report },
       ),
     ),

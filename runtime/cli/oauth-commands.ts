@@ -109,7 +109,11 @@ export const oauthCommands: Record<string, Command> = {
     summary: 'a new access-token signing key; tokens signed with the old one keep working',
     run: async ({ ctx, gateway, out }) => {
       const { kid } = await rotateSigningKey(ctx, gateway.oauth.keys);
-      printValue(out, { kid }, `access tokens are now signed with key ${kid}`);
+      printValue(
+        out,
+        { kid },
+        `new access tokens are signed with key ${kid}; running servers take it within a minute`,
+      );
     },
   },
 };

@@ -12,9 +12,15 @@ import { errorReply, noSuchRoute, sendError } from './error-reply.ts';
 import { oauthRouter } from './oauth-routes.ts';
 
 /** Everything but `/mcp`, which `withMcpEndpoint` answers before Express sees it. */
-export function createApp(gateway: Gateway, log: Log): express.Express {
+export function createApp(
+  gateway: Gateway,
+  log: Log,
+  options: { trustedProxies?: readonly string[] } = {},
+): express.Express {
   const app = express();
   app.disable('x-powered-by');
+  // proxy-addr (Express's own) reads X-Forwarded-For from these proxies only: req.ip is then the client's.
+  if (options.trustedProxies?.length) app.set('trust proxy', [...options.trustedProxies]);
   app.set('etag', false);
   app.use((req, res, next) => {
     if (!repeatsHost(req.rawHeaders)) return next();

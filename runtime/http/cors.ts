@@ -8,6 +8,7 @@
  * The consent page is never a CORS resource: it is a page a person visits.
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { MCP_PATH } from '../core/oauth-server/metadata.ts';
 
 const OPEN_PATHS = [
   '/.well-known/oauth-protected-resource',
@@ -18,7 +19,6 @@ const OPEN_PATHS = [
   '/oauth/revoke',
   '/oauth/jwks',
 ];
-const MCP_PATH = '/mcp';
 const ALLOW_HEADERS = /^[A-Za-z0-9-]+$/;
 const EXPOSE = 'WWW-Authenticate, Mcp-Session-Id, Mcp-Protocol-Version, Retry-After, Content-Type';
 
@@ -38,13 +38,21 @@ export class CorsPolicy {
 
   /** The value of `Access-Control-Allow-Origin` for this origin on this path, if it is allowed. */
   allowedOrigin(path: string, origin: string | undefined): string | undefined {
-    if (origin === undefined) return undefined;
-    const mcp = path === MCP_PATH;
-    if (!mcp && !OPEN_PATHS.some((open) => path === open || path.startsWith(`${open}/`))) {
-      return undefined;
-    }
+    if (origin === undefined || !this.varies(path)) return undefined;
     if (this.#origins.has(origin)) return origin;
-    return !mcp && this.#any ? '*' : undefined;
+    return path !== MCP_PATH && this.#any ? '*' : undefined;
+  }
+
+  /**
+   * Whether a reply on this path depends on the request's Origin: then it
+   * says so (`Vary: Origin`) to every request, with an Origin or without,
+   * so a shared cache never hands a browser a copy made for another origin.
+   */
+  varies(path: string): boolean {
+    if (!this.#any && this.#origins.size === 0) return false;
+    return (
+      path === MCP_PATH || OPEN_PATHS.some((open) => path === open || path.startsWith(`${open}/`))
+    );
   }
 }
 
@@ -79,10 +87,10 @@ export function withCors(policy: CorsPolicy, next: RequestListener): RequestList
       req.resume();
       return;
     }
+    if (policy.varies(path)) res.setHeader('Vary', 'Origin');
     if (allowed !== undefined) {
       res.setHeader('Access-Control-Allow-Origin', allowed);
       res.setHeader('Access-Control-Expose-Headers', EXPOSE);
-      res.setHeader('Vary', 'Origin');
     }
     next(req, res);
   };

@@ -108,7 +108,11 @@ function cookiesOf(header: string | undefined): Record<string, string> {
   return cookies;
 }
 
-/** The peer's address: what sign-in and registration limits count by. */
+/**
+ * The client's address, what sign-in and registration limits count by: the
+ * peer's, or behind a trusted proxy (`PORTCULLIS_TRUSTED_PROXIES`) the one
+ * its `X-Forwarded-For` names.
+ */
 function addressOf(req: Request): string {
-  return req.socket.remoteAddress ?? 'unknown';
+  return req.ip ?? req.socket.remoteAddress ?? 'unknown';
 }

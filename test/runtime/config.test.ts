@@ -26,6 +26,7 @@ describe('configFromEnvironment', () => {
       oauthRedirectUris: [],
       oauthSigningKeyPem: undefined,
       corsOrigins: [],
+      trustedProxies: [],
       logLevel: 'info',
       upstreamDeadlineMs: 60_000,
     });
@@ -42,6 +43,13 @@ describe('configFromEnvironment', () => {
       'http://127.0.0.1:*/callback',
     ]);
     expect(config.corsOrigins).toEqual(['https://inspector.example', 'http://localhost:6274']);
+  });
+
+  it('reads the trusted proxies: addresses, CIDRs and named ranges', () => {
+    const config = configFromEnvironment({
+      PORTCULLIS_TRUSTED_PROXIES: 'loopback,10.0.0.0/8,fd00::/8,192.0.2.10',
+    });
+    expect(config.trustedProxies).toEqual(['loopback', '10.0.0.0/8', 'fd00::/8', '192.0.2.10']);
   });
 
   it('never repeats a signing key PEM in its error', () => {
@@ -86,6 +94,8 @@ describe('configFromEnvironment', () => {
     ['PORTCULLIS_PUBLIC_URL', { PORTCULLIS_PUBLIC_URL: 'ftp://gateway.example.com' }],
     ['PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS', { PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS: 'yes' }],
     ['PORTCULLIS_UPSTREAM_DEADLINE_MS', { PORTCULLIS_UPSTREAM_DEADLINE_MS: '500' }],
+    ['PORTCULLIS_TRUSTED_PROXIES', { PORTCULLIS_TRUSTED_PROXIES: '10.0.0.0/33' }],
+    ['PORTCULLIS_TRUSTED_PROXIES', { PORTCULLIS_TRUSTED_PROXIES: 'proxy.example' }],
   ])('names %s when its value is bad', (variable, environment) => {
     const error = errorOf(environment);
     expect([error.code, error.variable]).toEqual(['config_invalid', variable]);

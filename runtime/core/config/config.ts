@@ -3,6 +3,7 @@
  * value is one clear error naming the variable and what it takes; the master
  * key's value never appears in it.
  */
+import { isIP } from 'node:net';
 import { z } from 'zod';
 import { didYouMean } from '../nearest-word.ts';
 
@@ -77,6 +78,17 @@ export const ConfigSchema = z.strictObject({
     .string()
     .regex(/^(\*|https?:\/\/[^,\s/]+(,https?:\/\/[^,\s/]+)*)$/)
     .optional(),
+  /**
+   * The reverse proxies in front of the gateway whose `X-Forwarded-For` is
+   * believed (comma-separated addresses, CIDRs, or `loopback`, `linklocal`,
+   * `uniquelocal`): sign-in and registration limits then count the client's
+   * address, not the proxy's.
+   */
+  PORTCULLIS_TRUSTED_PROXIES: z
+    .string()
+    .regex(/^[0-9A-Za-z.:/]+(,[0-9A-Za-z.:/]+)*$/)
+    .refine((value) => value.split(',').every(isProxyAddress))
+    .optional(),
   /** The operator's log (JSON lines on stderr). */
   PORTCULLIS_LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
   /** Development only: let outbound calls reach loopback and private networks (`1`). */
@@ -113,6 +125,9 @@ const ACCEPTS: Record<Variable, { takes: string; secret?: true; words?: readonly
   PORTCULLIS_CORS_ORIGINS: {
     takes: '* or comma-separated origins, e.g. https://inspector.example,http://localhost:6274',
   },
+  PORTCULLIS_TRUSTED_PROXIES: {
+    takes: 'comma-separated proxy addresses or CIDRs, or loopback, linklocal, uniquelocal',
+  },
   PORTCULLIS_LOG_LEVEL: { takes: `one of ${LOG_LEVELS.join(', ')}`, words: LOG_LEVELS },
   PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS: { takes: '1 (on) or 0 (off)', words: ['0', '1'] },
   PORTCULLIS_UPSTREAM_DEADLINE_MS: {
@@ -138,6 +153,8 @@ export interface Config {
   oauthSigningKeyPem: string | undefined;
   /** Browser origins allowed by CORS; `['*']`: any; empty: none. */
   corsOrigins: string[];
+  /** Proxies whose `X-Forwarded-For` names the client's address; empty: the peer's address counts. */
+  trustedProxies: string[];
   logLevel: string;
   /** The total deadline of one upstream call, in milliseconds. */
   upstreamDeadlineMs: number;
@@ -191,6 +208,7 @@ export function configFromEnvironment(environment: Record<string, string | undef
     oauthRedirectUris: values.PORTCULLIS_OAUTH_REDIRECT_URIS?.split(',') ?? [],
     oauthSigningKeyPem: values.PORTCULLIS_OAUTH_SIGNING_KEY_PEM,
     corsOrigins: values.PORTCULLIS_CORS_ORIGINS?.split(',') ?? [],
+    trustedProxies: values.PORTCULLIS_TRUSTED_PROXIES?.split(',') ?? [],
     allowPrivateNetworks:
       values.PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS === '1' ||
       values.PORTCULLIS_DEV_UPSTREAMS !== undefined,
@@ -205,4 +223,17 @@ function configError(variable: string, value: string | undefined): ConfigError {
   const got = accepts.secret || value === undefined ? '' : `, got ${JSON.stringify(value)}`;
   const near = accepts.words && value !== undefined ? didYouMean(value.trim(), accepts.words) : '';
   return new ConfigError(variable, `expected ${accepts.takes}${got}${near}`);
+}
+
+const PROXY_WORDS = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/** An address, a CIDR (address/prefix), or one of the named ranges. */
+function isProxyAddress(value: string): boolean {
+  if (PROXY_WORDS.has(value)) return true;
+  const [address, prefix, extra] = value.split('/');
+  const family = isIP(address ?? '');
+  if (family === 0 || extra !== undefined) return false;
+  if (prefix === undefined) return true;
+  const bits = Number(prefix);
+  return /^\d{1,3}$/.test(prefix) && bits <= (family === 4 ? 32 : 128);
 }

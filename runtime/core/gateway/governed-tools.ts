@@ -222,7 +222,9 @@ export class GovernedTools implements ToolBackend<Caller> {
           'insufficient_scope',
           connection.id,
           `this ${action.classification} needs the scope ${scope} (or ${scope}:${connection.name}); ask for it again with that scope`,
-          { scope },
+          // The scopes the token has and the one it lacks: a client that asks for
+          // exactly these steps up without losing what it could do.
+          { scope: [...new Set([...caller.scopes, scope])].join(' ') },
         );
       }
     }

@@ -30,6 +30,7 @@ export interface CodeGrant {
 
 const codeKey = (hash: string) => `oauth:code:${hash}`;
 const spentKey = (hash: string) => `oauth:code-spent:${hash}`;
+const voidKey = (familyId: string) => `oauth:family-void:${familyId}`;
 
 export async function issueCode(state: SharedState, grant: CodeGrant): Promise<string> {
   const code = `pco_${randomBytes(32).toString('base64url')}`;
@@ -57,4 +58,18 @@ export async function redeemCode(
   }
   const spent = await state.get(spentKey(hash));
   return spent === undefined ? { kind: 'unknown' } : { kind: 'replayed', familyId: spent };
+}
+
+/**
+ * Marks the family a replayed code's first use starts as void, whether or
+ * not that use has stored it yet: the replay may arrive between the code
+ * being taken and the family being written.
+ */
+export async function voidFamily(state: SharedState, familyId: string): Promise<void> {
+  await state.set(voidKey(familyId), '1', SPENT_TTL_MS);
+}
+
+/** Whether a replay voided the family (checked once it is stored). */
+export async function isVoidFamily(state: SharedState, familyId: string): Promise<boolean> {
+  return (await state.get(voidKey(familyId))) !== undefined;
 }

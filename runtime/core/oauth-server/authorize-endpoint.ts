@@ -25,6 +25,7 @@ import { auditOAuth, type OAuthContext } from './oauth-context.ts';
 import { OAuthError, type OAuthErrorCode } from './oauth-error.ts';
 import { type OAuthReply, redirectReply } from './oauth-reply.ts';
 import { isCodeChallenge } from './pkce.ts';
+import { redirectUriMatches } from './redirect-uris.ts';
 import { authorizationResponseUrl } from './redirects.ts';
 import { sameSecret } from './same-secret.ts';
 import { DEFAULT_SCOPE, parseScope } from './scopes.ts';
@@ -81,7 +82,8 @@ export async function authorize(ctx: OAuthContext, query: URLSearchParams): Prom
   if (
     !redirectUri ||
     query.getAll('redirect_uri').length !== 1 ||
-    !client.redirectUris.includes(redirectUri)
+    !client.redirectUris.some((registered) => redirectUriMatches(registered, redirectUri)) ||
+    !ctx.allowlist.allows(redirectUri)
   ) {
     await auditOAuth(ctx, {
       action: 'oauth.authorize',

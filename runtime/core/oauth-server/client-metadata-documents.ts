@@ -13,7 +13,7 @@ import { isPlainObject } from '../json-value.ts';
 import type { GuardedClient } from '../outbound/guarded-client.ts';
 import { redirectUrisOf } from './client-registration.ts';
 import { OAuthError } from './oauth-error.ts';
-import type { RedirectAllowlist } from './redirect-uris.ts';
+import { LOOPBACK_HOSTS, type RedirectAllowlist } from './redirect-uris.ts';
 
 export interface ResolvedClient {
   id: string;
@@ -108,7 +108,7 @@ export class ClientMetadataDocuments {
     const loopbackHttp =
       this.#options.allowLoopbackHttp &&
       url.protocol === 'http:' &&
-      ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
+      LOOPBACK_HOSTS.has(url.hostname);
     if (url.protocol !== 'https:' && !loopbackHttp) {
       throw new OAuthError('invalid_client', 'client_id: a metadata document URL must be https');
     }

@@ -14,9 +14,13 @@ import type { OAuthContext } from './oauth-context.ts';
 import { OAuthError } from './oauth-error.ts';
 import type { Consent, Member } from './oauth-model.ts';
 
-/** `<member>-<7 hex of the client id>`: stable for the pair, a valid agent name. */
+/**
+ * `<member>-<7 hex>`: stable for the pair, a valid agent name. The hex is of
+ * the member's id and the client's, so two members whose names share their
+ * first 24 characters do not meet on one name for one client.
+ */
 export function consentAgentName(member: Member, clientId: string): string {
-  return `${member.name.slice(0, 24)}-${sha256Hex(clientId).slice(0, 7)}`;
+  return `${member.name.slice(0, 24)}-${sha256Hex(`${member.id}\n${clientId}`).slice(0, 7)}`;
 }
 
 export async function approveConsent(
@@ -58,7 +62,10 @@ export async function approveConsent(
       clientId: client.id,
       clientName: client.name,
       agentId,
-      scopes: [...scopes],
+      // What the member approved for this client so far, while the consent lives:
+      // a client stepping up to one more scope keeps the ones it had.
+      scopes:
+        existing?.status === 'active' ? [...new Set([...existing.scopes, ...scopes])] : [...scopes],
       status: 'active',
       createdAt: existing?.createdAt ?? at,
       updatedAt: at,

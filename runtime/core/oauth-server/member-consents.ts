@@ -20,7 +20,7 @@ import { randomBytes } from 'node:crypto';
 import { sha256Hex } from '../../../generated/catalog-rules.ts';
 import { auditEvent } from '../governance/audit-event.ts';
 import { consentListPage, MEMBER_CONSENTS_PATH, signInPage } from './member-consents-page.ts';
-import type { OAuthContext } from './oauth-context.ts';
+import { auditOAuth, type OAuthContext } from './oauth-context.ts';
 import type { Consent, Member } from './oauth-model.ts';
 import type { OAuthReply } from './oauth-reply.ts';
 import { sameSecret } from './same-secret.ts';
@@ -75,6 +75,7 @@ export async function actOnMemberConsents(
   }
   if (form.action === 'sign-out') {
     await ctx.state.delete(sessionKey(cookies[SESSION_COOKIE] ?? ''));
+    await auditOAuth(ctx, { action: 'oauth.sign_out', ...asMember(member) });
     const reply = await freshSignIn(ctx, { notice: 'You are signed out.' });
     appendCookie(reply, `${SESSION_COOKIE}=; ${cookieAttributes(ctx, 0)}`);
     return reply;
@@ -109,6 +110,7 @@ async function signInAs(
     csrf: randomBytes(32).toString('base64url'),
   };
   await ctx.state.set(sessionKey(id), JSON.stringify(session), SESSION_TTL_MS);
+  await auditOAuth(ctx, { action: 'oauth.sign_in', ...asMember(result.member) });
   const reply = await listFor(ctx, session, result.member);
   appendCookie(reply, `${SESSION_COOKIE}=${id}; ${cookieAttributes(ctx, SESSION_TTL_MS)}`);
   return reply;
@@ -130,9 +132,7 @@ async function revokeOwn(
     await tx.audit.append(
       auditEvent({
         at,
-        actorKind: 'member',
-        actorId: member.id,
-        workspaceId: member.workspaceId,
+        ...asMember(member),
         action: 'oauth.consent.revoke',
         subject: consent.id,
         decision: 'allowed',
@@ -188,6 +188,10 @@ async function sessionOf(
   }
   const { passwordHash: _, ...member } = found;
   return { session, member };
+}
+
+function asMember(member: Member) {
+  return { actorKind: 'member' as const, actorId: member.id, workspaceId: member.workspaceId };
 }
 
 function cookieAttributes(ctx: OAuthContext, maxAgeMs: number): string {

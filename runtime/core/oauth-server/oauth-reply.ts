@@ -36,11 +36,11 @@ export function documentReply(body: unknown): OAuthReply {
 
 /** An error of the token, registration or revocation endpoint (RFC 6749 §5.2). */
 export function oauthErrorReply(error: OAuthError): OAuthReply {
-  return jsonReply(
-    error.status,
-    error.toJSON(),
-    error.error === 'temporarily_unavailable' ? { 'Retry-After': '60' } : {},
-  );
+  const headers: Record<string, string> = {};
+  if (error.error === 'temporarily_unavailable') headers['Retry-After'] = '60';
+  // §5.2: a client that tried to authenticate in the Authorization header is told how it may.
+  if (error.status === 401) headers['WWW-Authenticate'] = 'Basic realm="portcullis"';
+  return jsonReply(error.status, error.toJSON(), headers);
 }
 
 /** A redirect to `url`; after a form post, 303 so the browser follows it with GET. */

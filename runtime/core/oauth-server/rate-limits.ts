@@ -1,6 +1,6 @@
 /**
  * Fixed-window attempt counters in the shared state, so every replica counts
- * together: failed sign-ins per member name and per address, registrations per address.
+ * together: sign-in attempts per member name and per address, registrations per address.
  */
 
 import { sha256Hex } from '../../../generated/catalog-rules.ts';
@@ -24,30 +24,26 @@ const keyOf = (limit: Limit, subject: string) =>
   // Hashed: a member name or an address is no key to keep in the clear.
   `oauth:rate:${limit.name}:${sha256Hex(subject)}`;
 
-/** Whether every limit still has room, counting nothing (sign-in: only failures count). */
-export async function hasRoom(
-  state: SharedState,
-  attempts: ReadonlyArray<{ limit: Limit; subject: string }>,
-): Promise<boolean> {
-  for (const { limit, subject } of attempts) {
-    if (Number((await state.get(keyOf(limit, subject))) ?? 0) >= limit.max) return false;
-  }
-  return true;
-}
-
-/** Counts one attempt against each limit; true when every one is still within its maximum. */
-export async function withinLimits(
+/**
+ * Counts one attempt against each limit, before the attempt is made; true
+ * when every count is still within its maximum. Atomic per key, so of
+ * concurrent attempts only as many as the limit allows get through.
+ */
+export async function countAttempt(
   state: SharedState,
   attempts: ReadonlyArray<{ limit: Limit; subject: string }>,
 ): Promise<boolean> {
   let within = true;
   for (const { limit, subject } of attempts) {
-    // Hashed: a member name or an address is no key to keep in the clear.
-    const count = await state.increment(
-      `oauth:rate:${limit.name}:${sha256Hex(subject)}`,
-      limit.windowMs,
-    );
-    if (count > limit.max) within = false;
+    if ((await state.increment(keyOf(limit, subject), limit.windowMs)) > limit.max) within = false;
   }
   return within;
+}
+
+/** Forgets the attempts counted for one subject (a member who signed in). */
+export async function forgetAttempts(
+  state: SharedState,
+  attempt: { limit: Limit; subject: string },
+): Promise<void> {
+  await state.delete(keyOf(attempt.limit, attempt.subject));
 }

@@ -1,11 +1,15 @@
 /**
  * Redirect URIs: `https`, or `http` on a loopback address (RFC 8252 §7.3),
  * never with credentials or a fragment; matched exactly against the client's
- * own. A deployment may also keep an allowlist (`PORTCULLIS_OAUTH_REDIRECT_URIS`):
+ * own, but for the port of a loopback IP literal. A deployment may also keep an allowlist (`PORTCULLIS_OAUTH_REDIRECT_URIS`):
  * then every redirect URI must match one of its patterns, where `*` stands for
- * any characters but `/`, `?`, `#` and `@` (`https://chatgpt.com/connector/oauth/*`).
+ * any characters but `/`, `?`, `#`, `@`, `\` and `%`
+ * (`https://chatgpt.com/connector/oauth/*`), and must be written as the URL
+ * parser writes it back: a browser reads `https://evil.example\.chatgpt.com/`
+ * as a path on evil.example, so no spelling a browser rewrites can pass.
  */
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
+/** The loopback hosts plain http is allowed on (redirect URIs, development metadata documents). */
+export const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['127.0.0.1', '[::1]', 'localhost']);
 
 /** Why `uri` cannot be a redirect URI, in words naming what to change; undefined when it can. */
 export function redirectUriProblem(uri: string): string | undefined {
@@ -22,6 +26,32 @@ export function redirectUriProblem(uri: string): string | undefined {
   return 'must be https, or http on a loopback address (127.0.0.1, [::1], localhost)';
 }
 
+/** Loopback IP literals, where a native client listens on whatever port it got (RFC 8252 §7.3). */
+const LOOPBACK_IPS = new Set(['127.0.0.1', '[::1]']);
+
+/**
+ * Whether the redirect URI a request names is one the client registered:
+ * exactly, or, for http on a loopback IP literal, the same URI on any port
+ * (RFC 8252 §7.3), written as the URL parser writes it back.
+ */
+export function redirectUriMatches(registered: string, presented: string): boolean {
+  if (registered === presented) return true;
+  let mine: URL;
+  let theirs: URL;
+  try {
+    mine = new URL(registered);
+    theirs = new URL(presented);
+  } catch {
+    return false;
+  }
+  if (theirs.href !== presented || mine.protocol !== 'http:' || !LOOPBACK_IPS.has(mine.hostname)) {
+    return false;
+  }
+  mine.port = '';
+  theirs.port = '';
+  return mine.href === theirs.href;
+}
+
 export class RedirectAllowlist {
   readonly #patterns: readonly RegExp[];
 
@@ -33,7 +63,7 @@ export class RedirectAllowlist {
           `^${pattern
             .split('*')
             .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
-            .join('[^/?#@]*')}$`,
+            .join('[^/?#@\\\\%]*')}$`,
         ),
     );
   }
@@ -43,6 +73,15 @@ export class RedirectAllowlist {
   }
 
   allows(uri: string): boolean {
-    return !this.restricted || this.#patterns.some((pattern) => pattern.test(uri));
+    if (!this.restricted) return true;
+    return isCanonical(uri) && this.#patterns.some((pattern) => pattern.test(uri));
+  }
+}
+
+function isCanonical(uri: string): boolean {
+  try {
+    return new URL(uri).href === uri;
+  } catch {
+    return false;
   }
 }

@@ -3,7 +3,7 @@ import { clientFromRegistration, clientInformation } from './client-registration
 import { auditOAuth, type OAuthContext, refusalEvent } from './oauth-context.ts';
 import { OAuthError } from './oauth-error.ts';
 import { jsonReply, type OAuthReply, oauthErrorReply } from './oauth-reply.ts';
-import { REGISTRATION_PER_ADDRESS, withinLimits } from './rate-limits.ts';
+import { countAttempt, REGISTRATION_PER_ADDRESS } from './rate-limits.ts';
 
 export async function register(
   ctx: OAuthContext,
@@ -11,7 +11,7 @@ export async function register(
   address: string,
 ): Promise<OAuthReply> {
   try {
-    if (!(await withinLimits(ctx.state, [{ limit: REGISTRATION_PER_ADDRESS, subject: address }]))) {
+    if (!(await countAttempt(ctx.state, [{ limit: REGISTRATION_PER_ADDRESS, subject: address }]))) {
       throw new OAuthError(
         'temporarily_unavailable',
         'too many registrations from this address; try again later',

@@ -2,13 +2,19 @@
  * A member signs in with name and password, on the consent page or on the
  * page of their own consents: both count failures against the same limits
  * (per member name and per address, in the shared state) and audit every
- * refusal. Only failures count, so a member who signs in often is never locked out.
+ * refusal. Every attempt counts, before its password is checked; a
+ * success forgets the count against the member's name (not the address's).
  */
 
 import { auditOAuth, type OAuthContext } from './oauth-context.ts';
 import type { Member } from './oauth-model.ts';
 import { passwordMatches } from './passwords.ts';
-import { hasRoom, SIGN_IN_PER_ADDRESS, SIGN_IN_PER_MEMBER, withinLimits } from './rate-limits.ts';
+import {
+  countAttempt,
+  forgetAttempts,
+  SIGN_IN_PER_ADDRESS,
+  SIGN_IN_PER_MEMBER,
+} from './rate-limits.ts';
 
 export type SignIn = { member: Member } | { refused: 'rate_limited' | 'unauthenticated' };
 
@@ -23,7 +29,9 @@ export async function signIn(
     { limit: SIGN_IN_PER_MEMBER, subject: name.toLowerCase() },
     { limit: SIGN_IN_PER_ADDRESS, subject: address },
   ];
-  if (!(await hasRoom(ctx.state, attempts))) {
+  // Counted before the password is checked, atomically: concurrent guesses
+  // cannot all pass a check made before any of them was counted.
+  if (!(await countAttempt(ctx.state, attempts))) {
     await auditOAuth(ctx, {
       action: 'oauth.sign_in',
       decision: 'denied',
@@ -36,7 +44,6 @@ export async function signIn(
   // Checked even for an unknown name, so timing does not tell which names exist.
   const matches = await passwordMatches(password ?? '', member?.passwordHash);
   if (!member || !matches) {
-    await withinLimits(ctx.state, attempts);
     await auditOAuth(ctx, {
       action: 'oauth.sign_in',
       decision: 'denied',
@@ -48,6 +55,8 @@ export async function signIn(
     });
     return { refused: 'unauthenticated' };
   }
+  // Only failures stay counted against the member's name: a person who signs in often is never locked out.
+  await forgetAttempts(ctx.state, attempts[0]!);
   const { passwordHash: _, ...signedIn } = member;
   return { member: signedIn };
 }

@@ -5,7 +5,9 @@
  * PEM from the environment (`PORTCULLIS_OAUTH_SIGNING_KEY_PEM`, EC P-256 for
  * ES256 or RSA for RS256). `rotate` makes a new current key and retires the
  * old one, which stays published (and trusted) for a day, far longer than
- * any access token it signed lives. Keys are named by their JWK thumbprint.
+ * any access token it signed lives. Every process reads the keys again
+ * within a minute, so a rotation anywhere reaches every replica. Keys are
+ * named by their JWK thumbprint.
  */
 import {
   createPrivateKey,
@@ -40,6 +42,12 @@ interface PublicKey {
 const RETIRED_KEY_TRUST_MS = 86_400_000;
 /** An unknown kid reloads the keys from the store at most this often (another replica rotated). */
 const RELOAD_INTERVAL_MS = 5_000;
+/**
+ * Keys older than this are read again, in the background, when a token is
+ * signed or the JWKS served: a rotation by another process (the CLI, another
+ * replica) is signed with everywhere within a minute.
+ */
+export const KEY_REFRESH_MS = 60_000;
 
 export interface SigningKeysOptions {
   store: Store;
@@ -60,6 +68,7 @@ export class SigningKeys {
   #current: ActiveKey | undefined;
   #published: PublicKey[] = [];
   #lastLoad = 0;
+  #reloading: Promise<unknown> | undefined;
   #openError: unknown;
 
   private constructor(options: SigningKeysOptions) {
@@ -83,6 +92,7 @@ export class SigningKeys {
 
   /** The key that signs; `vault_unavailable` when the master key cannot open it. */
   get current(): ActiveKey {
+    this.#refreshIfStale();
     if (!this.#current) {
       throw new GatewayError(
         'vault_unavailable',
@@ -95,6 +105,7 @@ export class SigningKeys {
 
   /** The JWKS (RFC 7517) of every key a live token may be signed with. */
   jwks(): { keys: JWK[] } {
+    this.#refreshIfStale();
     return { keys: this.#trusted().map((key) => key.jwk) };
   }
 
@@ -107,7 +118,7 @@ export class SigningKeys {
     if (
       !found &&
       this.#options.pem === undefined &&
-      Date.now() - this.#lastLoad > RELOAD_INTERVAL_MS
+      this.#now().getTime() - this.#lastLoad > RELOAD_INTERVAL_MS
     ) {
       await this.#load();
       found = this.#trusted().find((key) => key.kid === kid);
@@ -157,9 +168,26 @@ export class SigningKeys {
     return kid;
   }
 
+  /** Reads the keys again when they are older than KEY_REFRESH_MS, without making anyone wait. */
+  #refreshIfStale(): void {
+    if (this.#options.pem !== undefined || this.#reloading !== undefined) return;
+    if (this.#now().getTime() - this.#lastLoad <= KEY_REFRESH_MS) return;
+    this.#reloading = this.#load()
+      // The keys in hand stay in use; the next stale read tries again.
+      .catch(() => undefined)
+      .finally(() => {
+        this.#reloading = undefined;
+      });
+  }
+
+  /** Waits for a background reload, if one runs (for tests and an orderly close). */
+  async settled(): Promise<void> {
+    await this.#reloading;
+  }
+
   /** Reads the keys from the store; answers how many there are. */
   async #load(): Promise<number> {
-    this.#lastLoad = Date.now();
+    this.#lastLoad = this.#now().getTime();
     const rows = await this.#options.store.oauth.signingKeys.list();
     const keyring = this.#options.keyring();
     this.#published = rows.map((row) => {

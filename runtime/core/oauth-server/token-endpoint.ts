@@ -10,13 +10,16 @@
  *   revokes its whole family (someone else has a copy). A `scope` may narrow
  *   what the code granted, never widen it.
  *
+ * Every code exchanged deletes the families that expired or were revoked
+ * more than a day before, with their refresh tokens.
+ *
  * Replies are `no-store`; errors carry RFC 6749's strings and never a token.
  */
 import { randomBytes } from 'node:crypto';
 import { sha256Hex } from '../../../generated/catalog-rules.ts';
 import { newId } from '../governance/keys.ts';
 import { signAccessToken } from './access-token.ts';
-import { redeemCode } from './authorization-codes.ts';
+import { isVoidFamily, redeemCode, voidFamily } from './authorization-codes.ts';
 import { auditOAuth, type OAuthContext, refusalEvent } from './oauth-context.ts';
 import { OAuthError } from './oauth-error.ts';
 import type { Consent, TokenFamily } from './oauth-model.ts';
@@ -25,6 +28,8 @@ import { verifierMatches } from './pkce.ts';
 import { parseScope } from './scopes.ts';
 
 export const REFRESH_TTL_MS = 30 * 86_400_000;
+/** A family expired or revoked this long ago is deleted with its refresh tokens. */
+const PRUNE_AFTER_MS = 86_400_000;
 
 export type TokenForm = Readonly<Record<string, string | undefined>>;
 
@@ -74,6 +79,7 @@ async function exchangeCode(
   const redemption = await redeemCode(ctx.state, code, familyId);
   if (redemption.kind === 'replayed') {
     if (redemption.familyId !== undefined) {
+      await voidFamily(ctx.state, redemption.familyId);
       const revoked = await ctx.store.oauth.tokens.revokeFamily(
         redemption.familyId,
         ctx.now().toISOString(),
@@ -126,6 +132,13 @@ async function exchangeCode(
     status: 'active',
     createdAt: now.toISOString(),
   });
+  if (await isVoidFamily(ctx.state, familyId)) {
+    // The code was replayed while this use was under way: nothing it gave may live.
+    await ctx.store.oauth.tokens.revokeFamily(familyId, now.toISOString());
+    throw new OAuthError('invalid_grant', 'code: already used; the tokens it gave are revoked');
+  }
+  // Each new family clears away the dead ones, so rows never pile up (no timer to keep).
+  await ctx.store.oauth.tokens.prune(new Date(now.getTime() - PRUNE_AFTER_MS).toISOString());
   const reply = await tokenReply(ctx, consent, family, grant.scopes, refreshToken, grant.memberId);
   await auditOAuth(ctx, { action: 'oauth.token.code', ...asAgent(consent), subject: familyId });
   return reply;
@@ -196,10 +209,16 @@ async function refresh(ctx: OAuthContext, form: TokenForm, clientId: string): Pr
   return reply;
 }
 
+/** The consent behind a grant, while it and the agent it acts as are both live. */
 async function liveConsent(ctx: OAuthContext, id: string): Promise<Consent> {
   const consent = await ctx.store.oauth.consents.byId(id);
   if (consent?.status !== 'active')
     throw new OAuthError('invalid_grant', 'the consent behind this grant is revoked');
+  const agent = await ctx.store.agents.byId(consent.workspaceId, consent.agentId);
+  if (agent?.status !== 'active') {
+    // Tokens for a revoked agent would only be refused at /mcp: the client should sign in again.
+    throw new OAuthError('invalid_grant', 'an operator has revoked the agent behind this grant');
+  }
   return consent;
 }
 

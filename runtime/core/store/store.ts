@@ -205,6 +205,12 @@ export interface TokenRows {
   rotate(tokenHash: string, next: RefreshToken): Promise<boolean>;
   /** Revokes a family: its refresh tokens and access tokens stop working. */
   revokeFamily(id: string, at: string): Promise<boolean>;
+  /**
+   * Deletes the families that expired, or were revoked, before `before`,
+   * with every refresh token they had; answers how many. Not a governance
+   * change: a family that is gone refuses its tokens as a revoked one does.
+   */
+  prune(before: string): Promise<number>;
 }
 
 export interface SigningKeyRows {

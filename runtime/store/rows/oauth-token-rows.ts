@@ -73,6 +73,20 @@ export function tokenRows(context: StoreContext): TokenRows {
       );
       return result.numUpdatedRows > 0n;
     },
+
+    async prune(before) {
+      // The refresh tokens go with their family (on delete cascade).
+      const result = await db
+        .deleteFrom('oauth_token_families')
+        .where((where) =>
+          where.or([
+            where('expires_at', '<', before),
+            where.and([where('status', '=', 'revoked'), where('revoked_at', '<', before)]),
+          ]),
+        )
+        .executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
   };
 }
 

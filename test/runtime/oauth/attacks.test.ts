@@ -6,8 +6,10 @@
  */
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sha256Hex } from '../../../generated/catalog-rules.ts';
 import { signAccessToken } from '../../../runtime/core/oauth-server/access-token.ts';
 import { issueCode } from '../../../runtime/core/oauth-server/authorization-codes.ts';
+import { revokeAgent } from '../../../runtime/core/operator/agents.ts';
 import { openConsentPage, postConsent } from '../../support/oauth/consent-bot.ts';
 import { MEMBER, type OAuthGateway, startOAuthGateway } from '../../support/oauth/oauth-gateway.ts';
 import {
@@ -30,7 +32,8 @@ beforeAll(async () => {
   running = await startOAuthGateway();
   url = running.url;
   client = await registerClient(url);
-  other = await registerClient(url);
+  // Another path: on a loopback address any port is the client's own (RFC 8252 §7.3).
+  other = await registerClient(url, 'http://127.0.0.1:7999/other-callback');
 });
 afterAll(() => running?.close());
 
@@ -73,6 +76,35 @@ describe('codes', () => {
     const reply = await exchange(url, client, await codeFor(url, client), overrides);
     expect(reply).toMatchObject({ status: 400, body: { error } });
     expect(JSON.stringify(reply.body)).not.toMatch(/pco_|pcr_|eyJ/);
+  });
+
+  it('a code used twice at once: one use gets tokens, and they are revoked all the same', async () => {
+    // The replay can land between the first use taking the code and storing
+    // its family; rounds of three at once make that window likely to be hit.
+    for (let round = 0; round < 10; round++) {
+      const code = await codeFor(url, client);
+      const replies = await Promise.all([1, 2, 3].map(() => exchange(url, client, code)));
+      expect(
+        replies.filter((reply) => reply.body.error === 'invalid_grant').length,
+      ).toBeGreaterThan(0);
+      for (const reply of replies.filter((r) => r.status === 200)) {
+        expect(await mcpStatus(url, String(reply.body.access_token))).toBe(401);
+      }
+    }
+  });
+
+  it('a client authenticating with a secret: 401 invalid_client, saying how it may (RFC 6749 §5.2)', async () => {
+    const reply = await fetch(`${url}/oauth/token`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: `Basic ${Buffer.from(`${client.clientId}:secret`).toString('base64')}`,
+      },
+      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: 'x' }),
+    });
+    expect(reply.status).toBe(401);
+    expect(((await reply.json()) as { error: string }).error).toBe('invalid_client');
+    expect(reply.headers.get('www-authenticate')).toMatch(/^Basic realm=/);
   });
 
   it("another client's code: invalid_grant", async () => {
@@ -182,6 +214,34 @@ describe('refresh tokens', () => {
     expect(successor.body.error).toBe('invalid_grant');
     expect(await mcpStatus(url, access)).toBe(401);
     expect(await mcpStatus(url, String(rotated.body.access_token))).toBe(401);
+  });
+
+  it('for an agent an operator revoked: invalid_grant, not tokens /mcp would refuse', async () => {
+    const own = await registerClient(url);
+    const { body } = await exchange(url, own, await codeFor(url, own));
+    const gateway = running.gateway.running.gateway;
+    const workspace = await gateway.store.workspaces.byName('default');
+    const consent = (await gateway.store.oauth.consents.list(workspace!.id)).find(
+      (c) => c.clientId === own.clientId,
+    );
+    const agent = await gateway.store.agents.byId(workspace!.id, consent!.agentId);
+    await revokeAgent(gateway.operator('cli'), { workspace: 'default', agent: agent!.name });
+    const reply = await tokenRequest(url, {
+      grant_type: 'refresh_token',
+      client_id: own.clientId,
+      refresh_token: String(body.refresh_token),
+    });
+    expect(reply).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+  });
+
+  it('of a family revoked long ago are deleted when the next code is exchanged', async () => {
+    const store = running.gateway.running.gateway.store;
+    const { refresh } = await tokens();
+    const found = await store.oauth.tokens.byHash(sha256Hex(refresh));
+    await store.oauth.tokens.revokeFamily(found!.family.id, '2020-01-01T00:00:00.000Z');
+    await tokens();
+    expect(await store.oauth.tokens.family(found!.family.id)).toBeUndefined();
+    expect(await store.oauth.tokens.byHash(sha256Hex(refresh))).toBeUndefined();
   });
 
   it('asked for a wider scope: invalid_scope', async () => {

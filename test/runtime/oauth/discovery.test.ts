@@ -109,6 +109,21 @@ describe('CORS', () => {
     expect(reply.headers.get('access-control-allow-origin')).toBeNull();
   });
 
+  it('says the discovery documents vary by Origin to every request, one without an Origin too', async () => {
+    // They are cacheable (public, max-age): a shared cache must not give a browser the copy made for none.
+    const variants: Array<Record<string, string>> = [
+      {},
+      { origin: INSPECTOR },
+      { origin: 'https://elsewhere.example' },
+    ];
+    for (const headers of variants) {
+      const reply = await fetch(`${running.url}/.well-known/oauth-authorization-server`, {
+        headers,
+      });
+      expect(reply.headers.get('vary')).toContain('Origin');
+    }
+  });
+
   it("exposes WWW-Authenticate and Mcp-Session-Id on /mcp's replies to an allowed origin", async () => {
     const reply = await fetch(`${running.url}/mcp`, {
       method: 'POST',

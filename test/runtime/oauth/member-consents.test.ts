@@ -183,6 +183,10 @@ describe('a member revoking their own consents', () => {
     expect(browser.html).toContain('signed out');
     const afterSignOut = await browser.revoke('anything');
     expect(afterSignOut.status).toBe(401);
+    const store = running.gateway.running.gateway.store;
+    const signedIn = await store.audit.query({ action: 'oauth.sign_in', decision: 'allowed' });
+    expect(signedIn.length).toBeGreaterThan(0);
+    expect(await store.audit.query({ action: 'oauth.sign_out' })).toHaveLength(1);
 
     const ctx = running.gateway.running.gateway.operator('cli');
     await addMember(ctx, {
@@ -199,6 +203,19 @@ describe('a member revoking their own consents', () => {
     await leaving.open();
     expect(leaving.html).toContain('Sign in');
     expect(leaving.html).not.toContain('Apps that act for linus');
+  });
+
+  it('gives two members whose names share 24 characters agents of their own for one client', async () => {
+    const ctx = running.gateway.running.gateway.operator('cli');
+    const client = await registerClient(running.url);
+    for (const name of ['platform-engineering-ops1', 'platform-engineering-ops2']) {
+      await addMember(ctx, { workspace: 'default', name, password: 'a long enough passphrase' });
+      const { location } = await consent(
+        authorizeUrl(running.url, client, { code_challenge: pkce().challenge }),
+        { member: name, password: 'a long enough passphrase' },
+      );
+      expect(location.searchParams.get('code')).toMatch(/^pco_/);
+    }
   });
 
   it('serves the page unframeable, with no script', async () => {

@@ -150,7 +150,7 @@ describe('oauth4webapi through the whole flow', () => {
     await mcp.close();
   });
 
-  it('asks for a step-up when the token lacks the scope a call needs', async () => {
+  it('asks for a step-up when the token lacks the scope a call needs, naming the ones it has too', async () => {
     const readOnly = await signIn('tools:read');
     const mcp = await mcpClient(running.url, readOnly.access_token);
     const result = (await mcp.callTool({ name: WRITE_TOOL, arguments: WRITE_ARGS })) as {
@@ -161,17 +161,18 @@ describe('oauth4webapi through the whole flow', () => {
     expect(result.isError).toBe(true);
     expect(result.structuredContent?.error?.code).toBe('insufficient_scope');
     expect(result._meta?.['mcp/www_authenticate']?.[0]).toBe(
-      `Bearer realm="portcullis", error="insufficient_scope", error_description="the access token does not carry the scope this action needs", scope="tools:write", resource_metadata="${running.url}/.well-known/oauth-protected-resource/mcp"`,
+      `Bearer realm="portcullis", error="insufficient_scope", error_description="the access token does not carry the scope this action needs", scope="tools:read tools:write", resource_metadata="${running.url}/.well-known/oauth-protected-resource/mcp"`,
     );
     await mcp.close();
   });
 
-  it('reuses the one agent of the member and client on every consent', async () => {
+  it('reuses the one agent of the member and client on every consent, which keeps every scope approved', async () => {
     const store = running.gateway.running.gateway.store;
     const workspace = await store.workspaces.byName('default');
     const consents = await store.oauth.consents.list(workspace!.id);
     expect(consents).toHaveLength(1);
-    expect(consents[0]!.scopes).toEqual(['tools:read']);
+    // Approved first with read and write, then with read alone: the consent keeps both.
+    expect(consents[0]!.scopes).toEqual(['tools:read', 'tools:write']);
     const oauthAgents = (await store.agents.list(workspace!.id)).filter(
       (a) => a.keyPrefix === 'oauth',
     );

@@ -10,6 +10,7 @@ import {
 import { verifierMatches } from '../../../runtime/core/oauth-server/pkce.ts';
 import {
   RedirectAllowlist,
+  redirectUriMatches,
   redirectUriProblem,
 } from '../../../runtime/core/oauth-server/redirect-uris.ts';
 import { parseScope, scopesAllow } from '../../../runtime/core/oauth-server/scopes.ts';
@@ -61,12 +62,35 @@ describe('redirect URIs', () => {
     ['https://chatgpt.com.evil.example/connector/oauth/abc', false],
     ['http://127.0.0.1:43123/callback', true],
     ['http://127.0.0.1:1@evil.example/callback', false],
+    // A browser reads a backslash as a slash: these go to evil.com, and to chatgpt.com/evil.
+    ['https://evil.com\\.example.com/cb', false],
+    ['https://chatgpt.com/connector/oauth/x\\..\\..\\..\\evil', false],
+    ['https://chatgpt.com/connector/oauth/%2e%2e', false],
+    ['https://CHATGPT.com/connector/oauth/abc', false],
+    ['https://a.example.com/cb', true],
   ])('the allowlist takes %s: %s', (uri, want) => {
     const allowlist = new RedirectAllowlist([
       'https://chatgpt.com/connector/oauth/*',
       'http://127.0.0.1:*/callback',
+      'https://*.example.com/cb',
     ]);
     expect(allowlist.allows(uri)).toBe(want);
+  });
+});
+
+describe('redirect URI matching', () => {
+  it.each([
+    ['https://app.example/cb', 'https://app.example/cb', true],
+    ['https://app.example/cb', 'https://app.example:8443/cb', false],
+    ['http://127.0.0.1:7801/callback', 'http://127.0.0.1:51234/callback', true],
+    ['http://[::1]:7801/callback', 'http://[::1]:1/callback', true],
+    ['http://127.0.0.1:7801/callback', 'http://127.0.0.1:51234/other', false],
+    ['http://127.0.0.1:7801/callback', 'http://127.0.0.1:51234/callback?x=1', false],
+    ['http://127.0.0.1:7801/callback', 'http://u@127.0.0.1:51234/callback', false],
+    ['http://127.0.0.1:7801/callback', 'http://127.0.0.1:51234/a/../callback', false],
+    ['http://localhost:7801/callback', 'http://localhost:51234/callback', false],
+  ])('registered %s, presented %s: %s', (registered, presented, want) => {
+    expect(redirectUriMatches(registered, presented)).toBe(want);
   });
 });
 

@@ -211,6 +211,33 @@ export function describeOAuthContract(subject: StoreSubject): void {
       expect((await store.oauth.tokens.byHash('hash_1'))?.family.status).toBe('revoked');
       expect(await store.oauth.tokens.revokeFamily('fam_1', T2)).toBe(false);
     });
+
+    it('are pruned with their family once it expired or was revoked before the date given', async () => {
+      const { store } = subject;
+      await aMemberWithAnAgent();
+      await store.oauth.consents.put(aConsent());
+      await store.oauth.tokens.start(
+        aFamily({ id: 'fam_old', expiresAt: T1 }),
+        aToken({ familyId: 'fam_old' }),
+      );
+      await store.oauth.tokens.start(
+        aFamily({ id: 'fam_revoked' }),
+        aToken({ tokenHash: 'hash_r', familyId: 'fam_revoked' }),
+      );
+      await store.oauth.tokens.revokeFamily('fam_revoked', T0);
+      await store.oauth.tokens.start(
+        aFamily({ id: 'fam_live' }),
+        aToken({ tokenHash: 'hash_l', familyId: 'fam_live' }),
+      );
+      const before = await store.revision();
+      expect(await store.oauth.tokens.prune(T1)).toBe(1);
+      expect(await store.oauth.tokens.family('fam_revoked')).toBeUndefined();
+      expect(await store.oauth.tokens.byHash('hash_r')).toBeUndefined();
+      expect(await store.oauth.tokens.prune(T2)).toBe(1);
+      expect(await store.oauth.tokens.byHash('hash_1')).toBeUndefined();
+      expect((await store.oauth.tokens.byHash('hash_l'))?.family.status).toBe('active');
+      expect(await store.revision()).toBe(before);
+    });
   });
 
   describe('signing keys', () => {
