@@ -86,7 +86,7 @@ export class RemoteHealthProbe {
     const connections = new Map((await store.connections.all()).map((c) => [c.id, c]));
     for (const endpoint of stale) {
       const connection = connections.get(endpoint.connectionId);
-      if (!connection || connection.status !== 'active' || connection.health === 'error') continue;
+      if (connection?.status !== 'active' || connection.health === 'error') continue;
       await refresh(connection, endpoint).catch((error: unknown) => this.#options.report?.(error));
     }
   }

@@ -13,7 +13,6 @@
  */
 import { createHash } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import type { CancelSignal } from '../cancellation.ts';
 import { GatewayError } from '../errors.ts';
 import type { CallOutcome } from '../execute/connection-health.ts';
 import type { ExecuteCall, Execution, Executor } from '../execute/executor.ts';
@@ -128,15 +127,10 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
     params: Record<string, unknown>,
     call: ExecuteCall<RemoteTarget>,
   ) {
-    const stop = forwardCancellation(this.#client, target, session, call.cancel);
-    try {
-      return await this.#client.request(target, session, 'tools/call', params, {
-        cancel: call.cancel,
-        clientCapabilities: call.clientCapabilities as Record<string, unknown>,
-      });
-    } finally {
-      stop();
-    }
+    return this.#client.request(target, session, 'tools/call', params, {
+      cancel: call.cancel,
+      clientCapabilities: call.clientCapabilities as Record<string, unknown>,
+    });
   }
 
   /** The error the call fails with; a reply-only one forgets the caller's session (if still that one). */
@@ -169,23 +163,6 @@ export function credentialIdentity(headers: Record<string, string>): string {
   const hash = createHash('sha256');
   for (const name of Object.keys(headers).sort()) hash.update(`${name}\0${headers[name]}\0`);
   return hash.digest('hex').slice(0, 32);
-}
-
-/** The agent's cancellation, told to a 2025 upstream (the modern wire's is the aborted request). */
-function forwardCancellation(
-  client: UpstreamClient,
-  target: UpstreamTarget,
-  session: UpstreamSession,
-  cancel: CancelSignal,
-): () => void {
-  if (session.era !== 'legacy') return () => {};
-  return cancel.onCancel(() => {
-    client
-      .notify(target, session, 'notifications/cancelled', {
-        reason: 'the agent cancelled the call',
-      })
-      .catch(() => {});
-  });
 }
 
 /** Progress and log messages the upstream sent about this call, relayed to the agent. */

@@ -155,7 +155,22 @@ export class UpstreamClient {
       session.era === 'modern'
         ? request(id, method, modernParams(session, params, options))
         : request(id, method, params);
-    const reply = await this.#post(target, session, body, options);
+    // A 2025 session hears the cancellation too (the modern wire's is the aborted request).
+    const stopForwarding =
+      session.era === 'legacy' && options.cancel
+        ? options.cancel.onCancel(() => {
+            this.notify(target, session, 'notifications/cancelled', {
+              requestId: id,
+              reason: 'the agent cancelled the call',
+            }).catch(() => {});
+          })
+        : undefined;
+    let reply: OutboundReply;
+    try {
+      reply = await this.#post(target, session, body, options);
+    } finally {
+      stopForwarding?.();
+    }
     if (reply.status === 404 && session.era === 'legacy' && session.sessionId !== undefined)
       throw new SessionExpired();
     const messages = readAnswer(reply, id);

@@ -34,8 +34,10 @@ export interface Sabotage {
 
 export interface UpstreamOptions {
   /** A header every request must carry with this value (else 401). */
-  requireHeader?: { name: string; value: string };
+  requireHeader?: { name: string; value: string | string[] };
   sabotage?: (request: SabotageRequest) => Sabotage | undefined;
+  /** Adds `slow`, a read that waits until it is cancelled (or 10 s). */
+  slowTool?: boolean;
 }
 
 export interface Upstream {
@@ -46,6 +48,8 @@ export interface Upstream {
   calls: Array<{ tool: string; sessionId: string | undefined }>;
   /** Headers of every request that arrived (names lower case). */
   seenHeaders: Array<IncomingMessage['headers']>;
+  /** Tool calls the server saw cancelled, by tool name. */
+  cancelled: string[];
   /** Changes a tool's description (the next list shows it). */
   setDescription(description: string): void;
   close(): Promise<void>;
@@ -59,6 +63,7 @@ export async function startUpstream(
   const calls: Upstream['calls'] = [];
   const sessions: string[] = [];
   const seenHeaders: Upstream['seenHeaders'] = [];
+  const cancelled: string[] = [];
 
   const build = () => {
     const server = new McpServer({ name: `fixture-${kind}`, version: '1.2.3' });
@@ -100,6 +105,26 @@ export async function startUpstream(
         return { content: [{ type: 'text', text: `counted to ${steps}` }] };
       },
     );
+    if (options.slowTool)
+      server.registerTool(
+        'slow',
+        {
+          description: 'Waits until it is cancelled.',
+          inputSchema: z.object({}),
+          annotations: { readOnlyHint: true },
+        },
+        async (_args, ctx) => {
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, 10_000);
+            ctx.mcpReq.signal.addEventListener('abort', () => {
+              clearTimeout(timer);
+              cancelled.push('slow');
+              resolve();
+            });
+          });
+          return { content: [{ type: 'text', text: 'done' }] };
+        },
+      );
     return server;
   };
 
@@ -110,7 +135,9 @@ export async function startUpstream(
   const handle = async (req: IncomingMessage, res: ServerResponse, body: Buffer) => {
     seenHeaders.push(req.headers);
     const required = options.requireHeader;
-    if (required && req.headers[required.name.toLowerCase()] !== required.value) {
+    const accepted = required && [required.value].flat();
+    const sent = required && req.headers[required.name.toLowerCase()];
+    if (required && (typeof sent !== 'string' || !accepted?.includes(sent))) {
       res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"unauthorized"}');
       return;
     }
@@ -188,6 +215,7 @@ export async function startUpstream(
     sessions,
     calls,
     seenHeaders,
+    cancelled,
     setDescription: (description) => {
       state.description = description;
     },
