@@ -41,7 +41,7 @@ export interface UpstreamMessages {
   before: Array<RpcNotification | RpcRequest>;
 }
 
-type Parsed =
+export type Parsed =
   | { kind: 'response'; message: RpcResponse }
   | { kind: 'request'; message: RpcRequest }
   | { kind: 'notification'; message: RpcNotification };
@@ -98,7 +98,7 @@ export function eventData(text: string): string[] {
   return events;
 }
 
-function parseJson(text: string): unknown {
+export function parseJson(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
@@ -106,7 +106,7 @@ function parseJson(text: string): unknown {
   }
 }
 
-function classify(value: unknown): Parsed {
+export function classify(value: unknown): Parsed {
   if (!isPlainObject(value) || value.jsonrpc !== '2.0')
     throw malformed('a message is not a JSON-RPC 2.0 object');
   const { id, method, params } = value;

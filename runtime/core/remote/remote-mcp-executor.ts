@@ -87,7 +87,6 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
         throw this.#failed(key, session, error);
       }
     }
-    relay(answer.messages.before, progressToken, call);
     const outcome = toolResultOf(answer.result);
     return {
       outcome,
@@ -124,11 +123,13 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
   async #call(
     target: UpstreamTarget,
     session: UpstreamSession,
-    params: Record<string, unknown>,
+    params: { name: string; arguments: unknown; _meta: { progressToken: string } },
     call: ExecuteCall<RemoteTarget>,
   ) {
     return this.#client.request(target, session, 'tools/call', params, {
       cancel: call.cancel,
+      // Relayed as they arrive, before the result.
+      onNotification: (message) => relay([message], String(params._meta.progressToken), call),
       clientCapabilities: call.clientCapabilities as Record<string, unknown>,
     });
   }

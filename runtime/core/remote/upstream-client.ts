@@ -18,11 +18,22 @@ import {
   PROTOCOL_VERSION_META_KEY,
   SERVER_INFO_META_KEY,
 } from '@modelcontextprotocol/server';
+import { mediaTypeEssence } from '../../../generated/catalog-rules.ts';
 import type { CancelSignal } from '../cancellation.ts';
 import { GatewayError } from '../errors.ts';
 import type { GuardedClient, OutboundReply } from '../outbound/guarded-client.ts';
 import type { Redactor } from '../outbound/redaction.ts';
-import { type RpcId, readMcpReply, type UpstreamMessages } from './mcp-reply.ts';
+import type { StreamedReply } from '../outbound/streamed-exchange.ts';
+import { EventStreamReader } from './event-stream-reader.ts';
+import {
+  classify,
+  parseJson,
+  type RpcId,
+  type RpcNotification,
+  type RpcRequest,
+  readMcpReply,
+  type UpstreamMessages,
+} from './mcp-reply.ts';
 
 export const MODERN_REVISION = '2026-07-28';
 export const LEGACY_REVISION = '2025-11-25';
@@ -55,6 +66,8 @@ export class SessionExpired extends Error {
 
 export interface ExchangeOptions {
   cancel?: CancelSignal;
+  /** Each notification the server sends about the request, as it arrives. */
+  onNotification?: (message: RpcNotification) => void;
   /** The capabilities the calling agent declared (sent on the modern wire's `_meta`). */
   clientCapabilities?: Record<string, unknown>;
 }
@@ -165,23 +178,106 @@ export class UpstreamClient {
             }).catch(() => {});
           })
         : undefined;
-    let reply: OutboundReply;
+    let reply: OutboundReply | UpstreamMessages;
     try {
-      reply = await this.#post(target, session, body, options);
+      reply = await this.#stream(target, session, body, id, options);
     } finally {
       stopForwarding?.();
     }
+    if ('response' in reply) return answered(reply, method, target);
     if (reply.status === 404 && session.era === 'legacy' && session.sessionId !== undefined)
       throw new SessionExpired();
-    const messages = readAnswer(reply, id);
-    const { response } = messages;
-    if (response.error)
-      throw new GatewayError(
-        'mcp_remote_error',
-        `the remote MCP server answered ${method} with JSON-RPC error ${response.error.code}: ${target.redactor.text(response.error.message).slice(0, 500)}`,
-        { detail: { rpcCode: response.error.code } },
+    return answered(readAnswer(reply, id), method, target);
+  }
+
+  /**
+   * POSTs one request and reads an event-stream reply as it arrives:
+   * notifications go to `onNotification` at once, a request of the server is
+   * answered (refused: Portcullis does not relay it yet), and reading stops
+   * at the answer to `id`. Any other reply is read whole and handed back.
+   */
+  async #stream(
+    target: UpstreamTarget,
+    session: UpstreamSession,
+    message: Record<string, unknown>,
+    id: RpcId,
+    options: ExchangeOptions,
+  ): Promise<OutboundReply | UpstreamMessages> {
+    const { headers, body } = this.#request(target, session, message);
+    let opened: StreamedReply;
+    try {
+      opened = await this.#client.open(
+        { method: 'POST', url: target.url, headers, body, redactor: target.redactor },
+        {
+          maxReplyBytes: MAX_REMOTE_REPLY_BYTES,
+          ...(options.cancel ? { cancel: options.cancel } : {}),
+        },
       );
-    return { result: response.result!, messages };
+    } catch (error) {
+      throw tooLargeOr(error);
+    }
+    const streaming =
+      opened.status >= 200 &&
+      opened.status < 300 &&
+      mediaTypeEssence(opened.headers['content-type'] ?? '') === 'text/event-stream';
+    try {
+      if (!streaming) {
+        const chunks: Buffer[] = [];
+        for await (const chunk of opened.chunks) chunks.push(chunk);
+        const whole = Buffer.concat(chunks);
+        return {
+          status: opened.status,
+          headers: opened.headers,
+          body: target.redactor.bytes(whole),
+          bytes: whole.length,
+        };
+      }
+      const reader = new EventStreamReader();
+      const before: UpstreamMessages['before'] = [];
+      const take = async (data: string): Promise<UpstreamMessages | undefined> => {
+        const parsed = classify(parseJson(target.redactor.text(data)));
+        if (parsed.kind === 'response')
+          return parsed.message.id === id ? { response: parsed.message, before } : undefined;
+        before.push(parsed.message);
+        if (parsed.kind === 'notification') options.onNotification?.(parsed.message);
+        else await this.#refuseRequest(target, session, parsed.message);
+        return undefined;
+      };
+      for await (const chunk of opened.chunks) {
+        for (const data of reader.push(chunk)) {
+          const done = await take(data);
+          if (done) return done;
+        }
+      }
+      for (const data of reader.end()) {
+        const done = await take(data);
+        if (done) return done;
+      }
+      throw new GatewayError(
+        'mcp_remote_malformed_response',
+        "the remote MCP server's reply is not a JSON-RPC answer to the request: the event stream ended without an answer to the request",
+      );
+    } catch (error) {
+      throw tooLargeOr(error);
+    } finally {
+      opened.close();
+    }
+  }
+
+  /** A request of the server mid-call (elicitation, sampling, roots): answered with an error it can show. */
+  async #refuseRequest(
+    target: UpstreamTarget,
+    session: UpstreamSession,
+    request: RpcRequest,
+  ): Promise<void> {
+    await this.#post(target, session, {
+      jsonrpc: '2.0',
+      id: request.id,
+      error: {
+        code: -32601,
+        message: `Portcullis does not relay ${request.method.slice(0, 60)} to the agent`,
+      },
+    }).catch(() => {});
   }
 
   /** A notification in a session (`notifications/cancelled`, …); failures are the caller's to ignore. */
@@ -219,6 +315,26 @@ export class UpstreamClient {
     message: Record<string, unknown>,
     options: ExchangeOptions = {},
   ): Promise<OutboundReply> {
+    const { headers, body } = this.#request(target, session, message);
+    try {
+      return await this.#client.send(
+        { method: 'POST', url: target.url, headers, body, redactor: target.redactor },
+        {
+          maxReplyBytes: MAX_REMOTE_REPLY_BYTES,
+          ...(options.cancel ? { cancel: options.cancel } : {}),
+        },
+      );
+    } catch (error) {
+      throw tooLargeOr(error);
+    }
+  }
+
+  /** A POST's headers (the credential's, the transport's, the session's) and body. */
+  #request(
+    target: UpstreamTarget,
+    session: UpstreamSession,
+    message: Record<string, unknown>,
+  ): { headers: Record<string, string>; body: string } {
     const headers: Record<string, string> = {
       ...target.headers,
       accept: 'application/json, text/event-stream',
@@ -237,29 +353,34 @@ export class UpstreamClient {
       )
         headers['mcp-name'] = headerSafe(name);
     }
-    try {
-      return await this.#client.send(
-        {
-          method: 'POST',
-          url: target.url,
-          headers,
-          body: JSON.stringify(message),
-          redactor: target.redactor,
-        },
-        {
-          maxReplyBytes: MAX_REMOTE_REPLY_BYTES,
-          ...(options.cancel ? { cancel: options.cancel } : {}),
-        },
-      );
-    } catch (error) {
-      if (error instanceof GatewayError && error.code === 'upstream_reply_too_large')
-        throw new GatewayError('mcp_remote_response_too_large', undefined, {
-          detail: { maxBytes: MAX_REMOTE_REPLY_BYTES },
-          cause: error,
-        });
-      throw error;
-    }
+    return { headers, body: JSON.stringify(message) };
   }
+}
+
+/** The guarded client's size refusal, as this transport's reason code. */
+function tooLargeOr(error: unknown): unknown {
+  if (error instanceof GatewayError && error.code === 'upstream_reply_too_large')
+    return new GatewayError('mcp_remote_response_too_large', undefined, {
+      detail: { maxBytes: MAX_REMOTE_REPLY_BYTES },
+      cause: error,
+    });
+  return error;
+}
+
+/** A response's result, or the server's JSON-RPC error as `mcp_remote_error`. */
+function answered(
+  messages: UpstreamMessages,
+  method: string,
+  target: UpstreamTarget,
+): { result: Record<string, unknown>; messages: UpstreamMessages } {
+  const { response } = messages;
+  if (response.error)
+    throw new GatewayError(
+      'mcp_remote_error',
+      `the remote MCP server answered ${method} with JSON-RPC error ${response.error.code}: ${target.redactor.text(response.error.message).slice(0, 500)}`,
+      { detail: { rpcCode: response.error.code } },
+    );
+  return { result: response.result!, messages };
 }
 
 function request(

@@ -38,6 +38,8 @@ export interface UpstreamOptions {
   sabotage?: (request: SabotageRequest) => Sabotage | undefined;
   /** Adds `slow`, a read that waits until it is cancelled (or 10 s). */
   slowTool?: boolean;
+  /** Adds `gate`, a read that reports progress, then waits for `open()` before it answers. */
+  gateTool?: boolean;
 }
 
 export interface Upstream {
@@ -50,6 +52,8 @@ export interface Upstream {
   seenHeaders: Array<IncomingMessage['headers']>;
   /** Tool calls the server saw cancelled, by tool name. */
   cancelled: string[];
+  /** Lets a waiting `gate` call answer. */
+  open(): void;
   /** Changes a tool's description (the next list shows it). */
   setDescription(description: string): void;
   close(): Promise<void>;
@@ -64,6 +68,10 @@ export async function startUpstream(
   const sessions: string[] = [];
   const seenHeaders: Upstream['seenHeaders'] = [];
   const cancelled: string[] = [];
+  let openGate: () => void = () => {};
+  let gate = new Promise<void>((resolve) => {
+    openGate = resolve;
+  });
 
   const build = () => {
     const server = new McpServer({ name: `fixture-${kind}`, version: '1.2.3' });
@@ -105,6 +113,26 @@ export async function startUpstream(
         return { content: [{ type: 'text', text: `counted to ${steps}` }] };
       },
     );
+    if (options.gateTool)
+      server.registerTool(
+        'gate',
+        {
+          description: 'Reports progress, then waits until the test opens the gate.',
+          inputSchema: z.object({}),
+          annotations: { readOnlyHint: true },
+        },
+        async (_args, ctx) => {
+          const token = (ctx as { mcpReq: { _meta?: { progressToken?: string | number } } }).mcpReq
+            ._meta?.progressToken;
+          if (token !== undefined)
+            await ctx.mcpReq.notify({
+              method: 'notifications/progress',
+              params: { progressToken: token, progress: 1, total: 2, message: 'waiting' },
+            });
+          await gate;
+          return { content: [{ type: 'text', text: 'through the gate' }] };
+        },
+      );
     if (options.slowTool)
       server.registerTool(
         'slow',
@@ -216,6 +244,12 @@ export async function startUpstream(
     calls,
     seenHeaders,
     cancelled,
+    open: () => {
+      openGate();
+      gate = new Promise<void>((resolve) => {
+        openGate = resolve;
+      });
+    },
     setDescription: (description) => {
       state.description = description;
     },
