@@ -208,6 +208,9 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
       operator,
       async close() {
         await healthProbe.stop();
+        // An HTTP+SSE session holds a stream open; the outbound client would wait for it.
+        for (const session of remote.sessions.forgetAll())
+          if (session.era === 'sse') session.channel.close();
         watch.close();
         await outbound.close();
         await state.close();

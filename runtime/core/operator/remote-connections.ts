@@ -147,12 +147,15 @@ export async function connectUrl(
     const { hello } = probed;
     const ready: RemoteEndpoint = {
       ...endpoint,
-      transport: 'streamable-http',
+      transport: probed.transport,
       revision: hello.session.revision,
       serverInfo: hello.serverInfo,
     };
     const active: Connection = { ...connection, status: 'active', health: 'ok', updatedAt: now };
-    const discovered = await discoverPinnable(ctx, active, ready, target, hello.session);
+    // The probe's session ends here; calls open their own.
+    const discovered = await discoverPinnable(ctx, active, ready, target, hello.session).finally(
+      () => remote.client.close(target, hello.session).catch(() => {}),
+    );
     const report = await ctx.store.transaction(async (tx) => {
       if (draft)
         await tx.connections.update(workspace.id, connection.id, {

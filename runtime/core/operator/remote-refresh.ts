@@ -10,6 +10,7 @@ import { GatewayError } from '../errors.ts';
 import { syncPolicies } from '../governance/contract-sync.ts';
 import type { Connection } from '../governance/model.ts';
 import { discoverTools } from '../remote/discover-tools.ts';
+import { openSession } from '../remote/open-session.ts';
 import { classifyRemoteTool } from '../remote/remote-classification.ts';
 import { upstreamTarget } from '../remote/remote-mcp-executor.ts';
 import {
@@ -152,11 +153,10 @@ export async function refreshConnection(
   const remote = remoteOrThrow(ctx);
   const credential = ctx.vault.open(await ctx.store.credentials.forConnection(connection.id, null));
   const target = upstreamTarget(endpoint, credential);
-  const session =
-    endpoint.revision === '2026-07-28'
-      ? ({ era: 'modern', revision: endpoint.revision } as const)
-      : (await remote.client.initialize(target)).session;
-  const discovered = await discoverPinnable(ctx, connection, endpoint, target, session);
+  const session = await openSession(remote.client, target, endpoint);
+  const discovered = await discoverPinnable(ctx, connection, endpoint, target, session).finally(
+    () => remote.client.close(target, session).catch(() => {}),
+  );
   return ctx.store.transaction((tx) => applyPinned(ctx, tx, connection, endpoint, discovered));
 }
 

@@ -63,6 +63,8 @@ export interface SendOptions {
   cancel?: CancelSignal;
   /** A lower (or higher) body cap for this call than the policy's. */
   maxReplyBytes?: number;
+  /** A longer deadline for this exchange (an event stream that stays open). */
+  deadlineMs?: number;
 }
 
 export interface GuardedClient {
@@ -175,7 +177,7 @@ export function createGuardedClient(policy: OutboundPolicy): GuardedClient {
       const exchange = new StreamedExchange(
         options.maxReplyBytes ?? maxReplyBytes,
         context,
-        deadlineMs,
+        options.deadlineMs ?? deadlineMs,
         (reply) => {
           resolve({
             ...reply,

@@ -9,6 +9,7 @@
 import type { Connection } from '../governance/model.ts';
 import type { Store } from '../store/store.ts';
 import type { CredentialVault } from '../vault/credential-vault.ts';
+import { openSession } from './open-session.ts';
 import { upstreamTarget } from './remote-mcp-executor.ts';
 import { REMOTE_MCP_PROVIDER, type RemoteEndpoint } from './remote-model.ts';
 import type { UpstreamClient } from './upstream-client.ts';
@@ -99,8 +100,8 @@ export class RemoteHealthProbe {
       const credential = vault.open(await store.credentials.forConnection(connection.id, null));
       const target = upstreamTarget(endpoint, credential);
       if (endpoint.revision === '2026-07-28') return (await client.discover(target)) !== undefined;
-      const hello = await client.initialize(target);
-      await client.close(target, hello.session).catch(() => {});
+      const session = await openSession(client, target, endpoint);
+      await client.close(target, session).catch(() => {});
       return true;
     } catch (error) {
       this.#options.report?.(error);

@@ -16,10 +16,11 @@ import { GatewayError } from '../errors.ts';
 import { isPlainObject } from '../json-value.ts';
 import type { GuardedClient } from '../outbound/guarded-client.ts';
 import { endpointUrlOrThrow } from './endpoint-url.ts';
+import type { RemoteTransport } from './remote-model.ts';
 import type { ServerHello, UpstreamClient, UpstreamTarget } from './upstream-client.ts';
 
 export type ProbeResult =
-  | { kind: 'ready'; hello: ServerHello }
+  | { kind: 'ready'; hello: ServerHello; transport: RemoteTransport }
   | { kind: 'sign_in_needed'; resourceMetadataUrl: string; authorizationServers: string[] }
   | { kind: 'credential_needed'; status: number };
 
@@ -36,8 +37,21 @@ export async function probeEndpoint(
   options: ProbeOptions,
 ): Promise<ProbeResult> {
   try {
-    const hello = (await upstream.discover(target)) ?? (await upstream.initialize(target));
-    return { kind: 'ready', hello };
+    const modern = await upstream.discover(target);
+    if (modern) return { kind: 'ready', hello: modern, transport: 'streamable-http' };
+    try {
+      return {
+        kind: 'ready',
+        hello: await upstream.initialize(target),
+        transport: 'streamable-http',
+      };
+    } catch (error) {
+      // Not Streamable HTTP: perhaps the 2024-11-05 HTTP+SSE transport.
+      if (!(error instanceof GatewayError) || !notStreamable(error)) throw error;
+      const old = await upstream.openSse(target).catch(() => undefined);
+      if (old) return { kind: 'ready', hello: old, transport: 'sse' };
+      throw error;
+    }
   } catch (error) {
     if (!(error instanceof GatewayError)) throw error;
     const status = error.detail?.status;
@@ -56,6 +70,15 @@ export async function probeEndpoint(
     }
     throw probeError(error, target.url);
   }
+}
+
+/** Whether an initialize failure says the address speaks something else than Streamable HTTP. */
+function notStreamable(error: GatewayError): boolean {
+  if (error.code === 'mcp_remote_status') {
+    const status = error.detail?.status;
+    return status === 400 || status === 404 || status === 405 || status === 406;
+  }
+  return error.code === 'mcp_remote_invalid_json' || error.code === 'mcp_remote_malformed_response';
 }
 
 /** Where the operator should look when the probe failed: always the address. */

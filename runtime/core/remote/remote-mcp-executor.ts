@@ -19,6 +19,7 @@ import type { ExecuteCall, Execution, Executor } from '../execute/executor.ts';
 import { isPlainObject } from '../json-value.ts';
 import { Redactor } from '../outbound/redaction.ts';
 import type { RpcNotification } from './mcp-reply.ts';
+import { openSession } from './open-session.ts';
 import { credentialHeaders } from './remote-headers.ts';
 import type { RemoteEndpoint } from './remote-model.ts';
 import type { RemoteTarget } from './remote-tool-source.ts';
@@ -115,9 +116,7 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
     endpoint: RemoteEndpoint,
     capabilities: Record<string, unknown>,
   ): Promise<UpstreamSession> {
-    if (endpoint.revision === '2026-07-28') return { era: 'modern', revision: '2026-07-28' };
-    const hello = await this.#client.initialize(target, { clientCapabilities: capabilities });
-    return hello.session;
+    return openSession(this.#client, target, endpoint, { clientCapabilities: capabilities });
   }
 
   async #call(

@@ -34,6 +34,7 @@ import {
   readMcpReply,
   type UpstreamMessages,
 } from './mcp-reply.ts';
+import { SseChannel } from './sse-channel.ts';
 
 export const MODERN_REVISION = '2026-07-28';
 export const LEGACY_REVISION = '2025-11-25';
@@ -51,7 +52,9 @@ export interface UpstreamTarget {
 
 export type UpstreamSession =
   | { era: 'modern'; revision: string }
-  | { era: 'legacy'; revision: string; sessionId: string | undefined };
+  | { era: 'legacy'; revision: string; sessionId: string | undefined }
+  /** The 2024-11-05 HTTP+SSE transport: a stream of its own, open while the session lives. */
+  | { era: 'sse'; revision: string; channel: SseChannel };
 
 export interface ServerHello {
   session: UpstreamSession;
@@ -115,6 +118,40 @@ export class UpstreamClient {
     };
   }
 
+  /** The 2024-11-05 HTTP+SSE handshake; undefined when the address does not offer that transport. */
+  async openSse(
+    target: UpstreamTarget,
+    options: ExchangeOptions = {},
+  ): Promise<ServerHello | undefined> {
+    const channel = await SseChannel.open(this.#client, target, {
+      maxAnswerBytes: MAX_REMOTE_REPLY_BYTES,
+      deadlineMs: 60_000,
+    });
+    if (!channel) return undefined;
+    try {
+      const response = await channel.request('initialize', {
+        protocolVersion: channel.revision,
+        capabilities: options.clientCapabilities ?? {},
+        clientInfo: CLIENT_INFO,
+      });
+      const { result } = answered({ response, before: [] }, 'initialize', target);
+      channel.notify('notifications/initialized', {});
+      return {
+        session: {
+          era: 'sse',
+          revision:
+            typeof result.protocolVersion === 'string' ? result.protocolVersion : channel.revision,
+          channel,
+        },
+        serverInfo: serverInfoOf(result.serverInfo),
+        capabilities: objectOr(result.capabilities),
+      };
+    } catch (error) {
+      channel.close();
+      throw error;
+    }
+  }
+
   /** The 2025 handshake: `initialize`, then `notifications/initialized` in the new session. */
   async initialize(target: UpstreamTarget, options: ExchangeOptions = {}): Promise<ServerHello> {
     const id = this.#id();
@@ -163,6 +200,15 @@ export class UpstreamClient {
     params: Record<string, unknown>,
     options: ExchangeOptions = {},
   ): Promise<{ result: Record<string, unknown>; messages: UpstreamMessages }> {
+    if (session.era === 'sse') {
+      // A closed stream is a session gone before anything was sent: opening another is safe.
+      if (session.channel.closed) throw new SessionExpired();
+      const response = await session.channel.request(method, params, {
+        ...(options.cancel ? { cancel: options.cancel } : {}),
+        ...(options.onNotification ? { onNotification: options.onNotification } : {}),
+      });
+      return answered({ response, before: [] }, method, target);
+    }
     const id = this.#id();
     const body =
       session.era === 'modern'
@@ -287,11 +333,13 @@ export class UpstreamClient {
     method: string,
     params: Record<string, unknown>,
   ): Promise<void> {
+    if (session.era === 'sse') return session.channel.notify(method, params);
     await this.#post(target, session, { jsonrpc: '2.0', method, params });
   }
 
   /** Ends a 2025 session (DELETE); a server that does not allow it is left alone. */
   async close(target: UpstreamTarget, session: UpstreamSession): Promise<void> {
+    if (session.era === 'sse') return session.channel.close();
     if (session.era !== 'legacy' || session.sessionId === undefined) return;
     await this.#client.send({
       method: 'DELETE',

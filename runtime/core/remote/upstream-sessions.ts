@@ -53,6 +53,15 @@ export class UpstreamSessions {
     return dropped;
   }
 
+  /** Every session, forgotten (the gateway closing). */
+  forgetAll(): UpstreamSession[] {
+    const dropped = [...this.#entries.values()].flatMap((entry) =>
+      'session' in entry ? [entry.session] : [],
+    );
+    this.#entries.clear();
+    return dropped;
+  }
+
   get size(): number {
     return this.#entries.size;
   }
