@@ -25,12 +25,16 @@ import { ToolWatch } from './core/gateway/tool-watch.ts';
 import { RequestStateSealer } from './core/mcp/request-state.ts';
 import { AuthorizationServer } from './core/oauth-server/authorization-server.ts';
 import type { OperatorContext } from './core/operator/context.ts';
+import { refreshConnection } from './core/operator/remote-refresh.ts';
 import { createGuardedClient, type GuardedClient } from './core/outbound/guarded-client.ts';
 import { AgentKeys } from './core/principals/agent-keys.ts';
 import { Principals } from './core/principals/principals.ts';
+import { RemoteHealthProbe } from './core/remote/health-probe.ts';
+import { createRemoteMcp } from './core/remote/remote-mcp.ts';
 import type { SharedState } from './core/state/shared-state.ts';
 import type { Store } from './core/store/store.ts';
 import { catalogToolSources } from './core/tools/catalog-tool-source.ts';
+import { GatewayToolSources } from './core/tools/gateway-tool-sources.ts';
 import type { ToolSources } from './core/tools/tool-source.ts';
 import { CredentialVault } from './core/vault/credential-vault.ts';
 import { loadKeyring, reloadKeyring } from './core/vault/key-file.ts';
@@ -112,15 +116,20 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
   const state = stateOpened.value;
   let client: GuardedClient | undefined;
   try {
-    const toolSources = catalogToolSources(catalogs);
+    const toolSources = new GatewayToolSources(catalogToolSources(catalogs));
     const report = await bootstrap(store, toolSources, now());
     const outbound = createGuardedClient({
       allowPrivateNetworks: config.allowPrivateNetworks,
       deadlineMs: config.upstreamDeadlineMs,
     });
     client = outbound;
+    const remote = createRemoteMcp(outbound, {
+      allowPrivateNetworks: config.allowPrivateNetworks,
+      validators: toolSources.validators,
+    });
     const executors = new Executors([
       new NativeRestExecutor(outbound, upstreamOverride(config.devUpstreams)),
+      remote.executor,
     ]);
     const vault = new CredentialVault(keys.keyring, () =>
       reloadKeyring(config.dataDir, config.masterKey),
@@ -162,6 +171,29 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
       now,
       ...(options.onInternalError ? { report: options.onInternalError } : {}),
     });
+    const operator = (actor: string): OperatorContext => ({
+      store,
+      catalogs,
+      toolSources,
+      executors,
+      remote,
+      vault,
+      keys: keyLocation,
+      actor,
+      now,
+      changed: () => watch.announce(),
+    });
+    // A remote connection in error is probed again in the background until it answers;
+    // a tool list whose ttlMs ran out is discovered again.
+    const healthProbe = new RemoteHealthProbe({
+      store,
+      vault,
+      client: remote.client,
+      now,
+      refresh: (connection, endpoint) =>
+        refreshConnection(operator('system'), connection, endpoint).then(() => watch.announce()),
+    });
+    healthProbe.start();
     const requestState = RequestStateSealer.fromMasterKeys(
       [keys.keyring.current, ...keys.keyring.previous].map((key) => key.bytes),
     );
@@ -177,18 +209,12 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
       requestState,
       oauth,
       startup: { ...report, keyFileCreated: keys.created, keySource: keys.source },
-      operator: (actor) => ({
-        store,
-        catalogs,
-        toolSources,
-        executors,
-        vault,
-        keys: keyLocation,
-        actor,
-        now,
-        changed: () => watch.announce(),
-      }),
+      operator,
       async close() {
+        await healthProbe.stop();
+        // An HTTP+SSE session holds a stream open; the outbound client would wait for it.
+        for (const session of remote.sessions.forgetAll())
+          if (session.era === 'sse') session.channel.close();
         watch.close();
         await outbound.close();
         await state.close();

@@ -9,12 +9,14 @@ import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Config, ConfigError } from './core/config/config.ts';
 import { GatewayError, publicError } from './core/errors.ts';
+import { ConnectionTools } from './core/gateway/connection-tools.ts';
 import { createMcpEndpoint } from './core/mcp/mcp-endpoint.ts';
 import { LOOPBACK_HOSTS, LOOPBACK_ORIGINS } from './core/mcp/origin-guard.ts';
+import { CONNECTION_MCP_PREFIX } from './core/oauth-server/metadata.ts';
 import { DEFAULT_SCOPE } from './core/oauth-server/scopes.ts';
 import { createApp } from './http/app.ts';
 import { CorsPolicy, withCors } from './http/cors.ts';
-import { withMcpEndpoint } from './http/mcp-route.ts';
+import { withConnectionEndpoints, withMcpEndpoint } from './http/mcp-route.ts';
 import { createLog, type Log } from './log.ts';
 import { type Gateway, type OpenGatewayOptions, openGateway } from './open-gateway.ts';
 
@@ -61,13 +63,41 @@ export async function startServer(
   // `/mcp` is answered straight from node:http (the hot path; Express costs
   // more per request than the whole MCP exchange); everything else by Express.
   server.off('request', starting);
+  // `/mcp/c/<connection>`: one connection's tools under their own names, one endpoint each.
+  const perConnection = new Map<string, ReturnType<typeof createMcpEndpoint>>();
+  const endpointFor = async (name: string) => {
+    const known = perConnection.get(name);
+    if (known) return known;
+    const exists = (await gateway.store.connections.all()).some((c) => c.name === name);
+    if (!exists || perConnection.size >= 10_000) return undefined;
+    const endpoint = createMcpEndpoint({
+      backend: new ConnectionTools(gateway.tools, name),
+      requestState: gateway.requestState,
+      state: gateway.state,
+      onInternalError: (error) =>
+        log.error({ err: error }, `internal error answering /mcp/c/${name}`),
+      serverInfo: { name: 'portcullis', version: VERSION },
+      resourceMetadataUrl: gateway.oauth.resourceMetadataUrl(`${CONNECTION_MCP_PREFIX}${name}`),
+      challengeScope: DEFAULT_SCOPE,
+      ...allowedAddresses(config.publicUrl, cors.namedOrigins),
+    });
+    perConnection.set(name, endpoint);
+    return endpoint;
+  };
+  const report = (error: unknown) => log.error({ err: error }, 'internal error answering /mcp');
   server.on(
     'request',
     withCors(
       cors,
-      withMcpEndpoint(mcp, createApp(gateway, log, { trustedProxies: config.trustedProxies }), {
-        onInternalError: (error) => log.error({ err: error }, 'internal error answering /mcp'),
-      }),
+      withMcpEndpoint(
+        mcp,
+        withConnectionEndpoints(
+          endpointFor,
+          createApp(gateway, log, { trustedProxies: config.trustedProxies }),
+          { onInternalError: report },
+        ),
+        { onInternalError: report },
+      ),
     ),
   );
   return {
@@ -75,6 +105,7 @@ export async function startServer(
     url: urlOf(server, config),
     async close() {
       mcp.close();
+      for (const endpoint of perConnection.values()) endpoint.close();
       // In-flight calls finish (and their audit events land); idle keep-alive
       // connections close at once, any straggler after a grace period.
       const straggler = setTimeout(() => server.closeAllConnections(), 5_000);

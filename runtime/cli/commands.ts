@@ -13,12 +13,8 @@ import {
 } from '../core/operator/admin-tokens.ts';
 import { createAgent, listAgents, revokeAgent } from '../core/operator/agents.ts';
 import { queryAudit } from '../core/operator/audit-query.ts';
-import {
-  connect,
-  listConnections,
-  setConnectionStatus,
-  setCredential,
-} from '../core/operator/connections.ts';
+import { connectionViews } from '../core/operator/connection-views.ts';
+import { connect, setConnectionStatus, setCredential } from '../core/operator/connections.ts';
 import type { OperatorContext } from '../core/operator/context.ts';
 import { grant, listGrants, revokeGrant } from '../core/operator/grants.ts';
 import { rotateMasterKey } from '../core/operator/master-key.ts';
@@ -26,6 +22,7 @@ import { createWorkspace, listWorkspaces } from '../core/operator/workspaces.ts'
 import type { Gateway } from '../open-gateway.ts';
 import { oauthCommands } from './oauth-commands.ts';
 import { type Output, paint, printRows, printValue } from './output.ts';
+import { remoteCommands } from './remote-commands.ts';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 type Values = Record<string, string | boolean | string[] | undefined>;
@@ -166,14 +163,16 @@ export const commands: Record<string, Command> = {
     usage: 'connections [--workspace w]',
     summary: "list a workspace's connections",
     run: async ({ ctx, out, workspace }) => {
-      const rows = await listConnections(ctx, { workspace });
+      const rows = await connectionViews(ctx, { workspace });
       printRows(
         out,
-        rows.map((c) => ({
+        rows.map(({ remote, ...c }) => ({
           ...c,
-          settings: Object.entries(c.settings)
-            .map(([k, v]) => `${k}=${v}`)
-            .join(' '),
+          settings: remote
+            ? `${remote.label}${remote.draft ? ` (draft: ${remote.draft})` : ''}${remote.headerNames.length > 0 ? ` headers: ${remote.headerNames.join(', ')}` : ''}`
+            : Object.entries(c.settings)
+                .map(([k, v]) => `${k}=${v}`)
+                .join(' '),
         })),
         ['name', 'provider', 'status', 'health', 'settings'],
         rows,
@@ -415,6 +414,7 @@ export const commands: Record<string, Command> = {
     },
   },
   ...oauthCommands,
+  ...remoteCommands,
 };
 
 function actionVerb(verb: ActionVerb): Command {

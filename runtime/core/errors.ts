@@ -191,6 +191,32 @@ export const REASONS = {
   upstream_status: failed(502, 'the provider answered with an error status'),
   upstream_reply_invalid: failed(502, "the provider's reply could not be read"),
 
+  // Remote MCP servers: connecting one, and its replies.
+  remote_url_invalid: refused(400, 'the address is not a valid MCP endpoint URL'),
+  remote_url_private: refused(422, 'the address is on a private or loopback network'),
+  remote_unreachable: failed(502, 'the remote MCP server could not be reached'),
+  remote_not_mcp: failed(502, 'the address does not answer as an MCP server'),
+  remote_credential_refused: refused(422, 'the remote MCP server refused the key or headers'),
+  remote_config_invalid: refused(
+    400,
+    'the pasted configuration is not an mcpServers entry Portcullis can use',
+  ),
+  mcp_remote_response_too_large: failed(
+    502,
+    "the remote MCP server's reply is over the size limit; ask for a smaller result (a narrower query or a smaller page)",
+  ),
+  mcp_remote_malformed_response: failed(
+    502,
+    "the remote MCP server's reply is not a JSON-RPC answer to the request",
+  ),
+  mcp_remote_invalid_json: failed(502, "the remote MCP server's reply is not valid JSON"),
+  mcp_remote_session_expired: failed(
+    502,
+    'the remote MCP session expired again right after it was opened',
+  ),
+  mcp_remote_status: failed(502, 'the remote MCP server answered with an error status'),
+  mcp_remote_error: failed(502, 'the remote MCP server answered with a JSON-RPC error'),
+
   // Ours.
   config_invalid: {
     status: 500,

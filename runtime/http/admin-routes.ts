@@ -10,15 +10,16 @@ import { isPlainObject } from '../core/json-value.ts';
 import { changeActions, listActions } from '../core/operator/actions.ts';
 import { createAgent, listAgents, revokeAgent } from '../core/operator/agents.ts';
 import { queryAudit } from '../core/operator/audit-query.ts';
-import {
-  connect,
-  listConnections,
-  setConnectionStatus,
-  setCredential,
-} from '../core/operator/connections.ts';
+import { connectionViews } from '../core/operator/connection-views.ts';
+import { connect, setConnectionStatus, setCredential } from '../core/operator/connections.ts';
 import type { OperatorContext } from '../core/operator/context.ts';
+import { disconnect } from '../core/operator/disconnect.ts';
 import { grant, listGrants, revokeGrant } from '../core/operator/grants.ts';
 import { rotateMasterKey } from '../core/operator/master-key.ts';
+import { classifyTool } from '../core/operator/remote-classify.ts';
+import { connectUrl } from '../core/operator/remote-connections.ts';
+import { importConfig } from '../core/operator/remote-import.ts';
+import { refreshRemote } from '../core/operator/remote-refresh.ts';
 import { createWorkspace, listWorkspaces } from '../core/operator/workspaces.ts';
 import type { Log } from '../log.ts';
 import type { Gateway } from '../open-gateway.ts';
@@ -69,8 +70,13 @@ export function adminRouter(gateway: Gateway, log: Log): express.Router {
   router.get(`${ws}/agents`, route(listAgents));
   router.post(`${ws}/agents`, route(createAgent, 201));
   router.post(`${ws}/agents/:agent/revoke`, route(revokeAgent));
-  router.get(`${ws}/connections`, route(listConnections));
+  router.get(`${ws}/connections`, route(connectionViews));
   router.post(`${ws}/connections`, route(connect, 201));
+  router.post(`${ws}/remote-connections`, route(connectUrl, 201));
+  router.post(`${ws}/remote-connections/import`, route(importConfig, 201));
+  router.post(`${ws}/connections/:connection/refresh`, route(refreshRemote));
+  router.delete(`${ws}/connections/:connection`, route(disconnect));
+  router.put(`${ws}/connections/:connection/tools/:tool/classification`, route(classifyTool));
   router.put(
     `${ws}/connections/:connection/credential`,
     route(async (ctx, input) => {

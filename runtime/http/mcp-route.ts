@@ -65,6 +65,42 @@ export function withMcpEndpoint(
   };
 }
 
+/**
+ * A `node:http` request listener for `/mcp/c/<connection>`: each connection's
+ * own endpoint (found or made by `endpointFor`; undefined: no such
+ * connection, left to `fallback`), everything else to `fallback`.
+ */
+export function withConnectionEndpoints(
+  endpointFor: (connection: string) => Promise<McpEndpoint | undefined>,
+  fallback: RequestListener,
+  options: McpRouteOptions = {},
+): RequestListener {
+  const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
+  const report = options.onInternalError ?? (() => {});
+  return (req, res) => {
+    const url = req.url ?? '';
+    const query = url.indexOf('?');
+    const path = query < 0 ? url : url.slice(0, query);
+    const name = CONNECTION_PATH.exec(path)?.[1];
+    if (name === undefined) {
+      fallback(req, res);
+      return;
+    }
+    endpointFor(name)
+      .then((endpoint) => {
+        if (endpoint === undefined) fallback(req, res);
+        else return serveMcp(endpoint, req, res, bodyLimit);
+      })
+      .catch((error: unknown) => {
+        report(error);
+        if (res.headersSent) res.destroy();
+        else write(res, INTERNAL_ERROR);
+      });
+  };
+}
+
+const CONNECTION_PATH = /^\/mcp\/c\/([a-z][a-z0-9-]{0,31})$/;
+
 async function serveMcp(
   endpoint: McpEndpoint,
   req: IncomingMessage,

@@ -18,6 +18,8 @@ import type {
   GrantRows,
   OAuthRows,
   PolicyRows,
+  RemoteEndpointRows,
+  RemoteToolRows,
   SettingRows,
   Store,
   WorkspaceRows,
@@ -31,6 +33,7 @@ import { credentialRows } from './rows/credential-rows.ts';
 import { grantRows } from './rows/grant-rows.ts';
 import { oauthRows } from './rows/oauth-rows.ts';
 import { policyRows } from './rows/policy-rows.ts';
+import { remoteEndpointRows, remoteToolRows } from './rows/remote-rows.ts';
 import { settingRows } from './rows/setting-rows.ts';
 import { workspaceRows } from './rows/workspace-rows.ts';
 import type { Database, Engine } from './schema.ts';
@@ -47,6 +50,8 @@ export class KyselyStore implements Store {
   readonly adminTokens: AdminTokenRows;
   readonly settings: SettingRows;
   readonly oauth: OAuthRows;
+  readonly remoteEndpoints: RemoteEndpointRows;
+  readonly remoteTools: RemoteToolRows;
 
   readonly #db: Kysely<Database>;
   readonly #engine: Engine;
@@ -73,6 +78,8 @@ export class KyselyStore implements Store {
     this.adminTokens = adminTokenRows(context);
     this.settings = settingRows(context);
     this.oauth = oauthRows(context);
+    this.remoteEndpoints = remoteEndpointRows(context);
+    this.remoteTools = remoteToolRows(context);
   }
 
   async transaction<T>(work: (store: Store) => Promise<T>): Promise<T> {

@@ -193,6 +193,37 @@ export interface OAuthSigningKeyTable {
   retired_at: string | null;
 }
 
+export interface RemoteEndpointTable {
+  connection_id: string;
+  workspace_id: string;
+  url: string;
+  transport: string | null;
+  revision: string | null;
+  auth_kind: string;
+  /** JSON array of header names (never their values). */
+  header_names: string;
+  /** JSON object, or null before a server answered. */
+  server_info: string | null;
+  draft: string | null;
+  /** JSON object: tool name → class the operator chose. */
+  classification_overrides: string;
+  /** When the tool list is to be discovered again (the server's `ttlMs`); null: never on its own. */
+  tools_expire_at: string | null;
+  updated_at: string;
+}
+
+export interface RemoteToolTable {
+  connection_id: string;
+  workspace_id: string;
+  name: string;
+  /** JSON of the tool's contract (name, title, description, schemas, annotations). */
+  contract: string;
+  contract_hash: string;
+  classification: string;
+  classification_rule: string;
+  discovered_at: string;
+}
+
 export interface Database {
   workspaces: WorkspaceTable;
   agents: AgentTable;
@@ -210,4 +241,6 @@ export interface Database {
   oauth_token_families: OAuthTokenFamilyTable;
   oauth_refresh_tokens: OAuthRefreshTokenTable;
   oauth_signing_keys: OAuthSigningKeyTable;
+  remote_endpoints: RemoteEndpointTable;
+  remote_tools: RemoteToolTable;
 }

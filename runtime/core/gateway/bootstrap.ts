@@ -8,6 +8,7 @@ import { auditEvent } from '../governance/audit-event.ts';
 import { syncPolicies } from '../governance/contract-sync.ts';
 import { hashKey, newAdminToken, newId } from '../governance/keys.ts';
 import type { ActionPolicy } from '../governance/model.ts';
+import { REMOTE_MCP_PROVIDER } from '../remote/remote-model.ts';
 import type { Store } from '../store/store.ts';
 import type { ToolSources } from '../tools/tool-source.ts';
 
@@ -52,6 +53,8 @@ export async function bootstrap(
       else policies.set(policy.connectionId, [policy]);
     }
     for (const connection of await tx.connections.all()) {
+      // A remote MCP connection's tools are its pinned list, synced when it is discovered again.
+      if (connection.provider === REMOTE_MCP_PROVIDER) continue;
       const source = toolSources.of(connection);
       const existing = policies.get(connection.id) ?? [];
       const sync = syncPolicies(connection, source?.actions ?? [], existing, at, 'quarantine-new');

@@ -56,11 +56,8 @@ export class GovernanceSnapshot {
         tx.grants.all(),
         tx.policies.all(),
       ]);
-      return new GovernanceSnapshot(
-        revision,
-        { agents, connections, grants, policies },
-        toolSources,
-      );
+      const sources = toolSources.read ? await toolSources.read(tx) : toolSources;
+      return new GovernanceSnapshot(revision, { agents, connections, grants, policies }, sources);
     });
   }
 
@@ -78,6 +75,11 @@ export class GovernanceSnapshot {
 
   policyOf(connectionId: string, action: string): ActionPolicy | undefined {
     return this.#policies.get(policyKey(connectionId, action));
+  }
+
+  /** A connection of the workspace by name. */
+  connectionByName(workspaceId: string, name: string): Connection | undefined {
+    return this.#connections.find((c) => c.workspaceId === workspaceId && c.name === name);
   }
 
   /** A tool name in the agent's workspace, whether or not the agent may call it. */

@@ -13,9 +13,11 @@ import { newId } from '../governance/keys.ts';
 import type { Connection } from '../governance/model.ts';
 import { isInputRequired } from '../mcp/tool-backend.ts';
 import { didYouMean } from '../nearest-word.ts';
+import { REMOTE_MCP_PROVIDER } from '../remote/remote-model.ts';
 import { agentOrThrow } from './agents.ts';
 import { attempt, audit, type OperatorContext, parseInput, workspaceOrThrow } from './context.ts';
 import { NameSchema } from './names.ts';
+import { remoteCredentialFields } from './remote-credential.ts';
 
 /** The credential's fields by name, or one string for a provider with a single field. */
 const SecretValuesSchema = z.union([
@@ -160,10 +162,15 @@ export async function setCredential(ctx: OperatorContext, input: unknown): Promi
     const parsed = parseInput(SetCredentialSchema, input);
     const workspace = await workspaceOrThrow(ctx, parsed.workspace);
     const connection = await connectionOrThrow(ctx, workspace.id, parsed.connection);
-    const provider = ctx.catalogs.getOrThrow(connection.provider);
-    const credential = checkCredential(provider, parsed.credential);
     const agentId = parsed.agent ? (await agentOrThrow(ctx, workspace.id, parsed.agent)).id : null;
-    await verifyCredential(ctx, provider, connection, credential);
+    let credential: Record<string, string>;
+    if (connection.provider === REMOTE_MCP_PROVIDER) {
+      credential = await remoteCredentialFields(ctx, connection, parsed.credential);
+    } else {
+      const provider = ctx.catalogs.getOrThrow(connection.provider);
+      credential = checkCredential(provider, parsed.credential);
+      await verifyCredential(ctx, provider, connection, credential);
+    }
     const now = ctx.now().toISOString();
     await ctx.store.transaction(async (tx) => {
       await ctx.vault.put(
@@ -179,6 +186,8 @@ export async function setCredential(ctx: OperatorContext, input: unknown): Promi
         subject: agentId ?? 'shared',
       });
     });
+    // The next call opens an upstream session with the new credential.
+    ctx.remote?.executor.forgetConnection(connection.id);
   });
 }
 

@@ -9,6 +9,7 @@ import type { Executors } from '../execute/executor.ts';
 import { auditEvent } from '../governance/audit-event.ts';
 import type { NewAuditEvent, Workspace } from '../governance/model.ts';
 import { didYouMean } from '../nearest-word.ts';
+import type { RemoteMcp } from '../remote/remote-mcp.ts';
 import type { Store } from '../store/store.ts';
 import type { ToolSources } from '../tools/tool-source.ts';
 import type { CredentialVault } from '../vault/credential-vault.ts';
@@ -27,6 +28,8 @@ export interface OperatorContext {
   /** Each connection's tools, and the executors that call them (the verify read). */
   toolSources: ToolSources;
   executors: Executors;
+  /** Connecting, probing and refreshing remote MCP servers (absent where no outbound client runs). */
+  remote?: RemoteMcp;
   /** Where the master key lives. */
   keys: KeyLocation;
   /** Who acts: an admin token id, or `cli`. */

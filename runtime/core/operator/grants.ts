@@ -3,6 +3,7 @@ import { GatewayError } from '../errors.ts';
 import { newId } from '../governance/keys.ts';
 import type { AgentStatus, Grant } from '../governance/model.ts';
 import { didYouMean } from '../nearest-word.ts';
+import { REMOTE_MCP_PROVIDER } from '../remote/remote-model.ts';
 import { agentOrThrow } from './agents.ts';
 import { connectionOrThrow } from './connections.ts';
 import { attempt, audit, type OperatorContext, parseInput, workspaceOrThrow } from './context.ts';
@@ -38,12 +39,16 @@ export async function grant(ctx: OperatorContext, input: unknown): Promise<Grant
     const workspace = await workspaceOrThrow(ctx, parsed.workspace);
     const agent = await agentOrThrow(ctx, workspace.id, parsed.agent);
     const connection = await connectionOrThrow(ctx, workspace.id, parsed.connection);
-    const provider = ctx.catalogs.getOrThrow(connection.provider);
-    const unknown = parsed.actions.find((name) => !provider.actions.has(name));
+    // A remote connection's actions are its pinned tools, a native one's its catalog's.
+    const known =
+      connection.provider === REMOTE_MCP_PROVIDER
+        ? (await ctx.store.policies.forConnection(connection.id)).map((policy) => policy.action)
+        : [...ctx.catalogs.getOrThrow(connection.provider).actions.keys()];
+    const unknown = parsed.actions.find((name) => !known.includes(name));
     if (unknown)
       throw new GatewayError(
         'not_found',
-        `${provider.id} has no action ${unknown}${didYouMean(unknown, [...provider.actions.keys()])}`,
+        `${connection.name} has no action ${unknown}${didYouMean(unknown, known)}`,
         { field: 'actions' },
       );
     const existing = (await ctx.store.grants.forAgent(agent.id)).find(

@@ -20,6 +20,7 @@ import type { GatewayError } from '../errors.ts';
 import { AddressRefusedError, createGuardedLookup, refusedRange } from './address-policy.ts';
 import { classifyFailure, type FailureContext, outboundError } from './outbound-errors.ts';
 import { NO_SECRETS, type Redactor } from './redaction.ts';
+import { StreamedExchange, type StreamedReply } from './streamed-exchange.ts';
 
 export interface OutboundPolicy {
   /** Development policy: loopback and private networks are reachable. */
@@ -62,10 +63,14 @@ export interface SendOptions {
   cancel?: CancelSignal;
   /** A lower (or higher) body cap for this call than the policy's. */
   maxReplyBytes?: number;
+  /** A longer deadline for this exchange (an event stream that stays open). */
+  deadlineMs?: number;
 }
 
 export interface GuardedClient {
   send(request: OutboundRequest, options?: SendOptions): Promise<OutboundReply>;
+  /** The reply's head once it arrives, its body as a stream of chunks (same cap, same deadline). */
+  open(request: OutboundRequest, options?: SendOptions): Promise<StreamedReply>;
   close(): Promise<void>;
 }
 
@@ -94,15 +99,14 @@ export function createGuardedClient(policy: OutboundPolicy): GuardedClient {
   const literalVerdicts = new BoundedCache<string>(1_000);
   const verdictOf = (address: string) => refusedRange(address, policy) ?? '';
 
-  function send(request: OutboundRequest, options: SendOptions = {}): Promise<OutboundReply> {
+  /** The checks before anything is sent; throws what the request fails with. */
+  function preflight(request: OutboundRequest, options: SendOptions): FailureContext {
     const { url, redactor = NO_SECRETS } = request;
     if (url.protocol !== 'http:' && url.protocol !== 'https:')
-      return Promise.reject(new TypeError(`outbound URLs are http or https, not ${url.protocol}`));
+      throw new TypeError(`outbound URLs are http or https, not ${url.protocol}`);
     if (url.username !== '' || url.password !== '')
-      return Promise.reject(
-        new TypeError(
-          `outbound URL ${redactor.url(url)} embeds credentials; send them in a header`,
-        ),
+      throw new TypeError(
+        `outbound URL ${redactor.url(url)} embeds credentials; send them in a header`,
       );
     const context: FailureContext = {
       method: request.method,
@@ -113,11 +117,22 @@ export function createGuardedClient(policy: OutboundPolicy): GuardedClient {
     const literal = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
     if (isIP(literal) !== 0) {
       const range = literalVerdicts.get(literal, verdictOf);
-      if (range !== '')
-        return Promise.reject(classifyFailure(new AddressRefusedError(range), context));
+      if (range !== '') throw classifyFailure(new AddressRefusedError(range), context);
     }
+    if (options.cancel?.cancelled) throw abortError(context);
+    return context;
+  }
+
+  function send(request: OutboundRequest, options: SendOptions = {}): Promise<OutboundReply> {
+    const { redactor = NO_SECRETS } = request;
+    let context: FailureContext;
+    try {
+      context = preflight(request, options);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const { url } = context;
     const { cancel } = options;
-    if (cancel?.cancelled) return Promise.reject(abortError(context));
 
     return new Promise<OutboundReply>((resolve, reject) => {
       const exchange = new Exchange(
@@ -148,7 +163,53 @@ export function createGuardedClient(policy: OutboundPolicy): GuardedClient {
     });
   }
 
-  return { send, close: () => agent.close() };
+  /** As `send`, but the body is read as it arrives (the reader redacts what it reads). */
+  function open(request: OutboundRequest, options: SendOptions = {}): Promise<StreamedReply> {
+    let context: FailureContext;
+    try {
+      context = preflight(request, options);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const { url } = context;
+    const { cancel } = options;
+    return new Promise<StreamedReply>((resolve, reject) => {
+      const exchange = new StreamedExchange(
+        options.maxReplyBytes ?? maxReplyBytes,
+        context,
+        options.deadlineMs ?? deadlineMs,
+        (reply) => {
+          resolve({
+            ...reply,
+            chunks: (async function* () {
+              try {
+                yield* reply.chunks;
+              } finally {
+                stopListening?.();
+              }
+            })(),
+          });
+        },
+        (error) => {
+          stopListening?.();
+          reject(error);
+        },
+      );
+      const stopListening = cancel?.onCancel(() => exchange.abort(abortError(context)));
+      agent.dispatch(
+        {
+          origin: url.origin,
+          path: `${url.pathname}${url.search}`,
+          method: request.method as Dispatcher.HttpMethod,
+          headers: request.headers,
+          body: request.body ?? null,
+        },
+        exchange,
+      );
+    });
+  }
+
+  return { send, open, close: () => agent.close() };
 }
 
 function abortError(context: FailureContext): GatewayError {

@@ -34,6 +34,7 @@ import type {
   SigningKey,
   TokenFamily,
 } from '../oauth-server/oauth-model.ts';
+import type { RemoteEndpoint, RemoteTool } from '../remote/remote-model.ts';
 
 export interface Store {
   /** Runs `work` in one transaction: all its writes land, or none. */
@@ -53,6 +54,8 @@ export interface Store {
   readonly settings: SettingRows;
   /** The authorization server's rows (migration 0005). */
   readonly oauth: OAuthRows;
+  readonly remoteEndpoints: RemoteEndpointRows;
+  readonly remoteTools: RemoteToolRows;
 }
 
 export interface WorkspaceRows {
@@ -217,4 +220,25 @@ export interface SigningKeyRows {
   retire(kid: string, at: string): Promise<boolean>;
   /** Replaces a key's sealed private half (a master key rotation). */
   reseal(kid: string, sealedPrivate: string, keyId: string): Promise<void>;
+}
+
+/** The endpoint record of each remote MCP connection (one per connection). */
+export interface RemoteEndpointRows {
+  /** Inserts or replaces the connection's record; `not_found` (field `connection`) without one. */
+  put(endpoint: RemoteEndpoint): Promise<void>;
+  byConnection(connectionId: string): Promise<RemoteEndpoint | undefined>;
+  all(): Promise<RemoteEndpoint[]>;
+}
+
+/** The tool list pinned at a remote connection's last discovery. */
+export interface RemoteToolRows {
+  /** Replaces the connection's whole list, in one transaction. */
+  replace(
+    connection: Pick<Connection, 'id' | 'workspaceId'>,
+    tools: readonly RemoteTool[],
+  ): Promise<void>;
+  /** By name. */
+  forConnection(connectionId: string): Promise<RemoteTool[]>;
+  /** Every pinned tool, by connection id and name. */
+  all(): Promise<RemoteTool[]>;
 }

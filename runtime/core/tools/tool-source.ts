@@ -9,9 +9,10 @@
 import type { ValidateFunction } from 'ajv';
 import type { Classification, ToolAnnotations } from '../../../generated/catalog-format.ts';
 import type { Connection } from '../governance/model.ts';
+import type { Store } from '../store/store.ts';
 
 /** The transports a governed call can go out on; one executor each. */
-export type ToolSourceKind = 'native_rest';
+export type ToolSourceKind = 'native_rest' | 'remote_mcp';
 
 /** What governance and the agent's tool list need of any action. */
 export interface GovernedAction {
@@ -46,4 +47,9 @@ export interface ToolTarget<S extends ToolSource = ToolSource> {
 /** The tool source of each connection. */
 export interface ToolSources {
   of(connection: Connection): ToolSource | undefined;
+  /**
+   * The sources as the store holds them now (a remote connection's pinned
+   * tools are rows), read by each governance snapshot in its transaction.
+   */
+  read?(store: Store): Promise<ToolSources>;
 }

@@ -9,6 +9,7 @@ import { auditPlainRowidMigration } from './0002-audit-plain-rowid.ts';
 import { auditTraceMigration } from './0003-audit-trace.ts';
 import { auditUpstreamAddressMigration } from './0004-audit-upstream-address.ts';
 import { oauthMigration } from './0005-oauth.ts';
+import { remoteMcpMigration } from './0006-remote-mcp.ts';
 
 /** kysely's default name for its record of applied migrations. */
 const MIGRATION_TABLE = 'kysely_migration';
@@ -21,6 +22,7 @@ export function storeMigrations(engine: Engine): Record<string, Migration> {
     '0003-audit-trace': auditTraceMigration,
     '0004-audit-upstream-address': auditUpstreamAddressMigration,
     '0005-oauth': oauthMigration,
+    '0006-remote-mcp': remoteMcpMigration,
   };
 }
 

@@ -168,9 +168,11 @@ describe('the SQLite migrations', () => {
       })),
     );
     expect(table).not.toMatch(/autoincrement/i);
-    // The old file's indexes are all kept; later migrations add only their own tables' (0005: oauth_*).
+    // The old file's indexes are all kept; later migrations add only their own tables' (0005: oauth_*, 0006: remote_*).
     expect(
-      (indexes as Array<{ name: string }>).filter((index) => !index.name.includes('oauth_')),
+      (indexes as Array<{ name: string }>).filter(
+        (index) => !index.name.includes('oauth_') && !index.name.includes('remote_'),
+      ),
     ).toEqual(oldIndexes);
     expect(indexes).toEqual(
       expect.arrayContaining([

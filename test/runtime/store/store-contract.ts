@@ -11,6 +11,7 @@ import { describeConnectionContract } from './contract/connection-contract.ts';
 import { describeIdentityContract } from './contract/identity-contract.ts';
 import { describeOAuthContract } from './contract/oauth-contract.ts';
 import { describePersistenceContract } from './contract/persistence-contract.ts';
+import { describeRemoteContract } from './contract/remote-contract.ts';
 import { describeRevisionContract } from './contract/revision-contract.ts';
 import { describeTransactionContract } from './contract/transaction-contract.ts';
 
@@ -71,5 +72,6 @@ export function describeStoreContract(name: string, harness: StoreHarness): void
     describeTransactionContract(subject);
     describePersistenceContract(subject);
     describeOAuthContract(subject);
+    describeRemoteContract(subject);
   });
 }

@@ -1,0 +1,233 @@
+/**
+ * The remote MCP commands: connect a server by its address or a pasted
+ * `mcpServers` snippet, discover its tools again, and disconnect any
+ * connection. Secrets come from environment variables named on the command
+ * line (`--token-env VAR`, `--header-env Name=VAR`), never from argv.
+ */
+import { readFileSync } from 'node:fs';
+import { GatewayError } from '../core/errors.ts';
+import { disconnect } from '../core/operator/disconnect.ts';
+import { classifyTool } from '../core/operator/remote-classify.ts';
+import { connectUrl, type RemoteConnectResult } from '../core/operator/remote-connections.ts';
+import { type RefreshReport, refreshRemote } from '../core/operator/remote-refresh.ts';
+import {
+  connectionNameOf,
+  HELP_PROMPT,
+  parseMcpServers,
+} from '../core/remote/mcp-servers-config.ts';
+import type { Command } from './commands.ts';
+import { printValue } from './output.ts';
+
+type Env = Record<string, string | undefined>;
+
+const secretOptions = {
+  name: { type: 'string' as const },
+  'token-env': { type: 'string' as const },
+  'header-env': { type: 'string' as const, multiple: true },
+};
+
+export const remoteCommands: Record<string, Command> = {
+  'connect-url': {
+    usage: 'connect-url <url> [--name n] [--token-env VAR | --header-env Name=VAR ...]',
+    summary: 'connect a remote MCP server by its address; probes it first',
+    options: secretOptions,
+    fields: {
+      url: '<url>',
+      name: '--name',
+      token: '--token-env',
+      headers: '--header-env',
+      credential: '--token-env',
+    },
+    run: async ({ ctx, out, args, values, env, workspace }) => {
+      const url = argument(args, 'connect-url <url>');
+      const result = await connectUrl(ctx, {
+        workspace,
+        url,
+        ...(typeof values.name === 'string' ? { name: values.name } : {}),
+        ...secretsFrom(values, env),
+      });
+      printValue(out, result, connectText(result));
+    },
+  },
+  import: {
+    usage: 'import <file|-> [--name n] [--server s] [--header-env Name=VAR ...] [--help-prompt]',
+    summary: 'connect the remote MCP server of a pasted mcpServers snippet',
+    options: {
+      ...secretOptions,
+      server: { type: 'string' },
+      'help-prompt': { type: 'boolean' },
+    },
+    fields: {
+      url: '<file|->',
+      name: '--name',
+      headers: '--header-env',
+      credential: '--header-env',
+    },
+    run: async ({ ctx, out, args, values, env, workspace }) => {
+      if (values['help-prompt'] === true) {
+        out.write(`${HELP_PROMPT}\n`);
+        return;
+      }
+      const source = argument(args, 'import <file|->');
+      const text = readFileSync(source === '-' ? 0 : source, 'utf8');
+      const servers = parseMcpServers(text);
+      const chosen =
+        typeof values.server === 'string'
+          ? servers.find((server) => server.name === values.server)
+          : servers.length === 1
+            ? servers[0]
+            : undefined;
+      if (!chosen)
+        throw new GatewayError(
+          'invalid_input',
+          `the paste has ${servers.map((s) => s.name).join(', ')}; choose one with --server`,
+          { field: '--server' },
+        );
+      const given = keyValues(values['header-env'], '--header-env');
+      const resolve = (
+        header: string,
+        secret: { value?: string; env?: string; placeholder?: string },
+      ) => {
+        const variable = given[header] ?? secret.env;
+        if (variable !== undefined) return fromEnv(env, variable, '--header-env');
+        if (secret.value !== undefined) return secret.value;
+        throw new GatewayError(
+          'invalid_input',
+          `header ${header} is a placeholder (${secret.placeholder}); give its value with --header-env ${header}=VAR`,
+          { field: '--header-env' },
+        );
+      };
+      const headers = Object.fromEntries(
+        chosen.headers.map((h) => [h.header, resolve(h.header, h)]),
+      );
+      const name = typeof values.name === 'string' ? values.name : connectionNameOf(chosen.name);
+      const result = await connectUrl(ctx, {
+        workspace,
+        url: chosen.url,
+        ...(name === undefined ? {} : { name }),
+        ...(chosen.bearer ? { token: resolve('Authorization', chosen.bearer) } : {}),
+        ...(chosen.headers.length > 0 ? { headers } : {}),
+      });
+      printValue(out, result, connectText(result));
+    },
+  },
+  refresh: {
+    usage: 'refresh <connection>',
+    summary: "discover a remote MCP connection's tools again; changed ones go to review",
+    run: async ({ ctx, out, args, workspace }) => {
+      const report = await refreshRemote(ctx, {
+        workspace,
+        connection: argument(args, 'refresh <connection>'),
+      });
+      printValue(out, report, refreshText(report));
+    },
+  },
+  classify: {
+    usage: 'classify <connection> <tool> <read|write|destructive|auto>',
+    summary: "set a remote tool's class over the automatic rules (auto: back to them)",
+    fields: { tool: '<tool>', classification: '<read|write|destructive|auto>' },
+    run: async ({ ctx, out, args, workspace }) => {
+      const done = await classifyTool(ctx, {
+        workspace,
+        connection: argument(args, 'classify <connection>'),
+        tool: args[1] ?? '',
+        classification: args[2] ?? '',
+      });
+      printValue(out, done, `${done.tool} is ${done.classification} (${done.rule})`);
+    },
+  },
+  disconnect: {
+    usage: 'disconnect <connection>',
+    summary:
+      'remove a connection with its credentials, grants and upstream sessions (the audit log stays)',
+    run: async ({ ctx, out, args, workspace }) => {
+      const done = await disconnect(ctx, {
+        workspace,
+        connection: argument(args, 'disconnect <connection>'),
+      });
+      printValue(
+        out,
+        done,
+        `disconnected ${done.connection}: its credentials, grants and policies are gone; the audit log keeps its history`,
+      );
+    },
+  },
+};
+
+function connectText(result: RemoteConnectResult): string {
+  const { connection, endpoint } = result;
+  const host = new URL(endpoint.url).host;
+  const head = `${connection.name}: unverified server ${host}`;
+  switch (result.next) {
+    case 'sign_in':
+      return `${head} needs a browser sign-in (it publishes OAuth metadata${result.authorizationServers ? `: ${result.authorizationServers.join(', ')}` : ''}); kept as a draft`;
+    case 'credential':
+      return `${head} needs a key or headers; kept as a draft. Connect again with --token-env VAR (sent as Authorization: Bearer) or --header-env Name=VAR`;
+    case 'review':
+      return `connected ${head} (${endpoint.revision}); ${result.tools ? refreshText(result.tools) : ''}\nEvery tool is quarantined until reviewed: portcullis actions ${connection.name}, then portcullis review ${connection.name} --all`;
+  }
+}
+
+function refreshText(report: RefreshReport): string {
+  const lines = [
+    `${report.tools.length} tools: ${report.added.length} new, ${report.changed.length} changed, ${report.retired.length} retired`,
+  ];
+  for (const { tool, changes } of report.changed)
+    lines.push(
+      `  ${tool} changed: ${changes.map((c) => c.field).join(', ')} (review it again: portcullis review <connection> ${tool})`,
+    );
+  for (const problem of report.problems) lines.push(`  left out: ${problem}`);
+  return lines.join('\n');
+}
+
+function secretsFrom(
+  values: Record<string, unknown>,
+  env: Env,
+): { token?: string; headers?: Record<string, string> } {
+  const named = keyValues(values['header-env'], '--header-env');
+  return {
+    ...(typeof values['token-env'] === 'string'
+      ? { token: fromEnv(env, values['token-env'], '--token-env') }
+      : {}),
+    ...(Object.keys(named).length > 0
+      ? {
+          headers: Object.fromEntries(
+            Object.entries(named).map(([h, v]) => [h, fromEnv(env, v, '--header-env')]),
+          ),
+        }
+      : {}),
+  };
+}
+
+function keyValues(pairs: unknown, flag: string): Record<string, string> {
+  const list = Array.isArray(pairs) ? (pairs as string[]) : [];
+  return Object.fromEntries(
+    list.map((pair) => {
+      const at = pair.indexOf('=');
+      if (at < 1)
+        throw new GatewayError('invalid_input', `${flag} takes Name=VAR`, { field: flag });
+      return [pair.slice(0, at), pair.slice(at + 1)];
+    }),
+  );
+}
+
+function fromEnv(env: Env, variable: string, flag: string): string {
+  const value = env[variable];
+  if (!value)
+    throw new GatewayError('invalid_input', `environment variable ${variable} is empty or unset`, {
+      field: flag,
+    });
+  return value;
+}
+
+function argument(args: string[], usage: string): string {
+  const value = args[0];
+  if (value) return value;
+  throw new GatewayError(
+    'invalid_input',
+    `${usage.split(' ')[0]} needs ${usage.split(' ')[1]}: portcullis ${usage}`,
+    {
+      field: usage.split(' ')[1]!,
+    },
+  );
+}

@@ -1,0 +1,80 @@
+/**
+ * `portcullis classify <connection> <tool> <class|auto>`: an operator's class
+ * for a remote tool over the automatic rules (annotations, then name verbs).
+ * The pinned list is reclassified in place, no network; a tool made riskier
+ * is quarantined until reviewed again, as for any reclassification.
+ */
+import { z } from 'zod';
+import { GatewayError } from '../errors.ts';
+import { syncPolicies } from '../governance/contract-sync.ts';
+import { didYouMean } from '../nearest-word.ts';
+import { classifyRemoteTool } from '../remote/remote-classification.ts';
+import { remoteActionOf } from '../remote/remote-tool-source.ts';
+import { connectionOrThrow } from './connections.ts';
+import { attempt, audit, type OperatorContext, parseInput, workspaceOrThrow } from './context.ts';
+import { endpointOrThrow } from './remote-refresh.ts';
+
+const ClassifySchema = z.strictObject({
+  workspace: z.string().min(1),
+  connection: z.string().min(1),
+  tool: z.string().min(1),
+  /** `auto`: back to the automatic rules. */
+  classification: z.enum(['read', 'write', 'destructive', 'auto']),
+});
+
+export interface Classified {
+  tool: string;
+  classification: string;
+  rule: string;
+}
+
+export async function classifyTool(ctx: OperatorContext, input: unknown): Promise<Classified> {
+  return attempt(ctx, 'action.classify', input, async () => {
+    const parsed = parseInput(ClassifySchema, input);
+    const workspace = await workspaceOrThrow(ctx, parsed.workspace);
+    const connection = await connectionOrThrow(ctx, workspace.id, parsed.connection);
+    const endpoint = await endpointOrThrow(ctx, connection);
+    const tools = await ctx.store.remoteTools.forConnection(connection.id);
+    if (!tools.some((tool) => tool.name === parsed.tool))
+      throw new GatewayError(
+        'not_found',
+        `${connection.name} has no tool ${parsed.tool}${didYouMean(
+          parsed.tool,
+          tools.map((t) => t.name),
+        )}`,
+        { field: 'tool' },
+      );
+    const overrides = { ...endpoint.classificationOverrides };
+    if (parsed.classification === 'auto') delete overrides[parsed.tool];
+    else overrides[parsed.tool] = parsed.classification;
+    const at = ctx.now().toISOString();
+    const reclassified = tools.map((tool) => {
+      const { classification, rule } = classifyRemoteTool(tool.contract, overrides[tool.name]);
+      return { ...tool, classification, classificationRule: rule };
+    });
+    await ctx.store.transaction(async (tx) => {
+      await tx.remoteEndpoints.put({
+        ...endpoint,
+        classificationOverrides: overrides,
+        updatedAt: at,
+      });
+      await tx.remoteTools.replace(connection, reclassified);
+      const sync = syncPolicies(
+        connection,
+        reclassified.map(remoteActionOf),
+        await tx.policies.forConnection(connection.id),
+        at,
+        'quarantine-new',
+      );
+      if (sync.changed.length > 0) await tx.policies.putMany(sync.changed);
+      await audit(ctx, tx, {
+        action: 'action.classify',
+        workspaceId: workspace.id,
+        connectionId: connection.id,
+        subject: `${parsed.tool}=${parsed.classification}`,
+      });
+    });
+    const tool = reclassified.find((t) => t.name === parsed.tool)!;
+    return { tool: tool.name, classification: tool.classification, rule: tool.classificationRule };
+  });
+}

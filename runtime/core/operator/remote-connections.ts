@@ -1,0 +1,218 @@
+/**
+ * Connecting a remote MCP server by its address (`portcullis connect-url`,
+ * `POST …/remote-connections`, and `import`, which normalises a pasted
+ * `mcpServers` entry into the same input). The probe decides (seed 000):
+ * nothing needed → its tools are discovered and pinned, every one
+ * quarantined until reviewed; a sign-in or a key needed → a draft connection
+ * is kept, and connecting again with the same name (or address) carries it
+ * on. Header values are sealed in the vault; only names are kept and shown.
+ */
+import { z } from 'zod';
+import { GatewayError } from '../errors.ts';
+import { newId } from '../governance/keys.ts';
+import type { Connection } from '../governance/model.ts';
+import { CONNECTION_NAME_PATTERN } from '../governance/tool-names.ts';
+import { endpointUrlOrThrow } from '../remote/endpoint-url.ts';
+import { probeEndpoint } from '../remote/probe.ts';
+import { assertRemoteHeaders, BEARER_FIELD, headerField } from '../remote/remote-headers.ts';
+import type { RemoteMcp } from '../remote/remote-mcp.ts';
+import { upstreamTarget } from '../remote/remote-mcp-executor.ts';
+import {
+  REMOTE_MCP_PROVIDER,
+  type RemoteAuthKind,
+  type RemoteEndpoint,
+} from '../remote/remote-model.ts';
+import { attempt, audit, type OperatorContext, parseInput, workspaceOrThrow } from './context.ts';
+import { NameSchema } from './names.ts';
+import { applyPinned, discoverPinnable, type RefreshReport } from './remote-refresh.ts';
+
+export const ConnectUrlSchema = z.strictObject({
+  workspace: z.string().min(1),
+  url: z.string().min(1),
+  name: NameSchema.optional(),
+  /** A key sent as `Authorization: Bearer` (write-only). */
+  token: z.string().min(1).optional(),
+  /** Custom headers by name (values write-only). */
+  headers: z.record(z.string(), z.string()).optional(),
+});
+
+export type RemoteNext = 'review' | 'sign_in' | 'credential';
+
+export interface RemoteConnectResult {
+  connection: Connection;
+  endpoint: RemoteEndpoint;
+  /** What the operator does next: review the tools, sign in (the OAuth issue), or give a key or headers. */
+  next: RemoteNext;
+  tools: RefreshReport | undefined;
+  /** Where a sign-in would start, when the server publishes it. */
+  authorizationServers?: string[];
+}
+
+export function remoteOrThrow(ctx: OperatorContext): RemoteMcp {
+  if (!ctx.remote) throw new TypeError('remote MCP connections need the gateway’s outbound client');
+  return ctx.remote;
+}
+
+export async function connectUrl(
+  ctx: OperatorContext,
+  input: unknown,
+): Promise<RemoteConnectResult> {
+  return attempt(ctx, 'connection.create', input, async () => {
+    const parsed = parseInput(ConnectUrlSchema, input);
+    const remote = remoteOrThrow(ctx);
+    const workspace = await workspaceOrThrow(ctx, parsed.workspace);
+    const url = endpointUrlOrThrow(parsed.url, remote);
+    if (parsed.token !== undefined && parsed.headers !== undefined)
+      throw new GatewayError('invalid_input', 'token: give a key or custom headers, not both', {
+        field: 'token',
+      });
+    if (parsed.headers !== undefined) assertRemoteHeaders(parsed.headers, 'headers');
+    const authKind: RemoteAuthKind =
+      parsed.token !== undefined ? 'bearer' : parsed.headers !== undefined ? 'headers' : 'none';
+    const credential: Record<string, string> = {};
+    if (parsed.token !== undefined) credential[BEARER_FIELD] = parsed.token;
+    for (const [name, value] of Object.entries(parsed.headers ?? {}))
+      credential[headerField(name)] = value;
+    const headerNames = Object.keys(parsed.headers ?? {});
+
+    const draft = await existingDraft(ctx, workspace.id, parsed.name, url.href);
+    const name = draft?.name ?? parsed.name ?? nameFromHost(url);
+    if (!draft && (await ctx.store.connections.byName(workspace.id, name)))
+      throw new GatewayError(
+        'conflict',
+        `workspace ${workspace.name} already has a connection ${name}; choose another with --name`,
+        { field: 'name' },
+      );
+    const now = ctx.now().toISOString();
+    const connection: Connection = draft ?? {
+      id: newId(),
+      workspaceId: workspace.id,
+      name,
+      provider: REMOTE_MCP_PROVIDER,
+      settings: {},
+      status: 'pending',
+      health: 'unknown',
+      failureStreak: 0,
+      createdAt: now,
+      updatedAt: now,
+    };
+    const endpoint: RemoteEndpoint = {
+      connectionId: connection.id,
+      workspaceId: workspace.id,
+      url: url.href,
+      transport: null,
+      revision: null,
+      authKind,
+      headerNames,
+      serverInfo: null,
+      draft: null,
+      classificationOverrides: {},
+      toolsExpireAt: null,
+      updatedAt: now,
+    };
+    const target = upstreamTarget(endpoint, authKind === 'none' ? undefined : credential);
+    const probed = await probeEndpoint(remote.client, remote.http, target, {
+      allowPrivateNetworks: remote.allowPrivateNetworks,
+      withCredential: authKind !== 'none',
+    });
+
+    if (probed.kind !== 'ready') {
+      // Kept as a draft: connecting again with a key, headers or a sign-in carries it on.
+      const kept: RemoteEndpoint = {
+        ...endpoint,
+        transport: 'streamable-http',
+        draft: probed.kind,
+      };
+      await ctx.store.transaction(async (tx) => {
+        if (!draft) await tx.connections.create(connection);
+        await tx.remoteEndpoints.put(kept);
+        await audit(ctx, tx, {
+          action: draft ? 'connection.update' : 'connection.create',
+          workspaceId: workspace.id,
+          connectionId: connection.id,
+          subject: `${REMOTE_MCP_PROVIDER} ${url.host} (draft: ${probed.kind})`,
+        });
+      });
+      return {
+        connection,
+        endpoint: kept,
+        next: probed.kind === 'sign_in_needed' ? 'sign_in' : 'credential',
+        tools: undefined,
+        ...(probed.kind === 'sign_in_needed'
+          ? { authorizationServers: probed.authorizationServers }
+          : {}),
+      };
+    }
+
+    const { hello } = probed;
+    const ready: RemoteEndpoint = {
+      ...endpoint,
+      transport: probed.transport,
+      revision: hello.session.revision,
+      serverInfo: hello.serverInfo,
+    };
+    const active: Connection = { ...connection, status: 'active', health: 'ok', updatedAt: now };
+    // The probe's session ends here; calls open their own.
+    const discovered = await discoverPinnable(ctx, active, ready, target, hello.session).finally(
+      () => remote.client.close(target, hello.session).catch(() => {}),
+    );
+    const report = await ctx.store.transaction(async (tx) => {
+      if (draft)
+        await tx.connections.update(workspace.id, connection.id, {
+          status: 'active',
+          updatedAt: now,
+        });
+      else await tx.connections.create(active);
+      await tx.credentials.remove(connection.id, null);
+      if (authKind !== 'none')
+        await ctx.vault.put(
+          tx,
+          { workspaceId: workspace.id, connectionId: connection.id, agentId: null },
+          credential,
+          now,
+        );
+      await tx.remoteEndpoints.put(ready);
+      await audit(ctx, tx, {
+        action: draft ? 'connection.update' : 'connection.create',
+        workspaceId: workspace.id,
+        connectionId: connection.id,
+        subject: `${REMOTE_MCP_PROVIDER} ${url.host}`,
+      });
+      return applyPinned(ctx, tx, active, ready, discovered);
+    });
+    remote.executor.forgetConnection(connection.id);
+    return { connection: active, endpoint: ready, next: 'review', tools: report };
+  });
+}
+
+/** A draft to carry on: the named one, else the only draft with this address. */
+async function existingDraft(
+  ctx: OperatorContext,
+  workspaceId: string,
+  name: string | undefined,
+  url: string,
+): Promise<Connection | undefined> {
+  const connections = await ctx.store.connections.list(workspaceId);
+  for (const connection of connections) {
+    if (connection.provider !== REMOTE_MCP_PROVIDER) continue;
+    if (name !== undefined && connection.name !== name) continue;
+    const endpoint = await ctx.store.remoteEndpoints.byConnection(connection.id);
+    if (endpoint?.draft == null) continue;
+    if (name !== undefined || endpoint.url === url) return connection;
+  }
+  return undefined;
+}
+
+/** `mcp.notion.com` → `notion`; `api.example.co.uk` → `example`; always a valid connection name. */
+export function nameFromHost(url: URL): string {
+  const labels = url.hostname
+    .toLowerCase()
+    .split('.')
+    .filter((label) => !['mcp', 'api', 'www', ''].includes(label));
+  const base = (labels.length > 1 ? labels[labels.length - 2] : labels[0]) ?? 'remote';
+  const cleaned = base
+    .replace(/[^a-z0-9-]/g, '-')
+    .replace(/^[^a-z]+/, '')
+    .slice(0, 32);
+  return CONNECTION_NAME_PATTERN.test(cleaned) ? cleaned : 'remote';
+}

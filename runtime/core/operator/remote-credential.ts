@@ -1,0 +1,58 @@
+/**
+ * A remote MCP connection's credential, set or rotated (shared, or an
+ * agent's personal one): the key for a `bearer` connection, the values of its
+ * header names for a `headers` one. Checked against the header rules, tried
+ * on the server (a refusal blames the credential, nothing is written), then
+ * sealed; the connection's upstream sessions are forgotten, so the next call
+ * opens one with the new credential.
+ */
+import { GatewayError } from '../errors.ts';
+import type { Connection } from '../governance/model.ts';
+import { probeEndpoint } from '../remote/probe.ts';
+import { assertRemoteHeaders, BEARER_FIELD, headerField } from '../remote/remote-headers.ts';
+import { upstreamTarget } from '../remote/remote-mcp-executor.ts';
+import type { OperatorContext } from './context.ts';
+import { remoteOrThrow } from './remote-connections.ts';
+import { endpointOrThrow } from './remote-refresh.ts';
+
+/** The sealed fields of a remote connection's credential, checked and verified. */
+export async function remoteCredentialFields(
+  ctx: OperatorContext,
+  connection: Connection,
+  given: string | Record<string, string>,
+): Promise<Record<string, string>> {
+  const remote = remoteOrThrow(ctx);
+  const endpoint = await endpointOrThrow(ctx, connection);
+  let fields: Record<string, string>;
+  if (endpoint.authKind === 'bearer') {
+    if (typeof given !== 'string')
+      throw new GatewayError('invalid_input', 'credential: this connection takes one key', {
+        field: 'credential',
+      });
+    fields = { [BEARER_FIELD]: given };
+  } else if (endpoint.authKind === 'headers') {
+    const values = typeof given === 'string' ? {} : given;
+    const missing = endpoint.headerNames.find((name) => values[name] === undefined);
+    const extra = Object.keys(values).find((name) => !endpoint.headerNames.includes(name));
+    if (missing !== undefined || extra !== undefined)
+      throw new GatewayError(
+        'invalid_input',
+        `credential: give exactly the headers ${endpoint.headerNames.join(', ')}`,
+        { field: `credential.${missing ?? extra}` },
+      );
+    assertRemoteHeaders(values, 'credential');
+    fields = Object.fromEntries(
+      Object.entries(values).map(([name, value]) => [headerField(name), value]),
+    );
+  } else {
+    throw new GatewayError('invalid_input', `connection: ${connection.name} needs no credential`, {
+      field: 'connection',
+    });
+  }
+  // A refusal blames the credential (remote_credential_refused); nothing is written.
+  await probeEndpoint(remote.client, remote.http, upstreamTarget(endpoint, fields), {
+    allowPrivateNetworks: remote.allowPrivateNetworks,
+    withCredential: true,
+  });
+  return fields;
+}

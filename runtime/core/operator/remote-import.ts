@@ -1,0 +1,69 @@
+/**
+ * The admin API's paste route: an `mcpServers` snippet and the values of its
+ * placeholders (write-only, by header name; `Authorization` for the bearer
+ * key), normalised into the same `connect-url` input the guided route takes.
+ */
+import { z } from 'zod';
+import { GatewayError } from '../errors.ts';
+import { connectionNameOf, parseMcpServers } from '../remote/mcp-servers-config.ts';
+import type { OperatorContext } from './context.ts';
+import { parseInput } from './context.ts';
+import { connectUrl, type RemoteConnectResult } from './remote-connections.ts';
+
+const ImportSchema = z.strictObject({
+  workspace: z.string().min(1),
+  /** The snippet, as pasted (JSON text) or as a JSON object. */
+  config: z.union([z.string().min(1), z.record(z.string(), z.unknown())]),
+  server: z.string().min(1).optional(),
+  name: z.string().min(1).optional(),
+  /** Values for the snippet's placeholders, by header name (write-only). */
+  values: z.record(z.string(), z.string()).default({}),
+});
+
+export async function importConfig(
+  ctx: OperatorContext,
+  input: unknown,
+): Promise<RemoteConnectResult> {
+  const parsed = parseInput(ImportSchema, input);
+  const servers = parseMcpServers(
+    typeof parsed.config === 'string' ? parsed.config : JSON.stringify(parsed.config),
+  );
+  const chosen =
+    parsed.server !== undefined
+      ? servers.find((server) => server.name === parsed.server)
+      : servers.length === 1
+        ? servers[0]
+        : undefined;
+  if (!chosen)
+    throw new GatewayError(
+      'invalid_input',
+      `server: the paste has ${servers.map((s) => s.name).join(', ')}; name one`,
+      {
+        field: 'server',
+      },
+    );
+  const secretValue = (secret: { header: string; value?: string; placeholder?: string }) => {
+    const given = parsed.values[secret.header] ?? secret.value;
+    if (given === undefined)
+      throw new GatewayError(
+        'invalid_input',
+        `values.${secret.header}: give the value for ${secret.placeholder ?? secret.header}`,
+        {
+          field: `values.${secret.header}`,
+        },
+      );
+    return given;
+  };
+  const headers = Object.fromEntries(
+    chosen.headers.map((secret) => [secret.header, secretValue(secret)]),
+  );
+  return connectUrl(ctx, {
+    workspace: parsed.workspace,
+    url: chosen.url,
+    ...((parsed.name ?? connectionNameOf(chosen.name)) === undefined
+      ? {}
+      : { name: parsed.name ?? connectionNameOf(chosen.name) }),
+    ...(chosen.bearer ? { token: secretValue(chosen.bearer) } : {}),
+    ...(chosen.headers.length > 0 ? { headers } : {}),
+  });
+}

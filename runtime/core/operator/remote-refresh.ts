@@ -1,0 +1,185 @@
+/**
+ * Pinning a remote MCP connection's tools: discover every page of its
+ * `tools/list`, hash each tool's contract, classify it, and bring the action
+ * policies in line (new tools quarantined, a changed contract blocked with
+ * `contract_changed` until reviewed again, a vanished tool retired). The
+ * report says what changed, field by field, for the review.
+ */
+import { z } from 'zod';
+import { GatewayError } from '../errors.ts';
+import { syncPolicies } from '../governance/contract-sync.ts';
+import type { Connection } from '../governance/model.ts';
+import { discoverTools } from '../remote/discover-tools.ts';
+import { openSession } from '../remote/open-session.ts';
+import { classifyRemoteTool } from '../remote/remote-classification.ts';
+import { upstreamTarget } from '../remote/remote-mcp-executor.ts';
+import {
+  REMOTE_MCP_PROVIDER,
+  type RemoteEndpoint,
+  type RemoteTool,
+} from '../remote/remote-model.ts';
+import {
+  type ContractChange,
+  contractChanges,
+  contractHashOf,
+} from '../remote/remote-tool-contract.ts';
+import { remoteActionOf } from '../remote/remote-tool-source.ts';
+import type { UpstreamSession, UpstreamTarget } from '../remote/upstream-client.ts';
+import type { Store } from '../store/store.ts';
+import { connectionOrThrow } from './connections.ts';
+import { attempt, audit, type OperatorContext, parseInput, workspaceOrThrow } from './context.ts';
+import { remoteOrThrow } from './remote-connections.ts';
+
+export interface RefreshReport {
+  tools: string[];
+  added: string[];
+  changed: Array<{ tool: string; changes: ContractChange[] }>;
+  retired: string[];
+  /** Tools left out, each with why. */
+  problems: string[];
+}
+
+export interface Discovered {
+  tools: RemoteTool[];
+  problems: string[];
+  ttlMs: number | undefined;
+}
+
+/** Network only: the upstream's tools now, as rows to pin. */
+export async function discoverPinnable(
+  ctx: OperatorContext,
+  connection: Connection,
+  endpoint: RemoteEndpoint,
+  target: UpstreamTarget,
+  session: UpstreamSession,
+): Promise<Discovered> {
+  const remote = remoteOrThrow(ctx);
+  const found = await discoverTools(remote.client, target, session, remote.validators);
+  const at = ctx.now().toISOString();
+  return {
+    problems: found.problems,
+    ttlMs: found.ttlMs,
+    tools: found.tools.map((contract) => {
+      const { classification, rule } = classifyRemoteTool(
+        contract,
+        endpoint.classificationOverrides[contract.name],
+      );
+      return {
+        connectionId: connection.id,
+        workspaceId: connection.workspaceId,
+        name: contract.name,
+        contract,
+        contractHash: contractHashOf(contract),
+        classification,
+        classificationRule: rule,
+        discoveredAt: at,
+      };
+    }),
+  };
+}
+
+/** In the caller's transaction: the new list pinned, policies synced, the change audited. */
+export async function applyPinned(
+  ctx: OperatorContext,
+  tx: Store,
+  connection: Connection,
+  endpoint: RemoteEndpoint,
+  discovered: Discovered,
+): Promise<RefreshReport> {
+  const before = new Map(
+    (await tx.remoteTools.forConnection(connection.id)).map((tool) => [tool.name, tool]),
+  );
+  const at = ctx.now().toISOString();
+  const existing = await tx.policies.forConnection(connection.id);
+  const sync = syncPolicies(
+    connection,
+    discovered.tools.map(remoteActionOf),
+    existing,
+    at,
+    'quarantine-new',
+  );
+  await tx.remoteTools.replace(connection, discovered.tools);
+  // The server's ttlMs says when the list goes stale; without one it stays until refreshed.
+  const toolsExpireAt =
+    discovered.ttlMs === undefined
+      ? null
+      : new Date(ctx.now().getTime() + Math.max(discovered.ttlMs, 60_000)).toISOString();
+  if (toolsExpireAt !== endpoint.toolsExpireAt)
+    await tx.remoteEndpoints.put({ ...endpoint, toolsExpireAt, updatedAt: at });
+  if (sync.changed.length > 0) await tx.policies.putMany(sync.changed);
+  const changed = sync.changedContracts.map((tool) => {
+    const old = before.get(tool);
+    const now = discovered.tools.find((candidate) => candidate.name === tool);
+    return { tool, changes: old && now ? contractChanges(old.contract, now.contract) : [] };
+  });
+  await audit(ctx, tx, {
+    action: 'contract.sync',
+    workspaceId: connection.workspaceId,
+    connectionId: connection.id,
+    subject: `added ${sync.added.length}, changed ${sync.changedContracts.length}, retired ${sync.retired.length}`,
+  });
+  return {
+    tools: discovered.tools.map((tool) => tool.name),
+    added: sync.added,
+    changed,
+    retired: sync.retired,
+    problems: discovered.problems,
+  };
+}
+
+const RefreshSchema = z.strictObject({
+  workspace: z.string().min(1),
+  connection: z.string().min(1),
+});
+
+/** `portcullis refresh <connection>`: the tool list discovered again, with what changed. */
+export async function refreshRemote(ctx: OperatorContext, input: unknown): Promise<RefreshReport> {
+  return attempt(ctx, 'connection.refresh', input, async () => {
+    const parsed = parseInput(RefreshSchema, input);
+    const workspace = await workspaceOrThrow(ctx, parsed.workspace);
+    const connection = await connectionOrThrow(ctx, workspace.id, parsed.connection);
+    const endpoint = await endpointOrThrow(ctx, connection);
+    const report = await refreshConnection(ctx, connection, endpoint);
+    return report;
+  });
+}
+
+/** Discovers and pins again (an operator's refresh, a `list_changed`, an expired `ttlMs`). */
+export async function refreshConnection(
+  ctx: OperatorContext,
+  connection: Connection,
+  endpoint: RemoteEndpoint,
+): Promise<RefreshReport> {
+  const remote = remoteOrThrow(ctx);
+  const credential = ctx.vault.open(await ctx.store.credentials.forConnection(connection.id, null));
+  const target = upstreamTarget(endpoint, credential);
+  const session = await openSession(remote.client, target, endpoint);
+  const discovered = await discoverPinnable(ctx, connection, endpoint, target, session).finally(
+    () => remote.client.close(target, session).catch(() => {}),
+  );
+  return ctx.store.transaction((tx) => applyPinned(ctx, tx, connection, endpoint, discovered));
+}
+
+export async function endpointOrThrow(
+  ctx: OperatorContext,
+  connection: Connection,
+): Promise<RemoteEndpoint> {
+  const endpoint =
+    connection.provider === REMOTE_MCP_PROVIDER
+      ? await ctx.store.remoteEndpoints.byConnection(connection.id)
+      : undefined;
+  if (!endpoint)
+    throw new GatewayError(
+      'invalid_input',
+      `connection: ${connection.name} is not a remote MCP connection`,
+      {
+        field: 'connection',
+      },
+    );
+  if (endpoint.draft !== null)
+    throw new GatewayError(
+      'connection_inactive',
+      `${connection.name} is a draft (${endpoint.draft}): finish it with portcullis connect-url ${endpoint.url} --name ${connection.name}`,
+    );
+  return endpoint;
+}

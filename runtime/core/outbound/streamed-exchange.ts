@@ -1,0 +1,156 @@
+/**
+ * One request whose reply body is read as it arrives (an MCP event stream:
+ * progress before the result, a server's request mid-call), under the same
+ * rules as a buffered exchange: the byte cap counts every chunk, and the
+ * whole exchange ends by its deadline, a timer of its own.
+ */
+import type { Dispatcher } from 'undici';
+import type { GatewayError } from '../errors.ts';
+import { classifyFailure, type FailureContext, outboundError } from './outbound-errors.ts';
+
+export interface StreamedReply {
+  status: number;
+  /** Lowercase names; repeated headers joined with `, `. */
+  headers: Record<string, string>;
+  /** The body's chunks as they arrive; ends with the body, or throws the exchange's error. */
+  chunks: AsyncIterable<Buffer>;
+  /** Stops reading: the request is aborted, nothing more arrives. */
+  close(): void;
+}
+
+export class StreamedExchange implements Dispatcher.DispatchHandler {
+  readonly #limit: number;
+  readonly #deadlineMs: number;
+  readonly #context: FailureContext;
+  readonly #onHead: (reply: StreamedReply) => void;
+  readonly #onFail: (error: Error) => void;
+  readonly #deadline: NodeJS.Timeout;
+  #controller: Dispatcher.DispatchController | undefined;
+  #pendingAbort: Error | undefined;
+  #headSent = false;
+  #ended = false;
+  #error: Error | undefined;
+  #bytes = 0;
+  readonly #queue: Buffer[] = [];
+  #wake: (() => void) | undefined;
+
+  constructor(
+    limit: number,
+    context: FailureContext,
+    deadlineMs: number,
+    onHead: (reply: StreamedReply) => void,
+    onFail: (error: Error) => void,
+  ) {
+    this.#limit = limit;
+    this.#context = context;
+    this.#deadlineMs = deadlineMs;
+    this.#onHead = onHead;
+    this.#onFail = onFail;
+    this.#deadline = setTimeout(() => this.#expire(), deadlineMs).unref();
+  }
+
+  abort(error: Error): void {
+    this.#fail(error);
+    if (this.#controller) this.#controller.abort(error);
+    else this.#pendingAbort = error;
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.#controller = controller;
+    this.#context.requestSent = true;
+    if (this.#pendingAbort) controller.abort(this.#pendingAbort);
+  }
+
+  onResponseStart(
+    controller: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: Record<string, string | string[] | undefined>,
+  ): void {
+    this.#controller = controller;
+    const flat: Record<string, string> = {};
+    for (const [name, value] of Object.entries(headers)) {
+      if (value === undefined) continue;
+      flat[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+    }
+    const declared = Number(flat['content-length']);
+    if (Number.isFinite(declared) && declared > this.#limit) {
+      this.abort(this.#tooLarge());
+      return;
+    }
+    this.#headSent = true;
+    this.#onHead({
+      status: statusCode,
+      headers: flat,
+      chunks: this.#chunks(),
+      close: () => this.abort(new Error('closed by the reader')),
+    });
+  }
+
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.#ended || this.#error) return;
+    this.#bytes += chunk.length;
+    if (this.#bytes > this.#limit) {
+      this.abort(this.#tooLarge());
+      return;
+    }
+    this.#queue.push(chunk);
+    this.#wake?.();
+  }
+
+  onResponseEnd(): void {
+    if (this.#ended || this.#error) return;
+    this.#ended = true;
+    clearTimeout(this.#deadline);
+    this.#wake?.();
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController | undefined, error: Error): void {
+    this.#fail(classifyFailure(error, this.#context));
+  }
+
+  async *#chunks(): AsyncGenerator<Buffer> {
+    for (;;) {
+      const next = this.#queue.shift();
+      if (next !== undefined) {
+        yield next;
+        continue;
+      }
+      if (this.#error) throw this.#error;
+      if (this.#ended) return;
+      await new Promise<void>((resolve) => {
+        this.#wake = resolve;
+      });
+      this.#wake = undefined;
+    }
+  }
+
+  #fail(error: Error): void {
+    if (this.#ended || this.#error) return;
+    this.#error = error;
+    clearTimeout(this.#deadline);
+    this.#queue.length = 0;
+    if (this.#headSent) this.#wake?.();
+    else this.#onFail(error);
+  }
+
+  #expire(): void {
+    const sent = this.#context.requestSent;
+    this.abort(
+      outboundError(
+        'upstream_deadline_exceeded',
+        `no complete reply within the ${this.#deadlineMs} ms deadline`,
+        this.#context,
+        { phase: sent ? 'reply' : 'connect', requestSent: sent, cause: 'deadline' },
+      ),
+    );
+  }
+
+  #tooLarge(): GatewayError {
+    return outboundError(
+      'upstream_reply_too_large',
+      `the reply is larger than ${this.#limit} bytes`,
+      this.#context,
+      { limit: this.#limit, phase: 'reply', requestSent: true },
+    );
+  }
+}

@@ -1,0 +1,70 @@
+/**
+ * The durable shape of a remote MCP connection (provider `remote-mcp`): where
+ * the server is, what it speaks, how it is authenticated (header names only;
+ * the values are vault secrets), and the tool list pinned at its last
+ * discovery. Both routes (a guided URL, a pasted `mcpServers` snippet)
+ * normalise into this one record.
+ */
+import type { Classification, ToolAnnotations } from '../../../generated/catalog-format.ts';
+
+/** The provider id of every remote MCP connection. */
+export const REMOTE_MCP_PROVIDER = 'remote-mcp';
+
+/** Streamable HTTP (2025-03-26 and later, 2026-07-28), or the 2024-11-05 HTTP+SSE transport. */
+export type RemoteTransport = 'streamable-http' | 'sse';
+/** `bearer`: one key sent as `Authorization: Bearer`; `headers`: custom headers by name. */
+export type RemoteAuthKind = 'none' | 'bearer' | 'headers';
+/**
+ * Why a connection is still a draft: the server wants a browser sign-in (it
+ * publishes OAuth metadata), or a key or headers no one has given yet.
+ */
+export type RemoteDraft = 'sign_in_needed' | 'credential_needed';
+
+export interface RemoteServerInfo {
+  name: string;
+  version: string;
+  title?: string;
+}
+
+export interface RemoteEndpoint {
+  connectionId: string;
+  workspaceId: string;
+  /** The MCP endpoint as the operator gave it (normalised: no fragment, no userinfo). */
+  url: string;
+  /** What the probe found; null until a probe got that far. */
+  transport: RemoteTransport | null;
+  /** The protocol revision the server agreed to (`2026-07-28`, `2025-11-25`, `2024-11-05`, …). */
+  revision: string | null;
+  authKind: RemoteAuthKind;
+  /** The custom headers' names (their values are sealed credential fields). */
+  headerNames: string[];
+  serverInfo: RemoteServerInfo | null;
+  draft: RemoteDraft | null;
+  /** Tool name → the class an operator chose over the automatic rules. */
+  classificationOverrides: Record<string, Classification>;
+  /** When the pinned list goes stale (the server's `ttlMs`) and is discovered again; null: never on its own. */
+  toolsExpireAt: string | null;
+  updatedAt: string;
+}
+
+/** What an agent and the executor rely on in one upstream tool: its contract hash covers all of it. */
+export interface RemoteToolContract {
+  name: string;
+  title?: string;
+  description?: string;
+  inputSchema: Record<string, unknown>;
+  outputSchema?: Record<string, unknown>;
+  annotations?: Partial<ToolAnnotations>;
+}
+
+export interface RemoteTool {
+  connectionId: string;
+  workspaceId: string;
+  name: string;
+  contract: RemoteToolContract;
+  contractHash: string;
+  classification: Classification;
+  /** Which rule classified it (`annotation:readOnlyHint`, `verb:delete`, `override`, …). */
+  classificationRule: string;
+  discoveredAt: string;
+}

@@ -1,0 +1,59 @@
+/**
+ * Every connection's tool source: a native REST connection's compiled
+ * catalog, a remote MCP connection's pinned tool list. The pinned lists live
+ * in the store, so each governance snapshot reads them with the rest of its
+ * rows (`read`), in the same transaction; validators are shared across
+ * snapshots by contract hash.
+ */
+
+import type { Connection } from '../governance/model.ts';
+import { REMOTE_MCP_PROVIDER } from '../remote/remote-model.ts';
+import { RemoteToolSource, RemoteValidators } from '../remote/remote-tool-source.ts';
+import type { Store } from '../store/store.ts';
+import type { ToolSource, ToolSources } from './tool-source.ts';
+
+export class GatewayToolSources implements ToolSources {
+  readonly #catalogs: ToolSources;
+  readonly #remote: ReadonlyMap<string, RemoteToolSource>;
+  readonly validators: RemoteValidators;
+
+  constructor(
+    catalogs: ToolSources,
+    validators: RemoteValidators = new RemoteValidators(),
+    remote: ReadonlyMap<string, RemoteToolSource> = new Map(),
+  ) {
+    this.#catalogs = catalogs;
+    this.validators = validators;
+    this.#remote = remote;
+  }
+
+  of(connection: Connection): ToolSource | undefined {
+    return connection.provider === REMOTE_MCP_PROVIDER
+      ? this.#remote.get(connection.id)
+      : this.#catalogs.of(connection);
+  }
+
+  async read(store: Store): Promise<GatewayToolSources> {
+    const [endpoints, tools] = await Promise.all([
+      store.remoteEndpoints.all(),
+      store.remoteTools.all(),
+    ]);
+    const byConnection = new Map<string, typeof tools>();
+    for (const tool of tools) {
+      const list = byConnection.get(tool.connectionId);
+      if (list) list.push(tool);
+      else byConnection.set(tool.connectionId, [tool]);
+    }
+    const remote = new Map(
+      endpoints.map((endpoint) => [
+        endpoint.connectionId,
+        new RemoteToolSource(
+          endpoint,
+          byConnection.get(endpoint.connectionId) ?? [],
+          this.validators,
+        ),
+      ]),
+    );
+    return new GatewayToolSources(this.#catalogs, this.validators, remote);
+  }
+}

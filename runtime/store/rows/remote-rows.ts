@@ -1,0 +1,154 @@
+/**
+ * A remote MCP connection's endpoint record and its pinned tool list. Both
+ * are governance: a change moves the revision (agents' tool lists depend on
+ * them), and both go with their connection (on delete cascade).
+ */
+import type { Selectable } from 'kysely';
+import type { Classification } from '../../../generated/catalog-format.ts';
+import type {
+  RemoteAuthKind,
+  RemoteDraft,
+  RemoteEndpoint,
+  RemoteServerInfo,
+  RemoteTool,
+  RemoteToolContract,
+  RemoteTransport,
+} from '../../core/remote/remote-model.ts';
+import type { RemoteEndpointRows, RemoteToolRows } from '../../core/store/store.ts';
+import type { RemoteEndpointTable, RemoteToolTable } from '../schema.ts';
+import type { StoreContext } from '../store-context.ts';
+import { sortedBy } from './order.ts';
+
+export function remoteEndpointRows(context: StoreContext): RemoteEndpointRows {
+  const { db } = context;
+  return {
+    async put(endpoint) {
+      const values = {
+        url: endpoint.url,
+        transport: endpoint.transport,
+        revision: endpoint.revision,
+        auth_kind: endpoint.authKind,
+        header_names: JSON.stringify(endpoint.headerNames),
+        server_info: endpoint.serverInfo === null ? null : JSON.stringify(endpoint.serverInfo),
+        draft: endpoint.draft,
+        classification_overrides: JSON.stringify(endpoint.classificationOverrides),
+        tools_expire_at: endpoint.toolsExpireAt,
+        updated_at: endpoint.updatedAt,
+      };
+      await context.mutate(
+        (trx) =>
+          trx
+            .insertInto('remote_endpoints')
+            .values({
+              connection_id: endpoint.connectionId,
+              workspace_id: endpoint.workspaceId,
+              ...values,
+            })
+            .onConflict((conflict) => conflict.column('connection_id').doUpdateSet(values))
+            .execute(),
+        [{ field: 'connection', workspaceId: endpoint.workspaceId, id: endpoint.connectionId }],
+      );
+    },
+
+    async byConnection(connectionId) {
+      const row = await db
+        .selectFrom('remote_endpoints')
+        .selectAll()
+        .where('connection_id', '=', connectionId)
+        .executeTakeFirst();
+      return row && toEndpoint(row);
+    },
+
+    async all() {
+      const rows = await db.selectFrom('remote_endpoints').selectAll().execute();
+      return sortedBy(rows.map(toEndpoint), (row) => row.connectionId);
+    },
+  };
+}
+
+export function remoteToolRows(context: StoreContext): RemoteToolRows {
+  const { db } = context;
+  return {
+    async replace(connection, tools) {
+      await context.mutate(
+        async (trx) => {
+          await trx
+            .deleteFrom('remote_tools')
+            .where('workspace_id', '=', connection.workspaceId)
+            .where('connection_id', '=', connection.id)
+            .execute();
+          // One statement per 100 rows keeps under SQLite's bound-parameter limit.
+          for (let start = 0; start < tools.length; start += 100) {
+            await trx
+              .insertInto('remote_tools')
+              .values(
+                tools.slice(start, start + 100).map((tool) => ({
+                  connection_id: connection.id,
+                  workspace_id: connection.workspaceId,
+                  name: tool.name,
+                  contract: JSON.stringify(tool.contract),
+                  contract_hash: tool.contractHash,
+                  classification: tool.classification,
+                  classification_rule: tool.classificationRule,
+                  discovered_at: tool.discoveredAt,
+                })),
+              )
+              .execute();
+          }
+        },
+        [{ field: 'connection', workspaceId: connection.workspaceId, id: connection.id }],
+      );
+    },
+
+    async forConnection(connectionId) {
+      const rows = await db
+        .selectFrom('remote_tools')
+        .selectAll()
+        .where('connection_id', '=', connectionId)
+        .execute();
+      return sortedBy(rows.map(toTool), (row) => row.name);
+    },
+
+    async all() {
+      const rows = await db.selectFrom('remote_tools').selectAll().execute();
+      return sortedBy(
+        rows.map(toTool),
+        (row) => row.connectionId,
+        (row) => row.name,
+      );
+    },
+  };
+}
+
+function toEndpoint(row: Selectable<RemoteEndpointTable>): RemoteEndpoint {
+  return {
+    connectionId: row.connection_id,
+    workspaceId: row.workspace_id,
+    url: row.url,
+    transport: row.transport as RemoteTransport | null,
+    revision: row.revision,
+    authKind: row.auth_kind as RemoteAuthKind,
+    headerNames: JSON.parse(row.header_names) as string[],
+    serverInfo: row.server_info === null ? null : (JSON.parse(row.server_info) as RemoteServerInfo),
+    draft: row.draft as RemoteDraft | null,
+    classificationOverrides: JSON.parse(row.classification_overrides) as Record<
+      string,
+      Classification
+    >,
+    toolsExpireAt: row.tools_expire_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+function toTool(row: Selectable<RemoteToolTable>): RemoteTool {
+  return {
+    connectionId: row.connection_id,
+    workspaceId: row.workspace_id,
+    name: row.name,
+    contract: JSON.parse(row.contract) as RemoteToolContract,
+    contractHash: row.contract_hash,
+    classification: row.classification as Classification,
+    classificationRule: row.classification_rule,
+    discoveredAt: row.discovered_at,
+  };
+}

@@ -1,0 +1,263 @@
+/**
+ * Real MCP servers to connect as remote upstreams, built with the SDK v2
+ * server package and served on loopback: the 2026-07-28 stateless handler
+ * (`createMcpHandler`, modern only) and a stateful 2025-11-25 server
+ * (`WebStandardStreamableHTTPServerTransport`, one per session). A test may
+ * put a saboteur in front that answers chosen requests badly (too large, not
+ * JSON, another id, a 404 for the session); every other request reaches the
+ * real server.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import {
+  createMcpHandler,
+  McpServer,
+  WebStandardStreamableHTTPServerTransport,
+} from '@modelcontextprotocol/server';
+import { z } from 'zod';
+
+export type UpstreamKind = 'modern' | 'stateful';
+
+export interface SabotageRequest {
+  method: string;
+  tool: string | undefined;
+  sessionId: string | undefined;
+  headers: IncomingMessage['headers'];
+}
+
+export interface Sabotage {
+  status: number;
+  headers?: Record<string, string>;
+  body: string | Buffer;
+}
+
+export interface UpstreamOptions {
+  /** A header every request must carry with this value (else 401). */
+  requireHeader?: { name: string; value: string | string[] };
+  sabotage?: (request: SabotageRequest) => Sabotage | undefined;
+  /** Adds `slow`, a read that waits until it is cancelled (or 10 s). */
+  slowTool?: boolean;
+  /** Adds `gate`, a read that reports progress, then waits for `open()` before it answers. */
+  gateTool?: boolean;
+}
+
+export interface Upstream {
+  url: string;
+  /** The session ids the stateful server handed out, in order. */
+  sessions: string[];
+  /** Each `tools/call` that reached the real server: its tool and session. */
+  calls: Array<{ tool: string; sessionId: string | undefined }>;
+  /** Headers of every request that arrived (names lower case). */
+  seenHeaders: Array<IncomingMessage['headers']>;
+  /** Tool calls the server saw cancelled, by tool name. */
+  cancelled: string[];
+  /** Lets a waiting `gate` call answer. */
+  open(): void;
+  /** Changes a tool's description (the next list shows it). */
+  setDescription(description: string): void;
+  close(): Promise<void>;
+}
+
+export async function startUpstream(
+  kind: UpstreamKind,
+  options: UpstreamOptions = {},
+): Promise<Upstream> {
+  const state = { description: 'Reports the weather of a city.' };
+  const calls: Upstream['calls'] = [];
+  const sessions: string[] = [];
+  const seenHeaders: Upstream['seenHeaders'] = [];
+  const cancelled: string[] = [];
+  let openGate: () => void = () => {};
+  let gate = new Promise<void>((resolve) => {
+    openGate = resolve;
+  });
+
+  const build = () => {
+    const server = new McpServer({ name: `fixture-${kind}`, version: '1.2.3' });
+    server.registerTool(
+      'get_weather',
+      {
+        title: 'Weather',
+        description: state.description,
+        inputSchema: z.object({ city: z.string() }),
+        annotations: { readOnlyHint: true },
+      },
+      async ({ city }) => ({
+        content: [{ type: 'text', text: `sunny in ${city}` }],
+        structuredContent: { city, sky: 'sunny' },
+      }),
+    );
+    server.registerTool(
+      'delete_item',
+      { description: 'Deletes an item.', inputSchema: z.object({ id: z.string() }) },
+      async ({ id }) => ({ content: [{ type: 'text', text: `deleted ${id}` }] }),
+    );
+    server.registerTool(
+      'count',
+      {
+        description: 'Counts, reporting progress.',
+        inputSchema: z.object({ steps: z.number() }),
+        annotations: { readOnlyHint: true },
+      },
+      async ({ steps }, ctx) => {
+        const token = (ctx as { mcpReq: { _meta?: { progressToken?: string | number } } }).mcpReq
+          ._meta?.progressToken;
+        for (let step = 1; step <= steps; step++) {
+          if (token !== undefined)
+            await ctx.mcpReq.notify({
+              method: 'notifications/progress',
+              params: { progressToken: token, progress: step, total: steps },
+            });
+        }
+        return { content: [{ type: 'text', text: `counted to ${steps}` }] };
+      },
+    );
+    if (options.gateTool)
+      server.registerTool(
+        'gate',
+        {
+          description: 'Reports progress, then waits until the test opens the gate.',
+          inputSchema: z.object({}),
+          annotations: { readOnlyHint: true },
+        },
+        async (_args, ctx) => {
+          const token = (ctx as { mcpReq: { _meta?: { progressToken?: string | number } } }).mcpReq
+            ._meta?.progressToken;
+          if (token !== undefined)
+            await ctx.mcpReq.notify({
+              method: 'notifications/progress',
+              params: { progressToken: token, progress: 1, total: 2, message: 'waiting' },
+            });
+          await gate;
+          return { content: [{ type: 'text', text: 'through the gate' }] };
+        },
+      );
+    if (options.slowTool)
+      server.registerTool(
+        'slow',
+        {
+          description: 'Waits until it is cancelled.',
+          inputSchema: z.object({}),
+          annotations: { readOnlyHint: true },
+        },
+        async (_args, ctx) => {
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, 10_000);
+            ctx.mcpReq.signal.addEventListener('abort', () => {
+              clearTimeout(timer);
+              cancelled.push('slow');
+              resolve();
+            });
+          });
+          return { content: [{ type: 'text', text: 'done' }] };
+        },
+      );
+    return server;
+  };
+
+  const modern =
+    kind === 'modern' ? createMcpHandler(() => build(), { legacy: 'reject' }) : undefined;
+  const transports = new Map<string, WebStandardStreamableHTTPServerTransport>();
+
+  const handle = async (req: IncomingMessage, res: ServerResponse, body: Buffer) => {
+    seenHeaders.push(req.headers);
+    const required = options.requireHeader;
+    const accepted = required && [required.value].flat();
+    const sent = required && req.headers[required.name.toLowerCase()];
+    if (required && (typeof sent !== 'string' || !accepted?.includes(sent))) {
+      res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"unauthorized"}');
+      return;
+    }
+    let message: { method?: string; params?: { name?: string } } = {};
+    try {
+      message = JSON.parse(body.toString('utf8') || '{}');
+    } catch {}
+    const sessionId = req.headers['mcp-session-id'] as string | undefined;
+    const tool = message.method === 'tools/call' ? message.params?.name : undefined;
+    const bad = options.sabotage?.({
+      method: message.method ?? req.method ?? '',
+      tool,
+      sessionId,
+      headers: req.headers,
+    });
+    if (bad) {
+      res
+        .writeHead(bad.status, bad.headers ?? { 'content-type': 'application/json' })
+        .end(bad.body);
+      return;
+    }
+    if (tool !== undefined) calls.push({ tool, sessionId });
+    const request = new Request(`http://${req.headers.host}${req.url}`, {
+      method: req.method!,
+      headers: Object.entries(req.headers).flatMap(([k, v]) =>
+        v === undefined ? [] : [[k, Array.isArray(v) ? v.join(', ') : v] as [string, string]],
+      ),
+      ...(req.method === 'POST' ? { body } : {}),
+    });
+    let response: Response;
+    if (modern) response = await modern.fetch(request);
+    else {
+      let transport = sessionId ? transports.get(sessionId) : undefined;
+      if (!transport && sessionId) {
+        res.writeHead(404, { 'content-type': 'application/json' }).end(
+          JSON.stringify({
+            jsonrpc: '2.0',
+            error: { code: -32001, message: 'Session not found' },
+            id: null,
+          }),
+        );
+        return;
+      }
+      if (!transport) {
+        transport = new WebStandardStreamableHTTPServerTransport({
+          sessionIdGenerator: () => randomUUID(),
+          onsessioninitialized: (id) => {
+            sessions.push(id);
+            transports.set(id, transport!);
+          },
+        });
+        await build().connect(transport);
+      }
+      response = await transport.handleRequest(request);
+    }
+    res.writeHead(response.status, Object.fromEntries(response.headers.entries()));
+    if (response.body) for await (const chunk of response.body) res.write(chunk);
+    res.end();
+  };
+
+  const http = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      handle(req, res, Buffer.concat(chunks)).catch((error: unknown) => {
+        if (!res.headersSent) res.writeHead(500).end(String(error));
+        else res.end();
+      });
+    });
+  });
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  const { port } = http.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    sessions,
+    calls,
+    seenHeaders,
+    cancelled,
+    open: () => {
+      openGate();
+      gate = new Promise<void>((resolve) => {
+        openGate = resolve;
+      });
+    },
+    setDescription: (description) => {
+      state.description = description;
+    },
+    async close() {
+      await modern?.close();
+      for (const transport of transports.values()) await transport.close();
+      http.closeAllConnections();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    },
+  };
+}
