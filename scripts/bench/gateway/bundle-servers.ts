@@ -14,22 +14,9 @@ export const SERVER_ENTRIES = [
   'sdk-minimal',
   'portcullis',
   'mcp-upstream',
+  'portcullis-forwarding',
 ] as const;
-/**
- * Entries bundled only when their configuration starts: they import runtime
- * modules that a build may not have yet (remote MCP connections).
- */
-export const OPTIONAL_ENTRIES = ['portcullis-forwarding'] as const;
-/** The runtime modules those entries import by a declared name (servers/remote-connections.d.ts). */
-export const REMOTE_CONNECTIONS = join(
-  ROOT,
-  'runtime',
-  'core',
-  'operator',
-  'remote-connections.ts',
-);
-const ALIASES = { 'portcullis-bench:remote-connections': REMOTE_CONNECTIONS };
-export type ServerEntry = (typeof SERVER_ENTRIES)[number] | (typeof OPTIONAL_ENTRIES)[number];
+export type ServerEntry = (typeof SERVER_ENTRIES)[number];
 
 const BIN = join(WORK, 'bin');
 
@@ -50,7 +37,6 @@ export async function bundleServers(
     outdir: BIN,
     outExtension: { '.js': '.mjs' },
     bundle: true,
-    alias: ALIASES,
     packages: 'external',
     platform: 'node',
     format: 'esm',

@@ -11,25 +11,19 @@
  *   portcullis grant bench lean-upstream --scope reads
  *
  * and the agent calls `get_user_quotas` at /mcp/c/lean-upstream (the
- * connection's tools under their upstream names). It announces that URL, the
- * aggregated /mcp (where the tool is namespaced by the connection), the agent
- * key and the tool.
- *
- * Bundled only when the checkout has the remote MCP runtime
- * (../targets/portcullis-forwarding.ts checks first): `connectUrl` comes from
- * runtime/core/operator/remote-connections.ts, which older builds lack, by
- * the name ./remote-connections.d.ts declares.
+ * connection's tools under their upstream names). It announces that URL,
+ * the agent key and the tool.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { connectUrl } from 'portcullis-bench:remote-connections';
 import { configFromEnvironment } from '../../../../runtime/core/config/config.ts';
 import { changeActions } from '../../../../runtime/core/operator/actions.ts';
 import { createAgent } from '../../../../runtime/core/operator/agents.ts';
 import { grant } from '../../../../runtime/core/operator/grants.ts';
+import { connectUrl } from '../../../../runtime/core/operator/remote-connections.ts';
 import { startServer } from '../../../../runtime/server.ts';
 import { upstreamArgument } from './announce.ts';
 import { UPSTREAM_TOOL } from './mcp-upstream-tool.ts';
@@ -70,7 +64,6 @@ await grant(ctx, { workspace, agent: 'bench', connection: CONNECTION, scope: 're
 process.stdout.write(
   `${JSON.stringify({
     url: `${running.url}/mcp/c/${CONNECTION}`,
-    aggregatedUrl: `${running.url}/mcp`,
     agentKey: key,
     toolName: UPSTREAM_TOOL.name,
   })}\n`,
