@@ -109,6 +109,7 @@ export class AuthorizationServer {
     return new AccessTokens({
       issuer: this.issuer,
       audience: resourceOf(this.issuer, path),
+      connectionAudiencePrefix: resourceOf(this.issuer, CONNECTION_MCP_PREFIX),
       publicKeyFor: (kid) => this.#ctx.keys.publicKeyFor(kid),
       isLive: async (claims) => {
         const [consent, family] = await Promise.all([

@@ -62,3 +62,23 @@ export function describeScope(scope: string): string {
       return `Destructive: call tools that delete, stop or revoke things on ${where}.`;
   }
 }
+
+/**
+ * The scopes of a token for one connection's endpoint (`aud` is
+ * `/mcp/c/<connection>`): each becomes that connection's, and one narrowed
+ * to another connection is dropped, so the token acts on that connection only.
+ */
+export function narrowToConnection(scopes: Iterable<string>, connectionName: string): Set<string> {
+  const narrowed = new Set<string>();
+  for (const scope of scopes) {
+    const match = SCOPE_PATTERN.exec(scope);
+    if (!match || (match[2] !== undefined && match[2] !== connectionName)) continue;
+    narrowed.add(`tools:${match[1]}:${connectionName}`);
+  }
+  return narrowed;
+}
+
+/** Whether a name can be a connection's (what `/mcp/c/<name>` may hold). */
+export function isConnectionName(name: string): boolean {
+  return CONNECTION_NAME_PATTERN.test(name);
+}

@@ -1,8 +1,9 @@
 /**
  * Access tokens from the gateway's own authorization server, as a credential
  * strategy. A token is checked in full once: its signature (ES256 or RS256,
- * by a trusted `kid`; never `alg: none`), `typ`, `iss`, `aud` equal to the
- * endpoint's resource, expiry, and that its consent and refresh-token family
+ * by a trusted `kid`; never `alg: none`), `typ`, `iss`, `aud` (`/mcp`'s
+ * resource, or one connection's `/mcp/c/<connection>`, which narrows every
+ * scope to that connection), expiry, and that its consent and refresh-token family
  * are still live and its agent is in the workspace it names. The verdict is
  * then remembered until the token expires or the governance revision moves
  * (a revoked consent, family or agent moves it), so a call with a token costs
@@ -11,6 +12,7 @@
 import type { KeyObject } from 'node:crypto';
 import { errors, type JWTPayload, jwtVerify } from 'jose';
 import type { GovernanceSnapshot } from '../governance/snapshot.ts';
+import { isConnectionName, narrowToConnection } from '../oauth-server/scopes.ts';
 import type { CredentialStrategy, TokenScopes, Verified } from './principals.ts';
 
 export interface AccessTokenClaimsSeen {
@@ -23,8 +25,13 @@ export interface AccessTokenClaimsSeen {
 
 export interface AccessTokensOptions {
   issuer: string;
-  /** The resource tokens must be for (`aud`): the endpoint's canonical URL. */
+  /** The resource tokens are for (`aud`): `/mcp`'s canonical URL. */
   audience: string;
+  /**
+   * `aud` may also be this followed by a connection's name (`…/mcp/c/<name>`):
+   * such a token acts on that connection's tools only.
+   */
+  connectionAudiencePrefix?: string;
   /** The trusted public key with that `kid`. */
   publicKeyFor(kid: string | undefined): Promise<{ key: KeyObject } | undefined>;
   /** Whether the token's consent and family are still live (the store). */
@@ -77,7 +84,7 @@ export class AccessTokens implements CredentialStrategy {
   }
 
   async #check(token: string, revision: number): Promise<Verdict | undefined> {
-    const { issuer, audience } = this.#options;
+    const { issuer } = this.#options;
     let payload: JWTPayload;
     try {
       ({ payload } = await jwtVerify(
@@ -89,7 +96,6 @@ export class AccessTokens implements CredentialStrategy {
         },
         {
           issuer,
-          audience,
           algorithms: ['ES256', 'RS256'],
           typ: 'at+jwt',
           requiredClaims: ['exp', 'iat', 'sub', 'jti'],
@@ -100,15 +106,31 @@ export class AccessTokens implements CredentialStrategy {
       if (error instanceof errors.JOSEError) return undefined;
       throw error;
     }
+    const scopes = this.#scopesFor(
+      payload.aud,
+      typeof payload.scope === 'string' ? payload.scope.split(' ') : [],
+    );
+    if (scopes === undefined) return undefined;
     const claims = claimsOf(payload);
     if (claims === undefined || !(await this.#options.isLive(claims))) return undefined;
     return {
       revision,
       agentId: claims.agent,
       workspaceId: claims.workspace,
-      scopes: new Set(typeof payload.scope === 'string' ? payload.scope.split(' ') : []),
+      scopes,
       expiresAtMs: (payload.exp ?? 0) * 1000,
     };
+  }
+
+  /** The scopes a token for `aud` carries here; undefined when `aud` is none of ours. */
+  #scopesFor(aud: JWTPayload['aud'], scopes: string[]): TokenScopes | undefined {
+    const { audience, connectionAudiencePrefix: prefix } = this.#options;
+    const audiences = typeof aud === 'string' ? [aud] : (aud ?? []);
+    if (audiences.includes(audience)) return new Set(scopes);
+    if (prefix === undefined || audiences.length !== 1) return undefined;
+    const [only] = audiences as [string];
+    const connection = only.startsWith(prefix) ? only.slice(prefix.length) : '';
+    return isConnectionName(connection) ? narrowToConnection(scopes, connection) : undefined;
   }
 }
 
