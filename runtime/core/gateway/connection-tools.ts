@@ -22,7 +22,7 @@ export class ConnectionTools implements ToolBackend<Caller> {
   }
 
   authenticate(authorization: string | undefined): Promise<Caller | undefined> {
-    return this.#tools.authenticate(authorization);
+    return this.#tools.authenticate(authorization, this.#connection);
   }
 
   async listTools(caller: Caller): Promise<Tool[]> {

@@ -63,8 +63,12 @@ export class GovernedTools implements ToolBackend<Caller> {
     this.#report = options.report ?? (() => {});
   }
 
-  authenticate(authorization: string | undefined): Promise<Caller | undefined> {
-    return this.#options.principals.authenticate(authorization);
+  /** The caller of `/mcp`, or with `connection` of that connection's endpoint. */
+  authenticate(
+    authorization: string | undefined,
+    connection?: string,
+  ): Promise<Caller | undefined> {
+    return this.#options.principals.authenticate(authorization, connection);
   }
 
   async listTools(caller: Caller): Promise<Tool[]> {

@@ -2,8 +2,8 @@
  * Access tokens from the gateway's own authorization server, as a credential
  * strategy. A token is checked in full once: its signature (ES256 or RS256,
  * by a trusted `kid`; never `alg: none`), `typ`, `iss`, `aud` (`/mcp`'s
- * resource, or one connection's `/mcp/c/<connection>`, which narrows every
- * scope to that connection), expiry, and that its consent and refresh-token family
+ * resource, or one connection's `/mcp/c/<connection>`: such a token is
+ * accepted on that endpoint only, its scopes narrowed to that connection), expiry, and that its consent and refresh-token family
  * are still live and its agent is in the workspace it names. The verdict is
  * then remembered until the token expires or the governance revision moves
  * (a revoked consent, family or agent moves it), so a call with a token costs
@@ -44,6 +44,7 @@ interface Verdict {
   agentId: string;
   workspaceId: string;
   scopes: TokenScopes;
+  boundToConnection: string | undefined;
   expiresAtMs: number;
 }
 
@@ -80,7 +81,13 @@ export class AccessTokens implements CredentialStrategy {
     }
     const agent = snapshot.agentById(verdict.agentId);
     if (agent === undefined || agent.workspaceId !== verdict.workspaceId) return undefined;
-    return { agent, scopes: verdict.scopes };
+    return {
+      agent,
+      scopes: verdict.scopes,
+      ...(verdict.boundToConnection === undefined
+        ? {}
+        : { boundToConnection: verdict.boundToConnection }),
+    };
   }
 
   async #check(token: string, revision: number): Promise<Verdict | undefined> {
@@ -106,31 +113,39 @@ export class AccessTokens implements CredentialStrategy {
       if (error instanceof errors.JOSEError) return undefined;
       throw error;
     }
-    const scopes = this.#scopesFor(
+    const audience = this.#audienceOf(
       payload.aud,
       typeof payload.scope === 'string' ? payload.scope.split(' ') : [],
     );
-    if (scopes === undefined) return undefined;
+    if (audience === undefined) return undefined;
     const claims = claimsOf(payload);
     if (claims === undefined || !(await this.#options.isLive(claims))) return undefined;
     return {
       revision,
       agentId: claims.agent,
       workspaceId: claims.workspace,
-      scopes,
+      scopes: audience.scopes,
+      boundToConnection: audience.connection,
       expiresAtMs: (payload.exp ?? 0) * 1000,
     };
   }
 
-  /** The scopes a token for `aud` carries here; undefined when `aud` is none of ours. */
-  #scopesFor(aud: JWTPayload['aud'], scopes: string[]): TokenScopes | undefined {
+  /**
+   * Whom `aud` names: `/mcp` (every scope as given), or one connection's
+   * endpoint (every scope narrowed to it); undefined when it is none of ours.
+   */
+  #audienceOf(
+    aud: JWTPayload['aud'],
+    scopes: string[],
+  ): { scopes: TokenScopes; connection?: string } | undefined {
     const { audience, connectionAudiencePrefix: prefix } = this.#options;
     const audiences = typeof aud === 'string' ? [aud] : (aud ?? []);
-    if (audiences.includes(audience)) return new Set(scopes);
+    if (audiences.includes(audience)) return { scopes: new Set(scopes) };
     if (prefix === undefined || audiences.length !== 1) return undefined;
     const [only] = audiences as [string];
     const connection = only.startsWith(prefix) ? only.slice(prefix.length) : '';
-    return isConnectionName(connection) ? narrowToConnection(scopes, connection) : undefined;
+    if (!isConnectionName(connection)) return undefined;
+    return { scopes: narrowToConnection(scopes, connection), connection };
   }
 }
 

@@ -28,6 +28,12 @@ export interface Verified {
   agent: Agent;
   /** Undefined: the credential is not narrowed by scopes (an agent key). */
   scopes?: TokenScopes;
+  /**
+   * The connection whose endpoint (`/mcp/c/<connection>`) an access token
+   * was issued for: it is accepted there only. Undefined: anywhere (`/mcp`'s
+   * tokens, agent keys).
+   */
+  boundToConnection?: string;
 }
 
 /** An authenticated caller, for the rest of its request. */
@@ -61,8 +67,14 @@ export class Principals {
     this.#strategies = strategies;
   }
 
-  /** The caller behind an `Authorization` header; undefined for none or a bad one. */
-  async authenticate(authorization: string | undefined): Promise<Caller | undefined> {
+  /**
+   * The caller behind an `Authorization` header; undefined for none or a bad
+   * one, and for a token bound to another endpoint than `connection`'s (none: `/mcp`).
+   */
+  async authenticate(
+    authorization: string | undefined,
+    connection?: string,
+  ): Promise<Caller | undefined> {
     const token = bearerToken(authorization);
     if (token === undefined) return undefined;
     const strategy = this.#strategies.find((s) => s.recognises(token));
@@ -71,6 +83,9 @@ export class Principals {
     const verified = await strategy.verify(token, snapshot);
     const agent = verified?.agent;
     if (agent?.status !== 'active') return undefined;
+    if (verified?.boundToConnection !== undefined && verified.boundToConnection !== connection) {
+      return undefined;
+    }
     return {
       agentId: agent.id,
       workspaceId: agent.workspaceId,

@@ -1,8 +1,8 @@
 /**
  * A client configured for one connection's endpoint (`/mcp/c/<connection>`)
  * discovers that endpoint's resource, asks for a token for it, and uses it
- * there: the token's audience is the connection's endpoint, and its scopes
- * act on that connection only.
+ * there: the token's audience is the connection's endpoint, it is accepted
+ * on that endpoint only, and its scopes act on that connection only.
  */
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -15,7 +15,7 @@ import {
   WRITE_ARGS,
   WRITE_TOOL,
 } from '../../support/oauth/oauth-gateway.ts';
-import { codeFor, exchange, registerClient } from '../../support/oauth/raw-flow.ts';
+import { codeFor, exchange, mcpStatus, registerClient } from '../../support/oauth/raw-flow.ts';
 
 let running: OAuthGateway;
 beforeAll(async () => {
@@ -56,6 +56,8 @@ it('serves a token issued for /mcp/c/<connection> on that endpoint, its scopes t
   const write = await mcp.callTool({ name: WRITE_TOOL, arguments: WRITE_ARGS });
   expect(write.isError).toBeFalsy();
   await mcp.close();
+  // Bound to that endpoint: the aggregated /mcp is another resource, and refuses it.
+  expect(await mcpStatus(running.url, String(tokens.body.access_token))).toBe(401);
 });
 
 it('narrows every scope of such a token to its connection, dropping another connection’s', () => {
