@@ -44,6 +44,26 @@ export type BodyKind = 'json' | 'form' | 'multipart' | 'text' | 'binary';
 export type ConnectionAuth =
   | { kind: 'bearer'; fields: CredentialField[] }
   | { kind: 'header'; header: string; fields: CredentialField[] };
+/**
+ * A way the server accepts to be signed in to, as its documentation says:
+ * `none`, browser sign-in (`oauth`), a key sent as `Authorization: Bearer`, or
+ * headers the server names. A hint for the connect flow; discovery still decides.
+ */
+export type RemoteAuthHint =
+  | { kind: 'none' }
+  | {
+      kind: 'oauth';
+      /** How a client gets its client id, when the documentation says. */
+      clientRegistration?: 'dynamic' | 'metadata-document' | 'preregistered';
+      scopes?: string[];
+    }
+  | { kind: 'bearer'; label: string; obtain: CredentialSource }
+  | {
+      kind: 'headers';
+      headers: Array<{ name: string; label: string; secret: boolean; obtain: CredentialSource }>;
+    };
+/** Either kind of manifest under `generated/`: tell them apart by `connection.transport`. */
+export type GeneratedManifest = ConnectionManifest | RemoteMcpManifest;
 
 export interface ServerVariableSpec {
   description?: string;
@@ -204,6 +224,49 @@ export interface ConnectionManifest {
     verify: { action: string | null };
     counts: Catalog['counts'];
     catalogHash: string;
+  };
+  mcpServers: Record<string, { type: 'http'; url: string; headers: Record<string, string> }>;
+}
+
+/** Where a curated remote MCP server's endpoint is: one https URL, matched as it is or as a path prefix. */
+export interface RemoteEndpoint {
+  /** `https://host/path`, written as the URL standard writes it. */
+  url: string;
+  /** `exact`: this path only (a trailing slash aside); `prefix`: this path and every path below it, segment by segment. */
+  match: 'exact' | 'prefix';
+  /** The MCP transport served there: `streamable-http`, or the 2024-11-05 HTTP+SSE transport. */
+  transport: 'streamable-http' | 'sse';
+}
+
+/** Where and how a person obtains a credential. */
+export interface CredentialSource {
+  text: string;
+  url?: string;
+}
+
+/**
+ * What `generated/<id>/manifest.json` holds for a curated remote MCP server
+ * (`connection.transport` is `remote_mcp`): branding and hints for a server
+ * connected by URL. It has no catalog and no actions: its tools are the
+ * server's own, pinned at connect.
+ */
+export interface RemoteMcpManifest {
+  $comment: string;
+  format: 1;
+  connection: {
+    id: string;
+    name: string;
+    description: string;
+    documentationUrl: string;
+    transport: 'remote_mcp';
+    endpoints: RemoteEndpoint[];
+    /** The ways to sign in, the documentation's preferred one first. */
+    auth: RemoteAuthHint[];
+    /** What a new connection starts with: its name, and which classes of tools are enabled once reviewed. */
+    defaults: { connectionName: string; enabledClasses: Classification[] };
+    support: { text: string; url?: string };
+    /** sha256 of the validated definition's canonical JSON. */
+    definitionHash: string;
   };
   mcpServers: Record<string, { type: 'http'; url: string; headers: Record<string, string> }>;
 }

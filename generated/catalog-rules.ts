@@ -110,3 +110,72 @@ export function isTextMediaType(contentType: string): boolean {
     type.startsWith('text/') || /^[\w.-]+\/[\w.+-]*\+(xml|yaml)$/.test(type) || TEXT_TYPES.has(type)
   );
 }
+
+/**
+ * A curated remote MCP server's endpoint pattern: an https URL and how its
+ * path is matched. Matching compares strings only (the URL standard's
+ * `host` and `pathname`); a definition's text never becomes a regular
+ * expression.
+ */
+export interface EndpointPattern {
+  url: string;
+  match: 'exact' | 'prefix';
+}
+
+/** A pathname without one trailing slash (`/` stays `/`). */
+function withoutTrailingSlash(path: string): string {
+  return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+}
+
+/**
+ * Why a pattern's URL is not one a curated definition may use, or undefined:
+ * https, written exactly as the URL standard writes it (lower-case host, no
+ * default port, no dot segments), a DNS name of letters, digits and dashes
+ * with a dot (no IP address, no wildcard, no trailing dot), no
+ * credentials, query or fragment, and a path without percent-escapes or
+ * empty segments.
+ */
+export function whyEndpointPatternRefused(url: string): string | undefined {
+  if (!URL.canParse(url)) return 'is not a URL';
+  const parsed = new URL(url);
+  if (parsed.protocol !== 'https:') return 'is not https';
+  if (parsed.username || parsed.password) return 'holds credentials';
+  if (parsed.search || url.includes('?')) return 'has a query';
+  if (parsed.hash || url.includes('#')) return 'has a fragment';
+  if (parsed.href !== url) return `is not written as the URL standard writes it (${parsed.href})`;
+  const hostname = parsed.hostname;
+  if (hostname.startsWith('[') || /^[\d.]+$/.test(hostname)) return 'names an IP address';
+  if (!/^[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(hostname)) return 'does not name a public DNS host';
+  if (parsed.pathname.includes('%')) return 'has a percent-escape in its path';
+  if (parsed.pathname.includes('//')) return 'has an empty path segment';
+  return undefined;
+}
+
+/**
+ * Whether a URL is one a pattern names. The URL must parse, be `https:`
+ * without credentials, and have exactly the pattern's host (the URL
+ * standard's `host`: lower case, IDNA ASCII, the default port dropped, so
+ * `mcp.linear.app.evil.example` or `mcp.linear.app:8443` never match). Its
+ * path, one trailing slash aside on either side, must equal the pattern's
+ * (`exact`), or equal it or continue it after a `/` (`prefix`: `/mcp`
+ * matches `/mcp`, `/mcp/`, `/mcp/x/issues`, never `/mcpx`). Paths compare
+ * case-sensitively and as written (`%6Dcp` is not `mcp`). Query and fragment
+ * are not looked at.
+ */
+export function endpointPatternMatches(pattern: EndpointPattern, url: string): boolean {
+  if (!URL.canParse(url) || !URL.canParse(pattern.url)) return false;
+  const candidate = new URL(url);
+  const wanted = new URL(pattern.url);
+  if (candidate.protocol !== 'https:' || wanted.protocol !== 'https:') return false;
+  if (candidate.username || candidate.password) return false;
+  if (candidate.host !== wanted.host) return false;
+  const path = withoutTrailingSlash(candidate.pathname);
+  const base = withoutTrailingSlash(wanted.pathname);
+  if (pattern.match === 'exact') return path === base;
+  return base === '/' || path === base || path.startsWith(`${base}/`);
+}
+
+/** Whether some URL matches both patterns. */
+export function endpointPatternsOverlap(a: EndpointPattern, b: EndpointPattern): boolean {
+  return endpointPatternMatches(a, b.url) || endpointPatternMatches(b, a.url);
+}

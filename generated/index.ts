@@ -3,6 +3,9 @@
  * Provider coolify: catalog sha256 7c2a26aaa5c01aa519828514e411656554718a51d7dbb4ac069b04e9a8160a6b
  * Provider daytona: catalog sha256 7d94a28f644a47886a13ff15808bcd4b456028b26476d5b91eea3a048cbe302c
  * Provider unikraft: catalog sha256 0982e84007a2a2e62b09375573185f17f8f03478d8935d692f309f92d2ffd550
+ * Remote MCP server github: definition sha256 be25d74d89c8ad4b17dc9eeaf29ac200ea87a17bef0bc068571ff922bd467d87
+ * Remote MCP server linear: definition sha256 39ac08f5a192fcf2c9012c4ed4656337cc03b62bba176d09173057a58714203f
+ * Remote MCP server sentry: definition sha256 0efbcc63f8f54d1c97c76a8551ae4480c22b0d5e5df6a52d5f3d851754423607
  * Regenerate: npm run generate
  */
 export type * from './catalog-format.js';
@@ -46,3 +49,33 @@ export const providers = [
 ] as const satisfies readonly ProviderEntry[];
 
 export type ProviderId = (typeof providers)[number]['id'];
+
+export interface RemoteEntry {
+  readonly id: string;
+  readonly name: string;
+  readonly definitionHash: string;
+  /** The curated definition as a manifest JSON (see `RemoteMcpManifest`). */
+  readonly manifest: URL;
+}
+
+/** Every curated remote MCP server, sorted by id: branding and hints for a server connected by URL, no catalog and no actions. */
+export const remotes = [
+  {
+    id: 'github',
+    name: 'GitHub',
+    definitionHash: 'be25d74d89c8ad4b17dc9eeaf29ac200ea87a17bef0bc068571ff922bd467d87',
+    manifest: new URL('./github/manifest.json', import.meta.url),
+  },
+  {
+    id: 'linear',
+    name: 'Linear',
+    definitionHash: '39ac08f5a192fcf2c9012c4ed4656337cc03b62bba176d09173057a58714203f',
+    manifest: new URL('./linear/manifest.json', import.meta.url),
+  },
+  {
+    id: 'sentry',
+    name: 'Sentry',
+    definitionHash: '0efbcc63f8f54d1c97c76a8551ae4480c22b0d5e5df6a52d5f3d851754423607',
+    manifest: new URL('./sentry/manifest.json', import.meta.url),
+  },
+] as const satisfies readonly RemoteEntry[];

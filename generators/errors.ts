@@ -17,6 +17,7 @@ export type CompileErrorCode =
   | 'tool_name_collision'
   | 'unknown_operation'
   | 'operation_not_compiled'
+  | 'remote_endpoint_overlap'
   | 'generated_out_of_date';
 
 /** Where a problem is: a file, a JSON pointer inside it, or a pin. */

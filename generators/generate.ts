@@ -4,7 +4,6 @@
  * writes (or compares) the files.
  */
 
-import type { z } from 'zod';
 import {
   type Pin,
   type Pins,
@@ -12,9 +11,15 @@ import {
   type ProviderDefinition,
   ProviderDefinitionSchema,
 } from '../specs/provider-definition.ts';
-import type { Catalog } from './catalog/format.ts';
+import type { Catalog, RemoteMcpManifest } from './catalog/format.ts';
 import { sha256Hex } from './catalog/rules.ts';
 import { compileProvider, type PinnedDocument } from './compile/compile-provider.ts';
+import {
+  createRemoteManifest,
+  ensureRemotesDistinct,
+  parseRemoteDefinition,
+} from './compile/compile-remote.ts';
+import { parseOrThrow } from './compile/parse-definition.ts';
 import { bannerLines, jsonFile } from './emit/banner.ts';
 import { createManifest } from './emit/manifest-json.ts';
 import { CompileError } from './errors.ts';
@@ -30,6 +35,8 @@ export interface ProviderInput {
 
 export interface GenerateInput {
   providers: Record<string, ProviderInput>;
+  /** The default exports of `specs/<id>/remote.ts` (curated remote MCP servers), by folder, not yet validated. */
+  remotes: Record<string, unknown>;
   /** The bytes of a pin (from a mirror, a cache or a download); their hash is checked here. */
   readPin: (provider: string, document: string, pin: Pin) => Promise<Uint8Array>;
   /** The source text of `generators/catalog/format.ts`. */
@@ -55,10 +62,19 @@ export interface GeneratedTree {
   /** Path under `generated/` → contents. */
   files: Map<string, string>;
   catalogs: Catalog[];
+  /** The curated remote MCP servers' manifests, sorted by id. */
+  remotes: RemoteMcpManifest[];
   reports: DocumentReport[];
 }
 
 export async function generate(input: GenerateInput): Promise<GeneratedTree> {
+  // Curated remote definitions need no pinned bytes: they are checked first, so
+  // a bad one fails the run before anything is loaded.
+  const remoteDefinitions = Object.keys(input.remotes)
+    .sort()
+    .map((id) => parseRemoteDefinition(id, input.remotes[id]));
+  ensureRemotesDistinct(remoteDefinitions, Object.keys(input.providers));
+  const remotes = remoteDefinitions.map(createRemoteManifest);
   // Every provider's documents are loaded and their types requested first, and
   // only then are redocly and ts-morph loaded: the types may be emitted in
   // another thread while this one loads, validates and compiles.
@@ -103,15 +119,18 @@ export async function generate(input: GenerateInput): Promise<GeneratedTree> {
       files.set(`${id}/${document}.d.ts`, await types[i]!);
     }
   }
+  for (const remote of remotes) {
+    files.set(`${remote.connection.id}/manifest.json`, jsonFile(remote));
+  }
   files.set('catalog-format.ts', createCatalogFormatModule(input.formatSource));
   files.set('catalog-rules.ts', createCatalogRulesModule(input.rulesSource));
-  files.set('index.ts', createIndexModule(catalogs));
+  files.set('index.ts', createIndexModule(catalogs, remotes));
   const typescript = [...files].filter(([path]) => path.endsWith('.ts'));
   const formatted = await Promise.all(
     typescript.map(([path, text]) => input.formatCode(path, text)),
   );
   for (const [i, [path]] of typescript.entries()) files.set(path, formatted[i]!);
-  return { files, catalogs, reports };
+  return { files, catalogs, remotes, reports };
 }
 
 /** A provider's definition and pins, validated, and its pinned documents, hash-checked and loaded. */
@@ -171,19 +190,4 @@ function ensurePinsMatchDocuments(definition: ProviderDefinition, pins: Pins): v
       },
     );
   }
-}
-
-function parseOrThrow<T extends z.ZodType>(schema: T, value: unknown, file: string): z.output<T> {
-  const result = schema.safeParse(value);
-  if (result.success) return result.data;
-  const issue = result.error.issues[0]!;
-  const pointer = issue.path.map((p) => `/${String(p)}`).join('');
-  throw new CompileError(
-    'invalid_definition',
-    `${issue.message}${result.error.issues.length > 1 ? ` (and ${result.error.issues.length - 1} more)` : ''}`,
-    {
-      place: { file, pointer },
-      fix: `change the value at ${pointer || 'the top level'}: ${issue.message}`,
-    },
-  );
 }

@@ -11,6 +11,7 @@ import {
   generatedProviderFiles,
   type ProviderFiles,
 } from './core/catalog/catalog-set.ts';
+import { generatedRemoteFiles } from './core/catalog/curated-remotes.ts';
 import type { Config } from './core/config/config.ts';
 import { ensureDataDir } from './core/config/data-dir.ts';
 import { Executors } from './core/execute/executor.ts';
@@ -84,9 +85,12 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
   ensureDataDir(config.dataDir);
   const keys = loadKeyring(config.dataDir, config.masterKey);
   const opened = await Promise.allSettled([
-    CatalogSet.load(
-      options.catalogs instanceof URL ? generatedProviderFiles(options.catalogs) : options.catalogs,
-    ),
+    options.catalogs instanceof URL
+      ? CatalogSet.load(
+          generatedProviderFiles(options.catalogs),
+          generatedRemoteFiles(options.catalogs),
+        )
+      : CatalogSet.load(options.catalogs),
     openStore(
       config.databaseUrl
         ? { databaseUrl: config.databaseUrl }

@@ -11,7 +11,13 @@
  *   lean-reference                                hand-written JSON-RPC endpoint: the ceiling
  *   sdk-minimal                                   McpServer + StreamableHTTPServerTransport
  *   ivotoby-openapi-mcp-server, openapi-mcp-generator   installed into .cache/bench at run time
- *   portcullis                                    skipped, with the reason, until wired
+ *   portcullis, portcullis-2026, portcullis-oauth Portcullis, governance on
+ * and, in front of a lean upstream MCP server (node:http, one tool, both eras)
+ * in a child of its own, the forwarding configurations:
+ *   mcp-direct, mcp-reverse-proxy                 the upstream itself, and one bare hop
+ *   mcp-hub                                       installed at run time; HTTP+SSE load
+ *   portcullis-forwarding                         the upstream as a remote MCP connection
+ *                                                 (skipped, with the reason, on a build without them)
  *
  * How: the load generator stays in this process. Per cell (configuration ×
  * concurrency) it opens one MCP session per concurrency slot (raw JSON-RPC over
@@ -19,8 +25,8 @@
  * for the duration after a warm-up; a call counts when it is a JSON-RPC result
  * without isError. Rounds are interleaved (every cell once per round, the order
  * rotating), and the report gives medians over rounds: req/s, p50, p99, errors,
- * ratios against lean-reference and upstream-direct from the same run, the
- * Portcullis targets, and each server's resident memory.
+ * ratios against lean-reference, upstream-direct and mcp-direct from the same
+ * run, the Portcullis targets, and each server's resident memory.
  *
  *   npx tsx scripts/bench-gateway.ts [--duration 3] [--warmup 0.5] [--rounds 3]
  *       [--concurrency 1,16,64] [--only a,b] [--skip a,b]
@@ -34,11 +40,11 @@ import { availableParallelism, cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { bundledServer, bundleServers } from './bench/gateway/bundle-servers.ts';
 import { runCell } from './bench/gateway/load/load-cell.ts';
+import { formatTargets } from './bench/gateway/portcullis-targets.ts';
 import {
   type CellRounds,
   formatMemory,
   formatResults,
-  formatTargets,
   type MemoryRow,
   summarize,
 } from './bench/gateway/report.ts';
@@ -101,17 +107,30 @@ function parseOptions(argv: string[]): BenchOptions {
 
 interface Running {
   name: string;
+  upstream: 'rest' | 'mcp';
   target: StartedTarget;
   idle: ResidentMemory | undefined;
 }
 
-async function startTargets(names: string[], upstreamUrl: string, skipped: string[]) {
+/** The upstreams' URLs: the REST one always runs, the MCP one only for the forwarding rows. */
+interface UpstreamUrls {
+  rest: string;
+  mcp: string | undefined;
+  /** The MCP upstream's process, handed to mcp-direct for its server CPU. */
+  mcpPid: number | undefined;
+}
+
+async function startTargets(names: string[], upstreams: UpstreamUrls, skipped: string[]) {
   const running: Running[] = [];
   for (const target of TARGETS.filter((t) => names.includes(t.name))) {
+    const upstream = target.upstream ?? 'rest';
     try {
-      const started = await target.start(upstreamUrl);
+      const started =
+        upstream === 'mcp'
+          ? await target.start(upstreams.mcp!, upstreams.mcpPid)
+          : await target.start(upstreams.rest);
       const idle = started.pid === undefined ? undefined : residentMemory(started.pid);
-      running.push({ name: target.name, target: started, idle });
+      running.push({ name: target.name, upstream, target: started, idle });
       console.error(`bench: ${target.name} up at ${started.url}`);
     } catch (error) {
       skipped.push(`${target.name} skipped: ${(error as Error).message}`);
@@ -122,10 +141,11 @@ async function startTargets(names: string[], upstreamUrl: string, skipped: strin
 }
 
 async function measure(running: Running[], options: BenchOptions): Promise<CellRounds[]> {
-  const cells = running.flatMap(({ name, target }) =>
+  const cells = running.flatMap(({ name, upstream, target }) =>
     options.concurrencies.map(
       (concurrency): CellRounds => ({
         target: name,
+        upstream,
         mode: target.mode,
         concurrency,
         rounds: [],
@@ -165,7 +185,8 @@ function formatContext(options: BenchOptions, load: number[], totalMs: number): 
     'What was measured:',
     `- Per cell: ${options.warmupMs / 1000} s warm-up, then ${options.durationMs / 1000} s counted; ${options.rounds} interleaved round(s), the order rotating. Medians over rounds of req/s (OK calls / s), p50 and p99 (per-call latency of OK calls), server CPU/call (user + system time of the server process over the counted window, from /proc, per call: the least noise-prone figure); errors summed.`,
     '- MCP: one session per slot (initialize, notifications/initialized, a GET stream when the server offers one), then tools/call in a loop; OK = JSON-RPC result without isError. http: GET /v1/users/quotas, OK = 2xx.',
-    '- "vs base": MCP rows against lean-reference, http rows against upstream-direct, same concurrency, same run.',
+    '- HTTP+SSE (mcp-hub): one GET stream per slot, its endpoint event, initialize; then POST tools/call, the response read from the stream.',
+    '- "vs base": MCP rows against lean-reference, http rows against upstream-direct, the forwarding rows (in front of the lean upstream MCP server) against mcp-direct; same concurrency, same run.',
     '- The load generator shares the machine with the servers: at high rates (upstream-direct, the proxy) it is likely the limit.',
     `- Machine: ${machine}, load average at start ${load.map((l) => l.toFixed(2)).join(' ')}; total ${(totalMs / 1000).toFixed(0)} s.`,
   ];
@@ -191,21 +212,41 @@ async function main(argv: string[]): Promise<void> {
     ready: { kind: 'announce' },
   });
   const upstreamIdle = residentMemory(upstream.pid);
+  const forwarding = TARGETS.some((t) => t.upstream === 'mcp' && options.targets.includes(t.name));
+  let mcpUpstream: ServerChild | undefined;
   let running: Running[] = [];
   let cells: CellRounds[] = [];
   const memory: MemoryRow[] = [];
   try {
-    running = await startTargets(options.targets, upstream.url!, notes);
+    mcpUpstream = forwarding
+      ? await startServerChild({
+          name: 'mcp-upstream',
+          command: process.execPath,
+          args: [bundledServer('mcp-upstream')],
+          ready: { kind: 'announce' },
+        })
+      : undefined;
+    const mcpUpstreamIdle = mcpUpstream && residentMemory(mcpUpstream.pid);
+    const upstreams = { rest: upstream.url!, mcp: mcpUpstream?.url, mcpPid: mcpUpstream?.pid };
+    running = await startTargets(options.targets, upstreams, notes);
     const cellSeconds = (options.warmupMs + options.durationMs) / 1000;
     const total = running.length * options.concurrencies.length * options.rounds * cellSeconds;
     console.error(`bench: measuring, about ${Math.round(total)} s`);
     cells = await measure(running, options);
     memory.push({ name: 'upstream', idle: upstreamIdle, after: residentMemory(upstream.pid) });
+    if (mcpUpstream)
+      memory.push({
+        name: 'mcp-upstream',
+        idle: mcpUpstreamIdle,
+        after: residentMemory(mcpUpstream.pid),
+      });
+    // mcp-direct's process is mcp-upstream's, already in the table.
     for (const { name, target, idle } of running)
-      if (target.pid !== undefined) memory.push({ name, idle, after: residentMemory(target.pid) });
+      if (target.pid !== undefined && target.pid !== mcpUpstream?.pid)
+        memory.push({ name, idle, after: residentMemory(target.pid) });
   } finally {
     await Promise.all(running.map(({ target }) => target.close()));
-    await upstream.close();
+    await Promise.all([upstream.close(), mcpUpstream?.close()]);
   }
   const rows = cells.map(summarize);
   for (const { target } of running) notes.push(...(target.notes ?? []));

@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { providerDefinitions } from '../../specs/index.ts';
+import { providerDefinitions, remoteDefinitions } from '../../specs/index.ts';
 import { type Pin, PinsSchema, ProviderDefinitionSchema } from '../../specs/provider-definition.ts';
 import { diffCatalogs, formatDiff } from '../catalog/diff.ts';
 import type { Catalog } from '../catalog/format.ts';
@@ -198,6 +198,7 @@ async function run(
 ): Promise<GeneratedTree> {
   const tree = await generate({
     providers,
+    remotes: remoteDefinitions,
     readPin: async (provider, document, pin) =>
       inMemory(pin) ?? store.read(provider, document, pin),
     formatSource: await readFile(join(ROOT, 'generators', 'catalog', 'format.ts'), 'utf8'),
@@ -208,6 +209,11 @@ async function run(
   for (const r of tree.reports) {
     console.log(
       `${r.provider}/${r.document}: ${r.operations} operations, ${r.actions} actions, ${r.inventory} inventoried${findingsSummary(r.problems)}`,
+    );
+  }
+  for (const { connection: r } of tree.remotes) {
+    console.log(
+      `${r.id}: curated remote MCP server, ${r.endpoints.length} endpoint pattern${r.endpoints.length === 1 ? '' : 's'}, auth ${r.auth.map((a) => a.kind).join(' or ')}`,
     );
   }
   return tree;

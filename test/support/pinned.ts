@@ -6,7 +6,7 @@ import { biomeFormatter } from '../../generators/cli/biome-format.ts';
 import { SpecStore } from '../../generators/cli/spec-store.ts';
 import { createTypes } from '../../generators/emit/types-dts.ts';
 import { type GeneratedTree, generate, type ProviderInput } from '../../generators/generate.ts';
-import { providerDefinitions } from '../../specs/index.ts';
+import { providerDefinitions, remoteDefinitions } from '../../specs/index.ts';
 import { MIRROR, ROOT } from './fixtures.ts';
 
 export function pinnedProviders(): Record<string, ProviderInput> {
@@ -32,9 +32,11 @@ export function mirrorStore(mirror = MIRROR): SpecStore {
 export function generateFromMirror(
   providers = pinnedProviders(),
   store = mirrorStore(),
+  remotes: Record<string, unknown> = remoteDefinitions,
 ): Promise<GeneratedTree> {
   return generate({
     providers,
+    remotes,
     readPin: (provider, document, pin) => store.read(provider, document, pin),
     formatSource: readFileSync(join(ROOT, 'generators', 'catalog', 'format.ts'), 'utf8'),
     rulesSource: readFileSync(join(ROOT, 'generators', 'catalog', 'rules.ts'), 'utf8'),

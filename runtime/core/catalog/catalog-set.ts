@@ -16,6 +16,7 @@ import { providers } from '../../../generated/index.ts';
 import { GatewayError } from '../errors.ts';
 import { didYouMean } from '../nearest-word.ts';
 import { createAjv } from '../validation/create-ajv.ts';
+import { type CuratedRemoteFiles, CuratedRemotes } from './curated-remotes.ts';
 
 export interface ProviderCatalog {
   readonly id: string;
@@ -45,12 +46,22 @@ export function generatedProviderFiles(generatedDir: URL): ProviderFiles[] {
 
 export class CatalogSet {
   readonly #providers: ReadonlyMap<string, ProviderCatalog>;
+  /**
+   * The curated remote MCP server definitions: not providers (no catalog, no
+   * actions), so `providers`, `get` and `getOrThrow` never return one.
+   */
+  readonly remotes: CuratedRemotes;
 
-  constructor(providers: readonly ProviderCatalog[]) {
+  constructor(providers: readonly ProviderCatalog[], remotes = new CuratedRemotes([])) {
     this.#providers = new Map(providers.map((p) => [p.id, p]));
+    this.remotes = remotes;
   }
 
-  static async load(files: readonly ProviderFiles[]): Promise<CatalogSet> {
+  static async load(
+    files: readonly ProviderFiles[],
+    remoteFiles: readonly CuratedRemoteFiles[] = [],
+  ): Promise<CatalogSet> {
+    const remotes = CuratedRemotes.load(remoteFiles);
     const loaded = await Promise.all(
       files.map(async (file) => {
         const [catalog, manifest] = await Promise.all([
@@ -60,7 +71,7 @@ export class CatalogSet {
         return providerCatalog(catalog, manifest);
       }),
     );
-    return new CatalogSet(loaded);
+    return new CatalogSet(loaded, await remotes);
   }
 
   get providers(): ProviderCatalog[] {
@@ -75,6 +86,14 @@ export class CatalogSet {
     const provider = this.#providers.get(id);
     if (!provider) {
       const known = [...this.#providers.keys()];
+      const remote = this.remotes.get(id)?.connection;
+      if (remote) {
+        throw new GatewayError(
+          'not_found',
+          `${id} is a curated remote MCP server (${remote.name}), not a native provider: connect it by its URL (${remote.endpoints[0]!.url})`,
+          { field: 'provider', detail: { known, remote: id } },
+        );
+      }
       throw new GatewayError(
         'not_found',
         `no provider ${id} in the catalogs${didYouMean(id, known)}`,

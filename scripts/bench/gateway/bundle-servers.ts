@@ -13,6 +13,8 @@ export const SERVER_ENTRIES = [
   'lean-reference',
   'sdk-minimal',
   'portcullis',
+  'mcp-upstream',
+  'portcullis-forwarding',
 ] as const;
 export type ServerEntry = (typeof SERVER_ENTRIES)[number];
 
@@ -22,10 +24,12 @@ export function bundledServer(entry: ServerEntry): string {
   return join(BIN, `${entry}.mjs`);
 }
 
-export async function bundleServers(): Promise<void> {
+export async function bundleServers(
+  entries: readonly ServerEntry[] = SERVER_ENTRIES,
+): Promise<void> {
   await build({
     entryPoints: Object.fromEntries(
-      SERVER_ENTRIES.map((entry) => [
+      entries.map((entry) => [
         entry,
         join(ROOT, 'scripts', 'bench', 'gateway', 'servers', `${entry}.ts`),
       ]),

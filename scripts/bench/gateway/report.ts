@@ -1,6 +1,7 @@
 /**
  * Medians of the rounds, the table they print as, the ratios against the
- * baselines of the same run, and the targets Portcullis is held to.
+ * baselines of the same run, and resident memory (the targets Portcullis is
+ * held to are in ./portcullis-targets.ts).
  */
 import { markdownTable, median } from '../bench-table.ts';
 import type { CellResult } from './load/load-cell.ts';
@@ -13,9 +14,16 @@ export const PORTCULLIS = 'portcullis';
 export const PORTCULLIS_MODERN = 'portcullis-2026';
 /** The same server and call, the agent holding an OAuth access token instead of a key. */
 export const PORTCULLIS_OAUTH = 'portcullis-oauth';
+/** The forwarding rows, in front of the lean upstream MCP server. */
+export const MCP_DIRECT = 'mcp-direct';
+export const MCP_REVERSE_PROXY = 'mcp-reverse-proxy';
+export const MCP_HUB = 'mcp-hub';
+export const PORTCULLIS_FORWARDING = 'portcullis-forwarding';
 
 export interface CellRounds {
   target: string;
+  /** What it stands in front of: the REST upstream or the lean upstream MCP server. */
+  upstream: 'rest' | 'mcp';
   mode: 'mcp' | 'http';
   concurrency: number;
   rounds: CellResult[];
@@ -25,6 +33,7 @@ export interface CellRounds {
 
 export interface CellSummary {
   target: string;
+  upstream: 'rest' | 'mcp';
   mode: 'mcp' | 'http';
   concurrency: number;
   requestsPerSecond: number | undefined;
@@ -43,6 +52,7 @@ export function summarize(cell: CellRounds): CellSummary {
   const counted = cell.rounds.filter((round) => round.ok > 0);
   return {
     target: cell.target,
+    upstream: cell.upstream,
     mode: cell.mode,
     concurrency: cell.concurrency,
     requestsPerSecond: median(counted.map((r) => r.requestsPerSecond)),
@@ -56,21 +66,32 @@ export function summarize(cell: CellRounds): CellSummary {
   };
 }
 
-function find(rows: CellSummary[], target: string, concurrency: number): CellSummary | undefined {
+export function find(
+  rows: CellSummary[],
+  target: string,
+  concurrency: number,
+): CellSummary | undefined {
   return rows.find((row) => row.target === target && row.concurrency === concurrency);
 }
 
-function ratio(a: number | undefined, b: number | undefined): number | undefined {
+export function ratio(a: number | undefined, b: number | undefined): number | undefined {
   return a !== undefined && b !== undefined && b > 0 ? a / b : undefined;
 }
 
-const times = (value: number | undefined) => (value === undefined ? '—' : `${value.toFixed(2)}×`);
-const ms = (value: number | undefined) =>
+export const times = (value: number | undefined) =>
+  value === undefined ? '—' : `${value.toFixed(2)}×`;
+export const ms = (value: number | undefined) =>
   value === undefined ? '—' : `${value.toFixed(value < 10 ? 2 : 1)} ms`;
-const rate = (value: number | undefined) =>
+export const rate = (value: number | undefined) =>
   value === undefined ? '—' : Math.round(value).toLocaleString('en-US');
 
-/** Per configuration × concurrency; MCP rows against lean-reference, http rows against upstream-direct. */
+/** The row a row is compared with: the forwarding rows' is mcp-direct. */
+function baseOf(row: CellSummary): string {
+  if (row.upstream === 'mcp') return MCP_DIRECT;
+  return row.mode === 'mcp' ? LEAN_REFERENCE : UPSTREAM_DIRECT;
+}
+
+/** Per configuration × concurrency, each against its base (see baseOf). */
 export function formatResults(rows: CellSummary[]): string {
   const header = [
     'configuration',
@@ -85,7 +106,7 @@ export function formatResults(rows: CellSummary[]): string {
     'p50 vs base',
   ];
   const cells = rows.map((row) => {
-    const base = find(rows, row.mode === 'mcp' ? LEAN_REFERENCE : UPSTREAM_DIRECT, row.concurrency);
+    const base = find(rows, baseOf(row), row.concurrency);
     const isBase = base === row;
     return [
       `${row.target}${row.mode === 'http' ? ' (http)' : ''}`,
@@ -101,103 +122,6 @@ export function formatResults(rows: CellSummary[]): string {
     ];
   });
   return markdownTable(header, cells);
-}
-
-interface TargetCheck {
-  label: string;
-  concurrency: number;
-  ours: number | undefined;
-  theirs: number | undefined;
-  /** `min`: ours/theirs must be at least `bound`; `max`: at most. */
-  kind: 'min' | 'max';
-  bound: number;
-  unit: 'req/s' | 'ms';
-}
-
-/** The issue's targets for Portcullis, each a ratio of medians measured in this run. */
-export function formatTargets(rows: CellSummary[], concurrencies: number[]): string {
-  const checks: TargetCheck[] = [];
-  for (const ours of [PORTCULLIS, PORTCULLIS_MODERN]) {
-    // The throughput targets are set at concurrency 16 and 64; at 1 the target is latency.
-    for (const concurrency of concurrencies.filter((c) => c >= 16)) {
-      const rps = find(rows, ours, concurrency)?.requestsPerSecond;
-      if (ours === PORTCULLIS) {
-        checks.push({
-          label: `${ours} req/s vs ${IVOTOBY}`,
-          concurrency,
-          ours: rps,
-          theirs: find(rows, IVOTOBY, concurrency)?.requestsPerSecond,
-          kind: 'min',
-          bound: 2,
-          unit: 'req/s',
-        });
-      }
-      checks.push({
-        label: `${ours} req/s vs ${LEAN_REFERENCE}`,
-        concurrency,
-        ours: rps,
-        theirs: find(rows, LEAN_REFERENCE, concurrency)?.requestsPerSecond,
-        kind: 'min',
-        bound: 0.6,
-        unit: 'req/s',
-      });
-    }
-    if (concurrencies.includes(1)) {
-      checks.push({
-        label: `${ours} p50 vs ${LEAN_REFERENCE}`,
-        concurrency: 1,
-        ours: find(rows, ours, 1)?.p50Ms,
-        theirs: find(rows, LEAN_REFERENCE, 1)?.p50Ms,
-        kind: 'max',
-        bound: 1.5,
-        unit: 'ms',
-      });
-    }
-  }
-  // An access token costs about what a key does: verified once, then remembered.
-  for (const concurrency of concurrencies.filter((c) => c === 16)) {
-    checks.push({
-      label: `${PORTCULLIS_OAUTH} req/s vs ${PORTCULLIS}`,
-      concurrency,
-      ours: find(rows, PORTCULLIS_OAUTH, concurrency)?.requestsPerSecond,
-      theirs: find(rows, PORTCULLIS, concurrency)?.requestsPerSecond,
-      kind: 'min',
-      bound: 0.9,
-      unit: 'req/s',
-    });
-  }
-  // A stateless request costs no more server CPU than a stateful one.
-  for (const concurrency of concurrencies) {
-    checks.push({
-      label: `${PORTCULLIS_MODERN} CPU/call vs ${PORTCULLIS}`,
-      concurrency,
-      ours: find(rows, PORTCULLIS_MODERN, concurrency)?.cpuMsPerCall,
-      theirs: find(rows, PORTCULLIS, concurrency)?.cpuMsPerCall,
-      kind: 'max',
-      bound: 1,
-      unit: 'ms',
-    });
-  }
-  const cells = checks.map((check) => {
-    const value = ratio(check.ours, check.theirs);
-    const met =
-      value === undefined
-        ? undefined
-        : check.kind === 'min'
-          ? value >= check.bound
-          : value <= check.bound;
-    const show = check.unit === 'ms' ? ms : rate;
-    return [
-      check.label,
-      String(check.concurrency),
-      show(check.ours),
-      show(check.theirs),
-      times(value),
-      `${check.kind === 'min' ? '≥' : '≤'} ${check.bound}×`,
-      met === undefined ? '? n/a' : met ? '✓ pass' : '✗ FAIL',
-    ];
-  });
-  return markdownTable(['portcullis', 'c', 'ours', 'theirs', 'ratio', 'target', 'verdict'], cells);
 }
 
 export interface MemoryRow {

@@ -243,6 +243,17 @@ describe('the portcullis command says what to change', () => {
       },
     ],
     [
+      'a curated remote MCP server named as a provider',
+      {
+        given: ['connect', 'linear', '--token-env', 'TOKEN'],
+        want: {
+          code: 1,
+          stderr:
+            'portcullis: linear is a curated remote MCP server (Linear), not a native provider: connect it by its URL (https://mcp.linear.app/mcp) (change <provider>) [not_found]',
+        },
+      },
+    ],
+    [
       'a misspelt agent',
       {
         given: ['grant', 'deploy-bto', 'unikraft'],

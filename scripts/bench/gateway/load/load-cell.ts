@@ -1,13 +1,15 @@
 /**
  * One cell of the benchmark: one configuration at one concurrency for a fixed
  * time. Each concurrency slot loops one call after another (MCP: `tools/call`
- * in its own session; http: a GET) over keep-alive connections; calls that
- * start during the warm-up are not counted. A call is OK when it is a JSON-RPC
- * result without `isError` (http: a 2xx status).
+ * in its own session, over Streamable HTTP or HTTP+SSE; http: a GET) over
+ * keep-alive connections; calls that start during the warm-up are not
+ * counted. A call is OK when it is a JSON-RPC result without `isError` (http:
+ * a 2xx status).
  */
 import { Pool } from 'undici';
 import type { StartedTarget } from '../targets/target.ts';
-import { describe, McpClient, type McpSession } from './mcp-client.ts';
+import { type McpCallerSession, mcpCaller } from './mcp-caller.ts';
+import { describe } from './mcp-client.ts';
 
 export interface CellOptions {
   concurrency: number;
@@ -63,9 +65,9 @@ async function runHttpCell(target: StartedTarget, options: CellOptions): Promise
 }
 
 async function runMcpCell(target: StartedTarget, options: CellOptions): Promise<CellResult> {
-  const client = new McpClient(target.url, target.headers, options.concurrency, target.wire);
+  const client = mcpCaller(target, options.concurrency);
   const sessionCount = target.sessions === 'shared' ? 1 : options.concurrency;
-  const sessions: McpSession[] = [];
+  const sessions: McpCallerSession[] = [];
   try {
     const opened = await Promise.allSettled(
       Array.from({ length: sessionCount }, () => client.open()),

@@ -259,21 +259,3 @@ export function describe(message: JsonRpcMessage | undefined): string {
   if (message.error) return `JSON-RPC error ${message.error.code}: ${message.error.message}`;
   return JSON.stringify(message).slice(0, 200);
 }
-
-/** The tools a server lists, through a throwaway session: for servers that name tools themselves. */
-export async function listToolNames(
-  endpoint: string,
-  headers: Record<string, string>,
-): Promise<string[]> {
-  const client = new McpClient(endpoint, headers, 1);
-  try {
-    const session = await client.open();
-    const message = await client.request(session, 'tools/list', {});
-    await client.close(session);
-    const tools = message.result?.tools;
-    if (!Array.isArray(tools)) throw new Error(`tools/list failed: ${describe(message)}`);
-    return tools.map((tool: { name?: unknown }) => String(tool.name));
-  } finally {
-    await client.destroy();
-  }
-}

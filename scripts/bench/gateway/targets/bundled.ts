@@ -5,7 +5,7 @@ import type { GatewayTarget, StartedTarget } from './target.ts';
 
 const TOOL = { toolName: 'get_user_quotas', arguments: {} };
 
-async function startBundled(
+export async function startBundled(
   name: string,
   entry: ServerEntry,
   upstreamUrl: string,

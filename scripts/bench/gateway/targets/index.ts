@@ -1,8 +1,14 @@
-/** Every configuration, in the order of the report: HTTP baselines, MCP ceiling, others, ours. */
+/**
+ * Every configuration, in the order of the report: HTTP baselines, MCP ceiling,
+ * others, ours; then the forwarding ones, in front of the lean upstream MCP server.
+ */
 import { leanReference, nodeReverseProxy, sdkMinimal, upstreamDirect } from './bundled.ts';
+import { mcpDirect, mcpReverseProxy } from './forwarding.ts';
 import { ivotobyOpenapiMcpServer } from './ivotoby-openapi-mcp-server.ts';
+import { mcpHub } from './mcp-hub.ts';
 import { openapiMcpGenerator } from './openapi-mcp-generator.ts';
 import { portcullis, portcullisModern, portcullisOAuth } from './portcullis.ts';
+import { portcullisForwarding } from './portcullis-forwarding.ts';
 import type { GatewayTarget } from './target.ts';
 
 export const TARGETS: GatewayTarget[] = [
@@ -15,4 +21,8 @@ export const TARGETS: GatewayTarget[] = [
   portcullis,
   portcullisModern,
   portcullisOAuth,
+  mcpDirect,
+  mcpReverseProxy,
+  mcpHub,
+  portcullisForwarding,
 ];

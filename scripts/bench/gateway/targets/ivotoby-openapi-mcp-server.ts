@@ -9,7 +9,7 @@
  */
 import { join } from 'node:path';
 import { ensureScratchPackage, type ScratchPackage } from '../../scratch-packages.ts';
-import { listToolNames } from '../load/mcp-client.ts';
+import { listToolNames } from '../load/mcp-caller.ts';
 import { SCRATCH } from '../paths.ts';
 import { freePort, startServerChild } from '../server-child.ts';
 import { writeQuotasSpec } from './quotas-spec.ts';
@@ -52,7 +52,7 @@ export const ivotobyOpenapiMcpServer: GatewayTarget = {
     });
     try {
       const url = `${origin}/mcp`;
-      const [toolName, ...others] = await listToolNames(url, {});
+      const [toolName, ...others] = await listToolNames({ url, headers: {} });
       if (!toolName || others.length > 0)
         throw new Error(`expected one tool, listed ${[toolName, ...others].join(', ')}`);
       return {

@@ -9,6 +9,12 @@ export interface StartedTarget {
   toolName: string;
   arguments: Record<string, unknown>;
   mode: 'mcp' | 'http';
+  /**
+   * How MCP messages travel: `streamable-http` (the default) or `http+sse`, the
+   * 2024-11-05 transport (a GET stream announces a message URL; POSTs there are
+   * answered 202 and the responses arrive on the stream).
+   */
+  transport?: 'streamable-http' | 'http+sse';
   /** The MCP revision family the load generator speaks (default `legacy`, 2025-06-18). */
   wire?: 'legacy' | 'modern';
   /**
@@ -25,6 +31,14 @@ export interface StartedTarget {
 
 export interface GatewayTarget {
   name: string;
-  /** Throws when the configuration cannot run here; the runner skips it and says why. */
-  start(upstreamUrl: string): Promise<StartedTarget>;
+  /**
+   * What it stands in front of: `rest`, the REST upstream (the default), or
+   * `mcp`, the lean upstream MCP server; `start` is given that one's URL.
+   */
+  upstream?: 'rest' | 'mcp';
+  /**
+   * Throws when the configuration cannot run here; the runner skips it and says
+   * why. `upstreamPid`: the upstream's process, for a target that is the upstream.
+   */
+  start(upstreamUrl: string, upstreamPid?: number): Promise<StartedTarget>;
 }
