@@ -30,6 +30,7 @@ import { createGuardedClient, type GuardedClient } from './core/outbound/guarded
 import { AgentKeys } from './core/principals/agent-keys.ts';
 import { Principals } from './core/principals/principals.ts';
 import { RemoteHealthProbe } from './core/remote/health-probe.ts';
+import { ListChanges } from './core/remote/list-changes.ts';
 import { createRemoteMcp } from './core/remote/remote-mcp.ts';
 import type { SharedState } from './core/state/shared-state.ts';
 import type { Store } from './core/store/store.ts';
@@ -183,6 +184,17 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
       now,
       changed: () => watch.announce(),
     });
+    // A remote server that says its tool list changed has it discovered again.
+    const listChanges = new ListChanges(outbound, async (connectionId) => {
+      const connection = (await store.connections.all()).find((c) => c.id === connectionId);
+      const endpoint = await store.remoteEndpoints.byConnection(connectionId);
+      if (!connection || connection.status !== 'active' || !endpoint || endpoint.draft !== null)
+        return;
+      await refreshConnection(operator('system'), connection, endpoint);
+      watch.announce();
+    });
+    remote.executor.sessionOpened = (connectionId, target, session) =>
+      listChanges.listen(connectionId, target, session);
     // A remote connection in error is probed again in the background until it answers;
     // a tool list whose ttlMs ran out is discovered again.
     const healthProbe = new RemoteHealthProbe({
@@ -212,6 +224,7 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
       operator,
       async close() {
         await healthProbe.stop();
+        listChanges.close();
         // An HTTP+SSE session holds a stream open; the outbound client would wait for it.
         for (const session of remote.sessions.forgetAll())
           if (session.era === 'sse') session.channel.close();

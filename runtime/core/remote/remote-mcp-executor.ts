@@ -53,6 +53,10 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
   readonly kind = 'remote_mcp';
   readonly #client: UpstreamClient;
   readonly #sessions: UpstreamSessions;
+  /** Told of each upstream session this executor opens (to listen for list changes). */
+  sessionOpened:
+    | ((connectionId: string, target: UpstreamTarget, session: UpstreamSession) => void)
+    | undefined;
 
   constructor(client: UpstreamClient, sessions: UpstreamSessions) {
     this.#client = client;
@@ -63,7 +67,11 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
     const { connection, source, action } = call.target;
     const target = upstreamTarget(source.endpoint, call.credential);
     const key = sessionKey(connection.id, credentialIdentity(target.headers));
-    const open = () => this.#open(target, source.endpoint, call.clientCapabilities);
+    const open = async () => {
+      const opened = await this.#open(target, source.endpoint, call.clientCapabilities);
+      this.sessionOpened?.(connection.id, target, opened);
+      return opened;
+    };
     const progressToken = `pc-${Math.random().toString(36).slice(2)}`;
     const params = {
       name: action.name,

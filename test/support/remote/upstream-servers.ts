@@ -54,6 +54,8 @@ export interface Upstream {
   cancelled: string[];
   /** Lets a waiting `gate` call answer. */
   open(): void;
+  /** Every live server session says its tool list changed. */
+  notifyToolsChanged(): void;
   /** Changes a tool's description (the next list shows it). */
   setDescription(description: string): void;
   close(): Promise<void>;
@@ -73,8 +75,10 @@ export async function startUpstream(
     openGate = resolve;
   });
 
+  const live: McpServer[] = [];
   const build = () => {
     const server = new McpServer({ name: `fixture-${kind}`, version: '1.2.3' });
+    if (kind === 'stateful') live.push(server);
     server.registerTool(
       'get_weather',
       {
@@ -222,6 +226,8 @@ export async function startUpstream(
       response = await transport.handleRequest(request);
     }
     res.writeHead(response.status, Object.fromEntries(response.headers.entries()));
+    // A stream's head goes out at once, as a real server sends it.
+    res.flushHeaders();
     if (response.body) for await (const chunk of response.body) res.write(chunk);
     res.end();
   };
@@ -249,6 +255,15 @@ export async function startUpstream(
       gate = new Promise<void>((resolve) => {
         openGate = resolve;
       });
+    },
+    notifyToolsChanged: () => {
+      for (const server of live) {
+        try {
+          server.sendToolListChanged();
+        } catch {
+          // A server whose session ended.
+        }
+      }
     },
     setDescription: (description) => {
       state.description = description;

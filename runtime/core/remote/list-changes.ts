@@ -1,0 +1,120 @@
+/**
+ * Hearing a remote server say its tool list changed
+ * (`notifications/tools/list_changed`) and discovering it again: on a 2025
+ * session the server's own event stream (a GET in the session), on HTTP+SSE
+ * the session's stream. Each connection is refreshed at most once at a time;
+ * the new list goes through review like any other change. (2026-07-28
+ * servers are heard through their list's `ttlMs` for now.)
+ */
+import { Cancellation } from '../cancellation.ts';
+import type { GuardedClient } from '../outbound/guarded-client.ts';
+import { EventStreamReader } from './event-stream-reader.ts';
+import { classify, parseJson } from './mcp-reply.ts';
+import type { UpstreamSession, UpstreamTarget } from './upstream-client.ts';
+
+const LIST_CHANGED = 'notifications/tools/list_changed';
+/** How long a session's listening stream may stay open. */
+const LISTEN_LIFETIME_MS = 24 * 3_600_000;
+
+export class ListChanges {
+  readonly #http: GuardedClient;
+  readonly #refresh: (connectionId: string) => Promise<unknown>;
+  readonly #running = new Map<string, Promise<void>>();
+  readonly #again = new Set<string>();
+  /** What ends each listening stream, opening or open. */
+  readonly #streams = new Set<Cancellation>();
+  #closed = false;
+
+  constructor(http: GuardedClient, refresh: (connectionId: string) => Promise<unknown>) {
+    this.#http = http;
+    this.#refresh = refresh;
+  }
+
+  /** Listens on a session just opened for the connection. */
+  listen(connectionId: string, target: UpstreamTarget, session: UpstreamSession): void {
+    if (session.era === 'sse') {
+      session.channel.onServerNotification = (method) => {
+        if (method === LIST_CHANGED) this.changed(connectionId);
+      };
+      return;
+    }
+    if (session.era !== 'legacy' || session.sessionId === undefined) return;
+    void this.#listenLegacy(connectionId, target, session.sessionId, session.revision);
+  }
+
+  /** The connection's list changed: refresh it (once more after a refresh under way). */
+  changed(connectionId: string): void {
+    if (this.#running.has(connectionId)) {
+      this.#again.add(connectionId);
+      return;
+    }
+    const run = this.#refresh(connectionId)
+      .catch(() => {})
+      .then(() => {
+        this.#running.delete(connectionId);
+        if (this.#again.delete(connectionId)) this.changed(connectionId);
+      });
+    this.#running.set(connectionId, run);
+  }
+
+  /** Waits for the refreshes under way (tests, shutdown). */
+  async settled(): Promise<void> {
+    while (this.#running.size > 0) await Promise.all(this.#running.values());
+  }
+
+  close(): void {
+    this.#closed = true;
+    for (const stream of this.#streams) stream.cancel();
+    this.#streams.clear();
+  }
+
+  async #listenLegacy(
+    connectionId: string,
+    target: UpstreamTarget,
+    sessionId: string,
+    revision: string,
+  ): Promise<void> {
+    if (this.#closed) return;
+    const ending = new Cancellation();
+    this.#streams.add(ending);
+    try {
+      const stream = await this.#http.open(
+        {
+          method: 'GET',
+          url: target.url,
+          headers: {
+            ...target.headers,
+            accept: 'text/event-stream',
+            'mcp-session-id': sessionId,
+            'mcp-protocol-version': revision,
+          },
+          redactor: target.redactor,
+        },
+        { maxReplyBytes: 64 * 1_048_576, deadlineMs: LISTEN_LIFETIME_MS, cancel: ending },
+      );
+      if (stream.status !== 200) {
+        stream.close();
+        return;
+      }
+      const reader = new EventStreamReader();
+      try {
+        for await (const chunk of stream.chunks)
+          for (const data of reader.push(chunk)) {
+            try {
+              const parsed = classify(parseJson(data));
+              if (parsed.kind === 'notification' && parsed.message.method === LIST_CHANGED)
+                this.changed(connectionId);
+            } catch {
+              // One bad event says nothing about the list.
+            }
+          }
+      } finally {
+        stream.close();
+      }
+    } catch {
+      // A server without a listening stream (405) or a stream that ended: nothing to hear.
+    } finally {
+      this.#streams.delete(ending);
+    }
+  }
+}
