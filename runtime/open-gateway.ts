@@ -188,8 +188,7 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
     const listChanges = new ListChanges(outbound, async (connectionId) => {
       const connection = (await store.connections.all()).find((c) => c.id === connectionId);
       const endpoint = await store.remoteEndpoints.byConnection(connectionId);
-      if (!connection || connection.status !== 'active' || !endpoint || endpoint.draft !== null)
-        return;
+      if (connection?.status !== 'active' || !endpoint || endpoint.draft !== null) return;
       await refreshConnection(operator('system'), connection, endpoint);
       watch.announce();
     });
