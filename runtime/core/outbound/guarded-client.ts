@@ -18,8 +18,15 @@ import { BoundedCache } from '../bounded-cache.ts';
 import type { CancelSignal } from '../cancellation.ts';
 import type { GatewayError } from '../errors.ts';
 import { AddressRefusedError, createGuardedLookup, refusedRange } from './address-policy.ts';
-import { classifyFailure, type FailureContext, outboundError } from './outbound-errors.ts';
+import {
+  classifyFailure,
+  deadlineExceeded,
+  type FailureContext,
+  outboundError,
+  replyTooLarge,
+} from './outbound-errors.ts';
 import { NO_SECRETS, type Redactor } from './redaction.ts';
+import { flatHeaders } from './reply-headers.ts';
 import { StreamedExchange, type StreamedReply } from './streamed-exchange.ts';
 
 export interface OutboundPolicy {
@@ -150,16 +157,7 @@ export function createGuardedClient(policy: OutboundPolicy): GuardedClient {
         },
       );
       const stopListening = cancel?.onCancel(() => exchange.abort(abortError(context)));
-      agent.dispatch(
-        {
-          origin: url.origin,
-          path: `${url.pathname}${url.search}`,
-          method: request.method as Dispatcher.HttpMethod,
-          headers: request.headers,
-          body: request.body ?? null,
-        },
-        exchange,
-      );
+      dispatch(request, url, exchange);
     });
   }
 
@@ -196,17 +194,22 @@ export function createGuardedClient(policy: OutboundPolicy): GuardedClient {
         },
       );
       const stopListening = cancel?.onCancel(() => exchange.abort(abortError(context)));
-      agent.dispatch(
-        {
-          origin: url.origin,
-          path: `${url.pathname}${url.search}`,
-          method: request.method as Dispatcher.HttpMethod,
-          headers: request.headers,
-          body: request.body ?? null,
-        },
-        exchange,
-      );
+      dispatch(request, url, exchange);
     });
+  }
+
+  /** Hands the request, to the address it was checked for, to the pinned agent. */
+  function dispatch(request: OutboundRequest, url: URL, handler: Dispatcher.DispatchHandler): void {
+    agent.dispatch(
+      {
+        origin: url.origin,
+        path: `${url.pathname}${url.search}`,
+        method: request.method as Dispatcher.HttpMethod,
+        headers: request.headers,
+        body: request.body ?? null,
+      },
+      handler,
+    );
   }
 
   return { send, open, close: () => agent.close() };
@@ -266,15 +269,7 @@ class Exchange implements Dispatcher.DispatchHandler {
 
   /** The total deadline passed: whatever has arrived, the exchange ends now. */
   #expire(): void {
-    const sent = this.#context.requestSent;
-    this.abort(
-      outboundError(
-        'upstream_deadline_exceeded',
-        `no complete reply within the ${this.#deadlineMs} ms deadline`,
-        this.#context,
-        { phase: sent ? 'reply' : 'connect', requestSent: sent, cause: 'deadline' },
-      ),
-    );
+    this.abort(deadlineExceeded(this.#context, this.#deadlineMs));
   }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
@@ -290,11 +285,7 @@ class Exchange implements Dispatcher.DispatchHandler {
     headers: Record<string, string | string[] | undefined>,
   ): void {
     this.#status = statusCode;
-    const flat: Record<string, string> = {};
-    for (const [name, value] of Object.entries(headers)) {
-      if (value === undefined) continue;
-      flat[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
-    }
+    const flat = flatHeaders(headers);
     this.#headers = flat;
     // A declared length over the cap fails now; HEAD, 1xx, 204 and 304 carry no body.
     const bodyless =
@@ -341,11 +332,6 @@ class Exchange implements Dispatcher.DispatchHandler {
   }
 
   #tooLarge(): GatewayError {
-    return outboundError(
-      'upstream_reply_too_large',
-      `the reply is larger than ${this.#limit} bytes`,
-      this.#context,
-      { limit: this.#limit, phase: 'reply', requestSent: true },
-    );
+    return replyTooLarge(this.#context, this.#limit);
   }
 }

@@ -47,6 +47,31 @@ export function outboundError(
   });
 }
 
+/** The exchange's total deadline passed, wherever it was. */
+export function deadlineExceeded(context: FailureContext, deadlineMs: number): GatewayError {
+  const sent = context.requestSent;
+  return outboundError(
+    'upstream_deadline_exceeded',
+    `no complete reply within the ${deadlineMs} ms deadline`,
+    context,
+    { phase: sent ? 'reply' : 'connect', requestSent: sent, cause: 'deadline' },
+  );
+}
+
+/** The reply (declared or as it arrived) is over the byte cap. */
+export function replyTooLarge(context: FailureContext, limit: number): GatewayError {
+  return outboundError(
+    'upstream_reply_too_large',
+    `the reply is larger than ${limit} bytes`,
+    context,
+    {
+      limit,
+      phase: 'reply',
+      requestSent: true,
+    },
+  );
+}
+
 /** Turns any failure of one exchange into a `GatewayError` (or a `TypeError` for caller misuse). */
 export function classifyFailure(error: unknown, context: FailureContext): Error {
   if (error instanceof GatewayError) return error;

@@ -6,7 +6,13 @@
  */
 import type { Dispatcher } from 'undici';
 import type { GatewayError } from '../errors.ts';
-import { classifyFailure, type FailureContext, outboundError } from './outbound-errors.ts';
+import {
+  classifyFailure,
+  deadlineExceeded,
+  type FailureContext,
+  replyTooLarge,
+} from './outbound-errors.ts';
+import { flatHeaders } from './reply-headers.ts';
 
 export interface StreamedReply {
   status: number;
@@ -67,11 +73,7 @@ export class StreamedExchange implements Dispatcher.DispatchHandler {
     headers: Record<string, string | string[] | undefined>,
   ): void {
     this.#controller = controller;
-    const flat: Record<string, string> = {};
-    for (const [name, value] of Object.entries(headers)) {
-      if (value === undefined) continue;
-      flat[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
-    }
+    const flat = flatHeaders(headers);
     const declared = Number(flat['content-length']);
     if (Number.isFinite(declared) && declared > this.#limit) {
       this.abort(this.#tooLarge());
@@ -134,23 +136,10 @@ export class StreamedExchange implements Dispatcher.DispatchHandler {
   }
 
   #expire(): void {
-    const sent = this.#context.requestSent;
-    this.abort(
-      outboundError(
-        'upstream_deadline_exceeded',
-        `no complete reply within the ${this.#deadlineMs} ms deadline`,
-        this.#context,
-        { phase: sent ? 'reply' : 'connect', requestSent: sent, cause: 'deadline' },
-      ),
-    );
+    this.abort(deadlineExceeded(this.#context, this.#deadlineMs));
   }
 
   #tooLarge(): GatewayError {
-    return outboundError(
-      'upstream_reply_too_large',
-      `the reply is larger than ${this.#limit} bytes`,
-      this.#context,
-      { limit: this.#limit, phase: 'reply', requestSent: true },
-    );
+    return replyTooLarge(this.#context, this.#limit);
   }
 }
