@@ -11,6 +11,7 @@ import { classifyTool } from '../core/operator/remote-classify.ts';
 import { connectUrl, type RemoteConnectResult } from '../core/operator/remote-connections.ts';
 import { type RefreshReport, refreshRemote } from '../core/operator/remote-refresh.ts';
 import {
+  chooseServer,
   connectionNameOf,
   HELP_PROMPT,
   parseMcpServers,
@@ -71,18 +72,11 @@ export const remoteCommands: Record<string, Command> = {
       const source = argument(args, 'import <file|->');
       const text = readFileSync(source === '-' ? 0 : source, 'utf8');
       const servers = parseMcpServers(text);
-      const chosen =
-        typeof values.server === 'string'
-          ? servers.find((server) => server.name === values.server)
-          : servers.length === 1
-            ? servers[0]
-            : undefined;
-      if (!chosen)
-        throw new GatewayError(
-          'invalid_input',
-          `the paste has ${servers.map((s) => s.name).join(', ')}; choose one with --server`,
-          { field: '--server' },
-        );
+      const chosen = chooseServer(
+        servers,
+        typeof values.server === 'string' ? values.server : undefined,
+        { field: '--server', how: 'choose one with --server' },
+      );
       const given = keyValues(values['header-env'], '--header-env');
       const resolve = (
         header: string,

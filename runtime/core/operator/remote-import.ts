@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { GatewayError } from '../errors.ts';
-import { connectionNameOf, parseMcpServers } from '../remote/mcp-servers-config.ts';
+import { chooseServer, connectionNameOf, parseMcpServers } from '../remote/mcp-servers-config.ts';
 import type { OperatorContext } from './context.ts';
 import { parseInput } from './context.ts';
 import { connectUrl, type RemoteConnectResult } from './remote-connections.ts';
@@ -28,20 +28,10 @@ export async function importConfig(
   const servers = parseMcpServers(
     typeof parsed.config === 'string' ? parsed.config : JSON.stringify(parsed.config),
   );
-  const chosen =
-    parsed.server !== undefined
-      ? servers.find((server) => server.name === parsed.server)
-      : servers.length === 1
-        ? servers[0]
-        : undefined;
-  if (!chosen)
-    throw new GatewayError(
-      'invalid_input',
-      `server: the paste has ${servers.map((s) => s.name).join(', ')}; name one`,
-      {
-        field: 'server',
-      },
-    );
+  const chosen = chooseServer(servers, parsed.server, {
+    field: 'server',
+    how: 'name one in server',
+  });
   const secretValue = (secret: { header: string; value?: string; placeholder?: string }) => {
     const given = parsed.values[secret.header] ?? secret.value;
     if (given === undefined)

@@ -128,6 +128,29 @@ Please consult <VENDOR>'s current official documentation (not memory) and reply 
 
 Only remote servers reached by URL; no "command" entries.`;
 
+/**
+ * The one entry of a paste to connect: the one named, or the only one;
+ * otherwise `invalid_input` on `field`, listing the names and saying how to choose.
+ */
+export function chooseServer(
+  servers: readonly PastedServer[],
+  wanted: string | undefined,
+  choice: { field: string; how: string },
+): PastedServer {
+  const chosen =
+    wanted !== undefined
+      ? servers.find((server) => server.name === wanted)
+      : servers.length === 1
+        ? servers[0]
+        : undefined;
+  if (chosen) return chosen;
+  throw new GatewayError(
+    'invalid_input',
+    `the paste has ${servers.map((s) => s.name).join(', ')}; ${choice.how}`,
+    { field: choice.field },
+  );
+}
+
 /** A snippet's server name as a connection name, when it can be one. */
 export function connectionNameOf(name: string): string | undefined {
   const cleaned = name
