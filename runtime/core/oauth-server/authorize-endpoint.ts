@@ -169,13 +169,7 @@ export async function decide(
 ): Promise<OAuthReply> {
   const requestId = form.request ?? '';
   const text = requestId === '' ? undefined : await ctx.state.get(pendingKey(requestId));
-  if (text === undefined) {
-    return problemPage(
-      400,
-      'This sign-in has expired',
-      'This request has expired or was already used.',
-    );
-  }
+  if (text === undefined) return expired();
   const pending = JSON.parse(text) as PendingAuthorization;
   const csrf = form.csrf ?? '';
   if (

@@ -4,7 +4,7 @@
  * alone (labels, a visible focus, Approve first so Enter approves, Deny
  * without the password). Its frame, style and headers are html-page.ts's.
  */
-import { escapeHtml, page, pageHeaders } from './html-page.ts';
+import { escapeHtml, page, pageHeaders, signInFields } from './html-page.ts';
 import type { OAuthReply } from './oauth-reply.ts';
 import { describeScope } from './scopes.ts';
 
@@ -45,10 +45,7 @@ ${scopes}
 <form method="post" action="/oauth/authorize">
 <input type="hidden" name="request" value="${escapeHtml(view.requestId)}">
 <input type="hidden" name="csrf" value="${escapeHtml(view.csrf)}">
-<label for="member">Member name</label>
-<input id="member" name="member" autocomplete="username" required autofocus value="${escapeHtml(view.member ?? '')}">
-<label for="password">Password</label>
-<input id="password" name="password" type="password" autocomplete="current-password" required>
+${signInFields(view.member)}
 <div class="actions">
 <button type="submit" name="decision" value="approve">Approve</button>
 <button type="submit" name="decision" value="deny" formnovalidate>Deny</button>

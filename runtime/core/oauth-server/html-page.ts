@@ -68,6 +68,14 @@ ${body}
 `;
 }
 
+/** A member's name and password fields, the name kept from an earlier try (never the password). */
+export function signInFields(member: string | undefined): string {
+  return `<label for="member">Member name</label>
+<input id="member" name="member" autocomplete="username" required autofocus value="${escapeHtml(member ?? '')}">
+<label for="password">Password</label>
+<input id="password" name="password" type="password" autocomplete="current-password" required>`;
+}
+
 /** A page that says why the request cannot go on; never a redirect (no open redirect). */
 export function problemPage(status: number, title: string, text: string): OAuthReply {
   return {

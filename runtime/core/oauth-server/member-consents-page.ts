@@ -4,7 +4,7 @@
  * Revoke button per app. Server-rendered like the consent page: no script,
  * forms that work by keyboard alone, every form carrying its CSRF token.
  */
-import { escapeHtml, page, pageHeaders } from './html-page.ts';
+import { escapeHtml, page, pageHeaders, signInFields } from './html-page.ts';
 import type { Consent } from './oauth-model.ts';
 import type { OAuthReply } from './oauth-reply.ts';
 import { describeScope } from './scopes.ts';
@@ -24,10 +24,7 @@ ${banner(view)}
 <p>Sign in to see the apps that act for you through this gateway, and to revoke any of them.</p>
 <form method="post" action="${MEMBER_CONSENTS_PATH}">
 <input type="hidden" name="csrf" value="${escapeHtml(view.csrf)}">
-<label for="member">Member name</label>
-<input id="member" name="member" autocomplete="username" required autofocus value="${escapeHtml(view.member ?? '')}">
-<label for="password">Password</label>
-<input id="password" name="password" type="password" autocomplete="current-password" required>
+${signInFields(view.member)}
 <div class="actions">
 <button type="submit" name="action" value="sign-in">Sign in</button>
 </div>
