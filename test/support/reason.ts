@@ -4,6 +4,7 @@
  * code a tool result carries. Tests assert codes, never message text.
  */
 import { expect } from 'vitest';
+import { GatewayError } from '../../runtime/core/errors.ts';
 
 export interface Reason {
   code: string;
@@ -33,6 +34,16 @@ export function reasonOf(attempt: (() => unknown) | Promise<unknown>): Reason | 
     Promise,
   );
   return succeeded();
+}
+
+/** The `GatewayError` a promise rejects with, for tests that read its detail; fails the test otherwise. */
+export async function gatewayErrorOf(attempt: Promise<unknown>): Promise<GatewayError> {
+  const error = await attempt.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(GatewayError);
+  return error as GatewayError;
 }
 
 /** A tool result's reason code (`structuredContent.error.code`); undefined when it is no error. */

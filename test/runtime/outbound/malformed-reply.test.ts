@@ -5,11 +5,11 @@
  */
 import { createServer, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GatewayError } from '../../../runtime/core/errors.ts';
 import {
   createGuardedClient,
   type GuardedClient,
 } from '../../../runtime/core/outbound/guarded-client.ts';
+import { gatewayErrorOf } from '../../support/reason.ts';
 
 const REPLIES: Record<string, string> = {
   '/not-http': 'NOT HTTP AT ALL\r\n\r\n',
@@ -49,17 +49,13 @@ afterAll(async () => {
 
 describe('a reply that is not valid HTTP', () => {
   it.each(Object.keys(REPLIES))('%s is upstream_reply_invalid, after sending', async (path) => {
-    const error = await client
-      .send({ method: 'GET', url: new URL(path, origin), headers: {} })
-      .then(
-        () => undefined,
-        (caught: unknown) => caught,
-      );
-    expect(error).toBeInstanceOf(GatewayError);
+    const error = await gatewayErrorOf(
+      client.send({ method: 'GET', url: new URL(path, origin), headers: {} }),
+    );
     expect({
-      code: (error as GatewayError).code,
-      phase: (error as GatewayError).detail?.phase,
-      requestSent: (error as GatewayError).detail?.requestSent,
+      code: error.code,
+      phase: error.detail?.phase,
+      requestSent: error.detail?.requestSent,
     }).toEqual({ code: 'upstream_reply_invalid', phase: 'reply', requestSent: true });
   });
 });
