@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { Pool } from 'undici';
 import { listenAndAnnounce, upstreamArgument } from './announce.ts';
+import { sendJson } from './json-rpc-reply.ts';
 
 const TOOL = {
   name: 'get_user_quotas',
@@ -25,19 +26,6 @@ interface JsonRpcRequest {
 
 const upstream = new Pool(upstreamArgument().origin, { connections: 128 });
 const sessions = new Map<string, { createdAt: number }>();
-
-function send(response: ServerResponse, status: number, body?: unknown, sessionId?: string): void {
-  const headers: Record<string, string> = {};
-  if (sessionId) headers['mcp-session-id'] = sessionId;
-  if (body === undefined) {
-    response.writeHead(status, headers).end();
-    return;
-  }
-  const text = JSON.stringify(body);
-  headers['content-type'] = 'application/json';
-  headers['content-length'] = String(Buffer.byteLength(text));
-  response.writeHead(status, headers).end(text);
-}
 
 function failure(id: JsonRpcRequest['id'] | null, code: number, message: string): unknown {
   return { jsonrpc: '2.0', id: id ?? null, error: { code, message } };
@@ -63,7 +51,7 @@ async function handlePost(request: IncomingMessage, response: ServerResponse): P
   try {
     message = JSON.parse(await readBody(request)) as JsonRpcRequest;
   } catch {
-    send(response, 400, failure(null, -32700, 'parse error'));
+    sendJson(response, 400, failure(null, -32700, 'parse error'));
     return;
   }
   if (message.method === 'initialize') {
@@ -77,47 +65,47 @@ async function handlePost(request: IncomingMessage, response: ServerResponse): P
       capabilities: { tools: {} },
       serverInfo: { name: 'lean-reference', version: '1.0.0' },
     };
-    send(response, 200, { jsonrpc: '2.0', id: message.id, result }, sessionId);
+    sendJson(response, 200, { jsonrpc: '2.0', id: message.id, result }, sessionId);
     return;
   }
   const sessionId = request.headers['mcp-session-id'];
   if (typeof sessionId !== 'string') {
-    send(response, 400, failure(message.id, -32000, 'Mcp-Session-Id required'));
+    sendJson(response, 400, failure(message.id, -32000, 'Mcp-Session-Id required'));
     return;
   }
   if (!sessions.has(sessionId)) {
-    send(response, 404, failure(message.id, -32001, 'session not found'));
+    sendJson(response, 404, failure(message.id, -32001, 'session not found'));
     return;
   }
   if (message.id === undefined) {
-    send(response, 202);
+    sendJson(response, 202);
     return;
   }
   switch (message.method) {
     case 'tools/call':
-      send(response, 200, await callTool(message));
+      sendJson(response, 200, await callTool(message));
       return;
     case 'tools/list':
-      send(response, 200, { jsonrpc: '2.0', id: message.id, result: { tools: [TOOL] } });
+      sendJson(response, 200, { jsonrpc: '2.0', id: message.id, result: { tools: [TOOL] } });
       return;
     case 'ping':
-      send(response, 200, { jsonrpc: '2.0', id: message.id, result: {} });
+      sendJson(response, 200, { jsonrpc: '2.0', id: message.id, result: {} });
       return;
     default:
-      send(response, 200, failure(message.id, -32601, `method not found: ${message.method}`));
+      sendJson(response, 200, failure(message.id, -32601, `method not found: ${message.method}`));
   }
 }
 
 const server = createServer((request, response) => {
   if (request.method === 'POST') {
     handlePost(request, response).catch(() => {
-      if (!response.headersSent) send(response, 500, failure(null, -32603, 'internal error'));
+      if (!response.headersSent) sendJson(response, 500, failure(null, -32603, 'internal error'));
       else response.end();
     });
   } else if (request.method === 'DELETE') {
     const sessionId = request.headers['mcp-session-id'];
     const deleted = typeof sessionId === 'string' && sessions.delete(sessionId);
-    send(response, deleted ? 204 : 404);
+    sendJson(response, deleted ? 204 : 404);
   } else {
     response.writeHead(405, { allow: 'POST, DELETE' }).end();
   }

@@ -12,6 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { listenAndAnnounce } from './announce.ts';
+import { sendJson } from './json-rpc-reply.ts';
 import { UPSTREAM_TOOL } from './mcp-upstream-tool.ts';
 
 const QUOTAS = JSON.stringify({
@@ -34,19 +35,6 @@ interface JsonRpcRequest {
 }
 
 const sessions = new Set<string>();
-
-function send(response: ServerResponse, status: number, body?: unknown, sessionId?: string): void {
-  const headers: Record<string, string> = {};
-  if (sessionId) headers['mcp-session-id'] = sessionId;
-  if (body === undefined) {
-    response.writeHead(status, headers).end();
-    return;
-  }
-  const text = JSON.stringify(body);
-  headers['content-type'] = 'application/json';
-  headers['content-length'] = String(Buffer.byteLength(text));
-  response.writeHead(status, headers).end(text);
-}
 
 const failure = (id: JsonRpcRequest['id'] | null, code: number, message: string) => ({
   jsonrpc: '2.0',
@@ -90,7 +78,7 @@ function initialize(message: JsonRpcRequest, response: ServerResponse): void {
   const protocolVersion =
     typeof asked === 'string' && LEGACY_VERSIONS.includes(asked) ? asked : LEGACY_VERSIONS[0];
   const result = { protocolVersion, capabilities: { tools: {} }, serverInfo: SERVER_INFO };
-  send(response, 200, { jsonrpc: '2.0', id: message.id, result }, sessionId);
+  sendJson(response, 200, { jsonrpc: '2.0', id: message.id, result }, sessionId);
 }
 
 async function handlePost(request: IncomingMessage, response: ServerResponse): Promise<void> {
@@ -100,7 +88,7 @@ async function handlePost(request: IncomingMessage, response: ServerResponse): P
   try {
     message = JSON.parse(Buffer.concat(chunks).toString('utf8')) as JsonRpcRequest;
   } catch {
-    send(response, 400, failure(null, -32700, 'parse error'));
+    sendJson(response, 400, failure(null, -32700, 'parse error'));
     return;
   }
   const sessionId = request.headers['mcp-session-id'];
@@ -108,27 +96,27 @@ async function handlePost(request: IncomingMessage, response: ServerResponse): P
   if (message.method === 'initialize' && !modern) return initialize(message, response);
   if (!modern) {
     if (typeof sessionId !== 'string') {
-      send(response, 400, failure(message.id, -32000, 'Mcp-Session-Id required'));
+      sendJson(response, 400, failure(message.id, -32000, 'Mcp-Session-Id required'));
       return;
     }
     if (!sessions.has(sessionId)) {
-      send(response, 404, failure(message.id, -32001, 'session not found'));
+      sendJson(response, 404, failure(message.id, -32001, 'session not found'));
       return;
     }
   }
-  if (message.id === undefined) send(response, 202);
-  else send(response, 200, answer(message, modern));
+  if (message.id === undefined) sendJson(response, 202);
+  else sendJson(response, 200, answer(message, modern));
 }
 
 const server = createServer((request, response) => {
   if (request.method === 'POST') {
     handlePost(request, response).catch(() => {
-      if (!response.headersSent) send(response, 500, failure(null, -32603, 'internal error'));
+      if (!response.headersSent) sendJson(response, 500, failure(null, -32603, 'internal error'));
       else response.end();
     });
   } else if (request.method === 'DELETE') {
     const sessionId = request.headers['mcp-session-id'];
-    send(response, typeof sessionId === 'string' && sessions.delete(sessionId) ? 204 : 404);
+    sendJson(response, typeof sessionId === 'string' && sessions.delete(sessionId) ? 204 : 404);
   } else {
     response.writeHead(405, { allow: 'POST, DELETE' }).end();
   }
