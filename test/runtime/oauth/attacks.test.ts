@@ -79,17 +79,40 @@ describe('codes', () => {
   });
 
   it('a code used twice at once: one use gets tokens, and they are revoked all the same', async () => {
-    // The replay can land between the first use taking the code and storing
-    // its family; rounds of three at once make that window likely to be hit.
-    for (let round = 0; round < 10; round++) {
+    // The replay lands between the first use taking the code and storing its
+    // family: that use's write is held until the replay has been answered.
+    const tokenRows = running.gateway.running.gateway.store.oauth.tokens;
+    const start = tokenRows.start;
+    let reached: () => void = () => {};
+    const writing = new Promise<void>((resolve) => {
+      reached = resolve;
+    });
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    tokenRows.start = async (family, first) => {
+      reached();
+      await held;
+      return start.call(tokenRows, family, first);
+    };
+    try {
       const code = await codeFor(url, client);
-      const replies = await Promise.all([1, 2, 3].map(() => exchange(url, client, code)));
+      const firstUse = exchange(url, client, code);
+      await writing;
+      const replay = await exchange(url, client, code);
+      tokenRows.start = start;
+      release();
+      const replies = [await firstUse, replay];
       expect(
         replies.filter((reply) => reply.body.error === 'invalid_grant').length,
       ).toBeGreaterThan(0);
       for (const reply of replies.filter((r) => r.status === 200)) {
         expect(await mcpStatus(url, String(reply.body.access_token))).toBe(401);
       }
+    } finally {
+      tokenRows.start = start;
+      release();
     }
   });
 
