@@ -108,6 +108,7 @@ export async function connectUrl(
       draft: null,
       classificationOverrides: {},
       toolsExpireAt: null,
+      oauth: null,
       updatedAt: now,
     };
     const target = upstreamTarget(endpoint, authKind === 'none' ? undefined : credential);
