@@ -37,6 +37,9 @@ import type { Store } from './core/store/store.ts';
 import { catalogToolSources } from './core/tools/catalog-tool-source.ts';
 import { GatewayToolSources } from './core/tools/gateway-tool-sources.ts';
 import type { ToolSources } from './core/tools/tool-source.ts';
+import { signInNeeded } from './core/upstream-sign-in/sign-in-needed.ts';
+import { UpstreamSignIn } from './core/upstream-sign-in/upstream-sign-in.ts';
+import { UpstreamTokens } from './core/upstream-sign-in/upstream-tokens.ts';
 import { CredentialVault } from './core/vault/credential-vault.ts';
 import { loadKeyring, reloadKeyring } from './core/vault/key-file.ts';
 import { openSharedState } from './state/open-shared-state.ts';
@@ -145,11 +148,12 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
       state,
       ...(options.onInternalError ? { report: options.onInternalError } : {}),
     });
+    const baseUrl =
+      config.publicUrl?.href ??
+      options.listenUrl ??
+      `http://${config.listenAddress.includes(':') ? `[${config.listenAddress}]` : config.listenAddress}:${config.listenPort}`;
     const oauth = await AuthorizationServer.open({
-      issuer:
-        config.publicUrl ??
-        options.listenUrl ??
-        `http://${config.listenAddress.includes(':') ? `[${config.listenAddress}]` : config.listenAddress}:${config.listenPort}`,
+      issuer: config.publicUrl ?? baseUrl,
       store,
       state,
       keyring: () => vault.keyring,
@@ -159,6 +163,21 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
       allowPrivateNetworks: config.allowPrivateNetworks,
       now,
     });
+    // Signing in to remote MCP servers, and the access tokens their calls carry.
+    const upstreamSignIn = new UpstreamSignIn({
+      store,
+      vault,
+      state,
+      http: outbound,
+      allowPrivateNetworks: config.allowPrivateNetworks,
+      baseUrl,
+      ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
+      env: config.toolOAuthClients,
+      now,
+    });
+    remote.executor.tokens = new UpstreamTokens(upstreamSignIn, (owner, reason) =>
+      signInNeeded(upstreamSignIn, store, owner, reason),
+    );
     const tools = new GovernedTools({
       store,
       audit: new AuditLog(store),
@@ -178,6 +197,7 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
       toolSources,
       executors,
       remote,
+      upstreamSignIn,
       vault,
       keys: keyLocation,
       actor,

@@ -487,11 +487,18 @@ function answerOf(reply: OutboundReply, id: RpcId): { result: Record<string, unk
 }
 
 export function statusError(reply: OutboundReply): GatewayError {
+  const challenge = reply.headers['www-authenticate'];
   return new GatewayError(
     'mcp_remote_status',
     `the remote MCP server answered HTTP ${reply.status}`,
     {
-      detail: { status: reply.status },
+      detail: {
+        status: reply.status,
+        // What a 401 or 403 asks for (RFC 6750, RFC 9728): the sign-in reads it.
+        ...((reply.status === 401 || reply.status === 403) && challenge !== undefined
+          ? { challenge: challenge.slice(0, 2048) }
+          : {}),
+      },
     },
   );
 }
