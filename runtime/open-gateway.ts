@@ -77,6 +77,8 @@ export interface Gateway {
   readonly requestState: RequestStateSealer;
   /** The OAuth 2.1 authorization server MCP clients sign in to Portcullis with. */
   readonly oauth: AuthorizationServer;
+  /** Signing Portcullis in to remote MCP servers (the upstream OAuth client). */
+  readonly upstreamSignIn: UpstreamSignIn;
   readonly startup: BootstrapReport & { keyFileCreated: boolean; keySource: string };
   operator(actor: string): OperatorContext;
   close(): Promise<void>;
@@ -239,6 +241,7 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
       watch,
       requestState,
       oauth,
+      upstreamSignIn,
       startup: { ...report, keyFileCreated: keys.created, keySource: keys.source },
       operator,
       async close() {
