@@ -449,25 +449,14 @@ export type UpstreamOAuthReason =
   | 'oauth_scope_insufficient';
 
 // ---------------------------------------------------------------------------
-// The operations. Import them from here; until each lands in its own file
-// beside this one, it throws.
+// The operations, each in its own file beside this one. Import them from here.
 
-function notYet(name: string): never {
-  throw new Error(`upstream-oauth: ${name} is not implemented yet`);
-}
-
-export const checkOAuthEndpointUrl: CheckOAuthEndpointUrl = () => notYet('checkOAuthEndpointUrl');
-export const discover: Discover = async () => notYet('discover');
-export const parseBearerChallenge: ParseBearerChallenge = () => notYet('parseBearerChallenge');
-export const stepUpScopes: StepUpScopes = () => notYet('stepUpScopes');
-export const obtainClient: ObtainClient = async () => notYet('obtainClient');
-export const buildClientMetadataDocument: BuildClientMetadataDocument = () =>
-  notYet('buildClientMetadataDocument');
-export const startSignIn: StartSignIn = async () => notYet('startSignIn');
-export const finishSignIn: FinishSignIn = async () => notYet('finishSignIn');
-export const refreshTokens: RefreshTokens = async () => notYet('refreshTokens');
-export const revokeTokens: RevokeTokens = async () => notYet('revokeTokens');
-export const needsRefresh: NeedsRefresh = () => notYet('needsRefresh');
+export { parseBearerChallenge, stepUpScopes } from './bearer-challenge.ts';
+export { buildClientMetadataDocument, obtainClient } from './client-selection.ts';
+export { canonicalResource, discover } from './discovery.ts';
+export { checkOAuthEndpointUrl } from './endpoint-check.ts';
+export { finishSignIn, startSignIn } from './sign-in.ts';
+export { needsRefresh, refreshTokens, revokeTokens } from './tokens.ts';
 
 /** Where this deployment serves its Client ID Metadata Document (unauthenticated). */
 export const CLIENT_METADATA_PATH = '/connect/oauth/client-metadata.json';
