@@ -115,9 +115,12 @@ export type UpstreamAuthKind = 'oauth';
 export interface UpstreamOAuthDiscovery {
   authKind: UpstreamAuthKind;
   /**
-   * RFC 8707 `resource`: the canonical MCP endpoint (origin + path, no
-   * query, no fragment), after the protected-resource metadata's `resource`
-   * was checked to name it.
+   * RFC 8707 `resource`: the protected-resource metadata's `resource`
+   * exactly as published (the conformance suite's
+   * `resource-parameter-matches-prm`), after it was checked to name the MCP
+   * endpoint: same origin, and the endpoint's path or a parent of it. For
+   * most servers that is the canonical endpoint (origin + path, no query, no
+   * fragment); a server whose metadata sits at the origin names the origin.
    */
   resource: string;
   /** Where the protected-resource metadata was found (RFC 9728). */
