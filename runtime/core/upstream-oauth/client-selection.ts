@@ -23,6 +23,7 @@
 import { isIP } from 'node:net';
 import * as oauth from 'oauth4webapi';
 import { GatewayError } from '../errors.ts';
+import { isPlainObject } from '../json-value.ts';
 import { refusedRange } from '../outbound/address-policy.ts';
 import { isLoopbackHost } from './endpoint-check.ts';
 import { oauthFailure } from './oauth-errors.ts';
@@ -198,7 +199,7 @@ async function register(
       },
       libraryOptions(options.context),
     );
-    registered = await oauth.processDynamicClientRegistrationResponse(created(response));
+    registered = await oauth.processDynamicClientRegistrationResponse(await tolerated(response));
   } catch (error) {
     throw oauthFailure(error, 'registration', false);
   }
@@ -222,10 +223,26 @@ async function register(
   };
 }
 
-/** RFC 7591 answers 201; a server that answers 200 with the same body is read the same way. */
-function created(response: Response): Response {
-  if (response.status !== 200) return response;
-  return new Response(response.body, { status: 201, headers: response.headers });
+/**
+ * RFC 7591 §3.2.1 read as deployed servers answer: 201, or 200 with the same
+ * body; a `client_secret` without the REQUIRED `client_secret_expires_at`
+ * read as one that does not expire (0), as most clients do.
+ */
+async function tolerated(response: Response): Promise<Response> {
+  if (response.status !== 200 && response.status !== 201) return response;
+  let body: unknown;
+  try {
+    body = await response.clone().json();
+  } catch {
+    return response;
+  }
+  if (!isPlainObject(body)) return response;
+  if (body.client_secret !== undefined && body.client_secret_expires_at === undefined)
+    body.client_secret_expires_at = 0;
+  return new Response(JSON.stringify(body), {
+    status: 201,
+    headers: { 'content-type': 'application/json' },
+  });
 }
 
 async function keep(options: ObtainClientOptions, client: ClientMaterial): Promise<ClientMaterial> {

@@ -37,7 +37,7 @@ export const discover: Discover = async (mcpUrl, challengeHeader, context) => {
   const challenge = parseBearerChallenge(challengeHeader);
   const found = await protectedResourceMetadata(mcpUrl, challenge?.resourceMetadata, context);
   const { document } = found;
-  assertNamesEndpoint(document.resource, mcpUrl);
+  const resource = resourceOf(document.resource, mcpUrl);
   const servers = (document.authorization_servers as unknown[]).filter(
     (server): server is string => typeof server === 'string',
   );
@@ -51,7 +51,7 @@ export const discover: Discover = async (mcpUrl, challengeHeader, context) => {
   const scopes = challenge?.scope?.length ? challenge.scope : stringsOf(document.scopes_supported);
   return {
     authKind: 'oauth',
-    resource: canonicalResource(mcpUrl),
+    resource,
     resourceMetadataUrl: found.url.href,
     issuer: metadata.issuer,
     metadata,
@@ -100,8 +100,12 @@ async function protectedResourceMetadata(
   );
 }
 
-/** The protected resource metadata's `resource` names this endpoint, or a parent of its path on its origin. */
-function assertNamesEndpoint(resource: unknown, mcpUrl: URL): void {
+/**
+ * The protected resource metadata's `resource`, as published (RFC 8707's
+ * `resource` is sent exactly so), when it names this endpoint or a parent of
+ * its path on its origin; `oauth_resource_mismatch` otherwise.
+ */
+function resourceOf(resource: unknown, mcpUrl: URL): string {
   let named: URL | undefined;
   try {
     named = typeof resource === 'string' ? new URL(resource) : undefined;
@@ -121,6 +125,7 @@ function assertNamesEndpoint(resource: unknown, mcpUrl: URL): void {
       `the protected resource metadata names another resource than ${mcpUrl.origin}${mcpUrl.pathname}; Portcullis does not sign in to it`,
       { field: 'resource', detail: { endpoint: canonicalResource(mcpUrl) } },
     );
+  return resource as string;
 }
 
 /** The metadata addresses RFC 8414 §3.1 and OpenID Connect Discovery derive from an issuer. */

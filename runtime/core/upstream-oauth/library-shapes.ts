@@ -39,9 +39,24 @@ export function clientOf(client: ClientMaterial): oauth.Client {
 export function clientAuthOf(client: ClientMaterial): oauth.ClientAuth {
   const secret = client.clientSecret;
   if (client.tokenEndpointAuthMethod === 'none' || secret === undefined) return oauth.None();
-  return client.tokenEndpointAuthMethod === 'client_secret_post'
-    ? oauth.ClientSecretPost(secret)
-    : oauth.ClientSecretBasic(secret);
+  if (client.tokenEndpointAuthMethod === 'client_secret_post')
+    return oauth.ClientSecretPost(secret);
+  const credential = basicCredential(client.clientId, secret);
+  return (_server, _client, _body, headers) => {
+    headers.set('authorization', `Basic ${credential}`);
+  };
+}
+
+/**
+ * RFC 6749 §2.3.1: id and secret each form-urlencoded, joined by `:`, in
+ * Base64. Encoded as WHATWG `URLSearchParams` does (`-`, `.`, `_`, `*`
+ * stay), not as oauth4webapi does (it escapes those too, which servers that
+ * skip the decoding step, or decode only `%XX` of reserved characters, read
+ * as another client id).
+ */
+export function basicCredential(clientId: string, secret: string): string {
+  const encode = (value: string) => new URLSearchParams({ v: value }).toString().slice(2);
+  return Buffer.from(`${encode(clientId)}:${encode(secret)}`).toString('base64');
 }
 
 /**
@@ -50,13 +65,6 @@ export function clientAuthOf(client: ClientMaterial): oauth.ClientAuth {
  * server that does not rotate hands the same refresh token back.
  */
 export function secretRedactor(client: ClientMaterial): Redactor {
-  const secrets: string[] = [];
-  if (client.clientSecret)
-    secrets.push(
-      client.clientSecret,
-      Buffer.from(
-        `${encodeURIComponent(client.clientId)}:${encodeURIComponent(client.clientSecret)}`,
-      ).toString('base64'),
-    );
-  return new Redactor(secrets);
+  const secret = client.clientSecret;
+  return new Redactor(secret ? [secret, basicCredential(client.clientId, secret)] : []);
 }
