@@ -44,7 +44,12 @@ export interface UpstreamOAuthPolicy {
 
 /** What every engine operation needs. */
 export interface UpstreamOAuthContext {
-  /** The one guarded outbound client; the engine sends nothing any other way. */
+  /**
+   * The guarded outbound client; the engine sends nothing any other way.
+   * Make it with `reuseConnections: false`: OAuth exchanges are rare, and a
+   * token request (which must not be retried) sent on a kept-alive
+   * connection the server just closed as idle fails with ECONNRESET.
+   */
   http: GuardedClient;
   policy: UpstreamOAuthPolicy;
   /** The clock (tests pass a fixed one). Default: `() => new Date()`. */
