@@ -37,7 +37,11 @@ export async function runOAuthClient(
   environment: NodeJS.ProcessEnv,
   log: (line: string) => void,
 ): Promise<void> {
-  const http = createGuardedClient({ allowPrivateNetworks: true, deadlineMs: 20_000 });
+  const http = createGuardedClient({
+    allowPrivateNetworks: true,
+    deadlineMs: 20_000,
+    reuseConnections: false,
+  });
   const signIn = new OAuthSignIn({
     http,
     mcpUrl: new URL(serverUrl),
@@ -54,7 +58,9 @@ export async function runOAuthClient(
       if (!hello) throw new Error('the server does not answer server/discover');
       return hello.session;
     });
-    await signIn.call('tools/list', (target) => upstream.request(target, session, 'tools/list', {}));
+    await signIn.call('tools/list', (target) =>
+      upstream.request(target, session, 'tools/list', {}),
+    );
     await signIn.call('tools/call', (target) =>
       upstream.request(target, session, 'tools/call', { name: 'test-tool', arguments: {} }),
     );

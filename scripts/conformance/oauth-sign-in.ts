@@ -134,7 +134,8 @@ export class OAuthSignIn {
     const challenge = parseBearerChallenge(header);
     const scopes = challenge && stepUpScopes(this.#tokens?.scopes ?? [], challenge);
     if (!scopes) throw error;
-    const discovery = this.#discovery ?? (await discover(this.#options.mcpUrl, header, this.#context));
+    const discovery =
+      this.#discovery ?? (await discover(this.#options.mcpUrl, header, this.#context));
     this.#discovery = discovery;
     this.#log(`stepping up to ${scopes.length} scopes`);
     await this.#signIn(discovery, scopes);
@@ -187,7 +188,9 @@ export class OAuthSignIn {
       throw new Error(`the authorization page answered HTTP ${reply.status} without a redirect`);
     const next = new URL(location, authorizationUrl);
     if (next.origin !== new URL(callback.redirectUri).origin)
-      throw new Error(`the authorization page redirected elsewhere than the callback (${next.host})`);
+      throw new Error(
+        `the authorization page redirected elsewhere than the callback (${next.host})`,
+      );
     const received = callback.next();
     await this.#options.http.send({ method: 'GET', url: next, headers: {} });
     return received;
