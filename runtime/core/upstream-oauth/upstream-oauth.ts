@@ -44,7 +44,12 @@ export interface UpstreamOAuthPolicy {
 
 /** What every engine operation needs. */
 export interface UpstreamOAuthContext {
-  /** The one guarded outbound client; the engine sends nothing any other way. */
+  /**
+   * The guarded outbound client; the engine sends nothing any other way.
+   * Make it with `reuseConnections: false`: OAuth exchanges are rare, and a
+   * token request (which must not be retried) sent on a kept-alive
+   * connection the server just closed as idle fails with ECONNRESET.
+   */
   http: GuardedClient;
   policy: UpstreamOAuthPolicy;
   /** The clock (tests pass a fixed one). Default: `() => new Date()`. */
@@ -115,9 +120,12 @@ export type UpstreamAuthKind = 'oauth';
 export interface UpstreamOAuthDiscovery {
   authKind: UpstreamAuthKind;
   /**
-   * RFC 8707 `resource`: the canonical MCP endpoint (origin + path, no
-   * query, no fragment), after the protected-resource metadata's `resource`
-   * was checked to name it.
+   * RFC 8707 `resource`: the protected-resource metadata's `resource`
+   * exactly as published (the conformance suite's
+   * `resource-parameter-matches-prm`), after it was checked to name the MCP
+   * endpoint: same origin, and the endpoint's path or a parent of it. For
+   * most servers that is the canonical endpoint (origin + path, no query, no
+   * fragment); a server whose metadata sits at the origin names the origin.
    */
   resource: string;
   /** Where the protected-resource metadata was found (RFC 9728). */
@@ -449,25 +457,14 @@ export type UpstreamOAuthReason =
   | 'oauth_scope_insufficient';
 
 // ---------------------------------------------------------------------------
-// The operations. Import them from here; until each lands in its own file
-// beside this one, it throws.
+// The operations, each in its own file beside this one. Import them from here.
 
-function notYet(name: string): never {
-  throw new Error(`upstream-oauth: ${name} is not implemented yet`);
-}
-
-export const checkOAuthEndpointUrl: CheckOAuthEndpointUrl = () => notYet('checkOAuthEndpointUrl');
-export const discover: Discover = async () => notYet('discover');
-export const parseBearerChallenge: ParseBearerChallenge = () => notYet('parseBearerChallenge');
-export const stepUpScopes: StepUpScopes = () => notYet('stepUpScopes');
-export const obtainClient: ObtainClient = async () => notYet('obtainClient');
-export const buildClientMetadataDocument: BuildClientMetadataDocument = () =>
-  notYet('buildClientMetadataDocument');
-export const startSignIn: StartSignIn = async () => notYet('startSignIn');
-export const finishSignIn: FinishSignIn = async () => notYet('finishSignIn');
-export const refreshTokens: RefreshTokens = async () => notYet('refreshTokens');
-export const revokeTokens: RevokeTokens = async () => notYet('revokeTokens');
-export const needsRefresh: NeedsRefresh = () => notYet('needsRefresh');
+export { parseBearerChallenge, stepUpScopes } from './bearer-challenge.ts';
+export { buildClientMetadataDocument, obtainClient } from './client-selection.ts';
+export { canonicalResource, discover } from './discovery.ts';
+export { checkOAuthEndpointUrl } from './endpoint-check.ts';
+export { finishSignIn, startSignIn } from './sign-in.ts';
+export { needsRefresh, refreshTokens, revokeTokens } from './tokens.ts';
 
 /** Where this deployment serves its Client ID Metadata Document (unauthenticated). */
 export const CLIENT_METADATA_PATH = '/connect/oauth/client-metadata.json';
