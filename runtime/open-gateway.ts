@@ -121,6 +121,7 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
   const store = storeOpened.value;
   const state = stateOpened.value;
   let client: GuardedClient | undefined;
+  const closeLater: Array<() => Promise<void>> = [];
   try {
     const toolSources = new GatewayToolSources(catalogToolSources(catalogs));
     const report = await bootstrap(store, toolSources, now());
@@ -166,11 +167,18 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
       now,
     });
     // Signing in to remote MCP servers, and the access tokens their calls carry.
+    // OAuth exchanges are rare and never retried: a connection each, never a kept-alive one.
+    const oauthOutbound = createGuardedClient({
+      allowPrivateNetworks: config.allowPrivateNetworks,
+      deadlineMs: config.upstreamDeadlineMs,
+      reuseConnections: false,
+    });
+    closeLater.push(() => oauthOutbound.close());
     const upstreamSignIn = new UpstreamSignIn({
       store,
       vault,
       state,
-      http: outbound,
+      http: oauthOutbound,
       allowPrivateNetworks: config.allowPrivateNetworks,
       baseUrl,
       ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
@@ -252,12 +260,14 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
           if (session.era === 'sse') session.channel.close();
         watch.close();
         await outbound.close();
+        for (const close of closeLater) await close();
         await state.close();
         await store.close();
       },
     };
   } catch (error) {
     await client?.close();
+    for (const close of closeLater) await close();
     await state.close();
     await store.close();
     throw error;
