@@ -75,7 +75,9 @@ export const revokeTokens: RevokeTokens = async (grant, tokens, context) => {
   if (grant.metadata.revocation_endpoint === undefined) return { revoked: false };
   const server = serverOf(grant.metadata, context.policy, ['revocation']);
   const client = clientOf(grant.client);
-  let revoked = true;
+  // What counts is the refresh token (the one that outlives a call); a server may refuse to
+  // revoke a self-contained access token (`unsupported_token_type`, RFC 7009 §2.2.1).
+  const taken: Partial<Record<'refresh_token' | 'access_token', boolean>> = {};
   for (const [token, hint] of [
     [tokens.refreshToken, 'refresh_token'],
     [tokens.accessToken, 'access_token'],
@@ -93,12 +95,13 @@ export const revokeTokens: RevokeTokens = async (grant, tokens, context) => {
         },
       );
       await oauth.processRevocationResponse(response);
+      taken[hint] = true;
     } catch {
       // Forgotten anyway; the server keeps what it keeps.
-      revoked = false;
+      taken[hint] = false;
     }
   }
-  return { revoked };
+  return { revoked: (tokens.refreshToken ? taken.refresh_token : taken.access_token) === true };
 };
 
 export const needsRefresh: NeedsRefresh = (tokens, now, skewMs = 60_000) =>
