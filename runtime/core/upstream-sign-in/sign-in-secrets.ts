@@ -106,10 +106,9 @@ export function vaultTokenStore(
   };
   return {
     async load() {
-      return openTokens(
-        vault,
-        await store.upstreamOAuth.tokens.get(owner.connectionId, owner.agentId),
-      );
+      const row = await store.upstreamOAuth.tokens.get(owner.connectionId, owner.agentId);
+      // Never across workspaces: a row of another one is not this owner's.
+      return row?.workspaceId === owner.workspaceId ? openTokens(vault, row) : undefined;
     },
     async save(tokens) {
       const { sealed, keyId } = vault.seal(tokensPlace(owner), JSON.stringify(tokens));

@@ -22,6 +22,8 @@ export interface OAuthUpstreamOptions {
   kind?: UpstreamKind;
   /** Scopes the protected resource names. Default `mcp:tools`. */
   scopes?: string[];
+  /** Clients registered by hand (preregistered), as oidc-provider takes them. */
+  clients?: Array<Record<string, unknown>>;
 }
 
 export interface OAuthUpstream {
@@ -52,13 +54,13 @@ export async function startOAuthUpstream(
   const issuer = `http://127.0.0.1:${port}/tenant/${tenant}`;
   let mcpUrl = '';
   const provider = new Provider(issuer, {
-    clients: [],
+    clients: (options.clients ?? []) as never[],
     cookies: { keys: ['portcullis-test-cookie-key'] },
     scopes: ['openid', 'offline_access', ...scopes],
     features: {
       devInteractions: { enabled: true },
       registration: { enabled: true },
-      revocation: { enabled: true },
+      revocation: { enabled: true, allowedPolicy: async () => true },
       resourceIndicators: {
         enabled: true,
         defaultResource: async () => mcpUrl,
@@ -75,6 +77,8 @@ export async function startOAuthUpstream(
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     rotateRefreshToken: () => true,
     pkce: { required: () => true },
+    findAccount: async (_ctx, id) => ({ accountId: id, claims: async () => ({ sub: id }) }),
+    ttl: { AccessToken: 3600, Grant: 3600, Interaction: 600, RefreshToken: 86_400, Session: 3600 },
   });
   const refreshes: OAuthUpstream['refreshes'] = [];
   const registrations: string[] = [];
