@@ -13,6 +13,7 @@ import type { OperatorContext } from '../../../runtime/core/operator/context.ts'
 import { signOut } from '../../../runtime/core/operator/remote-sign-in.ts';
 import { callTool, mcpClient, startTestGateway, type TestGateway } from '../../support/gateway.ts';
 import { type OAuthUpstream, startOAuthUpstream } from '../../support/remote/oauth-upstream.ts';
+import { SignInBrowser, signInThrough } from '../../support/remote/sign-in-browser.ts';
 import { connectSignedIn, expireStoredTokens } from '../../support/remote/signed-in.ts';
 
 const DEV = { PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS: '1' };
@@ -104,5 +105,27 @@ describe('upstream tokens', () => {
       code: 'oauth_sign_in_required',
       detail: { reason: 'signed_out' },
     });
+  });
+});
+
+describe('personal credentials', () => {
+  it("answers with a sign-in link for the agent's person, and the call works once they signed in", async () => {
+    const { key } = await connectSignedIn(ctx, upstream, 'mine', { personal: true });
+    const agent = await mcpClient(gateway.url, key);
+    const first = await callTool(agent, 'mine__get_weather', { city: 'Oslo' });
+    expect(first.isError).toBe(true);
+    const error = first.structuredContent?.error;
+    expect(error).toMatchObject({
+      code: 'oauth_sign_in_required',
+      detail: { reason: 'never', host: new URL(upstream.issuer).host },
+    });
+    const link = String(error?.detail?.signInUrl);
+    expect(first.content[0]?.text).toContain(link);
+    const page = await signInThrough(new SignInBrowser(), link, 'bob');
+    expect(page.html).toContain('for agent mine-agent');
+    const second = await callTool(agent, 'mine__get_weather', { city: 'Oslo' });
+    await agent.close();
+    expect(second.isError).toBeFalsy();
+    expect(second.structuredContent).toEqual({ city: 'Oslo', sky: 'sunny' });
   });
 });
