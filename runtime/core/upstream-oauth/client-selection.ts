@@ -201,7 +201,7 @@ async function register(
     );
     registered = await oauth.processDynamicClientRegistrationResponse(await tolerated(response));
   } catch (error) {
-    throw oauthFailure(error, 'registration', false);
+    throw await oauthFailure(error, 'registration', false);
   }
   const method = registered.token_endpoint_auth_method;
   const expires = registered.client_secret_expires_at;

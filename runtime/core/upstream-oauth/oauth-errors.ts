@@ -46,12 +46,17 @@ export type OAuthStep = 'registration' | 'code exchange' | 'refresh' | 'revocati
  * and HTTP status. `sentResource` says whether the request named a
  * `resource`, so a refusal of it offers the per-connection switch.
  */
-export function oauthFailure(error: unknown, step: OAuthStep, sentResource: boolean): Error {
+export async function oauthFailure(
+  error: unknown,
+  step: OAuthStep,
+  sentResource: boolean,
+): Promise<Error> {
   if (error instanceof GatewayError || error instanceof TypeError) return error;
-  if (error instanceof oauth.ResponseBodyError) {
-    const oauthError = rfcErrorCode(error.error);
-    const detail = { step, oauthError, status: error.status };
-    if (sentResource && refusesResource(oauthError, error.error_description))
+  const reply = await errorReplyOf(error);
+  if (reply) {
+    const oauthError = rfcErrorCode(reply.error);
+    const detail = { step, oauthError, status: reply.status };
+    if (sentResource && refusesResource(oauthError, reply.description))
       return new GatewayError(
         'oauth_resource_refused',
         `the authorization server refused the resource parameter in the ${step} (${oauthError}); turn off sending it for this connection (send_resource: false) and sign in again`,
@@ -68,7 +73,7 @@ export function oauthFailure(error: unknown, step: OAuthStep, sentResource: bool
           : 'oauth_token_failed';
     return new GatewayError(
       code,
-      `the authorization server refused the ${step}: ${oauthError} (HTTP ${error.status})`,
+      `the authorization server refused the ${step}: ${oauthError} (HTTP ${reply.status})`,
       { detail },
     );
   }
@@ -78,6 +83,35 @@ export function oauthFailure(error: unknown, step: OAuthStep, sentResource: bool
     `the authorization server's ${step} reply is not one Portcullis can use (${libraryReason(reason)})`,
     { detail: { step, reason: libraryReason(reason) } },
   );
+}
+
+/**
+ * The error an authorization server replied with: the body of a JSON error
+ * reply, or, for a 401 with a `WWW-Authenticate` challenge (which the
+ * library reports before reading the body), the challenge's `error` or the
+ * body's.
+ */
+async function errorReplyOf(
+  error: unknown,
+): Promise<{ error: unknown; description: string | undefined; status: number } | undefined> {
+  if (error instanceof oauth.ResponseBodyError)
+    return { error: error.error, description: error.error_description, status: error.status };
+  if (!(error instanceof oauth.WWWAuthenticateChallengeError)) return undefined;
+  const challenged = error.cause.find((c) => typeof c.parameters.error === 'string');
+  let body: Record<string, unknown> = {};
+  try {
+    const parsed: unknown = await error.response.clone().json();
+    if (typeof parsed === 'object' && parsed !== null) body = parsed as Record<string, unknown>;
+  } catch {
+    // No JSON body: the challenge is all there is.
+  }
+  return {
+    error: challenged?.parameters.error ?? body.error,
+    description:
+      challenged?.parameters.error_description ??
+      (typeof body.error_description === 'string' ? body.error_description : undefined),
+    status: error.status,
+  };
 }
 
 /**

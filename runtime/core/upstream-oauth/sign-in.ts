@@ -107,7 +107,7 @@ export const finishSignIn: FinishSignIn = async (pending, callback, client, cont
     const result = await oauth.processAuthorizationCodeResponse(server, library, response);
     return tokenSetOf(result, pending.scopes, now);
   } catch (error) {
-    throw oauthFailure(error, 'code exchange', pending.sendResource);
+    throw await oauthFailure(error, 'code exchange', pending.sendResource);
   }
 };
 

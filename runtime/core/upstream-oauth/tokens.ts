@@ -67,7 +67,7 @@ export const refreshTokens: RefreshTokens = async (grant, tokens, context) => {
     const result = await oauth.processRefreshTokenResponse(server, client, response);
     return tokenSetOf(result, tokens.scopes, now, tokens.refreshToken);
   } catch (error) {
-    throw oauthFailure(error, 'refresh', grant.sendResource);
+    throw await oauthFailure(error, 'refresh', grant.sendResource);
   }
 };
 
