@@ -37,6 +37,9 @@ import type { Store } from './core/store/store.ts';
 import { catalogToolSources } from './core/tools/catalog-tool-source.ts';
 import { GatewayToolSources } from './core/tools/gateway-tool-sources.ts';
 import type { ToolSources } from './core/tools/tool-source.ts';
+import { signInNeeded } from './core/upstream-sign-in/sign-in-needed.ts';
+import { UpstreamSignIn } from './core/upstream-sign-in/upstream-sign-in.ts';
+import { UpstreamTokens } from './core/upstream-sign-in/upstream-tokens.ts';
 import { CredentialVault } from './core/vault/credential-vault.ts';
 import { loadKeyring, reloadKeyring } from './core/vault/key-file.ts';
 import { openSharedState } from './state/open-shared-state.ts';
@@ -74,6 +77,8 @@ export interface Gateway {
   readonly requestState: RequestStateSealer;
   /** The OAuth 2.1 authorization server MCP clients sign in to Portcullis with. */
   readonly oauth: AuthorizationServer;
+  /** Signing Portcullis in to remote MCP servers (the upstream OAuth client). */
+  readonly upstreamSignIn: UpstreamSignIn;
   readonly startup: BootstrapReport & { keyFileCreated: boolean; keySource: string };
   operator(actor: string): OperatorContext;
   close(): Promise<void>;
@@ -116,6 +121,7 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
   const store = storeOpened.value;
   const state = stateOpened.value;
   let client: GuardedClient | undefined;
+  const closeLater: Array<() => Promise<void>> = [];
   try {
     const toolSources = new GatewayToolSources(catalogToolSources(catalogs));
     const report = await bootstrap(store, toolSources, now());
@@ -145,11 +151,12 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
       state,
       ...(options.onInternalError ? { report: options.onInternalError } : {}),
     });
+    const baseUrl =
+      config.publicUrl?.href ??
+      options.listenUrl ??
+      `http://${config.listenAddress.includes(':') ? `[${config.listenAddress}]` : config.listenAddress}:${config.listenPort}`;
     const oauth = await AuthorizationServer.open({
-      issuer:
-        config.publicUrl ??
-        options.listenUrl ??
-        `http://${config.listenAddress.includes(':') ? `[${config.listenAddress}]` : config.listenAddress}:${config.listenPort}`,
+      issuer: config.publicUrl ?? baseUrl,
       store,
       state,
       keyring: () => vault.keyring,
@@ -159,6 +166,28 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
       allowPrivateNetworks: config.allowPrivateNetworks,
       now,
     });
+    // Signing in to remote MCP servers, and the access tokens their calls carry.
+    // OAuth exchanges are rare and never retried: a connection each, never a kept-alive one.
+    const oauthOutbound = createGuardedClient({
+      allowPrivateNetworks: config.allowPrivateNetworks,
+      deadlineMs: config.upstreamDeadlineMs,
+      reuseConnections: false,
+    });
+    closeLater.push(() => oauthOutbound.close());
+    const upstreamSignIn = new UpstreamSignIn({
+      store,
+      vault,
+      state,
+      http: oauthOutbound,
+      allowPrivateNetworks: config.allowPrivateNetworks,
+      baseUrl,
+      ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
+      env: config.toolOAuthClients,
+      now,
+    });
+    remote.executor.tokens = new UpstreamTokens(upstreamSignIn, (owner, reason) =>
+      signInNeeded(upstreamSignIn, store, owner, reason),
+    );
     const tools = new GovernedTools({
       store,
       audit: new AuditLog(store),
@@ -178,6 +207,7 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
       toolSources,
       executors,
       remote,
+      upstreamSignIn,
       vault,
       keys: keyLocation,
       actor,
@@ -219,6 +249,7 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
       watch,
       requestState,
       oauth,
+      upstreamSignIn,
       startup: { ...report, keyFileCreated: keys.created, keySource: keys.source },
       operator,
       async close() {
@@ -229,12 +260,14 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
           if (session.era === 'sse') session.channel.close();
         watch.close();
         await outbound.close();
+        for (const close of closeLater) await close();
         await state.close();
         await store.close();
       },
     };
   } catch (error) {
     await client?.close();
+    for (const close of closeLater) await close();
     await state.close();
     await store.close();
     throw error;

@@ -1,10 +1,15 @@
 /**
- * Runs the MCP conformance suite's server requirement sets (2025-11-25 and
- * 2026-07-28) against Portcullis and prints one table; exits 1 when a judged
- * scenario fails. See `conformance/run-conformance.ts` for what is judged on
- * which endpoint.
+ * Runs the MCP conformance suite against Portcullis and prints a table per
+ * part; exits 1 when a judged scenario fails:
  *
- *   tsx scripts/conformance.ts                     both revisions, the gateway and the test backend
+ * - `server`: the server requirement sets (2025-11-25 and 2026-07-28)
+ *   against the gateway and the test backend (`conformance/run-conformance.ts`);
+ * - `client-auth`: the client authorization scenarios (`--suite auth`, and
+ *   the `auth/*` scenarios of each revision's requirement set) against
+ *   Portcullis's upstream OAuth client (`conformance/client-auth.ts`).
+ *
+ *   tsx scripts/conformance.ts                     both parts, both revisions
+ *   tsx scripts/conformance.ts --part client-auth  only the OAuth client's
  *   tsx scripts/conformance.ts --revision 2026-07-28
  *   tsx scripts/conformance.ts --url http://127.0.0.1:8080/mcp   another endpoint as "gateway";
  *       the credential comes from PORTCULLIS_CONFORMANCE_AUTHORIZATION ("Bearer ...")
@@ -24,6 +29,7 @@ import { startServer } from '../runtime/server.ts';
 import { ConformanceBackend } from '../test/support/mcp/conformance-backend.ts';
 import { FIXTURE_AGENTS } from '../test/support/mcp/fixture-backend.ts';
 import { startMcpServer } from '../test/support/mcp/fixture-server.ts';
+import { formatClientAuthReport, runClientAuthConformance } from './conformance/client-auth.ts';
 import {
   type ConformanceTarget,
   formatReport,
@@ -40,8 +46,16 @@ async function main(): Promise<number> {
       url: { type: 'string' },
       revision: { type: 'string', multiple: true },
       'output-dir': { type: 'string', short: 'o' },
+      part: { type: 'string', multiple: true },
     },
   });
+  const parts = values.part ?? ['server', 'client-auth'];
+  for (const part of parts) {
+    if (part !== 'server' && part !== 'client-auth') {
+      console.error(`--part: ${part} is not one of server, client-auth`);
+      return 2;
+    }
+  }
   const revisions = (values.revision ?? [...REVISIONS]) as Revision[];
   for (const revision of revisions) {
     if (!(REVISIONS as readonly string[]).includes(revision)) {
@@ -49,10 +63,29 @@ async function main(): Promise<number> {
       return 2;
     }
   }
+  const outputDir = values['output-dir'];
+  let ok = true;
+  if (parts.includes('server')) ok = (await serverPart(values.url, revisions, outputDir)) && ok;
+  if (parts.includes('client-auth')) {
+    const report = await runClientAuthConformance({
+      parts: ['suite auth', ...revisions],
+      ...(outputDir ? { outputDir: join(outputDir, 'client-auth') } : {}),
+    });
+    console.log(formatClientAuthReport(report));
+    ok = report.ok && ok;
+  }
+  return ok ? 0 : 1;
+}
+
+async function serverPart(
+  url: string | undefined,
+  revisions: Revision[],
+  outputDir: string | undefined,
+): Promise<boolean> {
   const stops: (() => Promise<void>)[] = [];
   try {
-    const gateway = values.url ? urlTarget(values.url) : await startGateway(stops);
-    if (gateway === undefined) return 2;
+    const gateway = url ? urlTarget(url) : await startGateway(stops);
+    if (gateway === undefined) return false;
     const backendServer = await startMcpServer(new ConformanceBackend());
     stops.push(backendServer.close);
     const backend = {
@@ -61,10 +94,10 @@ async function main(): Promise<number> {
     };
     const report = await runConformance(
       { gateway, backend },
-      { revisions, ...(values['output-dir'] ? { outputDir: values['output-dir'] } : {}) },
+      { revisions, ...(outputDir ? { outputDir } : {}) },
     );
     console.log(formatReport(report));
-    return report.ok ? 0 : 1;
+    return report.ok;
   } finally {
     for (const stop of stops.reverse()) await stop();
   }

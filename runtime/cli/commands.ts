@@ -13,7 +13,7 @@ import {
 } from '../core/operator/admin-tokens.ts';
 import { createAgent, listAgents, revokeAgent } from '../core/operator/agents.ts';
 import { queryAudit } from '../core/operator/audit-query.ts';
-import { connectionViews } from '../core/operator/connection-views.ts';
+import { connectionViews, type RemoteView } from '../core/operator/connection-views.ts';
 import { connect, setConnectionStatus, setCredential } from '../core/operator/connections.ts';
 import type { OperatorContext } from '../core/operator/context.ts';
 import { grant, listGrants, revokeGrant } from '../core/operator/grants.ts';
@@ -169,7 +169,7 @@ export const commands: Record<string, Command> = {
         rows.map(({ remote, ...c }) => ({
           ...c,
           settings: remote
-            ? `${remote.label}${remote.draft ? ` (draft: ${remote.draft})` : ''}${remote.headerNames.length > 0 ? ` headers: ${remote.headerNames.join(', ')}` : ''}`
+            ? `${remote.label}${remote.draft ? ` (draft: ${remote.draft})` : ''}${remote.headerNames.length > 0 ? ` headers: ${remote.headerNames.join(', ')}` : ''}${signInText(remote.signIn)}`
             : Object.entries(c.settings)
                 .map(([k, v]) => `${k}=${v}`)
                 .join(' '),
@@ -532,4 +532,11 @@ function secretFromEnvironment(
       field: flag,
     });
   return value;
+}
+
+function signInText(signIn: RemoteView['signIn']): string {
+  if (!signIn) return '';
+  if (signIn.state === 'sign_in_required')
+    return ` sign_in_required (${signIn.reason}): portcullis connection sign-in <connection>`;
+  return signIn.state === 'signed_in' ? ` signed in at ${signIn.issuer}` : ' not signed in';
 }

@@ -10,6 +10,7 @@ import { disconnect } from '../core/operator/disconnect.ts';
 import { classifyTool } from '../core/operator/remote-classify.ts';
 import { connectUrl, type RemoteConnectResult } from '../core/operator/remote-connections.ts';
 import { type RefreshReport, refreshRemote } from '../core/operator/remote-refresh.ts';
+import { signIn, signOut } from '../core/operator/remote-sign-in.ts';
 import {
   chooseServer,
   connectionNameOf,
@@ -130,6 +131,64 @@ export const remoteCommands: Record<string, Command> = {
       printValue(out, done, `${done.tool} is ${done.classification} (${done.rule})`);
     },
   },
+  'connection sign-in': {
+    usage:
+      'connection sign-in <connection> [--agent a] [--scope "s1 s2"] [--omit-resource] [--client-id id [--client-secret-env VAR]]',
+    summary:
+      "print the link that signs a remote MCP connection in at its authorization server (or an agent's own credential)",
+    options: {
+      agent: { type: 'string' },
+      scope: { type: 'string' },
+      'omit-resource': { type: 'boolean' },
+      'client-id': { type: 'string' },
+      'client-secret-env': { type: 'string' },
+    },
+    fields: {
+      connection: '<connection>',
+      agent: '--agent',
+      scope: '--scope',
+      clientId: '--client-id',
+      client_id: '--client-id',
+      clientSecret: '--client-secret-env',
+    },
+    run: async ({ ctx, out, args, values, env, workspace }) => {
+      const started = await signIn(ctx, {
+        workspace,
+        connection: argument(args, 'connection sign-in <connection>'),
+        ...(typeof values.agent === 'string' ? { agent: values.agent } : {}),
+        ...(typeof values.scope === 'string' ? { scope: values.scope } : {}),
+        ...(values['omit-resource'] === true ? { omitResource: true } : {}),
+        ...(typeof values['client-id'] === 'string' ? { clientId: values['client-id'] } : {}),
+        ...(typeof values['client-secret-env'] === 'string'
+          ? { clientSecret: fromEnv(env, values['client-secret-env'], '--client-secret-env') }
+          : {}),
+      });
+      printValue(
+        out,
+        started,
+        `${started.connection}: ${started.label}\nOpen this link to sign in; it sends you to ${started.host} (valid until ${started.expiresAt}):\n${started.link}`,
+      );
+    },
+  },
+  'connection sign-out': {
+    usage: 'connection sign-out <connection> [--agent a]',
+    summary:
+      "revoke a remote MCP connection's sign-in at its server (RFC 7009) and forget its tokens",
+    options: { agent: { type: 'string' } },
+    fields: { connection: '<connection>', agent: '--agent' },
+    run: async ({ ctx, out, args, values, workspace }) => {
+      const done = await signOut(ctx, {
+        workspace,
+        connection: argument(args, 'connection sign-out <connection>'),
+        ...(typeof values.agent === 'string' ? { agent: values.agent } : {}),
+      });
+      printValue(
+        out,
+        done,
+        `${done.connection}: signed out; ${done.revoked ? 'the tokens were revoked at the server' : 'the server has no revocation endpoint, so the tokens were only forgotten'}`,
+      );
+    },
+  },
   disconnect: {
     usage: 'disconnect <connection>',
     summary:
@@ -154,7 +213,7 @@ function connectText(result: RemoteConnectResult): string {
   const head = `${connection.name}: unverified server ${host}`;
   switch (result.next) {
     case 'sign_in':
-      return `${head} needs a browser sign-in (it publishes OAuth metadata${result.authorizationServers ? `: ${result.authorizationServers.join(', ')}` : ''}); kept as a draft`;
+      return `${head} needs a browser sign-in (it publishes OAuth metadata${result.authorizationServers ? `: ${result.authorizationServers.join(', ')}` : ''}); kept as a draft. Sign in: portcullis connection sign-in ${connection.name}`;
     case 'credential':
       return `${head} needs a key or headers; kept as a draft. Connect again with --token-env VAR (sent as Authorization: Bearer) or --header-env Name=VAR`;
     case 'review':
@@ -217,11 +276,11 @@ function fromEnv(env: Env, variable: string, flag: string): string {
 function argument(args: string[], usage: string): string {
   const value = args[0];
   if (value) return value;
+  const at = usage.indexOf(' <');
+  const placeholder = usage.slice(at + 1).split(' ')[0]!;
   throw new GatewayError(
     'invalid_input',
-    `${usage.split(' ')[0]} needs ${usage.split(' ')[1]}: portcullis ${usage}`,
-    {
-      field: usage.split(' ')[1]!,
-    },
+    `${usage.slice(0, at)} needs ${placeholder}: portcullis ${usage}`,
+    { field: placeholder },
   );
 }

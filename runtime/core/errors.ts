@@ -217,6 +217,76 @@ export const REASONS = {
   mcp_remote_status: failed(502, 'the remote MCP server answered with an error status'),
   mcp_remote_error: failed(502, 'the remote MCP server answered with a JSON-RPC error'),
 
+  // Signing in to a remote MCP server's authorization server (runtime/core/upstream-oauth).
+  /** Every address a remote server chose passes one check (seed 000); the value is never shown or stored. */
+  oauth_resource_metadata_endpoint_rejected: refused(
+    422,
+    'the protected resource metadata address the server named is not a safe https address',
+  ),
+  oauth_issuer_endpoint_rejected: refused(
+    422,
+    "the authorization server's issuer is not a safe https address",
+  ),
+  oauth_authorization_endpoint_rejected: refused(
+    422,
+    "the authorization server's authorization endpoint is not a safe https address",
+  ),
+  oauth_token_endpoint_rejected: refused(
+    422,
+    "the authorization server's token endpoint is not a safe https address",
+  ),
+  oauth_registration_endpoint_rejected: refused(
+    422,
+    "the authorization server's registration endpoint is not a safe https address",
+  ),
+  oauth_revocation_endpoint_rejected: refused(
+    422,
+    "the authorization server's revocation endpoint is not a safe https address",
+  ),
+  oauth_discovery_failed: failed(
+    502,
+    'the server publishes no usable OAuth metadata; give a key or headers instead',
+  ),
+  oauth_resource_mismatch: refused(
+    422,
+    "the server's protected resource metadata names another resource than this endpoint",
+  ),
+  oauth_issuer_mismatch: refused(
+    422,
+    "the authorization server's metadata names another issuer than the one it was found for",
+  ),
+  oauth_client_required: refused(
+    422,
+    'this authorization server needs a client registered in its console: enter its client id (and secret)',
+  ),
+  oauth_client_rebind_required: refused(
+    422,
+    'the client you entered was for another authorization server, resource or callback: enter it again',
+  ),
+  oauth_registration_failed: failed(502, 'the authorization server refused to register a client'),
+  oauth_state_invalid: refused(
+    400,
+    'the sign-in is unknown, already used or expired; start it again',
+  ),
+  oauth_iss_mismatch: refused(
+    422,
+    'the authorization response came from another issuer than expected; the code was not used',
+  ),
+  oauth_authorization_denied: refused(403, 'the authorization server did not grant access'),
+  oauth_resource_refused: refused(
+    422,
+    'the authorization server refuses the resource parameter; turn it off for this connection and sign in again',
+  ),
+  oauth_token_failed: failed(502, 'the authorization server did not issue tokens'),
+  oauth_sign_in_required: refused(
+    409,
+    'the sign-in to this server is no longer valid; sign in again',
+  ),
+  oauth_scope_insufficient: refused(
+    403,
+    'the upstream server needs a scope the sign-in could not obtain',
+  ),
+
   // Ours.
   config_invalid: {
     status: 500,

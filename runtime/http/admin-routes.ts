@@ -20,6 +20,7 @@ import { classifyTool } from '../core/operator/remote-classify.ts';
 import { connectUrl } from '../core/operator/remote-connections.ts';
 import { importConfig } from '../core/operator/remote-import.ts';
 import { refreshRemote } from '../core/operator/remote-refresh.ts';
+import { signIn, signOut } from '../core/operator/remote-sign-in.ts';
 import { createWorkspace, listWorkspaces } from '../core/operator/workspaces.ts';
 import type { Log } from '../log.ts';
 import type { Gateway } from '../open-gateway.ts';
@@ -75,6 +76,8 @@ export function adminRouter(gateway: Gateway, log: Log): express.Router {
   router.post(`${ws}/remote-connections`, route(connectUrl, 201));
   router.post(`${ws}/remote-connections/import`, route(importConfig, 201));
   router.post(`${ws}/connections/:connection/refresh`, route(refreshRemote));
+  router.post(`${ws}/connections/:connection/sign-in`, route(signIn));
+  router.post(`${ws}/connections/:connection/sign-out`, route(signOut));
   router.delete(`${ws}/connections/:connection`, route(disconnect));
   router.put(`${ws}/connections/:connection/tools/:tool/classification`, route(classifyTool));
   router.put(

@@ -10,6 +10,7 @@ import type { Gateway } from '../open-gateway.ts';
 import { adminRouter } from './admin-routes.ts';
 import { errorReply, noSuchRoute, sendError } from './error-reply.ts';
 import { oauthRouter } from './oauth-routes.ts';
+import { signInRouter } from './sign-in-routes.ts';
 
 /** Everything but `/mcp`, which `withMcpEndpoint` answers before Express sees it. */
 export function createApp(
@@ -38,6 +39,7 @@ export function createApp(
   });
   app.use('/admin/v1', adminRouter(gateway, log));
   app.use(oauthRouter(gateway.oauth));
+  app.use(signInRouter(gateway));
   app.use(noSuchRoute);
   app.use(errorReply(log, 'internal error answering an HTTP request'));
   return app;

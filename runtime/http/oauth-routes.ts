@@ -33,8 +33,7 @@ export function oauthRouter(oauth: AuthorizationServer): Router {
   );
 
   router.get('/oauth/authorize', (req, res, next) => {
-    const query = new URLSearchParams(req.url.slice(req.url.indexOf('?') + 1 || req.url.length));
-    oauth.authorize(query).then((reply) => send(res, reply), next);
+    oauth.authorize(queryOf(req.url)).then((reply) => send(res, reply), next);
   });
   router.post('/oauth/authorize', form, (req, res, next) => {
     const fields = fieldsOf(req.body);
@@ -99,7 +98,12 @@ function fieldsOf(body: unknown): {
   return { values };
 }
 
-function cookiesOf(header: string | undefined): Record<string, string> {
+/** A request's query exactly as sent (a parameter given twice stays twice). */
+export function queryOf(url: string): URLSearchParams {
+  return new URLSearchParams(url.slice(url.indexOf('?') + 1 || url.length));
+}
+
+export function cookiesOf(header: string | undefined): Record<string, string> {
   const cookies: Record<string, string> = {};
   for (const part of (header ?? '').split(';')) {
     const at = part.indexOf('=');

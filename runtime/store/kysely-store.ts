@@ -22,6 +22,7 @@ import type {
   RemoteToolRows,
   SettingRows,
   Store,
+  UpstreamOAuthRows,
   WorkspaceRows,
 } from '../core/store/store.ts';
 import { constraintError, type Reference } from './constraint-errors.ts';
@@ -35,6 +36,7 @@ import { oauthRows } from './rows/oauth-rows.ts';
 import { policyRows } from './rows/policy-rows.ts';
 import { remoteEndpointRows, remoteToolRows } from './rows/remote-rows.ts';
 import { settingRows } from './rows/setting-rows.ts';
+import { upstreamOAuthRows } from './rows/upstream-oauth-rows.ts';
 import { workspaceRows } from './rows/workspace-rows.ts';
 import type { Database, Engine } from './schema.ts';
 import type { StoreContext } from './store-context.ts';
@@ -52,6 +54,7 @@ export class KyselyStore implements Store {
   readonly oauth: OAuthRows;
   readonly remoteEndpoints: RemoteEndpointRows;
   readonly remoteTools: RemoteToolRows;
+  readonly upstreamOAuth: UpstreamOAuthRows;
 
   readonly #db: Kysely<Database>;
   readonly #engine: Engine;
@@ -80,6 +83,7 @@ export class KyselyStore implements Store {
     this.oauth = oauthRows(context);
     this.remoteEndpoints = remoteEndpointRows(context);
     this.remoteTools = remoteToolRows(context);
+    this.upstreamOAuth = upstreamOAuthRows(context);
   }
 
   async transaction<T>(work: (store: Store) => Promise<T>): Promise<T> {

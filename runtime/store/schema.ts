@@ -209,6 +209,8 @@ export interface RemoteEndpointTable {
   classification_overrides: string;
   /** When the tool list is to be discovered again (the server's `ttlMs`); null: never on its own. */
   tools_expire_at: string | null;
+  /** JSON: what OAuth discovery found (issuer, resource, scopes, metadata) and the omit-resource switch; null unless `oauth`. */
+  oauth: string | null;
   updated_at: string;
 }
 
@@ -222,6 +224,46 @@ export interface RemoteToolTable {
   classification: string;
   classification_rule: string;
   discovered_at: string;
+}
+
+export interface UpstreamOAuthClientTable {
+  connection_id: string;
+  workspace_id: string;
+  issuer: string;
+  resource: string;
+  redirect_uri: string;
+  client_id: string;
+  source: string;
+  auth_method: string;
+  sealed_secret: string | null;
+  key_id: string | null;
+  obtained_at: string;
+  secret_expires_at: string | null;
+}
+
+export interface UpstreamOAuthTokenTable {
+  connection_id: string;
+  /** '' for the connection's shared credential. */
+  agent_id: string;
+  workspace_id: string;
+  sealed: string | null;
+  key_id: string | null;
+  sign_in_required: string | null;
+  updated_at: string;
+}
+
+export interface UpstreamSignInTable {
+  state_hash: string;
+  workspace_id: string;
+  connection_id: string;
+  agent_id: string | null;
+  actor: string;
+  browser_hash: string | null;
+  sealed: string;
+  key_id: string;
+  host: string;
+  expires_at: string;
+  created_at: string;
 }
 
 export interface Database {
@@ -243,4 +285,7 @@ export interface Database {
   oauth_signing_keys: OAuthSigningKeyTable;
   remote_endpoints: RemoteEndpointTable;
   remote_tools: RemoteToolTable;
+  upstream_oauth_clients: UpstreamOAuthClientTable;
+  upstream_oauth_tokens: UpstreamOAuthTokenTable;
+  upstream_sign_ins: UpstreamSignInTable;
 }

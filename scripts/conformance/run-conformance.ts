@@ -120,14 +120,14 @@ export interface RunConformanceOptions {
   timeoutMs?: number;
 }
 
-interface Check {
+export interface Check {
   id?: unknown;
   status?: unknown;
   errorMessage?: unknown;
 }
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const SUITE = join(REPO_ROOT, 'node_modules/@modelcontextprotocol/conformance');
+export const SUITE = join(REPO_ROOT, 'node_modules/@modelcontextprotocol/conformance');
 const SUITE_BIN = join(SUITE, 'dist/index.js');
 /** The suite imports `fs.globSync`, which Node 20 lacks; this preload supplies it. */
 const NODE20_PRELOAD =
@@ -190,7 +190,7 @@ function judgeOf(scenario: string, notScoredBecause: string | undefined): Scenar
   return BACKEND_SCENARIOS.has(scenario) ? 'backend' : 'gateway';
 }
 
-function isClean(counts: Counts): boolean {
+export function isClean(counts: Counts): boolean {
   return counts.passed > 0 && counts.failed === 0 && counts.warnings === 0;
 }
 
@@ -242,7 +242,7 @@ async function runRequirements(
   return results;
 }
 
-function countsOf(checks: Check[] | undefined): Counts {
+export function countsOf(checks: Check[] | undefined): Counts {
   const counts: Counts = { passed: 0, failed: 0, warnings: 0, other: 0, problems: [] };
   if (checks === undefined) {
     counts.failed = 1;
@@ -330,7 +330,7 @@ function preloadArguments(): string[] {
 }
 
 /** Runs the suite's CLI; its exit code is not the verdict (the checks are). */
-function runSuite(args: string[]): Promise<string> {
+export function runSuite(args: string[]): Promise<string> {
   const env = { ...process.env };
   delete env.NODE_OPTIONS;
   const child = spawn(process.execPath, [...preloadArguments(), SUITE_BIN, ...args], {

@@ -29,6 +29,7 @@ describe('configFromEnvironment', () => {
       trustedProxies: [],
       logLevel: 'info',
       upstreamDeadlineMs: 60_000,
+      toolOAuthClients: {},
     });
   });
 

@@ -158,6 +158,11 @@ export interface Config {
   logLevel: string;
   /** The total deadline of one upstream call, in milliseconds. */
   upstreamDeadlineMs: number;
+  /**
+   * `PORTCULLIS_TOOL_OAUTH_[<CONNECTION>_]CLIENT_ID` / `_SECRET`: upstream
+   * OAuth clients preconfigured for this deployment, by variable name.
+   */
+  toolOAuthClients: Record<string, string>;
 }
 
 export class ConfigError extends Error {
@@ -213,6 +218,14 @@ export function configFromEnvironment(environment: Record<string, string | undef
       values.PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS === '1' ||
       values.PORTCULLIS_DEV_UPSTREAMS !== undefined,
     upstreamDeadlineMs: values.PORTCULLIS_UPSTREAM_DEADLINE_MS,
+    toolOAuthClients: Object.fromEntries(
+      Object.entries(environment).filter(
+        (entry): entry is [string, string] =>
+          entry[0].startsWith('PORTCULLIS_TOOL_OAUTH_') &&
+          typeof entry[1] === 'string' &&
+          entry[1] !== '',
+      ),
+    ),
   };
 }
 

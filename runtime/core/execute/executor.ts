@@ -19,6 +19,8 @@ export interface ExecuteCall<T extends ToolTarget = ToolTarget> {
   arguments: Record<string, unknown>;
   /** The credential's fields by name; undefined when the action sends none. */
   credential: Record<string, string> | undefined;
+  /** Whose credential goes with the call: the agent's own (its id), or the connection's shared one (null). */
+  credentialOwner?: string | null;
   cancel: CancelSignal;
   /** What the calling client can do (for input an upstream asks for). */
   clientCapabilities: ClientCapabilities;

@@ -250,6 +250,7 @@ export class GovernedTools implements ToolBackend<Caller> {
         target,
         arguments: validated,
         credential,
+        credentialOwner: grant.credentialMode === 'personal' ? agent.id : null,
         cancel: call.cancel,
         clientCapabilities: call.clientCapabilities,
         progress: call.progress,

@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import type { Connection } from '../governance/model.ts';
 import { REMOTE_MCP_PROVIDER, type RemoteEndpoint } from '../remote/remote-model.ts';
+import type { SignInReason } from '../upstream-sign-in/sign-in-model.ts';
 import { type OperatorContext, parseInput, workspaceOrThrow } from './context.ts';
 
 export interface RemoteView {
@@ -21,6 +22,15 @@ export interface RemoteView {
   headerNames: string[];
   serverInfo: RemoteEndpoint['serverInfo'];
   draft: RemoteEndpoint['draft'];
+  /** For a browser sign-in (`oauth`): the authorization server, and whether the shared credential works. */
+  signIn?: {
+    issuer: string;
+    scopes: string[];
+    omitResource: boolean;
+    /** `signed_in`; `sign_in_required` once the server refused the tokens (with `reason`); `not_signed_in`. */
+    state: 'signed_in' | 'sign_in_required' | 'not_signed_in';
+    reason?: SignInReason;
+  };
 }
 
 export type ConnectionView = Connection & { remote?: RemoteView };
@@ -51,7 +61,20 @@ export async function connectionViews(
     connections.map(async (connection) => {
       if (connection.provider !== REMOTE_MCP_PROVIDER) return connection;
       const endpoint = await ctx.store.remoteEndpoints.byConnection(connection.id);
-      return endpoint ? { ...connection, remote: remoteViewOf(endpoint) } : connection;
+      if (!endpoint) return connection;
+      const remote = remoteViewOf(endpoint);
+      if (endpoint.oauth) {
+        const row = await ctx.store.upstreamOAuth.tokens.get(connection.id, null);
+        const reason = row?.signInRequired ?? undefined;
+        remote.signIn = {
+          issuer: endpoint.oauth.issuer,
+          scopes: endpoint.oauth.scopes,
+          omitResource: endpoint.oauth.omitResource,
+          state: reason ? 'sign_in_required' : row?.sealed ? 'signed_in' : 'not_signed_in',
+          ...(reason ? { reason } : {}),
+        };
+      }
+      return { ...connection, remote };
     }),
   );
 }

@@ -12,6 +12,7 @@ import { didYouMean } from '../nearest-word.ts';
 import type { RemoteMcp } from '../remote/remote-mcp.ts';
 import type { Store } from '../store/store.ts';
 import type { ToolSources } from '../tools/tool-source.ts';
+import type { UpstreamSignIn } from '../upstream-sign-in/upstream-sign-in.ts';
 import type { CredentialVault } from '../vault/credential-vault.ts';
 import { inputProblem } from './input-issues.ts';
 
@@ -30,6 +31,8 @@ export interface OperatorContext {
   executors: Executors;
   /** Connecting, probing and refreshing remote MCP servers (absent where no outbound client runs). */
   remote?: RemoteMcp;
+  /** Signing in to remote MCP servers (absent where no outbound client runs). */
+  upstreamSignIn?: UpstreamSignIn;
   /** Where the master key lives. */
   keys: KeyLocation;
   /** Who acts: an admin token id, or `cli`. */

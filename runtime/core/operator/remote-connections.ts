@@ -13,7 +13,7 @@ import { newId } from '../governance/keys.ts';
 import type { Connection } from '../governance/model.ts';
 import { CONNECTION_NAME_PATTERN } from '../governance/tool-names.ts';
 import { endpointUrlOrThrow } from '../remote/endpoint-url.ts';
-import { probeEndpoint } from '../remote/probe.ts';
+import { type ProbeResult, probeEndpoint } from '../remote/probe.ts';
 import { assertRemoteHeaders, BEARER_FIELD, headerField } from '../remote/remote-headers.ts';
 import type { RemoteMcp } from '../remote/remote-mcp.ts';
 import { upstreamTarget } from '../remote/remote-mcp-executor.ts';
@@ -21,7 +21,10 @@ import {
   REMOTE_MCP_PROVIDER,
   type RemoteAuthKind,
   type RemoteEndpoint,
+  type RemoteOAuth,
 } from '../remote/remote-model.ts';
+import type { UpstreamTarget } from '../remote/upstream-client.ts';
+import { discover } from '../upstream-oauth/upstream-oauth.ts';
 import { attempt, audit, type OperatorContext, parseInput, workspaceOrThrow } from './context.ts';
 import { NameSchema } from './names.ts';
 import { applyPinned, discoverPinnable, type RefreshReport } from './remote-refresh.ts';
@@ -108,6 +111,7 @@ export async function connectUrl(
       draft: null,
       classificationOverrides: {},
       toolsExpireAt: null,
+      oauth: null,
       updatedAt: now,
     };
     const target = upstreamTarget(endpoint, authKind === 'none' ? undefined : credential);
@@ -117,11 +121,15 @@ export async function connectUrl(
     });
 
     if (probed.kind !== 'ready') {
+      // A sign-in: what discovery found (every address checked) is kept on the draft.
+      const oauth =
+        probed.kind === 'sign_in_needed' ? await discoverSignIn(remote, url, probed) : null;
       // Kept as a draft: connecting again with a key, headers or a sign-in carries it on.
       const kept: RemoteEndpoint = {
         ...endpoint,
         transport: 'streamable-http',
         draft: probed.kind,
+        ...(oauth ? { authKind: 'oauth' as const, oauth } : {}),
       };
       await ctx.store.transaction(async (tx) => {
         if (!draft) await tx.connections.create(connection);
@@ -144,45 +152,95 @@ export async function connectUrl(
       };
     }
 
-    const { hello } = probed;
-    const ready: RemoteEndpoint = {
-      ...endpoint,
-      transport: probed.transport,
-      revision: hello.session.revision,
-      serverInfo: hello.serverInfo,
-    };
-    const active: Connection = { ...connection, status: 'active', health: 'ok', updatedAt: now };
-    // The probe's session ends here; calls open their own.
-    const discovered = await discoverPinnable(ctx, active, ready, target, hello.session).finally(
-      () => remote.client.close(target, hello.session).catch(() => {}),
-    );
-    const report = await ctx.store.transaction(async (tx) => {
-      if (draft)
-        await tx.connections.update(workspace.id, connection.id, {
-          status: 'active',
-          updatedAt: now,
-        });
-      else await tx.connections.create(active);
-      await tx.credentials.remove(connection.id, null);
-      if (authKind !== 'none')
-        await ctx.vault.put(
-          tx,
-          { workspaceId: workspace.id, connectionId: connection.id, agentId: null },
-          credential,
-          now,
-        );
-      await tx.remoteEndpoints.put(ready);
-      await audit(ctx, tx, {
-        action: draft ? 'connection.update' : 'connection.create',
-        workspaceId: workspace.id,
-        connectionId: connection.id,
-        subject: `${REMOTE_MCP_PROVIDER} ${url.host}`,
-      });
-      return applyPinned(ctx, tx, active, ready, discovered);
+    return pinReady(ctx, {
+      connection,
+      endpoint,
+      target,
+      probed,
+      wasDraft: draft !== undefined,
+      credential: authKind === 'none' ? undefined : credential,
     });
-    remote.executor.forgetConnection(connection.id);
-    return { connection: active, endpoint: ready, next: 'review', tools: report };
   });
+}
+
+export interface ReadyConnection {
+  connection: Connection;
+  endpoint: RemoteEndpoint;
+  target: UpstreamTarget;
+  probed: Extract<ProbeResult, { kind: 'ready' }>;
+  /** Whether the connection exists already (a draft carried on). */
+  wasDraft: boolean;
+  /** The key or headers to seal as its shared credential; undefined: none (or a sign-in's tokens). */
+  credential: Record<string, string> | undefined;
+}
+
+/** A server that answered: its tools discovered and pinned (quarantined), the connection active. */
+export async function pinReady(
+  ctx: OperatorContext,
+  { connection, endpoint, target, probed, wasDraft, credential }: ReadyConnection,
+): Promise<RemoteConnectResult> {
+  const remote = remoteOrThrow(ctx);
+  const url = new URL(endpoint.url);
+  const now = ctx.now().toISOString();
+  const { hello } = probed;
+  const ready: RemoteEndpoint = {
+    ...endpoint,
+    draft: null,
+    transport: probed.transport,
+    revision: hello.session.revision,
+    serverInfo: hello.serverInfo,
+  };
+  const active: Connection = { ...connection, status: 'active', health: 'ok', updatedAt: now };
+  // The probe's session ends here; calls open their own.
+  const discovered = await discoverPinnable(ctx, active, ready, target, hello.session).finally(() =>
+    remote.client.close(target, hello.session).catch(() => {}),
+  );
+  const report = await ctx.store.transaction(async (tx) => {
+    if (wasDraft)
+      await tx.connections.update(connection.workspaceId, connection.id, {
+        status: 'active',
+        updatedAt: now,
+      });
+    else await tx.connections.create(active);
+    await tx.credentials.remove(connection.id, null);
+    if (credential !== undefined)
+      await ctx.vault.put(
+        tx,
+        { workspaceId: connection.workspaceId, connectionId: connection.id, agentId: null },
+        credential,
+        now,
+      );
+    await tx.remoteEndpoints.put(ready);
+    await audit(ctx, tx, {
+      action: wasDraft ? 'connection.update' : 'connection.create',
+      workspaceId: connection.workspaceId,
+      connectionId: connection.id,
+      subject: `${REMOTE_MCP_PROVIDER} ${url.host}`,
+    });
+    return applyPinned(ctx, tx, active, ready, discovered);
+  });
+  remote.executor.forgetConnection(connection.id);
+  return { connection: active, endpoint: ready, next: 'review', tools: report };
+}
+
+/** RFC 9728 and RFC 8414 discovery for a server that wants a sign-in (nothing registered yet). */
+async function discoverSignIn(
+  remote: RemoteMcp,
+  url: URL,
+  probed: Extract<ProbeResult, { kind: 'sign_in_needed' }>,
+): Promise<RemoteOAuth> {
+  const found = await discover(url, `Bearer resource_metadata="${probed.resourceMetadataUrl}"`, {
+    http: remote.http,
+    policy: { allowPrivateNetworks: remote.allowPrivateNetworks },
+  });
+  return {
+    issuer: found.issuer,
+    resource: found.resource,
+    resourceMetadataUrl: found.resourceMetadataUrl,
+    scopes: found.scopes,
+    metadata: found.metadata,
+    omitResource: false,
+  };
 }
 
 /** A draft to carry on: the named one, else the only draft with this address. */

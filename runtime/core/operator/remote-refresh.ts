@@ -12,6 +12,7 @@ import type { Connection } from '../governance/model.ts';
 import { discoverTools } from '../remote/discover-tools.ts';
 import { openSession } from '../remote/open-session.ts';
 import { classifyRemoteTool } from '../remote/remote-classification.ts';
+import { BEARER_FIELD } from '../remote/remote-headers.ts';
 import { upstreamTarget } from '../remote/remote-mcp-executor.ts';
 import {
   REMOTE_MCP_PROVIDER,
@@ -151,13 +152,30 @@ export async function refreshConnection(
   endpoint: RemoteEndpoint,
 ): Promise<RefreshReport> {
   const remote = remoteOrThrow(ctx);
-  const credential = ctx.vault.open(await ctx.store.credentials.forConnection(connection.id, null));
-  const target = upstreamTarget(endpoint, credential);
+  const target = upstreamTarget(endpoint, await sharedCredentialOf(ctx, connection, endpoint));
   const session = await openSession(remote.client, target, endpoint);
   const discovered = await discoverPinnable(ctx, connection, endpoint, target, session).finally(
     () => remote.client.close(target, session).catch(() => {}),
   );
   return ctx.store.transaction((tx) => applyPinned(ctx, tx, connection, endpoint, discovered));
+}
+
+/** The connection's shared credential: its sealed key or headers, or a signed-in one's access token. */
+export async function sharedCredentialOf(
+  ctx: OperatorContext,
+  connection: Connection,
+  endpoint: RemoteEndpoint,
+): Promise<Record<string, string> | undefined> {
+  const tokens = ctx.remote?.executor.tokens;
+  if (endpoint.authKind !== 'oauth' || !tokens)
+    return ctx.vault.open(await ctx.store.credentials.forConnection(connection.id, null));
+  const token = await tokens.accessToken(endpoint, {
+    workspaceId: connection.workspaceId,
+    connectionId: connection.id,
+    connectionName: connection.name,
+    agentId: null,
+  });
+  return { [BEARER_FIELD]: token };
 }
 
 export async function endpointOrThrow(

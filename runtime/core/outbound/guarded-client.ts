@@ -43,6 +43,14 @@ export interface OutboundPolicy {
    * it trickles in (the reply timeout limits only each pause). Default 60000.
    */
   deadlineMs?: number;
+  /**
+   * Keep connections open for the next request to the same origin. Default
+   * true. False opens a connection per request (undici's `pipelining: 0`):
+   * for rare exchanges (OAuth sign-in and refresh) that must never be sent
+   * on a connection the server has just closed as idle, since a request that
+   * is not idempotent cannot be retried.
+   */
+  reuseConnections?: boolean;
 }
 
 export interface OutboundRequest {
@@ -100,6 +108,7 @@ export function createGuardedClient(policy: OutboundPolicy): GuardedClient {
     },
     headersTimeout: replyTimeoutMs,
     bodyTimeout: replyTimeoutMs,
+    ...(policy.reuseConnections === false ? { pipelining: 0 } : {}),
   });
 
   /** A literal address's verdict (a refused range's name, or '' when allowed), kept per address. */

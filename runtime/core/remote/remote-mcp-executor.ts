@@ -18,9 +18,10 @@ import type { CallOutcome } from '../execute/connection-health.ts';
 import type { ExecuteCall, Execution, Executor } from '../execute/executor.ts';
 import { isPlainObject } from '../json-value.ts';
 import { Redactor } from '../outbound/redaction.ts';
+import type { UpstreamTokens } from '../upstream-sign-in/upstream-tokens.ts';
 import type { RpcNotification } from './mcp-reply.ts';
 import { openSession } from './open-session.ts';
-import { credentialHeaders } from './remote-headers.ts';
+import { BEARER_FIELD, credentialHeaders } from './remote-headers.ts';
 import type { RemoteEndpoint } from './remote-model.ts';
 import type { RemoteTarget } from './remote-tool-source.ts';
 import {
@@ -53,6 +54,8 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
   readonly kind = 'remote_mcp';
   readonly #client: UpstreamClient;
   readonly #sessions: UpstreamSessions;
+  /** The access tokens of signed-in (`oauth`) connections; without it their calls go out bare. */
+  tokens: UpstreamTokens | undefined;
   /** Told of each upstream session this executor opens (to listen for list changes). */
   sessionOpened:
     | ((connectionId: string, target: UpstreamTarget, session: UpstreamSession) => void)
@@ -64,8 +67,32 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
   }
 
   async execute(call: ExecuteCall<RemoteTarget>): Promise<Execution> {
+    const { connection, source } = call.target;
+    const tokens = source.endpoint.authKind === 'oauth' ? this.tokens : undefined;
+    if (!tokens) return this.#execute(call, call.credential);
+    // A signed-in connection: its access token as Bearer, fresh once after a 401.
+    const owner = {
+      workspaceId: connection.workspaceId,
+      connectionId: connection.id,
+      connectionName: connection.name,
+      agentId: call.credentialOwner ?? null,
+    };
+    const used = await tokens.accessToken(source.endpoint, owner);
+    try {
+      return await this.#execute(call, { [BEARER_FIELD]: used });
+    } catch (error) {
+      const fresh = await tokens.afterRefusal(source.endpoint, owner, error, used);
+      if (fresh === undefined) throw error;
+      return this.#execute(call, { [BEARER_FIELD]: fresh });
+    }
+  }
+
+  async #execute(
+    call: ExecuteCall<RemoteTarget>,
+    credential: Record<string, string> | undefined,
+  ): Promise<Execution> {
     const { connection, source, action } = call.target;
-    const target = upstreamTarget(source.endpoint, call.credential);
+    const target = upstreamTarget(source.endpoint, credential);
     const key = sessionKey(connection.id, credentialIdentity(target.headers));
     const open = async () => {
       const opened = await this.#open(target, source.endpoint, call.clientCapabilities);

@@ -6,14 +6,31 @@
  * normalise into this one record.
  */
 import type { Classification, ToolAnnotations } from '../../../generated/catalog-format.ts';
+import type { AuthorizationServerMetadata } from '../upstream-oauth/upstream-oauth.ts';
 
 /** The provider id of every remote MCP connection. */
 export const REMOTE_MCP_PROVIDER = 'remote-mcp';
 
 /** Streamable HTTP (2025-03-26 and later, 2026-07-28), or the 2024-11-05 HTTP+SSE transport. */
 export type RemoteTransport = 'streamable-http' | 'sse';
-/** `bearer`: one key sent as `Authorization: Bearer`; `headers`: custom headers by name. */
-export type RemoteAuthKind = 'none' | 'bearer' | 'headers';
+/**
+ * `bearer`: one key sent as `Authorization: Bearer`; `headers`: custom headers
+ * by name; `oauth`: a browser sign-in, whose access token goes as `Bearer`.
+ */
+export type RemoteAuthKind = 'none' | 'bearer' | 'headers' | 'oauth';
+
+/** What OAuth discovery found for an `oauth` connection (no secret), and its switches. */
+export interface RemoteOAuth {
+  issuer: string;
+  /** RFC 8707 `resource`: the canonical MCP endpoint. */
+  resource: string;
+  resourceMetadataUrl: string;
+  /** The scopes a sign-in asks for. */
+  scopes: string[];
+  metadata: AuthorizationServerMetadata;
+  /** Leaves `resource` out of every request, for servers that refuse it (Entra). */
+  omitResource: boolean;
+}
 /**
  * Why a connection is still a draft: the server wants a browser sign-in (it
  * publishes OAuth metadata), or a key or headers no one has given yet.
@@ -44,6 +61,8 @@ export interface RemoteEndpoint {
   classificationOverrides: Record<string, Classification>;
   /** When the pinned list goes stale (the server's `ttlMs`) and is discovered again; null: never on its own. */
   toolsExpireAt: string | null;
+  /** Set for an `oauth` connection once discovery found its sign-in. */
+  oauth: RemoteOAuth | null;
   updatedAt: string;
 }
 

@@ -97,7 +97,7 @@ export class UpstreamClient {
       options,
     );
     if (reply.status < 200 || reply.status > 299) {
-      if (reply.status === 401 || reply.status === 403) throw statusError(reply);
+      if (reply.status === 401 || reply.status === 403) throw statusError(reply, target.redactor);
       return undefined;
     }
     let messages: UpstreamMessages;
@@ -170,7 +170,7 @@ export class UpstreamClient {
       }),
       options,
     );
-    const { result } = answerOf(reply, id);
+    const { result } = answerOf(reply, id, target.redactor);
     const revision =
       typeof result.protocolVersion === 'string' ? result.protocolVersion : LEGACY_REVISION;
     const session: UpstreamSession = {
@@ -184,7 +184,7 @@ export class UpstreamClient {
       { jsonrpc: '2.0', method: 'notifications/initialized' },
       options,
     );
-    if (initialized.status >= 400) throw statusError(initialized);
+    if (initialized.status >= 400) throw statusError(initialized, target.redactor);
     return {
       session,
       serverInfo: serverInfoOf(result.serverInfo),
@@ -233,7 +233,7 @@ export class UpstreamClient {
     if ('response' in reply) return answered(reply, method, target);
     if (reply.status === 404 && session.era === 'legacy' && session.sessionId !== undefined)
       throw new SessionExpired();
-    return answered(readAnswer(reply, id), method, target);
+    return answered(readAnswer(reply, id, target.redactor), method, target);
   }
 
   /**
@@ -457,7 +457,7 @@ function modernParams(
 }
 
 /** A 2xx reply's answer to `id`, or the error that says why there is none. */
-function readAnswer(reply: OutboundReply, id: RpcId): UpstreamMessages {
+function readAnswer(reply: OutboundReply, id: RpcId, redactor: Redactor): UpstreamMessages {
   if (reply.status === 202 || reply.status < 200 || reply.status > 299) {
     // A JSON-RPC error in a 4xx body is still the server's answer.
     if (reply.status >= 400) {
@@ -468,13 +468,17 @@ function readAnswer(reply: OutboundReply, id: RpcId): UpstreamMessages {
         // Not JSON-RPC: the status is all there is.
       }
     }
-    throw statusError(reply);
+    throw statusError(reply, redactor);
   }
   return readMcpReply(reply, id);
 }
 
-function answerOf(reply: OutboundReply, id: RpcId): { result: Record<string, unknown> } {
-  const { response } = readAnswer(reply, id);
+function answerOf(
+  reply: OutboundReply,
+  id: RpcId,
+  redactor: Redactor,
+): { result: Record<string, unknown> } {
+  const { response } = readAnswer(reply, id, redactor);
   if (response.error)
     throw new GatewayError(
       'mcp_remote_error',
@@ -486,14 +490,23 @@ function answerOf(reply: OutboundReply, id: RpcId): { result: Record<string, unk
   return { result: response.result! };
 }
 
-export function statusError(reply: OutboundReply): GatewayError {
+export function statusError(reply: OutboundReply, redactor: Redactor): GatewayError {
+  // A 401 or 403 says what it wants in `WWW-Authenticate` (RFC 6750 §3, RFC 9728 §5.1): sign-in reads it.
+  const challenge =
+    reply.status === 401 || reply.status === 403
+      ? redactChallenge(reply.headers['www-authenticate'], redactor)
+      : undefined;
   return new GatewayError(
     'mcp_remote_status',
     `the remote MCP server answered HTTP ${reply.status}`,
     {
-      detail: { status: reply.status },
+      detail: { status: reply.status, ...(challenge === undefined ? {} : { challenge }) },
     },
   );
+}
+
+function redactChallenge(value: string | undefined, redactor: Redactor): string | undefined {
+  return value === undefined ? undefined : redactor.text(value.slice(0, 4_096));
 }
 
 function serverInfoOf(value: unknown): ServerHello['serverInfo'] {

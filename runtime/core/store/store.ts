@@ -35,6 +35,11 @@ import type {
   TokenFamily,
 } from '../oauth-server/oauth-model.ts';
 import type { RemoteEndpoint, RemoteTool } from '../remote/remote-model.ts';
+import type {
+  StoredClient,
+  StoredSignIn,
+  StoredTokens,
+} from '../upstream-sign-in/sign-in-model.ts';
 
 export interface Store {
   /** Runs `work` in one transaction: all its writes land, or none. */
@@ -56,6 +61,8 @@ export interface Store {
   readonly oauth: OAuthRows;
   readonly remoteEndpoints: RemoteEndpointRows;
   readonly remoteTools: RemoteToolRows;
+  /** Signing in to remote MCP servers (migration 0007): none of it is governance. */
+  readonly upstreamOAuth: UpstreamOAuthRows;
 }
 
 export interface WorkspaceRows {
@@ -241,4 +248,37 @@ export interface RemoteToolRows {
   forConnection(connectionId: string): Promise<RemoteTool[]>;
   /** Every pinned tool, by connection id and name. */
   all(): Promise<RemoteTool[]>;
+}
+
+/** Signing in to remote MCP servers: clients, each credential's tokens, pending sign-ins. */
+export interface UpstreamOAuthRows {
+  readonly clients: UpstreamClientRows;
+  readonly tokens: UpstreamTokenRows;
+  readonly signIns: UpstreamSignInRows;
+}
+
+export interface UpstreamClientRows {
+  /** Inserts or replaces the connection's client. */
+  put(client: StoredClient): Promise<void>;
+  byConnection(connectionId: string): Promise<StoredClient | undefined>;
+  remove(connectionId: string): Promise<boolean>;
+}
+
+export interface UpstreamTokenRows {
+  /** Inserts or replaces the credential's row. */
+  put(tokens: StoredTokens): Promise<void>;
+  get(connectionId: string, agentId: string | null): Promise<StoredTokens | undefined>;
+  /** Every credential's row of the connection (shared first, then by agent id). */
+  forConnection(connectionId: string): Promise<StoredTokens[]>;
+}
+
+export interface UpstreamSignInRows {
+  create(signIn: StoredSignIn): Promise<void>;
+  byState(stateHash: string): Promise<StoredSignIn | undefined>;
+  /** Binds the sign-in to the browser that opened its link: only once (false when it was bound already). */
+  bindBrowser(stateHash: string, browserHash: string): Promise<boolean>;
+  /** Deletes and answers the sign-in in one step: of concurrent takes, exactly one gets it. */
+  take(stateHash: string): Promise<StoredSignIn | undefined>;
+  /** Deletes the sign-ins that expired before `before`; answers how many. */
+  prune(before: string): Promise<number>;
 }

@@ -105,6 +105,30 @@ export class CredentialVault {
     }
   }
 
+  /**
+   * Seals a secret that is not a credential field (an upstream sign-in's
+   * tokens, a client secret, a PKCE verifier) at its own place.
+   */
+  seal(place: string, value: string): { sealed: string; keyId: string } {
+    return { sealed: sealSecret(value, this.#keyring, place), keyId: this.#keyring.current.id };
+  }
+
+  /** Opens what `seal` sealed at `place`; `vault_unavailable` when it does not open. */
+  openAt(place: string, sealed: string): string {
+    const keyId = sealedKeyId(sealed);
+    if (this.#reload && keyId !== undefined && !this.#keyring.has(keyId))
+      this.#keyring = this.#reload();
+    try {
+      return openSecret(sealed, this.#keyring, place);
+    } catch (error) {
+      throw new GatewayError(
+        'vault_unavailable',
+        'a stored secret cannot be opened with the loaded master keys',
+        { cause: error },
+      );
+    }
+  }
+
   /** Re-seals every credential under `keyring`'s current key; returns how many changed. */
   async rotate(store: Store, keyring: Keyring, at: string): Promise<number> {
     let changed = 0;

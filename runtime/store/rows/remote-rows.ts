@@ -9,6 +9,7 @@ import type {
   RemoteAuthKind,
   RemoteDraft,
   RemoteEndpoint,
+  RemoteOAuth,
   RemoteServerInfo,
   RemoteTool,
   RemoteToolContract,
@@ -33,6 +34,7 @@ export function remoteEndpointRows(context: StoreContext): RemoteEndpointRows {
         draft: endpoint.draft,
         classification_overrides: JSON.stringify(endpoint.classificationOverrides),
         tools_expire_at: endpoint.toolsExpireAt,
+        oauth: endpoint.oauth === null ? null : JSON.stringify(endpoint.oauth),
         updated_at: endpoint.updatedAt,
       };
       await context.mutate(
@@ -136,6 +138,7 @@ function toEndpoint(row: Selectable<RemoteEndpointTable>): RemoteEndpoint {
       Classification
     >,
     toolsExpireAt: row.tools_expire_at,
+    oauth: row.oauth === null ? null : (JSON.parse(row.oauth) as RemoteOAuth),
     updatedAt: row.updated_at,
   };
 }

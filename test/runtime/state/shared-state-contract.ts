@@ -12,6 +12,7 @@ import type {
 import { describeChannelsContract } from './contract/channels-contract.ts';
 import { describeConcurrencyContract } from './contract/concurrency-contract.ts';
 import { describeExpiryContract } from './contract/expiry-contract.ts';
+import { describeLockContract } from './contract/lock-contract.ts';
 import { describeValuesContract } from './contract/values-contract.ts';
 
 export interface SharedStateOpenOptions {
@@ -65,6 +66,7 @@ export function describeSharedStateContract(name: string, harness: SharedStateHa
     describeValuesContract(subject);
     describeExpiryContract(subject);
     describeConcurrencyContract(subject);
+    describeLockContract(subject);
     describeChannelsContract(subject);
   });
 }

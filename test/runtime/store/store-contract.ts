@@ -14,6 +14,7 @@ import { describePersistenceContract } from './contract/persistence-contract.ts'
 import { describeRemoteContract } from './contract/remote-contract.ts';
 import { describeRevisionContract } from './contract/revision-contract.ts';
 import { describeTransactionContract } from './contract/transaction-contract.ts';
+import { describeUpstreamOAuthContract } from './contract/upstream-oauth-contract.ts';
 
 export interface StoreHarness {
   /** Makes a new, empty database; each call of the returned function opens that same database. */
@@ -73,5 +74,6 @@ export function describeStoreContract(name: string, harness: StoreHarness): void
     describePersistenceContract(subject);
     describeOAuthContract(subject);
     describeRemoteContract(subject);
+    describeUpstreamOAuthContract(subject);
   });
 }

@@ -35,6 +35,8 @@ export interface Sabotage {
 export interface UpstreamOptions {
   /** A header every request must carry with this value (else 401). */
   requireHeader?: { name: string; value: string | string[] };
+  /** Decides first on every request (an OAuth resource server's check): an answer, or undefined to go on. */
+  guard?: (request: IncomingMessage) => Promise<Sabotage | undefined>;
   sabotage?: (request: SabotageRequest) => Sabotage | undefined;
   /** Adds `slow`, a read that waits until it is cancelled (or 10 s). */
   slowTool?: boolean;
@@ -166,6 +168,13 @@ export async function startUpstream(
 
   const handle = async (req: IncomingMessage, res: ServerResponse, body: Buffer) => {
     seenHeaders.push(req.headers);
+    const guarded = await options.guard?.(req);
+    if (guarded) {
+      res
+        .writeHead(guarded.status, guarded.headers ?? { 'content-type': 'application/json' })
+        .end(guarded.body);
+      return;
+    }
     const required = options.requireHeader;
     const accepted = required && [required.value].flat();
     const sent = required && req.headers[required.name.toLowerCase()];

@@ -17,6 +17,7 @@ function anEndpoint(overrides: Partial<RemoteEndpoint> = {}): RemoteEndpoint {
     draft: null,
     classificationOverrides: { wipe_cache: 'write' },
     toolsExpireAt: T1,
+    oauth: null,
     updatedAt: T0,
     ...overrides,
   };

@@ -1,0 +1,249 @@
+/**
+ * Signing a remote MCP connection in and out (`portcullis connection
+ * sign-in|sign-out`, `POST …/connections/<c>/sign-in|sign-out`), and what
+ * the callback does once the person is back: the tokens are stored, and a
+ * draft the probe kept (`sign_in_needed`) is connected with them (its tools
+ * discovered and quarantined). An explicit operator sign-in is the only
+ * thing that may register a client. Signing out revokes the tokens at the
+ * server where it has a revocation endpoint (RFC 7009) and forgets them.
+ */
+import { z } from 'zod';
+import { GatewayError } from '../errors.ts';
+import type { Connection } from '../governance/model.ts';
+import { probeEndpoint } from '../remote/probe.ts';
+import { BEARER_FIELD } from '../remote/remote-headers.ts';
+import { upstreamTarget } from '../remote/remote-mcp-executor.ts';
+import { REMOTE_MCP_PROVIDER, type RemoteEndpoint } from '../remote/remote-model.ts';
+import { revokeTokens } from '../upstream-oauth/upstream-oauth.ts';
+import type { SignInReason } from '../upstream-sign-in/sign-in-model.ts';
+import type {
+  FinishedSignIn,
+  SignInLink,
+  UpstreamSignIn,
+} from '../upstream-sign-in/upstream-sign-in.ts';
+import { agentOrThrow } from './agents.ts';
+import { connectionOrThrow } from './connections.ts';
+import { attempt, audit, type OperatorContext, parseInput, workspaceOrThrow } from './context.ts';
+import { NameSchema } from './names.ts';
+import { pinReady, type RemoteConnectResult, remoteOrThrow } from './remote-connections.ts';
+
+const SignInSchema = z.strictObject({
+  workspace: z.string().min(1),
+  connection: z.string().min(1),
+  /** An agent whose personal credential this signs in (its person follows the link). */
+  agent: NameSchema.optional(),
+  /** Scopes to ask for instead of the discovered ones (space-separated). */
+  scope: z.string().min(1).max(1024).optional(),
+  /** Leave RFC 8707 `resource` out, for servers that refuse it (Entra); kept on the connection. */
+  omitResource: z.boolean().optional(),
+  /** A client registered by hand at the authorization server (the secret is write-only). */
+  clientId: z.string().min(1).max(512).optional(),
+  clientSecret: z.string().min(1).max(4096).optional(),
+});
+
+const SignOutSchema = z.strictObject({
+  workspace: z.string().min(1),
+  connection: z.string().min(1),
+  agent: NameSchema.optional(),
+});
+
+export interface SignInStarted extends SignInLink {
+  connection: string;
+  /** The MCP server's host, and the label an unknown server keeps at every step. */
+  label: string;
+}
+
+export interface SignedOut {
+  connection: string;
+  /** Whether the server took the revocation (it has a revocation endpoint). */
+  revoked: boolean;
+}
+
+export function signInOrThrow(ctx: OperatorContext): UpstreamSignIn {
+  if (!ctx.upstreamSignIn) throw new TypeError('signing in needs the gateway’s outbound client');
+  return ctx.upstreamSignIn;
+}
+
+async function oauthEndpointOrThrow(
+  ctx: OperatorContext,
+  connection: Connection,
+): Promise<RemoteEndpoint & { oauth: NonNullable<RemoteEndpoint['oauth']> }> {
+  const endpoint =
+    connection.provider === REMOTE_MCP_PROVIDER
+      ? await ctx.store.remoteEndpoints.byConnection(connection.id)
+      : undefined;
+  if (endpoint?.authKind !== 'oauth' || endpoint.oauth === null)
+    throw new GatewayError(
+      'invalid_input',
+      `connection: ${connection.name} has no browser sign-in (its server publishes no OAuth metadata)`,
+      { field: 'connection' },
+    );
+  return endpoint as RemoteEndpoint & { oauth: NonNullable<RemoteEndpoint['oauth']> };
+}
+
+export async function signIn(ctx: OperatorContext, input: unknown): Promise<SignInStarted> {
+  return attempt(ctx, 'connection.sign_in', input, async () => {
+    const parsed = parseInput(SignInSchema, input);
+    const flow = signInOrThrow(ctx);
+    const workspace = await workspaceOrThrow(ctx, parsed.workspace);
+    const connection = await connectionOrThrow(ctx, workspace.id, parsed.connection);
+    let endpoint = await oauthEndpointOrThrow(ctx, connection);
+    const agent = parsed.agent ? await agentOrThrow(ctx, workspace.id, parsed.agent) : undefined;
+    if (parsed.clientSecret !== undefined && parsed.clientId === undefined)
+      throw new GatewayError('invalid_input', 'clientId: a client secret needs its client id', {
+        field: 'clientId',
+      });
+    if (parsed.omitResource !== undefined && parsed.omitResource !== endpoint.oauth.omitResource) {
+      endpoint = { ...endpoint, oauth: { ...endpoint.oauth, omitResource: parsed.omitResource } };
+      await ctx.store.remoteEndpoints.put({ ...endpoint, updatedAt: ctx.now().toISOString() });
+    }
+    const started = await flow.start({
+      workspaceId: workspace.id,
+      connection,
+      endpoint,
+      agentId: agent?.id ?? null,
+      actor: ctx.actor,
+      mayRegister: true,
+      ...(parsed.scope ? { scopes: parsed.scope.split(' ').filter(Boolean) } : {}),
+      ...(parsed.clientId
+        ? {
+            operatorClient: {
+              clientId: parsed.clientId,
+              ...(parsed.clientSecret ? { clientSecret: parsed.clientSecret } : {}),
+            },
+          }
+        : {}),
+    });
+    await audit(ctx, ctx.store, {
+      action: 'connection.sign_in',
+      workspaceId: workspace.id,
+      connectionId: connection.id,
+      subject: `${agent ? `agent ${agent.name} at ` : ''}${started.host}`,
+    });
+    return {
+      ...started,
+      connection: connection.name,
+      label: `unverified server: ${new URL(endpoint.url).host}`,
+    };
+  });
+}
+
+export async function signOut(ctx: OperatorContext, input: unknown): Promise<SignedOut> {
+  return attempt(ctx, 'connection.sign_out', input, async () => {
+    const parsed = parseInput(SignOutSchema, input);
+    const flow = signInOrThrow(ctx);
+    const workspace = await workspaceOrThrow(ctx, parsed.workspace);
+    const connection = await connectionOrThrow(ctx, workspace.id, parsed.connection);
+    const endpoint = await oauthEndpointOrThrow(ctx, connection);
+    const agent = parsed.agent ? await agentOrThrow(ctx, workspace.id, parsed.agent) : undefined;
+    const tokens = flow.tokens(workspace.id, connection.id, agent?.id ?? null);
+    const held = await tokens.load();
+    const client = await flow.clients(workspace.id, connection.id).load();
+    let revoked = false;
+    if (held && client)
+      ({ revoked } = await revokeTokens(
+        {
+          metadata: endpoint.oauth.metadata,
+          client,
+          resource: endpoint.oauth.resource,
+          sendResource: !endpoint.oauth.omitResource,
+        },
+        held,
+        flow.context,
+      ));
+    await tokens.forget();
+    ctx.remote?.executor.forgetConnection(connection.id);
+    await audit(ctx, ctx.store, {
+      action: 'connection.sign_out',
+      workspaceId: workspace.id,
+      connectionId: connection.id,
+      subject: `${agent ? `agent ${agent.name} ` : ''}${revoked ? 'revoked at the server' : 'forgotten'}`,
+    });
+    return { connection: connection.name, revoked };
+  });
+}
+
+/** What the person sees on the callback page. */
+export interface SignInOutcome {
+  connection: string;
+  host: string;
+  /** For an agent's personal credential: the agent's name. */
+  agent?: string;
+  /** A draft connected by this sign-in: its tools, all quarantined until reviewed. */
+  connected?: RemoteConnectResult;
+}
+
+/** The callback, after the person came back: tokens stored, a draft connected with them. */
+export async function completeSignIn(
+  ctx: OperatorContext,
+  query: URLSearchParams,
+  cookie: string | undefined,
+): Promise<SignInOutcome> {
+  const flow = signInOrThrow(ctx);
+  let finished: FinishedSignIn;
+  try {
+    finished = await flow.finish(query, cookie);
+  } catch (error) {
+    await audit(ctx, ctx.store, {
+      action: 'connection.signed_in',
+      workspaceId: null,
+      decision: 'denied',
+      outcome: null,
+      reason: error instanceof GatewayError ? error.code : 'internal',
+    }).catch(() => {});
+    throw error;
+  }
+  const { signIn: done, tokens } = finished;
+  const connection = await ctx.store.connections.byId(done.workspaceId, done.connectionId);
+  const endpoint = await ctx.store.remoteEndpoints.byConnection(done.connectionId);
+  if (!connection || !endpoint)
+    throw new GatewayError('not_found', 'the connection this sign-in was for is gone', {
+      field: 'connection',
+    });
+  const agent = done.agentId
+    ? await ctx.store.agents.byId(done.workspaceId, done.agentId)
+    : undefined;
+  await audit(ctx, ctx.store, {
+    action: 'connection.signed_in',
+    workspaceId: done.workspaceId,
+    connectionId: connection.id,
+    actorId: done.actor,
+    subject: `${agent ? `agent ${agent.name} at ` : ''}${done.host}`,
+  });
+  ctx.remote?.executor.forgetConnection(connection.id);
+  const outcome: SignInOutcome = {
+    connection: connection.name,
+    host: done.host,
+    ...(agent ? { agent: agent.name } : {}),
+  };
+  if (done.agentId !== null || endpoint.draft !== 'sign_in_needed') return outcome;
+  // The draft the probe kept: connected now with the new access token.
+  const remote = remoteOrThrow(ctx);
+  const target = upstreamTarget(endpoint, { [BEARER_FIELD]: tokens.accessToken });
+  const probed = await probeEndpoint(remote.client, remote.http, target, {
+    allowPrivateNetworks: remote.allowPrivateNetworks,
+    withCredential: true,
+  });
+  if (probed.kind !== 'ready') return outcome;
+  outcome.connected = await pinReady(ctx, {
+    connection,
+    endpoint,
+    target,
+    probed,
+    wasDraft: true,
+    credential: undefined,
+  });
+  return outcome;
+}
+
+/** A credential's sign-in state, as `portcullis connections` and the API show it. */
+export async function signInStateOf(
+  ctx: OperatorContext,
+  connectionId: string,
+): Promise<{ signInRequired: SignInReason | null; signedIn: boolean }> {
+  const row = await ctx.store.upstreamOAuth.tokens.get(connectionId, null);
+  return {
+    signInRequired: row?.signInRequired ?? null,
+    signedIn: row !== undefined && row.sealed !== null && row.signInRequired === null,
+  };
+}

@@ -1,0 +1,46 @@
+/**
+ * Signing in to remote MCP servers, over HTTP: the page a sign-in link
+ * opens, the authorization server's callback, and this deployment's Client
+ * ID Metadata Document. Express reads the request; `runtime/core` answers.
+ */
+import express, { type Response, type Router } from 'express';
+import type { OAuthReply } from '../core/oauth-server/oauth-reply.ts';
+import {
+  buildClientMetadataDocument,
+  CALLBACK_PATH,
+  CLIENT_METADATA_PATH,
+} from '../core/upstream-oauth/upstream-oauth.ts';
+import { callbackPage, signInLinkPage } from '../core/upstream-sign-in/sign-in-pages.ts';
+import { SIGN_IN_PAGE_PATH } from '../core/upstream-sign-in/upstream-sign-in.ts';
+import type { Gateway } from '../open-gateway.ts';
+import { cookiesOf, queryOf } from './oauth-routes.ts';
+
+export function signInRouter(gateway: Gateway): Router {
+  const router = express.Router();
+  const ctx = () => gateway.operator('system');
+  router.get(SIGN_IN_PAGE_PATH, (req, res, next) => {
+    signInLinkPage(ctx(), queryOf(req.url), cookiesOf(req.headers.cookie)).then(
+      (reply) => send(res, reply),
+      next,
+    );
+  });
+  router.get(CALLBACK_PATH, (req, res, next) => {
+    callbackPage(ctx(), queryOf(req.url), cookiesOf(req.headers.cookie)).then(
+      (reply) => send(res, reply),
+      next,
+    );
+  });
+  router.get(CLIENT_METADATA_PATH, (_req, res, next) => {
+    const signIn = gateway.upstreamSignIn;
+    const url = signIn.clientMetadataUrl;
+    if (url === undefined) return next();
+    res.json(buildClientMetadataDocument(url, signIn.redirectUri));
+  });
+  return router;
+}
+
+function send(res: Response, reply: OAuthReply): void {
+  res.status(reply.status);
+  for (const [name, value] of Object.entries(reply.headers)) res.setHeader(name, value);
+  res.send(reply.body);
+}

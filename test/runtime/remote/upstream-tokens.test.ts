@@ -1,0 +1,131 @@
+/**
+ * Keeping an upstream sign-in working, against oidc-provider (rotation with
+ * reuse detection) in front of an SDK v2 server that verifies its tokens:
+ * two calls that both find the access token expired share one refresh (one
+ * refresh grant at the authorization server); a refresh token the server
+ * already rotated puts the connection in `sign_in_required` once, and later
+ * calls fail with that code without going back to the server; sign-out
+ * revokes at the server and forgets.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectionViews } from '../../../runtime/core/operator/connection-views.ts';
+import type { OperatorContext } from '../../../runtime/core/operator/context.ts';
+import { signOut } from '../../../runtime/core/operator/remote-sign-in.ts';
+import { callTool, mcpClient, startTestGateway, type TestGateway } from '../../support/gateway.ts';
+import { type OAuthUpstream, startOAuthUpstream } from '../../support/remote/oauth-upstream.ts';
+import { SignInBrowser, signInThrough } from '../../support/remote/sign-in-browser.ts';
+import { connectSignedIn, expireStoredTokens } from '../../support/remote/signed-in.ts';
+
+const DEV = { PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS: '1' };
+
+let gateway: TestGateway;
+let ctx: OperatorContext;
+let upstream: OAuthUpstream;
+
+beforeAll(async () => {
+  [gateway, upstream] = await Promise.all([
+    startTestGateway({ environment: DEV }),
+    startOAuthUpstream({ tenant: 'tokens' }),
+  ]);
+  ctx = gateway.running.gateway.operator('test');
+});
+afterAll(async () => {
+  await Promise.all([gateway?.close(), upstream?.close()]);
+});
+
+describe('upstream tokens', () => {
+  it('refreshes once for two calls that both find the access token expired', async () => {
+    const { connectionId, key } = await connectSignedIn(ctx, upstream, 'twice');
+    const client = await mcpClient(gateway.url, key);
+    expect((await callTool(client, 'twice__get_weather', { city: 'Oslo' })).isError).toBeFalsy();
+    await expireStoredTokens(gateway.running.gateway, connectionId);
+    const before = upstream.refreshes.length;
+    const replies = await Promise.all([
+      callTool(client, 'twice__get_weather', { city: 'Oslo' }),
+      callTool(client, 'twice__get_weather', { city: 'Bergen' }),
+    ]);
+    await client.close();
+    expect(replies.map((r) => r.isError ?? false)).toEqual([false, false]);
+    expect(upstream.refreshes.slice(before)).toEqual(['ok']);
+  });
+
+  it('stops at sign_in_required when the server already rotated the refresh token, without a loop', async () => {
+    const { connectionId, key } = await connectSignedIn(ctx, upstream, 'rotated');
+    const signIn = gateway.running.gateway.upstreamSignIn;
+    const stored = await signIn.tokens('', connectionId, null).load();
+    const workspaceId = (await ctx.store.connections.all()).find(
+      (c) => c.id === connectionId,
+    )!.workspaceId;
+    const tokens = (await signIn.tokens(workspaceId, connectionId, null).load())!;
+    const client = (await signIn.clients(workspaceId, connectionId).load())!;
+    expect(stored).toBeUndefined(); // bound to its workspace: another place does not open it
+    // Someone else uses the refresh token first: the server rotates it.
+    const elsewhere = await fetch(`${upstream.issuer}/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'refresh_token',
+        refresh_token: tokens.refreshToken!,
+        client_id: client.clientId,
+      }),
+    });
+    expect(elsewhere.status).toBe(200);
+    await expireStoredTokens(gateway.running.gateway, connectionId);
+    const before = upstream.refreshes.length;
+    const agent = await mcpClient(gateway.url, key);
+    const first = await callTool(agent, 'rotated__get_weather', { city: 'Oslo' });
+    const second = await callTool(agent, 'rotated__get_weather', { city: 'Oslo' });
+    await agent.close();
+    expect(first.structuredContent?.error).toMatchObject({
+      code: 'oauth_sign_in_required',
+      detail: { reason: 'invalid_grant' },
+    });
+    expect(second.structuredContent?.error?.code).toBe('oauth_sign_in_required');
+    // One refused refresh at the server (reuse detected), and nothing after it.
+    expect(upstream.refreshes.slice(before)).toEqual(['invalid_grant']);
+    const [view] = (await connectionViews(ctx, { workspace: 'default' })).filter(
+      (v) => v.name === 'rotated',
+    );
+    expect(view?.remote?.signIn).toMatchObject({
+      state: 'sign_in_required',
+      reason: 'invalid_grant',
+    });
+  });
+
+  it('signs out: revokes at the server, forgets the tokens, and calls fail with sign_in_required', async () => {
+    const { key } = await connectSignedIn(ctx, upstream, 'leaving');
+    const before = upstream.revocations;
+    const done = await signOut(ctx, { workspace: 'default', connection: 'leaving' });
+    expect(done).toEqual({ connection: 'leaving', revoked: true });
+    expect(upstream.revocations).toBeGreaterThan(before);
+    const agent = await mcpClient(gateway.url, key);
+    const reply = await callTool(agent, 'leaving__get_weather', { city: 'Oslo' });
+    await agent.close();
+    expect(reply.structuredContent?.error).toMatchObject({
+      code: 'oauth_sign_in_required',
+      detail: { reason: 'signed_out' },
+    });
+  });
+});
+
+describe('personal credentials', () => {
+  it("answers with a sign-in link for the agent's person, and the call works once they signed in", async () => {
+    const { key } = await connectSignedIn(ctx, upstream, 'mine', { personal: true });
+    const agent = await mcpClient(gateway.url, key);
+    const first = await callTool(agent, 'mine__get_weather', { city: 'Oslo' });
+    expect(first.isError).toBe(true);
+    const error = first.structuredContent?.error;
+    expect(error).toMatchObject({
+      code: 'oauth_sign_in_required',
+      detail: { reason: 'never', host: new URL(upstream.issuer).host },
+    });
+    const link = String(error?.detail?.signInUrl);
+    expect(first.content[0]?.text).toContain(link);
+    const page = await signInThrough(new SignInBrowser(), link, 'bob');
+    expect(page.html).toContain('for agent mine-agent');
+    const second = await callTool(agent, 'mine__get_weather', { city: 'Oslo' });
+    await agent.close();
+    expect(second.isError).toBeFalsy();
+    expect(second.structuredContent).toEqual({ city: 'Oslo', sky: 'sunny' });
+  });
+});

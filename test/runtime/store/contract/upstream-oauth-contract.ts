@@ -1,0 +1,173 @@
+/**
+ * Signing in to remote MCP servers (0007): a connection's discovery and
+ * client with its binding, each credential's tokens and sign-in state (no
+ * revision bump: a refresh is not governance), and sign-ins that are taken
+ * once, bound to one browser once, pruned when expired, and gone with their
+ * connection.
+ */
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { RemoteEndpoint } from '../../../../runtime/core/remote/remote-model.ts';
+import type {
+  StoredClient,
+  StoredSignIn,
+  StoredTokens,
+} from '../../../../runtime/core/upstream-sign-in/sign-in-model.ts';
+import type { StoreSubject } from '../store-contract.ts';
+import { aConnection, aWorkspace, T0, T1 } from '../store-fixtures.ts';
+
+const oauthEndpoint: RemoteEndpoint = {
+  connectionId: 'conn_o',
+  workspaceId: 'ws_1',
+  url: 'https://mcp.example.com/mcp',
+  transport: 'streamable-http',
+  revision: null,
+  authKind: 'oauth',
+  headerNames: [],
+  serverInfo: null,
+  draft: 'sign_in_needed',
+  classificationOverrides: {},
+  toolsExpireAt: null,
+  oauth: {
+    issuer: 'https://auth.example.com/tenant/a',
+    resource: 'https://mcp.example.com/mcp',
+    resourceMetadataUrl: 'https://mcp.example.com/.well-known/oauth-protected-resource/mcp',
+    scopes: ['mcp:tools'],
+    metadata: {
+      issuer: 'https://auth.example.com/tenant/a',
+      authorization_endpoint: 'https://auth.example.com/tenant/a/auth',
+      token_endpoint: 'https://auth.example.com/tenant/a/token',
+    },
+    omitResource: false,
+  },
+  updatedAt: T0,
+};
+
+const client: StoredClient = {
+  workspaceId: 'ws_1',
+  connectionId: 'conn_o',
+  binding: {
+    issuer: 'https://auth.example.com/tenant/a',
+    resource: 'https://mcp.example.com/mcp',
+    redirectUri: 'https://gw.example.com/connect/oauth/callback',
+    workspaceId: 'ws_1',
+  },
+  clientId: 'client-1',
+  source: 'dcr',
+  authMethod: 'none',
+  sealedSecret: null,
+  keyId: null,
+  obtainedAt: T0,
+  secretExpiresAt: null,
+};
+
+function tokens(overrides: Partial<StoredTokens> = {}): StoredTokens {
+  return {
+    workspaceId: 'ws_1',
+    connectionId: 'conn_o',
+    agentId: null,
+    sealed: 'v1.k.sealed',
+    keyId: 'k',
+    signInRequired: null,
+    updatedAt: T0,
+    ...overrides,
+  };
+}
+
+function signIn(overrides: Partial<StoredSignIn> = {}): StoredSignIn {
+  return {
+    stateHash: 'hash-1',
+    workspaceId: 'ws_1',
+    connectionId: 'conn_o',
+    agentId: null,
+    actor: 'cli',
+    browserHash: null,
+    sealed: 'v1.k.pending',
+    keyId: 'k',
+    host: 'auth.example.com',
+    expiresAt: T1,
+    createdAt: T0,
+    ...overrides,
+  };
+}
+
+export function describeUpstreamOAuthContract(subject: StoreSubject): void {
+  describe('upstream OAuth rows', () => {
+    beforeEach(async () => {
+      await subject.store.workspaces.create(aWorkspace());
+      await subject.store.connections.create(
+        aConnection({ id: 'conn_o', name: 'signed', provider: 'remote-mcp', settings: {} }),
+      );
+    });
+
+    it('keep what discovery found on the endpoint record', async () => {
+      await subject.store.remoteEndpoints.put(oauthEndpoint);
+      expect(await subject.store.remoteEndpoints.byConnection('conn_o')).toEqual(oauthEndpoint);
+    });
+
+    it('keep one client per connection with its binding, replaced whole', async () => {
+      const { store } = subject;
+      await store.upstreamOAuth.clients.put(client);
+      const rebound = { ...client, clientId: 'client-2', sealedSecret: 'v1.k.s', keyId: 'k' };
+      await store.upstreamOAuth.clients.put(rebound);
+      expect(await store.upstreamOAuth.clients.byConnection('conn_o')).toEqual(rebound);
+      expect(await store.upstreamOAuth.clients.remove('conn_o')).toBe(true);
+      expect(await store.upstreamOAuth.clients.byConnection('conn_o')).toBeUndefined();
+    });
+
+    it("keep each credential's tokens apart, without moving the revision", async () => {
+      const { store } = subject;
+      await store.agents.create(
+        {
+          id: 'agt_1',
+          workspaceId: 'ws_1',
+          name: 'a',
+          keyPrefix: 'pc_',
+          status: 'active',
+          createdAt: T0,
+          revokedAt: null,
+        },
+        'hash',
+      );
+      const before = await store.revision();
+      await store.upstreamOAuth.tokens.put(tokens());
+      await store.upstreamOAuth.tokens.put(tokens({ agentId: 'agt_1', sealed: 'v1.k.personal' }));
+      await store.upstreamOAuth.tokens.put(
+        tokens({ sealed: null, keyId: null, signInRequired: 'invalid_grant', updatedAt: T1 }),
+      );
+      expect(await store.revision()).toBe(before);
+      expect(await store.upstreamOAuth.tokens.get('conn_o', null)).toEqual(
+        tokens({ sealed: null, keyId: null, signInRequired: 'invalid_grant', updatedAt: T1 }),
+      );
+      expect(
+        (await store.upstreamOAuth.tokens.forConnection('conn_o')).map((t) => t.agentId),
+      ).toEqual([null, 'agt_1']);
+    });
+
+    it('take a sign-in exactly once, and bind it to one browser once', async () => {
+      const { store } = subject;
+      await store.upstreamOAuth.signIns.create(signIn());
+      expect(await store.upstreamOAuth.signIns.bindBrowser('hash-1', 'browser-a')).toBe(true);
+      expect(await store.upstreamOAuth.signIns.bindBrowser('hash-1', 'browser-b')).toBe(false);
+      expect((await store.upstreamOAuth.signIns.byState('hash-1'))?.browserHash).toBe('browser-a');
+      const takes = await Promise.all([
+        store.upstreamOAuth.signIns.take('hash-1'),
+        store.upstreamOAuth.signIns.take('hash-1'),
+      ]);
+      expect(takes.filter((t) => t !== undefined)).toHaveLength(1);
+      expect(await store.upstreamOAuth.signIns.take('hash-1')).toBeUndefined();
+    });
+
+    it('prune expired sign-ins, and lose every row with their connection', async () => {
+      const { store } = subject;
+      await store.upstreamOAuth.signIns.create(signIn({ stateHash: 'old', expiresAt: T0 }));
+      await store.upstreamOAuth.signIns.create(signIn({ stateHash: 'new', expiresAt: T1 }));
+      expect(await store.upstreamOAuth.signIns.prune(T1)).toBe(1);
+      await store.upstreamOAuth.clients.put(client);
+      await store.upstreamOAuth.tokens.put(tokens());
+      await store.connections.remove('ws_1', 'conn_o');
+      expect(await store.upstreamOAuth.signIns.byState('new')).toBeUndefined();
+      expect(await store.upstreamOAuth.clients.byConnection('conn_o')).toBeUndefined();
+      expect(await store.upstreamOAuth.tokens.get('conn_o', null)).toBeUndefined();
+    });
+  });
+}

@@ -1,0 +1,155 @@
+/**
+ * A real upstream that wants a sign-in, on loopback: `oidc-provider`
+ * (panva's certified OpenID provider) as the authorization server, at an
+ * issuer with a path (`/tenant/<name>`), with dynamic client registration,
+ * PKCE, resource indicators (the access token is a JWT whose audience is the
+ * MCP endpoint), refresh-token rotation with reuse detection, revocation
+ * and `iss` in the authorization response; in front of an SDK v2 MCP server
+ * that publishes its protected-resource metadata, answers 401 with the
+ * `resource_metadata` hint, and verifies every access token (signature,
+ * issuer, audience, expiry) with jose. Counts what happened at the
+ * authorization server, so tests can assert on it there.
+ */
+import type { IncomingMessage } from 'node:http';
+import express from 'express';
+import { createRemoteJWKSet, jwtVerify } from 'jose';
+import Provider, { type KoaContextWithOIDC } from 'oidc-provider';
+import { startUpstream, type Upstream, type UpstreamKind } from './upstream-servers.ts';
+
+export interface OAuthUpstreamOptions {
+  /** The issuer's path segment: `/tenant/<tenant>`. Default `a`. */
+  tenant?: string;
+  kind?: UpstreamKind;
+  /** Scopes the protected resource names. Default `mcp:tools`. */
+  scopes?: string[];
+  /** Clients registered by hand (preregistered), as oidc-provider takes them. */
+  clients?: Array<Record<string, unknown>>;
+}
+
+export interface OAuthUpstream {
+  issuer: string;
+  mcp: Upstream;
+  /** Refresh-token grants the authorization server answered, and how. */
+  refreshes: Array<'ok' | string>;
+  /** Clients registered by DCR. */
+  registrations: string[];
+  /** Revocation requests that reached the server. */
+  revocations: number;
+  /** Access tokens the MCP server accepted (their `jti`s), in order. */
+  accepted: string[];
+  provider: Provider;
+  close(): Promise<void>;
+}
+
+export async function startOAuthUpstream(
+  options: OAuthUpstreamOptions = {},
+): Promise<OAuthUpstream> {
+  const tenant = options.tenant ?? 'a';
+  const scopes = options.scopes ?? ['mcp:tools'];
+  const app = express();
+  const http = await new Promise<import('node:http').Server>((resolve) => {
+    const server = app.listen(0, '127.0.0.1', () => resolve(server));
+  });
+  const port = (http.address() as { port: number }).port;
+  const issuer = `http://127.0.0.1:${port}/tenant/${tenant}`;
+  let mcpUrl = '';
+  const provider = new Provider(issuer, {
+    clients: (options.clients ?? []) as never[],
+    cookies: { keys: ['portcullis-test-cookie-key'] },
+    scopes: ['openid', 'offline_access', ...scopes],
+    features: {
+      devInteractions: { enabled: true },
+      registration: { enabled: true },
+      revocation: { enabled: true, allowedPolicy: async () => true },
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: async () => mcpUrl,
+        useGrantedResource: async () => true,
+        getResourceServerInfo: async (_ctx, resourceIndicator) => ({
+          scope: scopes.join(' '),
+          audience: resourceIndicator,
+          accessTokenTTL: 3600,
+          accessTokenFormat: 'jwt',
+        }),
+      },
+    },
+    // Every code grant gets a refresh token (without asking for offline_access and its prompt).
+    issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    rotateRefreshToken: () => true,
+    pkce: { required: () => true },
+    findAccount: async (_ctx, id) => ({ accountId: id, claims: async () => ({ sub: id }) }),
+    ttl: { AccessToken: 3600, Grant: 3600, Interaction: 600, RefreshToken: 86_400, Session: 3600 },
+  });
+  const refreshes: OAuthUpstream['refreshes'] = [];
+  const registrations: string[] = [];
+  let revocations = 0;
+  const grantType = (ctx: KoaContextWithOIDC) =>
+    (ctx.oidc?.params as { grant_type?: string } | undefined)?.grant_type;
+  provider.on('grant.success', (ctx) => {
+    if (grantType(ctx) === 'refresh_token') refreshes.push('ok');
+  });
+  provider.on('grant.error', (ctx, error) => {
+    if (grantType(ctx) === 'refresh_token')
+      refreshes.push((error as { error?: string }).error ?? 'error');
+  });
+  provider.on('registration_create.success', (_ctx, client) => registrations.push(client.clientId));
+  app.use((req, _res, next) => {
+    if (req.method === 'POST' && req.path.endsWith('/token/revocation')) revocations++;
+    next();
+  });
+  app.use(`/tenant/${tenant}`, provider.callback());
+
+  const jwks = createRemoteJWKSet(new URL(`${issuer}/jwks`));
+  const accepted: string[] = [];
+  const guard = async (req: IncomingMessage) => {
+    const path = (req.url ?? '').split('?')[0];
+    const metadataUrl = `${new URL(mcpUrl).origin}/.well-known/oauth-protected-resource/mcp`;
+    if (path?.startsWith('/.well-known/oauth-protected-resource'))
+      return {
+        status: 200,
+        body: JSON.stringify({
+          resource: mcpUrl,
+          authorization_servers: [issuer],
+          scopes_supported: scopes,
+          bearer_methods_supported: ['header'],
+        }),
+      };
+    const challenge = `Bearer resource_metadata="${metadataUrl}"`;
+    const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+    if (!token)
+      return {
+        status: 401,
+        headers: { 'www-authenticate': challenge },
+        body: '{"error":"unauthorized"}',
+      };
+    try {
+      const { payload } = await jwtVerify(token, jwks, { issuer, audience: mcpUrl });
+      accepted.push(String(payload.jti));
+      return undefined;
+    } catch {
+      return {
+        status: 401,
+        headers: { 'www-authenticate': `${challenge}, error="invalid_token"` },
+        body: '{"error":"invalid_token"}',
+      };
+    }
+  };
+  const mcp = await startUpstream(options.kind ?? 'modern', { guard });
+  mcpUrl = mcp.url;
+  return {
+    issuer,
+    mcp,
+    refreshes,
+    registrations,
+    get revocations() {
+      return revocations;
+    },
+    accepted,
+    provider,
+    async close() {
+      await mcp.close();
+      http.closeAllConnections();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    },
+  };
+}
