@@ -224,6 +224,7 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
       async close() {
         await healthProbe.stop();
         listChanges.close();
+        remote.executor.cancelHeld();
         // An HTTP+SSE session holds a stream open; the outbound client would wait for it.
         for (const session of remote.sessions.forgetAll())
           if (session.era === 'sse') session.channel.close();

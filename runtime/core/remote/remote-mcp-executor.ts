@@ -12,18 +12,21 @@
  * errors, JSON-RPC errors and the network's failures count against health.
  */
 import { createHash } from 'node:crypto';
-import type { CallToolResult } from '@modelcontextprotocol/server';
+import type { CallToolResult, InputRequest } from '@modelcontextprotocol/server';
 import { GatewayError } from '../errors.ts';
 import type { CallOutcome } from '../execute/connection-health.ts';
 import type { ExecuteCall, Execution, Executor } from '../execute/executor.ts';
 import { isPlainObject } from '../json-value.ts';
+import type { InputRequired, ToolOutcome } from '../mcp/tool-backend.ts';
 import { Redactor } from '../outbound/redaction.ts';
+import { CAPABILITY_OF, HeldExchange, HeldExchanges, type Step } from './held-exchanges.ts';
 import type { RpcNotification } from './mcp-reply.ts';
 import { openSession } from './open-session.ts';
 import { credentialHeaders } from './remote-headers.ts';
 import type { RemoteEndpoint } from './remote-model.ts';
 import type { RemoteTarget } from './remote-tool-source.ts';
 import {
+  type ServerRequestAnswer,
   SessionExpired,
   type UpstreamClient,
   type UpstreamSession,
@@ -58,52 +61,145 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
     | ((connectionId: string, target: UpstreamTarget, session: UpstreamSession) => void)
     | undefined;
 
-  constructor(client: UpstreamClient, sessions: UpstreamSessions) {
+  readonly #held: HeldExchanges;
+
+  constructor(client: UpstreamClient, sessions: UpstreamSessions, held = new HeldExchanges()) {
     this.#client = client;
     this.#sessions = sessions;
+    this.#held = held;
   }
 
   async execute(call: ExecuteCall<RemoteTarget>): Promise<Execution> {
     const { connection, source, action } = call.target;
+    const relay = relayStateOf(call.input?.state);
+    if (relay?.held !== undefined) return this.#resume(call, relay.held, relay.key ?? '');
     const target = upstreamTarget(source.endpoint, call.credential);
     const key = sessionKey(connection.id, credentialIdentity(target.headers));
     const open = async () => {
-      const opened = await this.#open(target, source.endpoint, call.clientCapabilities);
+      const opened = await this.#open(target, source.endpoint);
       this.sessionOpened?.(connection.id, target, opened);
       return opened;
     };
     const progressToken = `pc-${Math.random().toString(36).slice(2)}`;
-    const params = {
+    const params: CallParams = {
       name: action.name,
       arguments: call.arguments,
       _meta: { progressToken },
     };
+    // A 2026-07-28 server's own question, answered: its answers and its state go back to it.
+    if (relay?.modern !== undefined) {
+      params.inputResponses = call.input?.responses ?? {};
+      if (typeof relay.modern === 'string') params.requestState = relay.modern;
+    }
     const requestBytes = Buffer.byteLength(JSON.stringify(params));
     let session = await this.#sessions.get(key, open);
-    let answer: Awaited<ReturnType<UpstreamClient['request']>>;
+    let exchange: RemoteExchange;
+    let step: Step<Answered>;
     try {
-      answer = await this.#call(target, session, params, call);
+      exchange = this.#start(target, session, key, params, call);
+      step = await exchange.next(call.cancel);
     } catch (error) {
-      if (error instanceof SessionExpired) {
-        this.#sessions.forget(key, session);
-        session = await this.#sessions.get(key, open);
-        try {
-          answer = await this.#call(target, session, params, call);
-        } catch (again) {
-          throw this.#failed(key, session, again);
-        }
-      } else {
-        throw this.#failed(key, session, error);
+      if (!(error instanceof SessionExpired)) throw this.#failed(key, session, error);
+      this.#sessions.forget(key, session);
+      session = await this.#sessions.get(key, open);
+      try {
+        exchange = this.#start(target, session, key, params, call);
+        step = await exchange.next(call.cancel);
+      } catch (again) {
+        throw this.#failed(key, session, again);
       }
     }
-    const outcome = toolResultOf(answer.result);
+    return this.#executed(exchange, step, target.url.host, requestBytes);
+  }
+
+  /** An agent's answer to the question a held exchange asked: posted upstream, and the call reads on. */
+  async #resume(call: ExecuteCall<RemoteTarget>, id: string, key: string): Promise<Execution> {
+    const held = this.#held.take(id) as RemoteExchange | undefined;
+    if (held === undefined || held.connectionId !== call.target.connection.id)
+      throw new GatewayError('mcp_remote_input_expired');
+    held.call = call;
+    held.capabilities = call.clientCapabilities;
+    const answer = call.input?.responses[key];
+    held.answer(answerOf(answer));
+    let step: Step<Answered>;
+    try {
+      step = await held.next(call.cancel);
+    } catch (error) {
+      throw this.#failed(held.sessionKey, held.session, error);
+    }
+    return this.#executed(held, step, held.host, 0);
+  }
+
+  /** The call's tools/call, as an exchange that may stop to ask the agent. */
+  #start(
+    target: UpstreamTarget,
+    session: UpstreamSession,
+    key: string,
+    params: CallParams,
+    call: ExecuteCall<RemoteTarget>,
+  ): RemoteExchange {
+    const exchange = new HeldExchange<Answered>(
+      (onRequest, cancel) =>
+        this.#client.request(
+          target,
+          session,
+          'tools/call',
+          params as unknown as Record<string, unknown>,
+          {
+            cancel,
+            // Relayed as they arrive, before the result, to the round running now.
+            onNotification: (message) =>
+              relay([message], params._meta.progressToken, exchange.call),
+            onRequest,
+            clientCapabilities: call.clientCapabilities as Record<string, unknown>,
+          },
+        ),
+      call.clientCapabilities,
+    ) as RemoteExchange;
+    exchange.call = call;
+    exchange.connectionId = call.target.connection.id;
+    exchange.sessionKey = key;
+    exchange.session = session;
+    exchange.host = target.url.host;
+    return exchange;
+  }
+
+  /** The result, or the question to put to the agent (its exchange held until the answer comes). */
+  #executed(
+    exchange: RemoteExchange,
+    step: Step<Answered>,
+    host: string,
+    requestBytes: number,
+  ): Execution {
+    const base = { host, address: null, upstreamStatus: 200, requestBytes };
+    if (step.kind === 'asks') {
+      if (!this.#held.hold(exchange as HeldExchange<unknown>)) {
+        exchange.answer({
+          error: { code: -32603, message: 'Portcullis holds too many questions' },
+        });
+        exchange.cancel.cancel();
+        throw new GatewayError('mcp_remote_input_expired');
+      }
+      const { request } = step;
+      const questionKey = `upstream_${String(request.id).slice(0, 40)}`;
+      return {
+        ...base,
+        outcome: {
+          resultType: 'input_required',
+          inputRequests: {
+            [questionKey]: { method: request.method, params: request.params ?? {} } as InputRequest,
+          },
+          state: { held: exchange.id, key: questionKey },
+        },
+        replyBytes: Buffer.byteLength(JSON.stringify(request)),
+        health: 'success',
+      };
+    }
+    const { result } = step.value;
     return {
-      outcome,
-      host: target.url.host,
-      address: null,
-      upstreamStatus: 200,
-      requestBytes,
-      replyBytes: Buffer.byteLength(JSON.stringify(answer.result)),
+      ...base,
+      outcome: outcomeOf(result),
+      replyBytes: Buffer.byteLength(JSON.stringify(result)),
       health: 'success',
     };
   }
@@ -114,31 +210,23 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
     return HEALTH_FAILURES.has(error.code) ? 'failure' : 'neutral';
   }
 
+  /** Cancels every call held for an agent's answer (the gateway closing). */
+  cancelHeld(): void {
+    this.#held.cancelAll();
+  }
+
   /** Forgets every session of a connection (disconnect, a new credential). */
   forgetConnection(connectionId: string): UpstreamSession[] {
     return this.#sessions.forgetConnection(connectionId);
   }
 
-  async #open(
-    target: UpstreamTarget,
-    endpoint: RemoteEndpoint,
-    capabilities: Record<string, unknown>,
-  ): Promise<UpstreamSession> {
-    return openSession(this.#client, target, endpoint, { clientCapabilities: capabilities });
-  }
-
-  async #call(
-    target: UpstreamTarget,
-    session: UpstreamSession,
-    params: { name: string; arguments: unknown; _meta: { progressToken: string } },
-    call: ExecuteCall<RemoteTarget>,
-  ) {
-    return this.#client.request(target, session, 'tools/call', params, {
-      cancel: call.cancel,
-      // Relayed as they arrive, before the result.
-      onNotification: (message) => relay([message], String(params._meta.progressToken), call),
-      clientCapabilities: call.clientCapabilities as Record<string, unknown>,
-    });
+  /**
+   * A session is shared by every agent with the same credential, so it
+   * declares all it may relay; each question is relayed or refused by what
+   * the calling agent's client declared.
+   */
+  async #open(target: UpstreamTarget, endpoint: RemoteEndpoint): Promise<UpstreamSession> {
+    return openSession(this.#client, target, endpoint, { clientCapabilities: RELAYED });
   }
 
   /** The error the call fails with; a reply-only one forgets the caller's session (if still that one). */
@@ -196,6 +284,41 @@ function relay(messages: readonly RpcNotification[], token: string, call: Execut
   }
 }
 
+/** A 2026-07-28 server's result: complete, or its own question for the agent (relayed as it is). */
+function outcomeOf(result: Record<string, unknown>): ToolOutcome {
+  if (result.resultType === 'input_required') return inputRequiredOf(result);
+  return toolResultOf(result);
+}
+
+function inputRequiredOf(result: Record<string, unknown>): InputRequired {
+  const requests = result.inputRequests;
+  const state = result.requestState;
+  if (requests !== undefined && !isPlainObject(requests))
+    throw new GatewayError(
+      'mcp_remote_malformed_response',
+      "the remote MCP server's input_required result has inputRequests that are not an object",
+    );
+  for (const request of Object.values(requests ?? {})) {
+    if (!isPlainObject(request) || CAPABILITY_OF[String(request.method)] === undefined)
+      throw new GatewayError(
+        'mcp_remote_malformed_response',
+        "the remote MCP server's input_required result asks for input Portcullis cannot relay",
+      );
+  }
+  if (state !== undefined && typeof state !== 'string')
+    throw new GatewayError(
+      'mcp_remote_malformed_response',
+      "the remote MCP server's requestState is not a string",
+    );
+  const outcome: InputRequired = {
+    resultType: 'input_required',
+    // Sealed by the endpoint with the agent's answers' retry; given back to the server unchanged.
+    state: { modern: state ?? true },
+  };
+  if (requests !== undefined) outcome.inputRequests = requests as InputRequired['inputRequests'];
+  return outcome;
+}
+
 function toolResultOf(result: Record<string, unknown>): CallToolResult {
   if (!Array.isArray(result.content))
     throw new GatewayError(
@@ -212,3 +335,59 @@ function isCancelled(error: GatewayError): boolean {
   const cause = error.cause instanceof GatewayError ? error.cause : error;
   return cause.detail?.cause === 'aborted';
 }
+
+/** What this executor keeps in a call's sealed state between rounds. */
+interface RelayState {
+  /** A held exchange's id, and the key its question went out under. */
+  held?: string;
+  key?: string;
+  /** A 2026-07-28 server's `requestState` (true: it sent none). */
+  modern?: string | true;
+}
+
+function relayStateOf(state: unknown): RelayState | undefined {
+  if (!isPlainObject(state)) return undefined;
+  const { held, key, modern } = state;
+  const relay: RelayState = {};
+  if (typeof held === 'string') relay.held = held;
+  if (typeof key === 'string') relay.key = key;
+  if (typeof modern === 'string' || modern === true) relay.modern = modern;
+  return relay;
+}
+
+/** The agent's answer as the upstream's JSON-RPC response: a result, its error, or none given. */
+function answerOf(answer: unknown): ServerRequestAnswer {
+  if (isPlainObject(answer) && isPlainObject(answer.error)) {
+    const { code, message } = answer.error;
+    return {
+      error: {
+        code: typeof code === 'number' ? code : -32603,
+        message: typeof message === 'string' ? message.slice(0, 500) : 'the agent refused',
+      },
+    };
+  }
+  if (isPlainObject(answer)) return { result: answer };
+  return { error: { code: -32602, message: 'the agent gave no answer to this request' } };
+}
+
+/** Everything a session may relay to an agent (declared when it opens). */
+const RELAYED = { elicitation: { form: {}, url: {} }, sampling: {}, roots: {} };
+
+type Answered = Awaited<ReturnType<UpstreamClient['request']>>;
+
+interface CallParams {
+  name: string;
+  arguments: unknown;
+  _meta: { progressToken: string };
+  inputResponses?: Record<string, unknown>;
+  requestState?: string;
+}
+
+/** A held tools/call, with what its later rounds need to go on in the same session. */
+type RemoteExchange = HeldExchange<Answered> & {
+  call: ExecuteCall<RemoteTarget>;
+  connectionId: string;
+  sessionKey: string;
+  session: UpstreamSession;
+  host: string;
+};

@@ -11,7 +11,10 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
+  acceptedContent,
   createMcpHandler,
+  inputRequired,
+  inputResponse,
   McpServer,
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
@@ -40,6 +43,13 @@ export interface UpstreamOptions {
   slowTool?: boolean;
   /** Adds `gate`, a read that reports progress, then waits for `open()` before it answers. */
   gateTool?: boolean;
+  /**
+   * Adds `ask_name` (elicitation), `ask_model` (sampling) and `count_roots`
+   * (roots), reads written the SDK's multi round-trip way: a 2026-07-28
+   * server answers `input_required`, a 2025-11-25 one asks with server
+   * requests on the call's stream (the SDK's own translation).
+   */
+  askingTools?: boolean;
 }
 
 export interface Upstream {
@@ -137,6 +147,7 @@ export async function startUpstream(
           return { content: [{ type: 'text', text: 'through the gate' }] };
         },
       );
+    if (options.askingTools) registerAskingTools(server);
     if (options.slowTool)
       server.registerTool(
         'slow',
@@ -275,4 +286,64 @@ export async function startUpstream(
       await new Promise<void>((resolve) => http.close(() => resolve()));
     },
   };
+}
+
+function registerAskingTools(server: McpServer): void {
+  const read = { inputSchema: z.object({}), annotations: { readOnlyHint: true } };
+  server.registerTool(
+    'ask_name',
+    { description: 'Asks the person for their name.', ...read },
+    async (_args, ctx) => {
+      const answer = acceptedContent<{ name?: string }>(ctx.mcpReq.inputResponses, 'name');
+      if (answer?.name) return { content: [{ type: 'text', text: `Hello, ${answer.name}!` }] };
+      const reply = inputResponse(ctx.mcpReq.inputResponses, 'name');
+      if (reply.kind === 'elicit')
+        return { content: [{ type: 'text', text: `no name (${reply.action})` }] };
+      return inputRequired({
+        inputRequests: {
+          name: inputRequired.elicit({
+            message: 'What is your name?',
+            requestedSchema: {
+              type: 'object',
+              properties: { name: { type: 'string' } },
+              required: ['name'],
+            },
+          }),
+        },
+      });
+    },
+  );
+  server.registerTool(
+    'ask_model',
+    { description: 'Asks the model for the capital of France.', ...read },
+    async (_args, ctx) => {
+      const reply = inputResponse(ctx.mcpReq.inputResponses, 'capital');
+      if (reply.kind === 'sampling') {
+        const content = reply.result.content as { type?: string; text?: string };
+        return { content: [{ type: 'text', text: `the model said: ${content.text}` }] };
+      }
+      return inputRequired({
+        inputRequests: {
+          capital: inputRequired.createMessage({
+            messages: [
+              { role: 'user', content: { type: 'text', text: 'What is the capital of France?' } },
+            ],
+            maxTokens: 20,
+          }),
+        },
+      });
+    },
+  );
+  server.registerTool(
+    'count_roots',
+    { description: "Counts the client's roots.", ...read },
+    async (_args, ctx) => {
+      const reply = inputResponse(ctx.mcpReq.inputResponses, 'roots');
+      if (reply.kind === 'roots') {
+        const uris = reply.roots.map((root) => root.uri).join(' ');
+        return { content: [{ type: 'text', text: `${reply.roots.length} root(s): ${uris}` }] };
+      }
+      return inputRequired({ inputRequests: { roots: inputRequired.listRoots() } });
+    },
+  );
 }
