@@ -17,7 +17,7 @@ import { GatewayError } from '../errors.ts';
 import type { CallOutcome } from '../execute/connection-health.ts';
 import type { ExecuteCall, Execution, Executor } from '../execute/executor.ts';
 import { isPlainObject } from '../json-value.ts';
-import type { InputRequired, ToolOutcome } from '../mcp/tool-backend.ts';
+import { type InputRequired, isInputRequired } from '../mcp/tool-backend.ts';
 import { Redactor } from '../outbound/redaction.ts';
 import { CAPABILITY_OF, HeldExchange, HeldExchanges, type Step } from './held-exchanges.ts';
 import type { RpcNotification } from './mcp-reply.ts';
@@ -70,40 +70,47 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
   }
 
   async execute(call: ExecuteCall<RemoteTarget>): Promise<Execution> {
-    const { connection, source, action } = call.target;
+    const { name } = call.target.action;
+    const forwarded = await this.forward({
+      ...call,
+      method: 'tools/call',
+      params: { name, arguments: call.arguments },
+    });
+    const { outcome } = forwarded;
+    return { ...forwarded, outcome: isInputRequired(outcome) ? outcome : toolResultOf(outcome) };
+  }
+
+  /**
+   * One request to the connection's server in the caller's upstream session
+   * (a tool call, a prompt, a resource, a list): its result, or the question
+   * the server asks first (held until the agent's answer comes back).
+   */
+  async forward(call: ForwardCall): Promise<Forwarded> {
+    const { connection, source } = call.target;
     const relay = relayStateOf(call.input?.state);
     if (relay?.held !== undefined) return this.#resume(call, relay.held, relay.key ?? '');
     const target = upstreamTarget(source.endpoint, call.credential);
     const key = sessionKey(connection.id, credentialIdentity(target.headers));
-    const open = async () => {
-      const opened = await this.#open(target, source.endpoint);
-      this.sessionOpened?.(connection.id, target, opened);
-      return opened;
-    };
     const progressToken = `pc-${Math.random().toString(36).slice(2)}`;
-    const params: CallParams = {
-      name: action.name,
-      arguments: call.arguments,
-      _meta: { progressToken },
-    };
+    const params: Record<string, unknown> = { ...call.params, _meta: { progressToken } };
     // A 2026-07-28 server's own question, answered: its answers and its state go back to it.
     if (relay?.modern !== undefined) {
       params.inputResponses = call.input?.responses ?? {};
       if (typeof relay.modern === 'string') params.requestState = relay.modern;
     }
     const requestBytes = Buffer.byteLength(JSON.stringify(params));
-    let session = await this.#sessions.get(key, open);
+    let session = await this.#session(call, target, key);
     let exchange: RemoteExchange;
     let step: Step<Answered>;
     try {
-      exchange = this.#start(target, session, key, params, call);
+      exchange = this.#start(target, session, key, params, progressToken, call);
       step = await exchange.next(call.cancel);
     } catch (error) {
       if (!(error instanceof SessionExpired)) throw this.#failed(key, session, error);
       this.#sessions.forget(key, session);
-      session = await this.#sessions.get(key, open);
+      session = await this.#session(call, target, key);
       try {
-        exchange = this.#start(target, session, key, params, call);
+        exchange = this.#start(target, session, key, params, progressToken, call);
         step = await exchange.next(call.cancel);
       } catch (again) {
         throw this.#failed(key, session, again);
@@ -112,8 +119,32 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
     return this.#executed(exchange, step, target.url.host, requestBytes);
   }
 
+  /** What the connection's server said it serves, as the caller's session found it. */
+  async capabilitiesOf(
+    call: Pick<ForwardCall, 'target' | 'credential'>,
+  ): Promise<Record<string, unknown>> {
+    const target = upstreamTarget(call.target.source.endpoint, call.credential);
+    const key = sessionKey(call.target.connection.id, credentialIdentity(target.headers));
+    const session = await this.#session(call, target, key);
+    return session.capabilities ?? {};
+  }
+
+  /** The caller's upstream session, opened (once, however many ask) when there is none. */
+  #session(
+    call: Pick<ForwardCall, 'target'>,
+    target: UpstreamTarget,
+    key: string,
+  ): Promise<UpstreamSession> {
+    const { connection, source } = call.target;
+    return this.#sessions.get(key, async () => {
+      const opened = await this.#open(target, source.endpoint);
+      this.sessionOpened?.(connection.id, target, opened);
+      return opened;
+    });
+  }
+
   /** An agent's answer to the question a held exchange asked: posted upstream, and the call reads on. */
-  async #resume(call: ExecuteCall<RemoteTarget>, id: string, key: string): Promise<Execution> {
+  async #resume(call: ForwardCall, id: string, key: string): Promise<Forwarded> {
     const held = this.#held.take(id) as RemoteExchange | undefined;
     if (held === undefined || held.connectionId !== call.target.connection.id)
       throw new GatewayError('mcp_remote_input_expired');
@@ -130,30 +161,24 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
     return this.#executed(held, step, held.host, 0);
   }
 
-  /** The call's tools/call, as an exchange that may stop to ask the agent. */
+  /** The call's request, as an exchange that may stop to ask the agent. */
   #start(
     target: UpstreamTarget,
     session: UpstreamSession,
     key: string,
-    params: CallParams,
-    call: ExecuteCall<RemoteTarget>,
+    params: Record<string, unknown>,
+    progressToken: string,
+    call: ForwardCall,
   ): RemoteExchange {
     const exchange = new HeldExchange<Answered>(
       (onRequest, cancel) =>
-        this.#client.request(
-          target,
-          session,
-          'tools/call',
-          params as unknown as Record<string, unknown>,
-          {
-            cancel,
-            // Relayed as they arrive, before the result, to the round running now.
-            onNotification: (message) =>
-              relay([message], params._meta.progressToken, exchange.call),
-            onRequest,
-            clientCapabilities: call.clientCapabilities as Record<string, unknown>,
-          },
-        ),
+        this.#client.request(target, session, call.method, params, {
+          cancel,
+          // Relayed as they arrive, before the result, to the round running now.
+          onNotification: (message) => relay([message], progressToken, exchange.call),
+          onRequest,
+          clientCapabilities: call.clientCapabilities as Record<string, unknown>,
+        }),
       call.clientCapabilities,
     ) as RemoteExchange;
     exchange.call = call;
@@ -170,7 +195,7 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
     step: Step<Answered>,
     host: string,
     requestBytes: number,
-  ): Execution {
+  ): Forwarded {
     const base = { host, address: null, upstreamStatus: 200, requestBytes };
     if (step.kind === 'asks') {
       if (!this.#held.hold(exchange as HeldExchange<unknown>)) {
@@ -198,7 +223,7 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
     const { result } = step.value;
     return {
       ...base,
-      outcome: outcomeOf(result),
+      outcome: result.resultType === 'input_required' ? inputRequiredOf(result) : result,
       replyBytes: Buffer.byteLength(JSON.stringify(result)),
       health: 'success',
     };
@@ -226,7 +251,13 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
    * the calling agent's client declared.
    */
   async #open(target: UpstreamTarget, endpoint: RemoteEndpoint): Promise<UpstreamSession> {
-    return openSession(this.#client, target, endpoint, { clientCapabilities: RELAYED });
+    const session = await openSession(this.#client, target, endpoint, {
+      clientCapabilities: RELAYED,
+    });
+    if (session.era !== 'modern') return session;
+    // Nothing to open on 2026-07-28: `server/discover` says what the server serves.
+    const hello = await this.#client.discover(target).catch(() => undefined);
+    return { ...session, capabilities: hello?.capabilities ?? {} };
   }
 
   /** The error the call fails with; a reply-only one forgets the caller's session (if still that one). */
@@ -262,7 +293,11 @@ export function credentialIdentity(headers: Record<string, string>): string {
 }
 
 /** Progress and log messages the upstream sent about this call, relayed to the agent. */
-function relay(messages: readonly RpcNotification[], token: string, call: ExecuteCall): void {
+function relay(
+  messages: readonly RpcNotification[],
+  token: string,
+  call: Pick<ExecuteCall, 'progress' | 'log'>,
+): void {
   for (const message of messages) {
     const params = message.params ?? {};
     if (message.method === 'notifications/progress' && params.progressToken === token) {
@@ -284,12 +319,7 @@ function relay(messages: readonly RpcNotification[], token: string, call: Execut
   }
 }
 
-/** A 2026-07-28 server's result: complete, or its own question for the agent (relayed as it is). */
-function outcomeOf(result: Record<string, unknown>): ToolOutcome {
-  if (result.resultType === 'input_required') return inputRequiredOf(result);
-  return toolResultOf(result);
-}
-
+/** A 2026-07-28 server's own question for the agent, relayed as it is. */
 function inputRequiredOf(result: Record<string, unknown>): InputRequired {
   const requests = result.inputRequests;
   const state = result.requestState;
@@ -375,17 +405,21 @@ const RELAYED = { elicitation: { form: {}, url: {} }, sampling: {}, roots: {} };
 
 type Answered = Awaited<ReturnType<UpstreamClient['request']>>;
 
-interface CallParams {
-  name: string;
-  arguments: unknown;
-  _meta: { progressToken: string };
-  inputResponses?: Record<string, unknown>;
-  requestState?: string;
+/** One request to forward: a tool call's context, with the method and params to send. */
+export interface ForwardCall extends Omit<ExecuteCall, 'target' | 'arguments'> {
+  target: Pick<RemoteTarget, 'connection' | 'source'>;
+  method: string;
+  params: Record<string, unknown>;
 }
 
-/** A held tools/call, with what its later rounds need to go on in the same session. */
+/** What a forwarded request did: the server's result (or its question), and what to audit. */
+export interface Forwarded extends Omit<Execution, 'outcome'> {
+  outcome: Record<string, unknown> | InputRequired;
+}
+
+/** A held request, with what its later rounds need to go on in the same session. */
 type RemoteExchange = HeldExchange<Answered> & {
-  call: ExecuteCall<RemoteTarget>;
+  call: ForwardCall;
   connectionId: string;
   sessionKey: string;
   session: UpstreamSession;

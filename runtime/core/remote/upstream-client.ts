@@ -51,11 +51,15 @@ export interface UpstreamTarget {
   redactor: Redactor;
 }
 
-export type UpstreamSession =
+export type UpstreamSession = (
   | { era: 'modern'; revision: string }
   | { era: 'legacy'; revision: string; sessionId: string | undefined }
   /** The 2024-11-05 HTTP+SSE transport: a stream of its own, open while the session lives. */
-  | { era: 'sse'; revision: string; channel: SseChannel };
+  | { era: 'sse'; revision: string; channel: SseChannel }
+) & {
+  /** What the server said it serves (prompts, resources, …), when the opening told. */
+  capabilities?: Record<string, unknown>;
+};
 
 export interface ServerHello {
   session: UpstreamSession;
@@ -152,6 +156,7 @@ export class UpstreamClient {
           revision:
             typeof result.protocolVersion === 'string' ? result.protocolVersion : channel.revision,
           channel,
+          capabilities: objectOr(result.capabilities),
         },
         serverInfo: serverInfoOf(result.serverInfo),
         capabilities: objectOr(result.capabilities),
@@ -187,6 +192,7 @@ export class UpstreamClient {
       era: 'legacy',
       revision,
       sessionId: reply.headers['mcp-session-id'],
+      capabilities: objectOr(result.capabilities),
     };
     const initialized = await this.#post(
       target,
