@@ -168,6 +168,7 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
       ]),
       vault,
       executors,
+      remote: remote.executor,
       watch,
       now,
       ...(options.onInternalError ? { report: options.onInternalError } : {}),

@@ -4,21 +4,42 @@
  * expects. Every call still goes through the gateway's governance under the
  * aggregated name (the audit log names it so); this view only renames.
  */
-import type { Tool } from '@modelcontextprotocol/server';
+import type {
+  Prompt,
+  Resource,
+  ResourceTemplateType as ResourceTemplate,
+  Tool,
+} from '@modelcontextprotocol/server';
 import type { ReasonCode } from '../errors.ts';
 import type { Connection } from '../governance/model.ts';
 import { toolNameFor } from '../governance/tool-names.ts';
-import type { RefusedToolCall, ToolBackend, ToolCall, ToolOutcome } from '../mcp/tool-backend.ts';
+import type {
+  ListContext,
+  PromptOutcome,
+  PromptRequest,
+  RefusedToolCall,
+  ResourceOutcome,
+  ResourceRequest,
+  ToolBackend,
+  ToolCall,
+  ToolOutcome,
+} from '../mcp/tool-backend.ts';
 import type { Caller } from '../principals/principals.ts';
+import type { FeatureView, ServedFeatures } from './forwarded-features.ts';
 import type { GovernedTools } from './governed-tools.ts';
+
+const NOTHING_SERVED: ServedFeatures = { prompts: false, resources: false };
 
 export class ConnectionTools implements ToolBackend<Caller> {
   readonly #tools: GovernedTools;
   readonly #connection: string;
 
+  readonly #view: FeatureView;
+
   constructor(tools: GovernedTools, connection: string) {
     this.#tools = tools;
     this.#connection = connection;
+    this.#view = { only: connection };
   }
 
   authenticate(authorization: string | undefined): Promise<Caller | undefined> {
@@ -65,6 +86,35 @@ export class ConnectionTools implements ToolBackend<Caller> {
 
   watchTools(caller: Caller, listener: () => void): () => void {
     return this.#tools.watchTools(caller, listener);
+  }
+
+  // The connection's own prompts and resources, under the server's names.
+  async serverCapabilities(caller: Caller): Promise<ServedFeatures> {
+    return (await this.#tools.features?.served(caller, this.#view)) ?? NOTHING_SERVED;
+  }
+
+  async listPrompts(caller: Caller, context?: ListContext): Promise<Prompt[]> {
+    return (await this.#tools.features?.listPrompts(caller, this.#view, context)) ?? [];
+  }
+
+  getPrompt(caller: Caller, request: PromptRequest): Promise<PromptOutcome> {
+    const { features } = this.#tools;
+    if (!features) return this.#tools.getPrompt(caller, request);
+    return features.getPrompt(caller, this.#view, request);
+  }
+
+  async listResources(caller: Caller, context?: ListContext): Promise<Resource[]> {
+    return (await this.#tools.features?.listResources(caller, this.#view, context)) ?? [];
+  }
+
+  async listResourceTemplates(caller: Caller, context?: ListContext): Promise<ResourceTemplate[]> {
+    return (await this.#tools.features?.listResourceTemplates(caller, this.#view, context)) ?? [];
+  }
+
+  readResource(caller: Caller, request: ResourceRequest): Promise<ResourceOutcome> {
+    const { features } = this.#tools;
+    if (!features) return this.#tools.readResource(caller, request);
+    return features.readResource(caller, this.#view, request);
   }
 
   #of(caller: Caller): Connection | undefined {

@@ -20,7 +20,15 @@ import { withInput } from './input-rounds.ts';
 import { type JsonRpcId, resultMessage } from './json-rpc.ts';
 import type { PendingReply } from './pending-reply.ts';
 import { type McpEra, MODERN_VERSIONS } from './protocol-version.ts';
-import type { McpPrincipal, RequestContext, ToolCall } from './tool-backend.ts';
+import { metaOf, traceContextOf } from './request-meta.ts';
+import {
+  isInputRequired,
+  type ListContext,
+  type McpPrincipal,
+  type RequestContext,
+  type ToolBackend,
+  type ToolCall,
+} from './tool-backend.ts';
 import type { WireContext } from './wire-context.ts';
 
 /** What the server says it can do, on both wires. */
@@ -30,6 +38,27 @@ export const SERVER_CAPABILITIES = {
   resources: {},
   logging: {},
 } as const;
+
+const TOOLS_AND_LOGGING = { tools: SERVER_CAPABILITIES.tools, logging: {} } as const;
+const SERVED_VARIANTS = [
+  TOOLS_AND_LOGGING,
+  { ...TOOLS_AND_LOGGING, prompts: {} },
+  { ...TOOLS_AND_LOGGING, resources: {} },
+  SERVER_CAPABILITIES,
+] as const;
+
+/**
+ * What the server declares to this principal: prompts and resources only
+ * when the backend has some to serve it (a backend that does not say, both).
+ */
+export async function serverCapabilitiesFor<P extends McpPrincipal>(
+  backend: ToolBackend<P>,
+  principal: P,
+): Promise<(typeof SERVED_VARIANTS)[number]> {
+  if (backend.serverCapabilities === undefined) return SERVER_CAPABILITIES;
+  const served = await backend.serverCapabilities(principal);
+  return SERVED_VARIANTS[(served.prompts ? 1 : 0) + (served.resources ? 2 : 0)]!;
+}
 
 /** How long a client may use a tool list before asking again; changes are announced besides. */
 export const TOOL_LIST_TTL_MS = 60_000;
@@ -77,7 +106,8 @@ export async function answerRequest<P extends McpPrincipal>(
         id,
         params,
         'prompts',
-        async () => (await scope.backend.listPrompts?.(scope.principal)) ?? [],
+        async () =>
+          (await scope.backend.listPrompts?.(scope.principal, listContext(scope, params))) ?? [],
       );
     case 'prompts/get':
       return getPrompt(scope, id, params);
@@ -87,7 +117,8 @@ export async function answerRequest<P extends McpPrincipal>(
         id,
         params,
         'resources',
-        async () => (await scope.backend.listResources?.(scope.principal)) ?? [],
+        async () =>
+          (await scope.backend.listResources?.(scope.principal, listContext(scope, params))) ?? [],
       );
     case 'resources/templates/list':
       return list(
@@ -95,12 +126,17 @@ export async function answerRequest<P extends McpPrincipal>(
         id,
         params,
         'resourceTemplates',
-        async () => (await scope.backend.listResourceTemplates?.(scope.principal)) ?? [],
+        async () =>
+          (await scope.backend.listResourceTemplates?.(
+            scope.principal,
+            listContext(scope, params),
+          )) ?? [],
       );
     case 'resources/read':
       return readResource(scope, id, params);
     case 'server/discover':
-      if (scope.era === 'modern') return { message: resultMessage(id, discoverResult(scope)) };
+      if (scope.era === 'modern')
+        return { message: resultMessage(id, await discoverResult(scope)) };
       break;
     case 'ping':
       if (scope.era === 'legacy') return { message: resultMessage(id, {}) };
@@ -114,11 +150,13 @@ export async function answerRequest<P extends McpPrincipal>(
   return failure(id, 'method_not_found');
 }
 
-function discoverResult(scope: RequestScope<McpPrincipal>): Record<string, unknown> {
+async function discoverResult<P extends McpPrincipal>(
+  scope: RequestScope<P>,
+): Promise<Record<string, unknown>> {
   return {
     resultType: 'complete',
     supportedVersions: MODERN_VERSIONS,
-    capabilities: SERVER_CAPABILITIES,
+    capabilities: await serverCapabilitiesFor(scope.backend, scope.principal),
     _meta: scope.serverMeta,
     ttlMs: TOOL_LIST_TTL_MS,
     cacheScope: 'public',
@@ -230,10 +268,43 @@ async function readResource<P extends McpPrincipal>(
     params,
     { method: 'resources/read', name: uri, arguments: undefined },
     {
-      run: (context) => readResource.call(scope.backend, scope.principal, { ...context, uri }),
+      run: async (context) =>
+        readCacheHints(
+          scope,
+          await readResource.call(scope.backend, scope.principal, { ...context, uri }),
+        ),
       translate: (error) => (error.code === 'resource_not_found' ? notFound : error.code),
     },
   );
+}
+
+/**
+ * A modern `resources/read` result says how long it may be cached and for
+ * whom: the backend's hint when it gives one (else 0, not cached), private
+ * (what an agent reads is its own).
+ */
+function readCacheHints<P extends McpPrincipal, R extends object>(
+  scope: RequestScope<P>,
+  outcome: R,
+): R {
+  if (scope.era === 'legacy' || isInputRequired(outcome)) return outcome;
+  const { ttlMs } = outcome as { ttlMs?: unknown };
+  return {
+    ...outcome,
+    ttlMs: typeof ttlMs === 'number' && Number.isInteger(ttlMs) && ttlMs >= 0 ? ttlMs : 0,
+    cacheScope: 'private',
+  };
+}
+
+function listContext<P extends McpPrincipal>(
+  scope: RequestScope<P>,
+  params: Record<string, unknown> | undefined,
+): ListContext {
+  return {
+    era: scope.era,
+    clientCapabilities: scope.clientCapabilities,
+    trace: traceContextOf(metaOf(params)),
+  };
 }
 
 function toolCallOf(

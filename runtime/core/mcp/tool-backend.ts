@@ -50,6 +50,9 @@ export interface RequestContext {
   trace: TraceContext | undefined;
 }
 
+/** What a list request tells the backend: the era, what the client can do, its trace. */
+export type ListContext = Pick<RequestContext, 'era' | 'clientCapabilities' | 'trace'>;
+
 /** One tool call, as the backend sees it. */
 export interface ToolCall extends RequestContext {
   name: string;
@@ -119,12 +122,18 @@ export interface ToolBackend<P extends McpPrincipal = McpPrincipal> {
    */
   watchTools?(principal: P, listener: () => void): () => void;
 
+  /**
+   * Whether this principal is served prompts and resources (declared in the
+   * server's capabilities only then). A backend without it declares both.
+   */
+  serverCapabilities?(principal: P): Promise<{ prompts: boolean; resources: boolean }>;
+
   // Prompts and resources: a backend without them serves empty lists and knows no names.
-  listPrompts?(principal: P): Promise<Prompt[]>;
+  listPrompts?(principal: P, context?: ListContext): Promise<Prompt[]>;
   /** An unknown prompt is a `GatewayError` (`invalid_params`). */
   getPrompt?(principal: P, request: PromptRequest): Promise<PromptOutcome>;
-  listResources?(principal: P): Promise<Resource[]>;
-  listResourceTemplates?(principal: P): Promise<ResourceTemplate[]>;
+  listResources?(principal: P, context?: ListContext): Promise<Resource[]>;
+  listResourceTemplates?(principal: P, context?: ListContext): Promise<ResourceTemplate[]>;
   /** An unknown resource is a `GatewayError` (`resource_not_found`). */
   readResource?(principal: P, request: ResourceRequest): Promise<ResourceOutcome>;
 }

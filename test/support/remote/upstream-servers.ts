@@ -16,6 +16,7 @@ import {
   inputRequired,
   inputResponse,
   McpServer,
+  ResourceTemplate,
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
 import { z } from 'zod';
@@ -50,6 +51,8 @@ export interface UpstreamOptions {
    * requests on the call's stream (the SDK's own translation).
    */
   askingTools?: boolean;
+  /** Adds a resource (`memo://welcome`), a template (`memo://notes/{id}`) and a prompt (`greet`). */
+  resourcesAndPrompts?: boolean;
 }
 
 export interface Upstream {
@@ -148,6 +151,7 @@ export async function startUpstream(
         },
       );
     if (options.askingTools) registerAskingTools(server);
+    if (options.resourcesAndPrompts) registerResourcesAndPrompts(server, kind);
     if (options.slowTool)
       server.registerTool(
         'slow',
@@ -345,5 +349,27 @@ function registerAskingTools(server: McpServer): void {
       }
       return inputRequired({ inputRequests: { roots: inputRequired.listRoots() } });
     },
+  );
+}
+
+function registerResourcesAndPrompts(server: McpServer, kind: UpstreamKind): void {
+  server.registerResource(
+    'welcome',
+    'memo://welcome',
+    { description: 'A welcome note.', mimeType: 'text/plain' },
+    async (uri) => ({ contents: [{ uri: uri.href, text: `welcome from the ${kind} server` }] }),
+  );
+  server.registerResource(
+    'note',
+    new ResourceTemplate('memo://notes/{id}', { list: undefined }),
+    { description: 'A note by id.', mimeType: 'text/plain' },
+    async (uri, { id }) => ({ contents: [{ uri: uri.href, text: `note ${String(id)}` }] }),
+  );
+  server.registerPrompt(
+    'greet',
+    { description: 'Greets someone.', argsSchema: z.object({ who: z.string() }) },
+    ({ who }) => ({
+      messages: [{ role: 'user', content: { type: 'text', text: `Say hello to ${who}.` } }],
+    }),
   );
 }
