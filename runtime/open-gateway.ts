@@ -192,6 +192,7 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
       if (connection?.status !== 'active' || !endpoint || endpoint.draft !== null) return;
       await refreshConnection(operator('system'), connection, endpoint);
       watch.announce();
+      watch.touched(connectionId);
     });
     remote.executor.sessionOpened = (connectionId, target, session) =>
       listChanges.listen(connectionId, target, session);

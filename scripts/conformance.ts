@@ -4,7 +4,8 @@
  * scenario fails. See `conformance/run-conformance.ts` for what is judged on
  * which endpoint.
  *
- *   tsx scripts/conformance.ts                     both revisions, the gateway and the test backend
+ *   tsx scripts/conformance.ts                     both revisions: the gateway, the suite's fixtures
+ *                                                  directly and through the gateway (/mcp/c/fixture)
  *   tsx scripts/conformance.ts --revision 2026-07-28
  *   tsx scripts/conformance.ts --url http://127.0.0.1:8080/mcp   another endpoint as "gateway";
  *       the credential comes from PORTCULLIS_CONFORMANCE_AUTHORIZATION ("Bearer ...")
@@ -20,10 +21,12 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { configFromEnvironment } from '../runtime/core/config/config.ts';
 import { createAgent } from '../runtime/core/operator/agents.ts';
+import type { OperatorContext } from '../runtime/core/operator/context.ts';
 import { startServer } from '../runtime/server.ts';
-import { ConformanceBackend } from '../test/support/mcp/conformance-backend.ts';
+import { EverythingBackend } from '../test/support/mcp/everything-backend.ts';
 import { FIXTURE_AGENTS } from '../test/support/mcp/fixture-backend.ts';
 import { startMcpServer } from '../test/support/mcp/fixture-server.ts';
+import { startFixtureTargets } from './conformance/fixture-upstream.ts';
 import {
   type ConformanceTarget,
   formatReport,
@@ -51,18 +54,28 @@ async function main(): Promise<number> {
   }
   const stops: (() => Promise<void>)[] = [];
   try {
-    const gateway = values.url ? urlTarget(values.url) : await startGateway(stops);
+    const started = values.url ? undefined : await startGateway(stops);
+    const gateway = values.url ? urlTarget(values.url) : started?.target;
     if (gateway === undefined) return 2;
-    const backendServer = await startMcpServer(new ConformanceBackend());
-    stops.push(backendServer.close);
-    const backend = {
-      url: backendServer.url,
-      authorization: `Bearer ${FIXTURE_AGENTS.alice.key}`,
-    };
-    const report = await runConformance(
-      { gateway, backend },
-      { revisions, ...(values['output-dir'] ? { outputDir: values['output-dir'] } : {}) },
-    );
+    // The suite's fixtures, directly and through the gateway started here.
+    const targets: Parameters<typeof runConformance>[0] = { gateway };
+    if (started) {
+      const fixture = await startFixtureTargets(started.operator, started.url);
+      stops.push(fixture.close);
+      targets.backend = fixture.backend;
+      targets.through = fixture.through;
+    } else {
+      const backendServer = await startMcpServer(new EverythingBackend());
+      stops.push(backendServer.close);
+      targets.backend = {
+        url: backendServer.url,
+        authorization: `Bearer ${FIXTURE_AGENTS.alice.key}`,
+      };
+    }
+    const report = await runConformance(targets, {
+      revisions,
+      ...(values['output-dir'] ? { outputDir: values['output-dir'] } : {}),
+    });
     console.log(formatReport(report));
     return report.ok ? 0 : 1;
   } finally {
@@ -79,13 +92,19 @@ function urlTarget(url: string): ConformanceTarget | undefined {
   return { url, authorization };
 }
 
-async function startGateway(stops: (() => Promise<void>)[]): Promise<ConformanceTarget> {
+async function startGateway(stops: (() => Promise<void>)[]): Promise<{
+  target: ConformanceTarget;
+  operator: OperatorContext;
+  url: string;
+}> {
   const dataDir = mkdtempSync(join(tmpdir(), 'portcullis-conformance-'));
   const running = await startServer(
     configFromEnvironment({
       PORT: '0',
       PORTCULLIS_DATA_DIR: dataDir,
       PORTCULLIS_LOG_LEVEL: 'error',
+      // The fixture upstream listens on loopback.
+      PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS: '1',
     }),
     new URL('../generated/', import.meta.url),
   );
@@ -93,11 +112,13 @@ async function startGateway(stops: (() => Promise<void>)[]): Promise<Conformance
     await running.close();
     rmSync(dataDir, { recursive: true, force: true });
   });
-  const { key } = await createAgent(running.gateway.operator('conformance'), {
-    workspace: 'default',
-    name: 'conformance',
-  });
-  return { url: `${running.url}/mcp`, authorization: `Bearer ${key}` };
+  const operator = running.gateway.operator('conformance');
+  const { key } = await createAgent(operator, { workspace: 'default', name: 'conformance' });
+  return {
+    target: { url: `${running.url}/mcp`, authorization: `Bearer ${key}` },
+    operator,
+    url: running.url,
+  };
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {

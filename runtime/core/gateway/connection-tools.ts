@@ -5,6 +5,7 @@
  * aggregated name (the audit log names it so); this view only renames.
  */
 import type {
+  CompleteResult,
   Prompt,
   Resource,
   ResourceTemplateType as ResourceTemplate,
@@ -14,18 +15,20 @@ import type { ReasonCode } from '../errors.ts';
 import type { Connection } from '../governance/model.ts';
 import { toolNameFor } from '../governance/tool-names.ts';
 import type {
+  CompletionRequest,
   ListContext,
   PromptOutcome,
   PromptRequest,
   RefusedToolCall,
   ResourceOutcome,
   ResourceRequest,
+  ServedFeatures,
   ToolBackend,
   ToolCall,
   ToolOutcome,
 } from '../mcp/tool-backend.ts';
 import type { Caller } from '../principals/principals.ts';
-import type { FeatureView, ServedFeatures } from './forwarded-features.ts';
+import type { FeatureView } from './forwarded-features.ts';
 import type { GovernedTools } from './governed-tools.ts';
 
 const NOTHING_SERVED: ServedFeatures = { prompts: false, resources: false };
@@ -109,6 +112,23 @@ export class ConnectionTools implements ToolBackend<Caller> {
 
   async listResourceTemplates(caller: Caller, context?: ListContext): Promise<ResourceTemplate[]> {
     return (await this.#tools.features?.listResourceTemplates(caller, this.#view, context)) ?? [];
+  }
+
+  complete(caller: Caller, request: CompletionRequest): Promise<CompleteResult> {
+    const { features } = this.#tools;
+    if (!features) return this.#tools.complete(caller, request);
+    return features.complete(caller, this.#view, request);
+  }
+
+  subscribeResource(
+    caller: Caller,
+    uri: string,
+    subscribed: boolean,
+    context: ListContext,
+  ): Promise<void> {
+    const { features } = this.#tools;
+    if (!features) return this.#tools.subscribeResource(caller, uri, subscribed, context);
+    return features.subscribe(caller, this.#view, uri, subscribed, context);
   }
 
   readResource(caller: Caller, request: ResourceRequest): Promise<ResourceOutcome> {

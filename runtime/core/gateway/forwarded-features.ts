@@ -10,6 +10,7 @@
  * `<method> <name>`).
  */
 import type {
+  CompleteResult,
   Prompt,
   ReadResourceResult,
   Resource,
@@ -21,12 +22,14 @@ import type { Connection, Grant, NewAuditEvent } from '../governance/model.ts';
 import type { GovernanceSnapshot } from '../governance/snapshot.ts';
 import { isPlainObject } from '../json-value.ts';
 import type {
+  CompletionRequest,
   ListContext,
   PromptOutcome,
   PromptRequest,
   RequestContext,
   ResourceOutcome,
   ResourceRequest,
+  ServedFeatures,
 } from '../mcp/tool-backend.ts';
 import { isInputRequired } from '../mcp/tool-backend.ts';
 import { scopesAllow } from '../oauth-server/scopes.ts';
@@ -62,11 +65,6 @@ interface Readable {
   grant: Grant;
 }
 
-export interface ServedFeatures {
-  prompts: boolean;
-  resources: boolean;
-}
-
 /** A request with no client waiting on it beyond its answer: no progress, no log, no input. */
 const LIST_CONTEXT = {
   cancel: { cancelled: false, onCancel: () => () => {} },
@@ -85,12 +83,13 @@ export class ForwardedFeatures {
 
   /** Whether any connection the caller may read serves prompts, resources (what to declare). */
   async served(caller: Caller, view: FeatureView): Promise<ServedFeatures> {
-    const served: ServedFeatures = { prompts: false, resources: false };
+    const served: ServedFeatures = { prompts: false, resources: false, completions: false };
     await Promise.all(
       this.#readable(caller, view).map(async (readable) => {
         const capabilities = await this.#capabilitiesOf(caller, readable);
         if (capabilities.prompts !== undefined) served.prompts = true;
         if (capabilities.resources !== undefined) served.resources = true;
+        if (capabilities.completions !== undefined) served.completions = true;
       }),
     );
     return served;
@@ -183,6 +182,81 @@ export class ForwardedFeatures {
     } as ReadResourceResult;
   }
 
+  /** Suggestions for an argument of a connection's prompt or resource template, from its server. */
+  async complete(
+    caller: Caller,
+    view: FeatureView,
+    request: CompletionRequest,
+  ): Promise<CompleteResult> {
+    const { ref } = request;
+    const [connectionName, name] =
+      ref.type === 'ref/prompt' ? split(view, ref.name, '__') : split(view, ref.uri, '+');
+    const upstreamRef = ref.type === 'ref/prompt' ? { ...ref, name } : { ...ref, uri: name };
+    const context = { ...LIST_CONTEXT, ...request, protocolVersion: '' };
+    const result = await this.#forward(
+      caller,
+      view,
+      connectionName,
+      context,
+      'completion/complete',
+      ref.type === 'ref/prompt' ? ref.name : ref.uri,
+      {
+        ref: upstreamRef,
+        argument: request.argument,
+        ...(request.arguments ? { context: { arguments: request.arguments } } : {}),
+      },
+      () => new GatewayError('invalid_params', 'Invalid params: no such prompt or template'),
+    );
+    return result as CompleteResult;
+  }
+
+  /**
+   * A resource subscription: accepted for a resource of a connection the
+   * caller may read, and passed on to a 2025 server (its updates are not
+   * relayed yet).
+   */
+  async subscribe(
+    caller: Caller,
+    view: FeatureView,
+    uri: string,
+    subscribed: boolean,
+    listContext: ListContext,
+  ): Promise<void> {
+    const [connectionName, upstreamUri] = split(view, uri, '+');
+    const method = subscribed ? 'resources/subscribe' : 'resources/unsubscribe';
+    const context = { ...LIST_CONTEXT, ...listContext, protocolVersion: '' };
+    const name = view.only ?? connectionName;
+    const readable = name === undefined ? undefined : this.#readable(caller, { only: name }).at(0);
+    const capabilities = readable ? await this.#capabilitiesOf(caller, readable) : {};
+    const subscribable =
+      isPlainObject(capabilities.resources) && capabilities.resources.subscribe === true;
+    if (readable && !subscribable) {
+      // Nothing upstream to subscribe to: accepted, audited, and nothing more.
+      await this.#options.audit
+        .append(
+          {
+            ...this.#event(caller, `${method} ${uri}`, context),
+            decision: 'allowed',
+            outcome: 'ok',
+            connectionId: readable.connection.id,
+          },
+          { alone: true },
+        )
+        .catch(this.#options.report);
+      return;
+    }
+    await this.#forward(
+      caller,
+      view,
+      connectionName,
+      context,
+      method,
+      uri,
+      { uri: upstreamUri },
+      () => new GatewayError('resource_not_found', undefined, { detail: { uri } }),
+    );
+  }
+
   /** Forwards one named request to the connection it names, when the caller may read it. */
   async #forward(
     caller: Caller,
@@ -225,9 +299,10 @@ export class ForwardedFeatures {
     try {
       forwarded = await this.#send(caller, readable, context, method, params);
     } catch (error) {
-      const code = reasonOf(error);
+      const failed = notFoundOf(error, method, shownName) ?? error;
+      const code = reasonOf(failed);
       await finish({ decision: 'allowed', outcome: 'error', reason: code });
-      throw error;
+      throw failed;
     }
     await finish({
       decision: 'allowed',
@@ -391,6 +466,16 @@ function resultOf(
     return legacy;
   }
   return result;
+}
+
+/** The server's "no such prompt or resource" as the gateway's own, so the agent's era says it its way. */
+function notFoundOf(error: unknown, method: string, shownName: string): GatewayError | undefined {
+  if (!(error instanceof GatewayError) || error.code !== 'mcp_remote_error') return undefined;
+  const rpcCode = error.detail?.rpcCode;
+  if (rpcCode !== -32602 && rpcCode !== -32002) return undefined;
+  if (method === 'resources/read' || method.startsWith('resources/'))
+    return new GatewayError('resource_not_found', undefined, { detail: { uri: shownName } });
+  return new GatewayError('invalid_params', `Invalid params: ${error.message.slice(0, 300)}`);
 }
 
 /** On `/mcp`, `<connection><separator><name>`; on `/mcp/c/<connection>`, the name as it is. */

@@ -12,6 +12,7 @@
  * `isError` result.
  */
 import type {
+  CompleteResult,
   Prompt,
   Resource,
   ResourceTemplateType as ResourceTemplate,
@@ -28,12 +29,14 @@ import type { GovernanceSnapshot } from '../governance/snapshot.ts';
 import { toolNameFor } from '../governance/tool-names.ts';
 import { withJsonText } from '../mcp/json-text.ts';
 import type {
+  CompletionRequest,
   ListContext,
   PromptOutcome,
   PromptRequest,
   RefusedToolCall,
   ResourceOutcome,
   ResourceRequest,
+  ServedFeatures,
   ToolBackend,
   ToolCall,
   ToolOutcome,
@@ -46,7 +49,7 @@ import type { ToolTarget } from '../tools/tool-source.ts';
 import type { CredentialVault } from '../vault/credential-vault.ts';
 import { argumentHash, validateArguments } from './arguments.ts';
 import type { AuditLog } from './audit-log.ts';
-import { type FeatureView, ForwardedFeatures, type ServedFeatures } from './forwarded-features.ts';
+import { type FeatureView, ForwardedFeatures } from './forwarded-features.ts';
 import type { ToolWatch } from './tool-watch.ts';
 
 export interface GovernedToolsOptions {
@@ -115,6 +118,22 @@ export class GovernedTools implements ToolBackend<Caller> {
 
   async listResourceTemplates(caller: Caller, context?: ListContext): Promise<ResourceTemplate[]> {
     return (await this.features?.listResourceTemplates(caller, ALL, context)) ?? [];
+  }
+
+  async complete(caller: Caller, request: CompletionRequest): Promise<CompleteResult> {
+    if (!this.features) return { completion: { values: [] } };
+    return this.features.complete(caller, ALL, request);
+  }
+
+  async subscribeResource(
+    caller: Caller,
+    uri: string,
+    subscribed: boolean,
+    context: ListContext,
+  ): Promise<void> {
+    if (!this.features)
+      throw new GatewayError('resource_not_found', undefined, { detail: { uri } });
+    await this.features.subscribe(caller, ALL, uri, subscribed, context);
   }
 
   readResource(caller: Caller, request: ResourceRequest): Promise<ResourceOutcome> {

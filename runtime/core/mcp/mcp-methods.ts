@@ -15,13 +15,14 @@ import type {
 import type { Cancellation } from '../cancellation.ts';
 import { GatewayError, publicError } from '../errors.ts';
 import { isPlainObject } from '../json-value.ts';
-import { type Answer, failure } from './answer.ts';
+import { type Answer, complete, failure } from './answer.ts';
 import { withInput } from './input-rounds.ts';
 import { type JsonRpcId, resultMessage } from './json-rpc.ts';
 import type { PendingReply } from './pending-reply.ts';
 import { type McpEra, MODERN_VERSIONS } from './protocol-version.ts';
 import { metaOf, traceContextOf } from './request-meta.ts';
 import {
+  type CompletionRequest,
   isInputRequired,
   type ListContext,
   type McpPrincipal,
@@ -39,25 +40,33 @@ export const SERVER_CAPABILITIES = {
   logging: {},
 } as const;
 
-const TOOLS_AND_LOGGING = { tools: SERVER_CAPABILITIES.tools, logging: {} } as const;
-const SERVED_VARIANTS = [
-  TOOLS_AND_LOGGING,
-  { ...TOOLS_AND_LOGGING, prompts: {} },
-  { ...TOOLS_AND_LOGGING, resources: {} },
-  SERVER_CAPABILITIES,
-] as const;
+const SERVED_VARIANTS = new Map<number, Record<string, object>>();
 
 /**
- * What the server declares to this principal: prompts and resources only
- * when the backend has some to serve it (a backend that does not say, both).
+ * What the server declares to this principal: prompts, resources and
+ * completions only when the backend has some to serve it (a backend that
+ * does not say: prompts and resources).
  */
 export async function serverCapabilitiesFor<P extends McpPrincipal>(
   backend: ToolBackend<P>,
   principal: P,
-): Promise<(typeof SERVED_VARIANTS)[number]> {
+): Promise<Record<string, object>> {
   if (backend.serverCapabilities === undefined) return SERVER_CAPABILITIES;
   const served = await backend.serverCapabilities(principal);
-  return SERVED_VARIANTS[(served.prompts ? 1 : 0) + (served.resources ? 2 : 0)]!;
+  const variant =
+    (served.prompts ? 1 : 0) + (served.resources ? 2 : 0) + (served.completions ? 4 : 0);
+  let capabilities = SERVED_VARIANTS.get(variant);
+  if (capabilities === undefined) {
+    capabilities = Object.freeze({
+      tools: SERVER_CAPABILITIES.tools,
+      logging: {},
+      ...(served.prompts ? { prompts: {} } : {}),
+      ...(served.resources ? { resources: {} } : {}),
+      ...(served.completions ? { completions: {} } : {}),
+    });
+    SERVED_VARIANTS.set(variant, capabilities);
+  }
+  return capabilities;
 }
 
 /** How long a client may use a tool list before asking again; changes are announced besides. */
@@ -134,6 +143,14 @@ export async function answerRequest<P extends McpPrincipal>(
       );
     case 'resources/read':
       return readResource(scope, id, params);
+    case 'completion/complete':
+      return completeArgument(scope, id, params);
+    case 'resources/subscribe':
+    case 'resources/unsubscribe':
+      // 2026-07-28 has no per-resource subscriptions (subscriptions/listen instead).
+      if (scope.era === 'legacy' && scope.backend.subscribeResource)
+        return subscribe(scope, id, params, method === 'resources/subscribe');
+      break;
     case 'server/discover':
       if (scope.era === 'modern')
         return { message: resultMessage(id, await discoverResult(scope)) };
@@ -305,6 +322,70 @@ function listContext<P extends McpPrincipal>(
     clientCapabilities: scope.clientCapabilities,
     trace: traceContextOf(metaOf(params)),
   };
+}
+
+async function completeArgument<P extends McpPrincipal>(
+  scope: RequestScope<P>,
+  id: JsonRpcId,
+  params: Record<string, unknown> | undefined,
+): Promise<Answer> {
+  const ref = params?.ref;
+  const argument = params?.argument;
+  const context = params?.context;
+  const valid =
+    isPlainObject(ref) &&
+    ((ref.type === 'ref/prompt' && typeof ref.name === 'string') ||
+      (ref.type === 'ref/resource' && typeof ref.uri === 'string')) &&
+    isPlainObject(argument) &&
+    typeof argument.name === 'string' &&
+    typeof argument.value === 'string';
+  if (!valid) {
+    return failure(
+      id,
+      'invalid_params',
+      'Invalid params: ref must name a prompt or a resource template, argument its name and value',
+    );
+  }
+  const others =
+    isPlainObject(context) && isPlainObject(context.arguments) ? context.arguments : undefined;
+  try {
+    const result = scope.backend.complete
+      ? await scope.backend.complete(scope.principal, {
+          ...listContext(scope, params),
+          ref: ref as CompletionRequest['ref'],
+          argument: { name: argument.name as string, value: argument.value as string },
+          arguments: others as Record<string, string> | undefined,
+        })
+      : { completion: { values: [] } };
+    return { message: resultMessage(id, complete(scope, result)) };
+  } catch (error) {
+    return backendFailure(id, error, scope.report);
+  }
+}
+
+async function subscribe<P extends McpPrincipal>(
+  scope: RequestScope<P>,
+  id: JsonRpcId,
+  params: Record<string, unknown> | undefined,
+  subscribed: boolean,
+): Promise<Answer> {
+  const uri = params?.uri;
+  if (typeof uri !== 'string' || uri === '') {
+    return failure(id, 'invalid_params', 'Invalid params: uri must be a string');
+  }
+  try {
+    await scope.backend.subscribeResource!(
+      scope.principal,
+      uri,
+      subscribed,
+      listContext(scope, params),
+    );
+    return { message: resultMessage(id, {}) };
+  } catch (error) {
+    if (error instanceof GatewayError && error.code === 'resource_not_found')
+      return failure(id, 'resource_not_found_legacy', undefined, { uri });
+    return backendFailure(id, error, scope.report);
+  }
 }
 
 function toolCallOf(

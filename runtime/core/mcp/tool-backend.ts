@@ -8,6 +8,7 @@
 import type {
   CallToolResult,
   ClientCapabilities,
+  CompleteResult,
   GetPromptResult,
   InputRequest,
   LoggingLevel,
@@ -126,7 +127,7 @@ export interface ToolBackend<P extends McpPrincipal = McpPrincipal> {
    * Whether this principal is served prompts and resources (declared in the
    * server's capabilities only then). A backend without it declares both.
    */
-  serverCapabilities?(principal: P): Promise<{ prompts: boolean; resources: boolean }>;
+  serverCapabilities?(principal: P): Promise<ServedFeatures>;
 
   // Prompts and resources: a backend without them serves empty lists and knows no names.
   listPrompts?(principal: P, context?: ListContext): Promise<Prompt[]>;
@@ -136,4 +137,28 @@ export interface ToolBackend<P extends McpPrincipal = McpPrincipal> {
   listResourceTemplates?(principal: P, context?: ListContext): Promise<ResourceTemplate[]>;
   /** An unknown resource is a `GatewayError` (`resource_not_found`). */
   readResource?(principal: P, request: ResourceRequest): Promise<ResourceOutcome>;
+  /** Suggestions for a prompt's or a resource template's argument; without it, none. */
+  complete?(principal: P, request: CompletionRequest): Promise<CompleteResult>;
+  /** A legacy session's `resources/subscribe` (true) and `resources/unsubscribe` (false). */
+  subscribeResource?(
+    principal: P,
+    uri: string,
+    subscribed: boolean,
+    context: ListContext,
+  ): Promise<void>;
+}
+
+/** What a principal is served beyond tools (declared in the server's capabilities only then). */
+export interface ServedFeatures {
+  prompts: boolean;
+  resources: boolean;
+  completions?: boolean;
+}
+
+/** `completion/complete`: which prompt or template, which argument and what is typed so far. */
+export interface CompletionRequest extends ListContext {
+  ref: { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string };
+  argument: { name: string; value: string };
+  /** The values of the other arguments, when the client sends them. */
+  arguments: Record<string, string> | undefined;
 }

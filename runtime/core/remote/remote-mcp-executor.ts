@@ -93,13 +93,14 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
     const key = sessionKey(connection.id, credentialIdentity(target.headers));
     const progressToken = `pc-${Math.random().toString(36).slice(2)}`;
     const params: Record<string, unknown> = { ...call.params, _meta: { progressToken } };
-    // A 2026-07-28 server's own question, answered: its answers and its state go back to it.
-    if (relay?.modern !== undefined) {
-      params.inputResponses = call.input?.responses ?? {};
-      if (typeof relay.modern === 'string') params.requestState = relay.modern;
+    let session = await this.#session(call, target, key);
+    // A 2026-07-28 server's own question, answered: its answers (and its state) go back to it,
+    // also when it kept none (an ephemeral question).
+    if (session.era === 'modern' && call.input !== undefined) {
+      params.inputResponses = call.input.responses;
+      if (typeof relay?.modern === 'string') params.requestState = relay.modern;
     }
     const requestBytes = Buffer.byteLength(JSON.stringify(params));
-    let session = await this.#session(call, target, key);
     let exchange: RemoteExchange;
     let step: Step<Answered>;
     try {
@@ -254,7 +255,14 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
     const session = await openSession(this.#client, target, endpoint, {
       clientCapabilities: RELAYED,
     });
-    if (session.era !== 'modern') return session;
+    if (session.era !== 'modern') {
+      // Every level: what reaches the agent is filtered by the level the agent asked for.
+      if (session.capabilities?.logging !== undefined)
+        await this.#client
+          .request(target, session, 'logging/setLevel', { level: 'debug' })
+          .catch(() => {});
+      return session;
+    }
     // Nothing to open on 2026-07-28: `server/discover` says what the server serves.
     const hello = await this.#client.discover(target).catch(() => undefined);
     return { ...session, capabilities: hello?.capabilities ?? {} };

@@ -15,6 +15,7 @@
 import {
   CLIENT_CAPABILITIES_META_KEY,
   CLIENT_INFO_META_KEY,
+  LOG_LEVEL_META_KEY,
   PROTOCOL_VERSION_META_KEY,
   SERVER_INFO_META_KEY,
 } from '@modelcontextprotocol/server';
@@ -482,6 +483,8 @@ function modernParams(
       [PROTOCOL_VERSION_META_KEY]: session.revision,
       [CLIENT_CAPABILITIES_META_KEY]: options.clientCapabilities ?? {},
       [CLIENT_INFO_META_KEY]: CLIENT_INFO,
+      // Every level: what reaches the agent is filtered by the level the agent asked for.
+      [LOG_LEVEL_META_KEY]: 'debug',
     },
   };
 }
