@@ -197,6 +197,7 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
       ]),
       vault,
       executors,
+      remote: remote.executor,
       watch,
       now,
       ...(options.onInternalError ? { report: options.onInternalError } : {}),
@@ -221,6 +222,7 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
       if (connection?.status !== 'active' || !endpoint || endpoint.draft !== null) return;
       await refreshConnection(operator('system'), connection, endpoint);
       watch.announce();
+      watch.touched(connectionId);
     });
     remote.executor.sessionOpened = (connectionId, target, session) =>
       listChanges.listen(connectionId, target, session);
@@ -255,6 +257,7 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
       async close() {
         await healthProbe.stop();
         listChanges.close();
+        remote.executor.cancelHeld();
         // An HTTP+SSE session holds a stream open; the outbound client would wait for it.
         for (const session of remote.sessions.forgetAll())
           if (session.era === 'sse') session.channel.close();

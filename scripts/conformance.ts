@@ -3,7 +3,8 @@
  * part; exits 1 when a judged scenario fails:
  *
  * - `server`: the server requirement sets (2025-11-25 and 2026-07-28)
- *   against the gateway and the test backend (`conformance/run-conformance.ts`);
+ *   against the gateway, the suite's fixtures directly and the same fixtures
+ *   through the gateway (`/mcp/c/fixture`) (`conformance/run-conformance.ts`);
  * - `client-auth`: the client authorization scenarios (`--suite auth`, and
  *   the `auth/*` scenarios of each revision's requirement set) against
  *   Portcullis's upstream OAuth client (`conformance/client-auth.ts`).
@@ -25,11 +26,13 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { configFromEnvironment } from '../runtime/core/config/config.ts';
 import { createAgent } from '../runtime/core/operator/agents.ts';
+import type { OperatorContext } from '../runtime/core/operator/context.ts';
 import { startServer } from '../runtime/server.ts';
-import { ConformanceBackend } from '../test/support/mcp/conformance-backend.ts';
+import { EverythingBackend } from '../test/support/mcp/everything-backend.ts';
 import { FIXTURE_AGENTS } from '../test/support/mcp/fixture-backend.ts';
 import { startMcpServer } from '../test/support/mcp/fixture-server.ts';
 import { formatClientAuthReport, runClientAuthConformance } from './conformance/client-auth.ts';
+import { startFixtureTargets } from './conformance/fixture-upstream.ts';
 import {
   type ConformanceTarget,
   formatReport,
@@ -84,18 +87,28 @@ async function serverPart(
 ): Promise<boolean> {
   const stops: (() => Promise<void>)[] = [];
   try {
-    const gateway = url ? urlTarget(url) : await startGateway(stops);
+    const started = url ? undefined : await startGateway(stops);
+    const gateway = url ? urlTarget(url) : started?.target;
     if (gateway === undefined) return false;
-    const backendServer = await startMcpServer(new ConformanceBackend());
-    stops.push(backendServer.close);
-    const backend = {
-      url: backendServer.url,
-      authorization: `Bearer ${FIXTURE_AGENTS.alice.key}`,
-    };
-    const report = await runConformance(
-      { gateway, backend },
-      { revisions, ...(outputDir ? { outputDir } : {}) },
-    );
+    // The suite's fixtures, directly and through the gateway started here.
+    const targets: Parameters<typeof runConformance>[0] = { gateway };
+    if (started) {
+      const fixture = await startFixtureTargets(started.operator, started.url);
+      stops.push(fixture.close);
+      targets.backend = fixture.backend;
+      targets.through = fixture.through;
+    } else {
+      const backendServer = await startMcpServer(new EverythingBackend());
+      stops.push(backendServer.close);
+      targets.backend = {
+        url: backendServer.url,
+        authorization: `Bearer ${FIXTURE_AGENTS.alice.key}`,
+      };
+    }
+    const report = await runConformance(targets, {
+      revisions,
+      ...(outputDir ? { outputDir } : {}),
+    });
     console.log(formatReport(report));
     return report.ok;
   } finally {
@@ -112,13 +125,19 @@ function urlTarget(url: string): ConformanceTarget | undefined {
   return { url, authorization };
 }
 
-async function startGateway(stops: (() => Promise<void>)[]): Promise<ConformanceTarget> {
+async function startGateway(stops: (() => Promise<void>)[]): Promise<{
+  target: ConformanceTarget;
+  operator: OperatorContext;
+  url: string;
+}> {
   const dataDir = mkdtempSync(join(tmpdir(), 'portcullis-conformance-'));
   const running = await startServer(
     configFromEnvironment({
       PORT: '0',
       PORTCULLIS_DATA_DIR: dataDir,
       PORTCULLIS_LOG_LEVEL: 'error',
+      // The fixture upstream listens on loopback.
+      PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS: '1',
     }),
     new URL('../generated/', import.meta.url),
   );
@@ -126,11 +145,13 @@ async function startGateway(stops: (() => Promise<void>)[]): Promise<Conformance
     await running.close();
     rmSync(dataDir, { recursive: true, force: true });
   });
-  const { key } = await createAgent(running.gateway.operator('conformance'), {
-    workspace: 'default',
-    name: 'conformance',
-  });
-  return { url: `${running.url}/mcp`, authorization: `Bearer ${key}` };
+  const operator = running.gateway.operator('conformance');
+  const { key } = await createAgent(operator, { workspace: 'default', name: 'conformance' });
+  return {
+    target: { url: `${running.url}/mcp`, authorization: `Bearer ${key}` },
+    operator,
+    url: running.url,
+  };
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -6,14 +6,17 @@
  *
  * - `gateway`: Portcullis itself, governance on;
  * - `backend`: the same endpoint over a test tool backend with the suite's
- *   2026-07-28 fixture tools (`test/support/mcp/conformance-backend.ts`), for
- *   the scenarios that exercise what the endpoint does with a tool that asks
- *   for input, streams, logs or announces changes.
+ *   fixtures (`test/support/mcp/everything-backend.ts`: the reference
+ *   tools, resources and prompts, and the 2026-07-28 tools that ask for
+ *   input, stream, log or announce changes), run directly;
+ * - `through`: that backend as the upstream of a remote MCP connection,
+ *   reached through Portcullis on `/mcp/c/<fixture>` (governance on).
  *
- * Each scenario is judged on one of them. Scenarios that call the suite's own
- * reference fixtures (`test_simple_text`, `test://static-text`, ...) are run
- * and reported, not judged: Portcullis serves those through a remote
- * connection to a fixture upstream.
+ * Each scenario is judged on one of them: what the gateway's own endpoint
+ * does on `gateway`, what the endpoint does with such tools on `backend`, and
+ * the suite's reference fixtures through Portcullis on `through` (without a
+ * `through` target they are run and reported, not judged). Where both ran,
+ * `through` must count the same checks passed and failed as `backend`.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -28,7 +31,7 @@ export type { ConformanceTarget } from './auth-proxy.ts';
 
 export const REVISIONS = ['2025-11-25', '2026-07-28'] as const;
 export type Revision = (typeof REVISIONS)[number];
-export type TargetName = 'gateway' | 'backend';
+export type TargetName = 'gateway' | 'backend' | 'through';
 
 /** Scenarios judged on the test tool backend, and the fixtures of the suite's they need. */
 const BACKEND_SCENARIOS: ReadonlySet<string> = new Set([
@@ -103,6 +106,8 @@ export interface ScenarioReport {
   results: Partial<Record<TargetName, Counts>>;
   /** Judged and clean: at least one check passed, none failed, no warning. */
   ok: boolean | undefined;
+  /** Through Portcullis the same as directly (checks passed and failed), when both ran. */
+  same: boolean | undefined;
 }
 
 export interface ConformanceReport {
@@ -149,7 +154,7 @@ export async function runConformance(
     }
     for (const scenario of [...requirements.scored, ...requirements.notScored.keys()]) {
       const notScoredBecause = requirements.notScored.get(scenario);
-      const judge = judgeOf(scenario, notScoredBecause);
+      const judge = judgeOf(scenario, notScoredBecause, targets.through !== undefined);
       const report: ScenarioReport = {
         scenario,
         revision,
@@ -163,10 +168,16 @@ export async function runConformance(
             .filter(([, counts]) => counts !== undefined),
         ),
         ok: undefined,
+        same: undefined,
       };
-      if (judge === 'gateway' || judge === 'backend') {
+      const { backend, through } = report.results;
+      if (backend !== undefined && through !== undefined)
+        report.same = sameCounts(backend, through);
+      if (judge === 'gateway' || judge === 'backend' || judge === 'through') {
         const counts = report.results[judge];
         report.ok = counts !== undefined && isClean(counts);
+        // What Portcullis forwards must pass there as it passes directly.
+        if (report.same === false) report.ok = false;
       }
       scenarios.push(report);
     }
@@ -184,10 +195,18 @@ const JUDGED_UNSCORED: ReadonlySet<string> = new Set([
   'http-custom-header-server-validation',
 ]);
 
-function judgeOf(scenario: string, notScoredBecause: string | undefined): ScenarioReport['judge'] {
-  if (SUITE_FIXTURES[scenario]) return 'suite-fixtures';
+function judgeOf(
+  scenario: string,
+  notScoredBecause: string | undefined,
+  through: boolean,
+): ScenarioReport['judge'] {
   if (notScoredBecause !== undefined && !JUDGED_UNSCORED.has(scenario)) return 'not-scored';
+  if (SUITE_FIXTURES[scenario]) return through ? 'through' : 'suite-fixtures';
   return BACKEND_SCENARIOS.has(scenario) ? 'backend' : 'gateway';
+}
+
+function sameCounts(direct: Counts, through: Counts): boolean {
+  return direct.passed === through.passed && direct.failed === through.failed;
 }
 
 export function isClean(counts: Counts): boolean {
@@ -280,7 +299,7 @@ export function formatReport(report: ConformanceReport): string {
         );
   const lines = [
     `MCP conformance, server scenarios (results in ${report.outputDir})`,
-    `${'verdict'.padEnd(7)}  ${'revision'.padEnd(10)}  ${'scenario'.padEnd(width)}  ${'gateway'.padEnd(12)}${'backend'.padEnd(12)}judged on / why not`,
+    `${'verdict'.padEnd(7)}  ${'revision'.padEnd(10)}  ${'scenario'.padEnd(width)}  ${'gateway'.padEnd(12)}${'direct'.padEnd(12)}${'through'.padEnd(12)}${'='.padEnd(3)}judged on / why not`,
   ];
   for (const s of report.scenarios) {
     const verdict = s.ok === undefined ? 'n/a' : s.ok ? 'PASS' : 'FAIL';
@@ -291,7 +310,7 @@ export function formatReport(report: ConformanceReport): string {
           ? `not scored: ${s.notScoredBecause}`
           : `${s.judge}${s.scored ? '' : ` (not scored: ${s.notScoredBecause})`}`;
     lines.push(
-      `${verdict.padEnd(7)}  ${s.revision.padEnd(10)}  ${s.scenario.padEnd(width)}  ${cell(s.results.gateway)}${cell(s.results.backend)}${why}`,
+      `${verdict.padEnd(7)}  ${s.revision.padEnd(10)}  ${s.scenario.padEnd(width)}  ${cell(s.results.gateway)}${cell(s.results.backend)}${cell(s.results.through)}${(s.same === undefined ? '' : s.same ? '=' : '≠').padEnd(3)}${why}`,
     );
   }
   for (const s of report.scenarios.filter((s) => s.ok === false)) {
@@ -299,18 +318,37 @@ export function formatReport(report: ConformanceReport): string {
     for (const p of counts?.problems ?? []) {
       lines.push(`  ${s.revision} ${s.scenario}: ${p.status} ${p.id}: ${p.message}`);
     }
+    if (s.same === false) {
+      const { backend, through } = s.results;
+      lines.push(
+        `  ${s.revision} ${s.scenario}: through Portcullis ${through!.passed}/${through!.failed}, directly ${backend!.passed}/${backend!.failed}`,
+      );
+      for (const p of through?.problems ?? [])
+        lines.push(`    through: ${p.status} ${p.id}: ${p.message}`);
+    }
   }
   for (const revision of new Set(report.scenarios.map((s) => s.revision))) {
-    for (const target of ['gateway', 'backend'] as const) {
+    for (const target of ['gateway', 'backend', 'through'] as const) {
       const all = report.scenarios.filter((s) => s.revision === revision && s.results[target]);
       if (all.length === 0) continue;
       const passed = all.reduce((n, s) => n + s.results[target]!.passed, 0);
       const failed = all.reduce((n, s) => n + s.results[target]!.failed, 0);
+      // The gateway's own /mcp answers for what it judges; the fixture, directly or through, for all.
+      const required = all.filter(
+        (s) =>
+          s.scored && s.judge !== 'not-scored' && (target !== 'gateway' || s.judge === 'gateway'),
+      );
+      const requiredFailed = required.filter((s) => s.results[target]!.failed > 0).length;
       lines.push(
-        `${revision} ${target}: ${passed} checks passed, ${failed} failed (every scenario run)`,
+        `${revision} ${target}: ${passed} checks passed, ${failed} failed (every scenario run); required scenarios with a failure: ${requiredFailed} of ${required.length}`,
       );
     }
   }
+  const compared = report.scenarios.filter((s) => s.same !== undefined);
+  if (compared.length > 0)
+    lines.push(
+      `through Portcullis the same as directly: ${compared.filter((s) => s.same).length} of ${compared.length} scenarios`,
+    );
   const judged = report.scenarios.filter((s) => s.ok !== undefined);
   lines.push(
     `${judged.filter((s) => s.ok).length} of ${judged.length} judged scenarios pass${report.ok ? '' : ': some FAIL'}`,

@@ -4,21 +4,45 @@
  * expects. Every call still goes through the gateway's governance under the
  * aggregated name (the audit log names it so); this view only renames.
  */
-import type { Tool } from '@modelcontextprotocol/server';
+import type {
+  CompleteResult,
+  Prompt,
+  Resource,
+  ResourceTemplateType as ResourceTemplate,
+  Tool,
+} from '@modelcontextprotocol/server';
 import type { ReasonCode } from '../errors.ts';
 import type { Connection } from '../governance/model.ts';
 import { toolNameFor } from '../governance/tool-names.ts';
-import type { RefusedToolCall, ToolBackend, ToolCall, ToolOutcome } from '../mcp/tool-backend.ts';
+import type {
+  CompletionRequest,
+  ListContext,
+  PromptOutcome,
+  PromptRequest,
+  RefusedToolCall,
+  ResourceOutcome,
+  ResourceRequest,
+  ServedFeatures,
+  ToolBackend,
+  ToolCall,
+  ToolOutcome,
+} from '../mcp/tool-backend.ts';
 import type { Caller } from '../principals/principals.ts';
+import type { FeatureView } from './forwarded-features.ts';
 import type { GovernedTools } from './governed-tools.ts';
+
+const NOTHING_SERVED: ServedFeatures = { prompts: false, resources: false };
 
 export class ConnectionTools implements ToolBackend<Caller> {
   readonly #tools: GovernedTools;
   readonly #connection: string;
 
+  readonly #view: FeatureView;
+
   constructor(tools: GovernedTools, connection: string) {
     this.#tools = tools;
     this.#connection = connection;
+    this.#view = { only: connection };
   }
 
   authenticate(authorization: string | undefined): Promise<Caller | undefined> {
@@ -65,6 +89,52 @@ export class ConnectionTools implements ToolBackend<Caller> {
 
   watchTools(caller: Caller, listener: () => void): () => void {
     return this.#tools.watchTools(caller, listener);
+  }
+
+  // The connection's own prompts and resources, under the server's names.
+  async serverCapabilities(caller: Caller): Promise<ServedFeatures> {
+    return (await this.#tools.features?.served(caller, this.#view)) ?? NOTHING_SERVED;
+  }
+
+  async listPrompts(caller: Caller, context?: ListContext): Promise<Prompt[]> {
+    return (await this.#tools.features?.listPrompts(caller, this.#view, context)) ?? [];
+  }
+
+  getPrompt(caller: Caller, request: PromptRequest): Promise<PromptOutcome> {
+    const { features } = this.#tools;
+    if (!features) return this.#tools.getPrompt(caller, request);
+    return features.getPrompt(caller, this.#view, request);
+  }
+
+  async listResources(caller: Caller, context?: ListContext): Promise<Resource[]> {
+    return (await this.#tools.features?.listResources(caller, this.#view, context)) ?? [];
+  }
+
+  async listResourceTemplates(caller: Caller, context?: ListContext): Promise<ResourceTemplate[]> {
+    return (await this.#tools.features?.listResourceTemplates(caller, this.#view, context)) ?? [];
+  }
+
+  complete(caller: Caller, request: CompletionRequest): Promise<CompleteResult> {
+    const { features } = this.#tools;
+    if (!features) return this.#tools.complete(caller, request);
+    return features.complete(caller, this.#view, request);
+  }
+
+  subscribeResource(
+    caller: Caller,
+    uri: string,
+    subscribed: boolean,
+    context: ListContext,
+  ): Promise<void> {
+    const { features } = this.#tools;
+    if (!features) return this.#tools.subscribeResource(caller, uri, subscribed, context);
+    return features.subscribe(caller, this.#view, uri, subscribed, context);
+  }
+
+  readResource(caller: Caller, request: ResourceRequest): Promise<ResourceOutcome> {
+    const { features } = this.#tools;
+    if (!features) return this.#tools.readResource(caller, request);
+    return features.readResource(caller, this.#view, request);
   }
 
   #of(caller: Caller): Connection | undefined {

@@ -11,7 +11,13 @@
  * `GatewayError` with its reason code, which the MCP endpoint turns into an
  * `isError` result.
  */
-import type { Tool } from '@modelcontextprotocol/server';
+import type {
+  CompleteResult,
+  Prompt,
+  Resource,
+  ResourceTemplateType as ResourceTemplate,
+  Tool,
+} from '@modelcontextprotocol/server';
 import { TOOL_NAME_MAX } from '../../../generated/catalog-rules.ts';
 import { deniedMessage, GatewayError, REASONS, type ReasonCode, reasonOf } from '../errors.ts';
 import { nextHealth } from '../execute/connection-health.ts';
@@ -22,14 +28,28 @@ import type { Agent, Connection, NewAuditEvent } from '../governance/model.ts';
 import type { GovernanceSnapshot } from '../governance/snapshot.ts';
 import { toolNameFor } from '../governance/tool-names.ts';
 import { withJsonText } from '../mcp/json-text.ts';
-import type { RefusedToolCall, ToolBackend, ToolCall, ToolOutcome } from '../mcp/tool-backend.ts';
+import type {
+  CompletionRequest,
+  ListContext,
+  PromptOutcome,
+  PromptRequest,
+  RefusedToolCall,
+  ResourceOutcome,
+  ResourceRequest,
+  ServedFeatures,
+  ToolBackend,
+  ToolCall,
+  ToolOutcome,
+} from '../mcp/tool-backend.ts';
 import { scopeFor, scopesAllow } from '../oauth-server/scopes.ts';
 import type { Caller, Principals } from '../principals/principals.ts';
+import type { RemoteMcpExecutor } from '../remote/remote-mcp-executor.ts';
 import type { Store } from '../store/store.ts';
 import type { ToolTarget } from '../tools/tool-source.ts';
 import type { CredentialVault } from '../vault/credential-vault.ts';
 import { argumentHash, validateArguments } from './arguments.ts';
 import type { AuditLog } from './audit-log.ts';
+import { type FeatureView, ForwardedFeatures } from './forwarded-features.ts';
 import type { ToolWatch } from './tool-watch.ts';
 
 export interface GovernedToolsOptions {
@@ -40,6 +60,8 @@ export interface GovernedToolsOptions {
   principals: Principals;
   vault: CredentialVault;
   executors: Executors;
+  /** Forwards the prompts and resources of remote connections (none served without it). */
+  remote?: RemoteMcpExecutor;
   watch: ToolWatch;
   now?: () => Date;
 }
@@ -57,10 +79,67 @@ export class GovernedTools implements ToolBackend<Caller> {
     Map<string, Promise<Record<string, string> | undefined>>
   >();
 
+  /** Prompts and resources of remote connections; `/mcp/c/<connection>` reads them too. */
+  readonly features: ForwardedFeatures | undefined;
+
   constructor(options: GovernedToolsOptions) {
     this.#options = options;
     this.#now = options.now ?? (() => new Date());
     this.#report = options.report ?? (() => {});
+    this.features =
+      options.remote &&
+      new ForwardedFeatures({
+        remote: options.remote,
+        audit: options.audit,
+        credentialOf: (snapshot, connection, agentId) =>
+          this.#credential(snapshot, connection, agentId),
+        now: this.#now,
+        report: (error) => this.#report(error),
+      });
+  }
+
+  async serverCapabilities(caller: Caller): Promise<ServedFeatures> {
+    return (await this.features?.served(caller, ALL)) ?? NOTHING_SERVED;
+  }
+
+  async listPrompts(caller: Caller, context?: ListContext): Promise<Prompt[]> {
+    return (await this.features?.listPrompts(caller, ALL, context)) ?? [];
+  }
+
+  getPrompt(caller: Caller, request: PromptRequest): Promise<PromptOutcome> {
+    if (!this.features)
+      throw new GatewayError('invalid_params', `Invalid params: no prompt ${request.name}`);
+    return this.features.getPrompt(caller, ALL, request);
+  }
+
+  async listResources(caller: Caller, context?: ListContext): Promise<Resource[]> {
+    return (await this.features?.listResources(caller, ALL, context)) ?? [];
+  }
+
+  async listResourceTemplates(caller: Caller, context?: ListContext): Promise<ResourceTemplate[]> {
+    return (await this.features?.listResourceTemplates(caller, ALL, context)) ?? [];
+  }
+
+  async complete(caller: Caller, request: CompletionRequest): Promise<CompleteResult> {
+    if (!this.features) return { completion: { values: [] } };
+    return this.features.complete(caller, ALL, request);
+  }
+
+  async subscribeResource(
+    caller: Caller,
+    uri: string,
+    subscribed: boolean,
+    context: ListContext,
+  ): Promise<void> {
+    if (!this.features)
+      throw new GatewayError('resource_not_found', undefined, { detail: { uri } });
+    await this.features.subscribe(caller, ALL, uri, subscribed, context);
+  }
+
+  readResource(caller: Caller, request: ResourceRequest): Promise<ResourceOutcome> {
+    if (!this.features)
+      throw new GatewayError('resource_not_found', undefined, { detail: { uri: request.uri } });
+    return this.features.readResource(caller, ALL, request);
   }
 
   /** The caller of `/mcp`, or with `connection` of that connection's endpoint. */
@@ -359,6 +438,9 @@ export class GovernedTools implements ToolBackend<Caller> {
     return tool;
   }
 }
+
+const ALL: FeatureView = { only: undefined };
+const NOTHING_SERVED: ServedFeatures = { prompts: false, resources: false };
 
 interface CallRecord {
   event: NewAuditEvent;

@@ -66,6 +66,22 @@ export class ToolWatch {
     this.#state.publish(CHANNEL, 'changed').catch(this.#report);
   }
 
+  /**
+   * A connection's server said its tool list changed: after it was discovered
+   * again, every listener here that sees that connection's tools hears it
+   * too, whether or not what it sees changed (a client asks again, as it
+   * would of the server itself).
+   */
+  touched(connectionId: string): void {
+    for (const listener of this.#listeners) {
+      const snapshot = listener.snapshot ?? this.#snapshot;
+      const agent = snapshot?.agentById(listener.caller.agentId);
+      if (!snapshot || !agent || agent.workspaceId !== listener.caller.workspaceId) continue;
+      if (snapshot.visibleTools(agent).some((target) => target.connection.id === connectionId))
+        listener.notify();
+    }
+  }
+
   close(): void {
     if (this.#timer !== undefined) clearInterval(this.#timer);
     this.#timer = undefined;

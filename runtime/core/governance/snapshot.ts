@@ -5,7 +5,7 @@
  * refused on its next call while unchanged state costs one small query.
  */
 import type { Store } from '../store/store.ts';
-import type { ToolSources, ToolTarget } from '../tools/tool-source.ts';
+import type { ToolSource, ToolSources, ToolTarget } from '../tools/tool-source.ts';
 import { decide } from './decide.ts';
 import type { ActionPolicy, Agent, Connection, Grant } from './model.ts';
 import { toolNameFor } from './tool-names.ts';
@@ -67,6 +67,19 @@ export class GovernanceSnapshot {
 
   agentById(id: string): Agent | undefined {
     return this.#agentsById.get(id);
+  }
+
+  /** Every grant the agent holds, one per connection. */
+  grantsOf(agentId: string): readonly Grant[] {
+    return this.#grantsByAgent.get(agentId) ?? [];
+  }
+
+  /** A connection by id, with its tool source (undefined when it has none). */
+  connectionById(
+    id: string,
+  ): { connection: Connection; source: ToolSource | undefined } | undefined {
+    const connection = this.#connections.find((c) => c.id === id);
+    return connection && { connection, source: this.#toolSources.of(connection) };
   }
 
   grantOf(agentId: string, connectionId: string): Grant | undefined {

@@ -35,7 +35,7 @@ import {
   resultMessage,
 } from './json-rpc.ts';
 import { listenStream } from './listen-stream.ts';
-import { answerRequest, type RequestScope, SERVER_CAPABILITIES } from './mcp-methods.ts';
+import { answerRequest, type RequestScope, serverCapabilitiesFor } from './mcp-methods.ts';
 import { PendingReply } from './pending-reply.ts';
 import {
   allowsBatches,
@@ -162,7 +162,7 @@ export class LegacyWire<P extends McpPrincipal> {
     );
     const result = {
       protocolVersion,
-      capabilities: SERVER_CAPABILITIES,
+      capabilities: await serverCapabilitiesFor(this.#context.backend, principal),
       serverInfo: this.#context.serverInfo,
     };
     return messagesReply(resultMessage(message.id, result), format, sessionHeaders(session.id));

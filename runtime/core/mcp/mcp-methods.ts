@@ -15,12 +15,21 @@ import type {
 import type { Cancellation } from '../cancellation.ts';
 import { GatewayError, publicError } from '../errors.ts';
 import { isPlainObject } from '../json-value.ts';
-import { type Answer, failure } from './answer.ts';
+import { type Answer, complete, failure } from './answer.ts';
 import { withInput } from './input-rounds.ts';
 import { type JsonRpcId, resultMessage } from './json-rpc.ts';
 import type { PendingReply } from './pending-reply.ts';
 import { type McpEra, MODERN_VERSIONS } from './protocol-version.ts';
-import type { McpPrincipal, RequestContext, ToolCall } from './tool-backend.ts';
+import { metaOf, traceContextOf } from './request-meta.ts';
+import {
+  type CompletionRequest,
+  isInputRequired,
+  type ListContext,
+  type McpPrincipal,
+  type RequestContext,
+  type ToolBackend,
+  type ToolCall,
+} from './tool-backend.ts';
 import type { WireContext } from './wire-context.ts';
 
 /** What the server says it can do, on both wires. */
@@ -30,6 +39,35 @@ export const SERVER_CAPABILITIES = {
   resources: {},
   logging: {},
 } as const;
+
+const SERVED_VARIANTS = new Map<number, Record<string, object>>();
+
+/**
+ * What the server declares to this principal: prompts, resources and
+ * completions only when the backend has some to serve it (a backend that
+ * does not say: prompts and resources).
+ */
+export async function serverCapabilitiesFor<P extends McpPrincipal>(
+  backend: ToolBackend<P>,
+  principal: P,
+): Promise<Record<string, object>> {
+  if (backend.serverCapabilities === undefined) return SERVER_CAPABILITIES;
+  const served = await backend.serverCapabilities(principal);
+  const variant =
+    (served.prompts ? 1 : 0) + (served.resources ? 2 : 0) + (served.completions ? 4 : 0);
+  let capabilities = SERVED_VARIANTS.get(variant);
+  if (capabilities === undefined) {
+    capabilities = Object.freeze({
+      tools: SERVER_CAPABILITIES.tools,
+      logging: {},
+      ...(served.prompts ? { prompts: {} } : {}),
+      ...(served.resources ? { resources: {} } : {}),
+      ...(served.completions ? { completions: {} } : {}),
+    });
+    SERVED_VARIANTS.set(variant, capabilities);
+  }
+  return capabilities;
+}
 
 /** How long a client may use a tool list before asking again; changes are announced besides. */
 export const TOOL_LIST_TTL_MS = 60_000;
@@ -77,7 +115,8 @@ export async function answerRequest<P extends McpPrincipal>(
         id,
         params,
         'prompts',
-        async () => (await scope.backend.listPrompts?.(scope.principal)) ?? [],
+        async () =>
+          (await scope.backend.listPrompts?.(scope.principal, listContext(scope, params))) ?? [],
       );
     case 'prompts/get':
       return getPrompt(scope, id, params);
@@ -87,7 +126,8 @@ export async function answerRequest<P extends McpPrincipal>(
         id,
         params,
         'resources',
-        async () => (await scope.backend.listResources?.(scope.principal)) ?? [],
+        async () =>
+          (await scope.backend.listResources?.(scope.principal, listContext(scope, params))) ?? [],
       );
     case 'resources/templates/list':
       return list(
@@ -95,12 +135,25 @@ export async function answerRequest<P extends McpPrincipal>(
         id,
         params,
         'resourceTemplates',
-        async () => (await scope.backend.listResourceTemplates?.(scope.principal)) ?? [],
+        async () =>
+          (await scope.backend.listResourceTemplates?.(
+            scope.principal,
+            listContext(scope, params),
+          )) ?? [],
       );
     case 'resources/read':
       return readResource(scope, id, params);
+    case 'completion/complete':
+      return completeArgument(scope, id, params);
+    case 'resources/subscribe':
+    case 'resources/unsubscribe':
+      // 2026-07-28 has no per-resource subscriptions (subscriptions/listen instead).
+      if (scope.era === 'legacy' && scope.backend.subscribeResource)
+        return subscribe(scope, id, params, method === 'resources/subscribe');
+      break;
     case 'server/discover':
-      if (scope.era === 'modern') return { message: resultMessage(id, discoverResult(scope)) };
+      if (scope.era === 'modern')
+        return { message: resultMessage(id, await discoverResult(scope)) };
       break;
     case 'ping':
       if (scope.era === 'legacy') return { message: resultMessage(id, {}) };
@@ -114,11 +167,13 @@ export async function answerRequest<P extends McpPrincipal>(
   return failure(id, 'method_not_found');
 }
 
-function discoverResult(scope: RequestScope<McpPrincipal>): Record<string, unknown> {
+async function discoverResult<P extends McpPrincipal>(
+  scope: RequestScope<P>,
+): Promise<Record<string, unknown>> {
   return {
     resultType: 'complete',
     supportedVersions: MODERN_VERSIONS,
-    capabilities: SERVER_CAPABILITIES,
+    capabilities: await serverCapabilitiesFor(scope.backend, scope.principal),
     _meta: scope.serverMeta,
     ttlMs: TOOL_LIST_TTL_MS,
     cacheScope: 'public',
@@ -230,10 +285,107 @@ async function readResource<P extends McpPrincipal>(
     params,
     { method: 'resources/read', name: uri, arguments: undefined },
     {
-      run: (context) => readResource.call(scope.backend, scope.principal, { ...context, uri }),
+      run: async (context) =>
+        readCacheHints(
+          scope,
+          await readResource.call(scope.backend, scope.principal, { ...context, uri }),
+        ),
       translate: (error) => (error.code === 'resource_not_found' ? notFound : error.code),
     },
   );
+}
+
+/**
+ * A modern `resources/read` result says how long it may be cached and for
+ * whom: the backend's hint when it gives one (else 0, not cached), private
+ * (what an agent reads is its own).
+ */
+function readCacheHints<P extends McpPrincipal, R extends object>(
+  scope: RequestScope<P>,
+  outcome: R,
+): R {
+  if (scope.era === 'legacy' || isInputRequired(outcome)) return outcome;
+  const { ttlMs } = outcome as { ttlMs?: unknown };
+  return {
+    ...outcome,
+    ttlMs: typeof ttlMs === 'number' && Number.isInteger(ttlMs) && ttlMs >= 0 ? ttlMs : 0,
+    cacheScope: 'private',
+  };
+}
+
+function listContext<P extends McpPrincipal>(
+  scope: RequestScope<P>,
+  params: Record<string, unknown> | undefined,
+): ListContext {
+  return {
+    era: scope.era,
+    clientCapabilities: scope.clientCapabilities,
+    trace: traceContextOf(metaOf(params)),
+  };
+}
+
+async function completeArgument<P extends McpPrincipal>(
+  scope: RequestScope<P>,
+  id: JsonRpcId,
+  params: Record<string, unknown> | undefined,
+): Promise<Answer> {
+  const ref = params?.ref;
+  const argument = params?.argument;
+  const context = params?.context;
+  const valid =
+    isPlainObject(ref) &&
+    ((ref.type === 'ref/prompt' && typeof ref.name === 'string') ||
+      (ref.type === 'ref/resource' && typeof ref.uri === 'string')) &&
+    isPlainObject(argument) &&
+    typeof argument.name === 'string' &&
+    typeof argument.value === 'string';
+  if (!valid) {
+    return failure(
+      id,
+      'invalid_params',
+      'Invalid params: ref must name a prompt or a resource template, argument its name and value',
+    );
+  }
+  const others =
+    isPlainObject(context) && isPlainObject(context.arguments) ? context.arguments : undefined;
+  try {
+    const result = scope.backend.complete
+      ? await scope.backend.complete(scope.principal, {
+          ...listContext(scope, params),
+          ref: ref as CompletionRequest['ref'],
+          argument: { name: argument.name as string, value: argument.value as string },
+          arguments: others as Record<string, string> | undefined,
+        })
+      : { completion: { values: [] } };
+    return { message: resultMessage(id, complete(scope, result)) };
+  } catch (error) {
+    return backendFailure(id, error, scope.report);
+  }
+}
+
+async function subscribe<P extends McpPrincipal>(
+  scope: RequestScope<P>,
+  id: JsonRpcId,
+  params: Record<string, unknown> | undefined,
+  subscribed: boolean,
+): Promise<Answer> {
+  const uri = params?.uri;
+  if (typeof uri !== 'string' || uri === '') {
+    return failure(id, 'invalid_params', 'Invalid params: uri must be a string');
+  }
+  try {
+    await scope.backend.subscribeResource!(
+      scope.principal,
+      uri,
+      subscribed,
+      listContext(scope, params),
+    );
+    return { message: resultMessage(id, {}) };
+  } catch (error) {
+    if (error instanceof GatewayError && error.code === 'resource_not_found')
+      return failure(id, 'resource_not_found_legacy', undefined, { uri });
+    return backendFailure(id, error, scope.report);
+  }
 }
 
 function toolCallOf(

@@ -8,6 +8,7 @@
 import type {
   CallToolResult,
   ClientCapabilities,
+  CompleteResult,
   GetPromptResult,
   InputRequest,
   LoggingLevel,
@@ -49,6 +50,9 @@ export interface RequestContext {
   /** W3C trace context the client sent, for the audit event and the log. */
   trace: TraceContext | undefined;
 }
+
+/** What a list request tells the backend: the era, what the client can do, its trace. */
+export type ListContext = Pick<RequestContext, 'era' | 'clientCapabilities' | 'trace'>;
 
 /** One tool call, as the backend sees it. */
 export interface ToolCall extends RequestContext {
@@ -119,12 +123,42 @@ export interface ToolBackend<P extends McpPrincipal = McpPrincipal> {
    */
   watchTools?(principal: P, listener: () => void): () => void;
 
+  /**
+   * Whether this principal is served prompts and resources (declared in the
+   * server's capabilities only then). A backend without it declares both.
+   */
+  serverCapabilities?(principal: P): Promise<ServedFeatures>;
+
   // Prompts and resources: a backend without them serves empty lists and knows no names.
-  listPrompts?(principal: P): Promise<Prompt[]>;
+  listPrompts?(principal: P, context?: ListContext): Promise<Prompt[]>;
   /** An unknown prompt is a `GatewayError` (`invalid_params`). */
   getPrompt?(principal: P, request: PromptRequest): Promise<PromptOutcome>;
-  listResources?(principal: P): Promise<Resource[]>;
-  listResourceTemplates?(principal: P): Promise<ResourceTemplate[]>;
+  listResources?(principal: P, context?: ListContext): Promise<Resource[]>;
+  listResourceTemplates?(principal: P, context?: ListContext): Promise<ResourceTemplate[]>;
   /** An unknown resource is a `GatewayError` (`resource_not_found`). */
   readResource?(principal: P, request: ResourceRequest): Promise<ResourceOutcome>;
+  /** Suggestions for a prompt's or a resource template's argument; without it, none. */
+  complete?(principal: P, request: CompletionRequest): Promise<CompleteResult>;
+  /** A legacy session's `resources/subscribe` (true) and `resources/unsubscribe` (false). */
+  subscribeResource?(
+    principal: P,
+    uri: string,
+    subscribed: boolean,
+    context: ListContext,
+  ): Promise<void>;
+}
+
+/** What a principal is served beyond tools (declared in the server's capabilities only then). */
+export interface ServedFeatures {
+  prompts: boolean;
+  resources: boolean;
+  completions?: boolean;
+}
+
+/** `completion/complete`: which prompt or template, which argument and what is typed so far. */
+export interface CompletionRequest extends ListContext {
+  ref: { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string };
+  argument: { name: string; value: string };
+  /** The values of the other arguments, when the client sends them. */
+  arguments: Record<string, string> | undefined;
 }

@@ -2,10 +2,15 @@
  * Hearing a remote server say its tool list changed
  * (`notifications/tools/list_changed`) and discovering it again: on a 2025
  * session the server's own event stream (a GET in the session), on HTTP+SSE
- * the session's stream. Each connection is refreshed at most once at a time;
- * the new list goes through review like any other change. (2026-07-28
- * servers are heard through their list's `ttlMs` for now.)
+ * the session's stream, on 2026-07-28 a `subscriptions/listen` stream for
+ * `toolsListChanged`. Each connection is refreshed at most once at a time;
+ * the new list goes through review like any other change.
  */
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
+  PROTOCOL_VERSION_META_KEY,
+} from '@modelcontextprotocol/server';
 import { Cancellation } from '../cancellation.ts';
 import type { GuardedClient } from '../outbound/guarded-client.ts';
 import { EventStreamReader } from './event-stream-reader.ts';
@@ -38,8 +43,40 @@ export class ListChanges {
       };
       return;
     }
+    if (session.era === 'modern') {
+      void this.#listenOn(connectionId, target, {
+        method: 'POST',
+        headers: {
+          accept: 'application/json, text/event-stream',
+          'content-type': 'application/json',
+          'mcp-protocol-version': session.revision,
+          'mcp-method': 'subscriptions/listen',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 'portcullis-listen',
+          method: 'subscriptions/listen',
+          params: {
+            notifications: { toolsListChanged: true },
+            _meta: {
+              [PROTOCOL_VERSION_META_KEY]: session.revision,
+              [CLIENT_CAPABILITIES_META_KEY]: {},
+              [CLIENT_INFO_META_KEY]: { name: 'portcullis', version: '0.1.0' },
+            },
+          },
+        }),
+      });
+      return;
+    }
     if (session.era !== 'legacy' || session.sessionId === undefined) return;
-    void this.#listenLegacy(connectionId, target, session.sessionId, session.revision);
+    void this.#listenOn(connectionId, target, {
+      method: 'GET',
+      headers: {
+        accept: 'text/event-stream',
+        'mcp-session-id': session.sessionId,
+        'mcp-protocol-version': session.revision,
+      },
+    });
   }
 
   /** The connection's list changed: refresh it (once more after a refresh under way). */
@@ -68,11 +105,11 @@ export class ListChanges {
     this.#streams.clear();
   }
 
-  async #listenLegacy(
+  /** Reads a listening stream (a 2025 session's GET, a 2026-07-28 listen POST) while it lasts. */
+  async #listenOn(
     connectionId: string,
     target: UpstreamTarget,
-    sessionId: string,
-    revision: string,
+    request: { method: 'GET' | 'POST'; headers: Record<string, string>; body?: string },
   ): Promise<void> {
     if (this.#closed) return;
     const ending = new Cancellation();
@@ -80,14 +117,10 @@ export class ListChanges {
     try {
       const stream = await this.#http.open(
         {
-          method: 'GET',
+          method: request.method,
           url: target.url,
-          headers: {
-            ...target.headers,
-            accept: 'text/event-stream',
-            'mcp-session-id': sessionId,
-            'mcp-protocol-version': revision,
-          },
+          headers: { ...target.headers, ...request.headers },
+          ...(request.body === undefined ? {} : { body: request.body }),
           redactor: target.redactor,
         },
         { maxReplyBytes: 64 * 1_048_576, deadlineMs: LISTEN_LIFETIME_MS, cancel: ending },

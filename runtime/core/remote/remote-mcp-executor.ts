@@ -12,19 +12,22 @@
  * errors, JSON-RPC errors and the network's failures count against health.
  */
 import { createHash } from 'node:crypto';
-import type { CallToolResult } from '@modelcontextprotocol/server';
+import type { CallToolResult, InputRequest } from '@modelcontextprotocol/server';
 import { GatewayError } from '../errors.ts';
 import type { CallOutcome } from '../execute/connection-health.ts';
 import type { ExecuteCall, Execution, Executor } from '../execute/executor.ts';
 import { isPlainObject } from '../json-value.ts';
+import { type InputRequired, isInputRequired } from '../mcp/tool-backend.ts';
 import { Redactor } from '../outbound/redaction.ts';
 import type { UpstreamTokens } from '../upstream-sign-in/upstream-tokens.ts';
+import { CAPABILITY_OF, HeldExchange, HeldExchanges, type Step } from './held-exchanges.ts';
 import type { RpcNotification } from './mcp-reply.ts';
 import { openSession } from './open-session.ts';
 import { BEARER_FIELD, credentialHeaders } from './remote-headers.ts';
 import type { RemoteEndpoint } from './remote-model.ts';
 import type { RemoteTarget } from './remote-tool-source.ts';
 import {
+  type ServerRequestAnswer,
   SessionExpired,
   type UpstreamClient,
   type UpstreamSession,
@@ -61,16 +64,48 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
     | ((connectionId: string, target: UpstreamTarget, session: UpstreamSession) => void)
     | undefined;
 
-  constructor(client: UpstreamClient, sessions: UpstreamSessions) {
+  readonly #held: HeldExchanges;
+
+  constructor(client: UpstreamClient, sessions: UpstreamSessions, held = new HeldExchanges()) {
     this.#client = client;
     this.#sessions = sessions;
+    this.#held = held;
   }
 
   async execute(call: ExecuteCall<RemoteTarget>): Promise<Execution> {
+    const { name } = call.target.action;
+    const forwarded = await this.forward({
+      ...call,
+      method: 'tools/call',
+      params: { name, arguments: call.arguments },
+    });
+    const { outcome } = forwarded;
+    return { ...forwarded, outcome: isInputRequired(outcome) ? outcome : toolResultOf(outcome) };
+  }
+
+  /**
+   * One request to the connection's server in the caller's upstream session
+   * (a tool call, a prompt, a resource, a list): its result, or the question
+   * the server asks first (held until the agent's answer comes back).
+   */
+  async forward(call: ForwardCall): Promise<Forwarded> {
+    const relay = relayStateOf(call.input?.state);
+    // An answer to a held question goes out on the exchange already open (its credential with it).
+    if (relay?.held !== undefined) return this.#resume(call, relay.held, relay.key ?? '');
+    return this.#withCredential(call, (credential) => this.#send(call, credential, relay));
+  }
+
+  /**
+   * Runs `send` with the call's credential; for a signed-in (`oauth`)
+   * connection that is its access token as Bearer, fresh once after a 401.
+   */
+  async #withCredential<T>(
+    call: Pick<ForwardCall, 'target' | 'credential' | 'credentialOwner'>,
+    send: (credential: Record<string, string> | undefined) => Promise<T>,
+  ): Promise<T> {
     const { connection, source } = call.target;
     const tokens = source.endpoint.authKind === 'oauth' ? this.tokens : undefined;
-    if (!tokens) return this.#execute(call, call.credential);
-    // A signed-in connection: its access token as Bearer, fresh once after a 401.
+    if (!tokens) return send(call.credential);
     const owner = {
       workspaceId: connection.workspaceId,
       connectionId: connection.id,
@@ -79,58 +114,159 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
     };
     const used = await tokens.accessToken(source.endpoint, owner);
     try {
-      return await this.#execute(call, { [BEARER_FIELD]: used });
+      return await send({ [BEARER_FIELD]: used });
     } catch (error) {
       const fresh = await tokens.afterRefusal(source.endpoint, owner, error, used);
       if (fresh === undefined) throw error;
-      return this.#execute(call, { [BEARER_FIELD]: fresh });
+      return send({ [BEARER_FIELD]: fresh });
     }
   }
 
-  async #execute(
-    call: ExecuteCall<RemoteTarget>,
+  async #send(
+    call: ForwardCall,
     credential: Record<string, string> | undefined,
-  ): Promise<Execution> {
-    const { connection, source, action } = call.target;
+    relay: ReturnType<typeof relayStateOf>,
+  ): Promise<Forwarded> {
+    const { connection, source } = call.target;
     const target = upstreamTarget(source.endpoint, credential);
     const key = sessionKey(connection.id, credentialIdentity(target.headers));
-    const open = async () => {
-      const opened = await this.#open(target, source.endpoint, call.clientCapabilities);
-      this.sessionOpened?.(connection.id, target, opened);
-      return opened;
-    };
     const progressToken = `pc-${Math.random().toString(36).slice(2)}`;
-    const params = {
-      name: action.name,
-      arguments: call.arguments,
-      _meta: { progressToken },
-    };
+    const params: Record<string, unknown> = { ...call.params, _meta: { progressToken } };
+    let session = await this.#session(call, target, key);
+    // A 2026-07-28 server's own question, answered: its answers (and its state) go back to it,
+    // also when it kept none (an ephemeral question).
+    if (session.era === 'modern' && call.input !== undefined) {
+      params.inputResponses = call.input.responses;
+      if (typeof relay?.modern === 'string') params.requestState = relay.modern;
+    }
     const requestBytes = Buffer.byteLength(JSON.stringify(params));
-    let session = await this.#sessions.get(key, open);
-    let answer: Awaited<ReturnType<UpstreamClient['request']>>;
+    let exchange: RemoteExchange;
+    let step: Step<Answered>;
     try {
-      answer = await this.#call(target, session, params, call);
+      exchange = this.#start(target, session, key, params, progressToken, call);
+      step = await exchange.next(call.cancel);
     } catch (error) {
-      if (error instanceof SessionExpired) {
-        this.#sessions.forget(key, session);
-        session = await this.#sessions.get(key, open);
-        try {
-          answer = await this.#call(target, session, params, call);
-        } catch (again) {
-          throw this.#failed(key, session, again);
-        }
-      } else {
-        throw this.#failed(key, session, error);
+      if (!(error instanceof SessionExpired)) throw this.#failed(key, session, error);
+      this.#sessions.forget(key, session);
+      session = await this.#session(call, target, key);
+      try {
+        exchange = this.#start(target, session, key, params, progressToken, call);
+        step = await exchange.next(call.cancel);
+      } catch (again) {
+        throw this.#failed(key, session, again);
       }
     }
-    const outcome = toolResultOf(answer.result);
+    return this.#executed(exchange, step, target.url.host, requestBytes);
+  }
+
+  /** What the connection's server said it serves, as the caller's session found it. */
+  capabilitiesOf(
+    call: Pick<ForwardCall, 'target' | 'credential' | 'credentialOwner'>,
+  ): Promise<Record<string, unknown>> {
+    return this.#withCredential(call, async (credential) => {
+      const target = upstreamTarget(call.target.source.endpoint, credential);
+      const key = sessionKey(call.target.connection.id, credentialIdentity(target.headers));
+      const session = await this.#session(call, target, key);
+      return session.capabilities ?? {};
+    });
+  }
+
+  /** The caller's upstream session, opened (once, however many ask) when there is none. */
+  #session(
+    call: Pick<ForwardCall, 'target'>,
+    target: UpstreamTarget,
+    key: string,
+  ): Promise<UpstreamSession> {
+    const { connection, source } = call.target;
+    return this.#sessions.get(key, async () => {
+      const opened = await this.#open(target, source.endpoint);
+      this.sessionOpened?.(connection.id, target, opened);
+      return opened;
+    });
+  }
+
+  /** An agent's answer to the question a held exchange asked: posted upstream, and the call reads on. */
+  async #resume(call: ForwardCall, id: string, key: string): Promise<Forwarded> {
+    const held = this.#held.take(id) as RemoteExchange | undefined;
+    if (held === undefined || held.connectionId !== call.target.connection.id)
+      throw new GatewayError('mcp_remote_input_expired');
+    held.call = call;
+    held.capabilities = call.clientCapabilities;
+    const answer = call.input?.responses[key];
+    held.answer(answerOf(answer));
+    let step: Step<Answered>;
+    try {
+      step = await held.next(call.cancel);
+    } catch (error) {
+      throw this.#failed(held.sessionKey, held.session, error);
+    }
+    return this.#executed(held, step, held.host, 0);
+  }
+
+  /** The call's request, as an exchange that may stop to ask the agent. */
+  #start(
+    target: UpstreamTarget,
+    session: UpstreamSession,
+    key: string,
+    params: Record<string, unknown>,
+    progressToken: string,
+    call: ForwardCall,
+  ): RemoteExchange {
+    const exchange = new HeldExchange<Answered>(
+      (onRequest, cancel) =>
+        this.#client.request(target, session, call.method, params, {
+          cancel,
+          // Relayed as they arrive, before the result, to the round running now.
+          onNotification: (message) => relay([message], progressToken, exchange.call),
+          onRequest,
+          clientCapabilities: call.clientCapabilities as Record<string, unknown>,
+        }),
+      call.clientCapabilities,
+    ) as RemoteExchange;
+    exchange.call = call;
+    exchange.connectionId = call.target.connection.id;
+    exchange.sessionKey = key;
+    exchange.session = session;
+    exchange.host = target.url.host;
+    return exchange;
+  }
+
+  /** The result, or the question to put to the agent (its exchange held until the answer comes). */
+  #executed(
+    exchange: RemoteExchange,
+    step: Step<Answered>,
+    host: string,
+    requestBytes: number,
+  ): Forwarded {
+    const base = { host, address: null, upstreamStatus: 200, requestBytes };
+    if (step.kind === 'asks') {
+      if (!this.#held.hold(exchange as HeldExchange<unknown>)) {
+        exchange.answer({
+          error: { code: -32603, message: 'Portcullis holds too many questions' },
+        });
+        exchange.cancel.cancel();
+        throw new GatewayError('mcp_remote_input_expired');
+      }
+      const { request } = step;
+      const questionKey = `upstream_${String(request.id).slice(0, 40)}`;
+      return {
+        ...base,
+        outcome: {
+          resultType: 'input_required',
+          inputRequests: {
+            [questionKey]: { method: request.method, params: request.params ?? {} } as InputRequest,
+          },
+          state: { held: exchange.id, key: questionKey },
+        },
+        replyBytes: Buffer.byteLength(JSON.stringify(request)),
+        health: 'success',
+      };
+    }
+    const { result } = step.value;
     return {
-      outcome,
-      host: target.url.host,
-      address: null,
-      upstreamStatus: 200,
-      requestBytes,
-      replyBytes: Buffer.byteLength(JSON.stringify(answer.result)),
+      ...base,
+      outcome: result.resultType === 'input_required' ? inputRequiredOf(result) : result,
+      replyBytes: Buffer.byteLength(JSON.stringify(result)),
       health: 'success',
     };
   }
@@ -141,31 +277,36 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
     return HEALTH_FAILURES.has(error.code) ? 'failure' : 'neutral';
   }
 
+  /** Cancels every call held for an agent's answer (the gateway closing). */
+  cancelHeld(): void {
+    this.#held.cancelAll();
+  }
+
   /** Forgets every session of a connection (disconnect, a new credential). */
   forgetConnection(connectionId: string): UpstreamSession[] {
     return this.#sessions.forgetConnection(connectionId);
   }
 
-  async #open(
-    target: UpstreamTarget,
-    endpoint: RemoteEndpoint,
-    capabilities: Record<string, unknown>,
-  ): Promise<UpstreamSession> {
-    return openSession(this.#client, target, endpoint, { clientCapabilities: capabilities });
-  }
-
-  async #call(
-    target: UpstreamTarget,
-    session: UpstreamSession,
-    params: { name: string; arguments: unknown; _meta: { progressToken: string } },
-    call: ExecuteCall<RemoteTarget>,
-  ) {
-    return this.#client.request(target, session, 'tools/call', params, {
-      cancel: call.cancel,
-      // Relayed as they arrive, before the result.
-      onNotification: (message) => relay([message], String(params._meta.progressToken), call),
-      clientCapabilities: call.clientCapabilities as Record<string, unknown>,
+  /**
+   * A session is shared by every agent with the same credential, so it
+   * declares all it may relay; each question is relayed or refused by what
+   * the calling agent's client declared.
+   */
+  async #open(target: UpstreamTarget, endpoint: RemoteEndpoint): Promise<UpstreamSession> {
+    const session = await openSession(this.#client, target, endpoint, {
+      clientCapabilities: RELAYED,
     });
+    if (session.era !== 'modern') {
+      // Every level: what reaches the agent is filtered by the level the agent asked for.
+      if (session.capabilities?.logging !== undefined)
+        await this.#client
+          .request(target, session, 'logging/setLevel', { level: 'debug' })
+          .catch(() => {});
+      return session;
+    }
+    // Nothing to open on 2026-07-28: `server/discover` says what the server serves.
+    const hello = await this.#client.discover(target).catch(() => undefined);
+    return { ...session, capabilities: hello?.capabilities ?? {} };
   }
 
   /** The error the call fails with; a reply-only one forgets the caller's session (if still that one). */
@@ -201,7 +342,11 @@ export function credentialIdentity(headers: Record<string, string>): string {
 }
 
 /** Progress and log messages the upstream sent about this call, relayed to the agent. */
-function relay(messages: readonly RpcNotification[], token: string, call: ExecuteCall): void {
+function relay(
+  messages: readonly RpcNotification[],
+  token: string,
+  call: Pick<ExecuteCall, 'progress' | 'log'>,
+): void {
   for (const message of messages) {
     const params = message.params ?? {};
     if (message.method === 'notifications/progress' && params.progressToken === token) {
@@ -223,6 +368,36 @@ function relay(messages: readonly RpcNotification[], token: string, call: Execut
   }
 }
 
+/** A 2026-07-28 server's own question for the agent, relayed as it is. */
+function inputRequiredOf(result: Record<string, unknown>): InputRequired {
+  const requests = result.inputRequests;
+  const state = result.requestState;
+  if (requests !== undefined && !isPlainObject(requests))
+    throw new GatewayError(
+      'mcp_remote_malformed_response',
+      "the remote MCP server's input_required result has inputRequests that are not an object",
+    );
+  for (const request of Object.values(requests ?? {})) {
+    if (!isPlainObject(request) || CAPABILITY_OF[String(request.method)] === undefined)
+      throw new GatewayError(
+        'mcp_remote_malformed_response',
+        "the remote MCP server's input_required result asks for input Portcullis cannot relay",
+      );
+  }
+  if (state !== undefined && typeof state !== 'string')
+    throw new GatewayError(
+      'mcp_remote_malformed_response',
+      "the remote MCP server's requestState is not a string",
+    );
+  const outcome: InputRequired = {
+    resultType: 'input_required',
+    // Sealed by the endpoint with the agent's answers' retry; given back to the server unchanged.
+    state: { modern: state ?? true },
+  };
+  if (requests !== undefined) outcome.inputRequests = requests as InputRequired['inputRequests'];
+  return outcome;
+}
+
 function toolResultOf(result: Record<string, unknown>): CallToolResult {
   if (!Array.isArray(result.content))
     throw new GatewayError(
@@ -239,3 +414,63 @@ function isCancelled(error: GatewayError): boolean {
   const cause = error.cause instanceof GatewayError ? error.cause : error;
   return cause.detail?.cause === 'aborted';
 }
+
+/** What this executor keeps in a call's sealed state between rounds. */
+interface RelayState {
+  /** A held exchange's id, and the key its question went out under. */
+  held?: string;
+  key?: string;
+  /** A 2026-07-28 server's `requestState` (true: it sent none). */
+  modern?: string | true;
+}
+
+function relayStateOf(state: unknown): RelayState | undefined {
+  if (!isPlainObject(state)) return undefined;
+  const { held, key, modern } = state;
+  const relay: RelayState = {};
+  if (typeof held === 'string') relay.held = held;
+  if (typeof key === 'string') relay.key = key;
+  if (typeof modern === 'string' || modern === true) relay.modern = modern;
+  return relay;
+}
+
+/** The agent's answer as the upstream's JSON-RPC response: a result, its error, or none given. */
+function answerOf(answer: unknown): ServerRequestAnswer {
+  if (isPlainObject(answer) && isPlainObject(answer.error)) {
+    const { code, message } = answer.error;
+    return {
+      error: {
+        code: typeof code === 'number' ? code : -32603,
+        message: typeof message === 'string' ? message.slice(0, 500) : 'the agent refused',
+      },
+    };
+  }
+  if (isPlainObject(answer)) return { result: answer };
+  return { error: { code: -32602, message: 'the agent gave no answer to this request' } };
+}
+
+/** Everything a session may relay to an agent (declared when it opens). */
+const RELAYED = { elicitation: { form: {}, url: {} }, sampling: {}, roots: {} };
+
+type Answered = Awaited<ReturnType<UpstreamClient['request']>>;
+
+/** One request to forward: a tool call's context, with the method and params to send. */
+export interface ForwardCall extends Omit<ExecuteCall, 'target' | 'arguments'> {
+  target: Pick<RemoteTarget, 'connection' | 'source'>;
+  method: string;
+  params: Record<string, unknown>;
+}
+
+/** What a forwarded request did: the server's result (or its question), and what to audit. */
+export interface Forwarded extends Omit<Execution, 'outcome'> {
+  outcome: Record<string, unknown> | InputRequired;
+}
+
+/** A held request, with what its later rounds need to go on in the same session. */
+type RemoteExchange = HeldExchange<Answered> & {
+  call: ForwardCall;
+  connectionId: string;
+  sessionKey: string;
+  session: UpstreamSession;
+  host: string;
+};

@@ -3,7 +3,8 @@
  * opens an event stream whose first event names the message endpoint (same
  * origin only); requests are POSTed there and their answers come back on the
  * stream, matched by id. Notifications about a call go to that call; a
- * request of the server is answered with an error (not relayed yet). Each
+ * request of the server goes to the one call waiting that can relay it (the
+ * transport names no call), else it is answered with an error. Each
  * answer is bounded (1 MiB) and each call has its deadline; when the stream
  * ends, every call still waiting fails and the channel is closed for good.
  */
@@ -17,9 +18,10 @@ import {
   parseJson,
   type RpcId,
   type RpcNotification,
+  type RpcRequest,
   type RpcResponse,
 } from './mcp-reply.ts';
-import type { UpstreamTarget } from './upstream-client.ts';
+import type { ServerRequestAnswer, UpstreamTarget } from './upstream-client.ts';
 
 /** The stream as a whole may carry this much (each answer at most `maxAnswerBytes`). */
 const STREAM_BYTES = 256 * 1_048_576;
@@ -30,6 +32,7 @@ interface Waiting {
   resolve(response: RpcResponse): void;
   reject(error: unknown): void;
   onNotification?: (message: RpcNotification) => void;
+  onRequest?: (request: RpcRequest) => Promise<ServerRequestAnswer>;
   progressToken?: unknown;
 }
 
@@ -106,6 +109,7 @@ export class SseChannel {
     options: {
       cancel?: CancelSignal;
       onNotification?: (message: RpcNotification) => void;
+      onRequest?: (request: RpcRequest) => Promise<ServerRequestAnswer>;
     } = {},
   ): Promise<RpcResponse> {
     if (this.#closed) return Promise.reject(new Error('closed'));
@@ -148,6 +152,7 @@ export class SseChannel {
           reject(error);
         },
         ...(options.onNotification ? { onNotification: options.onNotification } : {}),
+        ...(options.onRequest ? { onRequest: options.onRequest } : {}),
         progressToken: meta?.progressToken,
       });
       this.#post({ jsonrpc: '2.0', id, method, params }).catch((error: unknown) => {
@@ -254,14 +259,20 @@ export class SseChannel {
         if (token === undefined || waiting.progressToken === token)
           waiting.onNotification?.(parsed.message);
     } else {
-      this.#post({
-        jsonrpc: '2.0',
-        id: parsed.message.id,
-        error: {
-          code: -32601,
-          message: `Portcullis does not relay ${parsed.message.method.slice(0, 60)} to the agent`,
-        },
-      }).catch(() => {});
+      const request = parsed.message;
+      const relaying = [...this.#waiting.values()].filter((waiting) => waiting.onRequest);
+      const answer: Promise<ServerRequestAnswer> =
+        relaying.length === 1
+          ? relaying[0]!.onRequest!(request)
+          : Promise.resolve({
+              error: {
+                code: -32601,
+                message: `Portcullis does not relay ${request.method.slice(0, 60)} to the agent here`,
+              },
+            });
+      answer
+        .then((reply) => this.#post({ jsonrpc: '2.0', id: request.id, ...reply }))
+        .catch(() => {});
     }
   }
 

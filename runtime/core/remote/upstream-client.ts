@@ -15,12 +15,13 @@
 import {
   CLIENT_CAPABILITIES_META_KEY,
   CLIENT_INFO_META_KEY,
+  LOG_LEVEL_META_KEY,
   PROTOCOL_VERSION_META_KEY,
   SERVER_INFO_META_KEY,
 } from '@modelcontextprotocol/server';
 import { mediaTypeEssence } from '../../../generated/catalog-rules.ts';
 import type { CancelSignal } from '../cancellation.ts';
-import { GatewayError } from '../errors.ts';
+import { GatewayError, RpcCode } from '../errors.ts';
 import type { GuardedClient, OutboundReply } from '../outbound/guarded-client.ts';
 import type { Redactor } from '../outbound/redaction.ts';
 import type { StreamedReply } from '../outbound/streamed-exchange.ts';
@@ -28,6 +29,7 @@ import { EventStreamReader } from './event-stream-reader.ts';
 import {
   classify,
   parseJson,
+  type RpcError,
   type RpcId,
   type RpcNotification,
   type RpcRequest,
@@ -50,11 +52,15 @@ export interface UpstreamTarget {
   redactor: Redactor;
 }
 
-export type UpstreamSession =
+export type UpstreamSession = (
   | { era: 'modern'; revision: string }
   | { era: 'legacy'; revision: string; sessionId: string | undefined }
   /** The 2024-11-05 HTTP+SSE transport: a stream of its own, open while the session lives. */
-  | { era: 'sse'; revision: string; channel: SseChannel };
+  | { era: 'sse'; revision: string; channel: SseChannel }
+) & {
+  /** What the server said it serves (prompts, resources, …), when the opening told. */
+  capabilities?: Record<string, unknown>;
+};
 
 export interface ServerHello {
   session: UpstreamSession;
@@ -73,7 +79,16 @@ export interface ExchangeOptions {
   onNotification?: (message: RpcNotification) => void;
   /** The capabilities the calling agent declared (sent on the modern wire's `_meta`). */
   clientCapabilities?: Record<string, unknown>;
+  /**
+   * A request of the server mid-call (elicitation, sampling, roots), as it
+   * arrives: what it resolves with is posted back as the answer, and reading
+   * goes on. Without it such a request is refused.
+   */
+  onRequest?: (request: RpcRequest) => Promise<ServerRequestAnswer>;
 }
+
+/** The answer to a request of the server: its result, or a JSON-RPC error. */
+export type ServerRequestAnswer = { result: Record<string, unknown> } | { error: RpcError };
 
 export class UpstreamClient {
   readonly #client: GuardedClient;
@@ -142,6 +157,7 @@ export class UpstreamClient {
           revision:
             typeof result.protocolVersion === 'string' ? result.protocolVersion : channel.revision,
           channel,
+          capabilities: objectOr(result.capabilities),
         },
         serverInfo: serverInfoOf(result.serverInfo),
         capabilities: objectOr(result.capabilities),
@@ -177,6 +193,7 @@ export class UpstreamClient {
       era: 'legacy',
       revision,
       sessionId: reply.headers['mcp-session-id'],
+      capabilities: objectOr(result.capabilities),
     };
     const initialized = await this.#post(
       target,
@@ -206,6 +223,7 @@ export class UpstreamClient {
       const response = await session.channel.request(method, params, {
         ...(options.cancel ? { cancel: options.cancel } : {}),
         ...(options.onNotification ? { onNotification: options.onNotification } : {}),
+        ...(options.onRequest ? { onRequest: options.onRequest } : {}),
       });
       return answered({ response, before: [] }, method, target);
     }
@@ -239,8 +257,8 @@ export class UpstreamClient {
   /**
    * POSTs one request and reads an event-stream reply as it arrives:
    * notifications go to `onNotification` at once, a request of the server is
-   * answered (refused: Portcullis does not relay it yet), and reading stops
-   * at the answer to `id`. Any other reply is read whole and handed back.
+   * answered (by `onRequest`, else refused), and reading stops at the answer
+   * to `id`. Any other reply is read whole and handed back.
    */
   async #stream(
     target: UpstreamTarget,
@@ -286,7 +304,7 @@ export class UpstreamClient {
           return parsed.message.id === id ? { response: parsed.message, before } : undefined;
         before.push(parsed.message);
         if (parsed.kind === 'notification') options.onNotification?.(parsed.message);
-        else await this.#refuseRequest(target, session, parsed.message);
+        else await this.#answerRequest(target, session, parsed.message, options.onRequest);
         return undefined;
       };
       for await (const chunk of opened.chunks) {
@@ -310,20 +328,24 @@ export class UpstreamClient {
     }
   }
 
-  /** A request of the server mid-call (elicitation, sampling, roots): answered with an error it can show. */
-  async #refuseRequest(
+  /** A request of the server mid-call (elicitation, sampling, roots): answered by `onRequest`, else refused. */
+  async #answerRequest(
     target: UpstreamTarget,
     session: UpstreamSession,
     request: RpcRequest,
+    onRequest: ExchangeOptions['onRequest'],
   ): Promise<void> {
-    await this.#post(target, session, {
-      jsonrpc: '2.0',
-      id: request.id,
-      error: {
-        code: -32601,
-        message: `Portcullis does not relay ${request.method.slice(0, 60)} to the agent`,
-      },
-    }).catch(() => {});
+    const answer: ServerRequestAnswer = onRequest
+      ? await onRequest(request)
+      : {
+          error: {
+            code: -32601,
+            message: `Portcullis does not relay ${request.method.slice(0, 60)} to the agent here`,
+          },
+        };
+    await this.#post(target, session, { jsonrpc: '2.0', id: request.id, ...answer }).catch(
+      () => {},
+    );
   }
 
   /** A notification in a session (`notifications/cancelled`, …); failures are the caller's to ignore. */
@@ -422,6 +444,15 @@ function answered(
   target: UpstreamTarget,
 ): { result: Record<string, unknown>; messages: UpstreamMessages } {
   const { response } = messages;
+  // The server needs what the agent's client did not declare: the agent's own refusal, relayed.
+  if (response.error?.code === RpcCode.missingRequiredClientCapability) {
+    const data = objectOr(response.error.data);
+    throw new GatewayError(
+      'client_capability_missing',
+      `the remote MCP server needs a capability the client did not declare: ${target.redactor.text(response.error.message).slice(0, 300)}`,
+      { detail: { requiredCapabilities: objectOr(data.requiredCapabilities) } },
+    );
+  }
   if (response.error)
     throw new GatewayError(
       'mcp_remote_error',
@@ -452,6 +483,8 @@ function modernParams(
       [PROTOCOL_VERSION_META_KEY]: session.revision,
       [CLIENT_CAPABILITIES_META_KEY]: options.clientCapabilities ?? {},
       [CLIENT_INFO_META_KEY]: CLIENT_INFO,
+      // Every level: what reaches the agent is filtered by the level the agent asked for.
+      [LOG_LEVEL_META_KEY]: 'debug',
     },
   };
 }

@@ -1,41 +1,91 @@
 /**
  * The MCP conformance suite's server requirement sets, 2025-11-25 and
  * 2026-07-28, against the real gateway (governance on; an agent with no grant
- * yet) and against the endpoint over the suite's 2026-07-28 fixture tools,
- * through the header-adding loopback proxy (the suite sends no credential).
- * Every scenario that does not need the suite's own reference fixtures is
- * judged, and must pass with no failure and no warning.
+ * yet), against the endpoint over the suite's fixtures (the reference tools,
+ * resources and prompts and the 2026-07-28 tools) directly, and against the
+ * same fixture connected as a remote MCP connection and reached through the
+ * gateway on /mcp/c/fixture, each through the header-adding loopback proxy
+ * (the suite sends no credential). Every judged scenario must pass with no
+ * failure and no warning, and through Portcullis every scenario must count
+ * what it counts directly.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type FixtureTargets,
+  startFixtureTargets,
+} from '../../../scripts/conformance/fixture-upstream.ts';
 import {
   type ConformanceTarget,
   REVISIONS,
   runConformance,
 } from '../../../scripts/conformance/run-conformance.ts';
 import { adminClient, startTestGateway, type TestGateway } from '../../support/gateway.ts';
-import { ConformanceBackend } from '../../support/mcp/conformance-backend.ts';
-import { FIXTURE_AGENTS } from '../../support/mcp/fixture-backend.ts';
-import { type McpTestServer, startMcpServer } from '../../support/mcp/fixture-server.ts';
 
 let gateway: TestGateway;
-let backend: McpTestServer<ConformanceBackend>;
-let targets: { gateway: ConformanceTarget; backend: ConformanceTarget };
+let fixture: FixtureTargets;
+let targets: { gateway: ConformanceTarget; backend: ConformanceTarget; through: ConformanceTarget };
 
 beforeAll(async () => {
-  gateway = await startTestGateway();
-  backend = await startMcpServer(new ConformanceBackend());
+  gateway = await startTestGateway({ environment: { PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS: '1' } });
   const admin = adminClient(gateway.url, gateway.adminToken!);
   const { key } = (await admin('POST', '/workspaces/default/agents', { name: 'conformance' })).body;
+  fixture = await startFixtureTargets(gateway.running.gateway.operator('test'), gateway.url);
   targets = {
     gateway: { url: `${gateway.url}/mcp`, authorization: `Bearer ${key}` },
-    backend: { url: backend.url, authorization: `Bearer ${FIXTURE_AGENTS.alice.key}` },
+    backend: fixture.backend,
+    through: fixture.through,
   };
 });
 
 afterAll(async () => {
-  await backend?.close();
+  await fixture?.close();
   await gateway?.close();
 });
+
+/** The scenarios of the suite's reference fixtures, judged through Portcullis. */
+const THROUGH: Record<(typeof REVISIONS)[number], string[]> = {
+  '2025-11-25': [
+    'completion-complete',
+    'tools-call-simple-text',
+    'tools-call-image',
+    'tools-call-audio',
+    'tools-call-embedded-resource',
+    'tools-call-mixed-content',
+    'tools-call-with-logging',
+    'tools-call-error',
+    'tools-call-with-progress',
+    'tools-call-sampling',
+    'tools-call-elicitation',
+    'elicitation-sep1034-defaults',
+    'elicitation-sep1330-enums',
+    'resources-read-text',
+    'resources-read-binary',
+    'resources-templates-read',
+    'resources-subscribe',
+    'resources-unsubscribe',
+    'prompts-get-simple',
+    'prompts-get-with-args',
+    'prompts-get-embedded-resource',
+    'prompts-get-with-image',
+  ],
+  '2026-07-28': [
+    'completion-complete',
+    'tools-call-simple-text',
+    'tools-call-image',
+    'tools-call-audio',
+    'tools-call-embedded-resource',
+    'tools-call-mixed-content',
+    'tools-call-error',
+    'tools-call-with-progress',
+    'resources-read-text',
+    'resources-read-binary',
+    'resources-templates-read',
+    'prompts-get-simple',
+    'prompts-get-with-args',
+    'prompts-get-embedded-resource',
+    'prompts-get-with-image',
+  ],
+};
 
 /** Scenarios that must be judged (not skipped as needing the suite's fixtures), per revision. */
 const MUST_JUDGE: Record<(typeof REVISIONS)[number], string[]> = {
@@ -81,9 +131,21 @@ describe('the MCP conformance suite', () => {
     const report = await runConformance(targets, { revisions: [revision] });
     const judged = report.scenarios.filter((s) => s.ok !== undefined);
     expect(judged.map((s) => s.scenario)).toEqual(expect.arrayContaining(MUST_JUDGE[revision]));
+    expect(judged.filter((s) => s.judge === 'through').map((s) => s.scenario)).toEqual(
+      expect.arrayContaining(THROUGH[revision]),
+    );
+    // Through Portcullis, every scenario counts what it counts against the fixture directly.
+    const differing = report.scenarios
+      .filter((s) => s.same !== true)
+      .map((s) => ({
+        scenario: s.scenario,
+        direct: s.results.backend,
+        through: s.results.through,
+      }));
+    expect(differing).toEqual([]);
     const failing = judged
       .filter((s) => !s.ok)
-      .map((s) => ({ scenario: s.scenario, problems: s.results[s.judge as 'gateway']?.problems }));
+      .map((s) => ({ scenario: s.scenario, problems: s.results[s.judge as 'through']?.problems }));
     expect(failing).toEqual([]);
     expect(report.ok).toBe(true);
   });

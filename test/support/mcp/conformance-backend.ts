@@ -232,25 +232,25 @@ const OK_FORM = {
   required: ['ok'],
 } as const;
 
-function text(value: string): CallToolResult {
+export function text(value: string): CallToolResult {
   return { content: [{ type: 'text', text: value }] };
 }
 
-function asking(
+export function asking(
   inputRequests: NonNullable<InputRequired['inputRequests']>,
   state?: Record<string, string | number>,
 ): InputRequired {
   return { resultType: 'input_required', inputRequests, ...(state ? { state } : {}) };
 }
 
-function elicit(message: string, requestedSchema: object) {
+export function elicit(message: string, requestedSchema: object) {
   return {
     method: 'elicitation/create',
     params: { mode: 'form', message, requestedSchema },
   } as NonNullable<InputRequired['inputRequests']>[string];
 }
 
-function sample(prompt: string, maxTokens: number) {
+export function sample(prompt: string, maxTokens: number) {
   return {
     method: 'sampling/createMessage',
     params: { messages: [{ role: 'user', content: { type: 'text', text: prompt } }], maxTokens },

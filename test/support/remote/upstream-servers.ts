@@ -11,8 +11,12 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
+  acceptedContent,
   createMcpHandler,
+  inputRequired,
+  inputResponse,
   McpServer,
+  ResourceTemplate,
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
 import { z } from 'zod';
@@ -42,6 +46,15 @@ export interface UpstreamOptions {
   slowTool?: boolean;
   /** Adds `gate`, a read that reports progress, then waits for `open()` before it answers. */
   gateTool?: boolean;
+  /**
+   * Adds `ask_name` (elicitation), `ask_model` (sampling) and `count_roots`
+   * (roots), reads written the SDK's multi round-trip way: a 2026-07-28
+   * server answers `input_required`, a 2025-11-25 one asks with server
+   * requests on the call's stream (the SDK's own translation).
+   */
+  askingTools?: boolean;
+  /** Adds a resource (`memo://welcome`), a template (`memo://notes/{id}`) and a prompt (`greet`). */
+  resourcesAndPrompts?: boolean;
 }
 
 export interface Upstream {
@@ -139,6 +152,8 @@ export async function startUpstream(
           return { content: [{ type: 'text', text: 'through the gate' }] };
         },
       );
+    if (options.askingTools) registerAskingTools(server);
+    if (options.resourcesAndPrompts) registerResourcesAndPrompts(server, kind);
     if (options.slowTool)
       server.registerTool(
         'slow',
@@ -284,4 +299,86 @@ export async function startUpstream(
       await new Promise<void>((resolve) => http.close(() => resolve()));
     },
   };
+}
+
+function registerAskingTools(server: McpServer): void {
+  const read = { inputSchema: z.object({}), annotations: { readOnlyHint: true } };
+  server.registerTool(
+    'ask_name',
+    { description: 'Asks the person for their name.', ...read },
+    async (_args, ctx) => {
+      const answer = acceptedContent<{ name?: string }>(ctx.mcpReq.inputResponses, 'name');
+      if (answer?.name) return { content: [{ type: 'text', text: `Hello, ${answer.name}!` }] };
+      const reply = inputResponse(ctx.mcpReq.inputResponses, 'name');
+      if (reply.kind === 'elicit')
+        return { content: [{ type: 'text', text: `no name (${reply.action})` }] };
+      return inputRequired({
+        inputRequests: {
+          name: inputRequired.elicit({
+            message: 'What is your name?',
+            requestedSchema: {
+              type: 'object',
+              properties: { name: { type: 'string' } },
+              required: ['name'],
+            },
+          }),
+        },
+      });
+    },
+  );
+  server.registerTool(
+    'ask_model',
+    { description: 'Asks the model for the capital of France.', ...read },
+    async (_args, ctx) => {
+      const reply = inputResponse(ctx.mcpReq.inputResponses, 'capital');
+      if (reply.kind === 'sampling') {
+        const content = reply.result.content as { type?: string; text?: string };
+        return { content: [{ type: 'text', text: `the model said: ${content.text}` }] };
+      }
+      return inputRequired({
+        inputRequests: {
+          capital: inputRequired.createMessage({
+            messages: [
+              { role: 'user', content: { type: 'text', text: 'What is the capital of France?' } },
+            ],
+            maxTokens: 20,
+          }),
+        },
+      });
+    },
+  );
+  server.registerTool(
+    'count_roots',
+    { description: "Counts the client's roots.", ...read },
+    async (_args, ctx) => {
+      const reply = inputResponse(ctx.mcpReq.inputResponses, 'roots');
+      if (reply.kind === 'roots') {
+        const uris = reply.roots.map((root) => root.uri).join(' ');
+        return { content: [{ type: 'text', text: `${reply.roots.length} root(s): ${uris}` }] };
+      }
+      return inputRequired({ inputRequests: { roots: inputRequired.listRoots() } });
+    },
+  );
+}
+
+function registerResourcesAndPrompts(server: McpServer, kind: UpstreamKind): void {
+  server.registerResource(
+    'welcome',
+    'memo://welcome',
+    { description: 'A welcome note.', mimeType: 'text/plain' },
+    async (uri) => ({ contents: [{ uri: uri.href, text: `welcome from the ${kind} server` }] }),
+  );
+  server.registerResource(
+    'note',
+    new ResourceTemplate('memo://notes/{id}', { list: undefined }),
+    { description: 'A note by id.', mimeType: 'text/plain' },
+    async (uri, { id }) => ({ contents: [{ uri: uri.href, text: `note ${String(id)}` }] }),
+  );
+  server.registerPrompt(
+    'greet',
+    { description: 'Greets someone.', argsSchema: z.object({ who: z.string() }) },
+    ({ who }) => ({
+      messages: [{ role: 'user', content: { type: 'text', text: `Say hello to ${who}.` } }],
+    }),
+  );
 }

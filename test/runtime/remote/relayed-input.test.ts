@@ -1,0 +1,161 @@
+/**
+ * Input a remote MCP server asks for mid-call, relayed to the calling agent,
+ * across both eras on both sides: real SDK v2 servers (a 2026-07-28 one
+ * answering `input_required`, a 2025-11-25 one asking with server requests on
+ * the call's stream) behind the gateway, and real SDK v2 clients of each era
+ * in front of it (a 2025-11-25 client answers server requests on its reply
+ * stream, a 2026-07-28 client an `input_required` result it retries). Each of
+ * elicitation, sampling and roots goes through every pairing and back; an
+ * agent whose client did not declare the capability gets a clear refusal.
+ */
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { changeActions } from '../../../runtime/core/operator/actions.ts';
+import { createAgent } from '../../../runtime/core/operator/agents.ts';
+import type { OperatorContext } from '../../../runtime/core/operator/context.ts';
+import { grant } from '../../../runtime/core/operator/grants.ts';
+import { connectUrl } from '../../../runtime/core/operator/remote-connections.ts';
+import { startTestGateway, type TestGateway } from '../../support/gateway.ts';
+import {
+  startUpstream,
+  type Upstream,
+  type UpstreamKind,
+} from '../../support/remote/upstream-servers.ts';
+
+type Era = 'legacy' | 'modern';
+
+let gateway: TestGateway;
+let ctx: OperatorContext;
+let key: string;
+const upstreams: Upstream[] = [];
+
+beforeAll(async () => {
+  gateway = await startTestGateway({ environment: { PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS: '1' } });
+  ctx = gateway.running.gateway.operator('test');
+  ({ key } = await createAgent(ctx, { workspace: 'default', name: 'asked' }));
+  for (const kind of ['modern', 'stateful'] as const) {
+    const upstream = await startUpstream(kind, { askingTools: true });
+    upstreams.push(upstream);
+    await connectUrl(ctx, { workspace: 'default', url: upstream.url, name: `ask-${kind}` });
+    await changeActions(ctx, 'review', {
+      workspace: 'default',
+      connection: `ask-${kind}`,
+      all: true,
+    });
+    await grant(ctx, {
+      workspace: 'default',
+      agent: 'asked',
+      connection: `ask-${kind}`,
+      scope: 'reads',
+    });
+  }
+});
+afterAll(async () => {
+  for (const upstream of upstreams) await upstream.close();
+  await gateway?.close();
+});
+
+/** An SDK v2 client of `era` on /mcp, answering what it declared it can. */
+async function agentClient(era: Era, declares: boolean): Promise<Client> {
+  const client = new Client(
+    { name: `agent-${era}`, version: '1.0.0' },
+    {
+      capabilities: declares ? { elicitation: { form: {} }, sampling: {}, roots: {} } : {},
+      ...(era === 'modern' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {}),
+    },
+  );
+  if (declares) {
+    client.setRequestHandler('elicitation/create', async () => ({
+      action: 'accept',
+      content: { name: `Ada (${era})` },
+    }));
+    client.setRequestHandler('sampling/createMessage', async () => ({
+      role: 'assistant',
+      content: { type: 'text', text: `Paris (${era})` },
+      model: 'test-model',
+    }));
+    client.setRequestHandler('roots/list', async () => ({
+      roots: [{ uri: 'file:///work/a' }, { uri: 'file:///work/b' }],
+    }));
+  }
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${gateway.url}/mcp`), {
+      requestInit: { headers: { Authorization: `Bearer ${key}` } },
+    }),
+  );
+  return client;
+}
+
+function textOf(result: { content?: unknown }): string {
+  const [first] = (result.content ?? []) as { text?: string }[];
+  return first?.text ?? '';
+}
+
+describe.each<[UpstreamKind, Era]>([
+  ['stateful', 'legacy'],
+  ['stateful', 'modern'],
+  ['modern', 'legacy'],
+  ['modern', 'modern'],
+])('a %s upstream asking a %s agent', (kind, era) => {
+  let client: Client;
+  const tool = (name: string) => `ask-${kind}__${name}`;
+
+  beforeAll(async () => {
+    client = await agentClient(era, true);
+    expect(client.getProtocolEra()).toBe(era);
+  });
+  afterAll(() => client?.close());
+
+  it('relays elicitation to the agent and its answer back', async () => {
+    const result = await client.callTool({ name: tool('ask_name'), arguments: {} });
+    expect(result.isError).toBeFalsy();
+    expect(textOf(result)).toBe(`Hello, Ada (${era})!`);
+  });
+
+  it('relays sampling to the agent and its answer back', async () => {
+    const result = await client.callTool({ name: tool('ask_model'), arguments: {} });
+    expect(textOf(result)).toBe(`the model said: Paris (${era})`);
+  });
+
+  it('relays roots/list to the agent and its answer back', async () => {
+    const result = await client.callTool({ name: tool('count_roots'), arguments: {} });
+    expect(textOf(result)).toBe('2 root(s): file:///work/a file:///work/b');
+  });
+
+  it('audits each round of the call', async () => {
+    const events = await ctx.store.audit.query({ action: tool('ask_name'), limit: 50 });
+    // The question's round and the answer's, each allowed and ok, for every era that called.
+    expect(events.length).toBeGreaterThanOrEqual(2);
+    expect(events.map((event) => [event.decision, event.outcome])).toEqual(
+      events.map(() => ['allowed', 'ok']),
+    );
+  });
+});
+
+describe.each<[UpstreamKind, Era]>([
+  ['stateful', 'legacy'],
+  ['stateful', 'modern'],
+  ['modern', 'legacy'],
+  ['modern', 'modern'],
+])('a %s upstream asking a %s agent that declared nothing', (kind, era) => {
+  let client: Client;
+
+  beforeAll(async () => {
+    client = await agentClient(era, false);
+  });
+  afterAll(() => client?.close());
+
+  it('is refused with an error naming the capability the client lacks', async () => {
+    let message: string;
+    try {
+      const result = await client.callTool({ name: `ask-${kind}__ask_name`, arguments: {} });
+      expect(result.isError).toBe(true);
+      message = textOf(result);
+    } catch (error) {
+      message = String((error as Error).message);
+    }
+    expect(message).toMatch(/did not declare|do not declare/);
+    expect(message).toMatch(/elicitation/);
+    expect(message).not.toMatch(/Hello/);
+  });
+});

@@ -1,0 +1,177 @@
+/**
+ * The prompts and resources of remote MCP connections, forwarded against
+ * real SDK v2 servers (2026-07-28 and 2025-11-25) to real SDK v2 clients of
+ * both eras: namespaced on /mcp (`<connection>__<prompt>`,
+ * `<connection>+<uri>`), under the server's names on /mcp/c/<connection>,
+ * governed by the agent's grant (a read) and audited; declared in the
+ * server's capabilities only when there is something to serve.
+ */
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAgent } from '../../../runtime/core/operator/agents.ts';
+import type { OperatorContext } from '../../../runtime/core/operator/context.ts';
+import { grant } from '../../../runtime/core/operator/grants.ts';
+import { connectUrl } from '../../../runtime/core/operator/remote-connections.ts';
+import { startTestGateway, type TestGateway } from '../../support/gateway.ts';
+import {
+  startUpstream,
+  type Upstream,
+  type UpstreamKind,
+} from '../../support/remote/upstream-servers.ts';
+
+type Era = 'legacy' | 'modern';
+
+let gateway: TestGateway;
+let ctx: OperatorContext;
+let reader: string;
+let stranger: string;
+const upstreams: Upstream[] = [];
+
+beforeAll(async () => {
+  gateway = await startTestGateway({ environment: { PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS: '1' } });
+  ctx = gateway.running.gateway.operator('test');
+  ({ key: reader } = await createAgent(ctx, { workspace: 'default', name: 'reader' }));
+  ({ key: stranger } = await createAgent(ctx, { workspace: 'default', name: 'stranger' }));
+  for (const kind of ['modern', 'stateful'] as const) {
+    const upstream = await startUpstream(kind, { resourcesAndPrompts: true });
+    upstreams.push(upstream);
+    await connectUrl(ctx, { workspace: 'default', url: upstream.url, name: `docs-${kind}` });
+    await grant(ctx, {
+      workspace: 'default',
+      agent: 'reader',
+      connection: `docs-${kind}`,
+      scope: 'reads',
+    });
+  }
+});
+afterAll(async () => {
+  for (const upstream of upstreams) await upstream.close();
+  await gateway?.close();
+});
+
+async function connect(era: Era, key: string, path = '/mcp'): Promise<Client> {
+  const client = new Client(
+    { name: `reader-${era}`, version: '1.0.0' },
+    era === 'modern' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {},
+  );
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${gateway.url}${path}`), {
+      requestInit: { headers: { Authorization: `Bearer ${key}` } },
+    }),
+  );
+  return client;
+}
+
+describe.each<Era>(['legacy', 'modern'])('a %s agent on /mcp', (era) => {
+  let client: Client;
+  beforeAll(async () => {
+    client = await connect(era, reader);
+  });
+  afterAll(() => client?.close());
+
+  it('is told prompts and resources are served', () => {
+    const capabilities = client.getServerCapabilities();
+    expect(capabilities?.prompts).toBeDefined();
+    expect(capabilities?.resources).toBeDefined();
+  });
+
+  it('lists every connection’s prompts and resources, namespaced', async () => {
+    const prompts = (await client.listPrompts()).prompts.map((p) => p.name).sort();
+    expect(prompts).toEqual(['docs-modern__greet', 'docs-stateful__greet']);
+    const resources = (await client.listResources()).resources.map((r) => r.uri).sort();
+    expect(resources).toEqual(['docs-modern+memo://welcome', 'docs-stateful+memo://welcome']);
+    const templates = (await client.listResourceTemplates()).resourceTemplates.map(
+      (t) => t.uriTemplate,
+    );
+    expect(templates.sort()).toEqual([
+      'docs-modern+memo://notes/{id}',
+      'docs-stateful+memo://notes/{id}',
+    ]);
+  });
+
+  it.each<UpstreamKind>(['modern', 'stateful'])(
+    'reads a %s server’s resource and template',
+    async (kind) => {
+      const welcome = await client.readResource({ uri: `docs-${kind}+memo://welcome` });
+      expect(welcome.contents).toEqual([
+        expect.objectContaining({
+          uri: `docs-${kind}+memo://welcome`,
+          text: `welcome from the ${kind} server`,
+        }),
+      ]);
+      const note = await client.readResource({ uri: `docs-${kind}+memo://notes/7` });
+      expect(note.contents[0]).toMatchObject({ text: 'note 7' });
+    },
+  );
+
+  it.each<UpstreamKind>(['modern', 'stateful'])(
+    'gets a %s server’s prompt with its arguments',
+    async (kind) => {
+      const prompt = await client.getPrompt({
+        name: `docs-${kind}__greet`,
+        arguments: { who: 'Ada' },
+      });
+      expect(prompt.messages).toEqual([
+        { role: 'user', content: { type: 'text', text: 'Say hello to Ada.' } },
+      ]);
+    },
+  );
+
+  it('audits each forwarded request', async () => {
+    const [read] = await ctx.store.audit.query({
+      action: 'resources/read docs-stateful+memo://welcome',
+      limit: 1,
+    });
+    expect(read).toMatchObject({ decision: 'allowed', outcome: 'ok' });
+    const [got] = await ctx.store.audit.query({
+      action: 'prompts/get docs-modern__greet',
+      limit: 1,
+    });
+    expect(got).toMatchObject({ decision: 'allowed', outcome: 'ok' });
+    expect(got?.argumentHash).toBeTruthy();
+  });
+});
+
+describe.each<Era>(['legacy', 'modern'])('a %s agent on /mcp/c/<connection>', (era) => {
+  it('sees the server’s own names', async () => {
+    const client = await connect(era, reader, '/mcp/c/docs-stateful');
+    try {
+      expect((await client.listPrompts()).prompts.map((p) => p.name)).toEqual(['greet']);
+      expect((await client.listResources()).resources.map((r) => r.uri)).toEqual([
+        'memo://welcome',
+      ]);
+      const read = await client.readResource({ uri: 'memo://welcome' });
+      expect(read.contents[0]).toMatchObject({
+        uri: 'memo://welcome',
+        text: 'welcome from the stateful server',
+      });
+      const prompt = await client.getPrompt({ name: 'greet', arguments: { who: 'Bo' } });
+      expect(prompt.messages[0]?.content).toEqual({ type: 'text', text: 'Say hello to Bo.' });
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('an agent with no grant on the connections', () => {
+  it('is declared neither, lists none and is refused a read, audited', async () => {
+    const client = await connect('legacy', stranger);
+    try {
+      const capabilities = client.getServerCapabilities();
+      expect(capabilities?.prompts).toBeUndefined();
+      expect(capabilities?.resources).toBeUndefined();
+      expect((await client.listResources()).resources).toEqual([]);
+      await expect(client.readResource({ uri: 'docs-modern+memo://welcome' })).rejects.toThrow(
+        /not_granted|may not read/,
+      );
+      const [event] = await ctx.store.audit.query({
+        action: 'resources/read docs-modern+memo://welcome',
+        decision: 'denied',
+        limit: 1,
+      });
+      expect(event).toMatchObject({ reason: 'not_granted' });
+    } finally {
+      await client.close();
+    }
+  });
+});
