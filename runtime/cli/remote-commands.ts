@@ -17,6 +17,7 @@ import {
   parseMcpServers,
 } from '../core/remote/mcp-servers-config.ts';
 import type { Command } from './commands.ts';
+import { curatedOfferText } from './curated-offer-text.ts';
 import { printValue } from './output.ts';
 
 type Env = Record<string, string | undefined>;
@@ -148,10 +149,17 @@ export const remoteCommands: Record<string, Command> = {
   },
 };
 
-function connectText(result: RemoteConnectResult): string {
+export function connectText(result: RemoteConnectResult): string {
+  const offer = result.curated ? `\n${curatedOfferText(result.curated)}` : '';
+  return `${nextText(result)}${offer}`;
+}
+
+function nextText(result: RemoteConnectResult): string {
   const { connection, endpoint } = result;
   const host = new URL(endpoint.url).host;
-  const head = `${connection.name}: unverified server ${host}`;
+  const head = result.curated
+    ? `${connection.name}: ${result.curated.name} (curated) at ${host}`
+    : `${connection.name}: unverified server ${host}`;
   switch (result.next) {
     case 'sign_in':
       return `${head} needs a browser sign-in (it publishes OAuth metadata${result.authorizationServers ? `: ${result.authorizationServers.join(', ')}` : ''}); kept as a draft`;

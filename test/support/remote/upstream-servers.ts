@@ -9,6 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import {
   createMcpHandler,
@@ -40,6 +41,8 @@ export interface UpstreamOptions {
   slowTool?: boolean;
   /** Adds `gate`, a read that reports progress, then waits for `open()` before it answers. */
   gateTool?: boolean;
+  /** Serves https on `localhost` with this key and certificate. */
+  tls?: { key: string; cert: string };
 }
 
 export interface Upstream {
@@ -232,7 +235,7 @@ export async function startUpstream(
     res.end();
   };
 
-  const http = createServer((req, res) => {
+  const onRequest = (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
@@ -241,11 +244,12 @@ export async function startUpstream(
         else res.end();
       });
     });
-  });
+  };
+  const http = options.tls ? createHttpsServer(options.tls, onRequest) : createServer(onRequest);
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
   const { port } = http.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}/mcp`,
+    url: options.tls ? `https://localhost:${port}/mcp` : `http://127.0.0.1:${port}/mcp`,
     sessions,
     calls,
     seenHeaders,
