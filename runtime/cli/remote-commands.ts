@@ -17,6 +17,7 @@ import {
   parseMcpServers,
 } from '../core/remote/mcp-servers-config.ts';
 import type { Command } from './commands.ts';
+import { contractChangeLines } from './contract-change-text.ts';
 import { curatedOfferText } from './curated-offer-text.ts';
 import { printValue } from './output.ts';
 
@@ -177,6 +178,7 @@ function refreshText(report: RefreshReport): string {
   for (const { tool, changes } of report.changed)
     lines.push(
       `  ${tool} changed: ${changes.map((c) => c.field).join(', ')} (review it again: portcullis review <connection> ${tool})`,
+      ...contractChangeLines(changes),
     );
   for (const problem of report.problems) lines.push(`  left out: ${problem}`);
   return lines.join('\n');

@@ -10,6 +10,7 @@ import { auditTraceMigration } from './0003-audit-trace.ts';
 import { auditUpstreamAddressMigration } from './0004-audit-upstream-address.ts';
 import { oauthMigration } from './0005-oauth.ts';
 import { remoteMcpMigration } from './0006-remote-mcp.ts';
+import { remoteToolDiffMigration } from './0008-remote-tool-diff.ts';
 
 /** kysely's default name for its record of applied migrations. */
 const MIGRATION_TABLE = 'kysely_migration';
@@ -23,6 +24,7 @@ export function storeMigrations(engine: Engine): Record<string, Migration> {
     '0004-audit-upstream-address': auditUpstreamAddressMigration,
     '0005-oauth': oauthMigration,
     '0006-remote-mcp': remoteMcpMigration,
+    '0008-remote-tool-diff': remoteToolDiffMigration,
   };
 }
 
