@@ -21,8 +21,8 @@ export class ListChanges {
   readonly #refresh: (connectionId: string) => Promise<unknown>;
   readonly #running = new Map<string, Promise<void>>();
   readonly #again = new Set<string>();
-  /** What ends each listening stream, opening or open. */
-  readonly #streams = new Set<Cancellation>();
+  /** What ends each listening stream, opening or open, and whose connection it is. */
+  readonly #streams = new Map<Cancellation, string>();
   #closed = false;
 
   constructor(http: GuardedClient, refresh: (connectionId: string) => Promise<unknown>) {
@@ -64,8 +64,17 @@ export class ListChanges {
 
   close(): void {
     this.#closed = true;
-    for (const stream of this.#streams) stream.cancel();
+    for (const stream of this.#streams.keys()) stream.cancel();
     this.#streams.clear();
+  }
+
+  /** Ends the connection's listening streams (its sessions were forgotten). */
+  stop(connectionId: string): void {
+    for (const [stream, owner] of this.#streams)
+      if (owner === connectionId) {
+        stream.cancel();
+        this.#streams.delete(stream);
+      }
   }
 
   async #listenLegacy(
@@ -76,7 +85,7 @@ export class ListChanges {
   ): Promise<void> {
     if (this.#closed) return;
     const ending = new Cancellation();
-    this.#streams.add(ending);
+    this.#streams.set(ending, connectionId);
     try {
       const stream = await this.#http.open(
         {

@@ -49,6 +49,8 @@ export interface Upstream {
   url: string;
   /** The session ids the stateful server handed out, in order. */
   sessions: string[];
+  /** The session ids a client ended (DELETE), in order. */
+  ended: string[];
   /** Each `tools/call` that reached the real server: its tool and session. */
   calls: Array<{ tool: string; sessionId: string | undefined }>;
   /** Headers of every request that arrived (names lower case). */
@@ -71,6 +73,7 @@ export async function startUpstream(
   const state = { description: 'Reports the weather of a city.' };
   const calls: Upstream['calls'] = [];
   const sessions: string[] = [];
+  const ended: string[] = [];
   const seenHeaders: Upstream['seenHeaders'] = [];
   const cancelled: string[] = [];
   let openGate: () => void = () => {};
@@ -223,6 +226,10 @@ export async function startUpstream(
             sessions.push(id);
             transports.set(id, transport!);
           },
+          onsessionclosed: (id) => {
+            ended.push(id);
+            transports.delete(id);
+          },
         });
         await build().connect(transport);
       }
@@ -251,6 +258,7 @@ export async function startUpstream(
   return {
     url: options.tls ? `https://localhost:${port}/mcp` : `http://127.0.0.1:${port}/mcp`,
     sessions,
+    ended,
     calls,
     seenHeaders,
     cancelled,
