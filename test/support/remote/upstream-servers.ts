@@ -41,6 +41,8 @@ export interface UpstreamOptions {
   slowTool?: boolean;
   /** Adds `gate`, a read that reports progress, then waits for `open()` before it answers. */
   gateTool?: boolean;
+  /** Adds `shout`, a read that logs a message, then waits for `open()` before it answers. */
+  logTool?: boolean;
   /** Serves https on `localhost` with this key and certificate. */
   tls?: { key: string; cert: string };
 }
@@ -83,7 +85,10 @@ export async function startUpstream(
 
   const live: McpServer[] = [];
   const build = () => {
-    const server = new McpServer({ name: `fixture-${kind}`, version: '1.2.3' });
+    const server = new McpServer(
+      { name: `fixture-${kind}`, version: '1.2.3' },
+      options.logTool ? { capabilities: { logging: {} } } : {},
+    );
     if (kind === 'stateful') live.push(server);
     server.registerTool(
       'get_weather',
@@ -141,6 +146,23 @@ export async function startUpstream(
             });
           await gate;
           return { content: [{ type: 'text', text: 'through the gate' }] };
+        },
+      );
+    if (options.logTool)
+      server.registerTool(
+        'shout',
+        {
+          description: 'Logs a message, then waits until the test opens the gate.',
+          inputSchema: z.object({}),
+          annotations: { readOnlyHint: true },
+        },
+        async (_args, ctx) => {
+          await ctx.mcpReq.notify({
+            method: 'notifications/message',
+            params: { level: 'warning', logger: 'fixture', data: { said: 'hello' } },
+          });
+          await gate;
+          return { content: [{ type: 'text', text: 'shouted' }] };
         },
       );
     if (options.slowTool)
