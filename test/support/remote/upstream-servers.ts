@@ -22,12 +22,16 @@ export type UpstreamKind = 'modern' | 'stateful';
 
 export interface SabotageRequest {
   method: string;
+  /** The JSON-RPC id of the request (undefined for a notification or a GET). */
+  id: unknown;
   tool: string | undefined;
   sessionId: string | undefined;
   headers: IncomingMessage['headers'];
 }
 
 export interface Sabotage {
+  /** Never answers (until the server closes). */
+  hang?: boolean;
   status: number;
   headers?: Record<string, string>;
   body: string | Buffer;
@@ -201,7 +205,7 @@ export async function startUpstream(
       res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"unauthorized"}');
       return;
     }
-    let message: { method?: string; params?: { name?: string } } = {};
+    let message: { method?: string; id?: unknown; params?: { name?: string } } = {};
     try {
       message = JSON.parse(body.toString('utf8') || '{}');
     } catch {}
@@ -209,10 +213,12 @@ export async function startUpstream(
     const tool = message.method === 'tools/call' ? message.params?.name : undefined;
     const bad = options.sabotage?.({
       method: message.method ?? req.method ?? '',
+      id: message.id,
       tool,
       sessionId,
       headers: req.headers,
     });
+    if (bad?.hang) return;
     if (bad) {
       res
         .writeHead(bad.status, bad.headers ?? { 'content-type': 'application/json' })
