@@ -32,6 +32,7 @@ import { Principals } from './core/principals/principals.ts';
 import { RemoteHealthProbe } from './core/remote/health-probe.ts';
 import { ListChanges } from './core/remote/list-changes.ts';
 import { createRemoteMcp } from './core/remote/remote-mcp.ts';
+import { UpstreamSessionSweep } from './core/remote/session-sweep.ts';
 import type { SharedState } from './core/state/shared-state.ts';
 import type { Store } from './core/store/store.ts';
 import { catalogToolSources } from './core/tools/catalog-tool-source.ts';
@@ -224,8 +225,19 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
       watch.announce();
       watch.touched(connectionId);
     });
-    remote.executor.sessionOpened = (connectionId, target, session) =>
+    // A connection removed elsewhere (the command, another replica) has its sessions ended here.
+    const sessionSweep = new UpstreamSessionSweep({
+      governance,
+      sessions: remote.sessions,
+      client: remote.client,
+      forgotten: (connectionId) => listChanges.stop(connectionId),
+      ...(options.onInternalError ? { report: options.onInternalError } : {}),
+    });
+    sessionSweep.start();
+    remote.executor.sessionOpened = (connectionId, target, session) => {
+      sessionSweep.opened(session, target);
       listChanges.listen(connectionId, target, session);
+    };
     // A remote connection in error is probed again in the background until it answers;
     // a tool list whose ttlMs ran out is discovered again.
     const healthProbe = new RemoteHealthProbe({
@@ -256,6 +268,7 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
       operator,
       async close() {
         await healthProbe.stop();
+        await sessionSweep.stop();
         listChanges.close();
         remote.executor.cancelHeld();
         // An HTTP+SSE session holds a stream open; the outbound client would wait for it.

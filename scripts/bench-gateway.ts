@@ -29,9 +29,12 @@
  * run, the Portcullis targets, and each server's resident memory.
  *
  *   npx tsx scripts/bench-gateway.ts [--duration 3] [--warmup 0.5] [--rounds 3]
- *       [--concurrency 1,16,64] [--only a,b] [--skip a,b]
+ *       [--concurrency 1,16,64] [--only a,b] [--skip a,b] [--sessions 1000]
  * The same settings from the environment: BENCH_GATEWAY_DURATION, _WARMUP,
- * _ROUNDS, _CONCURRENCY, _ONLY, _SKIP (flags win). Durations in seconds.
+ * _ROUNDS, _CONCURRENCY, _ONLY, _SKIP, _SESSIONS (flags win). Durations in
+ * seconds. With any forwarding configuration, Portcullis's resident memory
+ * is also measured holding `--sessions` live upstream sessions, one per
+ * agent with a personal credential (./bench/gateway/sessions-memory.ts).
  * BENCH_GATEWAY_CPU_PROF=<folder> runs every Node server child under
  * `--cpu-prof`, writing its profile there when it stops (for finding where a
  * configuration spends its time; the numbers of such a run are not comparable).
@@ -55,6 +58,7 @@ import {
   type ServerChild,
   startServerChild,
 } from './bench/gateway/server-child.ts';
+import { formatSessionsMemory, measureSessionsMemory } from './bench/gateway/sessions-memory.ts';
 import { formatStartup, measureStartup } from './bench/gateway/startup.ts';
 import { TARGETS } from './bench/gateway/targets/index.ts';
 import type { StartedTarget } from './bench/gateway/targets/target.ts';
@@ -65,6 +69,8 @@ interface BenchOptions {
   rounds: number;
   concurrencies: number[];
   targets: string[];
+  /** Upstream sessions Portcullis holds for the memory figure (0: not measured). */
+  sessions: number;
 }
 
 function parseOptions(argv: string[]): BenchOptions {
@@ -78,11 +84,15 @@ function parseOptions(argv: string[]): BenchOptions {
       concurrency: { type: 'string', default: env('CONCURRENCY') ?? '1,16,64' },
       only: { type: 'string', default: env('ONLY') ?? '' },
       skip: { type: 'string', default: env('SKIP') ?? '' },
+      sessions: { type: 'string', default: env('SESSIONS') ?? '1000' },
     },
   });
   const [duration, warmup, rounds] = [values.duration, values.warmup, values.rounds].map(Number);
   if (!(duration! > 0) || !(warmup! >= 0) || !Number.isInteger(rounds) || rounds! < 1)
     throw new TypeError('--duration takes seconds > 0, --warmup seconds ≥ 0, --rounds a count ≥ 1');
+  const sessions = Number(values.sessions);
+  if (!Number.isInteger(sessions) || sessions < 0)
+    throw new TypeError('--sessions takes a count ≥ 0 (0: no memory figure with live sessions)');
   const concurrencies = values.concurrency.split(',').map(Number);
   if (!concurrencies.every((c) => Number.isInteger(c) && c >= 1))
     throw new TypeError('--concurrency takes positive integers, comma-separated');
@@ -102,6 +112,7 @@ function parseOptions(argv: string[]): BenchOptions {
     rounds: rounds!,
     concurrencies,
     targets: known.filter((n) => (only.length === 0 || only.includes(n)) && !skip.includes(n)),
+    sessions,
   };
 }
 
@@ -263,6 +274,11 @@ async function main(argv: string[]): Promise<void> {
   console.log('');
   console.log(formatMemory(memory));
   console.log('');
+  if (forwarding && options.sessions > 0) {
+    console.error(`bench: portcullis holding ${options.sessions} upstream sessions`);
+    console.log(formatSessionsMemory(await measureSessionsMemory(options.sessions)));
+    console.log('');
+  }
   if (options.targets.includes('portcullis')) {
     console.error('bench: timing portcullis start to ready');
     console.log(formatStartup(await measureStartup(5)));

@@ -20,6 +20,7 @@ import { grant, listGrants, revokeGrant } from '../core/operator/grants.ts';
 import { rotateMasterKey } from '../core/operator/master-key.ts';
 import { createWorkspace, listWorkspaces } from '../core/operator/workspaces.ts';
 import type { Gateway } from '../open-gateway.ts';
+import { changedToolsText } from './contract-change-text.ts';
 import { oauthCommands } from './oauth-commands.ts';
 import { type Output, paint, printRows, printValue } from './output.ts';
 import { remoteCommands } from './remote-commands.ts';
@@ -228,7 +229,7 @@ export const commands: Record<string, Command> = {
       ).filter((a) => wanted === undefined || a.classification === wanted);
       printRows(
         out,
-        rows.map((a) => ({
+        rows.map(({ changes: _, ...a }) => ({
           ...a,
           state: a.contractChanged
             ? `${a.state} ${paint(out, 'red', '(contract changed)')}`
@@ -237,6 +238,7 @@ export const commands: Record<string, Command> = {
         ['tool', 'classification', 'state', 'title'],
         rows,
       );
+      if (!out.json) out.write(changedToolsText(rows, arg(args, 0, 'actions')));
     },
   },
   ...Object.fromEntries(
@@ -439,7 +441,7 @@ function actionVerb(verb: ActionVerb): Command {
       });
       printRows(
         out,
-        rows.map((a) => ({ ...a, state: stateText(out, a.state) })),
+        rows.map(({ changes: _, ...a }) => ({ ...a, state: stateText(out, a.state) })),
         ['tool', 'classification', 'state'],
         rows,
       );

@@ -18,6 +18,8 @@ import {
   parseMcpServers,
 } from '../core/remote/mcp-servers-config.ts';
 import type { Command } from './commands.ts';
+import { contractChangeLines } from './contract-change-text.ts';
+import { curatedOfferText } from './curated-offer-text.ts';
 import { printValue } from './output.ts';
 
 type Env = Record<string, string | undefined>;
@@ -207,10 +209,17 @@ export const remoteCommands: Record<string, Command> = {
   },
 };
 
-function connectText(result: RemoteConnectResult): string {
+export function connectText(result: RemoteConnectResult): string {
+  const offer = result.curated ? `\n${curatedOfferText(result.curated)}` : '';
+  return `${nextText(result)}${offer}`;
+}
+
+function nextText(result: RemoteConnectResult): string {
   const { connection, endpoint } = result;
   const host = new URL(endpoint.url).host;
-  const head = `${connection.name}: unverified server ${host}`;
+  const head = result.curated
+    ? `${connection.name}: ${result.curated.name} (curated) at ${host}`
+    : `${connection.name}: unverified server ${host}`;
   switch (result.next) {
     case 'sign_in':
       return `${head} needs a browser sign-in (it publishes OAuth metadata${result.authorizationServers ? `: ${result.authorizationServers.join(', ')}` : ''}); kept as a draft. Sign in: portcullis connection sign-in ${connection.name}`;
@@ -228,6 +237,7 @@ function refreshText(report: RefreshReport): string {
   for (const { tool, changes } of report.changed)
     lines.push(
       `  ${tool} changed: ${changes.map((c) => c.field).join(', ')} (review it again: portcullis review <connection> ${tool})`,
+      ...contractChangeLines(changes),
     );
   for (const problem of report.problems) lines.push(`  left out: ${problem}`);
   return lines.join('\n');

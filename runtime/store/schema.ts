@@ -224,6 +224,8 @@ export interface RemoteToolTable {
   classification: string;
   classification_rule: string;
   discovered_at: string;
+  /** JSON of the contract last reviewed (with its hash and since when it changed), while a change waits for review. */
+  changed_from: string | null;
 }
 
 export interface UpstreamOAuthClientTable {

@@ -28,6 +28,29 @@ export interface CuratedRemoteMatch {
   readonly endpoint: RemoteEndpoint;
 }
 
+/**
+ * What the connect flow shows beside the generic route when a pasted URL is a
+ * curated server's: its name, description, documentation, how it is signed
+ * in to, its defaults and support text. Labels and hints only: the
+ * connection is the one the generic route makes.
+ */
+export interface CuratedOffer {
+  readonly id: string;
+  readonly name: string;
+  readonly description: string;
+  readonly documentationUrl: string;
+  /** The endpoint pattern the URL matched. */
+  readonly endpoint: RemoteEndpoint;
+  readonly auth: RemoteMcpManifest['connection']['auth'];
+  readonly defaults: RemoteMcpManifest['connection']['defaults'];
+  readonly support: RemoteMcpManifest['connection']['support'];
+}
+
+export function curatedOfferOf({ definition, endpoint }: CuratedRemoteMatch): CuratedOffer {
+  const { id, name, description, documentationUrl, auth, defaults, support } = definition;
+  return { id, name, description, documentationUrl, endpoint, auth, defaults, support };
+}
+
 /** The curated remote definitions' files under a `generated/` folder. */
 export function generatedRemoteFiles(generatedDir: URL): CuratedRemoteFiles[] {
   return remotes.map(({ id }) => ({ id, manifest: new URL(`${id}/manifest.json`, generatedDir) }));
@@ -94,5 +117,11 @@ export class CuratedRemotes {
   /** {@link matchCuratedRemote} over these definitions. */
   match(pastedUrl: string): CuratedRemoteMatch | undefined {
     return matchCuratedRemote(pastedUrl, this.list);
+  }
+
+  /** The shortcut to offer for a pasted URL, or undefined (an unverified server). */
+  offer(pastedUrl: string): CuratedOffer | undefined {
+    const match = this.match(pastedUrl);
+    return match && curatedOfferOf(match);
   }
 }

@@ -90,6 +90,11 @@ export class GovernanceSnapshot {
     return this.#policies.get(policyKey(connectionId, action));
   }
 
+  /** Whether a connection with this id exists at this revision (in any workspace; ids are never reused). */
+  hasConnection(id: string): boolean {
+    return this.#connections.some((c) => c.id === id);
+  }
+
   /** A connection of the workspace by name. */
   connectionByName(workspaceId: string, name: string): Connection | undefined {
     return this.#connections.find((c) => c.workspaceId === workspaceId && c.name === name);

@@ -11,6 +11,8 @@ import { classDefault } from '../governance/contract-sync.ts';
 import type { ActionPolicy, Connection, PolicyState } from '../governance/model.ts';
 import { toolNameFor } from '../governance/tool-names.ts';
 import { didYouMean } from '../nearest-word.ts';
+import { REMOTE_MCP_PROVIDER } from '../remote/remote-model.ts';
+import { type ContractChange, contractChanges } from '../remote/remote-tool-contract.ts';
 import { connectionOrThrow } from './connections.ts';
 import { attempt, audit, type OperatorContext, parseInput, workspaceOrThrow } from './context.ts';
 
@@ -22,6 +24,13 @@ export interface ActionView {
   /** The catalog's contract differs from the one reviewed: calls are blocked until reviewed. */
   contractChanged: boolean;
   title: string;
+  /**
+   * A remote tool whose contract changed: what changed since the contract
+   * last reviewed (texts word by word, schemas and annotations by JSON
+   * pointer), and since when, however the change was found.
+   */
+  changes?: ContractChange[];
+  changedSince?: string;
 }
 
 const ConnectionRefSchema = z.strictObject({
@@ -39,14 +48,30 @@ export async function listActions(ctx: OperatorContext, input: unknown): Promise
 async function actionViews(ctx: OperatorContext, connection: Connection): Promise<ActionView[]> {
   const provider = ctx.catalogs.get(connection.provider);
   const policies = await ctx.store.policies.forConnection(connection.id);
-  return policies.map((policy) => ({
-    action: policy.action,
-    tool: toolNameFor(connection, policy.action),
-    classification: policy.classification,
-    state: policy.state,
-    contractChanged: policy.state !== 'retired' && policy.reviewedHash !== policy.currentHash,
-    title: provider?.actions.get(policy.action)?.title ?? policy.action,
-  }));
+  const remoteTools =
+    connection.provider === REMOTE_MCP_PROVIDER
+      ? new Map((await ctx.store.remoteTools.forConnection(connection.id)).map((t) => [t.name, t]))
+      : undefined;
+  return policies.map((policy) => {
+    const contractChanged =
+      policy.state !== 'retired' && policy.reviewedHash !== policy.currentHash;
+    const remote = remoteTools?.get(policy.action);
+    const changedFrom = contractChanged ? remote?.changedFrom : undefined;
+    return {
+      action: policy.action,
+      tool: toolNameFor(connection, policy.action),
+      classification: policy.classification,
+      state: policy.state,
+      contractChanged,
+      title: provider?.actions.get(policy.action)?.title ?? policy.action,
+      ...(remote && changedFrom
+        ? {
+            changes: contractChanges(changedFrom.contract, remote.contract),
+            changedSince: changedFrom.since,
+          }
+        : {}),
+    };
+  });
 }
 
 export const ChangeActionsSchema = z

@@ -2,9 +2,11 @@
  * A workspace's connections as an operator sees them: a remote MCP one with
  * its address, what it speaks, its auth kind and header names (never values),
  * and, while no curated definition vouches for it, the `unverified` label
- * with its host, in every listing.
+ * with its host, in every listing; an address a curated definition names
+ * carries that definition's name instead (a label, nothing more).
  */
 import { z } from 'zod';
+import type { CuratedRemotes } from '../catalog/curated-remotes.ts';
 import type { Connection } from '../governance/model.ts';
 import { REMOTE_MCP_PROVIDER, type RemoteEndpoint } from '../remote/remote-model.ts';
 import type { SignInReason } from '../upstream-sign-in/sign-in-model.ts';
@@ -13,9 +15,11 @@ import { type OperatorContext, parseInput, workspaceOrThrow } from './context.ts
 export interface RemoteView {
   url: string;
   host: string;
-  /** No curated definition matches this endpoint. */
-  verified: false;
+  /** Whether a curated definition names this endpoint. */
+  verified: boolean;
   label: string;
+  /** The curated definition that names it. */
+  curated?: { id: string; name: string; documentationUrl: string };
   transport: RemoteEndpoint['transport'];
   revision: string | null;
   authKind: RemoteEndpoint['authKind'];
@@ -35,13 +39,23 @@ export interface RemoteView {
 
 export type ConnectionView = Connection & { remote?: RemoteView };
 
-export function remoteViewOf(endpoint: RemoteEndpoint): RemoteView {
+export function remoteViewOf(endpoint: RemoteEndpoint, curatedRemotes: CuratedRemotes): RemoteView {
   const host = new URL(endpoint.url).host;
+  const curated = curatedRemotes.offer(endpoint.url);
   return {
     url: endpoint.url,
     host,
-    verified: false,
-    label: `unverified server: ${host}`,
+    ...(curated
+      ? {
+          verified: true,
+          label: `curated: ${curated.name} (${host})`,
+          curated: {
+            id: curated.id,
+            name: curated.name,
+            documentationUrl: curated.documentationUrl,
+          },
+        }
+      : { verified: false, label: `unverified server: ${host}` }),
     transport: endpoint.transport,
     revision: endpoint.revision,
     authKind: endpoint.authKind,
@@ -62,7 +76,7 @@ export async function connectionViews(
       if (connection.provider !== REMOTE_MCP_PROVIDER) return connection;
       const endpoint = await ctx.store.remoteEndpoints.byConnection(connection.id);
       if (!endpoint) return connection;
-      const remote = remoteViewOf(endpoint);
+      const remote = remoteViewOf(endpoint, ctx.catalogs.remotes);
       if (endpoint.oauth) {
         const row = await ctx.store.upstreamOAuth.tokens.get(connection.id, null);
         const reason = row?.signInRequired ?? undefined;

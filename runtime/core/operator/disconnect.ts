@@ -2,8 +2,10 @@
  * `portcullis disconnect <connection>`: removes a connection with its
  * credentials, grants and policies (and a remote one's endpoint record and
  * pinned tools), and forgets every upstream session this process holds for
- * it, ending them upstream where the server allows. The audit log keeps its
- * history: the events name the connection's id, which is never reused.
+ * it, ending them upstream where the server allows; a running gateway in
+ * another process ends its own within a second, when it sees the store's
+ * revision move (`UpstreamSessionSweep`). The audit log keeps its history:
+ * the events name the connection's id, which is never reused.
  */
 import { z } from 'zod';
 import { GatewayError } from '../errors.ts';

@@ -8,6 +8,7 @@
  * on. Header values are sealed in the vault; only names are kept and shown.
  */
 import { z } from 'zod';
+import type { CuratedOffer } from '../catalog/curated-remotes.ts';
 import { GatewayError } from '../errors.ts';
 import { newId } from '../governance/keys.ts';
 import type { Connection } from '../governance/model.ts';
@@ -49,6 +50,12 @@ export interface RemoteConnectResult {
   tools: RefreshReport | undefined;
   /** Where a sign-in would start, when the server publishes it. */
   authorizationServers?: string[];
+  /**
+   * The curated definition the URL matched, offered beside the generic route
+   * (its name, documentation, sign-in hints, support text); absent for an
+   * unverified server. The connection is the same either way.
+   */
+  curated?: CuratedOffer;
 }
 
 export function remoteOrThrow(ctx: OperatorContext): RemoteMcp {
@@ -78,8 +85,11 @@ export async function connectUrl(
       credential[headerField(name)] = value;
     const headerNames = Object.keys(parsed.headers ?? {});
 
+    const curated = ctx.catalogs.remotes.offer(url.href);
+    const offered = curated ? { curated } : {};
     const draft = await existingDraft(ctx, workspace.id, parsed.name, url.href);
-    const name = draft?.name ?? parsed.name ?? nameFromHost(url);
+    const name =
+      draft?.name ?? parsed.name ?? curated?.defaults.connectionName ?? nameFromHost(url);
     if (!draft && (await ctx.store.connections.byName(workspace.id, name)))
       throw new GatewayError(
         'conflict',
@@ -149,10 +159,11 @@ export async function connectUrl(
         ...(probed.kind === 'sign_in_needed'
           ? { authorizationServers: probed.authorizationServers }
           : {}),
+        ...offered,
       };
     }
 
-    return pinReady(ctx, {
+    const pinned = await pinReady(ctx, {
       connection,
       endpoint,
       target,
@@ -160,6 +171,7 @@ export async function connectUrl(
       wasDraft: draft !== undefined,
       credential: authKind === 'none' ? undefined : credential,
     });
+    return { ...pinned, ...offered };
   });
 }
 

@@ -50,9 +50,13 @@ export async function remoteCredentialFields(
     });
   }
   // A refusal blames the credential (remote_credential_refused); nothing is written.
-  await probeEndpoint(remote.client, remote.http, upstreamTarget(endpoint, fields), {
+  const target = upstreamTarget(endpoint, fields);
+  const probed = await probeEndpoint(remote.client, remote.http, target, {
     allowPrivateNetworks: remote.allowPrivateNetworks,
     withCredential: true,
   });
+  // The probe's session ends here, as connect-url's does; calls open their own.
+  if (probed.kind === 'ready')
+    await remote.client.close(target, probed.hello.session).catch(() => {});
   return fields;
 }

@@ -18,6 +18,7 @@ import {
   REMOTE_MCP_PROVIDER,
   type RemoteEndpoint,
   type RemoteTool,
+  type ReviewedContract,
 } from '../remote/remote-model.ts';
 import {
   type ContractChange,
@@ -74,6 +75,7 @@ export async function discoverPinnable(
         classification,
         classificationRule: rule,
         discoveredAt: at,
+        changedFrom: null,
       };
     }),
   };
@@ -99,7 +101,12 @@ export async function applyPinned(
     at,
     'quarantine-new',
   );
-  await tx.remoteTools.replace(connection, discovered.tools);
+  const reviewedHashes = new Map(existing.map((policy) => [policy.action, policy.reviewedHash]));
+  const pinned = discovered.tools.map((tool) => ({
+    ...tool,
+    changedFrom: changedFromOf(before.get(tool.name), tool, reviewedHashes.get(tool.name), at),
+  }));
+  await tx.remoteTools.replace(connection, pinned);
   // The server's ttlMs says when the list goes stale; without one it stays until refreshed.
   const toolsExpireAt =
     discovered.ttlMs === undefined
@@ -126,6 +133,26 @@ export async function applyPinned(
     retired: sync.retired,
     problems: discovered.problems,
   };
+}
+
+/**
+ * The contract a changed tool is compared with in review: the one last
+ * reviewed, kept from the first change on however many follow before the
+ * review; none once the tool is back at its reviewed contract, and none for a
+ * tool never reviewed (its whole contract is under review).
+ */
+function changedFromOf(
+  old: RemoteTool | undefined,
+  now: RemoteTool,
+  reviewedHash: string | null | undefined,
+  at: string,
+): ReviewedContract | null {
+  if (!old || now.contractHash === reviewedHash) return null;
+  // Still measured against the reviewed contract (a riskier class cleared the reviewed hash).
+  if (old.changedFrom && (reviewedHash == null || old.changedFrom.contractHash === reviewedHash))
+    return old.changedFrom;
+  if (old.contractHash === now.contractHash || old.contractHash !== reviewedHash) return null;
+  return { contract: old.contract, contractHash: old.contractHash, since: at };
 }
 
 const RefreshSchema = z.strictObject({

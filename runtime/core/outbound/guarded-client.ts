@@ -13,6 +13,7 @@
  *   those secrets too.
  */
 import { isIP } from 'node:net';
+import { rootCertificates } from 'node:tls';
 import { Agent, type Dispatcher } from 'undici';
 import { BoundedCache } from '../bounded-cache.ts';
 import type { CancelSignal } from '../cancellation.ts';
@@ -51,6 +52,11 @@ export interface OutboundPolicy {
    * is not idempotent cannot be retried.
    */
   reuseConnections?: boolean;
+  /**
+   * PEM certificates trusted beside Node's own roots (a test's self-signed
+   * https upstream; an operator uses `NODE_EXTRA_CA_CERTS`). Default: none.
+   */
+  trustedCertificates?: readonly string[];
 }
 
 export interface OutboundRequest {
@@ -105,6 +111,9 @@ export function createGuardedClient(policy: OutboundPolicy): GuardedClient {
     connect: {
       timeout: connectTimeoutMs,
       lookup: createGuardedLookup(policy),
+      ...(policy.trustedCertificates?.length
+        ? { ca: [...rootCertificates, ...policy.trustedCertificates] }
+        : {}),
     },
     headersTimeout: replyTimeoutMs,
     bodyTimeout: replyTimeoutMs,

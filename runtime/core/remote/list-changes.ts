@@ -26,8 +26,8 @@ export class ListChanges {
   readonly #refresh: (connectionId: string) => Promise<unknown>;
   readonly #running = new Map<string, Promise<void>>();
   readonly #again = new Set<string>();
-  /** What ends each listening stream, opening or open. */
-  readonly #streams = new Set<Cancellation>();
+  /** What ends each listening stream, opening or open, and whose connection it is. */
+  readonly #streams = new Map<Cancellation, string>();
   #closed = false;
 
   constructor(http: GuardedClient, refresh: (connectionId: string) => Promise<unknown>) {
@@ -101,8 +101,17 @@ export class ListChanges {
 
   close(): void {
     this.#closed = true;
-    for (const stream of this.#streams) stream.cancel();
+    for (const stream of this.#streams.keys()) stream.cancel();
     this.#streams.clear();
+  }
+
+  /** Ends the connection's listening streams (its sessions were forgotten). */
+  stop(connectionId: string): void {
+    for (const [stream, owner] of this.#streams)
+      if (owner === connectionId) {
+        stream.cancel();
+        this.#streams.delete(stream);
+      }
   }
 
   /** Reads a listening stream (a 2025 session's GET, a 2026-07-28 listen POST) while it lasts. */
@@ -113,7 +122,7 @@ export class ListChanges {
   ): Promise<void> {
     if (this.#closed) return;
     const ending = new Cancellation();
-    this.#streams.add(ending);
+    this.#streams.set(ending, connectionId);
     try {
       const stream = await this.#http.open(
         {

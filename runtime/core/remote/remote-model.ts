@@ -86,4 +86,17 @@ export interface RemoteTool {
   /** Which rule classified it (`annotation:readOnlyHint`, `verb:delete`, `override`, …). */
   classificationRule: string;
   discoveredAt: string;
+  /**
+   * The contract last reviewed, while a change to it waits for review
+   * (found by a refresh, `list_changed` or an expired `ttlMs`): what the
+   * review compares the current contract with. Null otherwise.
+   */
+  changedFrom: ReviewedContract | null;
+}
+
+export interface ReviewedContract {
+  contract: RemoteToolContract;
+  contractHash: string;
+  /** When the change was first found. */
+  since: string;
 }

@@ -62,6 +62,11 @@ export class UpstreamSessions {
     return dropped;
   }
 
+  /** The connections holding a session or an opening. */
+  connectionIds(): Set<string> {
+    return new Set([...this.#entries.keys()].map((key) => key.slice(0, key.indexOf('\0'))));
+  }
+
   get size(): number {
     return this.#entries.size;
   }

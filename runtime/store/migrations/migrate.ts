@@ -11,6 +11,7 @@ import { auditUpstreamAddressMigration } from './0004-audit-upstream-address.ts'
 import { oauthMigration } from './0005-oauth.ts';
 import { remoteMcpMigration } from './0006-remote-mcp.ts';
 import { upstreamOAuthMigration } from './0007-upstream-oauth.ts';
+import { remoteToolDiffMigration } from './0008-remote-tool-diff.ts';
 
 /** kysely's default name for its record of applied migrations. */
 const MIGRATION_TABLE = 'kysely_migration';
@@ -25,6 +26,7 @@ export function storeMigrations(engine: Engine): Record<string, Migration> {
     '0005-oauth': oauthMigration,
     '0006-remote-mcp': remoteMcpMigration,
     '0007-upstream-oauth': upstreamOAuthMigration,
+    '0008-remote-tool-diff': remoteToolDiffMigration,
   };
 }
 

@@ -14,6 +14,7 @@ import type {
   RemoteTool,
   RemoteToolContract,
   RemoteTransport,
+  ReviewedContract,
 } from '../../core/remote/remote-model.ts';
 import type { RemoteEndpointRows, RemoteToolRows } from '../../core/store/store.ts';
 import type { RemoteEndpointTable, RemoteToolTable } from '../schema.ts';
@@ -93,6 +94,7 @@ export function remoteToolRows(context: StoreContext): RemoteToolRows {
                   classification: tool.classification,
                   classification_rule: tool.classificationRule,
                   discovered_at: tool.discoveredAt,
+                  changed_from: tool.changedFrom === null ? null : JSON.stringify(tool.changedFrom),
                 })),
               )
               .execute();
@@ -153,5 +155,7 @@ function toTool(row: Selectable<RemoteToolTable>): RemoteTool {
     classification: row.classification as Classification,
     classificationRule: row.classification_rule,
     discoveredAt: row.discovered_at,
+    changedFrom:
+      row.changed_from === null ? null : (JSON.parse(row.changed_from) as ReviewedContract),
   };
 }

@@ -15,6 +15,7 @@ export const SERVER_ENTRIES = [
   'portcullis',
   'mcp-upstream',
   'portcullis-forwarding',
+  'portcullis-sessions',
 ] as const;
 export type ServerEntry = (typeof SERVER_ENTRIES)[number];
 

@@ -86,6 +86,12 @@ function sessionOf(key: string): string | undefined {
 }
 
 describe('personal credentials on a remote connection', () => {
+  it('are tried on the server in a session that is ended at once (none left open before any call)', () => {
+    // connect-url's probe and the two credentials' tries each opened one.
+    expect(upstream.sessions).toHaveLength(3);
+    expect(upstream.sessions.filter((id) => !upstream.ended.includes(id))).toEqual([]);
+  });
+
   it('give each agent its own upstream session; a bad reply forgets only its own', async () => {
     const call = async (agent: string, key: string) => {
       const reply = await callTool(clients[agent]!, 'personal__get_weather', { city: agent });

@@ -1,10 +1,12 @@
 /**
- * Progress is relayed while the call runs, not with its result: the upstream
- * tool reports progress and then waits, and only the agent having seen that
- * progress lets it finish (a relay that waited for the whole reply would
- * never deliver it).
+ * Progress and log messages are relayed while the call runs, not with its
+ * result: the upstream tool reports progress (or logs a message) and then
+ * waits, and only the agent having seen it lets the tool finish (a relay that
+ * waited for the whole reply would never deliver it), so it arrives on the
+ * agent's reply stream before the result.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { changeActions } from '../../../runtime/core/operator/actions.ts';
 import { createAgent } from '../../../runtime/core/operator/agents.ts';
@@ -29,7 +31,7 @@ describe.each<UpstreamKind>(['stateful', 'modern'])('live progress from a %s ups
   let client: Client;
 
   beforeAll(async () => {
-    upstream = await startUpstream(kind, { gateTool: true });
+    upstream = await startUpstream(kind, { gateTool: true, logTool: true });
     const ctx = gateway.running.gateway.operator('test');
     await connectUrl(ctx, { workspace: 'default', url: upstream.url, name: `gate-${kind}` });
     await changeActions(ctx, 'review', {
@@ -62,5 +64,28 @@ describe.each<UpstreamKind>(['stateful', 'modern'])('live progress from a %s ups
     });
     expect(seen).toEqual(['1/2 waiting']);
     expect(result.content).toEqual([{ type: 'text', text: 'through the gate' }]);
+  });
+
+  it("relays the upstream's log message before the result", async () => {
+    const seen: unknown[] = [];
+    // The gateway sends log messages to a client that asked for them.
+    await client.setLoggingLevel('info');
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+      seen.push(notification.params);
+      upstream.open();
+    });
+    const result = await client.callTool(
+      { name: `gate-${kind}__shout`, arguments: {} },
+      undefined,
+      {
+        timeout: 5_000,
+      },
+    );
+    seen.push('result');
+    expect(seen).toEqual([
+      { level: 'warning', logger: 'fixture', data: { said: 'hello' } },
+      'result',
+    ]);
+    expect(result.content).toEqual([{ type: 'text', text: 'shouted' }]);
   });
 });

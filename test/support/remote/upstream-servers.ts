@@ -9,6 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import {
   acceptedContent,
@@ -25,12 +26,16 @@ export type UpstreamKind = 'modern' | 'stateful';
 
 export interface SabotageRequest {
   method: string;
+  /** The JSON-RPC id of the request (undefined for a notification or a GET). */
+  id: unknown;
   tool: string | undefined;
   sessionId: string | undefined;
   headers: IncomingMessage['headers'];
 }
 
 export interface Sabotage {
+  /** Never answers (until the server closes). */
+  hang?: boolean;
   status: number;
   headers?: Record<string, string>;
   body: string | Buffer;
@@ -55,12 +60,18 @@ export interface UpstreamOptions {
   askingTools?: boolean;
   /** Adds a resource (`memo://welcome`), a template (`memo://notes/{id}`) and a prompt (`greet`). */
   resourcesAndPrompts?: boolean;
+  /** Adds `shout`, a read that logs a message, then waits for `open()` before it answers. */
+  logTool?: boolean;
+  /** Serves https on `localhost` with this key and certificate. */
+  tls?: { key: string; cert: string };
 }
 
 export interface Upstream {
   url: string;
   /** The session ids the stateful server handed out, in order. */
   sessions: string[];
+  /** The session ids a client ended (DELETE), in order. */
+  ended: string[];
   /** Each `tools/call` that reached the real server: its tool and session. */
   calls: Array<{ tool: string; sessionId: string | undefined }>;
   /** Headers of every request that arrived (names lower case). */
@@ -83,6 +94,7 @@ export async function startUpstream(
   const state = { description: 'Reports the weather of a city.' };
   const calls: Upstream['calls'] = [];
   const sessions: string[] = [];
+  const ended: string[] = [];
   const seenHeaders: Upstream['seenHeaders'] = [];
   const cancelled: string[] = [];
   let openGate: () => void = () => {};
@@ -92,7 +104,10 @@ export async function startUpstream(
 
   const live: McpServer[] = [];
   const build = () => {
-    const server = new McpServer({ name: `fixture-${kind}`, version: '1.2.3' });
+    const server = new McpServer(
+      { name: `fixture-${kind}`, version: '1.2.3' },
+      options.logTool ? { capabilities: { logging: {} } } : {},
+    );
     if (kind === 'stateful') live.push(server);
     server.registerTool(
       'get_weather',
@@ -154,6 +169,23 @@ export async function startUpstream(
       );
     if (options.askingTools) registerAskingTools(server);
     if (options.resourcesAndPrompts) registerResourcesAndPrompts(server, kind);
+    if (options.logTool)
+      server.registerTool(
+        'shout',
+        {
+          description: 'Logs a message, then waits until the test opens the gate.',
+          inputSchema: z.object({}),
+          annotations: { readOnlyHint: true },
+        },
+        async (_args, ctx) => {
+          await ctx.mcpReq.notify({
+            method: 'notifications/message',
+            params: { level: 'warning', logger: 'fixture', data: { said: 'hello' } },
+          });
+          await gate;
+          return { content: [{ type: 'text', text: 'shouted' }] };
+        },
+      );
     if (options.slowTool)
       server.registerTool(
         'slow',
@@ -197,7 +229,7 @@ export async function startUpstream(
       res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"unauthorized"}');
       return;
     }
-    let message: { method?: string; params?: { name?: string } } = {};
+    let message: { method?: string; id?: unknown; params?: { name?: string } } = {};
     try {
       message = JSON.parse(body.toString('utf8') || '{}');
     } catch {}
@@ -205,10 +237,12 @@ export async function startUpstream(
     const tool = message.method === 'tools/call' ? message.params?.name : undefined;
     const bad = options.sabotage?.({
       method: message.method ?? req.method ?? '',
+      id: message.id,
       tool,
       sessionId,
       headers: req.headers,
     });
+    if (bad?.hang) return;
     if (bad) {
       res
         .writeHead(bad.status, bad.headers ?? { 'content-type': 'application/json' })
@@ -244,6 +278,10 @@ export async function startUpstream(
             sessions.push(id);
             transports.set(id, transport!);
           },
+          onsessionclosed: (id) => {
+            ended.push(id);
+            transports.delete(id);
+          },
         });
         await build().connect(transport);
       }
@@ -256,7 +294,7 @@ export async function startUpstream(
     res.end();
   };
 
-  const http = createServer((req, res) => {
+  const onRequest = (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
@@ -265,12 +303,14 @@ export async function startUpstream(
         else res.end();
       });
     });
-  });
+  };
+  const http = options.tls ? createHttpsServer(options.tls, onRequest) : createServer(onRequest);
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
   const { port } = http.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}/mcp`,
+    url: options.tls ? `https://localhost:${port}/mcp` : `http://127.0.0.1:${port}/mcp`,
     sessions,
+    ended,
     calls,
     seenHeaders,
     cancelled,

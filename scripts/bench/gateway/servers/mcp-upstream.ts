@@ -8,6 +8,9 @@
  * - 2026-07-28: stateless, recognised by its MCP-Protocol-Version header;
  *   `server/discover` answers the versions it speaks.
  * As cheap as it can be, so the numbers measure what sits in front of it.
+ * With MCP_UPSTREAM_LEGACY_ONLY=1 it speaks 2025 only (a 2026-07-28 request
+ * is answered 400), so a client keeps a session with it; `GET /stats` says
+ * how many sessions are open.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -35,6 +38,7 @@ interface JsonRpcRequest {
 }
 
 const sessions = new Set<string>();
+const LEGACY_ONLY = process.env.MCP_UPSTREAM_LEGACY_ONLY === '1';
 
 const failure = (id: JsonRpcRequest['id'] | null, code: number, message: string) => ({
   jsonrpc: '2.0',
@@ -93,6 +97,10 @@ async function handlePost(request: IncomingMessage, response: ServerResponse): P
   }
   const sessionId = request.headers['mcp-session-id'];
   const modern = request.headers['mcp-protocol-version'] === MODERN;
+  if (modern && LEGACY_ONLY) {
+    sendJson(response, 400, failure(message.id, -32600, `${MODERN} is not spoken here`));
+    return;
+  }
   if (message.method === 'initialize' && !modern) return initialize(message, response);
   if (!modern) {
     if (typeof sessionId !== 'string') {
@@ -114,6 +122,8 @@ const server = createServer((request, response) => {
       if (!response.headersSent) sendJson(response, 500, failure(null, -32603, 'internal error'));
       else response.end();
     });
+  } else if (request.method === 'GET' && request.url === '/stats') {
+    sendJson(response, 200, { sessions: sessions.size });
   } else if (request.method === 'DELETE') {
     const sessionId = request.headers['mcp-session-id'];
     sendJson(response, typeof sessionId === 'string' && sessions.delete(sessionId) ? 204 : 404);

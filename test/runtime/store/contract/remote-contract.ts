@@ -38,6 +38,7 @@ function aTool(name: string, overrides: Partial<RemoteTool> = {}): RemoteTool {
     classification: 'read',
     classificationRule: 'annotation:readOnlyHint',
     discoveredAt: T0,
+    changedFrom: null,
     ...overrides,
   };
 }
@@ -86,6 +87,18 @@ export function describeRemoteContract(subject: StoreSubject): void {
       );
       await store.remoteTools.replace({ id: 'conn_r', workspaceId: 'ws_1' }, many);
       expect(await store.remoteTools.all()).toEqual(many);
+    });
+
+    it('keep the contract last reviewed beside a changed one', async () => {
+      const { store } = subject;
+      const reviewed = aTool('alpha').contract;
+      const changed = aTool('alpha', {
+        contract: { ...reviewed, description: 'Now it deletes ☃' },
+        contractHash: 'hash_alpha_2',
+        changedFrom: { contract: reviewed, contractHash: 'hash_alpha', since: T1 },
+      });
+      await store.remoteTools.replace({ id: 'conn_r', workspaceId: 'ws_1' }, [changed]);
+      expect(await store.remoteTools.forConnection('conn_r')).toEqual([changed]);
     });
 
     it('go with their connection', async () => {

@@ -1,0 +1,46 @@
+/**
+ * How the command shows what changed in a remote tool's contract: a text
+ * word by word (`[-removed-]{+added+}`, as `git diff --word-diff` writes it),
+ * a schema's or annotations' changes one JSON pointer a line.
+ */
+import type { ValueChange } from '../core/remote/contract-diff.ts';
+import type { ContractChange } from '../core/remote/remote-tool-contract.ts';
+
+export function contractChangeLines(changes: readonly ContractChange[], indent = '    '): string[] {
+  return changes.flatMap((change) => {
+    if (change.field === 'title' || change.field === 'description')
+      return [
+        `${indent}${change.field}: ${change.diff
+          .map((part) =>
+            part.op === '=' ? part.text : part.op === '-' ? `[-${part.text}-]` : `{+${part.text}+}`,
+          )
+          .join('')}`,
+      ];
+    const values = change.diff as readonly ValueChange[];
+    return values.map((value) => {
+      const where = `${indent}${change.field} ${value.pointer || '/'}`;
+      if (!('before' in value)) return `${where}: added ${json(value.after)}`;
+      if (!('after' in value)) return `${where}: removed (was ${json(value.before)})`;
+      return `${where}: ${json(value.before)} → ${json(value.after)}`;
+    });
+  });
+}
+
+/** What changed in each tool of a listing that has changes, under a heading per tool. */
+export function changedToolsText(
+  rows: ReadonlyArray<{ tool: string; changes?: ContractChange[]; changedSince?: string }>,
+  connection: string,
+): string {
+  return rows
+    .filter((row) => row.changes !== undefined)
+    .map(
+      (row) =>
+        `${row.tool} changed since its review (found ${row.changedSince}); approve it with portcullis review ${connection} ${row.tool}:\n${contractChangeLines(row.changes!).join('\n')}\n`,
+    )
+    .join('');
+}
+
+function json(value: unknown): string {
+  const text = JSON.stringify(value);
+  return text.length > 200 ? `${text.slice(0, 197)}...` : text;
+}

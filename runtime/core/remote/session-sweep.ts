@@ -1,0 +1,88 @@
+/**
+ * Forgets the upstream sessions of connections that are gone, whoever removed
+ * them: this process, the `portcullis disconnect` command or another replica.
+ * A removal moves the store's revision (the path grants and policies take to
+ * a running server); while this process holds upstream sessions, the
+ * revision is checked twice a second (one small query, shared with requests)
+ * and each session of a connection no longer in the store is forgotten and
+ * ended upstream (a 2025 session's DELETE, an HTTP+SSE stream closed), so the
+ * agent's next call finds no connection and no session is left open.
+ */
+import type { GovernanceReader } from '../principals/principals.ts';
+import type { UpstreamClient, UpstreamSession, UpstreamTarget } from './upstream-client.ts';
+import type { UpstreamSessions } from './upstream-sessions.ts';
+
+export interface SessionSweepOptions {
+  governance: GovernanceReader;
+  sessions: UpstreamSessions;
+  client: UpstreamClient;
+  /** Told of a connection whose sessions were forgotten (its listening streams end). */
+  forgotten?: (connectionId: string) => void;
+  /** How often the revision is checked while sessions are held. Default 500 ms. */
+  intervalMs?: number;
+  /** Told about a failed check (the operator's log); the next one tries again. */
+  report?: (error: unknown) => void;
+}
+
+export class UpstreamSessionSweep {
+  readonly #options: SessionSweepOptions;
+  /** Where each session was opened, to end it there once its connection is gone. */
+  readonly #targets = new WeakMap<UpstreamSession, UpstreamTarget>();
+  #timer: NodeJS.Timeout | undefined;
+  #revision: number | undefined;
+  #sweeping: Promise<void> | undefined;
+
+  constructor(options: SessionSweepOptions) {
+    this.#options = options;
+  }
+
+  /** Records where a session was opened. */
+  opened(session: UpstreamSession, target: UpstreamTarget): void {
+    this.#targets.set(session, target);
+  }
+
+  start(): void {
+    if (this.#timer !== undefined) return;
+    this.#timer = setInterval(() => void this.sweep(), this.#options.intervalMs ?? 500);
+    this.#timer.unref();
+  }
+
+  stop(): Promise<void> {
+    if (this.#timer !== undefined) clearInterval(this.#timer);
+    this.#timer = undefined;
+    return this.#sweeping ?? Promise.resolve();
+  }
+
+  /** One check now (one at a time). */
+  sweep(): Promise<void> {
+    this.#sweeping ??= this.#sweep()
+      .catch((error: unknown) => this.#options.report?.(error))
+      .finally(() => {
+        this.#sweeping = undefined;
+      });
+    return this.#sweeping;
+  }
+
+  async #sweep(): Promise<void> {
+    const { sessions, governance, client } = this.#options;
+    if (sessions.size === 0) return;
+    // Read before the revision: every connection listed existed before the snapshot's
+    // revision, so one missing from it was removed (ids are never reused).
+    const holding = sessions.connectionIds();
+    const snapshot = await governance.current();
+    if (snapshot.revision === this.#revision) return;
+    this.#revision = snapshot.revision;
+    for (const connectionId of holding) {
+      if (snapshot.hasConnection(connectionId)) continue;
+      const dropped = sessions.forgetConnection(connectionId);
+      this.#options.forgotten?.(connectionId);
+      await Promise.allSettled(
+        dropped.map((session) => {
+          const target = this.#targets.get(session);
+          if (target) return client.close(target, session);
+          return session.era === 'sse' ? session.channel.close() : undefined;
+        }),
+      );
+    }
+  }
+}
