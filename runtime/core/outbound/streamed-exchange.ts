@@ -84,8 +84,14 @@ export class StreamedExchange implements Dispatcher.DispatchHandler {
       status: statusCode,
       headers: flat,
       chunks: this.#chunks(),
-      close: () => this.abort(new Error('closed by the reader')),
+      close: () => this.#close(),
     });
+  }
+
+  /** The reader is done: a reply still arriving is aborted; one that has ended needs nothing. */
+  #close(): void {
+    if (this.#ended || this.#error) return;
+    this.abort(new Error('closed by the reader'));
   }
 
   onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
