@@ -30,6 +30,7 @@ import {
   type UpstreamTarget,
 } from './upstream-client.ts';
 import { sessionKey, type UpstreamSessions } from './upstream-sessions.ts';
+import { UpstreamTargets } from './upstream-targets.ts';
 
 /** Codes about one reply, not the connection: they change nothing but the caller's session. */
 const CALL_ONLY = new Set([
@@ -53,6 +54,10 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
   readonly kind = 'remote_mcp';
   readonly #client: UpstreamClient;
   readonly #sessions: UpstreamSessions;
+  readonly #targets = new UpstreamTargets((endpoint, credential) => {
+    const target = upstreamTarget(endpoint, credential);
+    return { target, identity: credentialIdentity(target.headers) };
+  });
   /** Told of each upstream session this executor opens (to listen for list changes). */
   sessionOpened:
     | ((connectionId: string, target: UpstreamTarget, session: UpstreamSession) => void)
@@ -65,8 +70,8 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
 
   async execute(call: ExecuteCall<RemoteTarget>): Promise<Execution> {
     const { connection, source, action } = call.target;
-    const target = upstreamTarget(source.endpoint, call.credential);
-    const key = sessionKey(connection.id, credentialIdentity(target.headers));
+    const { target, identity } = this.#targets.of(source.endpoint, call.credential);
+    const key = sessionKey(connection.id, identity);
     const open = async () => {
       const opened = await this.#open(target, source.endpoint, call.clientCapabilities);
       this.sessionOpened?.(connection.id, target, opened);
