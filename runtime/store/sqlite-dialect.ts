@@ -3,10 +3,11 @@
  * the process (kysely queues callers on it).
  *
  * - The WAL is copied back into the database file on a timer, once a second,
- *   not by whichever commit happens to fill it: SQLite's automatic checkpoint
- *   runs every thousand pages inside a commit, and its two fsyncs then stall
- *   the event loop many times a second under load. A sudden stop loses
- *   nothing either way; the WAL is replayed on the next open.
+ *   on a thread of its own (`wal-checkpoints.ts`), not by whichever commit
+ *   happens to fill it: SQLite's automatic checkpoint runs every thousand
+ *   pages inside a commit, and its two fsyncs then stall the event loop many
+ *   times a second under load. A sudden stop loses nothing either way; the
+ *   WAL is replayed on the next open.
  *
  * - Transactions start with `begin immediate`: the write lock is taken up
  *   front, so a transaction that reads before it writes cannot fail with
@@ -26,6 +27,7 @@ import {
   type SqliteDialectConfig,
   SqliteDriver,
 } from 'kysely';
+import { startWalCheckpoints } from './wal-checkpoints.ts';
 
 /** How long a writer waits for another process's write lock. */
 const BUSY_TIMEOUT_MS = 5_000;
@@ -53,10 +55,17 @@ export function sqliteDialect(file: string): SqliteDialect {
     database.close();
     throw error;
   }
-  const checkpoints = setInterval(() => checkpoint(database), CHECKPOINT_INTERVAL_MS);
-  checkpoints.unref();
+  const stopCheckpoints =
+    file === ':memory:'
+      ? () => {}
+      : startWalCheckpoints({
+          file,
+          intervalMs: CHECKPOINT_INTERVAL_MS,
+          walSizeLimitBytes: WAL_SIZE_LIMIT_BYTES,
+          checkpointHere: () => checkpoint(database),
+        });
   return new ImmediateSqliteDialect({
-    database: withStatementCache(database, () => clearInterval(checkpoints)),
+    database: withStatementCache(database, stopCheckpoints),
   });
 }
 

@@ -194,22 +194,10 @@ export function createGuardedClient(policy: OutboundPolicy): GuardedClient {
         options.maxReplyBytes ?? maxReplyBytes,
         context,
         options.deadlineMs ?? deadlineMs,
-        (reply) => {
-          resolve({
-            ...reply,
-            chunks: (async function* () {
-              try {
-                yield* reply.chunks;
-              } finally {
-                stopListening?.();
-              }
-            })(),
-          });
-        },
-        (error) => {
-          stopListening?.();
-          reject(error);
-        },
+        resolve,
+        reject,
+        // Ended, failed or closed: a cancellation has nothing left to stop.
+        () => stopListening?.(),
       );
       const stopListening = cancel?.onCancel(() => exchange.abort(abortError(context)));
       dispatch(request, url, exchange);

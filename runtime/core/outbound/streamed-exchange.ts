@@ -30,6 +30,7 @@ export class StreamedExchange implements Dispatcher.DispatchHandler {
   readonly #context: FailureContext;
   readonly #onHead: (reply: StreamedReply) => void;
   readonly #onFail: (error: Error) => void;
+  readonly #onSettled: () => void;
   readonly #deadline: NodeJS.Timeout;
   #controller: Dispatcher.DispatchController | undefined;
   #pendingAbort: Error | undefined;
@@ -46,12 +47,15 @@ export class StreamedExchange implements Dispatcher.DispatchHandler {
     deadlineMs: number,
     onHead: (reply: StreamedReply) => void,
     onFail: (error: Error) => void,
+    /** Once, when the reply has ended or the exchange failed (a failure before the head included). */
+    onSettled: () => void = () => {},
   ) {
     this.#limit = limit;
     this.#context = context;
     this.#deadlineMs = deadlineMs;
     this.#onHead = onHead;
     this.#onFail = onFail;
+    this.#onSettled = onSettled;
     this.#deadline = setTimeout(() => this.#expire(), deadlineMs).unref();
   }
 
@@ -84,8 +88,14 @@ export class StreamedExchange implements Dispatcher.DispatchHandler {
       status: statusCode,
       headers: flat,
       chunks: this.#chunks(),
-      close: () => this.abort(new Error('closed by the reader')),
+      close: () => this.#close(),
     });
+  }
+
+  /** The reader is done: a reply still arriving is aborted; one that has ended needs nothing. */
+  #close(): void {
+    if (this.#ended || this.#error) return;
+    this.abort(new Error('closed by the reader'));
   }
 
   onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
@@ -103,6 +113,7 @@ export class StreamedExchange implements Dispatcher.DispatchHandler {
     if (this.#ended || this.#error) return;
     this.#ended = true;
     clearTimeout(this.#deadline);
+    this.#onSettled();
     this.#wake?.();
   }
 
@@ -130,6 +141,7 @@ export class StreamedExchange implements Dispatcher.DispatchHandler {
     if (this.#ended || this.#error) return;
     this.#error = error;
     clearTimeout(this.#deadline);
+    this.#onSettled();
     this.#queue.length = 0;
     if (this.#headSent) this.#wake?.();
     else this.#onFail(error);

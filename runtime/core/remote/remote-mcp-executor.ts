@@ -34,6 +34,7 @@ import {
   type UpstreamTarget,
 } from './upstream-client.ts';
 import { sessionKey, type UpstreamSessions } from './upstream-sessions.ts';
+import { UpstreamTargets } from './upstream-targets.ts';
 
 /** Codes about one reply, not the connection: they change nothing but the caller's session. */
 const CALL_ONLY = new Set([
@@ -59,6 +60,10 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
   readonly #sessions: UpstreamSessions;
   /** The access tokens of signed-in (`oauth`) connections; without it their calls go out bare. */
   tokens: UpstreamTokens | undefined;
+  readonly #targets = new UpstreamTargets((endpoint, credential) => {
+    const target = upstreamTarget(endpoint, credential);
+    return { target, identity: credentialIdentity(target.headers) };
+  });
   /** Told of each upstream session this executor opens (to listen for list changes). */
   sessionOpened:
     | ((connectionId: string, target: UpstreamTarget, session: UpstreamSession) => void)
@@ -128,8 +133,8 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
     relay: ReturnType<typeof relayStateOf>,
   ): Promise<Forwarded> {
     const { connection, source } = call.target;
-    const target = upstreamTarget(source.endpoint, credential);
-    const key = sessionKey(connection.id, credentialIdentity(target.headers));
+    const { target, identity } = this.#targets.of(source.endpoint, credential);
+    const key = sessionKey(connection.id, identity);
     const progressToken = `pc-${Math.random().toString(36).slice(2)}`;
     const params: Record<string, unknown> = { ...call.params, _meta: { progressToken } };
     let session = await this.#session(call, target, key);
@@ -164,8 +169,8 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
     call: Pick<ForwardCall, 'target' | 'credential' | 'credentialOwner'>,
   ): Promise<Record<string, unknown>> {
     return this.#withCredential(call, async (credential) => {
-      const target = upstreamTarget(call.target.source.endpoint, credential);
-      const key = sessionKey(call.target.connection.id, credentialIdentity(target.headers));
+      const { target, identity } = this.#targets.of(call.target.source.endpoint, credential);
+      const key = sessionKey(call.target.connection.id, identity);
       const session = await this.#session(call, target, key);
       return session.capabilities ?? {};
     });

@@ -48,8 +48,8 @@ describe('the SQLite store', () => {
 });
 
 describe('SQLite checkpoints', () => {
-  it('copy the WAL into the database file on a timer, never inside a commit', async () => {
-    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+  it('copy the WAL into the database file on a timer, never inside a commit, and off the event loop', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
     const sqliteFile = join(folder, 'checkpoints.db');
     const store = await openStore({ sqliteFile });
     try {
@@ -57,7 +57,14 @@ describe('SQLite checkpoints', () => {
       // Far more pages than SQLite's own automatic checkpoint (1,000) would let pass.
       for (let call = 0; call < 2_000; call++) await store.audit.appendMany([anEvent()]);
       expect(statSync(sqliteFile).size).toBe(before);
+      // The first tick starts the checkpoints' thread; nothing is copied on this one.
       vi.advanceTimersByTime(1_000);
+      expect(statSync(sqliteFile).size).toBe(before);
+      // This thread never returns to its event loop from here, so only that thread can copy the WAL.
+      const pause = new Int32Array(new SharedArrayBuffer(4));
+      const deadline = Date.now() + 30_000;
+      while (statSync(sqliteFile).size === before && Date.now() < deadline)
+        Atomics.wait(pause, 0, 0, 20);
       expect(statSync(sqliteFile).size).toBeGreaterThan(before);
     } finally {
       await store.close();
