@@ -144,7 +144,8 @@ export async function answerRequest<P extends McpPrincipal>(
     case 'resources/read':
       return readResource(scope, id, params);
     case 'completion/complete':
-      return completeArgument(scope, id, params);
+      if (scope.backend.complete) return completeArgument(scope, id, params);
+      break;
     case 'resources/subscribe':
     case 'resources/unsubscribe':
       // 2026-07-28 has no per-resource subscriptions (subscriptions/listen instead).
