@@ -35,7 +35,7 @@ describe('a server that wants a browser sign-in', () => {
     expect(first.next).toBe('sign_in');
     expect(first.authorizationServers).toEqual([protectedServer.url]);
     expect(first.connection.status).toBe('pending');
-    expect(first.endpoint).toMatchObject({ draft: 'sign_in_needed', authKind: 'none', url });
+    expect(first.endpoint).toMatchObject({ draft: 'sign_in_needed', authKind: 'oauth', url });
     expect(first.tools).toBeUndefined();
     expect(await ctx.store.remoteTools.forConnection(first.connection.id)).toEqual([]);
 
