@@ -24,7 +24,8 @@
  * Streamable HTTP, undici keep-alive pools), then every slot loops `tools/call`
  * for the duration after a warm-up; a call counts when it is a JSON-RPC result
  * without isError. Rounds are interleaved (every cell once per round, the order
- * rotating), and the report gives medians over rounds: req/s, p50, p99, errors,
+ * rotating; before the next cell, the server of the last one is left to go
+ * quiet), and the report gives medians over rounds: req/s, p50, p99, errors,
  * ratios against lean-reference, upstream-direct and mcp-direct from the same
  * run, the Portcullis targets, and each server's resident memory.
  *
@@ -53,6 +54,7 @@ import {
   type ResidentMemory,
   residentMemory,
   type ServerChild,
+  settle,
   startServerChild,
 } from './bench/gateway/server-child.ts';
 import { formatStartup, measureStartup } from './bench/gateway/startup.ts';
@@ -164,6 +166,8 @@ async function measure(running: Running[], options: BenchOptions): Promise<CellR
           const { pid } = target;
           const cpuClock = pid === undefined ? undefined : () => cpuTimeMs(pid);
           const result = await runCell(target, { ...options, concurrency, cpuClock });
+          // Its aftermath (mcp-hub's sessions closing, say) is not the next cell's.
+          if (pid !== undefined) await settle(pid);
           cell.rounds.push(result);
           const p = (v: number | undefined) => (v === undefined ? '—' : `${v.toFixed(2)} ms`);
           console.error(
