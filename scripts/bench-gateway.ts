@@ -187,7 +187,7 @@ function formatContext(options: BenchOptions, load: number[], totalMs: number): 
   const machine = `${availableParallelism()} CPUs (${cpus()[0]?.model ?? 'unknown'}), Node ${process.version}`;
   return [
     'What was measured:',
-    `- Per cell: ${options.warmupMs / 1000} s warm-up, then ${options.durationMs / 1000} s counted; ${options.rounds} interleaved round(s), the order rotating. Medians over rounds of req/s (OK calls / s), p50 and p99 (per-call latency of OK calls), server CPU/call (user + system time of the server process over the counted window, from /proc, per call: the least noise-prone figure); errors summed.`,
+    `- Per cell: ${options.warmupMs / 1000} s warm-up, then ${options.durationMs / 1000} s counted; ${options.rounds} interleaved round(s), the order rotating, each cell once the last cell's server has gone quiet (under a tenth of a CPU, 10 s at most). Medians over rounds of req/s (OK calls / s), p50 and p99 (per-call latency of OK calls), server CPU/call (user + system time of the server process over the counted window, from /proc, per call: the least noise-prone figure); errors summed.`,
     '- MCP: one session per slot (initialize, notifications/initialized, a GET stream when the server offers one), then tools/call in a loop; OK = JSON-RPC result without isError. http: GET /v1/users/quotas, OK = 2xx.',
     '- HTTP+SSE (mcp-hub): one GET stream per slot, its endpoint event, initialize; then POST tools/call, the response read from the stream.',
     '- "vs base": MCP rows against lean-reference, http rows against upstream-direct, the forwarding rows (in front of the lean upstream MCP server) against mcp-direct; same concurrency, same run.',
