@@ -24,7 +24,8 @@
  * Streamable HTTP, undici keep-alive pools), then every slot loops `tools/call`
  * for the duration after a warm-up; a call counts when it is a JSON-RPC result
  * without isError. Rounds are interleaved (every cell once per round, the order
- * rotating), and the report gives medians over rounds: req/s, p50, p99, errors,
+ * rotating; before the next cell, the server of the last one is left to go
+ * quiet), and the report gives medians over rounds: req/s, p50, p99, errors,
  * ratios against lean-reference, upstream-direct and mcp-direct from the same
  * run, the Portcullis targets, and each server's resident memory.
  *
@@ -56,6 +57,7 @@ import {
   type ResidentMemory,
   residentMemory,
   type ServerChild,
+  settle,
   startServerChild,
 } from './bench/gateway/server-child.ts';
 import { formatSessionsMemory, measureSessionsMemory } from './bench/gateway/sessions-memory.ts';
@@ -175,6 +177,8 @@ async function measure(running: Running[], options: BenchOptions): Promise<CellR
           const { pid } = target;
           const cpuClock = pid === undefined ? undefined : () => cpuTimeMs(pid);
           const result = await runCell(target, { ...options, concurrency, cpuClock });
+          // Its aftermath (mcp-hub's sessions closing, say) is not the next cell's.
+          if (pid !== undefined) await settle(pid);
           cell.rounds.push(result);
           const p = (v: number | undefined) => (v === undefined ? '—' : `${v.toFixed(2)} ms`);
           console.error(
@@ -194,7 +198,7 @@ function formatContext(options: BenchOptions, load: number[], totalMs: number): 
   const machine = `${availableParallelism()} CPUs (${cpus()[0]?.model ?? 'unknown'}), Node ${process.version}`;
   return [
     'What was measured:',
-    `- Per cell: ${options.warmupMs / 1000} s warm-up, then ${options.durationMs / 1000} s counted; ${options.rounds} interleaved round(s), the order rotating. Medians over rounds of req/s (OK calls / s), p50 and p99 (per-call latency of OK calls), server CPU/call (user + system time of the server process over the counted window, from /proc, per call: the least noise-prone figure); errors summed.`,
+    `- Per cell: ${options.warmupMs / 1000} s warm-up, then ${options.durationMs / 1000} s counted; ${options.rounds} interleaved round(s), the order rotating, each cell once the last cell's server has gone quiet (under a tenth of a CPU, 10 s at most). Medians over rounds of req/s (OK calls / s), p50 and p99 (per-call latency of OK calls), server CPU/call (user + system time of the server process over the counted window, from /proc, per call: the least noise-prone figure); errors summed.`,
     '- MCP: one session per slot (initialize, notifications/initialized, a GET stream when the server offers one), then tools/call in a loop; OK = JSON-RPC result without isError. http: GET /v1/users/quotas, OK = 2xx.',
     '- HTTP+SSE (mcp-hub): one GET stream per slot, its endpoint event, initialize; then POST tools/call, the response read from the stream.',
     '- "vs base": MCP rows against lean-reference, http rows against upstream-direct, the forwarding rows (in front of the lean upstream MCP server) against mcp-direct; same concurrency, same run.',

@@ -188,3 +188,23 @@ export function cpuTimeMs(pid: number): number | undefined {
   const ticks = Number(fields[11]) + Number(fields[12]);
   return Number.isFinite(ticks) ? (ticks * 1000) / TICKS_PER_SECOND : undefined;
 }
+
+/**
+ * Waits until a process has gone quiet (less than `busyShare` of one CPU over
+ * a window of `windowMs`), `maxMs` at most: what a server does after a cell
+ * (closing sessions, logging) must not run into the next configuration's
+ * counted window. Returns at once where /proc cannot be read.
+ */
+export async function settle(
+  pid: number,
+  { windowMs = 200, busyShare = 0.1, maxMs = 10_000 } = {},
+): Promise<void> {
+  const deadline = performance.now() + maxMs;
+  let before = cpuTimeMs(pid);
+  while (before !== undefined && performance.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, windowMs));
+    const now = cpuTimeMs(pid);
+    if (now === undefined || now - before < windowMs * busyShare) return;
+    before = now;
+  }
+}
