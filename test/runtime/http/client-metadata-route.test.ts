@@ -5,6 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../../support/gateway.ts';
+import { publicWebClient } from '../../support/upstream-oauth/oauth-peer.ts';
 
 let gateway: TestGateway | undefined;
 afterEach(async () => {
@@ -22,15 +23,12 @@ describe('GET /connect/oauth/client-metadata.json', () => {
     });
     expect(reply.status).toBe(200);
     expect(reply.headers.get('content-type')).toMatch(/^application\/json/);
-    expect(await reply.json()).toEqual({
-      client_id: 'https://gateway.example.com/connect/oauth/client-metadata.json',
-      client_name: 'Portcullis',
-      redirect_uris: ['https://gateway.example.com/connect/oauth/callback'],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-      application_type: 'web',
-    });
+    expect(await reply.json()).toEqual(
+      publicWebClient(
+        'https://gateway.example.com/connect/oauth/callback',
+        'https://gateway.example.com/connect/oauth/client-metadata.json',
+      ),
+    );
   });
 
   it.each([undefined, 'http://127.0.0.1:8080'])(
