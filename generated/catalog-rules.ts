@@ -179,3 +179,73 @@ export function endpointPatternMatches(pattern: EndpointPattern, url: string): b
 export function endpointPatternsOverlap(a: EndpointPattern, b: EndpointPattern): boolean {
   return endpointPatternMatches(a, b.url) || endpointPatternMatches(b, a.url);
 }
+
+/** RFC 9110 `token`: what a header name may be. */
+export const HEADER_NAME_TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+/**
+ * Header names only the transport (or the gateway's credential handling)
+ * sets: framing, routing, connection management, credentials. No header a
+ * user names (a catalog header parameter, an operator's custom header, a
+ * curated definition's header) may be one.
+ */
+export const TRANSPORT_HEADER_NAMES: readonly string[] = [
+  'authorization',
+  'connection',
+  'content-length',
+  'cookie',
+  'expect',
+  'host',
+  'http2-settings',
+  'keep-alive',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+];
+
+/** Prefixes of names only the transport or a browser sets. */
+export const TRANSPORT_HEADER_PREFIXES: readonly string[] = ['proxy-', 'sec-'];
+
+/**
+ * What the MCP transport sets itself (Streamable HTTP, HTTP+SSE, 2026-07-28):
+ * refused, beside the transport's names, as a remote MCP server's custom
+ * header (an operator's, or one a curated definition lists).
+ */
+export const MCP_TRANSPORT_HEADER_NAMES: readonly string[] = [
+  'accept',
+  'content-type',
+  'content-encoding',
+  'last-event-id',
+  'mcp-method',
+  'mcp-name',
+  'mcp-protocol-version',
+  'mcp-session-id',
+];
+export const MCP_TRANSPORT_HEADER_PREFIXES: readonly string[] = ['mcp-param-'];
+
+/** Why a header name is refused: not a token, a name someone else sets, or in such a family. */
+export type HeaderNameRefusal = 'malformed' | 'managed' | 'family';
+
+/** The one header-name rule: the transport's names and prefixes, plus the context's own. */
+export function headerNameRefusal(
+  name: string,
+  also: { names?: readonly string[]; prefixes?: readonly string[] } = {},
+): HeaderNameRefusal | undefined {
+  if (!HEADER_NAME_TOKEN.test(name)) return 'malformed';
+  const lower = name.toLowerCase();
+  if (TRANSPORT_HEADER_NAMES.includes(lower)) return 'managed';
+  if (TRANSPORT_HEADER_PREFIXES.some((prefix) => lower.startsWith(prefix))) return 'family';
+  if (also.names?.some((refused) => refused.toLowerCase() === lower)) return 'managed';
+  if (also.prefixes?.some((prefix) => lower.startsWith(prefix))) return 'family';
+  return undefined;
+}
+
+/** The rule for a remote MCP server's custom header (the runtime's and the compiler's). */
+export function remoteHeaderNameRefusal(name: string): HeaderNameRefusal | undefined {
+  return headerNameRefusal(name, {
+    names: MCP_TRANSPORT_HEADER_NAMES,
+    prefixes: MCP_TRANSPORT_HEADER_PREFIXES,
+  });
+}

@@ -8,7 +8,12 @@
  */
 import { type RemoteDefinition, RemoteDefinitionSchema } from '../../specs/remote-definition.ts';
 import type { RemoteMcpManifest } from '../catalog/format.ts';
-import { endpointPatternsOverlap, hashJson, whyEndpointPatternRefused } from '../catalog/rules.ts';
+import {
+  endpointPatternsOverlap,
+  hashJson,
+  remoteHeaderNameRefusal,
+  whyEndpointPatternRefused,
+} from '../catalog/rules.ts';
 import { CompileError } from '../errors.ts';
 import { GENERATOR } from './compile-provider.ts';
 import { parseOrThrow } from './parse-definition.ts';
@@ -151,46 +156,18 @@ export function remoteBannerLines(id: string, definitionHash: string): string[] 
   ];
 }
 
-/** RFC 9110 `token`. */
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-
-/**
- * Names the transport, the MCP transport or the gateway's credential handling
- * sets, as the runtime's header rules (runtime/core/outbound/header-rules.ts)
- * refuse them, plus the MCP transport's own headers.
- */
-const MANAGED_NAMES = new Set([
-  'accept',
-  'authorization',
-  'connection',
-  'content-length',
-  'content-type',
-  'cookie',
-  'expect',
-  'host',
-  'http2-settings',
-  'keep-alive',
-  'last-event-id',
-  'mcp-method',
-  'mcp-name',
-  'mcp-protocol-version',
-  'mcp-session-id',
-  'proxy-connection',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-]);
-const MANAGED_PREFIXES = ['proxy-', 'sec-', 'mcp-param-'];
-
+/** The remote header rule the runtime applies too (`remoteHeaderNameRefusal`, catalog/rules.ts). */
 function whyCuratedHeaderRefused(name: string): string | undefined {
-  if (!TOKEN.test(name)) return 'is not a valid header name';
-  const lower = name.toLowerCase();
-  if (MANAGED_NAMES.has(lower))
-    return 'is set by the gateway or the transport, not by the operator';
-  if (MANAGED_PREFIXES.some((p) => lower.startsWith(p)))
-    return 'is in a family of headers the gateway does not forward';
-  return undefined;
+  switch (remoteHeaderNameRefusal(name)) {
+    case 'malformed':
+      return 'is not a valid header name';
+    case 'managed':
+      return 'is set by the gateway or the transport, not by the operator';
+    case 'family':
+      return 'is in a family of headers the gateway does not forward';
+    case undefined:
+      return undefined;
+  }
 }
 
 function headerFix(name: string): string {

@@ -10,6 +10,7 @@ import {
 import { jsonFile } from '../../generators/emit/banner.ts';
 import { CompileError } from '../../generators/errors.ts';
 import { generate } from '../../generators/generate.ts';
+import { assertHeaderNameAllowed } from '../../runtime/core/remote/remote-headers.ts';
 import { remoteDefinitions } from '../../specs/index.ts';
 import type { RemoteDefinitionInput } from '../../specs/remote-definition.ts';
 import { ROOT } from '../support/fixtures.ts';
@@ -448,5 +449,48 @@ describe('definitions side by side', () => {
       code: 'invalid_definition',
       place: { pointer: '/endpoints/0/url' },
     });
+  });
+});
+
+describe('the header rule of a curated definition', () => {
+  it.each([
+    'X-Api-Key',
+    'Notion-Version',
+    'Accept',
+    'Content-Type',
+    'Content-Encoding',
+    'Keep-Alive',
+    'TE',
+    'Mcp-Name',
+    'Mcp-Param-Region',
+    'Last-Event-Id',
+    'Sec-Ch-Ua',
+    'Proxy-Connection',
+    'Authorization',
+    'X:Key',
+  ])('is the runtime’s for an operator’s custom header: %j', (name) => {
+    let compilerRefuses = true;
+    try {
+      parseRemoteDefinition(
+        'example',
+        definition({
+          auth: [
+            {
+              kind: 'headers',
+              headers: [{ name, label: 'Key', secret: true, obtain: { text: 'Settings' } }],
+            },
+          ],
+        }),
+      );
+      compilerRefuses = false;
+    } catch (error) {
+      if (!(error instanceof CompileError)) throw error;
+    }
+    let runtimeRefuses = true;
+    try {
+      assertHeaderNameAllowed(name, 'headers');
+      runtimeRefuses = false;
+    } catch {}
+    expect(compilerRefuses).toBe(runtimeRefuses);
   });
 });

@@ -4,30 +4,8 @@
  * any value the HTTP layer would have to split or reject. Messages name the
  * header, never its value (a value may be a credential).
  */
+import { HEADER_NAME_TOKEN, headerNameRefusal } from '../../../generated/catalog-rules.ts';
 import { GatewayError } from '../errors.ts';
-
-/** Header names only the transport (or the gateway's credential handling) sets. */
-const TRANSPORT_NAMES = new Set([
-  'authorization',
-  'connection',
-  'content-length',
-  'cookie',
-  'expect',
-  'host',
-  'http2-settings',
-  'keep-alive',
-  'proxy-connection',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-]);
-
-/** Prefixes of names only the transport or a browser sets. */
-const TRANSPORT_PREFIXES = ['proxy-', 'sec-'];
-
-/** RFC 9110 `token`. */
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
 /** Visible ASCII, space and obs-text: no control characters (CR, LF, NUL, tab, DEL). */
 const FIELD_VALUE = /^[\x20-\x7e\x80-\xff]*$/;
@@ -35,21 +13,29 @@ const FIELD_VALUE = /^[\x20-\x7e\x80-\xff]*$/;
 export interface HeaderRuleOptions {
   /** More names to refuse in this context (any case), e.g. `content-type` where a body builder owns it. */
   alsoRefuse?: readonly string[];
+  /** More prefixes to refuse in this context (lower case), e.g. the MCP transport's `mcp-param-`. */
+  alsoRefusePrefixes?: readonly string[];
 }
 
-/** Why a header name may not be set by a user, or undefined when it may. */
+/** Why a header name may not be set by a user, or undefined when it may (the catalog rules' one rule). */
 export function whyHeaderNameRefused(
   name: string,
   options: HeaderRuleOptions = {},
 ): string | undefined {
-  if (!TOKEN.test(name)) return 'is not a valid header name';
-  const lower = name.toLowerCase();
-  if (TRANSPORT_NAMES.has(lower)) return 'is set by the gateway, not by the caller';
-  if (TRANSPORT_PREFIXES.some((prefix) => lower.startsWith(prefix)))
-    return 'is in a family of headers the gateway does not forward';
-  if (options.alsoRefuse?.some((refused) => refused.toLowerCase() === lower))
-    return 'is set by the gateway, not by the caller';
-  return undefined;
+  const refusal = headerNameRefusal(name, {
+    ...(options.alsoRefuse ? { names: options.alsoRefuse } : {}),
+    ...(options.alsoRefusePrefixes ? { prefixes: options.alsoRefusePrefixes } : {}),
+  });
+  switch (refusal) {
+    case 'malformed':
+      return 'is not a valid header name';
+    case 'managed':
+      return 'is set by the gateway, not by the caller';
+    case 'family':
+      return 'is in a family of headers the gateway does not forward';
+    case undefined:
+      return undefined;
+  }
 }
 
 /** Whether a header value is one line of allowed characters. */
@@ -82,5 +68,5 @@ export function assertHeaderAllowed(
 
 /** A name that failed the token check may itself hold control characters; show it escaped. */
 function safeName(name: string): string {
-  return TOKEN.test(name) ? name : JSON.stringify(name);
+  return HEADER_NAME_TOKEN.test(name) ? name : JSON.stringify(name);
 }

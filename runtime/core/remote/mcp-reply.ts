@@ -77,14 +77,23 @@ function fromEvents(body: Buffer, id: RpcId): UpstreamMessages {
   throw malformed('the event stream ended without an answer to the request');
 }
 
-/** The `data` of each event (WHATWG server-sent events: lines joined by LF), skipping empty ones. */
+/**
+ * The `data` of each event (WHATWG server-sent events: lines joined by LF),
+ * skipping empty ones: an event whose data is empty carries no message (the
+ * priming event a 2025-11-25 server sends first, an id for resuming, as the
+ * reference everything-server does).
+ */
 export function eventData(text: string): string[] {
   const events: string[] = [];
   let data: string[] = [];
+  const dispatch = () => {
+    const joined = data.join('\n');
+    if (joined !== '') events.push(joined);
+    data = [];
+  };
   for (const line of text.split(/\r\n|\r|\n/)) {
     if (line === '') {
-      if (data.length > 0) events.push(data.join('\n'));
-      data = [];
+      dispatch();
       continue;
     }
     if (line.startsWith(':')) continue;
@@ -94,7 +103,7 @@ export function eventData(text: string): string[] {
     if (value.startsWith(' ')) value = value.slice(1);
     if (field === 'data') data.push(value);
   }
-  if (data.length > 0) events.push(data.join('\n'));
+  dispatch();
   return events;
 }
 

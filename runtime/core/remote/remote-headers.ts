@@ -7,20 +7,18 @@
  * values or sets. Checked where the operator's input arrives and again just
  * before a request goes out. Messages name the header, never its value.
  */
+import {
+  MCP_TRANSPORT_HEADER_NAMES,
+  MCP_TRANSPORT_HEADER_PREFIXES,
+} from '../../../generated/catalog-rules.ts';
 import { GatewayError } from '../errors.ts';
 import { assertHeaderAllowed } from '../outbound/header-rules.ts';
 
-/** What the MCP transport (Streamable HTTP, HTTP+SSE, 2026-07-28) sets itself. */
-export const MCP_TRANSPORT_HEADERS = [
-  'accept',
-  'content-type',
-  'content-encoding',
-  'last-event-id',
-  'mcp-method',
-  'mcp-name',
-  'mcp-protocol-version',
-  'mcp-session-id',
-] as const;
+/** What the MCP transport sets itself, refused beside the transport's own (the compiler's rule too). */
+const MCP_TRANSPORT = {
+  alsoRefuse: MCP_TRANSPORT_HEADER_NAMES,
+  alsoRefusePrefixes: MCP_TRANSPORT_HEADER_PREFIXES,
+};
 
 export const HEADER_NAME_MAX = 128;
 export const HEADER_VALUE_MAX = 8_192;
@@ -42,7 +40,7 @@ export function assertHeaderNameAllowed(name: string, field: string): void {
       `a header name is longer than ${HEADER_NAME_MAX} characters; shorten it`,
       { field },
     );
-  assertHeaderAllowed(name, '', field, { alsoRefuse: MCP_TRANSPORT_HEADERS });
+  assertHeaderAllowed(name, '', field, MCP_TRANSPORT);
 }
 
 /** Checks a whole set of custom headers, names and values. */
@@ -74,7 +72,7 @@ export function assertRemoteHeaders(headers: Record<string, string>, field: stri
         `the value of header ${name} is longer than ${HEADER_VALUE_MAX} bytes`,
         { field: where },
       );
-    assertHeaderAllowed(name, value, where, { alsoRefuse: MCP_TRANSPORT_HEADERS });
+    assertHeaderAllowed(name, value, where, MCP_TRANSPORT);
   }
 }
 

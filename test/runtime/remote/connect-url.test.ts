@@ -126,6 +126,8 @@ describe('connect-url', () => {
     ['Sec-Fetch-Mode', 'cors'],
     ['Mcp-Session-Id', 'x'],
     ['MCP-Protocol-Version', '2025-11-25'],
+    ['Mcp-Param-Region', 'eu'],
+    ['Content-Encoding', 'gzip'],
     ['Authorization', 'Bearer x'],
     ['X-Key', `a\r\nX-Injected: ${CANARY}`],
     ['X-Key', `a\n${CANARY}`],

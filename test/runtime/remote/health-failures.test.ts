@@ -14,8 +14,8 @@ import { createAgent } from '../../../runtime/core/operator/agents.ts';
 import type { OperatorContext } from '../../../runtime/core/operator/context.ts';
 import { grant } from '../../../runtime/core/operator/grants.ts';
 import { connectUrl } from '../../../runtime/core/operator/remote-connections.ts';
-import { RemoteHealthProbe } from '../../../runtime/core/remote/health-probe.ts';
 import { callTool, mcpClient, startTestGateway, type TestGateway } from '../../support/gateway.ts';
+import { manualProbe } from '../../support/remote/manual-probe.ts';
 import {
   type Sabotage,
   type SabotageRequest,
@@ -126,12 +126,7 @@ describe('failures that count against health', () => {
     failing = undefined;
     down = true;
     let clock = Date.now();
-    const probe = new RemoteHealthProbe({
-      store: ctx.store,
-      vault: ctx.vault,
-      client: ctx.remote!.client,
-      now: () => new Date(clock),
-    });
+    const probe = manualProbe(ctx, { now: () => new Date(clock) });
     const asked = upstream.seenHeaders.length;
     await probe.check();
     expect(upstream.seenHeaders.length).toBeGreaterThan(asked);

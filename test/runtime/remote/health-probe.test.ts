@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OperatorContext } from '../../../runtime/core/operator/context.ts';
 import { connectUrl } from '../../../runtime/core/operator/remote-connections.ts';
 import { refreshConnection } from '../../../runtime/core/operator/remote-refresh.ts';
-import { RemoteHealthProbe } from '../../../runtime/core/remote/health-probe.ts';
 import { startTestGateway, type TestGateway } from '../../support/gateway.ts';
+import { manualProbe } from '../../support/remote/manual-probe.ts';
 import { startUpstream, type Upstream } from '../../support/remote/upstream-servers.ts';
 
 let gateway: TestGateway;
@@ -32,12 +32,7 @@ describe('the background re-probe', () => {
     for (const { connection } of [up, down])
       await ctx.store.connections.recordHealth(connection.id, 'error', 5, new Date().toISOString());
     let clock = Date.now();
-    const probe = new RemoteHealthProbe({
-      store: ctx.store,
-      vault: ctx.vault,
-      client: ctx.remote!.client,
-      now: () => new Date(clock),
-    });
+    const probe = manualProbe(ctx, { now: () => new Date(clock) });
     const health = async (id: string) =>
       (await ctx.store.connections.byId(up.connection.workspaceId, id))!.health;
     const opened = alive.sessions.length;
@@ -65,12 +60,7 @@ describe('the background re-probe', () => {
       toolsExpireAt: new Date(Date.now() - 1_000).toISOString(),
     });
     alive.setDescription('A new description.');
-    const probe = new RemoteHealthProbe({
-      store: ctx.store,
-      vault: ctx.vault,
-      client: ctx.remote!.client,
-      refresh: (c, e) => refreshConnection(ctx, c, e),
-    });
+    const probe = manualProbe(ctx, { refresh: (c, e) => refreshConnection(ctx, c, e) });
     const before = await ctx.store.remoteTools.forConnection(connection.id);
     await probe.check();
     const after = await ctx.store.remoteTools.forConnection(connection.id);

@@ -147,15 +147,27 @@ export async function startUpstream(
         return { content: [{ type: 'text', text: `counted to ${steps}` }] };
       },
     );
-    if (options.gateTool)
+    /** A read that tells the caller something (`say`), then waits for `open()` before it answers. */
+    const gated = (
+      name: string,
+      description: string,
+      say: (ctx: Parameters<Parameters<typeof server.registerTool>[2]>[1]) => Promise<void>,
+      answer: string,
+    ) =>
       server.registerTool(
-        'gate',
-        {
-          description: 'Reports progress, then waits until the test opens the gate.',
-          inputSchema: z.object({}),
-          annotations: { readOnlyHint: true },
-        },
+        name,
+        { description, inputSchema: z.object({}), annotations: { readOnlyHint: true } },
         async (_args, ctx) => {
+          await say(ctx);
+          await gate;
+          return { content: [{ type: 'text', text: answer }] };
+        },
+      );
+    if (options.gateTool)
+      gated(
+        'gate',
+        'Reports progress, then waits until the test opens the gate.',
+        async (ctx) => {
           const token = (ctx as { mcpReq: { _meta?: { progressToken?: string | number } } }).mcpReq
             ._meta?.progressToken;
           if (token !== undefined)
@@ -163,28 +175,21 @@ export async function startUpstream(
               method: 'notifications/progress',
               params: { progressToken: token, progress: 1, total: 2, message: 'waiting' },
             });
-          await gate;
-          return { content: [{ type: 'text', text: 'through the gate' }] };
         },
+        'through the gate',
       );
     if (options.askingTools) registerAskingTools(server);
     if (options.resourcesAndPrompts) registerResourcesAndPrompts(server, kind);
     if (options.logTool)
-      server.registerTool(
+      gated(
         'shout',
-        {
-          description: 'Logs a message, then waits until the test opens the gate.',
-          inputSchema: z.object({}),
-          annotations: { readOnlyHint: true },
-        },
-        async (_args, ctx) => {
-          await ctx.mcpReq.notify({
+        'Logs a message, then waits until the test opens the gate.',
+        (ctx) =>
+          ctx.mcpReq.notify({
             method: 'notifications/message',
             params: { level: 'warning', logger: 'fixture', data: { said: 'hello' } },
-          });
-          await gate;
-          return { content: [{ type: 'text', text: 'shouted' }] };
-        },
+          }),
+        'shouted',
       );
     if (options.slowTool)
       server.registerTool(
