@@ -86,17 +86,20 @@ async function agentClient(era: Era, declares: boolean): Promise<Client> {
   return client;
 }
 
+/** Every upstream revision with every agent era. */
+const PAIRINGS: [UpstreamKind, Era][] = [
+  ['stateful', 'legacy'],
+  ['stateful', 'modern'],
+  ['modern', 'legacy'],
+  ['modern', 'modern'],
+];
+
 function textOf(result: { content?: unknown }): string {
   const [first] = (result.content ?? []) as { text?: string }[];
   return first?.text ?? '';
 }
 
-describe.each<[UpstreamKind, Era]>([
-  ['stateful', 'legacy'],
-  ['stateful', 'modern'],
-  ['modern', 'legacy'],
-  ['modern', 'modern'],
-])('a %s upstream asking a %s agent', (kind, era) => {
+describe.each<[UpstreamKind, Era]>(PAIRINGS)('a %s upstream asking a %s agent', (kind, era) => {
   let client: Client;
   const tool = (name: string) => `ask-${kind}__${name}`;
 
@@ -132,30 +135,28 @@ describe.each<[UpstreamKind, Era]>([
   });
 });
 
-describe.each<[UpstreamKind, Era]>([
-  ['stateful', 'legacy'],
-  ['stateful', 'modern'],
-  ['modern', 'legacy'],
-  ['modern', 'modern'],
-])('a %s upstream asking a %s agent that declared nothing', (kind, era) => {
-  let client: Client;
+describe.each<[UpstreamKind, Era]>(PAIRINGS)(
+  'a %s upstream asking a %s agent that declared nothing',
+  (kind, era) => {
+    let client: Client;
 
-  beforeAll(async () => {
-    client = await agentClient(era, false);
-  });
-  afterAll(() => client?.close());
+    beforeAll(async () => {
+      client = await agentClient(era, false);
+    });
+    afterAll(() => client?.close());
 
-  it('is refused with an error naming the capability the client lacks', async () => {
-    let message: string;
-    try {
-      const result = await client.callTool({ name: `ask-${kind}__ask_name`, arguments: {} });
-      expect(result.isError).toBe(true);
-      message = textOf(result);
-    } catch (error) {
-      message = String((error as Error).message);
-    }
-    expect(message).toMatch(/did not declare|do not declare/);
-    expect(message).toMatch(/elicitation/);
-    expect(message).not.toMatch(/Hello/);
-  });
-});
+    it('is refused with an error naming the capability the client lacks', async () => {
+      let message: string;
+      try {
+        const result = await client.callTool({ name: `ask-${kind}__ask_name`, arguments: {} });
+        expect(result.isError).toBe(true);
+        message = textOf(result);
+      } catch (error) {
+        message = String((error as Error).message);
+      }
+      expect(message).toMatch(/did not declare|do not declare/);
+      expect(message).toMatch(/elicitation/);
+      expect(message).not.toMatch(/Hello/);
+    });
+  },
+);
