@@ -39,6 +39,9 @@ import type { RemoteToolSource } from '../remote/remote-tool-source.ts';
 import { argumentHash } from './arguments.ts';
 import type { AuditLog } from './audit-log.ts';
 
+/** How long a handshake waits for a server to say what it serves before declaring without it. */
+const SERVED_WAIT_MS = 2_000;
+
 /** Pages of one upstream list read at most (a server that pages forever is cut there). */
 const MAX_PAGES = 20;
 
@@ -86,7 +89,16 @@ export class ForwardedFeatures {
     const served: ServedFeatures = { prompts: false, resources: false, completions: false };
     await Promise.all(
       this.#readable(caller, view).map(async (readable) => {
-        const capabilities = await this.#capabilitiesOf(caller, readable);
+        // A server in error, or one slow to open a session, holds no agent's handshake up.
+        if (readable.connection.health === 'error') return;
+        let timer: NodeJS.Timeout | undefined;
+        const capabilities = await Promise.race([
+          this.#capabilitiesOf(caller, readable),
+          new Promise<Record<string, unknown>>((resolve) => {
+            timer = setTimeout(() => resolve({}), SERVED_WAIT_MS);
+          }),
+        ]);
+        clearTimeout(timer);
         if (capabilities.prompts !== undefined) served.prompts = true;
         if (capabilities.resources !== undefined) served.resources = true;
         if (capabilities.completions !== undefined) served.completions = true;

@@ -144,7 +144,8 @@ export async function answerRequest<P extends McpPrincipal>(
     case 'resources/read':
       return readResource(scope, id, params);
     case 'completion/complete':
-      if (scope.backend.complete) return completeArgument(scope, id, params);
+      if (scope.backend.complete)
+        return completeArgument(scope, id, params, scope.backend.complete);
       break;
     case 'resources/subscribe':
     case 'resources/unsubscribe':
@@ -329,6 +330,7 @@ async function completeArgument<P extends McpPrincipal>(
   scope: RequestScope<P>,
   id: JsonRpcId,
   params: Record<string, unknown> | undefined,
+  suggest: NonNullable<ToolBackend<P>['complete']>,
 ): Promise<Answer> {
   const ref = params?.ref;
   const argument = params?.argument;
@@ -350,14 +352,12 @@ async function completeArgument<P extends McpPrincipal>(
   const others =
     isPlainObject(context) && isPlainObject(context.arguments) ? context.arguments : undefined;
   try {
-    const result = scope.backend.complete
-      ? await scope.backend.complete(scope.principal, {
-          ...listContext(scope, params),
-          ref: ref as CompletionRequest['ref'],
-          argument: { name: argument.name as string, value: argument.value as string },
-          arguments: others as Record<string, string> | undefined,
-        })
-      : { completion: { values: [] } };
+    const result = await suggest.call(scope.backend, scope.principal, {
+      ...listContext(scope, params),
+      ref: ref as CompletionRequest['ref'],
+      argument: { name: argument.name as string, value: argument.value as string },
+      arguments: others as Record<string, string> | undefined,
+    });
     return { message: resultMessage(id, complete(scope, result)) };
   } catch (error) {
     return backendFailure(id, error, scope.report);

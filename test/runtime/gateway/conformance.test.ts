@@ -42,49 +42,36 @@ afterAll(async () => {
   await gateway?.close();
 });
 
-/** The scenarios of the suite's reference fixtures, judged through Portcullis. */
+/** The scenarios of the suite's reference fixtures, judged through Portcullis (both revisions). */
+const THROUGH_BOTH = [
+  'completion-complete',
+  'tools-call-simple-text',
+  'tools-call-image',
+  'tools-call-audio',
+  'tools-call-embedded-resource',
+  'tools-call-mixed-content',
+  'tools-call-error',
+  'tools-call-with-progress',
+  'resources-read-text',
+  'resources-read-binary',
+  'resources-templates-read',
+  'prompts-get-simple',
+  'prompts-get-with-args',
+  'prompts-get-embedded-resource',
+  'prompts-get-with-image',
+];
 const THROUGH: Record<(typeof REVISIONS)[number], string[]> = {
   '2025-11-25': [
-    'completion-complete',
-    'tools-call-simple-text',
-    'tools-call-image',
-    'tools-call-audio',
-    'tools-call-embedded-resource',
-    'tools-call-mixed-content',
+    ...THROUGH_BOTH,
     'tools-call-with-logging',
-    'tools-call-error',
-    'tools-call-with-progress',
     'tools-call-sampling',
     'tools-call-elicitation',
     'elicitation-sep1034-defaults',
     'elicitation-sep1330-enums',
-    'resources-read-text',
-    'resources-read-binary',
-    'resources-templates-read',
     'resources-subscribe',
     'resources-unsubscribe',
-    'prompts-get-simple',
-    'prompts-get-with-args',
-    'prompts-get-embedded-resource',
-    'prompts-get-with-image',
   ],
-  '2026-07-28': [
-    'completion-complete',
-    'tools-call-simple-text',
-    'tools-call-image',
-    'tools-call-audio',
-    'tools-call-embedded-resource',
-    'tools-call-mixed-content',
-    'tools-call-error',
-    'tools-call-with-progress',
-    'resources-read-text',
-    'resources-read-binary',
-    'resources-templates-read',
-    'prompts-get-simple',
-    'prompts-get-with-args',
-    'prompts-get-embedded-resource',
-    'prompts-get-with-image',
-  ],
+  '2026-07-28': THROUGH_BOTH,
 };
 
 /** Scenarios that must be judged (not skipped as needing the suite's fixtures), per revision. */

@@ -86,17 +86,20 @@ async function agentClient(era: Era, declares: boolean): Promise<Client> {
   return client;
 }
 
+/** Every upstream revision with every agent era. */
+const PAIRINGS: [UpstreamKind, Era][] = [
+  ['stateful', 'legacy'],
+  ['stateful', 'modern'],
+  ['modern', 'legacy'],
+  ['modern', 'modern'],
+];
+
 function textOf(result: { content?: unknown }): string {
   const [first] = (result.content ?? []) as { text?: string }[];
   return first?.text ?? '';
 }
 
-describe.each<[UpstreamKind, Era]>([
-  ['stateful', 'legacy'],
-  ['stateful', 'modern'],
-  ['modern', 'legacy'],
-  ['modern', 'modern'],
-])('a %s upstream asking a %s agent', (kind, era) => {
+describe.each<[UpstreamKind, Era]>(PAIRINGS)('a %s upstream asking a %s agent', (kind, era) => {
   let client: Client;
   const tool = (name: string) => `ask-${kind}__${name}`;
 
@@ -132,30 +135,79 @@ describe.each<[UpstreamKind, Era]>([
   });
 });
 
-describe.each<[UpstreamKind, Era]>([
-  ['stateful', 'legacy'],
-  ['stateful', 'modern'],
-  ['modern', 'legacy'],
-  ['modern', 'modern'],
-])('a %s upstream asking a %s agent that declared nothing', (kind, era) => {
-  let client: Client;
+describe.each<[UpstreamKind, Era]>(PAIRINGS)(
+  'a %s upstream asking a %s agent that declared nothing',
+  (kind, era) => {
+    let client: Client;
 
-  beforeAll(async () => {
-    client = await agentClient(era, false);
-  });
-  afterAll(() => client?.close());
+    beforeAll(async () => {
+      client = await agentClient(era, false);
+    });
+    afterAll(() => client?.close());
 
-  it('is refused with an error naming the capability the client lacks', async () => {
-    let message: string;
-    try {
-      const result = await client.callTool({ name: `ask-${kind}__ask_name`, arguments: {} });
-      expect(result.isError).toBe(true);
-      message = textOf(result);
-    } catch (error) {
-      message = String((error as Error).message);
-    }
-    expect(message).toMatch(/did not declare|do not declare/);
-    expect(message).toMatch(/elicitation/);
-    expect(message).not.toMatch(/Hello/);
+    it('is refused with an error naming the capability the client lacks', async () => {
+      let message: string;
+      try {
+        const result = await client.callTool({ name: `ask-${kind}__ask_name`, arguments: {} });
+        expect(result.isError).toBe(true);
+        message = textOf(result);
+      } catch (error) {
+        message = String((error as Error).message);
+      }
+      expect(message).toMatch(/did not declare|do not declare/);
+      expect(message).toMatch(/elicitation/);
+      expect(message).not.toMatch(/Hello/);
+    });
+  },
+);
+
+describe('an answer brought back twice', () => {
+  /** One raw 2026-07-28 tools/call of `ask-stateful__ask_name` on /mcp. */
+  async function ask(extra: Record<string, unknown> = {}) {
+    const name = 'ask-stateful__ask_name';
+    const reply = await fetch(`${gateway.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${key}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'tools/call',
+        'mcp-name': name,
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: {
+          name,
+          arguments: {},
+          ...extra,
+          _meta: {
+            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+            'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
+            'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '0' },
+          },
+        },
+      }),
+    });
+    return ((await reply.json()) as { result: Record<string, unknown> }).result;
+  }
+
+  it('finds the question answered the first time and gone the second', async () => {
+    const question = await ask();
+    expect(question.resultType).toBe('input_required');
+    const [questionKey] = Object.keys(question.inputRequests as object);
+    const answer = {
+      requestState: question.requestState,
+      inputResponses: { [questionKey!]: { action: 'accept', content: { name: 'Eve' } } },
+    };
+    const first = await ask(answer);
+    expect(textOf(first)).toBe('Hello, Eve!');
+    const again = await ask(answer);
+    expect(again.isError).toBe(true);
+    expect((again.structuredContent as { error: { code: string } }).error.code).toBe(
+      'mcp_remote_input_expired',
+    );
   });
 });
