@@ -83,7 +83,9 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
     } catch (error) {
       const fresh = await tokens.afterRefusal(source.endpoint, owner, error, used);
       if (fresh === undefined) throw error;
-      return this.#execute(call, { [BEARER_FIELD]: fresh });
+      return this.#execute(call, { [BEARER_FIELD]: fresh }).catch((again: unknown) =>
+        tokens.afterSecondRefusal(owner, again),
+      );
     }
   }
 

@@ -38,6 +38,8 @@ export interface OAuthUpstream {
   /** Access tokens the MCP server accepted (their `jti`s), in order. */
   accepted: string[];
   provider: Provider;
+  /** The MCP server moves to another authorization server: its metadata names it, and only its tokens pass. */
+  moveTo(other: OAuthUpstream): void;
   close(): Promise<void>;
 }
 
@@ -99,7 +101,7 @@ export async function startOAuthUpstream(
   });
   app.use(`/tenant/${tenant}`, provider.callback());
 
-  const jwks = createRemoteJWKSet(new URL(`${issuer}/jwks`));
+  let trusted = { issuer, jwks: createRemoteJWKSet(new URL(`${issuer}/jwks`)) };
   const accepted: string[] = [];
   const guard = async (req: IncomingMessage) => {
     const path = (req.url ?? '').split('?')[0];
@@ -109,7 +111,7 @@ export async function startOAuthUpstream(
         status: 200,
         body: JSON.stringify({
           resource: mcpUrl,
-          authorization_servers: [issuer],
+          authorization_servers: [trusted.issuer],
           scopes_supported: scopes,
           bearer_methods_supported: ['header'],
         }),
@@ -123,7 +125,10 @@ export async function startOAuthUpstream(
         body: '{"error":"unauthorized"}',
       };
     try {
-      const { payload } = await jwtVerify(token, jwks, { issuer, audience: mcpUrl });
+      const { payload } = await jwtVerify(token, trusted.jwks, {
+        issuer: trusted.issuer,
+        audience: mcpUrl,
+      });
       accepted.push(String(payload.jti));
       return undefined;
     } catch {
@@ -146,6 +151,9 @@ export async function startOAuthUpstream(
     },
     accepted,
     provider,
+    moveTo(other) {
+      trusted = { issuer: other.issuer, jwks: createRemoteJWKSet(new URL(`${other.issuer}/jwks`)) };
+    },
     async close() {
       await mcp.close();
       http.closeAllConnections();
