@@ -38,6 +38,11 @@ export interface OAuthUpstream {
   /** Access tokens the MCP server accepted (their `jti`s), in order. */
   accepted: string[];
   provider: Provider;
+  /**
+   * Holds every token request from now on until `release()` (a refresh in
+   * flight, made to last): `arrived(n)` resolves once n have arrived.
+   */
+  holdTokenRequests(): { arrived(count: number): Promise<void>; release(): void };
   /** The MCP server moves to another authorization server: its metadata names it, and only its tokens pass. */
   moveTo(other: OAuthUpstream): void;
   close(): Promise<void>;
@@ -99,6 +104,15 @@ export async function startOAuthUpstream(
     if (req.method === 'POST' && req.path.endsWith('/token/revocation')) revocations++;
     next();
   });
+  let hold: { gate: Promise<void>; seen: number; waiters: Array<[number, () => void]> } | undefined;
+  provider.use(async (ctx, next) => {
+    if (hold && ctx.method === 'POST' && ctx.path === '/token') {
+      hold.seen++;
+      for (const [count, resolve] of hold.waiters) if (hold.seen >= count) resolve();
+      await hold.gate;
+    }
+    await next();
+  });
   app.use(`/tenant/${tenant}`, provider.callback());
 
   let trusted = { issuer, jwks: createRemoteJWKSet(new URL(`${issuer}/jwks`)) };
@@ -151,6 +165,28 @@ export async function startOAuthUpstream(
     },
     accepted,
     provider,
+    holdTokenRequests() {
+      let open = () => {};
+      const current = {
+        gate: new Promise<void>((resolve) => {
+          open = resolve;
+        }),
+        seen: 0,
+        waiters: [] as Array<[number, () => void]>,
+      };
+      hold = current;
+      return {
+        arrived: (count) =>
+          new Promise<void>((resolve) => {
+            if (current.seen >= count) resolve();
+            else current.waiters.push([count, resolve]);
+          }),
+        release: () => {
+          if (hold === current) hold = undefined;
+          open();
+        },
+      };
+    },
     moveTo(other) {
       trusted = { issuer: other.issuer, jwks: createRemoteJWKSet(new URL(`${other.issuer}/jwks`)) };
     },
