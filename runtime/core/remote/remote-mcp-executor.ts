@@ -18,6 +18,7 @@ import type { CallOutcome } from '../execute/connection-health.ts';
 import type { ExecuteCall, Execution, Executor } from '../execute/executor.ts';
 import { isPlainObject } from '../json-value.ts';
 import { Redactor } from '../outbound/redaction.ts';
+import { signInElicitation } from '../upstream-sign-in/sign-in-elicitation.ts';
 import type { UpstreamTokens } from '../upstream-sign-in/upstream-tokens.ts';
 import type { RpcNotification } from './mcp-reply.ts';
 import { openSession } from './open-session.ts';
@@ -77,7 +78,15 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
       connectionName: connection.name,
       agentId: call.credentialOwner ?? null,
     };
-    const used = await tokens.accessToken(source.endpoint, owner);
+    let used: string;
+    try {
+      used = await tokens.accessToken(source.endpoint, owner);
+    } catch (error) {
+      // The agent's person signs in first, where its client can open a link for them.
+      const asked = signInElicitation(error, call, new URL(source.endpoint.url).host);
+      if (asked) return asked;
+      throw error;
+    }
     try {
       return await this.#execute(call, { [BEARER_FIELD]: used });
     } catch (error) {

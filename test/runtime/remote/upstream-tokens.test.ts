@@ -7,6 +7,9 @@
  * calls fail with that code without going back to the server; sign-out
  * revokes at the server and forgets.
  */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectionViews } from '../../../runtime/core/operator/connection-views.ts';
 import type { OperatorContext } from '../../../runtime/core/operator/context.ts';
@@ -127,5 +130,40 @@ describe('personal credentials', () => {
     await agent.close();
     expect(second.isError).toBeFalsy();
     expect(second.structuredContent).toEqual({ city: 'Oslo', sky: 'sunny' });
+  });
+});
+
+describe('personal credentials, asked by URL-mode elicitation', () => {
+  it('asks a client that declared it to open the link, and runs the call once the person signed in', async () => {
+    const { key } = await connectSignedIn(ctx, upstream, 'asked', { personal: true });
+    const client = new Client(
+      { name: 'elicits', version: '0.0.0' },
+      { capabilities: { elicitation: { url: {} } } },
+    );
+    const asked: Array<{ mode?: string; url?: string; message: string }> = [];
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      const params = request.params as { mode?: string; url?: string; message: string };
+      asked.push(params);
+      const page = await signInThrough(new SignInBrowser(), String(params.url), 'dave');
+      expect(page.html).toContain('for agent asked-agent');
+      return { action: 'accept' };
+    });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${gateway.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${key}` } },
+      }),
+    );
+    const reply = (await client.callTool({
+      name: 'asked__get_weather',
+      arguments: { city: 'Oslo' },
+    })) as { isError?: boolean; structuredContent?: unknown };
+    await client.close();
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toMatchObject({
+      mode: 'url',
+      url: expect.stringContaining('/connect/oauth/sign-in?state='),
+    });
+    expect(reply.isError).toBeFalsy();
+    expect(reply.structuredContent).toEqual({ city: 'Oslo', sky: 'sunny' });
   });
 });
