@@ -22,6 +22,8 @@ export interface OAuthUpstreamOptions {
   kind?: UpstreamKind;
   /** Scopes the protected resource names. Default `mcp:tools`. */
   scopes?: string[];
+  /** A tool whose calls need one more scope than the resource names (403 insufficient_scope without it). */
+  stepUp?: { tool: string; scope: string };
   /** Clients registered by hand (preregistered), as oidc-provider takes them. */
   clients?: Array<Record<string, unknown>>;
 }
@@ -63,7 +65,12 @@ export async function startOAuthUpstream(
   const provider = new Provider(issuer, {
     clients: (options.clients ?? []) as never[],
     cookies: { keys: ['portcullis-test-cookie-key'] },
-    scopes: ['openid', 'offline_access', ...scopes],
+    scopes: [
+      'openid',
+      'offline_access',
+      ...scopes,
+      ...(options.stepUp ? [options.stepUp.scope] : []),
+    ],
     features: {
       devInteractions: { enabled: true },
       registration: { enabled: true },
@@ -73,7 +80,7 @@ export async function startOAuthUpstream(
         defaultResource: async () => mcpUrl,
         useGrantedResource: async () => true,
         getResourceServerInfo: async (_ctx, resourceIndicator) => ({
-          scope: scopes.join(' '),
+          scope: [...scopes, ...(options.stepUp ? [options.stepUp.scope] : [])].join(' '),
           audience: resourceIndicator,
           accessTokenTTL: 3600,
           accessTokenFormat: 'jwt',
@@ -117,7 +124,7 @@ export async function startOAuthUpstream(
 
   let trusted = { issuer, jwks: createRemoteJWKSet(new URL(`${issuer}/jwks`)) };
   const accepted: string[] = [];
-  const guard = async (req: IncomingMessage) => {
+  const guard = async (req: IncomingMessage, body: Buffer) => {
     const path = (req.url ?? '').split('?')[0];
     const metadataUrl = `${new URL(mcpUrl).origin}/.well-known/oauth-protected-resource/mcp`;
     if (path?.startsWith('/.well-known/oauth-protected-resource'))
@@ -144,6 +151,23 @@ export async function startOAuthUpstream(
         audience: mcpUrl,
       });
       accepted.push(String(payload.jti));
+      const step = options.stepUp;
+      if (
+        step &&
+        !String(payload.scope ?? '')
+          .split(' ')
+          .includes(step.scope)
+      ) {
+        const call = JSON.parse(body.toString('utf8') || '{}') as { params?: { name?: string } };
+        if (call.params?.name === step.tool)
+          return {
+            status: 403,
+            headers: {
+              'www-authenticate': `Bearer error="insufficient_scope", scope="${[...scopes, step.scope].join(' ')}", resource_metadata="${metadataUrl}"`,
+            },
+            body: '{"error":"insufficient_scope"}',
+          };
+      }
       return undefined;
     } catch {
       return {
