@@ -8,6 +8,7 @@ import { repeatsHost } from '../core/mcp/repeated-host.ts';
 import type { Log } from '../log.ts';
 import type { Gateway } from '../open-gateway.ts';
 import { adminRouter } from './admin-routes.ts';
+import { clientMetadataRouter } from './client-metadata-route.ts';
 import { errorReply, noSuchRoute, sendError } from './error-reply.ts';
 import { oauthRouter } from './oauth-routes.ts';
 import { signInRouter } from './sign-in-routes.ts';
@@ -38,6 +39,7 @@ export function createApp(
     }
   });
   app.use('/admin/v1', adminRouter(gateway, log));
+  app.use(clientMetadataRouter(gateway.config.publicUrl));
   app.use(oauthRouter(gateway.oauth));
   app.use(signInRouter(gateway));
   app.use(noSuchRoute);

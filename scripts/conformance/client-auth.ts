@@ -20,6 +20,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import yaml from 'js-yaml';
+import { NODE_BUNDLE } from '../node-bundle.ts';
 import {
   type Check,
   type Counts,
@@ -45,12 +46,7 @@ export async function oauthClientCommand(): Promise<string> {
   await build({
     entryPoints: [join(REPO_ROOT, 'scripts/conformance/oauth-client.ts')],
     outfile: BUNDLE,
-    bundle: true,
-    packages: 'external',
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    logLevel: 'warning',
+    ...NODE_BUNDLE,
   });
   return `${process.execPath} ${BUNDLE}`;
 }

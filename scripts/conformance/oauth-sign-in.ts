@@ -133,7 +133,12 @@ export class OAuthSignIn {
   async #stepUp(header: string | undefined, error: unknown): Promise<void> {
     const challenge = parseBearerChallenge(header);
     const scopes = challenge && stepUpScopes(this.#tokens?.scopes ?? [], challenge);
-    if (!scopes) throw error;
+    if (!scopes)
+      throw new GatewayError(
+        'oauth_scope_insufficient',
+        'the server asks for scopes the sign-in already asked for; not signing in again',
+        { cause: error },
+      );
     const discovery =
       this.#discovery ?? (await discover(this.#options.mcpUrl, header, this.#context));
     this.#discovery = discovery;

@@ -20,17 +20,14 @@
  * control. Registration happens only when the caller says it may (an
  * explicit operator connect after validated discovery).
  */
-import { isIP } from 'node:net';
 import * as oauth from 'oauth4webapi';
 import { GatewayError } from '../errors.ts';
 import { isPlainObject } from '../json-value.ts';
-import { refusedRange } from '../outbound/address-policy.ts';
-import { isLoopbackHost } from './endpoint-check.ts';
+import { GRANT_TYPES, publicDocumentUrl } from './client-metadata.ts';
 import { oauthFailure } from './oauth-errors.ts';
 import { libraryOptions } from './oauth-http.ts';
 import type {
   AuthorizationServerMetadata,
-  BuildClientMetadataDocument,
   ClientBinding,
   ClientMaterial,
   ClientSource,
@@ -40,8 +37,6 @@ import type {
   TokenEndpointAuthMethod,
   UpstreamOAuthDiscovery,
 } from './upstream-oauth.ts';
-
-const GRANT_TYPES = ['authorization_code', 'refresh_token'];
 
 export const obtainClient: ObtainClient = async (discovery, binding, options) => {
   const now = (options.context.now ?? (() => new Date()))();
@@ -128,22 +123,6 @@ function registrationNotAllowed(): GatewayError {
     'oauth_sign_in_required',
     'a new client must be registered with the authorization server, which happens only when an operator connects: sign in again',
   );
-}
-
-/** The document URL, only when it is public https (the authorization server must be able to fetch it). */
-function publicDocumentUrl(value: string | undefined): string | undefined {
-  if (value === undefined) return undefined;
-  try {
-    const url = new URL(value);
-    if (url.protocol !== 'https:' || url.hash !== '' || url.username !== '') return undefined;
-    if (isLoopbackHost(url.hostname)) return undefined;
-    const literal = url.hostname.replace(/^\[|\]$/g, '');
-    if (isIP(literal) !== 0 && refusedRange(literal, { allowPrivateNetworks: false }) !== undefined)
-      return undefined;
-    return url.href;
-  } catch {
-    return undefined;
-  }
 }
 
 function supplied(
@@ -249,16 +228,3 @@ async function keep(options: ObtainClientOptions, client: ClientMaterial): Promi
   await options.store.save(client);
   return client;
 }
-
-export const buildClientMetadataDocument: BuildClientMetadataDocument = (
-  clientMetadataUrl,
-  redirectUri,
-) => ({
-  client_id: clientMetadataUrl,
-  client_name: 'Portcullis',
-  redirect_uris: [redirectUri],
-  grant_types: GRANT_TYPES,
-  response_types: ['code'],
-  token_endpoint_auth_method: 'none',
-  application_type: 'web',
-});

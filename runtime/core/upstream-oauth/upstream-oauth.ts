@@ -460,13 +460,16 @@ export type UpstreamOAuthReason =
 // The operations, each in its own file beside this one. Import them from here.
 
 export { parseBearerChallenge, stepUpScopes } from './bearer-challenge.ts';
-export { buildClientMetadataDocument, obtainClient } from './client-selection.ts';
+export {
+  buildClientMetadataDocument,
+  CALLBACK_PATH,
+  CLIENT_METADATA_PATH,
+  callbackUrl,
+  clientMetadataDocument,
+  clientMetadataUrl,
+} from './client-metadata.ts';
+export { obtainClient } from './client-selection.ts';
 export { canonicalResource, discover } from './discovery.ts';
 export { checkOAuthEndpointUrl } from './endpoint-check.ts';
 export { finishSignIn, startSignIn } from './sign-in.ts';
 export { needsRefresh, refreshTokens, revokeTokens } from './tokens.ts';
-
-/** Where this deployment serves its Client ID Metadata Document (unauthenticated). */
-export const CLIENT_METADATA_PATH = '/connect/oauth/client-metadata.json';
-/** Where the authorization server sends the person back. */
-export const CALLBACK_PATH = '/connect/oauth/callback';

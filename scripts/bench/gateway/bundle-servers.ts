@@ -5,6 +5,7 @@
  */
 import { join } from 'node:path';
 import { build } from 'esbuild';
+import { NODE_BUNDLE } from '../../node-bundle.ts';
 import { ROOT, WORK } from './paths.ts';
 
 export const SERVER_ENTRIES = [
@@ -36,11 +37,6 @@ export async function bundleServers(
     ),
     outdir: BIN,
     outExtension: { '.js': '.mjs' },
-    bundle: true,
-    packages: 'external',
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    logLevel: 'warning',
+    ...NODE_BUNDLE,
   });
 }

@@ -7,7 +7,7 @@
  * client is registered again when its binding changes, an operator's is
  * not.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   buildClientMetadataDocument,
   type ClientMaterial,
@@ -19,27 +19,24 @@ import {
   bindingOf,
   CountingStore,
   challengeOf,
-  closeEngineContexts,
   engineContext,
+  peerPerTest,
+  REDIRECT_URI,
 } from '../../support/upstream-oauth/engine-harness.ts';
 import {
   asMetadata,
   type OAuthPeer,
+  publicWebClient,
   type Route,
-  startOAuthPeer,
 } from '../../support/upstream-oauth/oauth-peer.ts';
 
+const peers = peerPerTest();
 let peer: OAuthPeer | undefined;
-afterEach(async () => {
-  await peer?.close();
-  peer = undefined;
-  await closeEngineContexts();
-});
 
 const DOCUMENT_URL = 'https://gateway.example.com/connect/oauth/client-metadata.json';
 
 async function discovered(routes: Record<string, Route> = {}): Promise<UpstreamOAuthDiscovery> {
-  peer = await startOAuthPeer(routes);
+  peer = await peers.start(routes);
   return discover(peer.mcpUrl, await challengeOf(peer), engineContext());
 }
 
@@ -129,14 +126,7 @@ describe('obtainClient', () => {
     });
     expect(client.binding).toEqual(bindingOf(discovery));
     expect(store.value).toEqual(client);
-    expect(JSON.parse(peer!.hits('/as/register')[0]!.body)).toEqual({
-      client_name: 'Portcullis',
-      redirect_uris: ['https://gateway.example.com/connect/oauth/callback'],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-      application_type: 'web',
-    });
+    expect(JSON.parse(peer!.hits('/as/register')[0]!.body)).toEqual(publicWebClient(REDIRECT_URI));
   });
 
   it('reuses a stored client while its binding holds, and registers again when the issuer changes', async () => {
@@ -213,14 +203,6 @@ describe('buildClientMetadataDocument', () => {
         DOCUMENT_URL,
         'https://gateway.example.com/connect/oauth/callback',
       ),
-    ).toEqual({
-      client_id: DOCUMENT_URL,
-      client_name: 'Portcullis',
-      redirect_uris: ['https://gateway.example.com/connect/oauth/callback'],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-      application_type: 'web',
-    });
+    ).toEqual(publicWebClient(REDIRECT_URI, DOCUMENT_URL));
   });
 });

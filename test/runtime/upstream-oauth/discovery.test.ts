@@ -3,14 +3,14 @@
  * order of the well-known addresses, and the hostile answers, each refused
  * with its code before any client is registered or stored.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../../runtime/core/errors.ts';
 import type { ClientMaterial } from '../../../runtime/core/upstream-oauth/upstream-oauth.ts';
 import {
   CountingStore,
-  closeEngineContexts,
   discoverAndObtain,
   engineContext,
+  peerPerTest,
 } from '../../support/upstream-oauth/engine-harness.ts';
 import {
   asMetadata,
@@ -19,12 +19,8 @@ import {
   startOAuthPeer,
 } from '../../support/upstream-oauth/oauth-peer.ts';
 
+const peers = peerPerTest();
 let peer: OAuthPeer | undefined;
-afterEach(async () => {
-  await peer?.close();
-  peer = undefined;
-  await closeEngineContexts();
-});
 
 const metadataWith =
   (change: (base: string) => Record<string, unknown>): Route =>
@@ -32,7 +28,7 @@ const metadataWith =
 
 describe('discovery', () => {
   it('finds the metadata from the hint, with the challenge scope and the published resource', async () => {
-    peer = await startOAuthPeer();
+    peer = await peers.start();
     const { discovery, client } = await discoverAndObtain(peer, engineContext());
     expect(discovery).toMatchObject({
       authKind: 'oauth',
@@ -48,7 +44,7 @@ describe('discovery', () => {
   });
 
   it('falls back to the origin and to the OIDC suffix form, in that order', async () => {
-    peer = await startOAuthPeer({
+    peer = await peers.start({
       'POST /mcp': () => ({ status: 401, headers: { 'www-authenticate': 'Bearer' } }),
       'GET /.well-known/oauth-protected-resource/mcp': () => ({ status: 404 }),
       'GET /.well-known/oauth-protected-resource': (_request, base) => ({
@@ -76,7 +72,7 @@ describe('discovery', () => {
   });
 
   it('asks for offline_access only when the authorization server lists it', async () => {
-    peer = await startOAuthPeer({
+    peer = await peers.start({
       'GET /.well-known/oauth-authorization-server/as': metadataWith(() => ({
         scopes_supported: ['files:read', 'offline_access'],
       })),
@@ -197,7 +193,7 @@ describe('discovery', () => {
   it.each(hostile)(
     'refuses %s, and registers and stores nothing',
     async (_name, { routes, code }) => {
-      peer = await startOAuthPeer(routes);
+      peer = await peers.start(routes);
       const store = new CountingStore<ClientMaterial>();
       const refusal = await discoverAndObtain(peer, engineContext(), { store }).catch((e) => e);
       expect(refusal).toBeInstanceOf(GatewayError);
@@ -212,7 +208,7 @@ describe('discovery', () => {
   it('does not follow a metadata redirect to a private address', async () => {
     const inside = await startOAuthPeer();
     try {
-      peer = await startOAuthPeer({
+      peer = await peers.start({
         'GET /.well-known/oauth-protected-resource/mcp': () => ({
           status: 302,
           headers: { location: `${inside.base}/.well-known/oauth-protected-resource/mcp` },
@@ -230,7 +226,7 @@ describe('discovery', () => {
   });
 
   it('never reaches a private address under the production policy', async () => {
-    peer = await startOAuthPeer({
+    peer = await peers.start({
       'POST /mcp': (_request, base) => ({
         status: 401,
         // https, so the check passes it: the guarded client refuses the address itself.

@@ -5,7 +5,7 @@
  * code exchange, refresh with rotation, and revocation. Secrets planted as
  * canaries (the client secret, the tokens, the code) appear in no error.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type GatewayError, publicError } from '../../../runtime/core/errors.ts';
 import {
   type ClientMaterial,
@@ -18,27 +18,19 @@ import {
 } from '../../../runtime/core/upstream-oauth/upstream-oauth.ts';
 import {
   callbackQuery,
-  closeEngineContexts,
   discoverAndObtain,
   engineContext,
+  peerPerTest,
   REDIRECT_URI,
 } from '../../support/upstream-oauth/engine-harness.ts';
-import {
-  type OAuthPeer,
-  type Route,
-  startOAuthPeer,
-} from '../../support/upstream-oauth/oauth-peer.ts';
+import type { OAuthPeer, Route } from '../../support/upstream-oauth/oauth-peer.ts';
 
 const CANARY_SECRET = 'CANARY-client-secret-7f3a';
 const CANARY_CODE = 'CANARY-code-19bd';
 const CANARY_REFRESH = 'CANARY-refresh-55e1';
 
+const peers = peerPerTest();
 let peer: OAuthPeer | undefined;
-afterEach(async () => {
-  await peer?.close();
-  peer = undefined;
-  await closeEngineContexts();
-});
 
 /** A client with a secret, entered by the operator (the server has no DCR). */
 const withSecret = { operatorClient: { clientId: 'operator-client', clientSecret: CANARY_SECRET } };
@@ -76,7 +68,7 @@ async function started(
   routes: Record<string, Route> = {},
   sendResource = true,
 ): Promise<{ start: SignInStart; client: ClientMaterial }> {
-  peer = await startOAuthPeer({ ...noRegistration, ...routes });
+  peer = await peers.start({ ...noRegistration, ...routes });
   const context = engineContext();
   const { discovery, client } = await discoverAndObtain(peer, context, withSecret);
   const start = await startSignIn(
@@ -86,6 +78,12 @@ async function started(
     context,
   );
   return { start, client };
+}
+
+/** The callback a well-behaved server sends (the code, the state, its iss), handed to finishSignIn. */
+function exchanged(start: SignInStart, client: ClientMaterial) {
+  const query = callbackQuery({ code: CANARY_CODE, state: start.pending.state, iss: peer!.issuer });
+  return finishSignIn(start.pending, query, client, engineContext());
 }
 
 describe('startSignIn', () => {
@@ -238,12 +236,7 @@ describe('finishSignIn', () => {
         json: { error: 'invalid_target', error_description: `bad ${CANARY_CODE}` },
       }),
     });
-    const error = await finishSignIn(
-      start.pending,
-      callbackQuery({ code: CANARY_CODE, state: start.pending.state, iss: peer!.issuer }),
-      client,
-      engineContext(),
-    ).catch((e) => e);
+    const error = await exchanged(start, client).catch((e) => e);
     expect(error).toMatchObject({ code: 'oauth_resource_refused', field: 'send_resource' });
     expect((error as GatewayError).detail).toMatchObject({
       oauthError: 'invalid_target',
@@ -264,12 +257,7 @@ describe('finishSignIn', () => {
         },
       }),
     });
-    const error = await finishSignIn(
-      start.pending,
-      callbackQuery({ code: CANARY_CODE, state: start.pending.state, iss: peer!.issuer }),
-      client,
-      engineContext(),
-    ).catch((e) => e);
+    const error = await exchanged(start, client).catch((e) => e);
     expect(error).toMatchObject({
       code: 'oauth_token_failed',
       detail: { oauthError: 'invalid_client', status: 401 },
@@ -288,7 +276,7 @@ describe('refreshTokens and revokeTokens', () => {
   };
 
   async function grantFor(routes: Record<string, Route> = {}, sendResource = true) {
-    peer = await startOAuthPeer({ ...noRegistration, ...routes });
+    peer = await peers.start({ ...noRegistration, ...routes });
     const context = engineContext();
     const { discovery, client } = await discoverAndObtain(peer, context, withSecret);
     return {

@@ -4,6 +4,8 @@
  * from the peer, and a sign-in whose authorization step the test answers
  * (the code, `state`, `iss` the authorization server would redirect with).
  */
+
+import { afterEach } from 'vitest';
 import {
   createGuardedClient,
   type GuardedClient,
@@ -17,7 +19,7 @@ import {
   type UpstreamOAuthContext,
   type UpstreamOAuthDiscovery,
 } from '../../../runtime/core/upstream-oauth/upstream-oauth.ts';
-import type { OAuthPeer } from './oauth-peer.ts';
+import { type OAuthPeer, type Route, startOAuthPeer } from './oauth-peer.ts';
 
 export const REDIRECT_URI = 'https://gateway.example.com/connect/oauth/callback';
 
@@ -94,4 +96,27 @@ export function callbackQuery(fields: Record<string, string | undefined>): URLSe
   for (const [name, value] of Object.entries(fields))
     if (value !== undefined) query.set(name, value);
   return query;
+}
+
+/** A peer per test, closed after it with the engine's guarded clients: `start` in the test, `current` after. */
+export function peerPerTest(): {
+  start(routes?: Record<string, Route>): Promise<OAuthPeer>;
+  readonly current: OAuthPeer;
+} {
+  let peer: OAuthPeer | undefined;
+  afterEach(async () => {
+    await peer?.close();
+    peer = undefined;
+    await closeEngineContexts();
+  });
+  return {
+    async start(routes = {}) {
+      peer = await startOAuthPeer(routes);
+      return peer;
+    },
+    get current() {
+      if (!peer) throw new Error('no peer started in this test');
+      return peer;
+    },
+  };
 }

@@ -130,3 +130,16 @@ export async function startOAuthPeer(overrides: Record<string, Route> = {}): Pro
       }),
   };
 }
+
+/** The client metadata Portcullis sends in DCR and publishes as its CIMD document. */
+export function publicWebClient(redirectUri: string, clientId?: string): Record<string, unknown> {
+  return {
+    ...(clientId === undefined ? {} : { client_id: clientId }),
+    client_name: 'Portcullis',
+    redirect_uris: [redirectUri],
+    grant_types: ['authorization_code', 'refresh_token'],
+    response_types: ['code'],
+    token_endpoint_auth_method: 'none',
+    application_type: 'web',
+  };
+}
