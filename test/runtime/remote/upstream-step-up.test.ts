@@ -6,54 +6,40 @@
  * scope, so the operator's next sign-in asks for it, and the call then goes
  * through.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { changeActions } from '../../../runtime/core/operator/actions.ts';
-import type { OperatorContext } from '../../../runtime/core/operator/context.ts';
 import { signIn } from '../../../runtime/core/operator/remote-sign-in.ts';
-import { callTool, mcpClient, startTestGateway, type TestGateway } from '../../support/gateway.ts';
-import { type OAuthUpstream, startOAuthUpstream } from '../../support/remote/oauth-upstream.ts';
+import { callTool, mcpClient } from '../../support/gateway.ts';
 import { authorizeAt, continueLink, SignInBrowser } from '../../support/remote/sign-in-browser.ts';
-import { connectSignedIn } from '../../support/remote/signed-in.ts';
+import { connectSignedIn, useSignInPeers } from '../../support/remote/signed-in.ts';
 
-const DEV = { PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS: '1' };
-
-let gateway: TestGateway;
-let ctx: OperatorContext;
-let upstream: OAuthUpstream;
-
-beforeAll(async () => {
-  [gateway, upstream] = await Promise.all([
-    startTestGateway({ environment: DEV }),
-    startOAuthUpstream({ tenant: 'step', stepUp: { tool: 'delete_item', scope: 'mcp:admin' } }),
-  ]);
-  ctx = gateway.running.gateway.operator('test');
-});
-afterAll(async () => {
-  await Promise.all([gateway?.close(), upstream?.close()]);
+const peers = useSignInPeers({
+  tenant: 'step',
+  stepUp: { tool: 'delete_item', scope: 'mcp:admin' },
 });
 
 describe('scope step-up', () => {
   it('asks for the wider scope at the next sign-in, then the call goes through', async () => {
-    const { connectionId, key } = await connectSignedIn(ctx, upstream, 'narrow');
-    await changeActions(ctx, 'enable', {
+    const { connectionId, key } = await connectSignedIn(peers.ctx, peers.upstream, 'narrow');
+    await changeActions(peers.ctx, 'enable', {
       workspace: 'default',
       connection: 'narrow',
       actions: ['delete_item'],
     });
-    const agent = await mcpClient(gateway.url, key);
-    const refreshes = upstream.refreshes.length;
+    const agent = await mcpClient(peers.gateway.url, key);
+    const refreshes = peers.upstream.refreshes.length;
     const refused = await callTool(agent, 'narrow__delete_item', { id: '7' });
     expect(refused.structuredContent?.error).toMatchObject({
       code: 'oauth_scope_insufficient',
       detail: { scope: expect.stringContaining('mcp:admin') },
     });
-    expect(upstream.refreshes.length).toBe(refreshes);
-    const endpoint = await ctx.store.remoteEndpoints.byConnection(connectionId);
+    expect(peers.upstream.refreshes.length).toBe(refreshes);
+    const endpoint = await peers.ctx.store.remoteEndpoints.byConnection(connectionId);
     expect(endpoint?.oauth?.scopes).toContain('mcp:admin');
     // Other tools keep working with the narrower sign-in.
     expect((await callTool(agent, 'narrow__get_weather', { city: 'Oslo' })).isError).toBeFalsy();
 
-    const started = await signIn(ctx, { workspace: 'default', connection: 'narrow' });
+    const started = await signIn(peers.ctx, { workspace: 'default', connection: 'narrow' });
     const browser = new SignInBrowser();
     const authorization = continueLink(await browser.go(started.link));
     expect(new URL(authorization).searchParams.get('scope')?.split(' ')).toContain('mcp:admin');
