@@ -269,17 +269,21 @@ export interface ObtainClientOptions {
 }
 
 /**
- * The client for a sign-in, in the seed's order: the stored material when
- * its binding matches; else preconfigured (`PORTCULLIS_TOOL_OAUTH_<NAME>_*`,
- * then the unsuffixed pair; always wins when set), CIMD (the server
- * advertises `client_id_metadata_document_supported` and
- * `clientMetadataUrl` is given), DCR (a public client:
- * `token_endpoint_auth_method: none`, `application_type: web`, the
- * callback, `authorization_code` + `refresh_token`), the operator's. A
- * minted client (CIMD, DCR) whose binding changed is registered again; an
- * operator's is not: `oauth_client_rebind_required` (422, field
- * `client_id`), and with no way at all `oauth_client_required` (422, field
- * `client_id`: the operator enters one; the draft connection is kept).
+ * The client for a sign-in, in the seed's order: preconfigured
+ * (`PORTCULLIS_TOOL_OAUTH_<NAME>_*`, then the unsuffixed pair; always wins
+ * when set); else the stored material while its binding matches (and its
+ * secret has not expired); else CIMD (the server advertises
+ * `client_id_metadata_document_supported` and `clientMetadataUrl` is public
+ * https), DCR (a public client: `token_endpoint_auth_method: none` where the
+ * server lists it, `application_type: web`, the callback,
+ * `authorization_code` + `refresh_token`; the method the server answers
+ * with is kept), the operator's. A minted client (CIMD, DCR) whose binding
+ * changed is registered again; an operator's is not:
+ * `oauth_client_rebind_required` (422, field `client_id`) unless
+ * `operatorClient` is given again; with no way at all
+ * `oauth_client_required` (422, field `client_id`: the operator enters
+ * one; the draft connection is kept). CIMD or DCR needed while
+ * `mayRegister` is false: `oauth_sign_in_required`.
  * Saves what it obtained to `store`.
  */
 export type ObtainClient = (
