@@ -14,7 +14,7 @@ import { probeEndpoint } from '../remote/probe.ts';
 import { BEARER_FIELD } from '../remote/remote-headers.ts';
 import { upstreamTarget } from '../remote/remote-mcp-executor.ts';
 import { REMOTE_MCP_PROVIDER, type RemoteEndpoint } from '../remote/remote-model.ts';
-import { revokeTokens } from '../upstream-oauth/upstream-oauth.ts';
+import { discover, revokeTokens } from '../upstream-oauth/upstream-oauth.ts';
 import type { SignInReason } from '../upstream-sign-in/sign-in-model.ts';
 import type {
   FinishedSignIn,
@@ -93,8 +93,24 @@ export async function signIn(ctx: OperatorContext, input: unknown): Promise<Sign
       throw new GatewayError('invalid_input', 'clientId: a client secret needs its client id', {
         field: 'clientId',
       });
-    if (parsed.omitResource !== undefined && parsed.omitResource !== endpoint.oauth.omitResource) {
-      endpoint = { ...endpoint, oauth: { ...endpoint.oauth, omitResource: parsed.omitResource } };
+    // Discovered again: a server that moved to another authorization server (or
+    // resource) is signed in there, with a client bound to it.
+    const found = await discover(
+      new URL(endpoint.url),
+      `Bearer resource_metadata="${endpoint.oauth.resourceMetadataUrl}"`,
+      flow.context,
+    );
+    const oauth = {
+      ...endpoint.oauth,
+      issuer: found.issuer,
+      resource: found.resource,
+      resourceMetadataUrl: found.resourceMetadataUrl,
+      metadata: found.metadata,
+      ...(found.issuer === endpoint.oauth.issuer ? {} : { scopes: found.scopes }),
+      omitResource: parsed.omitResource ?? endpoint.oauth.omitResource,
+    };
+    if (JSON.stringify(oauth) !== JSON.stringify(endpoint.oauth)) {
+      endpoint = { ...endpoint, oauth };
       await ctx.store.remoteEndpoints.put({ ...endpoint, updatedAt: ctx.now().toISOString() });
     }
     const started = await flow.start({

@@ -19,6 +19,7 @@ import type { ExecuteCall, Execution, Executor } from '../execute/executor.ts';
 import { isPlainObject } from '../json-value.ts';
 import { type InputRequired, isInputRequired } from '../mcp/tool-backend.ts';
 import { Redactor } from '../outbound/redaction.ts';
+import { SIGN_IN_INPUT, signInElicitation } from '../upstream-sign-in/sign-in-elicitation.ts';
 import type { UpstreamTokens } from '../upstream-sign-in/upstream-tokens.ts';
 import { CAPABILITY_OF, HeldExchange, HeldExchanges, type Step } from './held-exchanges.ts';
 import type { RpcNotification } from './mcp-reply.ts';
@@ -79,11 +80,22 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
 
   async execute(call: ExecuteCall<RemoteTarget>): Promise<Execution> {
     const { name } = call.target.action;
-    const forwarded = await this.forward({
-      ...call,
-      method: 'tools/call',
-      params: { name, arguments: call.arguments },
-    });
+    // The answer to a sign-in link Portcullis asked for is Portcullis's, never the server's.
+    const signInAnswered = call.input?.responses[SIGN_IN_INPUT] !== undefined;
+    let forwarded: Forwarded;
+    try {
+      forwarded = await this.forward({
+        ...call,
+        ...(signInAnswered ? { input: undefined } : {}),
+        method: 'tools/call',
+        params: { name, arguments: call.arguments },
+      });
+    } catch (error) {
+      // The agent's person signs in first, where its client can open a link for them.
+      const asked = signInElicitation(error, call, new URL(call.target.source.endpoint.url).host);
+      if (asked) return asked;
+      throw error;
+    }
     const { outcome } = forwarded;
     return { ...forwarded, outcome: isInputRequired(outcome) ? outcome : toolResultOf(outcome) };
   }
@@ -123,7 +135,9 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
     } catch (error) {
       const fresh = await tokens.afterRefusal(source.endpoint, owner, error, used);
       if (fresh === undefined) throw error;
-      return send({ [BEARER_FIELD]: fresh });
+      return send({ [BEARER_FIELD]: fresh }).catch((again: unknown) =>
+        tokens.afterSecondRefusal(owner, again),
+      );
     }
   }
 

@@ -27,9 +27,16 @@ export interface StoredClient {
 /**
  * Why a credential needs a person to sign in again: the server refused its
  * refresh token (`invalid_grant`), no longer knows the client
- * (`invalid_client`), it was signed out, or it never signed in.
+ * (`invalid_client`), the server refused freshly refreshed tokens too
+ * (`token_refused`: it moved to another authorization server, say), it was
+ * signed out, or it needs a wider scope.
  */
-export type SignInReason = 'invalid_grant' | 'invalid_client' | 'signed_out' | 'scope_insufficient';
+export type SignInReason =
+  | 'invalid_grant'
+  | 'invalid_client'
+  | 'token_refused'
+  | 'signed_out'
+  | 'scope_insufficient';
 
 /** One credential's tokens (shared: `agentId` null; personal: the agent's). */
 export interface StoredTokens {

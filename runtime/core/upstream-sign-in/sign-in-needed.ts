@@ -16,6 +16,8 @@ const WHY: Record<SignInReason | 'never', string> = {
   never: 'no one has signed in yet',
   invalid_grant: 'the server refused the refresh token (invalid_grant)',
   invalid_client: 'the server no longer knows the client (invalid_client)',
+  token_refused:
+    'the server refused freshly refreshed tokens (has it moved to another authorization server?)',
   signed_out: 'it was signed out',
   scope_insufficient: 'the server needs a wider scope',
 };

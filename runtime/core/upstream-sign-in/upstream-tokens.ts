@@ -103,6 +103,25 @@ export class UpstreamTokens {
     return (await this.#refresh(endpoint, owner, used)).accessToken;
   }
 
+  /**
+   * The fresh token was refused too (a 401 again): the server no longer
+   * takes this sign-in's tokens (it moved to another authorization server,
+   * say), so the credential needs a new sign-in; no more refreshes.
+   */
+  async afterSecondRefusal(owner: TokenOwner, error: unknown): Promise<never> {
+    if (
+      error instanceof GatewayError &&
+      error.code === 'mcp_remote_status' &&
+      error.detail?.status === 401
+    ) {
+      await this.#signIn
+        .tokens(owner.workspaceId, owner.connectionId, owner.agentId)
+        .forgetBecause('token_refused');
+      throw await this.#needed(owner, 'token_refused');
+    }
+    throw error;
+  }
+
   async #current(owner: TokenOwner): Promise<TokenSet> {
     const row = await this.#signIn.options.store.upstreamOAuth.tokens.get(
       owner.connectionId,

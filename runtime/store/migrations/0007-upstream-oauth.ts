@@ -18,7 +18,19 @@
  *
  * All go with their connection (on delete cascade).
  */
-import type { Kysely, Migration } from 'kysely';
+import type { CreateTableBuilder, Kysely, Migration } from 'kysely';
+
+/** The table's rows go with their connection (and stay in its workspace). */
+function withConnection(table: string) {
+  return <T extends string, C extends string>(builder: CreateTableBuilder<T, C>) =>
+    builder.addForeignKeyConstraint(
+      `${table}_connection_fk`,
+      ['workspace_id', 'connection_id'] as C[],
+      'connections',
+      ['workspace_id', 'id'],
+      (fk) => fk.onDelete('cascade'),
+    );
+}
 
 export const upstreamOAuthMigration: Migration = {
   async up(db: Kysely<unknown>) {
@@ -38,13 +50,7 @@ export const upstreamOAuthMigration: Migration = {
       .addColumn('obtained_at', 'text', (col) => col.notNull())
       .addColumn('secret_expires_at', 'text')
       .addPrimaryKeyConstraint('upstream_oauth_clients_pkey', ['connection_id'])
-      .addForeignKeyConstraint(
-        'upstream_oauth_clients_connection_fk',
-        ['workspace_id', 'connection_id'],
-        'connections',
-        ['workspace_id', 'id'],
-        (fk) => fk.onDelete('cascade'),
-      )
+      .$call(withConnection('upstream_oauth_clients'))
       .execute();
     await db.schema
       .createTable('upstream_oauth_tokens')
@@ -56,13 +62,7 @@ export const upstreamOAuthMigration: Migration = {
       .addColumn('sign_in_required', 'text')
       .addColumn('updated_at', 'text', (col) => col.notNull())
       .addPrimaryKeyConstraint('upstream_oauth_tokens_pkey', ['connection_id', 'agent_id'])
-      .addForeignKeyConstraint(
-        'upstream_oauth_tokens_connection_fk',
-        ['workspace_id', 'connection_id'],
-        'connections',
-        ['workspace_id', 'id'],
-        (fk) => fk.onDelete('cascade'),
-      )
+      .$call(withConnection('upstream_oauth_tokens'))
       .execute();
     await db.schema
       .createTable('upstream_sign_ins')
@@ -78,13 +78,7 @@ export const upstreamOAuthMigration: Migration = {
       .addColumn('expires_at', 'text', (col) => col.notNull())
       .addColumn('created_at', 'text', (col) => col.notNull())
       .addPrimaryKeyConstraint('upstream_sign_ins_pkey', ['state_hash'])
-      .addForeignKeyConstraint(
-        'upstream_sign_ins_connection_fk',
-        ['workspace_id', 'connection_id'],
-        'connections',
-        ['workspace_id', 'id'],
-        (fk) => fk.onDelete('cascade'),
-      )
+      .$call(withConnection('upstream_sign_ins'))
       .execute();
   },
 };

@@ -8,12 +8,13 @@
  * their own page, `/oauth/consents`. A screenshot is kept in artifacts/ (not
  * committed) for a person to look at.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HAS_CHROMIUM, launchChromium } from '../../support/chromium.ts';
 import { ROOT } from '../../support/fixtures.ts';
 import { MEMBER, type OAuthGateway, startOAuthGateway } from '../../support/oauth/oauth-gateway.ts';
 import {
@@ -23,7 +24,6 @@ import {
   registerClient,
 } from '../../support/oauth/raw-flow.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = join(ROOT, 'artifacts');
 
 let running: OAuthGateway;
@@ -43,19 +43,7 @@ beforeAll(async () => {
     `http://127.0.0.1:${(callback.address() as AddressInfo).port}/callback`,
   );
   // Playwright gives the browser a fresh, empty profile folder of its own.
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchChromium();
 });
 afterAll(async () => {
   await browser?.close();
@@ -75,7 +63,7 @@ async function consentPage(): Promise<{ page: Page; requested: string[] }> {
   return { page, requested };
 }
 
-describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('the consent page in Chromium', () => {
+describe.skipIf(!HAS_CHROMIUM)('the consent page in Chromium', () => {
   it('shows the client, its redirect host and each scope in words, and runs no script', async () => {
     const { page, requested } = await consentPage();
     await expect(page.locator('h1').textContent()).resolves.toContain('raw test client');

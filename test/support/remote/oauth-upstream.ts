@@ -22,6 +22,8 @@ export interface OAuthUpstreamOptions {
   kind?: UpstreamKind;
   /** Scopes the protected resource names. Default `mcp:tools`. */
   scopes?: string[];
+  /** A tool whose calls need one more scope than the resource names (403 insufficient_scope without it). */
+  stepUp?: { tool: string; scope: string };
   /** Clients registered by hand (preregistered), as oidc-provider takes them. */
   clients?: Array<Record<string, unknown>>;
 }
@@ -38,6 +40,13 @@ export interface OAuthUpstream {
   /** Access tokens the MCP server accepted (their `jti`s), in order. */
   accepted: string[];
   provider: Provider;
+  /**
+   * Holds every token request from now on until `release()` (a refresh in
+   * flight, made to last): `arrived(n)` resolves once n have arrived.
+   */
+  holdTokenRequests(): { arrived(count: number): Promise<void>; release(): void };
+  /** The MCP server moves to another authorization server: its metadata names it, and only its tokens pass. */
+  moveTo(other: OAuthUpstream): void;
   close(): Promise<void>;
 }
 
@@ -56,7 +65,12 @@ export async function startOAuthUpstream(
   const provider = new Provider(issuer, {
     clients: (options.clients ?? []) as never[],
     cookies: { keys: ['portcullis-test-cookie-key'] },
-    scopes: ['openid', 'offline_access', ...scopes],
+    scopes: [
+      'openid',
+      'offline_access',
+      ...scopes,
+      ...(options.stepUp ? [options.stepUp.scope] : []),
+    ],
     features: {
       devInteractions: { enabled: true },
       registration: { enabled: true },
@@ -66,7 +80,7 @@ export async function startOAuthUpstream(
         defaultResource: async () => mcpUrl,
         useGrantedResource: async () => true,
         getResourceServerInfo: async (_ctx, resourceIndicator) => ({
-          scope: scopes.join(' '),
+          scope: [...scopes, ...(options.stepUp ? [options.stepUp.scope] : [])].join(' '),
           audience: resourceIndicator,
           accessTokenTTL: 3600,
           accessTokenFormat: 'jwt',
@@ -97,11 +111,20 @@ export async function startOAuthUpstream(
     if (req.method === 'POST' && req.path.endsWith('/token/revocation')) revocations++;
     next();
   });
+  let hold: { gate: Promise<void>; seen: number; waiters: Array<[number, () => void]> } | undefined;
+  provider.use(async (ctx, next) => {
+    if (hold && ctx.method === 'POST' && ctx.path === '/token') {
+      hold.seen++;
+      for (const [count, resolve] of hold.waiters) if (hold.seen >= count) resolve();
+      await hold.gate;
+    }
+    await next();
+  });
   app.use(`/tenant/${tenant}`, provider.callback());
 
-  const jwks = createRemoteJWKSet(new URL(`${issuer}/jwks`));
+  let trusted = { issuer, jwks: createRemoteJWKSet(new URL(`${issuer}/jwks`)) };
   const accepted: string[] = [];
-  const guard = async (req: IncomingMessage) => {
+  const guard = async (req: IncomingMessage, body: Buffer) => {
     const path = (req.url ?? '').split('?')[0];
     const metadataUrl = `${new URL(mcpUrl).origin}/.well-known/oauth-protected-resource/mcp`;
     if (path?.startsWith('/.well-known/oauth-protected-resource'))
@@ -109,7 +132,7 @@ export async function startOAuthUpstream(
         status: 200,
         body: JSON.stringify({
           resource: mcpUrl,
-          authorization_servers: [issuer],
+          authorization_servers: [trusted.issuer],
           scopes_supported: scopes,
           bearer_methods_supported: ['header'],
         }),
@@ -123,8 +146,28 @@ export async function startOAuthUpstream(
         body: '{"error":"unauthorized"}',
       };
     try {
-      const { payload } = await jwtVerify(token, jwks, { issuer, audience: mcpUrl });
+      const { payload } = await jwtVerify(token, trusted.jwks, {
+        issuer: trusted.issuer,
+        audience: mcpUrl,
+      });
       accepted.push(String(payload.jti));
+      const step = options.stepUp;
+      if (
+        step &&
+        !String(payload.scope ?? '')
+          .split(' ')
+          .includes(step.scope)
+      ) {
+        const call = JSON.parse(body.toString('utf8') || '{}') as { params?: { name?: string } };
+        if (call.params?.name === step.tool)
+          return {
+            status: 403,
+            headers: {
+              'www-authenticate': `Bearer error="insufficient_scope", scope="${[...scopes, step.scope].join(' ')}", resource_metadata="${metadataUrl}"`,
+            },
+            body: '{"error":"insufficient_scope"}',
+          };
+      }
       return undefined;
     } catch {
       return {
@@ -146,6 +189,31 @@ export async function startOAuthUpstream(
     },
     accepted,
     provider,
+    holdTokenRequests() {
+      let open = () => {};
+      const current = {
+        gate: new Promise<void>((resolve) => {
+          open = resolve;
+        }),
+        seen: 0,
+        waiters: [] as Array<[number, () => void]>,
+      };
+      hold = current;
+      return {
+        arrived: (count) =>
+          new Promise<void>((resolve) => {
+            if (current.seen >= count) resolve();
+            else current.waiters.push([count, resolve]);
+          }),
+        release: () => {
+          if (hold === current) hold = undefined;
+          open();
+        },
+      };
+    },
+    moveTo(other) {
+      trusted = { issuer: other.issuer, jwks: createRemoteJWKSet(new URL(`${other.issuer}/jwks`)) };
+    },
     async close() {
       await mcp.close();
       http.closeAllConnections();

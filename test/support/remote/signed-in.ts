@@ -4,6 +4,8 @@
  * reviewed, and an agent granted it. Plus a hand on the stored tokens, to
  * make them look expired without waiting.
  */
+
+import { afterAll, beforeAll } from 'vitest';
 import { changeActions } from '../../../runtime/core/operator/actions.ts';
 import { createAgent } from '../../../runtime/core/operator/agents.ts';
 import type { OperatorContext } from '../../../runtime/core/operator/context.ts';
@@ -11,7 +13,12 @@ import { grant } from '../../../runtime/core/operator/grants.ts';
 import { connectUrl } from '../../../runtime/core/operator/remote-connections.ts';
 import { signIn } from '../../../runtime/core/operator/remote-sign-in.ts';
 import type { Gateway } from '../../../runtime/open-gateway.ts';
-import type { OAuthUpstream } from './oauth-upstream.ts';
+import { startTestGateway, type TestGateway } from '../gateway.ts';
+import {
+  type OAuthUpstream,
+  type OAuthUpstreamOptions,
+  startOAuthUpstream,
+} from './oauth-upstream.ts';
 import { SignInBrowser, signInThrough } from './sign-in-browser.ts';
 
 export interface SignedIn {
@@ -58,4 +65,36 @@ export async function expireStoredTokens(
   const tokens = await store.load();
   if (!tokens) throw new Error('no tokens to expire');
   await store.save({ ...tokens, expiresAt: new Date(Date.now() - 60_000).toISOString() });
+}
+
+export interface SignInPeers {
+  readonly gateway: TestGateway;
+  readonly ctx: OperatorContext;
+  readonly upstream: OAuthUpstream;
+}
+
+/** A gateway (development policy: loopback allowed) and an oidc-provider upstream, for one test file. */
+export function useSignInPeers(options: OAuthUpstreamOptions = {}): SignInPeers {
+  let gateway: TestGateway | undefined;
+  let upstream: OAuthUpstream | undefined;
+  beforeAll(async () => {
+    [gateway, upstream] = await Promise.all([
+      startTestGateway({ environment: { PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS: '1' } }),
+      startOAuthUpstream(options),
+    ]);
+  });
+  afterAll(async () => {
+    await Promise.all([gateway?.close(), upstream?.close()]);
+  });
+  return {
+    get gateway() {
+      return gateway!;
+    },
+    get ctx() {
+      return gateway!.running.gateway.operator('test');
+    },
+    get upstream() {
+      return upstream!;
+    },
+  };
 }

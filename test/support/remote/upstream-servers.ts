@@ -45,7 +45,7 @@ export interface UpstreamOptions {
   /** A header every request must carry with this value (else 401). */
   requireHeader?: { name: string; value: string | string[] };
   /** Decides first on every request (an OAuth resource server's check): an answer, or undefined to go on. */
-  guard?: (request: IncomingMessage) => Promise<Sabotage | undefined>;
+  guard?: (request: IncomingMessage, body: Buffer) => Promise<Sabotage | undefined>;
   sabotage?: (request: SabotageRequest) => Sabotage | undefined;
   /** Adds `slow`, a read that waits until it is cancelled (or 10 s). */
   slowTool?: boolean;
@@ -220,7 +220,7 @@ export async function startUpstream(
 
   const handle = async (req: IncomingMessage, res: ServerResponse, body: Buffer) => {
     seenHeaders.push(req.headers);
-    const guarded = await options.guard?.(req);
+    const guarded = await options.guard?.(req, body);
     if (guarded) {
       res
         .writeHead(guarded.status, guarded.headers ?? { 'content-type': 'application/json' })
