@@ -218,9 +218,10 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
     });
     // A remote server that says its tool list changed has it discovered again.
     const listChanges = new ListChanges(outbound, async (connectionId) => {
-      const connection = (await store.connections.all()).find((c) => c.id === connectionId);
       const endpoint = await store.remoteEndpoints.byConnection(connectionId);
-      if (connection?.status !== 'active' || !endpoint || endpoint.draft !== null) return;
+      if (!endpoint || endpoint.draft !== null) return;
+      const connection = await store.connections.byId(endpoint.workspaceId, connectionId);
+      if (connection?.status !== 'active') return;
       await refreshConnection(operator('system'), connection, endpoint);
       watch.announce();
       watch.touched(connectionId);
