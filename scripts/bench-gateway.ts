@@ -12,6 +12,9 @@
  *   sdk-minimal                                   McpServer + StreamableHTTPServerTransport
  *   ivotoby-openapi-mcp-server, openapi-mcp-generator   installed into .cache/bench at run time
  *   portcullis, portcullis-2026, portcullis-oauth Portcullis, governance on
+ *   portcullis-base                               another build's server, for an A/B in one run
+ *                                                 (BENCH_GATEWAY_BASE_BUNDLE: its bundled portcullis.mjs;
+ *                                                 skipped, with the reason, when unset)
  * and, in front of a lean upstream MCP server (node:http, one tool, both eras)
  * in a child of its own, the forwarding configurations:
  *   mcp-direct, mcp-reverse-proxy                 the upstream itself, and one bare hop

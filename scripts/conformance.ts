@@ -22,7 +22,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { configFromEnvironment } from '../runtime/core/config/config.ts';
 import { createAgent } from '../runtime/core/operator/agents.ts';
@@ -40,6 +39,7 @@ import {
   type Revision,
   runConformance,
 } from './conformance/run-conformance.ts';
+import { isMainModule } from './is-main-module.ts';
 
 export { formatReport, runConformance } from './conformance/run-conformance.ts';
 
@@ -154,7 +154,7 @@ async function startGateway(stops: (() => Promise<void>)[]): Promise<{
   };
 }
 
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+if (isMainModule(import.meta.url)) {
   main().then(
     (code) => process.exit(code),
     (error: unknown) => {

@@ -84,7 +84,8 @@ const OPTIONS: RedisOptions = {
   maxRetriesPerRequest: 1,
   connectTimeout: 5_000,
   commandTimeout: 5_000,
-  connectionName: 'portcullis-state',
+  // Which process holds a connection shows in `CLIENT LIST`: one name per replica.
+  connectionName: `portcullis-state:${process.pid}`,
   scripts: {
     compareAndSetScript: { lua: COMPARE_AND_SET, numberOfKeys: 1 },
     countScript: { lua: COUNT, numberOfKeys: 1 },

@@ -15,7 +15,6 @@
  * guarded client. Exit 0 when every request succeeded, 1 otherwise (some
  * scenarios expect the client to refuse).
  */
-import { pathToFileURL } from 'node:url';
 import { publicError } from '../../runtime/core/errors.ts';
 import { createGuardedClient } from '../../runtime/core/outbound/guarded-client.ts';
 import {
@@ -23,6 +22,7 @@ import {
   UpstreamClient,
   type UpstreamSession,
 } from '../../runtime/core/remote/upstream-client.ts';
+import { isMainModule } from '../is-main-module.ts';
 import { OAuthSignIn } from './oauth-sign-in.ts';
 
 /**
@@ -83,7 +83,7 @@ function preregistered(context: string | undefined): Record<string, string | und
   };
 }
 
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+if (isMainModule(import.meta.url)) {
   const serverUrl = process.argv.at(-1) ?? '';
   const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? 'unknown';
   const log = (line: string) => console.error(`[${scenario}] ${line}`);

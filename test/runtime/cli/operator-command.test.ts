@@ -52,7 +52,8 @@ afterAll(async () => {
   await prism?.stop();
 });
 
-describe('the portcullis command', () => {
+// Every step starts the command from source (tsx): six of them take a minute on a loaded machine.
+describe('the portcullis command', { timeout: 180_000 }, () => {
   it('creates an agent and a grant the running server honours at once, and revokes it', async () => {
     const created = await runPortcullis(['agent', 'create', 'cli-bot', '--json'], env);
     expect(created.code).toBe(0);
@@ -88,7 +89,7 @@ describe('the portcullis command', () => {
   });
 });
 
-describe('a master key rotation by the command while the server runs', () => {
+describe('a master key rotation by the command while the server runs', { timeout: 180_000 }, () => {
   it('keeps every credential usable, new ones sealed under the new key, across a restart', async () => {
     const { key } = (await admin('POST', '/workspaces/default/agents', { name: 'keeper' })).body;
     await admin('POST', '/workspaces/default/grants', { agent: 'keeper', connection: 'unikraft' });

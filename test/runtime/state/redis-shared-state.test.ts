@@ -39,13 +39,17 @@ describeSharedStateContract('Redis', {
   elapse: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
 });
 
-/** The ids of the connections the shared state opened (they carry its name). */
+/**
+ * The ids of the connections this process's shared states opened (they carry
+ * its pid in their name): other test files on the same Redis open their own.
+ */
 async function stateConnections(): Promise<Set<string>> {
   const list = (await admin.client('LIST')) as string;
+  const name = ` name=portcullis-state:${process.pid} `;
   return new Set(
     list
       .split('\n')
-      .filter((line) => / name=portcullis-state /.test(line))
+      .filter((line) => line.includes(name))
       .map((line) => /^id=(\d+)/.exec(line)?.[1] ?? ''),
   );
 }

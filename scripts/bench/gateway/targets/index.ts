@@ -7,7 +7,7 @@ import { mcpDirect, mcpReverseProxy } from './forwarding.ts';
 import { ivotobyOpenapiMcpServer } from './ivotoby-openapi-mcp-server.ts';
 import { mcpHub } from './mcp-hub.ts';
 import { openapiMcpGenerator } from './openapi-mcp-generator.ts';
-import { portcullis, portcullisModern, portcullisOAuth } from './portcullis.ts';
+import { portcullis, portcullisBase, portcullisModern, portcullisOAuth } from './portcullis.ts';
 import { portcullisForwarding } from './portcullis-forwarding.ts';
 import type { GatewayTarget } from './target.ts';
 
@@ -21,6 +21,7 @@ export const TARGETS: GatewayTarget[] = [
   portcullis,
   portcullisModern,
   portcullisOAuth,
+  portcullisBase,
   mcpDirect,
   mcpReverseProxy,
   mcpHub,

@@ -24,10 +24,28 @@ export const portcullisOAuth: GatewayTarget = portcullisSpeaking(
   'accessToken',
 );
 
+/**
+ * An A/B in one run: the same server from another build, bundled there by
+ * `npm run bench:gateway` and copied aside (`BENCH_GATEWAY_BASE_BUNDLE`, a
+ * path to its `portcullis.mjs` inside a checkout, so its packages resolve).
+ */
+export const portcullisBase: GatewayTarget = portcullisSpeaking(
+  'portcullis-base',
+  'legacy',
+  'agentKey',
+  () => {
+    const bundle = process.env.BENCH_GATEWAY_BASE_BUNDLE;
+    if (bundle === undefined || bundle === '')
+      throw new Error("set BENCH_GATEWAY_BASE_BUNDLE to another build's portcullis.mjs");
+    return bundle;
+  },
+);
+
 function portcullisSpeaking(
   name: string,
   wire: 'legacy' | 'modern',
   credential: 'agentKey' | 'accessToken' = 'agentKey',
+  bundle: () => string = () => bundledServer('portcullis'),
 ): GatewayTarget {
   return {
     name,
@@ -35,7 +53,7 @@ function portcullisSpeaking(
       const child = await startServerChild({
         name: this.name,
         command: process.execPath,
-        args: [bundledServer('portcullis'), upstreamUrl],
+        args: [bundle(), upstreamUrl],
         env: { PORTCULLIS_ROOT: ROOT },
         ready: { kind: 'announce' },
       });
