@@ -272,6 +272,11 @@ export const REASONS = {
     400,
     'the sign-in is unknown, already used or expired; start it again',
   ),
+  /** Too many sign-ins wait between their link and the callback, for one credential or one workspace. */
+  oauth_sign_ins_exceeded: refused(
+    429,
+    'too many sign-ins are waiting already; finish one or let it expire',
+  ),
   oauth_iss_mismatch: refused(
     422,
     'the authorization response came from another issuer than expected; the code was not used',
