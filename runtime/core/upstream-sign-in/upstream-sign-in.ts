@@ -219,6 +219,11 @@ export class UpstreamSignIn {
     return { link: link.href, host, expiresAt };
   }
 
+  /** The live sign-in a link names, before anything is bound (what its page says it connects). */
+  pending(state: string): Promise<StoredSignIn> {
+    return this.#live(state);
+  }
+
   /**
    * The sign-in a link names, bound to this browser: the first browser to
    * open it gets the cookie (`setCookie`); any other is refused.
