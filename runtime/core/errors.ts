@@ -272,6 +272,16 @@ export const REASONS = {
     400,
     'the sign-in is unknown, already used or expired; start it again',
   ),
+  /** A sign-in link of a member's agent opened in another member's session. */
+  oauth_sign_in_wrong_member: refused(
+    403,
+    'this sign-in link is for another member; sign in as the member whose agent it connects',
+  ),
+  /** Too many sign-ins wait between their link and the callback, for one credential or one workspace. */
+  oauth_sign_ins_exceeded: refused(
+    429,
+    'too many sign-ins are waiting already; finish one or let it expire',
+  ),
   oauth_iss_mismatch: refused(
     422,
     'the authorization response came from another issuer than expected; the code was not used',

@@ -117,6 +117,6 @@ export function cookiesOf(header: string | undefined): Record<string, string> {
  * peer's, or behind a trusted proxy (`PORTCULLIS_TRUSTED_PROXIES`) the one
  * its `X-Forwarded-For` names.
  */
-function addressOf(req: Request): string {
+export function addressOf(req: Request): string {
   return req.ip ?? req.socket.remoteAddress ?? 'unknown';
 }

@@ -1,7 +1,8 @@
 /**
  * Signing in to remote MCP servers, over HTTP: the page a sign-in link
- * opens, the authorization server's callback, and this deployment's Client
- * ID Metadata Document. Express reads the request; `runtime/core` answers.
+ * opens (and its member sign-in form), the authorization server's
+ * callback, and this deployment's Client ID Metadata Document. Express
+ * reads the request; `runtime/core` answers.
  */
 import express, { type Response, type Router } from 'express';
 import type { OAuthReply } from '../core/oauth-server/oauth-reply.ts';
@@ -10,19 +11,36 @@ import {
   CALLBACK_PATH,
   CLIENT_METADATA_PATH,
 } from '../core/upstream-oauth/upstream-oauth.ts';
-import { callbackPage, signInLinkPage } from '../core/upstream-sign-in/sign-in-pages.ts';
+import {
+  callbackPage,
+  signInLinkMemberForm,
+  signInLinkPage,
+} from '../core/upstream-sign-in/sign-in-pages.ts';
 import { SIGN_IN_PAGE_PATH } from '../core/upstream-sign-in/upstream-sign-in.ts';
 import type { Gateway } from '../open-gateway.ts';
-import { cookiesOf, queryOf } from './oauth-routes.ts';
+import { addressOf, cookiesOf, queryOf } from './oauth-routes.ts';
 
 export function signInRouter(gateway: Gateway): Router {
   const router = express.Router();
   const ctx = () => gateway.operator('system');
+  const form = express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 10 });
   router.get(SIGN_IN_PAGE_PATH, (req, res, next) => {
-    signInLinkPage(ctx(), queryOf(req.url), cookiesOf(req.headers.cookie)).then(
-      (reply) => send(res, reply),
-      next,
-    );
+    signInLinkPage(
+      ctx(),
+      gateway.oauth.members,
+      queryOf(req.url),
+      cookiesOf(req.headers.cookie),
+    ).then((reply) => send(res, reply), next);
+  });
+  // A member's link: its member signs in on the page first.
+  router.post(SIGN_IN_PAGE_PATH, form, (req, res, next) => {
+    signInLinkMemberForm(
+      ctx(),
+      gateway.oauth.members,
+      stringFields(req.body),
+      cookiesOf(req.headers.cookie),
+      addressOf(req),
+    ).then((reply) => send(res, reply), next);
   });
   router.get(CALLBACK_PATH, (req, res, next) => {
     callbackPage(ctx(), queryOf(req.url), cookiesOf(req.headers.cookie)).then(
@@ -37,6 +55,14 @@ export function signInRouter(gateway: Gateway): Router {
     res.json(buildClientMetadataDocument(url, signIn.redirectUri));
   });
   return router;
+}
+
+function stringFields(body: unknown): Record<string, string | undefined> {
+  const fields: Record<string, string | undefined> = {};
+  if (typeof body !== 'object' || body === null) return fields;
+  for (const [name, value] of Object.entries(body as Record<string, unknown>))
+    if (typeof value === 'string') fields[name] = value;
+  return fields;
 }
 
 function send(res: Response, reply: OAuthReply): void {

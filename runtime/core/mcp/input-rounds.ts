@@ -163,7 +163,8 @@ async function inputRequiredResult<P extends McpPrincipal>(
 ): Promise<Record<string, unknown>> {
   requireCapabilities(scope.clientCapabilities, outcome.inputRequests);
   const result: Record<string, unknown> = { resultType: 'input_required' };
-  if (outcome.inputRequests !== undefined) result.inputRequests = outcome.inputRequests;
+  if (outcome.inputRequests !== undefined)
+    result.inputRequests = modernInputRequests(outcome.inputRequests);
   // A result must carry requests or state; state is what binds the retry to this request.
   if (outcome.state !== undefined || outcome.inputRequests === undefined) {
     result.requestState = await scope.sealer.seal(outcome.state, {
@@ -173,6 +174,26 @@ async function inputRequiredResult<P extends McpPrincipal>(
   }
   result._meta = scope.serverMeta;
   return result;
+}
+
+/**
+ * The input requests as 2026-07-28 has them: a URL-mode elicitation carries
+ * no `elicitationId` there (the revision removed it with
+ * `notifications/elicitation/complete`: the retry tells the outcome), though
+ * a legacy session's server request needs it.
+ */
+function modernInputRequests(requests: Record<string, InputRequest>): Record<string, InputRequest> {
+  const modern: Record<string, InputRequest> = {};
+  for (const [key, request] of Object.entries(requests)) {
+    const params = request.params as Record<string, unknown> | undefined;
+    if (request.method !== 'elicitation/create' || params?.mode !== 'url') {
+      modern[key] = request;
+      continue;
+    }
+    const { elicitationId: _, ...rest } = params;
+    modern[key] = { ...request, params: rest } as InputRequest;
+  }
+  return modern;
 }
 
 /** The capability each input request needs the client to have declared. */

@@ -18,6 +18,7 @@ import {
   type MemberConsentsForm,
   showMemberConsents,
 } from './member-consents.ts';
+import { type MemberSignIns, memberSignIns } from './member-sign-ins.ts';
 import {
   authorizationServerMetadata,
   CONNECTION_MCP_PREFIX,
@@ -61,11 +62,14 @@ export class AuthorizationServer {
   readonly issuer: string;
   readonly #ctx: OAuthContext;
   readonly #documentation: string;
+  /** Who a member is on this gateway's other pages (a personal sign-in link's). */
+  readonly members: MemberSignIns;
 
   private constructor(ctx: OAuthContext, documentation: string) {
     this.issuer = ctx.issuer;
     this.#ctx = ctx;
     this.#documentation = documentation;
+    this.members = memberSignIns(ctx);
   }
 
   static async open(options: AuthorizationServerOptions): Promise<AuthorizationServer> {

@@ -17,25 +17,24 @@
  * member up again.
  */
 import { randomBytes } from 'node:crypto';
-import { sha256Hex } from '../../../generated/catalog-rules.ts';
 import { auditEvent } from '../governance/audit-event.ts';
 import { consentListPage, MEMBER_CONSENTS_PATH, signInPage } from './member-consents-page.ts';
+import {
+  endMemberSession,
+  MEMBER_SESSION_TTL_MS,
+  type MemberSession,
+  memberSessionOf,
+  openMemberSession,
+} from './member-sessions.ts';
 import { auditOAuth, type OAuthContext } from './oauth-context.ts';
 import type { Consent, Member } from './oauth-model.ts';
 import type { OAuthReply } from './oauth-reply.ts';
 import { sameSecret } from './same-secret.ts';
 import { SIGN_IN_REFUSED, signIn } from './sign-in.ts';
 
-const SESSION_TTL_MS = 10 * 60_000;
+const SESSION_TTL_MS = MEMBER_SESSION_TTL_MS;
 const SESSION_COOKIE = 'portcullis_member';
 const SIGN_IN_COOKIE = 'portcullis_member_csrf';
-const sessionKey = (id: string) => `oauth:member-session:${sha256Hex(id)}`;
-
-interface MemberSession {
-  memberId: string;
-  memberName: string;
-  csrf: string;
-}
 
 export interface MemberConsentsForm {
   action?: string | undefined;
@@ -66,7 +65,7 @@ export async function actOnMemberConsents(
   }
   const { session, member } = signedIn;
   if (!sameSecret(form.csrf ?? '', session.csrf)) {
-    await ctx.state.delete(sessionKey(cookies[SESSION_COOKIE] ?? ''));
+    await endMemberSession(ctx, cookies[SESSION_COOKIE]);
     return freshSignIn(
       ctx,
       { error: 'The form did not come from this page (its CSRF token does not match).' },
@@ -74,7 +73,7 @@ export async function actOnMemberConsents(
     );
   }
   if (form.action === 'sign-out') {
-    await ctx.state.delete(sessionKey(cookies[SESSION_COOKIE] ?? ''));
+    await endMemberSession(ctx, cookies[SESSION_COOKIE]);
     await auditOAuth(ctx, { action: 'oauth.sign_out', ...asMember(member) });
     const reply = await freshSignIn(ctx, { notice: 'You are signed out.' });
     appendCookie(reply, `${SESSION_COOKIE}=; ${cookieAttributes(ctx, 0)}`);
@@ -103,13 +102,7 @@ async function signInAs(
     const { status, text } = SIGN_IN_REFUSED[result.refused];
     return freshSignIn(ctx, { member: typed, error: text }, status);
   }
-  const id = randomBytes(32).toString('base64url');
-  const session: MemberSession = {
-    memberId: result.member.id,
-    memberName: result.member.name,
-    csrf: randomBytes(32).toString('base64url'),
-  };
-  await ctx.state.set(sessionKey(id), JSON.stringify(session), SESSION_TTL_MS);
+  const { id, session } = await openMemberSession(ctx, result.member);
   await auditOAuth(ctx, { action: 'oauth.sign_in', ...asMember(result.member) });
   const reply = await listFor(ctx, session, result.member);
   appendCookie(reply, `${SESSION_COOKIE}=${id}; ${cookieAttributes(ctx, SESSION_TTL_MS)}`);
@@ -172,22 +165,11 @@ async function freshSignIn(
 }
 
 /** The session the cookie names, while it lives and its member still exists. */
-async function sessionOf(
+function sessionOf(
   ctx: OAuthContext,
   cookies: Cookies,
 ): Promise<{ session: MemberSession; member: Member } | undefined> {
-  const id = cookies[SESSION_COOKIE];
-  if (!id) return undefined;
-  const text = await ctx.state.get(sessionKey(id));
-  if (text === undefined) return undefined;
-  const session = JSON.parse(text) as MemberSession;
-  const found = await ctx.store.oauth.members.byName(session.memberName);
-  if (found?.id !== session.memberId) {
-    await ctx.state.delete(sessionKey(id));
-    return undefined;
-  }
-  const { passwordHash: _, ...member } = found;
-  return { session, member };
+  return memberSessionOf(ctx, cookies[SESSION_COOKIE]);
 }
 
 function asMember(member: Member) {

@@ -281,4 +281,6 @@ export interface UpstreamSignInRows {
   take(stateHash: string): Promise<StoredSignIn | undefined>;
   /** Deletes the sign-ins that expired before `before`; answers how many. */
   prune(before: string): Promise<number>;
+  /** The workspace's sign-ins that expire after `after`, oldest first (what the caps count). */
+  liveIn(workspaceId: string, after: string): Promise<StoredSignIn[]>;
 }

@@ -3,8 +3,9 @@
  * token: `oauth_sign_in_required` with the reason, and who can fix it. For
  * the connection's shared credential that is an operator (the command to
  * run); for an agent's personal credential it is the agent's person, so the
- * error carries a fresh sign-in link for them (`detail.signInUrl`), with the
- * host they will be sent to. Never a token, never a secret.
+ * error carries a sign-in link for them (`detail.signInUrl`), with the
+ * host they will be sent to: the same link again while it is unopened, so an
+ * agent calling in a loop does not pile up sign-ins. Never a token, never a secret.
  */
 import { GatewayError } from '../errors.ts';
 import type { Store } from '../store/store.ts';
@@ -50,6 +51,8 @@ export async function signInNeeded(
       actor: `agent:${owner.agentId}`,
       // Only an operator's explicit sign-in registers a client.
       mayRegister: false,
+      // A call made again before its person opened the link answers the same link.
+      reuseUnopened: true,
     });
     return new GatewayError(
       code,

@@ -30,6 +30,7 @@ import {
   type UpstreamOAuthDiscovery,
 } from '../upstream-oauth/upstream-oauth.ts';
 import type { CredentialVault } from '../vault/credential-vault.ts';
+import { refuseOverLimits, reusableSignIn } from './sign-in-limits.ts';
 import type { StoredSignIn } from './sign-in-model.ts';
 import { signInPlace, vaultClientStore, vaultTokenStore } from './sign-in-secrets.ts';
 
@@ -73,6 +74,12 @@ export interface StartOptions {
   mayRegister: boolean;
   scopes?: readonly string[];
   operatorClient?: SuppliedClient;
+  /**
+   * Answer the link of an unopened sign-in the same actor started for this
+   * credential, while it lives, instead of minting one (a call that needs
+   * the agent's person); an operator's sign-in always starts afresh.
+   */
+  reuseUnopened?: boolean;
 }
 
 /** A sign-in the callback took: who it was for, and the tokens it obtained. */
@@ -146,6 +153,16 @@ export class UpstreamSignIn {
           field: 'connection',
         },
       );
+    const signIns = this.options.store.upstreamOAuth.signIns;
+    const credential = { connectionId: endpoint.connectionId, agentId: options.agentId };
+    const begun = this.options.now();
+    await signIns.prune(begun.toISOString());
+    const live = await signIns.liveIn(workspaceId, begun.toISOString());
+    const again = options.reuseUnopened
+      ? reusableSignIn(live, credential, options.actor, begun)
+      : undefined;
+    if (again) return this.#linkOf(again);
+    refuseOverLimits(live, credential, options.connection.name);
     const discovery = discoveryOf(oauth);
     const client = await obtainClient(discovery, this.binding(workspaceId, oauth), {
       context: this.context,
@@ -174,8 +191,7 @@ export class UpstreamSignIn {
     );
     const now = this.options.now();
     const expiresAt = new Date(now.getTime() + SIGN_IN_TTL_MS).toISOString();
-    await this.options.store.upstreamOAuth.signIns.prune(now.toISOString());
-    await this.options.store.upstreamOAuth.signIns.create({
+    await signIns.create({
       stateHash: hash,
       workspaceId,
       connectionId: endpoint.connectionId,
@@ -188,9 +204,24 @@ export class UpstreamSignIn {
       expiresAt,
       createdAt: now.toISOString(),
     });
+    return this.#link(started.pending.state, started.host, expiresAt);
+  }
+
+  /** The link of a pending sign-in, shown again: its state is kept sealed in the pending sign-in. */
+  #linkOf(signIn: StoredSignIn): SignInLink {
+    const { pending } = this.#openPending(signIn);
+    return this.#link(pending.state, signIn.host, signIn.expiresAt);
+  }
+
+  #link(state: string, host: string, expiresAt: string): SignInLink {
     const link = new URL(SIGN_IN_PAGE_PATH, this.options.baseUrl);
-    link.searchParams.set('state', started.pending.state);
-    return { link: link.href, host: started.host, expiresAt };
+    link.searchParams.set('state', state);
+    return { link: link.href, host, expiresAt };
+  }
+
+  /** The live sign-in a link names, before anything is bound (what its page says it connects). */
+  pending(state: string): Promise<StoredSignIn> {
+    return this.#live(state);
   }
 
   /**

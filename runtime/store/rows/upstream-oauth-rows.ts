@@ -191,6 +191,17 @@ function signInRows(context: StoreContext): UpstreamSignInRows {
       );
       return Number(result.numDeletedRows);
     },
+    async liveIn(workspaceId, after) {
+      const rows = await db
+        .selectFrom('upstream_sign_ins')
+        .selectAll()
+        .where('workspace_id', '=', workspaceId)
+        .where('expires_at', '>', after)
+        .orderBy('created_at')
+        .orderBy('state_hash')
+        .execute();
+      return rows.map(toSignIn);
+    },
   };
 }
 

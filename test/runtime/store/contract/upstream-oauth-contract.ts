@@ -157,6 +157,20 @@ export function describeUpstreamOAuthContract(subject: StoreSubject): void {
       expect(await store.upstreamOAuth.signIns.take('hash-1')).toBeUndefined();
     });
 
+    it("list a workspace's live sign-ins, oldest first, without the expired ones", async () => {
+      const { store } = subject;
+      await store.upstreamOAuth.signIns.create(signIn({ stateHash: 'old', expiresAt: T0 }));
+      await store.upstreamOAuth.signIns.create(
+        signIn({ stateHash: 'b', expiresAt: T1, createdAt: T1 }),
+      );
+      await store.upstreamOAuth.signIns.create(
+        signIn({ stateHash: 'a', expiresAt: T1, createdAt: T0 }),
+      );
+      const live = await store.upstreamOAuth.signIns.liveIn('ws_1', T0);
+      expect(live.map((s) => s.stateHash)).toEqual(['a', 'b']);
+      expect(await store.upstreamOAuth.signIns.liveIn('ws_other', T0)).toEqual([]);
+    });
+
     it('prune expired sign-ins, and lose every row with their connection', async () => {
       const { store } = subject;
       await store.upstreamOAuth.signIns.create(signIn({ stateHash: 'old', expiresAt: T0 }));
