@@ -11,6 +11,8 @@ import { Cancellation } from '../cancellation.ts';
 import { GatewayError, isOperatorsToSee, publicError, type ReasonCode } from '../errors.ts';
 import { isPlainObject, type JsonValue } from '../json-value.ts';
 import { type Answer, complete, failure } from './answer.ts';
+import { isClientRequest, missingCapability } from './client-capability.ts';
+import { legacyInputRequests, modernInputRequests } from './input-request-eras.ts';
 import { type JsonRpcId, resultMessage } from './json-rpc.ts';
 import type { RequestScope } from './mcp-methods.ts';
 import type { PendingReply } from './pending-reply.ts';
@@ -107,7 +109,10 @@ export async function withInput<P extends McpPrincipal, R extends object>(
         );
       }
       requireCapabilities(scope.clientCapabilities, outcome.inputRequests);
-      const responses = await scope.askClient(outcome.inputRequests ?? {}, cancellation);
+      const responses = await scope.askClient(
+        legacyInputRequests(outcome.inputRequests ?? {}),
+        cancellation,
+      );
       context = { ...context, input: { responses, state: outcome.state } };
       outcome = await invocation.run(context);
     }
@@ -176,53 +181,39 @@ async function inputRequiredResult<P extends McpPrincipal>(
   return result;
 }
 
-/**
- * The input requests as 2026-07-28 has them: a URL-mode elicitation carries
- * no `elicitationId` there (the revision removed it with
- * `notifications/elicitation/complete`: the retry tells the outcome), though
- * a legacy session's server request needs it.
- */
-function modernInputRequests(requests: Record<string, InputRequest>): Record<string, InputRequest> {
-  const modern: Record<string, InputRequest> = {};
-  for (const [key, request] of Object.entries(requests)) {
-    const params = request.params as Record<string, unknown> | undefined;
-    if (request.method !== 'elicitation/create' || params?.mode !== 'url') {
-      modern[key] = request;
-      continue;
-    }
-    const { elicitationId: _, ...rest } = params;
-    modern[key] = { ...request, params: rest } as InputRequest;
-  }
-  return modern;
-}
-
-/** The capability each input request needs the client to have declared. */
-const NEEDS: Readonly<Record<string, keyof ClientCapabilities>> = {
-  'elicitation/create': 'elicitation',
-  'sampling/createMessage': 'sampling',
-  'roots/list': 'roots',
-};
-
 /** Input the client did not say it can give is refused, never asked for (MRTR server requirements). */
 function requireCapabilities(
   declared: ClientCapabilities,
   requests: Record<string, InputRequest> | undefined,
 ): void {
-  const missing: Record<string, object> = {};
+  const missing: Record<string, Record<string, object>> = {};
   for (const request of Object.values(requests ?? {})) {
-    const capability = NEEDS[request.method];
-    if (capability === undefined) {
+    if (!isClientRequest(request.method)) {
       throw new GatewayError('internal', `a backend asked for input with ${request.method}`);
     }
-    if (declared[capability] === undefined) missing[capability] = {};
+    const lacking = missingCapability(declared, request);
+    if (lacking === undefined) continue;
+    const [capability, mode] = lacking.split('.') as [string, string | undefined];
+    missing[capability] = { ...missing[capability], ...(mode === undefined ? {} : { [mode]: {} }) };
   }
   if (Object.keys(missing).length > 0) {
     throw new GatewayError(
       'client_capability_missing',
-      `the client did not declare ${Object.keys(missing).join(', ')}, which this call needs`,
+      `the client did not declare ${describe(missing)}, which this call needs`,
       { detail: { requiredCapabilities: missing } },
     );
   }
+}
+
+/** `elicitation.url, sampling`: what is missing, as capability paths. */
+function describe(missing: Record<string, Record<string, object>>): string {
+  return Object.entries(missing)
+    .flatMap(([capability, modes]) =>
+      Object.keys(modes).length === 0
+        ? [capability]
+        : Object.keys(modes).map((mode) => `${capability}.${mode}`),
+    )
+    .join(', ');
 }
 
 function progressReporter(

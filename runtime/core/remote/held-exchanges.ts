@@ -15,15 +15,9 @@
 import { randomUUID } from 'node:crypto';
 import type { ClientCapabilities } from '@modelcontextprotocol/server';
 import { Cancellation, type CancelSignal } from '../cancellation.ts';
+import { isClientRequest, missingCapability } from '../mcp/client-capability.ts';
 import type { RpcRequest } from './mcp-reply.ts';
 import type { ServerRequestAnswer } from './upstream-client.ts';
-
-/** The capability each relayable request needs the agent's client to have declared. */
-export const CAPABILITY_OF: Readonly<Record<string, keyof ClientCapabilities>> = {
-  'elicitation/create': 'elicitation',
-  'sampling/createMessage': 'sampling',
-  'roots/list': 'roots',
-};
 
 /** How long a question waits for the agent's answer (a person may be filling in a form). */
 const DEFAULT_HOLD_MS = 10 * 60_000;
@@ -81,9 +75,11 @@ export class HeldExchange<T> {
   }
 
   #onRequest(request: RpcRequest): Promise<ServerRequestAnswer> {
-    const capability = CAPABILITY_OF[request.method];
-    if (capability === undefined || this.capabilities[capability] === undefined) {
-      return Promise.resolve({ error: refusal(request.method, capability) });
+    const lacking = isClientRequest(request.method)
+      ? missingCapability(this.capabilities, request)
+      : request.method;
+    if (lacking !== undefined) {
+      return Promise.resolve({ error: refusal(request.method, lacking) });
     }
     return new Promise((resolve) => {
       this.#asking = { request, answer: resolve };
@@ -136,15 +132,13 @@ export class HeldExchanges {
   }
 }
 
-function refusal(
-  method: string,
-  capability: string | undefined,
-): { code: number; message: string } {
+/** `lacking`: the capability path the agent's client did not declare, or the method itself when none covers it. */
+function refusal(method: string, lacking: string): { code: number; message: string } {
   return {
     code: -32601,
     message:
-      capability === undefined
+      lacking === method
         ? `Portcullis does not relay ${method.slice(0, 60)} to the agent`
-        : `the calling agent's client did not declare the ${capability} capability, so Portcullis cannot relay ${method} to it`,
+        : `the calling agent's client did not declare the ${lacking} capability, so Portcullis cannot relay ${method} to it`,
   };
 }

@@ -17,11 +17,12 @@ import { GatewayError } from '../errors.ts';
 import type { CallOutcome } from '../execute/connection-health.ts';
 import type { ExecuteCall, Execution, Executor } from '../execute/executor.ts';
 import { isPlainObject } from '../json-value.ts';
+import { isClientRequest } from '../mcp/client-capability.ts';
 import { type InputRequired, isInputRequired } from '../mcp/tool-backend.ts';
 import { Redactor } from '../outbound/redaction.ts';
 import { SIGN_IN_INPUT, signInElicitation } from '../upstream-sign-in/sign-in-elicitation.ts';
 import type { UpstreamTokens } from '../upstream-sign-in/upstream-tokens.ts';
-import { CAPABILITY_OF, HeldExchange, HeldExchanges, type Step } from './held-exchanges.ts';
+import { HeldExchange, HeldExchanges, type Step } from './held-exchanges.ts';
 import type { RpcNotification } from './mcp-reply.ts';
 import { openSession } from './open-session.ts';
 import { BEARER_FIELD, credentialHeaders } from './remote-headers.ts';
@@ -397,7 +398,7 @@ function inputRequiredOf(result: Record<string, unknown>): InputRequired {
       "the remote MCP server's input_required result has inputRequests that are not an object",
     );
   for (const request of Object.values(requests ?? {})) {
-    if (!isPlainObject(request) || CAPABILITY_OF[String(request.method)] === undefined)
+    if (!isPlainObject(request) || !isClientRequest(String(request.method)))
       throw new GatewayError(
         'mcp_remote_malformed_response',
         "the remote MCP server's input_required result asks for input Portcullis cannot relay",

@@ -161,6 +161,60 @@ describe.each<[UpstreamKind, Era]>(PAIRINGS)(
   },
 );
 
+describe.each<[UpstreamKind, Era]>(PAIRINGS)(
+  'a %s upstream asking a %s agent to open a page',
+  (kind, era) => {
+    /** A client declaring `elicitation` as given, accepting whatever it is asked. */
+    async function declaring(elicitation: {
+      form?: Record<string, never>;
+      url?: Record<string, never>;
+    }): Promise<Client> {
+      const client = new Client(
+        { name: `agent-${era}`, version: '1.0.0' },
+        {
+          capabilities: { elicitation },
+          ...(era === 'modern' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {}),
+        },
+      );
+      client.setRequestHandler('elicitation/create', async () => ({ action: 'accept' }));
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${gateway.url}/mcp`), {
+          requestInit: { headers: { Authorization: `Bearer ${key}` } },
+        }),
+      );
+      return client;
+    }
+
+    it('relays it to a client that declared URL mode', async () => {
+      const client = await declaring({ form: {}, url: {} });
+      try {
+        const result = await client.callTool({ name: `ask-${kind}__ask_to_open`, arguments: {} });
+        expect(textOf(result)).toBe('the page: accept');
+      } finally {
+        await client.close();
+      }
+    });
+
+    it('refuses it, naming elicitation.url, for a client that declared form mode only', async () => {
+      const client = await declaring({ form: {} });
+      let message: string;
+      try {
+        const result = await client.callTool({ name: `ask-${kind}__ask_to_open`, arguments: {} });
+        expect(result.isError).toBe(true);
+        message = textOf(result);
+      } catch (error) {
+        message = String((error as Error).message);
+      } finally {
+        await client.close();
+      }
+      // Portcullis names the mode a 2025 upstream's question needs; a 2026-07-28
+      // upstream reads the agent's capabilities itself, and its refusal is relayed.
+      expect(message).toMatch(kind === 'stateful' ? /elicitation\.url/ : /capabilit/);
+      expect(message).not.toMatch(/the page: accept/);
+    });
+  },
+);
+
 describe('an answer brought back twice', () => {
   /** One raw 2026-07-28 tools/call of `ask-stateful__ask_name` on /mcp. */
   async function ask(extra: Record<string, unknown> = {}) {

@@ -52,7 +52,7 @@ export interface UpstreamOptions {
   /** Adds `gate`, a read that reports progress, then waits for `open()` before it answers. */
   gateTool?: boolean;
   /**
-   * Adds `ask_name` (elicitation), `ask_model` (sampling) and `count_roots`
+   * Adds `ask_name` (elicitation), `ask_to_open` (URL-mode elicitation), `ask_model` (sampling) and `count_roots`
    * (roots), reads written the SDK's multi round-trip way: a 2026-07-28
    * server answers `input_required`, a 2025-11-25 one asks with server
    * requests on the call's stream (the SDK's own translation).
@@ -366,6 +366,24 @@ function registerAskingTools(server: McpServer): void {
               properties: { name: { type: 'string' } },
               required: ['name'],
             },
+          }),
+        },
+      });
+    },
+  );
+  server.registerTool(
+    'ask_to_open',
+    { description: 'Asks the person to open a page (URL-mode elicitation).', ...read },
+    async (_args, ctx) => {
+      // A URL-mode answer is an action alone (no content).
+      const answered = ctx.mcpReq.inputResponses?.page as { action?: string } | undefined;
+      if (answered !== undefined)
+        return { content: [{ type: 'text', text: `the page: ${String(answered.action)}` }] };
+      return inputRequired({
+        inputRequests: {
+          page: inputRequired.elicitUrl({
+            message: 'Open the page to go on.',
+            url: 'https://example.com/go-on',
           }),
         },
       });
