@@ -24,9 +24,10 @@ import type { UpstreamTokens } from '../upstream-sign-in/upstream-tokens.ts';
 import { CAPABILITY_OF, HeldExchange, HeldExchanges, type Step } from './held-exchanges.ts';
 import type { RpcNotification } from './mcp-reply.ts';
 import { openSession } from './open-session.ts';
-import { BEARER_FIELD, credentialHeaders } from './remote-headers.ts';
+import { credentialHeaders } from './remote-headers.ts';
 import type { RemoteEndpoint } from './remote-model.ts';
 import type { RemoteTarget } from './remote-tool-source.ts';
+import { withCredential } from './signed-in-credential.ts';
 import {
   type ServerRequestAnswer,
   SessionExpired,
@@ -116,29 +117,21 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
    * Runs `send` with the call's credential; for a signed-in (`oauth`)
    * connection that is its access token as Bearer, fresh once after a 401.
    */
-  async #withCredential<T>(
+  #withCredential<T>(
     call: Pick<ForwardCall, 'target' | 'credential' | 'credentialOwner'>,
     send: (credential: Record<string, string> | undefined) => Promise<T>,
   ): Promise<T> {
     const { connection, source } = call.target;
-    const tokens = source.endpoint.authKind === 'oauth' ? this.tokens : undefined;
-    if (!tokens) return send(call.credential);
-    const owner = {
-      workspaceId: connection.workspaceId,
-      connectionId: connection.id,
-      connectionName: connection.name,
-      agentId: call.credentialOwner ?? null,
-    };
-    const used = await tokens.accessToken(source.endpoint, owner);
-    try {
-      return await send({ [BEARER_FIELD]: used });
-    } catch (error) {
-      const fresh = await tokens.afterRefusal(source.endpoint, owner, error, used);
-      if (fresh === undefined) throw error;
-      return send({ [BEARER_FIELD]: fresh }).catch((again: unknown) =>
-        tokens.afterSecondRefusal(owner, again),
-      );
-    }
+    return withCredential(
+      this.tokens,
+      {
+        connection,
+        endpoint: source.endpoint,
+        credential: call.credential,
+        agentId: call.credentialOwner ?? null,
+      },
+      send,
+    );
   }
 
   async #send(
