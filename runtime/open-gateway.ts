@@ -244,12 +244,14 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
     };
     // A session retired because its credential changed stops listening as it is ended.
     remote.executor.sessionEnded = (_connectionId, session) => listChanges.stopSession(session);
-    // A remote connection in error is probed again in the background until it answers;
+    // A remote connection degraded or in error is probed again in the background (with the
+    // shared credential its calls carry) until it answers;
     // a tool list whose ttlMs ran out is discovered again.
     const healthProbe = new RemoteHealthProbe({
       store,
       vault,
       client: remote.client,
+      tokens: remote.executor.tokens,
       now,
       refresh: (connection, endpoint) =>
         refreshConnection(operator('system'), connection, endpoint).then(() => watch.announce()),
