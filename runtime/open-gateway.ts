@@ -30,6 +30,7 @@ import { createGuardedClient, type GuardedClient } from './core/outbound/guarded
 import { AgentKeys } from './core/principals/agent-keys.ts';
 import { Principals } from './core/principals/principals.ts';
 import { RemoteHealthProbe } from './core/remote/health-probe.ts';
+import { storedCredentialIdentity } from './core/remote/held-credentials.ts';
 import { ListChanges } from './core/remote/list-changes.ts';
 import { createRemoteMcp } from './core/remote/remote-mcp.ts';
 import { UpstreamSessionSweep } from './core/remote/session-sweep.ts';
@@ -226,12 +227,14 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
       watch.announce();
       watch.touched(connectionId);
     });
-    // A connection removed elsewhere (the command, another replica) has its sessions ended here.
+    // A connection removed elsewhere (the command, another replica) has its sessions ended here,
+    // and so has a session whose credential was rotated there.
     const sessionSweep = new UpstreamSessionSweep({
       governance,
       sessions: remote.sessions,
       client: remote.client,
       forgotten: (connectionId) => listChanges.stop(connectionId),
+      currentIdentity: storedCredentialIdentity(store, vault),
       ...(options.onInternalError ? { report: options.onInternalError } : {}),
     });
     sessionSweep.start();
@@ -239,12 +242,16 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
       sessionSweep.opened(session, target);
       listChanges.listen(connectionId, target, session);
     };
-    // A remote connection in error is probed again in the background until it answers;
+    // A session retired because its credential changed stops listening as it is ended.
+    remote.executor.sessionEnded = (_connectionId, session) => listChanges.stopSession(session);
+    // A remote connection degraded or in error is probed again in the background (with the
+    // shared credential its calls carry) until it answers;
     // a tool list whose ttlMs ran out is discovered again.
     const healthProbe = new RemoteHealthProbe({
       store,
       vault,
       client: remote.client,
+      tokens: remote.executor.tokens,
       now,
       refresh: (connection, endpoint) =>
         refreshConnection(operator('system'), connection, endpoint).then(() => watch.announce()),

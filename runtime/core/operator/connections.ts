@@ -186,8 +186,8 @@ export async function setCredential(ctx: OperatorContext, input: unknown): Promi
         subject: agentId ?? 'shared',
       });
     });
-    // The next call opens an upstream session with the new credential.
-    ctx.remote?.executor.forgetConnection(connection.id);
+    // The old credential's upstream session ends; the next call opens one with the new.
+    ctx.remote?.executor.endSessions(connection.id, agentId);
   });
 }
 

@@ -231,7 +231,7 @@ export async function pinReady(
     });
     return applyPinned(ctx, tx, active, ready, discovered);
   });
-  remote.executor.forgetConnection(connection.id);
+  remote.executor.endSessions(connection.id);
   return { connection: active, endpoint: ready, next: 'review', tools: report };
 }
 

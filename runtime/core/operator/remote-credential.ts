@@ -3,7 +3,7 @@
  * agent's personal one): the key for a `bearer` connection, the values of its
  * header names for a `headers` one. Checked against the header rules, tried
  * on the server (a refusal blames the credential, nothing is written), then
- * sealed; the connection's upstream sessions are forgotten, so the next call
+ * sealed; the old credential's upstream session is ended, so the next call
  * opens one with the new credential.
  */
 import { GatewayError } from '../errors.ts';

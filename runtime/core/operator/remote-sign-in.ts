@@ -168,7 +168,7 @@ export async function signOut(ctx: OperatorContext, input: unknown): Promise<Sig
         flow.context,
       ));
     await tokens.forget();
-    ctx.remote?.executor.forgetConnection(connection.id);
+    ctx.remote?.executor.endSessions(connection.id, agent?.id ?? null);
     await audit(ctx, ctx.store, {
       action: 'connection.sign_out',
       workspaceId: workspace.id,
@@ -226,7 +226,7 @@ export async function completeSignIn(
     actorId: done.actor,
     subject: `${agent ? `agent ${agent.name} at ` : ''}${done.host}`,
   });
-  ctx.remote?.executor.forgetConnection(connection.id);
+  ctx.remote?.executor.endSessions(connection.id, done.agentId);
   const outcome: SignInOutcome = {
     connection: connection.name,
     host: done.host,

@@ -26,8 +26,8 @@ export class ListChanges {
   readonly #refresh: (connectionId: string) => Promise<unknown>;
   readonly #running = new Map<string, Promise<void>>();
   readonly #again = new Set<string>();
-  /** What ends each listening stream, opening or open, and whose connection it is. */
-  readonly #streams = new Map<Cancellation, string>();
+  /** What ends each listening stream, opening or open, and whose connection and session it is. */
+  readonly #streams = new Map<Cancellation, { connectionId: string; session: UpstreamSession }>();
   #closed = false;
 
   constructor(http: GuardedClient, refresh: (connectionId: string) => Promise<unknown>) {
@@ -44,7 +44,7 @@ export class ListChanges {
       return;
     }
     if (session.era === 'modern') {
-      void this.#listenOn(connectionId, target, {
+      void this.#listenOn(connectionId, session, target, {
         method: 'POST',
         headers: {
           accept: 'application/json, text/event-stream',
@@ -69,7 +69,7 @@ export class ListChanges {
       return;
     }
     if (session.era !== 'legacy' || session.sessionId === undefined) return;
-    void this.#listenOn(connectionId, target, {
+    void this.#listenOn(connectionId, session, target, {
       method: 'GET',
       headers: {
         accept: 'text/event-stream',
@@ -108,7 +108,16 @@ export class ListChanges {
   /** Ends the connection's listening streams (its sessions were forgotten). */
   stop(connectionId: string): void {
     for (const [stream, owner] of this.#streams)
-      if (owner === connectionId) {
+      if (owner.connectionId === connectionId) {
+        stream.cancel();
+        this.#streams.delete(stream);
+      }
+  }
+
+  /** Ends one session's listening stream (the session was retired: its credential changed). */
+  stopSession(session: UpstreamSession): void {
+    for (const [stream, owner] of this.#streams)
+      if (owner.session === session) {
         stream.cancel();
         this.#streams.delete(stream);
       }
@@ -117,12 +126,13 @@ export class ListChanges {
   /** Reads a listening stream (a 2025 session's GET, a 2026-07-28 listen POST) while it lasts. */
   async #listenOn(
     connectionId: string,
+    session: UpstreamSession,
     target: UpstreamTarget,
     request: { method: 'GET' | 'POST'; headers: Record<string, string>; body?: string },
   ): Promise<void> {
     if (this.#closed) return;
     const ending = new Cancellation();
-    this.#streams.set(ending, connectionId);
+    this.#streams.set(ending, { connectionId, session });
     try {
       const stream = await this.#http.open(
         {

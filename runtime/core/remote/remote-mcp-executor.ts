@@ -2,8 +2,9 @@
  * Forwarding one governed call to a remote MCP server: the connection's
  * credential becomes its headers (checked again as they go out), the call
  * goes out in the caller's upstream session (per connection and credential
- * identity, opened once however many calls ask at once), and the reply comes
- * back bounded and checked.
+ * owner, opened once however many calls ask at once; a changed credential
+ * replaces it, and the old one is ended upstream once no call runs on it),
+ * and the reply comes back bounded and checked.
  *
  * Seed 003: a reply that is too large, not JSON, or not an answer to the
  * request fails only that call, leaves health alone, and forgets only the
@@ -25,9 +26,10 @@ import type { UpstreamTokens } from '../upstream-sign-in/upstream-tokens.ts';
 import { HeldExchange, HeldExchanges, type Step } from './held-exchanges.ts';
 import type { RpcNotification } from './mcp-reply.ts';
 import { openSession } from './open-session.ts';
-import { BEARER_FIELD, credentialHeaders } from './remote-headers.ts';
+import { credentialHeaders } from './remote-headers.ts';
 import type { RemoteEndpoint } from './remote-model.ts';
 import type { RemoteTarget } from './remote-tool-source.ts';
+import { withCredential } from './signed-in-credential.ts';
 import {
   type ServerRequestAnswer,
   SessionExpired,
@@ -71,12 +73,21 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
     | ((connectionId: string, target: UpstreamTarget, session: UpstreamSession) => void)
     | undefined;
 
+  /** Told of each session retired here as it is ended (its listening stream ends too). */
+  sessionEnded: ((connectionId: string, session: UpstreamSession) => void) | undefined;
+  /** Where each session was opened, to end it there. */
+  readonly #openedAt = new WeakMap<
+    UpstreamSession,
+    { connectionId: string; target: UpstreamTarget }
+  >();
+
   readonly #held: HeldExchanges;
 
   constructor(client: UpstreamClient, sessions: UpstreamSessions, held = new HeldExchanges()) {
     this.#client = client;
     this.#sessions = sessions;
     this.#held = held;
+    sessions.onRetired = (session) => this.#retired(session);
   }
 
   async execute(call: ExecuteCall<RemoteTarget>): Promise<Execution> {
@@ -117,29 +128,21 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
    * Runs `send` with the call's credential; for a signed-in (`oauth`)
    * connection that is its access token as Bearer, fresh once after a 401.
    */
-  async #withCredential<T>(
+  #withCredential<T>(
     call: Pick<ForwardCall, 'target' | 'credential' | 'credentialOwner'>,
     send: (credential: Record<string, string> | undefined) => Promise<T>,
   ): Promise<T> {
     const { connection, source } = call.target;
-    const tokens = source.endpoint.authKind === 'oauth' ? this.tokens : undefined;
-    if (!tokens) return send(call.credential);
-    const owner = {
-      workspaceId: connection.workspaceId,
-      connectionId: connection.id,
-      connectionName: connection.name,
-      agentId: call.credentialOwner ?? null,
-    };
-    const used = await tokens.accessToken(source.endpoint, owner);
-    try {
-      return await send({ [BEARER_FIELD]: used });
-    } catch (error) {
-      const fresh = await tokens.afterRefusal(source.endpoint, owner, error, used);
-      if (fresh === undefined) throw error;
-      return send({ [BEARER_FIELD]: fresh }).catch((again: unknown) =>
-        tokens.afterSecondRefusal(owner, again),
-      );
-    }
+    return withCredential(
+      this.tokens,
+      {
+        connection,
+        endpoint: source.endpoint,
+        credential: call.credential,
+        agentId: call.credentialOwner ?? null,
+      },
+      send,
+    );
   }
 
   async #send(
@@ -149,10 +152,10 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
   ): Promise<Forwarded> {
     const { connection, source } = call.target;
     const { target, identity } = this.#targets.of(source.endpoint, credential);
-    const key = sessionKey(connection.id, identity);
+    const key = sessionKey(connection.id, call.credentialOwner ?? '');
     const progressToken = `pc-${Math.random().toString(36).slice(2)}`;
     const params: Record<string, unknown> = { ...call.params, _meta: { progressToken } };
-    let session = await this.#session(call, target, key);
+    let session = await this.#session(call, target, key, identity);
     // A 2026-07-28 server's own question, answered: its answers (and its state) go back to it,
     // also when it kept none (an ephemeral question).
     if (session.era === 'modern' && call.input !== undefined) {
@@ -168,7 +171,7 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
     } catch (error) {
       if (!(error instanceof SessionExpired)) throw this.#failed(key, session, error);
       this.#sessions.forget(key, session);
-      session = await this.#session(call, target, key);
+      session = await this.#session(call, target, key, identity);
       try {
         exchange = this.#start(target, session, key, params, progressToken, call);
         step = await exchange.next(call.cancel);
@@ -185,24 +188,38 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
   ): Promise<Record<string, unknown>> {
     return this.#withCredential(call, async (credential) => {
       const { target, identity } = this.#targets.of(call.target.source.endpoint, credential);
-      const key = sessionKey(call.target.connection.id, identity);
-      const session = await this.#session(call, target, key);
+      const key = sessionKey(call.target.connection.id, call.credentialOwner ?? '');
+      const session = await this.#session(call, target, key, identity);
+      this.#sessions.release(session);
       return session.capabilities ?? {};
     });
   }
 
-  /** The caller's upstream session, opened (once, however many ask) when there is none. */
+  /**
+   * The caller's upstream session, opened (once, however many ask) when
+   * there is none or its credential changed; in use until `release`.
+   */
   #session(
     call: Pick<ForwardCall, 'target'>,
     target: UpstreamTarget,
     key: string,
+    identity: string,
   ): Promise<UpstreamSession> {
     const { connection, source } = call.target;
-    return this.#sessions.get(key, async () => {
+    return this.#sessions.use(key, identity, async () => {
       const opened = await this.#open(target, source.endpoint);
+      this.#openedAt.set(opened, { connectionId: connection.id, target });
       this.sessionOpened?.(connection.id, target, opened);
       return opened;
     });
+  }
+
+  /** A session no call of this process uses any more (its credential changed): ended upstream. */
+  #retired(session: UpstreamSession): void {
+    const opened = this.#openedAt.get(session);
+    if (opened === undefined) return;
+    this.sessionEnded?.(opened.connectionId, session);
+    this.#client.close(opened.target, session).catch(() => {});
   }
 
   /** An agent's answer to the question a held exchange asked: posted upstream, and the call reads on. */
@@ -232,17 +249,19 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
     progressToken: string,
     call: ForwardCall,
   ): RemoteExchange {
-    const exchange = new HeldExchange<Answered>(
-      (onRequest, cancel) =>
-        this.#client.request(target, session, call.method, params, {
-          cancel,
-          // Relayed as they arrive, before the result, to the round running now.
-          onNotification: (message) => relay([message], progressToken, exchange.call),
-          onRequest,
-          clientCapabilities: call.clientCapabilities as Record<string, unknown>,
-        }),
-      call.clientCapabilities,
-    ) as RemoteExchange;
+    const exchange = new HeldExchange<Answered>((onRequest, cancel) => {
+      const request = this.#client.request(target, session, call.method, params, {
+        cancel,
+        // Relayed as they arrive, before the result, to the round running now.
+        onNotification: (message) => relay([message], progressToken, exchange.call),
+        onRequest,
+        clientCapabilities: call.clientCapabilities as Record<string, unknown>,
+      });
+      // The session is in use until the exchange ends (held questions included).
+      const done = () => this.#sessions.release(session);
+      request.then(done, done);
+      return request;
+    }, call.clientCapabilities) as RemoteExchange;
     exchange.call = call;
     exchange.connectionId = call.target.connection.id;
     exchange.sessionKey = key;
@@ -302,9 +321,19 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
     this.#held.cancelAll();
   }
 
-  /** Forgets every session of a connection (disconnect, a new credential). */
+  /** Forgets every session of a connection (disconnect: the caller ends them). */
   forgetConnection(connectionId: string): UpstreamSession[] {
     return this.#sessions.forgetConnection(connectionId);
+  }
+
+  /**
+   * Retires the sessions of one credential (`owner`: an agent's id, null for
+   * the shared one), or of all the connection's when undefined: a sign-in, a
+   * sign-out or a credential set. Each is ended upstream once no call runs on it.
+   */
+  endSessions(connectionId: string, owner?: string | null): void {
+    if (owner === undefined) this.#sessions.retireConnection(connectionId);
+    else this.#sessions.retireKey(sessionKey(connectionId, owner ?? ''));
   }
 
   /**

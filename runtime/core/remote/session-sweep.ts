@@ -1,6 +1,9 @@
 /**
  * Forgets the upstream sessions of connections that are gone, whoever removed
- * them: this process, the `portcullis disconnect` command or another replica.
+ * them: this process, the `portcullis disconnect` command or another replica;
+ * and retires the sessions whose credential changed the same way (a key or
+ * headers rotated by `portcullis credential set`), so the old session is
+ * ended with the old credential and the next call opens one with the new.
  * A removal moves the store's revision (the path grants and policies take to
  * a running server); while this process holds upstream sessions, the
  * revision is checked twice a second (one small query, shared with requests)
@@ -9,6 +12,7 @@
  * agent's next call finds no connection and no session is left open.
  */
 import type { GovernanceReader } from '../principals/principals.ts';
+import type { CurrentIdentity } from './held-credentials.ts';
 import type { UpstreamClient, UpstreamSession, UpstreamTarget } from './upstream-client.ts';
 import type { UpstreamSessions } from './upstream-sessions.ts';
 
@@ -22,6 +26,8 @@ export interface SessionSweepOptions {
   intervalMs?: number;
   /** Told about a failed check (the operator's log); the next one tries again. */
   report?: (error: unknown) => void;
+  /** The identity each owner's calls carry now; a session opened with another one is retired. */
+  currentIdentity?: CurrentIdentity;
 }
 
 export class UpstreamSessionSweep {
@@ -69,6 +75,7 @@ export class UpstreamSessionSweep {
     // Read before the revision: every connection listed existed before the snapshot's
     // revision, so one missing from it was removed (ids are never reused).
     const holding = sessions.connectionIds();
+    const held = sessions.identities();
     const snapshot = await governance.current();
     if (snapshot.revision === this.#revision) return;
     this.#revision = snapshot.revision;
@@ -83,6 +90,24 @@ export class UpstreamSessionSweep {
           return session.era === 'sse' ? session.channel.close() : undefined;
         }),
       );
+    }
+    await this.#retireChanged(held, (id) => snapshot.hasConnection(id));
+  }
+
+  /** Retires each held session whose owner's credential is no longer the one it opened with. */
+  async #retireChanged(
+    held: ReturnType<UpstreamSessions['identities']>,
+    exists: (connectionId: string) => boolean,
+  ): Promise<void> {
+    const { currentIdentity, sessions } = this.#options;
+    if (!currentIdentity) return;
+    for (const { key, identity } of held) {
+      const connectionId = key.slice(0, key.indexOf('\0'));
+      if (!exists(connectionId)) continue;
+      const owner = key.slice(key.indexOf('\0') + 1);
+      const now = await currentIdentity(connectionId, owner === '' ? null : owner);
+      // Only while the key still holds that identity: a call may have replaced it meanwhile.
+      if (now !== identity) sessions.retireKey(key, identity);
     }
   }
 }

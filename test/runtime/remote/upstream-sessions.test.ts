@@ -61,4 +61,55 @@ describe('upstream sessions', () => {
     expect(sessions.forgetConnection('conn_1')).toHaveLength(2);
     expect(sessions.size).toBe(1);
   });
+
+  it("replace a key's session when its credential identity changes, one entry however often", async () => {
+    const sessions = new UpstreamSessions();
+    const ended: UpstreamSession[] = [];
+    sessions.onRetired = (retired) => ended.push(retired);
+    const key = sessionKey('conn_1', '');
+    const opened: UpstreamSession[] = [];
+    for (const identity of ['token-1', 'token-2', 'token-3']) {
+      const got = await sessions.use(key, identity, async () => session(identity));
+      sessions.release(got);
+      opened.push(got);
+      expect(sessions.size).toBe(1);
+    }
+    expect(ended).toEqual(opened.slice(0, 2));
+    // The same identity again: the same session.
+    const again = await sessions.use(key, 'token-3', async () => session('other'));
+    expect(again).toBe(opened[2]);
+  });
+
+  it('end a replaced session only after the last call running on it is done', async () => {
+    const sessions = new UpstreamSessions();
+    const ended: UpstreamSession[] = [];
+    sessions.onRetired = (retired) => ended.push(retired);
+    const key = sessionKey('conn_1', '');
+    const old = await sessions.use(key, 'old', async () => session('s1'));
+    const alsoOld = await sessions.use(key, 'old', async () => session('unused'));
+    expect(alsoOld).toBe(old);
+    const fresh = await sessions.use(key, 'new', async () => session('s2'));
+    expect(ended).toEqual([]);
+    sessions.release(old);
+    expect(ended).toEqual([]);
+    expect(sessions.retiring).toBe(1);
+    sessions.release(alsoOld);
+    expect(ended).toEqual([old]);
+    expect(sessions.retiring).toBe(0);
+    sessions.release(fresh);
+    expect(ended).toEqual([old]);
+  });
+
+  it('retire a key only while it holds the identity it was asked about', async () => {
+    const sessions = new UpstreamSessions();
+    const ended: UpstreamSession[] = [];
+    sessions.onRetired = (retired) => ended.push(retired);
+    const key = sessionKey('conn_1', 'agent_1');
+    const current = await sessions.use(key, 'new', async () => session('s1'));
+    sessions.release(current);
+    expect(sessions.retireKey(key, 'old')).toBe(false);
+    expect(sessions.retireKey(key, 'new')).toBe(true);
+    expect(ended).toEqual([current]);
+    expect(sessions.size).toBe(0);
+  });
 });

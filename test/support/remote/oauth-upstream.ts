@@ -47,6 +47,8 @@ export interface OAuthUpstream {
   holdTokenRequests(): { arrived(count: number): Promise<void>; release(): void };
   /** The MCP server moves to another authorization server: its metadata names it, and only its tokens pass. */
   moveTo(other: OAuthUpstream): void;
+  /** The MCP server is down (every MCP request answers 503) until called with false. */
+  setDown(down: boolean): void;
   close(): Promise<void>;
 }
 
@@ -124,8 +126,10 @@ export async function startOAuthUpstream(
 
   let trusted = { issuer, jwks: createRemoteJWKSet(new URL(`${issuer}/jwks`)) };
   const accepted: string[] = [];
+  let down = false;
   const guard = async (req: IncomingMessage, body: Buffer) => {
     const path = (req.url ?? '').split('?')[0];
+    if (down && path === '/mcp') return { status: 503, body: '{"error":"unavailable"}' };
     const metadataUrl = `${new URL(mcpUrl).origin}/.well-known/oauth-protected-resource/mcp`;
     if (path?.startsWith('/.well-known/oauth-protected-resource'))
       return {
@@ -210,6 +214,9 @@ export async function startOAuthUpstream(
           open();
         },
       };
+    },
+    setDown(value) {
+      down = value;
     },
     moveTo(other) {
       trusted = { issuer: other.issuer, jwks: createRemoteJWKSet(new URL(`${other.issuer}/jwks`)) };
