@@ -19,7 +19,8 @@ import { calculateJwkThumbprint, type JWK } from 'jose';
 import { GatewayError } from '../errors.ts';
 import type { Store } from '../store/store.ts';
 import type { Keyring } from '../vault/keyring.ts';
-import { openSecret, resealSecret, sealedKeyId, sealSecret } from '../vault/sealed-secret.ts';
+import { type SealedFamily, sealedFamily } from '../vault/sealed-family.ts';
+import { openSecret, sealSecret } from '../vault/sealed-secret.ts';
 import type { SigningKey } from './oauth-model.ts';
 
 export type SigningAlgorithm = SigningKey['alg'];
@@ -241,14 +242,17 @@ function publicJwkOf(privateKey: KeyObject, alg: SigningAlgorithm): JWK {
   return { ...jwk, alg, use: 'sig' };
 }
 
-/** Re-seals every stored signing key under `keyring`'s current key (a master key rotation). */
-export async function resealSigningKeys(store: Store, keyring: Keyring): Promise<number> {
-  let changed = 0;
-  for (const key of await store.oauth.signingKeys.list()) {
-    if (sealedKeyId(key.sealedPrivate) === keyring.current.id) continue;
-    const sealed = resealSecret(key.sealedPrivate, keyring, placeOf(key.kid));
-    await store.oauth.signingKeys.reseal(key.kid, sealed, keyring.current.id);
-    changed += 1;
-  }
-  return changed;
-}
+/** The authorization server's signing keys: their private halves. */
+export const signingKeyFamily: SealedFamily = sealedFamily(
+  'signingKeys',
+  async (store) =>
+    (await store.oauth.signingKeys.list()).map((key) => ({
+      row: key,
+      sealed: key.sealedPrivate,
+      place: placeOf(key.kid),
+    })),
+  async (store, { row }, to) => {
+    await store.oauth.signingKeys.reseal(row.kid, to.sealed, to.keyId);
+    return true;
+  },
+);

@@ -8,7 +8,8 @@ import { GatewayError } from '../errors.ts';
 import type { SealedCredential } from '../governance/model.ts';
 import type { Store } from '../store/store.ts';
 import type { Keyring } from './keyring.ts';
-import { openSecret, resealSecret, sealedKeyId, sealSecret } from './sealed-secret.ts';
+import { type SealedFamily, sealedFamily } from './sealed-family.ts';
+import { openSecret, sealedKeyId, sealSecret } from './sealed-secret.ts';
 
 export interface CredentialOwner {
   workspaceId: string;
@@ -129,19 +130,30 @@ export class CredentialVault {
     }
   }
 
-  /** Re-seals every credential under `keyring`'s current key; returns how many changed. */
-  async rotate(store: Store, keyring: Keyring, at: string): Promise<number> {
-    let changed = 0;
-    await store.transaction(async (tx) => {
-      for (const row of await tx.credentials.all()) {
-        if (sealedKeyId(row.sealed) === keyring.current.id) continue;
-        const sealed = resealSecret(row.sealed, keyring, credentialPlace(row, row.field));
-        await tx.credentials.put({ ...row, sealed, keyId: keyring.current.id, updatedAt: at });
-        changed += 1;
-      }
-      await tx.settings.put(CURRENT_KEY_SETTING, keyring.current.id);
-    });
+  /**
+   * The first step of a rotation, in its transaction: the store names
+   * `keyring`'s key as the one that seals from now on (a gateway that did not make
+   * the rotation follows it before its next seal), and this vault
+   * seals with it.
+   */
+  async recordRotation(store: Store, keyring: Keyring): Promise<void> {
+    await store.settings.put(CURRENT_KEY_SETTING, keyring.current.id);
     this.#keyring = keyring;
-    return changed;
   }
 }
+
+/** The connections' credentials (API keys, header secrets, basic auth), one row per field. */
+export const credentialFamily: SealedFamily = sealedFamily(
+  'credentials',
+  async (store) =>
+    (await store.credentials.all()).map((row) => ({
+      row,
+      sealed: row.sealed,
+      place: credentialPlace(row, row.field),
+    })),
+  async (store, { row }, to, at) => {
+    // Credential writes are governance: they queue on the revision this rotation holds.
+    await store.credentials.put({ ...row, sealed: to.sealed, keyId: to.keyId, updatedAt: at });
+    return true;
+  },
+);
