@@ -2,8 +2,9 @@
  * Rotating the master key: write a new current key beside the old ones,
  * re-seal everything the master key protects (`SEALED_UNDER_MASTER_KEY`)
  * under it in one transaction, then forget the old keys. A running gateway
- * that meets a secret under a key it does not know reloads the key file, so
- * it follows a rotation made by the `portcullis` command.
+ * that meets a secret under a key it does not know reloads the key file, and
+ * seals only under the key the store names, so it follows a rotation made by
+ * the `portcullis` command.
  */
 import { GatewayError } from '../errors.ts';
 import { forgetPreviousKeys, rotateKeyFile } from '../vault/key-file.ts';
@@ -31,7 +32,7 @@ export async function rotateMasterKey(ctx: OperatorContext): Promise<MasterKeyRo
     const next = rotateKeyFile(keys.dataDir, ctx.vault.keyring);
     const at = ctx.now().toISOString();
     const families = await ctx.store.transaction(async (tx) => {
-      // First: from here on the store names `next` as the key new secrets are sealed under.
+      // First: from here on, whoever seals waits for this transaction, then seals under `next`.
       await ctx.vault.recordRotation(tx, next);
       const counts: Record<string, number> = {};
       for (const family of SEALED_UNDER_MASTER_KEY)

@@ -7,10 +7,18 @@
  * nothing to re-seal.)
  */
 import { signingKeyFamily } from '../oauth-server/signing-keys.ts';
+import {
+  pendingSignInFamily,
+  upstreamClientSecretFamily,
+  upstreamTokenFamily,
+} from '../upstream-sign-in/sign-in-secrets.ts';
 import { credentialFamily } from '../vault/credential-vault.ts';
 import type { SealedFamily } from '../vault/sealed-family.ts';
 
 export const SEALED_UNDER_MASTER_KEY: readonly SealedFamily[] = [
   credentialFamily,
   signingKeyFamily,
+  upstreamClientSecretFamily,
+  upstreamTokenFamily,
+  pendingSignInFamily,
 ];

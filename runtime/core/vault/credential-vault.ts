@@ -65,8 +65,10 @@ export class CredentialVault {
    * another process (the `portcullis` command), reload the keys first, so
    * nothing is sealed under a key that rotation has already dropped.
    */
-  async #followRotation(store: Store): Promise<void> {
-    const current = await store.settings.get(CURRENT_KEY_SETTING);
+  async #followRotation(store: Store, hold = false): Promise<void> {
+    const current = hold
+      ? await store.settings.getHeld(CURRENT_KEY_SETTING)
+      : await store.settings.get(CURRENT_KEY_SETTING);
     if (current === undefined || current === this.#keyring.current.id) return;
     if (this.#reload) this.#keyring = this.#reload();
     if (current !== this.#keyring.current.id) {
@@ -131,9 +133,23 @@ export class CredentialVault {
   }
 
   /**
+   * Seals at `place` under the key the store names as current, held until
+   * `store`'s transaction ends: write the row in that same transaction, so a
+   * rotation running meanwhile either sees the row or made this seal follow it.
+   */
+  async sealUnderCurrent(
+    store: Store,
+    place: string,
+    value: string,
+  ): Promise<{ sealed: string; keyId: string }> {
+    await this.#followRotation(store, true);
+    return this.seal(place, value);
+  }
+
+  /**
    * The first step of a rotation, in its transaction: the store names
-   * `keyring`'s key as the one that seals from now on (a gateway that did not make
-   * the rotation follows it before its next seal), and this vault
+   * `keyring`'s key as the one that seals from now on (a gateway sealing at the
+   * same time waits for this transaction, then follows), and this vault
    * seals with it.
    */
   async recordRotation(store: Store, keyring: Keyring): Promise<void> {
