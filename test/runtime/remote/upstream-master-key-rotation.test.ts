@@ -1,13 +1,14 @@
 /**
- * A master key rotation by the `portcullis` command while the gateway runs,
- * against oidc-provider on loopback: a connection's shared credential and an
- * agent's personal one signed in, a sign-in with a client the operator
- * entered (its secret a canary) started but not finished. After the rotation
+ * A master key rotation by the `portcullis` command while the gateway runs
+ * (SQLite and PostgreSQL), against oidc-provider on loopback: a connection's
+ * shared credential and an agent's personal one signed in, a sign-in with a
+ * client the operator entered (its secret a canary) started but not finished. After the rotation
  * every one of those secrets is sealed under the new key only (the key file
  * keeps no old key), the running gateway follows: calls carry the token, a
  * refresh's new tokens are sealed under the new key, the pending sign-in
  * finishes with the entered client's secret. Nothing the rotation printed,
- * logged or audited holds a token or the secret.
+ * logged or audited holds a token or the secret. After a restart (only the
+ * new key loaded) every credential still works.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -35,6 +36,7 @@ import {
   startTestGateway,
   type TestGateway,
 } from '../../support/gateway.ts';
+import { testSchemas } from '../../support/postgres.ts';
 import { type OAuthUpstream, startOAuthUpstream } from '../../support/remote/oauth-upstream.ts';
 import { SignInBrowser, signInThrough } from '../../support/remote/sign-in-browser.ts';
 import { connectSignedIn, expireStoredTokens } from '../../support/remote/signed-in.ts';
@@ -42,54 +44,64 @@ import { runPortcullisHere } from '../../support/run-cli.ts';
 
 const CANARY = 'canary-entered-secret-3f8d1c6b';
 const DEV = { PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS: '1' };
-const logged: string[] = [];
+const schemas = testSchemas();
+afterAll(() => schemas.dropAll());
 
-let gateway: TestGateway;
-let ctx: OperatorContext;
-let upstream: OAuthUpstream;
-/** Registration off: a client must be entered by hand. */
-let entered: OAuthUpstream;
+describe.each([
+  ['SQLite', async (): Promise<string | undefined> => undefined],
+  ['PostgreSQL', async () => schemas.urlFor(await schemas.create())],
+])('a master key rotation by the command (%s)', (_, database) => {
+  const logged: string[] = [];
+  let databaseUrl: string | undefined;
+  let gateway: TestGateway;
+  let ctx: OperatorContext;
+  let upstream: OAuthUpstream;
+  /** Registration off: a client must be entered by hand. */
+  let entered: OAuthUpstream;
+  let shared: { connectionId: string; key: string };
 
-beforeAll(async () => {
-  gateway = await startTestGateway({
-    environment: DEV,
-    log: createLog({ level: 'debug', destination: { write: (line: string) => logged.push(line) } }),
+  beforeAll(async () => {
+    databaseUrl = await database();
+    gateway = await startTestGateway({
+      environment: DEV,
+      ...(databaseUrl ? { databaseUrl } : {}),
+      log: createLog({
+        level: 'debug',
+        destination: { write: (line: string) => logged.push(line) },
+      }),
+    });
+    [upstream, entered] = await Promise.all([
+      startOAuthUpstream({ tenant: 'rotation' }),
+      startOAuthUpstream({
+        tenant: 'entered',
+        registration: false,
+        clients: [
+          {
+            client_id: 'entered-client',
+            client_secret: CANARY,
+            redirect_uris: [`${gateway.url}/connect/oauth/callback`],
+            grant_types: ['authorization_code', 'refresh_token'],
+            token_endpoint_auth_method: 'client_secret_basic',
+          },
+        ],
+      }),
+    ]);
+    ctx = gateway.running.gateway.operator('test');
   });
-  [upstream, entered] = await Promise.all([
-    startOAuthUpstream({ tenant: 'rotation' }),
-    startOAuthUpstream({
-      tenant: 'entered',
-      registration: false,
-      clients: [
-        {
-          client_id: 'entered-client',
-          client_secret: CANARY,
-          redirect_uris: [`${gateway.url}/connect/oauth/callback`],
-          grant_types: ['authorization_code', 'refresh_token'],
-          token_endpoint_auth_method: 'client_secret_basic',
-        },
-      ],
-    }),
-  ]);
-  ctx = gateway.running.gateway.operator('test');
-});
-afterAll(async () => {
-  await Promise.all([gateway?.close(), upstream?.close(), entered?.close()]);
-});
+  afterAll(async () => {
+    await Promise.all([gateway?.close(), upstream?.close(), entered?.close()]);
+  });
 
-async function workspaceOf(connectionId: string): Promise<string> {
-  return (await ctx.store.connections.all()).find((c) => c.id === connectionId)!.workspaceId;
-}
+  async function workspaceOf(connectionId: string): Promise<string> {
+    return (await ctx.store.connections.all()).find((c) => c.id === connectionId)!.workspaceId;
+  }
 
-async function agentId(name: string): Promise<string> {
-  return (await ctx.store.agents.list(await workspaceOf(shared.connectionId))).find(
-    (a) => a.name === name,
-  )!.id;
-}
+  async function agentId(name: string): Promise<string> {
+    return (await ctx.store.agents.list(await workspaceOf(shared.connectionId))).find(
+      (a) => a.name === name,
+    )!.id;
+  }
 
-let shared: { connectionId: string; key: string };
-
-describe('a master key rotation by the command', () => {
   it('keeps every upstream OAuth secret working, sealed under the new key only', async () => {
     // A connection's shared credential, and an agent's personal one.
     shared = await connectSignedIn(ctx, upstream, 'shared');
@@ -128,7 +140,9 @@ describe('a master key rotation by the command', () => {
     const rotated = await runPortcullisHere(['master-key', 'rotate', '--json'], {
       ...DEV,
       PORTCULLIS_DATA_DIR: gateway.dataDir,
+      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     });
+    expect(rotated.stderr).toBe('');
     expect(rotated.code).toBe(0);
     const result = JSON.parse(rotated.stdout) as { keyId: string; families: object };
     const newKey = result.keyId;
@@ -220,6 +234,29 @@ describe('a master key rotation by the command', () => {
       expect(seen).not.toContain(secret);
       expect(seen).not.toContain(Buffer.from(secret).toString('base64'));
       expect(seen).not.toContain(encodeURIComponent(secret));
+    }
+
+    // A restart has only the new key: every credential still works.
+    await gateway.close();
+    gateway = await startTestGateway({
+      dataDir: gateway.dataDir,
+      environment: DEV,
+      ...(databaseUrl ? { databaseUrl } : {}),
+      log: createLog({
+        level: 'debug',
+        destination: { write: (line: string) => logged.push(line) },
+      }),
+    });
+    for (const [key, tool] of [
+      [shared.key, 'shared__get_weather'],
+      [mine.key, 'mine__get_weather'],
+      [keptKey, 'kept__get_weather'],
+    ] as const) {
+      const restarted = await mcpClient(gateway.url, key);
+      expect(await callTool(restarted, tool, { city: 'Oslo' })).toMatchObject({
+        structuredContent: { city: 'Oslo', sky: 'sunny' },
+      });
+      await restarted.close();
     }
   });
 });
