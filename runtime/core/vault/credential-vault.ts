@@ -108,15 +108,7 @@ export class CredentialVault {
     }
   }
 
-  /**
-   * Seals a secret that is not a credential field (an upstream sign-in's
-   * tokens, a client secret, a PKCE verifier) at its own place.
-   */
-  seal(place: string, value: string): { sealed: string; keyId: string } {
-    return { sealed: sealSecret(value, this.#keyring, place), keyId: this.#keyring.current.id };
-  }
-
-  /** Opens what `seal` sealed at `place`; `vault_unavailable` when it does not open. */
+  /** Opens what `sealUnderCurrent` sealed at `place`; `vault_unavailable` when it does not open. */
   openAt(place: string, sealed: string): string {
     const keyId = sealedKeyId(sealed);
     if (this.#reload && keyId !== undefined && !this.#keyring.has(keyId))
@@ -133,9 +125,11 @@ export class CredentialVault {
   }
 
   /**
-   * Seals at `place` under the key the store names as current, held until
-   * `store`'s transaction ends: write the row in that same transaction, so a
-   * rotation running meanwhile either sees the row or made this seal follow it.
+   * Seals a secret that is not a credential field (an upstream sign-in's
+   * tokens, a client secret, a PKCE verifier, a signing key) at its own
+   * place, under the key the store names as current, held until `store`'s
+   * transaction ends: write the row in that same transaction, so a rotation
+   * running meanwhile either sees the row or made this seal follow it.
    */
   async sealUnderCurrent(
     store: Store,
@@ -143,7 +137,7 @@ export class CredentialVault {
     value: string,
   ): Promise<{ sealed: string; keyId: string }> {
     await this.#followRotation(store, true);
-    return this.seal(place, value);
+    return { sealed: sealSecret(value, this.#keyring, place), keyId: this.#keyring.current.id };
   }
 
   /**
