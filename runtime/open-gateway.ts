@@ -161,7 +161,7 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
       issuer: config.publicUrl ?? baseUrl,
       store,
       state,
-      keyring: () => vault.keyring,
+      vault,
       outbound: client,
       redirectAllowlist: config.oauthRedirectUris,
       signingKeyPem: config.oauthSigningKeyPem,

@@ -67,6 +67,7 @@ export class KyselyStore implements Store {
     this.#engine = engine;
     this.#inTransaction = inTransaction;
     const context: StoreContext = {
+      engine,
       db,
       mutate: (work, references) => this.#mutate(work, references ?? []),
       atomically: (work) => (inTransaction ? work(db) : db.transaction().execute(work)),

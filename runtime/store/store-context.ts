@@ -1,9 +1,10 @@
 /** What each row set gets from the store it belongs to. */
 import type { Kysely } from 'kysely';
 import type { Reference } from './constraint-errors.ts';
-import type { Database } from './schema.ts';
+import type { Database, Engine } from './schema.ts';
 
 export interface StoreContext {
+  readonly engine: Engine;
   /** The database, or the open transaction when the store is bound to one. */
   readonly db: Kysely<Database>;
   /**

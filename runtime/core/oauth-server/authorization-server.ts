@@ -8,7 +8,6 @@ import type { GuardedClient } from '../outbound/guarded-client.ts';
 import { AccessTokens } from '../principals/access-tokens.ts';
 import type { SharedState } from '../state/shared-state.ts';
 import type { Store } from '../store/store.ts';
-import type { Keyring } from '../vault/keyring.ts';
 import { authorize, type ConsentForm, decide } from './authorize-endpoint.ts';
 import { ClientDirectory } from './client-directory.ts';
 import { ClientMetadataDocuments } from './client-metadata-documents.ts';
@@ -34,7 +33,7 @@ import { register } from './registration-endpoint.ts';
 import { Resources } from './resources.ts';
 import { revoke } from './revocation-endpoint.ts';
 import { SCOPES_SUPPORTED } from './scopes.ts';
-import { SigningKeys } from './signing-keys.ts';
+import { type SecretVault, SigningKeys } from './signing-keys.ts';
 import { type TokenForm, token } from './token-endpoint.ts';
 
 export interface AuthorizationServerOptions {
@@ -42,7 +41,8 @@ export interface AuthorizationServerOptions {
   issuer: URL | string;
   store: Store;
   state: SharedState;
-  keyring: () => Keyring;
+  /** Seals and opens the signing keys' private halves. */
+  vault: SecretVault;
   /** Fetches Client ID Metadata Documents (its SSRF rules apply). */
   outbound: GuardedClient;
   /** `PORTCULLIS_OAUTH_REDIRECT_URIS`: patterns every redirect URI must match (none: any valid one). */
@@ -78,7 +78,7 @@ export class AuthorizationServer {
     const allowlist = new RedirectAllowlist(options.redirectAllowlist ?? []);
     const keys = await SigningKeys.open({
       store: options.store,
-      keyring: options.keyring,
+      vault: options.vault,
       pem: options.signingKeyPem,
       now,
     });

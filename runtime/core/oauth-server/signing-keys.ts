@@ -18,9 +18,12 @@ import {
 import { calculateJwkThumbprint, type JWK } from 'jose';
 import { GatewayError } from '../errors.ts';
 import type { Store } from '../store/store.ts';
-import type { Keyring } from '../vault/keyring.ts';
-import { openSecret, resealSecret, sealedKeyId, sealSecret } from '../vault/sealed-secret.ts';
+import type { CredentialVault } from '../vault/credential-vault.ts';
+import { type SealedFamily, sealedFamily } from '../vault/sealed-family.ts';
 import type { SigningKey } from './oauth-model.ts';
+
+/** What the signing keys need of the vault. */
+export type SecretVault = Pick<CredentialVault, 'openAt' | 'sealUnderCurrent'>;
 
 export type SigningAlgorithm = SigningKey['alg'];
 
@@ -51,8 +54,8 @@ export const KEY_REFRESH_MS = 60_000;
 
 export interface SigningKeysOptions {
   store: Store;
-  /** The vault's keyring, as it is now (it follows master key rotations). */
-  keyring: () => Keyring;
+  /** Seals and opens the private halves (it follows master key rotations made elsewhere). */
+  vault: SecretVault;
   /** A private key from the environment instead of the store's. */
   pem?: string | undefined;
   now?: () => Date;
@@ -155,15 +158,17 @@ export class SigningKeys {
     const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
     const jwk = publicJwkOf(privateKey, 'ES256');
     const kid = await calculateJwkThumbprint(jwk);
-    const keyring = this.#options.keyring();
-    await this.#options.store.oauth.signingKeys.create({
-      kid,
-      alg: 'ES256',
-      publicJwk: JSON.stringify({ ...jwk, kid }),
-      sealedPrivate: sealSecret(pem, keyring, placeOf(kid)),
-      keyId: keyring.current.id,
-      createdAt: this.#now().toISOString(),
-      retiredAt: null,
+    await this.#options.store.transaction(async (tx) => {
+      const { sealed, keyId } = await this.#options.vault.sealUnderCurrent(tx, placeOf(kid), pem);
+      await tx.oauth.signingKeys.create({
+        kid,
+        alg: 'ES256',
+        publicJwk: JSON.stringify({ ...jwk, kid }),
+        sealedPrivate: sealed,
+        keyId,
+        createdAt: this.#now().toISOString(),
+        retiredAt: null,
+      });
     });
     return kid;
   }
@@ -189,7 +194,6 @@ export class SigningKeys {
   async #load(): Promise<number> {
     this.#lastLoad = this.#now().getTime();
     const rows = await this.#options.store.oauth.signingKeys.list();
-    const keyring = this.#options.keyring();
     this.#published = rows.map((row) => {
       const jwk = JSON.parse(row.publicJwk) as JWK;
       return {
@@ -203,7 +207,7 @@ export class SigningKeys {
     const newest = rows.find((row) => row.retiredAt === null);
     if (newest && newest.kid !== this.#current?.kid) {
       try {
-        const pem = openSecret(newest.sealedPrivate, keyring, placeOf(newest.kid));
+        const pem = this.#options.vault.openAt(placeOf(newest.kid), newest.sealedPrivate);
         this.#current = { kid: newest.kid, alg: newest.alg, privateKey: createPrivateKey(pem) };
       } catch (error) {
         // A wrong master key: tokens already issued still verify; issuing waits for the right key.
@@ -241,14 +245,17 @@ function publicJwkOf(privateKey: KeyObject, alg: SigningAlgorithm): JWK {
   return { ...jwk, alg, use: 'sig' };
 }
 
-/** Re-seals every stored signing key under `keyring`'s current key (a master key rotation). */
-export async function resealSigningKeys(store: Store, keyring: Keyring): Promise<number> {
-  let changed = 0;
-  for (const key of await store.oauth.signingKeys.list()) {
-    if (sealedKeyId(key.sealedPrivate) === keyring.current.id) continue;
-    const sealed = resealSecret(key.sealedPrivate, keyring, placeOf(key.kid));
-    await store.oauth.signingKeys.reseal(key.kid, sealed, keyring.current.id);
-    changed += 1;
-  }
-  return changed;
-}
+/** The authorization server's signing keys: their private halves. */
+export const signingKeyFamily: SealedFamily = sealedFamily(
+  'signingKeys',
+  async (store) =>
+    (await store.oauth.signingKeys.list()).map((key) => ({
+      row: key,
+      sealed: key.sealedPrivate,
+      place: placeOf(key.kid),
+    })),
+  async (store, { row }, to) => {
+    await store.oauth.signingKeys.reseal(row.kid, to.sealed, to.keyId);
+    return true;
+  },
+);

@@ -1,18 +1,25 @@
 /**
  * Rotating the master key: write a new current key beside the old ones,
- * re-seal every credential (and the authorization server's signing keys) under it in one transaction, then forget the old
- * keys. A running gateway that meets a secret under a key it does not know
- * reloads the key file, so it follows a rotation made by the `portcullis`
- * command.
+ * re-seal everything the master key protects (`SEALED_UNDER_MASTER_KEY`)
+ * under it in one transaction, then forget the old keys. A running gateway
+ * that meets a secret under a key it does not know reloads the key file, and
+ * seals only under the key the store names, so it follows a rotation made by
+ * the `portcullis` command.
  */
 import { GatewayError } from '../errors.ts';
-import { resealSigningKeys } from '../oauth-server/signing-keys.ts';
 import { forgetPreviousKeys, rotateKeyFile } from '../vault/key-file.ts';
 import { attempt, audit, type OperatorContext } from './context.ts';
+import { SEALED_UNDER_MASTER_KEY } from './sealed-under-master-key.ts';
 
-export async function rotateMasterKey(
-  ctx: OperatorContext,
-): Promise<{ keyId: string; resealed: number; signingKeys: number }> {
+export interface MasterKeyRotated {
+  keyId: string;
+  /** Secrets re-sealed, in all. */
+  resealed: number;
+  /** Secrets re-sealed, by what they are (`credentials`, `signingKeys`, `upstreamTokens`, …). */
+  families: Record<string, number>;
+}
+
+export async function rotateMasterKey(ctx: OperatorContext): Promise<MasterKeyRotated> {
   return attempt(ctx, 'master_key.rotate', undefined, async () => {
     const { keys } = ctx;
     if (keys.fromEnvironment) {
@@ -23,19 +30,23 @@ export async function rotateMasterKey(
       );
     }
     const next = rotateKeyFile(keys.dataDir, ctx.vault.keyring);
-    const { resealed, signingKeys } = await ctx.store.transaction(async (tx) => {
-      const count = await ctx.vault.rotate(tx, next, ctx.now().toISOString());
-      // The authorization server's signing keys are sealed under the same key.
-      const keys = await resealSigningKeys(tx, next);
+    const at = ctx.now().toISOString();
+    const families = await ctx.store.transaction(async (tx) => {
+      // First: from here on, whoever seals waits for this transaction, then seals under `next`.
+      await ctx.vault.recordRotation(tx, next);
+      const counts: Record<string, number> = {};
+      for (const family of SEALED_UNDER_MASTER_KEY)
+        counts[family.name] = await family.reseal(tx, next, at);
       await audit(ctx, tx, {
         action: 'master_key.rotate',
         workspaceId: null,
         subject: next.current.id,
       });
-      return { resealed: count, signingKeys: keys };
+      return counts;
     });
     // Only once every secret is under the new key may the old ones go.
     forgetPreviousKeys(keys.dataDir, next);
-    return { keyId: next.current.id, resealed, signingKeys };
+    const resealed = Object.values(families).reduce((sum, count) => sum + count, 0);
+    return { keyId: next.current.id, resealed, families };
   });
 }

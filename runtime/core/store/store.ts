@@ -160,6 +160,13 @@ export interface AdminTokenRows {
 /** Small named values the gateway keeps (e.g. the default workspace id). */
 export interface SettingRows {
   get(key: string): Promise<string | undefined>;
+  /**
+   * The value, held against a writer of it until the transaction ends
+   * (PostgreSQL `for share`; SQLite's transactions hold the write lock from
+   * their start): a seal made in the same transaction under the key it names
+   * cannot miss a master key rotation running at the same time.
+   */
+  getHeld(key: string): Promise<string | undefined>;
   put(key: string, value: string): Promise<void>;
 }
 
@@ -262,6 +269,10 @@ export interface UpstreamClientRows {
   put(client: StoredClient): Promise<void>;
   byConnection(connectionId: string): Promise<StoredClient | undefined>;
   remove(connectionId: string): Promise<boolean>;
+  /** Every client with a sealed secret (for a master key rotation). */
+  sealed(): Promise<StoredClient[]>;
+  /** Replaces the sealed secret if it still is `from` (a master key rotation); false when it changed. */
+  reseal(connectionId: string, from: string, to: Resealed): Promise<boolean>;
 }
 
 export interface UpstreamTokenRows {
@@ -270,6 +281,15 @@ export interface UpstreamTokenRows {
   get(connectionId: string, agentId: string | null): Promise<StoredTokens | undefined>;
   /** Every credential's row of the connection (shared first, then by agent id). */
   forConnection(connectionId: string): Promise<StoredTokens[]>;
+  /** Every row that holds sealed tokens (for a master key rotation). */
+  sealed(): Promise<StoredTokens[]>;
+  /** Replaces the sealed tokens if they still are `from` (a master key rotation); false when they changed. */
+  reseal(
+    connectionId: string,
+    agentId: string | null,
+    from: string,
+    to: Resealed,
+  ): Promise<boolean>;
 }
 
 export interface UpstreamSignInRows {
@@ -283,4 +303,14 @@ export interface UpstreamSignInRows {
   prune(before: string): Promise<number>;
   /** The workspace's sign-ins that expire after `after`, oldest first (what the caps count). */
   liveIn(workspaceId: string, after: string): Promise<StoredSignIn[]>;
+  /** Every pending sign-in (for a master key rotation). */
+  all(): Promise<StoredSignIn[]>;
+  /** Replaces the sealed sign-in if it still is `from` (a master key rotation); false when it changed. */
+  reseal(stateHash: string, from: string, to: Resealed): Promise<boolean>;
+}
+
+/** A secret sealed again under the current master key, and that key's id. */
+export interface Resealed {
+  sealed: string;
+  keyId: string;
 }

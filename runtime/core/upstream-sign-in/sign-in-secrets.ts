@@ -13,6 +13,7 @@ import type {
   TokenStore,
 } from '../upstream-oauth/upstream-oauth.ts';
 import type { CredentialVault } from '../vault/credential-vault.ts';
+import { type SealedFamily, sealedFamily } from '../vault/sealed-family.ts';
 import type { SignInReason, StoredTokens } from './sign-in-model.ts';
 
 export interface CredentialPlace {
@@ -58,19 +59,23 @@ export function vaultClientStore(
       return material;
     },
     async save(client) {
-      const secret =
-        client.clientSecret === undefined ? undefined : vault.seal(place, client.clientSecret);
-      await store.upstreamOAuth.clients.put({
-        workspaceId,
-        connectionId,
-        binding: client.binding,
-        clientId: client.clientId,
-        source: client.source,
-        authMethod: client.tokenEndpointAuthMethod,
-        sealedSecret: secret?.sealed ?? null,
-        keyId: secret?.keyId ?? null,
-        obtainedAt: client.obtainedAt,
-        secretExpiresAt: client.secretExpiresAt ?? null,
+      await store.transaction(async (tx) => {
+        const secret =
+          client.clientSecret === undefined
+            ? undefined
+            : await vault.sealUnderCurrent(tx, place, client.clientSecret);
+        await tx.upstreamOAuth.clients.put({
+          workspaceId,
+          connectionId,
+          binding: client.binding,
+          clientId: client.clientId,
+          source: client.source,
+          authMethod: client.tokenEndpointAuthMethod,
+          sealedSecret: secret?.sealed ?? null,
+          keyId: secret?.keyId ?? null,
+          obtainedAt: client.obtainedAt,
+          secretExpiresAt: client.secretExpiresAt ?? null,
+        });
       });
     },
     async forget() {
@@ -111,16 +116,57 @@ export function vaultTokenStore(
       return row?.workspaceId === owner.workspaceId ? openTokens(vault, row) : undefined;
     },
     async save(tokens) {
-      const { sealed, keyId } = vault.seal(tokensPlace(owner), JSON.stringify(tokens));
-      await store.upstreamOAuth.tokens.put({
-        ...owner,
-        sealed,
-        keyId,
-        signInRequired: null,
-        updatedAt: now().toISOString(),
+      // Under the key the store names, so a refresh right after a rotation by the command follows it.
+      await store.transaction(async (tx) => {
+        const place = tokensPlace(owner);
+        const { sealed, keyId } = await vault.sealUnderCurrent(tx, place, JSON.stringify(tokens));
+        await tx.upstreamOAuth.tokens.put({
+          ...owner,
+          sealed,
+          keyId,
+          signInRequired: null,
+          updatedAt: now().toISOString(),
+        });
       });
     },
     forget: () => forgetBecause('signed_out'),
     forgetBecause,
   };
 }
+
+/** Client secrets an operator entered or a registration returned. */
+export const upstreamClientSecretFamily: SealedFamily = sealedFamily(
+  'upstreamClientSecrets',
+  async (store) =>
+    (await store.upstreamOAuth.clients.sealed()).map((row) => ({
+      row,
+      sealed: row.sealedSecret!,
+      place: clientSecretPlace(row.workspaceId, row.connectionId),
+    })),
+  (store, { row, sealed }, to) => store.upstreamOAuth.clients.reseal(row.connectionId, sealed, to),
+);
+
+/** Each signed-in credential's access and refresh tokens (shared and personal). */
+export const upstreamTokenFamily: SealedFamily = sealedFamily(
+  'upstreamTokens',
+  async (store) =>
+    (await store.upstreamOAuth.tokens.sealed()).map((row) => ({
+      row,
+      sealed: row.sealed!,
+      place: tokensPlace(row),
+    })),
+  (store, { row, sealed }, to) =>
+    store.upstreamOAuth.tokens.reseal(row.connectionId, row.agentId, sealed, to),
+);
+
+/** Sign-ins between their link and the callback (the PKCE verifier, the expected issuer). */
+export const pendingSignInFamily: SealedFamily = sealedFamily(
+  'pendingSignIns',
+  async (store) =>
+    (await store.upstreamOAuth.signIns.all()).map((row) => ({
+      row,
+      sealed: row.sealed,
+      place: signInPlace(row.workspaceId, row.connectionId, row.stateHash),
+    })),
+  (store, { row, sealed }, to) => store.upstreamOAuth.signIns.reseal(row.stateHash, sealed, to),
+);

@@ -185,24 +185,30 @@ export class UpstreamSignIn {
       this.context,
     );
     const hash = stateHash(started.pending.state);
-    const { sealed, keyId } = this.options.vault.seal(
-      signInPlace(workspaceId, endpoint.connectionId, hash),
-      JSON.stringify({ pending: started.pending, authorizationUrl: started.authorizationUrl.href }),
-    );
     const now = this.options.now();
     const expiresAt = new Date(now.getTime() + SIGN_IN_TTL_MS).toISOString();
-    await signIns.create({
-      stateHash: hash,
-      workspaceId,
-      connectionId: endpoint.connectionId,
-      agentId: options.agentId,
-      actor: options.actor,
-      browserHash: null,
-      sealed,
-      keyId,
-      host: started.host,
-      expiresAt,
-      createdAt: now.toISOString(),
+    await this.options.store.transaction(async (tx) => {
+      const { sealed, keyId } = await this.options.vault.sealUnderCurrent(
+        tx,
+        signInPlace(workspaceId, endpoint.connectionId, hash),
+        JSON.stringify({
+          pending: started.pending,
+          authorizationUrl: started.authorizationUrl.href,
+        }),
+      );
+      await tx.upstreamOAuth.signIns.create({
+        stateHash: hash,
+        workspaceId,
+        connectionId: endpoint.connectionId,
+        agentId: options.agentId,
+        actor: options.actor,
+        browserHash: null,
+        sealed,
+        keyId,
+        host: started.host,
+        expiresAt,
+        createdAt: now.toISOString(),
+      });
     });
     return this.#link(started.pending.state, started.host, expiresAt);
   }

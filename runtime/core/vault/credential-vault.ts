@@ -8,7 +8,8 @@ import { GatewayError } from '../errors.ts';
 import type { SealedCredential } from '../governance/model.ts';
 import type { Store } from '../store/store.ts';
 import type { Keyring } from './keyring.ts';
-import { openSecret, resealSecret, sealedKeyId, sealSecret } from './sealed-secret.ts';
+import { type SealedFamily, sealedFamily } from './sealed-family.ts';
+import { openSecret, sealedKeyId, sealSecret } from './sealed-secret.ts';
 
 export interface CredentialOwner {
   workspaceId: string;
@@ -64,8 +65,10 @@ export class CredentialVault {
    * another process (the `portcullis` command), reload the keys first, so
    * nothing is sealed under a key that rotation has already dropped.
    */
-  async #followRotation(store: Store): Promise<void> {
-    const current = await store.settings.get(CURRENT_KEY_SETTING);
+  async #followRotation(store: Store, hold = false): Promise<void> {
+    const current = hold
+      ? await store.settings.getHeld(CURRENT_KEY_SETTING)
+      : await store.settings.get(CURRENT_KEY_SETTING);
     if (current === undefined || current === this.#keyring.current.id) return;
     if (this.#reload) this.#keyring = this.#reload();
     if (current !== this.#keyring.current.id) {
@@ -105,15 +108,7 @@ export class CredentialVault {
     }
   }
 
-  /**
-   * Seals a secret that is not a credential field (an upstream sign-in's
-   * tokens, a client secret, a PKCE verifier) at its own place.
-   */
-  seal(place: string, value: string): { sealed: string; keyId: string } {
-    return { sealed: sealSecret(value, this.#keyring, place), keyId: this.#keyring.current.id };
-  }
-
-  /** Opens what `seal` sealed at `place`; `vault_unavailable` when it does not open. */
+  /** Opens what `sealUnderCurrent` sealed at `place`; `vault_unavailable` when it does not open. */
   openAt(place: string, sealed: string): string {
     const keyId = sealedKeyId(sealed);
     if (this.#reload && keyId !== undefined && !this.#keyring.has(keyId))
@@ -129,19 +124,46 @@ export class CredentialVault {
     }
   }
 
-  /** Re-seals every credential under `keyring`'s current key; returns how many changed. */
-  async rotate(store: Store, keyring: Keyring, at: string): Promise<number> {
-    let changed = 0;
-    await store.transaction(async (tx) => {
-      for (const row of await tx.credentials.all()) {
-        if (sealedKeyId(row.sealed) === keyring.current.id) continue;
-        const sealed = resealSecret(row.sealed, keyring, credentialPlace(row, row.field));
-        await tx.credentials.put({ ...row, sealed, keyId: keyring.current.id, updatedAt: at });
-        changed += 1;
-      }
-      await tx.settings.put(CURRENT_KEY_SETTING, keyring.current.id);
-    });
+  /**
+   * Seals a secret that is not a credential field (an upstream sign-in's
+   * tokens, a client secret, a PKCE verifier, a signing key) at its own
+   * place, under the key the store names as current, held until `store`'s
+   * transaction ends: write the row in that same transaction, so a rotation
+   * running meanwhile either sees the row or made this seal follow it.
+   */
+  async sealUnderCurrent(
+    store: Store,
+    place: string,
+    value: string,
+  ): Promise<{ sealed: string; keyId: string }> {
+    await this.#followRotation(store, true);
+    return { sealed: sealSecret(value, this.#keyring, place), keyId: this.#keyring.current.id };
+  }
+
+  /**
+   * The first step of a rotation, in its transaction: the store names
+   * `keyring`'s key as the one that seals from now on (a gateway sealing at the
+   * same time waits for this transaction, then follows), and this vault
+   * seals with it.
+   */
+  async recordRotation(store: Store, keyring: Keyring): Promise<void> {
+    await store.settings.put(CURRENT_KEY_SETTING, keyring.current.id);
     this.#keyring = keyring;
-    return changed;
   }
 }
+
+/** The connections' credentials (API keys, header secrets, basic auth), one row per field. */
+export const credentialFamily: SealedFamily = sealedFamily(
+  'credentials',
+  async (store) =>
+    (await store.credentials.all()).map((row) => ({
+      row,
+      sealed: row.sealed,
+      place: credentialPlace(row, row.field),
+    })),
+  async (store, { row }, to, at) => {
+    // Credential writes are governance: they queue on the revision this rotation holds.
+    await store.credentials.put({ ...row, sealed: to.sealed, keyId: to.keyId, updatedAt: at });
+    return true;
+  },
+);

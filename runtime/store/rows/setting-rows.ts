@@ -13,6 +13,15 @@ export function settingRows(context: StoreContext): SettingRows {
       return row?.value;
     },
 
+    async getHeld(key) {
+      const query = db.selectFrom('settings').select('value').where('key', '=', key);
+      const row = await (context.engine === 'postgres'
+        ? query.forShare()
+        : query
+      ).executeTakeFirst();
+      return row?.value;
+    },
+
     async put(key, value) {
       await context.mutate((trx) =>
         trx

@@ -28,6 +28,7 @@ import type {
   UpstreamSignInTable,
 } from '../schema.ts';
 import type { StoreContext } from '../store-context.ts';
+import { sortedBy } from './order.ts';
 
 export function upstreamOAuthRows(context: StoreContext): UpstreamOAuthRows {
   return {
@@ -82,6 +83,25 @@ function clientRows(context: StoreContext): UpstreamClientRows {
       );
       return Number(result.numDeletedRows) > 0;
     },
+    async sealed() {
+      const rows = await db
+        .selectFrom('upstream_oauth_clients')
+        .selectAll()
+        .where('sealed_secret', 'is not', null)
+        .execute();
+      return sortedBy(rows, (row) => row.connection_id).map(toClient);
+    },
+    async reseal(connectionId, from, to) {
+      const result = await context.atomically((trx) =>
+        trx
+          .updateTable('upstream_oauth_clients')
+          .set({ sealed_secret: to.sealed, key_id: to.keyId })
+          .where('connection_id', '=', connectionId)
+          .where('sealed_secret', '=', from)
+          .executeTakeFirst(),
+      );
+      return Number(result.numUpdatedRows) > 0;
+    },
   };
 }
 
@@ -128,6 +148,30 @@ function tokenRows(context: StoreContext): UpstreamTokenRows {
       return rows
         .sort((a, b) => (a.agent_id < b.agent_id ? -1 : a.agent_id > b.agent_id ? 1 : 0))
         .map(toTokens);
+    },
+    async sealed() {
+      const rows = await db
+        .selectFrom('upstream_oauth_tokens')
+        .selectAll()
+        .where('sealed', 'is not', null)
+        .execute();
+      return sortedBy(
+        rows,
+        (row) => row.connection_id,
+        (row) => row.agent_id,
+      ).map(toTokens);
+    },
+    async reseal(connectionId, agentId, from, to) {
+      const result = await context.atomically((trx) =>
+        trx
+          .updateTable('upstream_oauth_tokens')
+          .set({ sealed: to.sealed, key_id: to.keyId })
+          .where('connection_id', '=', connectionId)
+          .where('agent_id', '=', agentId ?? '')
+          .where('sealed', '=', from)
+          .executeTakeFirst(),
+      );
+      return Number(result.numUpdatedRows) > 0;
     },
   };
 }
@@ -201,6 +245,21 @@ function signInRows(context: StoreContext): UpstreamSignInRows {
         .orderBy('state_hash')
         .execute();
       return rows.map(toSignIn);
+    },
+    async all() {
+      const rows = await db.selectFrom('upstream_sign_ins').selectAll().execute();
+      return sortedBy(rows, (row) => row.state_hash).map(toSignIn);
+    },
+    async reseal(stateHash, from, to) {
+      const result = await context.atomically((trx) =>
+        trx
+          .updateTable('upstream_sign_ins')
+          .set({ sealed: to.sealed, key_id: to.keyId })
+          .where('state_hash', '=', stateHash)
+          .where('sealed', '=', from)
+          .executeTakeFirst(),
+      );
+      return Number(result.numUpdatedRows) > 0;
     },
   };
 }

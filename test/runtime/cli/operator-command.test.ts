@@ -97,7 +97,7 @@ describe('a master key rotation by the command while the server runs', { timeout
 
     const rotated = await runPortcullis(['master-key', 'rotate', '--json'], env);
     expect(rotated.code).toBe(0);
-    expect(JSON.parse(rotated.stdout)).toMatchObject({ resealed: 1 });
+    expect(JSON.parse(rotated.stdout)).toMatchObject({ families: { credentials: 1 } });
 
     // Sealed by the running server right after a rotation it did not make (it has
     // opened nothing since, so only the store can tell it the key moved).

@@ -74,4 +74,52 @@ describe('the PostgreSQL store', () => {
       await Promise.all([first.close(), second.close()]);
     }
   });
+
+  it('holds a read of the key to seal under: a rotation writing it makes the read wait, then answer the new key', async () => {
+    const schema = await newSchema();
+    const rotation = await openStore({ databaseUrl: inSchema(schema) });
+    const sealer = await openStore({ databaseUrl: inSchema(schema) });
+    try {
+      await rotation.settings.put('vault.current_key_id', 'old');
+      let release = () => {};
+      const gate = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      let written = () => {};
+      const wrote = new Promise<void>((resolve) => {
+        written = resolve;
+      });
+      const rotating = rotation.transaction(async (tx) => {
+        await tx.settings.put('vault.current_key_id', 'new');
+        written();
+        await gate;
+      });
+      await wrote;
+      const held = sealer.transaction((tx) => tx.settings.getHeld('vault.current_key_id'));
+      // Either the held read answers while the rotation is open (it did not wait), or it is seen waiting.
+      const outcome = await Promise.race([
+        held.then((value) => `answered ${value}`),
+        waitingOnLock().then(() => 'waiting'),
+      ]);
+      release();
+      await rotating;
+      expect(outcome).toBe('waiting');
+      expect(await held).toBe('new');
+    } finally {
+      await Promise.all([rotation.close(), sealer.close()]);
+    }
+  });
 });
+
+/** Resolves once a held read of a setting waits for a lock (polled, never timed). */
+async function waitingOnLock(): Promise<void> {
+  for (;;) {
+    const { rows } = await schemas.query<{ waiting: string }>(
+      `select count(*) as waiting from pg_stat_activity
+        where wait_event_type = 'Lock' and query like '%"settings"%for share%'
+          and query not like '%pg_stat_activity%'`,
+    );
+    if (Number(rows[0]?.waiting) > 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}

@@ -26,6 +26,8 @@ export interface OAuthUpstreamOptions {
   stepUp?: { tool: string; scope: string };
   /** Clients registered by hand (preregistered), as oidc-provider takes them. */
   clients?: Array<Record<string, unknown>>;
+  /** Dynamic client registration offered. Default true (false: clients must be entered by hand). */
+  registration?: boolean;
 }
 
 export interface OAuthUpstream {
@@ -75,7 +77,7 @@ export async function startOAuthUpstream(
     ],
     features: {
       devInteractions: { enabled: true },
-      registration: { enabled: true },
+      registration: { enabled: options.registration ?? true },
       revocation: { enabled: true, allowedPolicy: async () => true },
       resourceIndicators: {
         enabled: true,

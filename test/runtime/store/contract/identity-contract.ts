@@ -180,5 +180,19 @@ export function describeIdentityContract(subject: StoreSubject): void {
       expect(await store.settings.get('default_workspace')).toBe('ws_2');
       expect(await store.settings.get('other')).toBe('x');
     });
+
+    it('are read held (to seal under the key one names) as they are read, in a transaction or not', async () => {
+      const { store } = subject;
+      await store.settings.put('vault.current_key_id', 'k1');
+      expect(await store.settings.getHeld('vault.current_key_id')).toBe('k1');
+      expect(await store.settings.getHeld('missing')).toBeUndefined();
+      const seen = await store.transaction(async (tx) => {
+        const held = await tx.settings.getHeld('vault.current_key_id');
+        await tx.settings.put('other', 'written after the held read');
+        return held;
+      });
+      expect(seen).toBe('k1');
+      expect(await store.settings.get('other')).toBe('written after the held read');
+    });
   });
 }

@@ -183,5 +183,82 @@ export function describeUpstreamOAuthContract(subject: StoreSubject): void {
       expect(await store.upstreamOAuth.clients.byConnection('conn_o')).toBeUndefined();
       expect(await store.upstreamOAuth.tokens.get('conn_o', null)).toBeUndefined();
     });
+
+    it('list every sealed secret for a master key rotation, and re-seal one only while it is what was read', async () => {
+      const { store } = subject;
+      await store.connections.create(
+        aConnection({ id: 'conn_p', name: 'public', provider: 'remote-mcp', settings: {} }),
+      );
+      await store.agents.create(
+        {
+          id: 'agt_1',
+          workspaceId: 'ws_1',
+          name: 'a',
+          keyPrefix: 'pc_',
+          status: 'active',
+          createdAt: T0,
+          revokedAt: null,
+        },
+        'hash',
+      );
+      const secret = { ...client, sealedSecret: 'v1.k.secret', keyId: 'k' };
+      await store.upstreamOAuth.clients.put(secret);
+      await store.upstreamOAuth.clients.put({ ...client, connectionId: 'conn_p' });
+      await store.upstreamOAuth.tokens.put(tokens({ agentId: 'agt_1', sealed: 'v1.k.personal' }));
+      await store.upstreamOAuth.tokens.put(tokens());
+      await store.upstreamOAuth.tokens.put(
+        tokens({ connectionId: 'conn_p', sealed: null, keyId: null, signInRequired: 'signed_out' }),
+      );
+      await store.upstreamOAuth.signIns.create(signIn({ stateHash: 'hash-b' }));
+      await store.upstreamOAuth.signIns.create(signIn({ stateHash: 'hash-a' }));
+      const before = await store.revision();
+
+      // Only rows that hold a secret; in a fixed order.
+      expect(await store.upstreamOAuth.clients.sealed()).toEqual([secret]);
+      expect(await store.upstreamOAuth.tokens.sealed()).toEqual([
+        tokens(),
+        tokens({ agentId: 'agt_1', sealed: 'v1.k.personal' }),
+      ]);
+      expect((await store.upstreamOAuth.signIns.all()).map((s) => s.stateHash)).toEqual([
+        'hash-a',
+        'hash-b',
+      ]);
+
+      const to = { sealed: 'v1.n.new', keyId: 'n' };
+      expect(await store.upstreamOAuth.clients.reseal('conn_o', 'v1.k.secret', to)).toBe(true);
+      expect(await store.upstreamOAuth.tokens.reseal('conn_o', 'agt_1', 'v1.k.personal', to)).toBe(
+        true,
+      );
+      expect(await store.upstreamOAuth.signIns.reseal('hash-a', 'v1.k.pending', to)).toBe(true);
+      expect(await store.upstreamOAuth.clients.byConnection('conn_o')).toEqual({
+        ...secret,
+        sealedSecret: to.sealed,
+        keyId: 'n',
+      });
+      expect(await store.upstreamOAuth.tokens.get('conn_o', 'agt_1')).toEqual(
+        tokens({ agentId: 'agt_1', sealed: to.sealed, keyId: 'n' }),
+      );
+      expect(await store.upstreamOAuth.tokens.get('conn_o', null)).toEqual(tokens());
+      expect(await store.upstreamOAuth.signIns.byState('hash-a')).toEqual(
+        signIn({ stateHash: 'hash-a', sealed: to.sealed, keyId: 'n' }),
+      );
+      expect(await store.upstreamOAuth.signIns.byState('hash-b')).toEqual(
+        signIn({ stateHash: 'hash-b' }),
+      );
+      expect(await store.revision()).toBe(before);
+
+      // Changed since it was read (forgotten, replaced, taken): left as it is now.
+      await store.upstreamOAuth.tokens.put(
+        tokens({ sealed: null, keyId: null, signInRequired: 'signed_out' }),
+      );
+      expect(await store.upstreamOAuth.tokens.reseal('conn_o', null, 'v1.k.sealed', to)).toBe(
+        false,
+      );
+      expect((await store.upstreamOAuth.tokens.get('conn_o', null))?.sealed).toBeNull();
+      expect(await store.upstreamOAuth.clients.reseal('conn_o', 'v1.k.secret', to)).toBe(false);
+      await store.upstreamOAuth.signIns.take('hash-b');
+      expect(await store.upstreamOAuth.signIns.reseal('hash-b', 'v1.k.pending', to)).toBe(false);
+      expect(await store.upstreamOAuth.signIns.byState('hash-b')).toBeUndefined();
+    });
   });
 }
