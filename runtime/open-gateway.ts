@@ -75,6 +75,8 @@ export interface Gateway {
   readonly tools: GovernedTools;
   /** Announces tool list changes to listening agents. */
   readonly watch: ToolWatch;
+  /** The governance every request is checked against, fresh for the request that asks. */
+  readonly governance: GovernanceCache;
   /** Seals the MCP endpoint's multi round-trip `requestState`. */
   readonly requestState: RequestStateSealer;
   /** The OAuth 2.1 authorization server MCP clients sign in to Portcullis with. */
@@ -269,6 +271,7 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
       state,
       tools,
       watch,
+      governance,
       requestState,
       oauth,
       upstreamSignIn,

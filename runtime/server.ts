@@ -13,7 +13,6 @@ import { ConnectionTools } from './core/gateway/connection-tools.ts';
 import { createMcpEndpoint } from './core/mcp/mcp-endpoint.ts';
 import { LOOPBACK_HOSTS, LOOPBACK_ORIGINS } from './core/mcp/origin-guard.ts';
 import { CONNECTION_MCP_PREFIX } from './core/oauth-server/metadata.ts';
-import { hasConnectionNamed } from './core/oauth-server/resources.ts';
 import { DEFAULT_SCOPE } from './core/oauth-server/scopes.ts';
 import { createApp } from './http/app.ts';
 import { CorsPolicy, withCors } from './http/cors.ts';
@@ -69,7 +68,11 @@ export async function startServer(
   const endpointFor = async (name: string) => {
     const known = perConnection.get(name);
     if (known) return known;
-    if (perConnection.size >= 10_000 || !(await hasConnectionNamed(gateway.store, name)))
+    // From the governance snapshot, not the store: a request for a made-up name costs no read.
+    if (
+      perConnection.size >= 10_000 ||
+      !(await gateway.governance.current()).hasConnectionNamed(name)
+    )
       return undefined;
     const endpoint = createMcpEndpoint({
       backend: new ConnectionTools(gateway.tools, name),

@@ -18,6 +18,7 @@ export class GovernanceSnapshot {
   readonly #policies: ReadonlyMap<string, ActionPolicy>;
   readonly #toolsByWorkspace = new Map<string, Map<string, ToolTarget>>();
   readonly #connections: readonly Connection[];
+  #connectionNames: Set<string> | undefined;
   readonly #toolSources: ToolSources;
 
   private constructor(
@@ -93,6 +94,12 @@ export class GovernanceSnapshot {
   /** Whether a connection with this id exists at this revision (in any workspace; ids are never reused). */
   hasConnection(id: string): boolean {
     return this.#connections.some((c) => c.id === id);
+  }
+
+  /** Whether some workspace has a connection by this name (so `/mcp/c/<name>` exists). */
+  hasConnectionNamed(name: string): boolean {
+    this.#connectionNames ??= new Set(this.#connections.map((c) => c.name));
+    return this.#connectionNames.has(name);
   }
 
   /** A connection of the workspace by name. */

@@ -180,3 +180,31 @@ describe.each<UpstreamKind>(['modern', 'stateful'])('forwarding to a %s upstream
     expect(again.structuredContent).toEqual({ city: 'Oslo', sky: 'sunny' });
   });
 });
+
+describe('/mcp/c/<name> for a name no workspace has', () => {
+  it('is not found, answered from the governance snapshot without reading the connections', async () => {
+    const connections = gateway.running.gateway.store.connections;
+    const all = connections.all.bind(connections);
+    let reads = 0;
+    connections.all = () => {
+      reads += 1;
+      return all();
+    };
+    try {
+      for (const name of ['nowhere', 'made-up-1', 'made-up-2']) {
+        const reply = await fetch(`${gateway.url}/mcp/c/${name}`, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+          },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+        });
+        expect(reply.status).toBe(404);
+      }
+    } finally {
+      connections.all = all;
+    }
+    expect(reads).toBe(0);
+  });
+});
