@@ -28,7 +28,7 @@ import {
 } from './member-sessions.ts';
 import { auditOAuth, type OAuthContext } from './oauth-context.ts';
 import type { Consent, Member } from './oauth-model.ts';
-import type { OAuthReply } from './oauth-reply.ts';
+import { appendCookie, type OAuthReply } from './oauth-reply.ts';
 import { sameSecret } from './same-secret.ts';
 import { SIGN_IN_REFUSED, signIn } from './sign-in.ts';
 
@@ -179,12 +179,4 @@ function asMember(member: Member) {
 function cookieAttributes(ctx: OAuthContext, maxAgeMs: number): string {
   const secure = ctx.secureCookies ? '; Secure' : '';
   return `Path=${MEMBER_CONSENTS_PATH}; Max-Age=${maxAgeMs / 1000}; HttpOnly; SameSite=Strict${secure}`;
-}
-
-function appendCookie(reply: OAuthReply, cookie: string): void {
-  const existing = reply.headers['Set-Cookie'];
-  reply.headers['Set-Cookie'] =
-    existing === undefined
-      ? [cookie]
-      : [...(Array.isArray(existing) ? existing : [existing]), cookie];
 }

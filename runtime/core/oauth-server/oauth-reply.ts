@@ -11,6 +11,15 @@ export interface OAuthReply {
   body: string;
 }
 
+/** Adds a `Set-Cookie` to the reply, after any it sets already. */
+export function appendCookie(reply: OAuthReply, cookie: string): void {
+  const existing = reply.headers['Set-Cookie'];
+  reply.headers['Set-Cookie'] =
+    existing === undefined
+      ? [cookie]
+      : [...(Array.isArray(existing) ? existing : [existing]), cookie];
+}
+
 const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' } as const;
 
 export function jsonReply(

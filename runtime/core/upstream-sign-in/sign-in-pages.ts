@@ -26,7 +26,7 @@ import {
 } from '../oauth-server/html-page.ts';
 import type { MemberSignIns } from '../oauth-server/member-sign-ins.ts';
 import type { Member } from '../oauth-server/oauth-model.ts';
-import type { OAuthReply } from '../oauth-server/oauth-reply.ts';
+import { appendCookie, type OAuthReply } from '../oauth-server/oauth-reply.ts';
 import { sameSecret } from '../oauth-server/same-secret.ts';
 import { SIGN_IN_REFUSED } from '../oauth-server/sign-in.ts';
 import type { OperatorContext } from '../operator/context.ts';
@@ -238,14 +238,6 @@ function memberCookieAttributes(
   return `Path=${COOKIE_PATH}; Max-Age=${maxAge}; HttpOnly; SameSite=${sameSite}${
     members.secureCookies ? '; Secure' : ''
   }`;
-}
-
-function appendCookie(reply: OAuthReply, cookie: string): void {
-  const existing = reply.headers['Set-Cookie'];
-  reply.headers['Set-Cookie'] =
-    existing === undefined
-      ? [cookie]
-      : [...(Array.isArray(existing) ? existing : [existing]), cookie];
 }
 
 /** `GET /connect/oauth/callback`: what happened, in plain words. */
