@@ -31,8 +31,10 @@ import { AgentKeys } from './core/principals/agent-keys.ts';
 import { Principals } from './core/principals/principals.ts';
 import { RemoteHealthProbe } from './core/remote/health-probe.ts';
 import { storedCredentialIdentity } from './core/remote/held-credentials.ts';
+import { HeldExchangeRelay } from './core/remote/held-exchange-relay.ts';
 import { ListChanges } from './core/remote/list-changes.ts';
 import { createRemoteMcp } from './core/remote/remote-mcp.ts';
+import type { Forwarded } from './core/remote/remote-mcp-executor.ts';
 import { UpstreamSessionSweep } from './core/remote/session-sweep.ts';
 import type { SharedState } from './core/state/shared-state.ts';
 import type { Store } from './core/store/store.ts';
@@ -138,6 +140,13 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
       allowPrivateNetworks: config.allowPrivateNetworks,
       validators: toolSources.validators,
     });
+    // An agent's answer to a question another replica holds is taken there.
+    const heldRelay = new HeldExchangeRelay<Forwarded>(state, {
+      waitMs: config.upstreamDeadlineMs,
+      ...(options.onInternalError ? { report: options.onInternalError } : {}),
+    });
+    remote.executor.relayHeldThrough(heldRelay);
+    closeLater.push(async () => heldRelay.close());
     const executors = new Executors([
       new NativeRestExecutor(outbound, upstreamOverride(config.devUpstreams)),
       remote.executor,

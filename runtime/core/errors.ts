@@ -218,7 +218,7 @@ export const REASONS = {
   mcp_remote_error: failed(502, 'the remote MCP server answered with a JSON-RPC error'),
   mcp_remote_input_expired: failed(
     410,
-    "the remote MCP server's question is no longer waiting for this answer (it expired, or another replica holds it); call the tool again",
+    "the remote MCP server's question is no longer waiting for this answer (it has expired, or was answered already); call the tool again",
   ),
 
   // Signing in to a remote MCP server's authorization server (runtime/core/upstream-oauth).

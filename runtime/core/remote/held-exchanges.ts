@@ -92,6 +92,8 @@ export class HeldExchange<T> {
 export class HeldExchanges {
   readonly #held = new Map<string, { exchange: HeldExchange<unknown>; timer: NodeJS.Timeout }>();
   readonly #holdMs: number;
+  /** Told of each exchange held here no more (taken, expired or cancelled), to forget its record. */
+  released: ((id: string) => void) | undefined;
 
   constructor(options: { holdMs?: number } = {}) {
     this.#holdMs = options.holdMs ?? DEFAULT_HOLD_MS;
@@ -103,6 +105,7 @@ export class HeldExchanges {
     const timer = setTimeout(() => {
       this.#held.delete(exchange.id);
       exchange.cancel.cancel();
+      this.released?.(exchange.id);
     }, this.#holdMs);
     timer.unref();
     this.#held.set(exchange.id, { exchange, timer });
@@ -115,6 +118,7 @@ export class HeldExchanges {
     if (entry === undefined) return undefined;
     clearTimeout(entry.timer);
     this.#held.delete(id);
+    this.released?.(id);
     return entry.exchange;
   }
 
@@ -123,12 +127,18 @@ export class HeldExchanges {
     for (const { exchange, timer } of this.#held.values()) {
       clearTimeout(timer);
       exchange.cancel.cancel();
+      this.released?.(exchange.id);
     }
     this.#held.clear();
   }
 
   get size(): number {
     return this.#held.size;
+  }
+
+  /** How long an exchange is held. */
+  get holdMs(): number {
+    return this.#holdMs;
   }
 }
 

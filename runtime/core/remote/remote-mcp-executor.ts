@@ -14,15 +14,17 @@
  */
 import { createHash } from 'node:crypto';
 import type { CallToolResult, InputRequest } from '@modelcontextprotocol/server';
+import type { CancelSignal } from '../cancellation.ts';
 import { GatewayError } from '../errors.ts';
 import type { CallOutcome } from '../execute/connection-health.ts';
 import type { ExecuteCall, Execution, Executor } from '../execute/executor.ts';
-import { isPlainObject } from '../json-value.ts';
+import { isPlainObject, type JsonValue } from '../json-value.ts';
 import { isClientRequest } from '../mcp/client-capability.ts';
 import { type InputRequired, isInputRequired } from '../mcp/tool-backend.ts';
 import { Redactor } from '../outbound/redaction.ts';
 import { SIGN_IN_INPUT, signInElicitation } from '../upstream-sign-in/sign-in-elicitation.ts';
 import type { UpstreamTokens } from '../upstream-sign-in/upstream-tokens.ts';
+import type { HeldExchangeRelay, RelayedAnswer } from './held-exchange-relay.ts';
 import { HeldExchange, HeldExchanges, type Step } from './held-exchanges.ts';
 import type { RpcNotification } from './mcp-reply.ts';
 import { openSession } from './open-session.ts';
@@ -82,12 +84,21 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
   >();
 
   readonly #held: HeldExchanges;
+  /** Answers for exchanges another replica holds go there through it; none: they are expired. */
+  #relay: HeldExchangeRelay<Forwarded> | undefined;
 
   constructor(client: UpstreamClient, sessions: UpstreamSessions, held = new HeldExchanges()) {
     this.#client = client;
     this.#sessions = sessions;
     this.#held = held;
     sessions.onRetired = (session) => this.#retired(session);
+  }
+
+  /** Shares this executor's held exchanges with the other replicas through `relay`. */
+  relayHeldThrough(relay: HeldExchangeRelay<Forwarded>): void {
+    this.#relay = relay;
+    this.#held.released = (id) => relay.released(id);
+    relay.serve((answer, cancel) => this.#resumeRelayed(answer, cancel));
   }
 
   async execute(call: ExecuteCall<RemoteTarget>): Promise<Execution> {
@@ -225,11 +236,43 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
   /** An agent's answer to the question a held exchange asked: posted upstream, and the call reads on. */
   async #resume(call: ForwardCall, id: string, key: string): Promise<Forwarded> {
     const held = this.#held.take(id) as RemoteExchange | undefined;
+    const answer = call.input?.responses[key];
+    // Held by another replica (or by none): the answer goes only to the holder, which checks it.
+    if (held === undefined && this.#relay !== undefined) {
+      const relayed: RelayedAnswer = {
+        exchange: id,
+        key,
+        answer,
+        capabilities: call.clientCapabilities,
+        connection: call.target.connection.id,
+      };
+      return this.#relay.resume(relayed, call.cancel);
+    }
     if (held === undefined || held.connectionId !== call.target.connection.id)
       throw new GatewayError('mcp_remote_input_expired');
+    return this.#answer(held, call, answer);
+  }
+
+  /** An answer another replica brought for an exchange held here; its round's notifications go nowhere. */
+  async #resumeRelayed(relayed: RelayedAnswer, cancel: CancelSignal): Promise<Forwarded> {
+    const held = this.#held.take(relayed.exchange) as RemoteExchange | undefined;
+    if (held === undefined || held.connectionId !== relayed.connection)
+      throw new GatewayError('mcp_remote_input_expired');
+    const call: ForwardCall = {
+      ...held.call,
+      cancel,
+      clientCapabilities: relayed.capabilities,
+      progress: () => {},
+      log: () => {},
+      input: { responses: { [relayed.key]: relayed.answer as JsonValue }, state: undefined },
+    };
+    return this.#answer(held, call, relayed.answer);
+  }
+
+  /** Posts `answer` upstream on the held exchange, and reads on to its next step. */
+  async #answer(held: RemoteExchange, call: ForwardCall, answer: unknown): Promise<Forwarded> {
     held.call = call;
     held.capabilities = call.clientCapabilities;
-    const answer = call.input?.responses[key];
     held.answer(answerOf(answer));
     let step: Step<Answered>;
     try {
@@ -271,12 +314,12 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
   }
 
   /** The result, or the question to put to the agent (its exchange held until the answer comes). */
-  #executed(
+  async #executed(
     exchange: RemoteExchange,
     step: Step<Answered>,
     host: string,
     requestBytes: number,
-  ): Forwarded {
+  ): Promise<Forwarded> {
     const base = { host, address: null, upstreamStatus: 200, requestBytes };
     if (step.kind === 'asks') {
       if (!this.#held.hold(exchange as HeldExchange<unknown>)) {
@@ -286,6 +329,8 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
         exchange.cancel.cancel();
         throw new GatewayError('mcp_remote_input_expired');
       }
+      // Before the question goes out, so the answer finds the holder from any replica.
+      await this.#relay?.held(exchange.id, this.#held.holdMs);
       const { request } = step;
       const questionKey = `upstream_${String(request.id).slice(0, 40)}`;
       return {

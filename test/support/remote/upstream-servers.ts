@@ -52,8 +52,9 @@ export interface UpstreamOptions {
   /** Adds `gate`, a read that reports progress, then waits for `open()` before it answers. */
   gateTool?: boolean;
   /**
-   * Adds `ask_name` (elicitation), `ask_to_open` (URL-mode elicitation), `ask_model` (sampling) and `count_roots`
-   * (roots), reads written the SDK's multi round-trip way: a 2026-07-28
+   * Adds `ask_name` (elicitation), `ask_two` (a name, then a colour),
+   * `ask_to_open` (URL-mode elicitation), `ask_model` (sampling) and
+   * `count_roots` (roots), reads written the SDK's multi round-trip way: a 2026-07-28
    * server answers `input_required`, a 2025-11-25 one asks with server
    * requests on the call's stream (the SDK's own translation).
    */
@@ -387,6 +388,29 @@ function registerAskingTools(server: McpServer): void {
           }),
         },
       });
+    },
+  );
+  server.registerTool(
+    'ask_two',
+    { description: 'Asks for a name, then for a colour.', ...read },
+    async (_args, ctx) => {
+      const colour = acceptedContent<{ colour?: string }>(ctx.mcpReq.inputResponses, 'colour');
+      if (colour?.colour) return { content: [{ type: 'text', text: `you like ${colour.colour}` }] };
+      const ask = (key: string) =>
+        inputRequired({
+          inputRequests: {
+            [key]: inputRequired.elicit({
+              message: `What is your ${key}?`,
+              requestedSchema: {
+                type: 'object',
+                properties: { [key]: { type: 'string' } },
+                required: [key],
+              },
+            }),
+          },
+        });
+      const name = acceptedContent<{ name?: string }>(ctx.mcpReq.inputResponses, 'name');
+      return ask(name?.name ? 'colour' : 'name');
     },
   );
   server.registerTool(

@@ -1,0 +1,52 @@
+/**
+ * The held exchanges of one process tell when each is held no more (taken,
+ * run out of time, or cancelled at close), so its record in the shared state
+ * goes with it and no other replica sends an answer for it here.
+ */
+import { expect, it, vi } from 'vitest';
+import { HeldExchange, HeldExchanges } from '../../../runtime/core/remote/held-exchanges.ts';
+
+function exchange(): HeldExchange<unknown> {
+  return new HeldExchange(() => new Promise(() => {}), {});
+}
+
+it('tells of an exchange taken, and of one taken twice only once', () => {
+  const held = new HeldExchanges();
+  const released: string[] = [];
+  held.released = (id) => released.push(id);
+  const one = exchange();
+  held.hold(one);
+  expect(held.take(one.id)).toBe(one);
+  expect(held.take(one.id)).toBeUndefined();
+  expect(released).toEqual([one.id]);
+});
+
+it('tells of an exchange whose hold ran out, and cancels it', () => {
+  vi.useFakeTimers();
+  try {
+    const held = new HeldExchanges({ holdMs: 1_000 });
+    const released: string[] = [];
+    held.released = (id) => released.push(id);
+    const one = exchange();
+    held.hold(one);
+    vi.advanceTimersByTime(999);
+    expect(released).toEqual([]);
+    vi.advanceTimersByTime(1);
+    expect(released).toEqual([one.id]);
+    expect(one.cancel.cancelled).toBe(true);
+    expect(held.take(one.id)).toBeUndefined();
+  } finally {
+    vi.useRealTimers();
+  }
+});
+
+it('tells of every exchange cancelled at close', () => {
+  const held = new HeldExchanges();
+  const released: string[] = [];
+  held.released = (id) => released.push(id);
+  const [one, two] = [exchange(), exchange()];
+  held.hold(one);
+  held.hold(two);
+  held.cancelAll();
+  expect(released.sort()).toEqual([one.id, two.id].sort());
+});
