@@ -13,7 +13,7 @@
  *   ivotoby-openapi-mcp-server, openapi-mcp-generator   installed into .cache/bench at run time
  *   portcullis, portcullis-2026, portcullis-oauth Portcullis, governance on
  *   portcullis-base                               another build's server, for an A/B in one run
- *                                                 (BENCH_GATEWAY_BASE_BUNDLE: its bundled portcullis.mjs;
+ *                                                 (BENCH_GATEWAY_BASE_BIN: a copy of its bench bin folder;
  *                                                 skipped, with the reason, when unset)
  * and, in front of a lean upstream MCP server (node:http, one tool, both eras)
  * in a child of its own, the forwarding configurations:
@@ -21,6 +21,7 @@
  *   mcp-hub                                       installed at run time; HTTP+SSE load
  *   portcullis-forwarding                         the upstream as a remote MCP connection
  *                                                 (skipped, with the reason, on a build without them)
+ *   portcullis-forwarding-base                    the same from another build (BENCH_GATEWAY_BASE_BIN)
  *
  * How: the load generator stays in this process. Per cell (configuration ×
  * concurrency) it opens one MCP session per concurrency slot (raw JSON-RPC over

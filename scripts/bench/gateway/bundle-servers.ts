@@ -26,6 +26,19 @@ export function bundledServer(entry: ServerEntry): string {
   return join(BIN, `${entry}.mjs`);
 }
 
+/**
+ * The same server from another build, for an A/B in one run: its
+ * `.cache/bench-gateway/bin` copied to a folder inside a checkout (so its
+ * packages resolve), named by `BENCH_GATEWAY_BASE_BIN`. Throws when unset,
+ * which skips the configuration with the reason.
+ */
+export function baseServer(entry: ServerEntry): string {
+  const folder = process.env.BENCH_GATEWAY_BASE_BIN;
+  if (folder === undefined || folder === '')
+    throw new Error("set BENCH_GATEWAY_BASE_BIN to a copy of another build's bench bin folder");
+  return join(folder, `${entry}.mjs`);
+}
+
 export async function bundleServers(
   entries: readonly ServerEntry[] = SERVER_ENTRIES,
 ): Promise<void> {

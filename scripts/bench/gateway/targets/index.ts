@@ -8,7 +8,7 @@ import { ivotobyOpenapiMcpServer } from './ivotoby-openapi-mcp-server.ts';
 import { mcpHub } from './mcp-hub.ts';
 import { openapiMcpGenerator } from './openapi-mcp-generator.ts';
 import { portcullis, portcullisBase, portcullisModern, portcullisOAuth } from './portcullis.ts';
-import { portcullisForwarding } from './portcullis-forwarding.ts';
+import { portcullisForwarding, portcullisForwardingBase } from './portcullis-forwarding.ts';
 import type { GatewayTarget } from './target.ts';
 
 export const TARGETS: GatewayTarget[] = [
@@ -26,4 +26,5 @@ export const TARGETS: GatewayTarget[] = [
   mcpReverseProxy,
   mcpHub,
   portcullisForwarding,
+  portcullisForwardingBase,
 ];

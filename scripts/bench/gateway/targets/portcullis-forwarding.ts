@@ -4,49 +4,61 @@
  * calls), the load on /mcp/c/<connection> over Streamable HTTP with the
  * agent's key.
  */
-import { bundledServer } from '../bundle-servers.ts';
+import { baseServer, bundledServer } from '../bundle-servers.ts';
 import { listToolNames } from '../load/mcp-caller.ts';
 import { ROOT } from '../paths.ts';
 import { startServerChild } from '../server-child.ts';
 import type { GatewayTarget } from './target.ts';
 
-export const portcullisForwarding: GatewayTarget = {
-  name: 'portcullis-forwarding',
-  upstream: 'mcp',
-  async start(upstreamUrl) {
-    const child = await startServerChild({
-      name: this.name,
-      command: process.execPath,
-      args: [bundledServer('portcullis-forwarding'), upstreamUrl],
-      env: { PORTCULLIS_ROOT: ROOT },
-      ready: { kind: 'announce' },
-    });
-    const announced = child.announced as {
-      url: string;
-      agentKey: string;
-      toolName: string;
-    };
-    const headers = { authorization: `Bearer ${announced.agentKey}` };
-    try {
-      const { url, toolName } = await servedOrThrow(announced, headers);
-      const target = { url, headers };
-      return {
-        ...target,
-        toolName,
-        arguments: {},
-        mode: 'mcp',
-        pid: child.pid,
-        notes: [
-          `${this.name}: the lean upstream MCP server as a remote MCP connection (connect-url, tools reviewed, a reads grant), tool "${toolName}" at ${new URL(url).pathname}`,
-        ],
-        close: child.close,
+export const portcullisForwarding: GatewayTarget = forwardingFrom('portcullis-forwarding', () =>
+  bundledServer('portcullis-forwarding'),
+);
+
+/** The same from another build (`BENCH_GATEWAY_BASE_BIN`), for an A/B in one run. */
+export const portcullisForwardingBase: GatewayTarget = forwardingFrom(
+  'portcullis-forwarding-base',
+  () => baseServer('portcullis-forwarding'),
+);
+
+function forwardingFrom(name: string, bundle: () => string): GatewayTarget {
+  return {
+    name,
+    upstream: 'mcp',
+    async start(upstreamUrl) {
+      const child = await startServerChild({
+        name: this.name,
+        command: process.execPath,
+        args: [bundle(), upstreamUrl],
+        env: { PORTCULLIS_ROOT: ROOT },
+        ready: { kind: 'announce' },
+      });
+      const announced = child.announced as {
+        url: string;
+        agentKey: string;
+        toolName: string;
       };
-    } catch (error) {
-      await child.close();
-      throw error;
-    }
-  },
-};
+      const headers = { authorization: `Bearer ${announced.agentKey}` };
+      try {
+        const { url, toolName } = await servedOrThrow(announced, headers);
+        const target = { url, headers };
+        return {
+          ...target,
+          toolName,
+          arguments: {},
+          mode: 'mcp',
+          pid: child.pid,
+          notes: [
+            `${this.name}: the lean upstream MCP server as a remote MCP connection (connect-url, tools reviewed, a reads grant), tool "${toolName}" at ${new URL(url).pathname}`,
+          ],
+          close: child.close,
+        };
+      } catch (error) {
+        await child.close();
+        throw error;
+      }
+    },
+  };
+}
 
 /** The connection's tool, listed on /mcp/c/<connection> under its upstream name. */
 async function servedOrThrow(

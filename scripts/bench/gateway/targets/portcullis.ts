@@ -3,7 +3,7 @@
  * argument validation, vault, audit), in a child process of its own like every
  * other configuration (see ../servers/portcullis.ts).
  */
-import { bundledServer } from '../bundle-servers.ts';
+import { baseServer, bundledServer } from '../bundle-servers.ts';
 import { ROOT } from '../paths.ts';
 import { startServerChild } from '../server-child.ts';
 import type { GatewayTarget } from './target.ts';
@@ -24,21 +24,12 @@ export const portcullisOAuth: GatewayTarget = portcullisSpeaking(
   'accessToken',
 );
 
-/**
- * An A/B in one run: the same server from another build, bundled there by
- * `npm run bench:gateway` and copied aside (`BENCH_GATEWAY_BASE_BUNDLE`, a
- * path to its `portcullis.mjs` inside a checkout, so its packages resolve).
- */
+/** The same server from another build (`BENCH_GATEWAY_BASE_BIN`), for an A/B in one run. */
 export const portcullisBase: GatewayTarget = portcullisSpeaking(
   'portcullis-base',
   'legacy',
   'agentKey',
-  () => {
-    const bundle = process.env.BENCH_GATEWAY_BASE_BUNDLE;
-    if (bundle === undefined || bundle === '')
-      throw new Error("set BENCH_GATEWAY_BASE_BUNDLE to another build's portcullis.mjs");
-    return bundle;
-  },
+  () => baseServer('portcullis'),
 );
 
 function portcullisSpeaking(
