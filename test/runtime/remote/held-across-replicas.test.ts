@@ -16,6 +16,7 @@ import type { OperatorContext } from '../../../runtime/core/operator/context.ts'
 import { grant } from '../../../runtime/core/operator/grants.ts';
 import { connectUrl } from '../../../runtime/core/operator/remote-connections.ts';
 import { startTestGateway, type TestGateway } from '../../support/gateway.ts';
+import { modernToolCall } from '../../support/mcp/raw-http.ts';
 import { testSchemas } from '../../support/postgres.ts';
 import { startUpstream, type Upstream } from '../../support/remote/upstream-servers.ts';
 
@@ -58,39 +59,12 @@ afterAll(async () => {
 });
 
 /** One raw 2026-07-28 tools/call of `ask__<tool>` on a replica. */
-async function call(
+function call(
   replica: TestGateway,
   tool: string,
   extra: Record<string, unknown> = {},
 ): Promise<Record<string, unknown>> {
-  const name = `ask__${tool}`;
-  const reply = await fetch(`${replica.url}/mcp`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${key}`,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': 'tools/call',
-      'mcp-name': name,
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'tools/call',
-      params: {
-        name,
-        arguments: {},
-        ...extra,
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-          'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
-          'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '0' },
-        },
-      },
-    }),
-  });
-  return ((await reply.json()) as { result: Record<string, unknown> }).result;
+  return modernToolCall(`${replica.url}/mcp`, key, `ask__${tool}`, extra);
 }
 
 /** The retry that answers `question`'s one input request with `content`. */

@@ -16,6 +16,7 @@ import type { OperatorContext } from '../../../runtime/core/operator/context.ts'
 import { grant } from '../../../runtime/core/operator/grants.ts';
 import { connectUrl } from '../../../runtime/core/operator/remote-connections.ts';
 import { startTestGateway, type TestGateway } from '../../support/gateway.ts';
+import { modernToolCall } from '../../support/mcp/raw-http.ts';
 import {
   startUpstream,
   type Upstream,
@@ -217,36 +218,8 @@ describe.each<[UpstreamKind, Era]>(PAIRINGS)(
 
 describe('an answer brought back twice', () => {
   /** One raw 2026-07-28 tools/call of `ask-stateful__ask_name` on /mcp. */
-  async function ask(extra: Record<string, unknown> = {}) {
-    const name = 'ask-stateful__ask_name';
-    const reply = await fetch(`${gateway.url}/mcp`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${key}`,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': '2026-07-28',
-        'mcp-method': 'tools/call',
-        'mcp-name': name,
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'tools/call',
-        params: {
-          name,
-          arguments: {},
-          ...extra,
-          _meta: {
-            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-            'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
-            'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '0' },
-          },
-        },
-      }),
-    });
-    return ((await reply.json()) as { result: Record<string, unknown> }).result;
-  }
+  const ask = (extra: Record<string, unknown> = {}) =>
+    modernToolCall(`${gateway.url}/mcp`, key, 'ask-stateful__ask_name', extra);
 
   it('finds the question answered the first time and gone the second', async () => {
     const question = await ask();

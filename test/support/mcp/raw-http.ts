@@ -225,3 +225,37 @@ export function modern(
     headers,
   };
 }
+
+/**
+ * One modern `tools/call` of `name` POSTed to `url` with `key` as Bearer, its
+ * client declaring form elicitation only: the reply's `result`. `extra` goes
+ * into the params (an `inputResponses` and `requestState` retry, say).
+ */
+export async function modernToolCall(
+  url: string,
+  key: string,
+  name: string,
+  extra: Record<string, unknown> = {},
+): Promise<Record<string, unknown>> {
+  const { body, headers } = modern(
+    'tools/call',
+    { name, arguments: {}, ...extra },
+    {
+      id: 1,
+      meta: modernMeta({
+        'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
+      }),
+    },
+  );
+  const reply = await fetch(url, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${key}`,
+      'content-type': 'application/json',
+      accept: ACCEPT_BOTH,
+      ...headers,
+    },
+    body: JSON.stringify(body),
+  });
+  return ((await reply.json()) as { result: Record<string, unknown> }).result;
+}
