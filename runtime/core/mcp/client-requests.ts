@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { InputRequest } from '@modelcontextprotocol/server';
-import type { CancelSignal } from '../cancellation.ts';
+import { awaitAnswer, type CancelSignal } from '../cancellation.ts';
 import { GatewayError } from '../errors.ts';
 import type { JsonRpcId } from './json-rpc.ts';
 import type { PendingReply } from './pending-reply.ts';
@@ -75,43 +75,25 @@ export class ClientRequests {
     // Unique across replicas: two of them may ask on one session.
     const id = `portcullis-${randomUUID()}`;
     const key = waitKey(sessionId, id);
-    return new Promise((resolve, reject) => {
-      if (cancel.cancelled) {
-        reject(cancelled());
-        return;
-      }
-      let stopCancel = () => {};
-      const finish = (settle: () => void) => {
-        clearTimeout(timer);
-        stopCancel();
-        this.#waiting.delete(key);
-        settle();
-      };
-      const timer = setTimeout(() => {
-        const message = `the client did not answer ${request.method} in time`;
-        finish(() => reject(new GatewayError('upstream_timeout', message)));
-      }, this.#timeoutMs);
-      timer.unref();
-      stopCancel = cancel.onCancel(() => finish(() => reject(cancelled())));
-      this.#waiting.set(key, { resolve: (answer) => finish(() => resolve(answer)) });
-      const sent = reply.send({
-        jsonrpc: '2.0',
-        id,
-        method: request.method,
-        params: request.params ?? {},
-      });
-      if (sent === undefined) {
-        const message = 'the reply ended before the client could be asked';
-        finish(() => reject(new GatewayError('internal', message)));
-      }
+    return awaitAnswer({
+      cancel,
+      timeoutMs: this.#timeoutMs,
+      timeout: () =>
+        new GatewayError('upstream_timeout', `the client did not answer ${request.method} in time`),
+      done: () => this.#waiting.delete(key),
+      listen: (answer, fail) => {
+        this.#waiting.set(key, { resolve: answer });
+        const sent = reply.send({
+          jsonrpc: '2.0',
+          id,
+          method: request.method,
+          params: request.params ?? {},
+        });
+        if (sent === undefined)
+          fail(new GatewayError('internal', 'the reply ended before the client could be asked'));
+      },
     });
   }
-}
-
-function cancelled(): GatewayError {
-  return new GatewayError('upstream_timeout', 'the call was cancelled', {
-    detail: { cause: 'aborted' },
-  });
 }
 
 function waitKey(sessionId: string, id: JsonRpcId): string {

@@ -21,7 +21,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { ClientCapabilities } from '@modelcontextprotocol/server';
-import { Cancellation, type CancelSignal } from '../cancellation.ts';
+import { awaitAnswer, Cancellation, type CancelSignal } from '../cancellation.ts';
 import { GatewayError, REASONS, type ReasonCode } from '../errors.ts';
 import { isPlainObject } from '../json-value.ts';
 import { LazySubscription } from '../state/lazy-subscription.ts';
@@ -106,34 +106,23 @@ export class HeldExchangeRelay<T> {
       throw new GatewayError('mcp_remote_input_expired');
     await this.#inbox.ready();
     const round = randomUUID();
-    return new Promise<T>((resolve, reject) => {
-      if (cancel.cancelled) {
-        reject(cancelled());
-        return;
-      }
-      let stopCancel = () => {};
-      const finish = (settle: () => void) => {
-        clearTimeout(timer);
-        stopCancel();
-        this.#waiting.delete(round);
-        settle();
-      };
-      const timer = setTimeout(() => {
-        const message = 'the replica holding the question did not answer';
-        finish(() => reject(new GatewayError('mcp_remote_input_expired', message)));
-      }, this.#waitMs);
-      timer.unref();
-      stopCancel = cancel.onCancel(() => {
-        this.#send(holder, { kind: 'cancel', round });
-        finish(() => reject(cancelled()));
-      });
-      this.#waiting.set(round, (step) =>
-        finish(() => (step.error ? reject(errorOf(step.error)) : resolve(step.value as T))),
-      );
-      const message: Message = { kind: 'answer', round, from: this.replica, ...answer };
-      this.#state
-        .publish(channelOf(holder), JSON.stringify(message))
-        .catch((error: unknown) => finish(() => reject(error)));
+    return awaitAnswer<T>({
+      cancel,
+      timeoutMs: this.#waitMs,
+      timeout: () =>
+        new GatewayError(
+          'mcp_remote_input_expired',
+          'the replica holding the question did not answer',
+        ),
+      done: () => this.#waiting.delete(round),
+      onCancel: () => this.#send(holder, { kind: 'cancel', round }),
+      listen: (resolve, reject) => {
+        this.#waiting.set(round, (step) =>
+          step.error ? reject(errorOf(step.error)) : resolve(step.value as T),
+        );
+        const message: Message = { kind: 'answer', round, from: this.replica, ...answer };
+        this.#state.publish(channelOf(holder), JSON.stringify(message)).catch(reject);
+      },
     });
   }
 
@@ -189,12 +178,6 @@ function recordOf(id: string): string {
 
 function channelOf(replica: string): string {
   return `held-exchange-relay:${replica}`;
-}
-
-function cancelled(): GatewayError {
-  return new GatewayError('upstream_timeout', 'the call was cancelled', {
-    detail: { cause: 'aborted' },
-  });
 }
 
 /** The holder's error, as the replica that asked throws it: its reason code kept, anything else `internal`. */

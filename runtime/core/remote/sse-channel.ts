@@ -8,7 +8,7 @@
  * answer is bounded (1 MiB) and each call has its deadline; when the stream
  * ends, every call still waiting fails and the channel is closed for good.
  */
-import type { CancelSignal } from '../cancellation.ts';
+import { type CancelSignal, cancelledError } from '../cancellation.ts';
 import { GatewayError } from '../errors.ts';
 import type { GuardedClient } from '../outbound/guarded-client.ts';
 import type { StreamedReply } from '../outbound/streamed-exchange.ts';
@@ -130,11 +130,7 @@ export class SseChannel {
           requestId: id,
           reason: 'the agent cancelled the call',
         });
-        reject(
-          new GatewayError('upstream_timeout', 'the call was cancelled', {
-            detail: { cause: 'aborted' },
-          }),
-        );
+        reject(cancelledError());
       });
       const settle = () => {
         clearTimeout(timer);
