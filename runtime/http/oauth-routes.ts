@@ -74,7 +74,8 @@ export function oauthRouter(oauth: AuthorizationServer): Router {
   return router;
 }
 
-function send(res: Response, reply: OAuthReply): void {
+/** Writes a core reply out: its status, headers and body. */
+export function send(res: Response, reply: OAuthReply): void {
   res.status(reply.status);
   for (const [name, value] of Object.entries(reply.headers)) res.setHeader(name, value);
   res.send(reply.body);

@@ -4,8 +4,7 @@
  * callback, and this deployment's Client ID Metadata Document. Express
  * reads the request; `runtime/core` answers.
  */
-import express, { type Response, type Router } from 'express';
-import type { OAuthReply } from '../core/oauth-server/oauth-reply.ts';
+import express, { type Router } from 'express';
 import {
   buildClientMetadataDocument,
   CALLBACK_PATH,
@@ -18,7 +17,7 @@ import {
 } from '../core/upstream-sign-in/sign-in-pages.ts';
 import { SIGN_IN_PAGE_PATH } from '../core/upstream-sign-in/upstream-sign-in.ts';
 import type { Gateway } from '../open-gateway.ts';
-import { addressOf, cookiesOf, queryOf } from './oauth-routes.ts';
+import { addressOf, cookiesOf, queryOf, send } from './oauth-routes.ts';
 
 export function signInRouter(gateway: Gateway): Router {
   const router = express.Router();
@@ -63,10 +62,4 @@ function stringFields(body: unknown): Record<string, string | undefined> {
   for (const [name, value] of Object.entries(body as Record<string, unknown>))
     if (typeof value === 'string') fields[name] = value;
   return fields;
-}
-
-function send(res: Response, reply: OAuthReply): void {
-  res.status(reply.status);
-  for (const [name, value] of Object.entries(reply.headers)) res.setHeader(name, value);
-  res.send(reply.body);
 }

@@ -15,7 +15,6 @@ import { BEARER_FIELD } from '../remote/remote-headers.ts';
 import { upstreamTarget } from '../remote/remote-mcp-executor.ts';
 import { REMOTE_MCP_PROVIDER, type RemoteEndpoint } from '../remote/remote-model.ts';
 import { discover, revokeTokens } from '../upstream-oauth/upstream-oauth.ts';
-import type { SignInReason } from '../upstream-sign-in/sign-in-model.ts';
 import type {
   FinishedSignIn,
   SignInLink,
@@ -250,16 +249,4 @@ export async function completeSignIn(
     credential: undefined,
   });
   return outcome;
-}
-
-/** A credential's sign-in state, as `portcullis connections` and the API show it. */
-export async function signInStateOf(
-  ctx: OperatorContext,
-  connectionId: string,
-): Promise<{ signInRequired: SignInReason | null; signedIn: boolean }> {
-  const row = await ctx.store.upstreamOAuth.tokens.get(connectionId, null);
-  return {
-    signInRequired: row?.signInRequired ?? null,
-    signedIn: row !== undefined && row.sealed !== null && row.signInRequired === null,
-  };
 }

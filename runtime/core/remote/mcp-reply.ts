@@ -148,3 +148,13 @@ function malformed(why: string): GatewayError {
     `the remote MCP server's reply is not a JSON-RPC answer to the request: ${why}`,
   );
 }
+
+/** What a server's request gets when no agent can be asked it here: "method not found". */
+export function notRelayed(method: string): { error: { code: number; message: string } } {
+  return {
+    error: {
+      code: -32601,
+      message: `Portcullis does not relay ${method.slice(0, 60)} to the agent here`,
+    },
+  };
+}

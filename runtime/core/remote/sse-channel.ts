@@ -15,6 +15,7 @@ import type { StreamedReply } from '../outbound/streamed-exchange.ts';
 import { EventStreamReader } from './event-stream-reader.ts';
 import {
   classify,
+  notRelayed,
   parseJson,
   type RpcId,
   type RpcNotification,
@@ -260,12 +261,7 @@ export class SseChannel {
       const answer: Promise<ServerRequestAnswer> =
         relaying.length === 1
           ? relaying[0]!.onRequest!(request)
-          : Promise.resolve({
-              error: {
-                code: -32601,
-                message: `Portcullis does not relay ${request.method.slice(0, 60)} to the agent here`,
-              },
-            });
+          : Promise.resolve(notRelayed(request.method));
       answer
         .then((reply) => this.#post({ jsonrpc: '2.0', id: request.id, ...reply }))
         .catch(() => {});

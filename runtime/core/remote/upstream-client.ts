@@ -28,6 +28,7 @@ import type { StreamedReply } from '../outbound/streamed-exchange.ts';
 import { EventStreamReader } from './event-stream-reader.ts';
 import {
   classify,
+  notRelayed,
   parseJson,
   type RpcError,
   type RpcId,
@@ -337,12 +338,7 @@ export class UpstreamClient {
   ): Promise<void> {
     const answer: ServerRequestAnswer = onRequest
       ? await onRequest(request)
-      : {
-          error: {
-            code: -32601,
-            message: `Portcullis does not relay ${request.method.slice(0, 60)} to the agent here`,
-          },
-        };
+      : notRelayed(request.method);
     await this.#post(target, session, { jsonrpc: '2.0', id: request.id, ...answer }).catch(
       () => {},
     );
