@@ -390,6 +390,7 @@ export class ForwardedFeatures {
     return this.#options.remote.forward({
       target: { connection, source },
       credential: await this.#credential(caller, connection, source, grant),
+      credentialOwner: ownerOf(caller, grant),
       cancel: context.cancel,
       clientCapabilities: context.clientCapabilities,
       progress: context.progress,
@@ -410,6 +411,7 @@ export class ForwardedFeatures {
           readable.source,
           readable.grant,
         ),
+        credentialOwner: ownerOf(caller, readable.grant),
       });
     } catch {
       // A server that cannot be reached now serves nothing now.
@@ -424,11 +426,7 @@ export class ForwardedFeatures {
     grant: Grant,
   ): Promise<Record<string, string> | undefined> {
     if (source.endpoint.authKind === 'none') return Promise.resolve(undefined);
-    return this.#options.credentialOf(
-      caller.snapshot,
-      connection,
-      grant.credentialMode === 'personal' ? caller.agentId : null,
-    );
+    return this.#options.credentialOf(caller.snapshot, connection, ownerOf(caller, grant));
   }
 
   /** The remote connections whose prompts and resources the caller may read now. */
@@ -505,4 +503,9 @@ export function promptName(connection: Pick<Connection, 'name'>, name: string): 
 /** A connection's resource URI (or template) on `/mcp`: its name, `+`, the server's URI. */
 export function resourceUri(connection: Pick<Connection, 'name'>, uri: string): string {
   return `${connection.name}+${uri}`;
+}
+
+/** Whose credential the caller's requests carry: its own under a personal grant, else the connection's (null). */
+function ownerOf(caller: Caller, grant: Grant): string | null {
+  return grant.credentialMode === 'personal' ? caller.agentId : null;
 }

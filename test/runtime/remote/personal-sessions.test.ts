@@ -30,6 +30,7 @@ let triedSessions: string[] = [];
 
 beforeAll(async () => {
   upstream = await startUpstream('stateful', {
+    resourcesAndPrompts: true,
     requireHeader: { name: 'X-Api-Key', value: [SHARED, KEY_A, KEY_B] },
     sabotage: ({ tool, headers }) => {
       if (tool !== 'get_weather' || hugeFor === undefined || headers['x-api-key'] !== hugeFor)
@@ -121,6 +122,22 @@ describe('personal credentials on a remote connection', () => {
     await call('bob', KEY_B);
     expect(sessionOf(KEY_A)).not.toBe(aliceFirst);
     expect(sessionOf(KEY_B)).toBe(bobFirst);
+  });
+
+  it("reads an agent's resources in that agent's own session, as its calls run", async () => {
+    const from = upstream.seenHeaders.length;
+    await callTool(clients.alice!, 'personal__get_weather', { city: 'alice' });
+    const resources = await clients.alice!.listResources();
+    expect(resources.resources.length).toBeGreaterThan(0);
+    await callTool(clients.alice!, 'personal__get_weather', { city: 'alice' });
+    // Every request with alice's key went out in one upstream session.
+    const sessions = new Set(
+      upstream.seenHeaders
+        .slice(from)
+        .filter((headers) => headers['x-api-key'] === KEY_A)
+        .map((headers) => headers['mcp-session-id']),
+    );
+    expect([...sessions]).toHaveLength(1);
   });
 
   it('refuses a personal key the server refuses, and writes nothing', async () => {
