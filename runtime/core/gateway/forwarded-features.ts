@@ -33,7 +33,7 @@ import type {
 } from '../mcp/tool-backend.ts';
 import { isInputRequired } from '../mcp/tool-backend.ts';
 import { scopesAllow } from '../oauth-server/scopes.ts';
-import type { Caller } from '../principals/principals.ts';
+import { agentOf, type Caller } from '../principals/principals.ts';
 import type { Forwarded, RemoteMcpExecutor } from '../remote/remote-mcp-executor.ts';
 import type { RemoteToolSource } from '../remote/remote-tool-source.ts';
 import { argumentHash } from './arguments.ts';
@@ -432,8 +432,8 @@ export class ForwardedFeatures {
   /** The remote connections whose prompts and resources the caller may read now. */
   #readable(caller: Caller, view: FeatureView): Readable[] {
     const { snapshot } = caller;
-    const agent = snapshot.agentById(caller.agentId);
-    if (agent?.status !== 'active' || agent.workspaceId !== caller.workspaceId) return [];
+    const agent = agentOf(caller);
+    if (!agent) return [];
     const readable: Readable[] = [];
     for (const grant of snapshot.grantsOf(agent.id)) {
       if (grant.scope !== 'all' && grant.scope !== 'reads') continue;
@@ -496,12 +496,12 @@ function split(view: FeatureView, name: string, separator: string): [string | un
   return [name.slice(0, at), name.slice(at + separator.length)];
 }
 
-export function promptName(connection: Pick<Connection, 'name'>, name: string): string {
+function promptName(connection: Pick<Connection, 'name'>, name: string): string {
   return `${connection.name}__${name}`;
 }
 
 /** A connection's resource URI (or template) on `/mcp`: its name, `+`, the server's URI. */
-export function resourceUri(connection: Pick<Connection, 'name'>, uri: string): string {
+function resourceUri(connection: Pick<Connection, 'name'>, uri: string): string {
   return `${connection.name}+${uri}`;
 }
 

@@ -42,7 +42,7 @@ import type {
   ToolOutcome,
 } from '../mcp/tool-backend.ts';
 import { scopeFor, scopesAllow } from '../oauth-server/scopes.ts';
-import type { Caller, Principals } from '../principals/principals.ts';
+import { agentOf, type Caller, type Principals } from '../principals/principals.ts';
 import type { RemoteMcpExecutor } from '../remote/remote-mcp-executor.ts';
 import type { Store } from '../store/store.ts';
 import type { ToolTarget } from '../tools/tool-source.ts';
@@ -448,12 +448,4 @@ interface CallRecord {
   argumentProblem: unknown;
   finished: boolean;
   finish(change: Partial<NewAuditEvent>): Promise<void>;
-}
-
-/** The caller's agent in the snapshot it was checked against, while active in its workspace. */
-export function agentOf(caller: Caller): Agent | undefined {
-  const agent = caller.snapshot.agentById(caller.agentId);
-  return agent && agent.workspaceId === caller.workspaceId && agent.status === 'active'
-    ? agent
-    : undefined;
 }

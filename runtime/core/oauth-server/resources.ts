@@ -29,14 +29,9 @@ export class Resources {
     return (await this.hasConnection(name)) ? `${CONNECTION_MCP_PREFIX}${name}` : undefined;
   }
 
-  /** Whether some workspace has a connection by this name. */
-  hasConnection(name: string): Promise<boolean> {
-    return hasConnectionNamed(this.#store, name);
+  /** Whether some workspace has a connection by this name (so `/mcp/c/<name>` exists). */
+  async hasConnection(name: string): Promise<boolean> {
+    if (!CONNECTION_NAME_PATTERN.test(name)) return false;
+    return (await this.#store.connections.all()).some((connection) => connection.name === name);
   }
-}
-
-/** Whether some workspace has a connection by this name (so `/mcp/c/<name>` exists). */
-export async function hasConnectionNamed(store: Store, name: string): Promise<boolean> {
-  if (!CONNECTION_NAME_PATTERN.test(name)) return false;
-  return (await store.connections.all()).some((connection) => connection.name === name);
 }

@@ -47,6 +47,14 @@ export interface Caller {
   readonly snapshot: GovernanceSnapshot;
 }
 
+/** The caller's agent in the snapshot it was checked against, while active in its workspace. */
+export function agentOf(caller: Caller): Agent | undefined {
+  const agent = caller.snapshot.agentById(caller.agentId);
+  return agent && agent.workspaceId === caller.workspaceId && agent.status === 'active'
+    ? agent
+    : undefined;
+}
+
 export interface CredentialStrategy {
   readonly kind: CredentialKind;
   /** Whether the token has this strategy's form (cheap; no lookup). */

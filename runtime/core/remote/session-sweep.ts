@@ -101,10 +101,8 @@ export class UpstreamSessionSweep {
   ): Promise<void> {
     const { currentIdentity, sessions } = this.#options;
     if (!currentIdentity) return;
-    for (const { key, identity } of held) {
-      const connectionId = key.slice(0, key.indexOf('\0'));
+    for (const { key, connectionId, owner, identity } of held) {
       if (!exists(connectionId)) continue;
-      const owner = key.slice(key.indexOf('\0') + 1);
       const now = await currentIdentity(connectionId, owner === '' ? null : owner);
       // Only while the key still holds that identity: a call may have replaced it meanwhile.
       if (now !== identity) sessions.retireKey(key, identity);

@@ -160,12 +160,16 @@ export class UpstreamSessions {
 
   /** The connections holding a session or an opening. */
   connectionIds(): Set<string> {
-    return new Set([...this.#entries.keys()].map((key) => key.slice(0, key.indexOf('\0'))));
+    return new Set([...this.#entries.keys()].map((key) => ownerOfKey(key).connectionId));
   }
 
-  /** Each key with the credential identity its session was opened with. */
-  identities(): Array<{ key: string; identity: string }> {
-    return [...this.#entries].map(([key, entry]) => ({ key, identity: entry.identity }));
+  /** Each key, whose it is, and the credential identity its session was opened with. */
+  identities(): Array<{ key: string; connectionId: string; owner: string; identity: string }> {
+    return [...this.#entries].map(([key, entry]) => ({
+      key,
+      ...ownerOfKey(key),
+      identity: entry.identity,
+    }));
   }
 
   /** Sessions held by a key (or opening). */
@@ -182,4 +186,10 @@ export class UpstreamSessions {
 /** The session key of a connection and whose credential its calls carry (an agent id, or '' for the shared one). */
 export function sessionKey(connectionId: string, owner: string): string {
   return `${connectionId}\0${owner}`;
+}
+
+/** What `sessionKey` put together. */
+function ownerOfKey(key: string): { connectionId: string; owner: string } {
+  const at = key.indexOf('\0');
+  return { connectionId: key.slice(0, at), owner: key.slice(at + 1) };
 }
