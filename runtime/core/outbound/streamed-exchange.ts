@@ -1,8 +1,11 @@
 /**
  * One request whose reply body is read as it arrives (an MCP event stream:
  * progress before the result, a server's request mid-call), under the same
- * rules as a buffered exchange: the byte cap counts every chunk, and the
- * whole exchange ends by its deadline, a timer of its own.
+ * rules as a buffered exchange: the byte cap counts every chunk, the whole
+ * exchange ends by its deadline, and the reply by its longest pause between
+ * chunks (the reply timeout). Both are timers of their own, not undici's, so
+ * that `pause` can stop them: while the server waits on someone else (an
+ * agent answering its question), the time is not the server's.
  */
 import type { Dispatcher } from 'undici';
 import type { GatewayError } from '../errors.ts';
@@ -10,6 +13,7 @@ import {
   classifyFailure,
   deadlineExceeded,
   type FailureContext,
+  replyTimedOut,
   replyTooLarge,
 } from './outbound-errors.ts';
 import { flatHeaders } from './reply-headers.ts';
@@ -22,16 +26,29 @@ export interface StreamedReply {
   chunks: AsyncIterable<Buffer>;
   /** Stops reading: the request is aborted, nothing more arrives. */
   close(): void;
+  /**
+   * Stops the deadline and the reply timeout until the returned function is
+   * called (once; later calls do nothing): for a server that waits on an
+   * answer from someone else. Time paused does not count against either.
+   */
+  pause(): () => void;
 }
 
 export class StreamedExchange implements Dispatcher.DispatchHandler {
   readonly #limit: number;
   readonly #deadlineMs: number;
+  readonly #idleMs: number;
   readonly #context: FailureContext;
   readonly #onHead: (reply: StreamedReply) => void;
   readonly #onFail: (error: Error) => void;
   readonly #onSettled: () => void;
-  readonly #deadline: NodeJS.Timeout;
+  /** When the deadline falls, on `performance.now()`'s clock; moved on by every pause. */
+  #deadlineAt: number;
+  #deadline: NodeJS.Timeout | undefined;
+  /** The reply timeout, from the head on: restarted by every chunk. */
+  #idle: NodeJS.Timeout | undefined;
+  /** Pauses not yet resumed; the clocks run at 0. */
+  #pauses = 0;
   #controller: Dispatcher.DispatchController | undefined;
   #pendingAbort: Error | undefined;
   #headSent = false;
@@ -44,7 +61,7 @@ export class StreamedExchange implements Dispatcher.DispatchHandler {
   constructor(
     limit: number,
     context: FailureContext,
-    deadlineMs: number,
+    timeouts: { deadlineMs: number; idleMs: number },
     onHead: (reply: StreamedReply) => void,
     onFail: (error: Error) => void,
     /** Once, when the reply has ended or the exchange failed (a failure before the head included). */
@@ -52,11 +69,13 @@ export class StreamedExchange implements Dispatcher.DispatchHandler {
   ) {
     this.#limit = limit;
     this.#context = context;
-    this.#deadlineMs = deadlineMs;
+    this.#deadlineMs = timeouts.deadlineMs;
+    this.#idleMs = timeouts.idleMs;
     this.#onHead = onHead;
     this.#onFail = onFail;
     this.#onSettled = onSettled;
-    this.#deadline = setTimeout(() => this.#expire(), deadlineMs).unref();
+    this.#deadlineAt = performance.now() + timeouts.deadlineMs;
+    this.#deadline = setTimeout(() => this.#expire(), timeouts.deadlineMs).unref();
   }
 
   abort(error: Error): void {
@@ -84,12 +103,41 @@ export class StreamedExchange implements Dispatcher.DispatchHandler {
       return;
     }
     this.#headSent = true;
+    this.#idle = setTimeout(() => this.#idleTooLong(), this.#idleMs).unref();
     this.#onHead({
       status: statusCode,
       headers: flat,
       chunks: this.#chunks(),
       close: () => this.#close(),
+      pause: () => this.#pause(),
     });
+  }
+
+  #pause(): () => void {
+    if (this.#ended || this.#error) return () => {};
+    if (this.#pauses++ === 0) this.#stopClocks();
+    let resumed = false;
+    return () => {
+      if (resumed) return;
+      resumed = true;
+      if (--this.#pauses === 0 && !this.#ended && !this.#error) this.#startClocks();
+    };
+  }
+
+  #stopClocks(): void {
+    clearTimeout(this.#deadline);
+    clearTimeout(this.#idle);
+    this.#deadline = undefined;
+    this.#idle = undefined;
+    // What is left of the deadline, kept as the time it would fall if resumed now.
+    this.#deadlineAt -= performance.now();
+  }
+
+  #startClocks(): void {
+    const left = Math.max(0, this.#deadlineAt);
+    this.#deadlineAt = performance.now() + left;
+    this.#deadline = setTimeout(() => this.#expire(), left).unref();
+    this.#idle = setTimeout(() => this.#idleTooLong(), this.#idleMs).unref();
   }
 
   /** The reader is done: a reply still arriving is aborted; one that has ended needs nothing. */
@@ -106,13 +154,14 @@ export class StreamedExchange implements Dispatcher.DispatchHandler {
       return;
     }
     this.#queue.push(chunk);
+    this.#idle?.refresh();
     this.#wake?.();
   }
 
   onResponseEnd(): void {
     if (this.#ended || this.#error) return;
     this.#ended = true;
-    clearTimeout(this.#deadline);
+    this.#clearClocks();
     this.#onSettled();
     this.#wake?.();
   }
@@ -140,15 +189,24 @@ export class StreamedExchange implements Dispatcher.DispatchHandler {
   #fail(error: Error): void {
     if (this.#ended || this.#error) return;
     this.#error = error;
-    clearTimeout(this.#deadline);
+    this.#clearClocks();
     this.#onSettled();
     this.#queue.length = 0;
     if (this.#headSent) this.#wake?.();
     else this.#onFail(error);
   }
 
+  #clearClocks(): void {
+    clearTimeout(this.#deadline);
+    clearTimeout(this.#idle);
+  }
+
   #expire(): void {
     this.abort(deadlineExceeded(this.#context, this.#deadlineMs));
+  }
+
+  #idleTooLong(): void {
+    this.abort(replyTimedOut(this.#context));
   }
 
   #tooLarge(): GatewayError {
