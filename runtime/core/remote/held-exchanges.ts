@@ -112,14 +112,26 @@ export class HeldExchanges {
     return true;
   }
 
-  /** The exchange held under `id`, no longer held; undefined when it is not (expired, or another process's). */
-  take(id: string): HeldExchange<unknown> | undefined {
+  /**
+   * The exchange held under `id`, no longer held; undefined when it is not
+   * (expired, or another process's), or when it does not `belong` to the
+   * answer that names it: that one stays held, untouched, for its own.
+   */
+  take(
+    id: string,
+    belongs: (exchange: HeldExchange<unknown>) => boolean = () => true,
+  ): HeldExchange<unknown> | undefined {
     const entry = this.#held.get(id);
-    if (entry === undefined) return undefined;
+    if (entry === undefined || !belongs(entry.exchange)) return undefined;
     clearTimeout(entry.timer);
     this.#held.delete(id);
     this.released?.(id);
     return entry.exchange;
+  }
+
+  /** Whether an exchange is held here under `id`. */
+  has(id: string): boolean {
+    return this.#held.has(id);
   }
 
   /** Cancels every held exchange (the gateway closing). */

@@ -50,3 +50,27 @@ it('tells of every exchange cancelled at close', () => {
   held.cancelAll();
   expect(released.sort()).toEqual([one.id, two.id].sort());
 });
+
+it('leaves an exchange held, its time running, when the answer naming it is not its own', () => {
+  vi.useFakeTimers();
+  try {
+    const held = new HeldExchanges({ holdMs: 1_000 });
+    const released: string[] = [];
+    held.released = (id) => released.push(id);
+    const one = exchange();
+    held.hold(one);
+    expect(held.take(one.id, () => false)).toBeUndefined();
+    expect(held.has(one.id)).toBe(true);
+    expect(released).toEqual([]);
+    // Its own answer still finds it; unanswered, its hold still runs out and cancels it.
+    expect(held.take(one.id, () => true)).toBe(one);
+    const two = exchange();
+    held.hold(two);
+    held.take(two.id, () => false);
+    vi.advanceTimersByTime(1_000);
+    expect(two.cancel.cancelled).toBe(true);
+    expect(released).toEqual([one.id, two.id]);
+  } finally {
+    vi.useRealTimers();
+  }
+});
