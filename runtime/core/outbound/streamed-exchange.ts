@@ -16,6 +16,7 @@ import {
   replyTimedOut,
   replyTooLarge,
 } from './outbound-errors.ts';
+import { PausableTimer } from './pausable-timer.ts';
 import { flatHeaders } from './reply-headers.ts';
 
 export interface StreamedReply {
@@ -42,13 +43,9 @@ export class StreamedExchange implements Dispatcher.DispatchHandler {
   readonly #onHead: (reply: StreamedReply) => void;
   readonly #onFail: (error: Error) => void;
   readonly #onSettled: () => void;
-  /** When the deadline falls, on `performance.now()`'s clock; moved on by every pause. */
-  #deadlineAt: number;
-  #deadline: NodeJS.Timeout | undefined;
-  /** The reply timeout, from the head on: restarted by every chunk. */
-  #idle: NodeJS.Timeout | undefined;
-  /** Pauses not yet resumed; the clocks run at 0. */
-  #pauses = 0;
+  readonly #deadline: PausableTimer;
+  /** The reply timeout, from the head on: started over by every chunk. */
+  #idle: PausableTimer | undefined;
   #controller: Dispatcher.DispatchController | undefined;
   #pendingAbort: Error | undefined;
   #headSent = false;
@@ -74,8 +71,7 @@ export class StreamedExchange implements Dispatcher.DispatchHandler {
     this.#onHead = onHead;
     this.#onFail = onFail;
     this.#onSettled = onSettled;
-    this.#deadlineAt = performance.now() + timeouts.deadlineMs;
-    this.#deadline = setTimeout(() => this.#expire(), timeouts.deadlineMs).unref();
+    this.#deadline = new PausableTimer(timeouts.deadlineMs, () => this.#expire());
   }
 
   abort(error: Error): void {
@@ -103,7 +99,7 @@ export class StreamedExchange implements Dispatcher.DispatchHandler {
       return;
     }
     this.#headSent = true;
-    this.#idle = setTimeout(() => this.#idleTooLong(), this.#idleMs).unref();
+    this.#idle = new PausableTimer(this.#idleMs, () => this.#idleTooLong());
     this.#onHead({
       status: statusCode,
       headers: flat,
@@ -114,30 +110,10 @@ export class StreamedExchange implements Dispatcher.DispatchHandler {
   }
 
   #pause(): () => void {
-    if (this.#ended || this.#error) return () => {};
-    if (this.#pauses++ === 0) this.#stopClocks();
-    let resumed = false;
+    const resumes = [this.#deadline.pause(), this.#idle?.pause()];
     return () => {
-      if (resumed) return;
-      resumed = true;
-      if (--this.#pauses === 0 && !this.#ended && !this.#error) this.#startClocks();
+      for (const resume of resumes) resume?.();
     };
-  }
-
-  #stopClocks(): void {
-    clearTimeout(this.#deadline);
-    clearTimeout(this.#idle);
-    this.#deadline = undefined;
-    this.#idle = undefined;
-    // What is left of the deadline, kept as the time it would fall if resumed now.
-    this.#deadlineAt -= performance.now();
-  }
-
-  #startClocks(): void {
-    const left = Math.max(0, this.#deadlineAt);
-    this.#deadlineAt = performance.now() + left;
-    this.#deadline = setTimeout(() => this.#expire(), left).unref();
-    this.#idle = setTimeout(() => this.#idleTooLong(), this.#idleMs).unref();
   }
 
   /** The reader is done: a reply still arriving is aborted; one that has ended needs nothing. */
@@ -154,7 +130,7 @@ export class StreamedExchange implements Dispatcher.DispatchHandler {
       return;
     }
     this.#queue.push(chunk);
-    this.#idle?.refresh();
+    this.#idle?.restart();
     this.#wake?.();
   }
 
@@ -197,8 +173,8 @@ export class StreamedExchange implements Dispatcher.DispatchHandler {
   }
 
   #clearClocks(): void {
-    clearTimeout(this.#deadline);
-    clearTimeout(this.#idle);
+    this.#deadline.clear();
+    this.#idle?.clear();
   }
 
   #expire(): void {
