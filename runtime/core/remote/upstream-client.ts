@@ -312,7 +312,7 @@ export class UpstreamClient {
         // form): that time is neither the deadline's nor the reply timeout's.
         const resume = opened.pause();
         try {
-          await this.#answerRequest(target, session, parsed.message, options.onRequest);
+          await this.#answerRequest(target, session, parsed.message, options);
         } finally {
           resume();
         }
@@ -344,11 +344,13 @@ export class UpstreamClient {
     target: UpstreamTarget,
     session: UpstreamSession,
     request: RpcRequest,
-    onRequest: ExchangeOptions['onRequest'],
+    { onRequest, cancel }: Pick<ExchangeOptions, 'onRequest' | 'cancel'>,
   ): Promise<void> {
     const answer: ServerRequestAnswer = onRequest
       ? await onRequest(request)
       : notRelayed(request.method);
+    // A call cancelled while its question was out has told the server so; nothing more to say.
+    if (cancel?.cancelled) return;
     await this.#post(target, session, { jsonrpc: '2.0', id: request.id, ...answer }).catch(
       () => {},
     );

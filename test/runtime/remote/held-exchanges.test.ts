@@ -4,6 +4,7 @@
  * goes with it and no other replica sends an answer for it here.
  */
 import { expect, it, vi } from 'vitest';
+import { Cancellation } from '../../../runtime/core/cancellation.ts';
 import { HeldExchange, HeldExchanges } from '../../../runtime/core/remote/held-exchanges.ts';
 
 function exchange(): HeldExchange<unknown> {
@@ -73,4 +74,22 @@ it('leaves an exchange held, its time running, when the answer naming it is not 
   } finally {
     vi.useRealTimers();
   }
+});
+
+it('answers the question out when the exchange is cancelled, so its reader does not wait for good', async () => {
+  const answers: unknown[] = [];
+  let finished = false;
+  const asking = new HeldExchange(
+    async (onRequest) => {
+      answers.push(await onRequest({ id: 1, method: 'roots/list', params: {} }));
+      finished = true;
+      return 'read to the end';
+    },
+    { roots: {} },
+  );
+  const step = await asking.next(new Cancellation());
+  expect(step.kind).toBe('asks');
+  asking.cancel.cancel();
+  await vi.waitFor(() => expect(finished).toBe(true));
+  expect(answers).toEqual([{ error: { code: -32800, message: 'the call was cancelled' } }]);
 });
