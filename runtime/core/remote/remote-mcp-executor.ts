@@ -24,7 +24,7 @@ import { type InputRequired, isInputRequired } from '../mcp/tool-backend.ts';
 import { Redactor } from '../outbound/redaction.ts';
 import { SIGN_IN_INPUT, signInElicitation } from '../upstream-sign-in/sign-in-elicitation.ts';
 import type { UpstreamTokens } from '../upstream-sign-in/upstream-tokens.ts';
-import type { HeldExchangeRelay, RelayedAnswer } from './held-exchange-relay.ts';
+import type { HeldExchangeRelay, RelayedAnswer, RoundNotices } from './held-exchange-relay.ts';
 import { HeldExchange, HeldExchanges, type Step } from './held-exchanges.ts';
 import type { RpcNotification } from './mcp-reply.ts';
 import { openSession } from './open-session.ts';
@@ -98,7 +98,7 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
   relayHeldThrough(relay: HeldExchangeRelay<Forwarded>): void {
     this.#relay = relay;
     this.#held.released = (id) => relay.released(id);
-    relay.serve((answer, cancel) => this.#resumeRelayed(answer, cancel));
+    relay.serve((answer, cancel, notices) => this.#resumeRelayed(answer, cancel, notices));
   }
 
   async execute(call: ExecuteCall<RemoteTarget>): Promise<Execution> {
@@ -249,14 +249,18 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
         capabilities: call.clientCapabilities,
         connection: connectionId,
       };
-      return this.#relay.resume(relayed, call.cancel);
+      return this.#relay.resume(relayed, call.cancel, call);
     }
     if (held === undefined) throw new GatewayError('mcp_remote_input_expired');
     return this.#answer(held, call, answer);
   }
 
-  /** An answer another replica brought for an exchange held here; its round's notifications go nowhere. */
-  async #resumeRelayed(relayed: RelayedAnswer, cancel: CancelSignal): Promise<Forwarded> {
+  /** An answer another replica brought for an exchange held here; its round's notifications go back there. */
+  async #resumeRelayed(
+    relayed: RelayedAnswer,
+    cancel: CancelSignal,
+    notices: RoundNotices,
+  ): Promise<Forwarded> {
     const held = this.#held.take(relayed.exchange, (exchange) =>
       ofConnection(exchange, relayed.connection),
     ) as RemoteExchange | undefined;
@@ -265,8 +269,8 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
       ...held.call,
       cancel,
       clientCapabilities: relayed.capabilities,
-      progress: () => {},
-      log: () => {},
+      progress: notices.progress,
+      log: notices.log,
       input: { responses: { [relayed.key]: relayed.answer as JsonValue }, state: undefined },
     };
     return this.#answer(held, call, relayed.answer);
