@@ -7,14 +7,20 @@ import { expect, it, vi } from 'vitest';
 import { Cancellation } from '../../../runtime/core/cancellation.ts';
 import { HeldExchange, HeldExchanges } from '../../../runtime/core/remote/held-exchanges.ts';
 
+/** Held exchanges, and the ids they tell of as released, in order. */
+function watched(options?: { holdMs: number }): { held: HeldExchanges; released: string[] } {
+  const held = new HeldExchanges(options);
+  const released: string[] = [];
+  held.released = (id) => released.push(id);
+  return { held, released };
+}
+
 function exchange(): HeldExchange<unknown> {
   return new HeldExchange(() => new Promise(() => {}), {});
 }
 
 it('tells of an exchange taken, and of one taken twice only once', () => {
-  const held = new HeldExchanges();
-  const released: string[] = [];
-  held.released = (id) => released.push(id);
+  const { held, released } = watched();
   const one = exchange();
   held.hold(one);
   expect(held.take(one.id)).toBe(one);
@@ -25,9 +31,7 @@ it('tells of an exchange taken, and of one taken twice only once', () => {
 it('tells of an exchange whose hold ran out, and cancels it', () => {
   vi.useFakeTimers();
   try {
-    const held = new HeldExchanges({ holdMs: 1_000 });
-    const released: string[] = [];
-    held.released = (id) => released.push(id);
+    const { held, released } = watched({ holdMs: 1_000 });
     const one = exchange();
     held.hold(one);
     vi.advanceTimersByTime(999);
@@ -42,9 +46,7 @@ it('tells of an exchange whose hold ran out, and cancels it', () => {
 });
 
 it('tells of every exchange cancelled at close', () => {
-  const held = new HeldExchanges();
-  const released: string[] = [];
-  held.released = (id) => released.push(id);
+  const { held, released } = watched();
   const [one, two] = [exchange(), exchange()];
   held.hold(one);
   held.hold(two);
@@ -55,9 +57,7 @@ it('tells of every exchange cancelled at close', () => {
 it('leaves an exchange held, its time running, when the answer naming it is not its own', () => {
   vi.useFakeTimers();
   try {
-    const held = new HeldExchanges({ holdMs: 1_000 });
-    const released: string[] = [];
-    held.released = (id) => released.push(id);
+    const { held, released } = watched({ holdMs: 1_000 });
     const one = exchange();
     held.hold(one);
     expect(held.take(one.id, () => false)).toBeUndefined();

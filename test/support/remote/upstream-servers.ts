@@ -347,6 +347,22 @@ export async function startUpstream(
   };
 }
 
+/** A form asking the person for one string, `key`, answered under the same key. */
+function askFor(key: string) {
+  return inputRequired({
+    inputRequests: {
+      [key]: inputRequired.elicit({
+        message: `What is your ${key}?`,
+        requestedSchema: {
+          type: 'object',
+          properties: { [key]: { type: 'string' } },
+          required: [key],
+        },
+      }),
+    },
+  });
+}
+
 function registerAskingTools(server: McpServer): void {
   const read = { inputSchema: z.object({}), annotations: { readOnlyHint: true } };
   server.registerTool(
@@ -358,18 +374,7 @@ function registerAskingTools(server: McpServer): void {
       const reply = inputResponse(ctx.mcpReq.inputResponses, 'name');
       if (reply.kind === 'elicit')
         return { content: [{ type: 'text', text: `no name (${reply.action})` }] };
-      return inputRequired({
-        inputRequests: {
-          name: inputRequired.elicit({
-            message: 'What is your name?',
-            requestedSchema: {
-              type: 'object',
-              properties: { name: { type: 'string' } },
-              required: ['name'],
-            },
-          }),
-        },
-      });
+      return askFor('name');
     },
   );
   server.registerTool(
@@ -388,18 +393,7 @@ function registerAskingTools(server: McpServer): void {
             });
         return { content: [{ type: 'text', text: `Counted for ${answer.name}` }] };
       }
-      return inputRequired({
-        inputRequests: {
-          name: inputRequired.elicit({
-            message: 'What is your name?',
-            requestedSchema: {
-              type: 'object',
-              properties: { name: { type: 'string' } },
-              required: ['name'],
-            },
-          }),
-        },
-      });
+      return askFor('name');
     },
   );
   server.registerTool(
@@ -426,21 +420,8 @@ function registerAskingTools(server: McpServer): void {
     async (_args, ctx) => {
       const colour = acceptedContent<{ colour?: string }>(ctx.mcpReq.inputResponses, 'colour');
       if (colour?.colour) return { content: [{ type: 'text', text: `you like ${colour.colour}` }] };
-      const ask = (key: string) =>
-        inputRequired({
-          inputRequests: {
-            [key]: inputRequired.elicit({
-              message: `What is your ${key}?`,
-              requestedSchema: {
-                type: 'object',
-                properties: { [key]: { type: 'string' } },
-                required: [key],
-              },
-            }),
-          },
-        });
       const name = acceptedContent<{ name?: string }>(ctx.mcpReq.inputResponses, 'name');
-      return ask(name?.name ? 'colour' : 'name');
+      return askFor(name?.name ? 'colour' : 'name');
     },
   );
   server.registerTool(
