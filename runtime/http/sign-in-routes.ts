@@ -1,15 +1,12 @@
 /**
  * Signing in to remote MCP servers, over HTTP: the page a sign-in link
- * opens (and its member sign-in form), the authorization server's
- * callback, and this deployment's Client ID Metadata Document. Express
- * reads the request; `runtime/core` answers.
+ * opens (and its member sign-in form) and the authorization server's
+ * callback (this deployment's Client ID Metadata Document is
+ * `client-metadata-route.ts`'s). Express reads the request; `runtime/core`
+ * answers.
  */
 import express, { type Router } from 'express';
-import {
-  buildClientMetadataDocument,
-  CALLBACK_PATH,
-  CLIENT_METADATA_PATH,
-} from '../core/upstream-oauth/upstream-oauth.ts';
+import { CALLBACK_PATH } from '../core/upstream-oauth/upstream-oauth.ts';
 import {
   callbackPage,
   signInLinkMemberForm,
@@ -46,12 +43,6 @@ export function signInRouter(gateway: Gateway): Router {
       (reply) => send(res, reply),
       next,
     );
-  });
-  router.get(CLIENT_METADATA_PATH, (_req, res, next) => {
-    const signIn = gateway.upstreamSignIn;
-    const url = signIn.clientMetadataUrl;
-    if (url === undefined) return next();
-    res.json(buildClientMetadataDocument(url, signIn.redirectUri));
   });
   return router;
 }

@@ -193,19 +193,25 @@ export function createGuardedClient(policy: OutboundPolicy): GuardedClient {
       const exchange = new StreamedExchange(
         options.maxReplyBytes ?? maxReplyBytes,
         context,
-        options.deadlineMs ?? deadlineMs,
+        { deadlineMs: options.deadlineMs ?? deadlineMs, idleMs: replyTimeoutMs },
         resolve,
         reject,
         // Ended, failed or closed: a cancellation has nothing left to stop.
         () => stopListening?.(),
       );
       const stopListening = cancel?.onCancel(() => exchange.abort(abortError(context)));
-      dispatch(request, url, exchange);
+      // The exchange keeps the reply timeout itself, so that a pause can stop it.
+      dispatch(request, url, exchange, { bodyTimeout: 0 });
     });
   }
 
   /** Hands the request, to the address it was checked for, to the pinned agent. */
-  function dispatch(request: OutboundRequest, url: URL, handler: Dispatcher.DispatchHandler): void {
+  function dispatch(
+    request: OutboundRequest,
+    url: URL,
+    handler: Dispatcher.DispatchHandler,
+    timeouts: { bodyTimeout?: number } = {},
+  ): void {
     agent.dispatch(
       {
         origin: url.origin,
@@ -213,6 +219,7 @@ export function createGuardedClient(policy: OutboundPolicy): GuardedClient {
         method: request.method as Dispatcher.HttpMethod,
         headers: request.headers,
         body: request.body ?? null,
+        ...timeouts,
       },
       handler,
     );

@@ -58,6 +58,21 @@ export function deadlineExceeded(context: FailureContext, deadlineMs: number): G
   );
 }
 
+/** The reply's head, or its next chunk, did not come within the reply timeout. */
+export function replyTimedOut(
+  context: FailureContext,
+  code = 'UND_ERR_BODY_TIMEOUT',
+  cause?: unknown,
+): GatewayError {
+  return outboundError(
+    'upstream_timeout',
+    'the reply did not arrive within the reply timeout',
+    context,
+    { phase: 'reply', requestSent: true, cause: code },
+    cause,
+  );
+}
+
 /** The reply (declared or as it arrived) is over the byte cap. */
 export function replyTooLarge(context: FailureContext, limit: number): GatewayError {
   return outboundError(
@@ -99,13 +114,7 @@ export function classifyFailure(error: unknown, context: FailureContext): Error 
       error,
     );
   if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT')
-    return outboundError(
-      'upstream_timeout',
-      'the reply did not arrive within the reply timeout',
-      context,
-      { phase: 'reply', requestSent: true, cause: code },
-      error,
-    );
+    return replyTimedOut(context, code, error);
   if (!sent)
     return outboundError(
       'upstream_unreachable',

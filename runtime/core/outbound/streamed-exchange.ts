@@ -1,8 +1,11 @@
 /**
  * One request whose reply body is read as it arrives (an MCP event stream:
  * progress before the result, a server's request mid-call), under the same
- * rules as a buffered exchange: the byte cap counts every chunk, and the
- * whole exchange ends by its deadline, a timer of its own.
+ * rules as a buffered exchange: the byte cap counts every chunk, the whole
+ * exchange ends by its deadline, and the reply by its longest pause between
+ * chunks (the reply timeout). Both are timers of their own, not undici's, so
+ * that `pause` can stop them: while the server waits on someone else (an
+ * agent answering its question), the time is not the server's.
  */
 import type { Dispatcher } from 'undici';
 import type { GatewayError } from '../errors.ts';
@@ -10,8 +13,10 @@ import {
   classifyFailure,
   deadlineExceeded,
   type FailureContext,
+  replyTimedOut,
   replyTooLarge,
 } from './outbound-errors.ts';
+import { PausableTimer } from './pausable-timer.ts';
 import { flatHeaders } from './reply-headers.ts';
 
 export interface StreamedReply {
@@ -22,16 +27,25 @@ export interface StreamedReply {
   chunks: AsyncIterable<Buffer>;
   /** Stops reading: the request is aborted, nothing more arrives. */
   close(): void;
+  /**
+   * Stops the deadline and the reply timeout until the returned function is
+   * called (once; later calls do nothing): for a server that waits on an
+   * answer from someone else. Time paused does not count against either.
+   */
+  pause(): () => void;
 }
 
 export class StreamedExchange implements Dispatcher.DispatchHandler {
   readonly #limit: number;
   readonly #deadlineMs: number;
+  readonly #idleMs: number;
   readonly #context: FailureContext;
   readonly #onHead: (reply: StreamedReply) => void;
   readonly #onFail: (error: Error) => void;
   readonly #onSettled: () => void;
-  readonly #deadline: NodeJS.Timeout;
+  readonly #deadline: PausableTimer;
+  /** The reply timeout, from the head on: started over by every chunk. */
+  #idle: PausableTimer | undefined;
   #controller: Dispatcher.DispatchController | undefined;
   #pendingAbort: Error | undefined;
   #headSent = false;
@@ -44,7 +58,7 @@ export class StreamedExchange implements Dispatcher.DispatchHandler {
   constructor(
     limit: number,
     context: FailureContext,
-    deadlineMs: number,
+    timeouts: { deadlineMs: number; idleMs: number },
     onHead: (reply: StreamedReply) => void,
     onFail: (error: Error) => void,
     /** Once, when the reply has ended or the exchange failed (a failure before the head included). */
@@ -52,11 +66,12 @@ export class StreamedExchange implements Dispatcher.DispatchHandler {
   ) {
     this.#limit = limit;
     this.#context = context;
-    this.#deadlineMs = deadlineMs;
+    this.#deadlineMs = timeouts.deadlineMs;
+    this.#idleMs = timeouts.idleMs;
     this.#onHead = onHead;
     this.#onFail = onFail;
     this.#onSettled = onSettled;
-    this.#deadline = setTimeout(() => this.#expire(), deadlineMs).unref();
+    this.#deadline = new PausableTimer(timeouts.deadlineMs, () => this.#expire());
   }
 
   abort(error: Error): void {
@@ -84,12 +99,21 @@ export class StreamedExchange implements Dispatcher.DispatchHandler {
       return;
     }
     this.#headSent = true;
+    this.#idle = new PausableTimer(this.#idleMs, () => this.#idleTooLong());
     this.#onHead({
       status: statusCode,
       headers: flat,
       chunks: this.#chunks(),
       close: () => this.#close(),
+      pause: () => this.#pause(),
     });
+  }
+
+  #pause(): () => void {
+    const resumes = [this.#deadline.pause(), this.#idle?.pause()];
+    return () => {
+      for (const resume of resumes) resume?.();
+    };
   }
 
   /** The reader is done: a reply still arriving is aborted; one that has ended needs nothing. */
@@ -106,13 +130,14 @@ export class StreamedExchange implements Dispatcher.DispatchHandler {
       return;
     }
     this.#queue.push(chunk);
+    this.#idle?.restart();
     this.#wake?.();
   }
 
   onResponseEnd(): void {
     if (this.#ended || this.#error) return;
     this.#ended = true;
-    clearTimeout(this.#deadline);
+    this.#clearClocks();
     this.#onSettled();
     this.#wake?.();
   }
@@ -140,15 +165,24 @@ export class StreamedExchange implements Dispatcher.DispatchHandler {
   #fail(error: Error): void {
     if (this.#ended || this.#error) return;
     this.#error = error;
-    clearTimeout(this.#deadline);
+    this.#clearClocks();
     this.#onSettled();
     this.#queue.length = 0;
     if (this.#headSent) this.#wake?.();
     else this.#onFail(error);
   }
 
+  #clearClocks(): void {
+    this.#deadline.clear();
+    this.#idle?.clear();
+  }
+
   #expire(): void {
     this.abort(deadlineExceeded(this.#context, this.#deadlineMs));
+  }
+
+  #idleTooLong(): void {
+    this.abort(replyTimedOut(this.#context));
   }
 
   #tooLarge(): GatewayError {

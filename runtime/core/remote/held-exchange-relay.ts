@@ -8,13 +8,14 @@
  * exchange reads the record and sends the answer to the holder on the
  * holder's channel, and the holder does what a local answer does and sends
  * back the next step: the final result, the next question (still held there,
- * under the same id), or the error, with its reason code.
+ * under the same id), or the error, with its reason code. The progress and log
+ * notifications of the round come back on the same channel before it, in the
+ * order the server sent them, for the agent's reply stream.
  *
  * Each replica has one channel, `held-exchange-relay:<replica id>`, for both
  * the answers it is sent and the steps it waits for, subscribed when first
  * needed. The holder checks the exchange's connection against the one the
- * answer came for, as a local answer does. Progress and log notifications of
- * a relayed round are not relayed back. No record, or this replica's own: the
+ * answer came for, as a local answer does. No record, or this replica's own: the
  * question is no longer waiting (`mcp_remote_input_expired`, at once). A
  * holder that never answers (it went away) fails the answer with the same
  * code after `waitMs`, which a live holder's upstream deadline always beats.
@@ -23,6 +24,7 @@ import { randomUUID } from 'node:crypto';
 import type { ClientCapabilities } from '@modelcontextprotocol/server';
 import { awaitAnswer, Cancellation, type CancelSignal } from '../cancellation.ts';
 import { GatewayError, REASONS, type ReasonCode } from '../errors.ts';
+import type { ExecuteCall } from '../execute/executor.ts';
 import { isPlainObject } from '../json-value.ts';
 import { LazySubscription } from '../state/lazy-subscription.ts';
 import type { SharedState } from '../state/shared-state.ts';
@@ -46,9 +48,18 @@ export interface HeldExchangeRelayOptions {
   report?: (error: unknown) => void;
 }
 
+/** Where a round's progress and log notifications go: the agent's call. */
+export type RoundNotices = Pick<ExecuteCall, 'progress' | 'log'>;
+
+/** One notification of a relayed round, as its arguments. */
+type Notice =
+  | { progress: Parameters<RoundNotices['progress']> }
+  | { log: Parameters<RoundNotices['log']> };
+
 type Message =
   | ({ kind: 'answer'; round: string; from: string } & RelayedAnswer)
   | { kind: 'cancel'; round: string }
+  | { kind: 'notice'; round: string; notice: Notice }
   | { kind: 'step'; round: string; value?: unknown; error?: RelayedError };
 
 interface RelayedError {
@@ -66,9 +77,11 @@ export class HeldExchangeRelay<T> {
   readonly #inbox: LazySubscription;
   /** Answers sent to a holder, waiting for its step, by round. */
   readonly #waiting = new Map<string, (step: Message & { kind: 'step' }) => void>();
+  /** Where the notifications of each of those rounds go. */
+  readonly #notices = new Map<string, RoundNotices>();
   /** Relayed rounds running here, by round (the asker's agent may cancel one). */
   readonly #rounds = new Map<string, Cancellation>();
-  #resume: ((answer: RelayedAnswer, cancel: CancelSignal) => Promise<T>) | undefined;
+  #resume: Resume<T> | undefined;
 
   constructor(state: SharedState, options: HeldExchangeRelayOptions) {
     this.#state = state;
@@ -80,7 +93,7 @@ export class HeldExchangeRelay<T> {
   }
 
   /** What this replica does with an answer another replica brings for an exchange held here. */
-  serve(resume: (answer: RelayedAnswer, cancel: CancelSignal) => Promise<T>): void {
+  serve(resume: Resume<T>): void {
     this.#resume = resume;
   }
 
@@ -99,8 +112,11 @@ export class HeldExchangeRelay<T> {
     this.#state.compareAndSet(recordOf(id), this.replica, undefined).catch(this.#report);
   }
 
-  /** An answer for an exchange not held here: sent to its holder, the holder's next step back. */
-  async resume(answer: RelayedAnswer, cancel: CancelSignal): Promise<T> {
+  /**
+   * An answer for an exchange not held here: sent to its holder, the holder's
+   * next step back, and the round's notifications to `notices` as they come.
+   */
+  async resume(answer: RelayedAnswer, cancel: CancelSignal, notices: RoundNotices): Promise<T> {
     const holder = await this.#state.get(recordOf(answer.exchange));
     if (holder === undefined || holder === this.replica)
       throw new GatewayError('mcp_remote_input_expired');
@@ -114,12 +130,16 @@ export class HeldExchangeRelay<T> {
           'mcp_remote_input_expired',
           'the replica holding the question did not answer',
         ),
-      done: () => this.#waiting.delete(round),
+      done: () => {
+        this.#waiting.delete(round);
+        this.#notices.delete(round);
+      },
       onCancel: () => this.#send(holder, { kind: 'cancel', round }),
       listen: (resolve, reject) => {
         this.#waiting.set(round, (step) =>
           step.error ? reject(errorOf(step.error)) : resolve(step.value as T),
         );
+        this.#notices.set(round, notices);
         const message: Message = { kind: 'answer', round, from: this.replica, ...answer };
         this.#state.publish(channelOf(holder), JSON.stringify(message)).catch(reject);
       },
@@ -141,6 +161,7 @@ export class HeldExchangeRelay<T> {
       return;
     }
     if (message.kind === 'step') this.#waiting.get(message.round)?.(message);
+    else if (message.kind === 'notice') noticeTo(this.#notices.get(message.round), message.notice);
     else if (message.kind === 'cancel') this.#rounds.get(message.round)?.cancel();
     else this.#answered(message);
   }
@@ -151,9 +172,14 @@ export class HeldExchangeRelay<T> {
     const cancel = new Cancellation();
     this.#rounds.set(round, cancel);
     const resume = this.#resume;
+    const notice = (notice: Notice) => this.#send(from, { kind: 'notice', round, notice });
+    const notices: RoundNotices = {
+      progress: (...progress) => notice({ progress }),
+      log: (...log) => notice({ log }),
+    };
     const running = resume
       ? Promise.resolve().then(() =>
-          resume({ exchange, key, answer, capabilities, connection }, cancel),
+          resume({ exchange, key, answer, capabilities, connection }, cancel, notices),
         )
       : Promise.reject(new GatewayError('mcp_remote_input_expired'));
     running
@@ -169,6 +195,22 @@ export class HeldExchangeRelay<T> {
 
   #send(replica: string, message: Message): void {
     this.#state.publish(channelOf(replica), JSON.stringify(message)).catch(this.#report);
+  }
+}
+
+/** What the holder does with an answer brought for an exchange it holds. */
+type Resume<T> = (answer: RelayedAnswer, cancel: CancelSignal, notices: RoundNotices) => Promise<T>;
+
+/** A relayed notification, given to the round's call (a malformed one is dropped). */
+function noticeTo(notices: RoundNotices | undefined, notice: Notice): void {
+  if (notices === undefined) return;
+  if ('progress' in notice && Array.isArray(notice.progress)) {
+    const [progress, total, message] = notice.progress;
+    if (typeof progress === 'number')
+      notices.progress(progress, total ?? undefined, message ?? undefined);
+  } else if ('log' in notice && Array.isArray(notice.log)) {
+    const [level, data, logger] = notice.log;
+    if (typeof level === 'string') notices.log(level, data, logger ?? undefined);
   }
 }
 
@@ -208,6 +250,7 @@ function messageOf(text: string): Message | undefined {
   }
   if (!isPlainObject(message) || typeof message.round !== 'string') return undefined;
   if (message.kind === 'step' || message.kind === 'cancel') return message as Message;
+  if (message.kind === 'notice' && isPlainObject(message.notice)) return message as Message;
   if (
     message.kind === 'answer' &&
     typeof message.from === 'string' &&

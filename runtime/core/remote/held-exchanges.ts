@@ -23,6 +23,10 @@ import type { ServerRequestAnswer } from './upstream-client.ts';
 const DEFAULT_HOLD_MS = 10 * 60_000;
 /** Held at most at once; one more is refused upstream, never queued. */
 const MAX_HELD = 10_000;
+/** The answer a question gets when its exchange is cancelled (the server has heard of it already). */
+const CANCELLED: ServerRequestAnswer = {
+  error: { code: -32800, message: 'the call was cancelled' },
+};
 
 export type Step<T> = { kind: 'done'; value: T } | { kind: 'asks'; request: RpcRequest };
 
@@ -44,6 +48,9 @@ export class HeldExchange<T> {
     capabilities: ClientCapabilities,
   ) {
     this.capabilities = capabilities;
+    // A question still out when the exchange is cancelled is answered, so its reader reads on
+    // to the end the cancellation gave the exchange, and nothing waits on it for good.
+    this.cancel.onCancel(() => this.answer(CANCELLED));
     this.#done = start((request) => this.#onRequest(request), this.cancel);
     // Read by `next`; a failure nobody waits for (cancelled while held) is not unhandled.
     this.#done.catch(() => {});
@@ -81,6 +88,7 @@ export class HeldExchange<T> {
     if (lacking !== undefined) {
       return Promise.resolve({ error: refusal(request.method, lacking) });
     }
+    if (this.cancel.cancelled) return Promise.resolve(CANCELLED);
     return new Promise((resolve) => {
       this.#asking = { request, answer: resolve };
       this.#heard?.(request);
@@ -112,14 +120,26 @@ export class HeldExchanges {
     return true;
   }
 
-  /** The exchange held under `id`, no longer held; undefined when it is not (expired, or another process's). */
-  take(id: string): HeldExchange<unknown> | undefined {
+  /**
+   * The exchange held under `id`, no longer held; undefined when it is not
+   * (expired, or another process's), or when it does not `belong` to the
+   * answer that names it: that one stays held, untouched, for its own.
+   */
+  take(
+    id: string,
+    belongs: (exchange: HeldExchange<unknown>) => boolean = () => true,
+  ): HeldExchange<unknown> | undefined {
     const entry = this.#held.get(id);
-    if (entry === undefined) return undefined;
+    if (entry === undefined || !belongs(entry.exchange)) return undefined;
     clearTimeout(entry.timer);
     this.#held.delete(id);
     this.released?.(id);
     return entry.exchange;
+  }
+
+  /** Whether an exchange is held here under `id`. */
+  has(id: string): boolean {
+    return this.#held.has(id);
   }
 
   /** Cancels every held exchange (the gateway closing). */

@@ -24,7 +24,7 @@ import { type InputRequired, isInputRequired } from '../mcp/tool-backend.ts';
 import { Redactor } from '../outbound/redaction.ts';
 import { SIGN_IN_INPUT, signInElicitation } from '../upstream-sign-in/sign-in-elicitation.ts';
 import type { UpstreamTokens } from '../upstream-sign-in/upstream-tokens.ts';
-import type { HeldExchangeRelay, RelayedAnswer } from './held-exchange-relay.ts';
+import type { HeldExchangeRelay, RelayedAnswer, RoundNotices } from './held-exchange-relay.ts';
 import { HeldExchange, HeldExchanges, type Step } from './held-exchanges.ts';
 import type { RpcNotification } from './mcp-reply.ts';
 import { openSession } from './open-session.ts';
@@ -98,7 +98,7 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
   relayHeldThrough(relay: HeldExchangeRelay<Forwarded>): void {
     this.#relay = relay;
     this.#held.released = (id) => relay.released(id);
-    relay.serve((answer, cancel) => this.#resumeRelayed(answer, cancel));
+    relay.serve((answer, cancel, notices) => this.#resumeRelayed(answer, cancel, notices));
   }
 
   async execute(call: ExecuteCall<RemoteTarget>): Promise<Execution> {
@@ -235,35 +235,42 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
 
   /** An agent's answer to the question a held exchange asked: posted upstream, and the call reads on. */
   async #resume(call: ForwardCall, id: string, key: string): Promise<Forwarded> {
-    const held = this.#held.take(id) as RemoteExchange | undefined;
+    const connectionId = call.target.connection.id;
+    const held = this.#held.take(id, (exchange) => ofConnection(exchange, connectionId)) as
+      | RemoteExchange
+      | undefined;
     const answer = call.input?.responses[key];
     // Held by another replica (or by none): the answer goes only to the holder, which checks it.
-    if (held === undefined && this.#relay !== undefined) {
+    if (held === undefined && this.#relay !== undefined && !this.#held.has(id)) {
       const relayed: RelayedAnswer = {
         exchange: id,
         key,
         answer,
         capabilities: call.clientCapabilities,
-        connection: call.target.connection.id,
+        connection: connectionId,
       };
-      return this.#relay.resume(relayed, call.cancel);
+      return this.#relay.resume(relayed, call.cancel, call);
     }
-    if (held === undefined || held.connectionId !== call.target.connection.id)
-      throw new GatewayError('mcp_remote_input_expired');
+    if (held === undefined) throw new GatewayError('mcp_remote_input_expired');
     return this.#answer(held, call, answer);
   }
 
-  /** An answer another replica brought for an exchange held here; its round's notifications go nowhere. */
-  async #resumeRelayed(relayed: RelayedAnswer, cancel: CancelSignal): Promise<Forwarded> {
-    const held = this.#held.take(relayed.exchange) as RemoteExchange | undefined;
-    if (held === undefined || held.connectionId !== relayed.connection)
-      throw new GatewayError('mcp_remote_input_expired');
+  /** An answer another replica brought for an exchange held here; its round's notifications go back there. */
+  async #resumeRelayed(
+    relayed: RelayedAnswer,
+    cancel: CancelSignal,
+    notices: RoundNotices,
+  ): Promise<Forwarded> {
+    const held = this.#held.take(relayed.exchange, (exchange) =>
+      ofConnection(exchange, relayed.connection),
+    ) as RemoteExchange | undefined;
+    if (held === undefined) throw new GatewayError('mcp_remote_input_expired');
     const call: ForwardCall = {
       ...held.call,
       cancel,
       clientCapabilities: relayed.capabilities,
-      progress: () => {},
-      log: () => {},
+      progress: notices.progress,
+      log: notices.log,
       input: { responses: { [relayed.key]: relayed.answer as JsonValue }, state: undefined },
     };
     return this.#answer(held, call, relayed.answer);
@@ -568,3 +575,11 @@ type RemoteExchange = HeldExchange<Answered> & {
   session: UpstreamSession;
   host: string;
 };
+
+/** Whether a held exchange is a call on `connectionId` (an answer for another names it in vain). */
+function ofConnection(
+  exchange: HeldExchange<unknown>,
+  connectionId: string,
+): exchange is RemoteExchange {
+  return (exchange as Partial<RemoteExchange>).connectionId === connectionId;
+}

@@ -11,6 +11,7 @@
 import { type CancelSignal, cancelledError } from '../cancellation.ts';
 import { GatewayError } from '../errors.ts';
 import type { GuardedClient } from '../outbound/guarded-client.ts';
+import { PausableTimer } from '../outbound/pausable-timer.ts';
 import type { StreamedReply } from '../outbound/streamed-exchange.ts';
 import { EventStreamReader } from './event-stream-reader.ts';
 import {
@@ -35,6 +36,8 @@ interface Waiting {
   onNotification?: (message: RpcNotification) => void;
   onRequest?: (request: RpcRequest) => Promise<ServerRequestAnswer>;
   progressToken?: unknown;
+  /** Stops the request's deadline until the returned function is called. */
+  pause(): () => void;
 }
 
 export class SseChannel {
@@ -116,7 +119,7 @@ export class SseChannel {
     if (this.#closed) return Promise.reject(new Error('closed'));
     const id = `pc-sse-${this.#nextId++}`;
     return new Promise<RpcResponse>((resolve, reject) => {
-      const timer = setTimeout(() => {
+      const deadline = new PausableTimer(this.#deadlineMs, () => {
         settle();
         reject(
           new GatewayError(
@@ -124,7 +127,7 @@ export class SseChannel {
             `no answer to ${method} within ${this.#deadlineMs} ms`,
           ),
         );
-      }, this.#deadlineMs).unref();
+      });
       const stopCancel = options.cancel?.onCancel(() => {
         settle();
         this.notify('notifications/cancelled', {
@@ -134,7 +137,7 @@ export class SseChannel {
         reject(cancelledError());
       });
       const settle = () => {
-        clearTimeout(timer);
+        deadline.clear();
         stopCancel?.();
         this.#waiting.delete(id);
       };
@@ -151,6 +154,7 @@ export class SseChannel {
         ...(options.onNotification ? { onNotification: options.onNotification } : {}),
         ...(options.onRequest ? { onRequest: options.onRequest } : {}),
         progressToken: meta?.progressToken,
+        pause: () => deadline.pause(),
       });
       this.#post({ jsonrpc: '2.0', id, method, params }).catch((error: unknown) => {
         settle();
@@ -258,11 +262,17 @@ export class SseChannel {
     } else {
       const request = parsed.message;
       const relaying = [...this.#waiting.values()].filter((waiting) => waiting.onRequest);
-      const answer: Promise<ServerRequestAnswer> =
-        relaying.length === 1
-          ? relaying[0]!.onRequest!(request)
-          : Promise.resolve(notRelayed(request.method));
+      const asking = relaying.length === 1 ? relaying[0]! : undefined;
+      // The call's deadline, and the stream's reply timeout, stop while the agent
+      // answers: that time is not the server's.
+      const resumes = asking ? [asking.pause(), this.#stream.pause()] : [];
+      const answer: Promise<ServerRequestAnswer> = asking
+        ? asking.onRequest!(request)
+        : Promise.resolve(notRelayed(request.method));
       answer
+        .finally(() => {
+          for (const resume of resumes) resume();
+        })
         .then((reply) => this.#post({ jsonrpc: '2.0', id: request.id, ...reply }))
         .catch(() => {});
     }

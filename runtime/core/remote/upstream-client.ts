@@ -304,8 +304,18 @@ export class UpstreamClient {
         if (parsed.kind === 'response')
           return parsed.message.id === id ? { response: parsed.message, before } : undefined;
         before.push(parsed.message);
-        if (parsed.kind === 'notification') options.onNotification?.(parsed.message);
-        else await this.#answerRequest(target, session, parsed.message, options.onRequest);
+        if (parsed.kind === 'notification') {
+          options.onNotification?.(parsed.message);
+          return undefined;
+        }
+        // The server waits for the agent's answer (a person may be filling in a
+        // form): that time is neither the deadline's nor the reply timeout's.
+        const resume = opened.pause();
+        try {
+          await this.#answerRequest(target, session, parsed.message, options);
+        } finally {
+          resume();
+        }
         return undefined;
       };
       for await (const chunk of opened.chunks) {
@@ -334,11 +344,13 @@ export class UpstreamClient {
     target: UpstreamTarget,
     session: UpstreamSession,
     request: RpcRequest,
-    onRequest: ExchangeOptions['onRequest'],
+    { onRequest, cancel }: Pick<ExchangeOptions, 'onRequest' | 'cancel'>,
   ): Promise<void> {
     const answer: ServerRequestAnswer = onRequest
       ? await onRequest(request)
       : notRelayed(request.method);
+    // A call cancelled while its question was out has told the server so; nothing more to say.
+    if (cancel?.cancelled) return;
     await this.#post(target, session, { jsonrpc: '2.0', id: request.id, ...answer }).catch(
       () => {},
     );

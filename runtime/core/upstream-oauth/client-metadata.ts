@@ -52,13 +52,13 @@ export function publicDocumentUrl(value: string | undefined): string | undefined
 
 /** Where this deployment's sign-ins come back to: `<public url>/connect/oauth/callback`. */
 export function callbackUrl(publicUrl: URL): string {
-  return joined(publicUrl, CALLBACK_PATH);
+  return urlUnder(publicUrl, CALLBACK_PATH);
 }
 
 /** The document's URL for `obtainClient`'s `clientMetadataUrl`, or undefined when the deployment has none. */
 export function clientMetadataUrl(publicUrl: URL | undefined): string | undefined {
   if (publicUrl === undefined) return undefined;
-  return publicDocumentUrl(joined(publicUrl, CLIENT_METADATA_PATH));
+  return publicDocumentUrl(urlUnder(publicUrl, CLIENT_METADATA_PATH));
 }
 
 /** The document this deployment serves, or undefined (then the route answers 404). */
@@ -68,10 +68,10 @@ export function clientMetadataDocument(
   const url = clientMetadataUrl(publicUrl);
   return url === undefined || publicUrl === undefined
     ? undefined
-    : buildClientMetadataDocument(url, joined(publicUrl, CALLBACK_PATH));
+    : buildClientMetadataDocument(url, urlUnder(publicUrl, CALLBACK_PATH));
 }
 
-/** A path under the public URL (which may itself have a path, behind a proxy). */
-function joined(publicUrl: URL, path: string): string {
-  return `${publicUrl.origin}${publicUrl.pathname.replace(/\/$/, '')}${path}`;
+/** A path of this deployment's under its address (which may itself have a path, behind a proxy). */
+export function urlUnder(base: URL, path: string): string {
+  return `${base.origin}${base.pathname.replace(/\/$/, '')}${path}`;
 }

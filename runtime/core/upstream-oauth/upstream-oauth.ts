@@ -471,6 +471,7 @@ export {
   callbackUrl,
   clientMetadataDocument,
   clientMetadataUrl,
+  urlUnder,
 } from './client-metadata.ts';
 export { obtainClient } from './client-selection.ts';
 export { canonicalResource, discover } from './discovery.ts';

@@ -17,9 +17,9 @@ import type { SharedState } from '../state/shared-state.ts';
 import type { Store } from '../store/store.ts';
 import {
   CALLBACK_PATH,
-  CLIENT_METADATA_PATH,
   type ClientBinding,
   type ClientMaterial,
+  clientMetadataUrl,
   finishSignIn,
   obtainClient,
   type PendingSignIn,
@@ -28,6 +28,7 @@ import {
   type TokenSet,
   type UpstreamOAuthContext,
   type UpstreamOAuthDiscovery,
+  urlUnder,
 } from '../upstream-oauth/upstream-oauth.ts';
 import type { CredentialVault } from '../vault/credential-vault.ts';
 import { refuseOverLimits, reusableSignIn } from './sign-in-limits.ts';
@@ -100,7 +101,7 @@ export class UpstreamSignIn {
 
   constructor(options: UpstreamSignInOptions) {
     this.options = options;
-    this.redirectUri = new URL(CALLBACK_PATH, options.baseUrl).href;
+    this.redirectUri = urlUnder(new URL(options.baseUrl), CALLBACK_PATH);
     this.context = {
       http: options.http,
       policy: {
@@ -111,12 +112,9 @@ export class UpstreamSignIn {
     };
   }
 
-  /** The Client ID Metadata Document's URL: only for a public https deployment. */
+  /** The Client ID Metadata Document's URL: only for a public https deployment (`client-metadata.ts`). */
   get clientMetadataUrl(): string | undefined {
-    const url = this.options.publicUrl;
-    if (url === undefined || url.protocol !== 'https:') return undefined;
-    if (/^(localhost|127\.|\[::1\])/.test(url.host)) return undefined;
-    return new URL(CLIENT_METADATA_PATH, url).href;
+    return clientMetadataUrl(this.options.publicUrl);
   }
 
   clients(workspaceId: string, connectionId: string) {
@@ -220,7 +218,7 @@ export class UpstreamSignIn {
   }
 
   #link(state: string, host: string, expiresAt: string): SignInLink {
-    const link = new URL(SIGN_IN_PAGE_PATH, this.options.baseUrl);
+    const link = new URL(urlUnder(new URL(this.options.baseUrl), SIGN_IN_PAGE_PATH));
     link.searchParams.set('state', state);
     return { link: link.href, host, expiresAt };
   }

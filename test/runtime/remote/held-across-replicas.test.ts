@@ -6,7 +6,8 @@
  * anywhere) calls on replica A, gets `input_required`, and brings its answer
  * to replica B: B finds in the shared state that A holds the exchange, sends
  * the answer there, and A's next step (the result, or the next question, still
- * held on A) comes back through B. An answer whose exchange no replica holds
+ * held on A) comes back through B, the progress A's round reports before it.
+ * An answer whose exchange no replica holds
  * any more is `mcp_remote_input_expired` at once, and each round is audited.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,7 +17,7 @@ import type { OperatorContext } from '../../../runtime/core/operator/context.ts'
 import { grant } from '../../../runtime/core/operator/grants.ts';
 import { connectUrl } from '../../../runtime/core/operator/remote-connections.ts';
 import { startTestGateway, type TestGateway } from '../../support/gateway.ts';
-import { modernToolCall } from '../../support/mcp/raw-http.ts';
+import { modernToolCall, modernToolExchange } from '../../support/mcp/raw-http.ts';
 import { testSchemas } from '../../support/postgres.ts';
 import { startUpstream, type Upstream } from '../../support/remote/upstream-servers.ts';
 
@@ -104,6 +105,27 @@ describe('a question asked on replica A, answered on replica B', () => {
     expect(JSON.stringify(second.inputRequests)).toContain('What is your colour?');
     const result = await call(b, 'ask_two', answering(second, { colour: 'blue' }));
     expect(textOf(result)).toBe('you like blue');
+  });
+
+  it("brings the progress A's round reports to the agent's reply stream at B, before the result", async () => {
+    const question = await call(a, 'ask_then_count');
+    const { result, notifications } = await modernToolExchange(
+      `${b.url}/mcp`,
+      key,
+      'ask__ask_then_count',
+      answering(question, { name: 'Eve' }),
+      'agent-progress',
+    );
+    expect(textOf(result)).toBe('Counted for Eve');
+    expect(
+      notifications.map((n) => [n.method, (n.params as { progress?: number }).progress]),
+    ).toEqual([
+      ['notifications/progress', 1],
+      ['notifications/progress', 2],
+    ]);
+    expect(
+      notifications.map((n) => (n.params as { progressToken?: string }).progressToken),
+    ).toEqual(['agent-progress', 'agent-progress']);
   });
 
   it('is expired at once when no replica holds the exchange any more', async () => {

@@ -5,7 +5,8 @@
  * comes back; a record that is gone, or names the asking replica itself, is
  * `mcp_remote_input_expired` without asking anyone; a holder that never
  * answers fails the answer with the same code; an agent that cancels cancels
- * the holder's round.
+ * the holder's round; the round's progress and log notifications come back
+ * before its step, in order.
  */
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { Cancellation, type CancelSignal } from '../../../runtime/core/cancellation.ts';
@@ -13,6 +14,7 @@ import { GatewayError } from '../../../runtime/core/errors.ts';
 import {
   HeldExchangeRelay,
   type RelayedAnswer,
+  type RoundNotices,
 } from '../../../runtime/core/remote/held-exchange-relay.ts';
 import { MemorySharedState } from '../../../runtime/core/state/memory-shared-state.ts';
 
@@ -49,6 +51,7 @@ const answer = (connection = 'c1'): RelayedAnswer => ({
   connection,
 });
 const never: CancelSignal = new Cancellation();
+const unheard: RoundNotices = { progress: () => {}, log: () => {} };
 
 async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {
   try {
@@ -61,7 +64,7 @@ async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {
 
 it('brings the answer to the holder and its step back', async () => {
   await holder.held('x1', 60_000);
-  expect(await asker.resume(answer(), never)).toEqual({
+  expect(await asker.resume(answer(), never, unheard)).toEqual({
     text: 'step for {"action":"accept","content":{"name":"Eve"}}',
   });
   expect(heard).toEqual([answer()]);
@@ -69,25 +72,25 @@ it('brings the answer to the holder and its step back', async () => {
 
 it("gives back the holder's refusal with its code (another connection's answer)", async () => {
   await holder.held('x1', 60_000);
-  expect(await codeOf(asker.resume(answer('c2'), never))).toBe('mcp_remote_input_expired');
+  expect(await codeOf(asker.resume(answer('c2'), never, unheard))).toBe('mcp_remote_input_expired');
   expect(heard.map((h) => h.connection)).toEqual(['c2']);
 });
 
 it('is expired at once, asking no one, when the record is gone or names the asker itself', async () => {
-  expect(await codeOf(asker.resume(answer(), never))).toBe('mcp_remote_input_expired');
+  expect(await codeOf(asker.resume(answer(), never, unheard))).toBe('mcp_remote_input_expired');
   await holder.held('x1', 60_000);
   holder.released('x1');
   expect(await state.get('held-exchange:x1')).toBeUndefined();
-  expect(await codeOf(asker.resume(answer(), never))).toBe('mcp_remote_input_expired');
+  expect(await codeOf(asker.resume(answer(), never, unheard))).toBe('mcp_remote_input_expired');
   await asker.held('x1', 60_000);
-  expect(await codeOf(asker.resume(answer(), never))).toBe('mcp_remote_input_expired');
+  expect(await codeOf(asker.resume(answer(), never, unheard))).toBe('mcp_remote_input_expired');
   expect(heard).toEqual([]);
 });
 
 it('fails as expired when the holder never answers (it went away)', async () => {
   const patient = new HeldExchangeRelay<Step>(state, { waitMs: 20 });
   await state.set('held-exchange:x1', 'a-replica-that-is-gone', 60_000);
-  expect(await codeOf(patient.resume(answer(), never))).toBe('mcp_remote_input_expired');
+  expect(await codeOf(patient.resume(answer(), never, unheard))).toBe('mcp_remote_input_expired');
   patient.close();
 });
 
@@ -110,10 +113,33 @@ it("cancels the holder's round when the agent cancels", async () => {
   );
   await stuck.held('x1', 60_000);
   const cancel = new Cancellation();
-  const resumed = codeOf(asker.resume(answer(), cancel));
+  const resumed = codeOf(asker.resume(answer(), cancel, unheard));
   await running;
   cancel.cancel();
   expect(await resumed).toBe('upstream_timeout');
   await cancelledThere;
   stuck.close();
+});
+
+it("brings the round's progress and log back to the asking call, in order, before the step", async () => {
+  const relaying = new HeldExchangeRelay<Step>(state, { waitMs: 60_000 });
+  relaying.serve(async (_answer, _cancel, notices) => {
+    notices.progress(1, 2, 'half way');
+    notices.log('info', { said: 'hello' }, 'upstream');
+    notices.progress(2);
+    return { text: 'done' };
+  });
+  await relaying.held('x1', 60_000);
+  const heardHere: unknown[] = [];
+  const step = await asker.resume(answer(), never, {
+    progress: (...progress) => heardHere.push(['progress', ...progress]),
+    log: (...log) => heardHere.push(['log', ...log]),
+  });
+  expect(step).toEqual({ text: 'done' });
+  expect(heardHere).toEqual([
+    ['progress', 1, 2, 'half way'],
+    ['log', 'info', { said: 'hello' }, 'upstream'],
+    ['progress', 2, undefined, undefined],
+  ]);
+  relaying.close();
 });

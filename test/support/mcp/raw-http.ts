@@ -237,6 +237,20 @@ export async function modernToolCall(
   name: string,
   extra: Record<string, unknown> = {},
 ): Promise<Record<string, unknown>> {
+  return (await modernToolExchange(url, key, name, extra)).result;
+}
+
+/**
+ * As `modernToolCall`, with `progressToken` in `_meta` when given: the result
+ * and the notifications an event-stream reply carried before it, in order.
+ */
+export async function modernToolExchange(
+  url: string,
+  key: string,
+  name: string,
+  extra: Record<string, unknown> = {},
+  progressToken?: string,
+): Promise<{ result: Record<string, unknown>; notifications: Record<string, unknown>[] }> {
   const { body, headers } = modern(
     'tools/call',
     { name, arguments: {}, ...extra },
@@ -244,6 +258,7 @@ export async function modernToolCall(
       id: 1,
       meta: modernMeta({
         'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
+        ...(progressToken === undefined ? {} : { progressToken }),
       }),
     },
   );
@@ -257,5 +272,16 @@ export async function modernToolCall(
     },
     body: JSON.stringify(body),
   });
-  return ((await reply.json()) as { result: Record<string, unknown> }).result;
+  const text = await reply.text();
+  const messages = reply.headers.get('content-type')?.startsWith('text/event-stream')
+    ? text
+        .split('\n')
+        .filter((line) => line.startsWith('data:'))
+        .map((line) => JSON.parse(line.slice(5)) as Record<string, unknown>)
+    : [JSON.parse(text) as Record<string, unknown>];
+  const answer = messages.find((message) => message.id === 1);
+  return {
+    result: answer?.result as Record<string, unknown>,
+    notifications: messages.filter((message) => message.id === undefined),
+  };
 }

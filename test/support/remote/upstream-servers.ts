@@ -52,7 +52,7 @@ export interface UpstreamOptions {
   /** Adds `gate`, a read that reports progress, then waits for `open()` before it answers. */
   gateTool?: boolean;
   /**
-   * Adds `ask_name` (elicitation), `ask_two` (a name, then a colour),
+   * Adds `ask_name` (elicitation), `ask_then_count` (a name, then progress), `ask_two` (a name, then a colour),
    * `ask_to_open` (URL-mode elicitation), `ask_model` (sampling) and
    * `count_roots` (roots), reads written the SDK's multi round-trip way: a 2026-07-28
    * server answers `input_required`, a 2025-11-25 one asks with server
@@ -347,6 +347,22 @@ export async function startUpstream(
   };
 }
 
+/** A form asking the person for one string, `key`, answered under the same key. */
+function askFor(key: string) {
+  return inputRequired({
+    inputRequests: {
+      [key]: inputRequired.elicit({
+        message: `What is your ${key}?`,
+        requestedSchema: {
+          type: 'object',
+          properties: { [key]: { type: 'string' } },
+          required: [key],
+        },
+      }),
+    },
+  });
+}
+
 function registerAskingTools(server: McpServer): void {
   const read = { inputSchema: z.object({}), annotations: { readOnlyHint: true } };
   server.registerTool(
@@ -358,18 +374,26 @@ function registerAskingTools(server: McpServer): void {
       const reply = inputResponse(ctx.mcpReq.inputResponses, 'name');
       if (reply.kind === 'elicit')
         return { content: [{ type: 'text', text: `no name (${reply.action})` }] };
-      return inputRequired({
-        inputRequests: {
-          name: inputRequired.elicit({
-            message: 'What is your name?',
-            requestedSchema: {
-              type: 'object',
-              properties: { name: { type: 'string' } },
-              required: ['name'],
-            },
-          }),
-        },
-      });
+      return askFor('name');
+    },
+  );
+  server.registerTool(
+    'ask_then_count',
+    { description: 'Asks for a name, then reports progress before it greets.', ...read },
+    async (_args, ctx) => {
+      const answer = acceptedContent<{ name?: string }>(ctx.mcpReq.inputResponses, 'name');
+      if (answer?.name) {
+        const token = (ctx as { mcpReq: { _meta?: { progressToken?: string | number } } }).mcpReq
+          ._meta?.progressToken;
+        for (const step of [1, 2])
+          if (token !== undefined)
+            await ctx.mcpReq.notify({
+              method: 'notifications/progress',
+              params: { progressToken: token, progress: step, total: 2, message: `step ${step}` },
+            });
+        return { content: [{ type: 'text', text: `Counted for ${answer.name}` }] };
+      }
+      return askFor('name');
     },
   );
   server.registerTool(
@@ -396,21 +420,8 @@ function registerAskingTools(server: McpServer): void {
     async (_args, ctx) => {
       const colour = acceptedContent<{ colour?: string }>(ctx.mcpReq.inputResponses, 'colour');
       if (colour?.colour) return { content: [{ type: 'text', text: `you like ${colour.colour}` }] };
-      const ask = (key: string) =>
-        inputRequired({
-          inputRequests: {
-            [key]: inputRequired.elicit({
-              message: `What is your ${key}?`,
-              requestedSchema: {
-                type: 'object',
-                properties: { [key]: { type: 'string' } },
-                required: [key],
-              },
-            }),
-          },
-        });
       const name = acceptedContent<{ name?: string }>(ctx.mcpReq.inputResponses, 'name');
-      return ask(name?.name ? 'colour' : 'name');
+      return askFor(name?.name ? 'colour' : 'name');
     },
   );
   server.registerTool(
