@@ -21,6 +21,7 @@ import { AuditLog } from './core/gateway/audit-log.ts';
 import { type BootstrapReport, bootstrap } from './core/gateway/bootstrap.ts';
 import { GovernanceCache } from './core/gateway/governance-cache.ts';
 import { GovernedTools } from './core/gateway/governed-tools.ts';
+import { RevisionWatch } from './core/gateway/revision-watch.ts';
 import { ToolWatch } from './core/gateway/tool-watch.ts';
 import { RequestStateSealer } from './core/mcp/request-state.ts';
 import { AuthorizationServer } from './core/oauth-server/authorization-server.ts';
@@ -160,7 +161,11 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
       fromEnvironment: config.masterKey !== undefined,
     };
     const governance = new GovernanceCache(store, toolSources);
-    const watch = new ToolWatch(governance, {
+    // One check of the store's revision, for every part that acts on a change.
+    const revisions = new RevisionWatch(governance, {
+      ...(options.onInternalError ? { report: options.onInternalError } : {}),
+    });
+    const watch = new ToolWatch(revisions, {
       state,
       ...(options.onInternalError ? { report: options.onInternalError } : {}),
     });
@@ -241,7 +246,7 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
     // A connection removed elsewhere (the command, another replica) has its sessions ended here,
     // and so has a session whose credential was rotated there.
     const sessionSweep = new UpstreamSessionSweep({
-      governance,
+      revisions,
       sessions: remote.sessions,
       client: remote.client,
       forgotten: (connectionId) => listChanges.stop(connectionId),
@@ -295,6 +300,7 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
         for (const session of remote.sessions.forgetAll())
           if (session.era === 'sse') session.channel.close();
         watch.close();
+        await revisions.close();
         await outbound.close();
         for (const close of closeLater) await close();
         await state.close();

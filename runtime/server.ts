@@ -9,6 +9,7 @@ import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Config, ConfigError } from './core/config/config.ts';
 import { GatewayError, publicError } from './core/errors.ts';
+import { ConnectionEndpoints } from './core/gateway/connection-endpoints.ts';
 import { ConnectionTools } from './core/gateway/connection-tools.ts';
 import { createMcpEndpoint } from './core/mcp/mcp-endpoint.ts';
 import { LOOPBACK_HOSTS, LOOPBACK_ORIGINS } from './core/mcp/origin-guard.ts';
@@ -63,31 +64,24 @@ export async function startServer(
   // `/mcp` is answered straight from node:http (the hot path; Express costs
   // more per request than the whole MCP exchange); everything else by Express.
   server.off('request', starting);
-  // `/mcp/c/<connection>`: one connection's tools under their own names, one endpoint each.
-  const perConnection = new Map<string, ReturnType<typeof createMcpEndpoint>>();
-  const endpointFor = async (name: string) => {
-    const known = perConnection.get(name);
-    if (known) return known;
+  // `/mcp/c/<connection>`: one connection's tools under their own names, one endpoint each,
+  // and the same for any name, real or made up (ConnectionEndpoints says why).
+  const perConnection = new ConnectionEndpoints({
+    make: (name) =>
+      createMcpEndpoint({
+        backend: new ConnectionTools(gateway.tools, name),
+        requestState: gateway.requestState,
+        state: gateway.state,
+        onInternalError: (error) =>
+          log.error({ err: error }, `internal error answering /mcp/c/${name}`),
+        serverInfo: { name: 'portcullis', version: VERSION },
+        resourceMetadataUrl: gateway.oauth.resourceMetadataUrl(`${CONNECTION_MCP_PREFIX}${name}`),
+        challengeScope: DEFAULT_SCOPE,
+        ...allowedAddresses(config.publicUrl, cors.namedOrigins),
+      }),
     // From the governance snapshot, not the store: a request for a made-up name costs no read.
-    if (
-      perConnection.size >= 10_000 ||
-      !(await gateway.governance.current()).hasConnectionNamed(name)
-    )
-      return undefined;
-    const endpoint = createMcpEndpoint({
-      backend: new ConnectionTools(gateway.tools, name),
-      requestState: gateway.requestState,
-      state: gateway.state,
-      onInternalError: (error) =>
-        log.error({ err: error }, `internal error answering /mcp/c/${name}`),
-      serverInfo: { name: 'portcullis', version: VERSION },
-      resourceMetadataUrl: gateway.oauth.resourceMetadataUrl(`${CONNECTION_MCP_PREFIX}${name}`),
-      challengeScope: DEFAULT_SCOPE,
-      ...allowedAddresses(config.publicUrl, cors.namedOrigins),
-    });
-    perConnection.set(name, endpoint);
-    return endpoint;
-  };
+    isConnection: async (name) => (await gateway.governance.current()).hasConnectionNamed(name),
+  });
   const report = (error: unknown) => log.error({ err: error }, 'internal error answering /mcp');
   server.on(
     'request',
@@ -96,7 +90,7 @@ export async function startServer(
       withMcpEndpoint(
         mcp,
         withConnectionEndpoints(
-          endpointFor,
+          (name) => perConnection.of(name),
           createApp(gateway, log, { trustedProxies: config.trustedProxies }),
           { onInternalError: report },
         ),
@@ -109,7 +103,7 @@ export async function startServer(
     url: urlOf(server, config),
     async close() {
       mcp.close();
-      for (const endpoint of perConnection.values()) endpoint.close();
+      perConnection.close();
       // In-flight calls finish (and their audit events land); idle keep-alive
       // connections close at once, any straggler after a grace period.
       const straggler = setTimeout(() => server.closeAllConnections(), 5_000);

@@ -25,10 +25,8 @@ export function oauthRouter(oauth: AuthorizationServer): Router {
   router.get('/.well-known/openid-configuration', metadata);
   router.get(
     [PROTECTED_RESOURCE_WELL_KNOWN, `${PROTECTED_RESOURCE_WELL_KNOWN}/*path`],
-    (req, res, next) => {
-      oauth
-        .protectedResource(req.path.slice(PROTECTED_RESOURCE_WELL_KNOWN.length))
-        .then((reply) => send(res, reply), next);
+    (req, res) => {
+      send(res, oauth.protectedResource(req.path.slice(PROTECTED_RESOURCE_WELL_KNOWN.length)));
     },
   );
 

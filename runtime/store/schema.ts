@@ -204,6 +204,8 @@ export interface RemoteEndpointTable {
   header_names: string;
   /** JSON object, or null before a server answered. */
   server_info: string | null;
+  /** JSON `{ prompts, resources, completions }`: what the server serves beyond tools; null until a discovery told. */
+  features: string | null;
   draft: string | null;
   /** JSON object: tool name → class the operator chose. */
   classification_overrides: string;

@@ -93,7 +93,7 @@ export class ConnectionTools implements ToolBackend<Caller> {
 
   // The connection's own prompts and resources, under the server's names.
   async serverCapabilities(caller: Caller): Promise<ServedFeatures> {
-    return (await this.#tools.features?.served(caller, this.#view)) ?? NOTHING_SERVED;
+    return this.#tools.features?.served(caller, this.#view) ?? NOTHING_SERVED;
   }
 
   async listPrompts(caller: Caller, context?: ListContext): Promise<Prompt[]> {

@@ -34,13 +34,15 @@ import type {
 import { isInputRequired } from '../mcp/tool-backend.ts';
 import { scopesAllow } from '../oauth-server/scopes.ts';
 import { agentOf, type Caller } from '../principals/principals.ts';
+import { featuresOf } from '../remote/remote-features.ts';
 import type { Forwarded, RemoteMcpExecutor } from '../remote/remote-mcp-executor.ts';
+import type { RemoteFeatures } from '../remote/remote-model.ts';
 import type { RemoteToolSource } from '../remote/remote-tool-source.ts';
 import { argumentHash } from './arguments.ts';
 import type { AuditLog } from './audit-log.ts';
 
-/** How long a handshake waits for a server to say what it serves before declaring without it. */
-const SERVED_WAIT_MS = 2_000;
+/** Connections whose features were learned here (not recorded) kept at most; past it, learned again. */
+const MAX_LEARNED = 1_000;
 
 /** Pages of one upstream list read at most (a server that pages forever is cut there). */
 const MAX_PAGES = 20;
@@ -79,32 +81,48 @@ const NO_CONTEXT: ListContext = { era: 'legacy', clientCapabilities: {}, trace: 
 
 export class ForwardedFeatures {
   readonly #options: ForwardedFeaturesOptions;
+  /** Features of connections recorded without them, as their servers said here (by connection id). */
+  readonly #learned = new Map<string, RemoteFeatures>();
+  readonly #learning = new Set<string>();
 
   constructor(options: ForwardedFeaturesOptions) {
     this.#options = options;
   }
 
-  /** Whether any connection the caller may read serves prompts, resources (what to declare). */
-  async served(caller: Caller, view: FeatureView): Promise<ServedFeatures> {
+  /**
+   * Whether any connection the caller may read serves prompts, resources or
+   * completions (what a handshake declares), from what each server said when
+   * it was connected or last discovered: no handshake waits on a server. A
+   * connection recorded before servers' features were is asked in the
+   * background, and declared from the next handshake on.
+   */
+  served(caller: Caller, view: FeatureView): ServedFeatures {
     const served: ServedFeatures = { prompts: false, resources: false, completions: false };
-    await Promise.all(
-      this.#readable(caller, view).map(async (readable) => {
-        // A server in error, or one slow to open a session, holds no agent's handshake up.
-        if (readable.connection.health === 'error') return;
-        let timer: NodeJS.Timeout | undefined;
-        const capabilities = await Promise.race([
-          this.#capabilitiesOf(caller, readable),
-          new Promise<Record<string, unknown>>((resolve) => {
-            timer = setTimeout(() => resolve({}), SERVED_WAIT_MS);
-          }),
-        ]);
-        clearTimeout(timer);
-        if (capabilities.prompts !== undefined) served.prompts = true;
-        if (capabilities.resources !== undefined) served.resources = true;
-        if (capabilities.completions !== undefined) served.completions = true;
-      }),
-    );
+    for (const readable of this.#readable(caller, view)) {
+      const { connection, source } = readable;
+      const features = source.endpoint.features ?? this.#learned.get(connection.id);
+      if (features === undefined) {
+        this.#learn(caller, readable);
+        continue;
+      }
+      if (features.prompts) served.prompts = true;
+      if (features.resources) served.resources = true;
+      if (features.completions) served.completions = true;
+    }
     return served;
+  }
+
+  /** Asks a server with no recorded features what it serves, once at a time, for the handshakes after. */
+  #learn(caller: Caller, readable: Readable): void {
+    const id = readable.connection.id;
+    if (this.#learning.has(id) || readable.connection.health === 'error') return;
+    this.#learning.add(id);
+    void this.#capabilitiesOf(caller, readable).then((capabilities) => {
+      this.#learning.delete(id);
+      if (capabilities === undefined) return;
+      if (this.#learned.size >= MAX_LEARNED) this.#learned.clear();
+      this.#learned.set(id, featuresOf(capabilities));
+    });
   }
 
   listPrompts(
@@ -239,7 +257,8 @@ export class ForwardedFeatures {
     const context = { ...LIST_CONTEXT, ...listContext, protocolVersion: '' };
     const name = view.only ?? connectionName;
     const readable = name === undefined ? undefined : this.#readable(caller, { only: name }).at(0);
-    const capabilities = readable ? await this.#capabilitiesOf(caller, readable) : {};
+    // A server that cannot be reached now serves nothing now.
+    const capabilities = (readable && (await this.#capabilitiesOf(caller, readable))) ?? {};
     const subscribable =
       isPlainObject(capabilities.resources) && capabilities.resources.subscribe === true;
     if (readable && !subscribable) {
@@ -341,7 +360,7 @@ export class ForwardedFeatures {
     const lists = await Promise.all(
       this.#readable(caller, view).map(async (readable) => {
         const capabilities = await this.#capabilitiesOf(caller, readable);
-        if (capabilities[feature] === undefined) return [];
+        if (capabilities?.[feature] === undefined) return [];
         const started = performance.now();
         const items: T[] = [];
         let outcome: Partial<NewAuditEvent> = { decision: 'allowed', outcome: 'ok' };
@@ -401,7 +420,11 @@ export class ForwardedFeatures {
     });
   }
 
-  async #capabilitiesOf(caller: Caller, readable: Readable): Promise<Record<string, unknown>> {
+  /** What the server says it serves in the caller's session; undefined when it cannot be reached. */
+  async #capabilitiesOf(
+    caller: Caller,
+    readable: Readable,
+  ): Promise<Record<string, unknown> | undefined> {
     try {
       return await this.#options.remote.capabilitiesOf({
         target: readable,
@@ -414,8 +437,7 @@ export class ForwardedFeatures {
         credentialOwner: ownerOf(caller, readable.grant),
       });
     } catch {
-      // A server that cannot be reached now serves nothing now.
-      return {};
+      return undefined;
     }
   }
 

@@ -99,7 +99,7 @@ export class GovernedTools implements ToolBackend<Caller> {
   }
 
   async serverCapabilities(caller: Caller): Promise<ServedFeatures> {
-    return (await this.features?.served(caller, ALL)) ?? NOTHING_SERVED;
+    return this.features?.served(caller, ALL) ?? NOTHING_SERVED;
   }
 
   async listPrompts(caller: Caller, context?: ListContext): Promise<Prompt[]> {

@@ -2,15 +2,15 @@
  * Telling listening agents that the tools they see changed. A change of
  * grants, policies, connections or catalogs moves the store's revision,
  * whoever made it (this process, the `portcullis` command, another replica);
- * while anyone listens the revision is checked twice a second (and at once
- * when told of a change), and each listener whose visible tools differ from
- * what it last saw is called.
+ * while anyone listens this listens to the revision watch (its check twice a
+ * second, and at once when told of a change), and each listener whose
+ * visible tools differ from what it last saw is called.
  */
 import type { GovernanceSnapshot } from '../governance/snapshot.ts';
 import { toolNameFor } from '../governance/tool-names.ts';
-import type { GovernanceReader } from '../principals/principals.ts';
 import { LazySubscription } from '../state/lazy-subscription.ts';
 import type { SharedState } from '../state/shared-state.ts';
+import type { RevisionWatch } from './revision-watch.ts';
 
 export interface WatchedCaller {
   readonly agentId: string;
@@ -18,9 +18,7 @@ export interface WatchedCaller {
 }
 
 export interface ToolWatchOptions {
-  /** How often the revision is checked while someone listens. Default 500 ms. */
-  intervalMs?: number;
-  /** Told about a failed check (the operator's log); the next check tries again. */
+  /** Told about a failed announcement (the operator's log). */
   report?: (error: unknown) => void;
   /** Where replicas tell each other of a change, so listeners learn of it at once. */
   state?: SharedState;
@@ -34,23 +32,20 @@ interface Listener {
   notify: () => void;
 }
 
-const DEFAULT_INTERVAL_MS = 500;
 const CHANNEL = 'governance:changed';
 
 export class ToolWatch {
-  readonly #governance: GovernanceReader;
-  readonly #intervalMs: number;
+  readonly #revisions: RevisionWatch;
   readonly #report: (error: unknown) => void;
   readonly #listeners = new Set<Listener>();
-  #timer: NodeJS.Timeout | undefined;
+  /** Stops listening to the revision watch; set while anyone listens here. */
+  #unlisten: (() => void) | undefined;
   #snapshot: GovernanceSnapshot | undefined;
-  #checking: Promise<void> | undefined;
   readonly #state: SharedState | undefined;
   readonly #changes: LazySubscription | undefined;
 
-  constructor(governance: GovernanceReader, options: ToolWatchOptions = {}) {
-    this.#governance = governance;
-    this.#intervalMs = options.intervalMs ?? DEFAULT_INTERVAL_MS;
+  constructor(revisions: RevisionWatch, options: ToolWatchOptions = {}) {
+    this.#revisions = revisions;
     this.#report = options.report ?? (() => {});
     this.#state = options.state;
     this.#changes =
@@ -83,8 +78,8 @@ export class ToolWatch {
   }
 
   close(): void {
-    if (this.#timer !== undefined) clearInterval(this.#timer);
-    this.#timer = undefined;
+    this.#unlisten?.();
+    this.#unlisten = undefined;
     this.#listeners.clear();
     this.#changes?.close(this.#report);
   }
@@ -103,37 +98,25 @@ export class ToolWatch {
       notify,
     };
     this.#listeners.add(listener);
-    if (this.#timer === undefined) {
-      this.#timer = setInterval(() => void this.check(), this.#intervalMs);
-      this.#timer.unref();
-    }
+    this.#unlisten ??= this.#revisions.listen({
+      beforeCheck: () => this.#listeners.size > 0,
+      checked: (checked) => this.#checked(checked),
+    });
     this.#changes?.ready().catch(this.#report);
     return () => {
       this.#listeners.delete(listener);
-      if (this.#listeners.size === 0 && this.#timer !== undefined) {
-        clearInterval(this.#timer);
-        this.#timer = undefined;
-      }
+      if (this.#listeners.size > 0) return;
+      this.#unlisten?.();
+      this.#unlisten = undefined;
     };
   }
 
-  /** Checks now (one check at a time): a change someone just made reaches listeners at once. */
+  /** Checks now (the revision watch's one check): a change someone just made reaches listeners at once. */
   check(): Promise<void> {
-    this.#checking ??= this.#check().finally(() => {
-      this.#checking = undefined;
-    });
-    return this.#checking;
+    return this.#revisions.check();
   }
 
-  async #check(): Promise<void> {
-    if (this.#listeners.size === 0) return;
-    let snapshot: GovernanceSnapshot;
-    try {
-      snapshot = await this.#governance.current();
-    } catch (error) {
-      this.#report(error);
-      return;
-    }
+  #checked(snapshot: GovernanceSnapshot): void {
     this.#snapshot = snapshot;
     for (const listener of this.#listeners) {
       if (listener.snapshot === snapshot) continue;

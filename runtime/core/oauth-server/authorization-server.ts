@@ -30,7 +30,7 @@ import type { OAuthContext } from './oauth-context.ts';
 import { documentReply, jsonReply, type OAuthReply } from './oauth-reply.ts';
 import { RedirectAllowlist } from './redirect-uris.ts';
 import { register } from './registration-endpoint.ts';
-import { Resources } from './resources.ts';
+import { endpointPathOf, Resources } from './resources.ts';
 import { revoke } from './revocation-endpoint.ts';
 import { SCOPES_SUPPORTED } from './scopes.ts';
 import { type SecretVault, SigningKeys } from './signing-keys.ts';
@@ -95,7 +95,7 @@ export class AuthorizationServer {
         keys,
         clients: new ClientDirectory(options.store, documents, allowlist),
         allowlist,
-        resources: new Resources(issuer, options.store),
+        resources: new Resources(issuer),
         now,
         secureCookies: issuer.startsWith('https:'),
       },
@@ -143,13 +143,13 @@ export class AuthorizationServer {
   }
 
   /** The protected resource metadata of an MCP endpoint path; 404 for a path that is not one. */
-  async protectedResource(path: string): Promise<OAuthReply> {
-    const endpoint = path === '' ? MCP_PATH : path;
-    const isOurs =
-      endpoint === MCP_PATH ||
-      (endpoint.startsWith(CONNECTION_MCP_PREFIX) &&
-        (await this.#ctx.resources.hasConnection(endpoint.slice(CONNECTION_MCP_PREFIX.length))));
-    if (!isOurs)
+  /**
+   * RFC 9728 metadata for `/mcp` (also at the bare well-known path) and for
+   * every `/mcp/c/<name>` a connection could have, real or not (see `Resources`).
+   */
+  protectedResource(path: string): OAuthReply {
+    const endpoint = endpointPathOf(path === '' ? MCP_PATH : path);
+    if (endpoint === undefined)
       return jsonReply(404, {
         error: 'not_found',
         error_description: 'no MCP endpoint at this path',

@@ -130,7 +130,7 @@ export async function authorize(ctx: OAuthContext, query: URLSearchParams): Prom
     return back('invalid_scope', `scope: ${parsed.unknown} is not a scope this server knows`);
   const scopes = parsed.scopes.length > 0 ? parsed.scopes : [DEFAULT_SCOPE];
   const resource = query.get('resource') ?? ctx.resources.default;
-  if ((await ctx.resources.pathOf(resource)) === undefined) {
+  if (ctx.resources.pathOf(resource) === undefined) {
     return back('invalid_target', 'resource: not an MCP endpoint of this server');
   }
 

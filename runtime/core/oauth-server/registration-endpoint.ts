@@ -1,4 +1,8 @@
-/** `POST /oauth/register` (RFC 7591): public clients, rate limited per address. */
+/**
+ * `POST /oauth/register` (RFC 7591): public clients, rate limited per
+ * address; each registration deletes the clients that expired (client-expiry.ts).
+ */
+import { clientPruneCutoffs } from './client-expiry.ts';
 import { clientFromRegistration, clientInformation } from './client-registration.ts';
 import { auditOAuth, type OAuthContext, refusalEvent } from './oauth-context.ts';
 import { OAuthError } from './oauth-error.ts';
@@ -17,9 +21,14 @@ export async function register(
         'too many registrations from this address; try again later',
       );
     }
-    const client = clientFromRegistration(body, ctx.allowlist, ctx.now());
+    const now = ctx.now();
+    const client = clientFromRegistration(body, ctx.allowlist, now);
     await ctx.store.oauth.clients.create(client);
     await auditOAuth(ctx, { action: 'oauth.client.register', subject: client.id });
+    // Each new client clears away the expired ones, so registering without end piles nothing up.
+    const expired = await ctx.store.oauth.clients.prune(clientPruneCutoffs(now));
+    if (expired > 0)
+      await auditOAuth(ctx, { action: 'oauth.client.expire', subject: `${expired} expired` });
     return jsonReply(201, clientInformation(client));
   } catch (error) {
     if (!(error instanceof OAuthError)) throw error;

@@ -1,19 +1,22 @@
 /**
- * The resources tokens can be for: the gateway's `/mcp` endpoint and, for
- * each connection, `/mcp/c/<connection>`. A `resource` parameter that names
- * anything else is refused (`invalid_target`, RFC 8707).
+ * The resources tokens can be for: the gateway's `/mcp` endpoint and
+ * `/mcp/c/<name>` for every name a connection could have. A `resource`
+ * parameter that names anything else is refused (`invalid_target`, RFC 8707).
+ *
+ * Whether some workspace has a connection by that name is deliberately not
+ * asked: what is answered before authentication (this metadata, a consent
+ * page, a 401) is the same for a real name and a made-up one, so nobody can
+ * probe which names exist. A token for a name its workspace has no
+ * connection by serves nothing, as on any endpoint the agent has no grant on.
  */
 import { CONNECTION_NAME_PATTERN } from '../governance/tool-names.ts';
-import type { Store } from '../store/store.ts';
 import { CONNECTION_MCP_PREFIX, MCP_PATH, resourceOf } from './metadata.ts';
 
 export class Resources {
   readonly #issuer: string;
-  readonly #store: Store;
 
-  constructor(issuer: string, store: Store) {
+  constructor(issuer: string) {
     this.#issuer = issuer;
-    this.#store = store;
   }
 
   get default(): string {
@@ -21,17 +24,16 @@ export class Resources {
   }
 
   /** The endpoint path a resource stands for, when it is one of ours. */
-  async pathOf(resource: string): Promise<string | undefined> {
+  pathOf(resource: string): string | undefined {
     if (resource === this.default) return MCP_PATH;
-    const prefix = resourceOf(this.#issuer, CONNECTION_MCP_PREFIX);
-    if (!resource.startsWith(prefix)) return undefined;
-    const name = resource.slice(prefix.length);
-    return (await this.hasConnection(name)) ? `${CONNECTION_MCP_PREFIX}${name}` : undefined;
+    const prefix = this.#issuer;
+    return resource.startsWith(prefix) ? endpointPathOf(resource.slice(prefix.length)) : undefined;
   }
+}
 
-  /** Whether some workspace has a connection by this name (so `/mcp/c/<name>` exists). */
-  async hasConnection(name: string): Promise<boolean> {
-    if (!CONNECTION_NAME_PATTERN.test(name)) return false;
-    return (await this.#store.connections.all()).some((connection) => connection.name === name);
-  }
+/** `/mcp`, or `/mcp/c/<name>` for a name a connection could have; undefined for any other path. */
+export function endpointPathOf(path: string): string | undefined {
+  if (path === MCP_PATH) return MCP_PATH;
+  if (!path.startsWith(CONNECTION_MCP_PREFIX)) return undefined;
+  return CONNECTION_NAME_PATTERN.test(path.slice(CONNECTION_MCP_PREFIX.length)) ? path : undefined;
 }

@@ -15,6 +15,7 @@ import type { Connection } from '../governance/model.ts';
 import { CONNECTION_NAME_PATTERN } from '../governance/tool-names.ts';
 import { endpointUrlOrThrow } from '../remote/endpoint-url.ts';
 import { type ProbeResult, probeEndpoint } from '../remote/probe.ts';
+import { featuresOf } from '../remote/remote-features.ts';
 import { assertRemoteHeaders, BEARER_FIELD, headerField } from '../remote/remote-headers.ts';
 import type { RemoteMcp } from '../remote/remote-mcp.ts';
 import { upstreamTarget } from '../remote/remote-mcp-executor.ts';
@@ -118,6 +119,7 @@ export async function connectUrl(
       authKind,
       headerNames,
       serverInfo: null,
+      features: null,
       draft: null,
       classificationOverrides: {},
       toolsExpireAt: null,
@@ -201,6 +203,7 @@ export async function pinReady(
     transport: probed.transport,
     revision: hello.session.revision,
     serverInfo: hello.serverInfo,
+    features: featuresOf(hello.capabilities),
   };
   const active: Connection = { ...connection, status: 'active', health: 'ok', updatedAt: now };
   // The probe's session ends here; calls open their own.

@@ -12,11 +12,13 @@ import type { Connection } from '../governance/model.ts';
 import { discoverTools } from '../remote/discover-tools.ts';
 import { openSession } from '../remote/open-session.ts';
 import { classifyRemoteTool } from '../remote/remote-classification.ts';
+import { featuresOf, sameFeatures } from '../remote/remote-features.ts';
 import { BEARER_FIELD } from '../remote/remote-headers.ts';
 import { upstreamTarget } from '../remote/remote-mcp-executor.ts';
 import {
   REMOTE_MCP_PROVIDER,
   type RemoteEndpoint,
+  type RemoteFeatures,
   type RemoteTool,
   type ReviewedContract,
 } from '../remote/remote-model.ts';
@@ -45,6 +47,8 @@ export interface Discovered {
   tools: RemoteTool[];
   problems: string[];
   ttlMs: number | undefined;
+  /** What the server serves beyond tools, when its session said (recorded on the endpoint). */
+  features?: RemoteFeatures;
 }
 
 /** Network only: the upstream's tools now, as rows to pin. */
@@ -112,8 +116,9 @@ export async function applyPinned(
     discovered.ttlMs === undefined
       ? null
       : new Date(ctx.now().getTime() + Math.max(discovered.ttlMs, 60_000)).toISOString();
-  if (toolsExpireAt !== endpoint.toolsExpireAt)
-    await tx.remoteEndpoints.put({ ...endpoint, toolsExpireAt, updatedAt: at });
+  const features = discovered.features ?? endpoint.features;
+  if (toolsExpireAt !== endpoint.toolsExpireAt || !sameFeatures(features, endpoint.features))
+    await tx.remoteEndpoints.put({ ...endpoint, toolsExpireAt, features, updatedAt: at });
   if (sync.changed.length > 0) await tx.policies.putMany(sync.changed);
   const changed = sync.changedContracts.map((tool) => {
     const old = before.get(tool);
@@ -184,6 +189,13 @@ export async function refreshConnection(
   const discovered = await discoverPinnable(ctx, connection, endpoint, target, session).finally(
     () => remote.client.close(target, session).catch(() => {}),
   );
+  // What it serves besides is recorded too (a 2026-07-28 server says it in `server/discover`).
+  const capabilities =
+    session.capabilities ??
+    (session.era === 'modern'
+      ? (await remote.client.discover(target).catch(() => undefined))?.capabilities
+      : undefined);
+  if (capabilities !== undefined) discovered.features = featuresOf(capabilities);
   return ctx.store.transaction((tx) => applyPinned(ctx, tx, connection, endpoint, discovered));
 }
 

@@ -43,6 +43,17 @@ export interface RemoteServerInfo {
   title?: string;
 }
 
+/**
+ * What a server said it serves beyond tools (its `prompts`, `resources` and
+ * `completions` capabilities) when it was last connected or discovered: what
+ * an agent's handshake declares, without asking the server again.
+ */
+export interface RemoteFeatures {
+  prompts: boolean;
+  resources: boolean;
+  completions: boolean;
+}
+
 export interface RemoteEndpoint {
   connectionId: string;
   workspaceId: string;
@@ -56,6 +67,8 @@ export interface RemoteEndpoint {
   /** The custom headers' names (their values are sealed credential fields). */
   headerNames: string[];
   serverInfo: RemoteServerInfo | null;
+  /** What the server serves beyond tools, as its last discovery found it; null until one told. */
+  features: RemoteFeatures | null;
   draft: RemoteDraft | null;
   /** Tool name → the class an operator chose over the automatic rules. */
   classificationOverrides: Record<string, Classification>;

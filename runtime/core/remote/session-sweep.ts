@@ -5,37 +5,44 @@
  * headers rotated by `portcullis credential set`), so the old session is
  * ended with the old credential and the next call opens one with the new.
  * A removal moves the store's revision (the path grants and policies take to
- * a running server); while this process holds upstream sessions, the
- * revision is checked twice a second (one small query, shared with requests)
- * and each session of a connection no longer in the store is forgotten and
+ * a running server); while this process holds upstream sessions, this
+ * listens to the revision watch (its one check twice a second, shared with
+ * the tool list watch and requests) and each session of a connection no
+ * longer in the store is forgotten and
  * ended upstream (a 2025 session's DELETE, an HTTP+SSE stream closed), so the
  * agent's next call finds no connection and no session is left open.
  */
-import type { GovernanceReader } from '../principals/principals.ts';
+import type { RevisionWatch } from '../gateway/revision-watch.ts';
+import type { GovernanceSnapshot } from '../governance/snapshot.ts';
 import type { CurrentIdentity } from './held-credentials.ts';
 import type { UpstreamClient, UpstreamSession, UpstreamTarget } from './upstream-client.ts';
 import type { UpstreamSessions } from './upstream-sessions.ts';
 
 export interface SessionSweepOptions {
-  governance: GovernanceReader;
+  revisions: RevisionWatch;
   sessions: UpstreamSessions;
   client: UpstreamClient;
   /** Told of a connection whose sessions were forgotten (its listening streams end). */
   forgotten?: (connectionId: string) => void;
-  /** How often the revision is checked while sessions are held. Default 500 ms. */
-  intervalMs?: number;
-  /** Told about a failed check (the operator's log); the next one tries again. */
+  /** Told about a failed sweep (the operator's log); the next one tries again. */
   report?: (error: unknown) => void;
   /** The identity each owner's calls carry now; a session opened with another one is retired. */
   currentIdentity?: CurrentIdentity;
+}
+
+/** What was held before the snapshot was read. */
+interface Held {
+  holding: ReturnType<UpstreamSessions['connectionIds']>;
+  identities: ReturnType<UpstreamSessions['identities']>;
 }
 
 export class UpstreamSessionSweep {
   readonly #options: SessionSweepOptions;
   /** Where each session was opened, to end it there once its connection is gone. */
   readonly #targets = new WeakMap<UpstreamSession, UpstreamTarget>();
-  #timer: NodeJS.Timeout | undefined;
+  #unlisten: (() => void) | undefined;
   #revision: number | undefined;
+  #held: Held | undefined;
   #sweeping: Promise<void> | undefined;
 
   constructor(options: SessionSweepOptions) {
@@ -48,37 +55,45 @@ export class UpstreamSessionSweep {
   }
 
   start(): void {
-    if (this.#timer !== undefined) return;
-    this.#timer = setInterval(() => void this.sweep(), this.#options.intervalMs ?? 500);
-    this.#timer.unref();
+    this.#unlisten ??= this.#options.revisions.listen({
+      beforeCheck: () => this.#beforeCheck(),
+      checked: (snapshot) => this.#checked(snapshot),
+    });
   }
 
   stop(): Promise<void> {
-    if (this.#timer !== undefined) clearInterval(this.#timer);
-    this.#timer = undefined;
+    this.#unlisten?.();
+    this.#unlisten = undefined;
     return this.#sweeping ?? Promise.resolve();
   }
 
-  /** One check now (one at a time). */
-  sweep(): Promise<void> {
-    this.#sweeping ??= this.#sweep()
+  /**
+   * Nothing to check while no session is held, or while a sweep still runs.
+   * Read before the revision: every connection listed existed before the
+   * snapshot's revision, so one missing from it was removed (ids are never reused).
+   */
+  #beforeCheck(): boolean {
+    const { sessions } = this.#options;
+    if (this.#sweeping !== undefined || sessions.size === 0) return false;
+    this.#held = { holding: sessions.connectionIds(), identities: sessions.identities() };
+    return true;
+  }
+
+  #checked(snapshot: GovernanceSnapshot): void {
+    const held = this.#held;
+    this.#held = undefined;
+    if (held === undefined || this.#sweeping !== undefined) return;
+    if (snapshot.revision === this.#revision) return;
+    this.#revision = snapshot.revision;
+    this.#sweeping = this.#sweep(snapshot, held)
       .catch((error: unknown) => this.#options.report?.(error))
       .finally(() => {
         this.#sweeping = undefined;
       });
-    return this.#sweeping;
   }
 
-  async #sweep(): Promise<void> {
-    const { sessions, governance, client } = this.#options;
-    if (sessions.size === 0) return;
-    // Read before the revision: every connection listed existed before the snapshot's
-    // revision, so one missing from it was removed (ids are never reused).
-    const holding = sessions.connectionIds();
-    const held = sessions.identities();
-    const snapshot = await governance.current();
-    if (snapshot.revision === this.#revision) return;
-    this.#revision = snapshot.revision;
+  async #sweep(snapshot: GovernanceSnapshot, { holding, identities }: Held): Promise<void> {
+    const { sessions, client } = this.#options;
     for (const connectionId of holding) {
       if (snapshot.hasConnection(connectionId)) continue;
       const dropped = sessions.forgetConnection(connectionId);
@@ -91,7 +106,7 @@ export class UpstreamSessionSweep {
         }),
       );
     }
-    await this.#retireChanged(held, (id) => snapshot.hasConnection(id));
+    await this.#retireChanged(identities, (id) => snapshot.hasConnection(id));
   }
 
   /** Retires each held session whose owner's credential is no longer the one it opened with. */

@@ -193,6 +193,20 @@ export interface ClientRows {
   /** Registration is not a governance change: it grants nothing and does not bump the revision. */
   create(client: RegisteredClient): Promise<void>;
   byId(id: string): Promise<RegisteredClient | undefined>;
+  /**
+   * Deletes the clients that hold no active consent and no live token
+   * family (active, not expired at `now`) and either were registered before
+   * `unapprovedBefore` and never had a consent, or were registered before
+   * `unusedBefore` and have no consent changed since; answers how many. Not
+   * a governance change: a client that is gone is an unknown one.
+   */
+  prune(cutoffs: ClientPruneCutoffs): Promise<number>;
+}
+
+export interface ClientPruneCutoffs {
+  unapprovedBefore: string;
+  unusedBefore: string;
+  now: string;
 }
 
 export interface ConsentRows {

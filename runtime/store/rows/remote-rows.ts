@@ -9,6 +9,7 @@ import type {
   RemoteAuthKind,
   RemoteDraft,
   RemoteEndpoint,
+  RemoteFeatures,
   RemoteOAuth,
   RemoteServerInfo,
   RemoteTool,
@@ -32,6 +33,7 @@ export function remoteEndpointRows(context: StoreContext): RemoteEndpointRows {
         auth_kind: endpoint.authKind,
         header_names: JSON.stringify(endpoint.headerNames),
         server_info: endpoint.serverInfo === null ? null : JSON.stringify(endpoint.serverInfo),
+        features: endpoint.features === null ? null : JSON.stringify(endpoint.features),
         draft: endpoint.draft,
         classification_overrides: JSON.stringify(endpoint.classificationOverrides),
         tools_expire_at: endpoint.toolsExpireAt,
@@ -134,6 +136,7 @@ function toEndpoint(row: Selectable<RemoteEndpointTable>): RemoteEndpoint {
     authKind: row.auth_kind as RemoteAuthKind,
     headerNames: JSON.parse(row.header_names) as string[],
     serverInfo: row.server_info === null ? null : (JSON.parse(row.server_info) as RemoteServerInfo),
+    features: row.features === null ? null : (JSON.parse(row.features) as RemoteFeatures),
     draft: row.draft as RemoteDraft | null,
     classificationOverrides: JSON.parse(row.classification_overrides) as Record<
       string,

@@ -13,6 +13,7 @@ import { Executors } from '../../../runtime/core/execute/executor.ts';
 import { AuditLog } from '../../../runtime/core/gateway/audit-log.ts';
 import { GovernanceCache } from '../../../runtime/core/gateway/governance-cache.ts';
 import { GovernedTools } from '../../../runtime/core/gateway/governed-tools.ts';
+import { RevisionWatch } from '../../../runtime/core/gateway/revision-watch.ts';
 import { ToolWatch } from '../../../runtime/core/gateway/tool-watch.ts';
 import { hashKey } from '../../../runtime/core/governance/keys.ts';
 import type { ToolCall } from '../../../runtime/core/mcp/tool-backend.ts';
@@ -115,7 +116,7 @@ beforeAll(async () => {
     principals: new Principals(governance, [new AgentKeys()]),
     vault: new CredentialVault(new Keyring(generateMasterKey())),
     executors: new Executors([executor]),
-    watch: new ToolWatch(governance),
+    watch: new ToolWatch(new RevisionWatch(governance)),
   });
   caller = (await tools.authenticate(`Bearer ${KEY}`))!;
 });

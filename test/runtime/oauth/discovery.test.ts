@@ -50,8 +50,8 @@ describe('protected resource metadata', () => {
     expect(await reply.text()).toContain(`${running.url}/mcp`);
   });
 
-  it('is not found for a connection that does not exist', async () => {
-    expect((await json('/.well-known/oauth-protected-resource/mcp/c/nowhere')).status).toBe(404);
+  it('is not found for a path that is no MCP endpoint', async () => {
+    expect((await json('/.well-known/oauth-protected-resource/elsewhere')).status).toBe(404);
   });
 });
 

@@ -182,7 +182,7 @@ describe.each<UpstreamKind>(['modern', 'stateful'])('forwarding to a %s upstream
 });
 
 describe('/mcp/c/<name> for a name no workspace has', () => {
-  it('is not found, answered from the governance snapshot without reading the connections', async () => {
+  it('is answered as a real name is (401 without a credential), without reading the connections', async () => {
     const connections = gateway.running.gateway.store.connections;
     const all = connections.all.bind(connections);
     let reads = 0;
@@ -200,7 +200,8 @@ describe('/mcp/c/<name> for a name no workspace has', () => {
           },
           body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
         });
-        expect(reply.status).toBe(404);
+        // Nothing tells it from a real name before authentication (connection-names.test.ts).
+        expect(reply.status).toBe(401);
       }
     } finally {
       connections.all = all;

@@ -4,14 +4,16 @@
  * both eras: namespaced on /mcp (`<connection>__<prompt>`,
  * `<connection>+<uri>`), under the server's names on /mcp/c/<connection>,
  * governed by the agent's grant (a read) and audited; declared in the
- * server's capabilities only when there is something to serve.
+ * server's capabilities only when there is something to serve, as the server
+ * said when it was connected (no handshake waits on a server).
  */
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createAgent } from '../../../runtime/core/operator/agents.ts';
 import type { OperatorContext } from '../../../runtime/core/operator/context.ts';
 import { grant } from '../../../runtime/core/operator/grants.ts';
 import { connectUrl } from '../../../runtime/core/operator/remote-connections.ts';
+import { refreshRemote } from '../../../runtime/core/operator/remote-refresh.ts';
 import { startTestGateway, type TestGateway } from '../../support/gateway.ts';
 import {
   startUpstream,
@@ -173,5 +175,94 @@ describe('an agent with no grant on the connections', () => {
     } finally {
       await client.close();
     }
+  });
+});
+
+describe.each<Era>(['legacy', 'modern'])('a %s handshake while a remote server hangs', (era) => {
+  it('declares what the server said it serves when connected, without waiting on it', async () => {
+    let hanging = false;
+    const held: string[] = [];
+    const upstream = await startUpstream('stateful', {
+      resourcesAndPrompts: true,
+      sabotage: ({ method }) => {
+        if (!hanging || method !== 'initialize') return undefined;
+        held.push(method);
+        return { hang: true, status: 0, body: '' };
+      },
+    });
+    upstreams.push(upstream);
+    const name = `held-${era}`;
+    const { endpoint } = await connectUrl(ctx, { workspace: 'default', url: upstream.url, name });
+    expect(endpoint.features).toMatchObject({ prompts: true, resources: true });
+    const agent = `patient-${era}`;
+    const { key } = await createAgent(ctx, { workspace: 'default', name: agent });
+    await grant(ctx, { workspace: 'default', agent, connection: name, scope: 'reads' });
+
+    // From now on the server holds every new session's initialize unanswered.
+    hanging = true;
+    const first = await connect(era, key, `/mcp/c/${name}`);
+    let settled = false;
+    const listing = first.listPrompts().finally(() => {
+      settled = true;
+    });
+    listing.catch(() => {});
+    await vi.waitFor(() => expect(held).toHaveLength(1));
+
+    const second = await connect(era, key, `/mcp/c/${name}`);
+    try {
+      // Its handshake is done while the server still holds the session it was asked for.
+      expect(settled).toBe(false);
+      expect(held).toHaveLength(1);
+      const capabilities = second.getServerCapabilities();
+      expect(capabilities?.prompts).toBeDefined();
+      expect(capabilities?.resources).toBeDefined();
+    } finally {
+      await second.close();
+      await first.close();
+    }
+  });
+});
+
+describe('a connection recorded before its server’s features were', () => {
+  it('is declared without them at once, and with them once its server has been asked', async () => {
+    const upstream = await startUpstream('stateful', { resourcesAndPrompts: true });
+    upstreams.push(upstream);
+    const name = 'docs-unrecorded';
+    const { endpoint } = await connectUrl(ctx, { workspace: 'default', url: upstream.url, name });
+    // As a row written before migration 0009 reads.
+    await ctx.store.remoteEndpoints.put({ ...endpoint, features: null });
+    const agent = 'unrecorded-reader';
+    const { key } = await createAgent(ctx, { workspace: 'default', name: agent });
+    await grant(ctx, { workspace: 'default', agent, connection: name, scope: 'reads' });
+    const opened = upstream.sessions.length;
+
+    const first = await connect('legacy', key, `/mcp/c/${name}`);
+    try {
+      expect(first.getServerCapabilities()?.prompts).toBeUndefined();
+    } finally {
+      await first.close();
+    }
+    // The first handshake had the server asked in the background; the next ones declare it.
+    await vi.waitFor(() => expect(upstream.sessions.length).toBeGreaterThan(opened));
+    await vi.waitFor(async () => {
+      const next = await connect('legacy', key, `/mcp/c/${name}`);
+      try {
+        expect(next.getServerCapabilities()?.prompts).toBeDefined();
+      } finally {
+        await next.close();
+      }
+    });
+  });
+
+  it('has them recorded when its tools are discovered again', async () => {
+    const connection = await ctx.store.connections.byName(
+      (await ctx.store.workspaces.byName('default'))!.id,
+      'docs-unrecorded',
+    );
+    await refreshRemote(ctx, { workspace: 'default', connection: 'docs-unrecorded' });
+    expect((await ctx.store.remoteEndpoints.byConnection(connection!.id))?.features).toMatchObject({
+      prompts: true,
+      resources: true,
+    });
   });
 });

@@ -123,6 +123,95 @@ export function describeOAuthContract(subject: StoreSubject): void {
       expect(await store.oauth.clients.byId('cli_1')).toEqual(client);
       expect(await store.oauth.clients.byId('cli_2')).toBeUndefined();
     });
+
+    it('are pruned when never approved in time, or long unused, never while a consent or family lives', async () => {
+      const { store } = subject;
+      await aMemberWithAnAgent();
+      const client = (id: string, createdAt: string) => ({
+        id,
+        name: id,
+        redirectUris: ['https://app.example/cb'],
+        createdAt,
+      });
+      const OLD = '2026-01-01T00:00:00.000Z';
+      const LATE = '2026-03-01T00:00:00.000Z';
+      // Registered long ago, approved by nobody: gone.
+      await store.oauth.clients.create(client('cli_unapproved', OLD));
+      // Registered after the cutoff, not approved yet: kept.
+      await store.oauth.clients.create(client('cli_fresh', LATE));
+      // Approved long ago, consent still active: kept, however old.
+      await store.oauth.clients.create(client('cli_active', OLD));
+      await store.oauth.consents.put(aConsent({ id: 'con_a', clientId: 'cli_active' }));
+      // Every consent revoked long ago, no family alive: gone.
+      await store.oauth.clients.create(client('cli_revoked', OLD));
+      await store.oauth.consents.put(
+        aConsent({
+          id: 'con_r',
+          memberId: 'mem_1',
+          clientId: 'cli_revoked',
+          status: 'revoked',
+          updatedAt: OLD,
+          revokedAt: OLD,
+        }),
+      );
+      // Revoked long ago, but a family of it still live: kept.
+      await store.oauth.clients.create(client('cli_family', OLD));
+      await store.oauth.members.create({ ...MEMBER, id: 'mem_2', name: 'bob' }, 'h');
+      await store.oauth.consents.put(
+        aConsent({
+          id: 'con_f',
+          memberId: 'mem_2',
+          clientId: 'cli_family',
+          status: 'revoked',
+          updatedAt: OLD,
+          revokedAt: OLD,
+        }),
+      );
+      await store.oauth.tokens.start(
+        aFamily({
+          id: 'fam_f',
+          consentId: 'con_f',
+          clientId: 'cli_family',
+          expiresAt: '2026-04-01T00:00:00.000Z',
+        }),
+        aToken({ tokenHash: 'hash_f', familyId: 'fam_f' }),
+      );
+      // Revoked recently: kept.
+      await store.oauth.clients.create(client('cli_recent', OLD));
+      await store.oauth.members.create({ ...MEMBER, id: 'mem_3', name: 'carol' }, 'h');
+      await store.oauth.consents.put(
+        aConsent({
+          id: 'con_n',
+          memberId: 'mem_3',
+          clientId: 'cli_recent',
+          status: 'revoked',
+          updatedAt: LATE,
+          revokedAt: LATE,
+        }),
+      );
+      const before = await store.revision();
+      expect(
+        await store.oauth.clients.prune({
+          unapprovedBefore: '2026-02-01T00:00:00.000Z',
+          unusedBefore: '2026-02-01T00:00:00.000Z',
+          now: '2026-03-02T00:00:00.000Z',
+        }),
+      ).toBe(2);
+      expect(await store.revision()).toBe(before);
+      const left = [];
+      for (const id of [
+        'cli_unapproved',
+        'cli_fresh',
+        'cli_active',
+        'cli_revoked',
+        'cli_family',
+        'cli_recent',
+      ])
+        if (await store.oauth.clients.byId(id)) left.push(id);
+      expect(left).toEqual(['cli_fresh', 'cli_active', 'cli_family', 'cli_recent']);
+      // Their consents stay, as the member's history: only the client is gone.
+      expect(await store.oauth.consents.byId('con_r')).toBeDefined();
+    });
   });
 
   describe('consents', () => {

@@ -14,6 +14,7 @@ function anEndpoint(overrides: Partial<RemoteEndpoint> = {}): RemoteEndpoint {
     authKind: 'headers',
     headerNames: ['X-Api-Key', 'X-Team'],
     serverInfo: { name: 'example', version: '1.0.0' },
+    features: { prompts: true, resources: false, completions: false },
     draft: null,
     classificationOverrides: { wipe_cache: 'write' },
     toolsExpireAt: T1,

@@ -24,6 +24,7 @@ const oauthEndpoint: RemoteEndpoint = {
   authKind: 'oauth',
   headerNames: [],
   serverInfo: null,
+  features: null,
   draft: 'sign_in_needed',
   classificationOverrides: {},
   toolsExpireAt: null,
