@@ -12,6 +12,7 @@ import { oauthMigration } from './0005-oauth.ts';
 import { remoteMcpMigration } from './0006-remote-mcp.ts';
 import { upstreamOAuthMigration } from './0007-upstream-oauth.ts';
 import { remoteToolDiffMigration } from './0008-remote-tool-diff.ts';
+import { remoteFeaturesMigration } from './0009-remote-features.ts';
 
 /** kysely's default name for its record of applied migrations. */
 const MIGRATION_TABLE = 'kysely_migration';
@@ -27,6 +28,7 @@ export function storeMigrations(engine: Engine): Record<string, Migration> {
     '0006-remote-mcp': remoteMcpMigration,
     '0007-upstream-oauth': upstreamOAuthMigration,
     '0008-remote-tool-diff': remoteToolDiffMigration,
+    '0009-remote-features': remoteFeaturesMigration,
   };
 }
 
