@@ -90,7 +90,8 @@ export interface Upstream {
   /**
    * With `resourcesAndPrompts`: changes the `greet` prompt's and the
    * `memo://welcome` resource's descriptions, and adds the prompt `farewell`
-   * (`added`), in live sessions too (which say their lists changed).
+   * (`added: true`) or removes it again (`added: false`), in live sessions
+   * too (which say their lists changed).
    */
   changeFeatures(change: { prompt?: string; resource?: string; added?: boolean }): void;
   close(): Promise<void>;
@@ -366,6 +367,10 @@ export async function startUpstream(
             });
           if (change.added && !handles.farewell)
             handles.farewell = registerFarewell(handles.server);
+          if (change.added === false && handles.farewell) {
+            handles.farewell.remove();
+            delete handles.farewell;
+          }
         } catch {
           // A server whose session ended.
         }
