@@ -5,7 +5,9 @@
  * review`; a prompt or resource description the server changes later is held
  * (not listed, its get or read refused as `contract_changed`, audited) and
  * shown to the operator word by word until reviewed again, and a new prompt
- * waits quarantined; after the review the agent sees the new ones.
+ * waits quarantined; after the review the agent sees the new ones. A prompt
+ * the server drops leaves the list and is retired; a list that fails to be
+ * read retires nothing.
  */
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -246,5 +248,38 @@ describe.each<[UpstreamKind, 'legacy' | 'modern']>([
       state: 'retired',
     });
     expect(await refusal(client.getPrompt({ name: 'farewell' }))).toBe('action_retired name');
+  });
+});
+
+describe('a discovery whose list of templates fails', () => {
+  it('keeps the templates pinned as they were (nothing retired), and says why', async () => {
+    let failing = false;
+    const upstream = await startUpstream('modern', {
+      resourcesAndPrompts: true,
+      guard: async (_request, body) =>
+        failing && body.toString('utf8').includes('"resources/templates/list"')
+          ? { status: 500, body: 'templates are down' }
+          : undefined,
+    });
+    try {
+      await connectUrl(ctx, { workspace: 'default', url: upstream.url, name: 'flaky' });
+      expect((await portcullis('review', 'flaky', '--all')).code).toBe(0);
+      failing = true;
+      const refreshed = await portcullis('refresh', 'flaky');
+      expect(refreshed.code).toBe(0);
+      expect(refreshed.stdout).toContain(
+        'left out: resources/templates/list failed (mcp_remote_status); its pins stay as they were',
+      );
+      expect(refreshed.stdout).toContain('0 new, 0 changed, 0 retired');
+      const rows = JSON.parse((await portcullis('actions', 'flaky', '--json')).stdout) as Array<{
+        action: string;
+        state: string;
+      }>;
+      expect(rows.find((row) => row.action === 'template:memo://notes/{id}')?.state).toBe(
+        'enabled',
+      );
+    } finally {
+      await upstream.close();
+    }
   });
 });
