@@ -218,6 +218,8 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
       remote: remote.executor,
       watch,
       now,
+      // A list that shows a prompt or resource the pins do not know has the connection discovered again.
+      unpinned: (connectionId) => listChanges.changed(connectionId),
       ...(options.onInternalError ? { report: options.onInternalError } : {}),
     });
     const operator = (actor: string): OperatorContext => ({

@@ -1,14 +1,14 @@
 /**
- * How the command shows what changed in a remote tool's contract: a text
+ * How the command shows what changed in a remote tool's (prompt's,
+ * resource's, template's) contract: a text
  * word by word (`[-removed-]{+added+}`, as `git diff --word-diff` writes it),
  * a schema's or annotations' changes one JSON pointer a line.
  */
-import type { ValueChange } from '../core/remote/contract-diff.ts';
-import type { ContractChange } from '../core/remote/remote-tool-contract.ts';
+import { type ContractChange, isTextChange } from '../core/remote/contract-diff.ts';
 
 export function contractChangeLines(changes: readonly ContractChange[], indent = '    '): string[] {
   return changes.flatMap((change) => {
-    if (change.field === 'title' || change.field === 'description')
+    if (isTextChange(change))
       return [
         `${indent}${change.field}: ${change.diff
           .map((part) =>
@@ -16,8 +16,7 @@ export function contractChangeLines(changes: readonly ContractChange[], indent =
           )
           .join('')}`,
       ];
-    const values = change.diff as readonly ValueChange[];
-    return values.map((value) => {
+    return change.diff.map((value) => {
       const where = `${indent}${change.field} ${value.pointer || '/'}`;
       if (!('before' in value)) return `${where}: added ${json(value.after)}`;
       if (!('after' in value)) return `${where}: removed (was ${json(value.before)})`;
@@ -26,16 +25,24 @@ export function contractChangeLines(changes: readonly ContractChange[], indent =
   });
 }
 
-/** What changed in each tool of a listing that has changes, under a heading per tool. */
+/**
+ * What changed in each tool (prompt, resource, template) of a listing that
+ * has changes, under a heading per item naming the action to review.
+ */
 export function changedToolsText(
-  rows: ReadonlyArray<{ tool: string; changes?: ContractChange[]; changedSince?: string }>,
+  rows: ReadonlyArray<{
+    action: string;
+    tool: string;
+    changes?: ContractChange[];
+    changedSince?: string;
+  }>,
   connection: string,
 ): string {
   return rows
     .filter((row) => row.changes !== undefined)
     .map(
       (row) =>
-        `${row.tool} changed since its review (found ${row.changedSince}); approve it with portcullis review ${connection} ${row.tool}:\n${contractChangeLines(row.changes!).join('\n')}\n`,
+        `${row.tool} changed since its review (found ${row.changedSince}); approve it with portcullis review ${connection} ${row.action}:\n${contractChangeLines(row.changes!).join('\n')}\n`,
     )
     .join('');
 }

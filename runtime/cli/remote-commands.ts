@@ -226,13 +226,13 @@ function nextText(result: RemoteConnectResult): string {
     case 'credential':
       return `${head} needs a key or headers; kept as a draft. Connect again with --token-env VAR (sent as Authorization: Bearer) or --header-env Name=VAR`;
     case 'review':
-      return `connected ${head} (${endpoint.revision}); ${result.tools ? refreshText(result.tools) : ''}\nEvery tool is quarantined until reviewed: portcullis actions ${connection.name}, then portcullis review ${connection.name} --all`;
+      return `connected ${head} (${endpoint.revision}); ${result.tools ? refreshText(result.tools) : ''}\nEvery tool, prompt and resource is quarantined until reviewed: portcullis actions ${connection.name}, then portcullis review ${connection.name} --all`;
   }
 }
 
 function refreshText(report: RefreshReport): string {
   const lines = [
-    `${report.tools.length} tools: ${report.added.length} new, ${report.changed.length} changed, ${report.retired.length} retired`,
+    `${report.tools.length} tools, ${report.features.length} prompts, resources and templates: ${report.added.length} new, ${report.changed.length} changed, ${report.retired.length} retired`,
   ];
   for (const { tool, changes } of report.changed)
     lines.push(

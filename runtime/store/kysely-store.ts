@@ -19,6 +19,7 @@ import type {
   OAuthRows,
   PolicyRows,
   RemoteEndpointRows,
+  RemoteFeatureRows,
   RemoteToolRows,
   SettingRows,
   Store,
@@ -34,7 +35,7 @@ import { credentialRows } from './rows/credential-rows.ts';
 import { grantRows } from './rows/grant-rows.ts';
 import { oauthRows } from './rows/oauth-rows.ts';
 import { policyRows } from './rows/policy-rows.ts';
-import { remoteEndpointRows, remoteToolRows } from './rows/remote-rows.ts';
+import { remoteEndpointRows, remoteFeatureRows, remoteToolRows } from './rows/remote-rows.ts';
 import { settingRows } from './rows/setting-rows.ts';
 import { upstreamOAuthRows } from './rows/upstream-oauth-rows.ts';
 import { workspaceRows } from './rows/workspace-rows.ts';
@@ -54,6 +55,7 @@ export class KyselyStore implements Store {
   readonly oauth: OAuthRows;
   readonly remoteEndpoints: RemoteEndpointRows;
   readonly remoteTools: RemoteToolRows;
+  readonly remoteFeatures: RemoteFeatureRows;
   readonly upstreamOAuth: UpstreamOAuthRows;
 
   readonly #db: Kysely<Database>;
@@ -84,6 +86,7 @@ export class KyselyStore implements Store {
     this.oauth = oauthRows(context);
     this.remoteEndpoints = remoteEndpointRows(context);
     this.remoteTools = remoteToolRows(context);
+    this.remoteFeatures = remoteFeatureRows(context);
     this.upstreamOAuth = upstreamOAuthRows(context);
   }
 

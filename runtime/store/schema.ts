@@ -230,6 +230,21 @@ export interface RemoteToolTable {
   changed_from: string | null;
 }
 
+export interface RemoteFeatureTable {
+  connection_id: string;
+  workspace_id: string;
+  /** `prompt`, `resource` or `template`. */
+  kind: string;
+  /** The action its policy is kept under (`prompt:<name>`, `resource:<uri>`, `template:<uriTemplate>`). */
+  key: string;
+  /** JSON of what an agent reads of it (a prompt's name, title, description and arguments; a resource's uri, name, title, description, mimeType). */
+  contract: string;
+  contract_hash: string;
+  discovered_at: string;
+  /** JSON of the contract last reviewed (with its hash and since when it changed), while a change waits for review. */
+  changed_from: string | null;
+}
+
 export interface UpstreamOAuthClientTable {
   connection_id: string;
   workspace_id: string;
@@ -289,6 +304,7 @@ export interface Database {
   oauth_signing_keys: OAuthSigningKeyTable;
   remote_endpoints: RemoteEndpointTable;
   remote_tools: RemoteToolTable;
+  remote_features: RemoteFeatureTable;
   upstream_oauth_clients: UpstreamOAuthClientTable;
   upstream_oauth_tokens: UpstreamOAuthTokenTable;
   upstream_sign_ins: UpstreamSignInTable;

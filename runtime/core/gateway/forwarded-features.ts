@@ -3,14 +3,18 @@
  * agents that may read them: a connection's server is asked when the agent
  * holds a grant that covers reads on it (prompts and resources are reads),
  * an access token's scopes allowing, the connection active and its server
- * saying it serves them. On `/mcp` each is namespaced by its connection (a
- * prompt `<connection>__<name>`, a resource `<connection>+<uri>`, templates
- * alike); on `/mcp/c/<connection>` they keep the server's names. Every
- * request forwarded, and every one refused, leaves its audit event (action
- * `<method> <name>`).
+ * saying it serves them. Only what an operator reviewed is served: each is
+ * pinned as a tool is (pinned-features.ts), so a changed or new one is held
+ * from lists and refused by name until reviewed. On `/mcp` each is
+ * namespaced by its connection (a prompt `<connection>__<name>`, a resource
+ * `<connection>+<uri>`, templates alike); on `/mcp/c/<connection>` they keep
+ * the server's names. Every request forwarded, and every one refused, leaves
+ * its audit event (action `<method> <name>`), and so does every list that
+ * held something back.
  */
 import type {
   CompleteResult,
+  GetPromptResult,
   Prompt,
   ReadResourceResult,
   Resource,
@@ -34,18 +38,24 @@ import type {
 import { isInputRequired } from '../mcp/tool-backend.ts';
 import { scopesAllow } from '../oauth-server/scopes.ts';
 import { agentOf, type Caller } from '../principals/principals.ts';
+import { FEATURE_LISTS } from '../remote/discover-features.ts';
+import { namespacedId } from '../remote/remote-feature-contract.ts';
 import { featuresOf } from '../remote/remote-features.ts';
 import type { Forwarded, RemoteMcpExecutor } from '../remote/remote-mcp-executor.ts';
-import type { RemoteFeatures } from '../remote/remote-model.ts';
+import type { RemoteFeatureKind, RemoteFeatures } from '../remote/remote-model.ts';
 import type { RemoteToolSource } from '../remote/remote-tool-source.ts';
 import { argumentHash } from './arguments.ts';
 import type { AuditLog } from './audit-log.ts';
+import { type NamedFeature, pinnedOrThrow, servedList } from './pinned-features.ts';
 
 /** Connections whose features were learned here (not recorded) kept at most; past it, learned again. */
 const MAX_LEARNED = 1_000;
 
 /** Pages of one upstream list read at most (a server that pages forever is cut there). */
 const MAX_PAGES = 20;
+
+/** How often a list that shows what the pins do not know asks for the connection's discovery. */
+const REDISCOVER_EVERY_MS = 10_000;
 
 export interface ForwardedFeaturesOptions {
   remote: RemoteMcpExecutor;
@@ -58,6 +68,12 @@ export interface ForwardedFeaturesOptions {
   ): Promise<Record<string, string> | undefined>;
   now: () => Date;
   report: (error: unknown) => void;
+  /**
+   * A list (with the shared credential) showed a prompt, resource or template
+   * its pins do not know: the connection is to be discovered again, so the
+   * change waits in review (at most every 10 s per connection).
+   */
+  unpinned?: (connectionId: string) => void;
 }
 
 /** How names appear: namespaced on `/mcp`, as the server gives them on `/mcp/c/<connection>`. */
@@ -84,6 +100,8 @@ export class ForwardedFeatures {
   /** Features of connections recorded without them, as their servers said here (by connection id). */
   readonly #learned = new Map<string, RemoteFeatures>();
   readonly #learning = new Set<string>();
+  /** When each connection last asked for its discovery again. */
+  readonly #rediscovered = new Map<string, number>();
 
   constructor(options: ForwardedFeaturesOptions) {
     this.#options = options;
@@ -130,9 +148,7 @@ export class ForwardedFeatures {
     view: FeatureView,
     context: ListContext = NO_CONTEXT,
   ): Promise<Prompt[]> {
-    return this.#list<Prompt>(caller, view, context, 'prompts', 'prompts/list', (item, c) =>
-      view.only === undefined ? { ...item, name: promptName(c, item.name) } : item,
-    );
+    return this.#list(caller, view, context, 'prompt') as Promise<Prompt[]>;
   }
 
   listResources(
@@ -140,9 +156,7 @@ export class ForwardedFeatures {
     view: FeatureView,
     context: ListContext = NO_CONTEXT,
   ): Promise<Resource[]> {
-    return this.#list<Resource>(caller, view, context, 'resources', 'resources/list', (item, c) =>
-      view.only === undefined ? { ...item, uri: resourceUri(c, item.uri) } : item,
-    );
+    return this.#list(caller, view, context, 'resource') as Promise<Resource[]>;
   }
 
   listResourceTemplates(
@@ -150,15 +164,7 @@ export class ForwardedFeatures {
     view: FeatureView,
     context: ListContext = NO_CONTEXT,
   ): Promise<ResourceTemplate[]> {
-    return this.#list<ResourceTemplate>(
-      caller,
-      view,
-      context,
-      'resourceTemplates',
-      'resources/templates/list',
-      (item, c) =>
-        view.only === undefined ? { ...item, uriTemplate: resourceUri(c, item.uriTemplate) } : item,
-    );
+    return this.#list(caller, view, context, 'template') as Promise<ResourceTemplate[]>;
   }
 
   async getPrompt(
@@ -176,6 +182,7 @@ export class ForwardedFeatures {
       request.name,
       { name, ...(request.arguments ? { arguments: request.arguments } : {}) },
       () => new GatewayError('invalid_params', `Invalid params: no prompt ${request.name}`),
+      { kind: 'prompt', id: name, shown: request.name, field: 'name' },
     );
     return outcome as PromptOutcome;
   }
@@ -198,6 +205,7 @@ export class ForwardedFeatures {
         new GatewayError('resource_not_found', undefined, {
           detail: { uri: request.uri },
         }),
+      { kind: 'resource', id: uri, shown: request.uri, field: 'uri' },
     );
     if (isInputRequired(outcome) || view.only !== undefined || connectionName === undefined)
       return outcome as ResourceOutcome;
@@ -207,7 +215,7 @@ export class ForwardedFeatures {
       ...read,
       contents: (read.contents ?? []).map((content) => ({
         ...content,
-        uri: resourceUri({ name: connectionName }, content.uri),
+        uri: namespacedId({ name: connectionName }, 'resource', content.uri),
       })),
     } as ReadResourceResult;
   }
@@ -236,6 +244,9 @@ export class ForwardedFeatures {
         ...(request.arguments ? { context: { arguments: request.arguments } } : {}),
       },
       () => new GatewayError('invalid_params', 'Invalid params: no such prompt or template'),
+      ref.type === 'ref/prompt'
+        ? { kind: 'prompt', id: name, shown: ref.name, field: 'ref' }
+        : { kind: 'template', id: name, shown: ref.uri, field: 'ref' },
     );
     return result as CompleteResult;
   }
@@ -285,6 +296,7 @@ export class ForwardedFeatures {
       uri,
       { uri: upstreamUri },
       () => new GatewayError('resource_not_found', undefined, { detail: { uri } }),
+      { kind: 'resource', id: upstreamUri, shown: uri, field: 'uri' },
     );
   }
 
@@ -298,6 +310,7 @@ export class ForwardedFeatures {
     shownName: string,
     params: Record<string, unknown>,
     unknown: () => GatewayError,
+    named: NamedFeature,
   ): Promise<Record<string, unknown>> {
     const started = performance.now();
     const event = this.#event(caller, `${method} ${shownName}`, context);
@@ -326,6 +339,13 @@ export class ForwardedFeatures {
       throw refusal;
     }
     event.connectionId = readable.connection.id;
+    let pinned: ReturnType<typeof pinnedOrThrow>;
+    try {
+      pinned = pinnedOrThrow(caller.snapshot, readable.connection, readable.source, named);
+    } catch (refusal) {
+      await finish({ reason: reasonOf(refusal) });
+      throw refusal;
+    }
     let forwarded: Forwarded;
     try {
       forwarded = await this.#send(caller, readable, context, method, params);
@@ -343,37 +363,43 @@ export class ForwardedFeatures {
       requestBytes: forwarded.requestBytes,
       replyBytes: forwarded.replyBytes,
     }).catch(this.#options.report);
-    return resultOf(forwarded.outcome as Record<string, unknown>, context);
+    const result = resultOf(forwarded.outcome as Record<string, unknown>, context);
+    if (method !== 'prompts/get' || isInputRequired(result)) return result;
+    // The prompt's description as reviewed, not as the server says it now (its messages are data).
+    const { description: _said, ...rest } = result as GetPromptResult;
+    return pinned?.kind === 'prompt' && pinned.contract.description !== undefined
+      ? { ...rest, description: pinned.contract.description }
+      : rest;
   }
 
-  /** One upstream list of every connection the caller may read that serves it, all its pages. */
-  async #list<T extends object>(
+  /**
+   * One upstream list of every connection the caller may read that serves
+   * it, all its pages, less what is held back (audited, one event a list).
+   */
+  async #list(
     caller: Caller,
     view: FeatureView,
     listContext: ListContext,
-    member: string,
-    method: string,
-    rename: (item: T, connection: Connection) => T,
-  ): Promise<T[]> {
-    const feature = method.startsWith('prompts') ? 'prompts' : 'resources';
+    kind: RemoteFeatureKind,
+  ): Promise<object[]> {
+    const list = FEATURE_LISTS.find((candidate) => candidate.kind === kind)!;
     const context: RequestContext = { ...LIST_CONTEXT, ...listContext, protocolVersion: '' };
     const lists = await Promise.all(
       this.#readable(caller, view).map(async (readable) => {
         const capabilities = await this.#capabilitiesOf(caller, readable);
-        if (capabilities?.[feature] === undefined) return [];
+        if (capabilities?.[list.capability] === undefined) return [];
         const started = performance.now();
-        const items: T[] = [];
+        const listed: unknown[] = [];
         let outcome: Partial<NewAuditEvent> = { decision: 'allowed', outcome: 'ok' };
         try {
           let cursor: string | undefined;
           for (let page = 0; page < MAX_PAGES; page++) {
-            const forwarded = await this.#send(caller, readable, context, method, {
+            const forwarded = await this.#send(caller, readable, context, list.method, {
               ...(cursor === undefined ? {} : { cursor }),
             });
             const result = forwarded.outcome as Record<string, unknown>;
-            const listed = Array.isArray(result[member]) ? (result[member] as unknown[]) : [];
-            for (const item of listed)
-              if (isPlainObject(item)) items.push(rename(item as T, readable.connection));
+            const entries = result[list.member];
+            if (Array.isArray(entries)) listed.push(...entries);
             cursor = typeof result.nextCursor === 'string' ? result.nextCursor : undefined;
             if (cursor === undefined) break;
           }
@@ -381,22 +407,48 @@ export class ForwardedFeatures {
           // One server that cannot list leaves the others' lists whole.
           outcome = { decision: 'allowed', outcome: 'error', reason: reasonOf(error) };
         }
-        const event = this.#event(caller, method, context);
-        await this.#options.audit
-          .append(
-            {
-              ...event,
-              ...outcome,
-              connectionId: readable.connection.id,
-              latencyMs: Math.round((performance.now() - started) * 1000) / 1000,
-            },
-            { alone: true },
-          )
-          .catch(this.#options.report);
-        return items;
+        const served = servedList(
+          caller.snapshot,
+          readable.connection,
+          readable.source,
+          kind,
+          listed,
+          view.only === undefined,
+        );
+        const latencyMs = Math.round((performance.now() - started) * 1000) / 1000;
+        const event = {
+          ...this.#event(caller, list.method, context),
+          connectionId: readable.connection.id,
+          latencyMs,
+        };
+        const append = (change: Partial<NewAuditEvent>) =>
+          this.#options.audit
+            .append({ ...event, ...change }, { alone: true })
+            .catch(this.#options.report);
+        await append(outcome);
+        if (served.held.length > 0)
+          await append({
+            decision: 'denied',
+            reason: served.held[0]!.reason,
+            subject: `held ${served.held.length}: ${served.held
+              .map((item) => `${item.name} (${item.reason})`)
+              .join(', ')}`.slice(0, 500),
+          });
+        if (served.unpinned && ownerOf(caller, readable.grant) === null)
+          this.#rediscover(readable.connection.id);
+        return served.items;
       }),
     );
     return lists.flat();
+  }
+
+  /** Asks for the connection's discovery again, at most every REDISCOVER_EVERY_MS. */
+  #rediscover(connectionId: string): void {
+    const now = this.#options.now().getTime();
+    const last = this.#rediscovered.get(connectionId);
+    if (last !== undefined && now - last < REDISCOVER_EVERY_MS) return;
+    this.#rediscovered.set(connectionId, now);
+    this.#options.unpinned?.(connectionId);
   }
 
   async #send(
@@ -516,15 +568,6 @@ function split(view: FeatureView, name: string, separator: string): [string | un
   const at = name.indexOf(separator);
   if (at <= 0) return [undefined, name];
   return [name.slice(0, at), name.slice(at + separator.length)];
-}
-
-function promptName(connection: Pick<Connection, 'name'>, name: string): string {
-  return `${connection.name}__${name}`;
-}
-
-/** A connection's resource URI (or template) on `/mcp`: its name, `+`, the server's URI. */
-function resourceUri(connection: Pick<Connection, 'name'>, uri: string): string {
-  return `${connection.name}+${uri}`;
 }
 
 /** Whose credential the caller's requests carry: its own under a personal grant, else the connection's (null). */

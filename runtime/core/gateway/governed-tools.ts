@@ -64,6 +64,8 @@ export interface GovernedToolsOptions {
   remote?: RemoteMcpExecutor;
   watch: ToolWatch;
   now?: () => Date;
+  /** A connection's prompts or resources showed what its pins do not know: discover it again. */
+  unpinned?: (connectionId: string) => void;
 }
 
 export class GovernedTools implements ToolBackend<Caller> {
@@ -95,6 +97,7 @@ export class GovernedTools implements ToolBackend<Caller> {
           this.#credential(snapshot, connection, agentId),
         now: this.#now,
         report: (error) => this.#report(error),
+        ...(options.unpinned ? { unpinned: options.unpinned } : {}),
       });
   }
 

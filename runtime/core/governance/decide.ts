@@ -30,6 +30,19 @@ export function decide({
   }
   if (!grantCovers(grant, action)) return 'not_granted';
   if (connection.status !== 'active') return 'connection_inactive';
+  return policyRefusal(policy, action.contractHash);
+}
+
+/**
+ * What the action's policy says of the contract about to be served: the
+ * reason that holds it back (not reviewed, off, retired, or a contract other
+ * than the one reviewed), or null. A tool call's decision ends here, and so
+ * does the one on a prompt, resource or template a connection's server lists.
+ */
+export function policyRefusal(
+  policy: ActionPolicy | undefined,
+  contractHash: string | undefined,
+): ReasonCode | null {
   if (!policy) return 'action_quarantined';
   switch (policy.state) {
     case 'retired':
@@ -41,7 +54,7 @@ export function decide({
     case 'enabled':
       break;
   }
-  if (policy.reviewedHash !== action.contractHash) return 'contract_changed';
+  if (policy.reviewedHash !== contractHash) return 'contract_changed';
   return null;
 }
 

@@ -1,5 +1,6 @@
 /**
- * An operator's view of a connection's actions and the verbs that change their
+ * An operator's view of a connection's actions (a remote connection's
+ * prompts, resources and templates among them) and the verbs that change their
  * policy. Enabling an action approves its current contract. Reviewing
  * approves the current contract without enabling anything new: a quarantined
  * action takes its class default (reads on, writes and destructive off).
@@ -11,14 +12,19 @@ import { classDefault } from '../governance/contract-sync.ts';
 import type { ActionPolicy, Connection, PolicyState } from '../governance/model.ts';
 import { toolNameFor } from '../governance/tool-names.ts';
 import { didYouMean } from '../nearest-word.ts';
-import { REMOTE_MCP_PROVIDER } from '../remote/remote-model.ts';
-import { type ContractChange, contractChanges } from '../remote/remote-tool-contract.ts';
+import { type ContractChange, contractChanges } from '../remote/contract-diff.ts';
+import { featureOfKey, namespacedId } from '../remote/remote-feature-contract.ts';
+import { REMOTE_MCP_PROVIDER, type RemoteFeatureKind } from '../remote/remote-model.ts';
 import { connectionOrThrow } from './connections.ts';
 import { attempt, audit, type OperatorContext, parseInput, workspaceOrThrow } from './context.ts';
 
 export interface ActionView {
+  /** A tool's name, or a prompt's, resource's or template's key (`prompt:greet`). */
   action: string;
+  /** What an agent sees it as on `/mcp` (a tool, a prompt, a resource or template URI). */
   tool: string;
+  /** Set for a remote connection's prompt, resource or template (not a tool). */
+  kind?: RemoteFeatureKind;
   classification: Classification;
   state: PolicyState;
   /** The catalog's contract differs from the one reviewed: calls are blocked until reviewed. */
@@ -48,22 +54,35 @@ export async function listActions(ctx: OperatorContext, input: unknown): Promise
 async function actionViews(ctx: OperatorContext, connection: Connection): Promise<ActionView[]> {
   const provider = ctx.catalogs.get(connection.provider);
   const policies = await ctx.store.policies.forConnection(connection.id);
-  const remoteTools =
-    connection.provider === REMOTE_MCP_PROVIDER
-      ? new Map((await ctx.store.remoteTools.forConnection(connection.id)).map((t) => [t.name, t]))
-      : undefined;
+  const isRemote = connection.provider === REMOTE_MCP_PROVIDER;
+  const remoteTools = isRemote
+    ? new Map((await ctx.store.remoteTools.forConnection(connection.id)).map((t) => [t.name, t]))
+    : undefined;
+  const features = isRemote
+    ? new Map((await ctx.store.remoteFeatures.forConnection(connection.id)).map((f) => [f.key, f]))
+    : undefined;
   return policies.map((policy) => {
     const contractChanged =
       policy.state !== 'retired' && policy.reviewedHash !== policy.currentHash;
-    const remote = remoteTools?.get(policy.action);
+    const feature = features?.get(policy.action);
+    // A retired prompt or resource is pinned no more: its key still says what it was.
+    const keyed = isRemote ? featureOfKey(policy.action) : undefined;
+    const remote = remoteTools?.get(policy.action) ?? feature;
     const changedFrom = contractChanged ? remote?.changedFrom : undefined;
     return {
       action: policy.action,
-      tool: toolNameFor(connection, policy.action),
+      tool: keyed
+        ? namespacedId(connection, keyed.kind, keyed.id)
+        : toolNameFor(connection, policy.action),
+      ...(keyed ? { kind: keyed.kind } : {}),
       classification: policy.classification,
       state: policy.state,
       contractChanged,
-      title: provider?.actions.get(policy.action)?.title ?? policy.action,
+      title:
+        provider?.actions.get(policy.action)?.title ??
+        feature?.contract.title ??
+        feature?.contract.name ??
+        policy.action,
       ...(remote && changedFrom
         ? {
             changes: contractChanges(changedFrom.contract, remote.contract),

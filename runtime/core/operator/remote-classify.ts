@@ -9,6 +9,7 @@ import { GatewayError } from '../errors.ts';
 import { syncPolicies } from '../governance/contract-sync.ts';
 import { didYouMean } from '../nearest-word.ts';
 import { classifyRemoteTool } from '../remote/remote-classification.ts';
+import { featureActionOf } from '../remote/remote-feature-contract.ts';
 import { remoteActionOf } from '../remote/remote-tool-source.ts';
 import { connectionOrThrow } from './connections.ts';
 import { attempt, audit, type OperatorContext, parseInput, workspaceOrThrow } from './context.ts';
@@ -59,9 +60,10 @@ export async function classifyTool(ctx: OperatorContext, input: unknown): Promis
         updatedAt: at,
       });
       await tx.remoteTools.replace(connection, reclassified);
+      const features = await tx.remoteFeatures.forConnection(connection.id);
       const sync = syncPolicies(
         connection,
-        reclassified.map(remoteActionOf),
+        [...reclassified.map(remoteActionOf), ...features.map(featureActionOf)],
         await tx.policies.forConnection(connection.id),
         at,
         'quarantine-new',

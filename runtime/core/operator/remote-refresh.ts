@@ -1,32 +1,39 @@
 /**
- * Pinning a remote MCP connection's tools: discover every page of its
- * `tools/list`, hash each tool's contract, classify it, and bring the action
- * policies in line (new tools quarantined, a changed contract blocked with
- * `contract_changed` until reviewed again, a vanished tool retired). The
- * report says what changed, field by field, for the review.
+ * Pinning a remote MCP connection's tools, prompts, resources and resource
+ * templates: discover every page of its lists, hash each item's contract,
+ * classify each tool, and bring the action policies in line (new items
+ * quarantined, a changed contract blocked with `contract_changed` until
+ * reviewed again, a vanished item retired). The report says what changed,
+ * field by field, for the review.
  */
 import { z } from 'zod';
 import { GatewayError } from '../errors.ts';
 import { syncPolicies } from '../governance/contract-sync.ts';
 import type { Connection } from '../governance/model.ts';
+import { type ContractChange, contractChanges } from '../remote/contract-diff.ts';
+import { discoverFeatures } from '../remote/discover-features.ts';
 import { discoverTools } from '../remote/discover-tools.ts';
 import { openSession } from '../remote/open-session.ts';
 import { classifyRemoteTool } from '../remote/remote-classification.ts';
+import {
+  featureActionOf,
+  featureHashOf,
+  featureIdOf,
+  featureKey,
+} from '../remote/remote-feature-contract.ts';
 import { featuresOf, sameFeatures } from '../remote/remote-features.ts';
 import { BEARER_FIELD } from '../remote/remote-headers.ts';
 import { upstreamTarget } from '../remote/remote-mcp-executor.ts';
 import {
   REMOTE_MCP_PROVIDER,
   type RemoteEndpoint,
+  type RemoteFeature,
+  type RemoteFeatureKind,
   type RemoteFeatures,
   type RemoteTool,
   type ReviewedContract,
 } from '../remote/remote-model.ts';
-import {
-  type ContractChange,
-  contractChanges,
-  contractHashOf,
-} from '../remote/remote-tool-contract.ts';
+import { contractHashOf } from '../remote/remote-tool-contract.ts';
 import { remoteActionOf } from '../remote/remote-tool-source.ts';
 import type { UpstreamSession, UpstreamTarget } from '../remote/upstream-client.ts';
 import type { Store } from '../store/store.ts';
@@ -36,19 +43,25 @@ import { remoteOrThrow } from './remote-connections.ts';
 
 export interface RefreshReport {
   tools: string[];
+  /** The prompts, resources and templates pinned, by the action each is reviewed as (`prompt:greet`). */
+  features: string[];
+  /** Actions: tools by name, the others by key. */
   added: string[];
   changed: Array<{ tool: string; changes: ContractChange[] }>;
   retired: string[];
-  /** Tools left out, each with why. */
+  /** Items left out (and lists not read), each with why. */
   problems: string[];
 }
 
 export interface Discovered {
   tools: RemoteTool[];
+  features: RemoteFeature[];
+  /** The kinds whose list could not be read: their pins stay as they were. */
+  unread: RemoteFeatureKind[];
   problems: string[];
   ttlMs: number | undefined;
   /** What the server serves beyond tools, when its session said (recorded on the endpoint). */
-  features?: RemoteFeatures;
+  served?: RemoteFeatures;
 }
 
 /** Network only: the upstream's tools now, as rows to pin. */
@@ -61,10 +74,21 @@ export async function discoverPinnable(
 ): Promise<Discovered> {
   const remote = remoteOrThrow(ctx);
   const found = await discoverTools(remote.client, target, session, remote.validators);
+  const features = await discoverFeatures(remote.client, target, session);
   const at = ctx.now().toISOString();
   return {
-    problems: found.problems,
+    problems: [...found.problems, ...features.problems],
     ttlMs: found.ttlMs,
+    unread: features.unread,
+    features: features.features.map((feature) => ({
+      ...feature,
+      connectionId: connection.id,
+      workspaceId: connection.workspaceId,
+      key: featureKey(feature.kind, featureIdOf(feature)),
+      contractHash: featureHashOf(feature),
+      discoveredAt: at,
+      changedFrom: null,
+    })),
     tools: found.tools.map((contract) => {
       const { classification, rule } = classifyRemoteTool(
         contract,
@@ -96,33 +120,54 @@ export async function applyPinned(
   const before = new Map(
     (await tx.remoteTools.forConnection(connection.id)).map((tool) => [tool.name, tool]),
   );
+  const featuresBefore = await tx.remoteFeatures.forConnection(connection.id);
+  const beforeFeature = new Map(featuresBefore.map((feature) => [feature.key, feature]));
   const at = ctx.now().toISOString();
   const existing = await tx.policies.forConnection(connection.id);
-  const sync = syncPolicies(
-    connection,
-    discovered.tools.map(remoteActionOf),
-    existing,
-    at,
-    'quarantine-new',
-  );
   const reviewedHashes = new Map(existing.map((policy) => [policy.action, policy.reviewedHash]));
   const pinned = discovered.tools.map((tool) => ({
     ...tool,
     changedFrom: changedFromOf(before.get(tool.name), tool, reviewedHashes.get(tool.name), at),
   }));
+  // A kind whose list could not be read keeps its pins (and its policies) as they were.
+  const features = [
+    ...discovered.features.map(
+      (feature) =>
+        ({
+          ...feature,
+          changedFrom: changedFromOf(
+            beforeFeature.get(feature.key),
+            feature,
+            reviewedHashes.get(feature.key),
+            at,
+          ),
+        }) as RemoteFeature,
+    ),
+    ...featuresBefore.filter((feature) => discovered.unread.includes(feature.kind)),
+  ];
+  const sync = syncPolicies(
+    connection,
+    [...pinned.map(remoteActionOf), ...features.map(featureActionOf)],
+    existing,
+    at,
+    'quarantine-new',
+  );
   await tx.remoteTools.replace(connection, pinned);
+  await tx.remoteFeatures.replace(connection, features);
   // The server's ttlMs says when the list goes stale; without one it stays until refreshed.
   const toolsExpireAt =
     discovered.ttlMs === undefined
       ? null
       : new Date(ctx.now().getTime() + Math.max(discovered.ttlMs, 60_000)).toISOString();
-  const features = discovered.features ?? endpoint.features;
-  if (toolsExpireAt !== endpoint.toolsExpireAt || !sameFeatures(features, endpoint.features))
-    await tx.remoteEndpoints.put({ ...endpoint, toolsExpireAt, features, updatedAt: at });
+  const served = discovered.served ?? endpoint.features;
+  if (toolsExpireAt !== endpoint.toolsExpireAt || !sameFeatures(served, endpoint.features))
+    await tx.remoteEndpoints.put({ ...endpoint, toolsExpireAt, features: served, updatedAt: at });
   if (sync.changed.length > 0) await tx.policies.putMany(sync.changed);
   const changed = sync.changedContracts.map((tool) => {
-    const old = before.get(tool);
-    const now = discovered.tools.find((candidate) => candidate.name === tool);
+    const old = before.get(tool) ?? beforeFeature.get(tool);
+    const now =
+      discovered.tools.find((candidate) => candidate.name === tool) ??
+      features.find((candidate) => candidate.key === tool);
     return { tool, changes: old && now ? contractChanges(old.contract, now.contract) : [] };
   });
   await audit(ctx, tx, {
@@ -133,6 +178,7 @@ export async function applyPinned(
   });
   return {
     tools: discovered.tools.map((tool) => tool.name),
+    features: features.map((feature) => feature.key),
     added: sync.added,
     changed,
     retired: sync.retired,
@@ -140,18 +186,26 @@ export async function applyPinned(
   };
 }
 
+/** What a pinned tool or feature has that its review compares. */
+interface Pinned<C> {
+  contract: C;
+  contractHash: string;
+  changedFrom: ReviewedContract<C> | null;
+}
+
 /**
- * The contract a changed tool is compared with in review: the one last
- * reviewed, kept from the first change on however many follow before the
- * review; none once the tool is back at its reviewed contract, and none for a
- * tool never reviewed (its whole contract is under review).
+ * The contract a changed tool (or prompt, resource, template) is compared
+ * with in review: the one last reviewed, kept from the first change on
+ * however many follow before the review; none once it is back at its
+ * reviewed contract, and none for one never reviewed (its whole contract is
+ * under review).
  */
-function changedFromOf(
-  old: RemoteTool | undefined,
-  now: RemoteTool,
+function changedFromOf<C>(
+  old: Pinned<C> | undefined,
+  now: Pinned<C>,
   reviewedHash: string | null | undefined,
   at: string,
-): ReviewedContract | null {
+): ReviewedContract<C> | null {
   if (!old || now.contractHash === reviewedHash) return null;
   // Still measured against the reviewed contract (a riskier class cleared the reviewed hash).
   if (old.changedFrom && (reviewedHash == null || old.changedFrom.contractHash === reviewedHash))
@@ -195,7 +249,7 @@ export async function refreshConnection(
     (session.era === 'modern'
       ? (await remote.client.discover(target).catch(() => undefined))?.capabilities
       : undefined);
-  if (capabilities !== undefined) discovered.features = featuresOf(capabilities);
+  if (capabilities !== undefined) discovered.served = featuresOf(capabilities);
   return ctx.store.transaction((tx) => applyPinned(ctx, tx, connection, endpoint, discovered));
 }
 

@@ -3,7 +3,7 @@
  * server describes badly are left out and named; the pages and tools a
  * server may send are bounded (a server that pages forever is cut off).
  */
-import { GatewayError } from '../errors.ts';
+import { listPages, PAGES_MAX } from './list-pages.ts';
 import type { RemoteToolContract } from './remote-model.ts';
 import { toolContractOf } from './remote-tool-contract.ts';
 import type { RemoteValidators } from './remote-tool-source.ts';
@@ -14,7 +14,6 @@ import type {
   UpstreamTarget,
 } from './upstream-client.ts';
 
-export const PAGES_MAX = 50;
 export const TOOLS_MAX = 2_000;
 
 export interface DiscoveredTools {
@@ -36,23 +35,13 @@ export async function discoverTools(
   const problems: string[] = [];
   const seen = new Set<string>();
   let ttlMs: number | undefined;
-  let cursor: string | undefined;
-  for (let page = 0; page < PAGES_MAX; page++) {
-    const { result } = await client.request(
-      target,
-      session,
-      'tools/list',
-      cursor === undefined ? {} : { cursor },
-      options,
-    );
-    if (!Array.isArray(result.tools))
-      throw new GatewayError(
-        'mcp_remote_malformed_response',
-        "the remote MCP server's tools/list result has no tools array",
-      );
+  const pages = listPages(client, target, session, 'tools/list', 'tools', options);
+  let next = await pages.next();
+  for (; !next.done; next = await pages.next()) {
+    const { entries, result } = next.value;
     if (typeof result.ttlMs === 'number' && result.ttlMs >= 0)
       ttlMs = ttlMs === undefined ? result.ttlMs : Math.min(ttlMs, result.ttlMs);
-    for (const entry of result.tools) {
+    for (const entry of entries) {
       const contract = toolContractOf(entry);
       if ('problem' in contract) {
         problems.push(contract.problem);
@@ -74,12 +63,7 @@ export async function discoverTools(
       seen.add(contract.name);
       tools.push(contract);
     }
-    cursor =
-      typeof result.nextCursor === 'string' && result.nextCursor !== ''
-        ? result.nextCursor
-        : undefined;
-    if (cursor === undefined) return { tools, problems, ttlMs };
   }
-  problems.push(`more than ${PAGES_MAX} pages of tools; the rest are left out`);
+  if (!next.value) problems.push(`more than ${PAGES_MAX} pages of tools; the rest are left out`);
   return { tools, problems, ttlMs };
 }

@@ -1,9 +1,10 @@
 /**
- * Hearing a remote server say its tool list changed
- * (`notifications/tools/list_changed`) and discovering it again: on a 2025
- * session the server's own event stream (a GET in the session), on HTTP+SSE
- * the session's stream, on 2026-07-28 a `subscriptions/listen` stream for
- * `toolsListChanged`. Each connection is refreshed at most once at a time;
+ * Hearing a remote server say its tool, prompt or resource list changed
+ * (`notifications/tools/list_changed`, and the prompts' and resources') and
+ * discovering it again: on a 2025 session the server's own event stream (a
+ * GET in the session), on HTTP+SSE the session's stream, on 2026-07-28 a
+ * `subscriptions/listen` stream for `toolsListChanged`,
+ * `promptsListChanged` and `resourcesListChanged`. Each connection is refreshed at most once at a time;
  * the new list goes through review like any other change.
  */
 import {
@@ -17,7 +18,11 @@ import { EventStreamReader } from './event-stream-reader.ts';
 import { classify, parseJson } from './mcp-reply.ts';
 import type { UpstreamSession, UpstreamTarget } from './upstream-client.ts';
 
-const LIST_CHANGED = 'notifications/tools/list_changed';
+const LIST_CHANGED: ReadonlySet<string> = new Set([
+  'notifications/tools/list_changed',
+  'notifications/prompts/list_changed',
+  'notifications/resources/list_changed',
+]);
 /** How long a session's listening stream may stay open. */
 const LISTEN_LIFETIME_MS = 24 * 3_600_000;
 
@@ -39,7 +44,7 @@ export class ListChanges {
   listen(connectionId: string, target: UpstreamTarget, session: UpstreamSession): void {
     if (session.era === 'sse') {
       session.channel.onServerNotification = (method) => {
-        if (method === LIST_CHANGED) this.changed(connectionId);
+        if (LIST_CHANGED.has(method)) this.changed(connectionId);
       };
       return;
     }
@@ -57,7 +62,11 @@ export class ListChanges {
           id: 'portcullis-listen',
           method: 'subscriptions/listen',
           params: {
-            notifications: { toolsListChanged: true },
+            notifications: {
+              toolsListChanged: true,
+              promptsListChanged: true,
+              resourcesListChanged: true,
+            },
             _meta: {
               [PROTOCOL_VERSION_META_KEY]: session.revision,
               [CLIENT_CAPABILITIES_META_KEY]: {},
@@ -154,7 +163,7 @@ export class ListChanges {
           for (const data of reader.push(chunk)) {
             try {
               const parsed = classify(parseJson(data));
-              if (parsed.kind === 'notification' && parsed.message.method === LIST_CHANGED)
+              if (parsed.kind === 'notification' && LIST_CHANGED.has(parsed.message.method))
                 this.changed(connectionId);
             } catch {
               // One bad event says nothing about the list.

@@ -107,9 +107,59 @@ export interface RemoteTool {
   changedFrom: ReviewedContract | null;
 }
 
-export interface ReviewedContract {
-  contract: RemoteToolContract;
+export interface ReviewedContract<C = RemoteToolContract> {
+  contract: C;
   contractHash: string;
   /** When the change was first found. */
   since: string;
 }
+
+/** The prompts, resources and resource templates a server lists: pinned and reviewed as its tools are. */
+export type RemoteFeatureKind = 'prompt' | 'resource' | 'template';
+
+/** What an agent reads of a prompt: its contract hash covers all of it (not the messages a get returns). */
+export interface PromptContract {
+  name: string;
+  title?: string;
+  description?: string;
+  /** In the server's order. */
+  arguments?: Array<{ name: string; title?: string; description?: string; required?: boolean }>;
+}
+
+/** What an agent reads of a resource in a list. */
+export interface ResourceContract {
+  uri: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+}
+
+/** What an agent reads of a resource template in a list. */
+export interface TemplateContract {
+  uriTemplate: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+}
+
+export type RemoteFeatureContract =
+  | { kind: 'prompt'; contract: PromptContract }
+  | { kind: 'resource'; contract: ResourceContract }
+  | { kind: 'template'; contract: TemplateContract };
+
+/**
+ * One pinned prompt, resource or template of a connection. Its `key` is the
+ * action its policy is kept under (`prompt:<name>`, `resource:<uri>`,
+ * `template:<uriTemplate>`; a tool name has no colon), so it is reviewed,
+ * quarantined, blocked and retired as a tool is.
+ */
+export type RemoteFeature = RemoteFeatureContract & {
+  connectionId: string;
+  workspaceId: string;
+  key: string;
+  contractHash: string;
+  discoveredAt: string;
+  changedFrom: ReviewedContract<RemoteFeatureContract['contract']> | null;
+};

@@ -8,7 +8,6 @@
 import type { ToolAnnotations } from '../../../generated/catalog-format.ts';
 import { hashJson } from '../../../generated/catalog-rules.ts';
 import { isPlainObject } from '../json-value.ts';
-import { type TextPart, textDiff, type ValueChange, valueDiff } from './contract-diff.ts';
 import type { RemoteToolContract } from './remote-model.ts';
 
 /** MCP tool names (2025-11-25 `tools`: 1 to 128 of these characters). */
@@ -46,35 +45,4 @@ export function toolContractOf(value: unknown): RemoteToolContract | { problem: 
 
 export function contractHashOf(contract: RemoteToolContract): string {
   return hashJson(contract);
-}
-
-/**
- * What changed between two contracts of one tool, for the review: the field
- * whole before and after, and the difference itself (a text's words, a
- * schema's or annotations' JSON pointers).
- */
-export type ContractChange =
-  | { field: 'title' | 'description'; before: unknown; after: unknown; diff: TextPart[] }
-  | {
-      field: 'inputSchema' | 'outputSchema' | 'annotations';
-      before: unknown;
-      after: unknown;
-      diff: ValueChange[];
-    };
-
-export function contractChanges(
-  before: RemoteToolContract,
-  after: RemoteToolContract,
-): ContractChange[] {
-  const changes: ContractChange[] = [];
-  for (const field of ['title', 'description'] as const) {
-    const [a, b] = [before[field] ?? null, after[field] ?? null];
-    if (a !== b) changes.push({ field, before: a, after: b, diff: textDiff(a ?? '', b ?? '') });
-  }
-  for (const field of ['inputSchema', 'outputSchema', 'annotations'] as const) {
-    const [a, b] = [before[field] ?? null, after[field] ?? null];
-    if (hashJson(a) !== hashJson(b))
-      changes.push({ field, before: a, after: b, diff: valueDiff(a ?? undefined, b ?? undefined) });
-  }
-  return changes;
 }

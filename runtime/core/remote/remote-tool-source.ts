@@ -1,6 +1,7 @@
 /**
  * The tools of a remote MCP connection: the list pinned at its last
- * discovery, as governed actions. An action is named as the upstream names
+ * discovery, as governed actions (beside them, its pinned prompts,
+ * resources and templates, which are governed but are not tools). An action is named as the upstream names
  * it (the aggregated endpoint prefixes the connection's name, as for every
  * connection not named after its provider); its annotations state the class
  * governance gave it. Input schemas are compiled once per contract hash, by
@@ -14,7 +15,12 @@ import type { Classification, ToolAnnotations } from '../../../generated/catalog
 import { BoundedCache } from '../bounded-cache.ts';
 import { GatewayError } from '../errors.ts';
 import type { GovernedAction, ToolSource, ToolTarget } from '../tools/tool-source.ts';
-import type { RemoteEndpoint, RemoteTool, RemoteToolContract } from './remote-model.ts';
+import type {
+  RemoteEndpoint,
+  RemoteFeature,
+  RemoteTool,
+  RemoteToolContract,
+} from './remote-model.ts';
 
 export interface RemoteAction extends GovernedAction {
   readonly contract: RemoteToolContract;
@@ -25,6 +31,8 @@ export class RemoteToolSource implements ToolSource<RemoteAction> {
   readonly kind = 'remote_mcp';
   readonly endpoint: RemoteEndpoint;
   readonly actions: readonly RemoteAction[];
+  /** Its pinned prompts, resources and templates, by key (`prompt:<name>`, …). */
+  readonly features: ReadonlyMap<string, RemoteFeature>;
   readonly #byName: ReadonlyMap<string, RemoteAction>;
   readonly #validators: RemoteValidators;
 
@@ -32,8 +40,10 @@ export class RemoteToolSource implements ToolSource<RemoteAction> {
     endpoint: RemoteEndpoint,
     tools: readonly RemoteTool[],
     validators: RemoteValidators,
+    features: readonly RemoteFeature[] = [],
   ) {
     this.endpoint = endpoint;
+    this.features = new Map(features.map((feature) => [feature.key, feature]));
     this.#validators = validators;
     this.actions = tools.map(remoteActionOf);
     this.#byName = new Map(this.actions.map((action) => [action.name, action]));

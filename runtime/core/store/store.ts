@@ -34,7 +34,7 @@ import type {
   SigningKey,
   TokenFamily,
 } from '../oauth-server/oauth-model.ts';
-import type { RemoteEndpoint, RemoteTool } from '../remote/remote-model.ts';
+import type { RemoteEndpoint, RemoteFeature, RemoteTool } from '../remote/remote-model.ts';
 import type {
   StoredClient,
   StoredSignIn,
@@ -61,6 +61,7 @@ export interface Store {
   readonly oauth: OAuthRows;
   readonly remoteEndpoints: RemoteEndpointRows;
   readonly remoteTools: RemoteToolRows;
+  readonly remoteFeatures: RemoteFeatureRows;
   /** Signing in to remote MCP servers (migration 0007): none of it is governance. */
   readonly upstreamOAuth: UpstreamOAuthRows;
 }
@@ -269,6 +270,19 @@ export interface RemoteToolRows {
   forConnection(connectionId: string): Promise<RemoteTool[]>;
   /** Every pinned tool, by connection id and name. */
   all(): Promise<RemoteTool[]>;
+}
+
+/** The prompts, resources and resource templates pinned at a remote connection's last discovery. */
+export interface RemoteFeatureRows {
+  /** Replaces the connection's whole list, in one transaction. */
+  replace(
+    connection: Pick<Connection, 'id' | 'workspaceId'>,
+    features: readonly RemoteFeature[],
+  ): Promise<void>;
+  /** By key. */
+  forConnection(connectionId: string): Promise<RemoteFeature[]>;
+  /** Every pinned feature, by connection id and key. */
+  all(): Promise<RemoteFeature[]>;
 }
 
 /** Signing in to remote MCP servers: clients, each credential's tokens, pending sign-ins. */

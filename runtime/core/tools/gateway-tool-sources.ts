@@ -1,6 +1,7 @@
 /**
  * Every connection's tool source: a native REST connection's compiled
- * catalog, a remote MCP connection's pinned tool list. The pinned lists live
+ * catalog, a remote MCP connection's pinned tool list (with its pinned
+ * prompts, resources and templates). The pinned lists live
  * in the store, so each governance snapshot reads them with the rest of its
  * rows (`read`), in the same transaction; validators are shared across
  * snapshots by contract hash.
@@ -34,16 +35,13 @@ export class GatewayToolSources implements ToolSources {
   }
 
   async read(store: Store): Promise<GatewayToolSources> {
-    const [endpoints, tools] = await Promise.all([
+    const [endpoints, tools, features] = await Promise.all([
       store.remoteEndpoints.all(),
       store.remoteTools.all(),
+      store.remoteFeatures.all(),
     ]);
-    const byConnection = new Map<string, typeof tools>();
-    for (const tool of tools) {
-      const list = byConnection.get(tool.connectionId);
-      if (list) list.push(tool);
-      else byConnection.set(tool.connectionId, [tool]);
-    }
+    const byConnection = groupedByConnection(tools);
+    const featuresByConnection = groupedByConnection(features);
     const remote = new Map(
       endpoints.map((endpoint) => [
         endpoint.connectionId,
@@ -51,9 +49,22 @@ export class GatewayToolSources implements ToolSources {
           endpoint,
           byConnection.get(endpoint.connectionId) ?? [],
           this.validators,
+          featuresByConnection.get(endpoint.connectionId) ?? [],
         ),
       ]),
     );
     return new GatewayToolSources(this.#catalogs, this.validators, remote);
   }
+}
+
+function groupedByConnection<T extends { connectionId: string }>(
+  rows: readonly T[],
+): Map<string, T[]> {
+  const grouped = new Map<string, T[]>();
+  for (const row of rows) {
+    const list = grouped.get(row.connectionId);
+    if (list) list.push(row);
+    else grouped.set(row.connectionId, [row]);
+  }
+  return grouped;
 }

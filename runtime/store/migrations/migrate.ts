@@ -14,6 +14,7 @@ import { upstreamOAuthMigration } from './0007-upstream-oauth.ts';
 import { remoteToolDiffMigration } from './0008-remote-tool-diff.ts';
 import { remoteFeaturesMigration } from './0009-remote-features.ts';
 import { oauthClientExpiryMigration } from './0010-oauth-client-expiry.ts';
+import { remoteFeaturePinsMigration } from './0011-remote-feature-pins.ts';
 
 /** kysely's default name for its record of applied migrations. */
 const MIGRATION_TABLE = 'kysely_migration';
@@ -31,6 +32,7 @@ export function storeMigrations(engine: Engine): Record<string, Migration> {
     '0008-remote-tool-diff': remoteToolDiffMigration,
     '0009-remote-features': remoteFeaturesMigration,
     '0010-oauth-client-expiry': oauthClientExpiryMigration,
+    '0011-remote-feature-pins': remoteFeaturePinsMigration,
   };
 }
 

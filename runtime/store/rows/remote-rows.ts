@@ -1,7 +1,8 @@
 /**
- * A remote MCP connection's endpoint record and its pinned tool list. Both
- * are governance: a change moves the revision (agents' tool lists depend on
- * them), and both go with their connection (on delete cascade).
+ * A remote MCP connection's endpoint record, its pinned tool list and its
+ * pinned prompts, resources and templates. All are governance: a change
+ * moves the revision (agents' lists depend on them), and all go with their
+ * connection (on delete cascade).
  */
 import type { Selectable } from 'kysely';
 import type { Classification } from '../../../generated/catalog-format.ts';
@@ -9,6 +10,7 @@ import type {
   RemoteAuthKind,
   RemoteDraft,
   RemoteEndpoint,
+  RemoteFeature,
   RemoteFeatures,
   RemoteOAuth,
   RemoteServerInfo,
@@ -17,8 +19,12 @@ import type {
   RemoteTransport,
   ReviewedContract,
 } from '../../core/remote/remote-model.ts';
-import type { RemoteEndpointRows, RemoteToolRows } from '../../core/store/store.ts';
-import type { RemoteEndpointTable, RemoteToolTable } from '../schema.ts';
+import type {
+  RemoteEndpointRows,
+  RemoteFeatureRows,
+  RemoteToolRows,
+} from '../../core/store/store.ts';
+import type { RemoteEndpointTable, RemoteFeatureTable, RemoteToolTable } from '../schema.ts';
 import type { StoreContext } from '../store-context.ts';
 import { sortedBy } from './order.ts';
 
@@ -126,6 +132,61 @@ export function remoteToolRows(context: StoreContext): RemoteToolRows {
   };
 }
 
+export function remoteFeatureRows(context: StoreContext): RemoteFeatureRows {
+  const { db } = context;
+  return {
+    async replace(connection, features) {
+      await context.mutate(
+        async (trx) => {
+          await trx
+            .deleteFrom('remote_features')
+            .where('workspace_id', '=', connection.workspaceId)
+            .where('connection_id', '=', connection.id)
+            .execute();
+          // One statement per 100 rows keeps under SQLite's bound-parameter limit.
+          for (let start = 0; start < features.length; start += 100) {
+            await trx
+              .insertInto('remote_features')
+              .values(
+                features.slice(start, start + 100).map((feature) => ({
+                  connection_id: connection.id,
+                  workspace_id: connection.workspaceId,
+                  kind: feature.kind,
+                  key: feature.key,
+                  contract: JSON.stringify(feature.contract),
+                  contract_hash: feature.contractHash,
+                  discovered_at: feature.discoveredAt,
+                  changed_from:
+                    feature.changedFrom === null ? null : JSON.stringify(feature.changedFrom),
+                })),
+              )
+              .execute();
+          }
+        },
+        [{ field: 'connection', workspaceId: connection.workspaceId, id: connection.id }],
+      );
+    },
+
+    async forConnection(connectionId) {
+      const rows = await db
+        .selectFrom('remote_features')
+        .selectAll()
+        .where('connection_id', '=', connectionId)
+        .execute();
+      return sortedBy(rows.map(toFeature), (row) => row.key);
+    },
+
+    async all() {
+      const rows = await db.selectFrom('remote_features').selectAll().execute();
+      return sortedBy(
+        rows.map(toFeature),
+        (row) => row.connectionId,
+        (row) => row.key,
+      );
+    },
+  };
+}
+
 function toEndpoint(row: Selectable<RemoteEndpointTable>): RemoteEndpoint {
   return {
     connectionId: row.connection_id,
@@ -161,4 +222,17 @@ function toTool(row: Selectable<RemoteToolTable>): RemoteTool {
     changedFrom:
       row.changed_from === null ? null : (JSON.parse(row.changed_from) as ReviewedContract),
   };
+}
+
+function toFeature(row: Selectable<RemoteFeatureTable>): RemoteFeature {
+  return {
+    connectionId: row.connection_id,
+    workspaceId: row.workspace_id,
+    kind: row.kind,
+    key: row.key,
+    contract: JSON.parse(row.contract),
+    contractHash: row.contract_hash,
+    discoveredAt: row.discovered_at,
+    changedFrom: row.changed_from === null ? null : JSON.parse(row.changed_from),
+  } as RemoteFeature;
 }

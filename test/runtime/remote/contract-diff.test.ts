@@ -1,9 +1,8 @@
 /** What a review shows of a changed remote tool: texts word by word, schemas and annotations by JSON pointer. */
 import { describe, expect, it } from 'vitest';
 import { contractChangeLines } from '../../../runtime/cli/contract-change-text.ts';
-import { valueDiff } from '../../../runtime/core/remote/contract-diff.ts';
+import { contractChanges, valueDiff } from '../../../runtime/core/remote/contract-diff.ts';
 import type { RemoteToolContract } from '../../../runtime/core/remote/remote-model.ts';
-import { contractChanges } from '../../../runtime/core/remote/remote-tool-contract.ts';
 
 const base: RemoteToolContract = {
   name: 'get_weather',

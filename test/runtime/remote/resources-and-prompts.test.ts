@@ -9,6 +9,7 @@
  */
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { changeActions } from '../../../runtime/core/operator/actions.ts';
 import { createAgent } from '../../../runtime/core/operator/agents.ts';
 import type { OperatorContext } from '../../../runtime/core/operator/context.ts';
 import { grant } from '../../../runtime/core/operator/grants.ts';
@@ -38,6 +39,12 @@ beforeAll(async () => {
     const upstream = await startUpstream(kind, { resourcesAndPrompts: true });
     upstreams.push(upstream);
     await connectUrl(ctx, { workspace: 'default', url: upstream.url, name: `docs-${kind}` });
+    // Its prompts, resources and templates are pinned and quarantined until reviewed, as its tools are.
+    await changeActions(ctx, 'review', {
+      workspace: 'default',
+      connection: `docs-${kind}`,
+      all: true,
+    });
     await grant(ctx, {
       workspace: 'default',
       agent: 'reader',

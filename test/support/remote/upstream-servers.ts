@@ -17,6 +17,8 @@ import {
   inputRequired,
   inputResponse,
   McpServer,
+  type RegisteredPrompt,
+  type RegisteredResource,
   ResourceTemplate,
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
@@ -85,6 +87,13 @@ export interface Upstream {
   notifyToolsChanged(): void;
   /** Changes a tool's description (the next list shows it). */
   setDescription(description: string): void;
+  /**
+   * With `resourcesAndPrompts`: changes the `greet` prompt's and the
+   * `memo://welcome` resource's descriptions, and adds the prompt `farewell`
+   * (`added: true`) or removes it again (`added: false`), in live sessions
+   * too (which say their lists changed).
+   */
+  changeFeatures(change: { prompt?: string; resource?: string; added?: boolean }): void;
   close(): Promise<void>;
 }
 
@@ -92,7 +101,13 @@ export async function startUpstream(
   kind: UpstreamKind,
   options: UpstreamOptions = {},
 ): Promise<Upstream> {
-  const state = { description: 'Reports the weather of a city.' };
+  const state: FeatureState & { description: string } = {
+    description: 'Reports the weather of a city.',
+    prompt: 'Greets someone.',
+    resource: 'A welcome note.',
+    added: false,
+  };
+  const featureSets: FeatureHandles[] = [];
   const calls: Upstream['calls'] = [];
   const sessions: string[] = [];
   const ended: string[] = [];
@@ -180,7 +195,10 @@ export async function startUpstream(
         'through the gate',
       );
     if (options.askingTools) registerAskingTools(server);
-    if (options.resourcesAndPrompts) registerResourcesAndPrompts(server, kind);
+    if (options.resourcesAndPrompts) {
+      const handles = registerResourcesAndPrompts(server, kind, state);
+      if (kind === 'stateful') featureSets.push(handles);
+    }
     if (options.logTool)
       gated(
         'shout',
@@ -338,6 +356,26 @@ export async function startUpstream(
     setDescription: (description) => {
       state.description = description;
     },
+    changeFeatures: (change) => {
+      Object.assign(state, change);
+      for (const handles of featureSets) {
+        try {
+          if (change.prompt !== undefined) handles.greet.update({ description: change.prompt });
+          if (change.resource !== undefined)
+            handles.welcome.update({
+              metadata: { description: change.resource, mimeType: 'text/plain' },
+            });
+          if (change.added && !handles.farewell)
+            handles.farewell = registerFarewell(handles.server);
+          if (change.added === false && handles.farewell) {
+            handles.farewell.remove();
+            delete handles.farewell;
+          }
+        } catch {
+          // A server whose session ended.
+        }
+      }
+    },
     async close() {
       await modern?.close();
       for (const transport of transports.values()) await transport.close();
@@ -459,11 +497,28 @@ function registerAskingTools(server: McpServer): void {
   );
 }
 
-function registerResourcesAndPrompts(server: McpServer, kind: UpstreamKind): void {
-  server.registerResource(
+interface FeatureState {
+  prompt: string;
+  resource: string;
+  added: boolean;
+}
+
+interface FeatureHandles {
+  server: McpServer;
+  greet: RegisteredPrompt;
+  welcome: RegisteredResource;
+  farewell?: RegisteredPrompt;
+}
+
+function registerResourcesAndPrompts(
+  server: McpServer,
+  kind: UpstreamKind,
+  state: FeatureState,
+): FeatureHandles {
+  const welcome = server.registerResource(
     'welcome',
     'memo://welcome',
-    { description: 'A welcome note.', mimeType: 'text/plain' },
+    { description: state.resource, mimeType: 'text/plain' },
     async (uri) => ({ contents: [{ uri: uri.href, text: `welcome from the ${kind} server` }] }),
   );
   server.registerResource(
@@ -472,11 +527,24 @@ function registerResourcesAndPrompts(server: McpServer, kind: UpstreamKind): voi
     { description: 'A note by id.', mimeType: 'text/plain' },
     async (uri, { id }) => ({ contents: [{ uri: uri.href, text: `note ${String(id)}` }] }),
   );
-  server.registerPrompt(
+  const greet = server.registerPrompt(
     'greet',
-    { description: 'Greets someone.', argsSchema: z.object({ who: z.string() }) },
+    { description: state.prompt, argsSchema: z.object({ who: z.string() }) },
     ({ who }) => ({
+      description: state.prompt,
       messages: [{ role: 'user', content: { type: 'text', text: `Say hello to ${who}.` } }],
     }),
   );
+  return {
+    server,
+    greet,
+    welcome,
+    ...(state.added ? { farewell: registerFarewell(server) } : {}),
+  };
+}
+
+function registerFarewell(server: McpServer): RegisteredPrompt {
+  return server.registerPrompt('farewell', { description: 'Says goodbye.' }, () => ({
+    messages: [{ role: 'user', content: { type: 'text', text: 'Say goodbye.' } }],
+  }));
 }

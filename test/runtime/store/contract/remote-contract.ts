@@ -1,6 +1,13 @@
-/** Remote MCP endpoint records and pinned tool lists: kept, replaced, and removed with their connection. */
+/**
+ * Remote MCP endpoint records, pinned tool lists and pinned prompts,
+ * resources and templates: kept, replaced, and removed with their connection.
+ */
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { RemoteEndpoint, RemoteTool } from '../../../../runtime/core/remote/remote-model.ts';
+import type {
+  RemoteEndpoint,
+  RemoteFeature,
+  RemoteTool,
+} from '../../../../runtime/core/remote/remote-model.ts';
 import type { StoreSubject } from '../store-contract.ts';
 import { aConnection, aWorkspace, reasonOf, T0, T1 } from '../store-fixtures.ts';
 
@@ -43,6 +50,35 @@ function aTool(name: string, overrides: Partial<RemoteTool> = {}): RemoteTool {
     ...overrides,
   };
 }
+
+function aPrompt(name: string, overrides: Partial<RemoteFeature> = {}): RemoteFeature {
+  return {
+    kind: 'prompt',
+    contract: {
+      name,
+      description: 'Grüßt ☃ "quoted"',
+      arguments: [{ name: 'who', description: 'Whom to greet', required: true }],
+    },
+    connectionId: 'conn_r',
+    workspaceId: 'ws_1',
+    key: `prompt:${name}`,
+    contractHash: `hash_${name}`,
+    discoveredAt: T0,
+    changedFrom: null,
+    ...overrides,
+  } as RemoteFeature;
+}
+
+const aResource: RemoteFeature = {
+  kind: 'resource',
+  contract: { uri: 'memo://welcome', name: 'welcome', mimeType: 'text/plain' },
+  connectionId: 'conn_r',
+  workspaceId: 'ws_1',
+  key: 'resource:memo://welcome',
+  contractHash: 'hash_welcome',
+  discoveredAt: T0,
+  changedFrom: null,
+};
 
 export function describeRemoteContract(subject: StoreSubject): void {
   describe('remote MCP rows', () => {
@@ -102,13 +138,53 @@ export function describeRemoteContract(subject: StoreSubject): void {
       expect(await store.remoteTools.forConnection('conn_r')).toEqual([changed]);
     });
 
+    it('replace the pinned prompts, resources and templates as a whole, by key, moving the revision', async () => {
+      const { store } = subject;
+      const connection = { id: 'conn_r', workspaceId: 'ws_1' };
+      const before = await store.revision();
+      await store.remoteFeatures.replace(connection, [
+        aResource,
+        aPrompt('zeta'),
+        aPrompt('alpha'),
+      ]);
+      expect(await store.revision()).toBeGreaterThan(before);
+      expect((await store.remoteFeatures.forConnection('conn_r')).map((f) => f.key)).toEqual([
+        'prompt:alpha',
+        'prompt:zeta',
+        'resource:memo://welcome',
+      ]);
+      const reviewed = aPrompt('alpha').contract;
+      const changed = aPrompt('alpha', {
+        contract: { ...reviewed, description: 'Now it says more ☃' },
+        contractHash: 'hash_alpha_2',
+        changedFrom: { contract: reviewed, contractHash: 'hash_alpha', since: T1 },
+      } as Partial<RemoteFeature>);
+      const many = Array.from({ length: 150 }, (_, i) =>
+        aPrompt(`prompt_${String(i).padStart(3, '0')}`),
+      );
+      await store.remoteFeatures.replace(connection, [changed, ...many]);
+      expect(await store.remoteFeatures.all()).toEqual([changed, ...many]);
+    });
+
+    it('refuse pinned prompts for a connection that does not exist', async () => {
+      expect(
+        await reasonOf(
+          subject.store.remoteFeatures.replace({ id: 'conn_x', workspaceId: 'ws_1' }, [
+            aPrompt('alpha', { connectionId: 'conn_x' }),
+          ]),
+        ),
+      ).toEqual({ code: 'not_found', field: 'connection' });
+    });
+
     it('go with their connection', async () => {
       const { store } = subject;
       await store.remoteEndpoints.put(anEndpoint());
       await store.remoteTools.replace({ id: 'conn_r', workspaceId: 'ws_1' }, [aTool('alpha')]);
+      await store.remoteFeatures.replace({ id: 'conn_r', workspaceId: 'ws_1' }, [aResource]);
       expect(await store.connections.remove('ws_1', 'conn_r')).toBe(true);
       expect(await store.remoteEndpoints.byConnection('conn_r')).toBeUndefined();
       expect(await store.remoteTools.forConnection('conn_r')).toEqual([]);
+      expect(await store.remoteFeatures.forConnection('conn_r')).toEqual([]);
     });
   });
 }
