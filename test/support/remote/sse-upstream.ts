@@ -2,6 +2,8 @@
  * A real MCP server on the 2024-11-05 HTTP+SSE transport (the SDK 1.x
  * `SSEServerTransport`, as servers that only offer the old transport run it):
  * GET /sse opens the stream, POST /messages?sessionId=… carries requests.
+ * With `askingTools` it also asks its client mid-call, as such servers do:
+ * server requests on the stream (elicitation, sampling, roots).
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -15,7 +17,15 @@ export interface SseUpstream {
   close(): Promise<void>;
 }
 
-export async function startSseUpstream(): Promise<SseUpstream> {
+export interface SseUpstreamOptions {
+  /**
+   * Adds `ask_name` (elicitation), `ask_model` (sampling) and `count_roots`
+   * (roots), reads that ask the client with server requests before answering.
+   */
+  askingTools?: boolean;
+}
+
+export async function startSseUpstream(options: SseUpstreamOptions = {}): Promise<SseUpstream> {
   const transports = new Map<string, SSEServerTransport>();
   const state = { streams: 0 };
   const http = createServer((req, res) => {
@@ -38,6 +48,7 @@ export async function startSseUpstream(): Promise<SseUpstream> {
           structuredContent: { city, sky: 'sunny' },
         }),
       );
+      if (options.askingTools) registerAskingTools(server);
       void server.connect(transport);
       return;
     }
@@ -64,4 +75,52 @@ export async function startSseUpstream(): Promise<SseUpstream> {
       await new Promise<void>((resolve) => http.close(() => resolve()));
     },
   };
+}
+
+/** The SDK 1.x way of asking mid-call: a request to the client, awaited inside the tool. */
+function registerAskingTools(server: McpServer): void {
+  const read = { inputSchema: {}, annotations: { readOnlyHint: true } };
+  server.registerTool(
+    'ask_name',
+    { description: 'Asks the person for their name.', ...read },
+    async () => {
+      const answer = await server.server.elicitInput({
+        message: 'What is your name?',
+        requestedSchema: {
+          type: 'object',
+          properties: { name: { type: 'string' } },
+          required: ['name'],
+        },
+      });
+      const name = answer.action === 'accept' ? answer.content?.name : undefined;
+      return {
+        content: [
+          { type: 'text', text: name ? `Hello, ${String(name)}!` : `no name (${answer.action})` },
+        ],
+      };
+    },
+  );
+  server.registerTool(
+    'ask_model',
+    { description: 'Asks the model for the capital of France.', ...read },
+    async () => {
+      const answer = await server.server.createMessage({
+        messages: [
+          { role: 'user', content: { type: 'text', text: 'What is the capital of France?' } },
+        ],
+        maxTokens: 20,
+      });
+      const content = answer.content as { text?: string };
+      return { content: [{ type: 'text', text: `the model said: ${content.text}` }] };
+    },
+  );
+  server.registerTool(
+    'count_roots',
+    { description: "Counts the client's roots.", ...read },
+    async () => {
+      const { roots } = await server.server.listRoots();
+      const uris = roots.map((root) => root.uri).join(' ');
+      return { content: [{ type: 'text', text: `${roots.length} root(s): ${uris}` }] };
+    },
+  );
 }
