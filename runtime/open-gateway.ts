@@ -229,7 +229,7 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
       changed: () => watch.announce(),
     });
     // A remote server that says its tool list changed has it discovered again.
-    const listChanges = new ListChanges(outbound, async (connectionId) => {
+    const listChanges = new ListChanges(remote.client, async (connectionId) => {
       const endpoint = await store.remoteEndpoints.byConnection(connectionId);
       if (!endpoint || endpoint.draft !== null) return;
       const connection = await store.connections.byId(endpoint.workspaceId, connectionId);
