@@ -22,7 +22,9 @@ import type {
   PromptRequest,
   ResourceOutcome,
   ResourceRequest,
+  ResourceSubscription,
   ServedFeatures,
+  SubscribeRequest,
   ToolCall,
   ToolOutcome,
 } from '../../../runtime/core/mcp/tool-backend.ts';
@@ -326,11 +328,10 @@ export class EverythingBackend extends ConformanceBackend {
 
   async subscribeResource(
     _principal: McpPrincipal,
-    uri: string,
-    subscribed: boolean,
-  ): Promise<void> {
-    if (subscribed) this.subscribed.add(uri);
-    else this.subscribed.delete(uri);
+    { uri }: SubscribeRequest,
+  ): Promise<ResourceSubscription> {
+    this.subscribed.add(uri);
+    return { end: async () => void this.subscribed.delete(uri) };
   }
 }
 
