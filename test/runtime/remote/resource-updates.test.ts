@@ -162,6 +162,33 @@ describe.each(CASES)('a %s server, a %s agent, the %s view', (kind, era, view) =
   });
 });
 
+describe('an upstream session replaced under a subscription', () => {
+  it('has the subscription made again in the new session, and its updates still relayed', async () => {
+    const upstream = upstreams.get('stateful')!;
+    const uri = 'memo://notes/replaced';
+    const { client, updates } = await agent('legacy', '/mcp');
+    try {
+      await client.subscribeResource({ uri: `upd-stateful+${uri}` });
+      const before = upstream.sessions.length;
+      // The server forgets the gateway's session; the agent's next read opens another.
+      await upstream.forgetSessions();
+      await client.readResource({ uri: 'upd-stateful+memo://welcome' });
+      expect(upstream.sessions.length).toBeGreaterThan(before);
+      await until(
+        () => upstream.subscribed.filter((seen) => seen === uri).length === 2,
+        'the subscription made again',
+      );
+      await until(() => {
+        upstream.updateResource(uri);
+        return updates.length > 0;
+      }, 'an update from the new session');
+      expect(updates).toContain(`upd-stateful+${uri}`);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
 describe('a server that takes no subscriptions', () => {
   it('has a 2025-11-25 subscription refused as invalid params, and a 2026-07-28 one left out', async () => {
     for (const era of ['legacy', 'modern'] as const) {

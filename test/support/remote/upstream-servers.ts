@@ -98,6 +98,8 @@ export interface Upstream {
   unsubscribed: string[];
   /** The server says a resource was updated (`sendResourceUpdated` in each session; the listen bus on 2026-07-28). */
   updateResource(uri: string): void;
+  /** The 2025-11-25 server forgets every session (its next request in one is a 404), as a restarted server does. */
+  forgetSessions(): Promise<void>;
   /** Changes a tool's description (the next list shows it). */
   setDescription(description: string): void;
   close(): Promise<void>;
@@ -385,6 +387,11 @@ export async function startUpstream(
     updateResource: (uri) => {
       modern?.notify.resourceUpdated(uri);
       for (const server of live) server.server.sendResourceUpdated({ uri }).catch(() => {});
+    },
+    async forgetSessions() {
+      const forgotten = [...transports.values()];
+      transports.clear();
+      for (const transport of forgotten) await transport.close();
     },
     setDescription: (description) => {
       state.description = description;
