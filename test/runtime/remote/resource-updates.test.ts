@@ -5,7 +5,8 @@
  * taking `resourceSubscriptions` on `subscriptions/listen` and publishing on
  * its listen bus), real SDK v2 clients of both eras in front of it (a
  * 2025-11-25 client subscribes and hears on its standalone GET stream, a
- * 2026-07-28 client names the URI in `listen()`), on `/mcp` (the URI
+ * 2026-07-28 client names the URI in `listen()`), an HTTP+SSE server (the
+ * SDK 1.x `SSEServerTransport`) too, on `/mcp` (the URI
  * namespaced) and on `/mcp/c/<connection>` (the server's URI). Letting go,
  * a session ended and a stream closed undo the subscription upstream; an
  * agent that may not read the resource is refused, and audited.
@@ -21,6 +22,7 @@ import type { OperatorContext } from '../../../runtime/core/operator/context.ts'
 import { grant } from '../../../runtime/core/operator/grants.ts';
 import { connectUrl } from '../../../runtime/core/operator/remote-connections.ts';
 import { startTestGateway, type TestGateway } from '../../support/gateway.ts';
+import { type SseUpstream, startSseUpstream } from '../../support/remote/sse-upstream.ts';
 import {
   startUpstream,
   type Upstream,
@@ -34,6 +36,7 @@ let ctx: OperatorContext;
 let watcher: string;
 let stranger: string;
 const upstreams = new Map<UpstreamKind | 'plain', Upstream>();
+let sse: SseUpstream;
 
 beforeAll(async () => {
   gateway = await startTestGateway({ environment: { PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS: '1' } });
@@ -54,10 +57,19 @@ beforeAll(async () => {
       scope: 'reads',
     });
   }
+  sse = await startSseUpstream({ subscribable: true });
+  await connectUrl(ctx, { workspace: 'default', url: sse.url, name: 'upd-sse' });
+  await grant(ctx, {
+    workspace: 'default',
+    agent: 'watcher',
+    connection: 'upd-sse',
+    scope: 'reads',
+  });
 });
 afterAll(async () => {
   await gateway?.close();
   for (const upstream of upstreams.values()) await upstream.close();
+  await sse?.close();
 });
 
 /** An SDK v2 client of `era` on `path`, collecting the resource updates it hears. */
@@ -160,6 +172,31 @@ describe.each(CASES)('a %s server, a %s agent, the %s view', (kind, era, view) =
     await client.close();
     await until(() => !heldUpstream(kind, upstreamUri), 'the upstream unsubscribe');
   });
+});
+
+describe('an HTTP+SSE server (2024-11-05)', () => {
+  it.each<Era>(['legacy', 'modern'])(
+    'takes the subscription on its session and has its updates relayed to a %s agent',
+    async (era) => {
+      const { client, updates } = await agent(era, '/mcp');
+      const uri = 'upd-sse+memo://welcome';
+      try {
+        expect(client.getServerCapabilities()?.resources?.subscribe).toBe(true);
+        const subscription = await subscribe(client, era, uri);
+        expect(subscription.honoured).toBe(true);
+        expect(sse.subscribed.length).toBe(sse.unsubscribed.length + 1);
+        await until(() => {
+          sse.updateResource('memo://welcome');
+          return updates.length > 0;
+        }, 'an update over HTTP+SSE');
+        expect(new Set(updates)).toEqual(new Set([uri]));
+        await subscription.letGo();
+        await until(() => sse.subscribed.length === sse.unsubscribed.length, 'the unsubscribe');
+      } finally {
+        await client.close();
+      }
+    },
+  );
 });
 
 describe('an upstream session replaced under a subscription', () => {

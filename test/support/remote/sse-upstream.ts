@@ -9,11 +9,20 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
+import {
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 
 export interface SseUpstream {
   url: string;
   streams: number;
+  /** With `subscribable`: the URIs subscribed to, and unsubscribed from, in order. */
+  subscribed: string[];
+  unsubscribed: string[];
+  /** With `subscribable`: every session's server says the resource was updated. */
+  updateResource(uri: string): void;
   close(): Promise<void>;
 }
 
@@ -23,11 +32,16 @@ export interface SseUpstreamOptions {
    * (roots), reads that ask the client with server requests before answering.
    */
   askingTools?: boolean;
+  /** Adds a resource (`memo://welcome`) the server takes subscriptions to (`resources.subscribe`). */
+  subscribable?: boolean;
 }
 
 export async function startSseUpstream(options: SseUpstreamOptions = {}): Promise<SseUpstream> {
   const transports = new Map<string, SSEServerTransport>();
   const state = { streams: 0 };
+  const subscribed: string[] = [];
+  const unsubscribed: string[] = [];
+  const live = new Set<McpServer>();
   const http = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (req.method === 'GET' && url.pathname === '/sse') {
@@ -35,7 +49,10 @@ export async function startSseUpstream(options: SseUpstreamOptions = {}): Promis
       transports.set(transport.sessionId, transport);
       state.streams++;
       res.on('close', () => transports.delete(transport.sessionId));
-      const server = new McpServer({ name: 'fixture-sse', version: '0.9.0' });
+      const server = new McpServer(
+        { name: 'fixture-sse', version: '0.9.0' },
+        options.subscribable ? { capabilities: { resources: { subscribe: true } } } : {},
+      );
       server.registerTool(
         'get_weather',
         {
@@ -49,6 +66,24 @@ export async function startSseUpstream(options: SseUpstreamOptions = {}): Promis
         }),
       );
       if (options.askingTools) registerAskingTools(server);
+      if (options.subscribable) {
+        server.registerResource(
+          'welcome',
+          'memo://welcome',
+          { description: 'A welcome note.', mimeType: 'text/plain' },
+          async (uri) => ({ contents: [{ uri: uri.href, text: 'welcome from the sse server' }] }),
+        );
+        server.server.setRequestHandler(SubscribeRequestSchema, async (request) => {
+          subscribed.push(request.params.uri);
+          return {};
+        });
+        server.server.setRequestHandler(UnsubscribeRequestSchema, async (request) => {
+          unsubscribed.push(request.params.uri);
+          return {};
+        });
+        live.add(server);
+        res.on('close', () => live.delete(server));
+      }
       void server.connect(transport);
       return;
     }
@@ -69,6 +104,11 @@ export async function startSseUpstream(options: SseUpstreamOptions = {}): Promis
     url: `http://127.0.0.1:${port}/sse`,
     get streams() {
       return state.streams;
+    },
+    subscribed,
+    unsubscribed,
+    updateResource(uri) {
+      for (const server of live) server.server.sendResourceUpdated({ uri }).catch(() => {});
     },
     async close() {
       http.closeAllConnections();
