@@ -118,7 +118,8 @@ export class EverythingBackend extends ConformanceBackend {
   readonly subscribed = new Set<string>();
 
   async serverCapabilities(): Promise<ServedFeatures> {
-    return { prompts: true, resources: true, completions: true };
+    // It takes resource subscriptions (`subscribeResource`), so it says so.
+    return { prompts: true, resources: true, subscribe: true, completions: true };
   }
 
   override async listTools(): Promise<Tool[]> {
