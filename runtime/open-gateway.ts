@@ -236,22 +236,29 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
       changed: () => watch.announce(),
     });
     // A remote server that says its tool list changed has it discovered again.
-    const listChanges = new ListChanges(outbound, async (connectionId) => {
-      const endpoint = await store.remoteEndpoints.byConnection(connectionId);
-      if (!endpoint || endpoint.draft !== null) return;
-      const connection = await store.connections.byId(endpoint.workspaceId, connectionId);
-      if (connection?.status !== 'active') return;
-      await refreshConnection(operator('system'), connection, endpoint);
-      watch.announce();
-      watch.touched(connectionId);
-    });
+    const listChanges = new ListChanges(
+      remote.client,
+      async (connectionId) => {
+        const endpoint = await store.remoteEndpoints.byConnection(connectionId);
+        if (!endpoint || endpoint.draft !== null) return;
+        const connection = await store.connections.byId(endpoint.workspaceId, connectionId);
+        if (connection?.status !== 'active') return;
+        await refreshConnection(operator('system'), connection, endpoint);
+        watch.announce();
+        watch.touched(connectionId);
+      },
+      (session, message) => remote.executor.heard(session, message),
+    );
     // A connection removed elsewhere (the command, another replica) has its sessions ended here,
     // and so has a session whose credential was rotated there.
     const sessionSweep = new UpstreamSessionSweep({
       revisions,
       sessions: remote.sessions,
       client: remote.client,
-      forgotten: (connectionId) => listChanges.stop(connectionId),
+      forgotten: (connectionId) => {
+        listChanges.stop(connectionId);
+        remote.executor.sessionsForgotten(connectionId);
+      },
       currentIdentity: storedCredentialIdentity(store, vault),
       ...(options.onInternalError ? { report: options.onInternalError } : {}),
     });
@@ -297,6 +304,7 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
         await healthProbe.stop();
         await sessionSweep.stop();
         listChanges.close();
+        remote.executor.endSubscriptions();
         remote.executor.cancelHeld();
         // An HTTP+SSE session holds a stream open; the outbound client would wait for it.
         for (const session of remote.sessions.forgetAll())

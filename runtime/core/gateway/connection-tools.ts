@@ -22,7 +22,9 @@ import type {
   RefusedToolCall,
   ResourceOutcome,
   ResourceRequest,
+  ResourceSubscription,
   ServedFeatures,
+  SubscribeRequest,
   ToolBackend,
   ToolCall,
   ToolOutcome,
@@ -120,15 +122,10 @@ export class ConnectionTools implements ToolBackend<Caller> {
     return features.complete(caller, this.#view, request);
   }
 
-  subscribeResource(
-    caller: Caller,
-    uri: string,
-    subscribed: boolean,
-    context: ListContext,
-  ): Promise<void> {
+  subscribeResource(caller: Caller, request: SubscribeRequest): Promise<ResourceSubscription> {
     const { features } = this.#tools;
-    if (!features) return this.#tools.subscribeResource(caller, uri, subscribed, context);
-    return features.subscribe(caller, this.#view, uri, subscribed, context);
+    if (!features) return this.#tools.subscribeResource(caller, request);
+    return features.subscribe(caller, this.#view, request);
   }
 
   readResource(caller: Caller, request: ResourceRequest): Promise<ResourceOutcome> {

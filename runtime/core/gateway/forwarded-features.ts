@@ -24,7 +24,6 @@ import { GatewayError, reasonOf } from '../errors.ts';
 import { auditEvent } from '../governance/audit-event.ts';
 import type { Connection, Grant, NewAuditEvent } from '../governance/model.ts';
 import type { GovernanceSnapshot } from '../governance/snapshot.ts';
-import { isPlainObject } from '../json-value.ts';
 import type {
   CompletionRequest,
   ListContext,
@@ -33,14 +32,16 @@ import type {
   RequestContext,
   ResourceOutcome,
   ResourceRequest,
+  ResourceSubscription,
   ServedFeatures,
+  SubscribeRequest,
 } from '../mcp/tool-backend.ts';
 import { isInputRequired } from '../mcp/tool-backend.ts';
 import { scopesAllow } from '../oauth-server/scopes.ts';
 import { agentOf, type Caller } from '../principals/principals.ts';
 import { FEATURE_LISTS } from '../remote/discover-features.ts';
 import { namespacedId } from '../remote/remote-feature-contract.ts';
-import { featuresOf } from '../remote/remote-features.ts';
+import { featuresOf, isSubscribable } from '../remote/remote-features.ts';
 import type { Forwarded, RemoteMcpExecutor } from '../remote/remote-mcp-executor.ts';
 import type { RemoteFeatureKind, RemoteFeatures } from '../remote/remote-model.ts';
 import type { RemoteToolSource } from '../remote/remote-tool-source.ts';
@@ -126,6 +127,7 @@ export class ForwardedFeatures {
       if (features.prompts) served.prompts = true;
       if (features.resources) served.resources = true;
       if (features.completions) served.completions = true;
+      if (features.subscribe) served.subscribe = true;
     }
     return served;
   }
@@ -252,52 +254,121 @@ export class ForwardedFeatures {
   }
 
   /**
-   * A resource subscription: accepted for a resource of a connection the
-   * caller may read, and passed on to a 2025 server (its updates are not
-   * relayed yet).
+   * A resource subscription, for a resource of a connection the caller may
+   * read (refused and audited as a read is otherwise) whose server takes
+   * subscriptions (`invalid_params` when it does not): made upstream in the
+   * caller's session, its updates given to `request.updated` under the
+   * agent's name for the URI. Subscribing and letting go each leave an
+   * audit event.
    */
   async subscribe(
     caller: Caller,
     view: FeatureView,
-    uri: string,
-    subscribed: boolean,
-    listContext: ListContext,
-  ): Promise<void> {
+    request: SubscribeRequest,
+  ): Promise<ResourceSubscription> {
+    const { uri } = request;
     const [connectionName, upstreamUri] = split(view, uri, '+');
-    const method = subscribed ? 'resources/subscribe' : 'resources/unsubscribe';
-    const context = { ...LIST_CONTEXT, ...listContext, protocolVersion: '' };
-    const name = view.only ?? connectionName;
-    const readable = name === undefined ? undefined : this.#readable(caller, { only: name }).at(0);
-    // A server that cannot be reached now serves nothing now.
-    const capabilities = (readable && (await this.#capabilitiesOf(caller, readable))) ?? {};
-    const subscribable =
-      isPlainObject(capabilities.resources) && capabilities.resources.subscribe === true;
-    if (readable && !subscribable) {
-      // Nothing upstream to subscribe to: accepted, audited, and nothing more.
-      await this.#options.audit
-        .append(
-          {
-            ...this.#event(caller, `${method} ${uri}`, context),
-            decision: 'allowed',
-            outcome: 'ok',
-            connectionId: readable.connection.id,
-          },
-          { alone: true },
-        )
-        .catch(this.#options.report);
-      return;
-    }
-    await this.#forward(
+    const context = { ...LIST_CONTEXT, ...request, protocolVersion: '' };
+    const started = performance.now();
+    let connectionId: string | null = null;
+    const record = (method: string, change: Partial<NewAuditEvent>) =>
+      this.#options.audit.append(
+        {
+          ...this.#event(caller, `${method} ${uri}`, context),
+          connectionId,
+          latencyMs: Math.round((performance.now() - started) * 1000) / 1000,
+          ...change,
+        },
+        { alone: true },
+      );
+    const audit = (method: string, change: Partial<NewAuditEvent>) =>
+      record(method, { decision: 'allowed', outcome: 'ok', ...change }).catch(this.#options.report);
+    const granted = await this.#readableOrRefuse(
       caller,
       view,
       connectionName,
-      context,
-      method,
-      uri,
-      { uri: upstreamUri },
+      'resources/subscribe',
       () => new GatewayError('resource_not_found', undefined, { detail: { uri } }),
-      { kind: 'resource', id: upstreamUri, shown: uri, field: 'uri' },
+      (refused) => record('resources/subscribe', refused),
     );
+    connectionId = granted.connection.id;
+    try {
+      pinnedOrThrow(caller.snapshot, granted.connection, granted.source, {
+        kind: 'resource',
+        id: upstreamUri,
+        shown: uri,
+        field: 'uri',
+      });
+    } catch (refusal) {
+      await record('resources/subscribe', { reason: reasonOf(refusal) });
+      throw refusal;
+    }
+    if (!isSubscribable((await this.#capabilitiesOf(caller, granted)) ?? {})) {
+      // No update would ever come: said, rather than accepted for nothing.
+      const refusal = new GatewayError(
+        'invalid_params',
+        `Invalid params: the server of ${granted.connection.name} does not take resource subscriptions`,
+      );
+      await record('resources/subscribe', { reason: refusal.code });
+      throw refusal;
+    }
+    const { connection, source } = granted;
+    const named = (serverUri: string) =>
+      view.only === undefined ? namespacedId(connection, 'resource', serverUri) : serverUri;
+    let letGo: () => Promise<void>;
+    try {
+      letGo = await this.#options.remote.subscribeResource(
+        {
+          target: { connection, source },
+          credential: await this.#credential(caller, connection, source, granted.grant),
+          credentialOwner: ownerOf(caller, granted.grant),
+        },
+        upstreamUri,
+        (serverUri) => request.updated(named(serverUri)),
+      );
+    } catch (error) {
+      const failed = notFoundOf(error, 'resources/subscribe', uri) ?? error;
+      await audit('resources/subscribe', { outcome: 'error', reason: reasonOf(failed) });
+      throw failed;
+    }
+    const upstreamHost = new URL(source.endpoint.url).host;
+    await audit('resources/subscribe', { upstreamHost });
+    let ended = false;
+    return {
+      end: async () => {
+        if (ended) return;
+        ended = true;
+        await letGo();
+        await audit('resources/unsubscribe', { upstreamHost });
+      },
+    };
+  }
+
+  /**
+   * The connection a named request is for, when the caller may read it;
+   * otherwise the refusal (not granted, or `unknown` for a name that is no
+   * connection), audited.
+   */
+  async #readableOrRefuse(
+    caller: Caller,
+    view: FeatureView,
+    connectionName: string | undefined,
+    action: string,
+    unknown: () => GatewayError,
+    refused: (change: Partial<NewAuditEvent>) => Promise<unknown>,
+  ): Promise<Readable> {
+    const name = view.only ?? connectionName;
+    const readable = name === undefined ? undefined : this.#readable(caller, { only: name }).at(0);
+    if (readable !== undefined) return readable;
+    const exists = name !== undefined && caller.snapshot.connectionByName(caller.workspaceId, name);
+    const refusal = exists
+      ? new GatewayError(
+          'not_granted',
+          `this agent may not read ${action === 'prompts/get' ? 'prompts' : 'resources'} of ${name}: a grant on it that covers reads does (portcullis grant <agent> ${name} --scope reads)`,
+        )
+      : unknown();
+    await refused({ reason: refusal.code, connectionId: exists ? exists.id : null });
+    throw refusal;
   }
 
   /** Forwards one named request to the connection it names, when the caller may read it. */
@@ -324,20 +395,14 @@ export class ForwardedFeatures {
         },
         { alone: true },
       );
-    const name = view.only ?? connectionName;
-    const readable = name === undefined ? undefined : this.#readable(caller, { only: name }).at(0);
-    if (readable === undefined) {
-      const exists =
-        name !== undefined && caller.snapshot.connectionByName(caller.workspaceId, name);
-      const refusal = exists
-        ? new GatewayError(
-            'not_granted',
-            `this agent may not read ${method === 'prompts/get' ? 'prompts' : 'resources'} of ${name}: a grant on it that covers reads does (portcullis grant <agent> ${name} --scope reads)`,
-          )
-        : unknown();
-      await finish({ reason: refusal.code, connectionId: exists ? exists.id : null });
-      throw refusal;
-    }
+    const readable = await this.#readableOrRefuse(
+      caller,
+      view,
+      connectionName,
+      method,
+      unknown,
+      finish,
+    );
     event.connectionId = readable.connection.id;
     let pinned: ReturnType<typeof pinnedOrThrow>;
     try {

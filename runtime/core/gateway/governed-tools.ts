@@ -36,7 +36,9 @@ import type {
   RefusedToolCall,
   ResourceOutcome,
   ResourceRequest,
+  ResourceSubscription,
   ServedFeatures,
+  SubscribeRequest,
   ToolBackend,
   ToolCall,
   ToolOutcome,
@@ -130,13 +132,11 @@ export class GovernedTools implements ToolBackend<Caller> {
 
   async subscribeResource(
     caller: Caller,
-    uri: string,
-    subscribed: boolean,
-    context: ListContext,
-  ): Promise<void> {
+    request: SubscribeRequest,
+  ): Promise<ResourceSubscription> {
     if (!this.features)
-      throw new GatewayError('resource_not_found', undefined, { detail: { uri } });
-    await this.features.subscribe(caller, ALL, uri, subscribed, context);
+      throw new GatewayError('resource_not_found', undefined, { detail: { uri: request.uri } });
+    return this.features.subscribe(caller, ALL, request);
   }
 
   readResource(caller: Caller, request: ResourceRequest): Promise<ResourceOutcome> {

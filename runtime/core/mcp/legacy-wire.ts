@@ -3,7 +3,7 @@
  * 2025-03-26 define it. `initialize` opens a session owned by its principal;
  * every later request names it in `Mcp-Session-Id`; DELETE ends it; GET opens
  * the session's one standalone stream, on which the server announces tool
- * list changes. JSON-RPC errors travel in 200 replies, as these revisions and
+ * list changes and updates of the resources the session subscribed to. JSON-RPC errors travel in 200 replies, as these revisions and
  * their SDKs expect; batches exist in 2025-03-26 only.
  *
  * Order of checks after authentication: session (400 missing, 404 unknown or
@@ -56,6 +56,10 @@ export class LegacyWire<P extends McpPrincipal> {
   readonly #context: WireContext<P>;
   readonly #sessions: SharedSessions;
   readonly #clientRequests: ClientRequests;
+
+  /** A notification for a session's standalone stream (a subscribed resource was updated). */
+  readonly #announce = (session: Session, message: unknown) =>
+    this.#sessions.announce(session, message);
 
   constructor(context: WireContext<P>, sessions: SharedSessions, clientRequests: ClientRequests) {
     this.#context = context;
@@ -241,6 +245,8 @@ export class LegacyWire<P extends McpPrincipal> {
       cancelOnDisconnect: request.cancelOnDisconnect,
       askClient: (requests, cancel) =>
         this.#clientRequests.ask(session.id, reply, requests, cancel),
+      session,
+      announce: this.#announce,
     };
     if (message.method === 'logging/setLevel') return setLevel(session, message.id, message.params);
     return answerRequest(scope, message.id, message.method, message.params);

@@ -21,6 +21,7 @@ import { type JsonRpcId, resultMessage } from './json-rpc.ts';
 import type { PendingReply } from './pending-reply.ts';
 import { type McpEra, MODERN_VERSIONS } from './protocol-version.ts';
 import { metaOf, traceContextOf } from './request-meta.ts';
+import type { Session } from './sessions.ts';
 import {
   type CompletionRequest,
   isInputRequired,
@@ -45,7 +46,8 @@ const SERVED_VARIANTS = new Map<number, Record<string, object>>();
 /**
  * What the server declares to this principal: prompts, resources and
  * completions only when the backend has some to serve it (a backend that
- * does not say: prompts and resources).
+ * does not say: prompts and resources), and resource subscriptions only when
+ * a server behind it delivers their updates.
  */
 export async function serverCapabilitiesFor<P extends McpPrincipal>(
   backend: ToolBackend<P>,
@@ -53,15 +55,19 @@ export async function serverCapabilitiesFor<P extends McpPrincipal>(
 ): Promise<Record<string, object>> {
   if (backend.serverCapabilities === undefined) return SERVER_CAPABILITIES;
   const served = await backend.serverCapabilities(principal);
+  const subscribe = served.resources && served.subscribe === true;
   const variant =
-    (served.prompts ? 1 : 0) + (served.resources ? 2 : 0) + (served.completions ? 4 : 0);
+    (served.prompts ? 1 : 0) +
+    (served.resources ? 2 : 0) +
+    (served.completions ? 4 : 0) +
+    (subscribe ? 8 : 0);
   let capabilities = SERVED_VARIANTS.get(variant);
   if (capabilities === undefined) {
     capabilities = Object.freeze({
       tools: SERVER_CAPABILITIES.tools,
       logging: {},
       ...(served.prompts ? { prompts: {} } : {}),
-      ...(served.resources ? { resources: {} } : {}),
+      ...(served.resources ? { resources: subscribe ? { subscribe: true } : {} } : {}),
       ...(served.completions ? { completions: {} } : {}),
     });
     SERVED_VARIANTS.set(variant, capabilities);
@@ -96,6 +102,10 @@ export interface RequestScope<P extends McpPrincipal> extends WireContext<P> {
         cancel: Cancellation,
       ) => Promise<Record<string, unknown>>)
     | undefined;
+  /** A legacy request's session: its resource subscriptions are held there. */
+  session: Session | undefined;
+  /** Sends a notification on a legacy session's standalone stream, on whichever replica holds it. */
+  announce: ((session: Session, message: unknown) => void) | undefined;
 }
 
 export async function answerRequest<P extends McpPrincipal>(
@@ -150,8 +160,10 @@ export async function answerRequest<P extends McpPrincipal>(
     case 'resources/subscribe':
     case 'resources/unsubscribe':
       // 2026-07-28 has no per-resource subscriptions (subscriptions/listen instead).
-      if (scope.era === 'legacy' && scope.backend.subscribeResource)
-        return subscribe(scope, id, params, method === 'resources/subscribe');
+      if (scope.era === 'legacy' && scope.session && scope.backend.subscribeResource)
+        return method === 'resources/subscribe'
+          ? subscribe(scope, scope.session, id, params)
+          : unsubscribe(scope.session, id, params);
       break;
     case 'server/discover':
       if (scope.era === 'modern')
@@ -364,29 +376,60 @@ async function completeArgument<P extends McpPrincipal>(
   }
 }
 
+/**
+ * A legacy session's `resources/subscribe`: held in the session until it
+ * unsubscribes or ends; each update goes out on the session's standalone
+ * stream. Subscribing again to a URI already subscribed changes nothing.
+ */
 async function subscribe<P extends McpPrincipal>(
   scope: RequestScope<P>,
+  session: Session,
   id: JsonRpcId,
   params: Record<string, unknown> | undefined,
-  subscribed: boolean,
 ): Promise<Answer> {
   const uri = params?.uri;
   if (typeof uri !== 'string' || uri === '') {
     return failure(id, 'invalid_params', 'Invalid params: uri must be a string');
   }
+  if (session.subscriptions.has(uri)) return { message: resultMessage(id, {}) };
+  const { announce } = scope;
   try {
-    await scope.backend.subscribeResource!(
-      scope.principal,
+    const subscription = await scope.backend.subscribeResource!(scope.principal, {
+      ...listContext(scope, params),
       uri,
-      subscribed,
-      listContext(scope, params),
-    );
+      updated: (updated) =>
+        announce?.(session, {
+          jsonrpc: '2.0',
+          method: 'notifications/resources/updated',
+          params: { uri: updated },
+        }),
+    });
+    // Subscribed twice at once, or the session ended meanwhile: the extra one is undone.
+    if (session.subscriptions.has(uri) || session.ended)
+      await subscription.end().catch(scope.report);
+    else session.subscriptions.set(uri, subscription);
     return { message: resultMessage(id, {}) };
   } catch (error) {
     if (error instanceof GatewayError && error.code === 'resource_not_found')
       return failure(id, 'resource_not_found_legacy', undefined, { uri });
     return backendFailure(id, error, scope.report);
   }
+}
+
+/** A legacy session's `resources/unsubscribe`: the subscription it holds is ended (none: nothing to do). */
+async function unsubscribe(
+  session: Session,
+  id: JsonRpcId,
+  params: Record<string, unknown> | undefined,
+): Promise<Answer> {
+  const uri = params?.uri;
+  if (typeof uri !== 'string' || uri === '') {
+    return failure(id, 'invalid_params', 'Invalid params: uri must be a string');
+  }
+  const subscription = session.subscriptions.get(uri);
+  session.subscriptions.delete(uri);
+  await subscription?.end().catch(() => {});
+  return { message: resultMessage(id, {}) };
 }
 
 function toolCallOf(

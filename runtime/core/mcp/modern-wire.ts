@@ -3,7 +3,8 @@
  * protocol version and the client's capabilities in `_meta` and mirrors its
  * method (and tool name) in headers; nothing is remembered between requests
  * (no session, no `initialize`); `subscriptions/listen` is the one long-lived
- * request, a stream of the change notifications the client asked for.
+ * request, a stream of the change notifications the client asked for (tool
+ * list changes, updates of the resources it names).
  * JSON-RPC errors carry their HTTP status (400 for bad params and headers,
  * 404 for a method the revision does not have), and the request's id.
  *
@@ -13,6 +14,7 @@
 import { SUBSCRIPTION_ID_META_KEY, type Tool } from '@modelcontextprotocol/server';
 import { GatewayError, REASONS } from '../errors.ts';
 import { isPlainObject } from '../json-value.ts';
+import type { EventStream } from './event-stream.ts';
 import {
   errorReply,
   errorReplyOf,
@@ -28,9 +30,9 @@ import { answerRequest, type RequestScope } from './mcp-methods.ts';
 import { checkParamHeaders } from './param-headers.ts';
 import { PendingReply } from './pending-reply.ts';
 import { isModernVersion, MODERN_VERSIONS } from './protocol-version.ts';
-import { type ModernMeta, modernMetaOrThrow } from './request-meta.ts';
+import { type ModernMeta, metaOf, modernMetaOrThrow, traceContextOf } from './request-meta.ts';
 import { checkStandardHeaders } from './standard-headers.ts';
-import type { McpPrincipal } from './tool-backend.ts';
+import type { McpPrincipal, ResourceSubscription } from './tool-backend.ts';
 import type { WireContext } from './wire-context.ts';
 
 export class ModernWire<P extends McpPrincipal> {
@@ -70,7 +72,7 @@ export class ModernWire<P extends McpPrincipal> {
       if (error instanceof GatewayError) return errorReplyOf(error, id);
       throw error;
     }
-    if (method === 'subscriptions/listen') return this.#listen(principal, id, params);
+    if (method === 'subscriptions/listen') return this.#listen(principal, id, params, meta);
 
     const reply = new PendingReply(format);
     const { backend, serverInfo, serverMeta, sealer, report, challengeOf } = this.#context;
@@ -91,6 +93,8 @@ export class ModernWire<P extends McpPrincipal> {
       cancelOnDisconnect: request.cancelOnDisconnect,
       // Input comes back on a retry of the request, never on this reply.
       askClient: undefined,
+      session: undefined,
+      announce: undefined,
     };
     void answerRequest(scope, id, method, params).then(
       (answer) => reply.finish(answer.message, answer.reason ? REASONS[answer.reason].status : 200),
@@ -118,16 +122,37 @@ export class ModernWire<P extends McpPrincipal> {
     for (const end of [...this.#listening]) end();
   }
 
-  #listen(
+  /**
+   * A `subscriptions/listen` stream: tool list changes when asked, and the
+   * updates of each resource in `resourceSubscriptions` the backend
+   * subscribed the client to (one it refused is left out of the
+   * acknowledgment). Its subscriptions end when the stream does.
+   */
+  async #listen(
     principal: P,
     id: JsonRpcId,
     params: Record<string, unknown> | undefined,
-  ): McpHttpResponse {
+    meta: ModernMeta,
+  ): Promise<McpHttpResponse> {
     const requested = isPlainObject(params?.notifications) ? params.notifications : {};
-    // Tools are all this server announces changes of.
-    const honored = requested.toolsListChanged === true ? { toolsListChanged: true } : {};
+    const honored: Record<string, unknown> =
+      requested.toolsListChanged === true ? { toolsListChanged: true } : {};
     const subscription = { [SUBSCRIPTION_ID_META_KEY]: id };
-    const stream = listenStream(
+    // Updates heard before the acknowledgment went out wait for it.
+    let early: unknown[] | undefined = [];
+    let stream: EventStream | undefined;
+    const updated = (uri: string) => {
+      const message = {
+        jsonrpc: '2.0',
+        method: 'notifications/resources/updated',
+        params: { _meta: subscription, uri },
+      };
+      if (early) early.push(message);
+      else stream?.send(message);
+    };
+    const subscriptions = await this.#subscribe(principal, requested, params, meta, updated);
+    if (subscriptions.size > 0) honored.resourceSubscriptions = [...subscriptions.keys()];
+    stream = listenStream(
       this.#context.backend,
       principal,
       honored.toolsListChanged === true
@@ -143,12 +168,59 @@ export class ModernWire<P extends McpPrincipal> {
       method: 'notifications/subscriptions/acknowledged',
       params: { _meta: subscription, notifications: honored },
     });
+    for (const message of early) stream.send(message);
+    early = undefined;
+    const listening = stream;
     const endGracefully = () => {
-      stream.send({ jsonrpc: '2.0', id, result: { resultType: 'complete', _meta: subscription } });
-      stream.end();
+      listening.send({
+        jsonrpc: '2.0',
+        id,
+        result: { resultType: 'complete', _meta: subscription },
+      });
+      listening.end();
     };
     this.#listening.add(endGracefully);
-    stream.onClose(() => this.#listening.delete(endGracefully));
-    return { status: 200, headers: { ...SSE_HEADERS }, stream };
+    listening.onClose(() => {
+      this.#listening.delete(endGracefully);
+      // Nothing stays subscribed for a stream that is gone.
+      for (const held of subscriptions.values()) void held.end().catch(this.#context.report);
+    });
+    return { status: 200, headers: { ...SSE_HEADERS }, stream: listening };
+  }
+
+  /** The resources of `resourceSubscriptions` the backend subscribed the client to, by URI. */
+  async #subscribe(
+    principal: P,
+    requested: Record<string, unknown>,
+    params: Record<string, unknown> | undefined,
+    meta: ModernMeta,
+    updated: (uri: string) => void,
+  ): Promise<Map<string, ResourceSubscription>> {
+    const { backend } = this.#context;
+    const held = new Map<string, ResourceSubscription>();
+    const asked = requested.resourceSubscriptions;
+    if (!Array.isArray(asked) || !backend.subscribeResource) return held;
+    const uris = [
+      ...new Set(asked.filter((uri): uri is string => typeof uri === 'string' && uri !== '')),
+    ].slice(0, MAX_RESOURCE_SUBSCRIPTIONS);
+    const context = {
+      era: 'modern' as const,
+      clientCapabilities: meta.clientCapabilities,
+      trace: traceContextOf(metaOf(params)),
+    };
+    await Promise.all(
+      uris.map(async (uri) => {
+        try {
+          held.set(uri, await backend.subscribeResource!(principal, { ...context, uri, updated }));
+        } catch (error) {
+          // Refused (and audited by the backend): left out of what is honoured.
+          if (!(error instanceof GatewayError)) this.#context.report(error);
+        }
+      }),
+    );
+    return held;
   }
 }
+
+/** The most resources one `subscriptions/listen` stream subscribes to. */
+const MAX_RESOURCE_SUBSCRIPTIONS = 100;

@@ -8,7 +8,7 @@ import type { ClientCapabilities, LoggingLevel } from '@modelcontextprotocol/ser
 import type { Cancellation } from '../cancellation.ts';
 import type { EventStream } from './event-stream.ts';
 import type { JsonRpcId } from './json-rpc.ts';
-import type { McpPrincipal } from './tool-backend.ts';
+import type { McpPrincipal, ResourceSubscription } from './tool-backend.ts';
 
 export interface Session {
   /** Visible ASCII only (a UUID), as the transport requires. */
@@ -27,6 +27,10 @@ export interface Session {
   stream: EventStream | undefined;
   /** The lowest level of log messages the client asked for (`logging/setLevel`); none until it asks. */
   logLevel: LoggingLevel | undefined;
+  /** The resources the client subscribed to here, by URI; ended with the session. */
+  readonly subscriptions: Map<string, ResourceSubscription>;
+  /** Ended here (by the client, expiry, eviction or another replica's word). */
+  ended: boolean;
 }
 
 export interface SessionTableOptions {
@@ -114,6 +118,8 @@ export class SessionTable {
       renewedAt: now,
       running: new Map(),
       stream: undefined,
+      subscriptions: new Map(),
+      ended: false,
       logLevel: undefined,
     };
     this.#sessions.set(session.id, session);
@@ -189,6 +195,7 @@ export class SessionTable {
   }
 
   #end(session: Session, { cancelCalls = true } = {}): void {
+    session.ended = true;
     this.#sessions.delete(session.id);
     const agent = agentKey(session);
     const left = (this.#perAgent.get(agent) ?? 1) - 1;
@@ -198,6 +205,10 @@ export class SessionTable {
     session.running.clear();
     session.stream?.end();
     session.stream = undefined;
+    // Undone upstream too: nothing is left subscribed for a client that is gone.
+    for (const subscription of session.subscriptions.values())
+      void subscription.end().catch(() => {});
+    session.subscriptions.clear();
   }
 }
 

@@ -5,7 +5,8 @@
  * record with its idle TTL, so a request that lands on another replica finds
  * its session there, and carries what one replica must tell the others: a
  * session ended, a call cancelled, a client's answer to a request sent from
- * elsewhere.
+ * elsewhere, a notification for the standalone stream another replica holds
+ * (a resource subscribed to here was updated).
  *
  * With the in-process state (one replica) all of this stays in memory.
  */
@@ -27,7 +28,8 @@ interface SessionRecord {
 type SessionEvent =
   | { kind: 'ended'; sessionId: string }
   | { kind: 'cancel'; sessionId: string; requestId: JsonRpcId }
-  | { kind: 'answer'; sessionId: string; id: JsonRpcId; result?: unknown; error?: unknown };
+  | { kind: 'answer'; sessionId: string; id: JsonRpcId; result?: unknown; error?: unknown }
+  | { kind: 'notify'; sessionId: string; message: unknown };
 
 export interface SharedSessionsOptions {
   table: SessionTable;
@@ -123,6 +125,12 @@ export class SharedSessions {
     this.#publish({ kind: 'answer', sessionId: session.id, id, result, error });
   }
 
+  /** A notification for the session's standalone stream: sent here when it is open here, else where it is. */
+  announce(session: Session, message: unknown): void {
+    if (session.stream !== undefined && !session.stream.closed) session.stream.send(message);
+    else this.#publish({ kind: 'notify', sessionId: session.id, message });
+  }
+
   /** Drops expired sessions, and keeps the shared records of busy ones alive for the other replicas. */
   sweep(): void {
     this.#table.sweep();
@@ -182,6 +190,10 @@ export class SharedSessions {
         return;
       case 'answer':
         this.#deliverAnswer(event.sessionId, event.id, event);
+        return;
+      case 'notify':
+        if (session!.stream !== undefined && !session!.stream.closed)
+          session!.stream.send(event.message);
         return;
     }
   }

@@ -139,19 +139,32 @@ export interface ToolBackend<P extends McpPrincipal = McpPrincipal> {
   readResource?(principal: P, request: ResourceRequest): Promise<ResourceOutcome>;
   /** Suggestions for a prompt's or a resource template's argument; without it, none. */
   complete?(principal: P, request: CompletionRequest): Promise<CompleteResult>;
-  /** A legacy session's `resources/subscribe` (true) and `resources/unsubscribe` (false). */
-  subscribeResource?(
-    principal: P,
-    uri: string,
-    subscribed: boolean,
-    context: ListContext,
-  ): Promise<void>;
+  /**
+   * Subscribes the client to updates of one resource (a legacy session's
+   * `resources/subscribe`, a `subscriptions/listen` stream's
+   * `resourceSubscriptions`): `request.updated` is called with each updated
+   * URI, named as the client names it, until the subscription is ended. A
+   * resource the client may not read is a `GatewayError`.
+   */
+  subscribeResource?(principal: P, request: SubscribeRequest): Promise<ResourceSubscription>;
+}
+
+export interface SubscribeRequest extends ListContext {
+  uri: string;
+  updated(uri: string): void;
+}
+
+/** A resource subscription held for a client; `end` undoes it (when the client unsubscribes or goes away). */
+export interface ResourceSubscription {
+  end(): Promise<void>;
 }
 
 /** What a principal is served beyond tools (declared in the server's capabilities only then). */
 export interface ServedFeatures {
   prompts: boolean;
   resources: boolean;
+  /** Resource subscriptions work: updates of a subscribed resource reach the client. */
+  subscribe?: boolean;
   completions?: boolean;
 }
 

@@ -3,31 +3,30 @@
  * (`notifications/tools/list_changed`, and the prompts' and resources') and
  * discovering it again: on a 2025 session the server's own event stream (a
  * GET in the session), on HTTP+SSE the session's stream, on 2026-07-28 a
- * `subscriptions/listen` stream for `toolsListChanged`,
- * `promptsListChanged` and `resourcesListChanged`. Each connection is refreshed at most once at a time;
- * the new list goes through review like any other change.
+ * `subscriptions/listen` stream for `toolsListChanged`, `promptsListChanged`
+ * and `resourcesListChanged`. Each connection is refreshed at most once at a
+ * time; the new list goes through review like any other change. Any other
+ * notification a 2025 or HTTP+SSE session's stream carries (a subscribed
+ * resource updated) is handed on as it is.
  */
-import {
-  CLIENT_CAPABILITIES_META_KEY,
-  CLIENT_INFO_META_KEY,
-  PROTOCOL_VERSION_META_KEY,
-} from '@modelcontextprotocol/server';
 import { Cancellation } from '../cancellation.ts';
-import type { GuardedClient } from '../outbound/guarded-client.ts';
-import { EventStreamReader } from './event-stream-reader.ts';
-import { classify, parseJson } from './mcp-reply.ts';
-import type { UpstreamSession, UpstreamTarget } from './upstream-client.ts';
+import type { RpcNotification } from './mcp-reply.ts';
+import type { UpstreamClient, UpstreamSession, UpstreamTarget } from './upstream-client.ts';
 
 const LIST_CHANGED: ReadonlySet<string> = new Set([
   'notifications/tools/list_changed',
   'notifications/prompts/list_changed',
   'notifications/resources/list_changed',
 ]);
-/** How long a session's listening stream may stay open. */
-const LISTEN_LIFETIME_MS = 24 * 3_600_000;
+/** What a 2026-07-28 listen stream asks for: every list change. */
+const LIST_CHANGES = {
+  toolsListChanged: true,
+  promptsListChanged: true,
+  resourcesListChanged: true,
+};
 
 export class ListChanges {
-  readonly #http: GuardedClient;
+  readonly #client: UpstreamClient;
   readonly #refresh: (connectionId: string) => Promise<unknown>;
   readonly #running = new Map<string, Promise<void>>();
   readonly #again = new Set<string>();
@@ -35,57 +34,35 @@ export class ListChanges {
   readonly #streams = new Map<Cancellation, { connectionId: string; session: UpstreamSession }>();
   #closed = false;
 
-  constructor(http: GuardedClient, refresh: (connectionId: string) => Promise<unknown>) {
-    this.#http = http;
+  /** Told of every other notification a session's server sends outside any call (a resource updated). */
+  readonly #heard: (session: UpstreamSession, message: RpcNotification) => void;
+
+  constructor(
+    client: UpstreamClient,
+    refresh: (connectionId: string) => Promise<unknown>,
+    heard: (session: UpstreamSession, message: RpcNotification) => void = () => {},
+  ) {
+    this.#client = client;
     this.#refresh = refresh;
+    this.#heard = heard;
   }
 
   /** Listens on a session just opened for the connection. */
   listen(connectionId: string, target: UpstreamTarget, session: UpstreamSession): void {
+    const hear = (message: RpcNotification) => {
+      if (LIST_CHANGED.has(message.method)) this.changed(connectionId);
+      else this.#heard(session, message);
+    };
     if (session.era === 'sse') {
-      session.channel.onServerNotification = (method) => {
-        if (LIST_CHANGED.has(method)) this.changed(connectionId);
-      };
+      session.channel.onServerNotification = hear;
       return;
     }
-    if (session.era === 'modern') {
-      void this.#listenOn(connectionId, session, target, {
-        method: 'POST',
-        headers: {
-          accept: 'application/json, text/event-stream',
-          'content-type': 'application/json',
-          'mcp-protocol-version': session.revision,
-          'mcp-method': 'subscriptions/listen',
-        },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 'portcullis-listen',
-          method: 'subscriptions/listen',
-          params: {
-            notifications: {
-              toolsListChanged: true,
-              promptsListChanged: true,
-              resourcesListChanged: true,
-            },
-            _meta: {
-              [PROTOCOL_VERSION_META_KEY]: session.revision,
-              [CLIENT_CAPABILITIES_META_KEY]: {},
-              [CLIENT_INFO_META_KEY]: { name: 'portcullis', version: '0.1.0' },
-            },
-          },
-        }),
-      });
-      return;
-    }
-    if (session.era !== 'legacy' || session.sessionId === undefined) return;
-    void this.#listenOn(connectionId, session, target, {
-      method: 'GET',
-      headers: {
-        accept: 'text/event-stream',
-        'mcp-session-id': session.sessionId,
-        'mcp-protocol-version': session.revision,
-      },
-    });
+    if (this.#closed) return;
+    const ending = new Cancellation();
+    this.#streams.set(ending, { connectionId, session });
+    void this.#client
+      .listen(target, session, LIST_CHANGES, { cancel: ending, onNotification: hear })
+      .finally(() => this.#streams.delete(ending));
   }
 
   /** The connection's list changed: refresh it (once more after a refresh under way). */
@@ -130,52 +107,5 @@ export class ListChanges {
         stream.cancel();
         this.#streams.delete(stream);
       }
-  }
-
-  /** Reads a listening stream (a 2025 session's GET, a 2026-07-28 listen POST) while it lasts. */
-  async #listenOn(
-    connectionId: string,
-    session: UpstreamSession,
-    target: UpstreamTarget,
-    request: { method: 'GET' | 'POST'; headers: Record<string, string>; body?: string },
-  ): Promise<void> {
-    if (this.#closed) return;
-    const ending = new Cancellation();
-    this.#streams.set(ending, { connectionId, session });
-    try {
-      const stream = await this.#http.open(
-        {
-          method: request.method,
-          url: target.url,
-          headers: { ...target.headers, ...request.headers },
-          ...(request.body === undefined ? {} : { body: request.body }),
-          redactor: target.redactor,
-        },
-        { maxReplyBytes: 64 * 1_048_576, deadlineMs: LISTEN_LIFETIME_MS, cancel: ending },
-      );
-      if (stream.status !== 200) {
-        stream.close();
-        return;
-      }
-      const reader = new EventStreamReader();
-      try {
-        for await (const chunk of stream.chunks)
-          for (const data of reader.push(chunk)) {
-            try {
-              const parsed = classify(parseJson(data));
-              if (parsed.kind === 'notification' && LIST_CHANGED.has(parsed.message.method))
-                this.changed(connectionId);
-            } catch {
-              // One bad event says nothing about the list.
-            }
-          }
-      } finally {
-        stream.close();
-      }
-    } catch {
-      // A server without a listening stream (405) or a stream that ended: nothing to hear.
-    } finally {
-      this.#streams.delete(ending);
-    }
   }
 }

@@ -1,4 +1,8 @@
-/** A server's capabilities, as the prompts, resources and completions it serves (what is recorded). */
+/**
+ * A server's capabilities, as the prompts, resources (and whether it takes
+ * subscriptions to them) and completions it serves (what is recorded).
+ */
+import { isPlainObject } from '../json-value.ts';
 import type { RemoteFeatures } from './remote-model.ts';
 
 export function featuresOf(capabilities: Record<string, unknown>): RemoteFeatures {
@@ -6,10 +10,21 @@ export function featuresOf(capabilities: Record<string, unknown>): RemoteFeature
     prompts: capabilities.prompts !== undefined,
     resources: capabilities.resources !== undefined,
     completions: capabilities.completions !== undefined,
+    subscribe: isSubscribable(capabilities),
   };
+}
+
+/** Whether a server's capabilities say it takes resource subscriptions. */
+export function isSubscribable(capabilities: Record<string, unknown>): boolean {
+  return isPlainObject(capabilities.resources) && capabilities.resources.subscribe === true;
 }
 
 export function sameFeatures(a: RemoteFeatures | null, b: RemoteFeatures | null): boolean {
   if (a === null || b === null) return a === b;
-  return a.prompts === b.prompts && a.resources === b.resources && a.completions === b.completions;
+  return (
+    a.prompts === b.prompts &&
+    a.resources === b.resources &&
+    a.completions === b.completions &&
+    (a.subscribe ?? false) === (b.subscribe ?? false)
+  );
 }

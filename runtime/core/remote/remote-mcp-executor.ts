@@ -31,6 +31,7 @@ import { openSession } from './open-session.ts';
 import { credentialHeaders } from './remote-headers.ts';
 import type { RemoteEndpoint } from './remote-model.ts';
 import type { RemoteTarget } from './remote-tool-source.ts';
+import { ResourceSubscriptions, type UpdateListener } from './resource-subscriptions.ts';
 import { withCredential } from './signed-in-credential.ts';
 import {
   type ServerRequestAnswer,
@@ -83,6 +84,9 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
     { connectionId: string; target: UpstreamTarget }
   >();
 
+  /** Resource subscriptions made upstream, per session key and URI. */
+  readonly #subscriptions: ResourceSubscriptions;
+
   readonly #held: HeldExchanges;
   /** Answers for exchanges another replica holds go there through it; none: they are expired. */
   #relay: HeldExchangeRelay<Forwarded> | undefined;
@@ -91,6 +95,7 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
     this.#client = client;
     this.#sessions = sessions;
     this.#held = held;
+    this.#subscriptions = new ResourceSubscriptions(client);
     sessions.onRetired = (session) => this.#retired(session);
   }
 
@@ -207,6 +212,50 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
   }
 
   /**
+   * Subscribes `listener` to updates of the server's `uri` in the caller's
+   * upstream session (made there once for every agent of that session);
+   * resolves with what lets go of it, undone upstream with the last one.
+   */
+  subscribeResource(
+    call: Pick<ForwardCall, 'target' | 'credential' | 'credentialOwner'>,
+    uri: string,
+    listener: UpdateListener,
+  ): Promise<() => Promise<void>> {
+    return this.#withCredential(call, async (credential) => {
+      const { target, identity } = this.#targets.of(call.target.source.endpoint, credential);
+      const key = sessionKey(call.target.connection.id, call.credentialOwner ?? '');
+      const session = await this.#session(call, target, key, identity);
+      try {
+        return await this.#subscriptions.add(key, target, session, uri, listener);
+      } catch (error) {
+        throw this.#failed(key, session, error);
+      } finally {
+        this.#sessions.release(session);
+      }
+    });
+  }
+
+  /** A notification a session's server sent on the session's own stream (a resource updated). */
+  heard(session: UpstreamSession, message: RpcNotification): void {
+    this.#subscriptions.heard(session, message);
+  }
+
+  /** A connection's sessions were forgotten elsewhere (the sweep): its subscriptions end with them. */
+  sessionsForgotten(connectionId: string): void {
+    this.#subscriptions.endConnection(connectionId);
+  }
+
+  /** Ends every resource subscription upstream (the gateway closing). */
+  endSubscriptions(): void {
+    this.#subscriptions.close();
+  }
+
+  /** Resource subscriptions held upstream (tests). */
+  get resourceSubscriptions(): number {
+    return this.#subscriptions.size;
+  }
+
+  /**
    * The caller's upstream session, opened (once, however many ask) when
    * there is none or its credential changed; in use until `release`.
    */
@@ -221,6 +270,7 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
       const opened = await this.#open(target, source.endpoint);
       this.#openedAt.set(opened, { connectionId: connection.id, target });
       this.sessionOpened?.(connection.id, target, opened);
+      this.#subscriptions.opened(key, target, opened);
       return opened;
     });
   }
@@ -229,6 +279,7 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
   #retired(session: UpstreamSession): void {
     const opened = this.#openedAt.get(session);
     if (opened === undefined) return;
+    this.#subscriptions.ended(session);
     this.sessionEnded?.(opened.connectionId, session);
     this.#client.close(opened.target, session).catch(() => {});
   }
@@ -375,7 +426,9 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
 
   /** Forgets every session of a connection (disconnect: the caller ends them). */
   forgetConnection(connectionId: string): UpstreamSession[] {
-    return this.#sessions.forgetConnection(connectionId);
+    const forgotten = this.#sessions.forgetConnection(connectionId);
+    for (const session of forgotten) this.#subscriptions.ended(session);
+    return forgotten;
   }
 
   /**

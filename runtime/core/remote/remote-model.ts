@@ -52,6 +52,8 @@ export interface RemoteFeatures {
   prompts: boolean;
   resources: boolean;
   completions: boolean;
+  /** It takes resource subscriptions (absent in a record made before they were relayed: no). */
+  subscribe?: boolean;
 }
 
 export interface RemoteEndpoint {

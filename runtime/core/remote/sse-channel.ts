@@ -47,8 +47,8 @@ export class SseChannel {
   readonly #waiting = new Map<RpcId, Waiting>();
   readonly #maxAnswerBytes: number;
   readonly #deadlineMs: number;
-  /** Told of each notification the server sends outside any call (`notifications/tools/list_changed`). */
-  onServerNotification: ((method: string) => void) | undefined;
+  /** Told of each notification the server sends (`notifications/tools/list_changed`, a resource updated). */
+  onServerNotification: ((message: RpcNotification) => void) | undefined;
   #messageUrl: URL | undefined;
   #closed = false;
   #nextId = 1;
@@ -254,7 +254,7 @@ export class SseChannel {
         );
       else waiting.resolve(parsed.message);
     } else if (parsed.kind === 'notification') {
-      this.onServerNotification?.(parsed.message.method);
+      this.onServerNotification?.(parsed.message);
       const token = parsed.message.params?.progressToken;
       for (const waiting of this.#waiting.values())
         if (token === undefined || waiting.progressToken === token)

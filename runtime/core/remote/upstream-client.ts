@@ -41,6 +41,8 @@ import { SseChannel } from './sse-channel.ts';
 
 export const MODERN_REVISION = '2026-07-28';
 export const LEGACY_REVISION = '2025-11-25';
+/** How long a listening stream may stay open. */
+const LISTEN_LIFETIME_MS = 24 * 3_600_000;
 /** The most reply bytes one exchange reads (a tool's reply included). */
 export const MAX_REMOTE_REPLY_BYTES = 1_048_576;
 
@@ -365,6 +367,70 @@ export class UpstreamClient {
   ): Promise<void> {
     if (session.era === 'sse') return session.channel.notify(method, params);
     await this.#post(target, session, { jsonrpc: '2.0', method, params });
+  }
+
+  /**
+   * Reads a listening stream while it lasts, each notification on it going
+   * to `onNotification`: a 2025 session's GET stream, or a 2026-07-28
+   * `subscriptions/listen` stream with the `notifications` filter (an
+   * HTTP+SSE session hears on its channel instead). Resolves when the stream
+   * ends, is cancelled, or is not offered (a 405: nothing to hear).
+   */
+  async listen(
+    target: UpstreamTarget,
+    session: UpstreamSession,
+    notifications: Record<string, unknown>,
+    options: { cancel: CancelSignal; onNotification: (message: RpcNotification) => void },
+  ): Promise<void> {
+    let opening: { method: 'GET' | 'POST'; headers: Record<string, string>; body?: string };
+    if (session.era === 'modern') {
+      const { headers, body } = this.#request(
+        target,
+        session,
+        request(
+          `portcullis-listen-${this.#id()}`,
+          'subscriptions/listen',
+          modernParams(session, { notifications }, {}),
+        ),
+      );
+      opening = { method: 'POST', headers, body };
+    } else if (session.era === 'legacy' && session.sessionId !== undefined) {
+      opening = {
+        method: 'GET',
+        headers: {
+          ...target.headers,
+          accept: 'text/event-stream',
+          'mcp-session-id': session.sessionId,
+          'mcp-protocol-version': session.revision,
+        },
+      };
+    } else return;
+    try {
+      const stream = await this.#client.open(
+        { ...opening, url: target.url, redactor: target.redactor },
+        { maxReplyBytes: 64 * 1_048_576, deadlineMs: LISTEN_LIFETIME_MS, cancel: options.cancel },
+      );
+      if (stream.status !== 200) {
+        stream.close();
+        return;
+      }
+      const reader = new EventStreamReader();
+      try {
+        for await (const chunk of stream.chunks)
+          for (const data of reader.push(chunk)) {
+            try {
+              const parsed = classify(parseJson(target.redactor.text(data)));
+              if (parsed.kind === 'notification') options.onNotification(parsed.message);
+            } catch {
+              // One bad event says nothing about the others.
+            }
+          }
+      } finally {
+        stream.close();
+      }
+    } catch {
+      // A stream that ended or could not be opened: nothing more to hear.
+    }
   }
 
   /** Ends a 2025 session (DELETE); a server that does not allow it is left alone. */

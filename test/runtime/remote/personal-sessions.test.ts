@@ -1,8 +1,8 @@
 /**
  * Upstream sessions per credential identity (seed 003): two agents with
  * personal keys hold two sessions; one agent's bad reply forgets only its
- * own, the other's stays in use; a wrong personal key is refused and written
- * nowhere.
+ * own, the other's stays in use; an agent's resource reads and subscriptions
+ * go out in its own; a wrong personal key is refused and written nowhere.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -31,6 +31,7 @@ let triedSessions: string[] = [];
 beforeAll(async () => {
   upstream = await startUpstream('stateful', {
     resourcesAndPrompts: true,
+    subscribable: true,
     requireHeader: { name: 'X-Api-Key', value: [SHARED, KEY_A, KEY_B] },
     sabotage: ({ tool, headers }) => {
       if (tool !== 'get_weather' || hugeFor === undefined || headers['x-api-key'] !== hugeFor)
@@ -122,6 +123,19 @@ describe('personal credentials on a remote connection', () => {
     await call('bob', KEY_B);
     expect(sessionOf(KEY_A)).not.toBe(aliceFirst);
     expect(sessionOf(KEY_B)).toBe(bobFirst);
+  });
+
+  it("subscribes an agent to a resource in that agent's own session, with its own key", async () => {
+    await callTool(clients.alice!, 'personal__get_weather', { city: 'alice' });
+    const session = upstream.calls.at(-1)?.sessionId;
+    const from = upstream.seenHeaders.length;
+    await clients.alice!.subscribeResource({ uri: 'personal+memo://welcome' });
+    await clients.alice!.unsubscribeResource({ uri: 'personal+memo://welcome' });
+    expect(upstream.subscribed).toEqual(['memo://welcome']);
+    expect(upstream.unsubscribed).toEqual(['memo://welcome']);
+    const sent = upstream.seenHeaders.slice(from);
+    expect(new Set(sent.map((headers) => headers['x-api-key']))).toEqual(new Set([KEY_A]));
+    expect(new Set(sent.map((headers) => headers['mcp-session-id']))).toEqual(new Set([session]));
   });
 
   it("reads an agent's resources in that agent's own session, as its calls run", async () => {

@@ -17,6 +17,7 @@ import { grant } from '../../../runtime/core/operator/grants.ts';
 import { connectUrl } from '../../../runtime/core/operator/remote-connections.ts';
 import { startTestGateway, type TestGateway } from '../../support/gateway.ts';
 import { modernToolCall } from '../../support/mcp/raw-http.ts';
+import { type SseUpstream, startSseUpstream } from '../../support/remote/sse-upstream.ts';
 import {
   startUpstream,
   type Upstream,
@@ -28,14 +29,17 @@ type Era = 'legacy' | 'modern';
 let gateway: TestGateway;
 let ctx: OperatorContext;
 let key: string;
-const upstreams: Upstream[] = [];
+const upstreams: Array<Upstream | SseUpstream> = [];
 
 beforeAll(async () => {
   gateway = await startTestGateway({ environment: { PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS: '1' } });
   ctx = gateway.running.gateway.operator('test');
   ({ key } = await createAgent(ctx, { workspace: 'default', name: 'asked' }));
-  for (const kind of ['modern', 'stateful'] as const) {
-    const upstream = await startUpstream(kind, { askingTools: true });
+  for (const kind of ['modern', 'stateful', 'sse'] as const) {
+    const upstream =
+      kind === 'sse'
+        ? await startSseUpstream({ askingTools: true })
+        : await startUpstream(kind, { askingTools: true });
     upstreams.push(upstream);
     await connectUrl(ctx, { workspace: 'default', url: upstream.url, name: `ask-${kind}` });
     await changeActions(ctx, 'review', {
@@ -95,46 +99,52 @@ const PAIRINGS: [UpstreamKind, Era][] = [
   ['modern', 'modern'],
 ];
 
+/** The HTTP+SSE server asks with server requests, as a 2025 one does. */
+const WITH_SSE: [UpstreamKind | 'sse', Era][] = [...PAIRINGS, ['sse', 'legacy'], ['sse', 'modern']];
+
 function textOf(result: { content?: unknown }): string {
   const [first] = (result.content ?? []) as { text?: string }[];
   return first?.text ?? '';
 }
 
-describe.each<[UpstreamKind, Era]>(PAIRINGS)('a %s upstream asking a %s agent', (kind, era) => {
-  let client: Client;
-  const tool = (name: string) => `ask-${kind}__${name}`;
+describe.each<[UpstreamKind | 'sse', Era]>(WITH_SSE)(
+  'a %s upstream asking a %s agent',
+  (kind, era) => {
+    let client: Client;
+    const tool = (name: string) => `ask-${kind}__${name}`;
 
-  beforeAll(async () => {
-    client = await agentClient(era, true);
-    expect(client.getProtocolEra()).toBe(era);
-  });
-  afterAll(() => client?.close());
+    beforeAll(async () => {
+      client = await agentClient(era, true);
+      expect(client.getProtocolEra()).toBe(era);
+    });
+    afterAll(() => client?.close());
 
-  it('relays elicitation to the agent and its answer back', async () => {
-    const result = await client.callTool({ name: tool('ask_name'), arguments: {} });
-    expect(result.isError).toBeFalsy();
-    expect(textOf(result)).toBe(`Hello, Ada (${era})!`);
-  });
+    it('relays elicitation to the agent and its answer back', async () => {
+      const result = await client.callTool({ name: tool('ask_name'), arguments: {} });
+      expect(result.isError).toBeFalsy();
+      expect(textOf(result)).toBe(`Hello, Ada (${era})!`);
+    });
 
-  it('relays sampling to the agent and its answer back', async () => {
-    const result = await client.callTool({ name: tool('ask_model'), arguments: {} });
-    expect(textOf(result)).toBe(`the model said: Paris (${era})`);
-  });
+    it('relays sampling to the agent and its answer back', async () => {
+      const result = await client.callTool({ name: tool('ask_model'), arguments: {} });
+      expect(textOf(result)).toBe(`the model said: Paris (${era})`);
+    });
 
-  it('relays roots/list to the agent and its answer back', async () => {
-    const result = await client.callTool({ name: tool('count_roots'), arguments: {} });
-    expect(textOf(result)).toBe('2 root(s): file:///work/a file:///work/b');
-  });
+    it('relays roots/list to the agent and its answer back', async () => {
+      const result = await client.callTool({ name: tool('count_roots'), arguments: {} });
+      expect(textOf(result)).toBe('2 root(s): file:///work/a file:///work/b');
+    });
 
-  it('audits each round of the call', async () => {
-    const events = await ctx.store.audit.query({ action: tool('ask_name'), limit: 50 });
-    // The question's round and the answer's, each allowed and ok, for every era that called.
-    expect(events.length).toBeGreaterThanOrEqual(2);
-    expect(events.map((event) => [event.decision, event.outcome])).toEqual(
-      events.map(() => ['allowed', 'ok']),
-    );
-  });
-});
+    it('audits each round of the call', async () => {
+      const events = await ctx.store.audit.query({ action: tool('ask_name'), limit: 50 });
+      // The question's round and the answer's, each allowed and ok, for every era that called.
+      expect(events.length).toBeGreaterThanOrEqual(2);
+      expect(events.map((event) => [event.decision, event.outcome])).toEqual(
+        events.map(() => ['allowed', 'ok']),
+      );
+    });
+  },
+);
 
 describe.each<[UpstreamKind, Era]>(PAIRINGS)(
   'a %s upstream asking a %s agent that declared nothing',

@@ -22,7 +22,9 @@ import type {
   PromptRequest,
   ResourceOutcome,
   ResourceRequest,
+  ResourceSubscription,
   ServedFeatures,
+  SubscribeRequest,
   ToolCall,
   ToolOutcome,
 } from '../../../runtime/core/mcp/tool-backend.ts';
@@ -116,7 +118,8 @@ export class EverythingBackend extends ConformanceBackend {
   readonly subscribed = new Set<string>();
 
   async serverCapabilities(): Promise<ServedFeatures> {
-    return { prompts: true, resources: true, completions: true };
+    // It takes resource subscriptions (`subscribeResource`), so it says so.
+    return { prompts: true, resources: true, subscribe: true, completions: true };
   }
 
   override async listTools(): Promise<Tool[]> {
@@ -326,11 +329,10 @@ export class EverythingBackend extends ConformanceBackend {
 
   async subscribeResource(
     _principal: McpPrincipal,
-    uri: string,
-    subscribed: boolean,
-  ): Promise<void> {
-    if (subscribed) this.subscribed.add(uri);
-    else this.subscribed.delete(uri);
+    { uri }: SubscribeRequest,
+  ): Promise<ResourceSubscription> {
+    this.subscribed.add(uri);
+    return { end: async () => void this.subscribed.delete(uri) };
   }
 }
 

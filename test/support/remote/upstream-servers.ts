@@ -63,6 +63,12 @@ export interface UpstreamOptions {
   askingTools?: boolean;
   /** Adds a resource (`memo://welcome`), a template (`memo://notes/{id}`) and a prompt (`greet`). */
   resourcesAndPrompts?: boolean;
+  /**
+   * Those resources, and the server takes subscriptions to them
+   * (`resources.subscribe`): `resources/subscribe` on a 2025-11-25 session,
+   * `resourceSubscriptions` on a 2026-07-28 `subscriptions/listen`.
+   */
+  subscribable?: boolean;
   /** Adds `shout`, a read that logs a message, then waits for `open()` before it answers. */
   logTool?: boolean;
   /** Serves https on `localhost` with this key and certificate. */
@@ -85,6 +91,17 @@ export interface Upstream {
   open(): void;
   /** Every live server session says its tool list changed. */
   notifyToolsChanged(): void;
+  /**
+   * The URIs subscribed to, and let go of, in order: a 2025-11-25 session's
+   * `resources/subscribe` and `unsubscribe`, a 2026-07-28 listen stream's
+   * `resourceSubscriptions` as it opens and as it closes.
+   */
+  subscribed: string[];
+  unsubscribed: string[];
+  /** The server says a resource was updated (`sendResourceUpdated` in each session; the listen bus on 2026-07-28). */
+  updateResource(uri: string): void;
+  /** The 2025-11-25 server forgets every session (its next request in one is a 404), as a restarted server does. */
+  forgetSessions(): Promise<void>;
   /** Changes a tool's description (the next list shows it). */
   setDescription(description: string): void;
   /**
@@ -119,10 +136,17 @@ export async function startUpstream(
   });
 
   const live: McpServer[] = [];
+  const subscribed: string[] = [];
+  const unsubscribed: string[] = [];
   const build = () => {
     const server = new McpServer(
       { name: `fixture-${kind}`, version: '1.2.3' },
-      options.logTool ? { capabilities: { logging: {} } } : {},
+      {
+        capabilities: {
+          ...(options.logTool ? { logging: {} } : {}),
+          ...(options.subscribable ? { resources: { subscribe: true } } : {}),
+        },
+      },
     );
     if (kind === 'stateful') live.push(server);
     server.registerTool(
@@ -195,9 +219,19 @@ export async function startUpstream(
         'through the gate',
       );
     if (options.askingTools) registerAskingTools(server);
-    if (options.resourcesAndPrompts) {
+    if (options.resourcesAndPrompts || options.subscribable) {
       const handles = registerResourcesAndPrompts(server, kind, state);
       if (kind === 'stateful') featureSets.push(handles);
+    }
+    if (options.subscribable) {
+      server.server.setRequestHandler('resources/subscribe', async (request) => {
+        subscribed.push(request.params.uri);
+        return {};
+      });
+      server.server.setRequestHandler('resources/unsubscribe', async (request) => {
+        unsubscribed.push(request.params.uri);
+        return {};
+      });
     }
     if (options.logTool)
       gated(
@@ -253,10 +287,22 @@ export async function startUpstream(
       res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"unauthorized"}');
       return;
     }
-    let message: { method?: string; id?: unknown; params?: { name?: string } } = {};
+    let message: {
+      method?: string;
+      id?: unknown;
+      params?: { name?: string; notifications?: { resourceSubscriptions?: unknown } };
+    } = {};
     try {
       message = JSON.parse(body.toString('utf8') || '{}');
     } catch {}
+    const listened =
+      message.method === 'subscriptions/listen'
+        ? message.params?.notifications?.resourceSubscriptions
+        : undefined;
+    if (options.subscribable && Array.isArray(listened)) {
+      subscribed.push(...(listened as string[]));
+      res.on('close', () => unsubscribed.push(...(listened as string[])));
+    }
     const sessionId = req.headers['mcp-session-id'] as string | undefined;
     const tool = message.method === 'tools/call' ? message.params?.name : undefined;
     const bad = options.sabotage?.({
@@ -352,6 +398,17 @@ export async function startUpstream(
           // A server whose session ended.
         }
       }
+    },
+    subscribed,
+    unsubscribed,
+    updateResource: (uri) => {
+      modern?.notify.resourceUpdated(uri);
+      for (const server of live) server.server.sendResourceUpdated({ uri }).catch(() => {});
+    },
+    async forgetSessions() {
+      const forgotten = [...transports.values()];
+      transports.clear();
+      for (const transport of forgotten) await transport.close();
     },
     setDescription: (description) => {
       state.description = description;
