@@ -54,8 +54,15 @@ async function refusal(request: Promise<unknown>): Promise<string> {
   const error = (await request.then(
     () => undefined,
     (e: unknown) => e,
-  )) as { data?: { code?: string; field?: string }; message?: string } | undefined;
+  )) as
+    | {
+        data?: { code?: string; field?: string; error?: { code?: string; field?: string } };
+        message?: string;
+      }
+    | undefined;
   expect(error).toBeDefined();
+  // A subscribe's refusal carries the gateway's error whole (`data.error`).
+  if (error?.data?.error?.code) return `${error.data.error.code} ${error.data.error.field}`;
   const body = error?.message?.match(/\{"jsonrpc".*\}$/)?.[0];
   const data = error?.data?.code
     ? error.data
@@ -281,5 +288,42 @@ describe('a discovery whose list of templates fails', () => {
     } finally {
       await upstream.close();
     }
+  });
+});
+
+describe('a subscription to a resource held for review', () => {
+  let upstream: Upstream;
+  let client: Client;
+
+  beforeAll(async () => {
+    upstream = await startUpstream('stateful', { subscribable: true });
+    await connectUrl(ctx, { workspace: 'default', url: upstream.url, name: 'subs' });
+    await grant(ctx, { workspace: 'default', agent: 'reader', connection: 'subs', scope: 'reads' });
+    client = new Client({ name: 'subscriber', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${gateway.url}/mcp`), {
+        requestInit: { headers: { Authorization: `Bearer ${key}` } },
+      }),
+    );
+  });
+  afterAll(async () => {
+    await client?.close();
+    await upstream?.close();
+  });
+
+  it('is refused as its read is, and made upstream once the resource is reviewed', async () => {
+    const uri = 'subs+memo://welcome';
+    expect(await refusal(client.subscribeResource({ uri }))).toBe('action_quarantined uri');
+    expect(upstream.subscribed).toEqual([]);
+    await portcullis('review', 'subs', '--all');
+    await until(async () => {
+      try {
+        await client.subscribeResource({ uri });
+        return true;
+      } catch {
+        return false;
+      }
+    });
+    expect(upstream.subscribed).toEqual(['memo://welcome']);
   });
 });

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { changeActions } from '../../../runtime/core/operator/actions.ts';
 import { createAgent } from '../../../runtime/core/operator/agents.ts';
 import { grant } from '../../../runtime/core/operator/grants.ts';
 import { connectUrl } from '../../../runtime/core/operator/remote-connections.ts';
@@ -40,6 +41,8 @@ afterAll(async () => {
 it('relays an update heard by the replica that subscribed to the stream another replica holds', async () => {
   const ctx = a.running.gateway.operator('test');
   await connectUrl(ctx, { workspace: 'default', url: upstream.url, name: 'notes' });
+  // Its resources, pinned at connect, are served once reviewed.
+  await changeActions(ctx, 'review', { workspace: 'default', connection: 'notes', all: true });
   const { key } = await createAgent(ctx, { workspace: 'default', name: 'far-watcher' });
   await grant(ctx, {
     workspace: 'default',

@@ -17,6 +17,7 @@ import {
   StreamableHTTPClientTransport,
 } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { changeActions } from '../../../runtime/core/operator/actions.ts';
 import { createAgent } from '../../../runtime/core/operator/agents.ts';
 import type { OperatorContext } from '../../../runtime/core/operator/context.ts';
 import { grant } from '../../../runtime/core/operator/grants.ts';
@@ -50,6 +51,12 @@ beforeAll(async () => {
         : await startUpstream(kind, { subscribable: true });
     upstreams.set(kind, upstream);
     await connectUrl(ctx, { workspace: 'default', url: upstream.url, name: `upd-${kind}` });
+    // Its resources, pinned at connect, are served once reviewed.
+    await changeActions(ctx, 'review', {
+      workspace: 'default',
+      connection: `upd-${kind}`,
+      all: true,
+    });
     await grant(ctx, {
       workspace: 'default',
       agent: 'watcher',
@@ -59,6 +66,7 @@ beforeAll(async () => {
   }
   sse = await startSseUpstream({ subscribable: true });
   await connectUrl(ctx, { workspace: 'default', url: sse.url, name: 'upd-sse' });
+  await changeActions(ctx, 'review', { workspace: 'default', connection: 'upd-sse', all: true });
   await grant(ctx, {
     workspace: 'default',
     agent: 'watcher',
