@@ -3,8 +3,9 @@
  * 2025-03-26 define it. `initialize` opens a session owned by its principal;
  * every later request names it in `Mcp-Session-Id`; DELETE ends it; GET opens
  * the session's one standalone stream, on which the server announces tool
- * list changes and updates of the resources the session subscribed to. JSON-RPC errors travel in 200 replies, as these revisions and
- * their SDKs expect; batches exist in 2025-03-26 only.
+ * list changes and updates of the resources the session subscribed to.
+ * JSON-RPC errors travel in 200 replies, as these revisions and their SDKs
+ * expect; batches exist in 2025-03-26 only.
  *
  * Order of checks after authentication: session (400 missing, 404 unknown or
  * another caller's) → MCP-Protocol-Version header (400) → method.

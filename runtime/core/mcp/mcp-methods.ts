@@ -286,10 +286,9 @@ async function readResource<P extends McpPrincipal>(
   id: JsonRpcId,
   params: Record<string, unknown> | undefined,
 ): Promise<Answer> {
-  const uri = params?.uri;
-  if (typeof uri !== 'string' || uri === '') {
+  const uri = uriOf(params);
+  if (uri === undefined)
     return failure(id, 'invalid_params', 'Invalid params: uri must be a string');
-  }
   const notFound = scope.era === 'modern' ? 'resource_not_found' : 'resource_not_found_legacy';
   const { readResource } = scope.backend;
   if (readResource === undefined) return failure(id, notFound, undefined, { uri });
@@ -387,10 +386,9 @@ async function subscribe<P extends McpPrincipal>(
   id: JsonRpcId,
   params: Record<string, unknown> | undefined,
 ): Promise<Answer> {
-  const uri = params?.uri;
-  if (typeof uri !== 'string' || uri === '') {
+  const uri = uriOf(params);
+  if (uri === undefined)
     return failure(id, 'invalid_params', 'Invalid params: uri must be a string');
-  }
   if (session.subscriptions.has(uri)) return { message: resultMessage(id, {}) };
   const { announce } = scope;
   try {
@@ -422,10 +420,9 @@ async function unsubscribe(
   id: JsonRpcId,
   params: Record<string, unknown> | undefined,
 ): Promise<Answer> {
-  const uri = params?.uri;
-  if (typeof uri !== 'string' || uri === '') {
+  const uri = uriOf(params);
+  if (uri === undefined)
     return failure(id, 'invalid_params', 'Invalid params: uri must be a string');
-  }
   const subscription = session.subscriptions.get(uri);
   session.subscriptions.delete(uri);
   await subscription?.end().catch(() => {});
@@ -468,6 +465,12 @@ function toolErrorResult(error: GatewayError, challenge: string | undefined): Ca
 export const WWW_AUTHENTICATE_META_KEY = 'mcp/www_authenticate';
 
 /** A backend failure outside a tool call: a server error carrying the public reason, if any. */
+/** The request's `uri`: a non-empty string, else undefined (the request is refused). */
+function uriOf(params: Record<string, unknown> | undefined): string | undefined {
+  const uri = params?.uri;
+  return typeof uri === 'string' && uri !== '' ? uri : undefined;
+}
+
 function backendFailure(id: JsonRpcId, error: unknown, report: (error: unknown) => void): Answer {
   if (!(error instanceof GatewayError)) {
     report(error);

@@ -12,7 +12,7 @@ import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { LOGS } from './paths.ts';
+import { LOGS, ROOT } from './paths.ts';
 
 export type Readiness = { kind: 'announce' } | { kind: 'poll'; url: string };
 
@@ -134,6 +134,26 @@ async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
 }
 
 /** A port free on 127.0.0.1 right now, for servers that cannot announce the one they bound. */
+/**
+ * One of our Portcullis bundles (`script`) as a child: run by this Node, the
+ * catalogs named by the checkout (`PORTCULLIS_ROOT`), up once it announces.
+ */
+export function startPortcullisChild(
+  name: string,
+  script: string,
+  args: string[],
+  options: Pick<ServerChildOptions, 'timeoutMs'> = {},
+): Promise<ServerChild> {
+  return startServerChild({
+    name,
+    command: process.execPath,
+    args: [script, ...args],
+    env: { PORTCULLIS_ROOT: ROOT },
+    ready: { kind: 'announce' },
+    ...options,
+  });
+}
+
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = createServer();

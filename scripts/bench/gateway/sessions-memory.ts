@@ -11,8 +11,12 @@
  */
 import { bundledServer } from './bundle-servers.ts';
 import { describe, McpClient } from './load/mcp-client.ts';
-import { ROOT } from './paths.ts';
-import { type ResidentMemory, residentMemory, startServerChild } from './server-child.ts';
+import {
+  type ResidentMemory,
+  residentMemory,
+  startPortcullisChild,
+  startServerChild,
+} from './server-child.ts';
 
 export const SESSIONS_TARGET_MB = 300;
 
@@ -37,14 +41,12 @@ export async function measureSessionsMemory(count: number): Promise<SessionsMemo
   });
   try {
     const started = performance.now();
-    const portcullis = await startServerChild({
-      name: 'portcullis-sessions',
-      command: process.execPath,
-      args: [bundledServer('portcullis-sessions'), upstream.url!, String(count)],
-      env: { PORTCULLIS_ROOT: ROOT },
-      ready: { kind: 'announce' },
-      timeoutMs: 600_000,
-    });
+    const portcullis = await startPortcullisChild(
+      'portcullis-sessions',
+      bundledServer('portcullis-sessions'),
+      [upstream.url!, String(count)],
+      { timeoutMs: 600_000 },
+    );
     try {
       const setupSeconds = (performance.now() - started) / 1000;
       const { url, agentKeys, toolName } = portcullis.announced as {

@@ -11,14 +11,12 @@
  * any more is `mcp_remote_input_expired` at once, and each round is audited.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { changeActions } from '../../../runtime/core/operator/actions.ts';
 import { createAgent } from '../../../runtime/core/operator/agents.ts';
 import type { OperatorContext } from '../../../runtime/core/operator/context.ts';
-import { grant } from '../../../runtime/core/operator/grants.ts';
-import { connectUrl } from '../../../runtime/core/operator/remote-connections.ts';
 import { startTestGateway, type TestGateway } from '../../support/gateway.ts';
 import { modernToolCall, modernToolExchange } from '../../support/mcp/raw-http.ts';
 import { testSchemas } from '../../support/postgres.ts';
+import { connectReviewed } from '../../support/remote/reviewed-connection.ts';
 import { startUpstream, type Upstream } from '../../support/remote/upstream-servers.ts';
 
 const environment = {
@@ -42,9 +40,7 @@ beforeAll(async () => {
   b = await startTestGateway({ databaseUrl, environment, dataDir: a.dataDir });
   ctx = a.running.gateway.operator('test');
   ({ key } = await createAgent(ctx, { workspace: 'default', name: 'asked' }));
-  await connectUrl(ctx, { workspace: 'default', url: upstream.url, name: 'ask' });
-  await changeActions(ctx, 'review', { workspace: 'default', connection: 'ask', all: true });
-  await grant(ctx, { workspace: 'default', agent: 'asked', connection: 'ask', scope: 'reads' });
+  await connectReviewed(ctx, { url: upstream.url, name: 'ask' }, 'asked');
   const state = a.running.gateway.state;
   const set = state.set.bind(state);
   state.set = (stateKey, value, ttlMs) => {

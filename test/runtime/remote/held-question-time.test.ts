@@ -8,11 +8,9 @@
  */
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { changeActions } from '../../../runtime/core/operator/actions.ts';
 import { createAgent } from '../../../runtime/core/operator/agents.ts';
-import { grant } from '../../../runtime/core/operator/grants.ts';
-import { connectUrl } from '../../../runtime/core/operator/remote-connections.ts';
 import { startTestGateway, type TestGateway } from '../../support/gateway.ts';
+import { connectReviewed } from '../../support/remote/reviewed-connection.ts';
 import { startUpstream, type Upstream } from '../../support/remote/upstream-servers.ts';
 
 const DEADLINE_MS = 1_000;
@@ -31,9 +29,7 @@ beforeAll(async () => {
   const ctx = gateway.running.gateway.operator('test');
   ({ key } = await createAgent(ctx, { workspace: 'default', name: 'slow' }));
   upstream = await startUpstream('stateful', { askingTools: true });
-  await connectUrl(ctx, { workspace: 'default', url: upstream.url, name: 'asks' });
-  await changeActions(ctx, 'review', { workspace: 'default', connection: 'asks', all: true });
-  await grant(ctx, { workspace: 'default', agent: 'slow', connection: 'asks', scope: 'reads' });
+  await connectReviewed(ctx, { url: upstream.url, name: 'asks' }, 'slow');
 });
 afterAll(async () => {
   await upstream?.close();

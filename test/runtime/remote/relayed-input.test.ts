@@ -10,13 +10,11 @@
  */
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { changeActions } from '../../../runtime/core/operator/actions.ts';
 import { createAgent } from '../../../runtime/core/operator/agents.ts';
 import type { OperatorContext } from '../../../runtime/core/operator/context.ts';
-import { grant } from '../../../runtime/core/operator/grants.ts';
-import { connectUrl } from '../../../runtime/core/operator/remote-connections.ts';
 import { startTestGateway, type TestGateway } from '../../support/gateway.ts';
 import { modernToolCall } from '../../support/mcp/raw-http.ts';
+import { connectReviewed } from '../../support/remote/reviewed-connection.ts';
 import { type SseUpstream, startSseUpstream } from '../../support/remote/sse-upstream.ts';
 import {
   startUpstream,
@@ -41,18 +39,7 @@ beforeAll(async () => {
         ? await startSseUpstream({ askingTools: true })
         : await startUpstream(kind, { askingTools: true });
     upstreams.push(upstream);
-    await connectUrl(ctx, { workspace: 'default', url: upstream.url, name: `ask-${kind}` });
-    await changeActions(ctx, 'review', {
-      workspace: 'default',
-      connection: `ask-${kind}`,
-      all: true,
-    });
-    await grant(ctx, {
-      workspace: 'default',
-      agent: 'asked',
-      connection: `ask-${kind}`,
-      scope: 'reads',
-    });
+    await connectReviewed(ctx, { url: upstream.url, name: `ask-${kind}` }, 'asked');
   }
 });
 afterAll(async () => {

@@ -17,12 +17,10 @@ import {
   StreamableHTTPClientTransport,
 } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { changeActions } from '../../../runtime/core/operator/actions.ts';
 import { createAgent } from '../../../runtime/core/operator/agents.ts';
 import type { OperatorContext } from '../../../runtime/core/operator/context.ts';
-import { grant } from '../../../runtime/core/operator/grants.ts';
-import { connectUrl } from '../../../runtime/core/operator/remote-connections.ts';
 import { startTestGateway, type TestGateway } from '../../support/gateway.ts';
+import { connectReviewed } from '../../support/remote/reviewed-connection.ts';
 import { type SseUpstream, startSseUpstream } from '../../support/remote/sse-upstream.ts';
 import {
   startUpstream,
@@ -50,29 +48,10 @@ beforeAll(async () => {
         ? await startUpstream('stateful', { resourcesAndPrompts: true })
         : await startUpstream(kind, { subscribable: true });
     upstreams.set(kind, upstream);
-    await connectUrl(ctx, { workspace: 'default', url: upstream.url, name: `upd-${kind}` });
-    // Its resources, pinned at connect, are served once reviewed.
-    await changeActions(ctx, 'review', {
-      workspace: 'default',
-      connection: `upd-${kind}`,
-      all: true,
-    });
-    await grant(ctx, {
-      workspace: 'default',
-      agent: 'watcher',
-      connection: `upd-${kind}`,
-      scope: 'reads',
-    });
+    await connectReviewed(ctx, { url: upstream.url, name: `upd-${kind}` }, 'watcher');
   }
   sse = await startSseUpstream({ subscribable: true });
-  await connectUrl(ctx, { workspace: 'default', url: sse.url, name: 'upd-sse' });
-  await changeActions(ctx, 'review', { workspace: 'default', connection: 'upd-sse', all: true });
-  await grant(ctx, {
-    workspace: 'default',
-    agent: 'watcher',
-    connection: 'upd-sse',
-    scope: 'reads',
-  });
+  await connectReviewed(ctx, { url: sse.url, name: 'upd-sse' }, 'watcher');
 });
 afterAll(async () => {
   await gateway?.close();

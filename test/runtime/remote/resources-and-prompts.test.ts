@@ -9,13 +9,13 @@
  */
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { changeActions } from '../../../runtime/core/operator/actions.ts';
 import { createAgent } from '../../../runtime/core/operator/agents.ts';
 import type { OperatorContext } from '../../../runtime/core/operator/context.ts';
 import { grant } from '../../../runtime/core/operator/grants.ts';
 import { connectUrl } from '../../../runtime/core/operator/remote-connections.ts';
 import { refreshRemote } from '../../../runtime/core/operator/remote-refresh.ts';
 import { startTestGateway, type TestGateway } from '../../support/gateway.ts';
+import { connectReviewed } from '../../support/remote/reviewed-connection.ts';
 import {
   startUpstream,
   type Upstream,
@@ -38,19 +38,7 @@ beforeAll(async () => {
   for (const kind of ['modern', 'stateful'] as const) {
     const upstream = await startUpstream(kind, { resourcesAndPrompts: true });
     upstreams.push(upstream);
-    await connectUrl(ctx, { workspace: 'default', url: upstream.url, name: `docs-${kind}` });
-    // Its prompts, resources and templates are pinned and quarantined until reviewed, as its tools are.
-    await changeActions(ctx, 'review', {
-      workspace: 'default',
-      connection: `docs-${kind}`,
-      all: true,
-    });
-    await grant(ctx, {
-      workspace: 'default',
-      agent: 'reader',
-      connection: `docs-${kind}`,
-      scope: 'reads',
-    });
+    await connectReviewed(ctx, { url: upstream.url, name: `docs-${kind}` }, 'reader');
   }
 });
 afterAll(async () => {

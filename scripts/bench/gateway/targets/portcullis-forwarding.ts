@@ -6,8 +6,7 @@
  */
 import { baseServer, bundledServer } from '../bundle-servers.ts';
 import { listToolNames } from '../load/mcp-caller.ts';
-import { ROOT } from '../paths.ts';
-import { startServerChild } from '../server-child.ts';
+import { startPortcullisChild } from '../server-child.ts';
 import type { GatewayTarget } from './target.ts';
 
 export const portcullisForwarding: GatewayTarget = forwardingFrom('portcullis-forwarding', () =>
@@ -25,13 +24,7 @@ function forwardingFrom(name: string, bundle: () => string): GatewayTarget {
     name,
     upstream: 'mcp',
     async start(upstreamUrl) {
-      const child = await startServerChild({
-        name: this.name,
-        command: process.execPath,
-        args: [bundle(), upstreamUrl],
-        env: { PORTCULLIS_ROOT: ROOT },
-        ready: { kind: 'announce' },
-      });
+      const child = await startPortcullisChild(this.name, bundle(), [upstreamUrl]);
       const announced = child.announced as {
         url: string;
         agentKey: string;

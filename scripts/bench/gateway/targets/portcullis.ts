@@ -4,8 +4,7 @@
  * other configuration (see ../servers/portcullis.ts).
  */
 import { baseServer, bundledServer } from '../bundle-servers.ts';
-import { ROOT } from '../paths.ts';
-import { startServerChild } from '../server-child.ts';
+import { startPortcullisChild } from '../server-child.ts';
 import type { GatewayTarget } from './target.ts';
 
 export const portcullis: GatewayTarget = portcullisSpeaking('portcullis', 'legacy');
@@ -41,13 +40,7 @@ function portcullisSpeaking(
   return {
     name,
     async start(upstreamUrl) {
-      const child = await startServerChild({
-        name: this.name,
-        command: process.execPath,
-        args: [bundle(), upstreamUrl],
-        env: { PORTCULLIS_ROOT: ROOT },
-        ready: { kind: 'announce' },
-      });
+      const child = await startPortcullisChild(this.name, bundle(), [upstreamUrl]);
       const announced = child.announced as {
         agentKey: string;
         accessToken: string;
