@@ -13,6 +13,9 @@ export interface CancelSignal {
   onCancel(listener: () => void): () => void;
 }
 
+/** The signal of what nobody can cancel (an operator's read, a list no client waits on). */
+export const NEVER_CANCELLED: CancelSignal = { cancelled: false, onCancel: () => () => {} };
+
 export class Cancellation implements CancelSignal {
   #cancelled = false;
   #listeners: (() => void)[] = [];

@@ -6,7 +6,7 @@
  * through the guarded client.
  */
 import type { ClientCapabilities, LoggingLevel } from '@modelcontextprotocol/server';
-import type { CancelSignal } from '../cancellation.ts';
+import { type CancelSignal, NEVER_CANCELLED } from '../cancellation.ts';
 import type { JsonValue } from '../json-value.ts';
 import type { ToolOutcome } from '../mcp/tool-backend.ts';
 import type { ToolSourceKind, ToolTarget } from '../tools/tool-source.ts';
@@ -67,8 +67,6 @@ export class Executors {
     return executor;
   }
 }
-
-const NEVER_CANCELLED: CancelSignal = { cancelled: false, onCancel: () => () => {} };
 
 /** The call context of a call no client is waiting on (an operator's verify read). */
 export const OPERATOR_CALL: Omit<ExecuteCall, 'target' | 'arguments' | 'credential'> = {

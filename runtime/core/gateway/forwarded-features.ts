@@ -20,6 +20,7 @@ import type {
   Resource,
   ResourceTemplateType as ResourceTemplate,
 } from '@modelcontextprotocol/server';
+import { NEVER_CANCELLED } from '../cancellation.ts';
 import { GatewayError, reasonOf } from '../errors.ts';
 import { auditEvent } from '../governance/audit-event.ts';
 import type { Connection, Grant, NewAuditEvent } from '../governance/model.ts';
@@ -89,7 +90,7 @@ interface Readable {
 
 /** A request with no client waiting on it beyond its answer: no progress, no log, no input. */
 const LIST_CONTEXT = {
-  cancel: { cancelled: false, onCancel: () => () => {} },
+  cancel: NEVER_CANCELLED,
   progress: () => {},
   log: () => {},
   input: undefined,

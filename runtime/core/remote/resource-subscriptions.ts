@@ -10,10 +10,11 @@
  * ended takes its subscriptions with it: nothing is left subscribed upstream
  * that no agent holds.
  */
-import { Cancellation } from '../cancellation.ts';
+import { awaitAnswer, Cancellation, NEVER_CANCELLED } from '../cancellation.ts';
 import { GatewayError } from '../errors.ts';
 import type { RpcNotification } from './mcp-reply.ts';
 import type { UpstreamClient, UpstreamSession, UpstreamTarget } from './upstream-client.ts';
+import { ownerOfKey } from './upstream-sessions.ts';
 
 const UPDATED = 'notifications/resources/updated';
 const ACKNOWLEDGED = 'notifications/subscriptions/acknowledged';
@@ -114,7 +115,8 @@ export class ResourceSubscriptions {
   /** The connection's sessions were all forgotten (it was disconnected): their subscriptions end. */
   endConnection(connectionId: string): void {
     for (const entry of this.#entries.values())
-      if (entry.key.startsWith(`${connectionId}\0`) && entry.session) this.ended(entry.session);
+      if (ownerOfKey(entry.key).connectionId === connectionId && entry.session)
+        this.ended(entry.session);
   }
 
   /** Ends every subscription's stream (the gateway closing). */
@@ -162,59 +164,58 @@ export class ResourceSubscriptions {
     }
     const stream = new Cancellation();
     entry.stream = stream;
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => {
+    let acknowledged = false;
+    await awaitAnswer<void>({
+      cancel: NEVER_CANCELLED,
+      timeoutMs: ACK_WAIT_MS,
+      timeout: () => {
         stream.cancel();
-        reject(
-          new GatewayError(
-            'upstream_timeout',
-            'the remote MCP server did not acknowledge the subscription',
-          ),
+        return new GatewayError(
+          'upstream_timeout',
+          'the remote MCP server did not acknowledge the subscription',
         );
-      }, ACK_WAIT_MS);
-      timer.unref();
-      let acknowledged = false;
-      void this.#client
-        .listen(
-          target,
-          session,
-          { resourceSubscriptions: [uri] },
-          {
-            cancel: stream,
-            onNotification: (message) => {
-              if (message.method === ACKNOWLEDGED && !acknowledged) {
-                acknowledged = true;
-                clearTimeout(timer);
-                const honoured = (
-                  message.params?.notifications as { resourceSubscriptions?: unknown }
-                )?.resourceSubscriptions;
-                if (Array.isArray(honoured) && honoured.includes(uri)) resolve();
-                else {
-                  stream.cancel();
-                  reject(
-                    new GatewayError(
-                      'mcp_remote_error',
-                      'the remote MCP server did not take the subscription to this resource',
-                    ),
-                  );
+      },
+      done: () => {},
+      listen: (resolve, reject) => {
+        void this.#client
+          .listen(
+            target,
+            session,
+            { resourceSubscriptions: [uri] },
+            {
+              cancel: stream,
+              onNotification: (message) => {
+                if (message.method === ACKNOWLEDGED && !acknowledged) {
+                  acknowledged = true;
+                  const honoured = (
+                    message.params?.notifications as { resourceSubscriptions?: unknown }
+                  )?.resourceSubscriptions;
+                  if (Array.isArray(honoured) && honoured.includes(uri)) resolve();
+                  else {
+                    stream.cancel();
+                    reject(
+                      new GatewayError(
+                        'mcp_remote_error',
+                        'the remote MCP server did not take the subscription to this resource',
+                      ),
+                    );
+                  }
+                } else if (message.method === UPDATED && acknowledged) {
+                  const updated = message.params?.uri;
+                  if (typeof updated === 'string') deliver(entry, updated);
                 }
-              } else if (message.method === UPDATED && acknowledged) {
-                const updated = message.params?.uri;
-                if (typeof updated === 'string') deliver(entry, updated);
-              }
+              },
             },
-          },
-        )
-        .finally(() => {
-          clearTimeout(timer);
-          if (!acknowledged)
+          )
+          .finally(() =>
             reject(
               new GatewayError(
                 'upstream_unreachable',
                 'the remote MCP server ended the subscription stream before acknowledging it',
               ),
-            );
-        });
+            ),
+          );
+      },
     });
   }
 }

@@ -189,7 +189,7 @@ export function sessionKey(connectionId: string, owner: string): string {
 }
 
 /** What `sessionKey` put together. */
-function ownerOfKey(key: string): { connectionId: string; owner: string } {
+export function ownerOfKey(key: string): { connectionId: string; owner: string } {
   const at = key.indexOf('\0');
   return { connectionId: key.slice(0, at), owner: key.slice(at + 1) };
 }
