@@ -10,11 +10,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { configFromEnvironment } from '../../../../runtime/core/config/config.ts';
+import { createAgent } from '../../../../runtime/core/operator/agents.ts';
+import { connect } from '../../../../runtime/core/operator/connections.ts';
+import { grant } from '../../../../runtime/core/operator/grants.ts';
 import { type RunningServer, startServer } from '../../../../runtime/server.ts';
 
-export async function startBenchPortcullis(
-  environment: Record<string, string>,
-): Promise<{ running: RunningServer; announce(line: Record<string, unknown>): void }> {
+export async function startBenchPortcullis(environment: Record<string, string>): Promise<{
+  running: RunningServer;
+  announce(line: Record<string, unknown>): void;
+  /** Closes the server, removes its folder and exits (what SIGTERM does). */
+  stop(): void;
+}> {
   const generated = pathToFileURL(
     join(process.env.PORTCULLIS_ROOT ?? process.cwd(), 'generated', '/'),
   );
@@ -39,5 +45,33 @@ export async function startBenchPortcullis(
   return {
     running,
     announce: (line) => process.stdout.write(`${JSON.stringify(line)}\n`),
+    stop,
   };
+}
+
+/** The tool the benchmark calls: one read of the upstream's ~200-byte JSON. */
+export const BENCH_TOOL = 'unikraft_get_user';
+
+/**
+ * One connection to Unikraft (its calls sent to `upstream` through the
+ * development override, which `environmentFor` sets), its credential
+ * verified and sealed in the vault, and one agent granted its reads: that
+ * agent's key.
+ */
+export async function benchAgent(running: RunningServer): Promise<string> {
+  const ctx = running.gateway.operator('bench');
+  await connect(ctx, { workspace: 'default', provider: 'unikraft', credential: 'bench-token' });
+  const { key } = await createAgent(ctx, { workspace: 'default', name: 'bench' });
+  await grant(ctx, {
+    workspace: 'default',
+    agent: 'bench',
+    connection: 'unikraft',
+    scope: 'reads',
+  });
+  return key;
+}
+
+/** The environment that sends Unikraft's calls to the benchmark's upstream. */
+export function environmentFor(upstream: URL): Record<string, string> {
+  return { PORTCULLIS_DEV_UPSTREAMS: `unikraft=${upstream.origin}` };
 }

@@ -7,22 +7,17 @@
  * consent's agent gets the same grant. It announces its MCP URL, the agent
  * key, that client's access token and the tool to call.
  */
-import { createAgent } from '../../../../runtime/core/operator/agents.ts';
-import { connect } from '../../../../runtime/core/operator/connections.ts';
-import { grant } from '../../../../runtime/core/operator/grants.ts';
 import { upstreamArgument } from './announce.ts';
-import { startBenchPortcullis } from './bench-portcullis.ts';
+import {
+  BENCH_TOOL,
+  benchAgent,
+  environmentFor,
+  startBenchPortcullis,
+} from './bench-portcullis.ts';
 import { signInAsMember } from './oauth-sign-in.ts';
 
-const upstream = upstreamArgument();
-const { running, announce } = await startBenchPortcullis({
-  PORTCULLIS_DEV_UPSTREAMS: `unikraft=${upstream.origin}`,
-});
-const ctx = running.gateway.operator('bench');
-await connect(ctx, { workspace: 'default', provider: 'unikraft', credential: 'bench-token' });
-const { key } = await createAgent(ctx, { workspace: 'default', name: 'bench' });
-await grant(ctx, { workspace: 'default', agent: 'bench', connection: 'unikraft', scope: 'reads' });
+const { running, announce } = await startBenchPortcullis(environmentFor(upstreamArgument()));
+const key = await benchAgent(running);
+const accessToken = await signInAsMember(running.gateway.operator('bench'), running.url);
 
-const accessToken = await signInAsMember(ctx, running.url);
-
-announce({ url: `${running.url}/mcp`, agentKey: key, accessToken, toolName: 'unikraft_get_user' });
+announce({ url: `${running.url}/mcp`, agentKey: key, accessToken, toolName: BENCH_TOOL });
