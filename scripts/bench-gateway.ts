@@ -12,7 +12,7 @@
  *   sdk-minimal                                   McpServer + StreamableHTTPServerTransport
  *   ivotoby-openapi-mcp-server, openapi-mcp-generator   installed into .cache/bench at run time
  *   portcullis, portcullis-2026, portcullis-oauth Portcullis, governance on
- *   portcullis-base                               another build's server, for an A/B in one run
+ *   portcullis-base, portcullis-2026-base         another build's server, for an A/B in one run
  *                                                 (BENCH_GATEWAY_BASE_BIN: a copy of its bench bin folder;
  *                                                 skipped, with the reason, when unset)
  * and, in front of a lean upstream MCP server (node:http, one tool, both eras)

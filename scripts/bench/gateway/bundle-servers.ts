@@ -14,6 +14,7 @@ export const SERVER_ENTRIES = [
   'lean-reference',
   'sdk-minimal',
   'portcullis',
+  'portcullis-core',
   'mcp-upstream',
   'portcullis-forwarding',
   'portcullis-sessions',

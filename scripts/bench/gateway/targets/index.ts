@@ -7,7 +7,13 @@ import { mcpDirect, mcpReverseProxy } from './forwarding.ts';
 import { ivotobyOpenapiMcpServer } from './ivotoby-openapi-mcp-server.ts';
 import { mcpHub } from './mcp-hub.ts';
 import { openapiMcpGenerator } from './openapi-mcp-generator.ts';
-import { portcullis, portcullisBase, portcullisModern, portcullisOAuth } from './portcullis.ts';
+import {
+  portcullis,
+  portcullisBase,
+  portcullisModern,
+  portcullisModernBase,
+  portcullisOAuth,
+} from './portcullis.ts';
 import { portcullisForwarding, portcullisForwardingBase } from './portcullis-forwarding.ts';
 import type { GatewayTarget } from './target.ts';
 
@@ -22,6 +28,7 @@ export const TARGETS: GatewayTarget[] = [
   portcullisModern,
   portcullisOAuth,
   portcullisBase,
+  portcullisModernBase,
   mcpDirect,
   mcpReverseProxy,
   mcpHub,

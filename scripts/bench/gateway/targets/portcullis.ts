@@ -31,6 +31,14 @@ export const portcullisBase: GatewayTarget = portcullisSpeaking(
   () => baseServer('portcullis'),
 );
 
+/** The other build's server on the 2026-07-28 wire. */
+export const portcullisModernBase: GatewayTarget = portcullisSpeaking(
+  'portcullis-2026-base',
+  'modern',
+  'agentKey',
+  () => baseServer('portcullis'),
+);
+
 function portcullisSpeaking(
   name: string,
   wire: 'legacy' | 'modern',
