@@ -14,7 +14,7 @@
  * With BENCH_GATEWAY_BASE_BIN (see bench-gateway.ts) another build's core
  * runs beside this one, when that build has it.
  *
- *   npm run bench:core -- [--duration 3] [--warmup 1] [--rounds 3] [--concurrency 1,16]
+ *   npm run bench:core -- [--duration 3] [--warmup 2] [--rounds 3] [--concurrency 1,16]
  * Exits 0 whatever the verdicts (2 on a usage error).
  */
 import { execFile } from 'node:child_process';
@@ -56,7 +56,7 @@ function parseOptions(argv: string[]): Options {
     args: argv,
     options: {
       duration: { type: 'string', default: '3' },
-      warmup: { type: 'string', default: '1' },
+      warmup: { type: 'string', default: '2' },
       rounds: { type: 'string', default: '3' },
       concurrency: { type: 'string', default: '1,16' },
     },
