@@ -108,6 +108,15 @@ function spread(values: number[]): string {
     : `+${Math.round((Math.max(...values) / smallest - 1) * 100)}%`;
 }
 
+const ratioOf = (ours: number | undefined, theirs: number | undefined) =>
+  ours !== undefined && theirs ? ours / theirs : undefined;
+
+/** A ratio against its bound of 1× (at most): the ratio, the bound, the verdict. */
+function verdictOf(ratio: number | undefined): string[] {
+  if (ratio === undefined) return ['—', '≤ 1×', '? n/a'];
+  return [`${ratio.toFixed(2)}×`, '≤ 1×', ratio <= 1 ? '✓ pass' : '✗ FAIL'];
+}
+
 const perCall = (run: CellRun) => run.cpuUs / run.calls;
 const sqlPerCall = (run: CellRun) =>
   run.statements.reduce((sum, statement) => sum + statement.totalUs, 0) / run.calls;
@@ -141,7 +150,7 @@ function report(cells: Cell[], runs: Map<string, CellRun[]>): string {
       'CPU/call',
       'spread',
       'SQLite/call',
-      'slowest statements (per call × each)',
+      'slowest statements, last round (per call × each)',
     ],
     rows,
   );
@@ -149,18 +158,29 @@ function report(cells: Cell[], runs: Map<string, CellRun[]>): string {
   const checks = cells
     .filter((cell) => cell.era === 'modern')
     .map((modern) => {
-      const ours = cpuOf(modern);
-      const theirs = cpuOf({ ...modern, era: 'legacy' });
-      const ratio = ours !== undefined && theirs ? ours / theirs : undefined;
+      const ratio = ratioOf(cpuOf(modern), cpuOf({ ...modern, era: 'legacy' }));
       return [
         `${modern.build}: 2026-07-28 CPU/call vs 2025-11-25`,
         String(modern.concurrency),
-        ratio === undefined ? '—' : `${ratio.toFixed(2)}×`,
-        '≤ 1×',
-        ratio === undefined ? '? n/a' : ratio <= 1 ? '✓ pass' : '✗ FAIL',
+        ...verdictOf(ratio),
       ];
     });
-  const verdicts = markdownTable(['target (core only)', 'c', 'ratio', 'target', 'verdict'], checks);
+  // With another build beside this one: nothing measured gets slower.
+  const againstBase = cells
+    .filter((cell) => cell.build === 'base')
+    .map((base) => {
+      const ratio = ratioOf(cpuOf({ ...base, build: 'this' }), cpuOf(base));
+      const wire = base.era === 'legacy' ? '2025-11-25' : '2026-07-28';
+      return [
+        `this build's CPU/call vs base, ${wire}`,
+        String(base.concurrency),
+        ...verdictOf(ratio),
+      ];
+    });
+  const verdicts = markdownTable(
+    ['target (core only)', 'c', 'ratio', 'target', 'verdict'],
+    [...checks, ...againstBase],
+  );
   return `${figures}\n\n${verdicts}`;
 }
 
