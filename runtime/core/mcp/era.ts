@@ -21,14 +21,12 @@ import {
   PROTOCOL_VERSION_HEADER,
 } from './http-exchange.ts';
 import type { IncomingMessage } from './json-rpc.ts';
-import { isModernVersion } from './protocol-version.ts';
+import { isModernVersion, type McpEra } from './protocol-version.ts';
 import { metaProtocolVersion } from './request-meta.ts';
 import { mismatch } from './standard-headers.ts';
 
-export type EraRoute = 'legacy' | 'modern';
-
 /** The era of one classified message, or the refusal of a message no era can serve. */
-export function eraOf(message: IncomingMessage, headers: HeaderBag): EraRoute {
+export function eraOf(message: IncomingMessage, headers: HeaderBag): McpEra {
   if (message.kind !== 'request' && message.kind !== 'notification') return 'legacy';
   const headerVersion = headerValue(headers, PROTOCOL_VERSION_HEADER);
   const headerIsModern = headerVersion !== undefined && isModernVersion(headerVersion);

@@ -286,9 +286,8 @@ async function readResource<P extends McpPrincipal>(
   id: JsonRpcId,
   params: Record<string, unknown> | undefined,
 ): Promise<Answer> {
-  const uri = uriOf(params);
-  if (uri === undefined)
-    return failure(id, 'invalid_params', 'Invalid params: uri must be a string');
+  const uri = uriOf(id, params);
+  if (typeof uri !== 'string') return uri;
   const notFound = scope.era === 'modern' ? 'resource_not_found' : 'resource_not_found_legacy';
   const { readResource } = scope.backend;
   if (readResource === undefined) return failure(id, notFound, undefined, { uri });
@@ -386,9 +385,8 @@ async function subscribe<P extends McpPrincipal>(
   id: JsonRpcId,
   params: Record<string, unknown> | undefined,
 ): Promise<Answer> {
-  const uri = uriOf(params);
-  if (uri === undefined)
-    return failure(id, 'invalid_params', 'Invalid params: uri must be a string');
+  const uri = uriOf(id, params);
+  if (typeof uri !== 'string') return uri;
   if (session.subscriptions.has(uri)) return { message: resultMessage(id, {}) };
   const { announce } = scope;
   try {
@@ -420,9 +418,8 @@ async function unsubscribe(
   id: JsonRpcId,
   params: Record<string, unknown> | undefined,
 ): Promise<Answer> {
-  const uri = uriOf(params);
-  if (uri === undefined)
-    return failure(id, 'invalid_params', 'Invalid params: uri must be a string');
+  const uri = uriOf(id, params);
+  if (typeof uri !== 'string') return uri;
   const subscription = session.subscriptions.get(uri);
   session.subscriptions.delete(uri);
   await subscription?.end().catch(() => {});
@@ -464,13 +461,15 @@ function toolErrorResult(error: GatewayError, challenge: string | undefined): Ca
 /** Where a tool result carries the `WWW-Authenticate` challenge a client can act on. */
 export const WWW_AUTHENTICATE_META_KEY = 'mcp/www_authenticate';
 
-/** A backend failure outside a tool call: a server error carrying the public reason, if any. */
-/** The request's `uri`: a non-empty string, else undefined (the request is refused). */
-function uriOf(params: Record<string, unknown> | undefined): string | undefined {
+/** The request's `uri` (a non-empty string), or the refusal to answer with. */
+function uriOf(id: JsonRpcId, params: Record<string, unknown> | undefined): string | Answer {
   const uri = params?.uri;
-  return typeof uri === 'string' && uri !== '' ? uri : undefined;
+  return typeof uri === 'string' && uri !== ''
+    ? uri
+    : failure(id, 'invalid_params', 'Invalid params: uri must be a string');
 }
 
+/** A backend failure outside a tool call: a server error carrying the public reason, if any. */
 function backendFailure(id: JsonRpcId, error: unknown, report: (error: unknown) => void): Answer {
   if (!(error instanceof GatewayError)) {
     report(error);
