@@ -18,8 +18,9 @@ import {
   raw,
   rpc,
 } from '../../support/mcp/raw-http.ts';
+import { TEST_REDIS_URL } from '../../support/redis.ts';
 
-const REDIS_URL = process.env.PORTCULLIS_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const REDIS_URL = TEST_REDIS_URL;
 
 describe.each(['in-process', 'Redis'] as const)('two replicas sharing %s state', (kind) => {
   let states: SharedState[];

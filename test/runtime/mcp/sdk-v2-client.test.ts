@@ -8,10 +8,9 @@
  */
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { McpEra } from '../../../runtime/core/mcp/protocol-version.ts';
 import { FIXTURE_AGENTS } from '../../support/mcp/fixture-backend.ts';
 import { type FixtureServer, startFixtureServer } from '../../support/mcp/fixture-server.ts';
-
-type Era = 'legacy' | 'modern';
 
 let server: FixtureServer;
 
@@ -20,7 +19,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-async function connect(era: Era): Promise<Client> {
+async function connect(era: McpEra): Promise<Client> {
   const client = new Client(
     { name: 'portcullis-test', version: '1.0.0' },
     {
@@ -40,7 +39,7 @@ async function connect(era: Era): Promise<Client> {
   return client;
 }
 
-describe.each<Era>(['legacy', 'modern'])('the SDK v2 client on the %s wire', (era) => {
+describe.each<McpEra>(['legacy', 'modern'])('the SDK v2 client on the %s wire', (era) => {
   let client: Client;
 
   beforeAll(async () => {

@@ -10,6 +10,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgent } from '../../../runtime/core/operator/agents.ts';
 import { createWorkspace } from '../../../runtime/core/operator/workspaces.ts';
+import { initializeRequest } from '../../support/mcp/raw-http.ts';
 import { type OAuthGateway, startOAuthGateway } from '../../support/oauth/oauth-gateway.ts';
 import { authorizeUrl, pkce, registerClient } from '../../support/oauth/raw-flow.ts';
 
@@ -34,16 +35,7 @@ async function seen(name: string, path: string, init: RequestInit = {}) {
   return { status: reply.status, headers, body: blank(await reply.text()) };
 }
 
-const INITIALIZE = JSON.stringify({
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: {
-    protocolVersion: '2025-11-25',
-    capabilities: {},
-    clientInfo: { name: 'prober', version: '1.0.0' },
-  },
-});
+const INITIALIZE = JSON.stringify(initializeRequest('2025-11-25'));
 
 describe('protected resource metadata of /mcp/c/<name>', () => {
   it('answers a made-up name as it answers a real one', async () => {

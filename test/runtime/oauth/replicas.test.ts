@@ -19,10 +19,11 @@ import {
   registerClient,
   tokenRequest,
 } from '../../support/oauth/raw-flow.ts';
+import { TEST_REDIS_URL } from '../../support/redis.ts';
 
 const environment = {
   PORTCULLIS_PUBLIC_URL: 'https://gateway.example.test',
-  REDIS_URL: process.env.PORTCULLIS_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
+  REDIS_URL: TEST_REDIS_URL,
 };
 const dataDir = mkdtempSync(join(tmpdir(), 'portcullis-oauth-replicas-'));
 const replicas: OAuthGateway[] = [];

@@ -16,12 +16,13 @@ import type { OperatorContext } from '../../../runtime/core/operator/context.ts'
 import { startTestGateway, type TestGateway } from '../../support/gateway.ts';
 import { modernToolCall, modernToolExchange } from '../../support/mcp/raw-http.ts';
 import { testSchemas } from '../../support/postgres.ts';
+import { TEST_REDIS_URL } from '../../support/redis.ts';
 import { connectReviewed } from '../../support/remote/reviewed-connection.ts';
 import { startUpstream, type Upstream } from '../../support/remote/upstream-servers.ts';
 
 const environment = {
   PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS: '1',
-  REDIS_URL: process.env.PORTCULLIS_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
+  REDIS_URL: TEST_REDIS_URL,
 };
 const schemas = testSchemas();
 let a: TestGateway;

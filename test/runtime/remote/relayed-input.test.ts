@@ -10,6 +10,7 @@
  */
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { McpEra } from '../../../runtime/core/mcp/protocol-version.ts';
 import { createAgent } from '../../../runtime/core/operator/agents.ts';
 import type { OperatorContext } from '../../../runtime/core/operator/context.ts';
 import { startTestGateway, type TestGateway } from '../../support/gateway.ts';
@@ -21,8 +22,6 @@ import {
   type Upstream,
   type UpstreamKind,
 } from '../../support/remote/upstream-servers.ts';
-
-type Era = 'legacy' | 'modern';
 
 let gateway: TestGateway;
 let ctx: OperatorContext;
@@ -48,7 +47,7 @@ afterAll(async () => {
 });
 
 /** An SDK v2 client of `era` on /mcp, answering what it declared it can. */
-async function agentClient(era: Era, declares: boolean): Promise<Client> {
+async function agentClient(era: McpEra, declares: boolean): Promise<Client> {
   const client = new Client(
     { name: `agent-${era}`, version: '1.0.0' },
     {
@@ -79,7 +78,7 @@ async function agentClient(era: Era, declares: boolean): Promise<Client> {
 }
 
 /** Every upstream revision with every agent era. */
-const PAIRINGS: [UpstreamKind, Era][] = [
+const PAIRINGS: [UpstreamKind, McpEra][] = [
   ['stateful', 'legacy'],
   ['stateful', 'modern'],
   ['modern', 'legacy'],
@@ -87,14 +86,18 @@ const PAIRINGS: [UpstreamKind, Era][] = [
 ];
 
 /** The HTTP+SSE server asks with server requests, as a 2025 one does. */
-const WITH_SSE: [UpstreamKind | 'sse', Era][] = [...PAIRINGS, ['sse', 'legacy'], ['sse', 'modern']];
+const WITH_SSE: [UpstreamKind | 'sse', McpEra][] = [
+  ...PAIRINGS,
+  ['sse', 'legacy'],
+  ['sse', 'modern'],
+];
 
 function textOf(result: { content?: unknown }): string {
   const [first] = (result.content ?? []) as { text?: string }[];
   return first?.text ?? '';
 }
 
-describe.each<[UpstreamKind | 'sse', Era]>(WITH_SSE)(
+describe.each<[UpstreamKind | 'sse', McpEra]>(WITH_SSE)(
   'a %s upstream asking a %s agent',
   (kind, era) => {
     let client: Client;
@@ -133,7 +136,7 @@ describe.each<[UpstreamKind | 'sse', Era]>(WITH_SSE)(
   },
 );
 
-describe.each<[UpstreamKind, Era]>(PAIRINGS)(
+describe.each<[UpstreamKind, McpEra]>(PAIRINGS)(
   'a %s upstream asking a %s agent that declared nothing',
   (kind, era) => {
     let client: Client;
@@ -159,7 +162,7 @@ describe.each<[UpstreamKind, Era]>(PAIRINGS)(
   },
 );
 
-describe.each<[UpstreamKind, Era]>(PAIRINGS)(
+describe.each<[UpstreamKind, McpEra]>(PAIRINGS)(
   'a %s upstream asking a %s agent to open a page',
   (kind, era) => {
     /** A client declaring `elicitation` as given, accepting whatever it is asked. */

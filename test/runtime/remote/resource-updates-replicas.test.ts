@@ -16,11 +16,12 @@ import { createAgent } from '../../../runtime/core/operator/agents.ts';
 import { grant } from '../../../runtime/core/operator/grants.ts';
 import { connectUrl } from '../../../runtime/core/operator/remote-connections.ts';
 import { startTestGateway, type TestGateway } from '../../support/gateway.ts';
+import { TEST_REDIS_URL } from '../../support/redis.ts';
 import { startUpstream, type Upstream } from '../../support/remote/upstream-servers.ts';
 
 const environment = {
   PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS: '1',
-  REDIS_URL: process.env.PORTCULLIS_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
+  REDIS_URL: TEST_REDIS_URL,
 };
 const dataDir = mkdtempSync(join(tmpdir(), 'portcullis-resource-updates-replicas-'));
 let a: TestGateway;

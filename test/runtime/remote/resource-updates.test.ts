@@ -17,6 +17,7 @@ import {
   StreamableHTTPClientTransport,
 } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { McpEra } from '../../../runtime/core/mcp/protocol-version.ts';
 import { createAgent } from '../../../runtime/core/operator/agents.ts';
 import type { OperatorContext } from '../../../runtime/core/operator/context.ts';
 import { startTestGateway, type TestGateway } from '../../support/gateway.ts';
@@ -27,8 +28,6 @@ import {
   type Upstream,
   type UpstreamKind,
 } from '../../support/remote/upstream-servers.ts';
-
-type Era = 'legacy' | 'modern';
 
 let gateway: TestGateway;
 let ctx: OperatorContext;
@@ -61,7 +60,7 @@ afterAll(async () => {
 
 /** An SDK v2 client of `era` on `path`, collecting the resource updates it hears. */
 async function agent(
-  era: Era,
+  era: McpEra,
   path: string,
   key = watcher,
 ): Promise<{ client: Client; updates: string[] }> {
@@ -90,7 +89,7 @@ async function until(check: () => boolean, what: string): Promise<void> {
 /** Subscribes in the client's era: `resources/subscribe`, or a listen stream naming the URI. */
 async function subscribe(
   client: Client,
-  era: Era,
+  era: McpEra,
   uri: string,
 ): Promise<{ honoured: boolean; letGo: () => Promise<void> }> {
   if (era === 'legacy') {
@@ -111,7 +110,7 @@ function heldUpstream(kind: UpstreamKind, uri: string): boolean {
   return count(upstream.subscribed) > count(upstream.unsubscribed);
 }
 
-const CASES: Array<[UpstreamKind, Era, 'namespaced' | 'connection']> = [];
+const CASES: Array<[UpstreamKind, McpEra, 'namespaced' | 'connection']> = [];
 for (const kind of ['stateful', 'modern'] as const)
   for (const era of ['legacy', 'modern'] as const)
     for (const view of ['namespaced', 'connection'] as const) CASES.push([kind, era, view]);
@@ -162,7 +161,7 @@ describe.each(CASES)('a %s server, a %s agent, the %s view', (kind, era, view) =
 });
 
 describe('an HTTP+SSE server (2024-11-05)', () => {
-  it.each<Era>(['legacy', 'modern'])(
+  it.each<McpEra>(['legacy', 'modern'])(
     'takes the subscription on its session and has its updates relayed to a %s agent',
     async (era) => {
       const { client, updates } = await agent(era, '/mcp');
@@ -232,7 +231,7 @@ describe('a server that takes no subscriptions', () => {
     }
   });
 
-  it.each<Era>(['legacy', 'modern'])('is not declared to take them (%s)', async (era) => {
+  it.each<McpEra>(['legacy', 'modern'])('is not declared to take them (%s)', async (era) => {
     const { client } = await agent(era, '/mcp/c/upd-plain');
     try {
       expect(client.getServerCapabilities()?.resources).toBeDefined();

@@ -9,6 +9,7 @@
  */
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { McpEra } from '../../../runtime/core/mcp/protocol-version.ts';
 import { createAgent } from '../../../runtime/core/operator/agents.ts';
 import type { OperatorContext } from '../../../runtime/core/operator/context.ts';
 import { grant } from '../../../runtime/core/operator/grants.ts';
@@ -21,8 +22,6 @@ import {
   type Upstream,
   type UpstreamKind,
 } from '../../support/remote/upstream-servers.ts';
-
-type Era = 'legacy' | 'modern';
 
 let gateway: TestGateway;
 let ctx: OperatorContext;
@@ -46,7 +45,7 @@ afterAll(async () => {
   await gateway?.close();
 });
 
-async function connect(era: Era, key: string, path = '/mcp'): Promise<Client> {
+async function connect(era: McpEra, key: string, path = '/mcp'): Promise<Client> {
   const client = new Client(
     { name: `reader-${era}`, version: '1.0.0' },
     era === 'modern' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {},
@@ -59,7 +58,7 @@ async function connect(era: Era, key: string, path = '/mcp'): Promise<Client> {
   return client;
 }
 
-describe.each<Era>(['legacy', 'modern'])('a %s agent on /mcp', (era) => {
+describe.each<McpEra>(['legacy', 'modern'])('a %s agent on /mcp', (era) => {
   let client: Client;
   beforeAll(async () => {
     client = await connect(era, reader);
@@ -129,7 +128,7 @@ describe.each<Era>(['legacy', 'modern'])('a %s agent on /mcp', (era) => {
   });
 });
 
-describe.each<Era>(['legacy', 'modern'])('a %s agent on /mcp/c/<connection>', (era) => {
+describe.each<McpEra>(['legacy', 'modern'])('a %s agent on /mcp/c/<connection>', (era) => {
   it('sees the server’s own names', async () => {
     const client = await connect(era, reader, '/mcp/c/docs-stateful');
     try {
@@ -173,7 +172,7 @@ describe('an agent with no grant on the connections', () => {
   });
 });
 
-describe.each<Era>(['legacy', 'modern'])('a %s handshake while a remote server hangs', (era) => {
+describe.each<McpEra>(['legacy', 'modern'])('a %s handshake while a remote server hangs', (era) => {
   it('declares what the server said it serves when connected, without waiting on it', async () => {
     let hanging = false;
     const held: string[] = [];

@@ -11,12 +11,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { callTool, mcpClient, startTestGateway, type TestGateway } from '../../support/gateway.ts';
+import { TEST_REDIS_URL } from '../../support/redis.ts';
 import { type OAuthUpstream, startOAuthUpstream } from '../../support/remote/oauth-upstream.ts';
 import { connectSignedIn, expireStoredTokens } from '../../support/remote/signed-in.ts';
 
 const environment = {
   PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS: '1',
-  REDIS_URL: process.env.PORTCULLIS_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
+  REDIS_URL: TEST_REDIS_URL,
 };
 const dataDir = mkdtempSync(join(tmpdir(), 'portcullis-sign-in-replicas-'));
 let a: TestGateway;

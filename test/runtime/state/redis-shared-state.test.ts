@@ -13,10 +13,11 @@ import { MemorySharedState } from '../../../runtime/core/state/memory-shared-sta
 import type { SharedState } from '../../../runtime/core/state/shared-state.ts';
 import { openSharedState } from '../../../runtime/state/open-shared-state.ts';
 import { RedisSharedState } from '../../../runtime/state/redis-shared-state.ts';
+import { TEST_REDIS_URL } from '../../support/redis.ts';
 import { describeSharedStateContract } from './shared-state-contract.ts';
 import { anInbox, eventually, LONG_TTL, outcomeOf, together } from './state-fixtures.ts';
 
-const REDIS_URL = process.env.PORTCULLIS_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const REDIS_URL = TEST_REDIS_URL;
 const RUN_PREFIX = `portcullis-test:${randomBytes(6).toString('hex')}:`;
 let prefixes = 0;
 const newPrefix = () => `${RUN_PREFIX}${++prefixes}:`;

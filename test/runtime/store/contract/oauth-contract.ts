@@ -142,30 +142,21 @@ export function describeOAuthContract(subject: StoreSubject): void {
       // Approved long ago, consent still active: kept, however old.
       await store.oauth.clients.create(client('cli_active', OLD));
       await store.oauth.consents.put(aConsent({ id: 'con_a', clientId: 'cli_active' }));
+      const revoked = (at: string) => ({
+        status: 'revoked' as const,
+        updatedAt: at,
+        revokedAt: at,
+      });
       // Every consent revoked long ago, no family alive: gone.
       await store.oauth.clients.create(client('cli_revoked', OLD));
       await store.oauth.consents.put(
-        aConsent({
-          id: 'con_r',
-          memberId: 'mem_1',
-          clientId: 'cli_revoked',
-          status: 'revoked',
-          updatedAt: OLD,
-          revokedAt: OLD,
-        }),
+        aConsent({ id: 'con_r', memberId: 'mem_1', clientId: 'cli_revoked', ...revoked(OLD) }),
       );
       // Revoked long ago, but a family of it still live: kept.
       await store.oauth.clients.create(client('cli_family', OLD));
       await store.oauth.members.create({ ...MEMBER, id: 'mem_2', name: 'bob' }, 'h');
       await store.oauth.consents.put(
-        aConsent({
-          id: 'con_f',
-          memberId: 'mem_2',
-          clientId: 'cli_family',
-          status: 'revoked',
-          updatedAt: OLD,
-          revokedAt: OLD,
-        }),
+        aConsent({ id: 'con_f', memberId: 'mem_2', clientId: 'cli_family', ...revoked(OLD) }),
       );
       await store.oauth.tokens.start(
         aFamily({
@@ -180,14 +171,7 @@ export function describeOAuthContract(subject: StoreSubject): void {
       await store.oauth.clients.create(client('cli_recent', OLD));
       await store.oauth.members.create({ ...MEMBER, id: 'mem_3', name: 'carol' }, 'h');
       await store.oauth.consents.put(
-        aConsent({
-          id: 'con_n',
-          memberId: 'mem_3',
-          clientId: 'cli_recent',
-          status: 'revoked',
-          updatedAt: LATE,
-          revokedAt: LATE,
-        }),
+        aConsent({ id: 'con_n', memberId: 'mem_3', clientId: 'cli_recent', ...revoked(LATE) }),
       );
       const before = await store.revision();
       expect(
