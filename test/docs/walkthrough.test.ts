@@ -1,5 +1,5 @@
 /**
- * The README's walk-through (_Try it against a mock_), run as written: the
+ * The README's walk-through (its _Try it against a mock_ section), run as written: the
  * mock it names (`npm run mock`, a child process), the gateway `npm start`
  * would run (in process, with the same variables), each `portcullis` line,
  * and each tool call its comments describe, with the outcome they promise.
@@ -21,7 +21,7 @@ const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
 
 /** The shell block under the walk-through's heading, line by line. */
 function walkThrough(): string[] {
-  const section = README.split('### Try it against a mock')[1] ?? '';
+  const section = README.split(/^#{2,3} Try it against a mock$/m)[1] ?? '';
   const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1];
   if (block === undefined) throw new Error('README: no sh block under "Try it against a mock"');
   return block.split('\n').filter((line) => line.trim() !== '');
@@ -104,6 +104,9 @@ describe("the README's walk-through", () => {
           if (args[0] === 'agent' && args[1] === 'create' && key) keysOf.set(args[2]!, key);
           if (args[0] === 'audit') expect(outcome.stdout).toContain('unikraft_create_volume');
           if (args[0] === 'audit') expect(outcome.stdout).toMatch(/\sdeploy-bot\s/);
+          // Both calls, the refusal with its code and then the success (newest first).
+          if (args[0] === 'audit')
+            expect(outcome.stdout).toMatch(/\sallowed\s[\s\S]*\sdenied\s+action_disabled\s/);
           ran += 1;
           continue;
         }
