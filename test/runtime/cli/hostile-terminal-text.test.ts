@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../../support/gateway.ts';
 import { startUpstream, type Upstream } from '../../support/remote/upstream-servers.ts';
-import { runPortcullisHere } from '../../support/run-cli.ts';
+import { runPortcullis, runPortcullisHere } from '../../support/run-cli.ts';
 
 const HOSTILE = [
   'Reports the weather.',
@@ -76,6 +76,16 @@ describe("a hostile server's text on the operator's terminal", () => {
     }>;
     const afters = rows.flatMap((row) => row.changes ?? []).map((change) => change.after);
     expect(afters).toContain(HOSTILE);
+  });
+
+  it('the portcullis command itself, as a child process, writes nothing raw to its stdout', async () => {
+    const run = await runPortcullis(['actions', 'weather'], {
+      PORTCULLIS_DATA_DIR: gateway.dataDir,
+      PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS: '1',
+    });
+    expect(run.code).toBe(0);
+    expect(controlIn(run.stdout + run.stderr)).toBeUndefined();
+    expect(run.stdout).toContain('\\u202eevil\\u202c');
   });
 
   it('review and the connection list print nothing raw', async () => {
