@@ -25,7 +25,9 @@ export type InventoryReason =
   | 'excluded_by_definition'
   | 'unresolvable_ref'
   | 'external_ref'
-  | 'invalid_operation';
+  | 'invalid_operation'
+  /** It needs a header the gateway sets itself (`Transfer-Encoding`, `Host`), which no argument may set. */
+  | 'gateway_owned_header';
 export type ParameterLocation = 'path' | 'query' | 'header' | 'cookie';
 /**
  * A parameter, serialized as its document says: `style`, `explode` and
@@ -161,6 +163,11 @@ export interface CatalogAction {
   inputSchema: Record<string, unknown>;
   /** sha256 over everything an agent or the executor relies on. */
   contractHash: string;
+  /**
+   * Optional header parameters of the operation left out of the arguments,
+   * because the gateway sets those headers itself (absent when none).
+   */
+  leftOutHeaders?: string[];
 }
 
 export interface InventoryEntry {

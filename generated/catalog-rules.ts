@@ -242,6 +242,20 @@ export function headerNameRefusal(
   return undefined;
 }
 
+/**
+ * What the request builder sets itself for a catalog action, beside the
+ * transport's names: the body's media type.
+ */
+export const CATALOG_BODY_HEADER_NAMES: readonly string[] = ['content-type'];
+
+/**
+ * The rule for a catalog action's header parameter (the runtime's and the
+ * compiler's): a header the gateway owns is never an argument.
+ */
+export function catalogHeaderNameRefusal(name: string): HeaderNameRefusal | undefined {
+  return headerNameRefusal(name, { names: CATALOG_BODY_HEADER_NAMES });
+}
+
 /** The rule for a remote MCP server's custom header (the runtime's and the compiler's). */
 export function remoteHeaderNameRefusal(name: string): HeaderNameRefusal | undefined {
   return headerNameRefusal(name, {

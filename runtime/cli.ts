@@ -3,8 +3,10 @@
  * uses (PORTCULLIS_DATA_DIR or DATABASE_URL) and calls the operator verbs the
  * admin API calls; a running server sees every change on its next request.
  */
+
 import { terminalOutput } from './cli/output.ts';
 import { runPortcullis } from './cli/run.ts';
+import { inertText } from './core/inert-text.ts';
 
 runPortcullis(process.argv.slice(2), {
   env: process.env,
@@ -16,7 +18,9 @@ runPortcullis(process.argv.slice(2), {
     process.exitCode = code;
   },
   (error: unknown) => {
-    process.stderr.write(`portcullis: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(
+      `portcullis: ${inertText(error instanceof Error ? error.message : String(error), { lines: true })}\n`,
+    );
     process.exitCode = 1;
   },
 );

@@ -1,5 +1,7 @@
 /** `npm start`: the gateway on HOST:PORT, configured from the environment. */
+
 import { configFromEnvironment } from './core/config/config.ts';
+import { inertText } from './core/inert-text.ts';
 import { printStartup, startServer } from './server.ts';
 
 async function main(): Promise<void> {
@@ -19,7 +21,9 @@ async function main(): Promise<void> {
 
 main().catch((error: unknown) => {
   const { code, variable } = error as { code?: string; variable?: string };
-  process.stderr.write(`portcullis: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.stderr.write(
+    `portcullis: ${inertText(error instanceof Error ? error.message : String(error), { lines: true })}\n`,
+  );
   if (code) process.stderr.write(`  code: ${code}${variable ? ` (change ${variable})` : ''}\n`);
   process.exit(1);
 });

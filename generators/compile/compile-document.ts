@@ -127,6 +127,9 @@ export function compileDocument(document: OpenApiDocument, plan: DocumentPlan): 
           ? schema
           : { ...schema, $defs: Object.fromEntries(defs.map((k) => [k, converter.definition(k)])) },
       contractHash,
+      ...(operation.droppedHeaders.length === 0
+        ? {}
+        : { leftOutHeaders: operation.droppedHeaders.map((header) => header.name) }),
     });
   }
   return {

@@ -1,7 +1,7 @@
 /** Operation Object → the compiler's normalized operation (the IR). */
 import { OperationError } from '../errors.ts';
 import { childPointer } from './json-pointer.ts';
-import { mergeParameters, type Parameter } from './parameter-object.ts';
+import { type DroppedHeader, mergeParameters, type Parameter } from './parameter-object.ts';
 import { isObject } from './refs.ts';
 import { normalizeRequestBody, type RequestBody } from './request-body-object.ts';
 import type { SchemaConverter } from './schema-object.ts';
@@ -34,6 +34,8 @@ export interface Operation {
   extensions: Record<string, unknown>;
   /** Keys of the schema definitions the operation refers to directly. */
   refs: Set<string>;
+  /** Optional header parameters left out because the gateway sets that header itself. */
+  droppedHeaders: DroppedHeader[];
 }
 
 export interface OperationContext {
@@ -54,6 +56,7 @@ export function normalizeOperation(
     throw new OperationError('invalid_operation', pointer, 'an operation must be an object');
   const { root, converter, path, method, pathItem, pathItemPointer } = context;
   const refs = new Set<string>();
+  const droppedHeaders: DroppedHeader[] = [];
   const parameters: Parameter[] = mergeParameters(
     root,
     [
@@ -63,6 +66,7 @@ export function normalizeOperation(
     path,
     converter,
     refs,
+    droppedHeaders,
   );
   const requestBody =
     node.requestBody === undefined
@@ -91,6 +95,7 @@ export function normalizeOperation(
     security: securityOf(node.security ?? root.security),
     extensions: Object.fromEntries(Object.entries(node).filter(([key]) => key.startsWith('x-'))),
     refs,
+    droppedHeaders,
   };
 }
 

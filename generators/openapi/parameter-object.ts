@@ -1,4 +1,5 @@
 /** Parameter Objects: path-level and operation-level lists merged (operation wins, by name + location). */
+import { catalogHeaderNameRefusal } from '../catalog/rules.ts';
 import { OperationError } from '../errors.ts';
 import { childPointer } from './json-pointer.ts';
 import { followRef, isObject } from './refs.ts';
@@ -23,6 +24,12 @@ export interface Parameter {
   pointer: string;
 }
 
+/** An optional header parameter left out: the gateway sets that header itself. */
+export interface DroppedHeader {
+  name: string;
+  pointer: string;
+}
+
 /** Header parameters OpenAPI says to ignore: the request itself sets them. */
 const IGNORED_HEADERS = new Set(['accept', 'content-type', 'authorization']);
 
@@ -44,6 +51,7 @@ export function mergeParameters(
   path: string,
   converter: SchemaConverter,
   refs: Set<string>,
+  dropped: DroppedHeader[],
 ): Parameter[] {
   const byKey = new Map<string, Parameter>();
   for (const { list, pointer } of lists) {
@@ -57,6 +65,7 @@ export function mergeParameters(
         childPointer(pointer, index),
         converter,
         refs,
+        dropped,
       );
       if (parameter) byKey.set(parameterKey(parameter.in, parameter.name), parameter);
     });
@@ -86,6 +95,7 @@ function normalizeParameter(
   entryPointer: string,
   converter: SchemaConverter,
   refs: Set<string>,
+  dropped: DroppedHeader[],
 ): Parameter | undefined {
   const { node, pointer } = followRef(root, entry, entryPointer);
   const name = node.name;
@@ -102,6 +112,18 @@ function normalizeParameter(
   }
   const at = location as ParameterLocation;
   if (at === 'header' && IGNORED_HEADERS.has(name.toLowerCase())) return undefined;
+  // A header the gateway owns is never an argument (the runtime refuses it as header_refused).
+  if (at === 'header' && catalogHeaderNameRefusal(name) !== undefined) {
+    if (node.required === true)
+      throw new OperationError(
+        'gateway_owned_header',
+        pointer,
+        `needs the header ${name}, which the gateway sets itself and no argument may set`,
+      );
+    if (!dropped.some((d) => d.name.toLowerCase() === name.toLowerCase()))
+      dropped.push({ name, pointer });
+    return undefined;
+  }
 
   let schema: JsonSchema = {};
   let serialization: Serialization;

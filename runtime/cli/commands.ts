@@ -22,7 +22,7 @@ import { createWorkspace, listWorkspaces } from '../core/operator/workspaces.ts'
 import type { Gateway } from '../open-gateway.ts';
 import { changedToolsText } from './contract-change-text.ts';
 import { oauthCommands } from './oauth-commands.ts';
-import { type Output, paint, printRows, printValue } from './output.ts';
+import { type Output, printRows, printText, printValue, type Styled, styled } from './output.ts';
 import { remoteCommands } from './remote-commands.ts';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
@@ -232,13 +232,13 @@ export const commands: Record<string, Command> = {
         rows.map(({ changes: _, ...a }) => ({
           ...a,
           state: a.contractChanged
-            ? `${a.state} ${paint(out, 'red', '(contract changed)')}`
-            : stateText(out, a.state),
+            ? styled('red', `${a.state} (contract changed)`)
+            : stateText(a.state),
         })),
         ['tool', 'classification', 'state', 'title'],
         rows,
       );
-      if (!out.json) out.write(changedToolsText(rows, arg(args, 0, 'actions')));
+      printText(out, changedToolsText(rows, arg(args, 0, 'actions')));
     },
   },
   ...Object.fromEntries(
@@ -406,7 +406,7 @@ export const commands: Record<string, Command> = {
           at: e.at,
           actor: e.actorName,
           action: e.action,
-          decision: e.decision === 'denied' ? paint(out, 'red', e.decision) : e.decision,
+          decision: e.decision === 'denied' ? styled('red', e.decision) : e.decision,
           reason: e.reason,
           outcome: e.outcome,
           ms: e.latencyMs,
@@ -441,7 +441,7 @@ function actionVerb(verb: ActionVerb): Command {
       });
       printRows(
         out,
-        rows.map(({ changes: _, ...a }) => ({ ...a, state: stateText(out, a.state) })),
+        rows.map(({ changes: _, ...a }) => ({ ...a, state: stateText(a.state) })),
         ['tool', 'classification', 'state'],
         rows,
       );
@@ -449,11 +449,11 @@ function actionVerb(verb: ActionVerb): Command {
   };
 }
 
-function stateText(out: Output, state: string): string {
+function stateText(state: string): Styled | string {
   return state === 'enabled'
-    ? paint(out, 'green', state)
+    ? styled('green', state)
     : state === 'quarantined'
-      ? paint(out, 'yellow', state)
+      ? styled('yellow', state)
       : state;
 }
 

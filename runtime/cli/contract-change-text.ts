@@ -2,9 +2,12 @@
  * How the command shows what changed in a remote tool's (prompt's,
  * resource's, template's) contract: a text
  * word by word (`[-removed-]{+added+}`, as `git diff --word-diff` writes it),
- * a schema's or annotations' changes one JSON pointer a line.
+ * a schema's or annotations' changes one JSON pointer a line. A line break
+ * inside a server's text continues under its field, indented deeper than any
+ * line the gateway writes, so a description cannot pass for another change.
  */
 import { type ContractChange, isTextChange } from '../core/remote/contract-diff.ts';
+import { inert } from './output.ts';
 
 export function contractChangeLines(changes: readonly ContractChange[], indent = '    '): string[] {
   return changes.flatMap((change) => {
@@ -14,10 +17,11 @@ export function contractChangeLines(changes: readonly ContractChange[], indent =
           .map((part) =>
             part.op === '=' ? part.text : part.op === '-' ? `[-${part.text}-]` : `{+${part.text}+}`,
           )
-          .join('')}`,
+          .join('')
+          .replaceAll('\n', `\n${indent}  | `)}`,
       ];
     return change.diff.map((value) => {
-      const where = `${indent}${change.field} ${value.pointer || '/'}`;
+      const where = `${indent}${change.field} ${inert(value.pointer) || '/'}`;
       if (!('before' in value)) return `${where}: added ${json(value.after)}`;
       if (!('after' in value)) return `${where}: removed (was ${json(value.before)})`;
       return `${where}: ${json(value.before)} → ${json(value.after)}`;
@@ -42,7 +46,7 @@ export function changedToolsText(
     .filter((row) => row.changes !== undefined)
     .map(
       (row) =>
-        `${row.tool} changed since its review (found ${row.changedSince}); approve it with portcullis review ${connection} ${row.action}:\n${contractChangeLines(row.changes!).join('\n')}\n`,
+        `${inert(row.tool)} changed since its review (found ${row.changedSince}); approve it with portcullis review ${connection} ${inert(row.action)}:\n${contractChangeLines(row.changes!).join('\n')}\n`,
     )
     .join('');
 }

@@ -11,7 +11,7 @@ export function curatedOfferText(offer: CuratedOffer): string {
     source.url ? `${source.text} (${source.url})` : source.text;
   return [
     `Curated shortcut: ${offer.name} (${offer.id}), the same connection as the generic route`,
-    `  ${offer.description}`,
+    `  ${offer.description.replaceAll('\n', '\n  ')}`,
     `  documentation: ${offer.documentationUrl}`,
     ...offer.auth.map((hint) => `  sign-in: ${authHintText(hint, where)}`),
     `  support: ${where(offer.support)}`,

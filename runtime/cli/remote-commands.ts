@@ -20,7 +20,7 @@ import {
 import type { Command } from './commands.ts';
 import { contractChangeLines } from './contract-change-text.ts';
 import { curatedOfferText } from './curated-offer-text.ts';
-import { printValue } from './output.ts';
+import { inert, printValue } from './output.ts';
 
 type Env = Record<string, string | undefined>;
 
@@ -130,7 +130,7 @@ export const remoteCommands: Record<string, Command> = {
         tool: args[1] ?? '',
         classification: args[2] ?? '',
       });
-      printValue(out, done, `${done.tool} is ${done.classification} (${done.rule})`);
+      printValue(out, done, `${inert(done.tool)} is ${done.classification} (${done.rule})`);
     },
   },
   'connection sign-in': {
@@ -218,15 +218,15 @@ function nextText(result: RemoteConnectResult): string {
   const { connection, endpoint } = result;
   const host = new URL(endpoint.url).host;
   const head = result.curated
-    ? `${connection.name}: ${result.curated.name} (curated) at ${host}`
+    ? `${connection.name}: ${inert(result.curated.name)} (curated) at ${host}`
     : `${connection.name}: unverified server ${host}`;
   switch (result.next) {
     case 'sign_in':
-      return `${head} needs a browser sign-in (it publishes OAuth metadata${result.authorizationServers ? `: ${result.authorizationServers.join(', ')}` : ''}); kept as a draft. Sign in: portcullis connection sign-in ${connection.name}`;
+      return `${head} needs a browser sign-in (it publishes OAuth metadata${result.authorizationServers ? `: ${result.authorizationServers.map(inert).join(', ')}` : ''}); kept as a draft. Sign in: portcullis connection sign-in ${connection.name}`;
     case 'credential':
       return `${head} needs a key or headers; kept as a draft. Connect again with --token-env VAR (sent as Authorization: Bearer) or --header-env Name=VAR`;
     case 'review':
-      return `connected ${head} (${endpoint.revision}); ${result.tools ? refreshText(result.tools) : ''}\nEvery tool, prompt and resource is quarantined until reviewed: portcullis actions ${connection.name}, then portcullis review ${connection.name} --all`;
+      return `connected ${head} (${inert(String(endpoint.revision))}); ${result.tools ? refreshText(result.tools) : ''}\nEvery tool, prompt and resource is quarantined until reviewed: portcullis actions ${connection.name}, then portcullis review ${connection.name} --all`;
   }
 }
 
@@ -236,10 +236,10 @@ function refreshText(report: RefreshReport): string {
   ];
   for (const { tool, changes } of report.changed)
     lines.push(
-      `  ${tool} changed: ${changes.map((c) => c.field).join(', ')} (review it again: portcullis review <connection> ${tool})`,
+      `  ${inert(tool)} changed: ${changes.map((c) => c.field).join(', ')} (review it again: portcullis review <connection> ${inert(tool)})`,
       ...contractChangeLines(changes),
     );
-  for (const problem of report.problems) lines.push(`  left out: ${problem}`);
+  for (const problem of report.problems) lines.push(`  left out: ${inert(problem)}`);
   return lines.join('\n');
 }
 

@@ -12,7 +12,7 @@ import { DEFAULT_WORKSPACE } from '../core/gateway/bootstrap.ts';
 import { didYouMean, nearestWord } from '../core/nearest-word.ts';
 import { openGateway } from '../open-gateway.ts';
 import { type Command, commands } from './commands.ts';
-import type { Output } from './output.ts';
+import { type Output, printProblem } from './output.ts';
 
 const COMMON = {
   workspace: { type: 'string', default: DEFAULT_WORKSPACE },
@@ -33,7 +33,7 @@ export async function runPortcullis(argv: string[], options: RunOptions): Promis
   const out = options.output(argv.includes('--json'));
   const wantsHelp = argv.includes('--help') || argv.includes('-h');
   if (argv.length === 0) {
-    out.error(usage());
+    printProblem(out, usage());
     return 2;
   }
   if (argv[0] === 'help' || argv[0] === '--help' || argv[0] === '-h') {
@@ -43,7 +43,10 @@ export async function runPortcullis(argv: string[], options: RunOptions): Promis
   }
   const found = findCommand(argv);
   if (!found) {
-    out.error(`portcullis: ${unknownCommand(argv)}\n(portcullis --help lists the commands)\n`);
+    printProblem(
+      out,
+      `portcullis: ${unknownCommand(argv)}\n(portcullis --help lists the commands)\n`,
+    );
     return 2;
   }
   const { name, command } = found;
@@ -53,7 +56,7 @@ export async function runPortcullis(argv: string[], options: RunOptions): Promis
   }
   const parsed = parseFlags(found.rest, command);
   if (typeof parsed === 'string') {
-    out.error(`portcullis: ${parsed}\nusage: portcullis ${command.usage}\n`);
+    printProblem(out, `portcullis: ${parsed}\nusage: portcullis ${command.usage}\n`);
     return 2;
   }
 
@@ -65,12 +68,18 @@ export async function runPortcullis(argv: string[], options: RunOptions): Promis
     });
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    out.error(`portcullis: ${error.message}\n  code: ${error.code} (change ${error.variable})\n`);
+    printProblem(
+      out,
+      `portcullis: ${error.message}\n  code: ${error.code} (change ${error.variable})\n`,
+    );
     return 1;
   }
   try {
     if (gateway.startup.adminToken) {
-      out.error(`first start: admin token (shown once; keep it): ${gateway.startup.adminToken}\n`);
+      printProblem(
+        out,
+        `first start: admin token (shown once; keep it): ${gateway.startup.adminToken}\n`,
+      );
     }
     const values = parsed.values as Record<string, string | boolean | string[] | undefined>;
     const ctx = gateway.operator('cli');
@@ -89,7 +98,7 @@ export async function runPortcullis(argv: string[], options: RunOptions): Promis
   } catch (error) {
     const problem = publicError(error);
     if (out.json) {
-      out.error(`${JSON.stringify({ error: problem })}\n`);
+      printProblem(out, `${JSON.stringify({ error: problem })}\n`);
       return 1;
     }
     const flag = problem.field === undefined ? undefined : flagFor(problem.field, command);
@@ -101,7 +110,7 @@ export async function runPortcullis(argv: string[], options: RunOptions): Promis
         ? `${flag}: ${problem.message.slice(problem.field.length + 2)}`
         : problem.message;
     const change = flag === undefined || message.includes(flag) ? '' : ` (change ${flag})`;
-    out.error(`portcullis: ${message}${change} [${problem.code}]\n`);
+    printProblem(out, `portcullis: ${message}${change} [${problem.code}]\n`);
     return 1;
   } finally {
     await gateway.close();

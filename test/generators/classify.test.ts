@@ -21,6 +21,7 @@ function operation(method: HttpMethod, operationId?: string, summary?: string): 
     security: [],
     extensions: {},
     refs: new Set(),
+    droppedHeaders: [],
   };
 }
 

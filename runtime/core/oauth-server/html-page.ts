@@ -1,9 +1,11 @@
 /**
  * What every page of the authorization server shares: one inline style sheet
  * (allowed by its hash, nothing else is), the headers that forbid framing and
- * everything the pages do not use, HTML escaping, and the error page.
+ * everything the pages do not use, HTML escaping (hostile text shown inert),
+ * and the error page.
  */
 import { createHash } from 'node:crypto';
+import { inertText } from '../inert-text.ts';
 import type { OAuthReply } from './oauth-reply.ts';
 
 const STYLE = `
@@ -30,8 +32,13 @@ button[value=deny]{background:#fff;color:#1d4ed8}
 `;
 const STYLE_HASH = `'sha256-${createHash('sha256').update(STYLE).digest('base64')}'`;
 
+/**
+ * Text for a page: markup escaped, and what a client, a server or a provider
+ * document wrote shown inert as on the terminal (a bidirectional override in
+ * a client's name is shown as `\u202e`, not obeyed).
+ */
 export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+  return inertText(text, { lines: true }).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
 /** The headers every page of the authorization server carries; `formAction` names where its form may go. */

@@ -16,7 +16,12 @@ import { CONNECTION_NAME_PATTERN } from '../governance/tool-names.ts';
 import { endpointUrlOrThrow } from '../remote/endpoint-url.ts';
 import { type ProbeResult, probeEndpoint } from '../remote/probe.ts';
 import { featuresOf } from '../remote/remote-features.ts';
-import { assertRemoteHeaders, BEARER_FIELD, headerField } from '../remote/remote-headers.ts';
+import {
+  assertBearerKeyAllowed,
+  assertRemoteHeaders,
+  BEARER_FIELD,
+  headerField,
+} from '../remote/remote-headers.ts';
 import type { RemoteMcp } from '../remote/remote-mcp.ts';
 import { upstreamTarget } from '../remote/remote-mcp-executor.ts';
 import {
@@ -78,6 +83,7 @@ export async function connectUrl(
         field: 'token',
       });
     if (parsed.headers !== undefined) assertRemoteHeaders(parsed.headers, 'headers');
+    if (parsed.token !== undefined) assertBearerKeyAllowed(parsed.token, 'token');
     const authKind: RemoteAuthKind =
       parsed.token !== undefined ? 'bearer' : parsed.headers !== undefined ? 'headers' : 'none';
     const credential: Record<string, string> = {};

@@ -9,7 +9,12 @@
 import { GatewayError } from '../errors.ts';
 import type { Connection } from '../governance/model.ts';
 import { probeEndpoint } from '../remote/probe.ts';
-import { assertRemoteHeaders, BEARER_FIELD, headerField } from '../remote/remote-headers.ts';
+import {
+  assertBearerKeyAllowed,
+  assertRemoteHeaders,
+  BEARER_FIELD,
+  headerField,
+} from '../remote/remote-headers.ts';
 import { upstreamTarget } from '../remote/remote-mcp-executor.ts';
 import type { OperatorContext } from './context.ts';
 import { remoteOrThrow } from './remote-connections.ts';
@@ -29,6 +34,7 @@ export async function remoteCredentialFields(
       throw new GatewayError('invalid_input', 'credential: this connection takes one key', {
         field: 'credential',
       });
+    assertBearerKeyAllowed(given, 'credential');
     fields = { [BEARER_FIELD]: given };
   } else if (endpoint.authKind === 'headers') {
     const values = typeof given === 'string' ? {} : given;

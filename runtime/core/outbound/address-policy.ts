@@ -12,6 +12,7 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
+import { embeddedIPv4 } from './embedded-ipv4.ts';
 
 export interface AddressPolicy {
   /** Development only: loopback and private ranges are reachable. */
@@ -24,13 +25,25 @@ const NEVER = new Set(['unspecified', 'broadcast', 'multicast']);
 /**
  * Why an address is refused under a policy (the ipaddr.js range name), or
  * undefined when it may be reached. Text that is not an IP address is refused.
+ * An IPv6 address that embeds an IPv4 address (`::7f00:1`, `2002:7f00:1::`)
+ * is refused for that IPv4 address's range when the IPv6 range itself is not.
  */
 export function refusedRange(address: string, policy: AddressPolicy): string | undefined {
   const bare = address.startsWith('[') && address.endsWith(']') ? address.slice(1, -1) : address;
   if (!ipaddr.isValid(bare)) return 'not_an_address';
   // A zone index (`fe80::1%eth0`) is link-local by definition.
   if (bare.includes('%')) return policy.allowPrivateNetworks ? undefined : 'linkLocal';
-  const range = ipaddr.parse(bare).range();
+  const parsed = ipaddr.parse(bare);
+  const refused = refusedFor(parsed.range(), policy);
+  if (refused !== undefined || parsed.kind() === 'ipv4') return refused;
+  for (const ipv4 of embeddedIPv4(parsed as ipaddr.IPv6)) {
+    const embedded = refusedFor(ipv4.range(), policy);
+    if (embedded !== undefined) return embedded;
+  }
+  return undefined;
+}
+
+function refusedFor(range: string, policy: AddressPolicy): string | undefined {
   if (range === 'unicast') return undefined;
   if (NEVER.has(range)) return range;
   return policy.allowPrivateNetworks ? undefined : range;

@@ -7,8 +7,8 @@
 import { HEADER_NAME_TOKEN, headerNameRefusal } from '../../../generated/catalog-rules.ts';
 import { GatewayError } from '../errors.ts';
 
-/** Visible ASCII, space and obs-text: no control characters (CR, LF, NUL, tab, DEL). */
-const FIELD_VALUE = /^[\x20-\x7e\x80-\xff]*$/;
+/** Visible ASCII, space and obs-text: no control characters (CR, LF, NUL, tab, DEL, C1). */
+const FIELD_VALUE = /^[\x20-\x7e\xa0-\xff]*$/;
 
 export interface HeaderRuleOptions {
   /** More names to refuse in this context (any case), e.g. `content-type` where a body builder owns it. */
@@ -58,6 +58,15 @@ export function assertHeaderAllowed(
     throw new GatewayError('header_refused', `header ${safeName(name)} ${why}; remove it`, {
       field,
     });
+  assertHeaderValueAllowed(name, value, field);
+}
+
+/**
+ * Throws `header_refused` (with `field`) when a value, whatever header it is
+ * for (the gateway's own `Authorization` too), holds a line break or control
+ * character. Such a value is refused, never trimmed into shape.
+ */
+export function assertHeaderValueAllowed(name: string, value: string, field: string): void {
   if (!isAllowedHeaderValue(value))
     throw new GatewayError(
       'header_refused',

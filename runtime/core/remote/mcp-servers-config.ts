@@ -10,7 +10,8 @@
  */
 import { GatewayError } from '../errors.ts';
 import { isPlainObject } from '../json-value.ts';
-import { assertHeaderNameAllowed } from './remote-headers.ts';
+import { assertHeaderValueAllowed } from '../outbound/header-rules.ts';
+import { assertBearerKeyAllowed, assertHeaderNameAllowed } from './remote-headers.ts';
 import type { RemoteTransport } from './remote-model.ts';
 
 export interface PastedSecret {
@@ -80,7 +81,10 @@ function serverOf(name: string, entry: unknown): PastedServer {
   for (const [header, raw] of Object.entries(entry.headers ?? {})) {
     if (typeof raw !== 'string')
       throw refuse(`${field}.headers.${header}`, 'expected a string value');
+    // A value is taken as pasted: a line break or control character in it is
+    // refused, never trimmed away (only surrounding spaces are).
     if (header.toLowerCase() === 'authorization') {
+      assertBearerKeyAllowed(raw, `${field}.headers.${header}`);
       const match = /^Bearer\s+(.+)$/i.exec(raw.trim());
       if (!match)
         throw refuse(
@@ -91,6 +95,7 @@ function serverOf(name: string, entry: unknown): PastedServer {
       continue;
     }
     assertHeaderNameAllowed(header, `${field}.headers.${header}`);
+    assertHeaderValueAllowed(header, raw, `${field}.headers.${header}`);
     headers.push(secretOf(header, raw));
   }
   return {

@@ -12,7 +12,7 @@ import {
   MCP_TRANSPORT_HEADER_PREFIXES,
 } from '../../../generated/catalog-rules.ts';
 import { GatewayError } from '../errors.ts';
-import { assertHeaderAllowed } from '../outbound/header-rules.ts';
+import { assertHeaderAllowed, assertHeaderValueAllowed } from '../outbound/header-rules.ts';
 
 /** What the MCP transport sets itself, refused beside the transport's own (the compiler's rule too). */
 const MCP_TRANSPORT = {
@@ -41,6 +41,11 @@ export function assertHeaderNameAllowed(name: string, field: string): void {
       { field },
     );
   assertHeaderAllowed(name, '', field, MCP_TRANSPORT);
+}
+
+/** Checks the `bearer` auth kind's key, sent as `Authorization: Bearer <key>`: `header_refused` naming `field`. */
+export function assertBearerKeyAllowed(key: string, field: string): void {
+  assertHeaderValueAllowed('Authorization', key, field);
 }
 
 /** Checks a whole set of custom headers, names and values. */
@@ -94,7 +99,7 @@ export function credentialHeaders(
   assertRemoteHeaders(headers, 'headers');
   const bearer = credential[BEARER_FIELD];
   if (bearer !== undefined) {
-    assertHeaderAllowed('x-bearer', bearer, 'credential');
+    assertBearerKeyAllowed(bearer, 'credential');
     headers.authorization = `Bearer ${bearer}`;
   }
   return headers;

@@ -8,6 +8,7 @@
  * the request elsewhere.
  */
 import type { CatalogAction } from '../../../generated/catalog-format.ts';
+import { CATALOG_BODY_HEADER_NAMES } from '../../../generated/catalog-rules.ts';
 import { GatewayError } from '../errors.ts';
 import { pointerToken } from '../json-value.ts';
 import { assertHeaderAllowed } from '../outbound/header-rules.ts';
@@ -51,9 +52,6 @@ export interface RestRequest {
   host: string;
 }
 
-/** Header names a header parameter may not use here, beyond the transport's: the body sets its type. */
-const BODY_MANAGED = ['content-type'];
-
 export function buildRestRequest(
   action: CatalogAction,
   args: ActionArguments,
@@ -75,7 +73,7 @@ export function buildRestRequest(
     if (value === undefined) continue;
     const text = headerText(spec, value);
     assertHeaderAllowed(spec.name, text, `/header/${pointerToken(spec.name)}`, {
-      alsoRefuse: BODY_MANAGED,
+      alsoRefuse: CATALOG_BODY_HEADER_NAMES,
     });
     headers[spec.name.toLowerCase()] = text;
   }

@@ -32,6 +32,44 @@ const cases: Case[] = [
   ],
   ['NAT64 prefix', { given: '64:ff9b::7f00:1', want: privateOnly('rfc6052') }],
   ['6to4', { given: '2002:7f00:1::', want: privateOnly('6to4') }],
+  // IPv6 forms that embed an IPv4 address are judged by that address too.
+  ['IPv4-compatible of loopback', { given: '::7f00:1', want: privateOnly('loopback') }],
+  ['IPv4-compatible, bracketed', { given: '[::7f00:1]', want: privateOnly('loopback') }],
+  ['IPv4-compatible of link-local', { given: '::a9fe:a9fe', want: privateOnly('linkLocal') }],
+  ['IPv4-compatible of private', { given: '::a00:1', want: privateOnly('private') }],
+  ['IPv4-compatible of multicast', { given: '::e000:1', want: never('multicast') }],
+  ['IPv4-compatible of broadcast', { given: '::ffff:ffff', want: never('broadcast') }],
+  ['IPv4-compatible of a public address', { given: '::5db8:d822', want: allowed }],
+  [
+    'IPv4-mapped of broadcast',
+    { given: '::ffff:255.255.255.255', want: { strict: 'ipv4Mapped', dev: 'broadcast' } },
+  ],
+  [
+    'IPv4-translated of multicast',
+    { given: '::ffff:0:224.0.0.1', want: { strict: 'rfc6145', dev: 'multicast' } },
+  ],
+  [
+    'NAT64 of multicast',
+    { given: '64:ff9b::224.0.0.1', want: { strict: 'rfc6052', dev: 'multicast' } },
+  ],
+  [
+    'local-use NAT64 (/96) of multicast',
+    { given: '64:ff9b:1::e000:1', want: { strict: 'rfc6052', dev: 'multicast' } },
+  ],
+  [
+    'local-use NAT64 (/48) of broadcast',
+    { given: '64:ff9b:1:ffff:ff:ff00:5db8:d822', want: { strict: 'rfc6052', dev: 'broadcast' } },
+  ],
+  ['6to4 of unspecified', { given: '2002:0:1::', want: { strict: '6to4', dev: 'unspecified' } }],
+  ['6to4 of broadcast', { given: '2002:ffff:ffff::1', want: { strict: '6to4', dev: 'broadcast' } }],
+  [
+    'Teredo of a multicast client (inverted)',
+    { given: '2001:0:4136:e378:8000:63bf:1fff:fffe', want: { strict: 'teredo', dev: 'multicast' } },
+  ],
+  [
+    'Teredo of a public client',
+    { given: '2001:0:4136:e378:8000:63bf:a247:27dd', want: privateOnly('teredo') },
+  ],
   ['bracketed IPv6 literal', { given: '[::1]', want: privateOnly('loopback') }],
   ['unspecified IPv4', { given: '0.0.0.0', want: never('unspecified') }],
   ['unspecified IPv6', { given: '::', want: never('unspecified') }],

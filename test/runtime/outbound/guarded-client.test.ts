@@ -226,6 +226,7 @@ describe('guarded client: addresses', () => {
     ['a loopback literal', (port: number) => `http://127.0.0.1:${port}/ok`],
     ['a name resolving to loopback', (port: number) => `http://localhost:${port}/ok`],
     ['an IPv4-mapped IPv6 literal', (port: number) => `http://[::ffff:127.0.0.1]:${port}/ok`],
+    ['an IPv4-compatible IPv6 literal', (port: number) => `http://[::127.0.0.1]:${port}/ok`],
     ['an IPv6 loopback literal', (port: number) => `http://[::1]:${port}/ok`],
     ['a private literal', () => 'http://10.1.2.3/ok'],
     ['a link-local literal', () => 'http://169.254.169.254/latest/meta-data'],
@@ -248,6 +249,19 @@ describe('guarded client: addresses', () => {
     const reply = await dev.send({ method: 'GET', url: new URL(url(server.port)), headers: {} });
     expect(reply.status).toBe(200);
   });
+
+  it.each([
+    ['IPv4-compatible', 'http://[::e000:1]/ok'],
+    ['IPv4-mapped', 'http://[::ffff:255.255.255.255]/ok'],
+    ['6to4', 'http://[2002:e000:1::1]/ok'],
+  ])(
+    'an %s literal of a multicast or broadcast address is refused by every policy',
+    async (_name, url) => {
+      const error = await failure(dev.send({ method: 'GET', url: new URL(url), headers: {} }));
+      expect(error.code).toBe('upstream_address_refused');
+      expect(error.detail?.requestSent).toBe(false);
+    },
+  );
 });
 
 describe('guarded client: errors never show secrets', () => {

@@ -56,6 +56,11 @@ const cases: Case[] = [
   ['tab in a value', { given: { name: 'X-Id', value: 'a\tb' }, want: 'header_refused' }],
   ['DEL in a value', { given: { name: 'X-Id', value: 'a\u007fb' }, want: 'header_refused' }],
   [
+    'a C1 control (CSI) in a value',
+    { given: { name: 'X-Id', value: 'a\u009bb' }, want: 'header_refused' },
+  ],
+  ['NEL in a value', { given: { name: 'X-Id', value: 'a\u0085b' }, want: 'header_refused' }],
+  [
     'a character past Latin-1',
     { given: { name: 'X-Id', value: 'a\u2028b' }, want: 'header_refused' },
   ],
