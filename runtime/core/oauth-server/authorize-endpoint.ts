@@ -20,6 +20,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { sha256Hex } from '../../../generated/catalog-rules.ts';
+import { GatewayError } from '../errors.ts';
 import { CODE_TTL_MS, issueCode } from './authorization-codes.ts';
 import type { ResolvedClient } from './client-metadata-documents.ts';
 import { consentPage } from './consent-page.ts';
@@ -149,7 +150,15 @@ export async function authorize(ctx: OAuthContext, query: URLSearchParams): Prom
     codeChallenge,
     csrfHash: sha256Hex(csrf),
   };
-  const { id, sealed } = await sealConsentRequest(ctx, pending);
+  let id: string;
+  let sealed: string;
+  try {
+    ({ id, sealed } = await sealConsentRequest(ctx, pending));
+  } catch (error) {
+    // A signing key the master key cannot open: said as RFC 6749 says it, as the token endpoint does.
+    if (!(error instanceof GatewayError)) throw error;
+    return back('server_error', 'the authorization server cannot sign anyone in now');
+  }
   const page = consentPage({ request: sealed, csrf, ...viewOf(pending) });
   page.headers['Set-Cookie'] = csrfCookie(ctx, id, csrf);
   return page;
