@@ -105,14 +105,19 @@ export const oauthCommands: Record<string, Command> = {
     },
   },
   'oauth rotate-key': {
-    usage: 'oauth rotate-key',
-    summary: 'a new access-token signing key; tokens signed with the old one keep working',
-    run: async ({ ctx, gateway, out }) => {
-      const { kid } = await rotateSigningKey(ctx, gateway.oauth.keys);
+    usage: 'oauth rotate-key [--revoke-old]',
+    summary:
+      'a new access-token signing key; tokens signed with the old one keep working, or with --revoke-old (a leaked key) are refused at once',
+    options: { 'revoke-old': { type: 'boolean' } },
+    run: async ({ ctx, gateway, out, values }) => {
+      const revokeOld = values['revoke-old'] === true;
+      const rotated = await rotateSigningKey(ctx, gateway.oauth.keys, { revokeOld });
       printValue(
         out,
-        { kid },
-        `new access tokens are signed with key ${kid}; running servers take it within a minute`,
+        rotated,
+        revokeOld
+          ? `new access tokens are signed with key ${rotated.kid}; tokens signed with ${rotated.revoked?.join(', ') || 'no other key'} are refused from now on, by running servers at their next request`
+          : `new access tokens are signed with key ${rotated.kid}; running servers take it within a minute`,
       );
     },
   },

@@ -3,11 +3,12 @@
  * `/oauth/*` endpoints. Express reads the request; every decision is in
  * `runtime/core/oauth-server`, which answers what to send.
  */
-import express, { type Request, type Response, type Router } from 'express';
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import {
   type AuthorizationServer,
   DOCUMENTATION_PATH,
 } from '../core/oauth-server/authorization-server.ts';
+import { foreignOriginRefusal } from '../core/oauth-server/form-origin.ts';
 import { MEMBER_CONSENTS_PATH } from '../core/oauth-server/member-consents-page.ts';
 import { PROTECTED_RESOURCE_WELL_KNOWN } from '../core/oauth-server/metadata.ts';
 import { OAuthError } from '../core/oauth-server/oauth-error.ts';
@@ -19,6 +20,7 @@ export function oauthRouter(oauth: AuthorizationServer): Router {
   const router = express.Router();
   const form = express.urlencoded({ extended: false, limit: BODY_LIMIT, parameterLimit: 50 });
   const text = express.text({ type: () => true, limit: BODY_LIMIT });
+  const sameOrigin = sameOriginForm(oauth.issuer);
 
   const metadata = (_req: Request, res: Response) => send(res, oauth.metadata());
   router.get('/.well-known/oauth-authorization-server', metadata);
@@ -33,7 +35,7 @@ export function oauthRouter(oauth: AuthorizationServer): Router {
   router.get('/oauth/authorize', (req, res, next) => {
     oauth.authorize(queryOf(req.url)).then((reply) => send(res, reply), next);
   });
-  router.post('/oauth/authorize', form, (req, res, next) => {
+  router.post('/oauth/authorize', sameOrigin, form, (req, res, next) => {
     const fields = fieldsOf(req.body);
     oauth
       .decide(fields.values, cookiesOf(req.headers.cookie), addressOf(req))
@@ -42,7 +44,7 @@ export function oauthRouter(oauth: AuthorizationServer): Router {
   router.get(MEMBER_CONSENTS_PATH, (req, res, next) => {
     oauth.memberConsents(cookiesOf(req.headers.cookie)).then((reply) => send(res, reply), next);
   });
-  router.post(MEMBER_CONSENTS_PATH, form, (req, res, next) => {
+  router.post(MEMBER_CONSENTS_PATH, sameOrigin, form, (req, res, next) => {
     const fields = fieldsOf(req.body);
     oauth
       .actOnMemberConsents(fields.values, cookiesOf(req.headers.cookie), addressOf(req))
@@ -70,6 +72,15 @@ export function oauthRouter(oauth: AuthorizationServer): Router {
   router.get('/oauth/jwks', (_req, res) => send(res, oauth.jwks()));
   router.get(DOCUMENTATION_PATH, (_req, res) => send(res, oauth.documentationPage()));
   return router;
+}
+
+/** Refuses a member page's form posted from another origin (form-origin.ts), before reading it. */
+export function sameOriginForm(issuer: string) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const refusal = foreignOriginRefusal(issuer, req.headers.origin);
+    if (refusal) send(res, refusal);
+    else next();
+  };
 }
 
 /** Writes a core reply out: its status, headers and body. */

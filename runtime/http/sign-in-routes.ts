@@ -14,7 +14,7 @@ import {
 } from '../core/upstream-sign-in/sign-in-pages.ts';
 import { SIGN_IN_PAGE_PATH } from '../core/upstream-sign-in/upstream-sign-in.ts';
 import type { Gateway } from '../open-gateway.ts';
-import { addressOf, cookiesOf, queryOf, send } from './oauth-routes.ts';
+import { addressOf, cookiesOf, queryOf, sameOriginForm, send } from './oauth-routes.ts';
 
 export function signInRouter(gateway: Gateway): Router {
   const router = express.Router();
@@ -29,7 +29,7 @@ export function signInRouter(gateway: Gateway): Router {
     ).then((reply) => send(res, reply), next);
   });
   // A member's link: its member signs in on the page first.
-  router.post(SIGN_IN_PAGE_PATH, form, (req, res, next) => {
+  router.post(SIGN_IN_PAGE_PATH, sameOriginForm(gateway.oauth.issuer), form, (req, res, next) => {
     signInLinkMemberForm(
       ctx(),
       gateway.oauth.members,

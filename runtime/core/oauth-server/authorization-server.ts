@@ -114,7 +114,7 @@ export class AuthorizationServer {
       issuer: this.issuer,
       audience: resourceOf(this.issuer, path),
       connectionAudiencePrefix: resourceOf(this.issuer, CONNECTION_MCP_PREFIX),
-      publicKeyFor: (kid) => this.#ctx.keys.publicKeyFor(kid),
+      publicKeyFor: (kid, revision) => this.#ctx.keys.publicKeyFor(kid, revision),
       isLive: async (claims) => {
         const [consent, family] = await Promise.all([
           store.oauth.consents.byId(claims.consent),

@@ -6,19 +6,30 @@
  * hold, an error is shown on a page and never redirected, so the endpoint
  * cannot be an open redirect. After that, errors go back to the client with
  * `state` and `iss`: response type, PKCE (S256 only), repeated parameters,
- * scope, resource. A valid request is kept in the shared state for 10
- * minutes and the page asks the person to sign in and approve or deny.
+ * a `state` longer than 1024 characters (sent back without it), scope,
+ * resource. A valid request is sealed into the page's form
+ * (consent-request.ts), valid for 10 minutes: the server keeps nothing for
+ * it, so requests no one signs in to cost it nothing. The page asks the
+ * person to sign in and approve or deny.
  *
- * POST takes the form back. Its CSRF token must match both the request's and
- * the cookie the page set (SameSite=Strict, HttpOnly). Deny returns
- * `access_denied`. Approve signs the member in (rate limited per name and per
- * address), records the consent and redirects with a single-use code.
+ * POST takes the form back. Its CSRF token must match both the sealed
+ * request's and the cookie the page set (SameSite=Strict, HttpOnly). Deny
+ * returns `access_denied`. Approve signs the member in (rate limited per
+ * address and per name), takes the request's one approval, records the
+ * consent and redirects with a single-use code.
  */
 import { randomBytes } from 'node:crypto';
 import { sha256Hex } from '../../../generated/catalog-rules.ts';
+import { GatewayError } from '../errors.ts';
 import { CODE_TTL_MS, issueCode } from './authorization-codes.ts';
 import type { ResolvedClient } from './client-metadata-documents.ts';
 import { consentPage } from './consent-page.ts';
+import {
+  CONSENT_REQUEST_TTL_MS,
+  openConsentRequest,
+  type PendingAuthorization,
+  sealConsentRequest,
+} from './consent-request.ts';
 import { approveConsent } from './consents.ts';
 import { problemPage } from './html-page.ts';
 import { auditOAuth, type OAuthContext } from './oauth-context.ts';
@@ -31,7 +42,8 @@ import { sameSecret } from './same-secret.ts';
 import { DEFAULT_SCOPE, parseScope } from './scopes.ts';
 import { SIGN_IN_REFUSED, signIn } from './sign-in.ts';
 
-const PENDING_TTL_MS = 10 * 60_000;
+/** The longest `state` taken: it is sent back, and carried in the page. */
+export const MAX_STATE_LENGTH = 1024;
 const SINGLE_VALUED = [
   'client_id',
   'redirect_uri',
@@ -43,19 +55,8 @@ const SINGLE_VALUED = [
   'resource',
 ] as const;
 
-interface PendingAuthorization {
-  clientId: string;
-  clientName: string;
-  clientKind: ResolvedClient['kind'];
-  redirectUri: string;
-  state: string | undefined;
-  scopes: string[];
-  resource: string;
-  codeChallenge: string;
-  csrfHash: string;
-}
-
-const pendingKey = (id: string) => `oauth:pending:${id}`;
+/** Marks a request approved, so its form approves once (only after a member signed in). */
+const approvedKey = (id: string) => `oauth:consent-approved:${id}`;
 /** One cookie per pending request, so two sign-ins in two tabs do not undo each other. */
 export const csrfCookieName = (requestId: string) =>
   `portcullis_csrf_${sha256Hex(requestId).slice(0, 12)}`;
@@ -99,7 +100,8 @@ export async function authorize(ctx: OAuthContext, query: URLSearchParams): Prom
     );
   }
 
-  const state = query.get('state') ?? undefined;
+  const given = query.get('state') ?? undefined;
+  const state = given !== undefined && given.length > MAX_STATE_LENGTH ? undefined : given;
   const back = (error: OAuthErrorCode, description: string) =>
     redirectReply(
       authorizationResponseUrl(redirectUri, {
@@ -109,6 +111,8 @@ export async function authorize(ctx: OAuthContext, query: URLSearchParams): Prom
         iss: ctx.issuer,
       }),
     );
+  if (state !== given)
+    return back('invalid_request', `state: longer than ${MAX_STATE_LENGTH} characters`);
 
   const repeated = SINGLE_VALUED.find((name) => query.getAll(name).length > 1);
   if (repeated) return back('invalid_request', `${repeated}: given more than once`);
@@ -134,7 +138,6 @@ export async function authorize(ctx: OAuthContext, query: URLSearchParams): Prom
     return back('invalid_target', 'resource: not an MCP endpoint of this server');
   }
 
-  const requestId = randomBytes(32).toString('base64url');
   const csrf = randomBytes(32).toString('base64url');
   const pending: PendingAuthorization = {
     clientId: client.id,
@@ -147,9 +150,17 @@ export async function authorize(ctx: OAuthContext, query: URLSearchParams): Prom
     codeChallenge,
     csrfHash: sha256Hex(csrf),
   };
-  await ctx.state.set(pendingKey(requestId), JSON.stringify(pending), PENDING_TTL_MS);
-  const page = consentPage({ requestId, csrf, ...viewOf(pending) });
-  page.headers['Set-Cookie'] = csrfCookie(ctx, requestId, csrf);
+  let id: string;
+  let sealed: string;
+  try {
+    ({ id, sealed } = await sealConsentRequest(ctx, pending));
+  } catch (error) {
+    // A signing key the master key cannot open: said as RFC 6749 says it, as the token endpoint does.
+    if (!(error instanceof GatewayError)) throw error;
+    return back('server_error', 'the authorization server cannot sign anyone in now');
+  }
+  const page = consentPage({ request: sealed, csrf, ...viewOf(pending) });
+  page.headers['Set-Cookie'] = csrfCookie(ctx, id, csrf);
   return page;
 }
 
@@ -167,14 +178,14 @@ export async function decide(
   cookies: Readonly<Record<string, string>>,
   address: string,
 ): Promise<OAuthReply> {
-  const requestId = form.request ?? '';
-  const text = requestId === '' ? undefined : await ctx.state.get(pendingKey(requestId));
-  if (text === undefined) return expired();
-  const pending = JSON.parse(text) as PendingAuthorization;
+  const sealed = form.request ?? '';
+  const request = sealed === '' ? undefined : await openConsentRequest(ctx, sealed);
+  if (request === undefined) return expired();
+  const { pending } = request;
   const csrf = form.csrf ?? '';
   if (
     !sameSecret(sha256Hex(csrf), pending.csrfHash) ||
-    !sameSecret(cookies[csrfCookieName(requestId)] ?? '', csrf)
+    !sameSecret(cookies[csrfCookieName(request.id)] ?? '', csrf)
   ) {
     await auditOAuth(ctx, {
       action: 'oauth.consent',
@@ -200,7 +211,6 @@ export async function decide(
     );
 
   if (form.decision === 'deny') {
-    if ((await ctx.state.take(pendingKey(requestId))) === undefined) return expired();
     await auditOAuth(ctx, {
       action: 'oauth.consent.deny',
       subject: pending.clientId.slice(0, 200),
@@ -208,14 +218,16 @@ export async function decide(
     return back({ error: 'access_denied', error_description: 'the person denied the request' });
   }
   if (form.decision !== 'approve')
-    return again(pending, requestId, csrf, form, 400, 'Choose Approve or Deny.');
+    return again(pending, sealed, csrf, form, 400, 'Choose Approve or Deny.');
 
   const signedIn = await signIn(ctx, form.member, form.password, address);
   if ('refused' in signedIn) {
     const { status, text } = SIGN_IN_REFUSED[signedIn.refused];
-    return again(pending, requestId, csrf, form, status, text);
+    return again(pending, sealed, csrf, form, status, text);
   }
-  if ((await ctx.state.take(pendingKey(requestId))) === undefined) return expired();
+  // Kept only until the request would expire anyway, and only once a member signed in.
+  const left = Math.max(1, request.expiresAt - ctx.now().getTime());
+  if (!(await ctx.state.add(approvedKey(request.id), '1', left))) return expired();
   const { member } = signedIn;
   let consent: Awaited<ReturnType<typeof approveConsent>>;
   try {
@@ -262,14 +274,14 @@ function viewOf(pending: PendingAuthorization) {
 /** The page once more, with what went wrong and the name the person typed (never the password). */
 function again(
   pending: PendingAuthorization,
-  requestId: string,
+  request: string,
   csrf: string,
   form: ConsentForm,
   status: number,
   error: string,
 ): OAuthReply {
   return consentPage(
-    { requestId, csrf, ...viewOf(pending), member: (form.member ?? '').slice(0, 100), error },
+    { request, csrf, ...viewOf(pending), member: (form.member ?? '').slice(0, 100), error },
     status,
   );
 }
@@ -284,5 +296,5 @@ function expired(): OAuthReply {
 
 function csrfCookie(ctx: OAuthContext, requestId: string, csrf: string): string {
   const secure = ctx.secureCookies ? '; Secure' : '';
-  return `${csrfCookieName(requestId)}=${csrf}; Path=/oauth/authorize; Max-Age=${PENDING_TTL_MS / 1000}; HttpOnly; SameSite=Strict${secure}`;
+  return `${csrfCookieName(requestId)}=${csrf}; Path=/oauth/authorize; Max-Age=${CONSENT_REQUEST_TTL_MS / 1000}; HttpOnly; SameSite=Strict${secure}`;
 }

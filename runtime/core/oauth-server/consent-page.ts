@@ -9,7 +9,8 @@ import type { OAuthReply } from './oauth-reply.ts';
 import { describeScope } from './scopes.ts';
 
 export interface ConsentView {
-  requestId: string;
+  /** The sealed authorization request (consent-request.ts). */
+  request: string;
   csrf: string;
   clientName: string;
   /** How the client identified itself, in words. */
@@ -43,7 +44,7 @@ ${scopes}
 </ul>
 <p class="note">It can only use the tools an operator has granted you, whatever it asks for.</p>
 <form method="post" action="/oauth/authorize">
-<input type="hidden" name="request" value="${escapeHtml(view.requestId)}">
+<input type="hidden" name="request" value="${escapeHtml(view.request)}">
 <input type="hidden" name="csrf" value="${escapeHtml(view.csrf)}">
 ${signInFields(view.member)}
 <div class="actions">

@@ -15,7 +15,7 @@ export interface OAuthContext {
   /** Exactly `PORTCULLIS_PUBLIC_URL` (no trailing slash): `iss` everywhere. */
   issuer: string;
   store: Store;
-  /** Codes, pending consents and rate-limit counters, with their TTLs. */
+  /** Codes, approved consent requests and rate-limit counters, with their TTLs. */
   state: SharedState;
   keys: SigningKeys;
   clients: ClientDirectory;

@@ -1,9 +1,11 @@
 /**
  * A member signs in with name and password, on the consent page or on the
- * page of their own consents: both count failures against the same limits
- * (per member name and per address, in the shared state) and audit every
- * refusal. Every attempt counts, before its password is checked; a
- * success forgets the count against the member's name (not the address's).
+ * page of their own consents: both count attempts against the same limits
+ * (per address first, then per member name, in the shared state). Every
+ * attempt counts, before its password is checked; a success forgets the
+ * count against the member's name (not the address's). Every wrong password
+ * is audited; of the attempts a limit refuses, the 1st, 10th, 100th… of its
+ * window, with the count, so a flood writes a handful of rows.
  */
 
 import { auditOAuth, type OAuthContext } from './oauth-context.ts';
@@ -12,6 +14,8 @@ import { passwordMatches } from './passwords.ts';
 import {
   countAttempt,
   forgetAttempts,
+  isAuditedRefusal,
+  refusalCount,
   SIGN_IN_PER_ADDRESS,
   SIGN_IN_PER_MEMBER,
 } from './rate-limits.ts';
@@ -25,19 +29,24 @@ export async function signIn(
   address: string,
 ): Promise<SignIn> {
   const name = (typedName ?? '').trim();
-  const attempts = [
-    { limit: SIGN_IN_PER_MEMBER, subject: name.toLowerCase() },
-    { limit: SIGN_IN_PER_ADDRESS, subject: address },
-  ];
+  const byName = { limit: SIGN_IN_PER_MEMBER, subject: name.toLowerCase() };
   // Counted before the password is checked, atomically: concurrent guesses
-  // cannot all pass a check made before any of them was counted.
-  if (!(await countAttempt(ctx.state, attempts))) {
-    await auditOAuth(ctx, {
-      action: 'oauth.sign_in',
-      decision: 'denied',
-      outcome: null,
-      reason: 'rate_limited',
-    });
+  // cannot all pass a check made before any of them was counted. The name is
+  // charged only for attempts its address was allowed to make.
+  const attempt = await countAttempt(ctx.state, [
+    { limit: SIGN_IN_PER_ADDRESS, subject: address },
+    byName,
+  ]);
+  if (!attempt.within) {
+    if (isAuditedRefusal(attempt.refused)) {
+      await auditOAuth(ctx, {
+        action: 'oauth.sign_in',
+        decision: 'denied',
+        outcome: null,
+        reason: 'rate_limited',
+        ...refusalCount(attempt.refused),
+      });
+    }
     return { refused: 'rate_limited' };
   }
   const member = name === '' ? undefined : await ctx.store.oauth.members.byName(name);
@@ -56,7 +65,7 @@ export async function signIn(
     return { refused: 'unauthenticated' };
   }
   // Only failures stay counted against the member's name: a person who signs in often is never locked out.
-  await forgetAttempts(ctx.state, attempts[0]!);
+  await forgetAttempts(ctx.state, byName);
   const { passwordHash: _, ...signedIn } = member;
   return { member: signedIn };
 }

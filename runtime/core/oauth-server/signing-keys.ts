@@ -5,8 +5,12 @@
  * PEM from the environment (`PORTCULLIS_OAUTH_SIGNING_KEY_PEM`, EC P-256 for
  * ES256 or RSA for RS256). `rotate` makes a new current key and retires the
  * old one, which stays published (and trusted) for a day, far longer than
- * any access token it signed lives. Every process reads the keys again
- * within a minute, so a rotation anywhere reaches every replica. Keys are
+ * any access token it signed lives; or, for a key that leaked, revokes it:
+ * deletes it from the store, which moves the governance revision, and a
+ * process checking a token against a revision newer than the keys it read
+ * reads them again first, so no replica trusts the old key after that
+ * (its JWKS drops it as it reads). Every process reads the keys again within
+ * a minute anyway, so a rotation anywhere reaches every replica. Keys are
  * named by their JWK thumbprint.
  */
 import {
@@ -71,6 +75,8 @@ export class SigningKeys {
   #current: ActiveKey | undefined;
   #published: PublicKey[] = [];
   #lastLoad = 0;
+  /** The store's revision when the keys were last read. */
+  #loadedRevision: number | undefined;
   #reloading: Promise<unknown> | undefined;
   #openError: unknown;
 
@@ -112,11 +118,23 @@ export class SigningKeys {
     return { keys: this.#trusted().map((key) => key.jwk) };
   }
 
-  /** The public key with that kid, if it is trusted; an unknown kid reloads from the store first. */
+  /**
+   * The public key with that kid, if it is trusted; an unknown kid reloads
+   * from the store first, and so does a governance `revision` newer than the
+   * one the keys were read at (a key may have been revoked).
+   */
   async publicKeyFor(
     kid: string | undefined,
+    revision?: number,
   ): Promise<{ key: KeyObject; alg: SigningAlgorithm } | undefined> {
     if (kid === undefined) return undefined;
+    if (
+      revision !== undefined &&
+      this.#options.pem === undefined &&
+      (this.#loadedRevision === undefined || revision > this.#loadedRevision)
+    ) {
+      await this.#reload();
+    }
     let found = this.#trusted().find((key) => key.kid === kid);
     if (
       !found &&
@@ -129,21 +147,29 @@ export class SigningKeys {
     return found && { key: found.key, alg: found.alg };
   }
 
-  /** A new current key; the old one is retired but still trusted for a day. Answers the new kid. */
-  async rotate(): Promise<string> {
+  /**
+   * A new current key. The old ones are retired but still trusted for a day;
+   * with `revokeOld`, deleted and trusted nowhere from now on (a leaked key).
+   * Answers the new kid and the kids revoked.
+   */
+  async rotate(options: { revokeOld?: boolean } = {}): Promise<{ kid: string; revoked: string[] }> {
     if (this.#options.pem !== undefined) {
       throw new TypeError(
         'the signing key comes from PORTCULLIS_OAUTH_SIGNING_KEY_PEM: change it there',
       );
     }
-    const previous = await this.#options.store.oauth.signingKeys.list();
+    const rows = this.#options.store.oauth.signingKeys;
+    const previous = await rows.list();
     const kid = await this.#create();
     const at = this.#now().toISOString();
+    const revoked: string[] = [];
     for (const key of previous) {
-      if (key.retiredAt === null) await this.#options.store.oauth.signingKeys.retire(key.kid, at);
+      if (options.revokeOld) {
+        if (await rows.remove(key.kid)) revoked.push(key.kid);
+      } else if (key.retiredAt === null) await rows.retire(key.kid, at);
     }
     await this.#load();
-    return kid;
+    return { kid, revoked };
   }
 
   #trusted(): PublicKey[] {
@@ -177,23 +203,30 @@ export class SigningKeys {
   #refreshIfStale(): void {
     if (this.#options.pem !== undefined || this.#reloading !== undefined) return;
     if (this.#now().getTime() - this.#lastLoad <= KEY_REFRESH_MS) return;
-    this.#reloading = this.#load()
-      // The keys in hand stay in use; the next stale read tries again.
-      .catch(() => undefined)
-      .finally(() => {
-        this.#reloading = undefined;
-      });
+    // The keys in hand stay in use; the next stale read tries again.
+    this.#reload().catch(() => undefined);
+  }
+
+  /** Reads the keys again, once for every caller that asks meanwhile. */
+  #reload(): Promise<unknown> {
+    this.#reloading ??= this.#load().finally(() => {
+      this.#reloading = undefined;
+    });
+    return this.#reloading;
   }
 
   /** Waits for a background reload, if one runs (for tests and an orderly close). */
   async settled(): Promise<void> {
-    await this.#reloading;
+    await this.#reloading?.catch(() => undefined);
   }
 
   /** Reads the keys from the store; answers how many there are. */
   async #load(): Promise<number> {
     this.#lastLoad = this.#now().getTime();
+    // Read before the keys: a revocation after this read moves the revision past it.
+    const revision = await this.#options.store.revision();
     const rows = await this.#options.store.oauth.signingKeys.list();
+    this.#loadedRevision = revision;
     this.#published = rows.map((row) => {
       const jwk = JSON.parse(row.publicJwk) as JWK;
       return {

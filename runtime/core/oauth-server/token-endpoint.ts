@@ -7,8 +7,10 @@
  *   started. The reply: a 15-minute JWT access token and an opaque refresh
  *   token (30 days) that starts a family.
  * - `refresh_token`: rotated on every use; presenting one already rotated
- *   revokes its whole family (someone else has a copy). A `scope` may narrow
- *   what the code granted, never widen it.
+ *   revokes its whole family (someone else has a copy), unless it comes
+ *   within seconds of its first use (a concurrent refresh from another tab
+ *   or replica, refresh-grace.ts): that one is a plain `invalid_grant`. A
+ *   `scope` may narrow what the code granted, never widen it.
  *
  * Every code exchanged deletes the families that expired or were revoked
  * more than a day before, with their refresh tokens.
@@ -25,6 +27,7 @@ import { OAuthError } from './oauth-error.ts';
 import type { Consent, TokenFamily } from './oauth-model.ts';
 import { jsonReply, type OAuthReply, oauthErrorReply } from './oauth-reply.ts';
 import { verifierMatches } from './pkce.ts';
+import { isConcurrentUse, markFirstUse } from './refresh-grace.ts';
 import { parseScope } from './scopes.ts';
 
 export const REFRESH_TTL_MS = 30 * 86_400_000;
@@ -150,22 +153,9 @@ async function refresh(ctx: OAuthContext, form: TokenForm, clientId: string): Pr
   if (!found) throw new OAuthError('invalid_grant', 'refresh_token: unknown');
   const { token: current, family } = found;
   const at = ctx.now();
-  if (family.clientId !== clientId || current.status === 'rotated') {
-    // A rotated token again, or a token in another client's hands: someone has a copy.
-    if (await ctx.store.oauth.tokens.revokeFamily(family.id, at.toISOString())) {
-      await auditOAuth(ctx, {
-        action: 'oauth.token.reuse',
-        decision: 'denied',
-        outcome: null,
-        reason: 'unauthenticated',
-        subject: family.id,
-      });
-    }
-    throw new OAuthError(
-      'invalid_grant',
-      'refresh_token: already used; every token of its family is revoked',
-    );
-  }
+  // A token in another client's hands: someone has a copy.
+  if (family.clientId !== clientId) return reused(ctx, family.id, at);
+  if (current.status === 'rotated') return rotatedAgain(ctx, current.tokenHash, family.id, at);
   if (family.status !== 'active') throw new OAuthError('invalid_grant', 'refresh_token: revoked');
   if (Date.parse(family.expiresAt) <= at.getTime())
     throw new OAuthError('invalid_grant', 'refresh_token: expired');
@@ -190,6 +180,8 @@ async function refresh(ctx: OAuthContext, form: TokenForm, clientId: string): Pr
   }
   const consent = await liveConsent(ctx, family.consentId);
   const next = newRefreshToken();
+  // Before rotating: whoever then finds the token rotated also finds when it was first used.
+  await markFirstUse(ctx.state, current.tokenHash, at);
   const rotated = await ctx.store.oauth.tokens.rotate(current.tokenHash, {
     tokenHash: sha256Hex(next),
     familyId: family.id,
@@ -197,16 +189,43 @@ async function refresh(ctx: OAuthContext, form: TokenForm, clientId: string): Pr
     status: 'active',
     createdAt: at.toISOString(),
   });
-  if (!rotated) {
-    await ctx.store.oauth.tokens.revokeFamily(family.id, at.toISOString());
-    throw new OAuthError(
-      'invalid_grant',
-      'refresh_token: already used; every token of its family is revoked',
-    );
-  }
+  if (!rotated) return rotatedAgain(ctx, current.tokenHash, family.id, at);
   const reply = await tokenReply(ctx, consent, family, scopes, next, undefined);
   await auditOAuth(ctx, { action: 'oauth.token.refresh', ...asAgent(consent), subject: family.id });
   return reply;
+}
+
+/**
+ * A token already rotated: within the grace of its first use, a concurrent
+ * refresh that lost (refused, its family left alone); later, a replay.
+ */
+async function rotatedAgain(
+  ctx: OAuthContext,
+  tokenHash: string,
+  familyId: string,
+  at: Date,
+): Promise<never> {
+  if (await isConcurrentUse(ctx.state, tokenHash, at)) {
+    throw new OAuthError('invalid_grant', 'refresh_token: already used by a concurrent refresh');
+  }
+  return reused(ctx, familyId, at);
+}
+
+/** A refresh token someone else has a copy of: its whole family is revoked. */
+async function reused(ctx: OAuthContext, familyId: string, at: Date): Promise<never> {
+  if (await ctx.store.oauth.tokens.revokeFamily(familyId, at.toISOString())) {
+    await auditOAuth(ctx, {
+      action: 'oauth.token.reuse',
+      decision: 'denied',
+      outcome: null,
+      reason: 'unauthenticated',
+      subject: familyId,
+    });
+  }
+  throw new OAuthError(
+    'invalid_grant',
+    'refresh_token: already used; every token of its family is revoked',
+  );
 }
 
 /** The consent behind a grant, while it and the agent it acts as are both live. */

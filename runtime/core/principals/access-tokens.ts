@@ -32,8 +32,11 @@ export interface AccessTokensOptions {
    * such a token acts on that connection's tools only.
    */
   connectionAudiencePrefix?: string;
-  /** The trusted public key with that `kid`. */
-  publicKeyFor(kid: string | undefined): Promise<{ key: KeyObject } | undefined>;
+  /**
+   * The trusted public key with that `kid`, as trusted at governance
+   * `revision` (a key revoked since is not).
+   */
+  publicKeyFor(kid: string | undefined, revision: number): Promise<{ key: KeyObject } | undefined>;
   /** Whether the token's consent and family are still live (the store). */
   isLive(claims: AccessTokenClaimsSeen): Promise<boolean>;
   now?: () => number;
@@ -97,7 +100,7 @@ export class AccessTokens implements CredentialStrategy {
       ({ payload } = await jwtVerify(
         token,
         async (header) => {
-          const found = await this.#options.publicKeyFor(header.kid);
+          const found = await this.#options.publicKeyFor(header.kid, revision);
           if (!found) throw new errors.JWKSNoMatchingKey();
           return found.key;
         },

@@ -2,7 +2,7 @@
  * Shared ephemeral state: what the gateway's replicas share that need not
  * outlive a restart (sessions of the stateful MCP wire, pending
  * multi-round-trip input and the routing of replies to it, list-changed
- * fan-out, OAuth codes and pending consents, rate-limit counters, short
+ * fan-out, OAuth codes and approved consent requests, rate-limit counters, short
  * locks). Durable rows belong in the store, not here.
  *
  * In-process by default (`MemorySharedState`); Redis when the gateway runs as

@@ -247,6 +247,12 @@ export interface SigningKeyRows {
   /** Every key, newest first. */
   list(): Promise<SigningKey[]>;
   retire(kid: string, at: string): Promise<boolean>;
+  /**
+   * Deletes a key, private half and all: what it signed is trusted nowhere
+   * from now on. A governance change (it bumps the revision), so every
+   * process checks the tokens it had accepted again.
+   */
+  remove(kid: string): Promise<boolean>;
   /** Replaces a key's sealed private half (a master key rotation). */
   reseal(kid: string, sealedPrivate: string, keyId: string): Promise<void>;
 }

@@ -49,6 +49,13 @@ export function signingKeyRows(context: StoreContext): SigningKeyRows {
       return result.numUpdatedRows > 0n;
     },
 
+    async remove(kid) {
+      const result = await context.mutate((trx) =>
+        trx.deleteFrom('oauth_signing_keys').where('kid', '=', kid).executeTakeFirst(),
+      );
+      return result.numDeletedRows > 0n;
+    },
+
     async reseal(kid, sealedPrivate, keyId) {
       await db
         .updateTable('oauth_signing_keys')

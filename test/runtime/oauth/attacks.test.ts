@@ -215,8 +215,9 @@ describe('the authorize endpoint', () => {
 });
 
 describe('refresh tokens', () => {
-  it('presented again after rotation: invalid_grant, and the whole family is revoked', async () => {
-    const { access, refresh } = await tokens();
+  // Presented again after the grace window, the family is revoked: refresh-race.test.ts.
+  it('presented again at once (a concurrent refresh): invalid_grant, and the family lives on', async () => {
+    const { refresh } = await tokens();
     const rotated = await tokenRequest(url, {
       grant_type: 'refresh_token',
       client_id: client.clientId,
@@ -229,14 +230,30 @@ describe('refresh tokens', () => {
       refresh_token: refresh,
     });
     expect(reused).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+    expect(await mcpStatus(url, String(rotated.body.access_token))).toBe(200);
     const successor = await tokenRequest(url, {
       grant_type: 'refresh_token',
       client_id: client.clientId,
       refresh_token: String(rotated.body.refresh_token),
     });
-    expect(successor.body.error).toBe('invalid_grant');
+    expect(successor.status).toBe(200);
+  });
+
+  it('presented by another client: invalid_grant, and the whole family is revoked', async () => {
+    const { access, refresh } = await tokens();
+    const stolen = await tokenRequest(url, {
+      grant_type: 'refresh_token',
+      client_id: other.clientId,
+      refresh_token: refresh,
+    });
+    expect(stolen).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+    const own = await tokenRequest(url, {
+      grant_type: 'refresh_token',
+      client_id: client.clientId,
+      refresh_token: refresh,
+    });
+    expect(own.body.error).toBe('invalid_grant');
     expect(await mcpStatus(url, access)).toBe(401);
-    expect(await mcpStatus(url, String(rotated.body.access_token))).toBe(401);
   });
 
   it('for an agent an operator revoked: invalid_grant, not tokens /mcp would refuse', async () => {

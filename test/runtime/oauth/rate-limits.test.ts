@@ -1,80 +1,123 @@
 /**
- * Attempt limits, counted in the shared state: sign-ins per member name
- * (10 failures in 15 minutes; after that even the right password waits;
- * counted before the password is checked, so concurrent guesses cannot
- * overrun it), and
- * registrations per address (20 an hour, then RFC 6749's
- * `temporarily_unavailable` with Retry-After).
+ * Attempt limits, counted in the shared state. Sign-ins are slowed per
+ * address first (30 attempts in 15 minutes; after that even the right
+ * password waits there), so guesses from one address never lock a member
+ * out of signing in from another; a name locks only after 100 attempts its
+ * addresses were allowed to make. Attempts are counted before the password
+ * is checked, so concurrent guesses cannot overrun a limit. Registrations:
+ * 20 an hour per address, then RFC 6749's `temporarily_unavailable` with
+ * Retry-After. A refused flood is audited as a count (its 1st, 10th, 100th…
+ * refusal), not a row per request. Behind a trusted proxy (loopback here),
+ * each test names its own client address.
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { addMember } from '../../../runtime/core/operator/members.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  countAttempt,
+  isAuditedRefusal,
+  SIGN_IN_PER_ADDRESS,
+  SIGN_IN_PER_MEMBER,
+} from '../../../runtime/core/oauth-server/rate-limits.ts';
+import { MemorySharedState } from '../../../runtime/core/state/memory-shared-state.ts';
 import { openConsentPage, postConsent } from '../../support/oauth/consent-bot.ts';
 import { MEMBER, type OAuthGateway, startOAuthGateway } from '../../support/oauth/oauth-gateway.ts';
 import { authorizeUrl, pkce, registerClient } from '../../support/oauth/raw-flow.ts';
 
-let running: OAuthGateway;
-beforeAll(async () => {
-  running = await startOAuthGateway();
-});
-afterAll(() => running?.close());
+describe('against a gateway', () => {
+  let running: OAuthGateway;
+  beforeAll(async () => {
+    running = await startOAuthGateway({
+      environment: { PORTCULLIS_TRUSTED_PROXIES: 'loopback' },
+    });
+  });
+  afterAll(() => running?.close());
 
-it('stops signing a member in after 10 failed attempts, the right password too', async () => {
-  const client = await registerClient(running.url);
-  const page = await openConsentPage(
-    authorizeUrl(running.url, client, { code_challenge: pkce().challenge }),
-  );
-  if (!('fields' in page)) throw new Error('no consent page');
-  const statuses: number[] = [];
-  for (let attempt = 0; attempt < 10; attempt++) {
-    statuses.push(
-      (await postConsent(running.url, page, { ...MEMBER, password: `wrong password ${attempt}` }))
-        .status,
+  const from = (address: string) => ({ 'x-forwarded-for': address });
+  const auditRows = (action: string) =>
+    running.gateway.running.gateway.store.audit.query({
+      action,
+      reason: 'rate_limited',
+      limit: 10_000,
+    });
+
+  it('slows one address down after 30 attempts (counted before checking, concurrent ones too), lets the member in from another, and audits the refused flood as counts', async () => {
+    const client = await registerClient(running.url);
+    const page = await openConsentPage(
+      authorizeUrl(running.url, client, { code_challenge: pkce().challenge }),
     );
-  }
-  expect(statuses).toEqual(Array(10).fill(401));
-  const blocked = await postConsent(running.url, page, MEMBER);
-  expect(blocked.status).toBe(429);
-  expect(await blocked.text()).toContain('Too many sign-in attempts');
-  const events = await running.gateway.running.gateway.store.audit.query({
-    action: 'oauth.sign_in',
+    if (!('fields' in page)) throw new Error('no consent page');
+    const signInFrom = (address: string, password: string) =>
+      postConsent(running.url, page, { ...MEMBER, password }, { headers: from(address) }).then(
+        (reply) => reply.status,
+      );
+
+    const guesses = await Promise.all(
+      Array.from({ length: 40 }, (_, n) => signInFrom('203.0.113.1', `wrong password ${n}`)),
+    );
+    expect(guesses.filter((status) => status === 401)).toHaveLength(30);
+    expect(guesses.filter((status) => status === 429)).toHaveLength(10);
+    expect(await signInFrom('203.0.113.1', MEMBER.password)).toBe(429);
+    for (let n = 0; n < 89; n++) expect(await signInFrom('203.0.113.1', 'guess')).toBe(429);
+    // 100 refusals so far: the 1st, 10th and 100th are audited.
+    expect((await auditRows('oauth.sign_in')).map((row) => row.subject).sort()).toEqual([
+      '10 refused in this window',
+      '100 refused in this window',
+      null,
+    ]);
+    expect(await signInFrom('198.51.100.1', MEMBER.password)).toBe(303);
   });
-  expect(events.map((e) => e.reason)).toEqual([
-    'rate_limited',
-    ...Array(10).fill('unauthenticated'),
-  ]);
+
+  it('refuses the 21st registration from one address in an hour, and audits a flood of them as counts', async () => {
+    const register = () =>
+      fetch(`${running.url}/oauth/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...from('203.0.113.4') },
+        body: JSON.stringify({ redirect_uris: ['http://127.0.0.1:9/cb'] }),
+      });
+    for (let n = 0; n < 20; n++) expect((await register()).status).toBe(201);
+    const reply = await register();
+    expect(reply.status).toBe(429);
+    expect(reply.headers.get('retry-after')).toBe('60');
+    expect(((await reply.json()) as { error: string }).error).toBe('temporarily_unavailable');
+    for (let n = 0; n < 99; n++) expect((await register()).status).toBe(429);
+    expect(await auditRows('oauth.client.register')).toHaveLength(3);
+  });
 });
 
-it('counts concurrent guesses before checking them: of 40 at once against one name, 10 are checked', async () => {
-  const ctx = running.gateway.running.gateway.operator('cli');
-  await addMember(ctx, {
-    workspace: 'default',
-    name: 'grace',
-    password: 'a long enough passphrase',
-  });
-  const client = await registerClient(running.url);
-  const page = await openConsentPage(
-    authorizeUrl(running.url, client, { code_challenge: pkce().challenge }),
-  );
-  if (!('fields' in page)) throw new Error('no consent page');
-  const replies = await Promise.all(
-    Array.from({ length: 40 }, (_, n) =>
-      postConsent(running.url, page, { member: 'grace', password: `guess ${n}` }),
-    ),
-  );
-  const statuses = replies.map((reply) => reply.status);
-  expect(statuses.filter((status) => status === 401)).toHaveLength(10);
-  expect(statuses.filter((status) => status === 429)).toHaveLength(30);
-});
+describe('the sign-in limits', () => {
+  const signInAttempt = (state: MemorySharedState, address: string, name: string) =>
+    countAttempt(state, [
+      { limit: SIGN_IN_PER_ADDRESS, subject: address },
+      { limit: SIGN_IN_PER_MEMBER, subject: name },
+    ]);
 
-it('refuses the 21st registration from one address in an hour', async () => {
-  // The tests before registered two clients already.
-  for (let n = 0; n < 18; n++) await registerClient(running.url);
-  const reply = await fetch(`${running.url}/oauth/register`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ redirect_uris: ['http://127.0.0.1:9/cb'] }),
+  it('never charges a name for attempts its address was refused: one address cannot lock a name', async () => {
+    const state = new MemorySharedState();
+    for (let n = 0; n < 1000; n++) await signInAttempt(state, '203.0.113.1', 'ada');
+    expect(await signInAttempt(state, '198.51.100.1', 'ada')).toEqual({ within: true });
   });
-  expect(reply.status).toBe(429);
-  expect(reply.headers.get('retry-after')).toBe('60');
-  expect(((await reply.json()) as { error: string }).error).toBe('temporarily_unavailable');
+
+  it('locks a name after 100 attempts from many addresses', async () => {
+    const state = new MemorySharedState();
+    for (let n = 0; n < 100; n++) {
+      expect(await signInAttempt(state, `192.0.2.${n % 5}`, 'ada')).toEqual({ within: true });
+    }
+    expect(await signInAttempt(state, '198.51.100.1', 'ada')).toMatchObject({
+      within: false,
+      limit: SIGN_IN_PER_MEMBER,
+      refused: 1,
+    });
+  });
+
+  it.each([
+    [1, true],
+    [2, false],
+    [9, false],
+    [10, true],
+    [11, false],
+    [100, true],
+    [1000, true],
+    [1001, false],
+  ])('audits refusal number %i: %s', (refused, audited) => {
+    expect(isAuditedRefusal(refused)).toBe(audited);
+  });
 });

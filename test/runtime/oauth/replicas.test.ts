@@ -2,8 +2,8 @@
  * Two replicas of the gateway behind one public address, sharing the store
  * and Redis (`REDIS_URL`): the consent page opened on one is approved on the
  * other, the code it gives is redeemed on the first, its replay is caught on
- * the second, and the refresh rotates on either. Codes and pending consents
- * live in the shared state, not in a process.
+ * the second, and the refresh rotates on either. Codes live in the shared
+ * state, not in a process; a pending consent travels sealed in its form.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';

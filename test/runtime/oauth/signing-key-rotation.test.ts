@@ -2,7 +2,9 @@
  * A rotation made by another process (the CLI, another replica) reaches a
  * running server: within KEY_REFRESH_MS it signs with the new key and
  * publishes both, without a restart. Two stores over one SQLite file stand
- * for the two processes.
+ * for the two processes. A rotation that revokes the old key (a leaked one)
+ * reaches a running gateway at once: its next check of a token refuses what
+ * the old key signed.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,6 +25,9 @@ import {
 } from '../../../runtime/core/vault/key-file.ts';
 import { generateMasterKey, Keyring } from '../../../runtime/core/vault/keyring.ts';
 import { openStore } from '../../../runtime/store/open-store.ts';
+import { startOAuthGateway } from '../../support/oauth/oauth-gateway.ts';
+import { codeFor, exchange, mcpStatus, registerClient } from '../../support/oauth/raw-flow.ts';
+import { runPortcullisHere } from '../../support/run-cli.ts';
 
 const file = join(mkdtempSync(join(tmpdir(), 'portcullis-key-rotation-')), 'store.sqlite');
 const stores: Store[] = [];
@@ -47,7 +52,7 @@ it('signs with a key another process rotated to, within a minute, and still trus
   const first = server.current.kid;
   expect(cli.current.kid).toBe(first);
 
-  const rotated = await cli.rotate();
+  const { kid: rotated } = await cli.rotate();
   expect(rotated).not.toBe(first);
   expect(server.current.kid).toBe(first);
 
@@ -92,7 +97,7 @@ it('signs with a key made under a master key another process rotated to (the vau
     await signingKeyFamily.reseal(tx, next, new Date(now).toISOString());
   });
   forgetPreviousKeys(dataDir, next);
-  const rotated = await cli.keys.rotate();
+  const { kid: rotated } = await cli.keys.rotate();
   expect((await cli.store.oauth.signingKeys.list()).map((key) => key.keyId)).toEqual([
     next.current.id,
     next.current.id,
@@ -103,4 +108,37 @@ it('signs with a key made under a master key another process rotated to (the vau
   await server.keys.settled();
   expect(server.keys.current.kid).toBe(rotated);
   expect(rotated).not.toBe(first);
+});
+
+it('refuses at once, on a running server, a token signed with a key the command revoked (`oauth rotate-key --revoke-old`), and stops publishing it', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'portcullis-key-revoke-'));
+  const running = await startOAuthGateway({ dataDir });
+  try {
+    const client = await registerClient(running.url);
+    const before = await exchange(running.url, client, await codeFor(running.url, client));
+    const oldToken = String(before.body.access_token);
+    expect(await mcpStatus(running.url, oldToken)).toBe(200);
+    const kidOf = (token: string) =>
+      JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString()).kid as string;
+    const jwks = async () =>
+      (
+        (await (await fetch(`${running.url}/oauth/jwks`)).json()) as { keys: { kid: string }[] }
+      ).keys.map((key) => key.kid);
+    expect(await jwks()).toEqual([kidOf(oldToken)]);
+
+    const revoked = await runPortcullisHere(['oauth', 'rotate-key', '--revoke-old', '--json'], {
+      PORTCULLIS_DATA_DIR: dataDir,
+    });
+    expect(revoked.code).toBe(0);
+    const { kid, revoked: kids } = JSON.parse(revoked.stdout);
+    expect(kids).toEqual([kidOf(oldToken)]);
+
+    expect(await mcpStatus(running.url, oldToken)).toBe(401);
+    expect(await jwks()).toEqual([kid]);
+    const after = await exchange(running.url, client, await codeFor(running.url, client));
+    expect(kidOf(String(after.body.access_token))).toBe(kid);
+    expect(await mcpStatus(running.url, String(after.body.access_token))).toBe(200);
+  } finally {
+    await running.close();
+  }
 });

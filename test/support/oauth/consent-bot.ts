@@ -46,7 +46,12 @@ export async function postConsent(
   origin: string,
   page: ConsentPage,
   answer: ConsentAnswer,
-  overrides: { fields?: Record<string, string>; cookie?: string | null } = {},
+  overrides: {
+    fields?: Record<string, string>;
+    cookie?: string | null;
+    /** More request headers (`Origin`, `X-Forwarded-For`). */
+    headers?: Record<string, string>;
+  } = {},
 ): Promise<Response> {
   const body = new URLSearchParams({
     ...page.fields,
@@ -62,6 +67,7 @@ export async function postConsent(
     headers: {
       'content-type': 'application/x-www-form-urlencoded',
       ...(cookie ? { cookie } : {}),
+      ...overrides.headers,
     },
     body,
   });

@@ -336,6 +336,11 @@ export function describeOAuthContract(subject: StoreSubject): void {
         keyId: 'e',
         retiredAt: T1,
       });
+      const revision = await store.revision();
+      expect(await store.oauth.signingKeys.remove('k1')).toBe(true);
+      expect(await store.revision()).toBeGreaterThan(revision);
+      expect(await store.oauth.signingKeys.remove('k1')).toBe(false);
+      expect((await store.oauth.signingKeys.list()).map((k) => k.kid)).toEqual(['k2']);
     });
   });
 
