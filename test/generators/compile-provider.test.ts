@@ -85,6 +85,26 @@ describe('compileProvider', () => {
     ).toHaveProperty('actions');
   });
 
+  it.each([
+    ['a doubled underscore', 'example__', 'joined by one underscore'],
+    ["another provider's id", 'coolify_', "starts with the provider's id: example_"],
+  ])(
+    "refuses a tool prefix with %s: compiled names carry their provider's id and no `__`",
+    (_, toolPrefix, why) => {
+      const documents = definition().documents!;
+      const parsed = ProviderDefinitionSchema.safeParse(
+        definition({ documents: { one: { ...documents.one!, toolPrefix } } }),
+      );
+      expect(parsed.success).toBe(false);
+      expect(parsed.error?.issues).toEqual([
+        expect.objectContaining({
+          path: ['documents', 'one', 'toolPrefix'],
+          message: expect.stringContaining(why),
+        }),
+      ]);
+    },
+  );
+
   it('refuses a definition naming an operation no document has', () => {
     const error = compile(
       definition({ classification: { 'one:nope': { classification: 'read', why: 'x' } } }),
