@@ -51,7 +51,7 @@ const DocumentSchema = z.strictObject({
   title: z.string().min(1),
   /**
    * Prefix of every tool name from this document, e.g. `unikraft_sandbox_`:
-   * the provider's id first (checked below), words joined by one underscore
+   * the provider's id first (the compiler checks it), words joined by one underscore
    * (a name with `__` is the runtime's `<connection>__<tool>`).
    */
   toolPrefix: z
@@ -98,39 +98,22 @@ const HintSchema = z.strictObject({
   why: z.string().min(1),
 });
 
-export const ProviderDefinitionSchema = z
-  .strictObject({
-    id: identifier,
-    name: z.string().min(1),
-    description: z.string().min(1),
-    documentationUrl: z.url({ protocol: /^https$/ }),
-    documents: z.record(identifier, DocumentSchema),
-    auth: AuthSchema,
-    settings: z.record(z.string(), SettingSchema).default({}),
-    /** The read action that proves a credential works. */
-    verify: OperationRefSchema,
-    classification: z.record(OperationRefSchema, ClassificationOverrideSchema).default({}),
-    exclude: z.record(OperationRefSchema, z.string().min(1)).default({}),
-    hints: z.record(OperationRefSchema, HintSchema).default({}),
-  })
-  // A connection named after its provider shows these names unprefixed: each carries the provider's id.
-  .superRefine((definition, ctx) => {
-    const prefix = providerToolPrefix(definition.id);
-    for (const [id, document] of Object.entries(definition.documents))
-      if (!document.toolPrefix.startsWith(prefix))
-        ctx.addIssue({
-          code: 'custom',
-          path: ['documents', id, 'toolPrefix'],
-          message: `starts with the provider's id: ${prefix}`,
-        });
-  });
+export const ProviderDefinitionSchema = z.strictObject({
+  id: identifier,
+  name: z.string().min(1),
+  description: z.string().min(1),
+  documentationUrl: z.url({ protocol: /^https$/ }),
+  documents: z.record(identifier, DocumentSchema),
+  auth: AuthSchema,
+  settings: z.record(z.string(), SettingSchema).default({}),
+  /** The read action that proves a credential works. */
+  verify: OperationRefSchema,
+  classification: z.record(OperationRefSchema, ClassificationOverrideSchema).default({}),
+  exclude: z.record(OperationRefSchema, z.string().min(1)).default({}),
+  hints: z.record(OperationRefSchema, HintSchema).default({}),
+});
 export type ProviderDefinitionInput = z.input<typeof ProviderDefinitionSchema>;
 export type ProviderDefinition = z.output<typeof ProviderDefinitionSchema>;
-
-/** What every tool name of a provider starts with: its id, dashes as underscores, and `_`. */
-export function providerToolPrefix(id: string): string {
-  return `${id.replaceAll('-', '_')}_`;
-}
 
 /** Types a definition in its own file; the compiler validates it with {@link ProviderDefinitionSchema}. */
 export function defineProvider(definition: ProviderDefinitionInput): ProviderDefinitionInput {
