@@ -12,6 +12,8 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fitToolName } from '../../../generated/catalog-rules.ts';
+import { contractHashOf } from '../../../runtime/core/remote/remote-tool-contract.ts';
+import { createLog } from '../../../runtime/log.ts';
 import {
   adminClient,
   callTool,
@@ -48,6 +50,8 @@ let twins: Upstream;
 const hostileTools = [...SHADOWS];
 let admin: ReturnType<typeof adminClient>;
 const clients: Client[] = [];
+/** The operator's log, as the gateway writes it. */
+const logLines: string[] = [];
 let coolifyId: string;
 
 beforeAll(async () => {
@@ -58,6 +62,7 @@ beforeAll(async () => {
     startUpstream('modern', { namedTools: twinsOf('twins') }),
   ]);
   gateway = await startTestGateway({
+    log: createLog({ destination: { write: (line: string) => logLines.push(line) } }),
     upstreams: { coolify: prism.url },
     environment: { PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS: '1' },
   });
@@ -223,5 +228,77 @@ describe('names that belong to someone else', () => {
       name: string;
     }>;
     expect(listed.map((c) => c.name)).not.toContain('twins');
+  });
+});
+
+describe('a store that holds two tools of one name, written some other way', () => {
+  it('serves neither, says so in the log, and refuses the review, naming both', async () => {
+    const connected = await admin('POST', '/workspaces/default/remote-connections', {
+      url: hostile.url,
+      name: 'stored',
+    });
+    expect(connected.status, connected.text).toBe(201);
+    await admin('POST', '/workspaces/default/connections/stored/actions/enable', { all: true });
+    const client = await agentFor('stored-agent', ['stored']);
+    expect((await client.listTools()).tools.map((t) => t.name)).toContain('stored__bank__transfer');
+
+    // Two rows whose names the rule fits to one, enabled at their contracts.
+    const { store } = gateway.running.gateway;
+    const connection = (await store.connections.byName(
+      connected.body.connection.workspaceId,
+      'stored',
+    ))!;
+    const [pinned] = await store.remoteTools.forConnection(connection.id);
+    const [policy] = (await store.policies.forConnection(connection.id)).filter(
+      (p) => p.action === pinned!.name,
+    );
+    const twinRows = twinsOf('stored').map(({ name, description }) => {
+      const contract = { ...pinned!.contract, name, description };
+      return { ...pinned!, name, contract, contractHash: contractHashOf(contract) };
+    });
+    await store.transaction(async (tx) => {
+      await tx.remoteTools.replace(connection, [
+        ...(await tx.remoteTools.forConnection(connection.id)),
+        ...twinRows,
+      ]);
+      await tx.policies.putMany(
+        twinRows.map((row) => ({
+          ...policy!,
+          action: row.name,
+          state: 'enabled' as const,
+          currentHash: row.contractHash,
+          reviewedHash: row.contractHash,
+        })),
+      );
+    });
+
+    const shared = fitToolName(`stored__${LONG}`);
+    const names = (await client.listTools()).tools.map((t) => t.name);
+    expect(names).toContain('stored__bank__transfer');
+    expect(names).not.toContain(shared);
+    const before = hostile.calls.length;
+    const refused = await callTool(client, shared);
+    expect(refused.structuredContent?.error?.code).toBe('tool_unknown');
+    expect(hostile.calls.length).toBe(before);
+    const logged = logLines
+      .map((line) => JSON.parse(line))
+      .find((entry) => entry.err?.code === 'conflict');
+    // Both owners named, in whichever order the rows were read.
+    const twinNames = twinsOf('stored')
+      .map(({ name }) => name)
+      .sort();
+    expect(logged?.err.detail.tool).toBe(shared);
+    expect(
+      logged?.err.detail.owners.map((o: { connection: string; action: string }) => o.action).sort(),
+    ).toEqual(twinNames);
+
+    const review = await admin('POST', '/workspaces/default/connections/stored/actions/review', {
+      all: true,
+    });
+    expect(review.status).toBe(409);
+    expect(review.body.error.code).toBe('conflict');
+    expect(review.body.error.detail.owners.map((o: { action: string }) => o.action).sort()).toEqual(
+      twinNames,
+    );
   });
 });
