@@ -68,6 +68,15 @@ export function fitToolName(name: string): string {
 }
 
 /**
+ * What every compiled tool name of a provider starts with: its id, dashes
+ * as underscores, and `_` (`coolify_`). A definition's tool prefixes must
+ * start with it; the runtime shows a name unprefixed only when it does.
+ */
+export function providerToolPrefix(provider: string): string {
+  return `${provider.replaceAll('-', '_')}_`;
+}
+
+/**
  * The host a server URL calls, as host allowlists name it: the URL standard's
  * `host` (lower case, IDNA ASCII, the port kept unless it is the scheme's
  * default), or undefined when the text is no URL.

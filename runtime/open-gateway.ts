@@ -23,6 +23,7 @@ import { GovernanceCache } from './core/gateway/governance-cache.ts';
 import { GovernedTools } from './core/gateway/governed-tools.ts';
 import { RevisionWatch } from './core/gateway/revision-watch.ts';
 import { ToolWatch } from './core/gateway/tool-watch.ts';
+import { toolNameCollisionError } from './core/governance/tool-names.ts';
 import { RequestStateSealer } from './core/mcp/request-state.ts';
 import { AuthorizationServer } from './core/oauth-server/authorization-server.ts';
 import type { OperatorContext } from './core/operator/context.ts';
@@ -160,7 +161,11 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
       dataDir: config.dataDir,
       fromEnvironment: config.masterKey !== undefined,
     };
-    const governance = new GovernanceCache(store, toolSources);
+    const governance = new GovernanceCache(store, toolSources, {
+      // Two tools that would share a name are served by neither, and the operator's log says so.
+      onToolNameCollision: (collision) =>
+        options.onInternalError?.(toolNameCollisionError(collision)),
+    });
     // One check of the store's revision, for every part that acts on a change.
     const revisions = new RevisionWatch(governance, {
       ...(options.onInternalError ? { report: options.onInternalError } : {}),

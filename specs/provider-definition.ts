@@ -49,8 +49,17 @@ export type Server = z.infer<typeof ServerSchema>;
 
 const DocumentSchema = z.strictObject({
   title: z.string().min(1),
-  /** Prefix of every tool name from this document, e.g. `unikraft_sandbox_`. */
-  toolPrefix: z.string().regex(/^[a-z][a-z0-9_]*_$/, 'lowercase, ending in an underscore'),
+  /**
+   * Prefix of every tool name from this document, e.g. `unikraft_sandbox_`:
+   * the provider's id first (the compiler checks it), words joined by one underscore
+   * (a name with `__` is the runtime's `<connection>__<tool>`).
+   */
+  toolPrefix: z
+    .string()
+    .regex(
+      /^[a-z][a-z0-9]*(_[a-z0-9]+)*_$/,
+      'lowercase words joined by one underscore, ending in an underscore',
+    ),
   server: ServerSchema,
   /** `always`: every operation carries the credential; `as-declared`: per the document's security. */
   credential: z.enum(['always', 'as-declared']).default('as-declared'),

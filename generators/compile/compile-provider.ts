@@ -12,6 +12,7 @@ import { type DocumentPlan, documentPlan } from './document-plan.ts';
 import {
   ensureEveryOperationCompiled,
   ensureOperationsExist,
+  ensureToolPrefixes,
   ensureUniqueNames,
   ensureVerifyIsRead,
 } from './ensure-definition.ts';
@@ -29,6 +30,7 @@ export function compileProvider(
   documents: PinnedDocument[],
   banner: string,
 ): Catalog {
+  ensureToolPrefixes(definition);
   const sources = documents.map(({ id, pin, document }) => {
     const plan = documentPlan(definition, id);
     return { id, pin, plan, compiled: compileDocument(document, plan) };

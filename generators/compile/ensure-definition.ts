@@ -6,6 +6,7 @@
  */
 import type { Pin, ProviderDefinition, Server } from '../../specs/provider-definition.ts';
 import type { CatalogAction } from '../catalog/format.ts';
+import { providerToolPrefix } from '../catalog/rules.ts';
 import { CompileError } from '../errors.ts';
 import { type CompiledDocument, exclusionKey, NOT_COMPILED } from './compile-document.ts';
 import { actionByRef, splitRef } from './operation-ref.ts';
@@ -85,6 +86,29 @@ export function ensureOperationsExist(
       {
         place: { file: `specs/${definition.id}/provider.ts`, pointer: `/${field}` },
         fix: 'use <document>:<operationId> (or <document>:<METHOD> <path>) of an operation that exists at the pinned commit',
+      },
+    );
+  }
+}
+
+/**
+ * Every document's tool prefix starts with its provider's id: a connection
+ * named after its provider shows the catalog's names unprefixed, and the
+ * runtime does so only for names that carry it.
+ */
+export function ensureToolPrefixes(definition: ProviderDefinition): void {
+  const prefix = providerToolPrefix(definition.id);
+  for (const [id, document] of Object.entries(definition.documents)) {
+    if (document.toolPrefix.startsWith(prefix)) continue;
+    throw new CompileError(
+      'invalid_definition',
+      `the tool prefix "${document.toolPrefix}" does not start with the provider's id (${prefix})`,
+      {
+        place: {
+          file: `specs/${definition.id}/provider.ts`,
+          pointer: `/documents/${id}/toolPrefix`,
+        },
+        fix: `start it with ${prefix}`,
       },
     );
   }

@@ -11,12 +11,7 @@ import { classifyTool } from '../core/operator/remote-classify.ts';
 import { connectUrl, type RemoteConnectResult } from '../core/operator/remote-connections.ts';
 import { type RefreshReport, refreshRemote } from '../core/operator/remote-refresh.ts';
 import { signIn, signOut } from '../core/operator/remote-sign-in.ts';
-import {
-  chooseServer,
-  connectionNameOf,
-  HELP_PROMPT,
-  parseMcpServers,
-} from '../core/remote/mcp-servers-config.ts';
+import { chooseServer, HELP_PROMPT, parseMcpServers } from '../core/remote/mcp-servers-config.ts';
 import type { Command } from './commands.ts';
 import { contractChangeLines } from './contract-change-text.ts';
 import { curatedOfferText } from './curated-offer-text.ts';
@@ -97,14 +92,17 @@ export const remoteCommands: Record<string, Command> = {
       const headers = Object.fromEntries(
         chosen.headers.map((h) => [h.header, resolve(h.header, h)]),
       );
-      const name = typeof values.name === 'string' ? values.name : connectionNameOf(chosen.name);
-      const result = await connectUrl(ctx, {
-        workspace,
-        url: chosen.url,
-        ...(name === undefined ? {} : { name }),
-        ...(chosen.bearer ? { token: resolve('Authorization', chosen.bearer) } : {}),
-        ...(chosen.headers.length > 0 ? { headers } : {}),
-      });
+      const result = await connectUrl(
+        ctx,
+        {
+          workspace,
+          url: chosen.url,
+          ...(typeof values.name === 'string' ? { name: values.name } : {}),
+          ...(chosen.bearer ? { token: resolve('Authorization', chosen.bearer) } : {}),
+          ...(chosen.headers.length > 0 ? { headers } : {}),
+        },
+        { pastedKey: chosen.name },
+      );
       printValue(out, result, connectText(result));
     },
   },

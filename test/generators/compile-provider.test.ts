@@ -85,6 +85,26 @@ describe('compileProvider', () => {
     ).toHaveProperty('actions');
   });
 
+  it('refuses a tool prefix with a doubled underscore: a name with `__` is <connection>__<tool>', () => {
+    const documents = definition().documents!;
+    const parsed = ProviderDefinitionSchema.safeParse(
+      definition({ documents: { one: { ...documents.one!, toolPrefix: 'example__' } } }),
+    );
+    expect(parsed.error?.issues.map((issue) => issue.path)).toEqual([
+      ['documents', 'one', 'toolPrefix'],
+    ]);
+  });
+
+  it("refuses a tool prefix that does not start with the provider's id", () => {
+    const documents = definition().documents!;
+    const error = compile(
+      definition({ documents: { one: { ...documents.one!, toolPrefix: 'coolify_' } } }),
+      ['one'],
+    );
+    expect((error as CompileError).code).toBe('invalid_definition');
+    expect((error as CompileError).place.pointer).toBe('/documents/one/toolPrefix');
+  });
+
   it('refuses a definition naming an operation no document has', () => {
     const error = compile(
       definition({ classification: { 'one:nope': { classification: 'read', why: 'x' } } }),

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { toolName } from '../../generators/compile/tool-name.ts';
+import { TOOL_NAME_PATTERN, toolName } from '../../generators/compile/tool-name.ts';
 import type { HttpMethod } from '../../generators/openapi/operation-object.ts';
 
 const cases: Array<
@@ -45,6 +45,13 @@ const cases: Array<
     },
   ],
   [
+    'repeated separators never make `__` (the runtime reads it as <connection>__<tool>)',
+    {
+      given: { prefix: 'x_', operationId: 'bank__transfer--now__' },
+      want: 'x_bank_transfer_now',
+    },
+  ],
+  [
     'no operationId: method and path',
     {
       given: { prefix: 'x_', method: 'delete', path: '/v1/users/{userId}' },
@@ -78,5 +85,11 @@ describe('toolName', () => {
     });
     expect(name).toBe(want);
     expect(name).toMatch(/^[a-z0-9_]{1,64}$/);
+    expect(name).toMatch(TOOL_NAME_PATTERN);
+  });
+
+  it('the compiled-name pattern refuses `__`', () => {
+    expect(TOOL_NAME_PATTERN.test('coolify_list_applications')).toBe(true);
+    expect(TOOL_NAME_PATTERN.test('bank__transfer')).toBe(false);
   });
 });

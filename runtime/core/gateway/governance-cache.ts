@@ -10,22 +10,24 @@
  * more check, started when the turn's I/O is done. A burst of any size costs
  * at most two queries.
  */
-import { GovernanceSnapshot } from '../governance/snapshot.ts';
+import { GovernanceSnapshot, type GovernanceSnapshotOptions } from '../governance/snapshot.ts';
 import type { Store } from '../store/store.ts';
 import type { ToolSources } from '../tools/tool-source.ts';
 
 export class GovernanceCache {
   readonly #store: Store;
   readonly #toolSources: ToolSources;
+  readonly #options: GovernanceSnapshotOptions;
   #snapshot: GovernanceSnapshot | undefined;
   /** A check started in this turn of the event loop. */
   #checkedThisTurn = false;
   /** The check the rest of this turn's requests share. */
   #endOfTurn: Promise<GovernanceSnapshot> | undefined;
 
-  constructor(store: Store, toolSources: ToolSources) {
+  constructor(store: Store, toolSources: ToolSources, options: GovernanceSnapshotOptions = {}) {
     this.#store = store;
     this.#toolSources = toolSources;
+    this.#options = options;
   }
 
   current(): Promise<GovernanceSnapshot> {
@@ -48,7 +50,7 @@ export class GovernanceCache {
   async #refresh(): Promise<GovernanceSnapshot> {
     const revision = await this.#store.revision();
     if (this.#snapshot?.revision === revision) return this.#snapshot;
-    const built = await GovernanceSnapshot.read(this.#store, this.#toolSources);
+    const built = await GovernanceSnapshot.read(this.#store, this.#toolSources, this.#options);
     if (!this.#snapshot || built.revision >= this.#snapshot.revision) this.#snapshot = built;
     return this.#snapshot;
   }

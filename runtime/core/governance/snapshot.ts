@@ -8,7 +8,16 @@ import type { Store } from '../store/store.ts';
 import type { ToolSource, ToolSources, ToolTarget } from '../tools/tool-source.ts';
 import { decide } from './decide.ts';
 import type { ActionPolicy, Agent, Connection, Grant } from './model.ts';
-import { toolNameFor } from './tool-names.ts';
+import { type ToolNameCollision, toolsByName } from './tool-names.ts';
+
+export interface GovernanceSnapshotOptions {
+  /**
+   * Told about two tools of a workspace that would share a name (connect,
+   * refresh and review refuse to make one, so only a store changed some
+   * other way holds it): neither is served.
+   */
+  onToolNameCollision?: (collision: ToolNameCollision) => void;
+}
 
 export class GovernanceSnapshot {
   readonly revision: number;
@@ -20,6 +29,7 @@ export class GovernanceSnapshot {
   readonly #connections: readonly Connection[];
   #connectionNames: Set<string> | undefined;
   readonly #toolSources: ToolSources;
+  readonly #options: GovernanceSnapshotOptions;
 
   private constructor(
     revision: number,
@@ -30,9 +40,11 @@ export class GovernanceSnapshot {
       policies: ActionPolicy[];
     },
     toolSources: ToolSources,
+    options: GovernanceSnapshotOptions,
   ) {
     this.revision = revision;
     this.#toolSources = toolSources;
+    this.#options = options;
     this.#connections = rows.connections;
     this.#agentsByKeyHash = new Map(rows.agents.map(({ keyHash, ...agent }) => [keyHash, agent]));
     this.#agentsById = new Map(
@@ -48,7 +60,11 @@ export class GovernanceSnapshot {
     this.#policies = new Map(rows.policies.map((p) => [policyKey(p.connectionId, p.action), p]));
   }
 
-  static async read(store: Store, toolSources: ToolSources): Promise<GovernanceSnapshot> {
+  static async read(
+    store: Store,
+    toolSources: ToolSources,
+    options: GovernanceSnapshotOptions = {},
+  ): Promise<GovernanceSnapshot> {
     return store.transaction(async (tx) => {
       const [revision, agents, connections, grants, policies] = await Promise.all([
         tx.revision(),
@@ -58,7 +74,12 @@ export class GovernanceSnapshot {
         tx.policies.all(),
       ]);
       const sources = toolSources.read ? await toolSources.read(tx) : toolSources;
-      return new GovernanceSnapshot(revision, { agents, connections, grants, policies }, sources);
+      return new GovernanceSnapshot(
+        revision,
+        { agents, connections, grants, policies },
+        sources,
+        options,
+      );
     });
   }
 
@@ -132,15 +153,19 @@ export class GovernanceSnapshot {
   #workspaceTools(workspaceId: string): Map<string, ToolTarget> {
     let tools = this.#toolsByWorkspace.get(workspaceId);
     if (!tools) {
-      tools = new Map();
+      const targets: ToolTarget[] = [];
       for (const connection of this.#connections) {
         if (connection.workspaceId !== workspaceId) continue;
         const source = this.#toolSources.of(connection);
         if (!source) continue;
-        for (const action of source.actions) {
-          tools.set(toolNameFor(connection, action.name), { connection, source, action });
-        }
+        for (const action of source.actions) targets.push({ connection, source, action });
       }
+      const named = toolsByName(targets, (target) => ({
+        connection: target.connection,
+        action: target.action.name,
+      }));
+      for (const collision of named.collisions) this.#options.onToolNameCollision?.(collision);
+      tools = named.tools;
       this.#toolsByWorkspace.set(workspaceId, tools);
     }
     return tools;

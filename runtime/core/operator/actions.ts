@@ -17,6 +17,7 @@ import { featureOfKey, namespacedId } from '../remote/remote-feature-contract.ts
 import { REMOTE_MCP_PROVIDER, type RemoteFeatureKind } from '../remote/remote-model.ts';
 import { connectionOrThrow } from './connections.ts';
 import { attempt, audit, type OperatorContext, parseInput, workspaceOrThrow } from './context.ts';
+import { assertToolNamesFree } from './tool-name-owners.ts';
 
 export interface ActionView {
   /** A tool's name, or a prompt's, resource's or template's key (`prompt:greet`). */
@@ -140,6 +141,8 @@ export async function changeActions(
         );
     const at = ctx.now().toISOString();
     await ctx.store.transaction(async (tx) => {
+      // Approving puts tools in service: none of them may share a name with another.
+      if (verb !== 'disable') await assertToolNamesFree(ctx, tx, connection);
       for (const policy of chosen) {
         if (policy.state === 'retired') {
           throw new GatewayError(

@@ -18,6 +18,7 @@ import { agentOrThrow } from './agents.ts';
 import { attempt, audit, type OperatorContext, parseInput, workspaceOrThrow } from './context.ts';
 import { NameSchema } from './names.ts';
 import { remoteCredentialFields } from './remote-credential.ts';
+import { assertNameFree } from './reserved-names.ts';
 
 /** The credential's fields by name, or one string for a provider with a single field. */
 const SecretValuesSchema = z.union([
@@ -40,6 +41,8 @@ export async function connect(ctx: OperatorContext, input: unknown): Promise<Con
     const parsed = parseInput(ConnectSchema, input);
     const workspace = await workspaceOrThrow(ctx, parsed.workspace);
     const provider = ctx.catalogs.getOrThrow(parsed.provider);
+    if (parsed.name !== undefined)
+      assertNameFree(ctx.catalogs, parsed.name, { provider: provider.id }, 'name');
     const settings = checkSettings(provider, parsed.settings);
     const credential = checkCredential(provider, parsed.credential);
     const now = ctx.now().toISOString();

@@ -14,6 +14,7 @@ import { newId } from '../governance/keys.ts';
 import type { Connection } from '../governance/model.ts';
 import { CONNECTION_NAME_PATTERN } from '../governance/tool-names.ts';
 import { endpointUrlOrThrow } from '../remote/endpoint-url.ts';
+import { connectionNameOf } from '../remote/mcp-servers-config.ts';
 import { type ProbeResult, probeEndpoint } from '../remote/probe.ts';
 import { featuresOf } from '../remote/remote-features.ts';
 import {
@@ -35,6 +36,7 @@ import { discover } from '../upstream-oauth/upstream-oauth.ts';
 import { attempt, audit, type OperatorContext, parseInput, workspaceOrThrow } from './context.ts';
 import { NameSchema } from './names.ts';
 import { applyPinned, discoverPinnable, type RefreshReport } from './remote-refresh.ts';
+import { assertNameFree, firstFreeName } from './reserved-names.ts';
 
 export const ConnectUrlSchema = z.strictObject({
   workspace: z.string().min(1),
@@ -69,9 +71,16 @@ export function remoteOrThrow(ctx: OperatorContext): RemoteMcp {
   return ctx.remote;
 }
 
+/** Where a name may be derived from when the operator gives none. */
+export interface NameSources {
+  /** The key of a pasted `mcpServers` entry (`"remote-mcp": {…}`). */
+  pastedKey?: string;
+}
+
 export async function connectUrl(
   ctx: OperatorContext,
   input: unknown,
+  sources: NameSources = {},
 ): Promise<RemoteConnectResult> {
   return attempt(ctx, 'connection.create', input, async () => {
     const parsed = parseInput(ConnectUrlSchema, input);
@@ -94,9 +103,23 @@ export async function connectUrl(
 
     const curated = ctx.catalogs.remotes.offer(url.href);
     const offered = curated ? { curated } : {};
-    const draft = await existingDraft(ctx, workspace.id, parsed.name, url.href);
+    const claimant = { provider: REMOTE_MCP_PROVIDER, url: url.href };
+    if (parsed.name !== undefined) assertNameFree(ctx.catalogs, parsed.name, claimant, 'name');
+    // A derived name never takes one that belongs to someone else: the next source is tried.
+    const pasted =
+      sources.pastedKey === undefined
+        ? undefined
+        : firstFreeName(ctx.catalogs, claimant, [connectionNameOf(sources.pastedKey)]);
+    const draft = await existingDraft(ctx, workspace.id, parsed.name ?? pasted, url.href);
     const name =
-      draft?.name ?? parsed.name ?? curated?.defaults.connectionName ?? nameFromHost(url);
+      draft?.name ??
+      parsed.name ??
+      firstFreeName(ctx.catalogs, claimant, [
+        pasted,
+        curated?.defaults.connectionName,
+        nameFromHost(url),
+      ]) ??
+      FALLBACK_NAME;
     if (!draft && (await ctx.store.connections.byName(workspace.id, name)))
       throw new GatewayError(
         'conflict',
@@ -282,6 +305,9 @@ async function existingDraft(
   return undefined;
 }
 
+/** The name of a remote connection when nothing better can be derived. */
+const FALLBACK_NAME = 'remote';
+
 /** `mcp.notion.com` → `notion`; `api.example.co.uk` → `example`; always a valid connection name. */
 export function nameFromHost(url: URL): string {
   const labels = url.hostname
@@ -293,5 +319,5 @@ export function nameFromHost(url: URL): string {
     .replace(/[^a-z0-9-]/g, '-')
     .replace(/^[^a-z]+/, '')
     .slice(0, 32);
-  return CONNECTION_NAME_PATTERN.test(cleaned) ? cleaned : 'remote';
+  return CONNECTION_NAME_PATTERN.test(cleaned) ? cleaned : FALLBACK_NAME;
 }

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { GatewayError } from '../errors.ts';
-import { chooseServer, connectionNameOf, parseMcpServers } from '../remote/mcp-servers-config.ts';
+import { chooseServer, parseMcpServers } from '../remote/mcp-servers-config.ts';
 import type { OperatorContext } from './context.ts';
 import { parseInput } from './context.ts';
 import { connectUrl, type RemoteConnectResult } from './remote-connections.ts';
@@ -47,13 +47,16 @@ export async function importConfig(
   const headers = Object.fromEntries(
     chosen.headers.map((secret) => [secret.header, secretValue(secret)]),
   );
-  return connectUrl(ctx, {
-    workspace: parsed.workspace,
-    url: chosen.url,
-    ...((parsed.name ?? connectionNameOf(chosen.name)) === undefined
-      ? {}
-      : { name: parsed.name ?? connectionNameOf(chosen.name) }),
-    ...(chosen.bearer ? { token: secretValue(chosen.bearer) } : {}),
-    ...(chosen.headers.length > 0 ? { headers } : {}),
-  });
+  return connectUrl(
+    ctx,
+    {
+      workspace: parsed.workspace,
+      url: chosen.url,
+      ...(parsed.name === undefined ? {} : { name: parsed.name }),
+      ...(chosen.bearer ? { token: secretValue(chosen.bearer) } : {}),
+      ...(chosen.headers.length > 0 ? { headers } : {}),
+    },
+    // The pasted key is the server's name as someone else wrote it: a name to derive from, never a given one.
+    { pastedKey: chosen.name },
+  );
 }

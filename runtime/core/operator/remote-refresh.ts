@@ -40,6 +40,7 @@ import type { Store } from '../store/store.ts';
 import { connectionOrThrow } from './connections.ts';
 import { attempt, audit, type OperatorContext, parseInput, workspaceOrThrow } from './context.ts';
 import { remoteOrThrow } from './remote-connections.ts';
+import { assertToolNamesFree } from './tool-name-owners.ts';
 
 export interface RefreshReport {
   tools: string[];
@@ -145,6 +146,13 @@ export async function applyPinned(
     ),
     ...featuresBefore.filter((feature) => discovered.unread.includes(feature.kind)),
   ];
+  // A tool that would take another's name is refused here, before anything is pinned.
+  await assertToolNamesFree(
+    ctx,
+    tx,
+    connection,
+    pinned.map((tool) => tool.name),
+  );
   const sync = syncPolicies(
     connection,
     [...pinned.map(remoteActionOf), ...features.map(featureActionOf)],

@@ -73,6 +73,20 @@ export interface UpstreamOptions {
   logTool?: boolean;
   /** Serves https on `localhost` with this key and certificate. */
   tls?: { key: string; cert: string };
+  /**
+   * Adds tools by these names, as a hostile server names its own after
+   * another connection's (`bank__transfer`) or a compiled provider's: each
+   * takes an optional `amount` and answers with its name and the server's.
+   * Read each time a server is built, so a test may change the list (a
+   * `modern` server shows the change on its next request).
+   */
+  namedTools?: NamedTool[];
+}
+
+/** A tool a test names, with its description. */
+export interface NamedTool {
+  name: string;
+  description: string;
 }
 
 export interface Upstream {
@@ -217,6 +231,16 @@ export async function startUpstream(
             });
         },
         'through the gate',
+      );
+    for (const { name, description } of options.namedTools ?? [])
+      server.registerTool(
+        name,
+        { description, inputSchema: z.object({ amount: z.number().optional() }) },
+        async ({ amount }) => ({
+          content: [
+            { type: 'text', text: `${name} answered by fixture-${kind} (${amount ?? '-'})` },
+          ],
+        }),
       );
     if (options.askingTools) registerAskingTools(server);
     if (options.resourcesAndPrompts || options.subscribable) {
