@@ -25,6 +25,7 @@ import { GatewayError, reasonOf } from '../errors.ts';
 import { auditEvent } from '../governance/audit-event.ts';
 import type { Connection, Grant, NewAuditEvent } from '../governance/model.ts';
 import type { GovernanceSnapshot } from '../governance/snapshot.ts';
+import type { McpEra } from '../mcp/protocol-version.ts';
 import type {
   CompletionRequest,
   ListContext,
@@ -304,7 +305,7 @@ export class ForwardedFeatures {
       await record('resources/subscribe', { reason: reasonOf(refusal) });
       throw refusal;
     }
-    if (!isSubscribable((await this.#capabilitiesOf(caller, granted)) ?? {})) {
+    if (!isSubscribable((await this.#capabilitiesOf(caller, granted, context.era)) ?? {})) {
       // No update would ever come: said, rather than accepted for nothing.
       const refusal = new GatewayError(
         'invalid_params',
@@ -323,6 +324,7 @@ export class ForwardedFeatures {
           target: { connection, source },
           credential: await this.#credential(caller, connection, source, granted.grant),
           credentialOwner: ownerOf(caller, granted.grant),
+          era: context.era,
         },
         upstreamUri,
         (serverUri) => request.updated(named(serverUri)),
@@ -452,7 +454,7 @@ export class ForwardedFeatures {
     const context: RequestContext = { ...LIST_CONTEXT, ...listContext, protocolVersion: '' };
     const lists = await Promise.all(
       this.#readable(caller, view).map(async (readable) => {
-        const capabilities = await this.#capabilitiesOf(caller, readable);
+        const capabilities = await this.#capabilitiesOf(caller, readable, listContext.era);
         if (capabilities?.[list.capability] === undefined) return [];
         const started = performance.now();
         const listed: unknown[] = [];
@@ -530,6 +532,7 @@ export class ForwardedFeatures {
       credentialOwner: ownerOf(caller, grant),
       cancel: context.cancel,
       clientCapabilities: context.clientCapabilities,
+      era: context.era,
       progress: context.progress,
       log: context.log,
       input: context.input,
@@ -542,6 +545,7 @@ export class ForwardedFeatures {
   async #capabilitiesOf(
     caller: Caller,
     readable: Readable,
+    era?: McpEra,
   ): Promise<Record<string, unknown> | undefined> {
     try {
       return await this.#options.remote.capabilitiesOf({
@@ -553,6 +557,7 @@ export class ForwardedFeatures {
           readable.grant,
         ),
         credentialOwner: ownerOf(caller, readable.grant),
+        era,
       });
     } catch {
       return undefined;

@@ -335,6 +335,7 @@ export class GovernedTools implements ToolBackend<Caller> {
         credentialOwner: grant.credentialMode === 'personal' ? agent.id : null,
         cancel: call.cancel,
         clientCapabilities: call.clientCapabilities,
+        era: call.era,
         progress: call.progress,
         log: call.log,
         input: call.input,
