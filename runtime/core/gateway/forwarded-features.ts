@@ -43,7 +43,7 @@ import { scopesAllow } from '../oauth-server/scopes.ts';
 import { agentOf, type Caller } from '../principals/principals.ts';
 import { FEATURE_LISTS } from '../remote/discover-features.ts';
 import { namespacedId } from '../remote/remote-feature-contract.ts';
-import { featuresOf, isSubscribable } from '../remote/remote-features.ts';
+import { featuresFor, featuresOf, isSubscribable } from '../remote/remote-features.ts';
 import type { Forwarded, RemoteMcpExecutor } from '../remote/remote-mcp-executor.ts';
 import type { RemoteFeatureKind, RemoteFeatures } from '../remote/remote-model.ts';
 import type { RemoteToolSource } from '../remote/remote-tool-source.ts';
@@ -117,15 +117,16 @@ export class ForwardedFeatures {
    * connection recorded before servers' features were is asked in the
    * background, and declared from the next handshake on.
    */
-  served(caller: Caller, view: FeatureView): ServedFeatures {
+  served(caller: Caller, view: FeatureView, era?: McpEra): ServedFeatures {
     const served: ServedFeatures = { prompts: false, resources: false, completions: false };
     for (const readable of this.#readable(caller, view)) {
       const { connection, source } = readable;
-      const features = source.endpoint.features ?? this.#learned.get(connection.id);
-      if (features === undefined) {
+      const recorded = source.endpoint.features ?? this.#learned.get(connection.id);
+      if (recorded === undefined) {
         this.#learn(caller, readable);
         continue;
       }
+      const features = featuresFor(recorded, era);
       if (features.prompts) served.prompts = true;
       if (features.resources) served.resources = true;
       if (features.completions) served.completions = true;

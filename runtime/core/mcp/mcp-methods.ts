@@ -52,9 +52,10 @@ const SERVED_VARIANTS = new Map<number, Record<string, object>>();
 export async function serverCapabilitiesFor<P extends McpPrincipal>(
   backend: ToolBackend<P>,
   principal: P,
+  era: McpEra,
 ): Promise<Record<string, object>> {
   if (backend.serverCapabilities === undefined) return SERVER_CAPABILITIES;
-  const served = await backend.serverCapabilities(principal);
+  const served = await backend.serverCapabilities(principal, era);
   const subscribe = served.resources && served.subscribe === true;
   const variant =
     (served.prompts ? 1 : 0) +
@@ -187,7 +188,7 @@ async function discoverResult<P extends McpPrincipal>(
   return {
     resultType: 'complete',
     supportedVersions: MODERN_VERSIONS,
-    capabilities: await serverCapabilitiesFor(scope.backend, scope.principal),
+    capabilities: await serverCapabilitiesFor(scope.backend, scope.principal, scope.era),
     _meta: scope.serverMeta,
     ttlMs: TOOL_LIST_TTL_MS,
     cacheScope: 'public',

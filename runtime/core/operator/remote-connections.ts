@@ -15,7 +15,7 @@ import type { Connection } from '../governance/model.ts';
 import { CONNECTION_NAME_PATTERN } from '../governance/tool-names.ts';
 import { endpointUrlOrThrow } from '../remote/endpoint-url.ts';
 import { type ProbeResult, probeEndpoint } from '../remote/probe.ts';
-import { featuresOf } from '../remote/remote-features.ts';
+import { recordFeatures } from '../remote/record-features.ts';
 import { assertRemoteHeaders, BEARER_FIELD, headerField } from '../remote/remote-headers.ts';
 import type { RemoteMcp } from '../remote/remote-mcp.ts';
 import { upstreamTarget } from '../remote/remote-mcp-executor.ts';
@@ -203,7 +203,12 @@ export async function pinReady(
     transport: probed.transport,
     revision: hello.session.revision,
     serverInfo: hello.serverInfo,
-    features: featuresOf(hello.capabilities),
+    features: await recordFeatures(
+      remote.client,
+      target,
+      { transport: probed.transport, revision: hello.session.revision },
+      hello.capabilities,
+    ),
   };
   const active: Connection = { ...connection, status: 'active', health: 'ok', updatedAt: now };
   // The probe's session ends here; calls open their own.
