@@ -138,6 +138,11 @@ describe('the MCP conformance suite', () => {
         .filter((s) => s.lost !== false)
         .map((s) => ({ scenario: s.scenario, through: s.results.through?.problems }));
       expect(lost).toEqual([]);
+      // The gateway's own /mcp declares every capability whose methods it answers.
+      const undeclared = report.scenarios
+        .flatMap((s) => s.results.gateway?.problems ?? [])
+        .filter((p) => p.id === 'sep-2575-server-declares-prompts-in-discover');
+      expect(undeclared).toEqual([]);
       const failing = judged
         .filter((s) => !s.ok)
         .map((s) => ({
