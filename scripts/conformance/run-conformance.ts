@@ -16,7 +16,8 @@
  * does on `gateway`, what the endpoint does with such tools on `backend`, and
  * the suite's reference fixtures through Portcullis on `through` (without a
  * `through` target they are run and reported, not judged). Where both ran,
- * `through` must count the same checks passed and failed as `backend`.
+ * `through` must count the same checks passed and failed as `backend`, and
+ * no check that passes on `backend` may fail on `through`, judged or not.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -108,6 +109,8 @@ export interface ScenarioReport {
   ok: boolean | undefined;
   /** Through Portcullis the same as directly (checks passed and failed), when both ran. */
   same: boolean | undefined;
+  /** A check fails through Portcullis that does not fail directly, when both ran. */
+  lost: boolean | undefined;
 }
 
 export interface ConformanceReport {
@@ -169,16 +172,21 @@ export async function runConformance(
         ),
         ok: undefined,
         same: undefined,
+        lost: undefined,
       };
       const { backend, through } = report.results;
-      if (backend !== undefined && through !== undefined)
+      if (backend !== undefined && through !== undefined) {
         report.same = sameCounts(backend, through);
+        report.lost = lostThrough(backend, through);
+      }
       if (judge === 'gateway' || judge === 'backend' || judge === 'through') {
         const counts = report.results[judge];
         report.ok = counts !== undefined && isClean(counts);
         // What Portcullis forwards must pass there as it passes directly.
         if (report.same === false) report.ok = false;
       }
+      // Nothing that passes directly may fail through Portcullis, judged or not.
+      if (report.lost === true) report.ok = false;
       scenarios.push(report);
     }
   }
@@ -207,6 +215,14 @@ function judgeOf(
 
 function sameCounts(direct: Counts, through: Counts): boolean {
   return direct.passed === through.passed && direct.failed === through.failed;
+}
+
+/** A check fails through that does not fail directly. */
+export function lostThrough(direct: Counts, through: Counts): boolean {
+  const failsDirectly = new Set(
+    direct.problems.filter((p) => p.status === 'FAILURE').map((p) => p.id),
+  );
+  return through.problems.some((p) => p.status === 'FAILURE' && !failsDirectly.has(p.id));
 }
 
 export function isClean(counts: Counts): boolean {
@@ -310,7 +326,7 @@ export function formatReport(report: ConformanceReport): string {
           ? `not scored: ${s.notScoredBecause}`
           : `${s.judge}${s.scored ? '' : ` (not scored: ${s.notScoredBecause})`}`;
     lines.push(
-      `${verdict.padEnd(7)}  ${s.revision.padEnd(10)}  ${s.scenario.padEnd(width)}  ${cell(s.results.gateway)}${cell(s.results.backend)}${cell(s.results.through)}${(s.same === undefined ? '' : s.same ? '=' : '≠').padEnd(3)}${why}`,
+      `${verdict.padEnd(7)}  ${s.revision.padEnd(10)}  ${s.scenario.padEnd(width)}  ${cell(s.results.gateway)}${cell(s.results.backend)}${cell(s.results.through)}${(s.lost ? 'L' : s.same === undefined ? '' : s.same ? '=' : '≠').padEnd(3)}${why}`,
     );
   }
   for (const s of report.scenarios.filter((s) => s.ok === false)) {
@@ -318,7 +334,7 @@ export function formatReport(report: ConformanceReport): string {
     for (const p of counts?.problems ?? []) {
       lines.push(`  ${s.revision} ${s.scenario}: ${p.status} ${p.id}: ${p.message}`);
     }
-    if (s.same === false) {
+    if (s.same === false || s.lost === true) {
       const { backend, through } = s.results;
       lines.push(
         `  ${s.revision} ${s.scenario}: through Portcullis ${through!.passed}/${through!.failed}, directly ${backend!.passed}/${backend!.failed}`,

@@ -8,6 +8,7 @@
 import type { ClientCapabilities, LoggingLevel } from '@modelcontextprotocol/server';
 import { type CancelSignal, NEVER_CANCELLED } from '../cancellation.ts';
 import type { JsonValue } from '../json-value.ts';
+import type { McpEra } from '../mcp/protocol-version.ts';
 import type { ToolOutcome } from '../mcp/tool-backend.ts';
 import type { ToolSourceKind, ToolTarget } from '../tools/tool-source.ts';
 import type { CallOutcome } from './connection-health.ts';
@@ -24,6 +25,8 @@ export interface ExecuteCall<T extends ToolTarget = ToolTarget> {
   cancel: CancelSignal;
   /** What the calling client can do (for input an upstream asks for). */
   clientCapabilities: ClientCapabilities;
+  /** The calling client's era (a 2025 caller is served on a server's 2025 wire when it has one). */
+  era?: McpEra;
   /** Progress the upstream reports, relayed to the agent when it asked for it. */
   progress(progress: number, total?: number, message?: string): void;
   /** An upstream log message about this call, relayed when the agent wants that level. */

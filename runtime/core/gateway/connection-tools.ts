@@ -14,6 +14,7 @@ import type {
 import type { ReasonCode } from '../errors.ts';
 import type { Connection } from '../governance/model.ts';
 import { toolNameFor } from '../governance/tool-names.ts';
+import type { McpEra } from '../mcp/protocol-version.ts';
 import type {
   CompletionRequest,
   ListContext,
@@ -94,8 +95,8 @@ export class ConnectionTools implements ToolBackend<Caller> {
   }
 
   // The connection's own prompts and resources, under the server's names.
-  async serverCapabilities(caller: Caller): Promise<ServedFeatures> {
-    return this.#tools.features?.served(caller, this.#view) ?? NOTHING_SERVED;
+  async serverCapabilities(caller: Caller, era?: McpEra): Promise<ServedFeatures> {
+    return this.#tools.features?.served(caller, this.#view, era) ?? NOTHING_SERVED;
   }
 
   async listPrompts(caller: Caller, context?: ListContext): Promise<Prompt[]> {

@@ -25,6 +25,7 @@ import { GatewayError, reasonOf } from '../errors.ts';
 import { auditEvent } from '../governance/audit-event.ts';
 import type { Connection, Grant, NewAuditEvent } from '../governance/model.ts';
 import type { GovernanceSnapshot } from '../governance/snapshot.ts';
+import type { McpEra } from '../mcp/protocol-version.ts';
 import type {
   CompletionRequest,
   ListContext,
@@ -42,7 +43,7 @@ import { scopesAllow } from '../oauth-server/scopes.ts';
 import { agentOf, type Caller } from '../principals/principals.ts';
 import { FEATURE_LISTS } from '../remote/discover-features.ts';
 import { namespacedId } from '../remote/remote-feature-contract.ts';
-import { featuresOf, isSubscribable } from '../remote/remote-features.ts';
+import { featuresFor, featuresOf, isSubscribable } from '../remote/remote-features.ts';
 import type { Forwarded, RemoteMcpExecutor } from '../remote/remote-mcp-executor.ts';
 import type { RemoteFeatureKind, RemoteFeatures } from '../remote/remote-model.ts';
 import type { RemoteToolSource } from '../remote/remote-tool-source.ts';
@@ -116,15 +117,16 @@ export class ForwardedFeatures {
    * connection recorded before servers' features were is asked in the
    * background, and declared from the next handshake on.
    */
-  served(caller: Caller, view: FeatureView): ServedFeatures {
+  served(caller: Caller, view: FeatureView, era?: McpEra): ServedFeatures {
     const served: ServedFeatures = { prompts: false, resources: false, completions: false };
     for (const readable of this.#readable(caller, view)) {
       const { connection, source } = readable;
-      const features = source.endpoint.features ?? this.#learned.get(connection.id);
-      if (features === undefined) {
+      const recorded = source.endpoint.features ?? this.#learned.get(connection.id);
+      if (recorded === undefined) {
         this.#learn(caller, readable);
         continue;
       }
+      const features = featuresFor(recorded, era);
       if (features.prompts) served.prompts = true;
       if (features.resources) served.resources = true;
       if (features.completions) served.completions = true;
@@ -304,7 +306,7 @@ export class ForwardedFeatures {
       await record('resources/subscribe', { reason: reasonOf(refusal) });
       throw refusal;
     }
-    if (!isSubscribable((await this.#capabilitiesOf(caller, granted)) ?? {})) {
+    if (!isSubscribable((await this.#capabilitiesOf(caller, granted, context.era)) ?? {})) {
       // No update would ever come: said, rather than accepted for nothing.
       const refusal = new GatewayError(
         'invalid_params',
@@ -323,6 +325,7 @@ export class ForwardedFeatures {
           target: { connection, source },
           credential: await this.#credential(caller, connection, source, granted.grant),
           credentialOwner: ownerOf(caller, granted.grant),
+          era: context.era,
         },
         upstreamUri,
         (serverUri) => request.updated(named(serverUri)),
@@ -452,7 +455,7 @@ export class ForwardedFeatures {
     const context: RequestContext = { ...LIST_CONTEXT, ...listContext, protocolVersion: '' };
     const lists = await Promise.all(
       this.#readable(caller, view).map(async (readable) => {
-        const capabilities = await this.#capabilitiesOf(caller, readable);
+        const capabilities = await this.#capabilitiesOf(caller, readable, listContext.era);
         if (capabilities?.[list.capability] === undefined) return [];
         const started = performance.now();
         const listed: unknown[] = [];
@@ -530,6 +533,7 @@ export class ForwardedFeatures {
       credentialOwner: ownerOf(caller, grant),
       cancel: context.cancel,
       clientCapabilities: context.clientCapabilities,
+      era: context.era,
       progress: context.progress,
       log: context.log,
       input: context.input,
@@ -542,6 +546,7 @@ export class ForwardedFeatures {
   async #capabilitiesOf(
     caller: Caller,
     readable: Readable,
+    era?: McpEra,
   ): Promise<Record<string, unknown> | undefined> {
     try {
       return await this.#options.remote.capabilitiesOf({
@@ -553,6 +558,7 @@ export class ForwardedFeatures {
           readable.grant,
         ),
         credentialOwner: ownerOf(caller, readable.grant),
+        era,
       });
     } catch {
       return undefined;

@@ -28,6 +28,7 @@ import type { Agent, Connection, NewAuditEvent } from '../governance/model.ts';
 import type { GovernanceSnapshot } from '../governance/snapshot.ts';
 import { toolNameFor } from '../governance/tool-names.ts';
 import { withJsonText } from '../mcp/json-text.ts';
+import type { McpEra } from '../mcp/protocol-version.ts';
 import type {
   CompletionRequest,
   ListContext,
@@ -103,8 +104,8 @@ export class GovernedTools implements ToolBackend<Caller> {
       });
   }
 
-  async serverCapabilities(caller: Caller): Promise<ServedFeatures> {
-    return this.features?.served(caller, ALL) ?? NOTHING_SERVED;
+  async serverCapabilities(caller: Caller, era?: McpEra): Promise<ServedFeatures> {
+    return this.features?.served(caller, ALL, era) ?? NOTHING_SERVED;
   }
 
   async listPrompts(caller: Caller, context?: ListContext): Promise<Prompt[]> {
@@ -335,6 +336,7 @@ export class GovernedTools implements ToolBackend<Caller> {
         credentialOwner: grant.credentialMode === 'personal' ? agent.id : null,
         cancel: call.cancel,
         clientCapabilities: call.clientCapabilities,
+        era: call.era,
         progress: call.progress,
         log: call.log,
         input: call.input,

@@ -167,7 +167,7 @@ export class LegacyWire<P extends McpPrincipal> {
     );
     const result = {
       protocolVersion,
-      capabilities: await serverCapabilitiesFor(this.#context.backend, principal),
+      capabilities: await serverCapabilitiesFor(this.#context.backend, principal, 'legacy'),
       serverInfo: this.#context.serverInfo,
     };
     return messagesReply(resultMessage(message.id, result), format, sessionHeaders(session.id));

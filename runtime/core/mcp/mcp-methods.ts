@@ -33,7 +33,7 @@ import {
 } from './tool-backend.ts';
 import type { WireContext } from './wire-context.ts';
 
-/** What the server says it can do, on both wires. */
+/** What the server declares for every backend: the methods every backend answers. */
 export const SERVER_CAPABILITIES = {
   tools: { listChanged: true },
   prompts: {},
@@ -41,36 +41,35 @@ export const SERVER_CAPABILITIES = {
   logging: {},
 } as const;
 
-const SERVED_VARIANTS = new Map<number, Record<string, object>>();
+const DECLARED_VARIANTS = new Map<number, Record<string, object>>();
 
 /**
- * What the server declares to this principal: prompts, resources and
- * completions only when the backend has some to serve it (a backend that
- * does not say: prompts and resources), and resource subscriptions only when
- * a server behind it delivers their updates.
+ * What the server declares to this principal, the one answer of both wires
+ * (the 2025 `initialize` result and the 2026 `server/discover` result):
+ * every capability whose methods `answerRequest` answers for this backend.
+ * Tools, logging, prompts and resources for every backend (lists are
+ * answered, empty where it has none); completions where the backend
+ * completes; resource subscriptions where the backend takes them and a
+ * server behind it delivers their updates to a client of `era`.
  */
 export async function serverCapabilitiesFor<P extends McpPrincipal>(
   backend: ToolBackend<P>,
   principal: P,
+  era: McpEra,
 ): Promise<Record<string, object>> {
-  if (backend.serverCapabilities === undefined) return SERVER_CAPABILITIES;
-  const served = await backend.serverCapabilities(principal);
-  const subscribe = served.resources && served.subscribe === true;
-  const variant =
-    (served.prompts ? 1 : 0) +
-    (served.resources ? 2 : 0) +
-    (served.completions ? 4 : 0) +
-    (subscribe ? 8 : 0);
-  let capabilities = SERVED_VARIANTS.get(variant);
+  const completions = backend.complete !== undefined;
+  const subscribe =
+    backend.subscribeResource !== undefined &&
+    (await backend.serverCapabilities?.(principal, era))?.subscribe === true;
+  const variant = (completions ? 1 : 0) + (subscribe ? 2 : 0);
+  let capabilities = DECLARED_VARIANTS.get(variant);
   if (capabilities === undefined) {
     capabilities = Object.freeze({
-      tools: SERVER_CAPABILITIES.tools,
-      logging: {},
-      ...(served.prompts ? { prompts: {} } : {}),
-      ...(served.resources ? { resources: subscribe ? { subscribe: true } : {} } : {}),
-      ...(served.completions ? { completions: {} } : {}),
+      ...SERVER_CAPABILITIES,
+      resources: subscribe ? { subscribe: true } : {},
+      ...(completions ? { completions: {} } : {}),
     });
-    SERVED_VARIANTS.set(variant, capabilities);
+    DECLARED_VARIANTS.set(variant, capabilities);
   }
   return capabilities;
 }
@@ -187,7 +186,7 @@ async function discoverResult<P extends McpPrincipal>(
   return {
     resultType: 'complete',
     supportedVersions: MODERN_VERSIONS,
-    capabilities: await serverCapabilitiesFor(scope.backend, scope.principal),
+    capabilities: await serverCapabilitiesFor(scope.backend, scope.principal, scope.era),
     _meta: scope.serverMeta,
     ttlMs: TOOL_LIST_TTL_MS,
     cacheScope: 'public',

@@ -125,9 +125,10 @@ export interface ToolBackend<P extends McpPrincipal = McpPrincipal> {
 
   /**
    * Whether this principal is served prompts and resources (declared in the
-   * server's capabilities only then). A backend without it declares both.
+   * server's capabilities only then), to a client of `era`. A backend
+   * without it declares both.
    */
-  serverCapabilities?(principal: P): Promise<ServedFeatures>;
+  serverCapabilities?(principal: P, era?: McpEra): Promise<ServedFeatures>;
 
   // Prompts and resources: a backend without them serves empty lists and knows no names.
   listPrompts?(principal: P, context?: ListContext): Promise<Prompt[]>;

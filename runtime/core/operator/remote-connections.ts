@@ -16,7 +16,7 @@ import { CONNECTION_NAME_PATTERN } from '../governance/tool-names.ts';
 import { endpointUrlOrThrow } from '../remote/endpoint-url.ts';
 import { connectionNameOf } from '../remote/mcp-servers-config.ts';
 import { type ProbeResult, probeEndpoint } from '../remote/probe.ts';
-import { featuresOf } from '../remote/remote-features.ts';
+import { recordFeatures } from '../remote/record-features.ts';
 import {
   assertBearerKeyAllowed,
   assertRemoteHeaders,
@@ -232,7 +232,12 @@ export async function pinReady(
     transport: probed.transport,
     revision: hello.session.revision,
     serverInfo: hello.serverInfo,
-    features: featuresOf(hello.capabilities),
+    features: await recordFeatures(
+      remote.client,
+      target,
+      { transport: probed.transport, revision: hello.session.revision },
+      hello.capabilities,
+    ),
   };
   const active: Connection = { ...connection, status: 'active', health: 'ok', updatedAt: now };
   // The probe's session ends here; calls open their own.

@@ -14,6 +14,7 @@ import { type ContractChange, contractChanges } from '../remote/contract-diff.ts
 import { discoverFeatures } from '../remote/discover-features.ts';
 import { discoverTools } from '../remote/discover-tools.ts';
 import { openSession } from '../remote/open-session.ts';
+import { recordFeatures } from '../remote/record-features.ts';
 import { classifyRemoteTool } from '../remote/remote-classification.ts';
 import {
   featureActionOf,
@@ -21,7 +22,7 @@ import {
   featureIdOf,
   featureKey,
 } from '../remote/remote-feature-contract.ts';
-import { featuresOf, sameFeatures } from '../remote/remote-features.ts';
+import { sameFeatures } from '../remote/remote-features.ts';
 import { BEARER_FIELD } from '../remote/remote-headers.ts';
 import { upstreamTarget } from '../remote/remote-mcp-executor.ts';
 import {
@@ -257,7 +258,8 @@ export async function refreshConnection(
     (session.era === 'modern'
       ? (await remote.client.discover(target).catch(() => undefined))?.capabilities
       : undefined);
-  if (capabilities !== undefined) discovered.served = featuresOf(capabilities);
+  if (capabilities !== undefined)
+    discovered.served = await recordFeatures(remote.client, target, endpoint, capabilities);
   return ctx.store.transaction((tx) => applyPinned(ctx, tx, connection, endpoint, discovered));
 }
 

@@ -1,9 +1,14 @@
 /**
  * A new upstream session on the transport and revision a connection
  * recorded: nothing to open on 2026-07-28, `initialize` on Streamable HTTP,
- * the event stream and `initialize` on HTTP+SSE.
+ * the event stream and `initialize` on HTTP+SSE. A 2025 caller of a server
+ * recorded at 2026-07-28 gets a 2025 session when the server still offers
+ * one: only there can the server ask the caller mid-call (sampling,
+ * elicitation, roots) and take resource subscriptions, as it does for the
+ * caller directly.
  */
 import { GatewayError } from '../errors.ts';
+import type { McpEra } from '../mcp/protocol-version.ts';
 import type { RemoteEndpoint } from './remote-model.ts';
 import {
   type ExchangeOptions,
@@ -12,13 +17,35 @@ import {
   type UpstreamSession,
   type UpstreamTarget,
 } from './upstream-client.ts';
+import type { SessionWire } from './upstream-sessions.ts';
+
+type Recorded = Pick<RemoteEndpoint, 'transport' | 'revision'>;
+
+/** The wire a caller of `era` is served on (its own era's, where the server has both). */
+export function wireFor(era: McpEra | undefined, endpoint: Recorded): SessionWire {
+  return era === 'legacy' &&
+    endpoint.revision === MODERN_REVISION &&
+    endpoint.transport === 'streamable-http'
+    ? 'legacy'
+    : 'recorded';
+}
 
 export async function openSession(
   client: UpstreamClient,
   target: UpstreamTarget,
-  endpoint: Pick<RemoteEndpoint, 'transport' | 'revision'>,
+  endpoint: Recorded,
   options: ExchangeOptions = {},
+  wire: SessionWire = 'recorded',
 ): Promise<UpstreamSession> {
+  if (wire === 'legacy') {
+    try {
+      return (await client.initialize(target, options)).session;
+    } catch (error) {
+      // A 2026-07-28-only server: the caller is served statelessly, as every modern caller is.
+      if (isSignInRefusal(error)) throw error;
+      return { era: 'modern', revision: MODERN_REVISION };
+    }
+  }
   if (endpoint.revision === MODERN_REVISION) return { era: 'modern', revision: MODERN_REVISION };
   if (endpoint.transport === 'sse') {
     const hello = await client.openSse(target, options);
@@ -27,4 +54,11 @@ export async function openSession(
     return hello.session;
   }
   return (await client.initialize(target, options)).session;
+}
+
+/** A 401 or 403: the credential's problem, said as it is, whatever the wire. */
+function isSignInRefusal(error: unknown): boolean {
+  if (!(error instanceof GatewayError) || error.code !== 'mcp_remote_status') return false;
+  const status = error.detail?.status;
+  return status === 401 || status === 403;
 }

@@ -27,7 +27,7 @@ import type { UpstreamTokens } from '../upstream-sign-in/upstream-tokens.ts';
 import type { HeldExchangeRelay, RelayedAnswer, RoundNotices } from './held-exchange-relay.ts';
 import { HeldExchange, HeldExchanges, type Step } from './held-exchanges.ts';
 import type { RpcNotification } from './mcp-reply.ts';
-import { openSession } from './open-session.ts';
+import { openSession, wireFor } from './open-session.ts';
 import { credentialHeaders } from './remote-headers.ts';
 import type { RemoteEndpoint } from './remote-model.ts';
 import type { RemoteTarget } from './remote-tool-source.ts';
@@ -40,7 +40,12 @@ import {
   type UpstreamSession,
   type UpstreamTarget,
 } from './upstream-client.ts';
-import { sessionKey, type UpstreamSessions } from './upstream-sessions.ts';
+import {
+  SESSION_WIRES,
+  type SessionWire,
+  sessionKey,
+  type UpstreamSessions,
+} from './upstream-sessions.ts';
 import { UpstreamTargets } from './upstream-targets.ts';
 
 /** Codes about one reply, not the connection: they change nothing but the caller's session. */
@@ -166,9 +171,9 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
     credential: Record<string, string> | undefined,
     relay: ReturnType<typeof relayStateOf>,
   ): Promise<Forwarded> {
-    const { connection, source } = call.target;
+    const { source } = call.target;
     const { target, identity } = this.#targets.of(source.endpoint, credential);
-    const key = sessionKey(connection.id, call.credentialOwner ?? '');
+    const key = keyOf(call);
     const progressToken = `pc-${Math.random().toString(36).slice(2)}`;
     const params: Record<string, unknown> = { ...call.params, _meta: { progressToken } };
     let session = await this.#session(call, target, key, identity);
@@ -200,11 +205,11 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
 
   /** What the connection's server said it serves, as the caller's session found it. */
   capabilitiesOf(
-    call: Pick<ForwardCall, 'target' | 'credential' | 'credentialOwner'>,
+    call: Pick<ForwardCall, 'target' | 'credential' | 'credentialOwner' | 'era'>,
   ): Promise<Record<string, unknown>> {
     return this.#withCredential(call, async (credential) => {
       const { target, identity } = this.#targets.of(call.target.source.endpoint, credential);
-      const key = sessionKey(call.target.connection.id, call.credentialOwner ?? '');
+      const key = keyOf(call);
       const session = await this.#session(call, target, key, identity);
       this.#sessions.release(session);
       return session.capabilities ?? {};
@@ -217,13 +222,13 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
    * resolves with what lets go of it, undone upstream with the last one.
    */
   subscribeResource(
-    call: Pick<ForwardCall, 'target' | 'credential' | 'credentialOwner'>,
+    call: Pick<ForwardCall, 'target' | 'credential' | 'credentialOwner' | 'era'>,
     uri: string,
     listener: UpdateListener,
   ): Promise<() => Promise<void>> {
     return this.#withCredential(call, async (credential) => {
       const { target, identity } = this.#targets.of(call.target.source.endpoint, credential);
-      const key = sessionKey(call.target.connection.id, call.credentialOwner ?? '');
+      const key = keyOf(call);
       const session = await this.#session(call, target, key, identity);
       try {
         return await this.#subscriptions.add(key, target, session, uri, listener);
@@ -260,14 +265,14 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
    * there is none or its credential changed; in use until `release`.
    */
   #session(
-    call: Pick<ForwardCall, 'target'>,
+    call: Pick<ForwardCall, 'target' | 'era'>,
     target: UpstreamTarget,
     key: string,
     identity: string,
   ): Promise<UpstreamSession> {
     const { connection, source } = call.target;
     return this.#sessions.use(key, identity, async () => {
-      const opened = await this.#open(target, source.endpoint);
+      const opened = await this.#open(target, source.endpoint, wireFor(call.era, source.endpoint));
       this.#openedAt.set(opened, { connectionId: connection.id, target });
       this.sessionOpened?.(connection.id, target, opened);
       this.#subscriptions.opened(key, target, opened);
@@ -438,7 +443,9 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
    */
   endSessions(connectionId: string, owner?: string | null): void {
     if (owner === undefined) this.#sessions.retireConnection(connectionId);
-    else this.#sessions.retireKey(sessionKey(connectionId, owner ?? ''));
+    else
+      for (const wire of SESSION_WIRES)
+        this.#sessions.retireKey(sessionKey(connectionId, owner ?? '', wire));
   }
 
   /**
@@ -446,10 +453,18 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
    * declares all it may relay; each question is relayed or refused by what
    * the calling agent's client declared.
    */
-  async #open(target: UpstreamTarget, endpoint: RemoteEndpoint): Promise<UpstreamSession> {
-    const session = await openSession(this.#client, target, endpoint, {
-      clientCapabilities: RELAYED,
-    });
+  async #open(
+    target: UpstreamTarget,
+    endpoint: RemoteEndpoint,
+    wire: SessionWire,
+  ): Promise<UpstreamSession> {
+    const session = await openSession(
+      this.#client,
+      target,
+      endpoint,
+      { clientCapabilities: RELAYED },
+      wire,
+    );
     if (session.era !== 'modern') {
       // Every level: what reaches the agent is filtered by the level the agent asked for.
       if (session.capabilities?.logging !== undefined)
@@ -473,6 +488,12 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
       this.#sessions.forget(key, session);
     return error;
   }
+}
+
+/** The caller's upstream session's key: its connection, its credential's owner, its wire. */
+function keyOf(call: Pick<ForwardCall, 'target' | 'credentialOwner' | 'era'>): string {
+  const { connection, source } = call.target;
+  return sessionKey(connection.id, call.credentialOwner ?? '', wireFor(call.era, source.endpoint));
 }
 
 /** The upstream address with the credential's headers, checked as they go out. */

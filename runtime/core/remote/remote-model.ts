@@ -54,6 +54,11 @@ export interface RemoteFeatures {
   completions: boolean;
   /** It takes resource subscriptions (absent in a record made before they were relayed: no). */
   subscribe?: boolean;
+  /**
+   * What it declares on its 2025 wire, recorded at 2026-07-28 and still
+   * offering one: a 2025 caller is served there (remote/open-session.ts).
+   */
+  legacyWire?: Omit<RemoteFeatures, 'legacyWire'>;
 }
 
 export interface RemoteEndpoint {

@@ -184,12 +184,24 @@ export class UpstreamSessions {
 }
 
 /** The session key of a connection and whose credential its calls carry (an agent id, or '' for the shared one). */
-export function sessionKey(connectionId: string, owner: string): string {
-  return `${connectionId}\0${owner}`;
+export function sessionKey(
+  connectionId: string,
+  owner: string,
+  wire: SessionWire = 'recorded',
+): string {
+  return wire === 'recorded' ? `${connectionId}\0${owner}` : `${connectionId}\0${owner}\0${wire}`;
 }
+
+/**
+ * Which wire a caller's upstream session speaks: the revision the connection
+ * recorded, or the 2025 wire for a 2025 caller of a server recorded at
+ * 2026-07-28 (it asks mid-call and takes resource subscriptions there only).
+ */
+export type SessionWire = 'recorded' | 'legacy';
+export const SESSION_WIRES: readonly SessionWire[] = ['recorded', 'legacy'];
 
 /** What `sessionKey` put together. */
 export function ownerOfKey(key: string): { connectionId: string; owner: string } {
-  const at = key.indexOf('\0');
-  return { connectionId: key.slice(0, at), owner: key.slice(at + 1) };
+  const [connectionId = '', owner = ''] = key.split('\0');
+  return { connectionId, owner };
 }

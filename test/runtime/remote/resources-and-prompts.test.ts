@@ -150,12 +150,12 @@ describe.each<McpEra>(['legacy', 'modern'])('a %s agent on /mcp/c/<connection>',
 });
 
 describe('an agent with no grant on the connections', () => {
-  it('is declared neither, lists none and is refused a read, audited', async () => {
+  it('is declared both (their lists are answered), lists none and is refused a read, audited', async () => {
     const client = await connect('legacy', stranger);
     try {
       const capabilities = client.getServerCapabilities();
-      expect(capabilities?.prompts).toBeUndefined();
-      expect(capabilities?.resources).toBeUndefined();
+      expect(capabilities?.prompts).toEqual({});
+      expect(capabilities?.resources).toEqual({});
       expect((await client.listResources()).resources).toEqual([]);
       await expect(client.readResource({ uri: 'docs-modern+memo://welcome' })).rejects.toThrow(
         /not_granted|may not read/,
@@ -218,7 +218,7 @@ describe.each<McpEra>(['legacy', 'modern'])('a %s handshake while a remote serve
 });
 
 describe('a connection recorded before its server’s features were', () => {
-  it('is declared without them at once, and with them once its server has been asked', async () => {
+  it('is declared them at once (their lists are answered), and its server is asked in the background', async () => {
     const upstream = await startUpstream('stateful', { resourcesAndPrompts: true });
     upstreams.push(upstream);
     const name = 'docs-unrecorded';
@@ -232,7 +232,7 @@ describe('a connection recorded before its server’s features were', () => {
 
     const first = await connect('legacy', key, `/mcp/c/${name}`);
     try {
-      expect(first.getServerCapabilities()?.prompts).toBeUndefined();
+      expect(first.getServerCapabilities()?.prompts).toEqual({});
     } finally {
       await first.close();
     }
