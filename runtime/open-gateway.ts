@@ -68,6 +68,9 @@ export interface OpenGatewayOptions {
   onInternalError?: (error: unknown, context?: { tool: string; traceparent?: string }) => void;
 }
 
+/** The SQLite store's file in the data folder. */
+export const SQLITE_FILE = 'portcullis.sqlite';
+
 export interface Gateway {
   readonly config: Config;
   readonly store: Store;
@@ -107,7 +110,7 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
     openStore(
       config.databaseUrl
         ? { databaseUrl: config.databaseUrl }
-        : { sqliteFile: join(config.dataDir, 'portcullis.sqlite') },
+        : { sqliteFile: join(config.dataDir, SQLITE_FILE) },
     ),
     openSharedState({
       ...(config.redisUrl ? { redisUrl: config.redisUrl } : {}),

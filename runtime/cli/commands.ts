@@ -11,7 +11,13 @@ import {
   listAdminTokens,
   revokeAdminToken,
 } from '../core/operator/admin-tokens.ts';
-import { createAgent, listAgents, revokeAgent } from '../core/operator/agents.ts';
+import {
+  createAgent,
+  deleteAgent,
+  listAgents,
+  revokeAgent,
+  rotateAgentKey,
+} from '../core/operator/agents.ts';
 import { queryAudit } from '../core/operator/audit-query.ts';
 import { connectionViews, type RemoteView } from '../core/operator/connection-views.ts';
 import { connect, setConnectionStatus, setCredential } from '../core/operator/connections.ts';
@@ -49,6 +55,8 @@ export interface Command {
    * what the person typed; `--workspace` is common to all.
    */
   fields?: Record<string, string>;
+  /** A boolean flag that, given, makes the `<arguments>` unneeded (`import --help-prompt`). */
+  argumentsOptionalWith?: string;
   run(run: CommandRun): Promise<void>;
 }
 
@@ -124,11 +132,47 @@ export const commands: Record<string, Command> = {
     fields: { agent: '<name>' },
     run: async ({ ctx, out, args, workspace }) => {
       const agent = await revokeAgent(ctx, { workspace, agent: arg(args, 0, 'agent revoke') });
-      printValue(out, agent, `revoked agent ${agent.name}`);
+      printValue(
+        out,
+        agent,
+        agent.changed
+          ? `revoked agent ${agent.name}`
+          : `agent ${agent.name} was revoked already (at ${agent.revokedAt}); nothing changed`,
+      );
+    },
+  },
+  'agent rotate-key': {
+    usage: 'agent rotate-key <name> [--workspace w]',
+    summary: 'give an agent a new key, printed once; the old key is refused at once',
+    fields: { agent: '<name>' },
+    run: async ({ ctx, out, args, workspace }) => {
+      const { agent, key } = await rotateAgentKey(ctx, {
+        workspace,
+        agent: arg(args, 0, 'agent rotate-key'),
+      });
+      printValue(
+        out,
+        { agent, key },
+        `new key for agent ${agent.name}; the old one is refused from now on\n\nagent key (shown once; give it to the agent as its Bearer token):\n${key}`,
+      );
+    },
+  },
+  'agent delete': {
+    usage: 'agent delete <name> [--workspace w]',
+    summary: 'delete an agent with its grants and consents; the audit log keeps its history',
+    fields: { agent: '<name>' },
+    run: async ({ ctx, out, args, workspace }) => {
+      const agent = await deleteAgent(ctx, { workspace, agent: arg(args, 0, 'agent delete') });
+      printValue(
+        out,
+        agent,
+        `deleted agent ${agent.name}: its grants, credentials and consents are gone; the audit log keeps its history`,
+      );
     },
   },
   connect: {
-    usage: 'connect <provider> --token-env VAR [--default-metro m] [--setting k=v]... [--name n]',
+    usage:
+      'connect <provider> (--token-env VAR | --credential-env field=VAR ...) [--default-metro m] [--setting k=v]... [--name n]',
     summary: 'connect a provider; verifies the credential first',
     fields: {
       ...credentialFields,
@@ -170,7 +214,7 @@ export const commands: Record<string, Command> = {
         rows.map(({ remote, ...c }) => ({
           ...c,
           settings: remote
-            ? `${remote.label}${remote.draft ? ` (draft: ${remote.draft})` : ''}${remote.headerNames.length > 0 ? ` headers: ${remote.headerNames.join(', ')}` : ''}${signInText(remote.signIn)}`
+            ? `${remote.label}${remote.draft ? ` (draft: ${remote.draft})` : ''}${remote.headerNames.length > 0 ? ` headers: ${remote.headerNames.join(', ')}` : ''}${signInText(remote.signIn, c.name)}`
             : Object.entries(c.settings)
                 .map(([k, v]) => `${k}=${v}`)
                 .join(' '),
@@ -203,7 +247,8 @@ export const commands: Record<string, Command> = {
     },
   },
   'credential set': {
-    usage: 'credential set <connection> --token-env VAR [--agent a]',
+    usage:
+      'credential set <connection> (--token-env VAR | --credential-env field=VAR ...) [--agent a]',
     summary: "rotate a connection's shared credential, or set an agent's personal one",
     options: { ...credentialOptions, agent: { type: 'string' } },
     fields: { ...credentialFields, connection: '<connection>', agent: '--agent' },
@@ -231,6 +276,7 @@ export const commands: Record<string, Command> = {
         out,
         rows.map(({ changes: _, ...a }) => ({
           ...a,
+          tool: a.name,
           state: a.contractChanged
             ? styled('red', `${a.state} (contract changed)`)
             : stateText(a.state),
@@ -441,7 +487,11 @@ function actionVerb(verb: ActionVerb): Command {
       });
       printRows(
         out,
-        rows.map(({ changes: _, ...a }) => ({ ...a, state: stateText(a.state) })),
+        rows.map(({ changes: _, ...a }) => ({
+          ...a,
+          tool: a.name,
+          state: stateText(a.state),
+        })),
         ['tool', 'classification', 'state'],
         rows,
       );
@@ -536,9 +586,9 @@ function secretFromEnvironment(
   return value;
 }
 
-function signInText(signIn: RemoteView['signIn']): string {
+function signInText(signIn: RemoteView['signIn'], connection: string): string {
   if (!signIn) return '';
   if (signIn.state === 'sign_in_required')
-    return ` sign_in_required (${signIn.reason}): portcullis connection sign-in <connection>`;
+    return ` sign_in_required (${signIn.reason}): portcullis connection sign-in ${connection}`;
   return signIn.state === 'signed_in' ? ` signed in at ${signIn.issuer}` : ' not signed in';
 }

@@ -51,8 +51,10 @@ export const remoteCommands: Record<string, Command> = {
   import: {
     usage: 'import <file|-> [--name n] [--server s] [--header-env Name=VAR ...] [--help-prompt]',
     summary: 'connect the remote MCP server of a pasted mcpServers snippet',
+    argumentsOptionalWith: 'help-prompt',
     options: {
-      ...secretOptions,
+      name: secretOptions.name,
+      'header-env': secretOptions['header-env'],
       server: { type: 'string' },
       'help-prompt': { type: 'boolean' },
     },
@@ -110,11 +112,9 @@ export const remoteCommands: Record<string, Command> = {
     usage: 'refresh <connection>',
     summary: "discover a remote MCP connection's tools again; changed ones go to review",
     run: async ({ ctx, out, args, workspace }) => {
-      const report = await refreshRemote(ctx, {
-        workspace,
-        connection: argument(args, 'refresh <connection>'),
-      });
-      printValue(out, report, refreshText(report));
+      const connection = argument(args, 'refresh <connection>');
+      const report = await refreshRemote(ctx, { workspace, connection });
+      printValue(out, report, refreshText(report, connection));
     },
   },
   classify: {
@@ -224,17 +224,18 @@ function nextText(result: RemoteConnectResult): string {
     case 'credential':
       return `${head} needs a key or headers; kept as a draft. Connect again with --token-env VAR (sent as Authorization: Bearer) or --header-env Name=VAR`;
     case 'review':
-      return `connected ${head} (${inert(String(endpoint.revision))}); ${result.tools ? refreshText(result.tools) : ''}\nEvery tool, prompt and resource is quarantined until reviewed: portcullis actions ${connection.name}, then portcullis review ${connection.name} --all`;
+      return `connected ${head} (${inert(String(endpoint.revision))}); ${result.tools ? refreshText(result.tools, connection.name) : ''}\nEvery tool, prompt and resource is quarantined until reviewed: portcullis actions ${connection.name}, then portcullis review ${connection.name} --all`;
   }
 }
 
-function refreshText(report: RefreshReport): string {
+/** What a discovery found; each changed item names the command that reviews it, on `connection`. */
+function refreshText(report: RefreshReport, connection: string): string {
   const lines = [
     `${report.tools.length} tools, ${report.features.length} prompts, resources and templates: ${report.added.length} new, ${report.changed.length} changed, ${report.retired.length} retired`,
   ];
   for (const { tool, changes } of report.changed)
     lines.push(
-      `  ${inert(tool)} changed: ${changes.map((c) => c.field).join(', ')} (review it again: portcullis review <connection> ${inert(tool)})`,
+      `  ${inert(tool)} changed: ${changes.map((c) => c.field).join(', ')} (review it again: portcullis review ${connection} ${inert(tool)})`,
       ...contractChangeLines(changes),
     );
   for (const problem of report.problems) lines.push(`  left out: ${inert(problem)}`);

@@ -13,6 +13,7 @@ import { didYouMean, nearestWord } from '../core/nearest-word.ts';
 import { openGateway } from '../open-gateway.ts';
 import { type Command, commands } from './commands.ts';
 import { type Output, printProblem } from './output.ts';
+import { storeEnvironment } from './store-location.ts';
 
 const COMMON = {
   workspace: { type: 'string', default: DEFAULT_WORKSPACE },
@@ -27,6 +28,10 @@ export interface RunOptions {
   output(json: boolean): Output;
   /** The compiled catalogs (`generated/`). */
   catalogs: URL;
+  /** The folder the command runs in: where `./data` is looked for. */
+  cwd: string;
+  /** The checkout the command belongs to: where `npm start` keeps its `./data`. */
+  checkout: string;
 }
 
 export async function runPortcullis(argv: string[], options: RunOptions): Promise<number> {
@@ -38,11 +43,17 @@ export async function runPortcullis(argv: string[], options: RunOptions): Promis
   }
   if (argv[0] === 'help' || argv[0] === '--help' || argv[0] === '-h') {
     const named = findCommand(argv.slice(1));
-    out.write(named ? commandHelp(named.name, named.command) : usage());
+    out.write(named ? commandHelp(named.name, named.command) : (groupHelp(argv[1]) ?? usage()));
     return 0;
   }
   const found = findCommand(argv);
   if (!found) {
+    // A word that groups commands (`agent`, `member`) answers its --help with them.
+    const group = wantsHelp ? groupHelp(argv[0]) : undefined;
+    if (group !== undefined) {
+      out.write(group);
+      return 0;
+    }
     printProblem(
       out,
       `portcullis: ${unknownCommand(argv)}\n(portcullis --help lists the commands)\n`,
@@ -63,7 +74,9 @@ export async function runPortcullis(argv: string[], options: RunOptions): Promis
   let gateway: Awaited<ReturnType<typeof openGateway>>;
   try {
     gateway = await openGateway({
-      config: configFromEnvironment(options.env),
+      config: configFromEnvironment(
+        storeEnvironment(options.env, { cwd: options.cwd, checkout: options.checkout }),
+      ),
       catalogs: options.catalogs,
     });
   } catch (error) {
@@ -167,6 +180,12 @@ function parseFlags(rest: string[], command: Command): ReturnType<typeof parseAr
     return message;
   }
   const takes = command.usage.match(/<[^>]+>/g)?.length ?? 0;
+  // A missing argument is a usage error, as a missing flag value is.
+  const needed = command.usage.split(/ \[| --/)[0]!.match(/<[^>]+>/g) ?? [];
+  const missing = needed[parsed.positionals.length];
+  const alone = command.argumentsOptionalWith;
+  if (missing !== undefined && !(alone !== undefined && parsed.values[alone] === true))
+    return `${command.usage.split(' <')[0]} needs ${missing}`;
   const variadic = /\.\.\.\]/.test(command.usage.split(' --')[0] ?? '');
   const extra = parsed.positionals[takes];
   if (!variadic && extra !== undefined) return `unexpected argument ${JSON.stringify(extra)}`;
@@ -192,6 +211,18 @@ function usage(): string {
     ...Object.values(commands).map((c) => `  ${c.usage}\n      ${c.summary}`),
     '',
     'The store is the one the server uses: PORTCULLIS_DATA_DIR (default ./data) or DATABASE_URL.',
+    '',
+  ].join('\n');
+}
+
+/** The commands a first word groups (`agent create`, `agent list`, …), or undefined for a word that groups none. */
+function groupHelp(word: string | undefined): string | undefined {
+  const grouped = Object.entries(commands).filter(([name]) => name.startsWith(`${word} `));
+  if (word === undefined || grouped.length === 0) return undefined;
+  return [
+    `usage: portcullis ${word} <${grouped.map(([name]) => name.slice(word.length + 1)).join('|')}> …`,
+    '',
+    ...grouped.map(([, c]) => `  ${c.usage}\n      ${c.summary}`),
     '',
   ].join('\n');
 }

@@ -8,7 +8,13 @@ import { GatewayError } from '../core/errors.ts';
 import { bearerToken, hashKey } from '../core/governance/keys.ts';
 import { isPlainObject } from '../core/json-value.ts';
 import { changeActions, listActions } from '../core/operator/actions.ts';
-import { createAgent, listAgents, revokeAgent } from '../core/operator/agents.ts';
+import {
+  createAgent,
+  deleteAgent,
+  listAgents,
+  revokeAgent,
+  rotateAgentKey,
+} from '../core/operator/agents.ts';
 import { queryAudit } from '../core/operator/audit-query.ts';
 import { connectionViews } from '../core/operator/connection-views.ts';
 import { connect, setConnectionStatus, setCredential } from '../core/operator/connections.ts';
@@ -71,6 +77,8 @@ export function adminRouter(gateway: Gateway, log: Log): express.Router {
   router.get(`${ws}/agents`, route(listAgents));
   router.post(`${ws}/agents`, route(createAgent, 201));
   router.post(`${ws}/agents/:agent/revoke`, route(revokeAgent));
+  router.post(`${ws}/agents/:agent/rotate-key`, route(rotateAgentKey));
+  router.delete(`${ws}/agents/:agent`, route(deleteAgent));
   router.get(`${ws}/connections`, route(connectionViews));
   router.post(`${ws}/connections`, route(connect, 201));
   router.post(`${ws}/remote-connections`, route(connectUrl, 201));

@@ -39,12 +39,16 @@ export function runCli(
 }
 
 /** Runs the `portcullis` command from source in a child process, on the store `env` names. */
-export function runPortcullis(args: string[], env: Record<string, string>): Promise<CliOutcome> {
+export function runPortcullis(
+  args: string[],
+  env: Record<string, string>,
+  cwd = ROOT,
+): Promise<CliOutcome> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
       ['--import', 'tsx', join(ROOT, 'runtime', 'cli.ts'), ...args],
-      { cwd: ROOT, env: { ...process.env, NO_COLOR: '1', ...env } },
+      { cwd, env: { ...process.env, NO_COLOR: '1', ...env } },
       (error, stdout, stderr) =>
         resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     );
@@ -58,6 +62,7 @@ export function runPortcullis(args: string[], env: Record<string, string>): Prom
 export async function runPortcullisHere(
   args: string[],
   env: Record<string, string>,
+  places: { cwd?: string; checkout?: string } = {},
 ): Promise<CliOutcome> {
   let stdout = '';
   let stderr = '';
@@ -74,6 +79,8 @@ export async function runPortcullisHere(
       },
     }),
     catalogs: new URL(`file://${join(ROOT, 'generated')}/`),
+    cwd: places.cwd ?? ROOT,
+    checkout: places.checkout ?? ROOT,
   });
   return { code, stdout, stderr };
 }

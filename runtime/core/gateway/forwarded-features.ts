@@ -368,7 +368,7 @@ export class ForwardedFeatures {
     const refusal = exists
       ? new GatewayError(
           'not_granted',
-          `this agent may not read ${action === 'prompts/get' ? 'prompts' : 'resources'} of ${name}: a grant on it that covers reads does (portcullis grant <agent> ${name} --scope reads)`,
+          `this agent may not read ${action === 'prompts/get' ? 'prompts' : 'resources'} of ${name}: a grant on it that covers reads does (portcullis grant ${agentOf(caller)?.name ?? '<agent>'} ${name} --scope reads)`,
         )
       : unknown();
     await refused({ reason: refusal.code, connectionId: exists ? exists.id : null });

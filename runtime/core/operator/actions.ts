@@ -10,11 +10,10 @@ import type { Classification } from '../../../generated/catalog-format.ts';
 import { GatewayError } from '../errors.ts';
 import { classDefault } from '../governance/contract-sync.ts';
 import type { ActionPolicy, Connection, PolicyState } from '../governance/model.ts';
-import { toolNameFor } from '../governance/tool-names.ts';
-import { didYouMean } from '../nearest-word.ts';
 import { type ContractChange, contractChanges } from '../remote/contract-diff.ts';
-import { featureOfKey, namespacedId } from '../remote/remote-feature-contract.ts';
+import { featureOfKey } from '../remote/remote-feature-contract.ts';
 import { REMOTE_MCP_PROVIDER, type RemoteFeatureKind } from '../remote/remote-model.ts';
+import { actionNamesOf, actionOrThrow } from './action-names.ts';
 import { connectionOrThrow } from './connections.ts';
 import { attempt, audit, type OperatorContext, parseInput, workspaceOrThrow } from './context.ts';
 import { assertToolNamesFree } from './tool-name-owners.ts';
@@ -22,6 +21,8 @@ import { assertToolNamesFree } from './tool-name-owners.ts';
 export interface ActionView {
   /** A tool's name, or a prompt's, resource's or template's key (`prompt:greet`). */
   action: string;
+  /** The name a listing prints and every command takes (`action-names.ts`). */
+  name: string;
   /** What an agent sees it as on `/mcp` (a tool, a prompt, a resource or template URI). */
   tool: string;
   /** Set for a remote connection's prompt, resource or template (not a tool). */
@@ -70,11 +71,11 @@ async function actionViews(ctx: OperatorContext, connection: Connection): Promis
     const keyed = isRemote ? featureOfKey(policy.action) : undefined;
     const remote = remoteTools?.get(policy.action) ?? feature;
     const changedFrom = contractChanged ? remote?.changedFrom : undefined;
+    const names = actionNamesOf(connection, policy.action);
     return {
       action: policy.action,
-      tool: keyed
-        ? namespacedId(connection, keyed.kind, keyed.id)
-        : toolNameFor(connection, policy.action),
+      name: names.listed,
+      tool: names.onMcp,
       ...(keyed ? { kind: keyed.kind } : {}),
       classification: policy.classification,
       state: policy.state,
@@ -124,17 +125,9 @@ export async function changeActions(
     // Named actions must exist (a retired one is a conflict below); a class or `all`
     // selects the live ones.
     const chosen = parsed.actions?.length
-      ? parsed.actions.map((name) => {
-          const policy = byName.get(name);
-          if (!policy) {
-            throw new GatewayError(
-              'not_found',
-              `connection ${connection.name} has no action ${name}${didYouMean(name, [...byName.keys()])}`,
-              { field: 'actions' },
-            );
-          }
-          return policy;
-        })
+      ? parsed.actions.map(
+          (name) => byName.get(actionOrThrow(connection, [...byName.keys()], name, 'actions'))!,
+        )
       : policies.filter(
           (p) =>
             p.state !== 'retired' && (parsed.all || p.classification === parsed.classification),

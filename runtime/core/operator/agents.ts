@@ -1,3 +1,4 @@
+/** The operator verbs on agents: create, list, revoke, rotate a key, delete. */
 import { z } from 'zod';
 import { GatewayError } from '../errors.ts';
 import { hashKey, keyPrefixOf, newAgentKey, newId } from '../governance/keys.ts';
@@ -20,6 +21,15 @@ export async function createAgent(
   return attempt(ctx, 'agent.create', input, async () => {
     const { workspace: ref, name } = parseInput(CreateAgentSchema, input);
     const workspace = await workspaceOrThrow(ctx, ref);
+    const taken = (await ctx.store.agents.list(workspace.id)).find((a) => a.name === name);
+    if (taken)
+      throw new GatewayError(
+        'conflict',
+        taken.status === 'revoked'
+          ? `a revoked agent ${name} holds this name: portcullis agent delete ${name} frees it`
+          : `an agent ${name} exists in this workspace: portcullis agent rotate-key ${name} gives it a new key`,
+        { field: 'name' },
+      );
     const key = newAgentKey();
     const agent: Agent = {
       id: newId(),
@@ -68,12 +78,19 @@ export async function agentOrThrow(
   return agent;
 }
 
-/** Revokes an agent's key: its next request is refused, in this process and every other. */
-export async function revokeAgent(ctx: OperatorContext, input: unknown): Promise<Agent> {
+/** An agent as a verb left it, and whether the verb changed anything. */
+export type AgentChange = Agent & { changed: boolean };
+
+/**
+ * Revokes an agent's key: its next request is refused, in this process and
+ * every other. Revoking a revoked agent changes nothing and says so.
+ */
+export async function revokeAgent(ctx: OperatorContext, input: unknown): Promise<AgentChange> {
   return attempt(ctx, 'agent.revoke', input, async () => {
     const { workspace: ref, agent: agentRef } = parseInput(AgentRefSchema, input);
     const workspace = await workspaceOrThrow(ctx, ref);
     const agent = await agentOrThrow(ctx, workspace.id, agentRef);
+    if (agent.status === 'revoked') return { ...agent, changed: false };
     const at = ctx.now().toISOString();
     await ctx.store.transaction(async (tx) => {
       await tx.agents.revoke(workspace.id, agent.id, at);
@@ -83,6 +100,62 @@ export async function revokeAgent(ctx: OperatorContext, input: unknown): Promise
         subject: agent.id,
       });
     });
-    return { ...agent, status: 'revoked', revokedAt: at };
+    return { ...agent, status: 'revoked', revokedAt: at, changed: true };
+  });
+}
+
+/**
+ * Gives an active agent a new key, shown once; the old key is refused from
+ * the next request on, in this process and every other. Its grants stay.
+ */
+export async function rotateAgentKey(
+  ctx: OperatorContext,
+  input: unknown,
+): Promise<{ agent: Agent; key: string }> {
+  return attempt(ctx, 'agent.rotate_key', input, async () => {
+    const { workspace: ref, agent: agentRef } = parseInput(AgentRefSchema, input);
+    const workspace = await workspaceOrThrow(ctx, ref);
+    const agent = await agentOrThrow(ctx, workspace.id, agentRef);
+    if (agent.status === 'revoked')
+      throw new GatewayError(
+        'conflict',
+        `agent ${agent.name} is revoked: a revoked agent gets no new key (portcullis agent delete ${agent.name} frees its name)`,
+        { field: 'agent' },
+      );
+    const key = newAgentKey();
+    const keyPrefix = keyPrefixOf(key);
+    await ctx.store.transaction(async (tx) => {
+      await tx.agents.replaceKey(workspace.id, agent.id, keyPrefix, hashKey(key));
+      await audit(ctx, tx, {
+        action: 'agent.rotate_key',
+        workspaceId: workspace.id,
+        subject: agent.id,
+      });
+    });
+    return { agent: { ...agent, keyPrefix }, key };
+  });
+}
+
+/**
+ * Deletes an agent (active or revoked) with its grants, personal credentials
+ * and consents; its name is free again. The audit log keeps its history.
+ */
+export async function deleteAgent(ctx: OperatorContext, input: unknown): Promise<Agent> {
+  return attempt(ctx, 'agent.delete', input, async () => {
+    const { workspace: ref, agent: agentRef } = parseInput(AgentRefSchema, input);
+    const workspace = await workspaceOrThrow(ctx, ref);
+    const agent = await agentOrThrow(ctx, workspace.id, agentRef);
+    await ctx.store.transaction(async (tx) => {
+      if (!(await tx.agents.remove(workspace.id, agent.id)))
+        throw new GatewayError('not_found', `no agent ${agent.name} in this workspace`, {
+          field: 'agent',
+        });
+      await audit(ctx, tx, {
+        action: 'agent.delete',
+        workspaceId: workspace.id,
+        subject: agent.id,
+      });
+    });
+    return agent;
   });
 }

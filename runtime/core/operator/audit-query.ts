@@ -1,3 +1,4 @@
+/** The audit log queried: by workspace, agent, action, decision, reason and time (a timestamp or a duration back from now). */
 import { z } from 'zod';
 import { GatewayError } from '../errors.ts';
 import type { AuditEvent } from '../governance/model.ts';
@@ -10,8 +11,8 @@ export const AuditQuerySchema = z.strictObject({
   action: z.string().min(1).optional(),
   decision: z.enum(['allowed', 'denied']).optional(),
   reason: z.string().min(1).optional(),
-  since: z.iso.datetime({ offset: true }).optional(),
-  until: z.iso.datetime({ offset: true }).optional(),
+  since: z.string().optional(),
+  until: z.string().optional(),
   afterId: z.coerce.number().int().nonnegative().optional(),
   limit: z.coerce.number().int().min(1).max(10_000).default(100),
 });
@@ -39,12 +40,30 @@ export async function queryAudit(ctx: OperatorContext, input: unknown): Promise<
     ...(q.action ? { action: q.action } : {}),
     ...(q.decision ? { decision: q.decision } : {}),
     ...(q.reason ? { reason: q.reason } : {}),
-    ...(q.since ? { since: q.since } : {}),
-    ...(q.until ? { until: q.until } : {}),
+    ...(q.since ? { since: instantOf(ctx, q.since, 'since') } : {}),
+    ...(q.until ? { until: instantOf(ctx, q.until, 'until') } : {}),
     ...(q.afterId === undefined ? {} : { afterId: q.afterId }),
     limit: q.limit,
   });
   return withActorNames(ctx, events);
+}
+
+const TIMESTAMP = z.iso.datetime({ offset: true });
+const DURATION = /^(\d{1,6})(s|m|h|d|w)$/;
+const UNIT_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 } as const;
+
+/** A timestamp as it is, or a duration back from now (`30m`, `1h`, `7d`) as the timestamp it names. */
+function instantOf(ctx: OperatorContext, value: string, field: string): string {
+  if (TIMESTAMP.safeParse(value).success) return value;
+  const duration = DURATION.exec(value);
+  if (duration === null)
+    throw new GatewayError(
+      'invalid_input',
+      `${field}: expected a time (2026-01-31T09:00:00Z) or a duration back from now (30m, 1h, 7d), got ${JSON.stringify(value)}`,
+      { field },
+    );
+  const ms = Number(duration[1]) * UNIT_MS[duration[2] as keyof typeof UNIT_MS];
+  return new Date(ctx.now().getTime() - ms).toISOString();
 }
 
 /**

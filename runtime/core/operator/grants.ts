@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { GatewayError } from '../errors.ts';
 import { newId } from '../governance/keys.ts';
 import type { AgentStatus, Grant } from '../governance/model.ts';
-import { didYouMean } from '../nearest-word.ts';
 import { REMOTE_MCP_PROVIDER } from '../remote/remote-model.ts';
+import { actionOrThrow } from './action-names.ts';
 import { agentOrThrow } from './agents.ts';
 import { connectionOrThrow } from './connections.ts';
 import { attempt, audit, type OperatorContext, parseInput, workspaceOrThrow } from './context.ts';
@@ -44,13 +44,7 @@ export async function grant(ctx: OperatorContext, input: unknown): Promise<Grant
       connection.provider === REMOTE_MCP_PROVIDER
         ? (await ctx.store.policies.forConnection(connection.id)).map((policy) => policy.action)
         : [...ctx.catalogs.getOrThrow(connection.provider).actions.keys()];
-    const unknown = parsed.actions.find((name) => !known.includes(name));
-    if (unknown)
-      throw new GatewayError(
-        'not_found',
-        `${connection.name} has no action ${unknown}${didYouMean(unknown, known)}`,
-        { field: 'actions' },
-      );
+    const actions = parsed.actions.map((name) => actionOrThrow(connection, known, name, 'actions'));
     const existing = (await ctx.store.grants.forAgent(agent.id)).find(
       (g) => g.connectionId === connection.id,
     );
@@ -60,7 +54,7 @@ export async function grant(ctx: OperatorContext, input: unknown): Promise<Grant
       agentId: agent.id,
       connectionId: connection.id,
       scope: parsed.scope,
-      actions: [...new Set(parsed.actions)].sort(),
+      actions: [...new Set(actions)].sort(),
       credentialMode: parsed.credential,
       createdAt: existing?.createdAt ?? ctx.now().toISOString(),
     };

@@ -5,12 +5,11 @@
  * is quarantined until reviewed again, as for any reclassification.
  */
 import { z } from 'zod';
-import { GatewayError } from '../errors.ts';
 import { syncPolicies } from '../governance/contract-sync.ts';
-import { didYouMean } from '../nearest-word.ts';
 import { classifyRemoteTool } from '../remote/remote-classification.ts';
 import { featureActionOf } from '../remote/remote-feature-contract.ts';
 import { remoteActionOf } from '../remote/remote-tool-source.ts';
+import { actionOrThrow } from './action-names.ts';
 import { connectionOrThrow } from './connections.ts';
 import { attempt, audit, type OperatorContext, parseInput, workspaceOrThrow } from './context.ts';
 import { endpointOrThrow } from './remote-refresh.ts';
@@ -36,18 +35,15 @@ export async function classifyTool(ctx: OperatorContext, input: unknown): Promis
     const connection = await connectionOrThrow(ctx, workspace.id, parsed.connection);
     const endpoint = await endpointOrThrow(ctx, connection);
     const tools = await ctx.store.remoteTools.forConnection(connection.id);
-    if (!tools.some((tool) => tool.name === parsed.tool))
-      throw new GatewayError(
-        'not_found',
-        `${connection.name} has no tool ${parsed.tool}${didYouMean(
-          parsed.tool,
-          tools.map((t) => t.name),
-        )}`,
-        { field: 'tool' },
-      );
+    const named = actionOrThrow(
+      connection,
+      tools.map((t) => t.name),
+      parsed.tool,
+      'tool',
+    );
     const overrides = { ...endpoint.classificationOverrides };
-    if (parsed.classification === 'auto') delete overrides[parsed.tool];
-    else overrides[parsed.tool] = parsed.classification;
+    if (parsed.classification === 'auto') delete overrides[named];
+    else overrides[named] = parsed.classification;
     const at = ctx.now().toISOString();
     const reclassified = tools.map((tool) => {
       const { classification, rule } = classifyRemoteTool(tool.contract, overrides[tool.name]);
@@ -73,10 +69,10 @@ export async function classifyTool(ctx: OperatorContext, input: unknown): Promis
         action: 'action.classify',
         workspaceId: workspace.id,
         connectionId: connection.id,
-        subject: `${parsed.tool}=${parsed.classification}`,
+        subject: `${named}=${parsed.classification}`,
       });
     });
-    const tool = reclassified.find((t) => t.name === parsed.tool)!;
+    const tool = reclassified.find((t) => t.name === named)!;
     return { tool: tool.name, classification: tool.classification, rule: tool.classificationRule };
   });
 }

@@ -87,12 +87,9 @@ export async function connectUrl(
     const remote = remoteOrThrow(ctx);
     const workspace = await workspaceOrThrow(ctx, parsed.workspace);
     const url = endpointUrlOrThrow(parsed.url, remote);
-    if (parsed.token !== undefined && parsed.headers !== undefined)
-      throw new GatewayError('invalid_input', 'token: give a key or custom headers, not both', {
-        field: 'token',
-      });
     if (parsed.headers !== undefined) assertRemoteHeaders(parsed.headers, 'headers');
     if (parsed.token !== undefined) assertBearerKeyAllowed(parsed.token, 'token');
+    // A key (sent as Authorization: Bearer) may come with custom headers beside it.
     const authKind: RemoteAuthKind =
       parsed.token !== undefined ? 'bearer' : parsed.headers !== undefined ? 'headers' : 'none';
     const credential: Record<string, string> = {};

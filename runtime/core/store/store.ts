@@ -83,6 +83,10 @@ export interface AgentRows {
   /** Every agent of every workspace (for the in-memory principal cache). */
   all(): Promise<Array<Agent & { keyHash: string }>>;
   revoke(workspaceId: string, id: string, at: string): Promise<boolean>;
+  /** A new key for an active agent: the old one's hash is gone, so it is refused at once. */
+  replaceKey(workspaceId: string, id: string, keyPrefix: string, keyHash: string): Promise<boolean>;
+  /** The agent with its grants, personal credentials and consents (on delete cascade); the audit log stays. */
+  remove(workspaceId: string, id: string): Promise<boolean>;
 }
 
 export interface ConnectionRows {

@@ -80,6 +80,35 @@ export function agentRows(context: StoreContext): AgentRows {
       );
       return result.numUpdatedRows > 0n;
     },
+
+    async replaceKey(workspaceId, id, keyPrefix, keyHash) {
+      const result = await context.mutate((trx) =>
+        trx
+          .updateTable('agents')
+          .set({ key_prefix: keyPrefix, key_hash: keyHash })
+          .where('workspace_id', '=', workspaceId)
+          .where('id', '=', id)
+          .where('status', '=', 'active')
+          .executeTakeFirst(),
+      );
+      return result.numUpdatedRows > 0n;
+    },
+
+    async remove(workspaceId, id) {
+      // Grants, personal credentials and consents go with it (on delete cascade);
+      // its personal upstream sign-ins name it without a foreign key.
+      const result = await context.mutate(async (trx) => {
+        const deleted = await trx
+          .deleteFrom('agents')
+          .where('workspace_id', '=', workspaceId)
+          .where('id', '=', id)
+          .executeTakeFirst();
+        if (deleted.numDeletedRows > 0n)
+          await trx.deleteFrom('upstream_oauth_tokens').where('agent_id', '=', id).execute();
+        return deleted;
+      });
+      return result.numDeletedRows > 0n;
+    },
   };
 }
 

@@ -12,6 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { commands } from '../../../runtime/cli/commands.ts';
 import { runPortcullisHere } from '../../support/run-cli.ts';
 
 const scratch = mkdtempSync(join(tmpdir(), 'portcullis-cli-messages-'));
@@ -105,7 +106,10 @@ describe('the portcullis command says what to change', () => {
       'a word that needs a second one',
       {
         given: ['agent'],
-        want: { code: 2, stderr: 'portcullis: agent needs one of: create, list, revoke' },
+        want: {
+          code: 2,
+          stderr: 'portcullis: agent needs one of: create, list, revoke, rotate-key, delete',
+        },
       },
     ],
     [
@@ -115,14 +119,81 @@ describe('the portcullis command says what to change', () => {
         want: { code: 2, stderr: 'portcullis: unknown command "frobnicate"' },
       },
     ],
+    ...(['member', 'agent', 'oauth', 'connection', 'admin-token', 'workspace'].map((group) => [
+      `${group} --help`,
+      {
+        given: [group, '--help'],
+        want: {
+          code: 0,
+          stderr: '',
+          stdout: new RegExp(`^usage: portcullis ${group} <[a-z-|]+> …\n`),
+        },
+      },
+    ]) as Array<[string, { given: string[]; want: Want }]>),
+    [
+      'help for a word that groups commands',
+      {
+        given: ['help', 'member'],
+        want: {
+          code: 0,
+          stderr: '',
+          stdout: /^usage: portcullis member <add\|list\|password\|remove> …\n/,
+        },
+      },
+    ],
     [
       'agent create without a name',
       {
         given: ['agent', 'create'],
+        want: { code: 2, stderr: 'portcullis: agent create needs <name>' },
+      },
+    ],
+    [
+      'a grant without its connection',
+      {
+        given: ['grant', 'deploy-bot'],
+        want: { code: 2, stderr: 'portcullis: grant needs <connection>' },
+      },
+    ],
+    [
+      'a consent revocation without its id',
+      {
+        given: ['oauth', 'revoke'],
+        want: { code: 2, stderr: 'portcullis: oauth revoke needs <consent id>' },
+      },
+    ],
+    [
+      'classify without its class',
+      {
+        given: ['classify', 'unikraft', 'a-tool'],
+        want: { code: 2, stderr: 'portcullis: classify needs <read|write|destructive|auto>' },
+      },
+    ],
+    [
+      'an audit window as a duration',
+      {
+        given: ['audit', '--since', '1h', '--until', '0m'],
+        want: { code: 0, stderr: '', stdout: /^AT\s+ACTOR/ },
+      },
+    ],
+    [
+      'an audit window that is neither a time nor a duration',
+      {
+        given: ['audit', '--since', 'yesterday'],
         want: {
           code: 1,
           stderr:
-            'portcullis: agent create needs <name>: portcullis agent create <name> [--workspace w] [invalid_input]',
+            'portcullis: --since: expected a time (2026-01-31T09:00:00Z) or a duration back from now (30m, 1h, 7d), got "yesterday" [invalid_input]',
+        },
+      },
+    ],
+    [
+      'an unused flag import does not take',
+      {
+        given: ['import', '-', '--token-env', 'TOKEN'],
+        want: {
+          code: 2,
+          stderr: 'portcullis: unknown option --token-env',
         },
       },
     ],
@@ -364,6 +435,97 @@ describe('the portcullis command says what to change', () => {
       // A usage error prints the usage after its line; the line is what is asserted.
       const stderr = want.code === 2 ? outcome.stderr.split('\n')[0] : outcome.stderr.trimEnd();
       expect(stderr).toBe(want.stderr);
+    }
+  });
+
+  it("shows every flag a command takes in its --help (credential set's --credential-env)", async () => {
+    for (const [name, command] of Object.entries(commands)) {
+      const help = await runPortcullisHere([...name.split(' '), '--help'], env);
+      expect(help.code).toBe(0);
+      for (const flag of Object.keys(command.options ?? {}))
+        expect(help.stdout, `${name} --help`).toContain(`--${flag}`);
+    }
+  });
+});
+
+describe('an agent cleaned up', () => {
+  it('says when revoking, rotating or deleting changed nothing, and frees a deleted name', async () => {
+    const steps: Array<[string[], Want]> = [
+      [['agent', 'create', 'old-bot'], { code: 0, stderr: '', stdout: /^created agent old-bot\n/ }],
+      [
+        ['agent', 'revoke', 'old-bot'],
+        { code: 0, stderr: '', stdout: /^revoked agent old-bot\n$/ },
+      ],
+      [
+        ['agent', 'revoke', 'old-bot'],
+        {
+          code: 0,
+          stderr: '',
+          stdout: /^agent old-bot was revoked already \(at [0-9T:.Z-]+\); nothing changed\n$/,
+        },
+      ],
+      [
+        ['agent', 'create', 'old-bot'],
+        {
+          code: 1,
+          stderr:
+            'portcullis: a revoked agent old-bot holds this name: portcullis agent delete old-bot frees it (change <name>) [conflict]',
+        },
+      ],
+      [
+        ['agent', 'rotate-key', 'old-bot'],
+        {
+          code: 1,
+          stderr:
+            'portcullis: agent old-bot is revoked: a revoked agent gets no new key (portcullis agent delete old-bot frees its name) (change <name>) [conflict]',
+        },
+      ],
+      [
+        ['agent', 'delete', 'old-bot'],
+        {
+          code: 0,
+          stderr: '',
+          stdout:
+            /^deleted agent old-bot: its grants, credentials and consents are gone; the audit log keeps its history\n$/,
+        },
+      ],
+      [
+        ['agent', 'delete', 'old-bot'],
+        {
+          code: 1,
+          stderr: 'portcullis: no agent old-bot in this workspace (change <name>) [not_found]',
+        },
+      ],
+      [['agent', 'create', 'old-bot'], { code: 0, stderr: '', stdout: /^created agent old-bot\n/ }],
+      [
+        ['agent', 'rotate-key', 'old-bot'],
+        {
+          code: 0,
+          stderr: '',
+          stdout:
+            /^new key for agent old-bot; the old one is refused from now on\n\nagent key \(shown once; give it to the agent as its Bearer token\):\npck_/,
+        },
+      ],
+      [
+        ['agent', 'create', 'old-bot'],
+        {
+          code: 1,
+          stderr:
+            'portcullis: an agent old-bot exists in this workspace: portcullis agent rotate-key old-bot gives it a new key (change <name>) [conflict]',
+        },
+      ],
+    ];
+    // Its own workspace, so the steps start from nothing whatever ran before.
+    const workspace = `cleanup-${Date.now().toString(36)}`;
+    expect((await runPortcullisHere(['workspace', 'create', workspace], env)).code).toBe(0);
+    for (const [given, want] of steps) {
+      const outcome = await runPortcullisHere([...given, '--workspace', workspace], env);
+      expect([given, outcome.code, outcome.stderr.trimEnd()]).toEqual([
+        given,
+        want.code,
+        want.stderr,
+      ]);
+      if (want.stdout) expect(outcome.stdout).toMatch(want.stdout);
     }
   });
 });

@@ -157,8 +157,9 @@ describe('an agent with no grant on the connections', () => {
       expect(capabilities?.prompts).toEqual({});
       expect(capabilities?.resources).toEqual({});
       expect((await client.listResources()).resources).toEqual([]);
+      // The command it names is filled in: this agent, this connection.
       await expect(client.readResource({ uri: 'docs-modern+memo://welcome' })).rejects.toThrow(
-        /not_granted|may not read/,
+        'may not read resources of docs-modern: a grant on it that covers reads does (portcullis grant stranger docs-modern --scope reads)',
       );
       const [event] = await ctx.store.audit.query({
         action: 'resources/read docs-modern+memo://welcome',

@@ -1,7 +1,18 @@
 /** Workspaces, agents, admin tokens and settings. */
 import { describe, expect, it } from 'vitest';
 import type { StoreSubject } from '../store-contract.ts';
-import { anAgent, aWorkspace, reasonOf, T0, T1, T2 } from '../store-fixtures.ts';
+import {
+  aConnection,
+  aCredential,
+  aGrant,
+  anAgent,
+  anEvent,
+  aWorkspace,
+  reasonOf,
+  T0,
+  T1,
+  T2,
+} from '../store-fixtures.ts';
 
 export function describeIdentityContract(subject: StoreSubject): void {
   describe('workspaces', () => {
@@ -92,6 +103,37 @@ export function describeIdentityContract(subject: StoreSubject): void {
       expect(await store.agents.revoke('ws_2', 'agt_1', T1)).toBe(false);
       expect(await store.agents.revoke('ws_1', 'agt_none', T1)).toBe(false);
       expect((await store.agents.byId('ws_1', 'agt_1'))?.status).toBe('active');
+    });
+
+    it('take a new key while active: the old hash finds nothing at once', async () => {
+      const { store } = subject;
+      await twoWorkspaces();
+      await store.agents.create(anAgent(), 'hash_1');
+      expect(await store.agents.replaceKey('ws_2', 'agt_1', 'pck_new', 'hash_new')).toBe(false);
+      expect(await store.agents.replaceKey('ws_1', 'agt_1', 'pck_new', 'hash_new')).toBe(true);
+      expect(await store.agents.byKeyHash('hash_1')).toBeUndefined();
+      expect(await store.agents.byKeyHash('hash_new')).toEqual(anAgent({ keyPrefix: 'pck_new' }));
+      await store.agents.revoke('ws_1', 'agt_1', T1);
+      expect(await store.agents.replaceKey('ws_1', 'agt_1', 'pck_3', 'hash_3')).toBe(false);
+    });
+
+    it('are removed with their grants and personal credentials; the audit log stays', async () => {
+      const { store } = subject;
+      await twoWorkspaces();
+      await store.agents.create(anAgent(), 'hash_1');
+      await store.connections.create(aConnection());
+      await store.grants.create(aGrant());
+      await store.credentials.put(aCredential({ agentId: 'agt_1' }));
+      await store.audit.append(anEvent({ actorKind: 'agent', actorId: 'agt_1' }));
+      expect(await store.agents.remove('ws_2', 'agt_1')).toBe(false);
+      expect(await store.agents.remove('ws_1', 'agt_1')).toBe(true);
+      expect(await store.agents.remove('ws_1', 'agt_1')).toBe(false);
+      expect(await store.agents.list('ws_1')).toEqual([]);
+      expect(await store.grants.list('ws_1')).toEqual([]);
+      expect(await store.credentials.forConnection('conn_1', 'agt_1')).toEqual([]);
+      expect(await store.audit.query({ actorId: 'agt_1', limit: 10 })).toHaveLength(1);
+      // Its name is free again.
+      await store.agents.create(anAgent({ id: 'agt_2' }), 'hash_2');
     });
 
     it('may share a name across workspaces', async () => {

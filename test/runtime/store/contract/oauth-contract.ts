@@ -94,6 +94,17 @@ export function describeOAuthContract(subject: StoreSubject): void {
       ).toEqual({ code: 'not_found', field: 'workspace' });
     });
 
+    it('lose the consents and token families that act as an agent when the agent is removed', async () => {
+      const { store } = subject;
+      await aMemberWithAnAgent();
+      await store.oauth.consents.put(aConsent());
+      await store.oauth.tokens.start(aFamily(), aToken());
+      expect(await store.agents.remove('ws_1', 'agt_1')).toBe(true);
+      expect(await store.oauth.consents.byId('con_1')).toBeUndefined();
+      expect(await store.oauth.tokens.byHash('hash_1')).toBeUndefined();
+      expect(await store.oauth.members.list('ws_1')).toHaveLength(1);
+    });
+
     it('take their consents and token families with them when removed', async () => {
       const { store } = subject;
       await aMemberWithAnAgent();

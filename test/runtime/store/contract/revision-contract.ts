@@ -20,6 +20,8 @@ const MUTATIONS: Array<[string, Call]> = [
   ['workspaces.create', (s) => s.workspaces.create(aWorkspace({ id: 'ws_2', name: 'second' }))],
   ['agents.create', (s) => s.agents.create(anAgent({ id: 'agt_3', name: 'other' }), 'hash_3')],
   ['agents.revoke', (s) => s.agents.revoke('ws_1', 'agt_1', T1)],
+  ['agents.replaceKey', (s) => s.agents.replaceKey('ws_1', 'agt_1', 'pck_new', 'hash_new')],
+  ['agents.remove', (s) => s.agents.remove('ws_1', 'agt_1')],
   ['connections.create', (s) => s.connections.create(aConnection({ id: 'conn_2', name: 'gh' }))],
   [
     'connections.update',
