@@ -1,5 +1,6 @@
 /** `npm start`: the gateway on HOST:PORT, configured from the environment. */
 import { configFromEnvironment } from './core/config/config.ts';
+import { ConfigError, configErrorText } from './core/config/config-error.ts';
 import { printStartup, startServer } from './server.ts';
 
 async function main(): Promise<void> {
@@ -18,6 +19,10 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
+  if (error instanceof ConfigError) {
+    process.stderr.write(configErrorText(error));
+    process.exit(1);
+  }
   const { code, variable } = error as { code?: string; variable?: string };
   process.stderr.write(`portcullis: ${error instanceof Error ? error.message : String(error)}\n`);
   if (code) process.stderr.write(`  code: ${code}${variable ? ` (change ${variable})` : ''}\n`);

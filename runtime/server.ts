@@ -7,7 +7,8 @@
  */
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type Config, ConfigError } from './core/config/config.ts';
+import type { Config } from './core/config/config.ts';
+import { ConfigError } from './core/config/config-error.ts';
 import { GatewayError, publicError } from './core/errors.ts';
 import { ConnectionEndpoints } from './core/gateway/connection-endpoints.ts';
 import { ConnectionTools } from './core/gateway/connection-tools.ts';
