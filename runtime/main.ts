@@ -1,6 +1,7 @@
 /** `npm start`: the gateway on HOST:PORT, configured from the environment. */
 
 import { configFromEnvironment } from './core/config/config.ts';
+import { ConfigError, configErrorText } from './core/config/config-error.ts';
 import { inertText } from './core/inert-text.ts';
 import { printStartup, startServer } from './server.ts';
 
@@ -20,6 +21,10 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
+  if (error instanceof ConfigError) {
+    process.stderr.write(inertText(configErrorText(error), { lines: true }));
+    process.exit(1);
+  }
   const { code, variable } = error as { code?: string; variable?: string };
   process.stderr.write(
     `portcullis: ${inertText(error instanceof Error ? error.message : String(error), { lines: true })}\n`,

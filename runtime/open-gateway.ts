@@ -18,7 +18,7 @@ import { Executors } from './core/execute/executor.ts';
 import { NativeRestExecutor } from './core/execute/native-rest-executor.ts';
 import { upstreamOverride } from './core/execute/upstream-override.ts';
 import { AuditLog } from './core/gateway/audit-log.ts';
-import { type BootstrapReport, bootstrap } from './core/gateway/bootstrap.ts';
+import { type BootstrapReport, bootstrap, firstAdminToken } from './core/gateway/bootstrap.ts';
 import { GovernanceCache } from './core/gateway/governance-cache.ts';
 import { GovernedTools } from './core/gateway/governed-tools.ts';
 import { RevisionWatch } from './core/gateway/revision-watch.ts';
@@ -90,7 +90,12 @@ export interface Gateway {
   readonly oauth: AuthorizationServer;
   /** Signing Portcullis in to remote MCP servers (the upstream OAuth client). */
   readonly upstreamSignIn: UpstreamSignIn;
-  readonly startup: BootstrapReport & { keyFileCreated: boolean; keySource: string };
+  readonly startup: BootstrapReport & {
+    /** Shown once: the first start's admin token, made as the start's last step. */
+    adminToken: string | undefined;
+    keyFileCreated: boolean;
+    keySource: string;
+  };
   operator(actor: string): OperatorContext;
   close(): Promise<void>;
 }
@@ -99,7 +104,6 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
   const { config } = options;
   const now = options.now ?? (() => new Date());
   ensureDataDir(config.dataDir);
-  const keys = loadKeyring(config.dataDir, config.masterKey);
   const opened = await Promise.allSettled([
     options.catalogs instanceof URL
       ? CatalogSet.load(
@@ -134,6 +138,8 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
   let client: GuardedClient | undefined;
   const closeLater: Array<() => Promise<void>> = [];
   try {
+    // Once the store answers: a start that cannot reach it makes no key file.
+    const keys = loadKeyring(config.dataDir, config.masterKey);
     const toolSources = new GatewayToolSources(catalogToolSources(catalogs));
     const report = await bootstrap(store, toolSources, now());
     const outbound = createGuardedClient({
@@ -270,7 +276,6 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
       currentIdentity: storedCredentialIdentity(store, vault),
       ...(options.onInternalError ? { report: options.onInternalError } : {}),
     });
-    sessionSweep.start();
     remote.executor.sessionOpened = (connectionId, target, session) => {
       sessionSweep.opened(session, target);
       listChanges.listen(connectionId, target, session);
@@ -289,10 +294,13 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
       refresh: (connection, endpoint) =>
         refreshConnection(operator('system'), connection, endpoint).then(() => watch.announce()),
     });
-    healthProbe.start();
     const requestState = RequestStateSealer.fromMasterKeys(
       [keys.keyring.current, ...keys.keyring.previous].map((key) => key.bytes),
     );
+    // Last: everything above can fail, and a token made before it would never be printed.
+    const adminToken = await firstAdminToken(store, now());
+    sessionSweep.start();
+    healthProbe.start();
     return {
       config,
       store,
@@ -306,7 +314,12 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
       requestState,
       oauth,
       upstreamSignIn,
-      startup: { ...report, keyFileCreated: keys.created, keySource: keys.source },
+      startup: {
+        ...report,
+        adminToken,
+        keyFileCreated: keys.created,
+        keySource: keys.source,
+      },
       operator,
       async close() {
         await healthProbe.stop();

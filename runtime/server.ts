@@ -1,13 +1,16 @@
 /**
  * The gateway as an HTTP server: listen, open it, report what the start did.
  * The first start creates the default workspace, the master key file (unless
- * PORTCULLIS_MASTER_KEY is set) and an admin token, which it prints once. It
- * listens before it opens the store, so a start that cannot listen (the port
- * is taken, the host does not resolve) fails before that token is made.
+ * PORTCULLIS_MASTER_KEY is set) and an admin token, which it prints once. Its
+ * configuration is checked whole before it is called, and it listens before
+ * it opens the store, so a start that cannot listen (the port is taken, the
+ * host does not resolve) fails before anything is made; the token is made
+ * last of all (`openGateway`).
  */
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type Config, ConfigError } from './core/config/config.ts';
+import type { Config } from './core/config/config.ts';
+import { ConfigError } from './core/config/config-error.ts';
 import { GatewayError, publicError } from './core/errors.ts';
 import { ConnectionEndpoints } from './core/gateway/connection-endpoints.ts';
 import { ConnectionTools } from './core/gateway/connection-tools.ts';

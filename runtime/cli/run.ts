@@ -6,7 +6,8 @@
  * (help included, on stdout), 1 refused or failed, 2 a usage error (stderr).
  */
 import { parseArgs } from 'node:util';
-import { ConfigError, configFromEnvironment } from '../core/config/config.ts';
+import { configFromEnvironment } from '../core/config/config.ts';
+import { ConfigError, configErrorText } from '../core/config/config-error.ts';
 import { publicError } from '../core/errors.ts';
 import { DEFAULT_WORKSPACE } from '../core/gateway/bootstrap.ts';
 import { didYouMean, nearestWord } from '../core/nearest-word.ts';
@@ -81,10 +82,7 @@ export async function runPortcullis(argv: string[], options: RunOptions): Promis
     });
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    printProblem(
-      out,
-      `portcullis: ${error.message}\n  code: ${error.code} (change ${error.variable})\n`,
-    );
+    printProblem(out, configErrorText(error));
     return 1;
   }
   try {

@@ -10,7 +10,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { ConfigError } from '../core/config/config.ts';
+import { ConfigError } from '../core/config/config-error.ts';
 import { SQLITE_FILE } from '../open-gateway.ts';
 
 type Env = Record<string, string | undefined>;

@@ -1,5 +1,9 @@
+import { generateKeyPairSync } from 'node:crypto';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, configFromEnvironment } from '../../runtime/core/config/config.ts';
+import { configFromEnvironment } from '../../runtime/core/config/config.ts';
+import { ConfigError } from '../../runtime/core/config/config-error.ts';
+import { BAD_VALUES, pemOf, scratch } from '../support/bad-config.ts';
 
 function errorOf(environment: Record<string, string>): ConfigError {
   try {
@@ -85,21 +89,88 @@ describe('configFromEnvironment', () => {
     expect(config.masterKey?.equals(key)).toBe(true);
   });
 
-  it.each([
-    ['PORT', { PORT: 'eighty' }],
-    ['PORT', { PORT: '70000' }],
-    ['DATABASE_URL', { DATABASE_URL: 'mysql://localhost/db' }],
-    ['PORTCULLIS_MASTER_KEY', { PORTCULLIS_MASTER_KEY: 'c2hvcnQ' }],
-    ['PORTCULLIS_DEV_UPSTREAMS', { PORTCULLIS_DEV_UPSTREAMS: 'unikraft=ftp://x' }],
-    ['PORTCULLIS_LOG_LEVEL', { PORTCULLIS_LOG_LEVEL: 'loud' }],
-    ['PORTCULLIS_PUBLIC_URL', { PORTCULLIS_PUBLIC_URL: 'ftp://gateway.example.com' }],
-    ['PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS', { PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS: 'yes' }],
-    ['PORTCULLIS_UPSTREAM_DEADLINE_MS', { PORTCULLIS_UPSTREAM_DEADLINE_MS: '500' }],
-    ['PORTCULLIS_TRUSTED_PROXIES', { PORTCULLIS_TRUSTED_PROXIES: '10.0.0.0/33' }],
-    ['PORTCULLIS_TRUSTED_PROXIES', { PORTCULLIS_TRUSTED_PROXIES: 'proxy.example' }],
-  ])('names %s when its value is bad', (variable, environment) => {
-    const error = errorOf(environment);
-    expect([error.code, error.variable]).toEqual(['config_invalid', variable]);
+  it.each(BAD_VALUES)('refuses %s, naming its variable and nothing else', (_name, want) => {
+    const error = errorOf(want.given);
+    expect([error.code, error.problems.map((problem) => problem.variable)]).toEqual([
+      'config_invalid',
+      [want.variable],
+    ]);
+    // A secret's value is never repeated, not even a line of it.
+    if (want.variable.endsWith('_KEY') || want.variable.endsWith('_PEM')) {
+      const lines = Object.values(want.given).flatMap((value) => value.split('\n'));
+      for (const line of lines.filter((text) => text.length > 4 && !text.startsWith('-----')))
+        expect(error.message).not.toContain(line);
+    }
+  });
+
+  it('reports every bad value at once, in the order of the variables', () => {
+    const given = Object.assign({}, ...BAD_VALUES.map(([, want]) => want.given)) as Record<
+      string,
+      string
+    >;
+    const error = errorOf(given);
+    expect(error.problems.map((problem) => problem.variable).sort()).toEqual(
+      [...new Set(BAD_VALUES.map(([, want]) => want.variable))].sort(),
+    );
+    expect(error.message.split('\n')).toHaveLength(error.problems.length);
+  });
+
+  it.each<[string, { given: string; want: string }]>([
+    [
+      'RSA 1024',
+      {
+        given: pemOf(generateKeyPairSync('rsa', { modulusLength: 1024 })),
+        want: 'an RSA key of 1024 bits',
+      },
+    ],
+    [
+      'EC P-384',
+      {
+        given: pemOf(generateKeyPairSync('ec', { namedCurve: 'P-384' })),
+        want: 'an EC key on curve secp384r1',
+      },
+    ],
+    ['Ed25519', { given: pemOf(generateKeyPairSync('ed25519')), want: 'an ed25519 key' }],
+    ['no key', { given: 'not a key: secret-material-1234', want: 'no private key in PEM' }],
+  ])('says what a signing key of %s is, and what it takes', (_name, { given, want }) => {
+    expect(errorOf({ PORTCULLIS_OAUTH_SIGNING_KEY_PEM: given }).message).toBe(
+      `PORTCULLIS_OAUTH_SIGNING_KEY_PEM: expected a PEM private key (EC P-256 for ES256, or RSA 2048+ for RS256), got ${want}`,
+    );
+  });
+
+  it.each<[string, Record<string, string>]>([
+    [
+      'an EC P-256 signing key',
+      {
+        PORTCULLIS_OAUTH_SIGNING_KEY_PEM: pemOf(generateKeyPairSync('ec', { namedCurve: 'P-256' })),
+      },
+    ],
+    [
+      'an RSA 2048 signing key in PKCS#1',
+      {
+        PORTCULLIS_OAUTH_SIGNING_KEY_PEM: pemOf(
+          generateKeyPairSync('rsa', { modulusLength: 2048 }),
+          { type: 'pkcs1' },
+        ),
+      },
+    ],
+    [
+      'a master key in base64url',
+      { PORTCULLIS_MASTER_KEY: Buffer.alloc(32, 250).toString('base64url') },
+    ],
+    [
+      'an upstream client with its secret',
+      {
+        PORTCULLIS_TOOL_OAUTH_LINEAR_CLIENT_ID: 'id',
+        PORTCULLIS_TOOL_OAUTH_LINEAR_CLIENT_SECRET: 's',
+      },
+    ],
+    [
+      'a data folder to be made in a new folder',
+      { PORTCULLIS_DATA_DIR: join(scratch, 'new', 'data') },
+    ],
+  ])('takes %s', (_name, given) => {
+    expect(() => configFromEnvironment(given)).not.toThrow();
   });
 
   it('reads development upstream overrides, which allow private networks', () => {

@@ -1,11 +1,16 @@
 /**
- * The gateway's configuration, from the environment, validated with zod. A bad
- * value is one clear error naming the variable and what it takes; the master
- * key's value never appears in it.
+ * The gateway's configuration, from the environment, validated with zod before
+ * the start makes anything: every variable, the content of the keys given
+ * (a signing key's type and size, the master key's length) and the data
+ * folder (without touching it). Every bad value is reported at once, each a
+ * line naming the variable and what it takes; a secret's value never appears.
  */
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { didYouMean } from '../nearest-word.ts';
+import { signingKeyPemProblem } from '../oauth-server/signing-key-pem.ts';
+import { ConfigError, type ConfigProblem } from './config-error.ts';
+import { dataDirProblem } from './data-dir.ts';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'silent'] as const;
 
@@ -25,6 +30,7 @@ export const ConfigSchema = z.strictObject({
   DATABASE_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\//)
+    .refine(isUrlWithHost)
     .optional(),
   /**
    * `redis://…` or `rediss://…`: the shared ephemeral state (sessions, pending
@@ -33,11 +39,13 @@ export const ConfigSchema = z.strictObject({
    */
   REDIS_URL: z
     .string()
-    .regex(/^rediss?:\/\//, 'a redis:// or rediss:// URL')
+    .regex(/^rediss?:\/\//)
+    .refine(isUrlWithHost)
     .optional(),
   /** 32 bytes, base64 or base64url; unset, a key file in the data folder (created on first start). */
   PORTCULLIS_MASTER_KEY: z
     .string()
+    .regex(/^[A-Za-z0-9+/_-]{43}=?$/)
     .refine((value) => Buffer.from(value, 'base64url').byteLength === 32)
     .optional(),
   /**
@@ -51,6 +59,9 @@ export const ConfigSchema = z.strictObject({
     .string()
     .regex(
       /^[a-z0-9-]+(\/[a-z0-9-]+)?=https?:\/\/[^,\s]+(,[a-z0-9-]+(\/[a-z0-9-]+)?=https?:\/\/[^,\s]+)*$/,
+    )
+    .refine((value) =>
+      value.split(',').every((pair) => isUrlWithHost(pair.slice(pair.indexOf('=') + 1))),
     )
     .optional(),
   /**
@@ -67,16 +78,24 @@ export const ConfigSchema = z.strictObject({
   PORTCULLIS_OAUTH_REDIRECT_URIS: z
     .string()
     .regex(/^https?:\/\/[^,\s]+(,https?:\/\/[^,\s]+)*$/)
+    // A pattern's `*` stands for characters a URL may hold (a port's too); with each a 0, it must parse.
+    .refine((value) =>
+      value.split(',').every((pattern) => isUrlWithHost(pattern.replaceAll('*', '0'))),
+    )
     .optional(),
   /** A PKCS#8 or PKCS#1 PEM private key (EC P-256 or RSA) that signs access tokens instead of the stored one. */
   PORTCULLIS_OAUTH_SIGNING_KEY_PEM: z
     .string()
-    .regex(/-----BEGIN (EC |RSA )?PRIVATE KEY-----/)
+    .superRefine((pem, ctx) => {
+      const got = signingKeyPemProblem(pem);
+      if (got !== undefined) ctx.addIssue({ code: 'custom', message: got, params: { got } });
+    })
     .optional(),
   /** Browser origins allowed to call /mcp, the discovery documents and the token, registration and revocation endpoints (comma-separated; `*`: any). */
   PORTCULLIS_CORS_ORIGINS: z
     .string()
     .regex(/^(\*|https?:\/\/[^,\s/]+(,https?:\/\/[^,\s/]+)*)$/)
+    .refine((value) => value === '*' || value.split(',').every(isUrlWithHost))
     .optional(),
   /**
    * The reverse proxies in front of the gateway whose `X-Forwarded-For` is
@@ -165,18 +184,6 @@ export interface Config {
   toolOAuthClients: Record<string, string>;
 }
 
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
-  readonly code = 'config_invalid';
-  /** The environment variable to change. */
-  readonly variable: string;
-
-  constructor(variable: string, message: string) {
-    super(`${variable}: ${message}`);
-    this.variable = variable;
-  }
-}
-
 const KNOWN = Object.keys(ConfigSchema.shape) as Variable[];
 
 export function configFromEnvironment(environment: Record<string, string | undefined>): Config {
@@ -188,11 +195,26 @@ export function configFromEnvironment(environment: Record<string, string | undef
     ]),
   );
   const parsed = ConfigSchema.safeParse(relevant);
+  const problems: ConfigProblem[] = [];
   if (!parsed.success) {
-    const variable = String(parsed.error.issues[0]?.path[0] ?? 'environment');
-    throw configError(variable, relevant[variable]);
+    // One problem per variable (its first), in the order of the variables.
+    const seen = new Set<string>();
+    for (const issue of parsed.error.issues) {
+      const variable = String(issue.path[0] ?? 'environment');
+      if (seen.has(variable)) continue;
+      seen.add(variable);
+      const got = issue.code === 'custom' ? (issue.params?.got as string | undefined) : undefined;
+      problems.push(problemOf(variable, relevant[variable], got));
+    }
   }
-  const values = parsed.data;
+  // The data folder is looked at, never made, until every value is good.
+  const dataDir = ConfigSchema.shape.PORTCULLIS_DATA_DIR.safeParse(relevant.PORTCULLIS_DATA_DIR);
+  const folder = dataDir.success ? dataDirProblem(dataDir.data) : undefined;
+  if (folder !== undefined) problems.push({ variable: 'PORTCULLIS_DATA_DIR', message: folder });
+  problems.push(...toolOAuthProblems(environment));
+  const [first, ...more] = problems;
+  if (first !== undefined) throw ConfigError.of([first, ...more]);
+  const values = parsed.data!;
   return {
     listenAddress: values.HOST,
     listenPort: values.PORT,
@@ -229,13 +251,53 @@ export function configFromEnvironment(environment: Record<string, string | undef
   };
 }
 
-/** `VAR: expected <what it takes>, got "<value>"` (never a secret's value), with a near valid word. */
-function configError(variable: string, value: string | undefined): ConfigError {
+/**
+ * `expected <what it takes>, got "<value>"` (never a secret's value), with a
+ * near valid word; `what` says what a secret is instead (`an RSA key of 1024 bits`).
+ */
+function problemOf(variable: string, value: string | undefined, what?: string): ConfigProblem {
   const accepts = ACCEPTS[variable as Variable];
-  if (accepts === undefined) return new ConfigError(variable, 'is not valid');
-  const got = accepts.secret || value === undefined ? '' : `, got ${JSON.stringify(value)}`;
+  if (accepts === undefined) return { variable, message: 'is not valid' };
+  const shown = accepts.secret || value === undefined ? '' : `, got ${JSON.stringify(value)}`;
+  const got = what === undefined ? shown : `, got ${what}`;
   const near = accepts.words && value !== undefined ? didYouMean(value.trim(), accepts.words) : '';
-  return new ConfigError(variable, `expected ${accepts.takes}${got}${near}`);
+  return { variable, message: `expected ${accepts.takes}${got}${near}` };
+}
+
+const TOOL_OAUTH = /^PORTCULLIS_TOOL_OAUTH_(?:([A-Z0-9_]+)_)?CLIENT_(ID|SECRET)$/;
+
+/**
+ * `PORTCULLIS_TOOL_OAUTH_[<CONNECTION>_]CLIENT_ID` / `_SECRET`: a name of
+ * another shape, or a secret without its client id, would be ignored without
+ * a word, so it is refused.
+ */
+function toolOAuthProblems(environment: Record<string, string | undefined>): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  for (const [variable, value] of Object.entries(environment)) {
+    if (!variable.startsWith('PORTCULLIS_TOOL_OAUTH_') || value === undefined || value === '')
+      continue;
+    const match = TOOL_OAUTH.exec(variable);
+    if (!match) {
+      problems.push({
+        variable,
+        message:
+          'expected a name PORTCULLIS_TOOL_OAUTH_[<CONNECTION>_]CLIENT_ID or _CLIENT_SECRET (the connection in upper case, - as _)',
+      });
+    } else if (match[2] === 'ID' && value.trim() === '') {
+      problems.push({ variable, message: 'expected a client id, got a blank' });
+    } else if (match[2] === 'SECRET' && !environment[variable.replace(/SECRET$/, 'ID')]?.trim()) {
+      problems.push({
+        variable,
+        message: `expected beside ${variable.replace(/SECRET$/, 'ID')}, which is unset`,
+      });
+    }
+  }
+  return problems;
+}
+
+/** A URL that parses and names a host. */
+function isUrlWithHost(value: string): boolean {
+  return URL.canParse(value) && new URL(value).hostname !== '';
 }
 
 const PROXY_WORDS = new Set(['loopback', 'linklocal', 'uniquelocal']);

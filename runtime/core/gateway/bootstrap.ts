@@ -1,8 +1,10 @@
 /**
- * What every start does before serving: make sure the default workspace and an
- * admin token exist (the token is returned only when created, to be printed
- * once), and bring every connection's action policies in line with the
- * tools their sources give now (contract safety).
+ * What every start does before serving: make sure the default workspace
+ * exists, and bring every connection's action policies in line with the
+ * tools their sources give now (contract safety); and, as the start's very
+ * last step, make sure an admin token exists (returned only when created, to
+ * be printed once), so a start that fails on the way makes no token it could
+ * not print.
  */
 import { auditEvent } from '../governance/audit-event.ts';
 import { syncPolicies } from '../governance/contract-sync.ts';
@@ -15,8 +17,6 @@ import type { ToolSources } from '../tools/tool-source.ts';
 export const DEFAULT_WORKSPACE = 'default';
 
 export interface BootstrapReport {
-  /** Shown once: the first start's admin token. */
-  adminToken: string | undefined;
   defaultWorkspaceId: string;
   /** Per connection name: actions added (quarantined), with changed contracts, retired. */
   contracts: Array<{
@@ -38,11 +38,6 @@ export async function bootstrap(
     if (!workspace) {
       workspace = { id: newId(), name: DEFAULT_WORKSPACE, createdAt: at };
       await tx.workspaces.create(workspace);
-    }
-    let adminToken: string | undefined;
-    if ((await tx.adminTokens.count()) === 0) {
-      adminToken = newAdminToken();
-      await tx.adminTokens.create(newId(), hashKey(adminToken), at);
     }
     const contracts: BootstrapReport['contracts'] = [];
     // Every policy in one read, by connection (in action order, as the store lists them).
@@ -80,6 +75,16 @@ export async function bootstrap(
         });
       }
     }
-    return { adminToken, defaultWorkspaceId: workspace.id, contracts };
+    return { defaultWorkspaceId: workspace.id, contracts };
+  });
+}
+
+/** The first start's admin token, made when the store has none; undefined when it has one. */
+export async function firstAdminToken(store: Store, now: Date): Promise<string | undefined> {
+  return store.transaction(async (tx) => {
+    if ((await tx.adminTokens.count()) > 0) return undefined;
+    const adminToken = newAdminToken();
+    await tx.adminTokens.create(newId(), hashKey(adminToken), now.toISOString());
+    return adminToken;
   });
 }

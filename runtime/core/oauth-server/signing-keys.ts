@@ -24,12 +24,10 @@ import { GatewayError } from '../errors.ts';
 import type { Store } from '../store/store.ts';
 import type { CredentialVault } from '../vault/credential-vault.ts';
 import { type SealedFamily, sealedFamily } from '../vault/sealed-family.ts';
-import type { SigningKey } from './oauth-model.ts';
+import { type SigningAlgorithm, signingKeyOfPem } from './signing-key-pem.ts';
 
 /** What the signing keys need of the vault. */
 export type SecretVault = Pick<CredentialVault, 'openAt' | 'sealUnderCurrent'>;
-
-export type SigningAlgorithm = SigningKey['alg'];
 
 export interface ActiveKey {
   kid: string;
@@ -251,8 +249,7 @@ export class SigningKeys {
   }
 
   async #usePem(pem: string): Promise<void> {
-    const privateKey = createPrivateKey(pem);
-    const alg = algorithmOf(privateKey);
+    const { privateKey, alg } = signingKeyOfPem(pem);
     const jwk = publicJwkOf(privateKey, alg);
     const kid = await calculateJwkThumbprint(jwk);
     this.#current = { kid, alg, privateKey };
@@ -260,17 +257,6 @@ export class SigningKeys {
       { kid, alg, key: createPublicKey(privateKey), jwk: { ...jwk, kid }, retiredAt: null },
     ];
   }
-}
-
-/** ES256 for an EC P-256 key, RS256 for an RSA key of 2048 bits or more; anything else is refused. */
-export function algorithmOf(privateKey: KeyObject): SigningAlgorithm {
-  const details = privateKey.asymmetricKeyDetails;
-  if (privateKey.asymmetricKeyType === 'ec' && details?.namedCurve === 'prime256v1') return 'ES256';
-  if (privateKey.asymmetricKeyType === 'rsa' && (details?.modulusLength ?? 0) >= 2048)
-    return 'RS256';
-  throw new TypeError(
-    'expected an EC P-256 (ES256) or RSA 2048+ (RS256) private key in PKCS#8 or PKCS#1 PEM',
-  );
 }
 
 function publicJwkOf(privateKey: KeyObject, alg: SigningAlgorithm): JWK {
