@@ -20,7 +20,7 @@ import type { CallOutcome } from '../execute/connection-health.ts';
 import type { ExecuteCall, Execution, Executor } from '../execute/executor.ts';
 import { isPlainObject, type JsonValue } from '../json-value.ts';
 import { isClientRequest } from '../mcp/client-capability.ts';
-import { type InputRequired, isInputRequired } from '../mcp/tool-backend.ts';
+import type { InputRequired } from '../mcp/tool-backend.ts';
 import { Redactor } from '../outbound/redaction.ts';
 import { SIGN_IN_INPUT, signInElicitation } from '../upstream-sign-in/sign-in-elicitation.ts';
 import type { UpstreamTokens } from '../upstream-sign-in/upstream-tokens.ts';
@@ -124,8 +124,7 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
       if (asked) return asked;
       throw error;
     }
-    const { outcome } = forwarded;
-    return { ...forwarded, outcome: isInputRequired(outcome) ? outcome : toolResultOf(outcome) };
+    return forwarded as Execution;
   }
 
   /**
@@ -195,7 +194,11 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
         throw this.#failed(key, session, again);
       }
     }
-    return this.#executed(exchange, step, target.url.host, requestBytes);
+    try {
+      return await this.#executed(exchange, step, target.url.host, requestBytes);
+    } catch (error) {
+      throw this.#failed(key, session, error);
+    }
   }
 
   /** What the connection's server said it serves, as the caller's session found it. */
@@ -335,10 +338,10 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
     let step: Step<Answered>;
     try {
       step = await held.next(call.cancel);
+      return await this.#executed(held, step, held.host, 0);
     } catch (error) {
       throw this.#failed(held.sessionKey, held.session, error);
     }
-    return this.#executed(held, step, held.host, 0);
   }
 
   /** The call's request, as an exchange that may stop to ask the agent. */
@@ -371,7 +374,12 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
     return exchange;
   }
 
-  /** The result, or the question to put to the agent (its exchange held until the answer comes). */
+  /**
+   * The result, checked for its method's shape, or the question to put to
+   * the agent (its exchange held until the answer comes). A result of the
+   * wrong shape is malformed: the caller throws it through `#failed`, which
+   * forgets the session it came on.
+   */
   async #executed(
     exchange: RemoteExchange,
     step: Step<Answered>,
@@ -405,9 +413,13 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
       };
     }
     const { result } = step.value;
+    const checked = RESULT_SHAPES[exchange.call.method];
     return {
       ...base,
-      outcome: result.resultType === 'input_required' ? inputRequiredOf(result) : result,
+      outcome:
+        result.resultType === 'input_required'
+          ? inputRequiredOf(result)
+          : (checked?.(result) ?? result),
       replyBytes: Buffer.byteLength(JSON.stringify(result)),
       health: 'success',
     };
@@ -552,7 +564,14 @@ function inputRequiredOf(result: Record<string, unknown>): InputRequired {
   return outcome;
 }
 
-function toolResultOf(result: Record<string, unknown>): CallToolResult {
+/** The results whose shape is checked here, by method; the others reach their callers as they are. */
+const RESULT_SHAPES: Partial<
+  Record<string, (result: Record<string, unknown>) => Record<string, unknown>>
+> = {
+  'tools/call': toolResultOf,
+};
+
+function toolResultOf(result: Record<string, unknown>): CallToolResult & Record<string, unknown> {
   if (!Array.isArray(result.content))
     throw new GatewayError(
       'mcp_remote_malformed_response',
