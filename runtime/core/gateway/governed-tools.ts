@@ -45,6 +45,7 @@ import type {
 } from '../mcp/tool-backend.ts';
 import { scopeFor, scopesAllow } from '../oauth-server/scopes.ts';
 import { agentOf, type Caller, type Principals } from '../principals/principals.ts';
+import { featureOfKey } from '../remote/remote-feature-contract.ts';
 import type { RemoteMcpExecutor } from '../remote/remote-mcp-executor.ts';
 import type { Store } from '../store/store.ts';
 import type { ToolTarget } from '../tools/tool-source.ts';
@@ -280,7 +281,21 @@ export class GovernedTools implements ToolBackend<Caller> {
     };
     if (!agent) return refuse('unauthenticated', null);
     const target = snapshot.resolveTool(agent.workspaceId, name);
-    if (!target) return refuse('tool_unknown', null);
+    if (!target) {
+      // A tool its connection retired is said to be retired, to an agent granted that connection.
+      const retired = snapshot.retiredAction(agent.workspaceId, name);
+      if (
+        retired !== undefined &&
+        featureOfKey(retired.action) === undefined &&
+        snapshot.grantOf(agent.id, retired.connection.id) !== undefined
+      )
+        return refuse(
+          'action_retired',
+          retired.connection.id,
+          `connection ${retired.connection.name} no longer offers ${retired.action}; it was retired`,
+        );
+      return refuse('tool_unknown', null);
+    }
     const { connection, action, source } = target;
     const grant = snapshot.grantOf(agent.id, connection.id);
     const policy = snapshot.policyOf(connection.id, action.name);
