@@ -49,8 +49,8 @@ export interface Execution {
 export interface Executor<T extends ToolTarget = ToolTarget> {
   readonly kind: ToolSourceKind;
   execute(call: ExecuteCall<T>): Promise<Execution>;
-  /** Whether a failed call counts against the connection's health. */
-  healthOutcomeOf(error: unknown): CallOutcome;
+  /** Whether a failed call counts against the connection's health (`call`: whose credential it carried). */
+  healthOutcomeOf(error: unknown, call?: Pick<ExecuteCall, 'credentialOwner'>): CallOutcome;
 }
 
 /** The executors of every tool source kind. */

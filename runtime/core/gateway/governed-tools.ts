@@ -357,7 +357,12 @@ export class GovernedTools implements ToolBackend<Caller> {
     } catch (error) {
       const code = reasonOf(error);
       const denied = REASONS[code].audited === 'denied';
-      await this.#recordHealth(connection, executor.healthOutcomeOf(error));
+      await this.#recordHealth(
+        connection,
+        executor.healthOutcomeOf(error, {
+          credentialOwner: grant.credentialMode === 'personal' ? agent.id : null,
+        }),
+      );
       await finish({
         decision: denied ? 'denied' : 'allowed',
         outcome: denied ? null : 'error',

@@ -148,6 +148,24 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
     send: (credential: Record<string, string> | undefined) => Promise<T>,
   ): Promise<T> {
     const { connection, source } = call.target;
+    const { authKind } = source.endpoint;
+    // A key or headers the call must carry and has not: refused before anything is sent.
+    if ((authKind === 'bearer' || authKind === 'headers') && isEmpty(call.credential))
+      return Promise.reject(
+        new GatewayError(
+          'credential_missing',
+          call.credentialOwner
+            ? `connection ${connection.name} has no credential of this agent's own (its grant is personal): portcullis credential set ${connection.name} --agent <agent>`
+            : `connection ${connection.name} has no credential`,
+          // The code in a prompt's or resource's JSON-RPC error data too: the agent's client reads it there.
+          {
+            detail: {
+              code: 'credential_missing',
+              credential: call.credentialOwner ? 'personal' : 'shared',
+            },
+          },
+        ),
+      );
     return withCredential(
       this.tokens,
       {
@@ -425,9 +443,15 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
     };
   }
 
-  healthOutcomeOf(error: unknown): CallOutcome {
+  /**
+   * Seed 003: what one caller's own credential brings on (the server
+   * refusing an agent's personal key, a 401 or 403) says nothing about the
+   * connection the others share, and leaves its health alone.
+   */
+  healthOutcomeOf(error: unknown, call?: Pick<ExecuteCall, 'credentialOwner'>): CallOutcome {
     if (!(error instanceof GatewayError)) return 'neutral';
     if (error.detail?.cancelled === true || isCancelled(error)) return 'neutral';
+    if (call?.credentialOwner && isRefusal(error)) return 'neutral';
     return HEALTH_FAILURES.has(error.code) ? 'failure' : 'neutral';
   }
 
@@ -581,6 +605,16 @@ function toolResultOf(result: Record<string, unknown>): CallToolResult & Record<
   if (isPlainObject(result.structuredContent)) outcome.structuredContent = result.structuredContent;
   if (result.isError === true) outcome.isError = true;
   return outcome;
+}
+
+/** The server refused the credential (HTTP 401 or 403). */
+function isRefusal(error: GatewayError): boolean {
+  const status = error.detail?.status;
+  return error.code === 'mcp_remote_status' && (status === 401 || status === 403);
+}
+
+function isEmpty(credential: Record<string, string> | undefined): boolean {
+  return credential === undefined || Object.values(credential).every((value) => value === '');
 }
 
 function isCancelled(error: GatewayError): boolean {
