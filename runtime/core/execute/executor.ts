@@ -9,6 +9,7 @@ import type { ClientCapabilities, LoggingLevel } from '@modelcontextprotocol/ser
 import { type CancelSignal, NEVER_CANCELLED } from '../cancellation.ts';
 import type { JsonValue } from '../json-value.ts';
 import type { ToolOutcome } from '../mcp/tool-backend.ts';
+import type { Redactor } from '../outbound/redaction.ts';
 import type { ToolSourceKind, ToolTarget } from '../tools/tool-source.ts';
 import type { CallOutcome } from './connection-health.ts';
 
@@ -21,6 +22,8 @@ export interface ExecuteCall<T extends ToolTarget = ToolTarget> {
   credential: Record<string, string> | undefined;
   /** Whose credential goes with the call: the agent's own (its id), or the connection's shared one (null). */
   credentialOwner?: string | null;
+  /** Every credential the gateway holds for the caller's workspace: none of them reaches the caller. */
+  secrets?: Redactor;
   cancel: CancelSignal;
   /** What the calling client can do (for input an upstream asks for). */
   clientCapabilities: ClientCapabilities;

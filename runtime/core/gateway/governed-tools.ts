@@ -54,6 +54,7 @@ import { argumentHash, validateArguments } from './arguments.ts';
 import type { AuditLog } from './audit-log.ts';
 import { type FeatureView, ForwardedFeatures } from './forwarded-features.ts';
 import type { ToolWatch } from './tool-watch.ts';
+import { WorkspaceSecrets } from './workspace-secrets.ts';
 
 export interface GovernedToolsOptions {
   /** Told about failures no caller should see (the operator's log), with the call they belong to. */
@@ -84,6 +85,9 @@ export class GovernedTools implements ToolBackend<Caller> {
     Map<string, Promise<Record<string, string> | undefined>>
   >();
 
+  /** What every reply of a workspace is redacted of. */
+  readonly #secrets: WorkspaceSecrets;
+
   /** Prompts and resources of remote connections; `/mcp/c/<connection>` reads them too. */
   readonly features: ForwardedFeatures | undefined;
 
@@ -91,6 +95,7 @@ export class GovernedTools implements ToolBackend<Caller> {
     this.#options = options;
     this.#now = options.now ?? (() => new Date());
     this.#report = options.report ?? (() => {});
+    this.#secrets = new WorkspaceSecrets(options.store, options.vault);
     this.features =
       options.remote &&
       new ForwardedFeatures({
@@ -98,6 +103,7 @@ export class GovernedTools implements ToolBackend<Caller> {
         audit: options.audit,
         credentialOf: (snapshot, connection, agentId) =>
           this.#credential(snapshot, connection, agentId),
+        secretsOf: (snapshot, workspaceId) => this.#secrets.of(snapshot, workspaceId),
         now: this.#now,
         report: (error) => this.#report(error),
         ...(options.unpinned ? { unpinned: options.unpinned } : {}),
@@ -348,6 +354,7 @@ export class GovernedTools implements ToolBackend<Caller> {
         arguments: validated,
         credential,
         credentialOwner: grant.credentialMode === 'personal' ? agent.id : null,
+        secrets: await this.#secrets.of(snapshot, agent.workspaceId),
         cancel: call.cancel,
         clientCapabilities: call.clientCapabilities,
         progress: call.progress,

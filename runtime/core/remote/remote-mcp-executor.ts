@@ -67,8 +67,8 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
   readonly #sessions: UpstreamSessions;
   /** The access tokens of signed-in (`oauth`) connections; without it their calls go out bare. */
   tokens: UpstreamTokens | undefined;
-  readonly #targets = new UpstreamTargets((endpoint, credential) => {
-    const target = upstreamTarget(endpoint, credential);
+  readonly #targets = new UpstreamTargets((endpoint, credential, secrets) => {
+    const target = upstreamTarget(endpoint, credential, secrets);
     return { target, identity: credentialIdentity(target.headers) };
   });
   /** Told of each upstream session this executor opens (to listen for list changes). */
@@ -184,7 +184,7 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
     relay: ReturnType<typeof relayStateOf>,
   ): Promise<Forwarded> {
     const { connection, source } = call.target;
-    const { target, identity } = this.#targets.of(source.endpoint, credential);
+    const { target, identity } = this.#targets.of(source.endpoint, credential, call.secrets);
     const key = sessionKey(connection.id, call.credentialOwner ?? '');
     const progressToken = `pc-${Math.random().toString(36).slice(2)}`;
     const params: Record<string, unknown> = { ...call.params, _meta: { progressToken } };
@@ -511,16 +511,21 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
   }
 }
 
-/** The upstream address with the credential's headers, checked as they go out. */
+/**
+ * The upstream address with the credential's headers, checked as they go
+ * out; what comes back is redacted of the credential, and of `secrets` (the
+ * caller's workspace's) when given.
+ */
 export function upstreamTarget(
   endpoint: RemoteEndpoint,
   credential: Record<string, string> | undefined,
+  secrets?: Redactor,
 ): UpstreamTarget {
   const headers = credentialHeaders(credential, endpoint.headerNames);
   return {
     url: new URL(endpoint.url),
     headers,
-    redactor: new Redactor(Object.values(credential ?? {})),
+    redactor: new Redactor(Object.values(credential ?? {}), secrets),
   };
 }
 
