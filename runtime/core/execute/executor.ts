@@ -10,6 +10,7 @@ import { type CancelSignal, NEVER_CANCELLED } from '../cancellation.ts';
 import type { JsonValue } from '../json-value.ts';
 import type { McpEra } from '../mcp/protocol-version.ts';
 import type { ToolOutcome } from '../mcp/tool-backend.ts';
+import type { Redactor } from '../outbound/redaction.ts';
 import type { ToolSourceKind, ToolTarget } from '../tools/tool-source.ts';
 import type { CallOutcome } from './connection-health.ts';
 
@@ -22,6 +23,8 @@ export interface ExecuteCall<T extends ToolTarget = ToolTarget> {
   credential: Record<string, string> | undefined;
   /** Whose credential goes with the call: the agent's own (its id), or the connection's shared one (null). */
   credentialOwner?: string | null;
+  /** Every credential the gateway holds for the caller's workspace: none of them reaches the caller. */
+  secrets?: Redactor;
   cancel: CancelSignal;
   /** What the calling client can do (for input an upstream asks for). */
   clientCapabilities: ClientCapabilities;
@@ -52,8 +55,8 @@ export interface Execution {
 export interface Executor<T extends ToolTarget = ToolTarget> {
   readonly kind: ToolSourceKind;
   execute(call: ExecuteCall<T>): Promise<Execution>;
-  /** Whether a failed call counts against the connection's health. */
-  healthOutcomeOf(error: unknown): CallOutcome;
+  /** Whether a failed call counts against the connection's health (`call`: whose credential it carried). */
+  healthOutcomeOf(error: unknown, call?: Pick<ExecuteCall, 'credentialOwner'>): CallOutcome;
 }
 
 /** The executors of every tool source kind. */

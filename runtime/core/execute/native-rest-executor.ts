@@ -37,6 +37,8 @@ export interface RestCall {
   args: ActionArguments;
   /** The credential's fields by name; undefined when the action sends none. */
   credential: Record<string, string> | undefined;
+  /** The caller's workspace's credentials, kept out of the reply too. */
+  secrets?: Redactor;
   cancel?: ExecuteCall['cancel'];
 }
 
@@ -44,7 +46,7 @@ export class NativeRestExecutor implements Executor<NativeRestTarget> {
   readonly kind = 'native_rest';
   readonly #client: GuardedClient;
   readonly #override: UpstreamOverride | undefined;
-  /** Each credential's redactor, made once per opened credential. */
+  /** Each credential's redactor (with its workspace's), made once per opened credential. */
   readonly #redactors = new WeakMap<Record<string, string>, Redactor>();
 
   constructor(client: GuardedClient, override?: UpstreamOverride) {
@@ -60,6 +62,7 @@ export class NativeRestExecutor implements Executor<NativeRestTarget> {
       connection: target.connection,
       args: call.arguments as ActionArguments,
       credential: call.credential,
+      ...(call.secrets === undefined ? {} : { secrets: call.secrets }),
       cancel: call.cancel,
     });
   }
@@ -77,7 +80,7 @@ export class NativeRestExecutor implements Executor<NativeRestTarget> {
 
     // The request is this call's own: the credential joins its headers.
     const { headers } = request;
-    let redactor: Redactor | undefined;
+    let redactor = call.secrets;
     if (action.request.credential) {
       const auth = provider.manifest.connection.auth;
       const field = auth.fields[0]!;
@@ -91,7 +94,7 @@ export class NativeRestExecutor implements Executor<NativeRestTarget> {
           },
         );
       }
-      redactor = this.#redactorOf(call.credential!, value);
+      redactor = this.#redactorOf(call.credential!, value, call.secrets);
       if (auth.kind === 'bearer') headers.authorization = `Bearer ${value}`;
       else headers[auth.header.toLowerCase()] = value;
     }
@@ -125,10 +128,14 @@ export class NativeRestExecutor implements Executor<NativeRestTarget> {
     };
   }
 
-  #redactorOf(credential: Record<string, string>, secret: string): Redactor {
+  #redactorOf(
+    credential: Record<string, string>,
+    secret: string,
+    secrets: Redactor | undefined,
+  ): Redactor {
     let redactor = this.#redactors.get(credential);
-    if (redactor === undefined) {
-      redactor = new Redactor([secret]);
+    if (redactor === undefined || redactor.also !== secrets) {
+      redactor = new Redactor([secret], secrets);
       this.#redactors.set(credential, redactor);
     }
     return redactor;

@@ -40,6 +40,7 @@ import type {
 } from '../mcp/tool-backend.ts';
 import { isInputRequired } from '../mcp/tool-backend.ts';
 import { scopesAllow } from '../oauth-server/scopes.ts';
+import type { Redactor } from '../outbound/redaction.ts';
 import { agentOf, type Caller } from '../principals/principals.ts';
 import { FEATURE_LISTS } from '../remote/discover-features.ts';
 import { namespacedId } from '../remote/remote-feature-contract.ts';
@@ -69,6 +70,8 @@ export interface ForwardedFeaturesOptions {
     connection: Connection,
     agentId: string | null,
   ): Promise<Record<string, string> | undefined>;
+  /** Every credential held for the workspace, as the redactor its replies go through. */
+  secretsOf(snapshot: GovernanceSnapshot, workspaceId: string): Promise<Redactor>;
   now: () => Date;
   report: (error: unknown) => void;
   /**
@@ -531,6 +534,7 @@ export class ForwardedFeatures {
       target: { connection, source },
       credential: await this.#credential(caller, connection, source, grant),
       credentialOwner: ownerOf(caller, grant),
+      secrets: await this.#options.secretsOf(caller.snapshot, caller.workspaceId),
       cancel: context.cancel,
       clientCapabilities: context.clientCapabilities,
       era: context.era,

@@ -46,6 +46,7 @@ import type {
 } from '../mcp/tool-backend.ts';
 import { scopeFor, scopesAllow } from '../oauth-server/scopes.ts';
 import { agentOf, type Caller, type Principals } from '../principals/principals.ts';
+import { featureOfKey } from '../remote/remote-feature-contract.ts';
 import type { RemoteMcpExecutor } from '../remote/remote-mcp-executor.ts';
 import type { Store } from '../store/store.ts';
 import type { ToolTarget } from '../tools/tool-source.ts';
@@ -54,6 +55,7 @@ import { argumentHash, validateArguments } from './arguments.ts';
 import type { AuditLog } from './audit-log.ts';
 import { type FeatureView, ForwardedFeatures } from './forwarded-features.ts';
 import type { ToolWatch } from './tool-watch.ts';
+import { WorkspaceSecrets } from './workspace-secrets.ts';
 
 export interface GovernedToolsOptions {
   /** Told about failures no caller should see (the operator's log), with the call they belong to. */
@@ -84,6 +86,9 @@ export class GovernedTools implements ToolBackend<Caller> {
     Map<string, Promise<Record<string, string> | undefined>>
   >();
 
+  /** What every reply of a workspace is redacted of. */
+  readonly #secrets: WorkspaceSecrets;
+
   /** Prompts and resources of remote connections; `/mcp/c/<connection>` reads them too. */
   readonly features: ForwardedFeatures | undefined;
 
@@ -91,6 +96,7 @@ export class GovernedTools implements ToolBackend<Caller> {
     this.#options = options;
     this.#now = options.now ?? (() => new Date());
     this.#report = options.report ?? (() => {});
+    this.#secrets = new WorkspaceSecrets(options.store, options.vault);
     this.features =
       options.remote &&
       new ForwardedFeatures({
@@ -98,6 +104,7 @@ export class GovernedTools implements ToolBackend<Caller> {
         audit: options.audit,
         credentialOf: (snapshot, connection, agentId) =>
           this.#credential(snapshot, connection, agentId),
+        secretsOf: (snapshot, workspaceId) => this.#secrets.of(snapshot, workspaceId),
         now: this.#now,
         report: (error) => this.#report(error),
         ...(options.unpinned ? { unpinned: options.unpinned } : {}),
@@ -281,7 +288,21 @@ export class GovernedTools implements ToolBackend<Caller> {
     };
     if (!agent) return refuse('unauthenticated', null);
     const target = snapshot.resolveTool(agent.workspaceId, name);
-    if (!target) return refuse('tool_unknown', null);
+    if (!target) {
+      // A tool its connection retired is said to be retired, to an agent granted that connection.
+      const retired = snapshot.retiredAction(agent.workspaceId, name);
+      if (
+        retired !== undefined &&
+        featureOfKey(retired.action) === undefined &&
+        snapshot.grantOf(agent.id, retired.connection.id) !== undefined
+      )
+        return refuse(
+          'action_retired',
+          retired.connection.id,
+          `connection ${retired.connection.name} no longer offers ${retired.action}; it was retired`,
+        );
+      return refuse('tool_unknown', null);
+    }
     const { connection, action, source } = target;
     const grant = snapshot.grantOf(agent.id, connection.id);
     const policy = snapshot.policyOf(connection.id, action.name);
@@ -334,6 +355,7 @@ export class GovernedTools implements ToolBackend<Caller> {
         arguments: validated,
         credential,
         credentialOwner: grant.credentialMode === 'personal' ? agent.id : null,
+        secrets: await this.#secrets.of(snapshot, agent.workspaceId),
         cancel: call.cancel,
         clientCapabilities: call.clientCapabilities,
         era: call.era,
@@ -344,7 +366,12 @@ export class GovernedTools implements ToolBackend<Caller> {
     } catch (error) {
       const code = reasonOf(error);
       const denied = REASONS[code].audited === 'denied';
-      await this.#recordHealth(connection, executor.healthOutcomeOf(error));
+      await this.#recordHealth(
+        connection,
+        executor.healthOutcomeOf(error, {
+          credentialOwner: grant.credentialMode === 'personal' ? agent.id : null,
+        }),
+      );
       await finish({
         decision: denied ? 'denied' : 'allowed',
         outcome: denied ? null : 'error',

@@ -8,7 +8,7 @@ import type { Store } from '../store/store.ts';
 import type { ToolSource, ToolSources, ToolTarget } from '../tools/tool-source.ts';
 import { decide } from './decide.ts';
 import type { ActionPolicy, Agent, Connection, Grant } from './model.ts';
-import { type ToolNameCollision, toolsByName } from './tool-names.ts';
+import { type ToolNameCollision, toolNameFor, toolsByName } from './tool-names.ts';
 
 export interface GovernanceSnapshotOptions {
   /**
@@ -25,7 +25,9 @@ export class GovernanceSnapshot {
   readonly #agentsById: ReadonlyMap<string, Agent>;
   readonly #grantsByAgent: ReadonlyMap<string, Grant[]>;
   readonly #policies: ReadonlyMap<string, ActionPolicy>;
+  readonly #policiesList: readonly ActionPolicy[];
   readonly #toolsByWorkspace = new Map<string, Map<string, ToolTarget>>();
+  readonly #retiredByWorkspace = new Map<string, Map<string, RetiredAction>>();
   readonly #connections: readonly Connection[];
   #connectionNames: Set<string> | undefined;
   readonly #toolSources: ToolSources;
@@ -57,6 +59,7 @@ export class GovernanceSnapshot {
       else grants.set(grant.agentId, [grant]);
     }
     this.#grantsByAgent = grants;
+    this.#policiesList = rows.policies;
     this.#policies = new Map(rows.policies.map((p) => [policyKey(p.connectionId, p.action), p]));
   }
 
@@ -150,6 +153,28 @@ export class GovernanceSnapshot {
     return visible;
   }
 
+  /**
+   * The retired action a name stood for (its source lists it no more, its
+   * policy kept as `retired`), under the name `resolveTool` would have given
+   * it; undefined when the name is a live tool's or never was one.
+   */
+  retiredAction(workspaceId: string, toolName: string): RetiredAction | undefined {
+    let retired = this.#retiredByWorkspace.get(workspaceId);
+    if (!retired) {
+      retired = new Map();
+      const live = this.#workspaceTools(workspaceId);
+      for (const policy of this.#policiesList) {
+        if (policy.state !== 'retired' || policy.workspaceId !== workspaceId) continue;
+        const connection = this.#connections.find((c) => c.id === policy.connectionId);
+        if (!connection) continue;
+        const name = toolNameFor(connection, policy.action);
+        if (!live.has(name)) retired.set(name, { connection, action: policy.action });
+      }
+      this.#retiredByWorkspace.set(workspaceId, retired);
+    }
+    return retired.get(toolName);
+  }
+
   #workspaceTools(workspaceId: string): Map<string, ToolTarget> {
     let tools = this.#toolsByWorkspace.get(workspaceId);
     if (!tools) {
@@ -170,6 +195,13 @@ export class GovernanceSnapshot {
     }
     return tools;
   }
+}
+
+/** An action its connection's source no longer offers, kept as `retired`. */
+export interface RetiredAction {
+  connection: Connection;
+  /** The action's policy key (a tool's name, or `prompt:<name>`, … for a remote feature). */
+  action: string;
 }
 
 function policyKey(connectionId: string, action: string): string {

@@ -20,7 +20,7 @@ import type { CallOutcome } from '../execute/connection-health.ts';
 import type { ExecuteCall, Execution, Executor } from '../execute/executor.ts';
 import { isPlainObject, type JsonValue } from '../json-value.ts';
 import { isClientRequest } from '../mcp/client-capability.ts';
-import { type InputRequired, isInputRequired } from '../mcp/tool-backend.ts';
+import type { InputRequired } from '../mcp/tool-backend.ts';
 import { Redactor } from '../outbound/redaction.ts';
 import { SIGN_IN_INPUT, signInElicitation } from '../upstream-sign-in/sign-in-elicitation.ts';
 import type { UpstreamTokens } from '../upstream-sign-in/upstream-tokens.ts';
@@ -72,8 +72,8 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
   readonly #sessions: UpstreamSessions;
   /** The access tokens of signed-in (`oauth`) connections; without it their calls go out bare. */
   tokens: UpstreamTokens | undefined;
-  readonly #targets = new UpstreamTargets((endpoint, credential) => {
-    const target = upstreamTarget(endpoint, credential);
+  readonly #targets = new UpstreamTargets((endpoint, credential, secrets) => {
+    const target = upstreamTarget(endpoint, credential, secrets);
     return { target, identity: credentialIdentity(target.headers) };
   });
   /** Told of each upstream session this executor opens (to listen for list changes). */
@@ -129,8 +129,7 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
       if (asked) return asked;
       throw error;
     }
-    const { outcome } = forwarded;
-    return { ...forwarded, outcome: isInputRequired(outcome) ? outcome : toolResultOf(outcome) };
+    return forwarded as Execution;
   }
 
   /**
@@ -154,6 +153,24 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
     send: (credential: Record<string, string> | undefined) => Promise<T>,
   ): Promise<T> {
     const { connection, source } = call.target;
+    const { authKind } = source.endpoint;
+    // A key or headers the call must carry and has not: refused before anything is sent.
+    if ((authKind === 'bearer' || authKind === 'headers') && isEmpty(call.credential))
+      return Promise.reject(
+        new GatewayError(
+          'credential_missing',
+          call.credentialOwner
+            ? `connection ${connection.name} has no credential of this agent's own (its grant is personal): portcullis credential set ${connection.name} --agent <agent>`
+            : `connection ${connection.name} has no credential`,
+          // The code in a prompt's or resource's JSON-RPC error data too: the agent's client reads it there.
+          {
+            detail: {
+              code: 'credential_missing',
+              credential: call.credentialOwner ? 'personal' : 'shared',
+            },
+          },
+        ),
+      );
     return withCredential(
       this.tokens,
       {
@@ -172,7 +189,7 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
     relay: ReturnType<typeof relayStateOf>,
   ): Promise<Forwarded> {
     const { source } = call.target;
-    const { target, identity } = this.#targets.of(source.endpoint, credential);
+    const { target, identity } = this.#targets.of(source.endpoint, credential, call.secrets);
     const key = keyOf(call);
     const progressToken = `pc-${Math.random().toString(36).slice(2)}`;
     const params: Record<string, unknown> = { ...call.params, _meta: { progressToken } };
@@ -200,7 +217,11 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
         throw this.#failed(key, session, again);
       }
     }
-    return this.#executed(exchange, step, target.url.host, requestBytes);
+    try {
+      return await this.#executed(exchange, step, target.url.host, requestBytes);
+    } catch (error) {
+      throw this.#failed(key, session, error);
+    }
   }
 
   /** What the connection's server said it serves, as the caller's session found it. */
@@ -340,10 +361,10 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
     let step: Step<Answered>;
     try {
       step = await held.next(call.cancel);
+      return await this.#executed(held, step, held.host, 0);
     } catch (error) {
       throw this.#failed(held.sessionKey, held.session, error);
     }
-    return this.#executed(held, step, held.host, 0);
   }
 
   /** The call's request, as an exchange that may stop to ask the agent. */
@@ -376,7 +397,12 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
     return exchange;
   }
 
-  /** The result, or the question to put to the agent (its exchange held until the answer comes). */
+  /**
+   * The result, checked for its method's shape, or the question to put to
+   * the agent (its exchange held until the answer comes). A result of the
+   * wrong shape is malformed: the caller throws it through `#failed`, which
+   * forgets the session it came on.
+   */
   async #executed(
     exchange: RemoteExchange,
     step: Step<Answered>,
@@ -410,17 +436,27 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
       };
     }
     const { result } = step.value;
+    const checked = RESULT_SHAPES[exchange.call.method];
     return {
       ...base,
-      outcome: result.resultType === 'input_required' ? inputRequiredOf(result) : result,
+      outcome:
+        result.resultType === 'input_required'
+          ? inputRequiredOf(result)
+          : (checked?.(result) ?? result),
       replyBytes: Buffer.byteLength(JSON.stringify(result)),
       health: 'success',
     };
   }
 
-  healthOutcomeOf(error: unknown): CallOutcome {
+  /**
+   * Seed 003: what one caller's own credential brings on (the server
+   * refusing an agent's personal key, a 401 or 403) says nothing about the
+   * connection the others share, and leaves its health alone.
+   */
+  healthOutcomeOf(error: unknown, call?: Pick<ExecuteCall, 'credentialOwner'>): CallOutcome {
     if (!(error instanceof GatewayError)) return 'neutral';
     if (error.detail?.cancelled === true || isCancelled(error)) return 'neutral';
+    if (call?.credentialOwner && isRefusal(error)) return 'neutral';
     return HEALTH_FAILURES.has(error.code) ? 'failure' : 'neutral';
   }
 
@@ -496,16 +532,21 @@ function keyOf(call: Pick<ForwardCall, 'target' | 'credentialOwner' | 'era'>): s
   return sessionKey(connection.id, call.credentialOwner ?? '', wireFor(call.era, source.endpoint));
 }
 
-/** The upstream address with the credential's headers, checked as they go out. */
+/**
+ * The upstream address with the credential's headers, checked as they go
+ * out; what comes back is redacted of the credential, and of `secrets` (the
+ * caller's workspace's) when given.
+ */
 export function upstreamTarget(
   endpoint: RemoteEndpoint,
   credential: Record<string, string> | undefined,
+  secrets?: Redactor,
 ): UpstreamTarget {
   const headers = credentialHeaders(credential, endpoint.headerNames);
   return {
     url: new URL(endpoint.url),
     headers,
-    redactor: new Redactor(Object.values(credential ?? {})),
+    redactor: new Redactor(Object.values(credential ?? {}), secrets),
   };
 }
 
@@ -573,7 +614,14 @@ function inputRequiredOf(result: Record<string, unknown>): InputRequired {
   return outcome;
 }
 
-function toolResultOf(result: Record<string, unknown>): CallToolResult {
+/** The results whose shape is checked here, by method; the others reach their callers as they are. */
+const RESULT_SHAPES: Partial<
+  Record<string, (result: Record<string, unknown>) => Record<string, unknown>>
+> = {
+  'tools/call': toolResultOf,
+};
+
+function toolResultOf(result: Record<string, unknown>): CallToolResult & Record<string, unknown> {
   if (!Array.isArray(result.content))
     throw new GatewayError(
       'mcp_remote_malformed_response',
@@ -583,6 +631,16 @@ function toolResultOf(result: Record<string, unknown>): CallToolResult {
   if (isPlainObject(result.structuredContent)) outcome.structuredContent = result.structuredContent;
   if (result.isError === true) outcome.isError = true;
   return outcome;
+}
+
+/** The server refused the credential (HTTP 401 or 403). */
+function isRefusal(error: GatewayError): boolean {
+  const status = error.detail?.status;
+  return error.code === 'mcp_remote_status' && (status === 401 || status === 403);
+}
+
+function isEmpty(credential: Record<string, string> | undefined): boolean {
+  return credential === undefined || Object.values(credential).every((value) => value === '');
 }
 
 function isCancelled(error: GatewayError): boolean {

@@ -6,8 +6,11 @@
  * credential object, so a call looks its target up here instead of parsing
  * the URL, checking the headers and hashing them again. A new revision or a
  * new credential is a new object, and its target is worked out afresh; the
- * old ones go with their objects.
+ * old ones go with their objects. The caller's workspace redactor (one per
+ * revision) is part of the key: a target redacts what its caller's
+ * workspace holds.
  */
+import type { Redactor } from '../outbound/redaction.ts';
 import type { RemoteEndpoint } from './remote-model.ts';
 import type { UpstreamTarget } from './upstream-client.ts';
 
@@ -20,36 +23,51 @@ export interface ResolvedTarget {
 type Resolve = (
   endpoint: RemoteEndpoint,
   credential: Record<string, string> | undefined,
+  secrets: Redactor | undefined,
 ) => ResolvedTarget;
 
+/** The targets of one endpoint under one workspace redactor (or none). */
 interface EndpointTargets {
   /** The target of calls that carry no credential. */
   none: ResolvedTarget | undefined;
   byCredential: WeakMap<Record<string, string>, ResolvedTarget>;
 }
 
+/** Calls whose caller's workspace redactor is unknown (an operator's). */
+const NO_WORKSPACE = {};
+
 export class UpstreamTargets {
   readonly #resolve: Resolve;
-  readonly #byEndpoint = new WeakMap<RemoteEndpoint, EndpointTargets>();
+  readonly #byEndpoint = new WeakMap<RemoteEndpoint, WeakMap<object, EndpointTargets>>();
 
   /** `resolve`: how a target is worked out the first time (it may throw: nothing is kept then). */
   constructor(resolve: Resolve) {
     this.#resolve = resolve;
   }
 
-  of(endpoint: RemoteEndpoint, credential: Record<string, string> | undefined): ResolvedTarget {
-    let targets = this.#byEndpoint.get(endpoint);
+  /** `secrets`: the caller's workspace's redactor (a new one, each revision, is a new target). */
+  of(
+    endpoint: RemoteEndpoint,
+    credential: Record<string, string> | undefined,
+    secrets?: Redactor,
+  ): ResolvedTarget {
+    let bySecrets = this.#byEndpoint.get(endpoint);
+    if (bySecrets === undefined) {
+      bySecrets = new WeakMap();
+      this.#byEndpoint.set(endpoint, bySecrets);
+    }
+    let targets = bySecrets.get(secrets ?? NO_WORKSPACE);
     if (targets === undefined) {
       targets = { none: undefined, byCredential: new WeakMap() };
-      this.#byEndpoint.set(endpoint, targets);
+      bySecrets.set(secrets ?? NO_WORKSPACE, targets);
     }
     if (credential === undefined) {
-      targets.none ??= this.#resolve(endpoint, undefined);
+      targets.none ??= this.#resolve(endpoint, undefined, secrets);
       return targets.none;
     }
     let resolved = targets.byCredential.get(credential);
     if (resolved === undefined) {
-      resolved = this.#resolve(endpoint, credential);
+      resolved = this.#resolve(endpoint, credential, secrets);
       targets.byCredential.set(credential, resolved);
     }
     return resolved;

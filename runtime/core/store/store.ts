@@ -117,6 +117,8 @@ export interface CredentialRows {
   put(credential: SealedCredential): Promise<void>;
   /** The connection's fields for the agent (`null`: the shared credential). */
   forConnection(connectionId: string, agentId: string | null): Promise<SealedCredential[]>;
+  /** Every sealed credential of the workspace, shared and personal (what replies are redacted of). */
+  forWorkspace(workspaceId: string): Promise<SealedCredential[]>;
   /** Every sealed credential (for a master key rotation). */
   all(): Promise<SealedCredential[]>;
   remove(connectionId: string, agentId: string | null): Promise<number>;
@@ -319,6 +321,8 @@ export interface UpstreamTokenRows {
   get(connectionId: string, agentId: string | null): Promise<StoredTokens | undefined>;
   /** Every credential's row of the connection (shared first, then by agent id). */
   forConnection(connectionId: string): Promise<StoredTokens[]>;
+  /** Every row of the workspace that holds sealed tokens (what replies are redacted of). */
+  forWorkspace(workspaceId: string): Promise<StoredTokens[]>;
   /** Every row that holds sealed tokens (for a master key rotation). */
   sealed(): Promise<StoredTokens[]>;
   /** Replaces the sealed tokens if they still are `from` (a master key rotation); false when they changed. */

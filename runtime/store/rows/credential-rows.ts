@@ -60,6 +60,20 @@ export function credentialRows(context: StoreContext): CredentialRows {
       return sortedBy(rows.map(toCredential), (row) => row.field);
     },
 
+    async forWorkspace(workspaceId) {
+      const rows = await db
+        .selectFrom('credentials')
+        .selectAll()
+        .where('workspace_id', '=', workspaceId)
+        .execute();
+      return sortedBy(
+        rows.map(toCredential),
+        (row) => row.connectionId,
+        (row) => row.agentId ?? '',
+        (row) => row.field,
+      );
+    },
+
     async all() {
       const rows = await db.selectFrom('credentials').selectAll().execute();
       return sortedBy(

@@ -149,6 +149,19 @@ function tokenRows(context: StoreContext): UpstreamTokenRows {
         .sort((a, b) => (a.agent_id < b.agent_id ? -1 : a.agent_id > b.agent_id ? 1 : 0))
         .map(toTokens);
     },
+    async forWorkspace(workspaceId) {
+      const rows = await db
+        .selectFrom('upstream_oauth_tokens')
+        .selectAll()
+        .where('workspace_id', '=', workspaceId)
+        .where('sealed', 'is not', null)
+        .execute();
+      return sortedBy(
+        rows,
+        (row) => row.connection_id,
+        (row) => row.agent_id,
+      ).map(toTokens);
+    },
     async sealed() {
       const rows = await db
         .selectFrom('upstream_oauth_tokens')

@@ -169,7 +169,7 @@ describe.each(engines)('on %s', (_engine, database) => {
       const after = (await admin('GET', '/workspaces/default/connections/unikraft/actions'))
         .body as Array<{ action: string; state: string }>;
       expect(after.find((a) => a.action === 'unikraft_get_images')?.state).toBe('retired');
-      expect(await callCode(agentKey, 'unikraft_get_images')).toBe('tool_unknown');
+      expect(await callCode(agentKey, 'unikraft_get_images')).toBe('action_retired');
     });
 
     it('keeps unchanged actions as they were', async () => {

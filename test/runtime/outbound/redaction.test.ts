@@ -77,3 +77,34 @@ describe('the redactor on text', () => {
     expect(out).toBe('token=[redacted]; bye');
   });
 });
+
+describe('a redactor with a workspace redactor beside it', () => {
+  const workspace = new Redactor(
+    Array.from({ length: 50 }, (_, i) => `ws-secret-${String(i).padStart(2, '0')}-x.y*z`),
+  );
+  const own = new Redactor([SECRET], workspace);
+
+  it.each([
+    ['its own secret plainly', `a ${SECRET} b`, 'a [redacted] b'],
+    ['a workspace secret plainly', 'a ws-secret-07-x.y*z b', 'a [redacted] b'],
+    [
+      'a workspace secret percent-encoded',
+      `a ${encodeURIComponent('ws-secret-49-x.y*z')} b`,
+      'a [redacted] b',
+    ],
+    ['a workspace secret in JSON escapes', 'a \\u0077s-secret-13-x.y*z b', 'a [redacted] b'],
+    [
+      'text like a secret, with pattern characters',
+      'a ws-secret-07-xAyyz b',
+      'a ws-secret-07-xAyyz b',
+    ],
+  ])('replaces %s, in text and in bytes', (_, given, want) => {
+    expect(own.text(given)).toBe(want);
+    expect(own.bytes(Buffer.from(given)).toString('utf8')).toBe(want);
+  });
+
+  it('replaces a secret that contains another one whole', () => {
+    const nested = new Redactor(['abc'], new Redactor(['xxabcxx', 'abcd']));
+    expect(nested.text('1 xxabcxx 2 abcd 3')).toBe('1 [redacted] 2 [redacted] 3');
+  });
+});

@@ -2,7 +2,8 @@
  * Seed 003 against a real stateful SDK v2 server behind a saboteur: a reply
  * too large, not JSON, or without the requested id fails only that call
  * (its own reason code; `maxBytes` for the large one), health stays ok, and
- * the caller's next call opens a new upstream session; a 404 for the session
+ * the caller's next call opens a new upstream session (a result with no
+ * `content` array too, found malformed after the reply was read); a 404 for the session
  * opens a new one once and the call succeeds; a run of HTTP errors degrades
  * health. A secret canary sent as a custom header appears in no reply,
  * error, audit event or listing.
@@ -26,11 +27,18 @@ import {
 const CANARY = 'canary-91b2c3d4e5f60718';
 const NAME = 'flaky';
 
-type Bad = 'huge' | 'invalid-json' | 'wrong-id' | 'session-404' | 'http-500' | undefined;
+type Bad =
+  | 'huge'
+  | 'invalid-json'
+  | 'wrong-id'
+  | 'no-content'
+  | 'session-404'
+  | 'http-500'
+  | undefined;
 let next: Bad;
 let repeat = false;
 
-function sabotage(bad: Bad): Sabotage | undefined {
+function sabotage(bad: Bad, id: unknown): Sabotage | undefined {
   switch (bad) {
     case 'huge':
       return {
@@ -53,6 +61,12 @@ function sabotage(bad: Bad): Sabotage | undefined {
         status: 200,
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ jsonrpc: '2.0', id: 987_654, result: { content: [] } }),
+      };
+    case 'no-content':
+      return {
+        status: 200,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id, result: { structuredContent: {} } }),
       };
     case 'session-404':
       return {
@@ -83,11 +97,11 @@ async function health() {
 beforeAll(async () => {
   upstream = await startUpstream('stateful', {
     requireHeader: { name: 'X-Api-Key', value: CANARY },
-    sabotage: ({ tool }) => {
+    sabotage: ({ tool, id }) => {
       if (tool !== 'get_weather' || next === undefined) return undefined;
       const bad = next;
       if (!repeat) next = undefined;
-      return sabotage(bad);
+      return sabotage(bad, id);
     },
   });
   gateway = await startTestGateway({
@@ -127,6 +141,7 @@ describe('a bad reply fails only its call', () => {
     ['too large', 'huge' as const, 'mcp_remote_response_too_large'],
     ['not JSON', 'invalid-json' as const, 'mcp_remote_invalid_json'],
     ['without the requested id', 'wrong-id' as const, 'mcp_remote_malformed_response'],
+    ['with no content array', 'no-content' as const, 'mcp_remote_malformed_response'],
   ])('a reply %s: its own code, health ok, a new session next', async (_, bad, code) => {
     await callTool(alice, `${NAME}__get_weather`, { city: 'Oslo' });
     const sessionBefore = upstream.calls.at(-1)?.sessionId;

@@ -125,6 +125,12 @@ export interface Upstream {
    * too (which say their lists changed).
    */
   changeFeatures(change: { prompt?: string; resource?: string; added?: boolean }): void;
+  /**
+   * Stops serving an item from the next session on (each 2026-07-28 request
+   * is one): the tool `delete_item`, and with `resourcesAndPrompts` the
+   * prompt `prompt:greet` and the resource `resource:memo://welcome`.
+   */
+  drop(key: 'delete_item' | 'prompt:greet' | 'resource:memo://welcome'): void;
   close(): Promise<void>;
 }
 
@@ -132,8 +138,9 @@ export async function startUpstream(
   kind: UpstreamKind,
   options: UpstreamOptions = {},
 ): Promise<Upstream> {
-  const state: FeatureState & { description: string } = {
+  const state: FeatureState & { description: string; dropped: Set<string> } = {
     description: 'Reports the weather of a city.',
+    dropped: new Set(),
     prompt: 'Greets someone.',
     resource: 'A welcome note.',
     added: false,
@@ -176,7 +183,7 @@ export async function startUpstream(
         structuredContent: { city, sky: 'sunny' },
       }),
     );
-    server.registerTool(
+    const deleteItem = server.registerTool(
       'delete_item',
       { description: 'Deletes an item.', inputSchema: z.object({ id: z.string() }) },
       async ({ id }) => ({ content: [{ type: 'text', text: `deleted ${id}` }] }),
@@ -243,10 +250,14 @@ export async function startUpstream(
         }),
       );
     if (options.askingTools) registerAskingTools(server);
+    const droppable: Record<string, { remove(): void }> = { delete_item: deleteItem };
     if (options.resourcesAndPrompts || options.subscribable) {
       const handles = registerResourcesAndPrompts(server, kind, state);
       if (kind === 'stateful') featureSets.push(handles);
+      droppable['prompt:greet'] = handles.greet;
+      droppable['resource:memo://welcome'] = handles.welcome;
     }
+    for (const key of state.dropped) droppable[key]?.remove();
     if (options.subscribable) {
       server.server.setRequestHandler('resources/subscribe', async (request) => {
         subscribed.push(request.params.uri);
@@ -456,6 +467,9 @@ export async function startUpstream(
           // A server whose session ended.
         }
       }
+    },
+    drop: (key) => {
+      state.dropped.add(key);
     },
     async close() {
       await modern?.close();
