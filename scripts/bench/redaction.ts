@@ -4,7 +4,7 @@
  * that holds a secret, through a call's redactor with 1 secret and with 50
  * (its workspace's, beside its own), and, for scale, the one-search-per-
  * needle way (`Buffer.indexOf` of each). Median of 15 rounds; ratios against
- * the 1-secret redactor. Run: `npx tsx scripts/bench/redaction.ts`.
+ * the 1-secret redactor. Run: `npm run bench:redaction`.
  */
 import { randomBytes } from 'node:crypto';
 import { Redactor } from '../../runtime/core/outbound/redaction.ts';
