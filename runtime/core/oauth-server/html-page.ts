@@ -57,7 +57,10 @@ export function pageHeaders(formActions: readonly string[] = []): Record<string,
     'Content-Security-Policy': csp,
     'X-Frame-Options': 'DENY',
     'X-Content-Type-Options': 'nosniff',
-    'Referrer-Policy': 'no-referrer',
+    // `same-origin`, not `no-referrer`: under `no-referrer` a browser sends
+    // `Origin: null` with the page's own form POST, which the forms' origin
+    // check must refuse; another site still gets no referrer.
+    'Referrer-Policy': 'same-origin',
     'Cache-Control': 'no-store',
     Pragma: 'no-cache',
   };
