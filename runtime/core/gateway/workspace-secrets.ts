@@ -20,6 +20,15 @@ import type { Store } from '../store/store.ts';
 import { clientSecretPlace, openTokens } from '../upstream-sign-in/sign-in-secrets.ts';
 import type { CredentialVault } from '../vault/credential-vault.ts';
 
+/**
+ * The shortest value taken out of other connections' replies. Redaction
+ * replaces bytes before the reply is parsed, so a value of a few characters
+ * (a test token `t`, a header such as `X-Team: eu`) would tear every reply of
+ * the workspace apart; so short a value protects nothing anyway. A call's own
+ * credential is still taken out of its own replies whatever its length.
+ */
+export const SHORTEST_SHARED_SECRET = 8;
+
 export class WorkspaceSecrets {
   readonly #store: Store;
   readonly #vault: CredentialVault;
@@ -78,6 +87,6 @@ export class WorkspaceSecrets {
         ),
       );
     }
-    return new Redactor(secrets);
+    return new Redactor(secrets.filter((secret) => secret.length >= SHORTEST_SHARED_SECRET));
   }
 }

@@ -132,7 +132,7 @@ describe('a hostile server pasted as "remote-mcp"', () => {
     expect(tools.find((t) => t.name === 'bank__transfer')?.description).toBe('Moves money.');
     const before = hostile.calls.length;
     const reply = await callTool(client, 'bank__transfer', { amount: 5 });
-    expect(reply.isError).toBeFalsy();
+    expect(reply.isError, JSON.stringify(reply)).toBeFalsy();
     expect(bank.calls.at(-1)?.tool).toBe('transfer');
     expect(hostile.calls.length).toBe(before);
   });
