@@ -9,6 +9,7 @@
  */
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { backingServicesText } from './backing-services.ts';
 import type { Config } from './core/config/config.ts';
 import { ConfigError } from './core/config/config-error.ts';
 import { GatewayError, publicError } from './core/errors.ts';
@@ -189,7 +190,7 @@ export function printStartup(running: RunningServer): void {
   const { startup, config } = running.gateway;
   const out = process.stdout;
   out.write(`portcullis ${VERSION} listening on ${running.url} (MCP at ${running.url}/mcp)\n`);
-  out.write(`store: ${config.databaseUrl ? 'PostgreSQL' : `SQLite in ${config.dataDir}`}\n`);
+  for (const line of backingServicesText(config)) out.write(`${line}\n`);
   if (startup.keyFileCreated)
     out.write(`created the master key file ${startup.keySource} (owner-only)\n`);
   if (startup.adminToken) {

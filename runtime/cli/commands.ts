@@ -5,7 +5,12 @@
 import type { ParseArgsConfig } from 'node:util';
 import { GatewayError } from '../core/errors.ts';
 import { didYouMean } from '../core/nearest-word.ts';
-import { type ActionVerb, changeActions, listActions } from '../core/operator/actions.ts';
+import {
+  type ActionVerb,
+  type ActionView,
+  changeActions,
+  listActions,
+} from '../core/operator/actions.ts';
 import {
   createAdminToken,
   listAdminTokens,
@@ -277,9 +282,7 @@ export const commands: Record<string, Command> = {
         rows.map(({ changes: _, ...a }) => ({
           ...a,
           tool: a.name,
-          state: a.contractChanged
-            ? styled('red', `${a.state} (contract changed)`)
-            : stateText(a.state),
+          state: stateText(a),
         })),
         ['tool', 'classification', 'state', 'title'],
         rows,
@@ -490,7 +493,7 @@ function actionVerb(verb: ActionVerb): Command {
         rows.map(({ changes: _, ...a }) => ({
           ...a,
           tool: a.name,
-          state: stateText(a.state),
+          state: stateText(a),
         })),
         ['tool', 'classification', 'state'],
         rows,
@@ -499,7 +502,10 @@ function actionVerb(verb: ActionVerb): Command {
   };
 }
 
-function stateText(state: string): Styled | string {
+/** An action's state as a listing prints it, with why it waits for review (`quarantined (new)`). */
+function stateText({ state, review }: Pick<ActionView, 'state' | 'review'>): Styled | string {
+  if (review === 'changed') return styled('red', `${state} (contract changed)`);
+  if (review === 'new') return styled('yellow', `${state} (new)`);
   return state === 'enabled'
     ? styled('green', state)
     : state === 'quarantined'

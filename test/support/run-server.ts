@@ -21,8 +21,14 @@ const SETTLE_MS = 120_000;
 /**
  * Starts the server with `env` (over a clean environment: no PORTCULLIS_*
  * of the caller's); answers when it exits, or when it has started (then stops it).
+ * `started` says from its stdout so far that it has; by default, once the
+ * banner's first line shows. A test that reads a later line of the banner
+ * waits for that line: a SIGTERM before the server sets its handlers ends it at once.
  */
-export function startServerProcess(env: Record<string, string>): Promise<ServerStart> {
+export function startServerProcess(
+  env: Record<string, string>,
+  started: (stdout: string) => boolean = (stdout) => stdout.includes(' listening on '),
+): Promise<ServerStart> {
   const inherited = Object.fromEntries(
     Object.entries(process.env).filter(
       ([name]) => !/^(PORTCULLIS_|DATABASE_URL$|REDIS_URL$|HOST$|PORT$)/.test(name),
@@ -45,15 +51,13 @@ export function startServerProcess(env: Record<string, string>): Promise<ServerS
     };
     child.stdout.on('data', (chunk: Buffer) => {
       stdout += chunk.toString('utf8');
-      // The banner is written in one synchronous block (pipes are synchronous on Linux) before
-      // the signal handlers are set, and a signal is handled on a later turn: SIGTERM once the
-      // first line shows still lets every line of it out, then the server closes and exits.
-      if (stdout.includes(' listening on ')) stop('running');
+      if (started(stdout)) stop('running');
     });
     child.stderr.on('data', (chunk: Buffer) => {
       stderr += chunk.toString('utf8');
     });
-    child.once('exit', (code) => {
+    // 'close', not 'exit': the banner's later lines may still be in the pipe when the child exits.
+    child.once('close', (code) => {
       clearTimeout(timer);
       resolve({ outcome: outcome ?? code ?? 1, stdout, stderr });
     });

@@ -8,8 +8,9 @@
  * - A changed contract keeps its state but records the new hash; the call is
  *   blocked (`contract_changed`) until an operator reviews it again.
  * - An action reclassified as riskier (a read that now writes, a write that is
- *   now destructive) is quarantined: reviewing it then leaves it at its new
- *   class's default instead of keeping an old "enabled".
+ *   now destructive) is quarantined, its last reviewed hash kept so listings
+ *   call it changed, not new: reviewing it then leaves it at its new class's
+ *   default instead of keeping an old "enabled".
  * - An action that left the catalog is retired; if it comes back, it is
  *   quarantined like any new action.
  */
@@ -65,7 +66,7 @@ export function syncPolicies(
       result.changed.push({ ...base, state: 'quarantined', reviewedHash: null });
     } else if (RISK[action.classification] > RISK[policy.classification]) {
       result.changedContracts.push(action.name);
-      result.changed.push({ ...policy, ...base, state: 'quarantined', reviewedHash: null });
+      result.changed.push({ ...policy, ...base, state: 'quarantined' });
     } else if (
       policy.currentHash !== action.contractHash ||
       policy.classification !== action.classification

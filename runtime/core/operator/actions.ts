@@ -10,6 +10,7 @@ import type { Classification } from '../../../generated/catalog-format.ts';
 import { GatewayError } from '../errors.ts';
 import { classDefault } from '../governance/contract-sync.ts';
 import type { ActionPolicy, Connection, PolicyState } from '../governance/model.ts';
+import { type ReviewState, reviewStateOf } from '../governance/review-state.ts';
 import { type ContractChange, contractChanges } from '../remote/contract-diff.ts';
 import { featureOfKey } from '../remote/remote-feature-contract.ts';
 import { REMOTE_MCP_PROVIDER, type RemoteFeatureKind } from '../remote/remote-model.ts';
@@ -29,7 +30,9 @@ export interface ActionView {
   kind?: RemoteFeatureKind;
   classification: Classification;
   state: PolicyState;
-  /** The catalog's contract differs from the one reviewed: calls are blocked until reviewed. */
+  /** Never reviewed (`new`), reviewed once and changed since, retired, or `reviewed`. */
+  review: ReviewState;
+  /** `review` is `changed`: calls are blocked until it is reviewed again. */
   contractChanged: boolean;
   title: string;
   /**
@@ -64,8 +67,8 @@ async function actionViews(ctx: OperatorContext, connection: Connection): Promis
     ? new Map((await ctx.store.remoteFeatures.forConnection(connection.id)).map((f) => [f.key, f]))
     : undefined;
   return policies.map((policy) => {
-    const contractChanged =
-      policy.state !== 'retired' && policy.reviewedHash !== policy.currentHash;
+    const review = reviewStateOf(policy);
+    const contractChanged = review === 'changed';
     const feature = features?.get(policy.action);
     // A retired prompt or resource is pinned no more: its key still says what it was.
     const keyed = isRemote ? featureOfKey(policy.action) : undefined;
@@ -79,6 +82,7 @@ async function actionViews(ctx: OperatorContext, connection: Connection): Promis
       ...(keyed ? { kind: keyed.kind } : {}),
       classification: policy.classification,
       state: policy.state,
+      review,
       contractChanged,
       title:
         provider?.actions.get(policy.action)?.title ??

@@ -74,11 +74,12 @@ describe('syncPolicies', () => {
       'now',
       'quarantine-new',
     );
+    // The reviewed hash stays, so listings call it changed rather than new.
     expect(sync.changed).toEqual([
       expect.objectContaining({
         classification: 'destructive',
         state: 'quarantined',
-        reviewedHash: null,
+        reviewedHash: 'h1',
       }),
     ]);
   });
