@@ -24,6 +24,7 @@ import { biomeFormatter } from './biome-format.ts';
 import { findingKind, findingsSummary } from './findings-summary.ts';
 import { compareTrees, readTree, replaceFile, replaceTree } from './generated-tree.ts';
 import { SpecStore } from './spec-store.ts';
+import { COMMAND_USAGE, type CommandName, overallUsage } from './usage.ts';
 
 /** The repository: the nearest folder above this module with a package.json (from source or from dist/). */
 const ROOT = repositoryRoot(import.meta.dirname);
@@ -35,6 +36,14 @@ export async function main(
   createTypes: GenerateInput['createTypes'],
 ): Promise<number> {
   const [command, ...rest] = argv;
+  if (command === '--help' || command === '-h') {
+    console.log(overallUsage());
+    return 0;
+  }
+  if (isCommand(command) && asksForHelp(rest)) {
+    console.log(COMMAND_USAGE[command]);
+    return 0;
+  }
   switch (command) {
     case 'generate':
       return generateCommand(rest, createTypes);
@@ -43,8 +52,20 @@ export async function main(
     case 'diff':
       return diffCommand(rest);
     default:
-      throw usage(`unknown command "${command ?? ''}"`);
+      throw new CompileError('usage', `unknown command "${command ?? ''}"`, {
+        fix: `use one of: ${Object.keys(COMMAND_USAGE).join(', ')} (each takes --help)`,
+      });
   }
+}
+
+function isCommand(command: string | undefined): command is CommandName {
+  return command !== undefined && Object.hasOwn(COMMAND_USAGE, command);
+}
+
+/** `--help` or `-h` among a command's own arguments (not after `--`). */
+function asksForHelp(args: string[]): boolean {
+  const own = args.includes('--') ? args.slice(0, args.indexOf('--')) : args;
+  return own.includes('--help') || own.includes('-h');
 }
 
 async function generateCommand(
@@ -52,6 +73,7 @@ async function generateCommand(
   createTypes: GenerateInput['createTypes'],
 ): Promise<number> {
   const { values } = parse(
+    'generate',
     args,
     { check: { type: 'boolean', default: false }, problems: { type: 'boolean', default: false } },
     0,
@@ -87,6 +109,7 @@ async function pinCommand(
   createTypes: GenerateInput['createTypes'],
 ): Promise<number> {
   const { values, positionals } = parse(
+    'pin',
     args,
     { commit: { type: 'string' }, file: { type: 'string' } },
     2,
@@ -94,7 +117,7 @@ async function pinCommand(
   const [provider, document] = positionals as [string, string];
   const commit = values.commit;
   if (!commit || !isCommit(commit))
-    throw usage('--commit <sha> takes the full 40-character commit');
+    throw usage('pin', '--commit <sha> takes the full 40-character commit');
   const { providers, pins, pin: old } = await pinnedDocument(provider, document);
   const store = specStore();
   const bytes = values.file
@@ -121,15 +144,16 @@ async function pinCommand(
 
 async function diffCommand(args: string[]): Promise<number> {
   const { values, positionals } = parse(
+    'diff',
     args,
     { from: { type: 'string' }, to: { type: 'string' } },
     2,
   );
   const [provider, document] = positionals as [string, string];
   if (!values.from || !isCommit(values.from))
-    throw usage('--from <sha> takes the full 40-character commit');
+    throw usage('diff', '--from <sha> takes the full 40-character commit');
   if (values.to !== undefined && !isCommit(values.to))
-    throw usage('--to <sha> takes the full 40-character commit');
+    throw usage('diff', '--to <sha> takes the full 40-character commit');
   const { definition, pin } = await pinnedDocument(provider, document);
   const store = specStore();
   const compileAt = async (commit: string | undefined) => {
@@ -269,21 +293,28 @@ type Options = Parameters<typeof parseArgs>[0] extends infer C
     : never
   : never;
 
-function parse<O extends NonNullable<Options>>(args: string[], options: O, positionals: number) {
+function parse<O extends NonNullable<Options>>(
+  command: CommandName,
+  args: string[],
+  options: O,
+  positionals: number,
+) {
   let parsed: ReturnType<typeof parseArgs<{ options: O; allowPositionals: boolean; strict: true }>>;
   try {
     parsed = parseArgs({ args, options, allowPositionals: positionals > 0, strict: true });
   } catch (error) {
-    throw usage(error instanceof Error ? error.message : String(error));
+    throw usage(command, error instanceof Error ? error.message : String(error));
   }
   if (parsed.positionals.length !== positionals)
-    throw usage(`expected ${positionals} arguments, got ${parsed.positionals.length}`);
+    throw usage(command, `expected ${positionals} arguments, got ${parsed.positionals.length}`);
   return parsed;
 }
 
-function usage(message: string): CompileError {
+/** A usage error: the command's usage line, and where its help is. */
+function usage(command: CommandName, message: string): CompileError {
+  const line = COMMAND_USAGE[command].split('\n')[0]!.slice('usage: '.length);
   return new CompileError('usage', message, {
-    fix: 'npm run generate [-- --check] | npm run pin -- <provider> <document> --commit <sha> [--file <path>] | npm run diff -- <provider> <document> --from <sha> [--to <sha>]',
+    fix: `${line} (see npm run ${command} -- --help)`,
   });
 }
 
