@@ -23,6 +23,7 @@ import { loadDocument } from '../openapi/load-document.ts';
 import { biomeFormatter } from './biome-format.ts';
 import { findingKind, findingsSummary } from './findings-summary.ts';
 import { compareTrees, readTree, replaceFile, replaceTree } from './generated-tree.ts';
+import { pinOriginOrThrow } from './pin-origin.ts';
 import { SpecStore } from './spec-store.ts';
 import { COMMAND_USAGE, type CommandName, overallUsage } from './usage.ts';
 
@@ -111,19 +112,25 @@ async function pinCommand(
   const { values, positionals } = parse(
     'pin',
     args,
-    { commit: { type: 'string' }, file: { type: 'string' } },
+    {
+      commit: { type: 'string' },
+      file: { type: 'string' },
+      repo: { type: 'string' },
+      path: { type: 'string' },
+    },
     2,
   );
   const [provider, document] = positionals as [string, string];
   const commit = values.commit;
   if (!commit || !isCommit(commit))
     throw usage('pin', '--commit <sha> takes the full 40-character commit');
-  const { providers, pins, pin: old } = await pinnedDocument(provider, document);
+  const { providers, pins, pin: old } = await documentToPin(provider, document);
+  const origin = pinOriginOrThrow(provider, document, old, values);
   const store = specStore();
   const bytes = values.file
     ? await readFile(values.file)
-    : await store.readAtCommit({ ...old, commit });
-  const next = { ...old, commit, sha256: sha256Hex(bytes) };
+    : await store.readAtCommit({ ...origin, commit });
+  const next = { ...origin, commit, sha256: sha256Hex(bytes) };
   const moved = { ...pins, [document]: next };
   // The new bytes stay in memory until everything compiled: a refused pin leaves nothing in the cache.
   const tree = await run(
@@ -173,18 +180,27 @@ async function diffCommand(args: string[]): Promise<number> {
   return 0;
 }
 
+/** A provider's parsed definition and pins (none yet when it has no pins file), and its document's pin if it has one. */
+async function documentToPin(provider: string, document: string) {
+  const providers = await loadProviders({ withoutPins: true });
+  const { definition, pins } = parsedProvider(providers, provider);
+  if (!Object.hasOwn(definition.documents, document)) {
+    throw new CompileError(
+      'unknown_document',
+      `provider "${provider}" has no document "${document}"`,
+      {
+        place: { file: `specs/${provider}/provider.ts`, pointer: '/documents' },
+        fix: `use one of: ${Object.keys(definition.documents).join(', ')}`,
+      },
+    );
+  }
+  return { providers, definition, pins, pin: pins[document] };
+}
+
 /** A provider's parsed definition and pins, and the pin of one of its documents. */
 async function pinnedDocument(provider: string, document: string) {
   const providers = await loadProviders();
-  const current = providers[provider];
-  if (!current) {
-    throw new CompileError('unknown_provider', `no provider "${provider}"`, {
-      place: { file: 'specs/index.ts' },
-      fix: `use one of: ${Object.keys(providers).join(', ')}`,
-    });
-  }
-  const definition = ProviderDefinitionSchema.parse(current.definition);
-  const pins = PinsSchema.parse(current.pins);
+  const { definition, pins } = parsedProvider(providers, provider);
   const pin = pins[document];
   if (!pin) {
     throw new CompileError(
@@ -197,6 +213,19 @@ async function pinnedDocument(provider: string, document: string) {
     );
   }
   return { providers, definition, pins, pin };
+}
+
+function parsedProvider(providers: Record<string, ProviderInput>, provider: string) {
+  const current = providers[provider];
+  if (!current) {
+    throw new CompileError('unknown_provider', `no provider "${provider}"`, {
+      place: { file: 'specs/index.ts' },
+      fix: `use one of: ${Object.keys(providers).join(', ')}`,
+    });
+  }
+  const definition = ProviderDefinitionSchema.parse(current.definition);
+  const pins = PinsSchema.parse(current.pins);
+  return { definition, pins };
 }
 
 function isCommit(value: string): boolean {
@@ -243,15 +272,19 @@ async function run(
   return tree;
 }
 
-async function loadProviders(): Promise<Record<string, ProviderInput>> {
+/** Every provider in specs/index.ts with its pins; `withoutPins` lets a provider have no pins file yet (for its first pin). */
+async function loadProviders(
+  options: { withoutPins?: boolean } = {},
+): Promise<Record<string, ProviderInput>> {
   const entries = await Promise.all(
     Object.entries(providerDefinitions).map(async ([id, definition]) => {
       const file = join(ROOT, 'specs', id, 'pins.json');
       const pins = await readJson<unknown>(file);
+      if (pins === undefined && options.withoutPins) return [id, { definition, pins: {} }] as const;
       if (pins === undefined) {
         throw new CompileError('invalid_definition', 'no pins file', {
           place: { file },
-          fix: 'create it with one pin per document',
+          fix: `pin each document (this creates the file): npm run pin -- ${id} <document> --commit <sha> --repo <owner/name> --path <path/in/repo> [--file <local copy>]`,
         });
       }
       return [id, { definition, pins }] as const;

@@ -13,15 +13,20 @@ Compiles every provider's pinned documents and curated definition (specs/) into 
   -h, --help   show this help
 
 Exit codes: 0 done, 1 generated/ out of date (--check), 2 compile or usage error, 70 crash.`,
-  pin: `usage: npm run pin -- <provider> <document> --commit <sha> [--file <path>]
+  pin: `usage: npm run pin -- <provider> <document> --commit <sha> [--file <path>] [--repo <owner/name> --path <path>]
 
-Moves the pin of one document: resolves the bytes, records their sha256 in
-specs/<provider>/pins.json, regenerates generated/ and prints the contract diff.
-If anything fails, nothing is written.
+Moves (or makes) the pin of one document: resolves the bytes, records their sha256 in
+specs/<provider>/pins.json (created when there is none), regenerates generated/ and
+prints the contract diff. If anything fails, nothing is written.
 
   --commit <sha>        the full 40-character commit of the document's repository
   --file <path>         take the bytes from a local copy instead of fetching them at --commit
-  -h, --help            show this help`,
+  --repo <owner/name>   the GitHub repository the document lives in (needed for a first pin)
+  --path <path>         the document's path inside that repository (needed for a first pin)
+  -h, --help            show this help
+
+A pin always names where the document lives upstream (--repo, --path, --commit), even
+when --file supplies the bytes: CI checks the sha256 against that upstream file.`,
   diff: `usage: npm run diff -- <provider> <document> --from <sha> [--to <sha>]
 
 Prints the contract diff of one document between two commits; writes nothing.
