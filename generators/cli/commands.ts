@@ -24,6 +24,7 @@ import { biomeFormatter } from './biome-format.ts';
 import { findingKind, findingsSummary } from './findings-summary.ts';
 import { compareTrees, readTree, replaceFile, replaceTree } from './generated-tree.ts';
 import { pinOriginOrThrow } from './pin-origin.ts';
+import { scaffoldProvider } from './scaffold-command.ts';
 import { SpecStore } from './spec-store.ts';
 import { COMMAND_USAGE, type CommandName, overallUsage } from './usage.ts';
 
@@ -52,6 +53,8 @@ export async function main(
       return pinCommand(rest, createTypes);
     case 'diff':
       return diffCommand(rest);
+    case 'scaffold':
+      return scaffoldCommand(rest);
     default:
       throw new CompileError('usage', `unknown command "${command ?? ''}"`, {
         fix: `use one of: ${Object.keys(COMMAND_USAGE).join(', ')} (each takes --help)`,
@@ -177,6 +180,26 @@ async function diffCommand(args: string[]): Promise<number> {
     });
   };
   console.log(formatDiff(diffCatalogs(await compileAt(values.from), await compileAt(values.to))));
+  return 0;
+}
+
+async function scaffoldCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parse(
+    'scaffold',
+    args,
+    { document: { type: 'string', default: 'api' }, server: { type: 'string' } },
+    2,
+  );
+  const [provider, file] = positionals as [string, string];
+  const written = await scaffoldProvider(
+    ROOT,
+    { provider, file, document: values.document, server: values.server },
+    biomeFormatter(ROOT),
+  );
+  console.log(`wrote ${written.join(' and ')}`);
+  console.log(
+    `next: review specs/${provider}/provider.ts (name, description, documentation, auth, verify), then pin the document:\n  npm run pin -- ${provider} ${values.document} --commit <sha> --repo <owner/name> --path <path/in/repo> --file ${file}`,
+  );
   return 0;
 }
 

@@ -1,6 +1,6 @@
 /** The compiler's commands as a maintainer types them: each one's usage, printed by `--help`. */
 
-export type CommandName = 'generate' | 'pin' | 'diff';
+export type CommandName = 'generate' | 'pin' | 'diff' | 'scaffold';
 
 /** Each command's help text, in the order `--help` lists them. */
 export const COMMAND_USAGE: Record<CommandName, string> = {
@@ -34,6 +34,15 @@ Prints the contract diff of one document between two commits; writes nothing.
   --from <sha>   the full 40-character commit to compare from
   --to <sha>     the commit to compare to (default: the pinned one)
   -h, --help     show this help`,
+  scaffold: `usage: npm run scaffold -- <provider> <file> [--document <id>] [--server <https url>]
+
+Writes specs/<provider>/provider.ts from an OpenAPI document (its title, server, auth from
+its security schemes, a suggested verify read) and adds the provider to specs/index.ts.
+Refuses a provider id that already exists. Review the definition, then pin the document.
+
+  --document <id>   the document's id inside the provider (default: api)
+  --server <url>    the https server URL template, when the document has none or an http one
+  -h, --help        show this help`,
 };
 
 /** What \`--help\` without a command prints. */

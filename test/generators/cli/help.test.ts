@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../support/run-cli.ts';
 
-const COMMANDS = ['generate', 'pin', 'diff'];
+const COMMANDS = ['generate', 'pin', 'diff', 'scaffold'];
 
 describe.concurrent('compiler --help', () => {
   it.each(
