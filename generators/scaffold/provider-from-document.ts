@@ -25,7 +25,7 @@ export function providerFromDocument(
   options: ScaffoldOptions,
 ): ProviderDefinitionInput {
   const info = objectAt(document.root, 'info');
-  const title = stringAt(info, 'title') ?? options.provider;
+  const title = stringAt(info, 'title')?.trim() || options.provider;
   const server = serverOf(document, options.server);
   return {
     id: options.provider,
