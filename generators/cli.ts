@@ -3,8 +3,11 @@
  * system or the network.
  *
  *   generate [--check] [--problems]                   regenerate generated/, or verify it
- *   pin <provider> <document> --commit <sha> [--file <path>]   move a pin, regenerate, print the diff
+ *   pin <provider> <document> --commit <sha> [--file <path>] [--repo <owner/name> --path <path>]
+ *                                                     move (or make) a pin, regenerate, print the diff
  *   diff <provider> <document> --from <sha> [--to <sha>]     contract diff between two commits (default --to: the pin)
+ *   scaffold <provider> <file> [--document <id>] [--server <url>]   draft a provider from a document
+ *   <command> --help                                  the command's usage (generators/cli/usage.ts)
  */
 import { TypesWorker } from './cli/types-worker.ts';
 

@@ -23,7 +23,10 @@ import { loadDocument } from '../openapi/load-document.ts';
 import { biomeFormatter } from './biome-format.ts';
 import { findingKind, findingsSummary } from './findings-summary.ts';
 import { compareTrees, readTree, replaceFile, replaceTree } from './generated-tree.ts';
+import { pinOriginOrThrow } from './pin-origin.ts';
+import { scaffoldProvider } from './scaffold-command.ts';
 import { SpecStore } from './spec-store.ts';
+import { COMMAND_USAGE, type CommandName, overallUsage } from './usage.ts';
 
 /** The repository: the nearest folder above this module with a package.json (from source or from dist/). */
 const ROOT = repositoryRoot(import.meta.dirname);
@@ -35,6 +38,14 @@ export async function main(
   createTypes: GenerateInput['createTypes'],
 ): Promise<number> {
   const [command, ...rest] = argv;
+  if (command === '--help' || command === '-h') {
+    console.log(overallUsage());
+    return 0;
+  }
+  if (isCommand(command) && asksForHelp(rest)) {
+    console.log(COMMAND_USAGE[command]);
+    return 0;
+  }
   switch (command) {
     case 'generate':
       return generateCommand(rest, createTypes);
@@ -42,9 +53,23 @@ export async function main(
       return pinCommand(rest, createTypes);
     case 'diff':
       return diffCommand(rest);
+    case 'scaffold':
+      return scaffoldCommand(rest);
     default:
-      throw usage(`unknown command "${command ?? ''}"`);
+      throw new CompileError('usage', `unknown command "${command ?? ''}"`, {
+        fix: `use one of: ${Object.keys(COMMAND_USAGE).join(', ')} (each takes --help)`,
+      });
   }
+}
+
+function isCommand(command: string | undefined): command is CommandName {
+  return command !== undefined && Object.hasOwn(COMMAND_USAGE, command);
+}
+
+/** `--help` or `-h` among a command's own arguments (not after `--`). */
+function asksForHelp(args: string[]): boolean {
+  const own = args.includes('--') ? args.slice(0, args.indexOf('--')) : args;
+  return own.includes('--help') || own.includes('-h');
 }
 
 async function generateCommand(
@@ -52,6 +77,7 @@ async function generateCommand(
   createTypes: GenerateInput['createTypes'],
 ): Promise<number> {
   const { values } = parse(
+    'generate',
     args,
     { check: { type: 'boolean', default: false }, problems: { type: 'boolean', default: false } },
     0,
@@ -87,20 +113,27 @@ async function pinCommand(
   createTypes: GenerateInput['createTypes'],
 ): Promise<number> {
   const { values, positionals } = parse(
+    'pin',
     args,
-    { commit: { type: 'string' }, file: { type: 'string' } },
+    {
+      commit: { type: 'string' },
+      file: { type: 'string' },
+      repo: { type: 'string' },
+      path: { type: 'string' },
+    },
     2,
   );
   const [provider, document] = positionals as [string, string];
   const commit = values.commit;
   if (!commit || !isCommit(commit))
-    throw usage('--commit <sha> takes the full 40-character commit');
-  const { providers, pins, pin: old } = await pinnedDocument(provider, document);
+    throw usage('pin', '--commit <sha> takes the full 40-character commit');
+  const { providers, pins, pin: old } = await documentToPin(provider, document);
+  const origin = pinOriginOrThrow(provider, document, old, values);
   const store = specStore();
   const bytes = values.file
     ? await readFile(values.file)
-    : await store.readAtCommit({ ...old, commit });
-  const next = { ...old, commit, sha256: sha256Hex(bytes) };
+    : await store.readAtCommit({ ...origin, commit });
+  const next = { ...origin, commit, sha256: sha256Hex(bytes) };
   const moved = { ...pins, [document]: next };
   // The new bytes stay in memory until everything compiled: a refused pin leaves nothing in the cache.
   const tree = await run(
@@ -121,15 +154,16 @@ async function pinCommand(
 
 async function diffCommand(args: string[]): Promise<number> {
   const { values, positionals } = parse(
+    'diff',
     args,
     { from: { type: 'string' }, to: { type: 'string' } },
     2,
   );
   const [provider, document] = positionals as [string, string];
   if (!values.from || !isCommit(values.from))
-    throw usage('--from <sha> takes the full 40-character commit');
+    throw usage('diff', '--from <sha> takes the full 40-character commit');
   if (values.to !== undefined && !isCommit(values.to))
-    throw usage('--to <sha> takes the full 40-character commit');
+    throw usage('diff', '--to <sha> takes the full 40-character commit');
   const { definition, pin } = await pinnedDocument(provider, document);
   const store = specStore();
   const compileAt = async (commit: string | undefined) => {
@@ -149,18 +183,47 @@ async function diffCommand(args: string[]): Promise<number> {
   return 0;
 }
 
+async function scaffoldCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parse(
+    'scaffold',
+    args,
+    { document: { type: 'string', default: 'api' }, server: { type: 'string' } },
+    2,
+  );
+  const [provider, file] = positionals as [string, string];
+  const written = await scaffoldProvider(
+    ROOT,
+    { provider, file, document: values.document, server: values.server },
+    biomeFormatter(ROOT),
+  );
+  console.log(`wrote ${written.join(' and ')}`);
+  console.log(
+    `next: review specs/${provider}/provider.ts (name, description, documentation, auth, verify), then pin the document:\n  npm run pin -- ${provider} ${values.document} --commit <sha> --repo <owner/name> --path <path/in/repo> --file ${file}`,
+  );
+  return 0;
+}
+
+/** A provider's parsed definition and pins (none yet when it has no pins file), and its document's pin if it has one. */
+async function documentToPin(provider: string, document: string) {
+  const providers = await loadProviders({ withoutPins: true });
+  const { definition, pins } = parsedProvider(providers, provider);
+  if (!Object.hasOwn(definition.documents, document)) {
+    throw new CompileError(
+      'unknown_document',
+      `provider "${provider}" has no document "${document}"`,
+      {
+        place: { file: `specs/${provider}/provider.ts`, pointer: '/documents' },
+        fix: `use one of: ${Object.keys(definition.documents).join(', ')}`,
+      },
+    );
+  }
+  return { providers, definition, pins, pin: pins[document] };
+}
+
 /** A provider's parsed definition and pins, and the pin of one of its documents. */
 async function pinnedDocument(provider: string, document: string) {
   const providers = await loadProviders();
-  const current = providers[provider];
-  if (!current) {
-    throw new CompileError('unknown_provider', `no provider "${provider}"`, {
-      place: { file: 'specs/index.ts' },
-      fix: `use one of: ${Object.keys(providers).join(', ')}`,
-    });
-  }
-  const definition = ProviderDefinitionSchema.parse(current.definition);
-  const pins = PinsSchema.parse(current.pins);
+  const { definition, pins } = parsedProvider(providers, provider);
   const pin = pins[document];
   if (!pin) {
     throw new CompileError(
@@ -173,6 +236,19 @@ async function pinnedDocument(provider: string, document: string) {
     );
   }
   return { providers, definition, pins, pin };
+}
+
+function parsedProvider(providers: Record<string, ProviderInput>, provider: string) {
+  const current = providers[provider];
+  if (!current) {
+    throw new CompileError('unknown_provider', `no provider "${provider}"`, {
+      place: { file: 'specs/index.ts' },
+      fix: `use one of: ${Object.keys(providers).join(', ')}`,
+    });
+  }
+  const definition = ProviderDefinitionSchema.parse(current.definition);
+  const pins = PinsSchema.parse(current.pins);
+  return { definition, pins };
 }
 
 function isCommit(value: string): boolean {
@@ -219,15 +295,19 @@ async function run(
   return tree;
 }
 
-async function loadProviders(): Promise<Record<string, ProviderInput>> {
+/** Every provider in specs/index.ts with its pins; `withoutPins` lets a provider have no pins file yet (for its first pin). */
+async function loadProviders(
+  options: { withoutPins?: boolean } = {},
+): Promise<Record<string, ProviderInput>> {
   const entries = await Promise.all(
     Object.entries(providerDefinitions).map(async ([id, definition]) => {
       const file = join(ROOT, 'specs', id, 'pins.json');
       const pins = await readJson<unknown>(file);
+      if (pins === undefined && options.withoutPins) return [id, { definition, pins: {} }] as const;
       if (pins === undefined) {
         throw new CompileError('invalid_definition', 'no pins file', {
           place: { file },
-          fix: 'create it with one pin per document',
+          fix: `pin each document (this creates the file): npm run pin -- ${id} <document> --commit <sha> --repo <owner/name> --path <path/in/repo> [--file <local copy>]`,
         });
       }
       return [id, { definition, pins }] as const;
@@ -269,21 +349,28 @@ type Options = Parameters<typeof parseArgs>[0] extends infer C
     : never
   : never;
 
-function parse<O extends NonNullable<Options>>(args: string[], options: O, positionals: number) {
+function parse<O extends NonNullable<Options>>(
+  command: CommandName,
+  args: string[],
+  options: O,
+  positionals: number,
+) {
   let parsed: ReturnType<typeof parseArgs<{ options: O; allowPositionals: boolean; strict: true }>>;
   try {
     parsed = parseArgs({ args, options, allowPositionals: positionals > 0, strict: true });
   } catch (error) {
-    throw usage(error instanceof Error ? error.message : String(error));
+    throw usage(command, error instanceof Error ? error.message : String(error));
   }
   if (parsed.positionals.length !== positionals)
-    throw usage(`expected ${positionals} arguments, got ${parsed.positionals.length}`);
+    throw usage(command, `expected ${positionals} arguments, got ${parsed.positionals.length}`);
   return parsed;
 }
 
-function usage(message: string): CompileError {
+/** A usage error: the command's usage line, and where its help is. */
+function usage(command: CommandName, message: string): CompileError {
+  const line = COMMAND_USAGE[command].split('\n')[0]!.slice('usage: '.length);
   return new CompileError('usage', message, {
-    fix: 'npm run generate [-- --check] | npm run pin -- <provider> <document> --commit <sha> [--file <path>] | npm run diff -- <provider> <document> --from <sha> [--to <sha>]',
+    fix: `${line} (see npm run ${command} -- --help)`,
   });
 }
 

@@ -1,28 +1,16 @@
 /** `npm run pin`, end to end, in a scratch copy of the repository so the real one is never touched. */
-import {
-  cpSync,
-  existsSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { compareTrees, readTree } from '../../generators/cli/generated-tree.ts';
-import { MIRROR, ROOT } from '../support/fixtures.ts';
+import { MIRROR } from '../support/fixtures.ts';
 import { runCli } from '../support/run-cli.ts';
+import { scratchRepo } from '../support/scratch-repo.ts';
 
 let repo: string;
 
 beforeEach(() => {
-  repo = mkdtempSync(join(tmpdir(), 'portcullis-repo-'));
-  for (const folder of ['generators', 'specs', 'generated'])
-    cpSync(join(ROOT, folder), join(repo, folder), { recursive: true });
-  for (const file of ['package.json', 'biome.json']) cpSync(join(ROOT, file), join(repo, file));
-  symlinkSync(join(ROOT, 'node_modules'), join(repo, 'node_modules'));
+  repo = scratchRepo();
 });
 
 function pin(args: string[]) {
