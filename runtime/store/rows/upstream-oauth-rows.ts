@@ -107,6 +107,17 @@ function clientRows(context: StoreContext): UpstreamClientRows {
 
 function tokenRows(context: StoreContext): UpstreamTokenRows {
   const { db } = context;
+  /** The token sets still sealed, of one workspace or of every one, in a stable order. */
+  const sealedTokens = async (workspaceId?: string): Promise<StoredTokens[]> => {
+    let query = db.selectFrom('upstream_oauth_tokens').selectAll().where('sealed', 'is not', null);
+    if (workspaceId !== undefined) query = query.where('workspace_id', '=', workspaceId);
+    const rows = await query.execute();
+    return sortedBy(
+      rows,
+      (row) => row.connection_id,
+      (row) => row.agent_id,
+    ).map(toTokens);
+  };
   return {
     async put(tokens) {
       const values = {
@@ -149,31 +160,8 @@ function tokenRows(context: StoreContext): UpstreamTokenRows {
         .sort((a, b) => (a.agent_id < b.agent_id ? -1 : a.agent_id > b.agent_id ? 1 : 0))
         .map(toTokens);
     },
-    async forWorkspace(workspaceId) {
-      const rows = await db
-        .selectFrom('upstream_oauth_tokens')
-        .selectAll()
-        .where('workspace_id', '=', workspaceId)
-        .where('sealed', 'is not', null)
-        .execute();
-      return sortedBy(
-        rows,
-        (row) => row.connection_id,
-        (row) => row.agent_id,
-      ).map(toTokens);
-    },
-    async sealed() {
-      const rows = await db
-        .selectFrom('upstream_oauth_tokens')
-        .selectAll()
-        .where('sealed', 'is not', null)
-        .execute();
-      return sortedBy(
-        rows,
-        (row) => row.connection_id,
-        (row) => row.agent_id,
-      ).map(toTokens);
-    },
+    forWorkspace: (workspaceId) => sealedTokens(workspaceId),
+    sealed: () => sealedTokens(),
     async reseal(connectionId, agentId, from, to) {
       const result = await context.atomically((trx) =>
         trx
