@@ -153,6 +153,23 @@ export class FixtureBackend implements ToolBackend {
   }
 }
 
+/** The elicitation every fixture that greets by name sends. */
+export const NAME_QUESTION: {
+  message: string;
+  requestedSchema: {
+    type: 'object';
+    properties: { name: { type: 'string' } };
+    required: string[];
+  };
+} = {
+  message: 'What is your name?',
+  requestedSchema: {
+    type: 'object',
+    properties: { name: { type: 'string' } },
+    required: ['name'],
+  },
+};
+
 /** Asks for a name, then greets it; the state it gets back is the nonce it was called with. */
 function ask(call: ToolCall): ToolOutcome {
   const answer = call.input?.responses.name as
@@ -169,14 +186,7 @@ function ask(call: ToolCall): ToolOutcome {
     inputRequests: {
       name: {
         method: 'elicitation/create',
-        params: {
-          message: 'What is your name?',
-          requestedSchema: {
-            type: 'object',
-            properties: { name: { type: 'string' } },
-            required: ['name'],
-          },
-        },
+        params: NAME_QUESTION,
       },
     },
     state: { nonce: typeof call.arguments?.nonce === 'string' ? call.arguments.nonce : null },

@@ -21,6 +21,7 @@ import {
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
+import { NAME_QUESTION } from '../mcp/fixture-backend.ts';
 
 export const BOARD_URI = 'memo://board';
 const MODERN = '2026-07-28';
@@ -79,14 +80,7 @@ export async function startDualEraUpstream(): Promise<DualEraUpstream> {
         const answer = await extra.sendRequest(
           {
             method: 'elicitation/create',
-            params: {
-              message: 'What is your name?',
-              requestedSchema: {
-                type: 'object',
-                properties: { name: { type: 'string' } },
-                required: ['name'],
-              },
-            },
+            params: NAME_QUESTION,
           },
           ElicitResultSchema,
         );
