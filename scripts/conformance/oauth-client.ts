@@ -15,13 +15,13 @@
  * guarded client. Exit 0 when every request succeeded, 1 otherwise (some
  * scenarios expect the client to refuse).
  */
-import { publicError } from '../../runtime/core/errors.ts';
-import { createGuardedClient } from '../../runtime/core/outbound/guarded-client.ts';
+import { publicError } from '../../runtime/core/base/errors.ts';
 import {
   MODERN_REVISION,
   UpstreamClient,
   type UpstreamSession,
-} from '../../runtime/core/remote/upstream-client.ts';
+} from '../../runtime/core/mcp/client/upstream-client.ts';
+import { createGuardedClient } from '../../runtime/core/outbound/guarded-client.ts';
 import { isMainModule } from '../is-main-module.ts';
 import { OAuthSignIn } from './oauth-sign-in.ts';
 

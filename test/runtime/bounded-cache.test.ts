@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BoundedCache } from '../../runtime/core/bounded-cache.ts';
+import { BoundedCache } from '../../runtime/core/base/bounded-cache.ts';
 
 describe('the bounded cache', () => {
   it('computes a key once, and starts over when full', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Cancellation } from '../../runtime/core/cancellation.ts';
+import { Cancellation } from '../../runtime/core/base/cancellation.ts';
 
 describe('cancellation', () => {
   it('tells each listener once, and only those still listening', () => {

@@ -1,8 +1,8 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { configFromEnvironment } from '../../runtime/core/config/config.ts';
-import { ConfigError } from '../../runtime/core/config/config-error.ts';
+import { configFromEnvironment } from '../../runtime/config/config.ts';
+import { ConfigError } from '../../runtime/config/config-error.ts';
 import { BAD_VALUES, pemOf, scratch } from '../support/bad-config.ts';
 
 function errorOf(environment: Record<string, string>): ConfigError {

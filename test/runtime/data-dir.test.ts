@@ -2,8 +2,8 @@ import { existsSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../../runtime/core/config/config-error.ts';
-import { dataDirProblem, ensureDataDir } from '../../runtime/core/config/data-dir.ts';
+import { ConfigError } from '../../runtime/config/config-error.ts';
+import { dataDirProblem, ensureDataDir } from '../../runtime/config/data-dir.ts';
 
 const scratch = mkdtempSync(join(tmpdir(), 'portcullis-data-dir-'));
 const file = join(scratch, 'a-file');

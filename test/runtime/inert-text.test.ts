@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { inertText } from '../../runtime/core/inert-text.ts';
+import { inertText } from '../../runtime/core/base/inert-text.ts';
 
 type Case = [string, { given: string; want: { line: string; lines: string } }];
 

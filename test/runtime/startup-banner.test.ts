@@ -10,7 +10,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { backingServicesText } from '../../runtime/backing-services.ts';
+import { backingServicesText } from '../../runtime/compose/backing-services.ts';
 import { type TestSchemas, testSchemas } from '../support/postgres.ts';
 import { TEST_REDIS_URL } from '../support/redis.ts';
 import { startServerProcess } from '../support/run-server.ts';

@@ -8,7 +8,7 @@ import {
 } from '../../generators/compile/compile-document.ts';
 import { planFromDocument } from '../../generators/compile/document-plan.ts';
 import { loadDocument } from '../../generators/openapi/load-document.ts';
-import { createAjv } from '../../runtime/core/validation/create-ajv.ts';
+import { createAjv } from '../../runtime/core/base/create-ajv.ts';
 
 export const ROOT = resolve(import.meta.dirname, '..', '..');
 export const FIXTURES = join(ROOT, 'test', 'fixtures', 'openapi');

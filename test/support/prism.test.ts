@@ -4,7 +4,7 @@ import {
   type GuardedClient,
 } from '../../runtime/core/outbound/guarded-client.ts';
 import { Redactor } from '../../runtime/core/outbound/redaction.ts';
-import { buildRestRequest } from '../../runtime/core/rest/build-request.ts';
+import { buildRestRequest } from '../../runtime/core/sources/native-rest/build-request.ts';
 import { realAction } from '../runtime/rest/actions.ts';
 import { type PrismServer, startPrism } from './prism.ts';
 

@@ -3,9 +3,9 @@
  * call this action on this connection now? Returns the reason code that
  * refuses it, or null. Pure, so every rule has a table-driven test.
  */
-import type { ReasonCode } from '../errors.ts';
-import type { GovernedAction } from '../tools/tool-source.ts';
-import type { ActionPolicy, Agent, Connection, Grant } from './model.ts';
+import type { ReasonCode } from '../base/errors.ts';
+import type { ActionPolicy, Agent, Connection, Grant } from '../model/governance.ts';
+import type { GovernedAction } from './tool-source.ts';
 
 export interface DecisionInput {
   agent: Agent;

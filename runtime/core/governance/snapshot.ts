@@ -4,11 +4,12 @@
  * process, the `portcullis` command or another replica), so a revoked agent is
  * refused on its next call while unchanged state costs one small query.
  */
-import type { Store } from '../store/store.ts';
-import type { ToolSource, ToolSources, ToolTarget } from '../tools/tool-source.ts';
+
+import type { ActionPolicy, Agent, Connection, Grant } from '../model/governance.ts';
+import type { Store } from '../ports/store.ts';
 import { decide } from './decide.ts';
-import type { ActionPolicy, Agent, Connection, Grant } from './model.ts';
 import { type ToolNameCollision, toolNameFor, toolsByName } from './tool-names.ts';
+import type { ToolSource, ToolSources, ToolTarget } from './tool-source.ts';
 
 export interface GovernanceSnapshotOptions {
   /**

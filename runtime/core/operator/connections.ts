@@ -5,20 +5,20 @@
  * transaction. A failed verification writes nothing.
  */
 import { z } from 'zod';
+import { GatewayError } from '../base/errors.ts';
+import { didYouMean } from '../base/nearest-word.ts';
 import type { ProviderCatalog } from '../catalog/catalog-set.ts';
-import { GatewayError } from '../errors.ts';
-import { type Execution, OPERATOR_CALL } from '../execute/executor.ts';
 import { syncPolicies } from '../governance/contract-sync.ts';
 import { newId } from '../governance/keys.ts';
-import type { Connection } from '../governance/model.ts';
-import { isInputRequired } from '../mcp/tool-backend.ts';
-import { didYouMean } from '../nearest-word.ts';
-import { REMOTE_MCP_PROVIDER } from '../remote/remote-model.ts';
+import { assertNameFree } from '../governance/reserved-names.ts';
+import { isInputRequired } from '../mcp/server/tool-backend.ts';
+import type { Connection } from '../model/governance.ts';
+import { REMOTE_MCP_PROVIDER } from '../model/remote.ts';
+import { type Execution, OPERATOR_CALL } from '../sources/executor.ts';
 import { agentOrThrow } from './agents.ts';
 import { attempt, audit, type OperatorContext, parseInput, workspaceOrThrow } from './context.ts';
 import { NameSchema } from './names.ts';
 import { remoteCredentialFields } from './remote-credential.ts';
-import { assertNameFree } from './reserved-names.ts';
 
 /** The credential's fields by name, or one string for a provider with a single field. */
 const SecretValuesSchema = z.union([

@@ -3,16 +3,16 @@
  * HTTP API call the same verbs with the same inputs, so they cannot drift.
  */
 import type { z } from 'zod';
+import { GatewayError, REASONS } from '../base/errors.ts';
+import { didYouMean } from '../base/nearest-word.ts';
 import type { CatalogSet } from '../catalog/catalog-set.ts';
-import { GatewayError, REASONS } from '../errors.ts';
-import type { Executors } from '../execute/executor.ts';
 import { auditEvent } from '../governance/audit-event.ts';
-import type { NewAuditEvent, Workspace } from '../governance/model.ts';
-import { didYouMean } from '../nearest-word.ts';
-import type { RemoteMcp } from '../remote/remote-mcp.ts';
-import type { Store } from '../store/store.ts';
-import type { ToolSources } from '../tools/tool-source.ts';
-import type { UpstreamSignIn } from '../upstream-sign-in/upstream-sign-in.ts';
+import type { ToolSources } from '../governance/tool-source.ts';
+import type { UpstreamSignIn } from '../identity/oauth-client/upstream-sign-in.ts';
+import type { NewAuditEvent, Workspace } from '../model/governance.ts';
+import type { Store } from '../ports/store.ts';
+import type { Executors } from '../sources/executor.ts';
+import type { RemoteMcp } from '../sources/remote-mcp/remote-mcp.ts';
 import type { CredentialVault } from '../vault/credential-vault.ts';
 import { inputProblem } from './input-issues.ts';
 

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { GatewayError } from '../errors.ts';
+import { GatewayError } from '../base/errors.ts';
 import { newId } from '../governance/keys.ts';
-import type { AgentStatus, Grant } from '../governance/model.ts';
-import { REMOTE_MCP_PROVIDER } from '../remote/remote-model.ts';
+import type { AgentStatus, Grant } from '../model/governance.ts';
+import { REMOTE_MCP_PROVIDER } from '../model/remote.ts';
 import { actionOrThrow } from './action-names.ts';
 import { agentOrThrow } from './agents.ts';
 import { connectionOrThrow } from './connections.ts';

@@ -7,24 +7,11 @@
  * field by field, for the review.
  */
 import { z } from 'zod';
-import { GatewayError } from '../errors.ts';
+import { GatewayError } from '../base/errors.ts';
 import { syncPolicies } from '../governance/contract-sync.ts';
-import type { Connection } from '../governance/model.ts';
-import { type ContractChange, contractChanges } from '../remote/contract-diff.ts';
-import { discoverFeatures } from '../remote/discover-features.ts';
-import { discoverTools } from '../remote/discover-tools.ts';
-import { openSession } from '../remote/open-session.ts';
-import { recordFeatures } from '../remote/record-features.ts';
-import { classifyRemoteTool } from '../remote/remote-classification.ts';
-import {
-  featureActionOf,
-  featureHashOf,
-  featureIdOf,
-  featureKey,
-} from '../remote/remote-feature-contract.ts';
-import { sameFeatures } from '../remote/remote-features.ts';
-import { BEARER_FIELD } from '../remote/remote-headers.ts';
-import { upstreamTarget } from '../remote/remote-mcp-executor.ts';
+import { assertToolNamesFree } from '../governance/tool-name-owners.ts';
+import type { UpstreamSession, UpstreamTarget } from '../mcp/client/upstream-client.ts';
+import type { Connection } from '../model/governance.ts';
 import {
   REMOTE_MCP_PROVIDER,
   type RemoteEndpoint,
@@ -33,15 +20,28 @@ import {
   type RemoteFeatures,
   type RemoteTool,
   type ReviewedContract,
-} from '../remote/remote-model.ts';
-import { contractHashOf } from '../remote/remote-tool-contract.ts';
-import { remoteActionOf } from '../remote/remote-tool-source.ts';
-import type { UpstreamSession, UpstreamTarget } from '../remote/upstream-client.ts';
-import type { Store } from '../store/store.ts';
+} from '../model/remote.ts';
+import type { Store } from '../ports/store.ts';
+import { type ContractChange, contractChanges } from '../sources/remote-mcp/contract-diff.ts';
+import { discoverFeatures } from '../sources/remote-mcp/discover-features.ts';
+import { discoverTools } from '../sources/remote-mcp/discover-tools.ts';
+import { openSession } from '../sources/remote-mcp/open-session.ts';
+import { recordFeatures } from '../sources/remote-mcp/record-features.ts';
+import { classifyRemoteTool } from '../sources/remote-mcp/remote-classification.ts';
+import {
+  featureActionOf,
+  featureHashOf,
+  featureIdOf,
+  featureKey,
+} from '../sources/remote-mcp/remote-feature-contract.ts';
+import { sameFeatures } from '../sources/remote-mcp/remote-features.ts';
+import { BEARER_FIELD } from '../sources/remote-mcp/remote-headers.ts';
+import { upstreamTarget } from '../sources/remote-mcp/remote-mcp-executor.ts';
+import { contractHashOf } from '../sources/remote-mcp/remote-tool-contract.ts';
+import { remoteActionOf } from '../sources/remote-mcp/remote-tool-source.ts';
 import { connectionOrThrow } from './connections.ts';
 import { attempt, audit, type OperatorContext, parseInput, workspaceOrThrow } from './context.ts';
 import { remoteOrThrow } from './remote-connections.ts';
-import { assertToolNamesFree } from './tool-name-owners.ts';
 
 export interface RefreshReport {
   tools: string[];

@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { commands } from '../../../runtime/cli/commands.ts';
+import { commands } from '../../../runtime/adapters/cli/commands.ts';
 import { runPortcullisHere } from '../../support/run-cli.ts';
 
 const scratch = mkdtempSync(join(tmpdir(), 'portcullis-cli-messages-'));

@@ -3,7 +3,7 @@ import {
   type CallOutcome,
   type HealthState,
   nextHealth,
-} from '../../../runtime/core/execute/connection-health.ts';
+} from '../../../runtime/core/sources/connection-health.ts';
 
 function run(
   outcomes: CallOutcome[],

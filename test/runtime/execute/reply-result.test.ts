@@ -6,11 +6,11 @@
 
 import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resultFromReply } from '../../../runtime/core/execute/reply-result.ts';
 import {
   createGuardedClient,
   type GuardedClient,
 } from '../../../runtime/core/outbound/guarded-client.ts';
+import { resultFromReply } from '../../../runtime/core/sources/native-rest/reply-result.ts';
 import { actionNamed, compileFixture } from '../../support/fixtures.ts';
 import { type LoopbackServer, startLoopbackServer } from '../outbound/loopback-server.ts';
 

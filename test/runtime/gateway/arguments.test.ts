@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { GatewayError } from '../../../runtime/core/base/errors.ts';
 import { CatalogSet, generatedProviderFiles } from '../../../runtime/core/catalog/catalog-set.ts';
-import { GatewayError } from '../../../runtime/core/errors.ts';
-import { argumentHash, validateArguments } from '../../../runtime/core/gateway/arguments.ts';
+import { argumentHash, validateArguments } from '../../../runtime/core/pipeline/arguments.ts';
 import { GENERATED } from '../../support/gateway.ts';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');

@@ -4,15 +4,15 @@
  * on cue); the audit log and the store are the real ones.
  */
 import { describe, expect, it } from 'vitest';
-import { Cancellation } from '../../../runtime/core/cancellation.ts';
-import { Executors } from '../../../runtime/core/execute/executor.ts';
-import { AuditLog } from '../../../runtime/core/gateway/audit-log.ts';
-import { GovernedTools } from '../../../runtime/core/gateway/governed-tools.ts';
-import type { ToolWatch } from '../../../runtime/core/gateway/tool-watch.ts';
+import { openStore } from '../../../runtime/adapters/sql/open-store.ts';
+import { Cancellation } from '../../../runtime/core/base/cancellation.ts';
 import type { GovernanceSnapshot } from '../../../runtime/core/governance/snapshot.ts';
-import type { Principals } from '../../../runtime/core/principals/principals.ts';
+import type { Principals } from '../../../runtime/core/identity/principals/principals.ts';
+import { AuditLog } from '../../../runtime/core/pipeline/audit-log.ts';
+import { GovernedTools } from '../../../runtime/core/pipeline/governed-tools.ts';
+import type { ToolWatch } from '../../../runtime/core/pipeline/tool-watch.ts';
+import { Executors } from '../../../runtime/core/sources/executor.ts';
 import type { CredentialVault } from '../../../runtime/core/vault/credential-vault.ts';
-import { openStore } from '../../../runtime/store/open-store.ts';
 
 describe('a tool call that fails inside the gateway', () => {
   it('rethrows the failure and leaves one audit event, with reason internal', async () => {

@@ -1,7 +1,7 @@
 /** The endpoints of /mcp/c/<name>: one per name, a real name's kept, the others' bounded. */
 import { describe, expect, it } from 'vitest';
-import { ConnectionEndpoints } from '../../../runtime/core/gateway/connection-endpoints.ts';
-import type { McpEndpoint } from '../../../runtime/core/mcp/mcp-endpoint.ts';
+import type { McpEndpoint } from '../../../runtime/core/mcp/server/mcp-endpoint.ts';
+import { ConnectionEndpoints } from '../../../runtime/core/pipeline/connection-endpoints.ts';
 
 /** Endpoints that say which name they were made for, and whether they were closed. */
 function harness(connections: Set<string>, maxOthers = 2) {

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { openStore } from '../../../runtime/adapters/sql/open-store.ts';
 import { CatalogSet, generatedProviderFiles } from '../../../runtime/core/catalog/catalog-set.ts';
-import { GovernanceCache } from '../../../runtime/core/gateway/governance-cache.ts';
-import type { Store } from '../../../runtime/core/store/store.ts';
-import { catalogToolSources } from '../../../runtime/core/tools/catalog-tool-source.ts';
-import type { ToolSources } from '../../../runtime/core/tools/tool-source.ts';
-import { openStore } from '../../../runtime/store/open-store.ts';
+import type { ToolSources } from '../../../runtime/core/governance/tool-source.ts';
+import { GovernanceCache } from '../../../runtime/core/pipeline/governance-cache.ts';
+import type { Store } from '../../../runtime/core/ports/store.ts';
+import { catalogToolSources } from '../../../runtime/core/sources/native-rest/catalog-tool-source.ts';
 import { GENERATED } from '../../support/gateway.ts';
 import { aWorkspace } from '../store/store-fixtures.ts';
 

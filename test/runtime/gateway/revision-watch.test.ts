@@ -6,12 +6,15 @@
  * governance reader and the clock in the test's hands.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { RevisionWatch } from '../../../runtime/core/gateway/revision-watch.ts';
-import { ToolWatch } from '../../../runtime/core/gateway/tool-watch.ts';
 import type { GovernanceSnapshot } from '../../../runtime/core/governance/snapshot.ts';
-import { UpstreamSessionSweep } from '../../../runtime/core/remote/session-sweep.ts';
-import type { UpstreamClient } from '../../../runtime/core/remote/upstream-client.ts';
-import { sessionKey, UpstreamSessions } from '../../../runtime/core/remote/upstream-sessions.ts';
+import type { UpstreamClient } from '../../../runtime/core/mcp/client/upstream-client.ts';
+import {
+  sessionKey,
+  UpstreamSessions,
+} from '../../../runtime/core/mcp/client/upstream-sessions.ts';
+import { RevisionWatch } from '../../../runtime/core/pipeline/revision-watch.ts';
+import { UpstreamSessionSweep } from '../../../runtime/core/pipeline/session-sweep.ts';
+import { ToolWatch } from '../../../runtime/core/pipeline/tool-watch.ts';
 
 const INTERVAL_MS = 500;
 

@@ -9,7 +9,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createLog } from '../../../runtime/log.ts';
+import { createLog } from '../../../runtime/compose/log.ts';
 import {
   adminClient,
   callTool,

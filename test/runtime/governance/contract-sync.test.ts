@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CatalogAction } from '../../../generated/catalog-format.ts';
 import { syncPolicies } from '../../../runtime/core/governance/contract-sync.ts';
-import type { ActionPolicy } from '../../../runtime/core/governance/model.ts';
+import type { ActionPolicy } from '../../../runtime/core/model/governance.ts';
 
 const connection = { id: 'c1', workspaceId: 'w1' };
 const act = (name: string, classification: CatalogAction['classification'], contractHash: string) =>

@@ -6,7 +6,7 @@ import type {
   Agent,
   Connection,
   Grant,
-} from '../../../runtime/core/governance/model.ts';
+} from '../../../runtime/core/model/governance.ts';
 
 const action = {
   name: 'unikraft_get_user',

@@ -12,7 +12,7 @@ import {
   toolNameFor,
   toolsByName,
 } from '../../../runtime/core/governance/tool-names.ts';
-import { REMOTE_MCP_PROVIDER } from '../../../runtime/core/remote/remote-model.ts';
+import { REMOTE_MCP_PROVIDER } from '../../../runtime/core/model/remote.ts';
 
 const native = (name: string, provider: string) => ({ id: `id-${name}`, name, provider });
 const remote = (name: string) => ({ id: `id-${name}`, name, provider: REMOTE_MCP_PROVIDER });

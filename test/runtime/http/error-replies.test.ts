@@ -8,7 +8,7 @@
  */
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLog } from '../../../runtime/log.ts';
+import { createLog } from '../../../runtime/compose/log.ts';
 import { startTestGateway, type TestGateway } from '../../support/gateway.ts';
 
 let gateway: TestGateway;

@@ -7,8 +7,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { McpEndpoint } from '../../../runtime/core/mcp/mcp-endpoint.ts';
-import { withMcpEndpoint } from '../../../runtime/http/mcp-route.ts';
+import { withMcpEndpoint } from '../../../runtime/adapters/http/mcp-route.ts';
+import type { McpEndpoint } from '../../../runtime/core/mcp/server/mcp-endpoint.ts';
 
 const reported: unknown[] = [];
 const failing: McpEndpoint = {

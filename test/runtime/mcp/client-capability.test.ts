@@ -1,6 +1,9 @@
 /** Which declared capability a request to the client needs, down to the elicitation mode. */
 import { describe, expect, it } from 'vitest';
-import { isClientRequest, missingCapability } from '../../../runtime/core/mcp/client-capability.ts';
+import {
+  isClientRequest,
+  missingCapability,
+} from '../../../runtime/core/mcp/wire/client-capability.ts';
 
 const form = { method: 'elicitation/create', params: { mode: 'form', message: 'm' } };
 const noMode = { method: 'elicitation/create', params: { message: 'm' } };

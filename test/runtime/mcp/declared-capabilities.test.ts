@@ -8,7 +8,7 @@
  */
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { McpEra } from '../../../runtime/core/mcp/protocol-version.ts';
+import type { McpEra } from '../../../runtime/core/mcp/wire/protocol-version.ts';
 import { createAgent } from '../../../runtime/core/operator/agents.ts';
 import { startTestGateway, type TestGateway } from '../../support/gateway.ts';
 

@@ -13,9 +13,9 @@ import {
 import express from 'express';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createMcpEndpoint } from '../../../runtime/core/mcp/mcp-endpoint.ts';
-import { RequestStateSealer } from '../../../runtime/core/mcp/request-state.ts';
-import { mcpRouter } from '../../../runtime/http/mcp-route.ts';
+import { mcpRouter } from '../../../runtime/adapters/http/mcp-route.ts';
+import { createMcpEndpoint } from '../../../runtime/core/mcp/server/mcp-endpoint.ts';
+import { RequestStateSealer } from '../../../runtime/core/mcp/server/request-state.ts';
 import { CRASH_SECRET, FIXTURE_AGENTS, FixtureBackend } from '../../support/mcp/fixture-backend.ts';
 import {
   FIXTURE_STATE_KEY,

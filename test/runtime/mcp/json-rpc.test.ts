@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyMessage, type IncomingMessage } from '../../../runtime/core/mcp/json-rpc.ts';
+import { classifyMessage, type IncomingMessage } from '../../../runtime/core/mcp/wire/json-rpc.ts';
 
 type Case = [string, { given: unknown; want: IncomingMessage }];
 

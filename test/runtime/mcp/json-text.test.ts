@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { stringifyMessage, withJsonText } from '../../../runtime/core/mcp/json-text.ts';
+import { stringifyMessage, withJsonText } from '../../../runtime/core/mcp/wire/json-text.ts';
 
 const tools = () => [
   { name: 'a', inputSchema: { type: 'object' } },

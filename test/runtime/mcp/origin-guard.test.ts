@@ -3,7 +3,7 @@ import {
   createOriginGuard,
   type OriginGuardOptions,
   type OriginGuardVerdict,
-} from '../../../runtime/core/mcp/origin-guard.ts';
+} from '../../../runtime/core/mcp/server/origin-guard.ts';
 
 type Case = [
   string,

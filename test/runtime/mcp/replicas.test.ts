@@ -6,10 +6,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { GatewayError } from '../../../runtime/core/errors.ts';
-import { MemorySharedState } from '../../../runtime/core/state/memory-shared-state.ts';
-import type { SharedState } from '../../../runtime/core/state/shared-state.ts';
-import { openSharedState } from '../../../runtime/state/open-shared-state.ts';
+import { openSharedState } from '../../../runtime/compose/open-shared-state.ts';
+import { GatewayError } from '../../../runtime/core/base/errors.ts';
+import { MemorySharedState } from '../../../runtime/core/ports/shared-state/memory-shared-state.ts';
+import type { SharedState } from '../../../runtime/core/ports/shared-state/shared-state.ts';
 import { type FixtureServer, startFixtureServer } from '../../support/mcp/fixture-server.ts';
 import {
   initializeRequest,

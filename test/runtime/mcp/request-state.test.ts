@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   type RequestStateBinding,
   RequestStateSealer,
-} from '../../../runtime/core/mcp/request-state.ts';
+} from '../../../runtime/core/mcp/server/request-state.ts';
 import { reasonOf } from '../../support/reason.ts';
 
 const KEY_A = new Uint8Array(32).fill(1);

@@ -8,7 +8,7 @@
  */
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { McpEra } from '../../../runtime/core/mcp/protocol-version.ts';
+import type { McpEra } from '../../../runtime/core/mcp/wire/protocol-version.ts';
 import { FIXTURE_AGENTS } from '../../support/mcp/fixture-backend.ts';
 import { type FixtureServer, startFixtureServer } from '../../support/mcp/fixture-server.ts';
 

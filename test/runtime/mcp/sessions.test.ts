@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { Cancellation } from '../../../runtime/core/cancellation.ts';
-import { SessionTable } from '../../../runtime/core/mcp/sessions.ts';
+import { Cancellation } from '../../../runtime/core/base/cancellation.ts';
+import { SessionTable } from '../../../runtime/core/mcp/server/sessions.ts';
 
 const ALICE = { agentId: 'agt_alice', workspaceId: 'ws_1' };
 const BOB = { agentId: 'agt_bob', workspaceId: 'ws_1' };

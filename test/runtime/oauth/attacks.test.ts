@@ -7,8 +7,8 @@
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../../generated/catalog-rules.ts';
-import { signAccessToken } from '../../../runtime/core/oauth-server/access-token.ts';
-import { issueCode } from '../../../runtime/core/oauth-server/authorization-codes.ts';
+import { signAccessToken } from '../../../runtime/core/identity/oauth-server/access-token.ts';
+import { issueCode } from '../../../runtime/core/identity/oauth-server/authorization-codes.ts';
 import { revokeAgent } from '../../../runtime/core/operator/agents.ts';
 import { openConsentPage, postConsent } from '../../support/oauth/consent-bot.ts';
 import { MEMBER, type OAuthGateway, startOAuthGateway } from '../../support/oauth/oauth-gateway.ts';

@@ -8,8 +8,8 @@
  * works, once.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { MAX_STATE_LENGTH } from '../../../runtime/core/oauth-server/authorize-endpoint.ts';
-import type { SharedState } from '../../../runtime/core/state/shared-state.ts';
+import { MAX_STATE_LENGTH } from '../../../runtime/core/identity/oauth-server/authorize-endpoint.ts';
+import type { SharedState } from '../../../runtime/core/ports/shared-state/shared-state.ts';
 import { openConsentPage, postConsent } from '../../support/oauth/consent-bot.ts';
 import { MEMBER, type OAuthGateway, startOAuthGateway } from '../../support/oauth/oauth-gateway.ts';
 import {

@@ -9,8 +9,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ClientMetadataDocuments } from '../../../runtime/core/oauth-server/client-metadata-documents.ts';
-import { RedirectAllowlist } from '../../../runtime/core/oauth-server/redirect-uris.ts';
+import { ClientMetadataDocuments } from '../../../runtime/core/identity/oauth-server/client-metadata-documents.ts';
+import { RedirectAllowlist } from '../../../runtime/core/identity/oauth-server/redirect-uris.ts';
 import { createGuardedClient } from '../../../runtime/core/outbound/guarded-client.ts';
 import { type OAuthGateway, startOAuthGateway } from '../../support/oauth/oauth-gateway.ts';
 import { codeFor, exchange } from '../../support/oauth/raw-flow.ts';

@@ -6,7 +6,7 @@
  */
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { narrowToConnection } from '../../../runtime/core/oauth-server/scopes.ts';
+import { narrowToConnection } from '../../../runtime/core/identity/principals/scopes.ts';
 import {
   type OAuthGateway,
   READ_ARGS,

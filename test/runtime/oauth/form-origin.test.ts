@@ -5,8 +5,8 @@
  * `Origin` at all (then the form's CSRF token decides), they go on as before.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MEMBER_CONSENTS_PATH } from '../../../runtime/core/oauth-server/member-consents-page.ts';
-import { SIGN_IN_PAGE_PATH } from '../../../runtime/core/upstream-sign-in/upstream-sign-in.ts';
+import { SIGN_IN_PAGE_PATH } from '../../../runtime/core/identity/oauth-client/upstream-sign-in.ts';
+import { MEMBER_CONSENTS_PATH } from '../../../runtime/core/identity/oauth-server/member-consents-page.ts';
 import { openConsentPage, postConsent } from '../../support/oauth/consent-bot.ts';
 import { MEMBER, type OAuthGateway, startOAuthGateway } from '../../support/oauth/oauth-gateway.ts';
 import {

@@ -16,8 +16,8 @@ import {
   isAuditedRefusal,
   SIGN_IN_PER_ADDRESS,
   SIGN_IN_PER_MEMBER,
-} from '../../../runtime/core/oauth-server/rate-limits.ts';
-import { MemorySharedState } from '../../../runtime/core/state/memory-shared-state.ts';
+} from '../../../runtime/core/identity/oauth-server/rate-limits.ts';
+import { MemorySharedState } from '../../../runtime/core/ports/shared-state/memory-shared-state.ts';
 import { openConsentPage, postConsent } from '../../support/oauth/consent-bot.ts';
 import { MEMBER, type OAuthGateway, startOAuthGateway } from '../../support/oauth/oauth-gateway.ts';
 import { authorizeUrl, pkce, registerClient } from '../../support/oauth/raw-flow.ts';

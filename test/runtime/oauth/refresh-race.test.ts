@@ -10,9 +10,9 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { configFromEnvironment } from '../../../runtime/core/config/config.ts';
-import { REFRESH_GRACE_MS } from '../../../runtime/core/oauth-server/refresh-grace.ts';
-import { type Gateway, openGateway } from '../../../runtime/open-gateway.ts';
+import { type Gateway, openGateway } from '../../../runtime/compose/open-gateway.ts';
+import { configFromEnvironment } from '../../../runtime/config/config.ts';
+import { REFRESH_GRACE_MS } from '../../../runtime/core/identity/oauth-server/refresh-grace.ts';
 import { GENERATED } from '../../support/gateway.ts';
 import { type OAuthGateway, startOAuthGateway } from '../../support/oauth/oauth-gateway.ts';
 import {

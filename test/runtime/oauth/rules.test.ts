@@ -1,19 +1,19 @@
 /** The authorization server's small rules, table-driven: scopes, redirect URIs, registration, passwords, PKCE. */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { clientFromRegistration } from '../../../runtime/core/oauth-server/client-registration.ts';
+import { clientFromRegistration } from '../../../runtime/core/identity/oauth-server/client-registration.ts';
 import {
   hashPassword,
   passwordMatches,
   passwordProblem,
-} from '../../../runtime/core/oauth-server/passwords.ts';
-import { verifierMatches } from '../../../runtime/core/oauth-server/pkce.ts';
+} from '../../../runtime/core/identity/oauth-server/passwords.ts';
+import { verifierMatches } from '../../../runtime/core/identity/oauth-server/pkce.ts';
 import {
   RedirectAllowlist,
   redirectUriMatches,
   redirectUriProblem,
-} from '../../../runtime/core/oauth-server/redirect-uris.ts';
-import { parseScope, scopesAllow } from '../../../runtime/core/oauth-server/scopes.ts';
+} from '../../../runtime/core/identity/oauth-server/redirect-uris.ts';
+import { parseScope, scopesAllow } from '../../../runtime/core/identity/principals/scopes.ts';
 
 describe('scopes', () => {
   it.each([

@@ -10,12 +10,13 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
+import { openStore } from '../../../runtime/adapters/sql/open-store.ts';
 import {
   KEY_REFRESH_MS,
   SigningKeys,
   signingKeyFamily,
-} from '../../../runtime/core/oauth-server/signing-keys.ts';
-import type { Store } from '../../../runtime/core/store/store.ts';
+} from '../../../runtime/core/identity/oauth-server/signing-keys.ts';
+import type { Store } from '../../../runtime/core/ports/store.ts';
 import { CredentialVault } from '../../../runtime/core/vault/credential-vault.ts';
 import {
   forgetPreviousKeys,
@@ -24,7 +25,6 @@ import {
   rotateKeyFile,
 } from '../../../runtime/core/vault/key-file.ts';
 import { generateMasterKey, Keyring } from '../../../runtime/core/vault/keyring.ts';
-import { openStore } from '../../../runtime/store/open-store.ts';
 import { startOAuthGateway } from '../../support/oauth/oauth-gateway.ts';
 import { codeFor, exchange, mcpStatus, registerClient } from '../../support/oauth/raw-flow.ts';
 import { runPortcullisHere } from '../../support/run-cli.ts';

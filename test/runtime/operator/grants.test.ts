@@ -6,15 +6,15 @@
  * nearest name.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openStore } from '../../../runtime/adapters/sql/open-store.ts';
+import { GatewayError } from '../../../runtime/core/base/errors.ts';
 import { CatalogSet, generatedProviderFiles } from '../../../runtime/core/catalog/catalog-set.ts';
-import { GatewayError } from '../../../runtime/core/errors.ts';
-import { bootstrap } from '../../../runtime/core/gateway/bootstrap.ts';
 import { createAgent } from '../../../runtime/core/operator/agents.ts';
 import type { OperatorContext } from '../../../runtime/core/operator/context.ts';
 import { grant } from '../../../runtime/core/operator/grants.ts';
-import type { Store } from '../../../runtime/core/store/store.ts';
-import { catalogToolSources } from '../../../runtime/core/tools/catalog-tool-source.ts';
-import { openStore } from '../../../runtime/store/open-store.ts';
+import { bootstrap } from '../../../runtime/core/pipeline/bootstrap.ts';
+import type { Store } from '../../../runtime/core/ports/store.ts';
+import { catalogToolSources } from '../../../runtime/core/sources/native-rest/catalog-tool-source.ts';
 import { GENERATED } from '../../support/gateway.ts';
 import { aConnection } from '../store/store-fixtures.ts';
 

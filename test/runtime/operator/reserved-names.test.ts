@@ -7,14 +7,14 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CatalogSet, generatedProviderFiles } from '../../../runtime/core/catalog/catalog-set.ts';
 import { generatedRemoteFiles } from '../../../runtime/core/catalog/curated-remotes.ts';
-import { nameFromHost } from '../../../runtime/core/operator/remote-connections.ts';
 import {
   assertNameFree,
   firstFreeName,
   type NameClaimant,
   reservedOwner,
-} from '../../../runtime/core/operator/reserved-names.ts';
-import { REMOTE_MCP_PROVIDER } from '../../../runtime/core/remote/remote-model.ts';
+} from '../../../runtime/core/governance/reserved-names.ts';
+import { REMOTE_MCP_PROVIDER } from '../../../runtime/core/model/remote.ts';
+import { nameFromHost } from '../../../runtime/core/operator/remote-connections.ts';
 import { GENERATED } from '../../support/gateway.ts';
 import { reasonOf } from '../../support/reason.ts';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Cancellation } from '../../../runtime/core/cancellation.ts';
-import { GatewayError } from '../../../runtime/core/errors.ts';
+import { Cancellation } from '../../../runtime/core/base/cancellation.ts';
+import { GatewayError } from '../../../runtime/core/base/errors.ts';
 import {
   createGuardedClient,
   type GuardedClient,

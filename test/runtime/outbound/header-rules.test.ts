@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { GatewayError } from '../../../runtime/core/errors.ts';
+import { GatewayError } from '../../../runtime/core/base/errors.ts';
 import {
   assertHeaderAllowed,
   whyHeaderNameRefused,

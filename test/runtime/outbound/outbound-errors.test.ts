@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { GatewayError } from '../../../runtime/core/errors.ts';
+import { GatewayError } from '../../../runtime/core/base/errors.ts';
 import { AddressRefusedError } from '../../../runtime/core/outbound/address-policy.ts';
 import { classifyFailure } from '../../../runtime/core/outbound/outbound-errors.ts';
 import { Redactor } from '../../../runtime/core/outbound/redaction.ts';

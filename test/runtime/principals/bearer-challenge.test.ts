@@ -1,6 +1,6 @@
 /** The `WWW-Authenticate` values of RFC 6750 and RFC 9728, built from the one table. */
 import { describe, expect, it } from 'vitest';
-import { bearerChallenge } from '../../../runtime/core/errors.ts';
+import { bearerChallenge } from '../../../runtime/core/base/errors.ts';
 
 const where = {
   realm: 'portcullis',

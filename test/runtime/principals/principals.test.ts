@@ -1,11 +1,11 @@
 /** Authentication as its own module: strategies by token form, the snapshot handed on. */
 import { describe, expect, it } from 'vitest';
-import type { Agent } from '../../../runtime/core/governance/model.ts';
 import type { GovernanceSnapshot } from '../../../runtime/core/governance/snapshot.ts';
 import {
   type CredentialStrategy,
   Principals,
-} from '../../../runtime/core/principals/principals.ts';
+} from '../../../runtime/core/identity/principals/principals.ts';
+import type { Agent } from '../../../runtime/core/model/governance.ts';
 
 const ACTIVE: Agent = {
   id: 'agt_1',

@@ -10,13 +10,13 @@
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createLog } from '../../../runtime/compose/log.ts';
 import { changeActions } from '../../../runtime/core/operator/actions.ts';
 import { createAgent } from '../../../runtime/core/operator/agents.ts';
 import { connectionViews } from '../../../runtime/core/operator/connection-views.ts';
 import type { OperatorContext } from '../../../runtime/core/operator/context.ts';
 import { grant } from '../../../runtime/core/operator/grants.ts';
 import { connectUrl } from '../../../runtime/core/operator/remote-connections.ts';
-import { createLog } from '../../../runtime/log.ts';
 import { callTool, mcpClient, startTestGateway, type TestGateway } from '../../support/gateway.ts';
 import {
   type Sabotage,

@@ -1,8 +1,11 @@
 /** What a review shows of a changed remote tool: texts word by word, schemas and annotations by JSON pointer. */
 import { describe, expect, it } from 'vitest';
-import { contractChangeLines } from '../../../runtime/cli/contract-change-text.ts';
-import { contractChanges, valueDiff } from '../../../runtime/core/remote/contract-diff.ts';
-import type { RemoteToolContract } from '../../../runtime/core/remote/remote-model.ts';
+import { contractChangeLines } from '../../../runtime/adapters/cli/contract-change-text.ts';
+import type { RemoteToolContract } from '../../../runtime/core/model/remote.ts';
+import {
+  contractChanges,
+  valueDiff,
+} from '../../../runtime/core/sources/remote-mcp/contract-diff.ts';
 
 const base: RemoteToolContract = {
   name: 'get_weather',

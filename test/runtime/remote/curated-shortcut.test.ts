@@ -11,7 +11,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RemoteMcpManifest } from '../../../generated/catalog-format.ts';
-import { connectText } from '../../../runtime/cli/remote-commands.ts';
+import { connectText } from '../../../runtime/adapters/cli/remote-commands.ts';
 import { CatalogSet } from '../../../runtime/core/catalog/catalog-set.ts';
 import { CuratedRemotes } from '../../../runtime/core/catalog/curated-remotes.ts';
 import { connectionViews } from '../../../runtime/core/operator/connection-views.ts';
@@ -19,7 +19,7 @@ import type { OperatorContext } from '../../../runtime/core/operator/context.ts'
 import { connectUrl } from '../../../runtime/core/operator/remote-connections.ts';
 import { importConfig } from '../../../runtime/core/operator/remote-import.ts';
 import { createGuardedClient } from '../../../runtime/core/outbound/guarded-client.ts';
-import { createRemoteMcp } from '../../../runtime/core/remote/remote-mcp.ts';
+import { createRemoteMcp } from '../../../runtime/core/sources/remote-mcp/remote-mcp.ts';
 import { startTestGateway, type TestGateway } from '../../support/gateway.ts';
 import { selfSignedLocalhost } from '../../support/remote/self-signed.ts';
 import { startUpstream, type Upstream } from '../../support/remote/upstream-servers.ts';

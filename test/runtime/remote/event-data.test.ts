@@ -1,6 +1,6 @@
 /** The data of server-sent events as the upstream client reads them. */
 import { describe, expect, it } from 'vitest';
-import { eventData } from '../../../runtime/core/remote/mcp-reply.ts';
+import { eventData } from '../../../runtime/core/mcp/client/mcp-reply.ts';
 
 describe('eventData', () => {
   it.each<[string, { given: string; want: string[] }]>([

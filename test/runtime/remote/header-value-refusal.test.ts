@@ -9,7 +9,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importConfig } from '../../../runtime/core/operator/remote-import.ts';
-import { parseMcpServers } from '../../../runtime/core/remote/mcp-servers-config.ts';
+import { parseMcpServers } from '../../../runtime/core/sources/remote-mcp/mcp-servers-config.ts';
 import { startTestGateway, type TestGateway } from '../../support/gateway.ts';
 import { reasonOf } from '../../support/reason.ts';
 import { startUpstream, type Upstream } from '../../support/remote/upstream-servers.ts';

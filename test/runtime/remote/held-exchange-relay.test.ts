@@ -9,14 +9,14 @@
  * before its step, in order.
  */
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { Cancellation, type CancelSignal } from '../../../runtime/core/cancellation.ts';
-import { GatewayError } from '../../../runtime/core/errors.ts';
+import { Cancellation, type CancelSignal } from '../../../runtime/core/base/cancellation.ts';
+import { GatewayError } from '../../../runtime/core/base/errors.ts';
+import { MemorySharedState } from '../../../runtime/core/ports/shared-state/memory-shared-state.ts';
 import {
   HeldExchangeRelay,
   type RelayedAnswer,
   type RoundNotices,
-} from '../../../runtime/core/remote/held-exchange-relay.ts';
-import { MemorySharedState } from '../../../runtime/core/state/memory-shared-state.ts';
+} from '../../../runtime/core/sources/remote-mcp/held-exchange-relay.ts';
 
 type Step = { text: string };
 

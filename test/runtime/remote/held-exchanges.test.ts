@@ -4,8 +4,11 @@
  * goes with it and no other replica sends an answer for it here.
  */
 import { expect, it, vi } from 'vitest';
-import { Cancellation } from '../../../runtime/core/cancellation.ts';
-import { HeldExchange, HeldExchanges } from '../../../runtime/core/remote/held-exchanges.ts';
+import { Cancellation } from '../../../runtime/core/base/cancellation.ts';
+import {
+  HeldExchange,
+  HeldExchanges,
+} from '../../../runtime/core/sources/remote-mcp/held-exchanges.ts';
 
 /** Held exchanges, and the ids they tell of as released, in order. */
 function watched(options?: { holdMs: number }): { held: HeldExchanges; released: string[] } {

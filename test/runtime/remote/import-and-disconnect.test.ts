@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgent } from '../../../runtime/core/operator/agents.ts';
 import { disconnect } from '../../../runtime/core/operator/disconnect.ts';
 import { grant } from '../../../runtime/core/operator/grants.ts';
-import { parseMcpServers } from '../../../runtime/core/remote/mcp-servers-config.ts';
+import { parseMcpServers } from '../../../runtime/core/sources/remote-mcp/mcp-servers-config.ts';
 import { startTestGateway, type TestGateway } from '../../support/gateway.ts';
 import { reasonOf } from '../../support/reason.ts';
 import { startUpstream, type Upstream } from '../../support/remote/upstream-servers.ts';

@@ -10,7 +10,7 @@
  */
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { McpEra } from '../../../runtime/core/mcp/protocol-version.ts';
+import type { McpEra } from '../../../runtime/core/mcp/wire/protocol-version.ts';
 import { createAgent } from '../../../runtime/core/operator/agents.ts';
 import type { OperatorContext } from '../../../runtime/core/operator/context.ts';
 import { startTestGateway, type TestGateway } from '../../support/gateway.ts';

@@ -4,17 +4,17 @@
  * the review shows it as a tool's change is shown.
  */
 import { describe, expect, it } from 'vitest';
-import { contractChangeLines } from '../../../runtime/cli/contract-change-text.ts';
-import { contractChanges } from '../../../runtime/core/remote/contract-diff.ts';
+import { contractChangeLines } from '../../../runtime/adapters/cli/contract-change-text.ts';
+import type {
+  RemoteFeatureContract,
+  RemoteFeatureKind,
+} from '../../../runtime/core/model/remote.ts';
+import { contractChanges } from '../../../runtime/core/sources/remote-mcp/contract-diff.ts';
 import {
   featureContractOf,
   featureHashOf,
   featureOfKey,
-} from '../../../runtime/core/remote/remote-feature-contract.ts';
-import type {
-  RemoteFeatureContract,
-  RemoteFeatureKind,
-} from '../../../runtime/core/remote/remote-model.ts';
+} from '../../../runtime/core/sources/remote-mcp/remote-feature-contract.ts';
 
 const greet = {
   name: 'greet',

@@ -8,9 +8,9 @@
  * workspace's cap holds it back as well.
  */
 import { describe, expect, it } from 'vitest';
+import { SIGN_IN_LIMITS } from '../../../runtime/core/identity/oauth-client/sign-in-limits.ts';
 import type { OperatorContext } from '../../../runtime/core/operator/context.ts';
 import { signIn } from '../../../runtime/core/operator/remote-sign-in.ts';
-import { SIGN_IN_LIMITS } from '../../../runtime/core/upstream-sign-in/sign-in-limits.ts';
 import { callTool, mcpClient } from '../../support/gateway.ts';
 import { reasonOf } from '../../support/reason.ts';
 import { SignInBrowser } from '../../support/remote/sign-in-browser.ts';

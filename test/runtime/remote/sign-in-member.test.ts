@@ -10,9 +10,9 @@
  * binding alone.
  */
 import { describe, expect, it } from 'vitest';
+import { stateHash } from '../../../runtime/core/identity/oauth-client/upstream-sign-in.ts';
 import { grant } from '../../../runtime/core/operator/grants.ts';
 import { addMember } from '../../../runtime/core/operator/members.ts';
-import { stateHash } from '../../../runtime/core/upstream-sign-in/upstream-sign-in.ts';
 import { callTool, mcpClient } from '../../support/gateway.ts';
 import { consent } from '../../support/oauth/consent-bot.ts';
 import { authorizeUrl, exchange, pkce, registerClient } from '../../support/oauth/raw-flow.ts';

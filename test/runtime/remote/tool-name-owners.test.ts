@@ -12,8 +12,8 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fitToolName } from '../../../generated/catalog-rules.ts';
-import { contractHashOf } from '../../../runtime/core/remote/remote-tool-contract.ts';
-import { createLog } from '../../../runtime/log.ts';
+import { createLog } from '../../../runtime/compose/log.ts';
+import { contractHashOf } from '../../../runtime/core/sources/remote-mcp/remote-tool-contract.ts';
 import {
   adminClient,
   callTool,

@@ -13,22 +13,22 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLog } from '../../../runtime/compose/log.ts';
+import {
+  clientSecretPlace,
+  signInPlace,
+  tokensPlace,
+} from '../../../runtime/core/identity/oauth-client/sign-in-secrets.ts';
+import type { TokenSet } from '../../../runtime/core/identity/oauth-client/upstream-oauth.ts';
 import { changeActions } from '../../../runtime/core/operator/actions.ts';
 import { createAgent } from '../../../runtime/core/operator/agents.ts';
 import type { OperatorContext } from '../../../runtime/core/operator/context.ts';
 import { grant } from '../../../runtime/core/operator/grants.ts';
 import { connectUrl } from '../../../runtime/core/operator/remote-connections.ts';
 import { signIn } from '../../../runtime/core/operator/remote-sign-in.ts';
-import type { TokenSet } from '../../../runtime/core/upstream-oauth/upstream-oauth.ts';
-import {
-  clientSecretPlace,
-  signInPlace,
-  tokensPlace,
-} from '../../../runtime/core/upstream-sign-in/sign-in-secrets.ts';
 import { KEY_FILE, reloadKeyring } from '../../../runtime/core/vault/key-file.ts';
 import { masterKey } from '../../../runtime/core/vault/keyring.ts';
 import { openSecret, sealedKeyId } from '../../../runtime/core/vault/sealed-secret.ts';
-import { createLog } from '../../../runtime/log.ts';
 import {
   adminClient,
   callTool,

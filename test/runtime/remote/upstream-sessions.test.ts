@@ -1,7 +1,10 @@
 /** Upstream sessions: one initialisation per key however many ask, and forgetting only the session that failed. */
 import { describe, expect, it } from 'vitest';
-import type { UpstreamSession } from '../../../runtime/core/remote/upstream-client.ts';
-import { sessionKey, UpstreamSessions } from '../../../runtime/core/remote/upstream-sessions.ts';
+import type { UpstreamSession } from '../../../runtime/core/mcp/client/upstream-client.ts';
+import {
+  sessionKey,
+  UpstreamSessions,
+} from '../../../runtime/core/mcp/client/upstream-sessions.ts';
 
 const session = (id: string): UpstreamSession => ({
   era: 'legacy',

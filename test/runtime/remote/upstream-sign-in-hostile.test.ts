@@ -10,10 +10,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLog } from '../../../runtime/compose/log.ts';
 import type { OperatorContext } from '../../../runtime/core/operator/context.ts';
 import { connectUrl } from '../../../runtime/core/operator/remote-connections.ts';
 import { signIn } from '../../../runtime/core/operator/remote-sign-in.ts';
-import { createLog } from '../../../runtime/log.ts';
 import {
   adminClient,
   callTool,

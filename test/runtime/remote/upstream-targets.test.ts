@@ -1,11 +1,11 @@
 /** Upstream targets: worked out once per endpoint and opened credential, afresh for a new one of either. */
 import { describe, expect, it } from 'vitest';
+import type { RemoteEndpoint } from '../../../runtime/core/model/remote.ts';
 import {
   credentialIdentity,
   upstreamTarget,
-} from '../../../runtime/core/remote/remote-mcp-executor.ts';
-import type { RemoteEndpoint } from '../../../runtime/core/remote/remote-model.ts';
-import { UpstreamTargets } from '../../../runtime/core/remote/upstream-targets.ts';
+} from '../../../runtime/core/sources/remote-mcp/remote-mcp-executor.ts';
+import { UpstreamTargets } from '../../../runtime/core/sources/remote-mcp/upstream-targets.ts';
 
 const endpointOf = (url: string): RemoteEndpoint =>
   ({

@@ -7,8 +7,8 @@ import type {
   RequestSpec,
   StyledParameterSpec,
 } from '../../../generated/catalog-format.ts';
-import type { ActionArguments } from '../../../runtime/core/rest/build-request.ts';
-import { createAjv } from '../../../runtime/core/validation/create-ajv.ts';
+import { createAjv } from '../../../runtime/core/base/create-ajv.ts';
+import type { ActionArguments } from '../../../runtime/core/sources/native-rest/build-request.ts';
 import { ROOT } from '../../support/fixtures.ts';
 
 function catalogOf(provider: string): Catalog {

@@ -6,7 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CatalogAction } from '../../../generated/catalog-format.ts';
-import { GatewayError } from '../../../runtime/core/errors.ts';
+import { createAjv } from '../../../runtime/core/base/create-ajv.ts';
+import { GatewayError } from '../../../runtime/core/base/errors.ts';
 import {
   createGuardedClient,
   type GuardedClient,
@@ -14,8 +15,7 @@ import {
 import {
   type ActionArguments,
   buildRestRequest,
-} from '../../../runtime/core/rest/build-request.ts';
-import { createAjv } from '../../../runtime/core/validation/create-ajv.ts';
+} from '../../../runtime/core/sources/native-rest/build-request.ts';
 import { actionNamed, compileFixture } from '../../support/fixtures.ts';
 import { type LoopbackServer, startLoopbackServer } from '../outbound/loopback-server.ts';
 

@@ -8,7 +8,7 @@ import type {
 import {
   type ActionArguments,
   buildRestRequest,
-} from '../../../runtime/core/rest/build-request.ts';
+} from '../../../runtime/core/sources/native-rest/build-request.ts';
 import { reasonOf } from '../../support/reason.ts';
 import { realAction, schemaValid, syntheticAction } from './actions.ts';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { StyledParameterSpec } from '../../../generated/catalog-format.ts';
-import { GatewayError } from '../../../runtime/core/errors.ts';
-import { buildRestRequest } from '../../../runtime/core/rest/build-request.ts';
+import { GatewayError } from '../../../runtime/core/base/errors.ts';
+import { buildRestRequest } from '../../../runtime/core/sources/native-rest/build-request.ts';
 import { pathParameter, syntheticAction } from './actions.ts';
 
 function build(value: unknown, serialization: Partial<StyledParameterSpec> = {}, name = 'id') {

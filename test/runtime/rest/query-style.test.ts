@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ParameterSpec, StyledParameterSpec } from '../../../generated/catalog-format.ts';
-import { buildRestRequest } from '../../../runtime/core/rest/build-request.ts';
+import { buildRestRequest } from '../../../runtime/core/sources/native-rest/build-request.ts';
 import { queryParameter, syntheticAction } from './actions.ts';
 
 type Case = [

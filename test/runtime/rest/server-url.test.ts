@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { GatewayError } from '../../../runtime/core/errors.ts';
+import { GatewayError } from '../../../runtime/core/base/errors.ts';
 import {
   type ActionArguments,
   buildRestRequest,
-} from '../../../runtime/core/rest/build-request.ts';
+} from '../../../runtime/core/sources/native-rest/build-request.ts';
 import { realAction, schemaValid } from './actions.ts';
 
 const getUser = realAction('unikraft', 'unikraft_get_user');

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { MemorySharedState } from '../../../runtime/core/state/memory-shared-state.ts';
+import { MemorySharedState } from '../../../runtime/core/ports/shared-state/memory-shared-state.ts';
 import { describeSharedStateContract } from './shared-state-contract.ts';
 import { anInbox, eventually, LONG_TTL, outcomeOf, SHORT_TTL } from './state-fixtures.ts';
 

@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe } from 'vitest';
 import type {
   ListenerErrorHandler,
   SharedState,
-} from '../../../runtime/core/state/shared-state.ts';
+} from '../../../runtime/core/ports/shared-state/shared-state.ts';
 import { describeChannelsContract } from './contract/channels-contract.ts';
 import { describeConcurrencyContract } from './contract/concurrency-contract.ts';
 import { describeExpiryContract } from './contract/expiry-contract.ts';

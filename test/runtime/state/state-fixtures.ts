@@ -1,6 +1,6 @@
 /** What the shared-state tests share: TTLs, a listener that keeps what it hears, a bounded wait. */
-import { GatewayError } from '../../../runtime/core/errors.ts';
-import type { MessageListener } from '../../../runtime/core/state/shared-state.ts';
+import { GatewayError } from '../../../runtime/core/base/errors.ts';
+import type { MessageListener } from '../../../runtime/core/ports/shared-state/shared-state.ts';
 
 /** Short enough to wait out in a test; `elapse(PAST_SHORT_TTL)` is well past it. */
 export const SHORT_TTL = 100;

@@ -7,7 +7,7 @@
  * (migrating a new schema per test would cost most of the run).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore } from '../../../runtime/store/open-store.ts';
+import { openStore } from '../../../runtime/adapters/sql/open-store.ts';
 import { testSchemas } from '../../support/postgres.ts';
 import { describeStoreContract } from './store-contract.ts';
 import { aWorkspace } from './store-fixtures.ts';

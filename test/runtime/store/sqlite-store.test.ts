@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, Migrator, SqliteDialect } from 'kysely';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { storeMigrations } from '../../../runtime/store/migrations/migrate.ts';
-import { openStore } from '../../../runtime/store/open-store.ts';
+import { storeMigrations } from '../../../runtime/adapters/sql/migrations/migrate.ts';
+import { openStore } from '../../../runtime/adapters/sql/open-store.ts';
 import { describeStoreContract } from './store-contract.ts';
 import { anEvent, aWorkspace, T0 } from './store-fixtures.ts';
 

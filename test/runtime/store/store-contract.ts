@@ -4,7 +4,7 @@
  * every test gets its own.
  */
 import { afterEach, beforeEach, describe } from 'vitest';
-import type { Store } from '../../../runtime/core/store/store.ts';
+import type { Store } from '../../../runtime/core/ports/store.ts';
 import { describeAccessContract } from './contract/access-contract.ts';
 import { describeAuditContract } from './contract/audit-contract.ts';
 import { describeConnectionContract } from './contract/connection-contract.ts';

@@ -1,6 +1,6 @@
 /** Rows to store, and a way to read the error a store call fails with. */
 import { expect } from 'vitest';
-import { GatewayError } from '../../../runtime/core/errors.ts';
+import { GatewayError } from '../../../runtime/core/base/errors.ts';
 import type {
   ActionPolicy,
   Agent,
@@ -9,7 +9,7 @@ import type {
   NewAuditEvent,
   SealedCredential,
   Workspace,
-} from '../../../runtime/core/governance/model.ts';
+} from '../../../runtime/core/model/governance.ts';
 
 export const T0 = '2025-01-01T00:00:00.000Z';
 export const T1 = '2025-01-02T00:00:00.000Z';

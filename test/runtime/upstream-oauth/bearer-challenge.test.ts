@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   parseBearerChallenge,
   stepUpScopes,
-} from '../../../runtime/core/upstream-oauth/upstream-oauth.ts';
+} from '../../../runtime/core/identity/oauth-client/upstream-oauth.ts';
 
 describe('parseBearerChallenge', () => {
   it.each([

@@ -14,7 +14,7 @@ import {
   discover,
   obtainClient,
   type UpstreamOAuthDiscovery,
-} from '../../../runtime/core/upstream-oauth/upstream-oauth.ts';
+} from '../../../runtime/core/identity/oauth-client/upstream-oauth.ts';
 import {
   bindingOf,
   CountingStore,

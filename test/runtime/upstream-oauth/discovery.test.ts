@@ -4,8 +4,8 @@
  * with its code before any client is registered or stored.
  */
 import { describe, expect, it } from 'vitest';
-import { GatewayError } from '../../../runtime/core/errors.ts';
-import type { ClientMaterial } from '../../../runtime/core/upstream-oauth/upstream-oauth.ts';
+import { GatewayError } from '../../../runtime/core/base/errors.ts';
+import type { ClientMaterial } from '../../../runtime/core/identity/oauth-client/upstream-oauth.ts';
 import {
   CountingStore,
   discoverAndObtain,

@@ -5,11 +5,11 @@
  * value.
  */
 import { describe, expect, it } from 'vitest';
-import { GatewayError, publicError, REASONS } from '../../../runtime/core/errors.ts';
+import { GatewayError, publicError, REASONS } from '../../../runtime/core/base/errors.ts';
 import {
   checkOAuthEndpointUrl,
   type UpstreamOAuthPolicy,
-} from '../../../runtime/core/upstream-oauth/upstream-oauth.ts';
+} from '../../../runtime/core/identity/oauth-client/upstream-oauth.ts';
 
 const production: UpstreamOAuthPolicy = { allowPrivateNetworks: false };
 const development: UpstreamOAuthPolicy = { allowPrivateNetworks: true };

@@ -6,7 +6,7 @@
  * canaries (the client secret, the tokens, the code) appear in no error.
  */
 import { describe, expect, it } from 'vitest';
-import { type GatewayError, publicError } from '../../../runtime/core/errors.ts';
+import { type GatewayError, publicError } from '../../../runtime/core/base/errors.ts';
 import {
   type ClientMaterial,
   finishSignIn,
@@ -15,7 +15,7 @@ import {
   type SignInStart,
   startSignIn,
   type TokenSet,
-} from '../../../runtime/core/upstream-oauth/upstream-oauth.ts';
+} from '../../../runtime/core/identity/oauth-client/upstream-oauth.ts';
 import {
   callbackQuery,
   discoverAndObtain,

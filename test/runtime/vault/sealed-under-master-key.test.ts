@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { expect, it } from 'vitest';
+import { openStore } from '../../../runtime/adapters/sql/open-store.ts';
 import { SEALED_UNDER_MASTER_KEY } from '../../../runtime/core/operator/sealed-under-master-key.ts';
-import { openStore } from '../../../runtime/store/open-store.ts';
 
 /** Each sealed table, and the family that re-seals it. */
 const FAMILY_OF_TABLE: Record<string, string> = {

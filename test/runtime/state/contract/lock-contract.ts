@@ -1,10 +1,10 @@
 /**
- * The shared-state lock (`runtime/core/state/shared-lock.ts`) over each
+ * The shared-state lock (`runtime/core/ports/shared-state/shared-lock.ts`) over each
  * implementation: one holder at a time however many take it at once, a
  * release by its holder only, and a lock whose holder died gone with its TTL.
  */
 import { describe, expect, it } from 'vitest';
-import { tryLock, withLock } from '../../../../runtime/core/state/shared-lock.ts';
+import { tryLock, withLock } from '../../../../runtime/core/ports/shared-state/shared-lock.ts';
 import type { SharedStateSubject } from '../shared-state-contract.ts';
 import { LONG_TTL, together } from '../state-fixtures.ts';
 

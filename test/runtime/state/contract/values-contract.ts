@@ -1,6 +1,6 @@
 /** Reading and writing values: get, set, add, compareAndSet, take, delete; what a caller may pass; close. */
 import { describe, expect, it } from 'vitest';
-import type { SharedState } from '../../../../runtime/core/state/shared-state.ts';
+import type { SharedState } from '../../../../runtime/core/ports/shared-state/shared-state.ts';
 import type { SharedStateSubject } from '../shared-state-contract.ts';
 import { anInbox, eventually, LONG_TTL, outcomeOf } from '../state-fixtures.ts';
 

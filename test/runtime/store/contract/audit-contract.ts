@@ -1,6 +1,6 @@
 /** The audit log: append-only, queried newest first unless asked otherwise. */
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { AuditEvent, AuditQuery } from '../../../../runtime/core/governance/model.ts';
+import type { AuditEvent, AuditQuery } from '../../../../runtime/core/model/governance.ts';
 import type { StoreSubject } from '../store-contract.ts';
 import { anEvent, reasonOf, T0, T1, T2, T3 } from '../store-fixtures.ts';
 

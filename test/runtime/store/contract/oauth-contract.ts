@@ -1,10 +1,6 @@
 /** The authorization server's rows: members, clients, consents, token families, signing keys. */
 import { describe, expect, it } from 'vitest';
-import type {
-  Consent,
-  RefreshToken,
-  TokenFamily,
-} from '../../../../runtime/core/oauth-server/oauth-model.ts';
+import type { Consent, RefreshToken, TokenFamily } from '../../../../runtime/core/model/oauth.ts';
 import type { StoreSubject } from '../store-contract.ts';
 import { anAgent, aWorkspace, reasonOf, T0, T1, T2 } from '../store-fixtures.ts';
 

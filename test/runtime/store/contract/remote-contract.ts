@@ -7,7 +7,7 @@ import type {
   RemoteEndpoint,
   RemoteFeature,
   RemoteTool,
-} from '../../../../runtime/core/remote/remote-model.ts';
+} from '../../../../runtime/core/model/remote.ts';
 import type { StoreSubject } from '../store-contract.ts';
 import { aConnection, aWorkspace, reasonOf, T0, T1 } from '../store-fixtures.ts';
 

@@ -1,6 +1,6 @@
 /** The revision moves with every governance mutation, and only then. */
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { Store } from '../../../../runtime/core/store/store.ts';
+import type { Store } from '../../../../runtime/core/ports/store.ts';
 import type { StoreSubject } from '../store-contract.ts';
 import {
   aConnection,

@@ -6,12 +6,12 @@
  * connection.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { RemoteEndpoint } from '../../../../runtime/core/remote/remote-model.ts';
+import type { RemoteEndpoint } from '../../../../runtime/core/model/remote.ts';
 import type {
   StoredClient,
   StoredSignIn,
   StoredTokens,
-} from '../../../../runtime/core/upstream-sign-in/sign-in-model.ts';
+} from '../../../../runtime/core/model/sign-in.ts';
 import type { StoreSubject } from '../store-contract.ts';
 import { aConnection, aWorkspace, T0, T1 } from '../store-fixtures.ts';
 

@@ -1,0 +1,79 @@
+/**
+ * The sign-in and consent page, rendered on the server: no script, no
+ * external asset, one form that works without JavaScript and by keyboard
+ * alone (labels, a visible focus, Approve first so Enter approves, Deny
+ * without the password). Its frame, style and headers are html-page.ts's.
+ */
+
+import { describeScope } from '../principals/scopes.ts';
+import { escapeHtml, page, pageHeaders, signInFields } from './html-page.ts';
+import type { OAuthReply } from './oauth-reply.ts';
+
+export interface ConsentView {
+  /** The sealed authorization request (consent-request.ts). */
+  request: string;
+  csrf: string;
+  clientName: string;
+  /** How the client identified itself, in words. */
+  clientKind: 'registered' | 'metadata_document';
+  clientId: string;
+  redirectUri: string;
+  scopes: readonly string[];
+  /** What the person typed before, when the page comes back after a failed sign-in. */
+  member?: string;
+  error?: string;
+}
+
+export function consentPage(view: ConsentView, status = 200): OAuthReply {
+  const host = new URL(view.redirectUri).host;
+  const identified =
+    view.clientKind === 'metadata_document'
+      ? `identified by its metadata document at <span class="host">${escapeHtml(view.clientId)}</span>`
+      : 'registered with this gateway';
+  const error = view.error ? `<p class="error" role="alert">${escapeHtml(view.error)}</p>` : '';
+  const scopes = view.scopes
+    .map(
+      (scope) =>
+        `<li>${escapeHtml(describeScope(scope))} <span class="host">${escapeHtml(scope)}</span></li>`,
+    )
+    .join('\n');
+  const body = `<h1>Connect <span class="client">${escapeHtml(view.clientName)}</span> to Portcullis</h1>
+${error}
+<p><span class="client">${escapeHtml(view.clientName)}</span> (${identified}) asks to act for you with these permissions. You will be sent back to <span class="host">${escapeHtml(host)}</span>.</p>
+<ul>
+${scopes}
+</ul>
+<p class="note">It can only use the tools an operator has granted you, whatever it asks for.</p>
+<form method="post" action="/oauth/authorize">
+<input type="hidden" name="request" value="${escapeHtml(view.request)}">
+<input type="hidden" name="csrf" value="${escapeHtml(view.csrf)}">
+${signInFields(view.member)}
+<div class="actions">
+<button type="submit" name="decision" value="approve">Approve</button>
+<button type="submit" name="decision" value="deny" formnovalidate>Deny</button>
+</div>
+</form>`;
+  return {
+    status,
+    headers: pageHeaders([new URL(view.redirectUri).origin]),
+    body: page(`Connect ${view.clientName}`, body),
+  };
+}
+
+/** The page `resource_documentation` names: what the endpoint is and how a client connects to it. */
+export function documentationPage(resource: string, scopes: readonly string[]): OAuthReply {
+  const items = scopes
+    .map(
+      (scope) =>
+        `<li><span class="host">${escapeHtml(scope)}</span>: ${escapeHtml(describeScope(scope))}</li>`,
+    )
+    .join('\n');
+  const body = `<h1>Portcullis MCP endpoint</h1>
+<p>Point an MCP client (ChatGPT, Claude, Codex, MCP Inspector, mcp-remote) at <span class="host">${escapeHtml(resource)}</span>. It signs in with OAuth 2.1: a member of this gateway approves it on a consent page, and it gets tokens for this endpoint only.</p>
+<p>The scopes follow what a tool does:</p>
+<ul>
+${items}
+</ul>
+<p class="note">A token only ever narrows what an operator granted the member's agent for that client. Ask the operator of this gateway for a member account and for grants.</p>`;
+  return { status: 200, headers: pageHeaders(), body: page('MCP endpoint', body) };
+}
