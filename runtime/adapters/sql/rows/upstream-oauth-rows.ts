@@ -8,13 +8,11 @@
 import type { Selectable } from 'kysely';
 import type {
   ClientSource,
-  TokenEndpointAuthMethod,
-} from '../../../core/identity/oauth-client/upstream-oauth.ts';
-import type {
   SignInReason,
   StoredClient,
   StoredSignIn,
   StoredTokens,
+  TokenEndpointAuthMethod,
 } from '../../../core/model/sign-in.ts';
 import type {
   UpstreamClientRows,
