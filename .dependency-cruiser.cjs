@@ -133,6 +133,22 @@ module.exports = {
       from: { path: '^runtime/core/sources/[^/]+$' },
       to: { path: '^runtime/core/sources/[^/]+/' },
     },
+    {
+      name: 'sql-store-above-its-parts',
+      severity: 'error',
+      comment:
+        "adapters/sql's own files (the store, opening it) import its tables/, migrations/ and rows/; those never import them.",
+      from: { path: '^runtime/adapters/sql/[^/]+/' },
+      to: { path: '^runtime/adapters/sql/[^/]+$' },
+    },
+    {
+      name: 'sql-tables-at-the-bottom',
+      severity: 'error',
+      comment:
+        'adapters/sql/tables (the schema and its constraints) imports neither rows/ nor migrations/.',
+      from: { path: '^runtime/adapters/sql/tables/' },
+      to: { path: '^runtime/adapters/sql/(rows|migrations)/' },
+    },
     ...siblingRules,
     ...layerRules,
   ],

@@ -24,9 +24,9 @@ import type {
   UpstreamOAuthClientTable,
   UpstreamOAuthTokenTable,
   UpstreamSignInTable,
-} from '../schema.ts';
-import type { StoreContext } from '../store-context.ts';
+} from '../tables/schema.ts';
 import { sortedBy } from './order.ts';
+import type { StoreContext } from './store-context.ts';
 
 export function upstreamOAuthRows(context: StoreContext): UpstreamOAuthRows {
   return {
