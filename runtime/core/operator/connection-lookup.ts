@@ -11,6 +11,7 @@ import { REMOTE_MCP_PROVIDER, type RemoteEndpoint } from '../model/remote.ts';
 import type { RemoteMcp } from '../sources/remote-mcp/remote-mcp.ts';
 import type { OperatorContext } from './context.ts';
 
+/** The connection `ref` names in the workspace, by name or id; `not_found` offers the nearest name. */
 export async function connectionOrThrow(
   ctx: OperatorContext,
   workspaceId: string,
@@ -30,11 +31,13 @@ export async function connectionOrThrow(
   return connection;
 }
 
+/** The remote MCP machinery; a caller error where the gateway runs no outbound client. */
 export function remoteOrThrow(ctx: OperatorContext): RemoteMcp {
   if (!ctx.remote) throw new TypeError('remote MCP connections need the gateway’s outbound client');
   return ctx.remote;
 }
 
+/** A remote connection's endpoint: `invalid_input` for a native one, `connection_inactive` for a draft. */
 export async function endpointOrThrow(
   ctx: OperatorContext,
   connection: Connection,
