@@ -2,8 +2,6 @@
  * The `portcullis` commands: each parses its flags and calls the same operator
  * verb the admin API calls. `--workspace` defaults to the default workspace.
  */
-import type { ParseArgsConfig } from 'node:util';
-import type { Gateway } from '../../compose/open-gateway.ts';
 import { GatewayError } from '../../core/base/errors.ts';
 import { didYouMean } from '../../core/base/nearest-word.ts';
 import {
@@ -27,52 +25,23 @@ import {
 import { queryAudit } from '../../core/operator/audit-query.ts';
 import { connectionViews, type RemoteView } from '../../core/operator/connection-views.ts';
 import { connect, setConnectionStatus, setCredential } from '../../core/operator/connections.ts';
-import type { OperatorContext } from '../../core/operator/context.ts';
 import { grant, listGrants, revokeGrant } from '../../core/operator/grants.ts';
 import { rotateMasterKey } from '../../core/operator/master-key.ts';
 import { createWorkspace, listWorkspaces } from '../../core/operator/workspaces.ts';
+import type { Command, CommandOptions, CommandValues } from './command.ts';
 import { changedToolsText } from './contract-change-text.ts';
 import { oauthCommands } from './oauth-commands.ts';
-import { type Output, printRows, printText, printValue, type Styled, styled } from './output.ts';
+import { printRows, printText, printValue, type Styled, styled } from './output.ts';
 import { remoteCommands } from './remote-commands.ts';
-
-type Options = NonNullable<ParseArgsConfig['options']>;
-type Values = Record<string, string | boolean | string[] | undefined>;
-
-export interface CommandRun {
-  ctx: OperatorContext;
-  gateway: Gateway;
-  out: Output;
-  args: string[];
-  values: Values;
-  workspace: string;
-  /** Where `--token-env VAR` and `--credential-env field=VAR` read secrets from. */
-  env: Record<string, string | undefined>;
-}
-
-export interface Command {
-  usage: string;
-  summary: string;
-  options?: Options;
-  /**
-   * The flag or argument that sets each input field the operator verb may
-   * name in an error (`classification` → `--class`), so a message points at
-   * what the person typed; `--workspace` is common to all.
-   */
-  fields?: Record<string, string>;
-  /** A boolean flag that, given, makes the `<arguments>` unneeded (`import --help-prompt`). */
-  argumentsOptionalWith?: string;
-  run(run: CommandRun): Promise<void>;
-}
 
 const CLASSES = ['read', 'write', 'destructive'];
 
-const credentialOptions: Options = {
+const credentialOptions: CommandOptions = {
   'token-env': { type: 'string' },
   'credential-env': { type: 'string', multiple: true },
 };
 
-const selectOptions: Options = {
+const selectOptions: CommandOptions = {
   class: { type: 'string' },
   all: { type: 'boolean' },
 };
@@ -528,7 +497,7 @@ function arg(args: string[], index: number, command: string): string {
 }
 
 /** `--class`: one of the classes, or an error with the nearest. */
-function classOf(value: Values[string]): string {
+function classOf(value: CommandValues[string]): string {
   const text = String(value);
   if (CLASSES.includes(text)) return text;
   throw new GatewayError(
@@ -538,7 +507,7 @@ function classOf(value: Values[string]): string {
   );
 }
 
-function keyValues(pairs: Values[string], flag: string): Record<string, string> {
+function keyValues(pairs: CommandValues[string], flag: string): Record<string, string> {
   const list = Array.isArray(pairs) ? pairs : [];
   return Object.fromEntries(
     list.map((pair) => {
@@ -556,7 +525,7 @@ function keyValues(pairs: Values[string], flag: string): Record<string, string> 
  * `--token-env VAR` for a provider's single field, `--credential-env field=VAR` per field.
  */
 function credentialFrom(
-  values: Values,
+  values: CommandValues,
   env: Record<string, string | undefined>,
 ): string | Record<string, string> {
   if (typeof values['token-env'] === 'string')

@@ -12,7 +12,7 @@ import {
 } from '../../core/operator/members.ts';
 import { listConsents, revokeConsent } from '../../core/operator/oauth-consents.ts';
 import { rotateSigningKey } from '../../core/operator/signing-key.ts';
-import type { Command } from './commands.ts';
+import type { Command } from './command.ts';
 import { printRows, printValue } from './output.ts';
 
 const passwordOptions = { 'password-env': { type: 'string' as const } };

@@ -16,7 +16,7 @@ import {
   HELP_PROMPT,
   parseMcpServers,
 } from '../../core/sources/remote-mcp/mcp-servers-config.ts';
-import type { Command } from './commands.ts';
+import type { Command } from './command.ts';
 import { contractChangeLines } from './contract-change-text.ts';
 import { curatedOfferText } from './curated-offer-text.ts';
 import { inert, printValue } from './output.ts';

@@ -12,7 +12,8 @@ import { ConfigError, configErrorText } from '../../config/config-error.ts';
 import { publicError } from '../../core/base/errors.ts';
 import { didYouMean, nearestWord } from '../../core/base/nearest-word.ts';
 import { DEFAULT_WORKSPACE } from '../../core/pipeline/bootstrap.ts';
-import { type Command, commands } from './commands.ts';
+import type { Command } from './command.ts';
+import { commands } from './commands.ts';
 import { type Output, printProblem } from './output.ts';
 import { storeEnvironment } from './store-location.ts';
 

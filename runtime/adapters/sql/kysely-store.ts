@@ -26,7 +26,6 @@ import type {
   UpstreamOAuthRows,
   WorkspaceRows,
 } from '../../core/ports/store.ts';
-import { constraintError, type Reference } from './constraint-errors.ts';
 import { adminTokenRows } from './rows/admin-token-rows.ts';
 import { agentRows } from './rows/agent-rows.ts';
 import { auditRows } from './rows/audit-rows.ts';
@@ -37,10 +36,11 @@ import { oauthRows } from './rows/oauth-rows.ts';
 import { policyRows } from './rows/policy-rows.ts';
 import { remoteEndpointRows, remoteFeatureRows, remoteToolRows } from './rows/remote-rows.ts';
 import { settingRows } from './rows/setting-rows.ts';
+import type { StoreContext } from './rows/store-context.ts';
 import { upstreamOAuthRows } from './rows/upstream-oauth-rows.ts';
 import { workspaceRows } from './rows/workspace-rows.ts';
-import type { Database, Engine } from './schema.ts';
-import type { StoreContext } from './store-context.ts';
+import { constraintError, type Reference } from './tables/constraint-errors.ts';
+import type { Database, Engine } from './tables/schema.ts';
 
 export class KyselyStore implements Store {
   readonly workspaces: WorkspaceRows;

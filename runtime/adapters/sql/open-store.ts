@@ -8,8 +8,8 @@ import pg from 'pg';
 import type { Store } from '../../core/ports/store.ts';
 import { KyselyStore } from './kysely-store.ts';
 import { migrateToLatest } from './migrations/migrate.ts';
-import type { Database, Engine } from './schema.ts';
 import { sqliteDialect } from './sqlite-dialect.ts';
+import type { Database, Engine } from './tables/schema.ts';
 
 export interface OpenStoreOptions {
   /** `postgres://…` selects PostgreSQL. */

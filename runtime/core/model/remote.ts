@@ -6,7 +6,6 @@
  * normalise into this one record.
  */
 import type { Classification, ToolAnnotations } from '../../../generated/catalog-format.ts';
-import type { AuthorizationServerMetadata } from '../identity/oauth-client/upstream-oauth.ts';
 
 /** The provider id of every remote MCP connection. */
 export const REMOTE_MCP_PROVIDER = 'remote-mcp';
@@ -18,6 +17,23 @@ export type RemoteTransport = 'streamable-http' | 'sse';
  * by name; `oauth`: a browser sign-in, whose access token goes as `Bearer`.
  */
 export type RemoteAuthKind = 'none' | 'bearer' | 'headers' | 'oauth';
+
+/** The authorization server metadata fields the upstream OAuth engine uses, every address already checked. */
+export interface AuthorizationServerMetadata {
+  issuer: string;
+  authorization_endpoint: string;
+  token_endpoint: string;
+  registration_endpoint?: string;
+  revocation_endpoint?: string;
+  scopes_supported?: string[];
+  response_types_supported?: string[];
+  grant_types_supported?: string[];
+  code_challenge_methods_supported?: string[];
+  token_endpoint_auth_methods_supported?: string[];
+  revocation_endpoint_auth_methods_supported?: string[];
+  client_id_metadata_document_supported?: boolean;
+  authorization_response_iss_parameter_supported?: boolean;
+}
 
 /** What OAuth discovery found for an `oauth` connection (no secret), and its switches. */
 export interface RemoteOAuth {

@@ -3,11 +3,25 @@
  * the core sees them. Every secret in them (a client secret, the tokens, the
  * PKCE verifier) is a sealed vault string, opened only where it is sent.
  */
-import type {
-  ClientBinding,
-  ClientSource,
-  TokenEndpointAuthMethod,
-} from '../identity/oauth-client/upstream-oauth.ts';
+
+/** How the client was obtained, in the order the engine tries them. */
+export type ClientSource = 'preconfigured' | 'cimd' | 'dcr' | 'operator';
+
+/**
+ * What a client is bound to: when any of these differ from the current
+ * sign-in's, the material is not used (never across issuers or workspaces).
+ */
+export interface ClientBinding {
+  /** The authorization server's issuer. */
+  issuer: string;
+  /** The MCP resource (the discovery's `resource`). */
+  resource: string;
+  /** This deployment's callback (`<public url>/connect/oauth/callback`). */
+  redirectUri: string;
+  workspaceId: string;
+}
+
+export type TokenEndpointAuthMethod = 'none' | 'client_secret_basic' | 'client_secret_post';
 
 /** The client a connection signs in with, and what it is bound to. */
 export interface StoredClient {

@@ -16,7 +16,7 @@ import { REMOTE_MCP_PROVIDER, type RemoteFeatureKind } from '../model/remote.ts'
 import { type ContractChange, contractChanges } from '../sources/remote-mcp/contract-diff.ts';
 import { featureOfKey } from '../sources/remote-mcp/remote-feature-contract.ts';
 import { actionNamesOf, actionOrThrow } from './action-names.ts';
-import { connectionOrThrow } from './connections.ts';
+import { connectionOrThrow } from './connection-lookup.ts';
 import { attempt, audit, type OperatorContext, parseInput, workspaceOrThrow } from './context.ts';
 
 export interface ActionView {

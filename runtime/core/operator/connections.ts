@@ -16,6 +16,7 @@ import type { Connection } from '../model/governance.ts';
 import { REMOTE_MCP_PROVIDER } from '../model/remote.ts';
 import { type Execution, OPERATOR_CALL } from '../sources/executor.ts';
 import { agentOrThrow } from './agents.ts';
+import { connectionOrThrow } from './connection-lookup.ts';
 import { attempt, audit, type OperatorContext, parseInput, workspaceOrThrow } from './context.ts';
 import { NameSchema } from './names.ts';
 import { remoteCredentialFields } from './remote-credential.ts';
@@ -94,25 +95,6 @@ export async function connect(ctx: OperatorContext, input: unknown): Promise<Con
 export async function listConnections(ctx: OperatorContext, input: unknown): Promise<Connection[]> {
   const { workspace } = parseInput(z.strictObject({ workspace: z.string().min(1) }), input);
   return ctx.store.connections.list((await workspaceOrThrow(ctx, workspace)).id);
-}
-
-export async function connectionOrThrow(
-  ctx: OperatorContext,
-  workspaceId: string,
-  ref: string,
-): Promise<Connection> {
-  const connection =
-    (await ctx.store.connections.byName(workspaceId, ref)) ??
-    (await ctx.store.connections.byId(workspaceId, ref));
-  if (!connection) {
-    const names = (await ctx.store.connections.list(workspaceId)).map((c) => c.name);
-    throw new GatewayError(
-      'not_found',
-      `no connection ${ref} in this workspace${didYouMean(ref, names)}`,
-      { field: 'connection' },
-    );
-  }
-  return connection;
 }
 
 /**

@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { GatewayError } from '../base/errors.ts';
 import { REMOTE_MCP_PROVIDER } from '../model/remote.ts';
 import { upstreamTarget } from '../sources/remote-mcp/remote-mcp-executor.ts';
-import { connectionOrThrow } from './connections.ts';
+import { connectionOrThrow } from './connection-lookup.ts';
 import { attempt, audit, type OperatorContext, parseInput, workspaceOrThrow } from './context.ts';
 
 const DisconnectSchema = z.strictObject({

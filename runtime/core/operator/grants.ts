@@ -5,7 +5,7 @@ import type { AgentStatus, Grant } from '../model/governance.ts';
 import { REMOTE_MCP_PROVIDER } from '../model/remote.ts';
 import { actionOrThrow } from './action-names.ts';
 import { agentOrThrow } from './agents.ts';
-import { connectionOrThrow } from './connections.ts';
+import { connectionOrThrow } from './connection-lookup.ts';
 import { attempt, audit, type OperatorContext, parseInput, workspaceOrThrow } from './context.ts';
 
 export const GrantSchema = z

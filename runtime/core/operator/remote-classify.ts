@@ -10,9 +10,8 @@ import { classifyRemoteTool } from '../sources/remote-mcp/remote-classification.
 import { featureActionOf } from '../sources/remote-mcp/remote-feature-contract.ts';
 import { remoteActionOf } from '../sources/remote-mcp/remote-tool-source.ts';
 import { actionOrThrow } from './action-names.ts';
-import { connectionOrThrow } from './connections.ts';
+import { connectionOrThrow, endpointOrThrow } from './connection-lookup.ts';
 import { attempt, audit, type OperatorContext, parseInput, workspaceOrThrow } from './context.ts';
-import { endpointOrThrow } from './remote-refresh.ts';
 
 const ClassifySchema = z.strictObject({
   workspace: z.string().min(1),

@@ -34,6 +34,7 @@ import {
 } from '../sources/remote-mcp/remote-headers.ts';
 import type { RemoteMcp } from '../sources/remote-mcp/remote-mcp.ts';
 import { upstreamTarget } from '../sources/remote-mcp/remote-mcp-executor.ts';
+import { remoteOrThrow } from './connection-lookup.ts';
 import { attempt, audit, type OperatorContext, parseInput, workspaceOrThrow } from './context.ts';
 import { NameSchema } from './names.ts';
 import { applyPinned, discoverPinnable, type RefreshReport } from './remote-refresh.ts';
@@ -64,11 +65,6 @@ export interface RemoteConnectResult {
    * unverified server. The connection is the same either way.
    */
   curated?: CuratedOffer;
-}
-
-export function remoteOrThrow(ctx: OperatorContext): RemoteMcp {
-  if (!ctx.remote) throw new TypeError('remote MCP connections need the gateway’s outbound client');
-  return ctx.remote;
 }
 
 /** Where a name may be derived from when the operator gives none. */

@@ -17,9 +17,8 @@ import {
   headerField,
 } from '../sources/remote-mcp/remote-headers.ts';
 import { upstreamTarget } from '../sources/remote-mcp/remote-mcp-executor.ts';
+import { endpointOrThrow, remoteOrThrow } from './connection-lookup.ts';
 import type { OperatorContext } from './context.ts';
-import { remoteOrThrow } from './remote-connections.ts';
-import { endpointOrThrow } from './remote-refresh.ts';
 
 /** The name a key beside custom headers is given under (`--credential-env Authorization=VAR`). */
 const KEY_HEADER = 'Authorization';

@@ -7,19 +7,17 @@
  * field by field, for the review.
  */
 import { z } from 'zod';
-import { GatewayError } from '../base/errors.ts';
 import { syncPolicies } from '../governance/contract-sync.ts';
 import { assertToolNamesFree } from '../governance/tool-name-owners.ts';
 import type { UpstreamSession, UpstreamTarget } from '../mcp/client/upstream-client.ts';
 import type { Connection } from '../model/governance.ts';
-import {
-  REMOTE_MCP_PROVIDER,
-  type RemoteEndpoint,
-  type RemoteFeature,
-  type RemoteFeatureKind,
-  type RemoteFeatures,
-  type RemoteTool,
-  type ReviewedContract,
+import type {
+  RemoteEndpoint,
+  RemoteFeature,
+  RemoteFeatureKind,
+  RemoteFeatures,
+  RemoteTool,
+  ReviewedContract,
 } from '../model/remote.ts';
 import type { Store } from '../ports/store.ts';
 import { type ContractChange, contractChanges } from '../sources/remote-mcp/contract-diff.ts';
@@ -39,9 +37,8 @@ import { BEARER_FIELD } from '../sources/remote-mcp/remote-headers.ts';
 import { upstreamTarget } from '../sources/remote-mcp/remote-mcp-executor.ts';
 import { contractHashOf } from '../sources/remote-mcp/remote-tool-contract.ts';
 import { remoteActionOf } from '../sources/remote-mcp/remote-tool-source.ts';
-import { connectionOrThrow } from './connections.ts';
+import { connectionOrThrow, endpointOrThrow, remoteOrThrow } from './connection-lookup.ts';
 import { attempt, audit, type OperatorContext, parseInput, workspaceOrThrow } from './context.ts';
-import { remoteOrThrow } from './remote-connections.ts';
 
 export interface RefreshReport {
   tools: string[];
@@ -279,28 +276,4 @@ export async function sharedCredentialOf(
     agentId: null,
   });
   return { [BEARER_FIELD]: token };
-}
-
-export async function endpointOrThrow(
-  ctx: OperatorContext,
-  connection: Connection,
-): Promise<RemoteEndpoint> {
-  const endpoint =
-    connection.provider === REMOTE_MCP_PROVIDER
-      ? await ctx.store.remoteEndpoints.byConnection(connection.id)
-      : undefined;
-  if (!endpoint)
-    throw new GatewayError(
-      'invalid_input',
-      `connection: ${connection.name} is not a remote MCP connection`,
-      {
-        field: 'connection',
-      },
-    );
-  if (endpoint.draft !== null)
-    throw new GatewayError(
-      'connection_inactive',
-      `${connection.name} is a draft (${endpoint.draft}): finish it with portcullis connect-url ${endpoint.url} --name ${connection.name}`,
-    );
-  return endpoint;
 }

@@ -21,10 +21,10 @@ import { probeEndpoint } from '../sources/remote-mcp/probe.ts';
 import { BEARER_FIELD } from '../sources/remote-mcp/remote-headers.ts';
 import { upstreamTarget } from '../sources/remote-mcp/remote-mcp-executor.ts';
 import { agentOrThrow } from './agents.ts';
-import { connectionOrThrow } from './connections.ts';
+import { connectionOrThrow, remoteOrThrow } from './connection-lookup.ts';
 import { attempt, audit, type OperatorContext, parseInput, workspaceOrThrow } from './context.ts';
 import { NameSchema } from './names.ts';
-import { pinReady, type RemoteConnectResult, remoteOrThrow } from './remote-connections.ts';
+import { pinReady, type RemoteConnectResult } from './remote-connections.ts';
 
 const SignInSchema = z.strictObject({
   workspace: z.string().min(1),

@@ -15,7 +15,7 @@
  * from the name.
  */
 import { type Kysely, type Migration, sql } from 'kysely';
-import type { Engine } from '../schema.ts';
+import type { Engine } from '../tables/schema.ts';
 
 export function initialMigration(engine: Engine): Migration {
   return {

@@ -11,7 +11,7 @@
  * A definition without AUTOINCREMENT is left alone, so running it twice is harmless.
  */
 import { type Kysely, type Migration, sql } from 'kysely';
-import type { Engine } from '../schema.ts';
+import type { Engine } from '../tables/schema.ts';
 
 const AUTOINCREMENT = /\s+autoincrement\b/i;
 

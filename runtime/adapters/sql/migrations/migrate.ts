@@ -3,7 +3,7 @@
  * static provider, not a folder scan) so they bundle with the runtime.
  */
 import { type Kysely, type Migration, Migrator, sql } from 'kysely';
-import type { Database, Engine } from '../schema.ts';
+import type { Database, Engine } from '../tables/schema.ts';
 import { initialMigration } from './0001-initial.ts';
 import { auditPlainRowidMigration } from './0002-audit-plain-rowid.ts';
 import { auditTraceMigration } from './0003-audit-trace.ts';

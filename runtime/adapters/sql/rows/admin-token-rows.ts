@@ -1,5 +1,5 @@
 import type { AdminTokenRows } from '../../../core/ports/store.ts';
-import type { StoreContext } from '../store-context.ts';
+import type { StoreContext } from './store-context.ts';
 
 export function adminTokenRows(context: StoreContext): AdminTokenRows {
   const { db } = context;

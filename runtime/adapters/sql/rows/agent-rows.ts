@@ -1,9 +1,9 @@
 import type { Selectable } from 'kysely';
 import type { Agent, AgentStatus } from '../../../core/model/governance.ts';
 import type { AgentRows } from '../../../core/ports/store.ts';
-import type { AgentTable } from '../schema.ts';
-import type { StoreContext } from '../store-context.ts';
+import type { AgentTable } from '../tables/schema.ts';
 import { sortedBy } from './order.ts';
+import type { StoreContext } from './store-context.ts';
 
 export function agentRows(context: StoreContext): AgentRows {
   const { db } = context;

@@ -14,8 +14,8 @@ import type {
   NewAuditEvent,
 } from '../../../core/model/governance.ts';
 import type { AuditRows } from '../../../core/ports/store.ts';
-import type { AuditEventTable } from '../schema.ts';
-import type { StoreContext } from '../store-context.ts';
+import type { AuditEventTable } from '../tables/schema.ts';
+import type { StoreContext } from './store-context.ts';
 
 export function auditRows(context: StoreContext): AuditRows {
   const { db } = context;

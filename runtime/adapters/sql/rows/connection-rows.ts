@@ -5,9 +5,9 @@ import type {
   ConnectionStatus,
 } from '../../../core/model/governance.ts';
 import type { ConnectionRows } from '../../../core/ports/store.ts';
-import type { ConnectionTable } from '../schema.ts';
-import type { StoreContext } from '../store-context.ts';
+import type { ConnectionTable } from '../tables/schema.ts';
 import { sortedBy } from './order.ts';
+import type { StoreContext } from './store-context.ts';
 
 export function connectionRows(context: StoreContext): ConnectionRows {
   const { db } = context;

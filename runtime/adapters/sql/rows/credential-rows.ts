@@ -6,10 +6,10 @@
 import { type ExpressionBuilder, type Selectable, sql } from 'kysely';
 import type { SealedCredential } from '../../../core/model/governance.ts';
 import type { CredentialRows } from '../../../core/ports/store.ts';
-import type { Reference } from '../constraint-errors.ts';
-import type { CredentialTable, Database } from '../schema.ts';
-import type { StoreContext } from '../store-context.ts';
+import type { Reference } from '../tables/constraint-errors.ts';
+import type { CredentialTable, Database } from '../tables/schema.ts';
 import { sortedBy } from './order.ts';
+import type { StoreContext } from './store-context.ts';
 
 export function credentialRows(context: StoreContext): CredentialRows {
   const { db } = context;

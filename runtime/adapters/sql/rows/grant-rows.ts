@@ -1,9 +1,9 @@
 import type { Selectable } from 'kysely';
 import type { CredentialMode, Grant, GrantScope } from '../../../core/model/governance.ts';
 import type { GrantRows } from '../../../core/ports/store.ts';
-import type { GrantTable } from '../schema.ts';
-import type { StoreContext } from '../store-context.ts';
+import type { GrantTable } from '../tables/schema.ts';
 import { sortedBy } from './order.ts';
+import type { StoreContext } from './store-context.ts';
 
 export function grantRows(context: StoreContext): GrantRows {
   const { db } = context;

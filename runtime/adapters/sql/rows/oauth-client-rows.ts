@@ -1,5 +1,5 @@
 import type { ClientRows } from '../../../core/ports/store.ts';
-import type { StoreContext } from '../store-context.ts';
+import type { StoreContext } from './store-context.ts';
 
 export function clientRows(context: StoreContext): ClientRows {
   const { db } = context;

@@ -1,9 +1,9 @@
 import type { Selectable } from 'kysely';
 import type { Consent, ConsentStatus } from '../../../core/model/oauth.ts';
 import type { ConsentRows } from '../../../core/ports/store.ts';
-import type { OAuthConsentTable } from '../schema.ts';
-import type { StoreContext } from '../store-context.ts';
+import type { OAuthConsentTable } from '../tables/schema.ts';
 import { sortedBy } from './order.ts';
+import type { StoreContext } from './store-context.ts';
 
 export function consentRows(context: StoreContext): ConsentRows {
   const { db } = context;

@@ -1,9 +1,9 @@
 import type { Selectable } from 'kysely';
 import type { Member } from '../../../core/model/oauth.ts';
 import type { MemberRows } from '../../../core/ports/store.ts';
-import type { OAuthMemberTable } from '../schema.ts';
-import type { StoreContext } from '../store-context.ts';
+import type { OAuthMemberTable } from '../tables/schema.ts';
 import { sortedBy } from './order.ts';
+import type { StoreContext } from './store-context.ts';
 
 export function memberRows(context: StoreContext): MemberRows {
   const { db } = context;

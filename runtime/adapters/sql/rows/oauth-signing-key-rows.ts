@@ -1,6 +1,6 @@
 import type { SigningKey } from '../../../core/model/oauth.ts';
 import type { SigningKeyRows } from '../../../core/ports/store.ts';
-import type { StoreContext } from '../store-context.ts';
+import type { StoreContext } from './store-context.ts';
 
 export function signingKeyRows(context: StoreContext): SigningKeyRows {
   const { db } = context;

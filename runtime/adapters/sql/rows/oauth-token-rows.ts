@@ -6,8 +6,8 @@ import type {
   TokenFamily,
 } from '../../../core/model/oauth.ts';
 import type { TokenRows } from '../../../core/ports/store.ts';
-import type { OAuthRefreshTokenTable, OAuthTokenFamilyTable } from '../schema.ts';
-import type { StoreContext } from '../store-context.ts';
+import type { OAuthRefreshTokenTable, OAuthTokenFamilyTable } from '../tables/schema.ts';
+import type { StoreContext } from './store-context.ts';
 
 /**
  * Refresh-token families. Issuing and rotating are not governance changes

@@ -2,10 +2,10 @@ import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { Classification } from '../../../../generated/catalog-format.ts';
 import type { ActionPolicy, PolicyState } from '../../../core/model/governance.ts';
 import type { PolicyRows } from '../../../core/ports/store.ts';
-import type { Reference } from '../constraint-errors.ts';
-import type { ActionPolicyTable, Database } from '../schema.ts';
-import type { StoreContext } from '../store-context.ts';
+import type { Reference } from '../tables/constraint-errors.ts';
+import type { ActionPolicyTable, Database } from '../tables/schema.ts';
 import { sortedBy } from './order.ts';
+import type { StoreContext } from './store-context.ts';
 
 /** Rows per insert statement: 8 parameters each stays far below both engines' limits. */
 const BATCH = 500;

@@ -24,9 +24,9 @@ import type {
   RemoteFeatureRows,
   RemoteToolRows,
 } from '../../../core/ports/store.ts';
-import type { RemoteEndpointTable, RemoteFeatureTable, RemoteToolTable } from '../schema.ts';
-import type { StoreContext } from '../store-context.ts';
+import type { RemoteEndpointTable, RemoteFeatureTable, RemoteToolTable } from '../tables/schema.ts';
 import { sortedBy } from './order.ts';
+import type { StoreContext } from './store-context.ts';
 
 export function remoteEndpointRows(context: StoreContext): RemoteEndpointRows {
   const { db } = context;

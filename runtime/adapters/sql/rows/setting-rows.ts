@@ -1,5 +1,5 @@
 import type { SettingRows } from '../../../core/ports/store.ts';
-import type { StoreContext } from '../store-context.ts';
+import type { StoreContext } from './store-context.ts';
 
 export function settingRows(context: StoreContext): SettingRows {
   const { db } = context;

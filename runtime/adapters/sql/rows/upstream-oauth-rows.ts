@@ -8,13 +8,11 @@
 import type { Selectable } from 'kysely';
 import type {
   ClientSource,
-  TokenEndpointAuthMethod,
-} from '../../../core/identity/oauth-client/upstream-oauth.ts';
-import type {
   SignInReason,
   StoredClient,
   StoredSignIn,
   StoredTokens,
+  TokenEndpointAuthMethod,
 } from '../../../core/model/sign-in.ts';
 import type {
   UpstreamClientRows,
@@ -26,9 +24,9 @@ import type {
   UpstreamOAuthClientTable,
   UpstreamOAuthTokenTable,
   UpstreamSignInTable,
-} from '../schema.ts';
-import type { StoreContext } from '../store-context.ts';
+} from '../tables/schema.ts';
 import { sortedBy } from './order.ts';
+import type { StoreContext } from './store-context.ts';
 
 export function upstreamOAuthRows(context: StoreContext): UpstreamOAuthRows {
   return {

@@ -1,9 +1,9 @@
 import type { Selectable } from 'kysely';
 import type { Workspace } from '../../../core/model/governance.ts';
 import type { WorkspaceRows } from '../../../core/ports/store.ts';
-import type { WorkspaceTable } from '../schema.ts';
-import type { StoreContext } from '../store-context.ts';
+import type { WorkspaceTable } from '../tables/schema.ts';
 import { sortedBy } from './order.ts';
+import type { StoreContext } from './store-context.ts';
 
 export function workspaceRows(context: StoreContext): WorkspaceRows {
   const { db } = context;

@@ -4,7 +4,7 @@
  * `403 insufficient_scope` asks a new sign-in for (MCP's step-up: the union
  * of what was granted and what the challenge names, SEP-2350).
  */
-import type { BearerChallenge, ParseBearerChallenge, StepUpScopes } from './upstream-oauth.ts';
+import type { BearerChallenge, ParseBearerChallenge, StepUpScopes } from './engine-contract.ts';
 
 const PARAM = /\s*([A-Za-z0-9_.-]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s,"]*))\s*(?:,|$)/y;
 

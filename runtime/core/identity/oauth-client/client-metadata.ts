@@ -11,7 +11,7 @@
 import { isIP } from 'node:net';
 import { refusedRange } from '../../outbound/address-policy.ts';
 import { isLoopbackHost } from './endpoint-check.ts';
-import type { BuildClientMetadataDocument, ClientMetadataDocument } from './upstream-oauth.ts';
+import type { BuildClientMetadataDocument, ClientMetadataDocument } from './engine-contract.ts';
 
 /** Where this deployment serves its Client ID Metadata Document (unauthenticated). */
 export const CLIENT_METADATA_PATH = '/connect/oauth/client-metadata.json';

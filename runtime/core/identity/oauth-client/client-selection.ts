@@ -24,8 +24,6 @@ import * as oauth from 'oauth4webapi';
 import { GatewayError } from '../../base/errors.ts';
 import { isPlainObject } from '../../base/json-value.ts';
 import { GRANT_TYPES, publicDocumentUrl } from './client-metadata.ts';
-import { oauthFailure } from './oauth-errors.ts';
-import { libraryOptions } from './oauth-http.ts';
 import type {
   AuthorizationServerMetadata,
   ClientBinding,
@@ -36,7 +34,9 @@ import type {
   SuppliedClient,
   TokenEndpointAuthMethod,
   UpstreamOAuthDiscovery,
-} from './upstream-oauth.ts';
+} from './engine-contract.ts';
+import { oauthFailure } from './oauth-errors.ts';
+import { libraryOptions } from './oauth-http.ts';
 
 export const obtainClient: ObtainClient = async (discovery, binding, options) => {
   const now = (options.context.now ?? (() => new Date()))();

@@ -20,13 +20,13 @@ import { GatewayError } from '../../base/errors.ts';
 import { isPlainObject } from '../../base/json-value.ts';
 import { parseBearerChallenge } from './bearer-challenge.ts';
 import { checkOAuthEndpointUrl } from './endpoint-check.ts';
-import { getJson } from './oauth-http.ts';
 import type {
   AuthorizationServerMetadata,
   Discover,
   UpstreamOAuthContext,
   UpstreamOAuthDiscovery,
-} from './upstream-oauth.ts';
+} from './engine-contract.ts';
+import { getJson } from './oauth-http.ts';
 
 /** RFC 8707 `resource` for an endpoint: origin and path, no query, no fragment, no lone `/`. */
 export function canonicalResource(mcpUrl: URL): string {

@@ -18,7 +18,7 @@ import type {
   CheckOAuthEndpointUrl,
   OAuthEndpointKind,
   UpstreamOAuthPolicy,
-} from './upstream-oauth.ts';
+} from './engine-contract.ts';
 
 const URL_MAX = 2_048;
 

@@ -12,7 +12,7 @@ import type {
   ClientMaterial,
   OAuthEndpointKind,
   UpstreamOAuthPolicy,
-} from './upstream-oauth.ts';
+} from './engine-contract.ts';
 
 /** The metadata as the library's record, with the endpoints the step uses checked. */
 export function serverOf(

@@ -13,7 +13,7 @@ import type { CustomFetchOptions } from 'oauth4webapi';
 import * as oauth from 'oauth4webapi';
 import type { GuardedClient, OutboundReply } from '../../outbound/guarded-client.ts';
 import { NO_SECRETS, type Redactor } from '../../outbound/redaction.ts';
-import type { UpstreamOAuthContext } from './upstream-oauth.ts';
+import type { UpstreamOAuthContext } from './engine-contract.ts';
 
 /** The most bytes an OAuth reply (metadata, registration, tokens) may have. */
 export const MAX_OAUTH_REPLY_BYTES = 65_536;

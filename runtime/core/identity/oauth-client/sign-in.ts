@@ -17,11 +17,11 @@ import { timingSafeEqual } from 'node:crypto';
 import * as oauth from 'oauth4webapi';
 import { GatewayError } from '../../base/errors.ts';
 import { checkOAuthEndpointUrl } from './endpoint-check.ts';
+import type { FinishSignIn, PendingSignIn, StartSignIn } from './engine-contract.ts';
 import { clientAuthOf, clientOf, secretRedactor, serverOf } from './library-shapes.ts';
 import { oauthFailure, rfcErrorCode } from './oauth-errors.ts';
 import { libraryOptions } from './oauth-http.ts';
 import { tokenSetOf } from './tokens.ts';
-import type { FinishSignIn, PendingSignIn, StartSignIn } from './upstream-oauth.ts';
 
 /** How long a sign-in may take between the link and the callback, by default. */
 export const SIGN_IN_TTL_MS = 10 * 60_000;

@@ -9,10 +9,10 @@
  */
 import * as oauth from 'oauth4webapi';
 import { GatewayError } from '../../base/errors.ts';
+import type { NeedsRefresh, RefreshTokens, RevokeTokens, TokenSet } from './engine-contract.ts';
 import { clientAuthOf, clientOf, secretRedactor, serverOf } from './library-shapes.ts';
 import { oauthFailure } from './oauth-errors.ts';
 import { libraryOptions } from './oauth-http.ts';
-import type { NeedsRefresh, RefreshTokens, RevokeTokens, TokenSet } from './upstream-oauth.ts';
 
 /** A token response as the engine's token set; `asked` stands in for an absent `scope`. */
 export function tokenSetOf(

@@ -7,7 +7,7 @@ import { SERVER_INFO_META_KEY } from '@modelcontextprotocol/server';
 import type { ReasonCode } from '../../base/errors.ts';
 import { rpcErrorOf } from '../wire/http-exchange.ts';
 import type { JsonRpcId, OutgoingMessage } from '../wire/json-rpc.ts';
-import type { RequestScope } from './mcp-methods.ts';
+import type { RequestScope } from './request-scope.ts';
 import type { McpPrincipal } from './tool-backend.ts';
 
 /** A reply message, and the reason code when it is an error (the modern wire's HTTP status). */

@@ -21,8 +21,8 @@ import {
   traceContextOf,
 } from '../wire/request-meta.ts';
 import { type Answer, complete, failure } from './answer.ts';
-import type { RequestScope } from './mcp-methods.ts';
 import type { PendingReply } from './pending-reply.ts';
+import type { RequestScope } from './request-scope.ts';
 import type { RequestStateBinding } from './request-state.ts';
 import {
   type InputRequired,

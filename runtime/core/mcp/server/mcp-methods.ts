@@ -6,13 +6,7 @@
  * results carry caching hints on the modern wire, and a request that needs
  * input runs through `input-rounds.ts`.
  */
-import type {
-  CallToolResult,
-  ClientCapabilities,
-  InputRequest,
-  LoggingLevel,
-} from '@modelcontextprotocol/server';
-import type { Cancellation } from '../../base/cancellation.ts';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { GatewayError, publicError } from '../../base/errors.ts';
 import { isPlainObject } from '../../base/json-value.ts';
 import { type JsonRpcId, resultMessage } from '../wire/json-rpc.ts';
@@ -20,7 +14,7 @@ import { type McpEra, MODERN_VERSIONS } from '../wire/protocol-version.ts';
 import { metaOf, traceContextOf } from '../wire/request-meta.ts';
 import { type Answer, complete, failure } from './answer.ts';
 import { withInput } from './input-rounds.ts';
-import type { PendingReply } from './pending-reply.ts';
+import type { RequestScope } from './request-scope.ts';
 import type { Session } from './sessions.ts';
 import {
   type CompletionRequest,
@@ -31,7 +25,6 @@ import {
   type ToolBackend,
   type ToolCall,
 } from './tool-backend.ts';
-import type { WireContext } from './wire-context.ts';
 
 /** What the server declares for every backend: the methods every backend answers. */
 export const SERVER_CAPABILITIES = {
@@ -76,36 +69,6 @@ export async function serverCapabilitiesFor<P extends McpPrincipal>(
 
 /** How long a client may use a tool list before asking again; changes are announced besides. */
 export const TOOL_LIST_TTL_MS = 60_000;
-
-/** Everything a method needs to answer one request: the wire's context, and the request's own. */
-export interface RequestScope<P extends McpPrincipal> extends WireContext<P> {
-  principal: P;
-  era: McpEra;
-  protocolVersion: string;
-  clientCapabilities: ClientCapabilities;
-  /** The lowest log level the client wants messages for; undefined: none. */
-  logLevel: LoggingLevel | undefined;
-  /** The reply being worked out: notifications about the request go on it. */
-  reply: PendingReply;
-  /** A legacy session's running calls by id, so `notifications/cancelled` can reach them. */
-  running: Map<JsonRpcId, Cancellation> | undefined;
-  /** From the HTTP request: cancels a call when the client goes away. */
-  cancelOnDisconnect: ((call: Cancellation) => void) | undefined;
-  /**
-   * Legacy sessions: asks the client for input with server-to-client requests
-   * on the reply stream, and resolves with its answers by key.
-   */
-  askClient:
-    | ((
-        requests: Record<string, InputRequest>,
-        cancel: Cancellation,
-      ) => Promise<Record<string, unknown>>)
-    | undefined;
-  /** A legacy request's session: its resource subscriptions are held there. */
-  session: Session | undefined;
-  /** Sends a notification on a legacy session's standalone stream, on whichever replica holds it. */
-  announce: ((session: Session, message: unknown) => void) | undefined;
-}
 
 export async function answerRequest<P extends McpPrincipal>(
   scope: RequestScope<P>,

@@ -35,8 +35,9 @@ import {
 } from '../wire/request-meta.ts';
 import { checkStandardHeaders } from '../wire/standard-headers.ts';
 import { listenStream } from './listen-stream.ts';
-import { answerRequest, type RequestScope } from './mcp-methods.ts';
+import { answerRequest } from './mcp-methods.ts';
 import { PendingReply } from './pending-reply.ts';
+import type { RequestScope } from './request-scope.ts';
 import type { McpPrincipal, ResourceSubscription } from './tool-backend.ts';
 import type { WireContext } from './wire-context.ts';
 

@@ -1,7 +1,7 @@
 /** What each row set gets from the store it belongs to. */
 import type { Kysely } from 'kysely';
-import type { Reference } from './constraint-errors.ts';
-import type { Database, Engine } from './schema.ts';
+import type { Reference } from '../tables/constraint-errors.ts';
+import type { Database, Engine } from '../tables/schema.ts';
 
 export interface StoreContext {
   readonly engine: Engine;

@@ -9,7 +9,7 @@
  * SQLite transaction open; a PostgreSQL one would be aborted).
  */
 import type { Kysely } from 'kysely';
-import { GatewayError } from '../../core/base/errors.ts';
+import { GatewayError } from '../../../core/base/errors.ts';
 import type { Database, Engine } from './schema.ts';
 
 interface UniqueRule {
