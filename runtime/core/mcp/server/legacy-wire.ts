@@ -31,6 +31,7 @@ import {
   type IncomingMessage,
   isId,
   type JsonRpcId,
+  notificationMessage,
   resultMessage,
 } from '../wire/json-rpc.ts';
 import {
@@ -132,10 +133,9 @@ export class LegacyWire<P extends McpPrincipal> {
     if (session.stream !== undefined && !session.stream.closed) {
       return errorReply('stream_conflict');
     }
-    const stream = listenStream(this.#context.backend, principal, () => ({
-      jsonrpc: '2.0',
-      method: 'notifications/tools/list_changed',
-    }));
+    const stream = listenStream(this.#context.backend, principal, () =>
+      notificationMessage('notifications/tools/list_changed'),
+    );
     session.stream = stream;
     stream.onClose(() => {
       if (session.stream === stream) session.stream = undefined;
