@@ -21,6 +21,7 @@ import {
 } from '@modelcontextprotocol/server';
 import type { CancelSignal } from '../../base/cancellation.ts';
 import { GatewayError, RpcCode } from '../../base/errors.ts';
+import { isPlainObject } from '../../base/json-value.ts';
 import type { GuardedClient, OutboundReply } from '../../outbound/guarded-client.ts';
 import type { Redactor } from '../../outbound/redaction.ts';
 import type { StreamedReply } from '../../outbound/streamed-exchange.ts';
@@ -604,9 +605,7 @@ function serverInfoOf(value: unknown): ServerHello['serverInfo'] {
 }
 
 function objectOr(value: unknown): Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : {};
+  return isPlainObject(value) ? value : {};
 }
 
 /** A 2025 session's GET and DELETE carry its id and revision. */

@@ -13,6 +13,7 @@
 import { InitializeRequestParamsSchema } from '@modelcontextprotocol/core';
 import type { ClientCapabilities } from '@modelcontextprotocol/server';
 import { checkBatch } from '../wire/era.ts';
+import { EVENT_STREAM_TYPE } from '../wire/event-stream-codec.ts';
 import {
   errorReply,
   headerValue,
@@ -123,7 +124,7 @@ export class LegacyWire<P extends McpPrincipal> {
   /** GET: the session's standalone stream, where tool list changes are announced. */
   async listen(request: McpHttpRequest, principal: P): Promise<McpHttpResponse> {
     const accept = headerValue(request.headers, 'accept')?.toLowerCase();
-    if (accept === undefined || !accept.includes('text/event-stream')) {
+    if (accept === undefined || !accept.includes(EVENT_STREAM_TYPE)) {
       return errorReply('not_acceptable', {
         message: 'Not Acceptable: Client must accept text/event-stream',
       });

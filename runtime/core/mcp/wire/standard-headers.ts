@@ -86,11 +86,17 @@ function nameOf(method: string, params: Record<string, unknown> | undefined): un
   return source === undefined ? undefined : params?.[source];
 }
 
-/** A header value as sent: the value itself when it is visible ASCII without edge spaces, else the Base64 sentinel form. */
+/**
+ * A header value as sent: the value itself when it is visible ASCII without
+ * edge spaces and does not look like the sentinel form (which a reader would
+ * decode), else the Base64 sentinel form.
+ */
 export function encodeHeaderValue(value: string): string {
-  return /^[\x20-\x7e]*$/.test(value) && value.trim() === value
-    ? value
-    : `=?base64?${Buffer.from(value, 'utf8').toString('base64')}?=`;
+  const literal =
+    /^[\x20-\x7e]*$/.test(value) &&
+    value.trim() === value &&
+    !(value.startsWith('=?base64?') && value.endsWith('?='));
+  return literal ? value : `=?base64?${Buffer.from(value, 'utf8').toString('base64')}?=`;
 }
 
 /** A header value as sent or, in the sentinel form, decoded; undefined when it is not a valid value. */
