@@ -70,7 +70,7 @@ export function messageOf(text: string): Parsed {
   return classify(parseJson(text));
 }
 
-export function parseJson(text: string): unknown {
+function parseJson(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
@@ -79,7 +79,7 @@ export function parseJson(text: string): unknown {
 }
 
 /** A message of the server, classified as the endpoint classifies a client's, and a response read whole. */
-export function classify(value: unknown): Parsed {
+function classify(value: unknown): Parsed {
   const message = classifyMessage(value);
   switch (message.kind) {
     case 'invalid':
