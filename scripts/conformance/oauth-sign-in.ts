@@ -27,7 +27,7 @@ import {
   type UpstreamOAuthContext,
   type UpstreamOAuthDiscovery,
 } from '../../runtime/core/identity/oauth-client/upstream-oauth.ts';
-import type { UpstreamTarget } from '../../runtime/core/mcp/client/upstream-client.ts';
+import type { UpstreamTarget } from '../../runtime/core/mcp/client/upstream-target.ts';
 import type { GuardedClient } from '../../runtime/core/outbound/guarded-client.ts';
 import { Redactor } from '../../runtime/core/outbound/redaction.ts';
 

@@ -14,7 +14,7 @@ import { newId } from '../governance/keys.ts';
 import { assertNameFree, firstFreeName } from '../governance/reserved-names.ts';
 import { CONNECTION_NAME_PATTERN } from '../governance/tool-names.ts';
 import { discover } from '../identity/oauth-client/upstream-oauth.ts';
-import type { UpstreamTarget } from '../mcp/client/upstream-client.ts';
+import type { UpstreamTarget } from '../mcp/client/upstream-target.ts';
 import type { Connection } from '../model/governance.ts';
 import {
   REMOTE_MCP_PROVIDER,

@@ -9,7 +9,8 @@
 import { z } from 'zod';
 import { syncPolicies } from '../governance/contract-sync.ts';
 import { assertToolNamesFree } from '../governance/tool-name-owners.ts';
-import type { UpstreamSession, UpstreamTarget } from '../mcp/client/upstream-client.ts';
+import type { UpstreamSession } from '../mcp/client/upstream-client.ts';
+import type { UpstreamTarget } from '../mcp/client/upstream-target.ts';
 import type { Connection } from '../model/governance.ts';
 import type {
   RemoteEndpoint,

@@ -14,12 +14,9 @@
  */
 
 import type { GovernanceSnapshot } from '../governance/snapshot.ts';
-import type {
-  UpstreamClient,
-  UpstreamSession,
-  UpstreamTarget,
-} from '../mcp/client/upstream-client.ts';
+import type { UpstreamClient, UpstreamSession } from '../mcp/client/upstream-client.ts';
 import type { UpstreamSessions } from '../mcp/client/upstream-sessions.ts';
+import type { UpstreamTarget } from '../mcp/client/upstream-target.ts';
 import type { CurrentIdentity } from '../sources/remote-mcp/held-credentials.ts';
 import type { RevisionWatch } from './revision-watch.ts';
 

@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { classifyMessage, type IncomingMessage } from '../../../runtime/core/mcp/wire/json-rpc.ts';
 
-type Case = [string, { given: unknown; want: IncomingMessage }];
+/** What a message is classified as; an invalid one also says why (text, not asserted). */
+type Want =
+  | Exclude<IncomingMessage, { kind: 'invalid' }>
+  | Omit<Extract<IncomingMessage, { kind: 'invalid' }>, 'why'>;
+type Case = [string, { given: unknown; want: Want }];
 
 const cases: Case[] = [
   [
@@ -70,6 +74,10 @@ const cases: Case[] = [
 
 describe('JSON-RPC message classification', () => {
   it.each(cases)('%s', (_name, { given, want }) => {
-    expect(classifyMessage(given)).toEqual(want);
+    const got = classifyMessage(given);
+    if (got.kind !== 'invalid') return expect(got).toEqual(want);
+    const { why, ...rest } = got;
+    expect(rest).toEqual(want);
+    expect(why).toEqual(expect.any(String));
   });
 });

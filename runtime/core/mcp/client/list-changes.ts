@@ -10,8 +10,9 @@
  * resource updated) is handed on as it is.
  */
 import { Cancellation } from '../../base/cancellation.ts';
-import type { RpcNotification } from './mcp-reply.ts';
-import type { UpstreamClient, UpstreamSession, UpstreamTarget } from './upstream-client.ts';
+import type { RpcNotification } from '../wire/json-rpc.ts';
+import type { UpstreamClient, UpstreamSession } from './upstream-client.ts';
+import type { UpstreamTarget } from './upstream-target.ts';
 
 const LIST_CHANGED: ReadonlySet<string> = new Set([
   'notifications/tools/list_changed',

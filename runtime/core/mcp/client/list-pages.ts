@@ -4,12 +4,8 @@
  * pages forever is cut off after `PAGES_MAX` pages.
  */
 import { GatewayError } from '../../base/errors.ts';
-import type {
-  ExchangeOptions,
-  UpstreamClient,
-  UpstreamSession,
-  UpstreamTarget,
-} from './upstream-client.ts';
+import type { ExchangeOptions, UpstreamClient, UpstreamSession } from './upstream-client.ts';
+import type { UpstreamTarget } from './upstream-target.ts';
 
 export const PAGES_MAX = 50;
 

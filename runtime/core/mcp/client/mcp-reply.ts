@@ -6,34 +6,22 @@
  * JSON is `mcp_remote_invalid_json`; JSON that is not a JSON-RPC answer to the
  * request (another id, no result and no error, not an object) is
  * `mcp_remote_malformed_response`. Both fail only the call they belong to.
+ * The framing and the event-stream decoding are the wire's, shared with the
+ * endpoint.
  */
 import { isJsonMediaType, mediaTypeEssence } from '../../../../generated/catalog-rules.ts';
 import { GatewayError } from '../../base/errors.ts';
 import { isPlainObject } from '../../base/json-value.ts';
 import type { OutboundReply } from '../../outbound/guarded-client.ts';
-
-export type RpcId = string | number;
-
-export interface RpcError {
-  code: number;
-  message: string;
-  data?: unknown;
-}
-
-export interface RpcResponse {
-  id: RpcId;
-  result?: Record<string, unknown>;
-  error?: RpcError;
-}
-
-export interface RpcNotification {
-  method: string;
-  params?: Record<string, unknown>;
-}
-
-export interface RpcRequest extends RpcNotification {
-  id: RpcId;
-}
+import { eventData, isEventStreamType } from '../wire/event-stream-codec.ts';
+import {
+  classifyMessage,
+  type JsonRpcId,
+  type RpcAnswer,
+  type RpcNotification,
+  type RpcRequest,
+  type RpcResponse,
+} from '../wire/json-rpc.ts';
 
 export interface UpstreamMessages {
   response: RpcResponse;
@@ -46,9 +34,9 @@ export type Parsed =
   | { kind: 'request'; message: RpcRequest }
   | { kind: 'notification'; message: RpcNotification };
 
-export function readMcpReply(reply: OutboundReply, id: RpcId): UpstreamMessages {
+export function readMcpReply(reply: OutboundReply, id: JsonRpcId): UpstreamMessages {
   const type = reply.headers['content-type'] ?? '';
-  if (mediaTypeEssence(type) === 'text/event-stream') return fromEvents(reply.body, id);
+  if (isEventStreamType(type)) return fromEvents(reply.body, id);
   if (!isJsonMediaType(type) && type !== '')
     throw malformed(`the reply is ${mediaTypeEssence(type)}, not JSON or an event stream`);
   const value = parseJson(reply.body.toString('utf8'));
@@ -64,50 +52,25 @@ export function readMcpReply(reply: OutboundReply, id: RpcId): UpstreamMessages 
 }
 
 /** The JSON-RPC messages of an event stream, up to the response to `id`. */
-function fromEvents(body: Buffer, id: RpcId): UpstreamMessages {
+function fromEvents(body: Buffer, id: JsonRpcId): UpstreamMessages {
   const before: UpstreamMessages['before'] = [];
   for (const data of eventData(body.toString('utf8'))) {
-    const parsed = classify(parseJson(data));
+    const parsed = messageOf(data);
     if (parsed.kind === 'response') {
       if (parsed.message.id === id) return { response: parsed.message, before };
       continue;
     }
     before.push(parsed.message);
   }
-  throw malformed('the event stream ended without an answer to the request');
+  throw unanswered();
 }
 
-/**
- * The `data` of each event (WHATWG server-sent events: lines joined by LF),
- * skipping empty ones: an event whose data is empty carries no message (the
- * priming event a 2025-11-25 server sends first, an id for resuming, as the
- * reference everything-server does).
- */
-export function eventData(text: string): string[] {
-  const events: string[] = [];
-  let data: string[] = [];
-  const dispatch = () => {
-    const joined = data.join('\n');
-    if (joined !== '') events.push(joined);
-    data = [];
-  };
-  for (const line of text.split(/\r\n|\r|\n/)) {
-    if (line === '') {
-      dispatch();
-      continue;
-    }
-    if (line.startsWith(':')) continue;
-    const colon = line.indexOf(':');
-    const field = colon === -1 ? line : line.slice(0, colon);
-    let value = colon === -1 ? '' : line.slice(colon + 1);
-    if (value.startsWith(' ')) value = value.slice(1);
-    if (field === 'data') data.push(value);
-  }
-  dispatch();
-  return events;
+/** One message's text (an event's data), read. */
+export function messageOf(text: string): Parsed {
+  return classify(parseJson(text));
 }
 
-export function parseJson(text: string): unknown {
+function parseJson(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
@@ -115,31 +78,44 @@ export function parseJson(text: string): unknown {
   }
 }
 
-export function classify(value: unknown): Parsed {
-  if (!isPlainObject(value) || value.jsonrpc !== '2.0')
-    throw malformed('a message is not a JSON-RPC 2.0 object');
-  const { id, method, params } = value;
-  const validId = typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id));
-  if (typeof method === 'string') {
-    if (params !== undefined && !isPlainObject(params))
-      throw malformed(`the params of ${method} are not an object`);
-    const base = params === undefined ? { method } : { method, params };
-    return validId
-      ? { kind: 'request', message: { ...base, id } }
-      : { kind: 'notification', message: base };
+/** A message of the server, classified as the endpoint classifies a client's, and a response read whole. */
+function classify(value: unknown): Parsed {
+  const message = classifyMessage(value);
+  switch (message.kind) {
+    case 'invalid':
+      throw malformed(message.why);
+    case 'request': {
+      const { id, method, params } = message;
+      return {
+        kind: 'request',
+        message: params === undefined ? { method, id } : { method, params, id },
+      };
+    }
+    case 'notification': {
+      const { method, params } = message;
+      return {
+        kind: 'notification',
+        message: params === undefined ? { method } : { method, params },
+      };
+    }
+    case 'response':
+      return { kind: 'response', message: responseOf(message.id, message) };
   }
-  if (!validId) throw malformed('a response has no usable id');
-  if (isPlainObject(value.error)) {
-    const { code, message, data } = value.error;
+}
+
+/** A response's error (a code and a message) or its result (an object in MCP). */
+function responseOf(
+  id: JsonRpcId,
+  { result, error }: { result?: unknown; error?: unknown },
+): RpcResponse {
+  if (isPlainObject(error)) {
+    const { code, message, data } = error;
     if (typeof code !== 'number' || typeof message !== 'string')
       throw malformed('an error response has no code or message');
-    return {
-      kind: 'response',
-      message: { id, error: { code, message, ...(data === undefined ? {} : { data }) } },
-    };
+    return { id, error: { code, message, ...(data === undefined ? {} : { data }) } };
   }
-  if (!isPlainObject(value.result)) throw malformed('a response has neither a result nor an error');
-  return { kind: 'response', message: { id, result: value.result } };
+  if (!isPlainObject(result)) throw malformed('a response has neither a result nor an error');
+  return { id, result };
 }
 
 function malformed(why: string): GatewayError {
@@ -149,8 +125,13 @@ function malformed(why: string): GatewayError {
   );
 }
 
+/** The event stream ended before the answer to the request came. */
+export function unanswered(): GatewayError {
+  return malformed('the event stream ended without an answer to the request');
+}
+
 /** What a server's request gets when no agent can be asked it here: "method not found". */
-export function notRelayed(method: string): { error: { code: number; message: string } } {
+export function notRelayed(method: string): RpcAnswer {
   return {
     error: {
       code: -32601,

@@ -13,17 +13,28 @@ import { GatewayError } from '../../base/errors.ts';
 import type { GuardedClient } from '../../outbound/guarded-client.ts';
 import { PausableTimer } from '../../outbound/pausable-timer.ts';
 import type { StreamedReply } from '../../outbound/streamed-exchange.ts';
-import { EventStreamReader } from './event-stream-reader.ts';
 import {
-  classify,
-  notRelayed,
-  parseJson,
-  type RpcId,
+  EVENT_STREAM_TYPE,
+  EventStreamReader,
+  isEventStreamType,
+  type ServerSentEvent,
+} from '../wire/event-stream-codec.ts';
+import {
+  answerMessage,
+  type JsonRpcId,
+  type NotificationMessage,
+  notificationMessage,
+  type OutgoingMessage,
+  type RequestMessage,
+  type RpcAnswer,
   type RpcNotification,
   type RpcRequest,
   type RpcResponse,
-} from './mcp-reply.ts';
-import type { ServerRequestAnswer, UpstreamTarget } from './upstream-client.ts';
+  requestMessage,
+} from '../wire/json-rpc.ts';
+import { HTTP_SSE_VERSION } from '../wire/protocol-version.ts';
+import { messageOf, notRelayed, type Parsed } from './mcp-reply.ts';
+import type { UpstreamTarget } from './upstream-target.ts';
 
 /** The stream as a whole may carry this much (each answer at most `maxAnswerBytes`). */
 const STREAM_BYTES = 256 * 1_048_576;
@@ -34,7 +45,7 @@ interface Waiting {
   resolve(response: RpcResponse): void;
   reject(error: unknown): void;
   onNotification?: (message: RpcNotification) => void;
-  onRequest?: (request: RpcRequest) => Promise<ServerRequestAnswer>;
+  onRequest?: (request: RpcRequest) => Promise<RpcAnswer>;
   progressToken?: unknown;
   /** Stops the request's deadline until the returned function is called. */
   pause(): () => void;
@@ -44,7 +55,7 @@ export class SseChannel {
   readonly #http: GuardedClient;
   readonly #target: UpstreamTarget;
   readonly #stream: StreamedReply;
-  readonly #waiting = new Map<RpcId, Waiting>();
+  readonly #waiting = new Map<JsonRpcId, Waiting>();
   readonly #maxAnswerBytes: number;
   readonly #deadlineMs: number;
   /** Told of each notification the server sends (`notifications/tools/list_changed`, a resource updated). */
@@ -76,13 +87,12 @@ export class SseChannel {
       {
         method: 'GET',
         url: target.url,
-        headers: { ...target.headers, accept: 'text/event-stream' },
+        headers: { ...target.headers, accept: EVENT_STREAM_TYPE },
         redactor: target.redactor,
       },
       { maxReplyBytes: STREAM_BYTES, deadlineMs: STREAM_LIFETIME_MS },
     );
-    const type = (stream.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-    if (stream.status !== 200 || type !== 'text/event-stream') {
+    if (stream.status !== 200 || !isEventStreamType(stream.headers['content-type'])) {
       stream.close();
       if (stream.status === 401 || stream.status === 403)
         throw new GatewayError(
@@ -103,7 +113,7 @@ export class SseChannel {
   }
 
   get revision(): string {
-    return '2024-11-05';
+    return HTTP_SSE_VERSION;
   }
 
   /** One request: POSTed to the message endpoint, answered on the stream. */
@@ -113,7 +123,7 @@ export class SseChannel {
     options: {
       cancel?: CancelSignal;
       onNotification?: (message: RpcNotification) => void;
-      onRequest?: (request: RpcRequest) => Promise<ServerRequestAnswer>;
+      onRequest?: (request: RpcRequest) => Promise<RpcAnswer>;
     } = {},
   ): Promise<RpcResponse> {
     if (this.#closed) return Promise.reject(new Error('closed'));
@@ -156,7 +166,7 @@ export class SseChannel {
         progressToken: meta?.progressToken,
         pause: () => deadline.pause(),
       });
-      this.#post({ jsonrpc: '2.0', id, method, params }).catch((error: unknown) => {
+      this.#post(requestMessage(id, method, params)).catch((error: unknown) => {
         settle();
         reject(error);
       });
@@ -164,7 +174,7 @@ export class SseChannel {
   }
 
   notify(method: string, params: Record<string, unknown>): void {
-    this.#post({ jsonrpc: '2.0', method, params }).catch(() => {});
+    this.#post(notificationMessage(method, params)).catch(() => {});
   }
 
   close(): void {
@@ -172,7 +182,7 @@ export class SseChannel {
     this.#stream.close();
   }
 
-  async #post(message: Record<string, unknown>): Promise<void> {
+  async #post(message: RequestMessage | NotificationMessage | OutgoingMessage): Promise<void> {
     if (!this.#messageUrl) throw new Error('no message endpoint');
     const reply = await this.#http.send(
       {
@@ -198,11 +208,11 @@ export class SseChannel {
   async #start(): Promise<boolean> {
     const reader = new EventStreamReader();
     const iterator = this.#stream.chunks[Symbol.asyncIterator]();
-    const pending: Array<{ event: string; data: string }> = [];
+    const pending: ServerSentEvent[] = [];
     while (this.#messageUrl === undefined) {
       const next = await iterator.next().catch(() => ({ done: true as const, value: undefined }));
       if (next.done) return false;
-      for (const event of reader.pushEvents(next.value)) {
+      for (const event of reader.push(next.value)) {
         if (this.#messageUrl === undefined && event.event === 'endpoint') {
           const url = new URL(event.data.trim(), this.#target.url);
           if (url.origin !== this.#target.url.origin) {
@@ -227,7 +237,7 @@ export class SseChannel {
       for (;;) {
         const next = await iterator.next();
         if (next.done) break;
-        for (const event of reader.pushEvents(next.value)) this.#dispatch(event);
+        for (const event of reader.push(next.value)) this.#dispatch(event);
       }
       this.#end(new GatewayError('upstream_unreachable', 'the remote MCP event stream ended'));
     } catch (error) {
@@ -235,11 +245,11 @@ export class SseChannel {
     }
   }
 
-  #dispatch({ event, data }: { event: string; data: string }): void {
+  #dispatch({ event, data }: ServerSentEvent): void {
     if (event !== 'message' && event !== '') return;
-    let parsed: ReturnType<typeof classify>;
+    let parsed: Parsed;
     try {
-      parsed = classify(parseJson(this.#target.redactor.text(data)));
+      parsed = messageOf(this.#target.redactor.text(data));
     } catch {
       return;
     }
@@ -266,14 +276,14 @@ export class SseChannel {
       // The call's deadline, and the stream's reply timeout, stop while the agent
       // answers: that time is not the server's.
       const resumes = asking ? [asking.pause(), this.#stream.pause()] : [];
-      const answer: Promise<ServerRequestAnswer> = asking
+      const answer: Promise<RpcAnswer> = asking
         ? asking.onRequest!(request)
         : Promise.resolve(notRelayed(request.method));
       answer
         .finally(() => {
           for (const resume of resumes) resume();
         })
-        .then((reply) => this.#post({ jsonrpc: '2.0', id: request.id, ...reply }))
+        .then((reply) => this.#post(answerMessage(request.id, reply)))
         .catch(() => {});
     }
   }

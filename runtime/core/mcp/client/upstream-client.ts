@@ -19,41 +19,48 @@ import {
   PROTOCOL_VERSION_META_KEY,
   SERVER_INFO_META_KEY,
 } from '@modelcontextprotocol/server';
-import { mediaTypeEssence } from '../../../../generated/catalog-rules.ts';
 import type { CancelSignal } from '../../base/cancellation.ts';
 import { GatewayError, RpcCode } from '../../base/errors.ts';
+import { isPlainObject } from '../../base/json-value.ts';
 import type { GuardedClient, OutboundReply } from '../../outbound/guarded-client.ts';
 import type { Redactor } from '../../outbound/redaction.ts';
 import type { StreamedReply } from '../../outbound/streamed-exchange.ts';
-import { EventStreamReader } from './event-stream-reader.ts';
 import {
-  classify,
-  notRelayed,
-  parseJson,
-  type RpcError,
-  type RpcId,
+  EVENT_STREAM_TYPE,
+  EventStreamReader,
+  isEventStreamType,
+} from '../wire/event-stream-codec.ts';
+import { PROTOCOL_VERSION_HEADER, SESSION_HEADER } from '../wire/http-exchange.ts';
+import {
+  answerMessage,
+  type JsonRpcId,
+  type NotificationMessage,
+  notificationMessage,
+  type OutgoingMessage,
+  type RequestMessage,
+  type RpcAnswer,
   type RpcNotification,
   type RpcRequest,
+  requestMessage,
+} from '../wire/json-rpc.ts';
+import { LATEST_LEGACY_VERSION, MODERN_VERSION } from '../wire/protocol-version.ts';
+import { mirroredHeaders } from '../wire/standard-headers.ts';
+import {
+  messageOf,
+  notRelayed,
   readMcpReply,
   type UpstreamMessages,
+  unanswered,
 } from './mcp-reply.ts';
 import { SseChannel } from './sse-channel.ts';
+import type { UpstreamTarget } from './upstream-target.ts';
 
-export const MODERN_REVISION = '2026-07-28';
-export const LEGACY_REVISION = '2025-11-25';
 /** How long a listening stream may stay open. */
 const LISTEN_LIFETIME_MS = 24 * 3_600_000;
 /** The most reply bytes one exchange reads (a tool's reply included). */
 export const MAX_REMOTE_REPLY_BYTES = 1_048_576;
 
 const CLIENT_INFO = { name: 'portcullis', version: '0.1.0' };
-
-export interface UpstreamTarget {
-  url: URL;
-  /** The connection's credential headers, already checked. */
-  headers: Record<string, string>;
-  redactor: Redactor;
-}
 
 export type UpstreamSession = (
   | { era: 'modern'; revision: string }
@@ -87,11 +94,8 @@ export interface ExchangeOptions {
    * arrives: what it resolves with is posted back as the answer, and reading
    * goes on. Without it such a request is refused.
    */
-  onRequest?: (request: RpcRequest) => Promise<ServerRequestAnswer>;
+  onRequest?: (request: RpcRequest) => Promise<RpcAnswer>;
 }
-
-/** The answer to a request of the server: its result, or a JSON-RPC error. */
-export type ServerRequestAnswer = { result: Record<string, unknown> } | { error: RpcError };
 
 export class UpstreamClient {
   readonly #client: GuardedClient;
@@ -106,12 +110,12 @@ export class UpstreamClient {
     target: UpstreamTarget,
     options: ExchangeOptions = {},
   ): Promise<ServerHello | undefined> {
-    const session: UpstreamSession = { era: 'modern', revision: MODERN_REVISION };
+    const session: UpstreamSession = { era: 'modern', revision: MODERN_VERSION };
     const id = this.#id();
     const reply = await this.#post(
       target,
       session,
-      request(id, 'server/discover', modernParams(session, {}, options)),
+      requestMessage(id, 'server/discover', modernParams(session, {}, options)),
       options,
     );
     if (reply.status < 200 || reply.status > 299) {
@@ -126,8 +130,7 @@ export class UpstreamClient {
     }
     const result = messages.response.result;
     const versions = result?.supportedVersions;
-    if (!result || !Array.isArray(versions) || !versions.includes(MODERN_REVISION))
-      return undefined;
+    if (!result || !Array.isArray(versions) || !versions.includes(MODERN_VERSION)) return undefined;
     return {
       session,
       // 2026-07-28 names the server in the result's `_meta`.
@@ -176,14 +179,14 @@ export class UpstreamClient {
     const id = this.#id();
     const opening: UpstreamSession = {
       era: 'legacy',
-      revision: LEGACY_REVISION,
+      revision: LATEST_LEGACY_VERSION,
       sessionId: undefined,
     };
     const reply = await this.#post(
       target,
       opening,
-      request(id, 'initialize', {
-        protocolVersion: LEGACY_REVISION,
+      requestMessage(id, 'initialize', {
+        protocolVersion: LATEST_LEGACY_VERSION,
         capabilities: options.clientCapabilities ?? {},
         clientInfo: CLIENT_INFO,
       }),
@@ -191,17 +194,17 @@ export class UpstreamClient {
     );
     const { result } = answerOf(reply, id, target.redactor);
     const revision =
-      typeof result.protocolVersion === 'string' ? result.protocolVersion : LEGACY_REVISION;
+      typeof result.protocolVersion === 'string' ? result.protocolVersion : LATEST_LEGACY_VERSION;
     const session: UpstreamSession = {
       era: 'legacy',
       revision,
-      sessionId: reply.headers['mcp-session-id'],
+      sessionId: reply.headers[SESSION_HEADER],
       capabilities: objectOr(result.capabilities),
     };
     const initialized = await this.#post(
       target,
       session,
-      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      notificationMessage('notifications/initialized'),
       options,
     );
     if (initialized.status >= 400) throw statusError(initialized, target.redactor);
@@ -233,8 +236,8 @@ export class UpstreamClient {
     const id = this.#id();
     const body =
       session.era === 'modern'
-        ? request(id, method, modernParams(session, params, options))
-        : request(id, method, params);
+        ? requestMessage(id, method, modernParams(session, params, options))
+        : requestMessage(id, method, params);
     // A 2025 session hears the cancellation too (the modern wire's is the aborted request).
     const stopForwarding =
       session.era === 'legacy' && options.cancel
@@ -266,8 +269,8 @@ export class UpstreamClient {
   async #stream(
     target: UpstreamTarget,
     session: UpstreamSession,
-    message: Record<string, unknown>,
-    id: RpcId,
+    message: RequestMessage,
+    id: JsonRpcId,
     options: ExchangeOptions,
   ): Promise<OutboundReply | UpstreamMessages> {
     const { headers, body } = this.#request(target, session, message);
@@ -286,7 +289,7 @@ export class UpstreamClient {
     const streaming =
       opened.status >= 200 &&
       opened.status < 300 &&
-      mediaTypeEssence(opened.headers['content-type'] ?? '') === 'text/event-stream';
+      isEventStreamType(opened.headers['content-type']);
     try {
       if (!streaming) {
         const chunks: Buffer[] = [];
@@ -302,7 +305,7 @@ export class UpstreamClient {
       const reader = new EventStreamReader();
       const before: UpstreamMessages['before'] = [];
       const take = async (data: string): Promise<UpstreamMessages | undefined> => {
-        const parsed = classify(parseJson(target.redactor.text(data)));
+        const parsed = messageOf(target.redactor.text(data));
         if (parsed.kind === 'response')
           return parsed.message.id === id ? { response: parsed.message, before } : undefined;
         before.push(parsed.message);
@@ -321,19 +324,16 @@ export class UpstreamClient {
         return undefined;
       };
       for await (const chunk of opened.chunks) {
-        for (const data of reader.push(chunk)) {
+        for (const { data } of reader.push(chunk)) {
           const done = await take(data);
           if (done) return done;
         }
       }
-      for (const data of reader.end()) {
+      for (const { data } of reader.end()) {
         const done = await take(data);
         if (done) return done;
       }
-      throw new GatewayError(
-        'mcp_remote_malformed_response',
-        "the remote MCP server's reply is not a JSON-RPC answer to the request: the event stream ended without an answer to the request",
-      );
+      throw unanswered();
     } catch (error) {
       throw tooLargeOr(error);
     } finally {
@@ -348,14 +348,10 @@ export class UpstreamClient {
     request: RpcRequest,
     { onRequest, cancel }: Pick<ExchangeOptions, 'onRequest' | 'cancel'>,
   ): Promise<void> {
-    const answer: ServerRequestAnswer = onRequest
-      ? await onRequest(request)
-      : notRelayed(request.method);
+    const answer: RpcAnswer = onRequest ? await onRequest(request) : notRelayed(request.method);
     // A call cancelled while its question was out has told the server so; nothing more to say.
     if (cancel?.cancelled) return;
-    await this.#post(target, session, { jsonrpc: '2.0', id: request.id, ...answer }).catch(
-      () => {},
-    );
+    await this.#post(target, session, answerMessage(request.id, answer)).catch(() => {});
   }
 
   /** A notification in a session (`notifications/cancelled`, …); failures are the caller's to ignore. */
@@ -366,7 +362,7 @@ export class UpstreamClient {
     params: Record<string, unknown>,
   ): Promise<void> {
     if (session.era === 'sse') return session.channel.notify(method, params);
-    await this.#post(target, session, { jsonrpc: '2.0', method, params });
+    await this.#post(target, session, notificationMessage(method, params));
   }
 
   /**
@@ -387,7 +383,7 @@ export class UpstreamClient {
       const { headers, body } = this.#request(
         target,
         session,
-        request(
+        requestMessage(
           `portcullis-listen-${this.#id()}`,
           'subscriptions/listen',
           modernParams(session, { notifications }, {}),
@@ -399,9 +395,8 @@ export class UpstreamClient {
         method: 'GET',
         headers: {
           ...target.headers,
-          accept: 'text/event-stream',
-          'mcp-session-id': session.sessionId,
-          'mcp-protocol-version': session.revision,
+          accept: EVENT_STREAM_TYPE,
+          ...sessionHeaders(session.sessionId, session.revision),
         },
       };
     } else return;
@@ -417,9 +412,9 @@ export class UpstreamClient {
       const reader = new EventStreamReader();
       try {
         for await (const chunk of stream.chunks)
-          for (const data of reader.push(chunk)) {
+          for (const { data } of reader.push(chunk)) {
             try {
-              const parsed = classify(parseJson(target.redactor.text(data)));
+              const parsed = messageOf(target.redactor.text(data));
               if (parsed.kind === 'notification') options.onNotification(parsed.message);
             } catch {
               // One bad event says nothing about the others.
@@ -440,23 +435,19 @@ export class UpstreamClient {
     await this.#client.send({
       method: 'DELETE',
       url: target.url,
-      headers: {
-        ...target.headers,
-        'mcp-session-id': session.sessionId,
-        'mcp-protocol-version': session.revision,
-      },
+      headers: { ...target.headers, ...sessionHeaders(session.sessionId, session.revision) },
       redactor: target.redactor,
     });
   }
 
-  #id(): RpcId {
+  #id(): JsonRpcId {
     return this.#nextId++;
   }
 
   async #post(
     target: UpstreamTarget,
     session: UpstreamSession,
-    message: Record<string, unknown>,
+    message: RequestMessage | NotificationMessage | OutgoingMessage,
     options: ExchangeOptions = {},
   ): Promise<OutboundReply> {
     const { headers, body } = this.#request(target, session, message);
@@ -477,26 +468,18 @@ export class UpstreamClient {
   #request(
     target: UpstreamTarget,
     session: UpstreamSession,
-    message: Record<string, unknown>,
+    message: RequestMessage | NotificationMessage | OutgoingMessage,
   ): { headers: Record<string, string>; body: string } {
     const headers: Record<string, string> = {
       ...target.headers,
-      accept: 'application/json, text/event-stream',
+      accept: `application/json, ${EVENT_STREAM_TYPE}`,
       'content-type': 'application/json',
-      'mcp-protocol-version': session.revision,
+      [PROTOCOL_VERSION_HEADER]: session.revision,
     };
     if (session.era === 'legacy' && session.sessionId !== undefined)
-      headers['mcp-session-id'] = session.sessionId;
-    if (session.era === 'modern' && typeof message.method === 'string') {
-      headers['mcp-method'] = message.method;
-      const params = message.params as Record<string, unknown> | undefined;
-      const name = message.method === 'resources/read' ? params?.uri : params?.name;
-      if (
-        typeof name === 'string' &&
-        ['tools/call', 'prompts/get', 'resources/read'].includes(message.method)
-      )
-        headers['mcp-name'] = headerSafe(name);
-    }
+      headers[SESSION_HEADER] = session.sessionId;
+    if (session.era === 'modern' && 'method' in message)
+      Object.assign(headers, mirroredHeaders(message.method, message.params));
     return { headers, body: JSON.stringify(message) };
   }
 }
@@ -536,14 +519,6 @@ function answered(
   return { result: response.result!, messages };
 }
 
-function request(
-  id: RpcId,
-  method: string,
-  params: Record<string, unknown>,
-): Record<string, unknown> {
-  return { jsonrpc: '2.0', id, method, params };
-}
-
 function modernParams(
   session: UpstreamSession,
   params: Record<string, unknown>,
@@ -566,7 +541,7 @@ function modernParams(
 }
 
 /** A 2xx reply's answer to `id`, or the error that says why there is none. */
-function readAnswer(reply: OutboundReply, id: RpcId, redactor: Redactor): UpstreamMessages {
+function readAnswer(reply: OutboundReply, id: JsonRpcId, redactor: Redactor): UpstreamMessages {
   if (reply.status === 202 || reply.status < 200 || reply.status > 299) {
     // A JSON-RPC error in a 4xx body is still the server's answer.
     if (reply.status >= 400) {
@@ -584,7 +559,7 @@ function readAnswer(reply: OutboundReply, id: RpcId, redactor: Redactor): Upstre
 
 function answerOf(
   reply: OutboundReply,
-  id: RpcId,
+  id: JsonRpcId,
   redactor: Redactor,
 ): { result: Record<string, unknown> } {
   const { response } = readAnswer(reply, id, redactor);
@@ -630,14 +605,10 @@ function serverInfoOf(value: unknown): ServerHello['serverInfo'] {
 }
 
 function objectOr(value: unknown): Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : {};
+  return isPlainObject(value) ? value : {};
 }
 
-/** `Mcp-Name` as sent: the value itself when it is visible ASCII, else the Base64 sentinel form. */
-function headerSafe(value: string): string {
-  return /^[\x20-\x7e]*$/.test(value) && value.trim() === value
-    ? value
-    : `=?base64?${Buffer.from(value, 'utf8').toString('base64')}?=`;
+/** A 2025 session's GET and DELETE carry its id and revision. */
+function sessionHeaders(sessionId: string, revision: string): Record<string, string> {
+  return { [SESSION_HEADER]: sessionId, [PROTOCOL_VERSION_HEADER]: revision };
 }

@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { InputRequest } from '@modelcontextprotocol/server';
 import { awaitAnswer, type CancelSignal } from '../../base/cancellation.ts';
 import { GatewayError } from '../../base/errors.ts';
-import type { JsonRpcId } from '../wire/json-rpc.ts';
+import { type JsonRpcId, requestMessage } from '../wire/json-rpc.ts';
 import type { PendingReply } from './pending-reply.ts';
 
 interface Waiting {
@@ -83,12 +83,7 @@ export class ClientRequests {
       done: () => this.#waiting.delete(key),
       listen: (answer, fail) => {
         this.#waiting.set(key, { resolve: answer });
-        const sent = reply.send({
-          jsonrpc: '2.0',
-          id,
-          method: request.method,
-          params: request.params ?? {},
-        });
+        const sent = reply.send(requestMessage(id, request.method, request.params ?? {}));
         if (sent === undefined)
           fail(new GatewayError('internal', 'the reply ended before the client could be asked'));
       },

@@ -12,7 +12,7 @@ import { GatewayError, isOperatorsToSee, publicError, type ReasonCode } from '..
 import { isPlainObject, type JsonValue } from '../../base/json-value.ts';
 import { isClientRequest, missingCapability } from '../wire/client-capability.ts';
 import { legacyInputRequests, modernInputRequests } from '../wire/input-request-eras.ts';
-import { type JsonRpcId, resultMessage } from '../wire/json-rpc.ts';
+import { type JsonRpcId, notificationMessage, resultMessage } from '../wire/json-rpc.ts';
 import {
   logLevelWanted,
   metaOf,
@@ -226,26 +226,26 @@ function progressReporter(
     // Progress must increase with every notification.
     if (!(progress > last)) return;
     last = progress;
-    reply.send({
-      jsonrpc: '2.0',
-      method: 'notifications/progress',
-      params: {
+    reply.send(
+      notificationMessage('notifications/progress', {
         progressToken: token,
         progress,
         ...(total === undefined ? {} : { total }),
         ...(message === undefined ? {} : { message }),
-      },
-    });
+      }),
+    );
   };
 }
 
 function logger<P extends McpPrincipal>(scope: RequestScope<P>): RequestContext['log'] {
   return (level, data, name) => {
     if (!logLevelWanted(scope.logLevel, level)) return;
-    scope.reply.send({
-      jsonrpc: '2.0',
-      method: 'notifications/message',
-      params: { level, data: data as JsonValue, ...(name === undefined ? {} : { logger: name }) },
-    });
+    scope.reply.send(
+      notificationMessage('notifications/message', {
+        level,
+        data: data as JsonValue,
+        ...(name === undefined ? {} : { logger: name }),
+      }),
+    );
   };
 }

@@ -13,6 +13,7 @@
 import { InitializeRequestParamsSchema } from '@modelcontextprotocol/core';
 import type { ClientCapabilities } from '@modelcontextprotocol/server';
 import { checkBatch } from '../wire/era.ts';
+import { EVENT_STREAM_TYPE } from '../wire/event-stream-codec.ts';
 import {
   errorReply,
   headerValue,
@@ -31,6 +32,7 @@ import {
   type IncomingMessage,
   isId,
   type JsonRpcId,
+  notificationMessage,
   resultMessage,
 } from '../wire/json-rpc.ts';
 import {
@@ -123,7 +125,7 @@ export class LegacyWire<P extends McpPrincipal> {
   /** GET: the session's standalone stream, where tool list changes are announced. */
   async listen(request: McpHttpRequest, principal: P): Promise<McpHttpResponse> {
     const accept = headerValue(request.headers, 'accept')?.toLowerCase();
-    if (accept === undefined || !accept.includes('text/event-stream')) {
+    if (accept === undefined || !accept.includes(EVENT_STREAM_TYPE)) {
       return errorReply('not_acceptable', {
         message: 'Not Acceptable: Client must accept text/event-stream',
       });
@@ -133,10 +135,9 @@ export class LegacyWire<P extends McpPrincipal> {
     if (session.stream !== undefined && !session.stream.closed) {
       return errorReply('stream_conflict');
     }
-    const stream = listenStream(this.#context.backend, principal, () => ({
-      jsonrpc: '2.0',
-      method: 'notifications/tools/list_changed',
-    }));
+    const stream = listenStream(this.#context.backend, principal, () =>
+      notificationMessage('notifications/tools/list_changed'),
+    );
     session.stream = stream;
     stream.onClose(() => {
       if (session.stream === stream) session.stream = undefined;

@@ -9,7 +9,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { GatewayError, publicError } from '../../base/errors.ts';
 import { isPlainObject } from '../../base/json-value.ts';
-import { type JsonRpcId, resultMessage } from '../wire/json-rpc.ts';
+import { type JsonRpcId, notificationMessage, resultMessage } from '../wire/json-rpc.ts';
 import { type McpEra, MODERN_VERSIONS } from '../wire/protocol-version.ts';
 import { metaOf, traceContextOf } from '../wire/request-meta.ts';
 import { type Answer, complete, failure } from './answer.ts';
@@ -356,11 +356,10 @@ async function subscribe<P extends McpPrincipal>(
       ...listContext(scope, params),
       uri,
       updated: (updated) =>
-        announce?.(session, {
-          jsonrpc: '2.0',
-          method: 'notifications/resources/updated',
-          params: { uri: updated },
-        }),
+        announce?.(
+          session,
+          notificationMessage('notifications/resources/updated', { uri: updated }),
+        ),
     });
     // Subscribed twice at once, or the session ended meanwhile: the extra one is undone.
     if (session.subscriptions.has(uri) || session.ended)

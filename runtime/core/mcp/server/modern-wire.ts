@@ -24,7 +24,12 @@ import {
   rpcErrorOf,
   SSE_HEADERS,
 } from '../wire/http-exchange.ts';
-import type { IncomingMessage, JsonRpcId } from '../wire/json-rpc.ts';
+import {
+  type IncomingMessage,
+  type JsonRpcId,
+  notificationMessage,
+  resultMessage,
+} from '../wire/json-rpc.ts';
 import { checkParamHeaders } from '../wire/param-headers.ts';
 import { isModernVersion, MODERN_VERSIONS } from '../wire/protocol-version.ts';
 import {
@@ -148,11 +153,10 @@ export class ModernWire<P extends McpPrincipal> {
     let early: unknown[] | undefined = [];
     let stream: EventStream | undefined;
     const updated = (uri: string) => {
-      const message = {
-        jsonrpc: '2.0',
-        method: 'notifications/resources/updated',
-        params: { _meta: subscription, uri },
-      };
+      const message = notificationMessage('notifications/resources/updated', {
+        _meta: subscription,
+        uri,
+      });
       if (early) early.push(message);
       else stream?.send(message);
     };
@@ -162,27 +166,20 @@ export class ModernWire<P extends McpPrincipal> {
       this.#context.backend,
       principal,
       honored.toolsListChanged === true
-        ? () => ({
-            jsonrpc: '2.0',
-            method: 'notifications/tools/list_changed',
-            params: { _meta: subscription },
-          })
+        ? () => notificationMessage('notifications/tools/list_changed', { _meta: subscription })
         : undefined,
     );
-    stream.send({
-      jsonrpc: '2.0',
-      method: 'notifications/subscriptions/acknowledged',
-      params: { _meta: subscription, notifications: honored },
-    });
+    stream.send(
+      notificationMessage('notifications/subscriptions/acknowledged', {
+        _meta: subscription,
+        notifications: honored,
+      }),
+    );
     for (const message of early) stream.send(message);
     early = undefined;
     const listening = stream;
     const endGracefully = () => {
-      listening.send({
-        jsonrpc: '2.0',
-        id,
-        result: { resultType: 'complete', _meta: subscription },
-      });
+      listening.send(resultMessage(id, { resultType: 'complete', _meta: subscription }));
       listening.end();
     };
     this.#listening.add(endGracefully);

@@ -4,7 +4,7 @@
  * once the headers are out (anything sent before is buffered) and says when
  * the client went away.
  */
-import { stringifyMessage } from './json-text.ts';
+import { commentEvent, messageEvent } from './event-stream-codec.ts';
 
 export interface StreamWriter {
   write(chunk: string): void;
@@ -25,12 +25,12 @@ export class EventStream {
 
   /** One JSON-RPC message as one `message` event. */
   send(message: unknown): void {
-    this.#write(`event: message\ndata: ${stringifyMessage(message)}\n\n`);
+    this.#write(messageEvent(message));
   }
 
   /** An SSE comment: a keep-alive that clients ignore. */
   comment(text = ''): void {
-    this.#write(`: ${text}\n\n`);
+    this.#write(commentEvent(text));
   }
 
   end(): void {

@@ -7,6 +7,7 @@
 import type { Cancellation } from '../../base/cancellation.ts';
 import { publicError, REASONS, type ReasonCode } from '../../base/errors.ts';
 import type { EventStream } from './event-stream.ts';
+import { EVENT_STREAM_TYPE, messageEvent } from './event-stream-codec.ts';
 import { errorMessage, type JsonRpcId, type OutgoingMessage } from './json-rpc.ts';
 import { stringifyMessage } from './json-text.ts';
 
@@ -47,9 +48,11 @@ export const SESSION_HEADER = 'mcp-session-id';
 export const PROTOCOL_VERSION_HEADER = 'mcp-protocol-version';
 export const METHOD_HEADER = 'mcp-method';
 export const NAME_HEADER = 'mcp-name';
+/** Followed by the name a tool parameter declares in `x-mcp-header`. */
+export const PARAM_HEADER_PREFIX = 'mcp-param-';
 
 export const SSE_HEADERS: Readonly<Record<string, string>> = {
-  'Content-Type': 'text/event-stream',
+  'Content-Type': EVENT_STREAM_TYPE,
   'Cache-Control': 'no-cache',
   'X-Accel-Buffering': 'no',
 };
@@ -77,7 +80,7 @@ export function isJsonContentType(value: string | undefined): boolean {
 export function replyFormatFor(accept: string | undefined): ReplyFormat | undefined {
   if (accept === undefined) return undefined;
   const lower = accept.toLowerCase();
-  if (!lower.includes('text/event-stream')) return undefined;
+  if (!lower.includes(EVENT_STREAM_TYPE)) return undefined;
   return lower.includes('application/json') ? 'json' : 'sse';
 }
 
@@ -142,9 +145,8 @@ export function messagesReply(
     return { status, headers: { 'Content-Type': 'application/json', ...headers }, body };
   }
   let body = '';
-  for (const message of Array.isArray(messages) ? messages : [messages]) {
-    body += `event: message\ndata: ${stringifyMessage(message)}\n\n`;
-  }
+  for (const message of Array.isArray(messages) ? messages : [messages])
+    body += messageEvent(message);
   return { status, headers: { ...SSE_HEADERS, ...headers }, body };
 }
 

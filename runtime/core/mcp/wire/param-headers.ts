@@ -12,7 +12,7 @@
 import type { Tool } from '@modelcontextprotocol/server';
 import { GatewayError } from '../../base/errors.ts';
 import { isPlainObject } from '../../base/json-value.ts';
-import { type HeaderBag, headerValue } from './http-exchange.ts';
+import { type HeaderBag, headerValue, PARAM_HEADER_PREFIX } from './http-exchange.ts';
 import { decodeHeaderValue } from './standard-headers.ts';
 
 interface ParamHeader {
@@ -84,7 +84,11 @@ function collect(schema: unknown): ParamHeader[] | undefined {
         if (type !== 'string' && type !== 'integer' && type !== 'boolean') return false;
         if (names.has(name.toLowerCase())) return false;
         names.add(name.toLowerCase());
-        found.push({ header: `mcp-param-${name.toLowerCase()}`, path: [...path, key], type });
+        found.push({
+          header: `${PARAM_HEADER_PREFIX}${name.toLowerCase()}`,
+          path: [...path, key],
+          type,
+        });
       }
       if (!walk(property, [...path, key])) return false;
     }
@@ -103,7 +107,7 @@ function valueAt(args: Record<string, unknown> | undefined, path: readonly strin
 }
 
 function mismatch(param: ParamHeader, problem: string): GatewayError {
-  const header = `Mcp-Param-${param.header.slice('mcp-param-'.length)}`;
+  const header = `Mcp-Param-${param.header.slice(PARAM_HEADER_PREFIX.length)}`;
   return new GatewayError('header_mismatch', `Header mismatch: the ${header} header ${problem}`, {
     field: header,
   });

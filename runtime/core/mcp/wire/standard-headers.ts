@@ -4,7 +4,8 @@
  * body so intermediaries can route on them, and a server that reads the body
  * must refuse a request whose headers are missing or disagree with it
  * (`header_mismatch`, -32020, 400). `Mcp-Name` may carry its value in the
- * Base64 sentinel form `=?base64?…?=`.
+ * Base64 sentinel form `=?base64?…?=`. The endpoint checks them; the
+ * forwarding client writes them.
  */
 import { GatewayError } from '../../base/errors.ts';
 import {
@@ -50,19 +51,52 @@ export function checkStandardHeaders(
         : `Mcp-Method header value '${printable(sentMethod)}' does not match body value '${printable(method)}'`,
     );
   }
-  const source = NAMED[method];
-  if (source === undefined) return;
+  if (NAMED[method] === undefined) return;
   const sentName = headerValue(headers, NAME_HEADER);
   if (sentName === undefined)
     throw mismatch(NAME_HEADER, `the Mcp-Name header is required for ${method}`);
   const name = decodeHeaderValue(sentName);
-  const bodyName = params?.[source];
+  const bodyName = nameOf(method, params);
   if (name === undefined || name !== bodyName) {
     throw mismatch(
       NAME_HEADER,
       `Mcp-Name header value '${printable(sentName)}' does not match body value '${printable(String(bodyName))}'`,
     );
   }
+}
+
+/**
+ * The headers that mirror a modern request's body (lowercase names): its
+ * method, and for a named method (`tools/call`, `prompts/get`,
+ * `resources/read`) the name it names, when that is a string.
+ */
+export function mirroredHeaders(
+  method: string,
+  params: Record<string, unknown> | undefined,
+): Record<string, string> {
+  const headers: Record<string, string> = { [METHOD_HEADER]: method };
+  const name = nameOf(method, params);
+  if (typeof name === 'string') headers[NAME_HEADER] = encodeHeaderValue(name);
+  return headers;
+}
+
+/** What `Mcp-Name` mirrors for `method`: `params.name` or `params.uri`; undefined for an unnamed method. */
+function nameOf(method: string, params: Record<string, unknown> | undefined): unknown {
+  const source = NAMED[method];
+  return source === undefined ? undefined : params?.[source];
+}
+
+/**
+ * A header value as sent: the value itself when it is visible ASCII without
+ * edge spaces and does not look like the sentinel form (which a reader would
+ * decode), else the Base64 sentinel form.
+ */
+export function encodeHeaderValue(value: string): string {
+  const literal =
+    /^[\x20-\x7e]*$/.test(value) &&
+    value.trim() === value &&
+    !(value.startsWith('=?base64?') && value.endsWith('?='));
+  return literal ? value : `=?base64?${Buffer.from(value, 'utf8').toString('base64')}?=`;
 }
 
 /** A header value as sent or, in the sentinel form, decoded; undefined when it is not a valid value. */

@@ -11,8 +11,8 @@ import type {
   ExchangeOptions,
   UpstreamClient,
   UpstreamSession,
-  UpstreamTarget,
 } from '../../mcp/client/upstream-client.ts';
+import type { UpstreamTarget } from '../../mcp/client/upstream-target.ts';
 import type { RemoteFeatureContract, RemoteFeatureKind } from '../../model/remote.ts';
 import { featureContractOf, featureIdOf } from './remote-feature-contract.ts';
 

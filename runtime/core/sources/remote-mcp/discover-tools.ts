@@ -8,8 +8,8 @@ import type {
   ExchangeOptions,
   UpstreamClient,
   UpstreamSession,
-  UpstreamTarget,
 } from '../../mcp/client/upstream-client.ts';
+import type { UpstreamTarget } from '../../mcp/client/upstream-target.ts';
 import type { RemoteToolContract } from '../../model/remote.ts';
 import { toolContractOf } from './remote-tool-contract.ts';
 import type { RemoteValidators } from './remote-tool-source.ts';

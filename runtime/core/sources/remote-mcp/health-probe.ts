@@ -22,6 +22,7 @@ import { GatewayError } from '../../base/errors.ts';
 import { parseBearerChallenge } from '../../identity/oauth-client/upstream-oauth.ts';
 import type { UpstreamTokens } from '../../identity/oauth-client/upstream-tokens.ts';
 import type { UpstreamClient } from '../../mcp/client/upstream-client.ts';
+import { MODERN_VERSION } from '../../mcp/wire/protocol-version.ts';
 import type { Connection } from '../../model/governance.ts';
 import { REMOTE_MCP_PROVIDER, type RemoteEndpoint } from '../../model/remote.ts';
 import type { Store } from '../../ports/store.ts';
@@ -157,7 +158,7 @@ export class RemoteHealthProbe {
   ): Promise<boolean> {
     const { client } = this.#options;
     const target = upstreamTarget(endpoint, credential);
-    if (endpoint.revision === '2026-07-28') return (await client.discover(target)) !== undefined;
+    if (endpoint.revision === MODERN_VERSION) return (await client.discover(target)) !== undefined;
     const session = await openSession(client, target, endpoint);
     await client.close(target, session).catch(() => {});
     return true;

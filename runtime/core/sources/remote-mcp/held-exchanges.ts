@@ -15,16 +15,15 @@
 import { randomUUID } from 'node:crypto';
 import type { ClientCapabilities } from '@modelcontextprotocol/server';
 import { Cancellation, type CancelSignal } from '../../base/cancellation.ts';
-import type { RpcRequest } from '../../mcp/client/mcp-reply.ts';
-import type { ServerRequestAnswer } from '../../mcp/client/upstream-client.ts';
 import { isClientRequest, missingCapability } from '../../mcp/wire/client-capability.ts';
+import type { RpcAnswer, RpcRequest } from '../../mcp/wire/json-rpc.ts';
 
 /** How long a question waits for the agent's answer (a person may be filling in a form). */
 const DEFAULT_HOLD_MS = 10 * 60_000;
 /** Held at most at once; one more is refused upstream, never queued. */
 const MAX_HELD = 10_000;
 /** The answer a question gets when its exchange is cancelled (the server has heard of it already). */
-const CANCELLED: ServerRequestAnswer = {
+const CANCELLED: RpcAnswer = {
   error: { code: -32800, message: 'the call was cancelled' },
 };
 
@@ -37,12 +36,12 @@ export class HeldExchange<T> {
   /** What the agent's client declared, as of the round running now. */
   capabilities: ClientCapabilities;
   readonly #done: Promise<T>;
-  #asking: { request: RpcRequest; answer(reply: ServerRequestAnswer): void } | undefined;
+  #asking: { request: RpcRequest; answer(reply: RpcAnswer): void } | undefined;
   #heard: ((request: RpcRequest) => void) | undefined;
 
   constructor(
     start: (
-      onRequest: (request: RpcRequest) => Promise<ServerRequestAnswer>,
+      onRequest: (request: RpcRequest) => Promise<RpcAnswer>,
       cancel: CancelSignal,
     ) => Promise<T>,
     capabilities: ClientCapabilities,
@@ -75,13 +74,13 @@ export class HeldExchange<T> {
   }
 
   /** Posts the agent's answer to the question asked, and lets the exchange read on. */
-  answer(reply: ServerRequestAnswer): void {
+  answer(reply: RpcAnswer): void {
     const asking = this.#asking;
     this.#asking = undefined;
     asking?.answer(reply);
   }
 
-  #onRequest(request: RpcRequest): Promise<ServerRequestAnswer> {
+  #onRequest(request: RpcRequest): Promise<RpcAnswer> {
     const lacking = isClientRequest(request.method)
       ? missingCapability(this.capabilities, request)
       : request.method;

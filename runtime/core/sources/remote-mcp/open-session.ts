@@ -8,15 +8,14 @@
  * caller directly.
  */
 import { GatewayError } from '../../base/errors.ts';
-import {
-  type ExchangeOptions,
-  MODERN_REVISION,
-  type UpstreamClient,
-  type UpstreamSession,
-  type UpstreamTarget,
+import type {
+  ExchangeOptions,
+  UpstreamClient,
+  UpstreamSession,
 } from '../../mcp/client/upstream-client.ts';
 import type { SessionWire } from '../../mcp/client/upstream-sessions.ts';
-import type { McpEra } from '../../mcp/wire/protocol-version.ts';
+import type { UpstreamTarget } from '../../mcp/client/upstream-target.ts';
+import { type McpEra, MODERN_VERSION } from '../../mcp/wire/protocol-version.ts';
 import type { RemoteEndpoint } from '../../model/remote.ts';
 
 type Recorded = Pick<RemoteEndpoint, 'transport' | 'revision'>;
@@ -24,7 +23,7 @@ type Recorded = Pick<RemoteEndpoint, 'transport' | 'revision'>;
 /** The wire a caller of `era` is served on (its own era's, where the server has both). */
 export function wireFor(era: McpEra | undefined, endpoint: Recorded): SessionWire {
   return era === 'legacy' &&
-    endpoint.revision === MODERN_REVISION &&
+    endpoint.revision === MODERN_VERSION &&
     endpoint.transport === 'streamable-http'
     ? 'legacy'
     : 'recorded';
@@ -43,10 +42,10 @@ export async function openSession(
     } catch (error) {
       // A 2026-07-28-only server: the caller is served statelessly, as every modern caller is.
       if (isSignInRefusal(error)) throw error;
-      return { era: 'modern', revision: MODERN_REVISION };
+      return { era: 'modern', revision: MODERN_VERSION };
     }
   }
-  if (endpoint.revision === MODERN_REVISION) return { era: 'modern', revision: MODERN_REVISION };
+  if (endpoint.revision === MODERN_VERSION) return { era: 'modern', revision: MODERN_VERSION };
   if (endpoint.transport === 'sse') {
     const hello = await client.openSse(target, options);
     if (!hello)

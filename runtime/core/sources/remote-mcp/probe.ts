@@ -14,11 +14,8 @@
  */
 import { GatewayError } from '../../base/errors.ts';
 import { isPlainObject } from '../../base/json-value.ts';
-import type {
-  ServerHello,
-  UpstreamClient,
-  UpstreamTarget,
-} from '../../mcp/client/upstream-client.ts';
+import type { ServerHello, UpstreamClient } from '../../mcp/client/upstream-client.ts';
+import type { UpstreamTarget } from '../../mcp/client/upstream-target.ts';
 import type { RemoteTransport } from '../../model/remote.ts';
 import type { GuardedClient } from '../../outbound/guarded-client.ts';
 import { endpointUrlOrThrow } from './endpoint-url.ts';

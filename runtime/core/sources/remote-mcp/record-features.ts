@@ -6,7 +6,8 @@
  * take statelessly).
  */
 
-import type { UpstreamClient, UpstreamTarget } from '../../mcp/client/upstream-client.ts';
+import type { UpstreamClient } from '../../mcp/client/upstream-client.ts';
+import type { UpstreamTarget } from '../../mcp/client/upstream-target.ts';
 import type { McpEra } from '../../mcp/wire/protocol-version.ts';
 import type { RemoteEndpoint, RemoteFeatures } from '../../model/remote.ts';
 import { wireFor } from './open-session.ts';

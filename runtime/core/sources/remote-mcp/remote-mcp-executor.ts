@@ -18,13 +18,10 @@ import type { CancelSignal } from '../../base/cancellation.ts';
 import { GatewayError } from '../../base/errors.ts';
 import { isPlainObject, type JsonValue } from '../../base/json-value.ts';
 import type { UpstreamTokens } from '../../identity/oauth-client/upstream-tokens.ts';
-import type { RpcNotification } from '../../mcp/client/mcp-reply.ts';
 import {
-  type ServerRequestAnswer,
   SessionExpired,
   type UpstreamClient,
   type UpstreamSession,
-  type UpstreamTarget,
 } from '../../mcp/client/upstream-client.ts';
 import {
   SESSION_WIRES,
@@ -32,8 +29,10 @@ import {
   sessionKey,
   type UpstreamSessions,
 } from '../../mcp/client/upstream-sessions.ts';
+import type { UpstreamTarget } from '../../mcp/client/upstream-target.ts';
 import type { InputRequired } from '../../mcp/server/tool-backend.ts';
 import { isClientRequest } from '../../mcp/wire/client-capability.ts';
+import type { RpcAnswer, RpcNotification } from '../../mcp/wire/json-rpc.ts';
 import type { RemoteEndpoint } from '../../model/remote.ts';
 import { Redactor } from '../../outbound/redaction.ts';
 import type { CallOutcome } from '../connection-health.ts';
@@ -668,7 +667,7 @@ function relayStateOf(state: unknown): RelayState | undefined {
 }
 
 /** The agent's answer as the upstream's JSON-RPC response: a result, its error, or none given. */
-function answerOf(answer: unknown): ServerRequestAnswer {
+function answerOf(answer: unknown): RpcAnswer {
   if (isPlainObject(answer) && isPlainObject(answer.error)) {
     const { code, message } = answer.error;
     return {

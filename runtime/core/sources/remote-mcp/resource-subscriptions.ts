@@ -12,13 +12,10 @@
  */
 import { awaitAnswer, Cancellation, NEVER_CANCELLED } from '../../base/cancellation.ts';
 import { GatewayError } from '../../base/errors.ts';
-import type { RpcNotification } from '../../mcp/client/mcp-reply.ts';
-import type {
-  UpstreamClient,
-  UpstreamSession,
-  UpstreamTarget,
-} from '../../mcp/client/upstream-client.ts';
+import type { UpstreamClient, UpstreamSession } from '../../mcp/client/upstream-client.ts';
 import { ownerOfKey } from '../../mcp/client/upstream-sessions.ts';
+import type { UpstreamTarget } from '../../mcp/client/upstream-target.ts';
+import type { RpcNotification } from '../../mcp/wire/json-rpc.ts';
 
 const UPDATED = 'notifications/resources/updated';
 const ACKNOWLEDGED = 'notifications/subscriptions/acknowledged';

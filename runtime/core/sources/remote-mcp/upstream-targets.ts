@@ -11,7 +11,7 @@
  * workspace holds.
  */
 
-import type { UpstreamTarget } from '../../mcp/client/upstream-client.ts';
+import type { UpstreamTarget } from '../../mcp/client/upstream-target.ts';
 import type { RemoteEndpoint } from '../../model/remote.ts';
 import type { Redactor } from '../../outbound/redaction.ts';
 
