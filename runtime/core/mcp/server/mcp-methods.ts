@@ -24,6 +24,7 @@ import type { PendingReply } from './pending-reply.ts';
 import type { Session } from './sessions.ts';
 import {
   type CompletionRequest,
+  type DecidedToolCall,
   isInputRequired,
   type ListContext,
   type McpPrincipal,
@@ -105,6 +106,8 @@ export interface RequestScope<P extends McpPrincipal> extends WireContext<P> {
   session: Session | undefined;
   /** Sends a notification on a legacy session's standalone stream, on whichever replica holds it. */
   announce: ((session: Session, message: unknown) => void) | undefined;
+  /** A `tools/call` the modern wire decided before answering it (its headers checked against the tool). */
+  decidedCall?: DecidedToolCall | undefined;
 }
 
 export async function answerRequest<P extends McpPrincipal>(
@@ -241,7 +244,8 @@ async function callTool<P extends McpPrincipal>(
     params,
     { method: 'tools/call', name, arguments: args },
     {
-      run: (context) => scope.backend.callTool(scope.principal, toolCallOf(context, name, args)),
+      run: (context) =>
+        scope.backend.callTool(scope.principal, toolCallOf(context, name, args, scope.decidedCall)),
       // A refused or failed call is a result the agent reads, with its reason code.
       refused: (error) => toolErrorResult(error, scope.challengeOf(error)),
     },
@@ -429,8 +433,10 @@ function toolCallOf(
   context: RequestContext,
   name: string,
   args: Record<string, unknown> | undefined,
+  decided: DecidedToolCall | undefined,
 ): ToolCall {
   return {
+    decided,
     era: context.era,
     protocolVersion: context.protocolVersion,
     clientCapabilities: context.clientCapabilities,
