@@ -14,7 +14,8 @@
  * code and the message that names what would change it. A connection whose
  * prompts and resources the caller may not read (no grant that covers
  * reads, inactive, beyond its token's scopes) is `not_granted` whatever the
- * reason; one of them held back is refused with its review state's reason.
+ * reason (a token's scopes are weighed with the connection, before the item);
+ * one of them held back is refused with its review state's reason.
  */
 import type { Classification } from '../../../generated/catalog-format.ts';
 import { deniedMessage, GatewayError, REASONS, type ReasonCode } from '../base/errors.ts';
@@ -177,9 +178,12 @@ function decideOnConnection(
       ...(item ? { item: { kind: item.kind, contractHash: pinned?.contractHash } } : {}),
     },
   });
-  if (denial !== null && item !== undefined && key !== undefined && isHeld(denial))
+  // A prompt or resource is a read of its connection: a token's scopes decide it with the
+  // connection, before what the item's review state says.
+  const readable = tokenAllows(caller, 'read', connection);
+  if (denial !== null && readable && item !== undefined && key !== undefined && isHeld(denial))
     return refused(heldRefusal(denial, connection, item, key), connection.id);
-  if (denial !== null || !tokenAllows(caller, 'read', connection))
+  if (denial !== null || !readable)
     return refused(notReadable(agent, connection, item), connection.id);
   return { allowed: true, ...allowedOn(agent, connection, grant), source: remote, pinned };
 }
