@@ -16,6 +16,7 @@ import { toolNameFor } from '../governance/tool-names.ts';
 import type { Caller } from '../identity/principals/principals.ts';
 import type {
   CompletionRequest,
+  DecidedToolCall,
   ListContext,
   PromptOutcome,
   PromptRequest,
@@ -31,7 +32,7 @@ import type {
 } from '../mcp/server/tool-backend.ts';
 import type { McpEra } from '../mcp/wire/protocol-version.ts';
 import type { Connection } from '../model/governance.ts';
-import type { FeatureView } from './forwarded-features.ts';
+import type { FeatureView } from './feature-names.ts';
 import type { GovernedTools } from './governed-tools.ts';
 
 const NOTHING_SERVED: ServedFeatures = { prompts: false, resources: false };
@@ -63,19 +64,20 @@ export class ConnectionTools implements ToolBackend<Caller> {
     return mine;
   }
 
-  describeTool(caller: Caller, name: string): Tool | undefined {
+  describeTool(caller: Caller, name: string): DecidedToolCall {
     const connection = this.#of(caller);
-    const tool = connection && this.#tools.describeTool(caller, toolNameFor(connection, name));
-    return tool && { ...tool, name };
+    // An unknown connection's tool is an unknown tool.
+    const asked = connection ? toolNameFor(connection, name) : `${this.#connection}__${name}`;
+    return this.#tools.describeTool(caller, asked).renamed(name);
   }
 
   callTool(caller: Caller, call: ToolCall): Promise<ToolOutcome> {
     const connection = this.#of(caller);
     // An unknown connection's tool is an unknown tool, refused (and audited) as such.
-    return this.#tools.callTool(caller, {
-      ...call,
-      name: connection ? toolNameFor(connection, call.name) : `${this.#connection}__${call.name}`,
-    });
+    const name = connection
+      ? toolNameFor(connection, call.name)
+      : `${this.#connection}__${call.name}`;
+    return this.#tools.callTool(caller, { ...call, name });
   }
 
   recordRefusedCall(caller: Caller, call: RefusedToolCall, reason: ReasonCode): Promise<void> {

@@ -4,14 +4,15 @@
  * contract (what the agent reads of it) hashes to the one reviewed and its
  * policy is enabled; any other is held: a changed one (`contract_changed`),
  * a new one (`action_quarantined`), one an operator disabled. A get or read
- * of a held item is refused with the same reason; a resource the server does
- * not list (a template's, a link a tool returned) is read as data.
+ * of a held item is refused with the same reason (`decision.ts` decides it,
+ * `heldRefusal` says it); a resource the server does not list (a template's,
+ * a link a tool returned) is read as data.
  */
 import { GatewayError, type ReasonCode } from '../base/errors.ts';
 import { policyRefusal } from '../governance/decide.ts';
 import type { GovernanceSnapshot } from '../governance/snapshot.ts';
 import type { Connection } from '../model/governance.ts';
-import type { RemoteFeature, RemoteFeatureKind } from '../model/remote.ts';
+import type { RemoteFeatureKind } from '../model/remote.ts';
 import {
   featureContractOf,
   featureHashOf,
@@ -73,24 +74,17 @@ export interface NamedFeature {
 }
 
 /**
- * The pin of the item named, when it may be served; a typed refusal when it
- * is held. A prompt must be pinned and reviewed; a resource or template only
- * when it is pinned (or was: a retired one is refused).
+ * The refusal of a prompt, resource or template its review state holds back
+ * (`reason`, from the decision on the request that names it). The code and
+ * field go in the JSON-RPC error's data too: the agent's client reads them there.
  */
-export function pinnedOrThrow(
-  snapshot: GovernanceSnapshot,
+export function heldRefusal(
+  reason: ReasonCode,
   connection: Connection,
-  source: RemoteToolSource,
   named: NamedFeature,
-): RemoteFeature | undefined {
-  const key = featureKey(named.kind, named.id);
-  const pinned = source.features.get(key);
-  const policy = snapshot.policyOf(connection.id, key);
-  if (named.kind !== 'prompt' && pinned === undefined && policy === undefined) return undefined;
-  const reason = policyRefusal(policy, pinned?.contractHash);
-  if (reason === null) return pinned;
-  // The code and field in the JSON-RPC error's data too: the agent's client reads them there.
-  throw new GatewayError(reason, heldMessage(reason, connection, named, key), {
+  key: string,
+): GatewayError {
+  return new GatewayError(reason, heldMessage(reason, connection, named, key), {
     field: named.field,
     detail: { code: reason, field: named.field },
   });

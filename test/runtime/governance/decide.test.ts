@@ -125,3 +125,99 @@ describe('decide', () => {
     expect(decide({ agent, connection, grant, policy, action, ...given })).toBe(want);
   });
 });
+
+/** A read of one of a connection's prompts, resources or templates, or of their lists. */
+const prompt = { kind: 'prompt', contractHash: 'h1' } as const;
+const promptPolicy: ActionPolicy = { ...policy, action: 'prompt:greet' };
+
+const featureCases: Case[] = [
+  [
+    'a reviewed prompt under an all grant',
+    { given: { action: { reads: 'features', item: prompt } }, want: null },
+  ],
+  [
+    'a reviewed prompt under a reads grant',
+    {
+      given: { action: { reads: 'features', item: prompt }, grant: { ...grant, scope: 'reads' } },
+      want: null,
+    },
+  ],
+  [
+    'a prompt under a chosen-actions grant, even one naming it',
+    {
+      given: {
+        action: { reads: 'features', item: prompt },
+        grant: { ...grant, scope: 'actions', actions: ['prompt:greet'] },
+      },
+      want: 'not_granted',
+    },
+  ],
+  [
+    'the lists of an inactive connection',
+    {
+      given: {
+        action: { reads: 'features' },
+        policy: undefined,
+        connection: { ...connection, status: 'pending' },
+      },
+      want: 'connection_inactive',
+    },
+  ],
+  [
+    'the lists of a granted connection',
+    { given: { action: { reads: 'features' }, policy: undefined }, want: null },
+  ],
+  [
+    'a prompt changed since review',
+    {
+      given: { action: { reads: 'features', item: { ...prompt, contractHash: 'h9' } } },
+      want: 'contract_changed',
+    },
+  ],
+  [
+    'a prompt its server lists but no pin knows',
+    {
+      given: {
+        action: { reads: 'features', item: { kind: 'prompt', contractHash: undefined } },
+        policy: undefined,
+      },
+      want: 'action_quarantined',
+    },
+  ],
+  [
+    'a resource no pin knows (read as data)',
+    {
+      given: {
+        action: { reads: 'features', item: { kind: 'resource', contractHash: undefined } },
+        policy: undefined,
+      },
+      want: null,
+    },
+  ],
+  [
+    'a disabled resource',
+    {
+      given: {
+        action: { reads: 'features', item: { kind: 'resource', contractHash: 'h1' } },
+        policy: { ...promptPolicy, state: 'disabled' },
+      },
+      want: 'action_disabled',
+    },
+  ],
+  [
+    'a retired template',
+    {
+      given: {
+        action: { reads: 'features', item: { kind: 'template', contractHash: 'h1' } },
+        policy: { ...promptPolicy, state: 'retired' },
+      },
+      want: 'action_retired',
+    },
+  ],
+];
+
+describe('decide, on a read of prompts and resources', () => {
+  it.each(featureCases)('%s', (_name, { given, want }) => {
+    expect(decide({ agent, connection, grant, policy: promptPolicy, action, ...given })).toBe(want);
+  });
+});

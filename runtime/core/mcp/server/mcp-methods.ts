@@ -18,6 +18,7 @@ import type { RequestScope } from './request-scope.ts';
 import type { Session } from './sessions.ts';
 import {
   type CompletionRequest,
+  type DecidedToolCall,
   isInputRequired,
   type ListContext,
   type McpPrincipal,
@@ -204,7 +205,8 @@ async function callTool<P extends McpPrincipal>(
     params,
     { method: 'tools/call', name, arguments: args },
     {
-      run: (context) => scope.backend.callTool(scope.principal, toolCallOf(context, name, args)),
+      run: (context) =>
+        scope.backend.callTool(scope.principal, toolCallOf(context, name, args, scope.decidedCall)),
       // A refused or failed call is a result the agent reads, with its reason code.
       refused: (error) => toolErrorResult(error, scope.challengeOf(error)),
     },
@@ -391,8 +393,10 @@ function toolCallOf(
   context: RequestContext,
   name: string,
   args: Record<string, unknown> | undefined,
+  decided: DecidedToolCall | undefined,
 ): ToolCall {
   return {
+    decided,
     era: context.era,
     protocolVersion: context.protocolVersion,
     clientCapabilities: context.clientCapabilities,

@@ -11,7 +11,7 @@
  * Order of checks after the era is known: `_meta` (-32602) → protocol version
  * (-32022) → request headers (-32020) → method.
  */
-import { SUBSCRIPTION_ID_META_KEY, type Tool } from '@modelcontextprotocol/server';
+import { SUBSCRIPTION_ID_META_KEY } from '@modelcontextprotocol/server';
 import { GatewayError, REASONS } from '../../base/errors.ts';
 import { isPlainObject } from '../../base/json-value.ts';
 import type { EventStream } from '../wire/event-stream.ts';
@@ -43,7 +43,7 @@ import { listenStream } from './listen-stream.ts';
 import { answerRequest } from './mcp-methods.ts';
 import { PendingReply } from './pending-reply.ts';
 import type { RequestScope } from './request-scope.ts';
-import type { McpPrincipal, ResourceSubscription } from './tool-backend.ts';
+import type { DecidedToolCall, McpPrincipal, ResourceSubscription } from './tool-backend.ts';
 import type { WireContext } from './wire-context.ts';
 
 export class ModernWire<P extends McpPrincipal> {
@@ -65,6 +65,7 @@ export class ModernWire<P extends McpPrincipal> {
     if (message.kind === 'notification') return { status: 202, headers: {} };
     const { id, method, params } = message;
     let meta: ModernMeta;
+    let decided: DecidedToolCall | undefined;
     try {
       meta = modernMetaOrThrow(params);
       if (!isModernVersion(meta.protocolVersion)) {
@@ -75,9 +76,9 @@ export class ModernWire<P extends McpPrincipal> {
       }
       checkStandardHeaders(request.headers, method, params, meta.protocolVersion);
       if (method === 'tools/call' && typeof params?.name === 'string') {
-        const tool = await this.#describe(principal, params.name);
+        decided = await this.#describe(principal, params.name);
         const args = isPlainObject(params.arguments) ? params.arguments : undefined;
-        if (tool) checkParamHeaders(tool, request.headers, args);
+        if (decided.tool) checkParamHeaders(decided.tool, request.headers, args);
       }
     } catch (error) {
       if (error instanceof GatewayError) return errorReplyOf(error, id);
@@ -106,6 +107,7 @@ export class ModernWire<P extends McpPrincipal> {
       askClient: undefined,
       session: undefined,
       announce: undefined,
+      decidedCall: decided,
     };
     void answerRequest(scope, id, method, params).then(
       (answer) => reply.finish(answer.message, answer.reason ? REASONS[answer.reason].status : 200),
@@ -117,14 +119,17 @@ export class ModernWire<P extends McpPrincipal> {
     return reply.response;
   }
 
-  /** The tool a call names, as its caller sees it (undefined: unknown, and the call says so). */
-  async #describe(principal: P, name: string): Promise<Tool | undefined> {
+  /** The call of the tool it names, decided: the tool as its caller sees it (none: unknown, and the call says so). */
+  async #describe(principal: P, name: string): Promise<DecidedToolCall> {
     const { backend } = this.#context;
     if (backend.describeTool) return backend.describeTool(principal, name);
     try {
-      return (await backend.listTools(principal)).find((tool) => tool.name === name);
+      return {
+        name,
+        tool: (await backend.listTools(principal)).find((tool) => tool.name === name),
+      };
     } catch {
-      return undefined;
+      return { name, tool: undefined };
     }
   }
 

@@ -10,7 +10,7 @@ import type { JsonRpcId } from '../wire/json-rpc.ts';
 import type { McpEra } from '../wire/protocol-version.ts';
 import type { PendingReply } from './pending-reply.ts';
 import type { Session } from './sessions.ts';
-import type { McpPrincipal } from './tool-backend.ts';
+import type { DecidedToolCall, McpPrincipal } from './tool-backend.ts';
 import type { WireContext } from './wire-context.ts';
 
 /** Everything a method needs to answer one request: the wire's context, and the request's own. */
@@ -41,4 +41,6 @@ export interface RequestScope<P extends McpPrincipal> extends WireContext<P> {
   session: Session | undefined;
   /** Sends a notification on a legacy session's standalone stream, on whichever replica holds it. */
   announce: ((session: Session, message: unknown) => void) | undefined;
+  /** A `tools/call` the modern wire decided before answering it (its headers checked against the tool). */
+  decidedCall?: DecidedToolCall | undefined;
 }

@@ -58,6 +58,19 @@ export type ListContext = Pick<RequestContext, 'era' | 'clientCapabilities' | 't
 export interface ToolCall extends RequestContext {
   name: string;
   arguments: Record<string, unknown> | undefined;
+  /** What `describeTool` decided of this call, when the endpoint asked it first. */
+  decided?: DecidedToolCall;
+}
+
+/**
+ * A tool call decided before it runs (the modern wire checks the call's
+ * `Mcp-Param` headers against the tool first): the tool as the principal
+ * sees it listed, undefined when it is unknown to it. Given back to
+ * `callTool` with the call, so that a call is decided once.
+ */
+export interface DecidedToolCall {
+  readonly name: string;
+  readonly tool: Tool | undefined;
 }
 
 /** What is known of a tool call the endpoint refused before running it. */
@@ -103,8 +116,8 @@ export interface ToolBackend<P extends McpPrincipal = McpPrincipal> {
   authenticate(authorization: string | undefined): P | undefined | Promise<P | undefined>;
   /** The tools this principal may see, in a stable order. */
   listTools(principal: P): Promise<Tool[]>;
-  /** One tool this principal may see, by name (what the endpoint checks a call's headers against). */
-  describeTool?(principal: P, name: string): Tool | undefined | Promise<Tool | undefined>;
+  /** Decides a call of one tool by name: the tool this principal sees (what the endpoint checks a call's headers against). */
+  describeTool?(principal: P, name: string): DecidedToolCall | Promise<DecidedToolCall>;
   /**
    * Runs one tool call. A thrown `GatewayError` becomes a tool result with
    * `isError: true` and its public reason code; anything else becomes a
