@@ -157,7 +157,7 @@ export class ActionIndex {
       // Only the words asked for are completed and forgiven typos, not their related words.
       prefix: (term, i) => term.length >= 3 && terms[i]?.boost === 1,
       fuzzy: (term, i) => (term.length >= 5 && terms[i]?.boost === 1 ? 0.2 : false),
-      maxFuzzy: 2,
+      maxFuzzy: 1,
       weights: { prefix: 0.5, fuzzy: 0.35 },
       combineWith: 'OR',
       boostDocument: (id) => (this.#actions[id as number]!.deprecated ? DEPRECATED_WEIGHT : 1),

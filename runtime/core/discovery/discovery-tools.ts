@@ -6,6 +6,7 @@
  * nothing here decides who may call what.
  */
 import type { Tool } from '@modelcontextprotocol/server';
+import type { Classification } from '../../../generated/catalog-format.ts';
 import type { SearchRequest, SearchResult } from './action-index.ts';
 import { SEARCH_LIMIT_DEFAULT, SEARCH_LIMIT_MAX } from './action-index.ts';
 
@@ -159,5 +160,39 @@ export function searchReply(request: SearchRequest, results: SearchResult[]): Se
   return {
     content: [{ type: 'text', text: hint }],
     structuredContent: { results: [], hint },
+  };
+}
+
+/** What `describe_action` returns: the tool as `tools/list` shows it, with its class. */
+export interface DescribeReply {
+  content: Array<{ type: 'text'; text: string }>;
+  structuredContent: {
+    action: string;
+    class: Classification;
+    title: string;
+    description: string;
+    inputSchema: Tool['inputSchema'];
+    outputSchema?: Tool['outputSchema'];
+    annotations?: Tool['annotations'];
+  };
+}
+
+/**
+ * The reply of `describe_action` for a tool the caller may call (the
+ * pipeline's `describeTool`, so exactly as its `tools/list` shows it).
+ */
+export function describeReply(tool: Tool, classification: Classification): DescribeReply {
+  const structuredContent: DescribeReply['structuredContent'] = {
+    action: tool.name,
+    class: classification,
+    title: tool.title ?? tool.name,
+    description: tool.description ?? '',
+    inputSchema: tool.inputSchema,
+    ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}),
+    ...(tool.annotations ? { annotations: tool.annotations } : {}),
+  };
+  return {
+    content: [{ type: 'text', text: JSON.stringify(structuredContent) }],
+    structuredContent,
   };
 }

@@ -77,7 +77,7 @@ describe('searchActions', () => {
   it.each([
     ['a synonym (remove → delete)', 'remove a sandbox', 'daytona_delete_sandbox'],
     ['a prefix', 'sandb snapsh', 'daytona_create_sandbox_snapshot'],
-    ['a typo', 'delete a sandbxo', 'daytona_delete_sandbox'],
+    ['a typo', 'screnshot', 'daytona_toolbox_take_screenshot'],
     ['camelCase and path words', 'ssh access', 'daytona_create_ssh_access'],
     ['a remote tool', 'merge a pull request', 'github__merge_pull_request'],
   ])('matches %s', (_, query, want) => {

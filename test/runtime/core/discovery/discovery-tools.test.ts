@@ -3,6 +3,7 @@ import {
   CALL_ACTION,
   DESCRIBE_ACTION,
   DISCOVERY_TOOLS,
+  describeReply,
   SEARCH_ACTIONS,
   searchReply,
 } from '../../../../runtime/core/discovery/discovery-tools.ts';
@@ -69,5 +70,29 @@ describe('searchReply', () => {
     expect(reply.structuredContent.hint).toContain('frobnicate');
     expect(reply.structuredContent.hint).toContain('broader');
     expect(reply.structuredContent.hint).toContain('connection "linear"');
+  });
+});
+
+describe('describeReply', () => {
+  it('shows the tool as tools/list does, with its class, as structured content and text', () => {
+    const listed = {
+      name: 'github__merge_pull_request',
+      title: 'Merge',
+      description: 'Merge a pull request.',
+      inputSchema: { type: 'object' as const, properties: { pullNumber: { type: 'number' } } },
+      outputSchema: { type: 'object' as const, properties: { merged: { type: 'boolean' } } },
+      annotations: { readOnlyHint: false },
+    };
+    const reply = describeReply(listed, 'write');
+    expect(reply.structuredContent).toEqual({
+      action: listed.name,
+      class: 'write',
+      title: listed.title,
+      description: listed.description,
+      inputSchema: listed.inputSchema,
+      outputSchema: listed.outputSchema,
+      annotations: listed.annotations,
+    });
+    expect(JSON.parse(reply.content[0]!.text)).toEqual(reply.structuredContent);
   });
 });
