@@ -79,6 +79,13 @@ const NAMED_CONNECTION_WEIGHT = 3;
  */
 const CLASS_WEIGHTS = { read: 1, write: 0.97, destructive: 0.94 } as const;
 
+/**
+ * How much of a description and of the parameter names is indexed: a remote
+ * server writes its own, and a megabyte of it must not cost every search
+ * (nor buy its tool a place by repeating words; BM25 saturates that too).
+ */
+const INDEXED_TEXT_MAX = 4_000;
+
 /** The words every native action's input schema wraps its parameters in. */
 const ARGUMENT_GROUPS = new Set(['server', 'path', 'query', 'header', 'cookie', 'body']);
 
@@ -118,8 +125,8 @@ export class ActionIndex {
         summary: action.summary,
         path: (action.path ?? '').replace(/\bv\d+\b/g, ' '),
         connection: action.connection,
-        parameters: parameterNames(action.inputSchema).join(' '),
-        description: action.description,
+        parameters: parameterNames(action.inputSchema).join(' ').slice(0, INDEXED_TEXT_MAX),
+        description: action.description.slice(0, INDEXED_TEXT_MAX),
       })),
     );
   }

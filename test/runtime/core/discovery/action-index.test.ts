@@ -117,6 +117,22 @@ describe('searchActions', () => {
     expect(searchActions(index, { query: 'zzqx wvvk' })).toEqual([]);
   });
 
+  it('indexes only the first 4,000 characters of a description', () => {
+    const long = (tail: string): DiscoverableAction => ({
+      action: 'remote__long',
+      connection: 'remote',
+      class: 'read',
+      title: 'Long',
+      summary: 'A long one.',
+      description: `${'filler '.repeat(600)}${tail}`,
+      inputSchema: { type: 'object' },
+    });
+    const capped = new ActionIndex([long('quokka')]);
+    expect(searchActions(capped, { query: 'quokka' })).toEqual([]);
+    const short = new ActionIndex([{ ...long('quokka'), description: 'a quokka' }]);
+    expect(searchActions(short, { query: 'quokka' })).toHaveLength(1);
+  });
+
   it('puts a deprecated action after the one that replaces it', () => {
     const found = names(
       searchActions(index, { query: 'daytona clone a git repository', limit: 10 }),
