@@ -193,6 +193,13 @@ function undouble(word: string): string {
   return /([bdgmnprt])\1$/.test(word) ? word.slice(0, -1) : word;
 }
 
+/**
+ * How much of a query is read: what a person asks fits in far less, and a
+ * query is the caller's text, so its cost is bounded.
+ */
+export const QUERY_MAX = 1_000;
+export const QUERY_WORDS_MAX = 32;
+
 /** One term of a query, with the weight it counts for. */
 export interface QueryTerm {
   readonly term: string;
@@ -208,7 +215,7 @@ export interface QueryTerm {
  * words (someone searching for `all` gets what `all` finds).
  */
 export function queryTerms(query: string): QueryTerm[] {
-  const words = joinedCompounds(wordsOf(query));
+  const words = joinedCompounds(wordsOf(query.slice(0, QUERY_MAX)).slice(0, QUERY_WORDS_MAX));
   const meaningful = words.filter((word) => !FILLER.has(word) && !LISTING.has(word));
   const asked = meaningful.length > 0 ? meaningful : words;
   const terms = new Map<string, number>();

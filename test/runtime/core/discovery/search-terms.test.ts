@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  QUERY_WORDS_MAX,
   queryTerms,
   RELATED_WEIGHT,
   stem,
@@ -70,6 +71,11 @@ describe('queryTerms', () => {
 
   it('asks for a listing when the query says all, every or which', () => {
     expect(terms('all sandboxes')).toMatchObject({ list: 1, sandbox: 1 });
+  });
+
+  it('reads at most the first 32 words of a query', () => {
+    const long = Array.from({ length: 5_000 }, (_, i) => `word${i}`).join(' ');
+    expect(queryTerms(long)).toHaveLength(QUERY_WORDS_MAX);
   });
 
   it('keeps the words of a query that is only filler', () => {
