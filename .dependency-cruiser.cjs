@@ -14,6 +14,7 @@ const LAYERS = [
   ['ports', '^runtime/core/ports/'],
   ['catalog', '^runtime/core/catalog/'],
   ['governance', '^runtime/core/governance/'],
+  ['discovery', '^runtime/core/discovery/'],
   ['outbound', '^runtime/core/outbound/'],
   ['vault', '^runtime/core/vault/'],
   ['mcp/wire', '^runtime/core/mcp/wire/'],
