@@ -8,9 +8,9 @@
  */
 import type { Connection } from '../model/governance.ts';
 import { REMOTE_MCP_PROVIDER } from '../model/remote.ts';
-import type { OperatorContext } from '../operator/context.ts';
 import type { Store } from '../ports/store.ts';
 import { type NamedAction, toolNameCollisionError, toolNameCollisions } from './tool-names.ts';
+import type { ToolSources } from './tool-source.ts';
 
 /**
  * Refuses (`conflict`) when the connection's tools (as `actions` names them,
@@ -18,7 +18,7 @@ import { type NamedAction, toolNameCollisionError, toolNameCollisions } from './
  * its workspace.
  */
 export async function assertToolNamesFree(
-  ctx: OperatorContext,
+  ctx: { toolSources: ToolSources },
   tx: Store,
   connection: Connection,
   actions?: readonly string[],
@@ -35,7 +35,11 @@ export async function assertToolNamesFree(
 }
 
 /** A connection's tools as stored now: a remote one's pinned list, a native one's catalog. */
-async function toolsOf(ctx: OperatorContext, tx: Store, connection: Connection): Promise<string[]> {
+async function toolsOf(
+  ctx: { toolSources: ToolSources },
+  tx: Store,
+  connection: Connection,
+): Promise<string[]> {
   if (connection.provider === REMOTE_MCP_PROVIDER)
     return (await tx.remoteTools.forConnection(connection.id)).map((tool) => tool.name);
   return ctx.toolSources.of(connection)?.actions.map((action) => action.name) ?? [];

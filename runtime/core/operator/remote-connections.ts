@@ -32,8 +32,8 @@ import {
   BEARER_FIELD,
   headerField,
 } from '../sources/remote-mcp/remote-headers.ts';
-import type { RemoteMcp } from '../sources/remote-mcp/remote-mcp.ts';
-import { upstreamTarget } from '../sources/remote-mcp/remote-mcp-executor.ts';
+import type { RemoteDiscovery, RemoteMcp } from '../sources/remote-mcp/remote-mcp.ts';
+import { upstreamTarget } from '../sources/remote-mcp/upstream-targets.ts';
 import { attempt, audit, type OperatorContext, parseInput, workspaceOrThrow } from './context.ts';
 import { NameSchema } from './names.ts';
 import { applyPinned, discoverPinnable, type RefreshReport } from './remote-refresh.ts';
@@ -66,7 +66,9 @@ export interface RemoteConnectResult {
   curated?: CuratedOffer;
 }
 
-export function remoteOrThrow(ctx: OperatorContext): RemoteMcp {
+export function remoteOrThrow<R extends RemoteDiscovery = RemoteMcp>(ctx: {
+  remote?: R | undefined;
+}): R {
   if (!ctx.remote) throw new TypeError('remote MCP connections need the gateway’s outbound client');
   return ctx.remote;
 }

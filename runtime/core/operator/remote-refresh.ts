@@ -36,11 +36,18 @@ import {
 } from '../sources/remote-mcp/remote-feature-contract.ts';
 import { sameFeatures } from '../sources/remote-mcp/remote-features.ts';
 import { BEARER_FIELD } from '../sources/remote-mcp/remote-headers.ts';
-import { upstreamTarget } from '../sources/remote-mcp/remote-mcp-executor.ts';
 import { contractHashOf } from '../sources/remote-mcp/remote-tool-contract.ts';
 import { remoteActionOf } from '../sources/remote-mcp/remote-tool-source.ts';
+import { upstreamTarget } from '../sources/remote-mcp/upstream-targets.ts';
 import { connectionOrThrow } from './connections.ts';
-import { attempt, audit, type OperatorContext, parseInput, workspaceOrThrow } from './context.ts';
+import {
+  attempt,
+  audit,
+  type OperatorContext,
+  type PinningContext,
+  parseInput,
+  workspaceOrThrow,
+} from './context.ts';
 import { remoteOrThrow } from './remote-connections.ts';
 
 export interface RefreshReport {
@@ -68,7 +75,7 @@ export interface Discovered {
 
 /** Network only: the upstream's tools now, as rows to pin. */
 export async function discoverPinnable(
-  ctx: OperatorContext,
+  ctx: PinningContext,
   connection: Connection,
   endpoint: RemoteEndpoint,
   target: UpstreamTarget,
@@ -113,7 +120,7 @@ export async function discoverPinnable(
 
 /** In the caller's transaction: the new list pinned, policies synced, the change audited. */
 export async function applyPinned(
-  ctx: OperatorContext,
+  ctx: PinningContext,
   tx: Store,
   connection: Connection,
   endpoint: RemoteEndpoint,
@@ -242,7 +249,7 @@ export async function refreshRemote(ctx: OperatorContext, input: unknown): Promi
 
 /** Discovers and pins again (an operator's refresh, a `list_changed`, an expired `ttlMs`). */
 export async function refreshConnection(
-  ctx: OperatorContext,
+  ctx: PinningContext,
   connection: Connection,
   endpoint: RemoteEndpoint,
 ): Promise<RefreshReport> {
@@ -263,13 +270,27 @@ export async function refreshConnection(
   return ctx.store.transaction((tx) => applyPinned(ctx, tx, connection, endpoint, discovered));
 }
 
+/**
+ * The background refresh of a connection whose server said a list changed:
+ * discovered and pinned again while it is an active remote connection out
+ * of draft; says whether it was.
+ */
+export async function refreshListed(ctx: PinningContext, connectionId: string): Promise<boolean> {
+  const endpoint = await ctx.store.remoteEndpoints.byConnection(connectionId);
+  if (!endpoint || endpoint.draft !== null) return false;
+  const connection = await ctx.store.connections.byId(endpoint.workspaceId, connectionId);
+  if (connection?.status !== 'active') return false;
+  await refreshConnection(ctx, connection, endpoint);
+  return true;
+}
+
 /** The connection's shared credential: its sealed key or headers, or a signed-in one's access token. */
 export async function sharedCredentialOf(
-  ctx: OperatorContext,
+  ctx: PinningContext,
   connection: Connection,
   endpoint: RemoteEndpoint,
 ): Promise<Record<string, string> | undefined> {
-  const tokens = ctx.remote?.executor.tokens;
+  const tokens = ctx.remote?.tokens;
   if (endpoint.authKind !== 'oauth' || !tokens)
     return ctx.vault.open(await ctx.store.credentials.forConnection(connection.id, null));
   const token = await tokens.accessToken(endpoint, {
