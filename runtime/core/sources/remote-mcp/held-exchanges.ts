@@ -35,7 +35,7 @@ export class HeldExchange<T> {
   /** Cancels the upstream exchange: the agent cancelled, or no answer came in time. */
   readonly cancel = new Cancellation();
   /** What the agent's client declared, as of the round running now. */
-  capabilities: ClientCapabilities;
+  #capabilities: ClientCapabilities;
   readonly #done: Promise<T>;
   #asking: { request: RpcRequest; answer(reply: ServerRequestAnswer): void } | undefined;
   #heard: ((request: RpcRequest) => void) | undefined;
@@ -47,7 +47,7 @@ export class HeldExchange<T> {
     ) => Promise<T>,
     capabilities: ClientCapabilities,
   ) {
-    this.capabilities = capabilities;
+    this.#capabilities = capabilities;
     // A question still out when the exchange is cancelled is answered, so its reader reads on
     // to the end the cancellation gave the exchange, and nothing waits on it for good.
     this.cancel.onCancel(() => this.answer(CANCELLED));
@@ -74,8 +74,13 @@ export class HeldExchange<T> {
     }
   }
 
-  /** Posts the agent's answer to the question asked, and lets the exchange read on. */
-  answer(reply: ServerRequestAnswer): void {
+  /**
+   * Posts the agent's answer to the question asked, and lets the exchange
+   * read on; `capabilities`: what the answering round's client declared (the
+   * next question is relayed or refused by them).
+   */
+  answer(reply: ServerRequestAnswer, capabilities?: ClientCapabilities): void {
+    if (capabilities !== undefined) this.#capabilities = capabilities;
     const asking = this.#asking;
     this.#asking = undefined;
     asking?.answer(reply);
@@ -83,7 +88,7 @@ export class HeldExchange<T> {
 
   #onRequest(request: RpcRequest): Promise<ServerRequestAnswer> {
     const lacking = isClientRequest(request.method)
-      ? missingCapability(this.capabilities, request)
+      ? missingCapability(this.#capabilities, request)
       : request.method;
     if (lacking !== undefined) {
       return Promise.resolve({ error: refusal(request.method, lacking) });

@@ -85,8 +85,7 @@ export class RemoteExchange implements Holdable {
   /** The agent's answer in `call`'s round, posted upstream as the question's reply; the exchange reads on. */
   answer(call: ForwardCall, answer: unknown): void {
     this.#call = call;
-    this.#held.capabilities = call.clientCapabilities;
-    this.#held.answer(answerOf(answer));
+    this.#held.answer(answerOf(answer), call.clientCapabilities);
   }
 
   /** The question refused upstream with `error` (it cannot be held). */

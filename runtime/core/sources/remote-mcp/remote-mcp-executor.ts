@@ -17,10 +17,7 @@
  * the agent's answer comes back, on this replica or, through the relay,
  * from another one.
  */
-import type { InputRequest } from '@modelcontextprotocol/server';
-import type { CancelSignal } from '../../base/cancellation.ts';
 import { GatewayError } from '../../base/errors.ts';
-import type { JsonValue } from '../../base/json-value.ts';
 import type { UpstreamTokens } from '../../identity/oauth-client/upstream-tokens.ts';
 import {
   SessionExpired,
@@ -33,12 +30,11 @@ import {
   sessionKey,
   type UpstreamSessions,
 } from '../../mcp/client/upstream-sessions.ts';
-import type { SharedState } from '../../ports/shared-state/shared-state.ts';
 import type { CallOutcome } from '../connection-health.ts';
 import type { ExecuteCall, Execution, Executor } from '../executor.ts';
 import type { ForwardCall, Forwarded } from './forward-call.ts';
-import { HeldExchangeRelay, type RelayedAnswer, type RoundNotices } from './held-exchange-relay.ts';
-import { HeldExchanges, type Step } from './held-exchanges.ts';
+import type { Step } from './held-exchanges.ts';
+import { HeldQuestions, type HeldQuestionsRelay } from './held-questions.ts';
 import { openCallSession, wireFor } from './open-session.ts';
 import type { OpenedSessions } from './opened-sessions.ts';
 import { isReplyOnly, remoteCallOutcome } from './remote-call-health.ts';
@@ -64,17 +60,8 @@ export interface RemoteMcpExecutorOptions {
   tokens?: UpstreamTokens;
   /** Told of each upstream session opened here (to listen for list changes, to sweep it). */
   sessionOpened?: (connectionId: string, target: UpstreamTarget, session: UpstreamSession) => void;
-  /**
-   * Where the held exchanges are shared with the other replicas: an answer
-   * for an exchange another replica holds goes there. Without it, such an
-   * answer is expired.
-   */
-  relay?: {
-    state: SharedState;
-    /** How long an answer waits for the holder's step: the upstream deadline. */
-    waitMs: number;
-    report?: (error: unknown) => void;
-  };
+  /** Where held questions are shared with the other replicas (without it, only this one answers). */
+  relay?: HeldQuestionsRelay;
 }
 
 export class RemoteMcpExecutor implements Executor<RemoteTarget> {
@@ -84,25 +71,18 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
   readonly #sessions: UpstreamSessions;
   readonly #subscriptions: ResourceSubscriptions;
   readonly #targets = new UpstreamTargets(resolveTarget);
-  readonly #held: HeldExchanges<RemoteExchange>;
-  readonly #relay: HeldExchangeRelay<Forwarded> | undefined;
+  /** Questions the servers asked mid-call, held for the agents' answers. */
+  readonly #questions: HeldQuestions;
 
   constructor(options: RemoteMcpExecutorOptions) {
     this.#options = options;
     this.#client = options.client;
     this.#sessions = options.sessions;
     this.#subscriptions = options.subscriptions;
-    const relay =
-      options.relay &&
-      new HeldExchangeRelay<Forwarded>(options.relay.state, {
-        waitMs: options.relay.waitMs,
-        resume: (answer, cancel, notices) => this.#resumeRelayed(answer, cancel, notices),
-        ...(options.relay.report ? { report: options.relay.report } : {}),
-      });
-    this.#relay = relay;
-    this.#held = new HeldExchanges<RemoteExchange>(
-      relay ? { released: (id) => relay.released(id) } : {},
-    );
+    this.#questions = new HeldQuestions({
+      answer: (held, call, answer) => this.#answer(held, call, answer),
+      relay: options.relay,
+    });
   }
 
   async execute(call: ExecuteCall<RemoteTarget>): Promise<Execution> {
@@ -134,7 +114,7 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
   async forward(call: ForwardCall): Promise<Forwarded> {
     const relay = relayStateOf(call.input?.state);
     // An answer to a held question goes out on the exchange already open (its credential with it).
-    if (relay?.held !== undefined) return this.#resume(call, relay.held, relay.key ?? '');
+    if (relay?.held !== undefined) return this.#questions.resume(call, relay.held, relay.key ?? '');
     return this.#withCredential(call, (credential) => this.#send(call, credential, relay));
   }
 
@@ -275,49 +255,6 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
     });
   }
 
-  /** An agent's answer to the question a held exchange asked: posted upstream, and the call reads on. */
-  async #resume(call: ForwardCall, id: string, key: string): Promise<Forwarded> {
-    const connectionId = call.target.connection.id;
-    // An answer for another connection's exchange names it in vain.
-    const held = this.#held.take(id, (exchange) => exchange.connectionId === connectionId);
-    const answer = call.input?.responses[key];
-    // Held by another replica (or by none): the answer goes only to the holder, which checks it.
-    if (held === undefined && this.#relay !== undefined && !this.#held.has(id)) {
-      const relayed: RelayedAnswer = {
-        exchange: id,
-        key,
-        answer,
-        capabilities: call.clientCapabilities,
-        connection: connectionId,
-      };
-      return this.#relay.resume(relayed, call.cancel, call);
-    }
-    if (held === undefined) throw new GatewayError('mcp_remote_input_expired');
-    return this.#answer(held, call, answer);
-  }
-
-  /** An answer another replica brought for an exchange held here; its round's notifications go back there. */
-  async #resumeRelayed(
-    relayed: RelayedAnswer,
-    cancel: CancelSignal,
-    notices: RoundNotices,
-  ): Promise<Forwarded> {
-    const held = this.#held.take(
-      relayed.exchange,
-      (exchange) => exchange.connectionId === relayed.connection,
-    );
-    if (held === undefined) throw new GatewayError('mcp_remote_input_expired');
-    const call: ForwardCall = {
-      ...held.call,
-      cancel,
-      clientCapabilities: relayed.capabilities,
-      progress: notices.progress,
-      log: notices.log,
-      input: { responses: { [relayed.key]: relayed.answer as JsonValue }, state: undefined },
-    };
-    return this.#answer(held, call, relayed.answer);
-  }
-
   /** Posts `answer` upstream on the held exchange, and reads on to its next step. */
   async #answer(held: RemoteExchange, call: ForwardCall, answer: unknown): Promise<Forwarded> {
     held.answer(call, answer);
@@ -341,29 +278,13 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
     requestBytes: number,
   ): Promise<Forwarded> {
     const base = { host: exchange.host, address: null, upstreamStatus: 200, requestBytes };
-    if (step.kind === 'asks') {
-      if (!this.#held.hold(exchange)) {
-        exchange.refuse({ code: -32603, message: 'Portcullis holds too many questions' });
-        exchange.cancel.cancel();
-        throw new GatewayError('mcp_remote_input_expired');
-      }
-      // Before the question goes out, so the answer finds the holder from any replica.
-      await this.#relay?.held(exchange.id, this.#held.holdMs);
-      const { request } = step;
-      const questionKey = `upstream_${String(request.id).slice(0, 40)}`;
+    if (step.kind === 'asks')
       return {
         ...base,
-        outcome: {
-          resultType: 'input_required',
-          inputRequests: {
-            [questionKey]: { method: request.method, params: request.params ?? {} } as InputRequest,
-          },
-          state: { held: exchange.id, key: questionKey },
-        },
-        replyBytes: Buffer.byteLength(JSON.stringify(request)),
+        outcome: await this.#questions.hold(exchange, step.request),
+        replyBytes: Buffer.byteLength(JSON.stringify(step.request)),
         health: 'success',
       };
-    }
     const { result } = step.value;
     return {
       ...base,
@@ -380,12 +301,12 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
 
   /** Cancels every call held for an agent's answer (the gateway closing). */
   cancelHeld(): void {
-    this.#held.cancelAll();
+    this.#questions.cancelAll();
   }
 
   /** Stops answering for, and asking, the other replicas (the gateway closing). */
   closeRelay(): void {
-    this.#relay?.close();
+    this.#questions.closeRelay();
   }
 
   /** Forgets every session of a connection (disconnect: the caller ends them). */
