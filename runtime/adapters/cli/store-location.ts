@@ -10,7 +10,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { SQLITE_FILE } from '../../compose/open-gateway.ts';
+import { SQLITE_FILE } from '../../compose/open-stores.ts';
 import { ConfigError } from '../../config/config-error.ts';
 
 type Env = Record<string, string | undefined>;

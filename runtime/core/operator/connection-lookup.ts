@@ -8,7 +8,7 @@ import { GatewayError } from '../base/errors.ts';
 import { didYouMean } from '../base/nearest-word.ts';
 import type { Connection } from '../model/governance.ts';
 import { REMOTE_MCP_PROVIDER, type RemoteEndpoint } from '../model/remote.ts';
-import type { RemoteMcp } from '../sources/remote-mcp/remote-mcp.ts';
+import type { RemoteDiscovery, RemoteMcp } from '../sources/remote-mcp/remote-mcp.ts';
 import type { OperatorContext } from './context.ts';
 
 /** The connection `ref` names in the workspace, by name or id; `not_found` offers the nearest name. */
@@ -32,7 +32,9 @@ export async function connectionOrThrow(
 }
 
 /** The remote MCP machinery; a caller error where the gateway runs no outbound client. */
-export function remoteOrThrow(ctx: OperatorContext): RemoteMcp {
+export function remoteOrThrow<R extends RemoteDiscovery = RemoteMcp>(ctx: {
+  remote?: R | undefined;
+}): R {
   if (!ctx.remote) throw new TypeError('remote MCP connections need the gateway’s outbound client');
   return ctx.remote;
 }

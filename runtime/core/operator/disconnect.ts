@@ -10,7 +10,7 @@
 import { z } from 'zod';
 import { GatewayError } from '../base/errors.ts';
 import { REMOTE_MCP_PROVIDER } from '../model/remote.ts';
-import { upstreamTarget } from '../sources/remote-mcp/remote-mcp-executor.ts';
+import { upstreamTarget } from '../sources/remote-mcp/upstream-targets.ts';
 import { connectionOrThrow } from './connection-lookup.ts';
 import { attempt, audit, type OperatorContext, parseInput, workspaceOrThrow } from './context.ts';
 

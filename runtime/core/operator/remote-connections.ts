@@ -33,7 +33,7 @@ import {
   headerField,
 } from '../sources/remote-mcp/remote-headers.ts';
 import type { RemoteMcp } from '../sources/remote-mcp/remote-mcp.ts';
-import { upstreamTarget } from '../sources/remote-mcp/remote-mcp-executor.ts';
+import { upstreamTarget } from '../sources/remote-mcp/upstream-targets.ts';
 import { remoteOrThrow } from './connection-lookup.ts';
 import { attempt, audit, type OperatorContext, parseInput, workspaceOrThrow } from './context.ts';
 import { NameSchema } from './names.ts';

@@ -16,7 +16,7 @@ import {
   BEARER_FIELD,
   headerField,
 } from '../sources/remote-mcp/remote-headers.ts';
-import { upstreamTarget } from '../sources/remote-mcp/remote-mcp-executor.ts';
+import { upstreamTarget } from '../sources/remote-mcp/upstream-targets.ts';
 import { endpointOrThrow, remoteOrThrow } from './connection-lookup.ts';
 import type { OperatorContext } from './context.ts';
 

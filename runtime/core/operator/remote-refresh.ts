@@ -35,11 +35,18 @@ import {
 } from '../sources/remote-mcp/remote-feature-contract.ts';
 import { sameFeatures } from '../sources/remote-mcp/remote-features.ts';
 import { BEARER_FIELD } from '../sources/remote-mcp/remote-headers.ts';
-import { upstreamTarget } from '../sources/remote-mcp/remote-mcp-executor.ts';
 import { contractHashOf } from '../sources/remote-mcp/remote-tool-contract.ts';
 import { remoteActionOf } from '../sources/remote-mcp/remote-tool-source.ts';
+import { upstreamTarget } from '../sources/remote-mcp/upstream-targets.ts';
 import { connectionOrThrow, endpointOrThrow, remoteOrThrow } from './connection-lookup.ts';
-import { attempt, audit, type OperatorContext, parseInput, workspaceOrThrow } from './context.ts';
+import {
+  attempt,
+  audit,
+  type OperatorContext,
+  type PinningContext,
+  parseInput,
+  workspaceOrThrow,
+} from './context.ts';
 
 export interface RefreshReport {
   tools: string[];
@@ -66,7 +73,7 @@ export interface Discovered {
 
 /** Network only: the upstream's tools now, as rows to pin. */
 export async function discoverPinnable(
-  ctx: OperatorContext,
+  ctx: PinningContext,
   connection: Connection,
   endpoint: RemoteEndpoint,
   target: UpstreamTarget,
@@ -111,7 +118,7 @@ export async function discoverPinnable(
 
 /** In the caller's transaction: the new list pinned, policies synced, the change audited. */
 export async function applyPinned(
-  ctx: OperatorContext,
+  ctx: PinningContext,
   tx: Store,
   connection: Connection,
   endpoint: RemoteEndpoint,
@@ -240,7 +247,7 @@ export async function refreshRemote(ctx: OperatorContext, input: unknown): Promi
 
 /** Discovers and pins again (an operator's refresh, a `list_changed`, an expired `ttlMs`). */
 export async function refreshConnection(
-  ctx: OperatorContext,
+  ctx: PinningContext,
   connection: Connection,
   endpoint: RemoteEndpoint,
 ): Promise<RefreshReport> {
@@ -261,13 +268,27 @@ export async function refreshConnection(
   return ctx.store.transaction((tx) => applyPinned(ctx, tx, connection, endpoint, discovered));
 }
 
+/**
+ * The background refresh of a connection whose server said a list changed:
+ * discovered and pinned again while it is an active remote connection out
+ * of draft; says whether it was.
+ */
+export async function refreshListed(ctx: PinningContext, connectionId: string): Promise<boolean> {
+  const endpoint = await ctx.store.remoteEndpoints.byConnection(connectionId);
+  if (!endpoint || endpoint.draft !== null) return false;
+  const connection = await ctx.store.connections.byId(endpoint.workspaceId, connectionId);
+  if (connection?.status !== 'active') return false;
+  await refreshConnection(ctx, connection, endpoint);
+  return true;
+}
+
 /** The connection's shared credential: its sealed key or headers, or a signed-in one's access token. */
 export async function sharedCredentialOf(
-  ctx: OperatorContext,
+  ctx: PinningContext,
   connection: Connection,
   endpoint: RemoteEndpoint,
 ): Promise<Record<string, string> | undefined> {
-  const tokens = ctx.remote?.executor.tokens;
+  const tokens = ctx.remote?.tokens;
   if (endpoint.authKind !== 'oauth' || !tokens)
     return ctx.vault.open(await ctx.store.credentials.forConnection(connection.id, null));
   const token = await tokens.accessToken(endpoint, {

@@ -19,7 +19,7 @@ import type { Connection } from '../model/governance.ts';
 import { REMOTE_MCP_PROVIDER, type RemoteEndpoint } from '../model/remote.ts';
 import { probeEndpoint } from '../sources/remote-mcp/probe.ts';
 import { BEARER_FIELD } from '../sources/remote-mcp/remote-headers.ts';
-import { upstreamTarget } from '../sources/remote-mcp/remote-mcp-executor.ts';
+import { upstreamTarget } from '../sources/remote-mcp/upstream-targets.ts';
 import { agentOrThrow } from './agents.ts';
 import { connectionOrThrow, remoteOrThrow } from './connection-lookup.ts';
 import { attempt, audit, type OperatorContext, parseInput, workspaceOrThrow } from './context.ts';

@@ -15,6 +15,7 @@ import { MemorySharedState } from '../../../runtime/core/ports/shared-state/memo
 import {
   HeldExchangeRelay,
   type RelayedAnswer,
+  type Resume,
   type RoundNotices,
 } from '../../../runtime/core/sources/remote-mcp/held-exchange-relay.ts';
 
@@ -25,17 +26,18 @@ let holder: HeldExchangeRelay<Step>;
 let asker: HeldExchangeRelay<Step>;
 const heard: RelayedAnswer[] = [];
 
+/** Both replicas answer alike: a step naming the answer, for connection c1 only. */
+const resume: Resume<Step> = async (answer) => {
+  heard.push(answer);
+  if (answer.connection !== 'c1') throw new GatewayError('mcp_remote_input_expired');
+  return { text: `step for ${JSON.stringify(answer.answer)}` };
+};
+
 beforeEach(() => {
   state = new MemorySharedState();
-  holder = new HeldExchangeRelay<Step>(state, { waitMs: 60_000 });
-  asker = new HeldExchangeRelay<Step>(state, { waitMs: 60_000 });
+  holder = new HeldExchangeRelay<Step>(state, { waitMs: 60_000, resume });
+  asker = new HeldExchangeRelay<Step>(state, { waitMs: 60_000, resume });
   heard.length = 0;
-  for (const relay of [holder, asker])
-    relay.serve(async (answer) => {
-      heard.push(answer);
-      if (answer.connection !== 'c1') throw new GatewayError('mcp_remote_input_expired');
-      return { text: `step for ${JSON.stringify(answer.answer)}` };
-    });
 });
 afterEach(async () => {
   holder.close();
@@ -95,7 +97,6 @@ it('fails as expired when the holder never answers (it went away)', async () => 
 });
 
 it("cancels the holder's round when the agent cancels", async () => {
-  const stuck = new HeldExchangeRelay<Step>(state, { waitMs: 60_000 });
   let roundCancelled = () => {};
   const cancelledThere = new Promise<void>((resolve) => {
     roundCancelled = resolve;
@@ -104,13 +105,14 @@ it("cancels the holder's round when the agent cancels", async () => {
   const running = new Promise<void>((resolve) => {
     started = resolve;
   });
-  stuck.serve(
-    (_answer, cancel) =>
+  const stuck = new HeldExchangeRelay<Step>(state, {
+    waitMs: 60_000,
+    resume: (_answer, cancel) =>
       new Promise<Step>(() => {
         started();
         cancel.onCancel(roundCancelled);
       }),
-  );
+  });
   await stuck.held('x1', 60_000);
   const cancel = new Cancellation();
   const resumed = codeOf(asker.resume(answer(), cancel, unheard));
@@ -122,12 +124,14 @@ it("cancels the holder's round when the agent cancels", async () => {
 });
 
 it("brings the round's progress and log back to the asking call, in order, before the step", async () => {
-  const relaying = new HeldExchangeRelay<Step>(state, { waitMs: 60_000 });
-  relaying.serve(async (_answer, _cancel, notices) => {
-    notices.progress(1, 2, 'half way');
-    notices.log('info', { said: 'hello' }, 'upstream');
-    notices.progress(2);
-    return { text: 'done' };
+  const relaying = new HeldExchangeRelay<Step>(state, {
+    waitMs: 60_000,
+    resume: async (_answer, _cancel, notices) => {
+      notices.progress(1, 2, 'half way');
+      notices.log('info', { said: 'hello' }, 'upstream');
+      notices.progress(2);
+      return { text: 'done' };
+    },
   });
   await relaying.held('x1', 60_000);
   const heardHere: unknown[] = [];

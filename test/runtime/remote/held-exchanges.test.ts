@@ -12,9 +12,8 @@ import {
 
 /** Held exchanges, and the ids they tell of as released, in order. */
 function watched(options?: { holdMs: number }): { held: HeldExchanges; released: string[] } {
-  const held = new HeldExchanges(options);
   const released: string[] = [];
-  held.released = (id) => released.push(id);
+  const held = new HeldExchanges({ ...options, released: (id) => released.push(id) });
   return { held, released };
 }
 

@@ -66,9 +66,8 @@ describe('upstream sessions', () => {
   });
 
   it("replace a key's session when its credential identity changes, one entry however often", async () => {
-    const sessions = new UpstreamSessions();
     const ended: UpstreamSession[] = [];
-    sessions.onRetired = (retired) => ended.push(retired);
+    const sessions = new UpstreamSessions({ retired: (retired) => ended.push(retired) });
     const key = sessionKey('conn_1', '');
     const opened: UpstreamSession[] = [];
     for (const identity of ['token-1', 'token-2', 'token-3']) {
@@ -84,9 +83,8 @@ describe('upstream sessions', () => {
   });
 
   it('end a replaced session only after the last call running on it is done', async () => {
-    const sessions = new UpstreamSessions();
     const ended: UpstreamSession[] = [];
-    sessions.onRetired = (retired) => ended.push(retired);
+    const sessions = new UpstreamSessions({ retired: (retired) => ended.push(retired) });
     const key = sessionKey('conn_1', '');
     const old = await sessions.use(key, 'old', async () => session('s1'));
     const alsoOld = await sessions.use(key, 'old', async () => session('unused'));
@@ -104,9 +102,8 @@ describe('upstream sessions', () => {
   });
 
   it('retire a key only while it holds the identity it was asked about', async () => {
-    const sessions = new UpstreamSessions();
     const ended: UpstreamSession[] = [];
-    sessions.onRetired = (retired) => ended.push(retired);
+    const sessions = new UpstreamSessions({ retired: (retired) => ended.push(retired) });
     const key = sessionKey('conn_1', 'agent_1');
     const current = await sessions.use(key, 'new', async () => session('s1'));
     sessions.release(current);

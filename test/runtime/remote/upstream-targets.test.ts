@@ -3,9 +3,9 @@ import { describe, expect, it } from 'vitest';
 import type { RemoteEndpoint } from '../../../runtime/core/model/remote.ts';
 import {
   credentialIdentity,
+  UpstreamTargets,
   upstreamTarget,
-} from '../../../runtime/core/sources/remote-mcp/remote-mcp-executor.ts';
-import { UpstreamTargets } from '../../../runtime/core/sources/remote-mcp/upstream-targets.ts';
+} from '../../../runtime/core/sources/remote-mcp/upstream-targets.ts';
 
 const endpointOf = (url: string): RemoteEndpoint =>
   ({

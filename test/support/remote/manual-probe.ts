@@ -13,7 +13,7 @@ export function manualProbe(
     store: ctx.store,
     vault: ctx.vault,
     client: ctx.remote!.client,
-    tokens: ctx.remote!.executor.tokens,
+    tokens: ctx.remote!.tokens,
     ...options,
   });
 }

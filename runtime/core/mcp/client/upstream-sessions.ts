@@ -10,7 +10,7 @@
  * for its key: the key's old session is replaced, not kept beside the new
  * one, so there is never more than one entry per owner however often its
  * token changes. A replaced session is retired: it is ended upstream (by
- * `onRetired`) once the calls still running on it are done, never under
+ * `retired`) once the calls still running on it are done, never under
  * them. (A call that read its credential just before it changed may bring
  * the old identity back once; its session is replaced again by the next
  * call, one extra session, never more than one entry.)
@@ -34,8 +34,12 @@ export class UpstreamSessions {
   readonly #uses = new Map<UpstreamSession, number>();
   /** Sessions no longer any key's, waiting for their last call to end. */
   readonly #retiring = new Set<UpstreamSession>();
-  /** Ends a retired session upstream (set by whoever knows where it was opened). */
-  onRetired: ((session: UpstreamSession) => void) | undefined;
+  /** Ends a retired session upstream (given by whoever knows where it was opened). */
+  readonly #retired: (session: UpstreamSession) => void;
+
+  constructor(options: { retired?: (session: UpstreamSession) => void } = {}) {
+    this.#retired = options.retired ?? (() => {});
+  }
 
   /** The key's session, opened with `open` when there is none (once, however many ask at once). */
   get(key: string, open: () => Promise<UpstreamSession>, identity = ''): Promise<UpstreamSession> {
@@ -63,7 +67,7 @@ export class UpstreamSessions {
       return;
     }
     this.#uses.delete(session);
-    if (this.#retiring.delete(session)) this.onRetired?.(session);
+    if (this.#retiring.delete(session)) this.#retired(session);
   }
 
   async #get(
@@ -107,7 +111,7 @@ export class UpstreamSessions {
   /** Ends the session upstream now if no call runs on it, else after the last one. */
   #retire(session: UpstreamSession): void {
     if (this.#uses.has(session)) this.#retiring.add(session);
-    else this.onRetired?.(session);
+    else this.#retired(session);
   }
 
   /** Forgets the key's session if it is still `failed`; says whether it did. */

@@ -28,8 +28,8 @@ import { REMOTE_MCP_PROVIDER, type RemoteEndpoint } from '../../model/remote.ts'
 import type { Store } from '../../ports/store.ts';
 import type { CredentialVault } from '../../vault/credential-vault.ts';
 import { openSession } from './open-session.ts';
-import { upstreamTarget } from './remote-mcp-executor.ts';
 import { withCredential } from './signed-in-credential.ts';
+import { upstreamTarget } from './upstream-targets.ts';
 
 /** What one probe found: the server answered, it did not, or a person must sign in first. */
 type ProbeOutcome = 'answered' | 'unanswered' | 'sign_in_required';

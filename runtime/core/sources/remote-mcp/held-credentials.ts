@@ -11,7 +11,7 @@ import { openTokens } from '../../identity/oauth-client/sign-in-secrets.ts';
 import type { Store } from '../../ports/store.ts';
 import type { CredentialVault } from '../../vault/credential-vault.ts';
 import { BEARER_FIELD } from './remote-headers.ts';
-import { credentialIdentity, upstreamTarget } from './remote-mcp-executor.ts';
+import { credentialIdentity, upstreamTarget } from './upstream-targets.ts';
 
 /** The identity `owner`'s calls carry now (null: the shared credential); undefined when none. */
 export type CurrentIdentity = (

@@ -41,9 +41,14 @@ export interface RelayedAnswer {
   connection: string;
 }
 
-export interface HeldExchangeRelayOptions {
+export interface HeldExchangeRelayOptions<T> {
   /** How long an answer waits for the holder's step: the upstream deadline. */
   waitMs: number;
+  /**
+   * What this replica does with an answer another replica brings for an
+   * exchange held here; without it every such answer is expired.
+   */
+  resume?: Resume<T>;
   /** Where failures no caller sees go (a record not written, a malformed message). */
   report?: (error: unknown) => void;
 }
@@ -81,20 +86,16 @@ export class HeldExchangeRelay<T> {
   readonly #notices = new Map<string, RoundNotices>();
   /** Relayed rounds running here, by round (the asker's agent may cancel one). */
   readonly #rounds = new Map<string, Cancellation>();
-  #resume: Resume<T> | undefined;
+  readonly #resume: Resume<T> | undefined;
 
-  constructor(state: SharedState, options: HeldExchangeRelayOptions) {
+  constructor(state: SharedState, options: HeldExchangeRelayOptions<T>) {
     this.#state = state;
     this.#waitMs = options.waitMs;
+    this.#resume = options.resume;
     this.#report = options.report ?? (() => {});
     this.#inbox = new LazySubscription(state, channelOf(this.replica), (text) =>
       this.#received(text),
     );
-  }
-
-  /** What this replica does with an answer another replica brings for an exchange held here. */
-  serve(resume: Resume<T>): void {
-    this.#resume = resume;
   }
 
   /** Records that this replica holds exchange `id`, for `ttlMs`; a failure only keeps other replicas from answering it. */
@@ -199,7 +200,11 @@ export class HeldExchangeRelay<T> {
 }
 
 /** What the holder does with an answer brought for an exchange it holds. */
-type Resume<T> = (answer: RelayedAnswer, cancel: CancelSignal, notices: RoundNotices) => Promise<T>;
+export type Resume<T> = (
+  answer: RelayedAnswer,
+  cancel: CancelSignal,
+  notices: RoundNotices,
+) => Promise<T>;
 
 /** A relayed notification, given to the round's call (a malformed one is dropped). */
 function noticeTo(notices: RoundNotices | undefined, notice: Notice): void {

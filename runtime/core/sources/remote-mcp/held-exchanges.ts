@@ -34,7 +34,7 @@ export class HeldExchange<T> {
   /** Cancels the upstream exchange: the agent cancelled, or no answer came in time. */
   readonly cancel = new Cancellation();
   /** What the agent's client declared, as of the round running now. */
-  capabilities: ClientCapabilities;
+  #capabilities: ClientCapabilities;
   readonly #done: Promise<T>;
   #asking: { request: RpcRequest; answer(reply: RpcAnswer): void } | undefined;
   #heard: ((request: RpcRequest) => void) | undefined;
@@ -46,7 +46,7 @@ export class HeldExchange<T> {
     ) => Promise<T>,
     capabilities: ClientCapabilities,
   ) {
-    this.capabilities = capabilities;
+    this.#capabilities = capabilities;
     // A question still out when the exchange is cancelled is answered, so its reader reads on
     // to the end the cancellation gave the exchange, and nothing waits on it for good.
     this.cancel.onCancel(() => this.answer(CANCELLED));
@@ -73,8 +73,13 @@ export class HeldExchange<T> {
     }
   }
 
-  /** Posts the agent's answer to the question asked, and lets the exchange read on. */
-  answer(reply: RpcAnswer): void {
+  /**
+   * Posts the agent's answer to the question asked, and lets the exchange
+   * read on; `capabilities`: what the answering round's client declared (the
+   * next question is relayed or refused by them).
+   */
+  answer(reply: RpcAnswer, capabilities?: ClientCapabilities): void {
+    if (capabilities !== undefined) this.#capabilities = capabilities;
     const asking = this.#asking;
     this.#asking = undefined;
     asking?.answer(reply);
@@ -82,7 +87,7 @@ export class HeldExchange<T> {
 
   #onRequest(request: RpcRequest): Promise<RpcAnswer> {
     const lacking = isClientRequest(request.method)
-      ? missingCapability(this.capabilities, request)
+      ? missingCapability(this.#capabilities, request)
       : request.method;
     if (lacking !== undefined) {
       return Promise.resolve({ error: refusal(request.method, lacking) });
@@ -95,24 +100,37 @@ export class HeldExchange<T> {
   }
 }
 
-/** The held exchanges of this process, by id, each for a while. */
-export class HeldExchanges {
-  readonly #held = new Map<string, { exchange: HeldExchange<unknown>; timer: NodeJS.Timeout }>();
-  readonly #holdMs: number;
-  /** Told of each exchange held here no more (taken, expired or cancelled), to forget its record. */
-  released: ((id: string) => void) | undefined;
+/** What can be held: an exchange's id, and what cancels it once its time runs out. */
+export interface Holdable {
+  readonly id: string;
+  readonly cancel: Cancellation;
+}
 
-  constructor(options: { holdMs?: number } = {}) {
+export interface HeldExchangesOptions {
+  /** How long an exchange is held (default ten minutes). */
+  holdMs?: number;
+  /** Told of each exchange held here no more (taken, expired or cancelled), to forget its record. */
+  released?: (id: string) => void;
+}
+
+/** The held exchanges of this process, by id, each for a while. */
+export class HeldExchanges<X extends Holdable = HeldExchange<unknown>> {
+  readonly #held = new Map<string, { exchange: X; timer: NodeJS.Timeout }>();
+  readonly #holdMs: number;
+  readonly #released: (id: string) => void;
+
+  constructor(options: HeldExchangesOptions = {}) {
     this.#holdMs = options.holdMs ?? DEFAULT_HOLD_MS;
+    this.#released = options.released ?? (() => {});
   }
 
   /** Keeps `exchange` until taken back or its time runs out (then it is cancelled). */
-  hold(exchange: HeldExchange<unknown>): boolean {
+  hold(exchange: X): boolean {
     if (this.#held.size >= MAX_HELD) return false;
     const timer = setTimeout(() => {
       this.#held.delete(exchange.id);
       exchange.cancel.cancel();
-      this.released?.(exchange.id);
+      this.#released(exchange.id);
     }, this.#holdMs);
     timer.unref();
     this.#held.set(exchange.id, { exchange, timer });
@@ -124,15 +142,12 @@ export class HeldExchanges {
    * (expired, or another process's), or when it does not `belong` to the
    * answer that names it: that one stays held, untouched, for its own.
    */
-  take(
-    id: string,
-    belongs: (exchange: HeldExchange<unknown>) => boolean = () => true,
-  ): HeldExchange<unknown> | undefined {
+  take(id: string, belongs: (exchange: X) => boolean = () => true): X | undefined {
     const entry = this.#held.get(id);
     if (entry === undefined || !belongs(entry.exchange)) return undefined;
     clearTimeout(entry.timer);
     this.#held.delete(id);
-    this.released?.(id);
+    this.#released(id);
     return entry.exchange;
   }
 
@@ -146,7 +161,7 @@ export class HeldExchanges {
     for (const { exchange, timer } of this.#held.values()) {
       clearTimeout(timer);
       exchange.cancel.cancel();
-      this.released?.(exchange.id);
+      this.#released(exchange.id);
     }
     this.#held.clear();
   }

@@ -55,6 +55,38 @@ export async function openSession(
   return (await client.initialize(target, options)).session;
 }
 
+/** Everything a call's session may relay to an agent (declared when it opens). */
+const RELAYED = { elicitation: { form: {}, url: {} }, sampling: {}, roots: {} };
+
+/**
+ * A session for agents' calls. It is shared by every agent with the same
+ * credential, so it declares all it may relay; each question is relayed or
+ * refused by what the calling agent's client declared.
+ */
+export async function openCallSession(
+  client: UpstreamClient,
+  target: UpstreamTarget,
+  endpoint: Recorded,
+  wire: SessionWire,
+): Promise<UpstreamSession> {
+  const session = await openSession(
+    client,
+    target,
+    endpoint,
+    { clientCapabilities: RELAYED },
+    wire,
+  );
+  if (session.era !== 'modern') {
+    // Every level: what reaches the agent is filtered by the level the agent asked for.
+    if (session.capabilities?.logging !== undefined)
+      await client.request(target, session, 'logging/setLevel', { level: 'debug' }).catch(() => {});
+    return session;
+  }
+  // Nothing to open on 2026-07-28: `server/discover` says what the server serves.
+  const hello = await client.discover(target).catch(() => undefined);
+  return { ...session, capabilities: hello?.capabilities ?? {} };
+}
+
 /** A 401 or 403: the credential's problem, said as it is, whatever the wire. */
 function isSignInRefusal(error: unknown): boolean {
   if (!(error instanceof GatewayError) || error.code !== 'mcp_remote_status') return false;

@@ -11,9 +11,11 @@
  * workspace holds.
  */
 
+import { createHash } from 'node:crypto';
 import type { UpstreamTarget } from '../../mcp/client/upstream-target.ts';
 import type { RemoteEndpoint } from '../../model/remote.ts';
-import type { Redactor } from '../../outbound/redaction.ts';
+import { Redactor } from '../../outbound/redaction.ts';
+import { credentialHeaders } from './remote-headers.ts';
 
 export interface ResolvedTarget {
   target: UpstreamTarget;
@@ -73,4 +75,39 @@ export class UpstreamTargets {
     }
     return resolved;
   }
+}
+
+/** A target and its identity, worked out from the endpoint and the credential. */
+export function resolveTarget(
+  endpoint: RemoteEndpoint,
+  credential: Record<string, string> | undefined,
+  secrets?: Redactor,
+): ResolvedTarget {
+  const target = upstreamTarget(endpoint, credential, secrets);
+  return { target, identity: credentialIdentity(target.headers) };
+}
+
+/**
+ * The upstream address with the credential's headers, checked as they go
+ * out; what comes back is redacted of the credential, and of `secrets` (the
+ * caller's workspace's) when given.
+ */
+export function upstreamTarget(
+  endpoint: RemoteEndpoint,
+  credential: Record<string, string> | undefined,
+  secrets?: Redactor,
+): UpstreamTarget {
+  const headers = credentialHeaders(credential, endpoint.headerNames);
+  return {
+    url: new URL(endpoint.url),
+    headers,
+    redactor: new Redactor(Object.values(credential ?? {}), secrets),
+  };
+}
+
+/** Who the upstream sees: a hash of the credential headers (the same credential, the same session). */
+export function credentialIdentity(headers: Record<string, string>): string {
+  const hash = createHash('sha256');
+  for (const name of Object.keys(headers).sort()) hash.update(`${name}\0${headers[name]}\0`);
+  return hash.digest('hex').slice(0, 32);
 }
