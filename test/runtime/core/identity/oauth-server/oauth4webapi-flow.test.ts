@@ -91,25 +91,41 @@ async function signIn(scope: string): Promise<oauth.TokenEndpointResponse> {
   return oauth.processAuthorizationCodeResponse(as, client, response);
 }
 
-describe('oauth4webapi through the whole flow', () => {
-  let tokens: oauth.TokenEndpointResponse;
+/** Signs in with `scope`, and has an operator grant the agent behind the consent (once). */
+async function signInGranted(scope: string): Promise<oauth.TokenEndpointResponse> {
+  const tokens = await signIn(scope);
+  await running.grantConsentAgents();
+  return tokens;
+}
 
+/** The consents of one member of the default workspace. */
+async function consentsOf(member: string) {
+  const store = running.gateway.running.gateway.store;
+  const workspace = await store.workspaces.byName('default');
+  const found = await store.oauth.members.byName(member);
+  return (await store.oauth.consents.list(workspace!.id)).filter((c) => c.memberId === found!.id);
+}
+
+/** The claims of an access token, as oauth4webapi's validator reads them. */
+function claimsOf(accessToken: string) {
+  return oauth.validateJwtAccessToken(
+    as,
+    new Request(`${running.url}/mcp`, { headers: { authorization: `Bearer ${accessToken}` } }),
+    resource,
+    insecure,
+  );
+}
+
+describe('oauth4webapi through the whole flow', () => {
   it('discovers, registers, signs in with consent and gets audience-bound tokens', async () => {
     expect(resource).toBe(`${running.url}/mcp`);
     expect(as.issuer).toBe(running.url);
-    tokens = await signIn('tools:read tools:write');
+    const tokens = await signIn('tools:read tools:write');
     expect(tokens.token_type).toBe('bearer');
     expect(tokens.expires_in).toBe(900);
     expect(tokens.scope).toBe('tools:read tools:write');
     expect(tokens.refresh_token).toMatch(/^pcr_/);
-    const claims = await oauth.validateJwtAccessToken(
-      as,
-      new Request(`${running.url}/mcp`, {
-        headers: { authorization: `Bearer ${tokens.access_token}` },
-      }),
-      resource,
-      insecure,
-    );
+    const claims = await claimsOf(tokens.access_token);
     expect(claims).toMatchObject({
       iss: running.url,
       aud: resource,
@@ -122,7 +138,10 @@ describe('oauth4webapi through the whole flow', () => {
   });
 
   it('lists and calls tools on /mcp with the access token, once an operator grants the agent', async () => {
-    expect(await running.grantConsentAgents()).toHaveLength(1);
+    const tokens = await signInGranted('tools:read tools:write');
+    const [mine] = await consentsOf(MEMBER.member);
+    const store = running.gateway.running.gateway.store;
+    expect(await store.grants.forAgent(mine!.agentId)).toHaveLength(1);
     // The stateless wire, read raw: the SDK's client keeps only the fields it knows.
     const list = modern('tools/list');
     const listed = await fetch(`${running.url}/mcp`, {
@@ -151,7 +170,7 @@ describe('oauth4webapi through the whole flow', () => {
   });
 
   it('asks for a step-up when the token lacks the scope a call needs, naming the ones it has too', async () => {
-    const readOnly = await signIn('tools:read');
+    const readOnly = await signInGranted('tools:read');
     const mcp = await mcpClient(running.url, readOnly.access_token);
     const result = (await mcp.callTool({ name: WRITE_TOOL, arguments: WRITE_ARGS })) as {
       isError?: boolean;
@@ -167,19 +186,26 @@ describe('oauth4webapi through the whole flow', () => {
   });
 
   it('reuses the one agent of the member and client on every consent, which keeps every scope approved', async () => {
-    const store = running.gateway.running.gateway.store;
-    const workspace = await store.workspaces.byName('default');
-    const consents = await store.oauth.consents.list(workspace!.id);
+    const first = await signIn('tools:read tools:write');
+    const second = await signIn('tools:read');
+    const consents = await consentsOf(MEMBER.member);
     expect(consents).toHaveLength(1);
     // Approved first with read and write, then with read alone: the consent keeps both.
     expect(consents[0]!.scopes).toEqual(['tools:read', 'tools:write']);
+    expect((await claimsOf(first.access_token)).agent).toBe(consents[0]!.agentId);
+    expect((await claimsOf(second.access_token)).agent).toBe(consents[0]!.agentId);
+    // No agent beside the one of each consent.
+    const store = running.gateway.running.gateway.store;
+    const workspace = await store.workspaces.byName('default');
     const oauthAgents = (await store.agents.list(workspace!.id)).filter(
       (a) => a.keyPrefix === 'oauth',
     );
-    expect(oauthAgents).toHaveLength(1);
+    const everyConsent = await store.oauth.consents.list(workspace!.id);
+    expect(oauthAgents.map((a) => a.id).sort()).toEqual(everyConsent.map((c) => c.agentId).sort());
   });
 
   it('gives a second person behind the same client_id a consent and an agent of their own', async () => {
+    await signIn('tools:read');
     const gateway = running.gateway.running.gateway;
     await addMember(gateway.operator('cli'), {
       workspace: 'default',
@@ -197,13 +223,17 @@ describe('oauth4webapi through the whole flow', () => {
     }).toString();
     const { location } = await consent(url, { member: 'lin', password: 'another long password' });
     expect(location.searchParams.get('code')).toMatch(/^pco_/);
-    const workspace = await gateway.store.workspaces.byName('default');
-    const consents = await gateway.store.oauth.consents.list(workspace!.id);
-    expect(consents.map((c) => c.clientId)).toEqual([client.client_id, client.client_id]);
-    expect(new Set(consents.map((c) => c.agentId)).size).toBe(2);
+    const [ada] = await consentsOf(MEMBER.member);
+    const lin = await consentsOf('lin');
+    expect([ada!.clientId, ...lin.map((c) => c.clientId)]).toEqual([
+      client.client_id,
+      client.client_id,
+    ]);
+    expect(lin[0]!.agentId).not.toBe(ada!.agentId);
   });
 
   it('refreshes with a narrower scope, and refuses a wider one', async () => {
+    const tokens = await signIn('tools:read tools:write');
     const narrowed = await oauth.processRefreshTokenResponse(
       as,
       client,
@@ -227,7 +257,6 @@ describe('oauth4webapi through the whole flow', () => {
     await expect(oauth.processRefreshTokenResponse(as, client, wider)).rejects.toMatchObject({
       error: 'invalid_scope',
     });
-    tokens = narrowed;
   });
 
   it('revokes: a revoked refresh token stops its family, the access token too', async () => {
@@ -252,15 +281,11 @@ describe('oauth4webapi through the whole flow', () => {
   });
 
   it("stops every token of a consent an operator revokes, on the token's next request", async () => {
-    const fresh = await signIn('tools:read');
+    const fresh = await signInGranted('tools:read');
     const mcp = await mcpClient(running.url, fresh.access_token);
     await mcp.listTools();
     const gateway = running.gateway.running.gateway;
-    const workspace = await gateway.store.workspaces.byName('default');
-    const ada = await gateway.store.oauth.members.byName('ada');
-    const mine = (await gateway.store.oauth.consents.list(workspace!.id)).find(
-      (c) => c.memberId === ada!.id,
-    );
+    const [mine] = await consentsOf(MEMBER.member);
     await revokeConsent(gateway.operator('cli'), { workspace: 'default', id: mine!.id });
     await expect(mcp.listTools()).rejects.toThrow(/401|Unauthorized/);
     const refreshed = await oauth.refreshTokenGrantRequest(

@@ -6,7 +6,7 @@
  * command's.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { changeActions, listActions } from '../../../../../runtime/core/operator/actions.ts';
 import { createAgent } from '../../../../../runtime/core/operator/agents.ts';
 import type { OperatorContext } from '../../../../../runtime/core/operator/context.ts';
@@ -46,6 +46,8 @@ beforeAll(async () => {
     scope: 'all',
   });
   client = await mcpClient(gateway.url, key);
+  // A first call opens the upstream session, whose listening stream hears the changes.
+  await callTool(client, 'listening__get_weather', { city: 'Oslo' });
 });
 afterAll(async () => {
   await client?.close();
@@ -53,24 +55,37 @@ afterAll(async () => {
   await upstream?.close();
 });
 
+const REVIEWED = 'Reports the weather of a city.';
+
+/** The description of `get_weather` the gateway has on record. */
+async function recordedDescription(): Promise<string | undefined> {
+  const workspace = (await ctx.store.workspaces.byName('default'))!;
+  const connection = (await ctx.store.connections.byName(workspace.id, 'listening'))!;
+  const tools = await ctx.store.remoteTools.forConnection(connection.id);
+  return tools.find((t) => t.name === 'get_weather')?.contract.description;
+}
+
+/** The server changes the description and says its list changed; resolves once the gateway has it. */
+async function describeAs(description: string): Promise<void> {
+  upstream.setDescription(description);
+  if ((await recordedDescription()) === description) return;
+  await upstream.listening();
+  upstream.notifyToolsChanged();
+  await until(async () => (await recordedDescription()) === description);
+  expect(await recordedDescription()).toBe(description);
+}
+
+// Each test starts from the description every test reviewed.
+beforeEach(async () => {
+  await describeAs(REVIEWED);
+  await changeActions(ctx, 'review', { workspace: 'default', connection: 'listening', all: true });
+});
+
 describe('notifications/tools/list_changed', () => {
   it('sends a changed tool back to review without anyone running refresh', async () => {
     const first = await callTool(client, 'listening__get_weather', { city: 'Oslo' });
     expect(first.structuredContent).toEqual({ city: 'Oslo', sky: 'sunny' });
-    const connection = (await ctx.store.connections.byName(
-      (await ctx.store.workspaces.byName('default'))!.id,
-      'listening',
-    ))!;
-    // The session's listening stream is open once the server has seen its GET.
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    upstream.setDescription('Changed behind your back.');
-    upstream.notifyToolsChanged();
-    const described = async () =>
-      (await ctx.store.remoteTools.forConnection(connection.id)).find(
-        (t) => t.name === 'get_weather',
-      )?.contract.description === 'Changed behind your back.';
-    await until(described);
-    expect(await described()).toBe(true);
+    await describeAs('Changed behind your back.');
     const blocked = await callTool(client, 'listening__get_weather', { city: 'Oslo' });
     expect(blocked.structuredContent?.error?.code).toBe('contract_changed');
   });
@@ -80,6 +95,7 @@ describe('notifications/tools/list_changed', () => {
       (await listActions(ctx, { workspace: 'default', connection: 'listening' })).find(
         (a) => a.action === 'get_weather',
       )!;
+    await describeAs('Changed behind your back.');
     const first = await weather();
     expect(first.contractChanged).toBe(true);
     expect(first.changedSince).toEqual(expect.any(String));
@@ -104,9 +120,7 @@ describe('notifications/tools/list_changed', () => {
     ]);
 
     // A second change before anyone reviewed: still measured against the reviewed contract.
-    upstream.setDescription('Reports the weather of a city, and deletes it.');
-    upstream.notifyToolsChanged();
-    await until(async () => (await weather()).changes?.[0]?.after !== 'Changed behind your back.');
+    await describeAs('Reports the weather of a city, and deletes it.');
     const second = await weather();
     expect(second.changedSince).toBe(first.changedSince);
     expect(second.changes?.[0]).toMatchObject({
