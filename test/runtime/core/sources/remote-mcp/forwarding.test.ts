@@ -12,7 +12,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { changeActions, listActions } from '../../../../../runtime/core/operator/actions.ts';
 import { createAgent } from '../../../../../runtime/core/operator/agents.ts';
 import type { OperatorContext } from '../../../../../runtime/core/operator/context.ts';
@@ -33,6 +33,9 @@ import {
 
 let gateway: TestGateway;
 let ctx: OperatorContext;
+
+/** The description the upstream gives `get_weather` until a test changes it. */
+const FIRST_DESCRIPTION = 'Reports the weather of a city.';
 
 beforeAll(async () => {
   gateway = await startTestGateway({ environment: { PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS: '1' } });
@@ -63,14 +66,35 @@ describe.each<UpstreamKind>(['modern', 'stateful'])('forwarding to a %s upstream
     await upstream?.close();
   });
 
-  it('shows no tool before it is reviewed, and the reviewed ones namespaced after', async () => {
-    expect((await client.listTools()).tools.filter((t) => t.name.startsWith(name))).toEqual([]);
-    const refused = await callTool(client, `${name}__get_weather`, { city: 'Oslo' });
-    expect(refused.structuredContent?.error?.code).toBe('action_quarantined');
+  // Each test but the first finds the tools reviewed as the server first described them.
+  beforeEach(async () => {
+    upstream.setDescription(FIRST_DESCRIPTION);
+    await refreshRemote(ctx, { workspace: 'default', connection: name });
     await changeActions(ctx, 'review', { workspace: 'default', connection: name, all: true });
-    const tools = (await client.listTools()).tools.filter((t) => t.name.startsWith(name));
-    expect(tools.map((t) => t.name).sort()).toEqual([`${name}__count`, `${name}__get_weather`]);
-    const weather = tools.find((t) => t.name === `${name}__get_weather`)!;
+  });
+
+  it('shows no tool before it is reviewed, and the reviewed ones namespaced after', async () => {
+    // A connection of its own, never reviewed.
+    const unreviewed = `${name}-new`;
+    await connectUrl(ctx, { workspace: 'default', url: upstream.url, name: unreviewed });
+    await grant(ctx, {
+      workspace: 'default',
+      agent: `agent-${kind}`,
+      connection: unreviewed,
+      scope: 'all',
+    });
+    const own = (tools: Array<{ name: string }>) =>
+      tools.filter((t) => t.name.startsWith(`${unreviewed}__`));
+    expect(own((await client.listTools()).tools)).toEqual([]);
+    const refused = await callTool(client, `${unreviewed}__get_weather`, { city: 'Oslo' });
+    expect(refused.structuredContent?.error?.code).toBe('action_quarantined');
+    await changeActions(ctx, 'review', { workspace: 'default', connection: unreviewed, all: true });
+    const tools = own((await client.listTools()).tools);
+    expect(tools.map((t) => t.name).sort()).toEqual([
+      `${unreviewed}__count`,
+      `${unreviewed}__get_weather`,
+    ]);
+    const weather = tools.find((t) => t.name === `${unreviewed}__get_weather`)!;
     expect(weather.description).toBe('Reports the weather of a city.');
     expect(weather.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
   });

@@ -19,6 +19,8 @@ let gateway: TestGateway;
 let ctx: OperatorContext;
 let upstream: SseUpstream;
 let client: Client;
+/** What connecting the server (once, for every test) said. */
+let connected: Awaited<ReturnType<typeof connectUrl>>;
 
 beforeAll(async () => {
   [gateway, upstream] = await Promise.all([
@@ -26,6 +28,7 @@ beforeAll(async () => {
     startSseUpstream(),
   ]);
   ctx = gateway.running.gateway.operator('test');
+  connected = await connectUrl(ctx, { workspace: 'default', url: upstream.url, name: 'old' });
 });
 afterAll(async () => {
   await client?.close();
@@ -35,14 +38,13 @@ afterAll(async () => {
 
 describe('the HTTP+SSE fallback', () => {
   it('connects a server that only speaks it, and records the transport and revision', async () => {
-    const result = await connectUrl(ctx, { workspace: 'default', url: upstream.url, name: 'old' });
-    expect(result.next).toBe('review');
-    expect(result.endpoint).toMatchObject({
+    expect(connected.next).toBe('review');
+    expect(connected.endpoint).toMatchObject({
       transport: 'sse',
       revision: '2024-11-05',
       serverInfo: { name: 'fixture-sse', version: '0.9.0' },
     });
-    expect(result.tools?.tools).toEqual(['get_weather']);
+    expect(connected.tools?.tools).toEqual(['get_weather']);
     expect((await refreshRemote(ctx, { workspace: 'default', connection: 'old' })).changed).toEqual(
       [],
     );
