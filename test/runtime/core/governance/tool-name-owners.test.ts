@@ -88,10 +88,18 @@ afterAll(async () => {
   await Promise.all([prism?.stop(), bank?.close(), hostile?.close(), twins?.close()]);
 });
 
-async function agentFor(name: string, connections: string[]): Promise<Client> {
-  const { key } = (await admin('POST', '/workspaces/default/agents', { name })).body;
+async function agentFor(
+  name: string,
+  connections: string[],
+  workspace = 'default',
+): Promise<Client> {
+  const { key } = (await admin('POST', `/workspaces/${workspace}/agents`, { name })).body;
   for (const connection of connections)
-    await admin('POST', '/workspaces/default/grants', { agent: name, connection, scope: 'all' });
+    await admin('POST', `/workspaces/${workspace}/grants`, {
+      agent: name,
+      connection,
+      scope: 'all',
+    });
   const client = await mcpClient(gateway.url, key);
   clients.push(client);
   return client;
@@ -232,14 +240,18 @@ describe('names that belong to someone else', () => {
 });
 
 describe('a store that holds two tools of one name, written some other way', () => {
+  // A workspace of its own: the twins it writes are no other test's to meet.
+  const WS = 'twins-written';
+
   it('serves neither, says so in the log, and refuses the review, naming both', async () => {
-    const connected = await admin('POST', '/workspaces/default/remote-connections', {
+    expect((await admin('POST', '/workspaces', { name: WS })).status).toBe(201);
+    const connected = await admin('POST', `/workspaces/${WS}/remote-connections`, {
       url: hostile.url,
       name: 'stored',
     });
     expect(connected.status, connected.text).toBe(201);
-    await admin('POST', '/workspaces/default/connections/stored/actions/enable', { all: true });
-    const client = await agentFor('stored-agent', ['stored']);
+    await admin('POST', `/workspaces/${WS}/connections/stored/actions/enable`, { all: true });
+    const client = await agentFor('stored-agent', ['stored'], WS);
     expect((await client.listTools()).tools.map((t) => t.name)).toContain('stored__bank__transfer');
 
     // Two rows whose names the rule fits to one, enabled at their contracts.
@@ -292,7 +304,7 @@ describe('a store that holds two tools of one name, written some other way', () 
       logged?.err.detail.owners.map((o: { connection: string; action: string }) => o.action).sort(),
     ).toEqual(twinNames);
 
-    const review = await admin('POST', '/workspaces/default/connections/stored/actions/review', {
+    const review = await admin('POST', `/workspaces/${WS}/connections/stored/actions/review`, {
       all: true,
     });
     expect(review.status).toBe(409);

@@ -5,7 +5,7 @@
  * and the executor are test ones, not REST.
  */
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../../../runtime/adapters/sql/open-store.ts';
 import { Cancellation } from '../../../../runtime/core/base/cancellation.ts';
 import { GatewayError } from '../../../../runtime/core/base/errors.ts';
@@ -72,19 +72,22 @@ const source: ToolSource = {
   sendsCredential: () => false,
 };
 
+/** The answer of a source that works: the word, shouted. */
+const shout = async (call: ExecuteCall): Promise<Execution> => ({
+  outcome: { content: [{ type: 'text', text: String(call.arguments.word).toUpperCase() }] },
+  host: 'test.example',
+  address: null,
+  upstreamStatus: null,
+  requestBytes: 0,
+  replyBytes: 0,
+  health: 'success',
+});
+
 /** Records what it was handed and answers as told. */
 class TestExecutor implements Executor {
   readonly kind = 'native_rest';
   readonly calls: ExecuteCall[] = [];
-  answer: (call: ExecuteCall) => Promise<Execution> = async (call) => ({
-    outcome: { content: [{ type: 'text', text: String(call.arguments.word).toUpperCase() }] },
-    host: 'test.example',
-    address: null,
-    upstreamStatus: null,
-    requestBytes: 0,
-    replyBytes: 0,
-    health: 'success',
-  });
+  answer: (call: ExecuteCall) => Promise<Execution> = shout;
 
   execute(call: ExecuteCall): Promise<Execution> {
     this.calls.push(call);
@@ -135,6 +138,10 @@ beforeAll(async () => {
 });
 
 afterAll(() => store.close());
+// Each test starts with a source that works; a test that makes it fail or ask says so itself.
+beforeEach(() => {
+  executor.answer = shout;
+});
 
 function call(args: Record<string, unknown>): ToolCall {
   return {

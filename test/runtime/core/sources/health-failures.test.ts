@@ -8,7 +8,7 @@
  * failing, and comes back by itself once its server answers, calls included.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { changeActions } from '../../../../runtime/core/operator/actions.ts';
 import { createAgent } from '../../../../runtime/core/operator/agents.ts';
 import type { OperatorContext } from '../../../../runtime/core/operator/context.ts';
@@ -108,6 +108,12 @@ afterAll(async () => {
 });
 
 describe('failures that count against health', () => {
+  // Each test starts with a server that answers.
+  beforeEach(() => {
+    failing = undefined;
+    down = false;
+  });
+
   it('JSON-RPC errors, timeouts and HTTP errors degrade it, then put it in error; a success makes it ok', async () => {
     expect((await connection()).health).toBe('ok');
     failing = 'rpc-error';
@@ -127,6 +133,9 @@ describe('failures that count against health', () => {
   });
 
   it('is probed again in the background: still in error while the server fails, ok once it answers', async () => {
+    // Driven into error by calls the server fails.
+    failing = 'http-503';
+    await call(5);
     expect((await connection()).health).toBe('error');
     failing = undefined;
     down = true;

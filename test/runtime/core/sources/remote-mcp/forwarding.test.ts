@@ -83,7 +83,7 @@ describe.each<UpstreamKind>(['modern', 'stateful'])('forwarding to a %s upstream
       connection: unreviewed,
       scope: 'all',
     });
-    const own = (tools: Array<{ name: string }>) =>
+    const own = <T extends { name: string }>(tools: T[]) =>
       tools.filter((t) => t.name.startsWith(`${unreviewed}__`));
     expect(own((await client.listTools()).tools)).toEqual([]);
     const refused = await callTool(client, `${unreviewed}__get_weather`, { city: 'Oslo' });
