@@ -155,26 +155,28 @@ describe('connect-url', () => {
 
 describe('classify', () => {
   it("overrides a tool's class, quarantining it when riskier, and goes back to the rules with auto", async () => {
+    // A connection of its own, every tool reviewed.
+    await connectUrl(ctx, { workspace: 'default', url: modern.url, name: 'classified' });
     await changeActions(ctx, 'review', {
       workspace: 'default',
-      connection: 'modern-srv',
+      connection: 'classified',
       all: true,
     });
     const done = await classifyTool(ctx, {
       workspace: 'default',
-      connection: 'modern-srv',
+      connection: 'classified',
       tool: 'get_weather',
       classification: 'destructive',
     });
     expect(done).toEqual({ tool: 'get_weather', classification: 'destructive', rule: 'override' });
     const connection = (await ctx.store.connections.byName(
       (await ctx.store.workspaces.byName('default'))!.id,
-      'modern-srv',
+      'classified',
     ))!;
     expect((await ctx.store.policies.get(connection.id, 'get_weather'))?.state).toBe('quarantined');
     const back = await classifyTool(ctx, {
       workspace: 'default',
-      connection: 'modern-srv',
+      connection: 'classified',
       tool: 'get_weather',
       classification: 'auto',
     });
@@ -187,7 +189,7 @@ describe('classify', () => {
       await reasonOf(
         classifyTool(ctx, {
           workspace: 'default',
-          connection: 'modern-srv',
+          connection: 'classified',
           tool: 'nope',
           classification: 'read',
         }),

@@ -47,17 +47,21 @@ beforeAll(async () => {
 
 afterAll(() => store.close());
 
-const grantOf = (input: Record<string, unknown>) =>
-  grant(ctx, { workspace: 'default', agent: 'bot', connection: 'unikraft', ...input });
+const grantOf = (input: Record<string, unknown>, agent = 'bot') =>
+  grant(ctx, { workspace: 'default', agent, connection: 'unikraft', ...input });
 
 describe('the grant verb', () => {
   it('creates one grant, then widens and narrows it in place, audited as grant.update', async () => {
-    const first = await grantOf({});
+    // An agent of its own, never granted before; the audit read from here on.
+    const grantWidened = (input: Record<string, unknown>) => grantOf(input, 'widened');
+    await createAgent(ctx, { workspace: 'default', name: 'widened' });
+    const audited = (await store.audit.query({ ascending: true })).length;
+    const first = await grantWidened({});
     expect(first).toMatchObject({ scope: 'reads' });
     expect(first.previous).toBeUndefined();
-    const widened = await grantOf({ scope: 'all' });
+    const widened = await grantWidened({ scope: 'all' });
     expect(widened).toMatchObject({ id: first.id, scope: 'all', previous: { scope: 'reads' } });
-    const narrowed = await grantOf({ scope: 'actions', actions: ['unikraft_get_user'] });
+    const narrowed = await grantWidened({ scope: 'actions', actions: ['unikraft_get_user'] });
     expect(narrowed).toMatchObject({
       id: first.id,
       scope: 'actions',
@@ -65,14 +69,17 @@ describe('the grant verb', () => {
     });
     expect(await store.grants.forAgent(first.agentId)).toHaveLength(1);
     const verbs = (await store.audit.query({ ascending: true }))
+      .slice(audited)
       .map((event) => event.action)
       .filter((action) => action.startsWith('grant.'));
     expect(verbs).toEqual(['grant.create', 'grant.update', 'grant.update']);
   });
 
   it('changes nothing when granted the same terms again', async () => {
+    const terms = { scope: 'actions', actions: ['unikraft_get_user'] };
+    await grantOf(terms);
     const before = (await store.audit.query({})).length;
-    await grantOf({ scope: 'actions', actions: ['unikraft_get_user'] });
+    await grantOf(terms);
     expect((await store.audit.query({})).length).toBe(before);
   });
 

@@ -109,13 +109,14 @@ describe('import and disconnect through the gateway', () => {
     PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS: '1',
   });
 
-  it('imports a snippet whose header value comes from a named environment variable', async () => {
-    const file = join(gateway.dataDir, 'snippet.json');
+  /** `portcullis import` of a snippet naming the server `name`, its header value from a named variable. */
+  async function importSnippet(name: string) {
+    const file = join(gateway.dataDir, `${name}.json`);
     writeFileSync(
       file,
       JSON.stringify({
         mcpServers: {
-          weather: {
+          [name]: {
             type: 'http',
             url: upstream.url,
             headers: { 'X-Api-Key': env('WEATHER_KEY') },
@@ -123,10 +124,11 @@ describe('import and disconnect through the gateway', () => {
         },
       }),
     );
-    const run = await runPortcullisHere(['import', file, '--json'], {
-      ...cliEnv(),
-      WEATHER_KEY: CANARY,
-    });
+    return runPortcullisHere(['import', file, '--json'], { ...cliEnv(), WEATHER_KEY: CANARY });
+  }
+
+  it('imports a snippet whose header value comes from a named environment variable', async () => {
+    const run = await importSnippet('weather');
     expect(run.code).toBe(0);
     expect(run.stdout).not.toContain(CANARY);
     expect(JSON.parse(run.stdout)).toMatchObject({
@@ -144,18 +146,20 @@ describe('import and disconnect through the gateway', () => {
   });
 
   it('disconnects: connection, credentials, grants and pinned tools go; the audit log stays', async () => {
+    // A connection of its own, imported as the test above imports one.
+    expect((await importSnippet('weather-gone')).code).toBe(0);
     const ctx = gateway.running.gateway.operator('test');
     const workspace = (await ctx.store.workspaces.byName('default'))!;
-    const connection = (await ctx.store.connections.byName(workspace.id, 'weather'))!;
+    const connection = (await ctx.store.connections.byName(workspace.id, 'weather-gone'))!;
     await createAgent(ctx, { workspace: 'default', name: 'reader' });
     await grant(ctx, {
       workspace: 'default',
       agent: 'reader',
-      connection: 'weather',
+      connection: 'weather-gone',
       scope: 'all',
     });
-    const done = await disconnect(ctx, { workspace: 'default', connection: 'weather' });
-    expect(done.connection).toBe('weather');
+    const done = await disconnect(ctx, { workspace: 'default', connection: 'weather-gone' });
+    expect(done.connection).toBe('weather-gone');
     expect(await ctx.store.connections.byId(workspace.id, connection.id)).toBeUndefined();
     expect(await ctx.store.credentials.forConnection(connection.id, null)).toEqual([]);
     expect(
@@ -168,7 +172,7 @@ describe('import and disconnect through the gateway', () => {
       expect.arrayContaining(['connection.create', 'connection.remove']),
     );
     expect(
-      await reasonOf(disconnect(ctx, { workspace: 'default', connection: 'weather' })),
+      await reasonOf(disconnect(ctx, { workspace: 'default', connection: 'weather-gone' })),
     ).toEqual({ code: 'not_found', field: 'connection' });
   });
 });

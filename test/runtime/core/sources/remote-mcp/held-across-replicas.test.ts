@@ -96,12 +96,16 @@ describe('a question asked on replica A, answered on replica B', () => {
     expect(codeOf(await call(a, 'ask_name', answer))).toBe('mcp_remote_input_expired');
   });
 
-  it('goes through two questions, the second held on A too', async () => {
+  /** Asks `ask_two` at A and answers both questions at B. */
+  async function twoQuestions() {
     const first = await call(a, 'ask_two');
     const second = await call(b, 'ask_two', answering(first, { name: 'Eve' }));
     expect(JSON.stringify(second.inputRequests)).toContain('What is your colour?');
-    const result = await call(b, 'ask_two', answering(second, { colour: 'blue' }));
-    expect(textOf(result)).toBe('you like blue');
+    return call(b, 'ask_two', answering(second, { colour: 'blue' }));
+  }
+
+  it('goes through two questions, the second held on A too', async () => {
+    expect(textOf(await twoQuestions())).toBe('you like blue');
   });
 
   it("brings the progress A's round reports to the agent's reply stream at B, before the result", async () => {
@@ -136,7 +140,12 @@ describe('a question asked on replica A, answered on replica B', () => {
   });
 
   it('audits each round', async () => {
-    const events = await ctx.store.audit.query({ action: 'ask__ask_two', limit: 50 });
+    const audited = async () => ctx.store.audit.query({ action: 'ask__ask_two', limit: 50 });
+    const before = (await audited()).length;
+    await twoQuestions();
+    // Newest first: the rounds of this call lead the list.
+    const after = await audited();
+    const events = after.slice(0, after.length - before);
     expect(events.map((event) => [event.decision, event.outcome])).toEqual([
       ['allowed', 'ok'],
       ['allowed', 'ok'],

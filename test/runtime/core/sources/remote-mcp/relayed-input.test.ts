@@ -126,6 +126,7 @@ describe.each<[UpstreamKind | 'sse', McpEra]>(WITH_SSE)(
     });
 
     it('audits each round of the call', async () => {
+      await client.callTool({ name: tool('ask_name'), arguments: {} });
       const events = await ctx.store.audit.query({ action: tool('ask_name'), limit: 50 });
       // The question's round and the answer's, each allowed and ok, for every era that called.
       expect(events.length).toBeGreaterThanOrEqual(2);

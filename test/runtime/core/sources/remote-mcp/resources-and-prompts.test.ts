@@ -114,6 +114,8 @@ describe.each<McpEra>(['legacy', 'modern'])('a %s agent on /mcp', (era) => {
   );
 
   it('audits each forwarded request', async () => {
+    await client.readResource({ uri: 'docs-stateful+memo://welcome' });
+    await client.getPrompt({ name: 'docs-modern__greet', arguments: { who: 'Ada' } });
     const [read] = await ctx.store.audit.query({
       action: 'resources/read docs-stateful+memo://welcome',
       limit: 1,
@@ -219,13 +221,18 @@ describe.each<McpEra>(['legacy', 'modern'])('a %s handshake while a remote serve
 });
 
 describe('a connection recorded before its server’s features were', () => {
-  it('is declared them at once (their lists are answered), and its server is asked in the background', async () => {
+  /** A connection of its own to a new server, its endpoint row as one written before migration 0009 reads. */
+  async function unrecorded(name: string): Promise<Upstream> {
     const upstream = await startUpstream('stateful', { resourcesAndPrompts: true });
     upstreams.push(upstream);
-    const name = 'docs-unrecorded';
     const { endpoint } = await connectUrl(ctx, { workspace: 'default', url: upstream.url, name });
-    // As a row written before migration 0009 reads.
     await ctx.store.remoteEndpoints.put({ ...endpoint, features: null });
+    return upstream;
+  }
+
+  it('is declared them at once (their lists are answered), and its server is asked in the background', async () => {
+    const name = 'docs-unrecorded';
+    const upstream = await unrecorded(name);
     const agent = 'unrecorded-reader';
     const { key } = await createAgent(ctx, { workspace: 'default', name: agent });
     await grant(ctx, { workspace: 'default', agent, connection: name, scope: 'reads' });
@@ -250,11 +257,14 @@ describe('a connection recorded before its server’s features were', () => {
   });
 
   it('has them recorded when its tools are discovered again', async () => {
+    const name = 'docs-unrecorded-refreshed';
+    await unrecorded(name);
     const connection = await ctx.store.connections.byName(
       (await ctx.store.workspaces.byName('default'))!.id,
-      'docs-unrecorded',
+      name,
     );
-    await refreshRemote(ctx, { workspace: 'default', connection: 'docs-unrecorded' });
+    expect((await ctx.store.remoteEndpoints.byConnection(connection!.id))?.features).toBeNull();
+    await refreshRemote(ctx, { workspace: 'default', connection: name });
     expect((await ctx.store.remoteEndpoints.byConnection(connection!.id))?.features).toMatchObject({
       prompts: true,
       resources: true,
