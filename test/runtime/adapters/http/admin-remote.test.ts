@@ -39,13 +39,17 @@ describe('the admin API for remote MCP connections', () => {
     expect(bad.body.error).toMatchObject({ code: 'remote_url_invalid', field: 'url' });
   });
 
-  it('takes a pasted snippet with its placeholder values, and shows only header names', async () => {
-    const created = await admin('POST', '/workspaces/default/remote-connections/import', {
+  /** Pastes a snippet naming the keyed server `name`, its key given as a placeholder's value. */
+  const paste = (name: string) =>
+    admin('POST', '/workspaces/default/remote-connections/import', {
       config: JSON.stringify({
-        mcpServers: { keyed: { url: upstream.url, headers: { 'X-Api-Key': '<YOUR_KEY>' } } },
+        mcpServers: { [name]: { url: upstream.url, headers: { 'X-Api-Key': '<YOUR_KEY>' } } },
       }),
       values: { 'X-Api-Key': CANARY },
     });
+
+  it('takes a pasted snippet with its placeholder values, and shows only header names', async () => {
+    const created = await paste('keyed');
     expect(created.status).toBe(201);
     expect(created.text).not.toContain(CANARY);
     const listed = await admin('GET', '/workspaces/default/connections');
@@ -70,12 +74,13 @@ describe('the admin API for remote MCP connections', () => {
   });
 
   it('refreshes and disconnects', async () => {
-    const refreshed = await admin('POST', '/workspaces/default/connections/keyed/refresh');
+    expect((await paste('keyed-gone')).status).toBe(201);
+    const refreshed = await admin('POST', '/workspaces/default/connections/keyed-gone/refresh');
     expect(refreshed.status).toBe(200);
     expect(refreshed.body).toMatchObject({ added: [], changed: [], retired: [] });
-    const removed = await admin('DELETE', '/workspaces/default/connections/keyed');
+    const removed = await admin('DELETE', '/workspaces/default/connections/keyed-gone');
     expect(removed.status).toBe(200);
     const listed = await admin('GET', '/workspaces/default/connections');
-    expect(listed.body.map((c: { name: string }) => c.name)).not.toContain('keyed');
+    expect(listed.body.map((c: { name: string }) => c.name)).not.toContain('keyed-gone');
   });
 });

@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Catalog, CatalogAction } from '../../../../generated/catalog-format.ts';
 import {
   generatedProviderFiles,
@@ -58,7 +58,7 @@ const engines: Array<[string, () => Promise<string | undefined>]> = [
 
 describe.each(engines)('on %s', (_engine, database) => {
   let prism: PrismServer;
-  const dataDir = mkdtempSync(join(tmpdir(), 'portcullis-restart-'));
+  let dataDir: string;
   let databaseUrl: string | undefined;
   let gateway: TestGateway | undefined;
   let adminToken: string;
@@ -83,6 +83,11 @@ describe.each(engines)('on %s', (_engine, database) => {
 
   beforeAll(async () => {
     prism = await startPrism('unikraft', 'platform');
+  });
+
+  // Each test a store of its own (a folder, or a schema): the connection, an agent granted it, an action enabled.
+  beforeEach(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'portcullis-restart-'));
     databaseUrl = await database();
     gateway = await start();
     adminToken = gateway.adminToken!;
@@ -103,8 +108,12 @@ describe.each(engines)('on %s', (_engine, database) => {
     expect(await callCode(agentKey, 'unikraft_get_user')).toBe('ok');
   });
 
-  afterAll(async () => {
+  afterEach(async () => {
     await gateway?.close();
+    gateway = undefined;
+  });
+
+  afterAll(async () => {
     await prism?.stop();
   });
 
@@ -125,7 +134,7 @@ describe.each(engines)('on %s', (_engine, database) => {
   });
 
   describe('contract safety at start', () => {
-    beforeAll(async () => {
+    beforeEach(async () => {
       await gateway!.close();
       gateway = await start(movedCatalogs());
     });

@@ -96,6 +96,7 @@ describe('arguments the gateway cannot encode', () => {
     ['a lone surrogate in a property name', { given: '{"body":{"\\udfff":1}}', field: '/body' }],
     ['100,000 levels deep', { given: `{"body":${deep(100_000)}}`, field: '/body' }],
   ])('%s: arguments_invalid naming the field, audited', async (_name, { given, field }) => {
+    const sent = upstreamCalls;
     const reply = await callWith(given);
     expect(reply.status).toBe(200);
     expect(reply.body.result.isError).toBe(true);
@@ -109,7 +110,7 @@ describe('arguments the gateway cannot encode', () => {
       reason: 'arguments_invalid',
       argumentHash: null,
     });
-    expect(upstreamCalls).toBe(0);
+    expect(upstreamCalls).toBe(sent);
   });
 
   it('still decides first: an action not enabled is refused as such', async () => {
@@ -124,10 +125,11 @@ describe('arguments the gateway cannot encode', () => {
   });
 
   it('passes well-formed surrogate pairs and arguments 200 levels deep on', async () => {
+    const sent = upstreamCalls;
     const pair = await callWith('{"body":{"name":"\\ud83d\\ude00","size_mb":1}}');
     expect(pair.body.result.isError).toBeFalsy();
     const nested = await callWith(`{"body":{"name":"v","size_mb":1,"extra":${deep(200)}}}`);
     expect(nested.body.result.isError).toBeFalsy();
-    expect(upstreamCalls).toBe(2);
+    expect(upstreamCalls).toBe(sent + 2);
   });
 });
