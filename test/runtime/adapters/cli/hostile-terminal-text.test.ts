@@ -28,6 +28,7 @@ const controlIn = (text: string) => text.replaceAll('\n', '').match(CONTROL)?.[0
 
 let gateway: TestGateway;
 let upstream: Upstream;
+let refreshed: Awaited<ReturnType<typeof runPortcullisHere>>;
 const cli = (...args: string[]) =>
   runPortcullisHere(args, {
     PORTCULLIS_DATA_DIR: gateway.dataDir,
@@ -43,6 +44,10 @@ beforeAll(async () => {
   expect((await cli('review', 'weather', '--all')).code).toBe(0);
   upstream.setDescription(HOSTILE);
   upstream.changeFeatures({ prompt: HOSTILE });
+  // The change found by one refresh, before any test reads it; a second connection meets the
+  // hostile text at connect, for the test that reviews it away.
+  refreshed = await cli('refresh', 'weather');
+  expect((await cli('connect-url', upstream.url, '--name', 'weather-reviewed')).code).toBe(0);
 });
 afterAll(async () => {
   await gateway?.close();
@@ -51,7 +56,7 @@ afterAll(async () => {
 
 describe("a hostile server's text on the operator's terminal", () => {
   it('refresh shows the changed description inert', async () => {
-    const run = await cli('refresh', 'weather');
+    const run = refreshed;
     expect(run.code).toBe(0);
     expect(controlIn(run.stdout + run.stderr)).toBeUndefined();
     expect(run.stdout).toContain('\\x1b]0;owned\\x07');
@@ -89,7 +94,7 @@ describe("a hostile server's text on the operator's terminal", () => {
   });
 
   it('review and the connection list print nothing raw', async () => {
-    for (const args of [['review', 'weather', '--all'], ['connections'], ['audit']]) {
+    for (const args of [['review', 'weather-reviewed', '--all'], ['connections'], ['audit']]) {
       const run = await cli(...args);
       expect(run.code).toBe(0);
       expect(controlIn(run.stdout + run.stderr)).toBeUndefined();

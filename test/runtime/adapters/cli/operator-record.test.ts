@@ -99,8 +99,48 @@ describe('admin tokens', () => {
 });
 
 describe('the operator record', () => {
+  /** The connection `unikraft`, connected once with a credential the provider accepts. */
+  let connection: Promise<void> | undefined;
+  const connected = () => {
+    connection ??= portcullis('connect', 'unikraft', '--token-env', 'GOOD').then((run) => {
+      expect(run.code).toBe(0);
+    });
+    return connection;
+  };
+
+  /** An agent of the test's own, granted all of `unikraft`, that has called a write. */
+  async function agentThatWrote(name: string): Promise<void> {
+    await connected();
+    const { key } = await json<{ key: string }>('agent', 'create', name);
+    expect((await portcullis('grant', name, 'unikraft', '--scope', 'all')).code).toBe(0);
+    const admin = adminClient(gateway.url, gateway.adminToken!);
+    await admin('POST', '/workspaces/default/connections/unikraft/actions/enable', {
+      actions: ['unikraft_create_volume'],
+    });
+    const client = await mcpClient(gateway.url, key);
+    try {
+      const wrote = await callTool(client, 'unikraft_create_volume', {
+        body: { name: 'v', size_mb: 1 },
+      });
+      expect(wrote.isError).toBeFalsy();
+    } finally {
+      await client.close();
+      // Writes are off by default again, as the test that widens a grant expects them.
+      await admin('POST', '/workspaces/default/connections/unikraft/actions/disable', {
+        actions: ['unikraft_create_volume'],
+      });
+    }
+  }
+
   it('audits a connect whose verification failed, without blaming anything but the credential it refused', async () => {
-    const failed = await portcullis('connect', 'unikraft', '--token-env', 'BAD');
+    const failed = await portcullis(
+      'connect',
+      'unikraft',
+      '--name',
+      'refused',
+      '--token-env',
+      'BAD',
+    );
     expect(failed.code).toBe(1);
     expect(failed.stderr).toBe(
       'portcullis: Unikraft Cloud refused the credential: unikraft_get_user answered HTTP 401 (change --token-env) [verify_failed]\n',
@@ -110,13 +150,13 @@ describe('the operator record', () => {
       decision: 'allowed',
       outcome: 'error',
       reason: 'verify_failed',
-      subject: 'unikraft',
+      subject: 'refused',
       actorName: 'cli',
     });
   });
 
   it('widens a grant with one command, and says a write that is off by default is off by default', async () => {
-    expect((await portcullis('connect', 'unikraft', '--token-env', 'GOOD')).code).toBe(0);
+    await connected();
     const { key } = await json<{ key: string }>('agent', 'create', 'deploy-bot');
     expect((await portcullis('grant', 'deploy-bot', 'unikraft')).stdout).toBe(
       'granted deploy-bot reads (shared credential) on unikraft\n',
@@ -152,22 +192,27 @@ describe('the operator record', () => {
   });
 
   it('shows agents by name in the audit table, and the address an override called beside the host', async () => {
+    await agentThatWrote('audit-bot');
     const [call] = await audit('--action', 'unikraft_create_volume', '--limit', '1');
     expect(call).toMatchObject({
-      actorName: 'deploy-bot',
+      actorName: 'audit-bot',
       upstreamHost: 'api.fra.unikraft.cloud',
       upstreamAddress: origin,
     });
-    const table = await portcullis('audit', '--agent', 'deploy-bot', '--limit', '1');
-    expect(table.stdout.split('\n')[1]).toMatch(/^\S+\s+deploy-bot\s+unikraft_create_volume\s/);
+    const table = await portcullis('audit', '--agent', 'audit-bot', '--limit', '1');
+    expect(table.stdout.split('\n')[1]).toMatch(/^\S+\s+audit-bot\s+unikraft_create_volume\s/);
   });
 
   it("marks a revoked agent's grants as such", async () => {
-    expect((await portcullis('agent', 'revoke', 'deploy-bot')).code).toBe(0);
+    await agentThatWrote('revoked-bot');
+    expect((await portcullis('agent', 'revoke', 'revoked-bot')).code).toBe(0);
     const { stdout } = await portcullis('grants');
-    expect(stdout.split('\n')[1]).toMatch(/^deploy-bot \(revoked\)\s+unikraft\s+all\s+shared$/);
-    expect(await json('grants')).toEqual([
-      expect.objectContaining({ agent: 'deploy-bot', agentStatus: 'revoked' }),
+    expect(stdout.split('\n').find((line) => line.startsWith('revoked-bot'))).toMatch(
+      /^revoked-bot \(revoked\)\s+unikraft\s+all\s+shared$/,
+    );
+    const grants = await json<Array<{ agent: string }>>('grants');
+    expect(grants.filter((row) => row.agent === 'revoked-bot')).toEqual([
+      expect.objectContaining({ agent: 'revoked-bot', agentStatus: 'revoked' }),
     ]);
   });
 });
