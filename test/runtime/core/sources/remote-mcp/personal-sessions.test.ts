@@ -144,8 +144,9 @@ describe('personal credentials on a remote connection', () => {
   });
 
   it("reads an agent's resources in that agent's own session, as its calls run", async () => {
-    const from = upstream.seenHeaders.length;
+    // A call first, so alice's session is open (a test before may have had it forgotten).
     await callTool(clients.alice!, 'personal__get_weather', { city: 'alice' });
+    const from = upstream.seenHeaders.length;
     const resources = await clients.alice!.listResources();
     expect(resources.resources.length).toBeGreaterThan(0);
     await callTool(clients.alice!, 'personal__get_weather', { city: 'alice' });

@@ -126,9 +126,15 @@ describe.each<[UpstreamKind | 'sse', McpEra]>(WITH_SSE)(
     });
 
     it('audits each round of the call', async () => {
-      await client.callTool({ name: tool('ask_name'), arguments: {} });
-      const events = await ctx.store.audit.query({ action: tool('ask_name'), limit: 50 });
-      // The question's round and the answer's, each allowed and ok, for every era that called.
+      const audited = () => ctx.store.audit.query({ action: tool('ask_name'), limit: 50 });
+      const before = (await audited()).length;
+      for (let call = 0; call < 2; call++) {
+        await client.callTool({ name: tool('ask_name'), arguments: {} });
+      }
+      // Newest first: the rounds of these calls lead the list.
+      const after = await audited();
+      const events = after.slice(0, after.length - before);
+      // The question's round and the answer's, each allowed and ok.
       expect(events.length).toBeGreaterThanOrEqual(2);
       expect(events.map((event) => [event.decision, event.outcome])).toEqual(
         events.map(() => ['allowed', 'ok']),
