@@ -109,15 +109,23 @@ describe("an operator's sign-ins", () => {
       workspaceId,
       new Date().toISOString(),
     );
-    for (let i = live.length; i < SIGN_IN_LIMITS.perWorkspace; i++)
+    const fillers: string[] = [];
+    for (let i = live.length; i < SIGN_IN_LIMITS.perWorkspace; i++) {
+      fillers.push(`filler-${i}`);
       await ctx.store.upstreamOAuth.signIns.create({
         ...pending!,
         stateHash: `filler-${i}`,
         agentId: `agt_filler_${i}`,
       });
-    expect(
-      await reasonOf(signIn(ctx, { workspace: 'default', connection: 'shared' })),
-    ).toMatchObject({ code: 'oauth_sign_ins_exceeded' });
-    expect(await pendingOf(ctx, connectionId, null)).toHaveLength(2);
+    }
+    try {
+      expect(
+        await reasonOf(signIn(ctx, { workspace: 'default', connection: 'shared' })),
+      ).toMatchObject({ code: 'oauth_sign_ins_exceeded' });
+      expect(await pendingOf(ctx, connectionId, null)).toHaveLength(2);
+    } finally {
+      // The workspace's cap is the other tests' too: the fillers go.
+      for (const stateHash of fillers) await ctx.store.upstreamOAuth.signIns.take(stateHash);
+    }
   });
 });

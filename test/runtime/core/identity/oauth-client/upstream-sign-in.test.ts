@@ -53,12 +53,24 @@ afterAll(async () => {
   await Promise.all([gateway?.close(), upstream?.close()]);
 });
 
+/** The link `portcullis connection sign-in <name>` printed, and a browser following it to the end. */
+async function signIn(name: string) {
+  const printed = await cli(['connection', 'sign-in', name]);
+  const link = /(http:\/\/\S+\/connect\/oauth\/sign-in\?state=\S+)/.exec(printed.stdout)?.[1];
+  expect(link).toBeDefined();
+  const browser = new SignInBrowser();
+  const before = await browser.go(link!);
+  const done = await signInThrough(browser, link!);
+  return { printed, before, done };
+}
+
 describe('signing in to a remote MCP server', () => {
   it('keeps a draft with what discovery found, and registers nothing before the sign-in', async () => {
+    const registered = upstream.registrations.length;
     const result = await connectUrl(ctx, {
       workspace: 'default',
       url: upstream.mcp.url,
-      name: 'signed',
+      name: 'drafted',
     });
     expect(result.next).toBe('sign_in');
     expect(result.endpoint).toMatchObject({
@@ -70,26 +82,23 @@ describe('signing in to a remote MCP server', () => {
         scopes: expect.arrayContaining(['mcp:tools']),
       },
     });
-    expect(upstream.registrations).toEqual([]);
+    expect(upstream.registrations).toHaveLength(registered);
   });
 
   it('prints a link naming the host, and the link leads to the connected page', async () => {
-    const printed = await cli(['connection', 'sign-in', 'signed']);
+    await connectUrl(ctx, { workspace: 'default', url: upstream.mcp.url, name: 'signed' });
+    const registered = upstream.registrations.length;
+    const { printed, before, done } = await signIn('signed');
     expect(printed.stderr).toBe('');
     expect(printed.code).toBe(0);
     const host = new URL(upstream.issuer).host;
     expect(printed.stdout).toContain(`sends you to ${host}`);
     expect(printed.stdout).toContain(`unverified server: ${new URL(upstream.mcp.url).host}`);
-    const link = /(http:\/\/\S+\/connect\/oauth\/sign-in\?state=\S+)/.exec(printed.stdout)?.[1];
-    expect(link).toBeDefined();
-    expect(upstream.registrations).toHaveLength(1);
+    expect(upstream.registrations).toHaveLength(registered + 1);
 
-    const browser = new SignInBrowser();
-    const before = await browser.go(link!);
     expect(before.status).toBe(200);
     expect(before.html).toContain(`You are being sent to <span class="host">${host}</span>`);
     expect(before.html).toContain('Unverified server');
-    const done = await signInThrough(browser, link!);
     expect(done.status).toBe(200);
     expect(done.html).toContain('<h1>Connected</h1>');
     expect(done.html).toContain('3 tools were discovered');
@@ -104,17 +113,20 @@ describe('signing in to a remote MCP server', () => {
   });
 
   it('sends the access token as Bearer, which the server verifies', async () => {
-    await changeActions(ctx, 'review', { workspace: 'default', connection: 'signed', all: true });
+    // A connection of its own, signed in.
+    await connectUrl(ctx, { workspace: 'default', url: upstream.mcp.url, name: 'bearer' });
+    expect((await signIn('bearer')).done.status).toBe(200);
+    await changeActions(ctx, 'review', { workspace: 'default', connection: 'bearer', all: true });
     const { key } = await createAgent(ctx, { workspace: 'default', name: 'signed-agent' });
     await grant(ctx, {
       workspace: 'default',
       agent: 'signed-agent',
-      connection: 'signed',
+      connection: 'bearer',
       scope: 'all',
     });
     const client = await mcpClient(gateway.url, key);
     const before = upstream.accepted.length;
-    const reply = await callTool(client, 'signed__get_weather', { city: 'Oslo' });
+    const reply = await callTool(client, 'bearer__get_weather', { city: 'Oslo' });
     await client.close();
     expect(reply.isError).toBeFalsy();
     expect(reply.structuredContent).toEqual({ city: 'Oslo', sky: 'sunny' });
