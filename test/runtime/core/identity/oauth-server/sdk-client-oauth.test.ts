@@ -70,28 +70,41 @@ class MemoryProvider implements OAuthClientProvider {
 }
 
 let running: OAuthGateway;
-const provider = new MemoryProvider();
 
 beforeAll(async () => {
   running = await startOAuthGateway();
 });
 afterAll(() => running?.close());
 
-function transport(): StreamableHTTPClientTransport {
+function transport(provider: MemoryProvider): StreamableHTTPClientTransport {
   return new StreamableHTTPClientTransport(new URL(`${running.url}/mcp`), {
     authProvider: provider,
   });
 }
 
-async function connected(): Promise<Client> {
+async function connected(provider: MemoryProvider): Promise<Client> {
   const client = new Client({ name: 'sdk-v2-oauth', version: '1.0.0' });
-  await client.connect(transport());
+  await client.connect(transport(provider));
   return client;
+}
+
+/** A client of its own (its own registration), signed in with consent, its agent granted. */
+async function signedIn(): Promise<MemoryProvider> {
+  const provider = new MemoryProvider();
+  const first = transport(provider);
+  await expect(
+    new Client({ name: 'sdk-v2-oauth', version: '1.0.0' }).connect(first),
+  ).rejects.toBeInstanceOf(UnauthorizedError);
+  const { location } = await consent(provider.authorizationUrl!, MEMBER);
+  await first.finishAuth(location.searchParams);
+  await running.grantConsentAgents();
+  return provider;
 }
 
 describe('the MCP SDK v2 client with its OAuth provider', () => {
   it('is sent to sign in, and connects with the code it brings back', async () => {
-    const first = transport();
+    const provider = new MemoryProvider();
+    const first = transport(provider);
     await expect(
       new Client({ name: 'sdk-v2-oauth', version: '1.0.0' }).connect(first),
     ).rejects.toBeInstanceOf(UnauthorizedError);
@@ -103,7 +116,7 @@ describe('the MCP SDK v2 client with its OAuth provider', () => {
     await first.finishAuth(location.searchParams);
     expect(provider.stored?.access_token).toMatch(/^eyJ/);
     await running.grantConsentAgents();
-    const client = await connected();
+    const client = await connected(provider);
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toContain(READ_TOOL);
     const result = await client.callTool({ name: READ_TOOL, arguments: READ_ARGS });
@@ -112,15 +125,17 @@ describe('the MCP SDK v2 client with its OAuth provider', () => {
   });
 
   it('refreshes by itself when its access token is refused', async () => {
+    const provider = await signedIn();
     const before = provider.stored!;
     provider.stored = { ...before, access_token: `${before.access_token.slice(0, -4)}AAAA` };
-    const client = await connected();
+    const client = await connected(provider);
     expect((await client.listTools()).tools.length).toBeGreaterThan(0);
     expect(provider.stored.refresh_token).not.toBe(before.refresh_token);
     await client.close();
   });
 
   it('is locked out once the refresh token it holds is revoked', async () => {
+    const provider = await signedIn();
     const revoked = await fetch(`${running.url}/oauth/revoke`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -131,6 +146,6 @@ describe('the MCP SDK v2 client with its OAuth provider', () => {
     });
     expect(revoked.status).toBe(200);
     // Its access token still looks fine to it: the gateway refuses it, and the refresh too.
-    await expect(connected()).rejects.toThrow('refresh_token: revoked');
+    await expect(connected(provider)).rejects.toThrow('refresh_token: revoked');
   });
 });
