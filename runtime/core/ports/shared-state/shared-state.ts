@@ -7,7 +7,7 @@
  *
  * In-process by default (`MemorySharedState`); Redis when the gateway runs as
  * several replicas. Both keep the one contract below, and the contract suite
- * in `test/runtime/state/` holds them to it.
+ * in `test/runtime/core/ports/shared-state/` holds them to it.
  *
  * - Keys, values, channels and messages are strings: callers serialise. Each
  *   must be well-formed UTF-16 (no lone surrogate), or the call throws a
