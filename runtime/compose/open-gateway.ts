@@ -194,6 +194,7 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
       vault,
       outbound: client,
       redirectAllowlist: config.oauthRedirectUris,
+      defaultScopes: config.oauthDefaultScopes,
       signingKeyPem: config.oauthSigningKeyPem,
       allowPrivateNetworks: config.allowPrivateNetworks,
       now,

@@ -68,7 +68,9 @@ describe.skipIf(!HAS_CHROMIUM)('the consent page in Chromium', () => {
     const { page, requested } = await consentPage();
     await expect(page.locator('h1').textContent()).resolves.toContain('raw test client');
     await expect(page.locator('main').textContent()).resolves.toContain('127.0.0.1');
-    await expect(page.locator('li').first().textContent()).resolves.toContain('Read:');
+    // Each scope a checkbox named in words, checked until the person unchecks it.
+    const read = page.getByRole('checkbox', { name: /^Read:/ });
+    expect(await read.isChecked()).toBe(true);
     expect(await page.evaluate('document.scripts.length')).toBe(0);
     expect(requested.every((url) => url.startsWith(running.url))).toBe(true);
     mkdirSync(ARTIFACTS, { recursive: true });

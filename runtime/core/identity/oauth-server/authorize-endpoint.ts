@@ -21,7 +21,7 @@
 import { randomBytes } from 'node:crypto';
 import { sha256Hex } from '../../../../generated/catalog-rules.ts';
 import { GatewayError } from '../../base/errors.ts';
-import { DEFAULT_SCOPE, parseScope } from '../principals/scopes.ts';
+import { parseScope } from '../principals/scopes.ts';
 import { CODE_TTL_MS, issueCode } from './authorization-codes.ts';
 import type { ResolvedClient } from './client-metadata-documents.ts';
 import { consentPage } from './consent-page.ts';
@@ -129,10 +129,11 @@ export async function authorize(ctx: OAuthContext, query: URLSearchParams): Prom
   if (query.get('code_challenge_method') !== 'S256') {
     return back('invalid_request', 'code_challenge_method: only S256 is supported');
   }
-  const parsed = parseScope(query.get('scope') ?? DEFAULT_SCOPE);
+  const parsed = parseScope(query.get('scope') ?? undefined);
   if ('unknown' in parsed)
     return back('invalid_scope', `scope: ${parsed.unknown} is not a scope this server knows`);
-  const scopes = parsed.scopes.length > 0 ? parsed.scopes : [DEFAULT_SCOPE];
+  // Asking for nothing is asking for the workspace's default (PORTCULLIS_OAUTH_DEFAULT_SCOPES).
+  const scopes = parsed.scopes.length > 0 ? parsed.scopes : [...ctx.defaultScopes];
   const resource = query.get('resource') ?? ctx.resources.default;
   if (ctx.resources.pathOf(resource) === undefined) {
     return back('invalid_target', 'resource: not an MCP endpoint of this server');
@@ -170,6 +171,8 @@ export interface ConsentForm {
   member?: string | undefined;
   password?: string | undefined;
   decision?: string | undefined;
+  /** The permissions the person left checked (one `scope` field each). */
+  scopes?: readonly string[] | undefined;
 }
 
 export async function decide(
@@ -219,6 +222,10 @@ export async function decide(
   }
   if (form.decision !== 'approve')
     return again(pending, sealed, csrf, form, 400, 'Choose Approve or Deny.');
+  // What the person approved: the asked-for permissions they left checked, never one more.
+  const approved = pending.scopes.filter((scope) => form.scopes?.includes(scope));
+  if (approved.length === 0)
+    return again(pending, sealed, csrf, form, 400, 'Check at least one permission, or Deny.');
 
   const signedIn = await signIn(ctx, form.member, form.password, address);
   if ('refused' in signedIn) {
@@ -240,7 +247,7 @@ export async function decide(
         redirectUris: [pending.redirectUri],
         kind: pending.clientKind,
       },
-      pending.scopes,
+      approved,
     );
   } catch (error) {
     if (!(error instanceof OAuthError)) throw error;
@@ -251,7 +258,7 @@ export async function decide(
     redirectUri: pending.redirectUri,
     codeChallenge: pending.codeChallenge,
     resource: pending.resource,
-    scopes: pending.scopes,
+    scopes: approved,
     consentId: consent.id,
     agentId: consent.agentId,
     workspaceId: consent.workspaceId,
@@ -281,7 +288,14 @@ function again(
   error: string,
 ): OAuthReply {
   return consentPage(
-    { request, csrf, ...viewOf(pending), member: (form.member ?? '').slice(0, 100), error },
+    {
+      request,
+      csrf,
+      ...viewOf(pending),
+      chosen: form.scopes ?? [],
+      member: (form.member ?? '').slice(0, 100),
+      error,
+    },
     status,
   );
 }

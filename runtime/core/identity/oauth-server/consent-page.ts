@@ -5,7 +5,7 @@
  * without the password). Its frame, style and headers are html-page.ts's.
  */
 
-import { describeScope } from '../principals/scopes.ts';
+import { classOf, describeScope, inClassOrder } from '../principals/scopes.ts';
 import { escapeHtml, page, pageHeaders, signInFields } from './html-page.ts';
 import type { OAuthReply } from './oauth-reply.ts';
 
@@ -18,7 +18,10 @@ export interface ConsentView {
   clientKind: 'registered' | 'metadata_document';
   clientId: string;
   redirectUri: string;
+  /** What the client asked for: each a checkbox, checked unless `chosen` leaves it out. */
   scopes: readonly string[];
+  /** What the person left checked when the page comes back; undefined: everything asked. */
+  chosen?: readonly string[] | undefined;
   /** What the person typed before, when the page comes back after a failed sign-in. */
   member?: string;
   error?: string;
@@ -31,20 +34,13 @@ export function consentPage(view: ConsentView, status = 200): OAuthReply {
       ? `identified by its metadata document at <span class="host">${escapeHtml(view.clientId)}</span>`
       : 'registered with this gateway';
   const error = view.error ? `<p class="error" role="alert">${escapeHtml(view.error)}</p>` : '';
-  const scopes = view.scopes
-    .map(
-      (scope) =>
-        `<li>${escapeHtml(describeScope(scope))} <span class="host">${escapeHtml(scope)}</span></li>`,
-    )
-    .join('\n');
+  const scopes = scopeChoices(view.scopes, view.chosen);
   const body = `<h1>Connect <span class="client">${escapeHtml(view.clientName)}</span> to Portcullis</h1>
 ${error}
-<p><span class="client">${escapeHtml(view.clientName)}</span> (${identified}) asks to act for you with these permissions. You will be sent back to <span class="host">${escapeHtml(host)}</span>.</p>
-<ul>
-${scopes}
-</ul>
-<p class="note">It can only use the tools an operator has granted you, whatever it asks for.</p>
+<p><span class="client">${escapeHtml(view.clientName)}</span> (${identified}) asks to act for you. You will be sent back to <span class="host">${escapeHtml(host)}</span>.</p>
 <form method="post" action="/oauth/authorize">
+${scopes}
+<p class="note">It can only use the tools an operator has granted you, whatever it asks for.</p>
 <input type="hidden" name="request" value="${escapeHtml(view.request)}">
 <input type="hidden" name="csrf" value="${escapeHtml(view.csrf)}">
 ${signInFields(view.member)}
@@ -58,6 +54,23 @@ ${signInFields(view.member)}
     headers: pageHeaders([new URL(view.redirectUri).origin]),
     body: page(`Connect ${view.clientName}`, body),
   };
+}
+
+/**
+ * One checkbox per permission asked, reads first and destructive last and
+ * marked: the person may approve fewer than the client asked for.
+ */
+function scopeChoices(asked: readonly string[], chosen: readonly string[] | undefined): string {
+  const boxes = inClassOrder(asked).map((scope) => {
+    const checked = chosen === undefined || chosen.includes(scope) ? ' checked' : '';
+    const destructive = classOf(scope) === 'destructive';
+    const mark = destructive ? '<span class="mark">Destructive</span> ' : '';
+    return `<label class="scope${destructive ? ' destructive' : ''}"><input type="checkbox" name="scope" value="${escapeHtml(scope)}"${checked}><span>${mark}${escapeHtml(describeScope(scope))} <span class="host">${escapeHtml(scope)}</span></span></label>`;
+  });
+  return `<fieldset class="scopes">
+<legend>Permissions it asks for (approve all, or fewer)</legend>
+${boxes.join('\n')}
+</fieldset>`;
 }
 
 /** The page `resource_documentation` names: what the endpoint is and how a client connects to it. */

@@ -17,6 +17,12 @@ h1{font-size:1.35rem;margin:0 0 1rem}
 ul{padding-left:1.2rem}
 label{display:block;margin:.8rem 0 .2rem;font-weight:600}
 input{width:100%;box-sizing:border-box;padding:.55rem;border:1px solid #8a9099;border-radius:.4rem;font:inherit}
+fieldset{border:1px solid #dde0e5;border-radius:.4rem;margin:1rem 0;padding:.4rem .8rem .6rem}
+legend{font-weight:600;padding:0 .3rem}
+label.scope{display:flex;gap:.6rem;align-items:flex-start;font-weight:400;margin:.6rem 0}
+label.scope input{width:1.1rem;height:1.1rem;flex:none;margin:.2rem 0 0;padding:0}
+label.destructive{border-left:4px solid #b91c1c;padding-left:.5rem}
+.mark{font-weight:700;color:#991b1b}
 .actions{display:flex;gap:.75rem;margin-top:1.4rem}
 button{flex:1;padding:.65rem;border-radius:.4rem;font:inherit;font-weight:600;cursor:pointer;border:2px solid #1d4ed8}
 button[value=approve]{background:#1d4ed8;color:#fff}
