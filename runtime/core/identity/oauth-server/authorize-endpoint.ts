@@ -160,7 +160,7 @@ export async function authorize(ctx: OAuthContext, query: URLSearchParams): Prom
     if (!(error instanceof GatewayError)) throw error;
     return back('server_error', 'the authorization server cannot sign anyone in now');
   }
-  const page = consentPage({ request: sealed, csrf, ...viewOf(pending) });
+  const page = consentPage({ request: sealed, csrf, ...viewOf(ctx, pending) });
   page.headers['Set-Cookie'] = csrfCookie(ctx, id, csrf);
   return page;
 }
@@ -221,16 +221,16 @@ export async function decide(
     return back({ error: 'access_denied', error_description: 'the person denied the request' });
   }
   if (form.decision !== 'approve')
-    return again(pending, sealed, csrf, form, 400, 'Choose Approve or Deny.');
+    return again(ctx, pending, sealed, csrf, form, 400, 'Choose Approve or Deny.');
   // What the person approved: the asked-for permissions they left checked, never one more.
   const approved = pending.scopes.filter((scope) => form.scopes?.includes(scope));
   if (approved.length === 0)
-    return again(pending, sealed, csrf, form, 400, 'Check at least one permission, or Deny.');
+    return again(ctx, pending, sealed, csrf, form, 400, 'Check at least one permission, or Deny.');
 
   const signedIn = await signIn(ctx, form.member, form.password, address);
   if ('refused' in signedIn) {
     const { status, text } = SIGN_IN_REFUSED[signedIn.refused];
-    return again(pending, sealed, csrf, form, status, text);
+    return again(ctx, pending, sealed, csrf, form, status, text);
   }
   // Kept only until the request would expire anyway, and only once a member signed in.
   const left = Math.max(1, request.expiresAt - ctx.now().getTime());
@@ -268,8 +268,9 @@ export async function decide(
   return back({ code });
 }
 
-function viewOf(pending: PendingAuthorization) {
+function viewOf(ctx: OAuthContext, pending: PendingAuthorization) {
   return {
+    gateway: new URL(ctx.issuer).host,
     clientName: pending.clientName,
     clientKind: pending.clientKind,
     clientId: pending.clientId,
@@ -280,6 +281,7 @@ function viewOf(pending: PendingAuthorization) {
 
 /** The page once more, with what went wrong and the name the person typed (never the password). */
 function again(
+  ctx: OAuthContext,
   pending: PendingAuthorization,
   request: string,
   csrf: string,
@@ -291,7 +293,7 @@ function again(
     {
       request,
       csrf,
-      ...viewOf(pending),
+      ...viewOf(ctx, pending),
       chosen: form.scopes ?? [],
       member: (form.member ?? '').slice(0, 100),
       error,

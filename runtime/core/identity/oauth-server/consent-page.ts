@@ -18,6 +18,8 @@ export interface ConsentView {
   clientKind: 'registered' | 'metadata_document';
   clientId: string;
   redirectUri: string;
+  /** The gateway's public host (its issuer's): whom the person signs in to. */
+  gateway: string;
   /** What the client asked for: each a checkbox, checked unless `chosen` leaves it out. */
   scopes: readonly string[];
   /** What the person left checked when the page comes back; undefined: everything asked. */
@@ -29,15 +31,20 @@ export interface ConsentView {
 
 export function consentPage(view: ConsentView, status = 200): OAuthReply {
   const host = new URL(view.redirectUri).host;
-  const identified =
+  const name = `<span class="client">${escapeHtml(view.clientName)}</span>`;
+  // A metadata document's client_id is its URL: its host is who published the name.
+  const published =
     view.clientKind === 'metadata_document'
-      ? `identified by its metadata document at <span class="host">${escapeHtml(view.clientId)}</span>`
-      : 'registered with this gateway';
+      ? `<li>Identified by its metadata document on <span class="host">${escapeHtml(hostOf(view.clientId))}</span></li>\n`
+      : '';
   const error = view.error ? `<p class="error" role="alert">${escapeHtml(view.error)}</p>` : '';
   const scopes = scopeChoices(view.scopes, view.chosen);
-  const body = `<h1>Connect <span class="client">${escapeHtml(view.clientName)}</span> to Portcullis</h1>
+  const body = `<h1>Connect ${name} to Portcullis</h1>
 ${error}
-<p><span class="client">${escapeHtml(view.clientName)}</span> (${identified}) asks to act for you. You will be sent back to <span class="host">${escapeHtml(host)}</span>.</p>
+<p>You are signing in to the Portcullis gateway at <span class="host" id="gateway">${escapeHtml(view.gateway)}</span>. An app that calls itself ${name} asks to act for you: that name is the app's own, not checked by this gateway.</p>
+<ul class="about">
+${published}<li>Sends you back to <span class="host" id="redirect-host">${escapeHtml(host)}</span></li>
+</ul>
 <form method="post" action="/oauth/authorize">
 ${scopes}
 <p class="note">It can only use the tools an operator has granted you, whatever it asks for.</p>
@@ -54,6 +61,11 @@ ${signInFields(view.member)}
     headers: pageHeaders([new URL(view.redirectUri).origin]),
     body: page(`Connect ${view.clientName}`, body),
   };
+}
+
+/** A URL's host, or the text itself when it is none. */
+function hostOf(url: string): string {
+  return URL.canParse(url) ? new URL(url).host : url;
 }
 
 /**
