@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../../runtime/adapters/sql/open-store.ts';
 import { GatewayError } from '../../../runtime/core/base/errors.ts';
 import { CatalogSet, generatedProviderFiles } from '../../../runtime/core/catalog/catalog-set.ts';
+import type { Grant } from '../../../runtime/core/model/governance.ts';
 import { createAgent } from '../../../runtime/core/operator/agents.ts';
 import type { OperatorContext } from '../../../runtime/core/operator/context.ts';
 import { grant } from '../../../runtime/core/operator/grants.ts';
@@ -60,7 +61,7 @@ describe('the grant verb', () => {
       scope: 'actions',
       actions: ['unikraft_get_user'],
     });
-    expect(await store.grants.forAgent(first.agentId)).toHaveLength(1);
+    expect(await store.grants.forAgent((first as Grant).agentId)).toHaveLength(1);
     const verbs = (await store.audit.query({ ascending: true }))
       .map((event) => event.action)
       .filter((action) => action.startsWith('grant.'));
