@@ -82,6 +82,8 @@ describe.skipIf(!HAS_CHROMIUM)('the consent page in Chromium', () => {
     const { page } = await consentPage();
     await page.getByLabel('Member name').fill(MEMBER.member);
     await page.getByLabel('Password').fill(MEMBER.password);
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await expect(page.locator('#signed-in').textContent()).resolves.toBe(MEMBER.member);
     await Promise.all([
       page.waitForURL(/\/callback\?/),
       page.getByRole('button', { name: 'Approve' }).click(),
@@ -111,7 +113,7 @@ describe.skipIf(!HAS_CHROMIUM)('the consent page in Chromium', () => {
     await page.getByLabel('Password').fill('not the password at all');
     const [reply] = await Promise.all([
       page.waitForResponse((response) => response.request().method() === 'POST'),
-      page.getByRole('button', { name: 'Approve' }).click(),
+      page.getByRole('button', { name: 'Continue' }).click(),
     ]);
     expect(reply.status()).toBe(401);
     await expect(page.getByRole('alert').textContent()).resolves.toContain('wrong');
@@ -124,13 +126,19 @@ describe.skipIf(!HAS_CHROMIUM)('the consent page in Chromium', () => {
     await page.close();
   });
 
-  it('works by keyboard alone: the name has focus, Tab to the password, Enter approves', async () => {
+  it('works by keyboard alone: the name has focus, Tab to the password, Enter continues, Enter approves', async () => {
     const { page } = await consentPage();
     expect(await page.evaluate('document.activeElement?.id')).toBe('member');
     await page.keyboard.type(MEMBER.member);
     await page.keyboard.press('Tab');
     expect(await page.evaluate('document.activeElement?.id')).toBe('password');
     await page.keyboard.type(MEMBER.password);
+    await Promise.all([
+      page.waitForResponse((response) => response.request().method() === 'POST'),
+      page.keyboard.press('Enter'),
+    ]);
+    await page.waitForSelector('#signed-in');
+    await page.getByRole('button', { name: 'Approve' }).focus();
     await Promise.all([page.waitForURL(/\/callback\?/), page.keyboard.press('Enter')]);
     expect(new URL(page.url()).searchParams.get('code')).toMatch(/^pco_/);
     await page.close();

@@ -201,6 +201,8 @@ describe.skipIf(!HAS_CHROMIUM)('the MCP SDK v2 client, the member in Chromium', 
     }
     await page.getByLabel('Member name').fill(MEMBER.member);
     await page.getByLabel('Password').fill(MEMBER.password);
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.waitForSelector('#signed-in');
     await Promise.all([
       page.waitForURL(/\/oauth\/callback\?/),
       page.getByRole('button', { name: 'Approve' }).click(),

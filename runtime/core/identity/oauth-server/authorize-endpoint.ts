@@ -21,6 +21,7 @@
 import { randomBytes } from 'node:crypto';
 import { sha256Hex } from '../../../../generated/catalog-rules.ts';
 import { GatewayError } from '../../base/errors.ts';
+import type { Member } from '../../model/oauth.ts';
 import { parseScope } from '../principals/scopes.ts';
 import { CODE_TTL_MS, issueCode } from './authorization-codes.ts';
 import type { ResolvedClient } from './client-metadata-documents.ts';
@@ -33,6 +34,7 @@ import {
 } from './consent-request.ts';
 import { approveConsent } from './consents.ts';
 import { problemPage } from './html-page.ts';
+import { memberReach } from './member-reach.ts';
 import { auditOAuth, type OAuthContext } from './oauth-context.ts';
 import { OAuthError, type OAuthErrorCode } from './oauth-error.ts';
 import { type OAuthReply, redirectReply } from './oauth-reply.ts';
@@ -220,22 +222,49 @@ export async function decide(
     });
     return back({ error: 'access_denied', error_description: 'the person denied the request' });
   }
-  if (form.decision !== 'approve')
+  const reviewing = pending.memberId !== undefined;
+  if (form.decision !== 'approve' && (form.decision !== 'review' || reviewing))
     return again(ctx, pending, sealed, csrf, form, 400, 'Choose Approve or Deny.');
   // What the person approved: the asked-for permissions they left checked, never one more.
   const approved = pending.scopes.filter((scope) => form.scopes?.includes(scope));
   if (approved.length === 0)
     return again(ctx, pending, sealed, csrf, form, 400, 'Check at least one permission, or Deny.');
 
-  const signedIn = await signIn(ctx, form.member, form.password, address);
-  if ('refused' in signedIn) {
-    const { status, text } = SIGN_IN_REFUSED[signedIn.refused];
-    return again(ctx, pending, sealed, csrf, form, status, text);
+  // Signed in on the first step (the sealed request names them), or now, by name and password.
+  let member: Member;
+  if (reviewing) {
+    const found = await ctx.store.oauth.members.byName(pending.memberName ?? '');
+    if (found === undefined || found.id !== pending.memberId) return expired();
+    const { passwordHash: _, ...rest } = found;
+    member = rest;
+  } else {
+    const signedIn = await signIn(ctx, form.member, form.password, address);
+    if ('refused' in signedIn) {
+      const { status, text } = SIGN_IN_REFUSED[signedIn.refused];
+      return again(ctx, pending, sealed, csrf, form, status, text);
+    }
+    member = signedIn.member;
+  }
+  if (form.decision === 'review') {
+    // The review step: what the client will reach with each scope, before the member approves.
+    const signedInAs = { ...pending, memberId: member.id, memberName: member.name };
+    const { sealed: resealed } = await sealConsentRequest(
+      ctx,
+      signedInAs,
+      request.id,
+      request.expiresAt,
+    );
+    return consentPage({
+      request: resealed,
+      csrf,
+      ...viewOf(ctx, pending),
+      chosen: approved,
+      review: { member: member.name, reach: await memberReach(ctx.store, member, pending.scopes) },
+    });
   }
   // Kept only until the request would expire anyway, and only once a member signed in.
   const left = Math.max(1, request.expiresAt - ctx.now().getTime());
   if (!(await ctx.state.add(approvedKey(request.id), '1', left))) return expired();
-  const { member } = signedIn;
   let consent: Awaited<ReturnType<typeof approveConsent>>;
   try {
     consent = await approveConsent(
@@ -280,7 +309,7 @@ function viewOf(ctx: OAuthContext, pending: PendingAuthorization) {
 }
 
 /** The page once more, with what went wrong and the name the person typed (never the password). */
-function again(
+async function again(
   ctx: OAuthContext,
   pending: PendingAuthorization,
   request: string,
@@ -288,7 +317,16 @@ function again(
   form: ConsentForm,
   status: number,
   error: string,
-): OAuthReply {
+): Promise<OAuthReply> {
+  // On the review step, the review again: the member signed in already.
+  const found =
+    pending.memberName === undefined
+      ? undefined
+      : await ctx.store.oauth.members.byName(pending.memberName);
+  const review =
+    found === undefined || found.id !== pending.memberId
+      ? undefined
+      : { member: found.name, reach: await memberReach(ctx.store, found, pending.scopes) };
   return consentPage(
     {
       request,
@@ -297,6 +335,7 @@ function again(
       chosen: form.scopes ?? [],
       member: (form.member ?? '').slice(0, 100),
       error,
+      ...(review === undefined ? {} : { review }),
     },
     status,
   );

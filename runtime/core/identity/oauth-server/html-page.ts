@@ -24,6 +24,7 @@ label.scope{display:flex;gap:.6rem;align-items:flex-start;font-weight:400;margin
 label.scope input{width:1.1rem;height:1.1rem;flex:none;margin:.2rem 0 0;padding:0}
 label.destructive{border-left:4px solid #b91c1c;padding-left:.5rem}
 .mark{font-weight:700;color:#991b1b}
+.reach{display:block;font-size:.9rem;color:#14532d}
 .actions{display:flex;gap:.75rem;margin-top:1.4rem}
 button{flex:1;padding:.65rem;border-radius:.4rem;font:inherit;font-weight:600;cursor:pointer;border:2px solid #1d4ed8}
 button[value=approve],button.primary{background:#1d4ed8;color:#fff}

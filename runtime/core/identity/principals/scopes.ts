@@ -53,6 +53,11 @@ export function classOf(scope: string): Classification | undefined {
   return SCOPE_PATTERN.exec(scope)?.[1] as Classification | undefined;
 }
 
+/** The one connection a scope is narrowed to (`tools:write:staging`); undefined for any. */
+export function connectionOf(scope: string): string | undefined {
+  return SCOPE_PATTERN.exec(scope)?.[2];
+}
+
 /** Scopes in the order a person reads them: reads first, destructive last, then by connection. */
 export function inClassOrder(scopes: Iterable<string>): string[] {
   const rank = (scope: string) => CLASSES.indexOf(classOf(scope) ?? 'destructive');
