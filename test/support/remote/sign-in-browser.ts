@@ -81,11 +81,11 @@ export function continueLink(page: Page): string {
     throw new Error(
       `no Continue button on the page (HTTP ${page.status}): ${page.html.slice(0, 300)}`,
     );
-  const unescape = (text: string) =>
+  const fromHtml = (text: string) =>
     text.replace(/&#(\d+);/g, (_m, code: string) => String.fromCharCode(Number(code)));
-  const target = new URL(unescape(form[1]));
+  const target = new URL(fromHtml(form[1]));
   for (const field of form[2].matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g))
-    target.searchParams.append(unescape(field[1]!), unescape(field[2]!));
+    target.searchParams.append(fromHtml(field[1]!), fromHtml(field[2]!));
   return target.href;
 }
 
