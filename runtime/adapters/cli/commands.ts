@@ -62,6 +62,8 @@ export interface Command {
   fields?: Record<string, string>;
   /** A boolean flag that, given, makes the `<arguments>` unneeded (`import --help-prompt`). */
   argumentsOptionalWith?: string;
+  /** A flag given in place of the first argument (`grant --member ada <connection>`). */
+  firstArgumentFlag?: string;
   run(run: CommandRun): Promise<void>;
 }
 
@@ -295,7 +297,8 @@ export const commands: Record<string, Command> = {
   ),
   grant: {
     usage:
-      'grant <agent> <connection> [--scope all|reads|actions] [--action a]... [--personal]   (or: grant --member <member> <connection> …)',
+      'grant <agent> <connection> [--scope all|reads|actions] [--action a]... [--personal] [--member m, in place of the agent]',
+    firstArgumentFlag: 'member',
     summary:
       'let an agent, or a member (every app they approve), use a connection (reads only by default); again, to widen or narrow the grant',
     options: {
@@ -307,6 +310,8 @@ export const commands: Record<string, Command> = {
     fields: {
       agent: '<agent>',
       member: '--member',
+      // A member's name, as the member lookup names it.
+      name: '--member',
       connection: '<connection>',
       scope: '--scope',
       actions: '--action',
@@ -363,7 +368,8 @@ export const commands: Record<string, Command> = {
     },
   },
   'grant revoke': {
-    usage: 'grant revoke <agent> <connection>   (or: grant revoke --member <member> <connection>)',
+    usage: 'grant revoke <agent> <connection> [--member m, in place of the agent]',
+    firstArgumentFlag: 'member',
     summary: "remove an agent's or a member's grant",
     options: { member: { type: 'string' } },
     fields: { agent: '<agent>', member: '--member', connection: '<connection>' },
