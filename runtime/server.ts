@@ -19,7 +19,6 @@ import type { Config } from './config/config.ts';
 import { ConfigError } from './config/config-error.ts';
 import { GatewayError, publicError } from './core/base/errors.ts';
 import { CONNECTION_MCP_PREFIX } from './core/identity/oauth-server/metadata.ts';
-import { DEFAULT_SCOPE } from './core/identity/principals/scopes.ts';
 import { createMcpEndpoint } from './core/mcp/server/mcp-endpoint.ts';
 import { LOOPBACK_HOSTS, LOOPBACK_ORIGINS } from './core/mcp/server/origin-guard.ts';
 import { ConnectionEndpoints } from './core/pipeline/connection-endpoints.ts';
@@ -62,7 +61,7 @@ export async function startServer(
     onInternalError: (error) => log.error({ err: error }, 'internal error answering /mcp'),
     serverInfo: { name: 'portcullis', version: VERSION },
     resourceMetadataUrl: gateway.oauth.resourceMetadataUrl(),
-    challengeScope: DEFAULT_SCOPE,
+    challengeScope: gateway.oauth.challengeScope,
     ...allowedAddresses(config.publicUrl, cors.namedOrigins),
   });
   // `/mcp` is answered straight from node:http (the hot path; Express costs
@@ -80,7 +79,7 @@ export async function startServer(
           log.error({ err: error }, `internal error answering /mcp/c/${name}`),
         serverInfo: { name: 'portcullis', version: VERSION },
         resourceMetadataUrl: gateway.oauth.resourceMetadataUrl(`${CONNECTION_MCP_PREFIX}${name}`),
-        challengeScope: DEFAULT_SCOPE,
+        challengeScope: gateway.oauth.challengeScope,
         ...allowedAddresses(config.publicUrl, cors.namedOrigins),
       }),
     // From the governance snapshot, not the store: a request for a made-up name costs no read.

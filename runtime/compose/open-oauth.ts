@@ -41,6 +41,7 @@ export async function openOAuth(options: {
     vault,
     outbound: options.outbound,
     redirectAllowlist: config.oauthRedirectUris,
+    defaultScopes: config.oauthDefaultScopes,
     signingKeyPem: config.oauthSigningKeyPem,
     allowPrivateNetworks: config.allowPrivateNetworks,
     now,

@@ -9,6 +9,7 @@ import { isIP } from 'node:net';
 import { z } from 'zod';
 import { didYouMean } from '../core/base/nearest-word.ts';
 import { signingKeyPemProblem } from '../core/identity/oauth-server/signing-key-pem.ts';
+import { DEFAULT_SCOPE, parseScope } from '../core/identity/principals/scopes.ts';
 import { ConfigError, type ConfigProblem } from './config-error.ts';
 import { dataDirProblem } from './data-dir.ts';
 
@@ -83,6 +84,18 @@ export const ConfigSchema = z.strictObject({
       value.split(',').every((pattern) => isUrlWithHost(pattern.replaceAll('*', '0'))),
     )
     .optional(),
+  /**
+   * The scopes a client gets when it asks for none, and the first 401's
+   * challenge names (space- or comma-separated), e.g. `tools:read tools:write`;
+   * unset, `tools:read`. The member approves them, or fewer, on the consent page.
+   */
+  PORTCULLIS_OAUTH_DEFAULT_SCOPES: z
+    .string()
+    .refine((value) => {
+      const parsed = parseScope(scopeWords(value).join(' '));
+      return 'scopes' in parsed && parsed.scopes.length > 0;
+    })
+    .optional(),
   /** A PKCS#8 or PKCS#1 PEM private key (EC P-256 or RSA) that signs access tokens instead of the stored one. */
   PORTCULLIS_OAUTH_SIGNING_KEY_PEM: z
     .string()
@@ -137,6 +150,10 @@ const ACCEPTS: Record<Variable, { takes: string; secret?: true; words?: readonly
   PORTCULLIS_OAUTH_REDIRECT_URIS: {
     takes: 'comma-separated http(s):// URI patterns, e.g. https://chatgpt.com/connector/oauth/*',
   },
+  PORTCULLIS_OAUTH_DEFAULT_SCOPES: {
+    takes:
+      'scopes separated by spaces or commas: tools:read, tools:write, tools:destructive (each may end in :<connection>)',
+  },
   PORTCULLIS_OAUTH_SIGNING_KEY_PEM: {
     takes: 'a PEM private key (EC P-256 for ES256, or RSA 2048+ for RS256)',
     secret: true,
@@ -168,6 +185,8 @@ export interface Config {
   publicUrl: URL | undefined;
   /** Redirect URI patterns of the authorization server; empty: any valid one. */
   oauthRedirectUris: string[];
+  /** The scopes a client that asks for none gets, and the first challenge names (sorted, at least one). */
+  oauthDefaultScopes: string[];
   /** A PEM private key that signs access tokens, instead of the one sealed in the store. */
   oauthSigningKeyPem: string | undefined;
   /** Browser origins allowed by CORS; `['*']`: any; empty: none. */
@@ -233,6 +252,7 @@ export function configFromEnvironment(environment: Record<string, string | undef
     logLevel: values.PORTCULLIS_LOG_LEVEL,
     publicUrl: values.PORTCULLIS_PUBLIC_URL ? new URL(values.PORTCULLIS_PUBLIC_URL) : undefined,
     oauthRedirectUris: values.PORTCULLIS_OAUTH_REDIRECT_URIS?.split(',') ?? [],
+    oauthDefaultScopes: defaultScopesOf(values.PORTCULLIS_OAUTH_DEFAULT_SCOPES),
     oauthSigningKeyPem: values.PORTCULLIS_OAUTH_SIGNING_KEY_PEM,
     corsOrigins: values.PORTCULLIS_CORS_ORIGINS?.split(',') ?? [],
     trustedProxies: values.PORTCULLIS_TRUSTED_PROXIES?.split(',') ?? [],
@@ -293,6 +313,17 @@ function toolOAuthProblems(environment: Record<string, string | undefined>): Con
     }
   }
   return problems;
+}
+
+/** The words of a scope list written with spaces, commas, or both. */
+function scopeWords(value: string): string[] {
+  return value.split(/[\s,]+/).filter((word) => word !== '');
+}
+
+/** `PORTCULLIS_OAUTH_DEFAULT_SCOPES` as sorted scopes (validated already); unset, `tools:read`. */
+function defaultScopesOf(value: string | undefined): string[] {
+  const parsed = parseScope(scopeWords(value ?? DEFAULT_SCOPE).join(' '));
+  return 'scopes' in parsed && parsed.scopes.length > 0 ? parsed.scopes : [DEFAULT_SCOPE];
 }
 
 /** A URL that parses and names a host. */

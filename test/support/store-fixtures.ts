@@ -29,6 +29,7 @@ export function anAgent(overrides: Partial<Agent> = {}): Agent {
     status: 'active',
     createdAt: T0,
     revokedAt: null,
+    memberId: null,
     ...overrides,
   };
 }

@@ -39,5 +39,7 @@ export interface Command {
   fields?: Record<string, string>;
   /** A boolean flag that, given, makes the `<arguments>` unneeded (`import --help-prompt`). */
   argumentsOptionalWith?: string;
+  /** A flag given in place of the first argument (`grant --member ada <connection>`). */
+  firstArgumentFlag?: string;
   run(run: CommandRun): Promise<void>;
 }

@@ -263,16 +263,22 @@ export const commands: Record<string, Command> = {
     (['enable', 'disable', 'review'] as const).map((verb) => [verb, actionVerb(verb)]),
   ),
   grant: {
-    usage: 'grant <agent> <connection> [--scope all|reads|actions] [--action a]... [--personal]',
+    usage:
+      'grant <agent> <connection> [--scope all|reads|actions] [--action a]... [--personal] [--member m, in place of the agent]',
+    firstArgumentFlag: 'member',
     summary:
-      'let an agent use a connection (reads only by default); again, to widen or narrow its grant',
+      'let an agent, or a member (every app they approve), use a connection (reads only by default); again, to widen or narrow the grant',
     options: {
       scope: { type: 'string' },
       action: { type: 'string', multiple: true },
       personal: { type: 'boolean' },
+      member: { type: 'string' },
     },
     fields: {
       agent: '<agent>',
+      member: '--member',
+      // A member's name, as the member lookup names it.
+      name: '--member',
       connection: '<connection>',
       scope: '--scope',
       actions: '--action',
@@ -280,11 +286,12 @@ export const commands: Record<string, Command> = {
     },
     run: async ({ ctx, out, args, values, workspace }) => {
       const actions = (values.action as string[] | undefined) ?? [];
-      const agent = arg(args, 0, 'grant');
-      const connection = arg(args, 1, 'grant');
+      const member = values.member as string | undefined;
+      const { holder, connection } = holderAndConnection(args, member, 'grant');
+      const agent = member === undefined ? holder : `member ${member}`;
       const result = await grant(ctx, {
         workspace,
-        agent,
+        ...(member === undefined ? { agent: holder } : { member }),
         connection,
         scope: (values.scope as string | undefined) ?? (actions.length > 0 ? 'actions' : 'reads'),
         actions,
@@ -312,7 +319,12 @@ export const commands: Record<string, Command> = {
       printRows(
         out,
         rows.map((g) => ({
-          agent: g.agentStatus === 'revoked' ? `${g.agent} (revoked)` : g.agent,
+          agent:
+            'member' in g
+              ? `${g.member} (member)`
+              : g.agentStatus === 'revoked'
+                ? `${g.agent} (revoked)`
+                : g.agent,
           connection: g.connection,
           scope: g.scope === 'actions' ? g.actions.join(',') : g.scope,
           credential: g.credentialMode,
@@ -323,14 +335,18 @@ export const commands: Record<string, Command> = {
     },
   },
   'grant revoke': {
-    usage: 'grant revoke <agent> <connection>',
-    summary: 'remove a grant',
-    fields: { agent: '<agent>', connection: '<connection>' },
-    run: async ({ ctx, out, args, workspace }) => {
+    usage: 'grant revoke <agent> <connection> [--member m, in place of the agent]',
+    firstArgumentFlag: 'member',
+    summary: "remove an agent's or a member's grant",
+    options: { member: { type: 'string' } },
+    fields: { agent: '<agent>', member: '--member', connection: '<connection>' },
+    run: async ({ ctx, out, args, values, workspace }) => {
+      const member = values.member as string | undefined;
+      const { holder, connection } = holderAndConnection(args, member, 'grant revoke');
       await revokeGrant(ctx, {
         workspace,
-        agent: arg(args, 0, 'grant revoke'),
-        connection: arg(args, 1, 'grant revoke'),
+        ...(member === undefined ? { agent: holder } : { member }),
+        connection,
       });
       printValue(out, { ok: true }, 'grant removed');
     },
@@ -486,6 +502,33 @@ function stateText({ state, review }: Pick<ActionView, 'state' | 'review'>): Sty
  * The command's `index`th argument; missing, an error naming it from the
  * command's usage (`agent create needs <name>: portcullis agent create <name>`).
  */
+/**
+ * `<agent> <connection>`, or `--member <member> <connection>`: the agent (or
+ * the member flag's value) and the connection, or a usage error naming what is missing.
+ */
+function holderAndConnection(
+  args: string[],
+  member: string | undefined,
+  command: string,
+): { holder: string; connection: string } {
+  if (member === undefined)
+    return { holder: arg(args, 0, command), connection: arg(args, 1, command) };
+  if (args.length > 1)
+    throw new GatewayError(
+      'invalid_input',
+      `${command} takes an agent or --member, not both: portcullis ${command} --member ${member} <connection>`,
+      { field: '--member' },
+    );
+  const connection = args[0];
+  if (!connection)
+    throw new GatewayError(
+      'invalid_input',
+      `${command} needs <connection>: portcullis ${command} --member ${member} <connection>`,
+      { field: '<connection>' },
+    );
+  return { holder: member, connection };
+}
+
 function arg(args: string[], index: number, command: string): string {
   const value = args[index];
   if (value) return value;

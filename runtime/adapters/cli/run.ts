@@ -178,9 +178,15 @@ function parseFlags(rest: string[], command: Command): ReturnType<typeof parseAr
       return `${given} needs a value`;
     return message;
   }
-  const takes = command.usage.match(/<[^>]+>/g)?.length ?? 0;
+  // A flag in place of the first argument (`--member`) leaves the arguments after it.
+  const instead =
+    command.firstArgumentFlag !== undefined &&
+    parsed.values[command.firstArgumentFlag] !== undefined
+      ? 1
+      : 0;
+  const takes = (command.usage.match(/<[^>]+>/g)?.length ?? 0) - instead;
   // A missing argument is a usage error, as a missing flag value is.
-  const needed = command.usage.split(/ \[| --/)[0]!.match(/<[^>]+>/g) ?? [];
+  const needed = (command.usage.split(/ \[| --/)[0]!.match(/<[^>]+>/g) ?? []).slice(instead);
   const missing = needed[parsed.positionals.length];
   const alone = command.argumentsOptionalWith;
   if (missing !== undefined && !(alone !== undefined && parsed.values[alone] === true))

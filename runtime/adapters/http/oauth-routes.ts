@@ -36,9 +36,12 @@ export function oauthRouter(oauth: AuthorizationServer): Router {
     oauth.authorize(queryOf(req.url)).then((reply) => send(res, reply), next);
   });
   router.post('/oauth/authorize', sameOrigin, form, (req, res, next) => {
-    const fields = fieldsOf(req.body);
+    // The permissions the person left checked: one `scope` field each.
+    const { scope, ...rest } = (req.body ?? {}) as Record<string, unknown>;
+    const scopes = [scope].flat().filter((value): value is string => typeof value === 'string');
+    const fields = fieldsOf(rest);
     oauth
-      .decide(fields.values, cookiesOf(req.headers.cookie), addressOf(req))
+      .decide({ ...fields.values, scopes }, cookiesOf(req.headers.cookie), addressOf(req))
       .then((reply) => send(res, reply), next);
   });
   router.get(MEMBER_CONSENTS_PATH, (req, res, next) => {

@@ -16,6 +16,7 @@ import type {
   ConnectionRows,
   CredentialRows,
   GrantRows,
+  MemberGrantRows,
   OAuthRows,
   PolicyRows,
   RemoteEndpointRows,
@@ -32,6 +33,7 @@ import { auditRows } from './rows/audit-rows.ts';
 import { connectionRows } from './rows/connection-rows.ts';
 import { credentialRows } from './rows/credential-rows.ts';
 import { grantRows } from './rows/grant-rows.ts';
+import { memberGrantRows } from './rows/member-grant-rows.ts';
 import { oauthRows } from './rows/oauth-rows.ts';
 import { policyRows } from './rows/policy-rows.ts';
 import { remoteEndpointRows, remoteFeatureRows, remoteToolRows } from './rows/remote-rows.ts';
@@ -48,6 +50,7 @@ export class KyselyStore implements Store {
   readonly connections: ConnectionRows;
   readonly credentials: CredentialRows;
   readonly grants: GrantRows;
+  readonly memberGrants: MemberGrantRows;
   readonly policies: PolicyRows;
   readonly audit: AuditRows;
   readonly adminTokens: AdminTokenRows;
@@ -79,6 +82,7 @@ export class KyselyStore implements Store {
     this.connections = connectionRows(context);
     this.credentials = credentialRows(context);
     this.grants = grantRows(context);
+    this.memberGrants = memberGrantRows(context);
     this.policies = policyRows(context);
     this.audit = auditRows(context);
     this.adminTokens = adminTokenRows(context);

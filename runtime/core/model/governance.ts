@@ -21,6 +21,11 @@ export interface Agent {
   status: AgentStatus;
   createdAt: string;
   revokedAt: string | null;
+  /**
+   * The member this agent acts for: an agent a consent made (one per member
+   * and client) uses the member's grants too. Null for an operator's agent.
+   */
+  memberId: string | null;
 }
 
 /** `pending` until the provider's verify action succeeds with the credential. */
@@ -71,6 +76,22 @@ export interface Grant {
   /** The action names when `scope` is `actions`; empty otherwise. */
   actions: string[];
   credentialMode: CredentialMode;
+  createdAt: string;
+}
+
+/**
+ * A member's grant on a connection: every agent acting for the member (one
+ * per client the member approved) may use it, narrowed by the scopes that
+ * client was approved. Always with the connection's shared credential.
+ */
+export interface MemberGrant {
+  id: string;
+  workspaceId: string;
+  memberId: string;
+  connectionId: string;
+  scope: GrantScope;
+  /** The action names when `scope` is `actions`; empty otherwise. */
+  actions: string[];
   createdAt: string;
 }
 

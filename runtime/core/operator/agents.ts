@@ -39,6 +39,7 @@ export async function createAgent(
       status: 'active',
       createdAt: ctx.now().toISOString(),
       revokedAt: null,
+      memberId: null,
     };
     await ctx.store.transaction(async (tx) => {
       await tx.agents.create(agent, hashKey(key));

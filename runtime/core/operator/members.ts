@@ -90,7 +90,7 @@ export async function removeMember(ctx: OperatorContext, input: unknown): Promis
   });
 }
 
-async function memberOrThrow(
+export async function memberOrThrow(
   ctx: OperatorContext,
   workspaceId: string,
   name: string,

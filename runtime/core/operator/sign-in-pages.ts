@@ -17,7 +17,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import { GatewayError, publicError } from '../base/errors.ts';
-import { SIGN_IN_COOKIE, SIGN_IN_PAGE_PATH } from '../identity/oauth-client/upstream-sign-in.ts';
+import {
+  isOpenedElsewhere,
+  SIGN_IN_COOKIE,
+  SIGN_IN_PAGE_PATH,
+} from '../identity/oauth-client/upstream-sign-in.ts';
 import {
   escapeHtml,
   page,
@@ -60,6 +64,8 @@ interface SignInAbout {
   member?: Member;
   /** The remote MCP server's host (the unverified label). */
   serverHost: string;
+  /** Whether an operator started it from the command line (`portcullis connection sign-in`). */
+  fromCli: boolean;
 }
 
 /**
@@ -149,6 +155,7 @@ async function aboutSignIn(
     ...(signIn.agentId === null ? {} : { agent: agent?.name ?? signIn.agentId }),
     ...(member ? { member } : {}),
     serverHost: endpoint ? new URL(endpoint.url).host : '',
+    fromCli: signIn.actor === 'cli',
   };
 }
 
@@ -169,9 +176,23 @@ async function continuePage(
   cookies: Cookies,
 ): Promise<OAuthReply> {
   const flow = signInOrThrow(ctx);
-  const opened = await flow.openLink(state, cookies[SIGN_IN_COOKIE]);
+  let opened: Awaited<ReturnType<typeof flow.openLink>>;
+  try {
+    opened = await flow.openLink(state, cookies[SIGN_IN_COOKIE]);
+  } catch (error) {
+    // A link is bound to the first browser that opens it: the operator who started it makes another.
+    if (isOpenedElsewhere(error) && about.fromCli)
+      throw new GatewayError(
+        'oauth_state_invalid',
+        `this sign-in link was opened in another browser first; run portcullis connection sign-in ${about.connection} again and open the new link in one browser`,
+        { field: 'state' },
+      );
+    throw error;
+  }
   const { signIn } = opened;
-  const headers: OAuthReply['headers'] = { ...pageHeaders() };
+  // A button, not a link: a GET form to the authorization server, its query as hidden fields.
+  const target = new URL(opened.authorizationUrl);
+  const headers: OAuthReply['headers'] = { ...pageHeaders([target.origin]) };
   if (opened.setCookie)
     headers['Set-Cookie'] =
       `${SIGN_IN_COOKIE}=${opened.setCookie}; Path=${COOKIE_PATH}; HttpOnly; SameSite=Lax; Max-Age=600${
@@ -183,7 +204,15 @@ ${whatItConnects(about)}
     signIn.agentId ? ' with your own account' : ''
   }.</p>
 <p class="error" role="note">Unverified server: <span class="host">${escapeHtml(about.serverHost)}</span>. No curated definition vouches for it; continue only if you expected to sign in there.</p>
-<p class="actions"><a id="continue" href="${escapeHtml(opened.authorizationUrl)}">Continue to ${escapeHtml(signIn.host)}</a></p>`;
+<form method="get" action="${escapeHtml(`${target.origin}${target.pathname}`)}">
+${[...target.searchParams]
+  .map(
+    ([name, value]) =>
+      `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`,
+  )
+  .join('\n')}
+<div class="actions"><button type="submit" id="continue" class="primary">Continue to ${escapeHtml(signIn.host)}</button></div>
+</form>`;
   return { status: 200, headers, body: page('Sign in', body) };
 }
 
@@ -257,11 +286,7 @@ export async function callbackPage(
 <p class="notice" role="status">Signed in to <span class="host">${escapeHtml(outcome.host)}</span>${
     outcome.agent ? ` for agent ${escapeHtml(outcome.agent)}` : ''
   }: the connection <b>${escapeHtml(outcome.connection)}</b> is ready.</p>
-${
-  tools === undefined
-    ? ''
-    : `<p>${tools} tools were discovered; every one is quarantined until an operator reviews it (portcullis actions ${escapeHtml(outcome.connection)}).</p>`
-}<p class="note">You can close this page.</p>`;
+${discovered(tools, outcome.connection)}<p class="note">You can close this page.</p>`;
   return {
     status: 200,
     headers: {
@@ -271,6 +296,14 @@ ${
     },
     body: page('Connected', body),
   };
+}
+
+/** What the sign-in found on the server, in words: nothing, or tools waiting for review. */
+export function discovered(tools: number | undefined, connection: string): string {
+  if (tools === undefined) return '';
+  if (tools === 0) return '<p>No tools were discovered on this server.</p>\n';
+  const count = tools === 1 ? '1 tool was' : `${tools} tools were`;
+  return `<p>${count} discovered; each is quarantined until an operator reviews it (portcullis actions ${escapeHtml(connection)}).</p>\n`;
 }
 
 function refusedPage(error: unknown): OAuthReply {

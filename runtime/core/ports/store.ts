@@ -21,6 +21,7 @@ import type {
   ConnectionHealth,
   ConnectionStatus,
   Grant,
+  MemberGrant,
   NewAuditEvent,
   PolicyState,
   SealedCredential,
@@ -49,6 +50,8 @@ export interface Store {
   readonly connections: ConnectionRows;
   readonly credentials: CredentialRows;
   readonly grants: GrantRows;
+  /** Members' grants (migration 0012): what the agents acting for a member may use. */
+  readonly memberGrants: MemberGrantRows;
   readonly policies: PolicyRows;
   readonly audit: AuditRows;
   readonly adminTokens: AdminTokenRows;
@@ -126,6 +129,15 @@ export interface GrantRows {
   list(workspaceId: string): Promise<Grant[]>;
   all(): Promise<Grant[]>;
   forAgent(agentId: string): Promise<Grant[]>;
+  remove(workspaceId: string, id: string): Promise<boolean>;
+}
+
+export interface MemberGrantRows {
+  /** One grant per member and connection: `conflict` (field `member`) when one exists. */
+  create(grant: MemberGrant): Promise<void>;
+  list(workspaceId: string): Promise<MemberGrant[]>;
+  all(): Promise<MemberGrant[]>;
+  forMember(memberId: string): Promise<MemberGrant[]>;
   remove(workspaceId: string, id: string): Promise<boolean>;
 }
 

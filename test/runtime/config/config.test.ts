@@ -28,6 +28,7 @@ describe('configFromEnvironment', () => {
       allowPrivateNetworks: false,
       publicUrl: undefined,
       oauthRedirectUris: [],
+      oauthDefaultScopes: ['tools:read'],
       oauthSigningKeyPem: undefined,
       corsOrigins: [],
       trustedProxies: [],
@@ -48,6 +49,21 @@ describe('configFromEnvironment', () => {
       'http://127.0.0.1:*/callback',
     ]);
     expect(config.corsOrigins).toEqual(['https://inspector.example', 'http://localhost:6274']);
+  });
+
+  it.each([
+    ['one scope', { given: 'tools:write', want: ['tools:write'] }],
+    ['spaces', { given: 'tools:write tools:read', want: ['tools:read', 'tools:write'] }],
+    ['commas', { given: 'tools:read,tools:write', want: ['tools:read', 'tools:write'] }],
+    ['a repeat', { given: 'tools:read tools:read', want: ['tools:read'] }],
+    [
+      "one connection's",
+      { given: 'tools:read tools:write:staging', want: ['tools:read', 'tools:write:staging'] },
+    ],
+  ])('reads the default OAuth scopes written with %s', (_name, { given, want }) => {
+    expect(
+      configFromEnvironment({ PORTCULLIS_OAUTH_DEFAULT_SCOPES: given }).oauthDefaultScopes,
+    ).toEqual(want);
   });
 
   it('reads the trusted proxies: addresses, CIDRs and named ranges', () => {

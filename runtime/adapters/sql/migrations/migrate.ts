@@ -15,6 +15,7 @@ import { remoteToolDiffMigration } from './0008-remote-tool-diff.ts';
 import { remoteFeaturesMigration } from './0009-remote-features.ts';
 import { oauthClientExpiryMigration } from './0010-oauth-client-expiry.ts';
 import { remoteFeaturePinsMigration } from './0011-remote-feature-pins.ts';
+import { memberGrantsMigration } from './0012-member-grants.ts';
 
 /** kysely's default name for its record of applied migrations. */
 const MIGRATION_TABLE = 'kysely_migration';
@@ -33,6 +34,7 @@ export function storeMigrations(engine: Engine): Record<string, Migration> {
     '0009-remote-features': remoteFeaturesMigration,
     '0010-oauth-client-expiry': oauthClientExpiryMigration,
     '0011-remote-feature-pins': remoteFeaturePinsMigration,
+    '0012-member-grants': memberGrantsMigration,
   };
 }
 

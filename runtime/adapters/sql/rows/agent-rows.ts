@@ -22,6 +22,7 @@ export function agentRows(context: StoreContext): AgentRows {
               status: agent.status,
               created_at: agent.createdAt,
               revoked_at: agent.revokedAt,
+              member_id: agent.memberId,
             })
             .execute(),
         [{ field: 'workspace', id: agent.workspaceId }],
@@ -121,5 +122,6 @@ function toAgent(row: Selectable<AgentTable>): Agent {
     status: row.status as AgentStatus,
     createdAt: row.created_at,
     revokedAt: row.revoked_at,
+    memberId: row.member_id,
   };
 }

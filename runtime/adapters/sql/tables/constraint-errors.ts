@@ -58,6 +58,13 @@ const UNIQUE_RULES: readonly UniqueRule[] = [
     'agent',
     'the agent already has a grant on this connection',
   ),
+  unique('member_grants_pkey', 'member_grants.id', 'id', 'a grant with this id exists'),
+  unique(
+    'member_grants_member_connection_key',
+    'member_grants.member_id, member_grants.connection_id',
+    'member',
+    'the member already has a grant on this connection',
+  ),
   unique('admin_tokens_pkey', 'admin_tokens.id', 'id', 'an admin token with this id exists'),
   unique(
     'admin_tokens_token_hash_key',
@@ -83,6 +90,7 @@ function unique(constraint: string, columns: string, field: string, message: str
 /** A row the write points at, named by the field the caller passed. */
 export type Reference =
   | { field: 'workspace'; id: string }
+  | { field: 'member'; id: string }
   | { field: 'agent' | 'connection'; workspaceId: string; id: string };
 
 /**
@@ -153,6 +161,14 @@ async function firstMissing(
 }
 
 async function exists(db: Kysely<Database>, reference: Reference): Promise<boolean> {
+  if (reference.field === 'member') {
+    const row = await db
+      .selectFrom('oauth_members')
+      .select('id')
+      .where('id', '=', reference.id)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
   if (reference.field === 'workspace') {
     const row = await db
       .selectFrom('workspaces')

@@ -30,6 +30,8 @@ export interface AgentTable {
   status: string;
   created_at: string;
   revoked_at: string | null;
+  /** The member an agent a consent made acts for (migration 0012); null for an operator's agent. */
+  member_id: string | null;
 }
 
 export interface ConnectionTable {
@@ -72,6 +74,18 @@ export interface GrantTable {
   /** JSON array of action names. */
   actions: string;
   credential_mode: string;
+  created_at: string;
+}
+
+/** A member's grant (migration 0012): what every agent acting for the member may use. */
+export interface MemberGrantTable {
+  id: string;
+  workspace_id: string;
+  member_id: string;
+  connection_id: string;
+  scope: string;
+  /** JSON array of action names. */
+  actions: string;
   created_at: string;
 }
 
@@ -291,6 +305,7 @@ export interface Database {
   connections: ConnectionTable;
   credentials: CredentialTable;
   grants: GrantTable;
+  member_grants: MemberGrantTable;
   action_policies: ActionPolicyTable;
   audit_events: AuditEventTable;
   admin_tokens: AdminTokenTable;

@@ -246,10 +246,10 @@ export class UpstreamSignIn {
           stateHash(nonce),
         ))
       )
-        throw stateInvalid('this sign-in link was opened in another browser');
+        throw openedElsewhere();
       setCookie = nonce;
     } else if (cookie === undefined || stateHash(cookie) !== signIn.browserHash) {
-      throw stateInvalid('this sign-in link was opened in another browser');
+      throw openedElsewhere();
     }
     const { authorizationUrl } = this.#openPending(signIn);
     return { signIn, authorizationUrl, ...(setCookie ? { setCookie } : {}) };
@@ -310,6 +310,23 @@ export function discoveryOf(oauth: RemoteOAuth): UpstreamOAuthDiscovery {
     metadata: oauth.metadata,
     scopes: oauth.scopes,
   };
+}
+
+/** A link another browser opened first: `detail.openedElsewhere` lets its page say what to do. */
+function openedElsewhere(): GatewayError {
+  return new GatewayError(
+    'oauth_state_invalid',
+    'this sign-in link was opened in another browser',
+    {
+      field: 'state',
+      detail: { openedElsewhere: true },
+    },
+  );
+}
+
+/** Whether the link was refused because another browser opened it first. */
+export function isOpenedElsewhere(error: unknown): boolean {
+  return error instanceof GatewayError && error.detail?.openedElsewhere === true;
 }
 
 function stateInvalid(message: string): GatewayError {

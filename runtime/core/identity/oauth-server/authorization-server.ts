@@ -8,7 +8,7 @@ import type { GuardedClient } from '../../outbound/guarded-client.ts';
 import type { SharedState } from '../../ports/shared-state/shared-state.ts';
 import type { Store } from '../../ports/store.ts';
 import { AccessTokens } from '../principals/access-tokens.ts';
-import { SCOPES_SUPPORTED } from '../principals/scopes.ts';
+import { DEFAULT_SCOPE, SCOPES_SUPPORTED } from '../principals/scopes.ts';
 import { authorize, type ConsentForm, decide } from './authorize-endpoint.ts';
 import { ClientDirectory } from './client-directory.ts';
 import { ClientMetadataDocuments } from './client-metadata-documents.ts';
@@ -49,6 +49,11 @@ export interface AuthorizationServerOptions {
   redirectAllowlist?: readonly string[];
   /** `PORTCULLIS_OAUTH_SIGNING_KEY_PEM`: a private key instead of the store's. */
   signingKeyPem?: string | undefined;
+  /**
+   * `PORTCULLIS_OAUTH_DEFAULT_SCOPES`: what a client that asks for no scope
+   * gets, and what the first 401's challenge names; default `tools:read`.
+   */
+  defaultScopes?: readonly string[];
   /** Development policy: loopback http metadata document URLs are allowed. */
   allowPrivateNetworks?: boolean;
   /** Named as `resource_documentation`; default: the gateway's own page at `/docs/mcp`. */
@@ -97,10 +102,16 @@ export class AuthorizationServer {
         allowlist,
         resources: new Resources(issuer),
         now,
+        defaultScopes: [...(options.defaultScopes ?? [DEFAULT_SCOPE])].sort(),
         secureCookies: issuer.startsWith('https:'),
       },
       options.documentation ?? `${issuer}${DOCUMENTATION_PATH}`,
     );
+  }
+
+  /** The `scope` a 401's challenge names: the scopes a client gets when it asks for none. */
+  get challengeScope(): string {
+    return this.#ctx.defaultScopes.join(' ');
   }
 
   get keys(): SigningKeys {

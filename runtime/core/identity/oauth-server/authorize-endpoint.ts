@@ -21,7 +21,8 @@
 import { randomBytes } from 'node:crypto';
 import { sha256Hex } from '../../../../generated/catalog-rules.ts';
 import { GatewayError } from '../../base/errors.ts';
-import { DEFAULT_SCOPE, parseScope } from '../principals/scopes.ts';
+import type { Member } from '../../model/oauth.ts';
+import { parseScope } from '../principals/scopes.ts';
 import { CODE_TTL_MS, issueCode } from './authorization-codes.ts';
 import type { ResolvedClient } from './client-metadata-documents.ts';
 import { consentPage } from './consent-page.ts';
@@ -33,6 +34,7 @@ import {
 } from './consent-request.ts';
 import { approveConsent } from './consents.ts';
 import { problemPage } from './html-page.ts';
+import { memberReach } from './member-reach.ts';
 import { auditOAuth, type OAuthContext } from './oauth-context.ts';
 import { OAuthError, type OAuthErrorCode } from './oauth-error.ts';
 import { type OAuthReply, redirectReply } from './oauth-reply.ts';
@@ -129,10 +131,11 @@ export async function authorize(ctx: OAuthContext, query: URLSearchParams): Prom
   if (query.get('code_challenge_method') !== 'S256') {
     return back('invalid_request', 'code_challenge_method: only S256 is supported');
   }
-  const parsed = parseScope(query.get('scope') ?? DEFAULT_SCOPE);
+  const parsed = parseScope(query.get('scope') ?? undefined);
   if ('unknown' in parsed)
     return back('invalid_scope', `scope: ${parsed.unknown} is not a scope this server knows`);
-  const scopes = parsed.scopes.length > 0 ? parsed.scopes : [DEFAULT_SCOPE];
+  // Asking for nothing is asking for the workspace's default (PORTCULLIS_OAUTH_DEFAULT_SCOPES).
+  const scopes = parsed.scopes.length > 0 ? parsed.scopes : [...ctx.defaultScopes];
   const resource = query.get('resource') ?? ctx.resources.default;
   if (ctx.resources.pathOf(resource) === undefined) {
     return back('invalid_target', 'resource: not an MCP endpoint of this server');
@@ -159,7 +162,7 @@ export async function authorize(ctx: OAuthContext, query: URLSearchParams): Prom
     if (!(error instanceof GatewayError)) throw error;
     return back('server_error', 'the authorization server cannot sign anyone in now');
   }
-  const page = consentPage({ request: sealed, csrf, ...viewOf(pending) });
+  const page = consentPage({ request: sealed, csrf, ...viewOf(ctx, pending) });
   page.headers['Set-Cookie'] = csrfCookie(ctx, id, csrf);
   return page;
 }
@@ -170,6 +173,8 @@ export interface ConsentForm {
   member?: string | undefined;
   password?: string | undefined;
   decision?: string | undefined;
+  /** The permissions the person left checked (one `scope` field each). */
+  scopes?: readonly string[] | undefined;
 }
 
 export async function decide(
@@ -217,18 +222,49 @@ export async function decide(
     });
     return back({ error: 'access_denied', error_description: 'the person denied the request' });
   }
-  if (form.decision !== 'approve')
-    return again(pending, sealed, csrf, form, 400, 'Choose Approve or Deny.');
+  const reviewing = pending.memberId !== undefined;
+  if (form.decision !== 'approve' && (form.decision !== 'review' || reviewing))
+    return again(ctx, pending, sealed, csrf, form, 400, 'Choose Approve or Deny.');
+  // What the person approved: the asked-for permissions they left checked, never one more.
+  const approved = pending.scopes.filter((scope) => form.scopes?.includes(scope));
+  if (approved.length === 0)
+    return again(ctx, pending, sealed, csrf, form, 400, 'Check at least one permission, or Deny.');
 
-  const signedIn = await signIn(ctx, form.member, form.password, address);
-  if ('refused' in signedIn) {
-    const { status, text } = SIGN_IN_REFUSED[signedIn.refused];
-    return again(pending, sealed, csrf, form, status, text);
+  // Signed in on the first step (the sealed request names them), or now, by name and password.
+  let member: Member;
+  if (reviewing) {
+    const found = await ctx.store.oauth.members.byName(pending.memberName ?? '');
+    if (found === undefined || found.id !== pending.memberId) return expired();
+    const { passwordHash: _, ...rest } = found;
+    member = rest;
+  } else {
+    const signedIn = await signIn(ctx, form.member, form.password, address);
+    if ('refused' in signedIn) {
+      const { status, text } = SIGN_IN_REFUSED[signedIn.refused];
+      return again(ctx, pending, sealed, csrf, form, status, text);
+    }
+    member = signedIn.member;
+  }
+  if (form.decision === 'review') {
+    // The review step: what the client will reach with each scope, before the member approves.
+    const signedInAs = { ...pending, memberId: member.id, memberName: member.name };
+    const { sealed: resealed } = await sealConsentRequest(
+      ctx,
+      signedInAs,
+      request.id,
+      request.expiresAt,
+    );
+    return consentPage({
+      request: resealed,
+      csrf,
+      ...viewOf(ctx, pending),
+      chosen: approved,
+      review: { member: member.name, reach: await memberReach(ctx.store, member, pending.scopes) },
+    });
   }
   // Kept only until the request would expire anyway, and only once a member signed in.
   const left = Math.max(1, request.expiresAt - ctx.now().getTime());
   if (!(await ctx.state.add(approvedKey(request.id), '1', left))) return expired();
-  const { member } = signedIn;
   let consent: Awaited<ReturnType<typeof approveConsent>>;
   try {
     consent = await approveConsent(
@@ -240,7 +276,7 @@ export async function decide(
         redirectUris: [pending.redirectUri],
         kind: pending.clientKind,
       },
-      pending.scopes,
+      approved,
     );
   } catch (error) {
     if (!(error instanceof OAuthError)) throw error;
@@ -251,7 +287,7 @@ export async function decide(
     redirectUri: pending.redirectUri,
     codeChallenge: pending.codeChallenge,
     resource: pending.resource,
-    scopes: pending.scopes,
+    scopes: approved,
     consentId: consent.id,
     agentId: consent.agentId,
     workspaceId: consent.workspaceId,
@@ -261,8 +297,9 @@ export async function decide(
   return back({ code });
 }
 
-function viewOf(pending: PendingAuthorization) {
+function viewOf(ctx: OAuthContext, pending: PendingAuthorization) {
   return {
+    gateway: new URL(ctx.issuer).host,
     clientName: pending.clientName,
     clientKind: pending.clientKind,
     clientId: pending.clientId,
@@ -272,16 +309,34 @@ function viewOf(pending: PendingAuthorization) {
 }
 
 /** The page once more, with what went wrong and the name the person typed (never the password). */
-function again(
+async function again(
+  ctx: OAuthContext,
   pending: PendingAuthorization,
   request: string,
   csrf: string,
   form: ConsentForm,
   status: number,
   error: string,
-): OAuthReply {
+): Promise<OAuthReply> {
+  // On the review step, the review again: the member signed in already.
+  const found =
+    pending.memberName === undefined
+      ? undefined
+      : await ctx.store.oauth.members.byName(pending.memberName);
+  const review =
+    found === undefined || found.id !== pending.memberId
+      ? undefined
+      : { member: found.name, reach: await memberReach(ctx.store, found, pending.scopes) };
   return consentPage(
-    { request, csrf, ...viewOf(pending), member: (form.member ?? '').slice(0, 100), error },
+    {
+      request,
+      csrf,
+      ...viewOf(ctx, pending),
+      chosen: form.scopes ?? [],
+      member: (form.member ?? '').slice(0, 100),
+      error,
+      ...(review === undefined ? {} : { review }),
+    },
     status,
   );
 }

@@ -28,6 +28,9 @@ export interface PendingAuthorization {
   resource: string;
   codeChallenge: string;
   csrfHash: string;
+  /** Set once a member signed in on the page: the review step approves for them without a password. */
+  memberId?: string;
+  memberName?: string;
 }
 
 export interface ConsentRequest {
@@ -44,8 +47,11 @@ const audienceOf = (ctx: OAuthContext) => `${ctx.issuer}/oauth/authorize`;
 export async function sealConsentRequest(
   ctx: OAuthContext,
   pending: PendingAuthorization,
+  /** The request's id when it is sealed again (its cookie and its one approval keep it). */
+  id: string = randomBytes(16).toString('base64url'),
+  /** When it is sealed again: it expires when it would have anyway. */
+  expiresAt?: number,
 ): Promise<{ id: string; sealed: string }> {
-  const id = randomBytes(16).toString('base64url');
   const key = ctx.keys.current;
   const now = ctx.now().getTime();
   const sealed = await new SignJWT({ [CLAIM]: pending })
@@ -54,7 +60,7 @@ export async function sealConsentRequest(
     .setAudience(audienceOf(ctx))
     .setJti(id)
     .setIssuedAt(Math.floor(now / 1000))
-    .setExpirationTime(Math.floor((now + CONSENT_REQUEST_TTL_MS) / 1000))
+    .setExpirationTime(Math.floor((expiresAt ?? now + CONSENT_REQUEST_TTL_MS) / 1000))
     .sign(key.privateKey);
   return { id, sealed };
 }

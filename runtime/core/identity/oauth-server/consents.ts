@@ -51,6 +51,7 @@ export async function approveConsent(
         status: 'active',
         createdAt: at,
         revokedAt: null,
+        memberId: member.id,
       };
       await tx.agents.create(agent, hashKey(randomBytes(32).toString('base64url')));
       agentId = agent.id;

@@ -11,15 +11,23 @@ import type { OAuthReply } from './oauth-reply.ts';
 const STYLE = `
 body{font:16px/1.5 system-ui,sans-serif;margin:0;background:#f4f5f7;color:#1b1d21}
 main{max-width:28rem;margin:3rem auto;padding:2rem;background:#fff;border-radius:.75rem;box-shadow:0 1px 4px #0002}
+@media (max-width:32rem){main{margin:1rem;padding:1.25rem}}
 h1{font-size:1.35rem;margin:0 0 1rem}
 .client{font-weight:600}
 .host{font-family:ui-monospace,monospace;background:#eef0f3;padding:0 .3rem;border-radius:.25rem}
 ul{padding-left:1.2rem}
 label{display:block;margin:.8rem 0 .2rem;font-weight:600}
 input{width:100%;box-sizing:border-box;padding:.55rem;border:1px solid #8a9099;border-radius:.4rem;font:inherit}
+fieldset{border:1px solid #dde0e5;border-radius:.4rem;margin:1rem 0;padding:.4rem .8rem .6rem}
+legend{font-weight:600;padding:0 .3rem}
+label.scope{display:flex;gap:.6rem;align-items:flex-start;font-weight:400;margin:.6rem 0}
+label.scope input{width:1.1rem;height:1.1rem;flex:none;margin:.2rem 0 0;padding:0}
+label.destructive{border-left:4px solid #b91c1c;padding-left:.5rem}
+.mark{font-weight:700;color:#991b1b}
+.reach{display:block;font-size:.9rem;color:#14532d}
 .actions{display:flex;gap:.75rem;margin-top:1.4rem}
 button{flex:1;padding:.65rem;border-radius:.4rem;font:inherit;font-weight:600;cursor:pointer;border:2px solid #1d4ed8}
-button[value=approve]{background:#1d4ed8;color:#fff}
+button[value=approve],button.primary{background:#1d4ed8;color:#fff}
 button[value=deny]{background:#fff;color:#1d4ed8}
 :focus-visible{outline:3px solid #f59e0b;outline-offset:2px}
 .error{background:#fde8e8;border:1px solid #c81e1e;color:#7f1d1d;padding:.6rem;border-radius:.4rem}

@@ -22,6 +22,8 @@ export interface OAuthContext {
   allowlist: RedirectAllowlist;
   resources: Resources;
   now: () => Date;
+  /** What a client that asks for no scope gets (`PORTCULLIS_OAUTH_DEFAULT_SCOPES`), sorted. */
+  defaultScopes: readonly string[];
   /** Whether the consent page's cookie needs `Secure` (an https issuer). */
   secureCookies: boolean;
 }

@@ -48,6 +48,22 @@ export function scopesAllow(
   return scopes.has(base) || scopes.has(`${base}:${connectionName}`);
 }
 
+/** The class a scope is of (`read`, `write`, `destructive`); undefined for no scope of ours. */
+export function classOf(scope: string): Classification | undefined {
+  return SCOPE_PATTERN.exec(scope)?.[1] as Classification | undefined;
+}
+
+/** The one connection a scope is narrowed to (`tools:write:staging`); undefined for any. */
+export function connectionOf(scope: string): string | undefined {
+  return SCOPE_PATTERN.exec(scope)?.[2];
+}
+
+/** Scopes in the order a person reads them: reads first, destructive last, then by connection. */
+export function inClassOrder(scopes: Iterable<string>): string[] {
+  const rank = (scope: string) => CLASSES.indexOf(classOf(scope) ?? 'destructive');
+  return [...scopes].sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
+}
+
 /** The plain words the consent page shows for a scope. */
 export function describeScope(scope: string): string {
   const match = SCOPE_PATTERN.exec(scope);

@@ -31,10 +31,12 @@ beforeAll(async () => {
     PORTCULLIS_DATA_DIR: join(scratch, 'data'),
     PORTCULLIS_DEV_UPSTREAMS: `unikraft=http://127.0.0.1:${(upstream.address() as AddressInfo).port}`,
     TOKEN: 'a-token',
+    PW: 'correct horse battery staple',
   };
   for (const args of [
     ['connect', 'unikraft', '--token-env', 'TOKEN'],
     ['agent', 'create', 'deploy-bot'],
+    ['member', 'add', 'ada', '--password-env', 'PW'],
   ]) {
     const { code, stderr } = await runPortcullisHere(args, env);
     expect([code, stderr.replace(/^first start.*\n/, '')]).toEqual([0, '']);
@@ -153,6 +155,27 @@ describe('the portcullis command says what to change', () => {
       {
         given: ['grant', 'deploy-bot'],
         want: { code: 2, stderr: 'portcullis: grant needs <connection>' },
+      },
+    ],
+    [
+      "a member's grant without its connection",
+      {
+        given: ['grant', '--member', 'ada'],
+        want: { code: 2, stderr: 'portcullis: grant needs <connection>' },
+      },
+    ],
+    [
+      "a member's grant naming an agent too",
+      {
+        given: ['grant', '--member', 'ada', 'deploy-bot', 'unikraft'],
+        want: { code: 2, stderr: 'portcullis: unexpected argument "unikraft"' },
+      },
+    ],
+    [
+      "a member's grant revocation without its connection",
+      {
+        given: ['grant', 'revoke', '--member', 'ada'],
+        want: { code: 2, stderr: 'portcullis: grant revoke needs <connection>' },
       },
     ],
     [
@@ -332,6 +355,28 @@ describe('the portcullis command says what to change', () => {
           code: 1,
           stderr:
             'portcullis: no agent deploy-bto in this workspace; did you mean deploy-bot? (change <agent>) [not_found]',
+        },
+      },
+    ],
+    [
+      'a misspelt member',
+      {
+        given: ['grant', '--member', 'adaa', 'unikraft'],
+        want: {
+          code: 1,
+          stderr:
+            'portcullis: no member adaa in this workspace; did you mean ada? (change --member) [not_found]',
+        },
+      },
+    ],
+    [
+      "a member's grant with a personal credential",
+      {
+        given: ['grant', '--member', 'ada', 'unikraft', '--personal'],
+        want: {
+          code: 1,
+          stderr:
+            "portcullis: --personal: a member's grant uses the connection's shared credential [invalid_input]",
         },
       },
     ],

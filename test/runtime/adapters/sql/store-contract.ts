@@ -9,6 +9,7 @@ import { describeAccessContract } from './contract/access-contract.ts';
 import { describeAuditContract } from './contract/audit-contract.ts';
 import { describeConnectionContract } from './contract/connection-contract.ts';
 import { describeIdentityContract } from './contract/identity-contract.ts';
+import { describeMemberGrantContract } from './contract/member-grant-contract.ts';
 import { describeOAuthContract } from './contract/oauth-contract.ts';
 import { describePersistenceContract } from './contract/persistence-contract.ts';
 import { describeRemoteContract } from './contract/remote-contract.ts';
@@ -75,5 +76,6 @@ export function describeStoreContract(name: string, harness: StoreHarness): void
     describeOAuthContract(subject);
     describeRemoteContract(subject);
     describeUpstreamOAuthContract(subject);
+    describeMemberGrantContract(subject);
   });
 }

@@ -26,6 +26,7 @@ const agent: Agent = {
   status: 'active',
   createdAt: '',
   revokedAt: null,
+  memberId: null,
 };
 const connection: Connection = {
   id: 'c1',

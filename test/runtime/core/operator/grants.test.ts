@@ -12,6 +12,7 @@ import {
   CatalogSet,
   generatedProviderFiles,
 } from '../../../../runtime/core/catalog/catalog-set.ts';
+import type { Grant } from '../../../../runtime/core/model/governance.ts';
 import { createAgent } from '../../../../runtime/core/operator/agents.ts';
 import type { OperatorContext } from '../../../../runtime/core/operator/context.ts';
 import { grant } from '../../../../runtime/core/operator/grants.ts';
@@ -67,7 +68,7 @@ describe('the grant verb', () => {
       scope: 'actions',
       actions: ['unikraft_get_user'],
     });
-    expect(await store.grants.forAgent(first.agentId)).toHaveLength(1);
+    expect(await store.grants.forAgent((first as Grant).agentId)).toHaveLength(1);
     const verbs = (await store.audit.query({ ascending: true }))
       .slice(audited)
       .map((event) => event.action)

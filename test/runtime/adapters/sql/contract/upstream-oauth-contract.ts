@@ -126,6 +126,7 @@ export function describeUpstreamOAuthContract(subject: StoreSubject): void {
           status: 'active',
           createdAt: T0,
           revokedAt: null,
+          memberId: null,
         },
         'hash',
       );
@@ -199,6 +200,7 @@ export function describeUpstreamOAuthContract(subject: StoreSubject): void {
           status: 'active',
           createdAt: T0,
           revokedAt: null,
+          memberId: null,
         },
         'hash',
       );

@@ -68,9 +68,9 @@ afterAll(async () => {
   await Promise.all([gateway?.close(), upstream?.close()]);
 });
 
-async function started(name: string) {
-  await connectUrl(ctx, { workspace: 'default', url: upstream.mcp.url, name });
-  return signIn(ctx, { workspace: 'default', connection: name });
+async function started(name: string, by: OperatorContext = ctx) {
+  await connectUrl(by, { workspace: 'default', url: upstream.mcp.url, name });
+  return signIn(by, { workspace: 'default', connection: name });
 }
 
 function refusedWith(page: { status: number; html: string }, code: string) {
@@ -78,6 +78,22 @@ function refusedWith(page: { status: number; html: string }, code: string) {
   expect(page.html).toContain(`(${code})`);
   expect(page.html).not.toContain('<h1>Connected</h1>');
 }
+
+describe('a link opened in a second browser', () => {
+  it.each([
+    ['the command line', { actor: 'cli', name: 'from-cli', want: true }],
+    ['the admin API', { actor: 'admin-token-1', name: 'from-api', want: false }],
+  ])(
+    'started from %s, tells whether to run the sign-in again',
+    async (_name, { actor, name, want }) => {
+      const { link } = await started(name, gateway.running.gateway.operator(actor));
+      await new SignInBrowser().go(link);
+      const second = await new SignInBrowser().go(link);
+      refusedWith(second, 'oauth_state_invalid');
+      expect(second.html.includes(`run portcullis connection sign-in ${name} again`)).toBe(want);
+    },
+  );
+});
 
 describe('sign-in abuse', () => {
   it('refuses a callback replayed', async () => {

@@ -72,7 +72,9 @@ describe.skipIf(!HAS_CHROMIUM)('the consent page in Chromium', () => {
     const { page, requested } = await consentPage();
     await expect(page.locator('h1').textContent()).resolves.toContain('raw test client');
     await expect(page.locator('main').textContent()).resolves.toContain('127.0.0.1');
-    await expect(page.locator('li').first().textContent()).resolves.toContain('Read:');
+    // Each scope a checkbox named in words, checked until the person unchecks it.
+    const read = page.getByRole('checkbox', { name: /^Read:/ });
+    expect(await read.isChecked()).toBe(true);
     expect(await page.evaluate('document.scripts.length')).toBe(0);
     expect(requested.every((url) => url.startsWith(running.url))).toBe(true);
     mkdirSync(ARTIFACTS, { recursive: true });
@@ -84,6 +86,8 @@ describe.skipIf(!HAS_CHROMIUM)('the consent page in Chromium', () => {
     const { page } = await consentPage();
     await page.getByLabel('Member name').fill(MEMBER.member);
     await page.getByLabel('Password').fill(MEMBER.password);
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await expect(page.locator('#signed-in').textContent()).resolves.toBe(MEMBER.member);
     await Promise.all([
       page.waitForURL(/\/callback\?/),
       page.getByRole('button', { name: 'Approve' }).click(),
@@ -113,7 +117,7 @@ describe.skipIf(!HAS_CHROMIUM)('the consent page in Chromium', () => {
     await page.getByLabel('Password').fill('not the password at all');
     const [reply] = await Promise.all([
       page.waitForResponse((response) => response.request().method() === 'POST'),
-      page.getByRole('button', { name: 'Approve' }).click(),
+      page.getByRole('button', { name: 'Continue' }).click(),
     ]);
     expect(reply.status()).toBe(401);
     await expect(page.getByRole('alert').textContent()).resolves.toContain('wrong');
@@ -126,13 +130,19 @@ describe.skipIf(!HAS_CHROMIUM)('the consent page in Chromium', () => {
     await page.close();
   });
 
-  it('works by keyboard alone: the name has focus, Tab to the password, Enter approves', async () => {
+  it('works by keyboard alone: the name has focus, Tab to the password, Enter continues, Enter approves', async () => {
     const { page } = await consentPage();
     expect(await page.evaluate('document.activeElement?.id')).toBe('member');
     await page.keyboard.type(MEMBER.member);
     await page.keyboard.press('Tab');
     expect(await page.evaluate('document.activeElement?.id')).toBe('password');
     await page.keyboard.type(MEMBER.password);
+    await Promise.all([
+      page.waitForResponse((response) => response.request().method() === 'POST'),
+      page.keyboard.press('Enter'),
+    ]);
+    await page.waitForSelector('#signed-in');
+    await page.getByRole('button', { name: 'Approve' }).focus();
     await Promise.all([page.waitForURL(/\/callback\?/), page.keyboard.press('Enter')]);
     expect(new URL(page.url()).searchParams.get('code')).toMatch(/^pco_/);
     await page.close();

@@ -15,6 +15,7 @@ const ACTIVE: Agent = {
   status: 'active',
   createdAt: '2026-01-01T00:00:00Z',
   revokedAt: null,
+  memberId: null,
 };
 const snapshot = { revision: 7 } as unknown as GovernanceSnapshot;
 const governance = { current: async () => snapshot };
