@@ -220,7 +220,7 @@ describe.skipIf(!HAS_CHROMIUM)('the MCP SDK v2 client, the member in Chromium', 
     return client;
   }
 
-  it('asks for the default scopes, and gets the fewer its member approved', async () => {
+  it('asks for the default scopes, gets the fewer its member approved, then steps up through the consent page to the scope the challenge names, and the write goes through', async () => {
     const first = new StreamableHTTPClientTransport(new URL(`${running.url}/mcp`), {
       authProvider: provider,
     });
@@ -245,9 +245,8 @@ describe.skipIf(!HAS_CHROMIUM)('the MCP SDK v2 client, the member in Chromium', 
     expect(challenge).toContain('error="insufficient_scope"');
     expect(challenge).toContain('scope="tools:read tools:write"');
     await client.close();
-  });
 
-  it('steps up through the consent page to the scope the challenge names, and the write goes through', async () => {
+    // The step-up, one story with the refusal above (the same client and its tokens).
     provider.authorizationUrl = undefined;
     const stepped = await auth(provider, {
       serverUrl: `${running.url}/mcp`,
@@ -256,9 +255,9 @@ describe.skipIf(!HAS_CHROMIUM)('the MCP SDK v2 client, the member in Chromium', 
       forceReauthorization: true,
     });
     expect(stepped).toBe('REDIRECT');
-    const url = provider.authorizationUrl!;
-    expect(url.searchParams.get('scope')).toBe('tools:read tools:write');
-    const back = await approveInBrowser(url, ['tools:read', 'tools:write']);
+    const stepUpUrl = provider.authorizationUrl!;
+    expect(stepUpUrl.searchParams.get('scope')).toBe('tools:read tools:write');
+    const back = await approveInBrowser(stepUpUrl, ['tools:read', 'tools:write']);
     await auth(provider, {
       serverUrl: `${running.url}/mcp`,
       authorizationCode: back.get('code')!,
@@ -266,9 +265,9 @@ describe.skipIf(!HAS_CHROMIUM)('the MCP SDK v2 client, the member in Chromium', 
     });
     expect(provider.stored?.scope).toBe('tools:read tools:write');
 
-    const client = await connected();
-    const write = await client.callTool({ name: WRITE_TOOL, arguments: WRITE_ARGS });
-    expect(write.isError).toBeFalsy();
-    await client.close();
+    const steppedUp = await connected();
+    const written = await steppedUp.callTool({ name: WRITE_TOOL, arguments: WRITE_ARGS });
+    expect(written.isError).toBeFalsy();
+    await steppedUp.close();
   });
 });
