@@ -5,9 +5,9 @@
  * change on its next request.
  */
 import { fileURLToPath } from 'node:url';
-import { terminalOutput } from './cli/output.ts';
-import { runPortcullis } from './cli/run.ts';
-import { inertText } from './core/inert-text.ts';
+import { terminalOutput } from './adapters/cli/output.ts';
+import { runPortcullis } from './adapters/cli/run.ts';
+import { inertText } from './core/base/inert-text.ts';
 
 // A reader that stops early (`portcullis actions x | head -4`) ends the output, not the command.
 let readerGone = false;

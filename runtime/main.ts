@@ -1,8 +1,8 @@
 /** `npm start`: the gateway on HOST:PORT, configured from the environment. */
 
-import { configFromEnvironment } from './core/config/config.ts';
-import { ConfigError, configErrorText } from './core/config/config-error.ts';
-import { inertText } from './core/inert-text.ts';
+import { configFromEnvironment } from './config/config.ts';
+import { ConfigError, configErrorText } from './config/config-error.ts';
+import { inertText } from './core/base/inert-text.ts';
 import { printStartup, startServer } from './server.ts';
 
 async function main(): Promise<void> {

@@ -9,21 +9,20 @@
  */
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { backingServicesText } from './backing-services.ts';
-import type { Config } from './core/config/config.ts';
-import { ConfigError } from './core/config/config-error.ts';
-import { GatewayError, publicError } from './core/errors.ts';
-import { ConnectionEndpoints } from './core/gateway/connection-endpoints.ts';
-import { ConnectionTools } from './core/gateway/connection-tools.ts';
-import { createMcpEndpoint } from './core/mcp/mcp-endpoint.ts';
-import { LOOPBACK_HOSTS, LOOPBACK_ORIGINS } from './core/mcp/origin-guard.ts';
-import { CONNECTION_MCP_PREFIX } from './core/oauth-server/metadata.ts';
-import { DEFAULT_SCOPE } from './core/oauth-server/scopes.ts';
-import { createApp } from './http/app.ts';
-import { CorsPolicy, withCors } from './http/cors.ts';
-import { withConnectionEndpoints, withMcpEndpoint } from './http/mcp-route.ts';
-import { createLog, type Log } from './log.ts';
-import { type Gateway, type OpenGatewayOptions, openGateway } from './open-gateway.ts';
+import { createApp } from './adapters/http/app.ts';
+import { CorsPolicy, withCors } from './adapters/http/cors.ts';
+import { withConnectionEndpoints, withMcpEndpoint } from './adapters/http/mcp-route.ts';
+import { backingServicesText } from './compose/backing-services.ts';
+import { createLog, type Log } from './compose/log.ts';
+import { type Gateway, type OpenGatewayOptions, openGateway } from './compose/open-gateway.ts';
+import type { Config } from './config/config.ts';
+import { ConfigError } from './config/config-error.ts';
+import { GatewayError, publicError } from './core/base/errors.ts';
+import { CONNECTION_MCP_PREFIX } from './core/identity/oauth-server/metadata.ts';
+import { createMcpEndpoint } from './core/mcp/server/mcp-endpoint.ts';
+import { LOOPBACK_HOSTS, LOOPBACK_ORIGINS } from './core/mcp/server/origin-guard.ts';
+import { ConnectionEndpoints } from './core/pipeline/connection-endpoints.ts';
+import { ConnectionTools } from './core/pipeline/connection-tools.ts';
 
 export const VERSION = '0.1.0';
 
@@ -62,7 +61,7 @@ export async function startServer(
     onInternalError: (error) => log.error({ err: error }, 'internal error answering /mcp'),
     serverInfo: { name: 'portcullis', version: VERSION },
     resourceMetadataUrl: gateway.oauth.resourceMetadataUrl(),
-    challengeScope: DEFAULT_SCOPE,
+    challengeScope: gateway.oauth.challengeScope,
     ...allowedAddresses(config.publicUrl, cors.namedOrigins),
   });
   // `/mcp` is answered straight from node:http (the hot path; Express costs
@@ -80,7 +79,7 @@ export async function startServer(
           log.error({ err: error }, `internal error answering /mcp/c/${name}`),
         serverInfo: { name: 'portcullis', version: VERSION },
         resourceMetadataUrl: gateway.oauth.resourceMetadataUrl(`${CONNECTION_MCP_PREFIX}${name}`),
-        challengeScope: DEFAULT_SCOPE,
+        challengeScope: gateway.oauth.challengeScope,
         ...allowedAddresses(config.publicUrl, cors.namedOrigins),
       }),
     // From the governance snapshot, not the store: a request for a made-up name costs no read.

@@ -23,7 +23,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { configFromEnvironment } from '../runtime/core/config/config.ts';
+import { configFromEnvironment } from '../runtime/config/config.ts';
 import { createAgent } from '../runtime/core/operator/agents.ts';
 import type { OperatorContext } from '../runtime/core/operator/context.ts';
 import { startServer } from '../runtime/server.ts';

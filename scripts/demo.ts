@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { configFromEnvironment } from '../runtime/core/config/config.ts';
+import { configFromEnvironment } from '../runtime/config/config.ts';
 import { startServer } from '../runtime/server.ts';
 import { startPrism } from '../test/support/prism.ts';
 

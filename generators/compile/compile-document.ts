@@ -6,7 +6,6 @@
 import type {
   CatalogAction,
   InventoryEntry,
-  InventoryReason,
   ParameterSpec,
   RequestSpec,
 } from '../catalog/format.ts';
@@ -17,27 +16,11 @@ import type { Parameter } from '../openapi/parameter-object.ts';
 import { walkPaths } from '../openapi/paths-object.ts';
 import { SchemaConverter } from '../openapi/schema-object.ts';
 import { classify } from './classify.ts';
+import { type CompiledDocument, exclusionKey, NOT_COMPILED } from './compiled-document.ts';
 import type { DocumentPlan } from './document-plan.ts';
 import { inputSchema } from './input-schema.ts';
 import { operationKey } from './operation-ref.ts';
 import { toolName } from './tool-name.ts';
-
-export interface CompiledDocument {
-  actions: CatalogAction[];
-  inventory: InventoryEntry[];
-  /** Operations under `paths`, whether advertised or inventoried. */
-  operations: number;
-  annotationFormats: Set<string>;
-  /** Operation keys of this document, so a definition naming a missing one can be caught. */
-  operationKeys: Set<string>;
-}
-
-/** Inventory reasons that mean "could not be compiled", not "deliberately not advertised". */
-export const NOT_COMPILED: ReadonlySet<InventoryReason> = new Set([
-  'unresolvable_ref',
-  'external_ref',
-  'invalid_operation',
-]);
 
 const IDEMPOTENT = new Set(['get', 'head', 'options', 'trace', 'put', 'delete']);
 
@@ -139,15 +122,6 @@ export function compileDocument(document: OpenApiDocument, plan: DocumentPlan): 
     annotationFormats: converter.annotationFormats,
     operationKeys,
   };
-}
-
-/** How a definition names an operation left out: by its key, or `* <path>` for a path item that does not resolve. */
-export function exclusionKey(e: {
-  method: string | undefined;
-  path: string;
-  operationId: string | undefined;
-}): string {
-  return e.method ? operationKey({ ...e, method: e.method }) : `* ${e.path}`;
 }
 
 function describe(operation: Operation): string {

@@ -7,7 +7,8 @@ import type { Catalog, CatalogAction, InventoryEntry, ServerTemplate } from '../
 import { hashJson, serverHost } from '../catalog/rules.ts';
 import { byCodeUnit } from '../code-unit-order.ts';
 import type { OpenApiDocument } from '../openapi/load-document.ts';
-import { type CompiledDocument, compileDocument } from './compile-document.ts';
+import { compileDocument } from './compile-document.ts';
+import type { CompiledDocument } from './compiled-document.ts';
 import { type DocumentPlan, documentPlan } from './document-plan.ts';
 import {
   ensureEveryOperationCompiled,

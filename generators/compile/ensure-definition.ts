@@ -8,7 +8,7 @@ import type { Pin, ProviderDefinition, Server } from '../../specs/provider-defin
 import type { CatalogAction } from '../catalog/format.ts';
 import { providerToolPrefix } from '../catalog/rules.ts';
 import { CompileError } from '../errors.ts';
-import { type CompiledDocument, exclusionKey, NOT_COMPILED } from './compile-document.ts';
+import { type CompiledDocument, exclusionKey, NOT_COMPILED } from './compiled-document.ts';
 import { actionByRef, splitRef } from './operation-ref.ts';
 import { TOOL_NAME_PATTERN } from './tool-name.ts';
 

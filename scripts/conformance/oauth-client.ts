@@ -15,13 +15,13 @@
  * guarded client. Exit 0 when every request succeeded, 1 otherwise (some
  * scenarios expect the client to refuse).
  */
-import { publicError } from '../../runtime/core/errors.ts';
-import { createGuardedClient } from '../../runtime/core/outbound/guarded-client.ts';
+import { publicError } from '../../runtime/core/base/errors.ts';
 import {
-  MODERN_REVISION,
   UpstreamClient,
   type UpstreamSession,
-} from '../../runtime/core/remote/upstream-client.ts';
+} from '../../runtime/core/mcp/client/upstream-client.ts';
+import { MODERN_VERSION } from '../../runtime/core/mcp/wire/protocol-version.ts';
+import { createGuardedClient } from '../../runtime/core/outbound/guarded-client.ts';
 import { isMainModule } from '../is-main-module.ts';
 import { OAuthSignIn } from './oauth-sign-in.ts';
 
@@ -51,7 +51,7 @@ export async function runOAuthClient(
   });
   const upstream = new UpstreamClient(http);
   try {
-    const modern = environment.MCP_CONFORMANCE_PROTOCOL_VERSION === MODERN_REVISION;
+    const modern = environment.MCP_CONFORMANCE_PROTOCOL_VERSION === MODERN_VERSION;
     const session: UpstreamSession = await signIn.call('hello', async (target) => {
       if (!modern) return (await upstream.initialize(target)).session;
       const hello = await upstream.discover(target);

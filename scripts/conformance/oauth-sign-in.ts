@@ -12,10 +12,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { GatewayError } from '../../runtime/core/errors.ts';
-import type { GuardedClient } from '../../runtime/core/outbound/guarded-client.ts';
-import { Redactor } from '../../runtime/core/outbound/redaction.ts';
-import type { UpstreamTarget } from '../../runtime/core/remote/upstream-client.ts';
+import { GatewayError } from '../../runtime/core/base/errors.ts';
 import {
   type ClientMaterial,
   type ClientStore,
@@ -29,7 +26,10 @@ import {
   type TokenSet,
   type UpstreamOAuthContext,
   type UpstreamOAuthDiscovery,
-} from '../../runtime/core/upstream-oauth/upstream-oauth.ts';
+} from '../../runtime/core/identity/oauth-client/upstream-oauth.ts';
+import type { UpstreamTarget } from '../../runtime/core/mcp/client/upstream-target.ts';
+import type { GuardedClient } from '../../runtime/core/outbound/guarded-client.ts';
+import { Redactor } from '../../runtime/core/outbound/redaction.ts';
 
 /** A `ClientStore` or `TokenStore` in memory, for one run. */
 export class MemoryStore<T> {

@@ -16,7 +16,7 @@ import { ensureUniqueNames } from '../../generators/compile/ensure-definition.ts
 import { CompileError } from '../../generators/errors.ts';
 import { loadDocument } from '../../generators/openapi/load-document.ts';
 import { createValidator } from '../../generators/openapi/validate-document.ts';
-import { createAjv } from '../../runtime/core/validation/create-ajv.ts';
+import { createAjv } from '../../runtime/core/base/create-ajv.ts';
 import { sampleCall } from './sample-call.ts';
 
 /** Schema failures (and actions not callable) kept per document; the rest are only counted. */

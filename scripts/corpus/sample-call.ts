@@ -9,8 +9,11 @@
 import type { ValidateFunction } from 'ajv';
 import { generateSync } from 'json-schema-faker';
 import type { CatalogAction } from '../../generators/catalog/format.ts';
-import { GatewayError } from '../../runtime/core/errors.ts';
-import { type ActionArguments, buildRestRequest } from '../../runtime/core/rest/build-request.ts';
+import { GatewayError } from '../../runtime/core/base/errors.ts';
+import {
+  type ActionArguments,
+  buildRestRequest,
+} from '../../runtime/core/sources/native-rest/build-request.ts';
 
 export type SampleOutcome =
   | { callable: true }

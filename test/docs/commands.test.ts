@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { commands } from '../../runtime/cli/commands.ts';
+import { commands } from '../../runtime/adapters/cli/commands.ts';
 import { ROOT } from '../support/fixtures.ts';
 import { allPages, commandTexts, readPage } from './pages.ts';
 

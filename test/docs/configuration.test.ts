@@ -1,6 +1,6 @@
 /** docs/configuration.md's table names every variable the gateway's configuration reads, and no other. */
 import { describe, expect, it } from 'vitest';
-import { ConfigSchema } from '../../runtime/core/config/config.ts';
+import { ConfigSchema } from '../../runtime/config/config.ts';
 import { readPage } from './pages.ts';
 
 /**

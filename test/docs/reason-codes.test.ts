@@ -1,6 +1,6 @@
-/** docs/reason-codes.md's table says what the one table in runtime/core/errors.ts says. */
+/** docs/reason-codes.md's table says what the one table in runtime/core/base/errors.ts says. */
 import { describe, expect, it } from 'vitest';
-import { REASONS } from '../../runtime/core/errors.ts';
+import { REASONS } from '../../runtime/core/base/errors.ts';
 import { readPage } from './pages.ts';
 
 function tableRows() {

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { configFromEnvironment } from '../../runtime/core/config/config.ts';
+import { configFromEnvironment } from '../../runtime/config/config.ts';
 import { type RunningServer, startServer } from '../../runtime/server.ts';
 import { ROOT } from '../support/fixtures.ts';
 import { callTool, GENERATED, mcpClient, type ToolReply } from '../support/gateway.ts';

@@ -10,7 +10,7 @@ import {
 import { jsonFile } from '../../generators/emit/banner.ts';
 import { CompileError } from '../../generators/errors.ts';
 import { generate } from '../../generators/generate.ts';
-import { assertHeaderNameAllowed } from '../../runtime/core/remote/remote-headers.ts';
+import { assertHeaderNameAllowed } from '../../runtime/core/sources/remote-mcp/remote-headers.ts';
 import { remoteDefinitions } from '../../specs/index.ts';
 import type { RemoteDefinitionInput } from '../../specs/remote-definition.ts';
 import { ROOT } from '../support/fixtures.ts';

@@ -157,6 +157,20 @@ export const BAD_VALUES: ReadonlyArray<
     },
   ],
   [
+    'a default scope the authorization server does not know',
+    {
+      given: { PORTCULLIS_OAUTH_DEFAULT_SCOPES: 'tools:read tools:admin' },
+      variable: 'PORTCULLIS_OAUTH_DEFAULT_SCOPES',
+    },
+  ],
+  [
+    'default scopes that are only separators',
+    {
+      given: { PORTCULLIS_OAUTH_DEFAULT_SCOPES: ' , ' },
+      variable: 'PORTCULLIS_OAUTH_DEFAULT_SCOPES',
+    },
+  ],
+  [
     'a CORS origin that does not parse',
     { given: { PORTCULLIS_CORS_ORIGINS: 'https://[nope' }, variable: 'PORTCULLIS_CORS_ORIGINS' },
   ],

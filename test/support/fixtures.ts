@@ -2,13 +2,11 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { CatalogAction } from '../../generators/catalog/format.ts';
-import {
-  type CompiledDocument,
-  compileDocument,
-} from '../../generators/compile/compile-document.ts';
+import { compileDocument } from '../../generators/compile/compile-document.ts';
+import type { CompiledDocument } from '../../generators/compile/compiled-document.ts';
 import { planFromDocument } from '../../generators/compile/document-plan.ts';
 import { loadDocument } from '../../generators/openapi/load-document.ts';
-import { createAjv } from '../../runtime/core/validation/create-ajv.ts';
+import { createAjv } from '../../runtime/core/base/create-ajv.ts';
 
 export const ROOT = resolve(import.meta.dirname, '..', '..');
 export const FIXTURES = join(ROOT, 'test', 'fixtures', 'openapi');

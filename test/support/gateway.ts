@@ -9,9 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Log } from '../../runtime/compose/log.ts';
+import { type Config, configFromEnvironment } from '../../runtime/config/config.ts';
 import type { ProviderFiles } from '../../runtime/core/catalog/catalog-set.ts';
-import { type Config, configFromEnvironment } from '../../runtime/core/config/config.ts';
-import type { Log } from '../../runtime/log.ts';
 import { type RunningServer, startServer } from '../../runtime/server.ts';
 import { ROOT } from './fixtures.ts';
 

@@ -4,9 +4,9 @@ import {
   type GuardedClient,
 } from '../../runtime/core/outbound/guarded-client.ts';
 import { Redactor } from '../../runtime/core/outbound/redaction.ts';
-import { buildRestRequest } from '../../runtime/core/rest/build-request.ts';
-import { realAction } from '../runtime/rest/actions.ts';
+import { buildRestRequest } from '../../runtime/core/sources/native-rest/build-request.ts';
 import { type PrismServer, startPrism } from './prism.ts';
+import { realAction } from './rest-actions.ts';
 
 const TOKEN = 'test-token-for-prism';
 const COMMAND = '123e4567-e89b-12d3-a456-426614174000';

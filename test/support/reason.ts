@@ -4,7 +4,7 @@
  * code a tool result carries. Tests assert codes, never message text.
  */
 import { expect } from 'vitest';
-import { GatewayError } from '../../runtime/core/errors.ts';
+import { GatewayError } from '../../runtime/core/base/errors.ts';
 
 export interface Reason {
   code: string;

@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runPortcullis as runCommand } from '../../runtime/cli/run.ts';
+import { runPortcullis as runCommand } from '../../runtime/adapters/cli/run.ts';
 import { MIRROR, ROOT } from './fixtures.ts';
 
 export interface CliOutcome {

@@ -13,9 +13,9 @@ import type {
   ConnectionManifest,
 } from '../../../generated/catalog-format.ts';
 import { providers } from '../../../generated/index.ts';
-import { GatewayError } from '../errors.ts';
-import { didYouMean } from '../nearest-word.ts';
-import { createAjv } from '../validation/create-ajv.ts';
+import { createAjv } from '../base/create-ajv.ts';
+import { GatewayError } from '../base/errors.ts';
+import { didYouMean } from '../base/nearest-word.ts';
 import { type CuratedRemoteFiles, CuratedRemotes } from './curated-remotes.ts';
 
 export interface ProviderCatalog {

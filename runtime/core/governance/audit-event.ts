@@ -1,5 +1,5 @@
 /** One audit event with every field stated: what the caller names, null for the rest. */
-import type { NewAuditEvent } from './model.ts';
+import type { NewAuditEvent } from '../model/governance.ts';
 
 export function auditEvent(
   fields: Pick<NewAuditEvent, 'at' | 'actorKind' | 'action' | 'decision'> & Partial<NewAuditEvent>,

@@ -15,8 +15,8 @@
  *   quarantined like any new action.
  */
 import type { Classification } from '../../../generated/catalog-format.ts';
-import type { GovernedAction } from '../tools/tool-source.ts';
-import type { ActionPolicy, Connection } from './model.ts';
+import type { ActionPolicy, Connection } from '../model/governance.ts';
+import type { GovernedAction } from './tool-source.ts';
 
 const RISK: Record<Classification, number> = { read: 0, write: 1, destructive: 2 };
 

@@ -1,18 +1,31 @@
 /**
- * The decision on one tool call, from rows already resolved: may this agent
- * call this action on this connection now? Returns the reason code that
- * refuses it, or null. Pure, so every rule has a table-driven test.
+ * The decision on one call, from rows already resolved: may this agent do
+ * what it asks on this connection now? What it asks is one of the
+ * connection's actions (a tool call), or a read of its prompts, resources
+ * and templates (one of them, or their lists). Returns the reason code that
+ * refuses it, or null. Pure, so every rule has a table-driven test; the
+ * pipeline's decision on a call (`pipeline/decision.ts`) adds what the
+ * caller's token allows.
  */
-import type { ReasonCode } from '../errors.ts';
-import type { GovernedAction } from '../tools/tool-source.ts';
-import type { ActionPolicy, Agent, Connection, Grant } from './model.ts';
+import type { ReasonCode } from '../base/errors.ts';
+import type { ActionPolicy, Agent, Connection, Grant } from '../model/governance.ts';
+import type { RemoteFeatureKind } from '../model/remote.ts';
+import type { GovernedAction } from './tool-source.ts';
+
+/** A read of a connection's prompts, resources and templates: one of them (`item`), or their lists. */
+export interface FeatureRead {
+  readonly reads: 'features';
+  /** The one named, with its pin's contract hash (undefined: not pinned). */
+  readonly item?: { readonly kind: RemoteFeatureKind; readonly contractHash: string | undefined };
+}
 
 export interface DecisionInput {
   agent: Agent;
   connection: Connection;
   grant: Grant | undefined;
+  /** The policy of the action, or of the feature read (none for a list). */
   policy: ActionPolicy | undefined;
-  action: GovernedAction;
+  action: GovernedAction | FeatureRead;
 }
 
 export function decide({
@@ -30,14 +43,20 @@ export function decide({
   }
   if (!grantCovers(grant, action)) return 'not_granted';
   if (connection.status !== 'active') return 'connection_inactive';
-  return policyRefusal(policy, action.contractHash);
+  if (!('reads' in action)) return policyRefusal(policy, action.contractHash);
+  const { item } = action;
+  if (item === undefined) return null;
+  // A resource its server does not list (a template's, a link a tool returned) is read as data.
+  if (item.kind !== 'prompt' && item.contractHash === undefined && policy === undefined)
+    return null;
+  return policyRefusal(policy, item.contractHash);
 }
 
 /**
  * What the action's policy says of the contract about to be served: the
  * reason that holds it back (not reviewed, off, retired, or a contract other
- * than the one reviewed), or null. A tool call's decision ends here, and so
- * does the one on a prompt, resource or template a connection's server lists.
+ * than the one reviewed), or null. A call's decision ends here, and so does
+ * the one on each prompt, resource or template a connection's server lists.
  */
 export function policyRefusal(
   policy: ActionPolicy | undefined,
@@ -58,7 +77,13 @@ export function policyRefusal(
   return null;
 }
 
-export function grantCovers(grant: Grant, action: GovernedAction): boolean {
+/**
+ * Whether the grant covers what is asked. A connection's prompts and
+ * resources are read as a whole: a grant of all or of reads covers them, one
+ * of chosen actions does not.
+ */
+export function grantCovers(grant: Grant, action: GovernedAction | FeatureRead): boolean {
+  if ('reads' in action) return grant.scope === 'all' || grant.scope === 'reads';
   switch (grant.scope) {
     case 'all':
       return true;

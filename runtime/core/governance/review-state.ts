@@ -4,7 +4,7 @@
  * since), `retired` (its source offers it no more) or `reviewed` (the
  * contract served is the one reviewed).
  */
-import type { ActionPolicy } from './model.ts';
+import type { ActionPolicy } from '../model/governance.ts';
 
 export type ReviewState = 'new' | 'changed' | 'retired' | 'reviewed';
 

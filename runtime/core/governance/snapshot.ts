@@ -4,11 +4,12 @@
  * process, the `portcullis` command or another replica), so a revoked agent is
  * refused on its next call while unchanged state costs one small query.
  */
-import type { Store } from '../store/store.ts';
-import type { ToolSource, ToolSources, ToolTarget } from '../tools/tool-source.ts';
+
+import type { ActionPolicy, Agent, Connection, Grant, MemberGrant } from '../model/governance.ts';
+import type { Store } from '../ports/store.ts';
 import { decide } from './decide.ts';
-import type { ActionPolicy, Agent, Connection, Grant } from './model.ts';
 import { type ToolNameCollision, toolNameFor, toolsByName } from './tool-names.ts';
+import type { ToolSource, ToolSources, ToolTarget } from './tool-source.ts';
 
 export interface GovernanceSnapshotOptions {
   /**
@@ -39,6 +40,7 @@ export class GovernanceSnapshot {
       agents: Array<Agent & { keyHash: string }>;
       connections: Connection[];
       grants: Grant[];
+      memberGrants: MemberGrant[];
       policies: ActionPolicy[];
     },
     toolSources: ToolSources,
@@ -58,6 +60,35 @@ export class GovernanceSnapshot {
       if (list) list.push(grant);
       else grants.set(grant.agentId, [grant]);
     }
+    // An agent acting for a member (a consent made it) holds the member's grants too,
+    // as its own on each connection it has none of its own on; the token's scopes narrow them.
+    const byMember = new Map<string, MemberGrant[]>();
+    for (const grant of rows.memberGrants) {
+      const list = byMember.get(grant.memberId);
+      if (list) list.push(grant);
+      else byMember.set(grant.memberId, [grant]);
+    }
+    for (const agent of this.#agentsById.values()) {
+      const held = agent.memberId === null ? undefined : byMember.get(agent.memberId);
+      if (held === undefined) continue;
+      const own = grants.get(agent.id) ?? [];
+      const merged = [...own];
+      for (const grant of held) {
+        if (grant.workspaceId !== agent.workspaceId) continue;
+        if (own.some((g) => g.connectionId === grant.connectionId)) continue;
+        merged.push({
+          id: grant.id,
+          workspaceId: grant.workspaceId,
+          agentId: agent.id,
+          connectionId: grant.connectionId,
+          scope: grant.scope,
+          actions: grant.actions,
+          credentialMode: 'shared',
+          createdAt: grant.createdAt,
+        });
+      }
+      grants.set(agent.id, merged);
+    }
     this.#grantsByAgent = grants;
     this.#policiesList = rows.policies;
     this.#policies = new Map(rows.policies.map((p) => [policyKey(p.connectionId, p.action), p]));
@@ -69,17 +100,18 @@ export class GovernanceSnapshot {
     options: GovernanceSnapshotOptions = {},
   ): Promise<GovernanceSnapshot> {
     return store.transaction(async (tx) => {
-      const [revision, agents, connections, grants, policies] = await Promise.all([
+      const [revision, agents, connections, grants, memberGrants, policies] = await Promise.all([
         tx.revision(),
         tx.agents.all(),
         tx.connections.all(),
         tx.grants.all(),
+        tx.memberGrants.all(),
         tx.policies.all(),
       ]);
       const sources = toolSources.read ? await toolSources.read(tx) : toolSources;
       return new GovernanceSnapshot(
         revision,
-        { agents, connections, grants, policies },
+        { agents, connections, grants, memberGrants, policies },
         sources,
         options,
       );

@@ -15,9 +15,9 @@
  * on the connection, never on what else an agent is granted, so it is stable.
  */
 import { fitToolName, providerToolPrefix } from '../../../generated/catalog-rules.ts';
-import { GatewayError } from '../errors.ts';
-import { REMOTE_MCP_PROVIDER } from '../remote/remote-model.ts';
-import type { Connection } from './model.ts';
+import { GatewayError } from '../base/errors.ts';
+import type { Connection } from '../model/governance.ts';
+import { REMOTE_MCP_PROVIDER } from '../model/remote.ts';
 
 export const CONNECTION_NAME_PATTERN = /^[a-z][a-z0-9-]{0,31}$/;
 

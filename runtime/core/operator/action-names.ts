@@ -7,12 +7,12 @@
  * (`prompt:greet`, `resource:memo://welcome`), and also by its `/mcp` name.
  * Whatever a listing prints, a command takes.
  */
-import { GatewayError } from '../errors.ts';
-import type { Connection } from '../governance/model.ts';
+import { GatewayError } from '../base/errors.ts';
+import { didYouMean } from '../base/nearest-word.ts';
 import { toolNameFor } from '../governance/tool-names.ts';
-import { didYouMean } from '../nearest-word.ts';
-import { featureOfKey, namespacedId } from '../remote/remote-feature-contract.ts';
-import { REMOTE_MCP_PROVIDER } from '../remote/remote-model.ts';
+import type { Connection } from '../model/governance.ts';
+import { REMOTE_MCP_PROVIDER } from '../model/remote.ts';
+import { featureOfKey, namespacedId } from '../sources/remote-mcp/remote-feature-contract.ts';
 
 type Named = Pick<Connection, 'name' | 'provider'>;
 

@@ -7,17 +7,17 @@
  */
 import { z } from 'zod';
 import type { Classification } from '../../../generated/catalog-format.ts';
-import { GatewayError } from '../errors.ts';
+import { GatewayError } from '../base/errors.ts';
 import { classDefault } from '../governance/contract-sync.ts';
-import type { ActionPolicy, Connection, PolicyState } from '../governance/model.ts';
 import { type ReviewState, reviewStateOf } from '../governance/review-state.ts';
-import { type ContractChange, contractChanges } from '../remote/contract-diff.ts';
-import { featureOfKey } from '../remote/remote-feature-contract.ts';
-import { REMOTE_MCP_PROVIDER, type RemoteFeatureKind } from '../remote/remote-model.ts';
+import { assertToolNamesFree } from '../governance/tool-name-owners.ts';
+import type { ActionPolicy, Connection, PolicyState } from '../model/governance.ts';
+import { REMOTE_MCP_PROVIDER, type RemoteFeatureKind } from '../model/remote.ts';
+import { type ContractChange, contractChanges } from '../sources/remote-mcp/contract-diff.ts';
+import { featureOfKey } from '../sources/remote-mcp/remote-feature-contract.ts';
 import { actionNamesOf, actionOrThrow } from './action-names.ts';
-import { connectionOrThrow } from './connections.ts';
+import { connectionOrThrow } from './connection-lookup.ts';
 import { attempt, audit, type OperatorContext, parseInput, workspaceOrThrow } from './context.ts';
-import { assertToolNamesFree } from './tool-name-owners.ts';
 
 export interface ActionView {
   /** A tool's name, or a prompt's, resource's or template's key (`prompt:greet`). */

@@ -6,7 +6,7 @@
  * start of a gateway with none makes one and prints it).
  */
 import { z } from 'zod';
-import { GatewayError } from '../errors.ts';
+import { GatewayError } from '../base/errors.ts';
 import { hashKey, newAdminToken, newId } from '../governance/keys.ts';
 import { attempt, audit, type OperatorContext, parseInput } from './context.ts';
 

@@ -1,9 +1,9 @@
 /** The operator verbs on agents: create, list, revoke, rotate a key, delete. */
 import { z } from 'zod';
-import { GatewayError } from '../errors.ts';
+import { GatewayError } from '../base/errors.ts';
+import { didYouMean } from '../base/nearest-word.ts';
 import { hashKey, keyPrefixOf, newAgentKey, newId } from '../governance/keys.ts';
-import type { Agent } from '../governance/model.ts';
-import { didYouMean } from '../nearest-word.ts';
+import type { Agent } from '../model/governance.ts';
 import { attempt, audit, type OperatorContext, parseInput, workspaceOrThrow } from './context.ts';
 import { NameSchema } from './names.ts';
 
@@ -39,6 +39,7 @@ export async function createAgent(
       status: 'active',
       createdAt: ctx.now().toISOString(),
       revokedAt: null,
+      memberId: null,
     };
     await ctx.store.transaction(async (tx) => {
       await tx.agents.create(agent, hashKey(key));

@@ -1,7 +1,7 @@
 /** The audit log queried: by workspace, agent, action, decision, reason and time (a timestamp or a duration back from now). */
 import { z } from 'zod';
-import { GatewayError } from '../errors.ts';
-import type { AuditEvent } from '../governance/model.ts';
+import { GatewayError } from '../base/errors.ts';
+import type { AuditEvent } from '../model/governance.ts';
 import { agentOrThrow } from './agents.ts';
 import { type OperatorContext, parseInput, workspaceOrThrow } from './context.ts';
 

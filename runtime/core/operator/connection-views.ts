@@ -7,9 +7,9 @@
  */
 import { z } from 'zod';
 import type { CuratedRemotes } from '../catalog/curated-remotes.ts';
-import type { Connection } from '../governance/model.ts';
-import { REMOTE_MCP_PROVIDER, type RemoteEndpoint } from '../remote/remote-model.ts';
-import type { SignInReason } from '../upstream-sign-in/sign-in-model.ts';
+import type { Connection } from '../model/governance.ts';
+import { REMOTE_MCP_PROVIDER, type RemoteEndpoint } from '../model/remote.ts';
+import type { SignInReason } from '../model/sign-in.ts';
 import { type OperatorContext, parseInput, workspaceOrThrow } from './context.ts';
 
 export interface RemoteView {

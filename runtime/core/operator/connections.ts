@@ -5,20 +5,21 @@
  * transaction. A failed verification writes nothing.
  */
 import { z } from 'zod';
+import { GatewayError } from '../base/errors.ts';
+import { didYouMean } from '../base/nearest-word.ts';
 import type { ProviderCatalog } from '../catalog/catalog-set.ts';
-import { GatewayError } from '../errors.ts';
-import { type Execution, OPERATOR_CALL } from '../execute/executor.ts';
 import { syncPolicies } from '../governance/contract-sync.ts';
 import { newId } from '../governance/keys.ts';
-import type { Connection } from '../governance/model.ts';
-import { isInputRequired } from '../mcp/tool-backend.ts';
-import { didYouMean } from '../nearest-word.ts';
-import { REMOTE_MCP_PROVIDER } from '../remote/remote-model.ts';
+import { assertNameFree } from '../governance/reserved-names.ts';
+import { isInputRequired } from '../mcp/server/tool-backend.ts';
+import type { Connection } from '../model/governance.ts';
+import { REMOTE_MCP_PROVIDER } from '../model/remote.ts';
+import { type Execution, OPERATOR_CALL } from '../sources/executor.ts';
 import { agentOrThrow } from './agents.ts';
+import { connectionOrThrow } from './connection-lookup.ts';
 import { attempt, audit, type OperatorContext, parseInput, workspaceOrThrow } from './context.ts';
 import { NameSchema } from './names.ts';
 import { remoteCredentialFields } from './remote-credential.ts';
-import { assertNameFree } from './reserved-names.ts';
 
 /** The credential's fields by name, or one string for a provider with a single field. */
 const SecretValuesSchema = z.union([
@@ -94,25 +95,6 @@ export async function connect(ctx: OperatorContext, input: unknown): Promise<Con
 export async function listConnections(ctx: OperatorContext, input: unknown): Promise<Connection[]> {
   const { workspace } = parseInput(z.strictObject({ workspace: z.string().min(1) }), input);
   return ctx.store.connections.list((await workspaceOrThrow(ctx, workspace)).id);
-}
-
-export async function connectionOrThrow(
-  ctx: OperatorContext,
-  workspaceId: string,
-  ref: string,
-): Promise<Connection> {
-  const connection =
-    (await ctx.store.connections.byName(workspaceId, ref)) ??
-    (await ctx.store.connections.byId(workspaceId, ref));
-  if (!connection) {
-    const names = (await ctx.store.connections.list(workspaceId)).map((c) => c.name);
-    throw new GatewayError(
-      'not_found',
-      `no connection ${ref} in this workspace${didYouMean(ref, names)}`,
-      { field: 'connection' },
-    );
-  }
-  return connection;
 }
 
 /**

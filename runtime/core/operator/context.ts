@@ -3,16 +3,16 @@
  * HTTP API call the same verbs with the same inputs, so they cannot drift.
  */
 import type { z } from 'zod';
+import { GatewayError, REASONS } from '../base/errors.ts';
+import { didYouMean } from '../base/nearest-word.ts';
 import type { CatalogSet } from '../catalog/catalog-set.ts';
-import { GatewayError, REASONS } from '../errors.ts';
-import type { Executors } from '../execute/executor.ts';
 import { auditEvent } from '../governance/audit-event.ts';
-import type { NewAuditEvent, Workspace } from '../governance/model.ts';
-import { didYouMean } from '../nearest-word.ts';
-import type { RemoteMcp } from '../remote/remote-mcp.ts';
-import type { Store } from '../store/store.ts';
-import type { ToolSources } from '../tools/tool-source.ts';
-import type { UpstreamSignIn } from '../upstream-sign-in/upstream-sign-in.ts';
+import type { ToolSources } from '../governance/tool-source.ts';
+import type { UpstreamSignIn } from '../identity/oauth-client/upstream-sign-in.ts';
+import type { NewAuditEvent, Workspace } from '../model/governance.ts';
+import type { Store } from '../ports/store.ts';
+import type { Executors } from '../sources/executor.ts';
+import type { RemoteDiscovery, RemoteMcp } from '../sources/remote-mcp/remote-mcp.ts';
 import type { CredentialVault } from '../vault/credential-vault.ts';
 import { inputProblem } from './input-issues.ts';
 
@@ -43,6 +43,16 @@ export interface OperatorContext {
 }
 
 /**
+ * What discovering and pinning a remote connection's lists needs: an
+ * operator's verb has it, and so has the background refresh (a list change
+ * heard, a list whose time ran out), which ends no caller's session.
+ */
+export type PinningContext = Pick<
+  OperatorContext,
+  'store' | 'vault' | 'toolSources' | 'actor' | 'now'
+> & { remote?: RemoteDiscovery | undefined };
+
+/**
  * Parses an operator's input; the first problem names the field to change,
  * what it takes and the nearest valid word (see `inputProblem`).
  */
@@ -71,7 +81,7 @@ export async function workspaceOrThrow(ctx: OperatorContext, ref: string): Promi
 }
 
 export async function audit(
-  ctx: OperatorContext,
+  ctx: Pick<OperatorContext, 'actor' | 'now'>,
   store: Store,
   event: Pick<NewAuditEvent, 'action' | 'workspaceId'> & Partial<NewAuditEvent>,
 ): Promise<void> {

@@ -8,10 +8,10 @@
  * the events name the connection's id, which is never reused.
  */
 import { z } from 'zod';
-import { GatewayError } from '../errors.ts';
-import { upstreamTarget } from '../remote/remote-mcp-executor.ts';
-import { REMOTE_MCP_PROVIDER } from '../remote/remote-model.ts';
-import { connectionOrThrow } from './connections.ts';
+import { GatewayError } from '../base/errors.ts';
+import { REMOTE_MCP_PROVIDER } from '../model/remote.ts';
+import { upstreamTarget } from '../sources/remote-mcp/upstream-targets.ts';
+import { connectionOrThrow } from './connection-lookup.ts';
 import { attempt, audit, type OperatorContext, parseInput, workspaceOrThrow } from './context.ts';
 
 const DisconnectSchema = z.strictObject({

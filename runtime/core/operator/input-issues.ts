@@ -5,7 +5,7 @@
  * expected one of "read"|"write"") name neither the field nor a fix.
  */
 import type { z } from 'zod';
-import { didYouMean } from '../nearest-word.ts';
+import { didYouMean } from '../base/nearest-word.ts';
 
 export interface InputProblem {
   /** Dotted path of the field to change (`classification`, `settings.metro`, `input`). */

@@ -6,7 +6,7 @@
  * seals only under the key the store names, so it follows a rotation made by
  * the `portcullis` command.
  */
-import { GatewayError } from '../errors.ts';
+import { GatewayError } from '../base/errors.ts';
 import { forgetPreviousKeys, rotateKeyFile } from '../vault/key-file.ts';
 import { attempt, audit, type OperatorContext } from './context.ts';
 import { SEALED_UNDER_MASTER_KEY } from './sealed-under-master-key.ts';

@@ -6,11 +6,11 @@
  * families, and the agents they stood for.
  */
 import { z } from 'zod';
-import { GatewayError } from '../errors.ts';
+import { GatewayError } from '../base/errors.ts';
+import { didYouMean } from '../base/nearest-word.ts';
 import { newId } from '../governance/keys.ts';
-import { didYouMean } from '../nearest-word.ts';
-import type { Member } from '../oauth-server/oauth-model.ts';
-import { hashPassword, passwordProblem } from '../oauth-server/passwords.ts';
+import { hashPassword, passwordProblem } from '../identity/oauth-server/passwords.ts';
+import type { Member } from '../model/oauth.ts';
 import { attempt, audit, type OperatorContext, parseInput, workspaceOrThrow } from './context.ts';
 import { NameSchema } from './names.ts';
 
@@ -90,7 +90,7 @@ export async function removeMember(ctx: OperatorContext, input: unknown): Promis
   });
 }
 
-async function memberOrThrow(
+export async function memberOrThrow(
   ctx: OperatorContext,
   workspaceId: string,
   name: string,

@@ -4,8 +4,8 @@
  * once and its access tokens on their next request, on every replica.
  */
 import { z } from 'zod';
-import { GatewayError } from '../errors.ts';
-import type { Consent } from '../oauth-server/oauth-model.ts';
+import { GatewayError } from '../base/errors.ts';
+import type { Consent } from '../model/oauth.ts';
 import { attempt, audit, type OperatorContext, parseInput, workspaceOrThrow } from './context.ts';
 
 export interface ConsentView extends Consent {

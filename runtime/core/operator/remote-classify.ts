@@ -6,13 +6,12 @@
  */
 import { z } from 'zod';
 import { syncPolicies } from '../governance/contract-sync.ts';
-import { classifyRemoteTool } from '../remote/remote-classification.ts';
-import { featureActionOf } from '../remote/remote-feature-contract.ts';
-import { remoteActionOf } from '../remote/remote-tool-source.ts';
+import { classifyRemoteTool } from '../sources/remote-mcp/remote-classification.ts';
+import { featureActionOf } from '../sources/remote-mcp/remote-feature-contract.ts';
+import { remoteActionOf } from '../sources/remote-mcp/remote-tool-source.ts';
 import { actionOrThrow } from './action-names.ts';
-import { connectionOrThrow } from './connections.ts';
+import { connectionOrThrow, endpointOrThrow } from './connection-lookup.ts';
 import { attempt, audit, type OperatorContext, parseInput, workspaceOrThrow } from './context.ts';
-import { endpointOrThrow } from './remote-refresh.ts';
 
 const ClassifySchema = z.strictObject({
   workspace: z.string().min(1),

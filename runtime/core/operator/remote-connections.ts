@@ -8,35 +8,36 @@
  * on. Header values are sealed in the vault; only names are kept and shown.
  */
 import { z } from 'zod';
+import { GatewayError } from '../base/errors.ts';
 import type { CuratedOffer } from '../catalog/curated-remotes.ts';
-import { GatewayError } from '../errors.ts';
 import { newId } from '../governance/keys.ts';
-import type { Connection } from '../governance/model.ts';
+import { assertNameFree, firstFreeName } from '../governance/reserved-names.ts';
 import { CONNECTION_NAME_PATTERN } from '../governance/tool-names.ts';
-import { endpointUrlOrThrow } from '../remote/endpoint-url.ts';
-import { connectionNameOf } from '../remote/mcp-servers-config.ts';
-import { type ProbeResult, probeEndpoint } from '../remote/probe.ts';
-import { recordFeatures } from '../remote/record-features.ts';
-import {
-  assertBearerKeyAllowed,
-  assertRemoteHeaders,
-  BEARER_FIELD,
-  headerField,
-} from '../remote/remote-headers.ts';
-import type { RemoteMcp } from '../remote/remote-mcp.ts';
-import { upstreamTarget } from '../remote/remote-mcp-executor.ts';
+import { discover } from '../identity/oauth-client/upstream-oauth.ts';
+import type { UpstreamTarget } from '../mcp/client/upstream-target.ts';
+import type { Connection } from '../model/governance.ts';
 import {
   REMOTE_MCP_PROVIDER,
   type RemoteAuthKind,
   type RemoteEndpoint,
   type RemoteOAuth,
-} from '../remote/remote-model.ts';
-import type { UpstreamTarget } from '../remote/upstream-client.ts';
-import { discover } from '../upstream-oauth/upstream-oauth.ts';
+} from '../model/remote.ts';
+import { endpointUrlOrThrow } from '../sources/remote-mcp/endpoint-url.ts';
+import { connectionNameOf } from '../sources/remote-mcp/mcp-servers-config.ts';
+import { type ProbeResult, probeEndpoint } from '../sources/remote-mcp/probe.ts';
+import { recordFeatures } from '../sources/remote-mcp/record-features.ts';
+import {
+  assertBearerKeyAllowed,
+  assertRemoteHeaders,
+  BEARER_FIELD,
+  headerField,
+} from '../sources/remote-mcp/remote-headers.ts';
+import type { RemoteMcp } from '../sources/remote-mcp/remote-mcp.ts';
+import { upstreamTarget } from '../sources/remote-mcp/upstream-targets.ts';
+import { remoteOrThrow } from './connection-lookup.ts';
 import { attempt, audit, type OperatorContext, parseInput, workspaceOrThrow } from './context.ts';
 import { NameSchema } from './names.ts';
 import { applyPinned, discoverPinnable, type RefreshReport } from './remote-refresh.ts';
-import { assertNameFree, firstFreeName } from './reserved-names.ts';
 
 export const ConnectUrlSchema = z.strictObject({
   workspace: z.string().min(1),
@@ -64,11 +65,6 @@ export interface RemoteConnectResult {
    * unverified server. The connection is the same either way.
    */
   curated?: CuratedOffer;
-}
-
-export function remoteOrThrow(ctx: OperatorContext): RemoteMcp {
-  if (!ctx.remote) throw new TypeError('remote MCP connections need the gateway’s outbound client');
-  return ctx.remote;
 }
 
 /** Where a name may be derived from when the operator gives none. */

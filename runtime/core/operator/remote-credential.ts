@@ -7,19 +7,18 @@
  * sealed; the old credential's upstream session is ended, so the next call
  * opens one with the new credential.
  */
-import { GatewayError } from '../errors.ts';
-import type { Connection } from '../governance/model.ts';
-import { probeEndpoint } from '../remote/probe.ts';
+import { GatewayError } from '../base/errors.ts';
+import type { Connection } from '../model/governance.ts';
+import { probeEndpoint } from '../sources/remote-mcp/probe.ts';
 import {
   assertBearerKeyAllowed,
   assertRemoteHeaders,
   BEARER_FIELD,
   headerField,
-} from '../remote/remote-headers.ts';
-import { upstreamTarget } from '../remote/remote-mcp-executor.ts';
+} from '../sources/remote-mcp/remote-headers.ts';
+import { upstreamTarget } from '../sources/remote-mcp/upstream-targets.ts';
+import { endpointOrThrow, remoteOrThrow } from './connection-lookup.ts';
 import type { OperatorContext } from './context.ts';
-import { remoteOrThrow } from './remote-connections.ts';
-import { endpointOrThrow } from './remote-refresh.ts';
 
 /** The name a key beside custom headers is given under (`--credential-env Authorization=VAR`). */
 const KEY_HEADER = 'Authorization';

@@ -4,8 +4,8 @@
  * key), normalised into the same `connect-url` input the guided route takes.
  */
 import { z } from 'zod';
-import { GatewayError } from '../errors.ts';
-import { chooseServer, parseMcpServers } from '../remote/mcp-servers-config.ts';
+import { GatewayError } from '../base/errors.ts';
+import { chooseServer, parseMcpServers } from '../sources/remote-mcp/mcp-servers-config.ts';
 import type { OperatorContext } from './context.ts';
 import { parseInput } from './context.ts';
 import { connectUrl, type RemoteConnectResult } from './remote-connections.ts';

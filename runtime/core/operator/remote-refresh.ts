@@ -7,41 +7,46 @@
  * field by field, for the review.
  */
 import { z } from 'zod';
-import { GatewayError } from '../errors.ts';
 import { syncPolicies } from '../governance/contract-sync.ts';
-import type { Connection } from '../governance/model.ts';
-import { type ContractChange, contractChanges } from '../remote/contract-diff.ts';
-import { discoverFeatures } from '../remote/discover-features.ts';
-import { discoverTools } from '../remote/discover-tools.ts';
-import { openSession } from '../remote/open-session.ts';
-import { recordFeatures } from '../remote/record-features.ts';
-import { classifyRemoteTool } from '../remote/remote-classification.ts';
+import { assertToolNamesFree } from '../governance/tool-name-owners.ts';
+import type { UpstreamSession } from '../mcp/client/upstream-client.ts';
+import type { UpstreamTarget } from '../mcp/client/upstream-target.ts';
+import type { Connection } from '../model/governance.ts';
+import type {
+  RemoteEndpoint,
+  RemoteFeature,
+  RemoteFeatureKind,
+  RemoteFeatures,
+  RemoteTool,
+  ReviewedContract,
+} from '../model/remote.ts';
+import type { Store } from '../ports/store.ts';
+import { type ContractChange, contractChanges } from '../sources/remote-mcp/contract-diff.ts';
+import { discoverFeatures } from '../sources/remote-mcp/discover-features.ts';
+import { discoverTools } from '../sources/remote-mcp/discover-tools.ts';
+import { openSession } from '../sources/remote-mcp/open-session.ts';
+import { recordFeatures } from '../sources/remote-mcp/record-features.ts';
+import { classifyRemoteTool } from '../sources/remote-mcp/remote-classification.ts';
 import {
   featureActionOf,
   featureHashOf,
   featureIdOf,
   featureKey,
-} from '../remote/remote-feature-contract.ts';
-import { sameFeatures } from '../remote/remote-features.ts';
-import { BEARER_FIELD } from '../remote/remote-headers.ts';
-import { upstreamTarget } from '../remote/remote-mcp-executor.ts';
+} from '../sources/remote-mcp/remote-feature-contract.ts';
+import { sameFeatures } from '../sources/remote-mcp/remote-features.ts';
+import { BEARER_FIELD } from '../sources/remote-mcp/remote-headers.ts';
+import { contractHashOf } from '../sources/remote-mcp/remote-tool-contract.ts';
+import { remoteActionOf } from '../sources/remote-mcp/remote-tool-source.ts';
+import { upstreamTarget } from '../sources/remote-mcp/upstream-targets.ts';
+import { connectionOrThrow, endpointOrThrow, remoteOrThrow } from './connection-lookup.ts';
 import {
-  REMOTE_MCP_PROVIDER,
-  type RemoteEndpoint,
-  type RemoteFeature,
-  type RemoteFeatureKind,
-  type RemoteFeatures,
-  type RemoteTool,
-  type ReviewedContract,
-} from '../remote/remote-model.ts';
-import { contractHashOf } from '../remote/remote-tool-contract.ts';
-import { remoteActionOf } from '../remote/remote-tool-source.ts';
-import type { UpstreamSession, UpstreamTarget } from '../remote/upstream-client.ts';
-import type { Store } from '../store/store.ts';
-import { connectionOrThrow } from './connections.ts';
-import { attempt, audit, type OperatorContext, parseInput, workspaceOrThrow } from './context.ts';
-import { remoteOrThrow } from './remote-connections.ts';
-import { assertToolNamesFree } from './tool-name-owners.ts';
+  attempt,
+  audit,
+  type OperatorContext,
+  type PinningContext,
+  parseInput,
+  workspaceOrThrow,
+} from './context.ts';
 
 export interface RefreshReport {
   tools: string[];
@@ -68,7 +73,7 @@ export interface Discovered {
 
 /** Network only: the upstream's tools now, as rows to pin. */
 export async function discoverPinnable(
-  ctx: OperatorContext,
+  ctx: PinningContext,
   connection: Connection,
   endpoint: RemoteEndpoint,
   target: UpstreamTarget,
@@ -113,7 +118,7 @@ export async function discoverPinnable(
 
 /** In the caller's transaction: the new list pinned, policies synced, the change audited. */
 export async function applyPinned(
-  ctx: OperatorContext,
+  ctx: PinningContext,
   tx: Store,
   connection: Connection,
   endpoint: RemoteEndpoint,
@@ -242,7 +247,7 @@ export async function refreshRemote(ctx: OperatorContext, input: unknown): Promi
 
 /** Discovers and pins again (an operator's refresh, a `list_changed`, an expired `ttlMs`). */
 export async function refreshConnection(
-  ctx: OperatorContext,
+  ctx: PinningContext,
   connection: Connection,
   endpoint: RemoteEndpoint,
 ): Promise<RefreshReport> {
@@ -263,13 +268,27 @@ export async function refreshConnection(
   return ctx.store.transaction((tx) => applyPinned(ctx, tx, connection, endpoint, discovered));
 }
 
+/**
+ * The background refresh of a connection whose server said a list changed:
+ * discovered and pinned again while it is an active remote connection out
+ * of draft; says whether it was.
+ */
+export async function refreshListed(ctx: PinningContext, connectionId: string): Promise<boolean> {
+  const endpoint = await ctx.store.remoteEndpoints.byConnection(connectionId);
+  if (!endpoint || endpoint.draft !== null) return false;
+  const connection = await ctx.store.connections.byId(endpoint.workspaceId, connectionId);
+  if (connection?.status !== 'active') return false;
+  await refreshConnection(ctx, connection, endpoint);
+  return true;
+}
+
 /** The connection's shared credential: its sealed key or headers, or a signed-in one's access token. */
 export async function sharedCredentialOf(
-  ctx: OperatorContext,
+  ctx: PinningContext,
   connection: Connection,
   endpoint: RemoteEndpoint,
 ): Promise<Record<string, string> | undefined> {
-  const tokens = ctx.remote?.executor.tokens;
+  const tokens = ctx.remote?.tokens;
   if (endpoint.authKind !== 'oauth' || !tokens)
     return ctx.vault.open(await ctx.store.credentials.forConnection(connection.id, null));
   const token = await tokens.accessToken(endpoint, {
@@ -279,28 +298,4 @@ export async function sharedCredentialOf(
     agentId: null,
   });
   return { [BEARER_FIELD]: token };
-}
-
-export async function endpointOrThrow(
-  ctx: OperatorContext,
-  connection: Connection,
-): Promise<RemoteEndpoint> {
-  const endpoint =
-    connection.provider === REMOTE_MCP_PROVIDER
-      ? await ctx.store.remoteEndpoints.byConnection(connection.id)
-      : undefined;
-  if (!endpoint)
-    throw new GatewayError(
-      'invalid_input',
-      `connection: ${connection.name} is not a remote MCP connection`,
-      {
-        field: 'connection',
-      },
-    );
-  if (endpoint.draft !== null)
-    throw new GatewayError(
-      'connection_inactive',
-      `${connection.name} is a draft (${endpoint.draft}): finish it with portcullis connect-url ${endpoint.url} --name ${connection.name}`,
-    );
-  return endpoint;
 }

@@ -8,23 +8,23 @@
  * server where it has a revocation endpoint (RFC 7009) and forgets them.
  */
 import { z } from 'zod';
-import { GatewayError } from '../errors.ts';
-import type { Connection } from '../governance/model.ts';
-import { probeEndpoint } from '../remote/probe.ts';
-import { BEARER_FIELD } from '../remote/remote-headers.ts';
-import { upstreamTarget } from '../remote/remote-mcp-executor.ts';
-import { REMOTE_MCP_PROVIDER, type RemoteEndpoint } from '../remote/remote-model.ts';
-import { discover, revokeTokens } from '../upstream-oauth/upstream-oauth.ts';
+import { GatewayError } from '../base/errors.ts';
+import { discover, revokeTokens } from '../identity/oauth-client/upstream-oauth.ts';
 import type {
   FinishedSignIn,
   SignInLink,
   UpstreamSignIn,
-} from '../upstream-sign-in/upstream-sign-in.ts';
+} from '../identity/oauth-client/upstream-sign-in.ts';
+import type { Connection } from '../model/governance.ts';
+import { REMOTE_MCP_PROVIDER, type RemoteEndpoint } from '../model/remote.ts';
+import { probeEndpoint } from '../sources/remote-mcp/probe.ts';
+import { BEARER_FIELD } from '../sources/remote-mcp/remote-headers.ts';
+import { upstreamTarget } from '../sources/remote-mcp/upstream-targets.ts';
 import { agentOrThrow } from './agents.ts';
-import { connectionOrThrow } from './connections.ts';
+import { connectionOrThrow, remoteOrThrow } from './connection-lookup.ts';
 import { attempt, audit, type OperatorContext, parseInput, workspaceOrThrow } from './context.ts';
 import { NameSchema } from './names.ts';
-import { pinReady, type RemoteConnectResult, remoteOrThrow } from './remote-connections.ts';
+import { pinReady, type RemoteConnectResult } from './remote-connections.ts';
 
 const SignInSchema = z.strictObject({
   workspace: z.string().min(1),

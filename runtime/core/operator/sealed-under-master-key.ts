@@ -6,12 +6,13 @@
  * (The `requestState` keys are derived from the master keys, not stored:
  * nothing to re-seal.)
  */
-import { signingKeyFamily } from '../oauth-server/signing-keys.ts';
+
 import {
   pendingSignInFamily,
   upstreamClientSecretFamily,
   upstreamTokenFamily,
-} from '../upstream-sign-in/sign-in-secrets.ts';
+} from '../identity/oauth-client/sign-in-secrets.ts';
+import { signingKeyFamily } from '../identity/oauth-server/signing-keys.ts';
 import { credentialFamily } from '../vault/credential-vault.ts';
 import type { SealedFamily } from '../vault/sealed-family.ts';
 

@@ -3,7 +3,7 @@
  * key keep working, or with `revokeOld` (a leaked key) are refused at once
  * everywhere, each revoked key audited by its kid.
  */
-import type { SigningKeys } from '../oauth-server/signing-keys.ts';
+import type { SigningKeys } from '../identity/oauth-server/signing-keys.ts';
 import { attempt, audit, type OperatorContext } from './context.ts';
 
 export async function rotateSigningKey(

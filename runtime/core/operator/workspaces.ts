@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { newId } from '../governance/keys.ts';
-import type { Workspace } from '../governance/model.ts';
+import type { Workspace } from '../model/governance.ts';
 import { attempt, audit, type OperatorContext, parseInput } from './context.ts';
 import { NameSchema } from './names.ts';
 

@@ -15,9 +15,9 @@
 import { isIP } from 'node:net';
 import { rootCertificates } from 'node:tls';
 import { Agent, type Dispatcher } from 'undici';
-import { BoundedCache } from '../bounded-cache.ts';
-import type { CancelSignal } from '../cancellation.ts';
-import type { GatewayError } from '../errors.ts';
+import { BoundedCache } from '../base/bounded-cache.ts';
+import type { CancelSignal } from '../base/cancellation.ts';
+import type { GatewayError } from '../base/errors.ts';
 import { AddressRefusedError, createGuardedLookup, refusedRange } from './address-policy.ts';
 import {
   classifyFailure,

@@ -5,7 +5,7 @@
  * header, never its value (a value may be a credential).
  */
 import { HEADER_NAME_TOKEN, headerNameRefusal } from '../../../generated/catalog-rules.ts';
-import { GatewayError } from '../errors.ts';
+import { GatewayError } from '../base/errors.ts';
 
 /** Visible ASCII, space and obs-text: no control characters (CR, LF, NUL, tab, DEL, C1). */
 const FIELD_VALUE = /^[\x20-\x7e\xa0-\xff]*$/;

@@ -5,7 +5,7 @@
  * outcome is unknown. Nothing here carries headers, bodies or unredacted URLs.
  */
 import { errors as undiciErrors } from 'undici';
-import { GatewayError, type ReasonCode } from '../errors.ts';
+import { GatewayError, type ReasonCode } from '../base/errors.ts';
 import { AddressRefusedError } from './address-policy.ts';
 import type { Redactor } from './redaction.ts';
 

@@ -8,7 +8,7 @@
  * agent answering its question), the time is not the server's.
  */
 import type { Dispatcher } from 'undici';
-import type { GatewayError } from '../errors.ts';
+import type { GatewayError } from '../base/errors.ts';
 import {
   classifyFailure,
   deadlineExceeded,

@@ -4,9 +4,9 @@
  * another row does not open. Write-only from every API: nothing here returns a
  * value except to the executor.
  */
-import { GatewayError } from '../errors.ts';
-import type { SealedCredential } from '../governance/model.ts';
-import type { Store } from '../store/store.ts';
+import { GatewayError } from '../base/errors.ts';
+import type { SealedCredential } from '../model/governance.ts';
+import type { Store } from '../ports/store.ts';
 import type { Keyring } from './keyring.ts';
 import { type SealedFamily, sealedFamily } from './sealed-family.ts';
 import { openSecret, sealedKeyId, sealSecret } from './sealed-secret.ts';

@@ -4,7 +4,7 @@
  * are forgotten; the list of families is `SEALED_UNDER_MASTER_KEY`
  * (`runtime/core/operator/sealed-under-master-key.ts`).
  */
-import type { Store } from '../store/store.ts';
+import type { Store } from '../ports/store.ts';
 import type { Keyring } from './keyring.ts';
 import { resealSecret, sealedKeyId } from './sealed-secret.ts';
 

@@ -7,11 +7,11 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Catalog, CatalogAction } from '../../../generated/catalog-format.ts';
-import { buildRestRequest } from '../../../runtime/core/rest/build-request.ts';
-import { createAjv } from '../../../runtime/core/validation/create-ajv.ts';
+import { createAjv } from '../../../runtime/core/base/create-ajv.ts';
+import { buildRestRequest } from '../../../runtime/core/sources/native-rest/build-request.ts';
 import { sampleCall } from '../../../scripts/corpus/sample-call.ts';
-import { syntheticAction } from '../../runtime/rest/actions.ts';
 import { compileFixture, FIXTURES, ROOT } from '../../support/fixtures.ts';
+import { syntheticAction } from '../../support/rest-actions.ts';
 
 function notCallable(actions: CatalogAction[], formats: readonly string[]): string[] {
   const ajv = createAjv(formats);

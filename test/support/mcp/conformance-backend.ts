@@ -9,7 +9,7 @@
  * here; every protocol rule is the endpoint's.
  */
 import type { CallToolResult, GetPromptResult, Prompt, Tool } from '@modelcontextprotocol/server';
-import { GatewayError } from '../../../runtime/core/errors.ts';
+import { GatewayError } from '../../../runtime/core/base/errors.ts';
 import { bearerToken } from '../../../runtime/core/governance/keys.ts';
 import type {
   InputRequired,
@@ -19,7 +19,7 @@ import type {
   ToolBackend,
   ToolCall,
   ToolOutcome,
-} from '../../../runtime/core/mcp/tool-backend.ts';
+} from '../../../runtime/core/mcp/server/tool-backend.ts';
 import { FIXTURE_AGENTS } from './fixture-backend.ts';
 
 const EMPTY = { type: 'object', properties: {} } as const;

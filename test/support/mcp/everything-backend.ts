@@ -14,7 +14,7 @@ import type {
   ResourceTemplateType as ResourceTemplate,
   Tool,
 } from '@modelcontextprotocol/server';
-import { GatewayError } from '../../../runtime/core/errors.ts';
+import { GatewayError } from '../../../runtime/core/base/errors.ts';
 import type {
   CompletionRequest,
   McpPrincipal,
@@ -27,7 +27,7 @@ import type {
   SubscribeRequest,
   ToolCall,
   ToolOutcome,
-} from '../../../runtime/core/mcp/tool-backend.ts';
+} from '../../../runtime/core/mcp/server/tool-backend.ts';
 import { asking, ConformanceBackend, elicit, sample, text } from './conformance-backend.ts';
 
 /** A 1×1 red PNG. */

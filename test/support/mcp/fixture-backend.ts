@@ -5,15 +5,15 @@
  * that reports progress, one that asks for input before it answers).
  */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
-import type { CancelSignal } from '../../../runtime/core/cancellation.ts';
-import { GatewayError } from '../../../runtime/core/errors.ts';
+import type { CancelSignal } from '../../../runtime/core/base/cancellation.ts';
+import { GatewayError } from '../../../runtime/core/base/errors.ts';
 import { bearerToken } from '../../../runtime/core/governance/keys.ts';
 import type {
   McpPrincipal,
   ToolBackend,
   ToolCall,
   ToolOutcome,
-} from '../../../runtime/core/mcp/tool-backend.ts';
+} from '../../../runtime/core/mcp/server/tool-backend.ts';
 
 export const FIXTURE_AGENTS = {
   alice: { key: 'pk_test_alice_7b1f0c', principal: { agentId: 'agt_alice', workspaceId: 'ws_1' } },

@@ -7,17 +7,17 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import {
-  createMcpEndpoint,
-  type McpEndpoint,
-  type McpEndpointOptions,
-} from '../../../runtime/core/mcp/mcp-endpoint.ts';
-import { RequestStateSealer } from '../../../runtime/core/mcp/request-state.ts';
-import type { ToolBackend } from '../../../runtime/core/mcp/tool-backend.ts';
-import {
   type McpRouteOptions,
   mcpRouter,
   withMcpEndpoint,
-} from '../../../runtime/http/mcp-route.ts';
+} from '../../../runtime/adapters/http/mcp-route.ts';
+import {
+  createMcpEndpoint,
+  type McpEndpoint,
+  type McpEndpointOptions,
+} from '../../../runtime/core/mcp/server/mcp-endpoint.ts';
+import { RequestStateSealer } from '../../../runtime/core/mcp/server/request-state.ts';
+import type { ToolBackend } from '../../../runtime/core/mcp/server/tool-backend.ts';
 import { FixtureBackend } from './fixture-backend.ts';
 
 /** The fixture's request-state key: fixed, so a test can seal a state of its own. */

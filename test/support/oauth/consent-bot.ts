@@ -9,6 +9,8 @@ export interface ConsentAnswer {
   member: string;
   password: string;
   decision?: 'approve' | 'deny';
+  /** The permissions left checked; default: those the page checked (everything asked). */
+  scopes?: readonly string[];
 }
 
 export interface ConsentResult {
@@ -22,6 +24,8 @@ export interface ConsentPage {
   status: number;
   html: string;
   fields: Record<string, string>;
+  /** The permission checkboxes the page checked. */
+  checked: string[];
   cookie: string | undefined;
   headers: Headers;
 }
@@ -38,8 +42,11 @@ export async function openConsentPage(
   for (const match of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) {
     fields[match[1]!] = match[2]!;
   }
+  const checked = [
+    ...html.matchAll(/<input type="checkbox" name="scope" value="([^"]*)" checked>/g),
+  ].map((match) => match[1]!);
   const cookie = reply.headers.get('set-cookie')?.split(';')[0];
-  return { status: 200, html, fields, cookie, headers: reply.headers };
+  return { status: 200, html, fields, checked, cookie, headers: reply.headers };
 }
 
 export async function postConsent(
@@ -60,6 +67,7 @@ export async function postConsent(
     decision: answer.decision ?? 'approve',
     ...overrides.fields,
   });
+  for (const scope of answer.scopes ?? page.checked) body.append('scope', scope);
   const cookie = overrides.cookie === undefined ? page.cookie : overrides.cookie;
   return fetch(`${origin}/oauth/authorize`, {
     method: 'POST',

@@ -3,7 +3,7 @@ import type { OperatorContext } from '../../../runtime/core/operator/context.ts'
 import {
   type HealthProbeOptions,
   RemoteHealthProbe,
-} from '../../../runtime/core/remote/health-probe.ts';
+} from '../../../runtime/core/sources/remote-mcp/health-probe.ts';
 
 export function manualProbe(
   ctx: OperatorContext,
@@ -13,7 +13,7 @@ export function manualProbe(
     store: ctx.store,
     vault: ctx.vault,
     client: ctx.remote!.client,
-    tokens: ctx.remote!.executor.tokens,
+    tokens: ctx.remote!.tokens,
     ...options,
   });
 }

@@ -74,14 +74,19 @@ export class SignInBrowser {
   }
 }
 
-/** The href of the sign-in page's "Continue" link (the authorization URL). */
+/** Where the sign-in page's "Continue" button goes (the authorization URL): its GET form, filled. */
 export function continueLink(page: Page): string {
-  const href = /<a id="continue" href="([^"]+)"/.exec(page.html)?.[1];
-  if (!href)
+  const form = /<form method="get" action="([^"]+)">([\s\S]*?)<\/form>/.exec(page.html);
+  if (!form?.[1] || !form[2]?.includes('id="continue"'))
     throw new Error(
-      `no Continue link on the page (HTTP ${page.status}): ${page.html.slice(0, 300)}`,
+      `no Continue button on the page (HTTP ${page.status}): ${page.html.slice(0, 300)}`,
     );
-  return href.replaceAll('&amp;', '&').replaceAll('&#38;', '&');
+  const fromHtml = (text: string) =>
+    text.replace(/&#(\d+);/g, (_m, code: string) => String.fromCharCode(Number(code)));
+  const target = new URL(fromHtml(form[1]));
+  for (const field of form[2].matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g))
+    target.searchParams.append(fromHtml(field[1]!), fromHtml(field[2]!));
+  return target.href;
 }
 
 /** oidc-provider's own interaction form: where it posts. */

@@ -6,13 +6,13 @@
  */
 
 import { afterAll, beforeAll } from 'vitest';
+import type { Gateway } from '../../../runtime/compose/open-gateway.ts';
 import { changeActions } from '../../../runtime/core/operator/actions.ts';
 import { createAgent } from '../../../runtime/core/operator/agents.ts';
 import type { OperatorContext } from '../../../runtime/core/operator/context.ts';
 import { grant } from '../../../runtime/core/operator/grants.ts';
 import { connectUrl } from '../../../runtime/core/operator/remote-connections.ts';
 import { signIn } from '../../../runtime/core/operator/remote-sign-in.ts';
-import type { Gateway } from '../../../runtime/open-gateway.ts';
 import { startTestGateway, type TestGateway } from '../gateway.ts';
 import {
   type OAuthUpstream,

@@ -106,6 +106,12 @@ export interface Upstream {
   /** Every live server session says its tool list changed. */
   notifyToolsChanged(): void;
   /**
+   * Resolves once a client holds a listening stream (a session's GET,
+   * answered with its head sent), at once while one is open: what a server
+   * says outside a call reaches only such a stream.
+   */
+  listening(): Promise<void>;
+  /**
    * The URIs subscribed to, and let go of, in order: a 2025-11-25 session's
    * `resources/subscribe` and `unsubscribe`, a 2026-07-28 listen stream's
    * `resourceSubscriptions` as it opens and as it closes.
@@ -151,6 +157,8 @@ export async function startUpstream(
   const ended: string[] = [];
   const seenHeaders: Upstream['seenHeaders'] = [];
   const cancelled: string[] = [];
+  let listenStreams = 0;
+  let heardListening: Array<() => void> = [];
   let openGate: () => void = () => {};
   let gate = new Promise<void>((resolve) => {
     openGate = resolve;
@@ -395,6 +403,12 @@ export async function startUpstream(
     res.writeHead(response.status, Object.fromEntries(response.headers.entries()));
     // A stream's head goes out at once, as a real server sends it.
     res.flushHeaders();
+    if (req.method === 'GET' && response.status === 200) {
+      listenStreams++;
+      res.on('close', () => listenStreams--);
+      for (const resolve of heardListening) resolve();
+      heardListening = [];
+    }
     if (response.body) for await (const chunk of response.body) res.write(chunk);
     res.end();
   };
@@ -425,6 +439,10 @@ export async function startUpstream(
         openGate = resolve;
       });
     },
+    listening: () =>
+      listenStreams > 0
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => heardListening.push(resolve)),
     notifyToolsChanged: () => {
       for (const server of live) {
         try {

@@ -7,10 +7,6 @@
 
 import { afterEach } from 'vitest';
 import {
-  createGuardedClient,
-  type GuardedClient,
-} from '../../../runtime/core/outbound/guarded-client.ts';
-import {
   type ClientBinding,
   type ClientMaterial,
   discover,
@@ -18,7 +14,11 @@ import {
   obtainClient,
   type UpstreamOAuthContext,
   type UpstreamOAuthDiscovery,
-} from '../../../runtime/core/upstream-oauth/upstream-oauth.ts';
+} from '../../../runtime/core/identity/oauth-client/upstream-oauth.ts';
+import {
+  createGuardedClient,
+  type GuardedClient,
+} from '../../../runtime/core/outbound/guarded-client.ts';
 import { type OAuthPeer, type Route, startOAuthPeer } from './oauth-peer.ts';
 
 export const REDIRECT_URI = 'https://gateway.example.com/connect/oauth/callback';

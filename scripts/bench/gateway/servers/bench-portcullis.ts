@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { configFromEnvironment } from '../../../../runtime/core/config/config.ts';
+import { configFromEnvironment } from '../../../../runtime/config/config.ts';
 import { createAgent } from '../../../../runtime/core/operator/agents.ts';
 import { connect } from '../../../../runtime/core/operator/connections.ts';
 import { grant } from '../../../../runtime/core/operator/grants.ts';

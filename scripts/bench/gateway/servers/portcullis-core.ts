@@ -11,8 +11,8 @@
  *   node portcullis-core.mjs <upstream URL> <legacy|modern> <concurrency> <duration ms> <warm-up ms>
  */
 
-import type { McpHttpRequest } from '../../../../runtime/core/mcp/http-exchange.ts';
-import { createMcpEndpoint } from '../../../../runtime/core/mcp/mcp-endpoint.ts';
+import { createMcpEndpoint } from '../../../../runtime/core/mcp/server/mcp-endpoint.ts';
+import type { McpHttpRequest } from '../../../../runtime/core/mcp/wire/http-exchange.ts';
 import { timeStatements } from '../core/statement-time.ts';
 import { upstreamArgument } from './announce.ts';
 import {

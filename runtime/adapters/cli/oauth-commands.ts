@@ -1,0 +1,158 @@
+/**
+ * The authorization server's commands: members (people who sign in on the
+ * consent page), their consents, and the signing key. A password comes from
+ * an environment variable named on the command line, never from argv.
+ */
+import { GatewayError } from '../../core/base/errors.ts';
+import {
+  addMember,
+  listMembers,
+  removeMember,
+  setMemberPassword,
+} from '../../core/operator/members.ts';
+import { listConsents, revokeConsent } from '../../core/operator/oauth-consents.ts';
+import { rotateSigningKey } from '../../core/operator/signing-key.ts';
+import type { Command } from './command.ts';
+import { printRows, printValue } from './output.ts';
+
+const passwordOptions = { 'password-env': { type: 'string' as const } };
+const passwordFields = { name: '<name>', password: '--password-env' };
+
+export const oauthCommands: Record<string, Command> = {
+  'member add': {
+    usage: 'member add <name> --password-env VAR [--workspace w]',
+    summary: 'add a person who signs in on the consent page (OAuth clients act for them)',
+    options: passwordOptions,
+    fields: passwordFields,
+    run: async ({ ctx, out, args, values, env, workspace }) => {
+      const member = await addMember(ctx, {
+        workspace,
+        name: argument(args, 'member add <name>'),
+        password: password(values, env),
+      });
+      printValue(out, member, `added member ${member.name}`);
+    },
+  },
+  'member list': {
+    usage: 'member list [--workspace w]',
+    summary: "list a workspace's members",
+    run: async ({ ctx, out, workspace }) => {
+      const rows = await listMembers(ctx, { workspace });
+      printRows(
+        out,
+        rows.map((m) => ({ ...m })),
+        ['name', 'createdAt', 'updatedAt'],
+        rows,
+      );
+    },
+  },
+  'member password': {
+    usage: 'member password <name> --password-env VAR [--workspace w]',
+    summary: "change a member's password",
+    options: passwordOptions,
+    fields: passwordFields,
+    run: async ({ ctx, out, args, values, env, workspace }) => {
+      const member = await setMemberPassword(ctx, {
+        workspace,
+        name: argument(args, 'member password <name>'),
+        password: password(values, env),
+      });
+      printValue(out, member, `changed the password of ${member.name}`);
+    },
+  },
+  'member remove': {
+    usage: 'member remove <name> [--workspace w]',
+    summary: 'remove a member with its consents; their tokens stop working',
+    fields: { name: '<name>' },
+    run: async ({ ctx, out, args, workspace }) => {
+      const member = await removeMember(ctx, {
+        workspace,
+        name: argument(args, 'member remove <name>'),
+      });
+      printValue(out, member, `removed member ${member.name} and everything it authorized`);
+    },
+  },
+  'oauth consents': {
+    usage: 'oauth consents [--workspace w]',
+    summary: 'list which member let which client act as which agent, with which scopes',
+    run: async ({ ctx, out, workspace }) => {
+      const rows = await listConsents(ctx, { workspace });
+      printRows(
+        out,
+        rows.map((c) => ({
+          id: c.id,
+          member: c.member,
+          client: c.clientName,
+          agent: c.agent,
+          scopes: c.scopes.join(' '),
+          status: c.status,
+        })),
+        ['id', 'member', 'client', 'agent', 'scopes', 'status'],
+        rows,
+      );
+    },
+  },
+  'oauth revoke': {
+    usage: 'oauth revoke <consent id> [--workspace w]',
+    summary: 'revoke a consent: its tokens stop working on their next request',
+    fields: { id: '<consent id>' },
+    run: async ({ ctx, out, args, workspace }) => {
+      const consent = await revokeConsent(ctx, {
+        workspace,
+        id: argument(args, 'oauth revoke <consent id>'),
+      });
+      printValue(out, consent, `revoked consent ${consent.id} (${consent.clientName})`);
+    },
+  },
+  'oauth rotate-key': {
+    usage: 'oauth rotate-key [--revoke-old]',
+    summary:
+      'a new access-token signing key; tokens signed with the old one keep working, or with --revoke-old (a leaked key) are refused at once',
+    options: { 'revoke-old': { type: 'boolean' } },
+    run: async ({ ctx, gateway, out, values }) => {
+      const revokeOld = values['revoke-old'] === true;
+      const rotated = await rotateSigningKey(ctx, gateway.oauth.keys, { revokeOld });
+      printValue(
+        out,
+        rotated,
+        revokeOld
+          ? `new access tokens are signed with key ${rotated.kid}; tokens signed with ${rotated.revoked?.join(', ') || 'no other key'} are refused from now on, by running servers at their next request`
+          : `new access tokens are signed with key ${rotated.kid}; running servers take it within a minute`,
+      );
+    },
+  },
+};
+
+function argument(args: string[], usage: string): string {
+  const value = args[0];
+  if (value) return value;
+  const placeholder = usage.match(/<[^>]+>/)?.[0] ?? 'argument 1';
+  throw new GatewayError(
+    'invalid_input',
+    `${usage.split(' <')[0]} needs ${placeholder}: portcullis ${usage}`,
+    {
+      field: placeholder,
+    },
+  );
+}
+
+function password(
+  values: Record<string, unknown>,
+  env: Record<string, string | undefined>,
+): string {
+  const variable = values['password-env'];
+  if (typeof variable !== 'string') {
+    throw new GatewayError(
+      'invalid_input',
+      'pass the password through an environment variable: --password-env VAR',
+      { field: '--password-env' },
+    );
+  }
+  const value = env[variable];
+  if (!value) {
+    throw new GatewayError('invalid_input', `environment variable ${variable} is empty or unset`, {
+      field: '--password-env',
+    });
+  }
+  return value;
+}

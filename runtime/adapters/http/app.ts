@@ -1,0 +1,48 @@
+/**
+ * The gateway's HTTP surface besides `/mcp`: `/healthz` and the operators'
+ * `/admin/v1` API. Express only adapts; every decision is in `runtime/core`.
+ */
+import express from 'express';
+import type { Log } from '../../compose/log.ts';
+import type { Gateway } from '../../compose/open-gateway.ts';
+import { GatewayError } from '../../core/base/errors.ts';
+import { repeatsHost } from '../../core/mcp/server/repeated-host.ts';
+import { adminRouter } from './admin-routes.ts';
+import { clientMetadataRouter } from './client-metadata-route.ts';
+import { errorReply, noSuchRoute, sendError } from './error-reply.ts';
+import { oauthRouter } from './oauth-routes.ts';
+import { signInRouter } from './sign-in-routes.ts';
+
+/** Everything but `/mcp`, which `withMcpEndpoint` answers before Express sees it. */
+export function createApp(
+  gateway: Gateway,
+  log: Log,
+  options: { trustedProxies?: readonly string[] } = {},
+): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  // proxy-addr (Express's own) reads X-Forwarded-For from these proxies only: req.ip is then the client's.
+  if (options.trustedProxies?.length) app.set('trust proxy', [...options.trustedProxies]);
+  app.set('etag', false);
+  app.use((req, res, next) => {
+    if (!repeatsHost(req.rawHeaders)) return next();
+    sendError(res, new GatewayError('host_header_repeated', undefined, { field: 'Host' }));
+  });
+  app.get('/healthz', async (_req, res) => {
+    try {
+      await gateway.store.revision();
+      res.json({ status: 'ok', providers: gateway.catalogs.providers.map((p) => p.id) });
+    } catch (error) {
+      // The one error shape, as every route answers it; the cause is the operator's to see.
+      log.error({ err: error }, 'the store does not answer the health check');
+      sendError(res, new GatewayError('store_unavailable'));
+    }
+  });
+  app.use('/admin/v1', adminRouter(gateway, log));
+  app.use(clientMetadataRouter(gateway.config.publicUrl));
+  app.use(oauthRouter(gateway.oauth));
+  app.use(signInRouter(gateway));
+  app.use(noSuchRoute);
+  app.use(errorReply(log, 'internal error answering an HTTP request'));
+  return app;
+}

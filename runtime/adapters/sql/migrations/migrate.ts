@@ -1,0 +1,84 @@
+/**
+ * Brings a database to the latest schema. The migrations are listed here (a
+ * static provider, not a folder scan) so they bundle with the runtime.
+ */
+import { type Kysely, type Migration, Migrator, sql } from 'kysely';
+import type { Database, Engine } from '../tables/schema.ts';
+import { initialMigration } from './0001-initial.ts';
+import { auditPlainRowidMigration } from './0002-audit-plain-rowid.ts';
+import { auditTraceMigration } from './0003-audit-trace.ts';
+import { auditUpstreamAddressMigration } from './0004-audit-upstream-address.ts';
+import { oauthMigration } from './0005-oauth.ts';
+import { remoteMcpMigration } from './0006-remote-mcp.ts';
+import { upstreamOAuthMigration } from './0007-upstream-oauth.ts';
+import { remoteToolDiffMigration } from './0008-remote-tool-diff.ts';
+import { remoteFeaturesMigration } from './0009-remote-features.ts';
+import { oauthClientExpiryMigration } from './0010-oauth-client-expiry.ts';
+import { remoteFeaturePinsMigration } from './0011-remote-feature-pins.ts';
+import { memberGrantsMigration } from './0012-member-grants.ts';
+
+/** kysely's default name for its record of applied migrations. */
+const MIGRATION_TABLE = 'kysely_migration';
+
+/** Every migration by name; names sort in the order they run. */
+export function storeMigrations(engine: Engine): Record<string, Migration> {
+  return {
+    '0001-initial': initialMigration(engine),
+    '0002-audit-plain-rowid': auditPlainRowidMigration(engine),
+    '0003-audit-trace': auditTraceMigration,
+    '0004-audit-upstream-address': auditUpstreamAddressMigration,
+    '0005-oauth': oauthMigration,
+    '0006-remote-mcp': remoteMcpMigration,
+    '0007-upstream-oauth': upstreamOAuthMigration,
+    '0008-remote-tool-diff': remoteToolDiffMigration,
+    '0009-remote-features': remoteFeaturesMigration,
+    '0010-oauth-client-expiry': oauthClientExpiryMigration,
+    '0011-remote-feature-pins': remoteFeaturePinsMigration,
+    '0012-member-grants': memberGrantsMigration,
+  };
+}
+
+export interface MigrateOptions {
+  engine: Engine;
+  /** PostgreSQL: the schema that holds kysely's own migration tables (the current schema). */
+  migrationTableSchema?: string;
+}
+
+export async function migrateToLatest(
+  db: Kysely<Database>,
+  options: MigrateOptions,
+): Promise<void> {
+  const migrations = storeMigrations(options.engine);
+  if (await hasExactly(db, Object.keys(migrations), options.migrationTableSchema)) return;
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => migrations },
+    ...(options.migrationTableSchema === undefined
+      ? {}
+      : { migrationTableSchema: options.migrationTableSchema }),
+  });
+  const { error } = await migrator.migrateToLatest();
+  if (error !== undefined) throw error;
+}
+
+/**
+ * Whether the database has run exactly these migrations: one query, where the
+ * migrator would first read the whole catalog. Anything else (no table yet,
+ * a migration missing, one this code does not know) goes to the migrator,
+ * which applies or refuses.
+ */
+async function hasExactly(
+  db: Kysely<Database>,
+  names: readonly string[],
+  schema: string | undefined,
+): Promise<boolean> {
+  const table = schema === undefined ? sql.id(MIGRATION_TABLE) : sql.id(schema, MIGRATION_TABLE);
+  let applied: string[];
+  try {
+    const { rows } = await sql<{ name: string }>`select name from ${table}`.execute(db);
+    applied = rows.map((row) => row.name);
+  } catch {
+    return false;
+  }
+  return applied.length === names.length && names.every((name) => applied.includes(name));
+}

@@ -1,0 +1,135 @@
+/**
+ * The append-only audit log: `append` is one insert, `query` one select.
+ * Ids are assigned by the engine and only increase; "newest first" means by
+ * id, so events appended in the same millisecond keep their order.
+ */
+import { CompiledQuery, type Insertable, type Selectable } from 'kysely';
+import { GatewayError } from '../../../core/base/errors.ts';
+import type {
+  AuditActorKind,
+  AuditDecision,
+  AuditEvent,
+  AuditOutcome,
+  AuditQuery,
+  NewAuditEvent,
+} from '../../../core/model/governance.ts';
+import type { AuditRows } from '../../../core/ports/store.ts';
+import type { AuditEventTable } from '../tables/schema.ts';
+import type { StoreContext } from './store-context.ts';
+
+export function auditRows(context: StoreContext): AuditRows {
+  const { db } = context;
+  /** Insert statements by row count (at most BATCH of them). */
+  const insertSql = new Map<number, string>();
+  return {
+    async append(event) {
+      const row = await db
+        .insertInto('audit_events')
+        .values(toRow(event))
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      return Number(row.id);
+    },
+
+    async appendMany(events) {
+      for (let at = 0; at < events.length; at += BATCH) {
+        const batch = events.slice(at, at + BATCH);
+        // The SQL for n rows is built once; each batch only binds its values.
+        let text = insertSql.get(batch.length);
+        if (text === undefined) {
+          text = db.insertInto('audit_events').values(batch.map(toRow)).compile().sql;
+          insertSql.set(batch.length, text);
+        }
+        await db.executeQuery(CompiledQuery.raw(text, batch.flatMap(rowValues)));
+      }
+    },
+
+    async query(query) {
+      checkQuery(query);
+      let select = db.selectFrom('audit_events').selectAll();
+      if (query.workspaceId !== undefined) {
+        select = select.where('workspace_id', '=', query.workspaceId);
+      }
+      if (query.actorId !== undefined) select = select.where('actor_id', '=', query.actorId);
+      if (query.action !== undefined) select = select.where('action', '=', query.action);
+      if (query.connectionId !== undefined) {
+        select = select.where('connection_id', '=', query.connectionId);
+      }
+      if (query.decision !== undefined) select = select.where('decision', '=', query.decision);
+      if (query.reason !== undefined) select = select.where('reason', '=', query.reason);
+      if (query.since !== undefined) select = select.where('at', '>=', query.since);
+      if (query.until !== undefined) select = select.where('at', '<=', query.until);
+      if (query.afterId !== undefined) select = select.where('id', '>', query.afterId);
+      select = select.orderBy('id', query.ascending === true ? 'asc' : 'desc');
+      if (query.limit !== undefined) select = select.limit(query.limit);
+      const rows = await select.execute();
+      return rows.map(toEvent);
+    },
+  };
+}
+
+function checkQuery(query: AuditQuery): void {
+  if (query.limit !== undefined && !(Number.isSafeInteger(query.limit) && query.limit >= 0)) {
+    throw new GatewayError('invalid_input', 'limit must be a whole number, 0 or more', {
+      field: 'limit',
+    });
+  }
+  if (query.afterId !== undefined && !Number.isSafeInteger(query.afterId)) {
+    throw new GatewayError('invalid_input', 'afterId must be a whole number', { field: 'afterId' });
+  }
+}
+
+/** Rows per statement: 18 columns each stays far below either engine's parameter limit. */
+const BATCH = 500;
+
+function toRow(event: NewAuditEvent): Insertable<AuditEventTable> {
+  return {
+    at: event.at,
+    workspace_id: event.workspaceId,
+    actor_kind: event.actorKind,
+    actor_id: event.actorId,
+    action: event.action,
+    subject: event.subject,
+    connection_id: event.connectionId,
+    decision: event.decision,
+    reason: event.reason,
+    outcome: event.outcome,
+    upstream_host: event.upstreamHost,
+    upstream_address: event.upstreamAddress,
+    upstream_status: event.upstreamStatus,
+    latency_ms: event.latencyMs,
+    request_bytes: event.requestBytes,
+    reply_bytes: event.replyBytes,
+    argument_hash: event.argumentHash,
+    traceparent: event.traceparent,
+  };
+}
+
+/** The values of `toRow`, in its column order (the order the compiled insert binds them). */
+function rowValues(event: NewAuditEvent): unknown[] {
+  return Object.values(toRow(event));
+}
+
+function toEvent(row: Selectable<AuditEventTable>): AuditEvent {
+  return {
+    id: Number(row.id),
+    at: row.at,
+    workspaceId: row.workspace_id,
+    actorKind: row.actor_kind as AuditActorKind,
+    actorId: row.actor_id,
+    action: row.action,
+    subject: row.subject,
+    connectionId: row.connection_id,
+    decision: row.decision as AuditDecision,
+    reason: row.reason,
+    outcome: row.outcome as AuditOutcome | null,
+    upstreamHost: row.upstream_host,
+    upstreamAddress: row.upstream_address,
+    upstreamStatus: row.upstream_status,
+    latencyMs: row.latency_ms,
+    requestBytes: row.request_bytes,
+    replyBytes: row.reply_bytes,
+    argumentHash: row.argument_hash,
+    traceparent: row.traceparent,
+  };
+}

@@ -1,0 +1,47 @@
+import type { Selectable } from 'kysely';
+import type { Workspace } from '../../../core/model/governance.ts';
+import type { WorkspaceRows } from '../../../core/ports/store.ts';
+import type { WorkspaceTable } from '../tables/schema.ts';
+import { sortedBy } from './order.ts';
+import type { StoreContext } from './store-context.ts';
+
+export function workspaceRows(context: StoreContext): WorkspaceRows {
+  const { db } = context;
+  return {
+    async create(workspace) {
+      await context.mutate((trx) =>
+        trx
+          .insertInto('workspaces')
+          .values({ id: workspace.id, name: workspace.name, created_at: workspace.createdAt })
+          .execute(),
+      );
+    },
+
+    async list() {
+      const rows = await db.selectFrom('workspaces').selectAll().execute();
+      return sortedBy(rows.map(toWorkspace), (row) => row.name);
+    },
+
+    async byId(id) {
+      const row = await db
+        .selectFrom('workspaces')
+        .selectAll()
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return row && toWorkspace(row);
+    },
+
+    async byName(name) {
+      const row = await db
+        .selectFrom('workspaces')
+        .selectAll()
+        .where('name', '=', name)
+        .executeTakeFirst();
+      return row && toWorkspace(row);
+    },
+  };
+}
+
+function toWorkspace(row: Selectable<WorkspaceTable>): Workspace {
+  return { id: row.id, name: row.name, createdAt: row.created_at };
+}

@@ -1,0 +1,326 @@
+/**
+ * The tables of the durable store, as kysely sees them. One schema for both
+ * engines: strings are `text`, times are ISO 8601 `text` (UTC, so they sort
+ * and compare as strings), JSON values are `text`, counts are `integer`.
+ *
+ * `bigint` columns (`audit_events.id`, `revision.value`) come back from
+ * PostgreSQL as strings and from SQLite as numbers; readers pass them through
+ * `Number`.
+ */
+import type { ColumnType, Generated, GeneratedAlways } from 'kysely';
+
+export type Engine = 'sqlite' | 'postgres';
+
+/** A `bigint` column: a string from `pg`, a number from better-sqlite3. */
+export type Int8 = ColumnType<number | string, number, number>;
+
+export interface WorkspaceTable {
+  id: string;
+  name: string;
+  created_at: string;
+}
+
+export interface AgentTable {
+  id: string;
+  workspace_id: string;
+  name: string;
+  key_prefix: string;
+  /** sha256 hex of the key; unique across workspaces. */
+  key_hash: string;
+  status: string;
+  created_at: string;
+  revoked_at: string | null;
+  /** The member an agent a consent made acts for (migration 0012); null for an operator's agent. */
+  member_id: string | null;
+}
+
+export interface ConnectionTable {
+  id: string;
+  workspace_id: string;
+  name: string;
+  provider: string;
+  /** JSON object of strings. */
+  settings: string;
+  status: string;
+  health: Generated<string>;
+  failure_streak: Generated<number>;
+  /** When health was last recorded; not part of the model. */
+  health_at: Generated<string | null>;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface CredentialTable {
+  workspace_id: string;
+  connection_id: string;
+  /**
+   * NULL for the connection's shared credential. Uniqueness of
+   * (connection_id, agent_id, field) is kept by an index on
+   * `coalesce(agent_id, '')`, so NULL counts as one value on both engines.
+   */
+  agent_id: string | null;
+  field: string;
+  sealed: string;
+  key_id: string;
+  updated_at: string;
+}
+
+export interface GrantTable {
+  id: string;
+  workspace_id: string;
+  agent_id: string;
+  connection_id: string;
+  scope: string;
+  /** JSON array of action names. */
+  actions: string;
+  credential_mode: string;
+  created_at: string;
+}
+
+/** A member's grant (migration 0012): what every agent acting for the member may use. */
+export interface MemberGrantTable {
+  id: string;
+  workspace_id: string;
+  member_id: string;
+  connection_id: string;
+  scope: string;
+  /** JSON array of action names. */
+  actions: string;
+  created_at: string;
+}
+
+export interface ActionPolicyTable {
+  connection_id: string;
+  workspace_id: string;
+  action: string;
+  classification: string;
+  state: string;
+  reviewed_hash: string | null;
+  current_hash: string;
+  updated_at: string;
+}
+
+export interface AuditEventTable {
+  /** `bigint`: a string from `pg`, a number from better-sqlite3. */
+  id: GeneratedAlways<number | string>;
+  at: string;
+  workspace_id: string | null;
+  actor_kind: string;
+  actor_id: string | null;
+  action: string;
+  subject: string | null;
+  connection_id: string | null;
+  decision: string;
+  reason: string | null;
+  outcome: string | null;
+  upstream_host: string | null;
+  /** Where the call went when a development override sent it elsewhere. */
+  upstream_address: string | null;
+  upstream_status: number | null;
+  latency_ms: number | null;
+  request_bytes: number | null;
+  reply_bytes: number | null;
+  argument_hash: string | null;
+  /** W3C `traceparent` the agent's request carried (migration 0003). */
+  traceparent: string | null;
+}
+
+export interface AdminTokenTable {
+  id: string;
+  token_hash: string;
+  created_at: string;
+}
+
+export interface SettingTable {
+  key: string;
+  value: string;
+}
+
+/** One row (`id` 1): bumped by every governance mutation. */
+export interface RevisionTable {
+  id: number;
+  value: Int8;
+}
+
+export interface OAuthMemberTable {
+  id: string;
+  workspace_id: string;
+  /** Unique across workspaces: a person signs in by name alone. */
+  name: string;
+  /** `scrypt$…` (see `runtime/core/identity/oauth-server/passwords.ts`). */
+  password_hash: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface OAuthClientTable {
+  id: string;
+  name: string;
+  /** JSON array of URLs. */
+  redirect_uris: string;
+  created_at: string;
+}
+
+export interface OAuthConsentTable {
+  id: string;
+  workspace_id: string;
+  member_id: string;
+  client_id: string;
+  client_name: string;
+  agent_id: string;
+  /** JSON array of scopes. */
+  scopes: string;
+  status: string;
+  created_at: string;
+  updated_at: string;
+  revoked_at: string | null;
+}
+
+export interface OAuthTokenFamilyTable {
+  id: string;
+  consent_id: string;
+  client_id: string;
+  scopes: string;
+  resource: string;
+  status: string;
+  created_at: string;
+  expires_at: string;
+  revoked_at: string | null;
+}
+
+export interface OAuthRefreshTokenTable {
+  /** sha256 hex of the token. */
+  token_hash: string;
+  family_id: string;
+  scopes: string;
+  status: string;
+  created_at: string;
+}
+
+export interface OAuthSigningKeyTable {
+  kid: string;
+  alg: string;
+  public_jwk: string;
+  sealed_private: string;
+  key_id: string;
+  created_at: string;
+  retired_at: string | null;
+}
+
+export interface RemoteEndpointTable {
+  connection_id: string;
+  workspace_id: string;
+  url: string;
+  transport: string | null;
+  revision: string | null;
+  auth_kind: string;
+  /** JSON array of header names (never their values). */
+  header_names: string;
+  /** JSON object, or null before a server answered. */
+  server_info: string | null;
+  /** JSON `{ prompts, resources, completions }`: what the server serves beyond tools; null until a discovery told. */
+  features: string | null;
+  draft: string | null;
+  /** JSON object: tool name → class the operator chose. */
+  classification_overrides: string;
+  /** When the tool list is to be discovered again (the server's `ttlMs`); null: never on its own. */
+  tools_expire_at: string | null;
+  /** JSON: what OAuth discovery found (issuer, resource, scopes, metadata) and the omit-resource switch; null unless `oauth`. */
+  oauth: string | null;
+  updated_at: string;
+}
+
+export interface RemoteToolTable {
+  connection_id: string;
+  workspace_id: string;
+  name: string;
+  /** JSON of the tool's contract (name, title, description, schemas, annotations). */
+  contract: string;
+  contract_hash: string;
+  classification: string;
+  classification_rule: string;
+  discovered_at: string;
+  /** JSON of the contract last reviewed (with its hash and since when it changed), while a change waits for review. */
+  changed_from: string | null;
+}
+
+export interface RemoteFeatureTable {
+  connection_id: string;
+  workspace_id: string;
+  /** `prompt`, `resource` or `template`. */
+  kind: string;
+  /** The action its policy is kept under (`prompt:<name>`, `resource:<uri>`, `template:<uriTemplate>`). */
+  key: string;
+  /** JSON of what an agent reads of it (a prompt's name, title, description and arguments; a resource's uri, name, title, description, mimeType). */
+  contract: string;
+  contract_hash: string;
+  discovered_at: string;
+  /** JSON of the contract last reviewed (with its hash and since when it changed), while a change waits for review. */
+  changed_from: string | null;
+}
+
+export interface UpstreamOAuthClientTable {
+  connection_id: string;
+  workspace_id: string;
+  issuer: string;
+  resource: string;
+  redirect_uri: string;
+  client_id: string;
+  source: string;
+  auth_method: string;
+  sealed_secret: string | null;
+  key_id: string | null;
+  obtained_at: string;
+  secret_expires_at: string | null;
+}
+
+export interface UpstreamOAuthTokenTable {
+  connection_id: string;
+  /** '' for the connection's shared credential. */
+  agent_id: string;
+  workspace_id: string;
+  sealed: string | null;
+  key_id: string | null;
+  sign_in_required: string | null;
+  updated_at: string;
+}
+
+export interface UpstreamSignInTable {
+  state_hash: string;
+  workspace_id: string;
+  connection_id: string;
+  agent_id: string | null;
+  actor: string;
+  browser_hash: string | null;
+  sealed: string;
+  key_id: string;
+  host: string;
+  expires_at: string;
+  created_at: string;
+}
+
+export interface Database {
+  workspaces: WorkspaceTable;
+  agents: AgentTable;
+  connections: ConnectionTable;
+  credentials: CredentialTable;
+  grants: GrantTable;
+  member_grants: MemberGrantTable;
+  action_policies: ActionPolicyTable;
+  audit_events: AuditEventTable;
+  admin_tokens: AdminTokenTable;
+  settings: SettingTable;
+  revision: RevisionTable;
+  oauth_members: OAuthMemberTable;
+  oauth_clients: OAuthClientTable;
+  oauth_consents: OAuthConsentTable;
+  oauth_token_families: OAuthTokenFamilyTable;
+  oauth_refresh_tokens: OAuthRefreshTokenTable;
+  oauth_signing_keys: OAuthSigningKeyTable;
+  remote_endpoints: RemoteEndpointTable;
+  remote_tools: RemoteToolTable;
+  remote_features: RemoteFeatureTable;
+  upstream_oauth_clients: UpstreamOAuthClientTable;
+  upstream_oauth_tokens: UpstreamOAuthTokenTable;
+  upstream_sign_ins: UpstreamSignInTable;
+}

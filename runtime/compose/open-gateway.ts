@@ -1,0 +1,270 @@
+/**
+ * The gateway's composition root: configuration in, the parts every surface
+ * uses out (the MCP tool backend, the operator verbs' context, the store),
+ * with the start-up checks done. The HTTP server, the `portcullis` command,
+ * the tests and the benchmark all open the gateway through here. It lives
+ * outside `runtime/core`, which never imports an adapter (the store, Redis).
+ * Each part is made whole, after the parts it needs: the stores
+ * (open-stores.ts), governance, the OAuth roles (open-oauth.ts), the remote
+ * MCP parts (open-remote.ts), the governed tools, then the background work.
+ */
+import type { Config } from '../config/config.ts';
+import { ensureDataDir } from '../config/data-dir.ts';
+import type { CatalogSet, ProviderFiles } from '../core/catalog/catalog-set.ts';
+import { toolNameCollisionError } from '../core/governance/tool-names.ts';
+import type { ToolSources } from '../core/governance/tool-source.ts';
+import type { UpstreamSignIn } from '../core/identity/oauth-client/upstream-sign-in.ts';
+import type { AuthorizationServer } from '../core/identity/oauth-server/authorization-server.ts';
+import { AgentKeys } from '../core/identity/principals/agent-keys.ts';
+import { Principals } from '../core/identity/principals/principals.ts';
+import { RequestStateSealer } from '../core/mcp/server/request-state.ts';
+import type { OperatorContext, PinningContext } from '../core/operator/context.ts';
+import { refreshConnection, refreshListed } from '../core/operator/remote-refresh.ts';
+import { createGuardedClient, type GuardedClient } from '../core/outbound/guarded-client.ts';
+import { AuditLog } from '../core/pipeline/audit-log.ts';
+import { type BootstrapReport, bootstrap, firstAdminToken } from '../core/pipeline/bootstrap.ts';
+import { GatewayToolSources } from '../core/pipeline/gateway-tool-sources.ts';
+import { GovernanceCache } from '../core/pipeline/governance-cache.ts';
+import { GovernedTools } from '../core/pipeline/governed-tools.ts';
+import { RevisionWatch } from '../core/pipeline/revision-watch.ts';
+import { ToolWatch } from '../core/pipeline/tool-watch.ts';
+import type { SharedState } from '../core/ports/shared-state/shared-state.ts';
+import type { Store } from '../core/ports/store.ts';
+import { Executors } from '../core/sources/executor.ts';
+import { catalogToolSources } from '../core/sources/native-rest/catalog-tool-source.ts';
+import { NativeRestExecutor } from '../core/sources/native-rest/native-rest-executor.ts';
+import { upstreamOverride } from '../core/sources/native-rest/upstream-override.ts';
+import { RemoteHealthProbe } from '../core/sources/remote-mcp/health-probe.ts';
+import { storedCredentialIdentity } from '../core/sources/remote-mcp/held-credentials.ts';
+import { CredentialVault } from '../core/vault/credential-vault.ts';
+import { loadKeyring, reloadKeyring } from '../core/vault/key-file.ts';
+import { openOAuth } from './open-oauth.ts';
+import { remoteDiscovery, wireRemoteCalls } from './open-remote.ts';
+import { openStores } from './open-stores.ts';
+
+export { SQLITE_FILE } from './open-stores.ts';
+
+export interface OpenGatewayOptions {
+  config: Config;
+  /**
+   * The catalogs to serve: the compiled `generated/` folder (its URL, since a
+   * bundled entry point sits elsewhere than the sources), or explicit files.
+   */
+  catalogs: URL | readonly ProviderFiles[];
+  now?: () => Date;
+  /**
+   * The authorization server's issuer when `PORTCULLIS_PUBLIC_URL` is unset:
+   * the address the server listens on (the HTTP server knows it once it listens).
+   */
+  listenUrl?: string;
+  /** Told about failures no caller sees (the operator's log). */
+  onInternalError?: (error: unknown, context?: { tool: string; traceparent?: string }) => void;
+}
+
+export interface Gateway {
+  readonly config: Config;
+  readonly store: Store;
+  readonly catalogs: CatalogSet;
+  readonly toolSources: ToolSources;
+  readonly vault: CredentialVault;
+  /** Ephemeral state every replica shares: in process, or Redis with `REDIS_URL`. */
+  readonly state: SharedState;
+  readonly tools: GovernedTools;
+  /** Announces tool list changes to listening agents. */
+  readonly watch: ToolWatch;
+  /** The governance every request is checked against, fresh for the request that asks. */
+  readonly governance: GovernanceCache;
+  /** Seals the MCP endpoint's multi round-trip `requestState`. */
+  readonly requestState: RequestStateSealer;
+  /** The OAuth 2.1 authorization server MCP clients sign in to Portcullis with. */
+  readonly oauth: AuthorizationServer;
+  /** Signing Portcullis in to remote MCP servers (the upstream OAuth client). */
+  readonly upstreamSignIn: UpstreamSignIn;
+  readonly startup: BootstrapReport & {
+    /** Shown once: the first start's admin token, made as the start's last step. */
+    adminToken: string | undefined;
+    keyFileCreated: boolean;
+    keySource: string;
+  };
+  operator(actor: string): OperatorContext;
+  close(): Promise<void>;
+}
+
+export async function openGateway(options: OpenGatewayOptions): Promise<Gateway> {
+  const { config } = options;
+  const now = options.now ?? (() => new Date());
+  const report = options.onInternalError;
+  ensureDataDir(config.dataDir);
+  const { catalogs, store, state } = await openStores({
+    config,
+    catalogs: options.catalogs,
+    onInternalError: report,
+  });
+  let client: GuardedClient | undefined;
+  const closeLater: Array<() => Promise<void>> = [];
+  try {
+    // Once the store answers: a start that cannot reach it makes no key file.
+    const keys = loadKeyring(config.dataDir, config.masterKey);
+    const toolSources = new GatewayToolSources(catalogToolSources(catalogs));
+    const startReport = await bootstrap(store, toolSources, now());
+    const outbound = createGuardedClient({
+      allowPrivateNetworks: config.allowPrivateNetworks,
+      deadlineMs: config.upstreamDeadlineMs,
+    });
+    client = outbound;
+    const vault = new CredentialVault(keys.keyring, () =>
+      reloadKeyring(config.dataDir, config.masterKey),
+    );
+    await vault.recordCurrentKey(store);
+    const keyLocation = {
+      dataDir: config.dataDir,
+      fromEnvironment: config.masterKey !== undefined,
+    };
+    const governance = new GovernanceCache(store, toolSources, {
+      // Two tools that would share a name are served by neither, and the operator's log says so.
+      onToolNameCollision: (collision) => report?.(toolNameCollisionError(collision)),
+    });
+    // One check of the store's revision, for every part that acts on a change.
+    const revisions = new RevisionWatch(governance, { ...(report ? { report } : {}) });
+    const watch = new ToolWatch(revisions, { state, ...(report ? { report } : {}) });
+    const baseUrl =
+      config.publicUrl?.href ??
+      options.listenUrl ??
+      `http://${config.listenAddress.includes(':') ? `[${config.listenAddress}]` : config.listenAddress}:${config.listenPort}`;
+    const { oauth, upstreamSignIn, tokens } = await openOAuth({
+      config,
+      baseUrl,
+      store,
+      state,
+      vault,
+      outbound,
+      now,
+      closeLater,
+    });
+    // Discovering and pinning a remote server's lists again in the background (a list change
+    // heard, a list whose ttlMs ran out), as the system.
+    const discovery = remoteDiscovery({
+      config,
+      outbound,
+      validators: toolSources.validators,
+      tokens,
+    });
+    const pinning: PinningContext = {
+      store,
+      vault,
+      toolSources,
+      actor: 'system',
+      now,
+      remote: discovery,
+    };
+    const { remote, subscriptions, listChanges, sessionSweep } = wireRemoteCalls({
+      config,
+      discovery,
+      refresh: async (connectionId) => {
+        if (!(await refreshListed(pinning, connectionId))) return;
+        watch.announce();
+        watch.touched(connectionId);
+      },
+      revisions,
+      state,
+      currentIdentity: storedCredentialIdentity(store, vault),
+      report,
+    });
+    closeLater.push(async () => remote.executor.closeRelay());
+    const executors = new Executors([
+      new NativeRestExecutor(outbound, upstreamOverride(config.devUpstreams)),
+      remote.executor,
+    ]);
+    const tools = new GovernedTools({
+      store,
+      audit: new AuditLog(store),
+      principals: new Principals(governance, [
+        new AgentKeys(),
+        oauth.accessTokens(undefined, () => now().getTime()),
+      ]),
+      vault,
+      executors,
+      remote: remote.executor,
+      watch,
+      now,
+      // A list that shows a prompt or resource the pins do not know has the connection discovered again.
+      unpinned: (connectionId) => listChanges.changed(connectionId),
+      ...(report ? { report } : {}),
+    });
+    const operator = (actor: string): OperatorContext => ({
+      store,
+      catalogs,
+      toolSources,
+      executors,
+      remote,
+      upstreamSignIn,
+      vault,
+      keys: keyLocation,
+      actor,
+      now,
+      changed: () => watch.announce(),
+    });
+    // A remote connection degraded or in error is probed again in the background (with the
+    // shared credential its calls carry) until it answers;
+    // a tool list whose ttlMs ran out is discovered again.
+    const healthProbe = new RemoteHealthProbe({
+      store,
+      vault,
+      client: remote.client,
+      tokens,
+      now,
+      refresh: (connection, endpoint) =>
+        refreshConnection(pinning, connection, endpoint).then(() => watch.announce()),
+    });
+    const requestState = RequestStateSealer.fromMasterKeys(
+      [keys.keyring.current, ...keys.keyring.previous].map((key) => key.bytes),
+    );
+    // Last: everything above can fail, and a token made before it would never be printed.
+    const adminToken = await firstAdminToken(store, now());
+    sessionSweep.start();
+    healthProbe.start();
+    return {
+      config,
+      store,
+      catalogs,
+      toolSources,
+      vault,
+      state,
+      tools,
+      watch,
+      governance,
+      requestState,
+      oauth,
+      upstreamSignIn,
+      startup: {
+        ...startReport,
+        adminToken,
+        keyFileCreated: keys.created,
+        keySource: keys.source,
+      },
+      operator,
+      async close() {
+        await healthProbe.stop();
+        await sessionSweep.stop();
+        listChanges.close();
+        subscriptions.close();
+        remote.executor.cancelHeld();
+        // An HTTP+SSE session holds a stream open; the outbound client would wait for it.
+        for (const session of remote.sessions.forgetAll())
+          if (session.era === 'sse') session.channel.close();
+        watch.close();
+        await revisions.close();
+        await outbound.close();
+        for (const close of closeLater) await close();
+        await state.close();
+        await store.close();
+      },
+    };
+  } catch (error) {
+    await client?.close();
+    for (const close of closeLater) await close();
+    await state.close();
+    await store.close();
+    throw error;
+  }
+}

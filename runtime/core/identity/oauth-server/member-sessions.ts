@@ -1,0 +1,61 @@
+/**
+ * A member's browser session on this gateway's own pages, after they signed
+ * in with name and password (`sign-in.ts`): 10 minutes in the shared state
+ * under the hash of a random id, which goes back to the browser as an
+ * HttpOnly cookie scoped to the page's path. A session ends on sign-out, and
+ * when its member is removed: every look-up finds the member again.
+ */
+import { randomBytes } from 'node:crypto';
+import { sha256Hex } from '../../../../generated/catalog-rules.ts';
+import type { Member } from '../../model/oauth.ts';
+import type { OAuthContext } from './oauth-context.ts';
+
+export const MEMBER_SESSION_TTL_MS = 10 * 60_000;
+const sessionKey = (id: string) => `oauth:member-session:${sha256Hex(id)}`;
+
+export interface MemberSession {
+  memberId: string;
+  memberName: string;
+  /** The token the session's own forms carry. */
+  csrf: string;
+}
+
+/** Keeps a new session for the member; answers its id (the cookie's value) and the session. */
+export async function openMemberSession(
+  ctx: Pick<OAuthContext, 'state'>,
+  member: Member,
+): Promise<{ id: string; session: MemberSession }> {
+  const id = randomBytes(32).toString('base64url');
+  const session: MemberSession = {
+    memberId: member.id,
+    memberName: member.name,
+    csrf: randomBytes(32).toString('base64url'),
+  };
+  await ctx.state.set(sessionKey(id), JSON.stringify(session), MEMBER_SESSION_TTL_MS);
+  return { id, session };
+}
+
+/** The session a cookie names, while it lives and its member still exists. */
+export async function memberSessionOf(
+  ctx: Pick<OAuthContext, 'state' | 'store'>,
+  id: string | undefined,
+): Promise<{ session: MemberSession; member: Member } | undefined> {
+  if (!id) return undefined;
+  const text = await ctx.state.get(sessionKey(id));
+  if (text === undefined) return undefined;
+  const session = JSON.parse(text) as MemberSession;
+  const found = await ctx.store.oauth.members.byName(session.memberName);
+  if (found?.id !== session.memberId) {
+    await ctx.state.delete(sessionKey(id));
+    return undefined;
+  }
+  const { passwordHash: _, ...member } = found;
+  return { session, member };
+}
+
+export async function endMemberSession(
+  ctx: Pick<OAuthContext, 'state'>,
+  id: string | undefined,
+): Promise<void> {
+  await ctx.state.delete(sessionKey(id ?? ''));
+}

@@ -1,0 +1,20 @@
+/** What both wires answer with: the backend, the server's identity, the state sealer, the log. */
+import type { Implementation } from '@modelcontextprotocol/server';
+import type { GatewayError } from '../../base/errors.ts';
+import type { RequestStateSealer } from './request-state.ts';
+import type { McpPrincipal, ToolBackend } from './tool-backend.ts';
+
+export interface WireContext<P extends McpPrincipal> {
+  backend: ToolBackend<P>;
+  serverInfo: Implementation;
+  /** `{ "io.modelcontextprotocol/serverInfo": serverInfo }`, made once: every modern result carries it. */
+  serverMeta: Readonly<Record<string, unknown>>;
+  sealer: RequestStateSealer;
+  /** Told about every failure the caller sees only as "internal error" (the operator's log). */
+  report: (error: unknown) => void;
+  /**
+   * The `WWW-Authenticate` challenge a refused tool call carries in
+   * `_meta["mcp/www_authenticate"]` (a missing scope, so the client can step up); undefined for none.
+   */
+  challengeOf: (error: GatewayError) => string | undefined;
+}

@@ -1,0 +1,160 @@
+/**
+ * The one place a call's audit event is written. Every call of any kind (a
+ * tool call, a prompt get, a resource read, a subscription, a completion, a
+ * connection's list) runs as an `AuditedCall`: its event is opened as it
+ * begins (who, what, the trace, the arguments' hash), its decision and
+ * outcome finish it, and the latency is measured here, from the call's
+ * beginning. A call that failed inside the gateway before it finished its
+ * event is finished as `internal`: every call leaves its event.
+ *
+ * Events of calls that finish together are written together (group commit,
+ * `audit-log.ts`); when only one call runs, its event is written at once.
+ */
+import { REASONS, reasonOf } from '../base/errors.ts';
+import { auditEvent } from '../governance/audit-event.ts';
+import type { Caller } from '../identity/principals/principals.ts';
+import type { TraceContext } from '../mcp/wire/request-meta.ts';
+import type { NewAuditEvent } from '../model/governance.ts';
+import type { Execution } from '../sources/executor.ts';
+import { argumentHash } from './arguments.ts';
+import type { AuditLog } from './audit-log.ts';
+import type { Refused } from './decision.ts';
+
+/** What an event says of a call's trip upstream. */
+export type Upstream = Pick<
+  Execution,
+  'host' | 'address' | 'upstreamStatus' | 'requestBytes' | 'replyBytes'
+>;
+
+/** What a call is audited as, from its beginning. */
+export interface CallOpening {
+  caller: Caller;
+  /** The event's action: a tool's name, or `<method> <name>`. */
+  action: string;
+  trace: TraceContext | undefined;
+}
+
+/** Longest action an event keeps (a name the caller made up is not stored whole). */
+const ACTION_MAX = 200;
+
+export class CallAudit {
+  readonly #log: AuditLog;
+  readonly #now: () => Date;
+  /** Told about an event that could not be written after its call had happened. */
+  readonly report: (error: unknown) => void;
+  /** Calls between their beginning and their end: when one runs alone, it writes at once. */
+  #running = 0;
+
+  constructor(log: AuditLog, now: () => Date, report: (error: unknown) => void) {
+    this.#log = log;
+    this.#now = now;
+    this.report = report;
+  }
+
+  /** Runs `body` as one audited call. */
+  async run<T>(opening: CallOpening, body: (call: AuditedCall) => Promise<T>): Promise<T> {
+    this.#running++;
+    const call = new AuditedCall(opening, this.#now(), (event) =>
+      this.#log.append(event, { alone: this.#running <= 1 }),
+    );
+    try {
+      return await body(call);
+    } catch (error) {
+      if (!call.finished)
+        await call.finish({ reason: 'internal', outcome: 'error' }).catch(this.report);
+      throw error;
+    } finally {
+      this.#running--;
+    }
+  }
+}
+
+export class AuditedCall {
+  /** The event as opened: denied until the decision allows the call. */
+  readonly event: NewAuditEvent;
+  /** Why the arguments could not be hashed, if they could not (refused once the call is decided). */
+  argumentProblem: unknown;
+  finished = false;
+  readonly #started = performance.now();
+  readonly #write: (event: NewAuditEvent) => Promise<void>;
+
+  constructor(opening: CallOpening, at: Date, write: (event: NewAuditEvent) => Promise<void>) {
+    this.#write = write;
+    this.event = auditEvent({
+      at: at.toISOString(),
+      workspaceId: opening.caller.workspaceId,
+      actorKind: 'agent',
+      actorId: opening.caller.agentId,
+      action: opening.action.slice(0, ACTION_MAX),
+      decision: 'denied',
+      traceparent: opening.trace?.traceparent ?? null,
+    });
+  }
+
+  /** Records the arguments' hash; arguments that cannot be hashed leave it empty. */
+  hashArguments(args: unknown): void {
+    try {
+      this.event.argumentHash = argumentHash(args);
+    } catch (error) {
+      this.argumentProblem = error;
+    }
+  }
+
+  /** Writes the call's event as it ends, with `change` and the latency since it began. */
+  finish(change: Partial<NewAuditEvent>): Promise<void> {
+    this.finished = true;
+    return this.also(change);
+  }
+
+  /** Another event of the same call (a list's held items, a subscription's end), timed alike. */
+  also(change: Partial<NewAuditEvent>): Promise<void> {
+    return this.#write({
+      ...this.event,
+      ...change,
+      action: (change.action ?? this.event.action).slice(0, ACTION_MAX),
+      latencyMs: Math.round((performance.now() - this.#started) * 1000) / 1000,
+    });
+  }
+
+  /** Finishes the call as the decision refused it, and throws the refusal. */
+  async refuse(decision: Refused): Promise<never> {
+    await this.finish({ reason: decision.refusal.code, connectionId: decision.connectionId });
+    throw decision.refusal;
+  }
+
+  /** The call's decision allowed it: the event names the connection from here on. */
+  allowed(connectionId: string): void {
+    this.event.connectionId = connectionId;
+  }
+
+  /**
+   * Finishes a call that went upstream and came back: where it went, its
+   * sizes, and `failed` for a reply that says the call failed.
+   */
+  executed(execution: Upstream, failed = false): Promise<void> {
+    return this.finish({
+      decision: 'allowed',
+      outcome: failed ? 'error' : 'ok',
+      reason: failed ? 'upstream_status' : null,
+      upstreamHost: execution.host,
+      upstreamAddress: execution.address,
+      upstreamStatus: execution.upstreamStatus,
+      requestBytes: execution.requestBytes,
+      replyBytes: execution.replyBytes,
+    });
+  }
+
+  /**
+   * Finishes a call that failed on its way: `denied` when the gateway
+   * refused it itself (its input), otherwise an `error`, the reason the code
+   * of what the caller is told.
+   */
+  failed(error: unknown, told: unknown = error): Promise<void> {
+    const reason = reasonOf(told);
+    return this.finish(
+      REASONS[reasonOf(error)].audited === 'denied'
+        ? { decision: 'denied', outcome: null, reason }
+        : { decision: 'allowed', outcome: 'error', reason },
+    );
+  }
+}

@@ -1,0 +1,237 @@
+/**
+ * The agents' side of the gateway, as the MCP endpoint's tool backend: who
+ * is calling (the principals), what they see, and every call through one
+ * governed pipeline:
+ *
+ *   decision (decision.ts: agent, grant, connection, policy, scopes) →
+ *   the kind's adapter (tool-call.ts; prompt-get, resource-read,
+ *   completion, resource-subscription via forwarded-features.ts) →
+ *   one audit event (audited-call.ts)
+ *
+ * A refusal is a `GatewayError` with its reason code, which the MCP endpoint
+ * turns into an `isError` result (a tool call) or a JSON-RPC error.
+ */
+import type {
+  CompleteResult,
+  Prompt,
+  Resource,
+  ResourceTemplateType as ResourceTemplate,
+  Tool,
+} from '@modelcontextprotocol/server';
+import { TOOL_NAME_MAX } from '../../../generated/catalog-rules.ts';
+import { GatewayError, type ReasonCode } from '../base/errors.ts';
+import { agentOf, type Caller, type Principals } from '../identity/principals/principals.ts';
+import type {
+  CompletionRequest,
+  DecidedToolCall,
+  ListContext,
+  PromptOutcome,
+  PromptRequest,
+  RefusedToolCall,
+  ResourceOutcome,
+  ResourceRequest,
+  ResourceSubscription,
+  ServedFeatures,
+  SubscribeRequest,
+  ToolBackend,
+  ToolCall,
+  ToolOutcome,
+} from '../mcp/server/tool-backend.ts';
+import type { McpEra } from '../mcp/wire/protocol-version.ts';
+import type { Store } from '../ports/store.ts';
+import type { Executors } from '../sources/executor.ts';
+import type { RemoteMcpExecutor } from '../sources/remote-mcp/remote-mcp-executor.ts';
+import type { CredentialVault } from '../vault/credential-vault.ts';
+import type { AuditLog } from './audit-log.ts';
+import { CallAudit, type CallOpening } from './audited-call.ts';
+import { CallCredentials } from './call-credentials.ts';
+import { decideToolCall, type ToolDecision } from './decision.ts';
+import { ALL } from './feature-names.ts';
+import { ForwardedFeatures } from './forwarded-features.ts';
+import { RemoteRequests } from './remote-requests.ts';
+import { ToolCalls } from './tool-call.ts';
+import { ToolViews } from './tool-views.ts';
+import type { ToolWatch } from './tool-watch.ts';
+import { WorkspaceSecrets } from './workspace-secrets.ts';
+
+export interface GovernedToolsOptions {
+  /** Told about failures no caller should see (the operator's log), with the call they belong to. */
+  report?: (error: unknown, context?: { tool: string; traceparent?: string }) => void;
+  store: Store;
+  audit: AuditLog;
+  principals: Principals;
+  vault: CredentialVault;
+  executors: Executors;
+  /** Forwards the prompts and resources of remote connections (none served without it). */
+  remote?: RemoteMcpExecutor;
+  watch: ToolWatch;
+  now?: () => Date;
+  /** A connection's prompts or resources showed what its pins do not know: discover it again. */
+  unpinned?: (connectionId: string) => void;
+}
+
+export class GovernedTools implements ToolBackend<Caller> {
+  readonly #options: GovernedToolsOptions;
+  readonly #audit: CallAudit;
+  readonly #calls: ToolCalls;
+  readonly #views = new ToolViews();
+
+  /** Prompts and resources of remote connections; `/mcp/c/<connection>` reads them too. */
+  readonly features: ForwardedFeatures | undefined;
+
+  constructor(options: GovernedToolsOptions) {
+    this.#options = options;
+    const now = options.now ?? (() => new Date());
+    const report = options.report ?? (() => {});
+    const credentials = new CallCredentials(options.store, options.vault);
+    const secrets = new WorkspaceSecrets(options.store, options.vault);
+    this.#audit = new CallAudit(options.audit, now, (error) => report(error));
+    this.#calls = new ToolCalls({
+      store: options.store,
+      executors: options.executors,
+      credentials,
+      secrets,
+      now,
+      report,
+    });
+    this.features =
+      options.remote &&
+      new ForwardedFeatures({
+        audit: this.#audit,
+        remote: new RemoteRequests(options.remote, credentials, secrets),
+        now,
+        ...(options.unpinned ? { unpinned: options.unpinned } : {}),
+      });
+  }
+
+  /** The caller of `/mcp`, or with `connection` of that connection's endpoint. */
+  authenticate(
+    authorization: string | undefined,
+    connection?: string,
+  ): Promise<Caller | undefined> {
+    return this.#options.principals.authenticate(authorization, connection);
+  }
+
+  async listTools(caller: Caller): Promise<Tool[]> {
+    const agent = agentOf(caller);
+    if (!agent) throw new GatewayError('unauthenticated');
+    return this.#views.listOf(caller.snapshot, agent);
+  }
+
+  /** The call of a tool, decided: the tool as listed to the caller (one it may not call is unknown here, as in its list). */
+  describeTool(caller: Caller, name: string): DecidedCall {
+    const decision = decideToolCall(caller, name);
+    const tool = decision.listed && this.#views.toolOf(decision.listed);
+    return new DecidedCall(caller, name, decision, name, tool);
+  }
+
+  callTool(caller: Caller, call: ToolCall): Promise<ToolOutcome> {
+    return this.#audit.run(openingOf(caller, call), async (audited) => {
+      audited.hashArguments(call.arguments);
+      const { decided } = call;
+      const decision =
+        decided instanceof DecidedCall && decided.caller === caller && decided.asked === call.name
+          ? decided.decision
+          : decideToolCall(caller, call.name);
+      return this.#calls.run(caller, call, decision, audited);
+    });
+  }
+
+  /** A call the endpoint refused before it reached `callTool`: audited all the same. */
+  recordRefusedCall(caller: Caller, call: RefusedToolCall, reason: ReasonCode): Promise<void> {
+    return this.#audit.run(openingOf(caller, call), async (audited) => {
+      audited.hashArguments(call.arguments);
+      const target = caller.snapshot.resolveTool(caller.workspaceId, call.name);
+      await audited.finish({ reason, connectionId: target?.connection.id ?? null });
+    });
+  }
+
+  watchTools(caller: Caller, listener: () => void): () => void {
+    return this.#options.watch.watch(caller, listener);
+  }
+
+  // Prompts, resources and completions, namespaced by connection.
+
+  async serverCapabilities(caller: Caller, era?: McpEra): Promise<ServedFeatures> {
+    return this.features?.served(caller, ALL, era) ?? NOTHING_SERVED;
+  }
+
+  async listPrompts(caller: Caller, context?: ListContext): Promise<Prompt[]> {
+    return (await this.features?.listPrompts(caller, ALL, context)) ?? [];
+  }
+
+  getPrompt(caller: Caller, request: PromptRequest): Promise<PromptOutcome> {
+    if (!this.features)
+      throw new GatewayError('invalid_params', `Invalid params: no prompt ${request.name}`);
+    return this.features.getPrompt(caller, ALL, request);
+  }
+
+  async listResources(caller: Caller, context?: ListContext): Promise<Resource[]> {
+    return (await this.features?.listResources(caller, ALL, context)) ?? [];
+  }
+
+  async listResourceTemplates(caller: Caller, context?: ListContext): Promise<ResourceTemplate[]> {
+    return (await this.features?.listResourceTemplates(caller, ALL, context)) ?? [];
+  }
+
+  async complete(caller: Caller, request: CompletionRequest): Promise<CompleteResult> {
+    if (!this.features) return { completion: { values: [] } };
+    return this.features.complete(caller, ALL, request);
+  }
+
+  async subscribeResource(
+    caller: Caller,
+    request: SubscribeRequest,
+  ): Promise<ResourceSubscription> {
+    if (!this.features)
+      throw new GatewayError('resource_not_found', undefined, { detail: { uri: request.uri } });
+    return this.features.subscribe(caller, ALL, request);
+  }
+
+  readResource(caller: Caller, request: ResourceRequest): Promise<ResourceOutcome> {
+    if (!this.features)
+      throw new GatewayError('resource_not_found', undefined, { detail: { uri: request.uri } });
+    return this.features.readResource(caller, ALL, request);
+  }
+}
+
+/**
+ * A tool call decided ahead of running it: the decision `callTool` takes
+ * back for this caller and this name, and the tool as the caller sees it
+ * listed (`name` as the endpoint calls it: `/mcp/c/<connection>` renames it).
+ */
+export class DecidedCall implements DecidedToolCall {
+  readonly caller: Caller;
+  /** The tool's name on `/mcp`, which the decision is on. */
+  readonly asked: string;
+  readonly decision: ToolDecision;
+  readonly name: string;
+  readonly tool: Tool | undefined;
+
+  constructor(
+    caller: Caller,
+    asked: string,
+    decision: ToolDecision,
+    name: string,
+    tool: Tool | undefined,
+  ) {
+    this.caller = caller;
+    this.asked = asked;
+    this.decision = decision;
+    this.name = name;
+    this.tool = tool;
+  }
+
+  /** The same decision, for an endpoint that names the tool `name`. */
+  renamed(name: string): DecidedCall {
+    const tool = this.tool && { ...this.tool, name };
+    return new DecidedCall(this.caller, this.asked, this.decision, name, tool);
+  }
+}
+
+const NOTHING_SERVED: ServedFeatures = { prompts: false, resources: false };
+
+/** What a tool call is audited as: its name (no tool is named longer; an unknown name is not stored whole). */
+function openingOf(caller: Caller, call: RefusedToolCall): CallOpening {
+  return { caller, action: call.name.slice(0, TOOL_NAME_MAX), trace: call.trace };
+}

@@ -1,0 +1,108 @@
+/**
+ * A tool call, once decided: the tool-call adapter of the governed pipeline.
+ *
+ *   decision (decision.ts) → validate the arguments → the credential →
+ *   execute (the source's executor) → the connection's health → audit
+ *
+ * A refusal is the decision's `GatewayError`; a failure on the way is
+ * audited by its code (`denied` for the caller's own input, otherwise an
+ * error) and the connection's health hears of it. Once the call has
+ * happened nothing may turn it into a failure the agent would retry: a store
+ * that cannot take the bookkeeping is the operator's to see.
+ */
+
+import type { Caller } from '../identity/principals/principals.ts';
+import type { ToolCall, ToolOutcome } from '../mcp/server/tool-backend.ts';
+import type { Connection } from '../model/governance.ts';
+import type { Store } from '../ports/store.ts';
+import { type CallOutcome, nextHealth } from '../sources/connection-health.ts';
+import type { Execution, Executors } from '../sources/executor.ts';
+import { validateArguments } from './arguments.ts';
+import type { AuditedCall } from './audited-call.ts';
+import type { CallCredentials } from './call-credentials.ts';
+import type { ToolDecision } from './decision.ts';
+import type { WorkspaceSecrets } from './workspace-secrets.ts';
+
+export interface ToolCallsOptions {
+  store: Store;
+  executors: Executors;
+  credentials: CallCredentials;
+  secrets: WorkspaceSecrets;
+  now: () => Date;
+  /** Told about failures no caller should see, with the call they belong to. */
+  report: (error: unknown, context?: { tool: string; traceparent?: string }) => void;
+}
+
+export class ToolCalls {
+  readonly #options: ToolCallsOptions;
+
+  constructor(options: ToolCallsOptions) {
+    this.#options = options;
+  }
+
+  async run(
+    caller: Caller,
+    call: ToolCall,
+    decision: ToolDecision,
+    audited: AuditedCall,
+  ): Promise<ToolOutcome> {
+    if (!decision.allowed) return audited.refuse(decision);
+    const { target, connection, credentialOwner } = decision;
+    audited.allowed(connection.id);
+    const { source, action } = target;
+    const executor = this.#options.executors.for(source.kind);
+    let execution: Execution;
+    try {
+      if (audited.argumentProblem !== undefined) throw audited.argumentProblem;
+      const validated = validateArguments(source, action, call.arguments);
+      execution = await executor.execute({
+        target,
+        arguments: validated,
+        credential: await this.#options.credentials.of(
+          caller,
+          decision,
+          source.sendsCredential(action),
+        ),
+        credentialOwner,
+        secrets: await this.#options.secrets.of(caller.snapshot, caller.workspaceId),
+        cancel: call.cancel,
+        clientCapabilities: call.clientCapabilities,
+        era: call.era,
+        progress: call.progress,
+        log: call.log,
+        input: call.input,
+      });
+    } catch (error) {
+      await this.#recordHealth(connection, executor.healthOutcomeOf(error, { credentialOwner }));
+      await audited.failed(error);
+      throw error;
+    }
+    await this.#recordHealth(connection, execution.health);
+    const failed = 'isError' in execution.outcome && execution.outcome.isError === true;
+    await audited.executed(execution, failed).catch((error: unknown) =>
+      this.#options.report(error, {
+        tool: call.name,
+        ...(call.trace ? { traceparent: call.trace.traceparent } : {}),
+      }),
+    );
+    return execution.outcome;
+  }
+
+  async #recordHealth(connection: Connection, outcome: CallOutcome): Promise<void> {
+    const next = nextHealth(connection, outcome);
+    if (next.health === connection.health && next.failureStreak === connection.failureStreak)
+      return;
+    // The snapshot's row is the process's view of health between revisions.
+    connection.health = next.health;
+    connection.failureStreak = next.failureStreak;
+    // Best effort: health is advice for operators, never a reason to fail a call.
+    await this.#options.store.connections
+      .recordHealth(
+        connection.id,
+        next.health,
+        next.failureStreak,
+        this.#options.now().toISOString(),
+      )
+      .catch((error: unknown) => this.#options.report(error));
+  }
+}

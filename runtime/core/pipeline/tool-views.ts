@@ -1,0 +1,55 @@
+/**
+ * Tools as agents see them: each governed action as an MCP `Tool` under its
+ * name on `/mcp`, built once per action and name, and each agent's list
+ * built once per governance revision (a long list is served as text).
+ */
+import type { Tool } from '@modelcontextprotocol/server';
+import type { GovernanceSnapshot } from '../governance/snapshot.ts';
+import { toolNameFor } from '../governance/tool-names.ts';
+import type { ToolTarget } from '../governance/tool-source.ts';
+import { scopeFor } from '../identity/principals/scopes.ts';
+import { withJsonText } from '../mcp/wire/json-text.ts';
+import type { Agent } from '../model/governance.ts';
+
+export class ToolViews {
+  readonly #tools = new WeakMap<ToolTarget['action'], Map<string, Tool>>();
+  readonly #lists = new WeakMap<GovernanceSnapshot, Map<string, Tool[]>>();
+
+  /** The tools the agent may call at this revision. */
+  listOf(snapshot: GovernanceSnapshot, agent: Agent): Tool[] {
+    let lists = this.#lists.get(snapshot);
+    if (!lists) {
+      lists = new Map();
+      this.#lists.set(snapshot, lists);
+    }
+    let tools = lists.get(agent.id);
+    if (!tools) {
+      tools = withJsonText(snapshot.visibleTools(agent).map((target) => this.toolOf(target)));
+      lists.set(agent.id, tools);
+    }
+    return tools;
+  }
+
+  toolOf({ connection, action }: ToolTarget): Tool {
+    let byName = this.#tools.get(action);
+    if (!byName) {
+      byName = new Map();
+      this.#tools.set(action, byName);
+    }
+    const name = toolNameFor(connection, action.name);
+    let tool = byName.get(name);
+    if (!tool) {
+      tool = {
+        name,
+        title: action.title,
+        description: action.description,
+        inputSchema: action.inputSchema as Tool['inputSchema'],
+        annotations: { ...action.annotations },
+        // What the OpenAI Apps SDK and other clients read: the scope this tool needs.
+        securitySchemes: [{ type: 'oauth2', scopes: [scopeFor(action.classification)] }],
+      } as Tool;
+      byName.set(name, tool);
+    }
+    return tool;
+  }
+}

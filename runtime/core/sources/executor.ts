@@ -1,0 +1,84 @@
+/**
+ * Executing one governed call, whatever the transport: the governance around
+ * it (decision, validation, credential, audit, health) is the gateway's, the
+ * call itself the executor's. One executor per tool source kind
+ * (`native_rest` today), each behind this interface, every outbound byte
+ * through the guarded client.
+ */
+import type { ClientCapabilities, LoggingLevel } from '@modelcontextprotocol/server';
+import { type CancelSignal, NEVER_CANCELLED } from '../base/cancellation.ts';
+import type { JsonValue } from '../base/json-value.ts';
+import type { ToolSourceKind, ToolTarget } from '../governance/tool-source.ts';
+import type { ToolOutcome } from '../mcp/server/tool-backend.ts';
+import type { McpEra } from '../mcp/wire/protocol-version.ts';
+import type { Redactor } from '../outbound/redaction.ts';
+import type { CallOutcome } from './connection-health.ts';
+
+/** One call to execute: transport-neutral; the executor reads its target's own shape. */
+export interface ExecuteCall<T extends ToolTarget = ToolTarget> {
+  target: T;
+  /** Validated against the action's input schema. */
+  arguments: Record<string, unknown>;
+  /** The credential's fields by name; undefined when the action sends none. */
+  credential: Record<string, string> | undefined;
+  /** Whose credential goes with the call: the agent's own (its id), or the connection's shared one (null). */
+  credentialOwner?: string | null;
+  /** Every credential the gateway holds for the caller's workspace: none of them reaches the caller. */
+  secrets?: Redactor;
+  cancel: CancelSignal;
+  /** What the calling client can do (for input an upstream asks for). */
+  clientCapabilities: ClientCapabilities;
+  /** The calling client's era (a 2025 caller is served on a server's 2025 wire when it has one). */
+  era?: McpEra;
+  /** Progress the upstream reports, relayed to the agent when it asked for it. */
+  progress(progress: number, total?: number, message?: string): void;
+  /** An upstream log message about this call, relayed when the agent wants that level. */
+  log(level: LoggingLevel, data: unknown, logger?: string): void;
+  /** The agent's answers to input this call asked for, and the state kept for them. */
+  input: { responses: Record<string, unknown>; state: JsonValue | undefined } | undefined;
+}
+
+/** What a call did, for the agent (its outcome) and for the audit event and health. */
+export interface Execution {
+  outcome: ToolOutcome;
+  /** The host the call was for (the catalog's host, before any development override). */
+  host: string;
+  /** Where the call actually went when a development override sent it elsewhere, else null. */
+  address: string | null;
+  upstreamStatus: number | null;
+  requestBytes: number;
+  replyBytes: number;
+  /** What the call says about the connection's health. */
+  health: CallOutcome;
+}
+
+export interface Executor<T extends ToolTarget = ToolTarget> {
+  readonly kind: ToolSourceKind;
+  execute(call: ExecuteCall<T>): Promise<Execution>;
+  /** Whether a failed call counts against the connection's health (`call`: whose credential it carried). */
+  healthOutcomeOf(error: unknown, call?: Pick<ExecuteCall, 'credentialOwner'>): CallOutcome;
+}
+
+/** The executors of every tool source kind. */
+export class Executors {
+  readonly #byKind: ReadonlyMap<ToolSourceKind, Executor>;
+
+  constructor(executors: readonly Executor[]) {
+    this.#byKind = new Map(executors.map((executor) => [executor.kind, executor]));
+  }
+
+  for(kind: ToolSourceKind): Executor {
+    const executor = this.#byKind.get(kind);
+    if (executor === undefined) throw new TypeError(`no executor for ${kind} tools`);
+    return executor;
+  }
+}
+
+/** The call context of a call no client is waiting on (an operator's verify read). */
+export const OPERATOR_CALL: Omit<ExecuteCall, 'target' | 'arguments' | 'credential'> = {
+  cancel: NEVER_CANCELLED,
+  clientCapabilities: {},
+  progress: () => {},
+  log: () => {},
+  input: undefined,
+};

@@ -1,0 +1,137 @@
+/** The audit log: append-only, queried newest first unless asked otherwise. */
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { AuditEvent, AuditQuery } from '../../../../../runtime/core/model/governance.ts';
+import { anEvent, reasonOf, T0, T1, T2, T3 } from '../../../../support/store-fixtures.ts';
+import type { StoreSubject } from '../store-contract.ts';
+
+export function describeAuditContract(subject: StoreSubject): void {
+  describe('audit events', () => {
+    it('get increasing ids and come back field for field (fractional latency included)', async () => {
+      const { store } = subject;
+      const bare = anEvent({
+        workspaceId: null,
+        actorKind: 'system',
+        actorId: null,
+        action: 'store.open',
+        subject: 'agt_7',
+        connectionId: null,
+        decision: 'denied',
+        reason: 'not_granted',
+        outcome: null,
+        upstreamHost: null,
+        upstreamAddress: null,
+        upstreamStatus: null,
+        latencyMs: null,
+        requestBytes: null,
+        replyBytes: null,
+        argumentHash: null,
+        traceparent: null,
+      });
+      const first = await store.audit.append(anEvent());
+      const second = await store.audit.append(bare);
+      expect(Number.isSafeInteger(first)).toBe(true);
+      expect(second).toBeGreaterThan(first);
+      expect(await store.audit.query({ ascending: true })).toEqual([
+        { id: first, ...anEvent() },
+        { id: second, ...bare },
+      ]);
+    });
+
+    it('append many in one statement, in order, and all or none', async () => {
+      const { store } = subject;
+      const batch = [anEvent({ action: 'a' }), anEvent({ action: 'b' }), anEvent({ action: 'c' })];
+      await store.audit.appendMany(batch);
+      expect((await store.audit.query({ ascending: true })).map((e) => e.action)).toEqual([
+        'a',
+        'b',
+        'c',
+      ]);
+      const broken = [anEvent({ action: 'd' }), anEvent({ action: null as unknown as string })];
+      await expect(store.audit.appendMany(broken)).rejects.toThrow();
+      expect((await store.audit.query({})).map((e) => e.action)).not.toContain('d');
+    });
+
+    describe('queried', () => {
+      /** Six events; `ids[i]` is the id of `events[i]`. */
+      const events = [
+        anEvent({ at: T0 }),
+        anEvent({ at: T1, decision: 'denied', reason: 'not_granted', outcome: null }),
+        anEvent({ at: T1, workspaceId: 'ws_2', actorId: 'agt_9', connectionId: 'conn_9' }),
+        anEvent({
+          at: T2,
+          actorKind: 'operator',
+          actorId: 'op_1',
+          action: 'agent.create',
+          connectionId: null,
+        }),
+        anEvent({
+          at: T2,
+          action: 'unikraft__instances_delete',
+          outcome: 'error',
+          reason: 'upstream_status',
+        }),
+        anEvent({
+          at: T3,
+          actorId: 'agt_2',
+          decision: 'denied',
+          reason: 'action_disabled',
+          outcome: null,
+        }),
+      ];
+      let ids: number[] = [];
+
+      beforeEach(async () => {
+        ids = [];
+        for (const event of events) ids.push(await subject.store.audit.append(event));
+      });
+
+      const cases: Array<[string, { given: AuditQuery; want: number[] }]> = [
+        ['all, newest first', { given: {}, want: [5, 4, 3, 2, 1, 0] }],
+        ['all, oldest first', { given: { ascending: true }, want: [0, 1, 2, 3, 4, 5] }],
+        ['by workspace', { given: { workspaceId: 'ws_2' }, want: [2] }],
+        ['by actor', { given: { actorId: 'agt_1' }, want: [4, 1, 0] }],
+        ['by action', { given: { action: 'agent.create' }, want: [3] }],
+        ['by connection', { given: { connectionId: 'conn_1' }, want: [5, 4, 1, 0] }],
+        ['by decision', { given: { decision: 'denied' }, want: [5, 1] }],
+        ['by reason', { given: { reason: 'not_granted' }, want: [1] }],
+        ['since, inclusive', { given: { since: T2 }, want: [5, 4, 3] }],
+        ['until, inclusive', { given: { until: T1 }, want: [2, 1, 0] }],
+        ['between', { given: { since: T1, until: T2, ascending: true }, want: [1, 2, 3, 4] }],
+        ['with a limit, newest first', { given: { limit: 2 }, want: [5, 4] }],
+        ['with a limit, oldest first', { given: { limit: 2, ascending: true }, want: [0, 1] }],
+        ['with a zero limit', { given: { limit: 0 }, want: [] }],
+        [
+          'combined',
+          { given: { workspaceId: 'ws_1', decision: 'allowed', since: T1 }, want: [4, 3] },
+        ],
+        ['matching nothing', { given: { actorId: 'agt_none' }, want: [] }],
+      ];
+      it.each(cases)('%s', async (_, { given, want }) => {
+        const found = await subject.store.audit.query(given);
+        expect(found.map((event) => event.id)).toEqual(want.map((index) => ids[index]));
+      });
+
+      it('page after an id', async () => {
+        const { store } = subject;
+        const page = (afterId: number): Promise<AuditEvent[]> =>
+          store.audit.query({ afterId, ascending: true, limit: 4 });
+        const first = await page(0);
+        expect(first.map((event) => event.id)).toEqual(ids.slice(0, 4));
+        const second = await page(first.at(-1)?.id ?? Number.NaN);
+        expect(second.map((event) => event.id)).toEqual(ids.slice(4));
+        expect(await store.audit.query({ afterId: ids[3] })).toHaveLength(2);
+      });
+
+      it.each([
+        ['a negative limit', { limit: -1 }, 'limit'],
+        ['a fractional limit', { limit: 1.5 }, 'limit'],
+        ['a fractional afterId', { afterId: 0.5 }, 'afterId'],
+      ])('refuse %s with invalid_input', async (_, query, field) => {
+        expect(await reasonOf(subject.store.audit.query(query))).toEqual({
+          code: 'invalid_input',
+          field,
+        });
+      });
+    });
+  });
+}

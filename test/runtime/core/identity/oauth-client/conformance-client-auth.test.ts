@@ -1,0 +1,32 @@
+/**
+ * The MCP conformance suite's client authorization suite (`conformance
+ * client --suite auth`: discovery variants, CIMD, scope selection and
+ * step-up, the token endpoint's auth methods, a preregistered client)
+ * against Portcullis's OAuth client command: every scenario passes, with no
+ * failed check and no warning. The requirement sets' auth scenarios run in
+ * `npm run conformance -- --part client-auth` (a few minutes).
+ */
+import { expect, it } from 'vitest';
+import {
+  formatClientAuthReport,
+  runClientAuthConformance,
+} from '../../../../../scripts/conformance/client-auth.ts';
+
+it('passes every scenario of the client auth suite', { timeout: 180_000 }, async () => {
+  const report = await runClientAuthConformance({ parts: ['suite auth'] });
+  const failing = report.scenarios.filter((s) => s.ok !== true);
+  expect(failing, formatClientAuthReport(report)).toEqual([]);
+  expect(report.scenarios.map((s) => s.scenario)).toEqual(
+    expect.arrayContaining([
+      'auth/metadata-default',
+      'auth/metadata-var2',
+      'auth/metadata-var3',
+      'auth/basic-cimd',
+      'auth/scope-step-up',
+      'auth/scope-retry-limit',
+      'auth/token-endpoint-auth-basic',
+      'auth/pre-registration',
+    ]),
+  );
+  expect(report.scenarios.reduce((n, s) => n + s.counts.failed + s.counts.warnings, 0)).toBe(0);
+});
