@@ -3,7 +3,8 @@
  * no serious or critical violation on any of them, and each is kept as a
  * screenshot under artifacts/pages/ for a person to look at. The consent
  * page is shown for a client whose chosen name carries markup and a bidi
- * override, which must reach the page as inert text.
+ * override, which must reach the page as inert text; the consent review is
+ * the page a signed-in member sees before Approve.
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,7 +13,11 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HAS_CHROMIUM, launchChromium } from '../../../../support/chromium.ts';
 import { ROOT } from '../../../../support/fixtures.ts';
-import { type OAuthGateway, startOAuthGateway } from '../../../../support/oauth/oauth-gateway.ts';
+import {
+  MEMBER,
+  type OAuthGateway,
+  startOAuthGateway,
+} from '../../../../support/oauth/oauth-gateway.ts';
 import { authorizeUrl, pkce } from '../../../../support/oauth/raw-flow.ts';
 
 const SHOTS = join(ROOT, 'artifacts', 'pages');
@@ -50,6 +55,7 @@ afterAll(async () => {
 
 const pages: Array<[string, () => string]> = [
   ['consent', () => consentUrl],
+  ['consent-review', () => consentUrl],
   ['member-consents', () => `${running.url}/oauth/consents`],
   ['problem', () => `${running.url}/oauth/authorize?client_id=nobody`],
 ];
@@ -62,6 +68,13 @@ describe.skipIf(!HAS_CHROMIUM)('the member pages in Chromium', () => {
         const page = await context.newPage();
         try {
           await page.goto(url());
+          if (name === 'consent-review') {
+            // The page after Continue: what the client will reach, before Approve.
+            await page.getByLabel('Member name').fill(MEMBER.member);
+            await page.getByLabel('Password').fill(MEMBER.password);
+            await page.getByRole('button', { name: 'Continue' }).click();
+            await page.waitForSelector('#signed-in');
+          }
           await page.screenshot({ path: join(SHOTS, `${name}-${width}.png`), fullPage: true });
           const { violations } = await new AxeBuilder({ page }).analyze();
           const serious = violations.filter(
