@@ -159,6 +159,16 @@ describe.skipIf(!HAS_CHROMIUM)('the consent page in Chromium', () => {
   });
 
   it('lets the member revoke the app afterwards on /oauth/consents, signed in on that page', async () => {
+    // The app this test revokes is approved here, whatever ran before.
+    const { page: consent } = await consentPage();
+    await consent.getByLabel('Member name').fill(MEMBER.member);
+    await consent.getByLabel('Password').fill(MEMBER.password);
+    await consent.getByRole('button', { name: 'Continue' }).click();
+    await Promise.all([
+      consent.waitForURL(/\/callback\?/),
+      consent.getByRole('button', { name: 'Approve' }).click(),
+    ]);
+    await consent.close();
     const page = await browser.newPage();
     await page.goto(`${running.url}/oauth/consents`);
     await page.getByLabel('Member name').fill(MEMBER.member);
