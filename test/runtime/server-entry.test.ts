@@ -99,7 +99,11 @@ describe('npm start refused for its configuration', () => {
       });
       expect(refused.outcome).toBe(1);
 
-      const started = await startServerProcess({ PORTCULLIS_DATA_DIR: dataDir });
+      // Running once the token is printed: the banner's lines are separate writes, and a
+      // child stopped at the first one would not have printed the token yet.
+      const started = await startServerProcess({ PORTCULLIS_DATA_DIR: dataDir }, (stdout) =>
+        /^admin token \(shown once; keep it\): pca_\S+$/m.test(stdout),
+      );
       expect([started.outcome, started.stderr]).toEqual(['running', '']);
       expect(started.stdout).toMatch(/^admin token \(shown once; keep it\): pca_\S+$/m);
     },
