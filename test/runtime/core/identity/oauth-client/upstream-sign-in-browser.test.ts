@@ -5,9 +5,11 @@
  * oidc-provider login and consent, to Portcullis's "Connected" page. A
  * screenshot is kept in artifacts/ (not committed) for a person to look at.
  */
+
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
+import AxeBuilder from '@axe-core/playwright';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectUrl } from '../../../../../runtime/core/operator/remote-connections.ts';
 import { HAS_CHROMIUM, launchChromium } from '../../../../support/chromium.ts';
@@ -50,7 +52,7 @@ describe.skipIf(!HAS_CHROMIUM)('the upstream sign-in in Chromium', () => {
     const link = /(http:\/\/\S+\/connect\/oauth\/sign-in\?state=\S+)/.exec(printed.stdout)?.[1];
     expect(link).toBeDefined();
 
-    const page = await browser.newPage();
+    const page = await (await browser.newContext()).newPage();
     await page.goto(link!);
     const host = new URL(upstream.issuer).host;
     await expect(page.locator('main').textContent()).resolves.toContain(
@@ -59,6 +61,7 @@ describe.skipIf(!HAS_CHROMIUM)('the upstream sign-in in Chromium', () => {
     await expect(page.locator('main').textContent()).resolves.toContain(
       `Unverified server: ${new URL(upstream.mcp.url).host}`,
     );
+    await lookAt(page, 'upstream-sign-in-link');
     await page.click('#continue');
     await page.fill('input[name=login]', 'carol');
     await page.fill('input[name=password]', 'any');
@@ -67,8 +70,7 @@ describe.skipIf(!HAS_CHROMIUM)('the upstream sign-in in Chromium', () => {
     await page.waitForURL(/\/connect\/oauth\/callback/);
     await expect(page.locator('h1').textContent()).resolves.toBe('Connected');
     await expect(page.locator('main').textContent()).resolves.toContain('3 tools were discovered');
-    mkdirSync(ARTIFACTS, { recursive: true });
-    await page.screenshot({ path: join(ARTIFACTS, 'upstream-sign-in-connected.png') });
+    await lookAt(page, 'upstream-sign-in-connected');
     await page.close();
     const connection = await ctx.store.connections.byName(
       (await ctx.store.workspaces.byName('default'))!.id,
@@ -77,3 +79,15 @@ describe.skipIf(!HAS_CHROMIUM)('the upstream sign-in in Chromium', () => {
     expect(connection?.status).toBe('active');
   });
 });
+
+/** Screenshots at a desktop and a phone width, kept for a person to look at; axe-core finds nothing serious. */
+async function lookAt(page: Page, name: string): Promise<void> {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  for (const width of [1280, 375]) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.screenshot({ path: join(ARTIFACTS, `${name}-${width}.png`), fullPage: true });
+    const { violations } = await new AxeBuilder({ page }).analyze();
+    const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+    expect(serious.map((v) => `${v.id}: ${v.help}`)).toEqual([]);
+  }
+}
