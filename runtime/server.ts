@@ -62,6 +62,7 @@ export async function startServer(
     serverInfo: { name: 'portcullis', version: VERSION },
     resourceMetadataUrl: gateway.oauth.resourceMetadataUrl(),
     challengeScope: gateway.oauth.challengeScope,
+    stepUp: config.oauthStepUp,
     ...allowedAddresses(config.publicUrl, cors.namedOrigins),
   });
   // `/mcp` is answered straight from node:http (the hot path; Express costs
@@ -80,6 +81,7 @@ export async function startServer(
         serverInfo: { name: 'portcullis', version: VERSION },
         resourceMetadataUrl: gateway.oauth.resourceMetadataUrl(`${CONNECTION_MCP_PREFIX}${name}`),
         challengeScope: gateway.oauth.challengeScope,
+        stepUp: config.oauthStepUp,
         ...allowedAddresses(config.publicUrl, cors.namedOrigins),
       }),
     // From the governance snapshot, not the store: a request for a made-up name costs no read.

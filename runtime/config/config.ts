@@ -96,6 +96,12 @@ export const ConfigSchema = z.strictObject({
       return 'scopes' in parsed && parsed.scopes.length > 0;
     })
     .optional(),
+  /**
+   * How a tool call whose token lacks the scope is refused: `http` (HTTP 403
+   * with the challenge, MCP's step-up) or `result` (an `isError` result with
+   * it in `_meta["mcp/www_authenticate"]`, OpenAI's Apps SDK).
+   */
+  PORTCULLIS_OAUTH_STEP_UP: z.enum(['http', 'result']).default('http'),
   /** A PKCS#8 or PKCS#1 PEM private key (EC P-256 or RSA) that signs access tokens instead of the stored one. */
   PORTCULLIS_OAUTH_SIGNING_KEY_PEM: z
     .string()
@@ -154,6 +160,7 @@ const ACCEPTS: Record<Variable, { takes: string; secret?: true; words?: readonly
     takes:
       'scopes separated by spaces or commas: tools:read, tools:write, tools:destructive (each may end in :<connection>)',
   },
+  PORTCULLIS_OAUTH_STEP_UP: { takes: 'http or result' },
   PORTCULLIS_OAUTH_SIGNING_KEY_PEM: {
     takes: 'a PEM private key (EC P-256 for ES256, or RSA 2048+ for RS256)',
     secret: true,
@@ -187,6 +194,8 @@ export interface Config {
   oauthRedirectUris: string[];
   /** The scopes a client that asks for none gets, and the first challenge names (sorted, at least one). */
   oauthDefaultScopes: string[];
+  /** How a call refused `insufficient_scope` is answered: HTTP 403 with the challenge, or a result carrying it. */
+  oauthStepUp: 'http' | 'result';
   /** A PEM private key that signs access tokens, instead of the one sealed in the store. */
   oauthSigningKeyPem: string | undefined;
   /** Browser origins allowed by CORS; `['*']`: any; empty: none. */
@@ -253,6 +262,7 @@ export function configFromEnvironment(environment: Record<string, string | undef
     publicUrl: values.PORTCULLIS_PUBLIC_URL ? new URL(values.PORTCULLIS_PUBLIC_URL) : undefined,
     oauthRedirectUris: values.PORTCULLIS_OAUTH_REDIRECT_URIS?.split(',') ?? [],
     oauthDefaultScopes: defaultScopesOf(values.PORTCULLIS_OAUTH_DEFAULT_SCOPES),
+    oauthStepUp: values.PORTCULLIS_OAUTH_STEP_UP,
     oauthSigningKeyPem: values.PORTCULLIS_OAUTH_SIGNING_KEY_PEM,
     corsOrigins: values.PORTCULLIS_CORS_ORIGINS?.split(',') ?? [],
     trustedProxies: values.PORTCULLIS_TRUSTED_PROXIES?.split(',') ?? [],

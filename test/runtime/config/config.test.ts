@@ -29,6 +29,7 @@ describe('configFromEnvironment', () => {
       publicUrl: undefined,
       oauthRedirectUris: [],
       oauthDefaultScopes: ['tools:read'],
+      oauthStepUp: 'http',
       oauthSigningKeyPem: undefined,
       corsOrigins: [],
       trustedProxies: [],

@@ -14,6 +14,12 @@ import type { McpPrincipal } from './tool-backend.ts';
 export interface Answer {
   message: OutgoingMessage;
   reason?: ReasonCode;
+  /**
+   * A refusal the client can step up from: answered as HTTP 403 with
+   * `challenge` in `WWW-Authenticate` and `refusal` as the body, unless the
+   * reply is already a stream, which then ends with `message`.
+   */
+  stepUp?: { challenge: string; refusal: OutgoingMessage };
 }
 
 export function failure(

@@ -38,6 +38,12 @@ export interface Invocation<R> {
   run(context: RequestContext): Promise<R | InputRequired>;
   /** How a `GatewayError` becomes a result, when it does (tool calls); otherwise it is a JSON-RPC error. */
   refused?: (error: GatewayError) => object;
+  /**
+   * The `WWW-Authenticate` challenge of a refusal the client can step up from
+   * (`insufficient_scope`): answered as HTTP 403 with it, as MCP's
+   * authorization says, while nothing of the reply was streamed yet.
+   */
+  stepUp?: (error: GatewayError) => string | undefined;
   /** The reason a `GatewayError` is answered with (the era's own resource-not-found). */
   translate?: (error: GatewayError) => ReasonCode;
 }
@@ -123,10 +129,14 @@ export async function withInput<P extends McpPrincipal, R extends object>(
       return failure(id, 'internal');
     }
     if (isOperatorsToSee(error)) scope.report(error);
-    if (invocation.refused && error.code !== 'client_capability_missing') {
-      return { message: resultMessage(id, complete(scope, invocation.refused(error))) };
-    }
     const shown = publicError(error);
+    if (invocation.refused && error.code !== 'client_capability_missing') {
+      const message = resultMessage(id, complete(scope, invocation.refused(error)));
+      const challenge = invocation.stepUp?.(error);
+      if (challenge === undefined) return { message };
+      const refusal = failure(id, error.code, shown.message, { error: shown }).message;
+      return { message, stepUp: { challenge, refusal } };
+    }
     return failure(id, invocation.translate?.(error) ?? error.code, shown.message, error.detail);
   } finally {
     if (scope.running?.get(id) === cancellation) scope.running.delete(id);

@@ -103,7 +103,7 @@ export class LegacyWire<P extends McpPrincipal> {
       case 'request': {
         const reply = new PendingReply(format, sessionHeaders(session.id));
         void this.#answer(request, principal, session, reply, message).then(
-          (answer) => reply.finish(answer.message),
+          (answer) => reply.settle(answer),
           (error: unknown) => {
             this.#context.report(error);
             reply.finish(rpcErrorOf('internal', { id: message.id }));
@@ -229,7 +229,8 @@ export class LegacyWire<P extends McpPrincipal> {
     reply: PendingReply,
     message: Extract<IncomingMessage, { kind: 'request' }>,
   ): Promise<Answer> {
-    const { backend, serverInfo, serverMeta, sealer, report, challengeOf } = this.#context;
+    const { backend, serverInfo, serverMeta, sealer, report, challengeOf, stepUpOf } =
+      this.#context;
     // A literal, not a spread of the context: this runs on every request.
     const scope: RequestScope<P> = {
       backend,
@@ -238,6 +239,7 @@ export class LegacyWire<P extends McpPrincipal> {
       sealer,
       report,
       challengeOf,
+      stepUpOf,
       principal,
       era: 'legacy',
       protocolVersion: session.protocolVersion,

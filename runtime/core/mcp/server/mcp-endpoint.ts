@@ -66,6 +66,13 @@ export interface McpEndpointOptions<P extends McpPrincipal = McpPrincipal> {
   resourceMetadataUrl?: string;
   /** Named in a 401's `WWW-Authenticate` as `scope`: what a client should ask for to get in. */
   challengeScope?: string;
+  /**
+   * How a tool call refused `insufficient_scope` is answered: `http` (the
+   * default), HTTP 403 with the challenge, as MCP's authorization says and
+   * the SDKs' clients step up from; `result`, an `isError` result carrying it
+   * in `_meta["mcp/www_authenticate"]`, as OpenAI's Apps SDK describes.
+   */
+  stepUp?: 'http' | 'result';
   /** Told about every internal failure, whose details the caller never sees (for the operator's log). */
   onInternalError?: (error: unknown) => void;
   /** Clock for session expiry (tests). */
@@ -116,20 +123,24 @@ export function createMcpEndpoint<P extends McpPrincipal>(
   const entry = { ...challenge, scope: options.challengeScope };
   const missingCredential = bearerChallenge(entry);
   const refusedCredential = bearerChallenge(entry, 'unauthenticated');
+  const challengeOf = (error: GatewayError) => {
+    if (challengeErrorOf(error.code) === undefined) return undefined;
+    const scope = error.detail?.scope;
+    return bearerChallenge(
+      { ...challenge, ...(typeof scope === 'string' ? { scope } : {}) },
+      error.code,
+    );
+  };
+  const stepUp = options.stepUp ?? 'http';
   const context = {
     backend,
     serverInfo: options.serverInfo,
     serverMeta: Object.freeze({ [SERVER_INFO_META_KEY]: options.serverInfo }),
     sealer: options.requestState,
     report,
-    challengeOf: (error: GatewayError) => {
-      if (challengeErrorOf(error.code) === undefined) return undefined;
-      const scope = error.detail?.scope;
-      return bearerChallenge(
-        { ...challenge, ...(typeof scope === 'string' ? { scope } : {}) },
-        error.code,
-      );
-    },
+    challengeOf,
+    stepUpOf: (error: GatewayError) =>
+      stepUp === 'http' && error.code === 'insufficient_scope' ? challengeOf(error) : undefined,
   };
   const legacy = new LegacyWire(context, sessions, clientRequests);
   const modern = new ModernWire(context);

@@ -87,7 +87,8 @@ export class ModernWire<P extends McpPrincipal> {
     if (method === 'subscriptions/listen') return this.#listen(principal, id, params, meta);
 
     const reply = new PendingReply(format);
-    const { backend, serverInfo, serverMeta, sealer, report, challengeOf } = this.#context;
+    const { backend, serverInfo, serverMeta, sealer, report, challengeOf, stepUpOf } =
+      this.#context;
     const scope: RequestScope<P> = {
       backend,
       serverInfo,
@@ -95,6 +96,7 @@ export class ModernWire<P extends McpPrincipal> {
       sealer,
       report,
       challengeOf,
+      stepUpOf,
       principal,
       era: 'modern',
       protocolVersion: meta.protocolVersion,
@@ -110,7 +112,7 @@ export class ModernWire<P extends McpPrincipal> {
       decidedCall: decided,
     };
     void answerRequest(scope, id, method, params).then(
-      (answer) => reply.finish(answer.message, answer.reason ? REASONS[answer.reason].status : 200),
+      (answer) => reply.settle(answer, answer.reason ? REASONS[answer.reason].status : 200),
       (error: unknown) => {
         this.#context.report(error);
         reply.finish(rpcErrorOf('internal', { id }), REASONS.internal.status);

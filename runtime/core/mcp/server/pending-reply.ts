@@ -10,6 +10,7 @@ import { EventStream } from '../wire/event-stream.ts';
 import type { McpHttpResponse, ReplyFormat } from '../wire/http-exchange.ts';
 import { messagesReply, SSE_HEADERS } from '../wire/http-exchange.ts';
 import type { OutgoingMessage } from '../wire/json-rpc.ts';
+import type { Answer } from './answer.ts';
 
 export class PendingReply {
   readonly response: Promise<McpHttpResponse>;
@@ -48,6 +49,22 @@ export class PendingReply {
       this.#stream.send(message);
     }
     this.#stream.end();
+  }
+
+  /**
+   * An answer, ended the way its kind says: a step-up refusal is HTTP 403
+   * with its `WWW-Authenticate` challenge while nothing was streamed yet (a
+   * started stream ends with the answer's message, as any result).
+   */
+  settle(answer: Answer, status = 200): void {
+    if (answer.stepUp === undefined || this.#stream !== undefined) {
+      this.finish(answer.message, status);
+      return;
+    }
+    if (this.#done) return;
+    this.#done = true;
+    const headers = { ...this.#headers, 'WWW-Authenticate': answer.stepUp.challenge };
+    this.#resolve(messagesReply(answer.stepUp.refusal, 'json', headers, 403));
   }
 
   #streaming(): EventStream {

@@ -17,4 +17,9 @@ export interface WireContext<P extends McpPrincipal> {
    * `_meta["mcp/www_authenticate"]` (a missing scope, so the client can step up); undefined for none.
    */
   challengeOf: (error: GatewayError) => string | undefined;
+  /**
+   * The challenge a refused tool call is answered with as HTTP 403 instead of
+   * a result (MCP's step-up, `insufficient_scope`); undefined: a result.
+   */
+  stepUpOf: (error: GatewayError) => string | undefined;
 }

@@ -140,10 +140,11 @@ describe('a client the member approved', () => {
     const client = await mcpClient(running.url, token);
     const names = (await client.listTools()).tools.map((tool) => tool.name);
     expect(names).toContain(READ_TOOL);
-    const write = await client.callTool({ name: WRITE_TOOL, arguments: {} });
-    expect((write.structuredContent as { error: { code: string } }).error.code).toBe(
-      'insufficient_scope',
-    );
+    // A write needs tools:write: the step-up challenge, as HTTP 403.
+    await expect(client.callTool({ name: WRITE_TOOL, arguments: {} })).rejects.toMatchObject({
+      code: 403,
+      message: expect.stringContaining('insufficient_scope'),
+    });
     await client.close();
     // Its own agent holds no grant: the member's are what it uses.
     const store = running.gateway.running.gateway.store;

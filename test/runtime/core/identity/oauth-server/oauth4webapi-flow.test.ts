@@ -169,19 +169,33 @@ describe('oauth4webapi through the whole flow', () => {
     await mcp.close();
   });
 
-  it('asks for a step-up when the token lacks the scope a call needs, naming the ones it has too', async () => {
+  it('asks for a step-up with HTTP 403 and the challenge when the token lacks the scope a call needs, naming the ones it has too, on both wires', async () => {
     const readOnly = await signInGranted('tools:read');
+    const challenge = `Bearer realm="portcullis", error="insufficient_scope", error_description="the access token does not carry the scope this action needs", scope="tools:read tools:write", resource_metadata="${running.url}/.well-known/oauth-protected-resource/mcp"`;
+    // 2026-07-28, read raw: the status, the header and the one error shape.
+    const call = modern('tools/call', { name: WRITE_TOOL, arguments: WRITE_ARGS });
+    const reply = await fetch(`${running.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        ...call.headers,
+        'content-type': 'application/json',
+        accept: ACCEPT_BOTH,
+        authorization: `Bearer ${readOnly.access_token}`,
+      },
+      body: JSON.stringify(call.body),
+    });
+    expect(reply.status).toBe(403);
+    expect(reply.headers.get('www-authenticate')).toBe(challenge);
+    const body = (await reply.json()) as { error: { data: { error: { code: string } } } };
+    expect(body.error.data.error.code).toBe('insufficient_scope');
+    // 2025-11-25 through the SDK's client, which has no way to sign in again here: it throws the 403.
     const mcp = await mcpClient(running.url, readOnly.access_token);
-    const result = (await mcp.callTool({ name: WRITE_TOOL, arguments: WRITE_ARGS })) as {
-      isError?: boolean;
-      structuredContent?: { error?: { code: string } };
-      _meta?: Record<string, string[]>;
-    };
-    expect(result.isError).toBe(true);
-    expect(result.structuredContent?.error?.code).toBe('insufficient_scope');
-    expect(result._meta?.['mcp/www_authenticate']?.[0]).toBe(
-      `Bearer realm="portcullis", error="insufficient_scope", error_description="the access token does not carry the scope this action needs", scope="tools:read tools:write", resource_metadata="${running.url}/.well-known/oauth-protected-resource/mcp"`,
-    );
+    await expect(mcp.callTool({ name: WRITE_TOOL, arguments: WRITE_ARGS })).rejects.toMatchObject({
+      code: 403,
+      message: expect.stringContaining('insufficient_scope'),
+    });
+    // The session outlives the refusal: a read on it still goes through.
+    expect((await callTool(mcp, READ_TOOL, READ_ARGS)).isError).toBeFalsy();
     await mcp.close();
   });
 
