@@ -101,12 +101,7 @@ describe('npm run scaffold', () => {
     expect({ code: pin.code, stderr: pin.stderr }).toEqual({ code: 0, stderr: '' });
     const catalog = JSON.parse(read('generated/uuidgen/catalog.json'));
     // Three operations without an operationId: named from method and path, classified.
-    expect(
-      catalog.actions.map((a: { name: string; classification: string }) => [
-        a.name,
-        a.classification,
-      ]),
-    ).toHaveLength(3);
+    expect(catalog.actions).toHaveLength(3);
     expect(
       catalog.actions.filter((a: { classification: string }) => a.classification === 'read'),
     ).toHaveLength(2);
