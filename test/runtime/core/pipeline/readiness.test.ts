@@ -4,8 +4,13 @@
  * services themselves, shared with other tests, keep running): ready while
  * both answer; `503 not_ready` naming the store while PostgreSQL is cut, and
  * Redis while Redis is; ready again once each is back, without a restart.
+ * A check that hangs is cut short by its deadline, and probes that arrive
+ * together share one check.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Readiness } from '../../../../runtime/core/pipeline/readiness.ts';
+import type { SharedState } from '../../../../runtime/core/ports/shared-state/shared-state.ts';
+import type { Store } from '../../../../runtime/core/ports/store.ts';
 import { startTestGateway, type TestGateway } from '../../../support/gateway.ts';
 import { testSchemas } from '../../../support/postgres.ts';
 import { TEST_REDIS_URL } from '../../../support/redis.ts';
@@ -82,5 +87,51 @@ describe('/readyz', () => {
       redis.restore();
     }
     expect((await readyzUntil(200)).status).toBe(200);
+  });
+});
+
+describe('Readiness', () => {
+  const hangs = () => new Promise<never>(() => {});
+  const fails = () => Promise.reject(new Error('connection refused'));
+  const answers = async () => 1;
+
+  it.each<
+    [string, { store: () => Promise<unknown>; redis?: () => Promise<unknown>; want: unknown }]
+  >([
+    ['both answer', { store: answers, redis: answers, want: { ready: true } }],
+    ['no Redis configured', { store: answers, want: { ready: true } }],
+    ['the store hangs', { store: hangs, redis: answers, want: ['store'] }],
+    ['Redis fails', { store: answers, redis: fails, want: ['redis'] }],
+    ['both fail', { store: fails, redis: hangs, want: ['store', 'redis'] }],
+  ])('%s', async (_name, { store, redis, want }) => {
+    const readiness = new Readiness({
+      store: { revision: store } as unknown as Store,
+      redis: redis && ({ get: redis } as unknown as SharedState),
+      catalogs: ['unikraft'],
+      timeoutMs: 50,
+    });
+    const result = await readiness.check();
+    if (result.ready) expect({ ready: true }).toEqual(want);
+    else {
+      expect(result.error.code).toBe('not_ready');
+      expect(result.error.detail).toEqual({ notReady: want });
+    }
+  });
+
+  it('lets probes that arrive together share one check', async () => {
+    let asked = 0;
+    const readiness = new Readiness({
+      store: {
+        revision: async () => {
+          asked++;
+          return 1;
+        },
+      } as unknown as Store,
+      catalogs: [],
+    });
+    await Promise.all([readiness.check(), readiness.check(), readiness.check()]);
+    expect(asked).toBe(1);
+    await readiness.check();
+    expect(asked).toBe(2);
   });
 });
