@@ -4,7 +4,9 @@
  * MCP server connected by URL: an SDK client's 2025-11-25 session goes on
  * whichever replica each request reaches; an authorization code issued on
  * one replica is redeemed once on another; a change the `portcullis` command
- * makes is refused on every replica at the next request; and `kill -9` of a
+ * makes is refused on every replica at the next request; a 2026-07-28
+ * agent's answers to questions a stateful upstream asks reach the replica
+ * that holds the call, whichever one nginx sends them to; and `kill -9` of a
  * replica during concurrent calls loses no audited result, while the others
  * and the client's session go on serving.
  */
@@ -12,6 +14,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { argumentHash } from '../../runtime/core/pipeline/arguments.ts';
 import { callTool, mcpClient } from '../support/gateway.ts';
+import { modernToolCall } from '../support/mcp/raw-http.ts';
 import { MEMBER } from '../support/oauth/oauth-gateway.ts';
 import { codeFor, exchange, mcpStatus, registerClient } from '../support/oauth/raw-flow.ts';
 import { startUpstream, type Upstream } from '../support/remote/upstream-servers.ts';
@@ -21,6 +24,8 @@ import type { ServerProcess } from '../support/run-server.ts';
 const TOOL = 'weather__get_weather';
 let set: ReplicaSet;
 let upstream: Upstream;
+/** A stateful upstream whose tools ask mid-call: the replica that called holds the exchange. */
+let asking: Upstream;
 
 /** `portcullis <args> --json`, which must succeed: its JSON. */
 async function cli<T = Record<string, unknown>>(...args: string[]): Promise<T> {
@@ -30,23 +35,29 @@ async function cli<T = Record<string, unknown>>(...args: string[]): Promise<T> {
 }
 
 /** A new agent with a reads grant on `weather`: its key. */
-async function agentKey(name: string): Promise<string> {
+async function agentKey(name: string, connections = ['weather']): Promise<string> {
   const { key } = await cli<{ key: string }>('agent', 'create', name);
-  await cli('grant', name, 'weather');
+  for (const connection of connections) await cli('grant', name, connection);
   return key;
 }
 
 beforeAll(async () => {
-  upstream = await startUpstream('modern');
+  [upstream, asking] = await Promise.all([
+    startUpstream('modern'),
+    startUpstream('stateful', { askingTools: true }),
+  ]);
   set = await startReplicaSet({ count: 3 });
   await cli('connect-url', `${upstream.url}`, '--name', 'weather');
   await cli('review', 'weather', '--all');
+  await cli('connect-url', `${asking.url}`, '--name', 'ask');
+  await cli('review', 'ask', '--all');
   await cli('member', 'add', MEMBER.member, '--password-env', 'PW');
 }, 120_000);
 
 afterAll(async () => {
   await set?.close();
   await upstream?.close();
+  await asking?.close();
 });
 
 /** The reason code of a refused call, or `ok`. */
@@ -102,6 +113,32 @@ describe('replicas behind nginx', () => {
     expect(await Promise.all(everywhere.map((url) => mcpStatus(url, token)))).toEqual([
       401, 401, 401, 401,
     ]);
+  });
+
+  it('relay the answers to two questions asked upstream to the replica that holds the call', async () => {
+    const key = await agentKey('asked', ['ask']);
+    const before = set.nginx.served();
+    const call = (extra: Record<string, unknown> = {}) =>
+      modernToolCall(`${set.url}/mcp`, key, 'ask__ask_two', extra);
+    const answering = (question: Record<string, unknown>, content: Record<string, unknown>) => {
+      expect(question.resultType).toBe('input_required');
+      const [asked] = Object.keys(question.inputRequests as object);
+      return {
+        requestState: question.requestState,
+        inputResponses: { [asked!]: { action: 'accept', content } },
+      };
+    };
+    // Three requests in a row: round-robin sends each to another replica.
+    const first = await call();
+    const second = await call(answering(first, { name: 'Eve' }));
+    const done = await call(answering(second, { colour: 'blue' }));
+    expect((done.content as Array<{ text: string }>)[0]?.text).toBe('you like blue');
+    const after = set.nginx.served();
+    const reached = set.replicas.filter((replica) => {
+      const host = new URL(replica.url).host;
+      return (after.get(host) ?? 0) > (before.get(host) ?? 0);
+    });
+    expect(reached.length).toBeGreaterThan(1);
   });
 
   it("refuse on every replica, at once, what the command's disable, grant revoke and agent revoke took away", async () => {
