@@ -10,8 +10,9 @@
  */
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, symlinkSync } from 'node:fs';
+import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import yaml from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigSchema, configFromEnvironment } from '../../runtime/config/config.ts';
@@ -172,6 +173,37 @@ describe('the port and the probes', () => {
       // The runtime stage copies what the bundle reads: the compiled catalogs beside dist/.
       for (const copied of ['dist', 'generated', 'node_modules', 'package.json'])
         expect(dockerfile).toContain(`COPY --from=build /app/${copied} ./${copied}`);
+    });
+
+    it('imports no package the runtime stage prunes (a development dependency)', () => {
+      const { dependencies } = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')) as {
+        dependencies: Record<string, string>;
+      };
+      const imported = new Set<string>();
+      const seen = new Set<string>();
+      const visit = (file: string) => {
+        if (seen.has(file)) return;
+        seen.add(file);
+        const code = readFileSync(file, 'utf8');
+        // esbuild writes `import … from "x";` at a line's start and `import("x")` for a lazy chunk.
+        const specifiers = [
+          ...code.matchAll(/^(?:import|export)\b[^;"]*?(?:from\s*)?"([^"]+)";/gm),
+          ...code.matchAll(/\bimport\("([^"]+)"\)/g),
+        ].map((match) => match[1]!);
+        for (const specifier of specifiers) {
+          if (specifier.startsWith('.')) visit(resolve(dirname(file), specifier));
+          else if (!specifier.startsWith('node:') && !builtinModules.includes(specifier))
+            imported.add(
+              specifier
+                .split('/')
+                .slice(0, specifier.startsWith('@') ? 2 : 1)
+                .join('/'),
+            );
+        }
+      };
+      visit(join(repo, 'dist', 'server.mjs'));
+      expect(imported.size).toBeGreaterThan(0);
+      expect([...imported].filter((name) => dependencies[name] === undefined)).toEqual([]);
     });
 
     it('answers every probe path the deploy files name', async () => {
