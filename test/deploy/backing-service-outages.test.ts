@@ -25,13 +25,15 @@ let postgres: TcpProxy;
 let redis: TcpProxy;
 let upstream: Upstream;
 let set: ReplicaSet;
+/** The set's `portcullis` command (known before the set has finished starting). */
+let command: ReplicaSet['cli'];
 let direct: Record<string, string>;
 let client: Client;
 let key: string;
 
 /** `portcullis <args> --json` on the store and Redis themselves (not through the proxies). */
 async function cli<T = Record<string, unknown>>(...args: string[]): Promise<T> {
-  const run = await set.cli([...args, '--json'], direct);
+  const run = await command([...args, '--json'], direct);
   if (run.code !== 0) throw new Error(`portcullis ${args.join(' ')}: ${run.stderr}`);
   return JSON.parse(run.stdout) as T;
 }
@@ -46,13 +48,17 @@ beforeAll(async () => {
     count: 2,
     databaseUrl: postgres.through(databaseUrl),
     redisUrl: redis.through(TEST_REDIS_URL),
+    prepare: async (run) => {
+      command = run;
+      await cli('connect-url', upstream.url, '--name', 'weather');
+      await cli('review', 'weather', '--all');
+      ({ key } = await cli<{ key: string }>('agent', 'create', 'outlasting'));
+      await cli('grant', 'outlasting', 'weather');
+    },
   });
-  await cli('connect-url', upstream.url, '--name', 'weather');
-  await cli('review', 'weather', '--all');
-  ({ key } = await cli<{ key: string }>('agent', 'create', 'outlasting'));
-  await cli('grant', 'outlasting', 'weather');
   client = await mcpClient(set.url, key);
-}, 120_000);
+  // Generous: the processes start on a machine that may be busy.
+}, 300_000);
 
 afterAll(async () => {
   await client?.close();
@@ -92,7 +98,7 @@ async function outcome(city: string): Promise<string> {
   }
 }
 
-describe('while PostgreSQL is cut', () => {
+describe('while PostgreSQL is cut', { timeout: 180_000 }, () => {
   it('every replica is not ready, naming the store; ready again once it is back', async () => {
     postgres.cut();
     try {
@@ -111,7 +117,7 @@ describe('while PostgreSQL is cut', () => {
   });
 });
 
-describe('while Redis is cut', () => {
+describe('while Redis is cut', { timeout: 180_000 }, () => {
   it('a new session is refused with state_unavailable; once it is back, new and old sessions go on, on both replicas', async () => {
     expect(await outcome('before')).toBe('ok');
     redis.cut();

@@ -23,13 +23,15 @@ import type { ServerProcess } from '../support/run-server.ts';
 
 const TOOL = 'weather__get_weather';
 let set: ReplicaSet;
+/** The set's `portcullis` command (known before the set has finished starting). */
+let command: ReplicaSet['cli'];
 let upstream: Upstream;
 /** A stateful upstream whose tools ask mid-call: the replica that called holds the exchange. */
 let asking: Upstream;
 
 /** `portcullis <args> --json`, which must succeed: its JSON. */
 async function cli<T = Record<string, unknown>>(...args: string[]): Promise<T> {
-  const run = await set.cli([...args, '--json'], { PW: MEMBER.password });
+  const run = await command([...args, '--json'], { PW: MEMBER.password });
   if (run.code !== 0) throw new Error(`portcullis ${args.join(' ')}: ${run.stderr}`);
   return JSON.parse(run.stdout) as T;
 }
@@ -46,13 +48,19 @@ beforeAll(async () => {
     startUpstream('modern'),
     startUpstream('stateful', { askingTools: true }),
   ]);
-  set = await startReplicaSet({ count: 3 });
-  await cli('connect-url', `${upstream.url}`, '--name', 'weather');
-  await cli('review', 'weather', '--all');
-  await cli('connect-url', `${asking.url}`, '--name', 'ask');
-  await cli('review', 'ask', '--all');
-  await cli('member', 'add', MEMBER.member, '--password-env', 'PW');
-}, 120_000);
+  set = await startReplicaSet({
+    count: 3,
+    prepare: async (run) => {
+      command = run;
+      await cli('connect-url', `${upstream.url}`, '--name', 'weather');
+      await cli('review', 'weather', '--all');
+      await cli('connect-url', `${asking.url}`, '--name', 'ask');
+      await cli('review', 'ask', '--all');
+      await cli('member', 'add', MEMBER.member, '--password-env', 'PW');
+    },
+  });
+  // Generous: three processes start on a machine that may be busy.
+}, 300_000);
 
 afterAll(async () => {
   await set?.close();
@@ -75,7 +83,7 @@ async function outcome(url: string, key: string, city = 'Oslo'): Promise<string>
   }
 }
 
-describe('replicas behind nginx', () => {
+describe('replicas behind nginx', { timeout: 180_000 }, () => {
   it('continue one SDK client session on every replica', async () => {
     const key = await agentKey('roamer');
     const before = set.nginx.served();
@@ -164,8 +172,8 @@ describe('replicas behind nginx', () => {
   });
 });
 
-describe('kill -9 of a replica during concurrent calls', () => {
-  const CALLS = 400;
+describe('kill -9 of a replica during concurrent calls', { timeout: 180_000 }, () => {
+  const CALLS = 300;
   const CONCURRENCY = 8;
   const received: string[] = [];
   const failed: string[] = [];
@@ -194,7 +202,7 @@ describe('kill -9 of a replica during concurrent calls', () => {
       }
     };
     await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-  }, 120_000);
+  }, 300_000);
 
   afterAll(async () => {
     await client?.close();
@@ -204,7 +212,7 @@ describe('kill -9 of a replica during concurrent calls', () => {
     expect(await victim.exited).toBe('SIGKILL');
     // Most calls went through; those in flight on the dead replica may have failed.
     expect(received.length).toBeGreaterThan(CALLS / 2);
-    const run = await set.cli(['audit', '--agent', 'steady', '--limit', '10000', '--json']);
+    const run = await command(['audit', '--agent', 'steady', '--limit', '10000', '--json']);
     const events = run.stdout
       .split('\n')
       .filter((line) => line !== '')

@@ -26,6 +26,11 @@ export interface ReplicaSetOptions {
   redisUrl?: string;
   /** More variables for every replica. */
   environment?: Record<string, string>;
+  /**
+   * Commands to run once the first replica has made the store, while the
+   * others start (connections, agents, grants): `cli` as the set's own.
+   */
+  prepare?: (cli: ReplicaSet['cli']) => Promise<void>;
 }
 
 export interface ReplicaSet {
@@ -69,11 +74,15 @@ export async function startReplicaSet(options: ReplicaSetOptions = {}): Promise<
         ? { started: (stdout) => /admin token \(shown once; keep it\): \S+\n/.test(stdout) }
         : {},
     );
+  const cliData = mkdtempSync(join(tmpdir(), 'portcullis-replica-cli-'));
+  const cli: ReplicaSet['cli'] = (args, env = {}) =>
+    runPortcullisHere(args, { ...environment, PORTCULLIS_DATA_DIR: cliData, ...env });
   try {
     replicas.push(await start(true));
-    const others = await Promise.all(
-      Array.from({ length: (options.count ?? 3) - 1 }, () => start(false)),
-    );
+    const [others] = await Promise.all([
+      Promise.all(Array.from({ length: (options.count ?? 3) - 1 }, () => start(false))),
+      options.prepare?.(cli),
+    ]);
     replicas.push(...others);
     nginx = await startNginx(
       nginxPort,
@@ -83,15 +92,13 @@ export async function startReplicaSet(options: ReplicaSetOptions = {}): Promise<
     await close();
     throw error;
   }
-  const cliData = mkdtempSync(join(tmpdir(), 'portcullis-replica-cli-'));
   return {
     url,
     replicas,
     adminToken: replicas[0]!.adminToken!,
     environment,
     nginx,
-    cli: (args, env = {}) =>
-      runPortcullisHere(args, { ...environment, PORTCULLIS_DATA_DIR: cliData, ...env }),
+    cli,
     close,
   };
 }
