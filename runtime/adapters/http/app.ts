@@ -1,5 +1,6 @@
 /**
- * The gateway's HTTP surface besides `/mcp`: `/healthz` and the operators'
+ * The gateway's HTTP surface besides `/mcp`: `/healthz` (liveness), `/readyz`
+ * (readiness, checked live) and the operators'
  * `/admin/v1` API. Express only adapts; every decision is in `runtime/core`.
  */
 import express from 'express';
@@ -7,6 +8,7 @@ import type { Log } from '../../compose/log.ts';
 import type { Gateway } from '../../compose/open-gateway.ts';
 import { GatewayError } from '../../core/base/errors.ts';
 import { repeatsHost } from '../../core/mcp/server/repeated-host.ts';
+import { Readiness } from '../../core/pipeline/readiness.ts';
 import { adminRouter } from './admin-routes.ts';
 import { clientMetadataRouter } from './client-metadata-route.ts';
 import { errorReply, noSuchRoute, sendError } from './error-reply.ts';
@@ -37,6 +39,21 @@ export function createApp(
       log.error({ err: error }, 'the store does not answer the health check');
       sendError(res, new GatewayError('store_unavailable'));
     }
+  });
+  const readiness = new Readiness({
+    store: gateway.store,
+    redis: gateway.config.redisUrl ? gateway.state : undefined,
+    catalogs: gateway.catalogs.providers.map((p) => p.id),
+  });
+  app.get('/readyz', async (_req, res) => {
+    const result = await readiness.check();
+    if (result.ready) {
+      res.json(result.report);
+      return;
+    }
+    for (const { part, cause } of result.failed)
+      log.warn({ err: cause, part }, 'not ready: a backing service does not answer');
+    sendError(res, result.error);
   });
   app.use('/admin/v1', adminRouter(gateway, log));
   app.use(clientMetadataRouter(gateway.config.publicUrl));

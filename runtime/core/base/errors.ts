@@ -323,6 +323,14 @@ export const REASONS = {
     audited: 'error',
     message: 'the store is unavailable',
   },
+  /** `/readyz`: a backing service (or the start) is not ready; `detail.notReady` names which. */
+  not_ready: {
+    status: 503,
+    rpc: RpcCode.internalError,
+    expose: true,
+    audited: 'error',
+    message: 'the gateway is not ready to serve',
+  },
   vault_unavailable: {
     status: 500,
     rpc: RpcCode.internalError,
