@@ -13,6 +13,7 @@
  * | delete | DEL |
  * | touch | PEXPIRE |
  * | increment | a script: INCR, then PEXPIRE when PTTL says there is no TTL |
+ * | takeToken | a script: TIME, HMGET, then HSET and PEXPIRE (`token-bucket-script.ts`) |
  * | publish, subscribe | PUBLISH; SUBSCRIBE on a second connection (`RedisChannels`) |
  *
  * Every key and channel is sent with `keyPrefix` in front, so deployments
@@ -34,6 +35,11 @@ import {
   checkTtl,
   stateClosed,
 } from '../../core/ports/shared-state/state-arguments.ts';
+import {
+  type BucketRule,
+  type BucketTake,
+  checkBucketRule,
+} from '../../core/ports/shared-state/token-bucket.ts';
 import { RedisChannels } from './redis-channels.ts';
 import {
   connectRedis,
@@ -162,6 +168,24 @@ export class RedisSharedState implements SharedState {
         throw error;
       }),
     );
+  }
+
+  async takeToken(key: string, rule: BucketRule): Promise<BucketTake> {
+    checkText('key', key);
+    checkBucketRule(rule);
+    const [granted, figure] = await this.#run((redis) =>
+      redis
+        .takeTokenScript(this.#key(key), String(rule.perMinute), String(rule.burst))
+        .catch((error: unknown) => {
+          if (error instanceof Error && /\bWRONGTYPE\b/.test(error.message)) {
+            throw new TypeError('takeToken found a value that is not a bucket');
+          }
+          throw error;
+        }),
+    );
+    return granted === 1
+      ? { granted: true, remaining: figure }
+      : { granted: false, retryAfterMs: figure };
   }
 
   async publish(channel: string, message: string): Promise<void> {

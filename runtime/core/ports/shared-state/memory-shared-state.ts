@@ -21,6 +21,13 @@ import {
   countOf,
   stateClosed,
 } from './state-arguments.ts';
+import {
+  type BucketLevel,
+  type BucketRule,
+  type BucketTake,
+  checkBucketRule,
+  takeFromBucket,
+} from './token-bucket.ts';
 
 export interface MemorySharedStateOptions {
   /** The clock in ms since the epoch (tests move it by hand); default `Date.now`. */
@@ -132,6 +139,17 @@ export class MemorySharedState implements SharedState {
     return count;
   }
 
+  async takeToken(key: string, rule: BucketRule): Promise<BucketTake> {
+    checkText('key', key);
+    checkBucketRule(rule);
+    const entry = this.#live(key);
+    const now = this.#now();
+    const step = takeFromBucket(entry === undefined ? undefined : levelOf(entry.value), rule, now);
+    if (step.next !== undefined)
+      this.#write(key, `${step.next.tokens} ${step.next.at}`, step.ttlMs);
+    return step.take;
+  }
+
   async publish(channel: string, message: string): Promise<void> {
     checkText('channel', channel);
     checkText('message', message);
@@ -208,4 +226,12 @@ export class MemorySharedState implements SharedState {
       if (entry.expiresAt !== undefined && entry.expiresAt <= now) this.#entries.delete(key);
     }
   }
+}
+
+/** A bucket's level as this state keeps it (`<tokens> <at>`); a value that is not one is a `TypeError`. */
+function levelOf(text: string): BucketLevel {
+  const [tokens, at] = text.split(' ').map(Number);
+  if (!Number.isFinite(tokens) || !Number.isFinite(at))
+    throw new TypeError('takeToken found a value that is not a bucket');
+  return { tokens: tokens as number, at: at as number };
 }

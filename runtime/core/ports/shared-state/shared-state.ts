@@ -27,6 +27,7 @@
  *   rejects with a `GatewayError` whose code is `state_unavailable`. A write
  *   that rejects so may or may not have happened.
  */
+import type { BucketRule, BucketTake } from './token-bucket.ts';
 
 export interface SharedState {
   /** The value at `key`, or `undefined` when there is none. Cheap: the wire calls it on every request of a session. */
@@ -76,6 +77,17 @@ export interface SharedState {
    * `TypeError`.
    */
   increment(key: string, ttlMs: number): Promise<number>;
+
+  /**
+   * Takes one token from the token bucket at `key` under `rule`
+   * (`token-bucket.ts`): granted while the bucket holds a whole token,
+   * otherwise refused with how long until it will. A bucket never taken from
+   * is full. Of concurrent takes from any replica, only as many are granted
+   * as the bucket holds. The clock is the state's own (Redis': its server's),
+   * so replicas whose clocks differ still share one bucket. A rule of other
+   * than whole numbers above 0 is a `TypeError`.
+   */
+  takeToken(key: string, rule: BucketRule): Promise<BucketTake>;
 
   /**
    * Sends `message` on `channel`, fire-and-forget: each subscription on any
