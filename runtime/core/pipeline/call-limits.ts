@@ -1,0 +1,88 @@
+/**
+ * The rate limits of governed calls: a token bucket per agent and one per
+ * connection (`takeToken` of the shared state, so every replica takes from
+ * the same buckets). A limit is the operator's override for that agent or
+ * connection (the governance snapshot, so a change reaches every replica on
+ * its next call), else the configured default, else none.
+ *
+ * Charged after the decision allowed the call: a call the policy refused
+ * costs no token. The agent's bucket first, then the connection's; a call
+ * the agent's refuses is not charged to the connection (one the connection's
+ * refuses has spent its agent's token: it was made).
+ */
+import type { Classification } from '../../../generated/catalog-format.ts';
+import { deniedMessage, GatewayError } from '../base/errors.ts';
+import type { GovernanceSnapshot } from '../governance/snapshot.ts';
+import type { Agent, Connection } from '../model/governance.ts';
+import type { RateLimitSubject } from '../model/rate-limits.ts';
+import type { SharedState } from '../ports/shared-state/shared-state.ts';
+import { type BucketRule, retryAfterSeconds } from '../ports/shared-state/token-bucket.ts';
+
+export interface CallLimitDefaults {
+  agent: BucketRule | undefined;
+  connection: BucketRule | undefined;
+}
+
+/** What a call is charged as. */
+export interface ChargedCall {
+  agent: Agent;
+  connection: Connection;
+  /** The action as the refusal names it. */
+  action: string;
+  classification: Classification;
+}
+
+/** The key of a subject's bucket in the shared state. */
+export const bucketKey = (subject: RateLimitSubject, id: string) => `rate:${subject}:${id}`;
+
+export class CallLimits {
+  readonly #state: SharedState;
+  readonly #defaults: CallLimitDefaults;
+
+  constructor(state: SharedState, defaults: CallLimitDefaults) {
+    this.#state = state;
+    this.#defaults = defaults;
+  }
+
+  /** Takes the call's tokens: undefined when it may go on, else the `rate_limited` refusal. */
+  async charge(snapshot: GovernanceSnapshot, call: ChargedCall): Promise<GatewayError | undefined> {
+    const agentRule = snapshot.rateLimitOf('agent', call.agent.id) ?? this.#defaults.agent;
+    const connectionRule =
+      snapshot.rateLimitOf('connection', call.connection.id) ?? this.#defaults.connection;
+    if (agentRule !== undefined) {
+      const refusal = await this.#take('agent', call.agent.id, agentRule, call);
+      if (refusal) return refusal;
+    }
+    if (connectionRule !== undefined)
+      return this.#take('connection', call.connection.id, connectionRule, call);
+    return undefined;
+  }
+
+  async #take(
+    of: RateLimitSubject,
+    id: string,
+    rule: BucketRule,
+    call: ChargedCall,
+  ): Promise<GatewayError | undefined> {
+    const rules = { perMinute: rule.perMinute, burst: rule.burst };
+    const take = await this.#state.takeToken(bucketKey(of, id), rules);
+    if (take.granted) return undefined;
+    const seconds = retryAfterSeconds(take.retryAfterMs);
+    const message = deniedMessage('rate_limited', {
+      agent: call.agent.name,
+      connection: call.connection.name,
+      action: call.action,
+      classification: call.classification,
+      grantScope: undefined,
+      limit: { of, ...rules, retryAfterSeconds: seconds },
+    });
+    return new GatewayError('rate_limited', `${call.action}: ${message}`, {
+      detail: {
+        limit: of,
+        perMinute: rule.perMinute,
+        burst: rule.burst,
+        retryAfterSeconds: seconds,
+      },
+    });
+  }
+}
