@@ -13,10 +13,12 @@
 import type { Classification } from '../../../generated/catalog-format.ts';
 import { deniedMessage, GatewayError } from '../base/errors.ts';
 import type { GovernanceSnapshot } from '../governance/snapshot.ts';
+import type { Caller } from '../identity/principals/principals.ts';
 import type { Agent, Connection } from '../model/governance.ts';
 import type { RateLimitSubject } from '../model/rate-limits.ts';
 import type { SharedState } from '../ports/shared-state/shared-state.ts';
 import { type BucketRule, retryAfterSeconds } from '../ports/shared-state/token-bucket.ts';
+import type { AuditedCall } from './audited-call.ts';
 
 export interface CallLimitDefaults {
   agent: BucketRule | undefined;
@@ -30,6 +32,26 @@ export interface ChargedCall {
   /** The action as the refusal names it. */
   action: string;
   classification: Classification;
+}
+
+/**
+ * Charges an allowed call to `limits` (none: nothing to charge): the
+ * `rate_limited` refusal, or undefined. A shared state that cannot be
+ * reached fails the call with its `state_unavailable`, audited as such.
+ */
+export async function chargeLimits(
+  audited: AuditedCall,
+  limits: CallLimits | undefined,
+  caller: Caller,
+  call: ChargedCall,
+): Promise<GatewayError | undefined> {
+  if (limits === undefined) return undefined;
+  try {
+    return await limits.charge(caller.snapshot, call);
+  } catch (error) {
+    await audited.failed(error);
+    throw error;
+  }
 }
 
 /** The key of a subject's bucket in the shared state. */

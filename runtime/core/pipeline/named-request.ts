@@ -10,7 +10,7 @@ import type { GatewayError } from '../base/errors.ts';
 import type { Caller } from '../identity/principals/principals.ts';
 import type { RequestContext } from '../mcp/server/tool-backend.ts';
 import type { CallAudit } from './audited-call.ts';
-import type { CallLimits } from './call-limits.ts';
+import { type CallLimits, chargeLimits } from './call-limits.ts';
 import { type AllowedFeatures, decideFeatureRead } from './decision.ts';
 import { type FeatureView, notFoundOf, resultOf } from './feature-names.ts';
 import type { NamedFeature } from './pinned-features.ts';
@@ -59,7 +59,7 @@ export function forwardNamed(
       unknown: request.unknown,
     });
     if (!decision.allowed) return audited.refuse(decision);
-    const limited = await forwarding.limits?.charge(caller.snapshot, {
+    const limited = await chargeLimits(audited, forwarding.limits, caller, {
       agent: decision.agent,
       connection: decision.connection,
       action: `${method} ${item.shown}`,

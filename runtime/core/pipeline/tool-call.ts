@@ -21,7 +21,7 @@ import type { Execution, Executors } from '../sources/executor.ts';
 import { validateArguments } from './arguments.ts';
 import type { AuditedCall } from './audited-call.ts';
 import type { CallCredentials } from './call-credentials.ts';
-import type { CallLimits } from './call-limits.ts';
+import { type CallLimits, chargeLimits } from './call-limits.ts';
 import type { ToolDecision } from './decision.ts';
 import type { WorkspaceSecrets } from './workspace-secrets.ts';
 
@@ -53,7 +53,7 @@ export class ToolCalls {
     if (!decision.allowed) return audited.refuse(decision);
     const { target, connection, credentialOwner } = decision;
     const { source, action } = target;
-    const limited = await this.#options.limits?.charge(caller.snapshot, {
+    const limited = await chargeLimits(audited, this.#options.limits, caller, {
       agent: decision.agent,
       connection,
       action: call.name,
