@@ -89,15 +89,17 @@ async function runCell(upstream: string, cell: Cell): Promise<CellRun> {
   return JSON.parse(stdout.trim().split('\n').at(-1)!) as CellRun;
 }
 
-/** Two takes (agent, connection) from in-process buckets, in µs; the median of 15 rounds. */
+/** A take from two in-process buckets (agent, connection), CPU µs; the median of 15 rounds. */
 async function bucketMicros(): Promise<number> {
   const state = new MemorySharedState();
   const rule = { perMinute: 1_000_000, burst: 1_000_000 };
   const calls = 20_000;
   const once = async () => {
     for (let i = 0; i < calls; i++) {
-      await state.takeToken('rate:agent:bench', rule);
-      await state.takeToken('rate:connection:bench', rule);
+      await state.takeTokens([
+        { key: 'rate:agent:bench', rule },
+        { key: 'rate:connection:bench', rule },
+      ]);
     }
   };
   await once();
@@ -172,7 +174,7 @@ async function main(): Promise<void> {
       ...verdict(cpuOf({ state, limits: 'on' }) / cpuOf({ state, limits: 'off' })),
     ]),
     [
-      `the buckets alone (${bucket.toFixed(2)} µs for 2 takes) over a call's ${Math.round(baseline)} µs`,
+      `the buckets alone (${bucket.toFixed(2)} µs a take from 2) over a call's ${Math.round(baseline)} µs`,
       ...verdict(1 + bucket / baseline),
     ],
   ];
@@ -187,7 +189,7 @@ async function main(): Promise<void> {
       'What was measured:',
       `- Per cell, a fresh child (Portcullis on SQLite, in-process or Redis shared state), ${warmupMs / 1000} s warm-up and ${durationMs / 1000} s counted of \`tools/call\` (2026-07-28) in ${concurrency} loop(s); ${rounds} interleaved rounds, medians.`,
       '- limits on: an agent and a connection limit of 1,000,000 a minute, so each call takes a token from both buckets and none is refused.',
-      "- The whole-call ratio carries the machine's noise (see the spread): a difference smaller than the spread is not one this run can show. The buckets-alone line is the limiter's own CPU on in-process state; on Redis the limiter's cost is one EVALSHA round trip per bucket, which the redis row's ratio shows whole.",
+      "- The whole-call ratio carries the machine's noise (see the spread): a difference smaller than the spread is not one this run can show. The buckets-alone line is the limiter's own CPU on in-process state; on Redis the limiter's cost is one EVALSHA round trip per call (both buckets), which the redis row's ratio shows whole.",
       `- Machine: ${availableParallelism()} CPUs (${cpus()[0]?.model ?? 'unknown'}), Node ${process.version}, load average at start ${load.map((l) => l.toFixed(2)).join(' ')}.`,
     ].join('\n'),
   );

@@ -13,7 +13,7 @@
  * | delete | DEL |
  * | touch | PEXPIRE |
  * | increment | a script: INCR, then PEXPIRE when PTTL says there is no TTL |
- * | takeToken | a script: TIME, HMGET, then HSET and PEXPIRE (`token-bucket-script.ts`) |
+ * | takeTokens | a script: TIME, HMGET each bucket, then HSET and PEXPIRE each (`token-bucket-script.ts`) |
  * | publish, subscribe | PUBLISH; SUBSCRIBE on a second connection (`RedisChannels`) |
  *
  * Every key and channel is sent with `keyPrefix` in front, so deployments
@@ -36,9 +36,9 @@ import {
   stateClosed,
 } from '../../core/ports/shared-state/state-arguments.ts';
 import {
-  type BucketRule,
-  type BucketTake,
-  checkBucketRule,
+  type Bucket,
+  type BucketsTake,
+  checkBuckets,
 } from '../../core/ports/shared-state/token-bucket.ts';
 import { RedisChannels } from './redis-channels.ts';
 import {
@@ -170,22 +170,22 @@ export class RedisSharedState implements SharedState {
     );
   }
 
-  async takeToken(key: string, rule: BucketRule): Promise<BucketTake> {
-    checkText('key', key);
-    checkBucketRule(rule);
-    const [granted, figure] = await this.#run((redis) =>
-      redis
-        .takeTokenScript(this.#key(key), String(rule.perMinute), String(rule.burst))
-        .catch((error: unknown) => {
-          if (error instanceof Error && /\bWRONGTYPE\b/.test(error.message)) {
-            throw new TypeError('takeToken found a value that is not a bucket');
-          }
-          throw error;
-        }),
+  async takeTokens(buckets: readonly Bucket[]): Promise<BucketsTake> {
+    checkBuckets(buckets);
+    for (const { key } of buckets) checkText('key', key);
+    const keys = buckets.map(({ key }) => this.#key(key));
+    const rules = buckets.flatMap(({ rule }) => [String(rule.perMinute), String(rule.burst)]);
+    const [granted, ...figures] = await this.#run((redis) =>
+      redis.takeTokensScript(keys.length, ...keys, ...rules).catch((error: unknown) => {
+        if (error instanceof Error && /\bWRONGTYPE\b/.test(error.message)) {
+          throw new TypeError('takeTokens found a value that is not a bucket');
+        }
+        throw error;
+      }),
     );
     return granted === 1
-      ? { granted: true, remaining: figure }
-      : { granted: false, retryAfterMs: figure };
+      ? { granted: true, remaining: figures }
+      : { granted: false, refusedBy: figures[0] as number, retryAfterMs: figures[1] as number };
   }
 
   async publish(channel: string, message: string): Promise<void> {

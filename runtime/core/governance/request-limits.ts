@@ -19,7 +19,7 @@ export async function chargeRequest(
   what: string,
 ): Promise<GatewayError | undefined> {
   if (rule === undefined) return undefined;
-  const take = await state.takeToken(key, rule);
+  const take = await state.takeTokens([{ key, rule }]);
   if (take.granted) return undefined;
   const seconds = retryAfterSeconds(take.retryAfterMs);
   return new GatewayError(

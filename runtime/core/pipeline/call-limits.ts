@@ -1,14 +1,15 @@
 /**
  * The rate limits of governed calls: a token bucket per agent and one per
- * connection (`takeToken` of the shared state, so every replica takes from
+ * connection (`takeTokens` of the shared state, so every replica takes from
  * the same buckets). A limit is the operator's override for that agent or
  * connection (the governance snapshot, so a change reaches every replica on
  * its next call), else the configured default, else none.
  *
  * Charged after the decision allowed the call: a call the policy refused
- * costs no token. The agent's bucket first, then the connection's; a call
- * the agent's refuses is not charged to the connection (one the connection's
- * refuses has spent its agent's token: it was made).
+ * costs no token. A call takes from its agent's and its connection's
+ * buckets together, in one step (one round trip to Redis): a token from
+ * each, or from neither when either is empty, so a refused call costs no
+ * bucket anything.
  */
 import type { Classification } from '../../../generated/catalog-format.ts';
 import { deniedMessage, GatewayError } from '../base/errors.ts';
@@ -17,7 +18,11 @@ import type { Caller } from '../identity/principals/principals.ts';
 import type { Agent, Connection } from '../model/governance.ts';
 import type { RateLimitSubject } from '../model/rate-limits.ts';
 import type { SharedState } from '../ports/shared-state/shared-state.ts';
-import { type BucketRule, retryAfterSeconds } from '../ports/shared-state/token-bucket.ts';
+import {
+  type Bucket,
+  type BucketRule,
+  retryAfterSeconds,
+} from '../ports/shared-state/token-bucket.ts';
 import type { AuditedCall } from './audited-call.ts';
 
 export interface CallLimitDefaults {
@@ -68,43 +73,41 @@ export class CallLimits {
 
   /** Takes the call's tokens: undefined when it may go on, else the `rate_limited` refusal. */
   async charge(snapshot: GovernanceSnapshot, call: ChargedCall): Promise<GatewayError | undefined> {
+    const limits: Array<{ of: RateLimitSubject; bucket: Bucket }> = [];
     const agentRule = snapshot.rateLimitOf('agent', call.agent.id) ?? this.#defaults.agent;
+    if (agentRule !== undefined)
+      limits.push({ of: 'agent', bucket: bucketOf('agent', call.agent.id, agentRule) });
     const connectionRule =
       snapshot.rateLimitOf('connection', call.connection.id) ?? this.#defaults.connection;
-    if (agentRule !== undefined) {
-      const refusal = await this.#take('agent', call.agent.id, agentRule, call);
-      if (refusal) return refusal;
-    }
     if (connectionRule !== undefined)
-      return this.#take('connection', call.connection.id, connectionRule, call);
-    return undefined;
-  }
-
-  async #take(
-    of: RateLimitSubject,
-    id: string,
-    rule: BucketRule,
-    call: ChargedCall,
-  ): Promise<GatewayError | undefined> {
-    const rules = { perMinute: rule.perMinute, burst: rule.burst };
-    const take = await this.#state.takeToken(bucketKey(of, id), rules);
+      limits.push({
+        of: 'connection',
+        bucket: bucketOf('connection', call.connection.id, connectionRule),
+      });
+    if (limits.length === 0) return undefined;
+    const take = await this.#state.takeTokens(limits.map((limit) => limit.bucket));
     if (take.granted) return undefined;
+    const { of, bucket } = limits[take.refusedBy]!;
     const seconds = retryAfterSeconds(take.retryAfterMs);
+    const { perMinute, burst } = bucket.rule;
     const message = deniedMessage('rate_limited', {
       agent: call.agent.name,
       connection: call.connection.name,
       action: call.action,
       classification: call.classification,
       grantScope: undefined,
-      limit: { of, ...rules, retryAfterSeconds: seconds },
+      limit: { of, perMinute, burst, retryAfterSeconds: seconds },
     });
     return new GatewayError('rate_limited', `${call.action}: ${message}`, {
-      detail: {
-        limit: of,
-        perMinute: rule.perMinute,
-        burst: rule.burst,
-        retryAfterSeconds: seconds,
-      },
+      detail: { limit: of, perMinute, burst, retryAfterSeconds: seconds },
     });
   }
+}
+
+/** A subject's bucket: its key in the shared state, and its rule (only the figures). */
+function bucketOf(subject: RateLimitSubject, id: string, rule: BucketRule): Bucket {
+  return {
+    key: bucketKey(subject, id),
+    rule: { perMinute: rule.perMinute, burst: rule.burst },
+  };
 }

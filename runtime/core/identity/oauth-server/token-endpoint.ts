@@ -83,7 +83,7 @@ async function chargeTokenRequest(ctx: OAuthContext, clientId: string, address: 
   if (ctx.tokenRequests === undefined) return;
   // Hashed: a client id may be a long URL, an address is no key to keep in the clear.
   const key = `oauth:rate:token:${sha256Hex(`${clientId}\n${address}`)}`;
-  const take = await ctx.state.takeToken(key, ctx.tokenRequests);
+  const take = await ctx.state.takeTokens([{ key, rule: ctx.tokenRequests }]);
   if (take.granted) return;
   const seconds = retryAfterSeconds(take.retryAfterMs);
   throw new OAuthError(

@@ -22,11 +22,11 @@ import {
   stateClosed,
 } from './state-arguments.ts';
 import {
+  type Bucket,
   type BucketLevel,
-  type BucketRule,
-  type BucketTake,
-  checkBucketRule,
-  takeFromBucket,
+  type BucketsTake,
+  checkBuckets,
+  takeFromBuckets,
 } from './token-bucket.ts';
 
 export interface MemorySharedStateOptions {
@@ -139,15 +139,25 @@ export class MemorySharedState implements SharedState {
     return count;
   }
 
-  async takeToken(key: string, rule: BucketRule): Promise<BucketTake> {
-    checkText('key', key);
-    checkBucketRule(rule);
-    const entry = this.#live(key);
+  async takeTokens(buckets: readonly Bucket[]): Promise<BucketsTake> {
+    checkBuckets(buckets);
+    for (const { key } of buckets) checkText('key', key);
+    const levels = buckets.map(({ key }) => {
+      const entry = this.#live(key);
+      return entry === undefined ? undefined : levelOf(entry.value);
+    });
     const now = this.#now();
-    const step = takeFromBucket(entry === undefined ? undefined : levelOf(entry.value), rule, now);
-    if (step.next !== undefined)
-      this.#write(key, `${step.next.tokens} ${step.next.at}`, step.ttlMs);
-    return step.take;
+    const { take, steps } = takeFromBuckets(
+      levels,
+      buckets.map((bucket) => bucket.rule),
+      now,
+    );
+    if (take.granted)
+      steps.forEach((step, i) => {
+        if (step.next !== undefined)
+          this.#write(buckets[i]!.key, `${step.next.tokens} ${step.next.at}`, step.ttlMs);
+      });
+    return take;
   }
 
   async publish(channel: string, message: string): Promise<void> {
@@ -232,6 +242,6 @@ export class MemorySharedState implements SharedState {
 function levelOf(text: string): BucketLevel {
   const [tokens, at] = text.split(' ').map(Number);
   if (!Number.isFinite(tokens) || !Number.isFinite(at))
-    throw new TypeError('takeToken found a value that is not a bucket');
+    throw new TypeError('takeTokens found a value that is not a bucket');
   return { tokens: tokens as number, at: at as number };
 }

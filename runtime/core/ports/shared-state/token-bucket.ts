@@ -8,6 +8,10 @@
  * one, told how long until there is. A bucket nobody has touched is full, so
  * a bucket is kept only until it would be full again: then it is forgotten,
  * which is the same as keeping it.
+ *
+ * A call may take from several buckets at once (an agent's and a
+ * connection's): it takes one token from each or, when any has less than
+ * one, from none, told how long until all of them do.
  */
 
 export interface BucketRule {
@@ -63,6 +67,46 @@ export function takeFromBucket(
     next: { tokens: left, at: now },
     ttlMs: Math.max(1, Math.ceil((rule.burst - left) / perMs)),
   };
+}
+
+/** One bucket a take draws on: its key in the shared state and its rule. */
+export interface Bucket {
+  key: string;
+  rule: BucketRule;
+}
+
+export type BucketsTake =
+  | { granted: true /** Whole tokens left in each bucket, in order. */; remaining: number[] }
+  | {
+      granted: false;
+      /** The first bucket (by index) that had less than a token. */
+      refusedBy: number;
+      /** How long until every bucket has a token, in ms (at least 1). */
+      retryAfterMs: number;
+    };
+
+/** Takes a token from every bucket, or from none when any has less than one. */
+export function takeFromBuckets(
+  levels: ReadonlyArray<BucketLevel | undefined>,
+  rules: readonly BucketRule[],
+  now: number,
+): { take: BucketsTake; steps: BucketStep[] } {
+  const steps = rules.map((rule, i) => takeFromBucket(levels[i], rule, now));
+  const refusedBy = steps.findIndex((step) => !step.take.granted);
+  if (refusedBy === -1)
+    return {
+      take: { granted: true, remaining: steps.map((s) => (s.take.granted ? s.take.remaining : 0)) },
+      steps,
+    };
+  const waits = steps.map((s) => (s.take.granted ? 0 : s.take.retryAfterMs));
+  return { take: { granted: false, refusedBy, retryAfterMs: Math.max(...waits) }, steps };
+}
+
+/** What a take passes: at least one bucket, each rule whole numbers above 0; or a `TypeError`. */
+export function checkBuckets(buckets: readonly Bucket[]): void {
+  if (!Array.isArray(buckets) || buckets.length === 0)
+    throw new TypeError('takeTokens takes at least one bucket');
+  for (const bucket of buckets) checkBucketRule(bucket.rule);
 }
 
 /** A rule a caller passes: whole numbers above 0, or a `TypeError` (both implementations check alike). */

@@ -5,6 +5,7 @@ import {
   type BucketStep,
   retryAfterSeconds,
   takeFromBucket,
+  takeFromBuckets,
 } from '../../../../../runtime/core/ports/shared-state/token-bucket.ts';
 
 const T = 1_000_000;
@@ -95,6 +96,24 @@ describe('takeFromBucket', () => {
       }
     }
     expect(granted).toEqual([0, 1, 2, ...Array.from({ length: 20 }, (_, n) => 5 * (n + 1))]);
+  });
+});
+
+describe('takeFromBuckets', () => {
+  it('takes from every bucket when each has a token', () => {
+    const { take, steps } = takeFromBuckets([undefined, { tokens: 1, at: T }], [SECOND, SECOND], T);
+    expect(take).toEqual({ granted: true, remaining: [4, 0] });
+    expect(steps.map((step) => step.next?.tokens)).toEqual([4, 0]);
+  });
+
+  it('refuses naming the first empty bucket, and waits until every one has a token', () => {
+    const slow = { perMinute: 1, burst: 1 };
+    const { take } = takeFromBuckets(
+      [{ tokens: 0.5, at: T }, undefined, { tokens: 0, at: T }],
+      [SECOND, SECOND, slow],
+      T,
+    );
+    expect(take).toEqual({ granted: false, refusedBy: 0, retryAfterMs: 60_000 });
   });
 });
 
