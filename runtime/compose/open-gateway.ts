@@ -23,6 +23,7 @@ import { refreshConnection, refreshListed } from '../core/operator/remote-refres
 import { createGuardedClient, type GuardedClient } from '../core/outbound/guarded-client.ts';
 import { AuditLog } from '../core/pipeline/audit-log.ts';
 import { type BootstrapReport, bootstrap, firstAdminToken } from '../core/pipeline/bootstrap.ts';
+import { CallLimits } from '../core/pipeline/call-limits.ts';
 import { GatewayToolSources } from '../core/pipeline/gateway-tool-sources.ts';
 import { GovernanceCache } from '../core/pipeline/governance-cache.ts';
 import { GovernedTools } from '../core/pipeline/governed-tools.ts';
@@ -186,6 +187,7 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
       executors,
       remote: remote.executor,
       watch,
+      limits: new CallLimits(state, config.rateLimits),
       now,
       // A list that shows a prompt or resource the pins do not know has the connection discovered again.
       unpinned: (connectionId) => listChanges.changed(connectionId),

@@ -44,6 +44,7 @@ export async function openOAuth(options: {
     defaultScopes: config.oauthDefaultScopes,
     signingKeyPem: config.oauthSigningKeyPem,
     allowPrivateNetworks: config.allowPrivateNetworks,
+    tokenRequests: config.rateLimits.client,
     now,
   });
   const oauthOutbound = createGuardedClient({

@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { didYouMean } from '../core/base/nearest-word.ts';
 import { signingKeyPemProblem } from '../core/identity/oauth-server/signing-key-pem.ts';
 import { DEFAULT_SCOPE, parseScope } from '../core/identity/principals/scopes.ts';
+import type { BucketRule } from '../core/ports/shared-state/token-bucket.ts';
 import { ConfigError, type ConfigProblem } from './config-error.ts';
 import { dataDirProblem } from './data-dir.ts';
 
@@ -133,9 +134,25 @@ export const ConfigSchema = z.strictObject({
   PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS: z.enum(['0', '1']).optional(),
   /** The whole of one upstream call, however slowly its reply trickles in. */
   PORTCULLIS_UPSTREAM_DEADLINE_MS: wholeNumber(1_000, 3_600_000).default(60_000),
+  /**
+   * Rate limits (docs/rate-limits.md): calls a minute and the burst, per
+   * agent and per connection (0: none, the default; overrides still apply),
+   * per OAuth client and address at the token endpoint, per admin token.
+   */
+  PORTCULLIS_RATE_LIMIT_AGENT_PER_MINUTE: wholeNumber(0, 1_000_000).default(0),
+  PORTCULLIS_RATE_LIMIT_AGENT_BURST: wholeNumber(1, 1_000_000).optional(),
+  PORTCULLIS_RATE_LIMIT_CONNECTION_PER_MINUTE: wholeNumber(0, 1_000_000).default(0),
+  PORTCULLIS_RATE_LIMIT_CONNECTION_BURST: wholeNumber(1, 1_000_000).optional(),
+  PORTCULLIS_RATE_LIMIT_CLIENT_PER_MINUTE: wholeNumber(0, 1_000_000).default(300),
+  PORTCULLIS_RATE_LIMIT_CLIENT_BURST: wholeNumber(1, 1_000_000).optional(),
+  PORTCULLIS_RATE_LIMIT_ADMIN_PER_MINUTE: wholeNumber(0, 1_000_000).default(1_200),
+  PORTCULLIS_RATE_LIMIT_ADMIN_BURST: wholeNumber(1, 1_000_000).optional(),
 });
 
 type Variable = keyof typeof ConfigSchema.shape;
+
+const PER_MINUTE = 'a whole number of calls a minute from 0 (no limit) to 1000000';
+const BURST = 'a whole number of calls from 1 to 1000000 (unset: the per-minute figure)';
 
 /**
  * What each variable takes, as every error about it says; `secret` values are
@@ -176,7 +193,27 @@ const ACCEPTS: Record<Variable, { takes: string; secret?: true; words?: readonly
   PORTCULLIS_UPSTREAM_DEADLINE_MS: {
     takes: 'a whole number of milliseconds from 1000 to 3600000',
   },
+  PORTCULLIS_RATE_LIMIT_AGENT_PER_MINUTE: { takes: PER_MINUTE },
+  PORTCULLIS_RATE_LIMIT_AGENT_BURST: { takes: BURST },
+  PORTCULLIS_RATE_LIMIT_CONNECTION_PER_MINUTE: { takes: PER_MINUTE },
+  PORTCULLIS_RATE_LIMIT_CONNECTION_BURST: { takes: BURST },
+  PORTCULLIS_RATE_LIMIT_CLIENT_PER_MINUTE: { takes: PER_MINUTE },
+  PORTCULLIS_RATE_LIMIT_CLIENT_BURST: { takes: BURST },
+  PORTCULLIS_RATE_LIMIT_ADMIN_PER_MINUTE: { takes: PER_MINUTE },
+  PORTCULLIS_RATE_LIMIT_ADMIN_BURST: { takes: BURST },
 };
+
+/** What each kind of rate limit is by default (`PORTCULLIS_RATE_LIMIT_*`); undefined: none. */
+export interface RateLimitDefaults {
+  /** Every governed call of one agent (a member's client is an agent of its own). */
+  agent: BucketRule | undefined;
+  /** Every governed call on one connection. */
+  connection: BucketRule | undefined;
+  /** Token requests of one OAuth client from one address. */
+  client: BucketRule | undefined;
+  /** Admin API requests with one admin token. */
+  admin: BucketRule | undefined;
+}
 
 export interface Config {
   /** Where the server listens (`HOST`, `PORT`): the listen address, not a Host header or an upstream. */
@@ -205,6 +242,8 @@ export interface Config {
   logLevel: string;
   /** The total deadline of one upstream call, in milliseconds. */
   upstreamDeadlineMs: number;
+  /** The default rate limits; undefined: none (docs/rate-limits.md). */
+  rateLimits: RateLimitDefaults;
   /**
    * `PORTCULLIS_TOOL_OAUTH_[<CONNECTION>_]CLIENT_ID` / `_SECRET`: upstream
    * OAuth clients preconfigured for this deployment, by variable name.
@@ -270,6 +309,24 @@ export function configFromEnvironment(environment: Record<string, string | undef
       values.PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS === '1' ||
       values.PORTCULLIS_DEV_UPSTREAMS !== undefined,
     upstreamDeadlineMs: values.PORTCULLIS_UPSTREAM_DEADLINE_MS,
+    rateLimits: {
+      agent: ruleOf(
+        values.PORTCULLIS_RATE_LIMIT_AGENT_PER_MINUTE,
+        values.PORTCULLIS_RATE_LIMIT_AGENT_BURST,
+      ),
+      connection: ruleOf(
+        values.PORTCULLIS_RATE_LIMIT_CONNECTION_PER_MINUTE,
+        values.PORTCULLIS_RATE_LIMIT_CONNECTION_BURST,
+      ),
+      client: ruleOf(
+        values.PORTCULLIS_RATE_LIMIT_CLIENT_PER_MINUTE,
+        values.PORTCULLIS_RATE_LIMIT_CLIENT_BURST,
+      ),
+      admin: ruleOf(
+        values.PORTCULLIS_RATE_LIMIT_ADMIN_PER_MINUTE,
+        values.PORTCULLIS_RATE_LIMIT_ADMIN_BURST,
+      ),
+    },
     toolOAuthClients: Object.fromEntries(
       Object.entries(environment).filter(
         (entry): entry is [string, string] =>
@@ -279,6 +336,11 @@ export function configFromEnvironment(environment: Record<string, string | undef
       ),
     ),
   };
+}
+
+/** A default rate limit: none at 0 calls a minute; the burst, unset, a minute's calls. */
+function ruleOf(perMinute: number, burst: number | undefined): BucketRule | undefined {
+  return perMinute === 0 ? undefined : { perMinute, burst: burst ?? perMinute };
 }
 
 /**

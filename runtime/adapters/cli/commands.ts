@@ -30,6 +30,7 @@ import { rotateMasterKey } from '../../core/operator/master-key.ts';
 import { createWorkspace, listWorkspaces } from '../../core/operator/workspaces.ts';
 import type { Command, CommandOptions, CommandValues } from './command.ts';
 import { changedToolsText } from './contract-change-text.ts';
+import { limitCommands } from './limit-commands.ts';
 import { oauthCommands } from './oauth-commands.ts';
 import { printRows, printText, printValue, type Styled, styled } from './output.ts';
 import { remoteCommands } from './remote-commands.ts';
@@ -450,6 +451,7 @@ export const commands: Record<string, Command> = {
     },
   },
   ...oauthCommands,
+  ...limitCommands,
   ...remoteCommands,
 };
 

@@ -9,6 +9,7 @@ import type { Gateway } from '../../compose/open-gateway.ts';
 import { GatewayError } from '../../core/base/errors.ts';
 import { isPlainObject } from '../../core/base/json-value.ts';
 import { bearerToken, hashKey } from '../../core/governance/keys.ts';
+import { chargeRequest } from '../../core/governance/request-limits.ts';
 import { changeActions, listActions } from '../../core/operator/actions.ts';
 import {
   createAgent,
@@ -20,10 +21,11 @@ import {
 import { queryAudit } from '../../core/operator/audit-query.ts';
 import { connectionViews } from '../../core/operator/connection-views.ts';
 import { connect, setConnectionStatus, setCredential } from '../../core/operator/connections.ts';
-import type { OperatorContext } from '../../core/operator/context.ts';
+import { audit, type OperatorContext } from '../../core/operator/context.ts';
 import { disconnect } from '../../core/operator/disconnect.ts';
 import { grant, listGrants, revokeGrant } from '../../core/operator/grants.ts';
 import { rotateMasterKey } from '../../core/operator/master-key.ts';
+import { clearRateLimit, listRateLimits, setRateLimit } from '../../core/operator/rate-limits.ts';
 import { classifyTool } from '../../core/operator/remote-classify.ts';
 import { connectUrl } from '../../core/operator/remote-connections.ts';
 import { importConfig } from '../../core/operator/remote-import.ts';
@@ -46,7 +48,27 @@ export function adminRouter(gateway: Gateway, log: Log): express.Router {
         sendError(res, new GatewayError('unauthenticated', 'an admin token is required'));
         return;
       }
-      res.locals.operator = gateway.operator(`admin:${admin.id}`);
+      const operator = gateway.operator(`admin:${admin.id}`);
+      // Per admin token, every replica counting together; each refusal audited.
+      const limited = await chargeRequest(
+        gateway.state,
+        `rate:admin:${admin.id}`,
+        gateway.config.rateLimits.admin,
+        'this admin token',
+      );
+      if (limited) {
+        await audit(operator, gateway.store, {
+          action: 'admin.request',
+          workspaceId: null,
+          subject: `${req.method} ${req.baseUrl}${req.path}`.slice(0, 200),
+          decision: 'denied',
+          outcome: null,
+          reason: 'rate_limited',
+        });
+        sendError(res, limited);
+        return;
+      }
+      res.locals.operator = operator;
       next();
     } catch (error) {
       next(error);
@@ -119,6 +141,9 @@ export function adminRouter(gateway: Gateway, log: Log): express.Router {
       return { ok: true };
     }),
   );
+  router.get(`${ws}/limits`, route(listRateLimits));
+  router.put(`${ws}/limits`, route(setRateLimit));
+  router.post(`${ws}/limits/clear`, route(clearRateLimit));
   router.get('/audit', async (req, res, next) => {
     try {
       const events = await queryAudit(res.locals.operator as OperatorContext, req.query);

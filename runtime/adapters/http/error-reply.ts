@@ -8,6 +8,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { Log } from '../../compose/log.ts';
 import { GatewayError, publicError, statusOf } from '../../core/base/errors.ts';
+import { retryAfterOf } from '../../core/governance/request-limits.ts';
 
 export function sendJson(res: Response, status: number, body: unknown): void {
   res.status(status).type('application/json').send(JSON.stringify(body));
@@ -17,6 +18,8 @@ export function sendError(res: Response, error: unknown): void {
   const status = statusOf(error);
   // A request whose body is still unread is not worth reading to keep the connection.
   if (status === 401 || status === 413) res.set('Connection', 'close');
+  const retryAfter = retryAfterOf(error);
+  if (retryAfter !== undefined) res.set('Retry-After', String(retryAfter));
   sendJson(res, status, { error: publicError(error) });
 }
 

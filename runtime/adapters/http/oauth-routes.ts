@@ -56,7 +56,9 @@ export function oauthRouter(oauth: AuthorizationServer): Router {
   router.post('/oauth/token', form, (req, res, next) => {
     const fields = fieldsOf(req.body);
     if (fields.repeated) return send(res, repeatedReply(fields.repeated));
-    oauth.token(fields.values, req.headers.authorization).then((reply) => send(res, reply), next);
+    oauth
+      .token(fields.values, req.headers.authorization, addressOf(req))
+      .then((reply) => send(res, reply), next);
   });
   router.post('/oauth/revoke', form, (req, res, next) => {
     const fields = fieldsOf(req.body);

@@ -7,6 +7,7 @@
  */
 import { Redis, type RedisOptions } from 'ioredis';
 import { GatewayError } from '../../core/base/errors.ts';
+import { TAKE_TOKENS } from './token-bucket-script.ts';
 
 /** Where a Redis URL points, and the parts of it that must never be shown. */
 export interface RedisTarget {
@@ -51,6 +52,8 @@ export type ScriptedRedis = Redis & {
   ): Promise<number>;
   /** KEYS[1]; ARGV: ttl ms. */
   countScript(key: string, ttlMs: string): Promise<number>;
+  /** The number of keys, the keys, then per minute and burst of each (`token-bucket-script.ts`). */
+  takeTokensScript(count: number, ...keysThenRules: string[]): Promise<number[]>;
 };
 
 const COMPARE_AND_SET = `
@@ -89,6 +92,8 @@ const OPTIONS: RedisOptions = {
   scripts: {
     compareAndSetScript: { lua: COMPARE_AND_SET, numberOfKeys: 1 },
     countScript: { lua: COUNT, numberOfKeys: 1 },
+    // No fixed number of keys: each call says how many buckets it takes from.
+    takeTokensScript: { lua: TAKE_TOKENS },
   },
 };
 

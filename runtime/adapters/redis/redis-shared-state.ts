@@ -13,6 +13,7 @@
  * | delete | DEL |
  * | touch | PEXPIRE |
  * | increment | a script: INCR, then PEXPIRE when PTTL says there is no TTL |
+ * | takeTokens | a script: TIME, HMGET each bucket, then HSET and PEXPIRE each (`token-bucket-script.ts`) |
  * | publish, subscribe | PUBLISH; SUBSCRIBE on a second connection (`RedisChannels`) |
  *
  * Every key and channel is sent with `keyPrefix` in front, so deployments
@@ -34,6 +35,11 @@ import {
   checkTtl,
   stateClosed,
 } from '../../core/ports/shared-state/state-arguments.ts';
+import {
+  type Bucket,
+  type BucketsTake,
+  checkBuckets,
+} from '../../core/ports/shared-state/token-bucket.ts';
 import { RedisChannels } from './redis-channels.ts';
 import {
   connectRedis,
@@ -162,6 +168,24 @@ export class RedisSharedState implements SharedState {
         throw error;
       }),
     );
+  }
+
+  async takeTokens(buckets: readonly Bucket[]): Promise<BucketsTake> {
+    checkBuckets(buckets);
+    for (const { key } of buckets) checkText('key', key);
+    const keys = buckets.map(({ key }) => this.#key(key));
+    const rules = buckets.flatMap(({ rule }) => [String(rule.perMinute), String(rule.burst)]);
+    const [granted, ...figures] = await this.#run((redis) =>
+      redis.takeTokensScript(keys.length, ...keys, ...rules).catch((error: unknown) => {
+        if (error instanceof Error && /\bWRONGTYPE\b/.test(error.message)) {
+          throw new TypeError('takeTokens found a value that is not a bucket');
+        }
+        throw error;
+      }),
+    );
+    return granted === 1
+      ? { granted: true, remaining: figures }
+      : { granted: false, refusedBy: figures[0] as number, retryAfterMs: figures[1] as number };
   }
 
   async publish(channel: string, message: string): Promise<void> {

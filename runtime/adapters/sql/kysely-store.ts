@@ -19,6 +19,7 @@ import type {
   MemberGrantRows,
   OAuthRows,
   PolicyRows,
+  RateLimitRows,
   RemoteEndpointRows,
   RemoteFeatureRows,
   RemoteToolRows,
@@ -36,6 +37,7 @@ import { grantRows } from './rows/grant-rows.ts';
 import { memberGrantRows } from './rows/member-grant-rows.ts';
 import { oauthRows } from './rows/oauth-rows.ts';
 import { policyRows } from './rows/policy-rows.ts';
+import { rateLimitRows } from './rows/rate-limit-rows.ts';
 import { remoteEndpointRows, remoteFeatureRows, remoteToolRows } from './rows/remote-rows.ts';
 import { settingRows } from './rows/setting-rows.ts';
 import type { StoreContext } from './rows/store-context.ts';
@@ -51,6 +53,7 @@ export class KyselyStore implements Store {
   readonly credentials: CredentialRows;
   readonly grants: GrantRows;
   readonly memberGrants: MemberGrantRows;
+  readonly rateLimits: RateLimitRows;
   readonly policies: PolicyRows;
   readonly audit: AuditRows;
   readonly adminTokens: AdminTokenRows;
@@ -83,6 +86,7 @@ export class KyselyStore implements Store {
     this.credentials = credentialRows(context);
     this.grants = grantRows(context);
     this.memberGrants = memberGrantRows(context);
+    this.rateLimits = rateLimitRows(context);
     this.policies = policyRows(context);
     this.audit = auditRows(context);
     this.adminTokens = adminTokenRows(context);

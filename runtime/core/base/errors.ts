@@ -44,6 +44,13 @@ export interface DeniedCall {
   classification: Classification;
   /** The agent's grant on the connection, if it has one. */
   grantScope: 'all' | 'reads' | 'actions' | undefined;
+  /** A rate limit the call is over: whose it is, its figures and the wait. */
+  limit?: {
+    of: 'agent' | 'connection';
+    perMinute: number;
+    burst: number;
+    retryAfterSeconds: number;
+  };
 }
 
 interface Reason {
@@ -89,8 +96,22 @@ export const REASONS = {
     ...refused(403, 'the access token does not carry the scope this action needs'),
     challenge: 'insufficient_scope',
   },
-  /** Too many attempts from one address or for one name in a window (sign-in, registration). */
-  rate_limited: refused(429, 'too many attempts; try again later'),
+  /**
+   * Too many attempts from one address or for one name in a window (sign-in,
+   * registration), or calls over a rate limit (docs/rate-limits.md).
+   */
+  rate_limited: {
+    ...refused(429, 'too many attempts; try again later'),
+    explain: (call) => {
+      const limit = call.limit;
+      if (limit === undefined) return 'too many calls; try again later';
+      const whose =
+        limit.of === 'agent' ? 'this agent' : `calls on ${call.connection}, all agents together,`;
+      const flag =
+        limit.of === 'agent' ? `--agent ${call.agent}` : `--connection ${call.connection}`;
+      return `${whose} went over ${limit.perMinute} calls a minute (${limit.burst} at once); try again in ${limit.retryAfterSeconds} s, or an operator raises it: portcullis limits set ${flag} --per-minute <n>`;
+    },
+  },
 
   // The decision on a tool call.
   tool_unknown: refused(404, 'no such tool'),

@@ -6,6 +6,7 @@
  */
 
 import type { ActionPolicy, Agent, Connection, Grant, MemberGrant } from '../model/governance.ts';
+import type { RateLimitOverride, RateLimitSubject } from '../model/rate-limits.ts';
 import type { Store } from '../ports/store.ts';
 import { decide } from './decide.ts';
 import { type ToolNameCollision, toolNameFor, toolsByName } from './tool-names.ts';
@@ -30,6 +31,8 @@ export class GovernanceSnapshot {
   readonly #toolsByWorkspace = new Map<string, Map<string, ToolTarget>>();
   readonly #retiredByWorkspace = new Map<string, Map<string, RetiredAction>>();
   readonly #connections: readonly Connection[];
+  /** Rate-limit overrides by `<subject>:<id>`. */
+  readonly #rateLimits: ReadonlyMap<string, RateLimitOverride>;
   #connectionNames: Set<string> | undefined;
   readonly #toolSources: ToolSources;
   readonly #options: GovernanceSnapshotOptions;
@@ -42,6 +45,7 @@ export class GovernanceSnapshot {
       grants: Grant[];
       memberGrants: MemberGrant[];
       policies: ActionPolicy[];
+      rateLimits: RateLimitOverride[];
     },
     toolSources: ToolSources,
     options: GovernanceSnapshotOptions,
@@ -50,6 +54,9 @@ export class GovernanceSnapshot {
     this.#toolSources = toolSources;
     this.#options = options;
     this.#connections = rows.connections;
+    this.#rateLimits = new Map(
+      rows.rateLimits.map((limit) => [`${limit.subject}:${limit.subjectId}`, limit]),
+    );
     this.#agentsByKeyHash = new Map(rows.agents.map(({ keyHash, ...agent }) => [keyHash, agent]));
     this.#agentsById = new Map(
       [...this.#agentsByKeyHash.values()].map((agent) => [agent.id, agent]),
@@ -100,18 +107,20 @@ export class GovernanceSnapshot {
     options: GovernanceSnapshotOptions = {},
   ): Promise<GovernanceSnapshot> {
     return store.transaction(async (tx) => {
-      const [revision, agents, connections, grants, memberGrants, policies] = await Promise.all([
-        tx.revision(),
-        tx.agents.all(),
-        tx.connections.all(),
-        tx.grants.all(),
-        tx.memberGrants.all(),
-        tx.policies.all(),
-      ]);
+      const [revision, agents, connections, grants, memberGrants, policies, rateLimits] =
+        await Promise.all([
+          tx.revision(),
+          tx.agents.all(),
+          tx.connections.all(),
+          tx.grants.all(),
+          tx.memberGrants.all(),
+          tx.policies.all(),
+          tx.rateLimits.all(),
+        ]);
       const sources = toolSources.read ? await toolSources.read(tx) : toolSources;
       return new GovernanceSnapshot(
         revision,
-        { agents, connections, grants, memberGrants, policies },
+        { agents, connections, grants, memberGrants, policies, rateLimits },
         sources,
         options,
       );
@@ -120,6 +129,11 @@ export class GovernanceSnapshot {
 
   agentByKeyHash(keyHash: string): Agent | undefined {
     return this.#agentsByKeyHash.get(keyHash);
+  }
+
+  /** The rate limit an operator set for one agent or connection, if any. */
+  rateLimitOf(subject: RateLimitSubject, id: string): RateLimitOverride | undefined {
+    return this.#rateLimits.get(`${subject}:${id}`);
   }
 
   agentById(id: string): Agent | undefined {

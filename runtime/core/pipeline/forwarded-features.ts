@@ -41,7 +41,7 @@ export class ForwardedFeatures {
   readonly #lists: FeatureLists;
 
   constructor(options: FeatureListsOptions) {
-    this.#forwarding = { audit: options.audit, remote: options.remote };
+    this.#forwarding = { audit: options.audit, remote: options.remote, limits: options.limits };
     this.#lists = new FeatureLists(options);
   }
 

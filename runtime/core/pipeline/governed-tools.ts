@@ -4,6 +4,7 @@
  * governed pipeline:
  *
  *   decision (decision.ts: agent, grant, connection, policy, scopes) →
+ *   the rate limits (call-limits.ts) →
  *   the kind's adapter (tool-call.ts; prompt-get, resource-read,
  *   completion, resource-subscription via forwarded-features.ts) →
  *   one audit event (audited-call.ts)
@@ -45,6 +46,7 @@ import type { CredentialVault } from '../vault/credential-vault.ts';
 import type { AuditLog } from './audit-log.ts';
 import { CallAudit, type CallOpening } from './audited-call.ts';
 import { CallCredentials } from './call-credentials.ts';
+import type { CallLimits } from './call-limits.ts';
 import { decideToolCall, type ToolDecision } from './decision.ts';
 import { ALL } from './feature-names.ts';
 import { ForwardedFeatures } from './forwarded-features.ts';
@@ -65,6 +67,8 @@ export interface GovernedToolsOptions {
   /** Forwards the prompts and resources of remote connections (none served without it). */
   remote?: RemoteMcpExecutor;
   watch: ToolWatch;
+  /** The rate limits every allowed call is charged to (none without). */
+  limits?: CallLimits;
   now?: () => Date;
   /** A connection's prompts or resources showed what its pins do not know: discover it again. */
   unpinned?: (connectionId: string) => void;
@@ -92,6 +96,7 @@ export class GovernedTools implements ToolBackend<Caller> {
       credentials,
       secrets,
       now,
+      limits: options.limits,
       report,
     });
     this.features =
@@ -99,6 +104,7 @@ export class GovernedTools implements ToolBackend<Caller> {
       new ForwardedFeatures({
         audit: this.#audit,
         remote: new RemoteRequests(options.remote, credentials, secrets),
+        limits: options.limits,
         now,
         ...(options.unpinned ? { unpinned: options.unpinned } : {}),
       });

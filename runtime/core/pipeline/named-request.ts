@@ -10,6 +10,7 @@ import type { GatewayError } from '../base/errors.ts';
 import type { Caller } from '../identity/principals/principals.ts';
 import type { RequestContext } from '../mcp/server/tool-backend.ts';
 import type { CallAudit } from './audited-call.ts';
+import { type CallLimits, chargeLimits } from './call-limits.ts';
 import { type AllowedFeatures, decideFeatureRead } from './decision.ts';
 import { type FeatureView, notFoundOf, resultOf } from './feature-names.ts';
 import type { NamedFeature } from './pinned-features.ts';
@@ -19,6 +20,8 @@ import type { RemoteRequests } from './remote-requests.ts';
 export interface Forwarding {
   audit: CallAudit;
   remote: RemoteRequests;
+  /** The rate limits an allowed request is charged to (none without). */
+  limits: CallLimits | undefined;
 }
 
 export interface NamedRequest {
@@ -56,6 +59,18 @@ export function forwardNamed(
       unknown: request.unknown,
     });
     if (!decision.allowed) return audited.refuse(decision);
+    const limited = await chargeLimits(audited, forwarding.limits, caller, {
+      agent: decision.agent,
+      connection: decision.connection,
+      action: `${method} ${item.shown}`,
+      classification: 'read',
+    });
+    if (limited)
+      return audited.refuse({
+        allowed: false,
+        refusal: limited,
+        connectionId: decision.connection.id,
+      });
     audited.allowed(decision.connection.id);
     if (audited.argumentProblem !== undefined) {
       await audited.failed(audited.argumentProblem);

@@ -1,8 +1,9 @@
 /**
  * A tool call, once decided: the tool-call adapter of the governed pipeline.
  *
- *   decision (decision.ts) → validate the arguments → the credential →
- *   execute (the source's executor) → the connection's health → audit
+ *   decision (decision.ts) → the rate limits (call-limits.ts) → validate
+ *   the arguments → the credential → execute (the source's executor) → the
+ *   connection's health → audit
  *
  * A refusal is the decision's `GatewayError`; a failure on the way is
  * audited by its code (`denied` for the caller's own input, otherwise an
@@ -20,6 +21,7 @@ import type { Execution, Executors } from '../sources/executor.ts';
 import { validateArguments } from './arguments.ts';
 import type { AuditedCall } from './audited-call.ts';
 import type { CallCredentials } from './call-credentials.ts';
+import { type CallLimits, chargeLimits } from './call-limits.ts';
 import type { ToolDecision } from './decision.ts';
 import type { WorkspaceSecrets } from './workspace-secrets.ts';
 
@@ -29,6 +31,8 @@ export interface ToolCallsOptions {
   credentials: CallCredentials;
   secrets: WorkspaceSecrets;
   now: () => Date;
+  /** The rate limits calls are charged to once allowed; none without. */
+  limits?: CallLimits | undefined;
   /** Told about failures no caller should see, with the call they belong to. */
   report: (error: unknown, context?: { tool: string; traceparent?: string }) => void;
 }
@@ -48,8 +52,16 @@ export class ToolCalls {
   ): Promise<ToolOutcome> {
     if (!decision.allowed) return audited.refuse(decision);
     const { target, connection, credentialOwner } = decision;
-    audited.allowed(connection.id);
     const { source, action } = target;
+    const limited = await chargeLimits(audited, this.#options.limits, caller, {
+      agent: decision.agent,
+      connection,
+      action: call.name,
+      classification: action.classification,
+    });
+    if (limited)
+      return audited.refuse({ allowed: false, refusal: limited, connectionId: connection.id });
+    audited.allowed(connection.id);
     const executor = this.#options.executors.for(source.kind);
     let execution: Execution;
     try {

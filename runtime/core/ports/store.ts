@@ -35,6 +35,7 @@ import type {
   SigningKey,
   TokenFamily,
 } from '../model/oauth.ts';
+import type { RateLimitOverride, RateLimitSubject } from '../model/rate-limits.ts';
 import type { RemoteEndpoint, RemoteFeature, RemoteTool } from '../model/remote.ts';
 import type { StoredClient, StoredSignIn, StoredTokens } from '../model/sign-in.ts';
 
@@ -53,6 +54,8 @@ export interface Store {
   /** Members' grants (migration 0012): what the agents acting for a member may use. */
   readonly memberGrants: MemberGrantRows;
   readonly policies: PolicyRows;
+  /** Rate-limit overrides (migration 0014). */
+  readonly rateLimits: RateLimitRows;
   readonly audit: AuditRows;
   readonly adminTokens: AdminTokenRows;
   readonly settings: SettingRows;
@@ -139,6 +142,15 @@ export interface MemberGrantRows {
   all(): Promise<MemberGrant[]>;
   forMember(memberId: string): Promise<MemberGrant[]>;
   remove(workspaceId: string, id: string): Promise<boolean>;
+}
+
+export interface RateLimitRows {
+  /** Sets the override of its agent or connection, replacing any (the row's id is kept then). */
+  set(limit: RateLimitOverride): Promise<void>;
+  list(workspaceId: string): Promise<RateLimitOverride[]>;
+  all(): Promise<RateLimitOverride[]>;
+  /** Removes the override of one agent or connection: true when there was one. */
+  clear(workspaceId: string, subject: RateLimitSubject, subjectId: string): Promise<boolean>;
 }
 
 export interface PolicyRows {

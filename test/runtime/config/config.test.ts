@@ -35,6 +35,12 @@ describe('configFromEnvironment', () => {
       trustedProxies: [],
       logLevel: 'info',
       upstreamDeadlineMs: 60_000,
+      rateLimits: {
+        agent: undefined,
+        connection: undefined,
+        client: { perMinute: 300, burst: 300 },
+        admin: { perMinute: 1200, burst: 1200 },
+      },
       toolOAuthClients: {},
     });
   });

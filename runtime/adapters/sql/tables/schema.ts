@@ -89,6 +89,17 @@ export interface MemberGrantTable {
   created_at: string;
 }
 
+/** A rate-limit override (migration 0014): of one agent or one connection, the other column null. */
+export interface RateLimitTable {
+  id: string;
+  workspace_id: string;
+  agent_id: string | null;
+  connection_id: string | null;
+  per_minute: number;
+  burst: number;
+  updated_at: string;
+}
+
 export interface ActionPolicyTable {
   connection_id: string;
   workspace_id: string;
@@ -306,6 +317,7 @@ export interface Database {
   credentials: CredentialTable;
   grants: GrantTable;
   member_grants: MemberGrantTable;
+  rate_limits: RateLimitTable;
   action_policies: ActionPolicyTable;
   audit_events: AuditEventTable;
   admin_tokens: AdminTokenTable;

@@ -6,6 +6,7 @@
  */
 import type { GuardedClient } from '../../outbound/guarded-client.ts';
 import type { SharedState } from '../../ports/shared-state/shared-state.ts';
+import type { BucketRule } from '../../ports/shared-state/token-bucket.ts';
 import type { Store } from '../../ports/store.ts';
 import { AccessTokens } from '../principals/access-tokens.ts';
 import { DEFAULT_SCOPE, SCOPES_SUPPORTED } from '../principals/scopes.ts';
@@ -56,6 +57,8 @@ export interface AuthorizationServerOptions {
   defaultScopes?: readonly string[];
   /** Development policy: loopback http metadata document URLs are allowed. */
   allowPrivateNetworks?: boolean;
+  /** `PORTCULLIS_RATE_LIMIT_CLIENT_*`: token requests of one client from one address (none: no limit). */
+  tokenRequests?: BucketRule | undefined;
   /** Named as `resource_documentation`; default: the gateway's own page at `/docs/mcp`. */
   documentation?: string;
   now?: () => Date;
@@ -104,6 +107,7 @@ export class AuthorizationServer {
         now,
         defaultScopes: [...(options.defaultScopes ?? [DEFAULT_SCOPE])].sort(),
         secureCookies: issuer.startsWith('https:'),
+        tokenRequests: options.tokenRequests,
       },
       options.documentation ?? `${issuer}${DOCUMENTATION_PATH}`,
     );
@@ -194,8 +198,13 @@ export class AuthorizationServer {
     return actOnMemberConsents(this.#ctx, form, cookies, address);
   }
 
-  token(form: TokenForm, authorization: string | undefined): Promise<OAuthReply> {
-    return token(this.#ctx, form, authorization);
+  /** `address`: the client's, which with its `client_id` its token requests are limited by. */
+  token(
+    form: TokenForm,
+    authorization: string | undefined,
+    address = 'unknown',
+  ): Promise<OAuthReply> {
+    return token(this.#ctx, form, authorization, address);
   }
 
   register(body: unknown, address: string): Promise<OAuthReply> {

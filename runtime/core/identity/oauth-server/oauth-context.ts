@@ -4,6 +4,7 @@ import type { ReasonCode } from '../../base/errors.ts';
 import { auditEvent } from '../../governance/audit-event.ts';
 import type { NewAuditEvent } from '../../model/governance.ts';
 import type { SharedState } from '../../ports/shared-state/shared-state.ts';
+import type { BucketRule } from '../../ports/shared-state/token-bucket.ts';
 import type { Store } from '../../ports/store.ts';
 import type { ClientDirectory } from './client-directory.ts';
 import type { OAuthError, OAuthErrorCode } from './oauth-error.ts';
@@ -26,6 +27,8 @@ export interface OAuthContext {
   defaultScopes: readonly string[];
   /** Whether the consent page's cookie needs `Secure` (an https issuer). */
   secureCookies: boolean;
+  /** `PORTCULLIS_RATE_LIMIT_CLIENT_*`: token requests of one client from one address; none: no limit. */
+  tokenRequests: BucketRule | undefined;
 }
 
 /** The gateway reason an OAuth refusal is audited under. */

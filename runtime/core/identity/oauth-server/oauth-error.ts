@@ -41,11 +41,18 @@ const STATUS: Record<OAuthErrorCode, number> = {
 export class OAuthError extends Error {
   override readonly name = 'OAuthError';
   readonly error: OAuthErrorCode;
+  /** `temporarily_unavailable`: the seconds to wait, as `Retry-After` says them (default 60). */
+  readonly retryAfterSeconds: number | undefined;
 
   /** `description`: what to change, in words safe to show (RFC 6749 `error_description`). */
-  constructor(error: OAuthErrorCode, description: string, options?: { cause?: unknown }) {
-    super(description, options);
+  constructor(
+    error: OAuthErrorCode,
+    description: string,
+    options?: { cause?: unknown; retryAfterSeconds?: number },
+  ) {
+    super(description, options?.cause === undefined ? undefined : { cause: options.cause });
     this.error = error;
+    this.retryAfterSeconds = options?.retryAfterSeconds;
   }
 
   get status(): number {

@@ -46,7 +46,8 @@ export function documentReply(body: unknown): OAuthReply {
 /** An error of the token, registration or revocation endpoint (RFC 6749 §5.2). */
 export function oauthErrorReply(error: OAuthError): OAuthReply {
   const headers: Record<string, string> = {};
-  if (error.error === 'temporarily_unavailable') headers['Retry-After'] = '60';
+  if (error.error === 'temporarily_unavailable')
+    headers['Retry-After'] = String(error.retryAfterSeconds ?? 60);
   // §5.2: a client that tried to authenticate in the Authorization header is told how it may.
   if (error.status === 401) headers['WWW-Authenticate'] = 'Basic realm="portcullis"';
   return jsonReply(error.status, error.toJSON(), headers);

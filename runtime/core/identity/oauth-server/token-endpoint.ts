@@ -12,6 +12,11 @@
  *   or replica, refresh-grace.ts): that one is a plain `invalid_grant`. A
  *   `scope` may narrow what the code granted, never widen it.
  *
+ * Each request is charged to a token bucket of its client and address
+ * (`PORTCULLIS_RATE_LIMIT_CLIENT_*`, shared by every replica) before any
+ * work: over it, `temporarily_unavailable` (429) with `Retry-After`, audited
+ * as `rate_limited`.
+ *
  * Every code exchanged deletes the families that expired or were revoked
  * more than a day before, with their refresh tokens.
  *
@@ -21,6 +26,7 @@ import { randomBytes } from 'node:crypto';
 import { sha256Hex } from '../../../../generated/catalog-rules.ts';
 import { newId } from '../../governance/keys.ts';
 import type { Consent, TokenFamily } from '../../model/oauth.ts';
+import { retryAfterSeconds } from '../../ports/shared-state/token-bucket.ts';
 import { parseScope } from '../principals/scopes.ts';
 import { signAccessToken } from './access-token.ts';
 import { isVoidFamily, redeemCode, voidFamily } from './authorization-codes.ts';
@@ -40,8 +46,10 @@ export async function token(
   ctx: OAuthContext,
   form: TokenForm,
   authorization: string | undefined,
+  address: string,
 ): Promise<OAuthReply> {
   try {
+    await chargeTokenRequest(ctx, form.client_id ?? '', address);
     if (authorization !== undefined) {
       // Public clients only: a client that authenticates is one we never registered.
       throw new OAuthError(
@@ -68,6 +76,21 @@ export async function token(
     await auditOAuth(ctx, { action: 'oauth.token', ...refusalEvent(error) });
     return oauthErrorReply(error);
   }
+}
+
+/** Takes a token of the client's bucket at this address; over it, `temporarily_unavailable`. */
+async function chargeTokenRequest(ctx: OAuthContext, clientId: string, address: string) {
+  if (ctx.tokenRequests === undefined) return;
+  // Hashed: a client id may be a long URL, an address is no key to keep in the clear.
+  const key = `oauth:rate:token:${sha256Hex(`${clientId}\n${address}`)}`;
+  const take = await ctx.state.takeTokens([{ key, rule: ctx.tokenRequests }]);
+  if (take.granted) return;
+  const seconds = retryAfterSeconds(take.retryAfterMs);
+  throw new OAuthError(
+    'temporarily_unavailable',
+    `too many token requests from this client and address; try again in ${seconds} s`,
+    { retryAfterSeconds: seconds },
+  );
 }
 
 async function exchangeCode(

@@ -7,6 +7,7 @@ import { SERVER_INFO_META_KEY } from '@modelcontextprotocol/server';
 import type { ReasonCode } from '../../base/errors.ts';
 import { rpcErrorOf } from '../wire/http-exchange.ts';
 import type { JsonRpcId, OutgoingMessage } from '../wire/json-rpc.ts';
+import type { StepUp } from './pending-reply.ts';
 import type { RequestScope } from './request-scope.ts';
 import type { McpPrincipal } from './tool-backend.ts';
 
@@ -14,12 +15,8 @@ import type { McpPrincipal } from './tool-backend.ts';
 export interface Answer {
   message: OutgoingMessage;
   reason?: ReasonCode;
-  /**
-   * A refusal the client can step up from: answered as HTTP 403 with
-   * `challenge` in `WWW-Authenticate` and `refusal` as the body, unless the
-   * reply is already a stream, which then ends with `message`.
-   */
-  stepUp?: { challenge: string; refusal: OutgoingMessage };
+  /** A refusal the client can step up from: HTTP 403, unless the reply is already a stream, which then ends with `message`. */
+  stepUp?: StepUp;
 }
 
 export function failure(

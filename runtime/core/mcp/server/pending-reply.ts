@@ -10,7 +10,16 @@ import { EventStream } from '../wire/event-stream.ts';
 import type { McpHttpResponse, ReplyFormat } from '../wire/http-exchange.ts';
 import { messagesReply, SSE_HEADERS } from '../wire/http-exchange.ts';
 import type { OutgoingMessage } from '../wire/json-rpc.ts';
-import type { Answer } from './answer.ts';
+
+/**
+ * A refusal the client can step up from: answered as HTTP 403 with
+ * `challenge` in `WWW-Authenticate` and `refusal` as the body, unless the
+ * reply is already a stream.
+ */
+export interface StepUp {
+  challenge: string;
+  refusal: OutgoingMessage;
+}
 
 export class PendingReply {
   readonly response: Promise<McpHttpResponse>;
@@ -56,7 +65,7 @@ export class PendingReply {
    * with its `WWW-Authenticate` challenge while nothing was streamed yet (a
    * started stream ends with the answer's message, as any result).
    */
-  settle(answer: Answer, status = 200): void {
+  settle(answer: { message: OutgoingMessage; stepUp?: StepUp }, status = 200): void {
     if (answer.stepUp === undefined || this.#stream !== undefined) {
       this.finish(answer.message, status);
       return;

@@ -21,6 +21,13 @@ import {
   countOf,
   stateClosed,
 } from './state-arguments.ts';
+import {
+  type Bucket,
+  type BucketLevel,
+  type BucketsTake,
+  checkBuckets,
+  takeFromBuckets,
+} from './token-bucket.ts';
 
 export interface MemorySharedStateOptions {
   /** The clock in ms since the epoch (tests move it by hand); default `Date.now`. */
@@ -132,6 +139,27 @@ export class MemorySharedState implements SharedState {
     return count;
   }
 
+  async takeTokens(buckets: readonly Bucket[]): Promise<BucketsTake> {
+    checkBuckets(buckets);
+    for (const { key } of buckets) checkText('key', key);
+    const levels = buckets.map(({ key }) => {
+      const entry = this.#live(key);
+      return entry === undefined ? undefined : levelOf(entry.value);
+    });
+    const now = this.#now();
+    const { take, steps } = takeFromBuckets(
+      levels,
+      buckets.map((bucket) => bucket.rule),
+      now,
+    );
+    if (take.granted)
+      steps.forEach((step, i) => {
+        if (step.next !== undefined)
+          this.#write(buckets[i]!.key, `${step.next.tokens} ${step.next.at}`, step.ttlMs);
+      });
+    return take;
+  }
+
   async publish(channel: string, message: string): Promise<void> {
     checkText('channel', channel);
     checkText('message', message);
@@ -208,4 +236,12 @@ export class MemorySharedState implements SharedState {
       if (entry.expiresAt !== undefined && entry.expiresAt <= now) this.#entries.delete(key);
     }
   }
+}
+
+/** A bucket's level as this state keeps it (`<tokens> <at>`); a value that is not one is a `TypeError`. */
+function levelOf(text: string): BucketLevel {
+  const [tokens, at] = text.split(' ').map(Number);
+  if (!Number.isFinite(tokens) || !Number.isFinite(at))
+    throw new TypeError('takeTokens found a value that is not a bucket');
+  return { tokens: tokens as number, at: at as number };
 }

@@ -27,6 +27,7 @@
  *   rejects with a `GatewayError` whose code is `state_unavailable`. A write
  *   that rejects so may or may not have happened.
  */
+import type { Bucket, BucketsTake } from './token-bucket.ts';
 
 export interface SharedState {
   /** The value at `key`, or `undefined` when there is none. Cheap: the wire calls it on every request of a session. */
@@ -76,6 +77,17 @@ export interface SharedState {
    * `TypeError`.
    */
   increment(key: string, ttlMs: number): Promise<number>;
+
+  /**
+   * Takes one token from each token bucket named (`token-bucket.ts`), or
+   * from none when any holds less than a whole token: then refused, with the
+   * first bucket that did and how long until all will. A bucket never taken
+   * from is full. Of concurrent takes from any replica, only as many are
+   * granted as the buckets hold. The clock is the state's own (Redis': its
+   * server's), so replicas whose clocks differ still share one bucket. No
+   * bucket, or a rule of other than whole numbers above 0, is a `TypeError`.
+   */
+  takeTokens(buckets: readonly Bucket[]): Promise<BucketsTake>;
 
   /**
    * Sends `message` on `channel`, fire-and-forget: each subscription on any

@@ -12,6 +12,7 @@ import { describeIdentityContract } from './contract/identity-contract.ts';
 import { describeMemberGrantContract } from './contract/member-grant-contract.ts';
 import { describeOAuthContract } from './contract/oauth-contract.ts';
 import { describePersistenceContract } from './contract/persistence-contract.ts';
+import { describeRateLimitContract } from './contract/rate-limit-contract.ts';
 import { describeRemoteContract } from './contract/remote-contract.ts';
 import { describeRevisionContract } from './contract/revision-contract.ts';
 import { describeTransactionContract } from './contract/transaction-contract.ts';
@@ -77,5 +78,6 @@ export function describeStoreContract(name: string, harness: StoreHarness): void
     describeRemoteContract(subject);
     describeUpstreamOAuthContract(subject);
     describeMemberGrantContract(subject);
+    describeRateLimitContract(subject);
   });
 }

@@ -9,6 +9,7 @@ import type {
   ListenerErrorHandler,
   SharedState,
 } from '../../../../../runtime/core/ports/shared-state/shared-state.ts';
+import { describeBucketContract } from './contract/bucket-contract.ts';
 import { describeChannelsContract } from './contract/channels-contract.ts';
 import { describeConcurrencyContract } from './contract/concurrency-contract.ts';
 import { describeExpiryContract } from './contract/expiry-contract.ts';
@@ -67,6 +68,7 @@ export function describeSharedStateContract(name: string, harness: SharedStateHa
     describeExpiryContract(subject);
     describeConcurrencyContract(subject);
     describeLockContract(subject);
+    describeBucketContract(subject);
     describeChannelsContract(subject);
   });
 }
