@@ -187,6 +187,7 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
       remote: remote.executor,
       watch,
       now,
+      discoveryThreshold: config.discoveryThreshold,
       // A list that shows a prompt or resource the pins do not know has the connection discovered again.
       unpinned: (connectionId) => listChanges.changed(connectionId),
       ...(report ? { report } : {}),

@@ -5,7 +5,15 @@
  * refused on its next call while unchanged state costs one small query.
  */
 
-import type { ActionPolicy, Agent, Connection, Grant, MemberGrant } from '../model/governance.ts';
+import type {
+  ActionPolicy,
+  Agent,
+  Connection,
+  Grant,
+  MemberGrant,
+  ToolsMode,
+  Workspace,
+} from '../model/governance.ts';
 import type { Store } from '../ports/store.ts';
 import { decide } from './decide.ts';
 import { type ToolNameCollision, toolNameFor, toolsByName } from './tool-names.ts';
@@ -30,6 +38,7 @@ export class GovernanceSnapshot {
   readonly #toolsByWorkspace = new Map<string, Map<string, ToolTarget>>();
   readonly #retiredByWorkspace = new Map<string, Map<string, RetiredAction>>();
   readonly #connections: readonly Connection[];
+  readonly #toolsModes: ReadonlyMap<string, ToolsMode>;
   #connectionNames: Set<string> | undefined;
   readonly #toolSources: ToolSources;
   readonly #options: GovernanceSnapshotOptions;
@@ -42,6 +51,7 @@ export class GovernanceSnapshot {
       grants: Grant[];
       memberGrants: MemberGrant[];
       policies: ActionPolicy[];
+      workspaces: Workspace[];
     },
     toolSources: ToolSources,
     options: GovernanceSnapshotOptions,
@@ -50,6 +60,7 @@ export class GovernanceSnapshot {
     this.#toolSources = toolSources;
     this.#options = options;
     this.#connections = rows.connections;
+    this.#toolsModes = new Map(rows.workspaces.map((w) => [w.id, w.toolsMode]));
     this.#agentsByKeyHash = new Map(rows.agents.map(({ keyHash, ...agent }) => [keyHash, agent]));
     this.#agentsById = new Map(
       [...this.#agentsByKeyHash.values()].map((agent) => [agent.id, agent]),
@@ -100,18 +111,20 @@ export class GovernanceSnapshot {
     options: GovernanceSnapshotOptions = {},
   ): Promise<GovernanceSnapshot> {
     return store.transaction(async (tx) => {
-      const [revision, agents, connections, grants, memberGrants, policies] = await Promise.all([
-        tx.revision(),
-        tx.agents.all(),
-        tx.connections.all(),
-        tx.grants.all(),
-        tx.memberGrants.all(),
-        tx.policies.all(),
-      ]);
+      const [revision, agents, connections, grants, memberGrants, policies, workspaces] =
+        await Promise.all([
+          tx.revision(),
+          tx.agents.all(),
+          tx.connections.all(),
+          tx.grants.all(),
+          tx.memberGrants.all(),
+          tx.policies.all(),
+          tx.workspaces.list(),
+        ]);
       const sources = toolSources.read ? await toolSources.read(tx) : toolSources;
       return new GovernanceSnapshot(
         revision,
-        { agents, connections, grants, memberGrants, policies },
+        { agents, connections, grants, memberGrants, policies, workspaces },
         sources,
         options,
       );
@@ -124,6 +137,11 @@ export class GovernanceSnapshot {
 
   agentById(id: string): Agent | undefined {
     return this.#agentsById.get(id);
+  }
+
+  /** How the agent is served its tools: its own mode, else its workspace's (`direct` until set). */
+  toolsModeOf(agent: Agent): ToolsMode {
+    return agent.toolsMode ?? this.#toolsModes.get(agent.workspaceId) ?? 'direct';
   }
 
   /** Every grant the agent holds, one per connection. */

@@ -34,6 +34,7 @@ describe('configFromEnvironment', () => {
       trustedProxies: [],
       logLevel: 'info',
       upstreamDeadlineMs: 60_000,
+      discoveryThreshold: 40,
       toolOAuthClients: {},
     });
   });
