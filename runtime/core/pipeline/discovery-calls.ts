@@ -167,10 +167,10 @@ export class DiscoveryCalls {
     let served = byAgent.get(agent.id);
     if (!served) {
       const mode = snapshot.toolsModeOf(agent);
+      // `auto` counts what the agent may call; `direct` never needs to.
       const discovery =
         mode === 'discovery' ||
-        (mode === 'auto' &&
-          this.#options.views.listOf(snapshot, agent).length > this.#options.threshold);
+        (mode === 'auto' && snapshot.visibleTools(agent).length > this.#options.threshold);
       served = { discovery, index: undefined };
       byAgent.set(agent.id, served);
     }
