@@ -189,6 +189,7 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
       watch,
       limits: new CallLimits(state, config.rateLimits),
       now,
+      discoveryThreshold: config.discoveryThreshold,
       // A list that shows a prompt or resource the pins do not know has the connection discovered again.
       unpinned: (connectionId) => listChanges.changed(connectionId),
       ...(report ? { report } : {}),

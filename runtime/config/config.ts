@@ -147,6 +147,8 @@ export const ConfigSchema = z.strictObject({
   PORTCULLIS_RATE_LIMIT_CLIENT_BURST: wholeNumber(1, 1_000_000).optional(),
   PORTCULLIS_RATE_LIMIT_ADMIN_PER_MINUTE: wholeNumber(0, 1_000_000).default(1_200),
   PORTCULLIS_RATE_LIMIT_ADMIN_BURST: wholeNumber(1, 1_000_000).optional(),
+  /** `auto` tools mode: discovery once an agent may call more tools than this. */
+  PORTCULLIS_DISCOVERY_THRESHOLD: wholeNumber(0, 100_000).default(40),
 });
 
 type Variable = keyof typeof ConfigSchema.shape;
@@ -201,6 +203,7 @@ const ACCEPTS: Record<Variable, { takes: string; secret?: true; words?: readonly
   PORTCULLIS_RATE_LIMIT_CLIENT_BURST: { takes: BURST },
   PORTCULLIS_RATE_LIMIT_ADMIN_PER_MINUTE: { takes: PER_MINUTE },
   PORTCULLIS_RATE_LIMIT_ADMIN_BURST: { takes: BURST },
+  PORTCULLIS_DISCOVERY_THRESHOLD: { takes: 'a whole number of tools from 0 to 100000' },
 };
 
 /** What each kind of rate limit is by default (`PORTCULLIS_RATE_LIMIT_*`); undefined: none. */
@@ -244,6 +247,8 @@ export interface Config {
   upstreamDeadlineMs: number;
   /** The default rate limits; undefined: none (docs/rate-limits.md). */
   rateLimits: RateLimitDefaults;
+  /** An agent in `auto` tools mode is served the discovery tools once it may call more tools than this. */
+  discoveryThreshold: number;
   /**
    * `PORTCULLIS_TOOL_OAUTH_[<CONNECTION>_]CLIENT_ID` / `_SECRET`: upstream
    * OAuth clients preconfigured for this deployment, by variable name.
@@ -327,6 +332,7 @@ export function configFromEnvironment(environment: Record<string, string | undef
         values.PORTCULLIS_RATE_LIMIT_ADMIN_BURST,
       ),
     },
+    discoveryThreshold: values.PORTCULLIS_DISCOVERY_THRESHOLD,
     toolOAuthClients: Object.fromEntries(
       Object.entries(environment).filter(
         (entry): entry is [string, string] =>

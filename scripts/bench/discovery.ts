@@ -6,7 +6,8 @@
  * and CPU time), and
  * `tools/list` for an agent granted every compiled action in direct mode
  * against the three discovery tools: bytes of the JSON-RPC reply and tokens
- * by `gpt-tokenizer` (o200k_base). Run: `npm run bench:discovery`.
+ * by `gpt-tokenizer` (o200k_base); and what a `call_action` costs in CPU
+ * against the direct call (`discovery-call-cost.ts`). Run: `npm run bench:discovery`.
  */
 import type { Tool } from '@modelcontextprotocol/server';
 import { countTokens } from 'gpt-tokenizer';
@@ -20,6 +21,7 @@ import {
   compiledCatalog,
   curatedRemoteActions,
 } from '../../test/support/discovery.ts';
+import { measureCallCost } from './discovery-call-cost.ts';
 
 const ACTIONS = 1_000;
 const BUILDS = 15;
@@ -129,4 +131,11 @@ console.log(
 console.log(
   `a search_actions reply ("${request.query}", 8 results)`.padEnd(44),
   `${reply.bytes} bytes, ${reply.tokens} tokens`,
+);
+
+// A call through call_action against the direct call of the same action: CPU time per call.
+const cost = await measureCallCost();
+console.log(
+  `call_action vs direct call CPU (${cost.rounds} × ${cost.calls} calls)`.padEnd(44),
+  `${cost.discoveryUs.toFixed(0)} µs vs ${cost.directUs.toFixed(0)} µs per call, ${cost.ratio.toFixed(3)}× (median of rounds)`,
 );

@@ -17,7 +17,7 @@ export const T2 = '2025-01-03T00:00:00.000Z';
 export const T3 = '2025-01-04T00:00:00.000Z';
 
 export function aWorkspace(overrides: Partial<Workspace> = {}): Workspace {
-  return { id: 'ws_1', name: 'default', createdAt: T0, ...overrides };
+  return { id: 'ws_1', name: 'default', createdAt: T0, toolsMode: 'direct', ...overrides };
 }
 
 export function anAgent(overrides: Partial<Agent> = {}): Agent {
@@ -30,6 +30,7 @@ export function anAgent(overrides: Partial<Agent> = {}): Agent {
     createdAt: T0,
     revokedAt: null,
     memberId: null,
+    toolsMode: null,
     ...overrides,
   };
 }
@@ -111,6 +112,7 @@ export function anEvent(overrides: Partial<NewAuditEvent> = {}): NewAuditEvent {
     replyBytes: 4096,
     argumentHash: 'sha256:bbbb',
     traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
+    via: null,
     ...overrides,
   };
 }

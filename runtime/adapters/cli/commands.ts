@@ -27,6 +27,7 @@ import { connectionViews, type RemoteView } from '../../core/operator/connection
 import { connect, setConnectionStatus, setCredential } from '../../core/operator/connections.ts';
 import { grant, listGrants, revokeGrant } from '../../core/operator/grants.ts';
 import { rotateMasterKey } from '../../core/operator/master-key.ts';
+import { setAgentTools, setWorkspaceTools } from '../../core/operator/tools-modes.ts';
 import { createWorkspace, listWorkspaces } from '../../core/operator/workspaces.ts';
 import type { Command, CommandOptions, CommandValues } from './command.ts';
 import { changedToolsText } from './contract-change-text.ts';
@@ -67,8 +68,23 @@ export const commands: Record<string, Command> = {
       printRows(
         out,
         rows.map((w) => ({ ...w })),
-        ['name', 'id', 'createdAt'],
+        ['name', 'id', 'toolsMode', 'createdAt'],
         rows,
+      );
+    },
+  },
+  'workspace set': {
+    usage: 'workspace set --tools direct|discovery|auto [--workspace w]',
+    summary:
+      "set how the workspace's agents are served their tools, unless an agent has its own mode",
+    options: { tools: { type: 'string' } },
+    fields: { tools: '--tools' },
+    run: async ({ ctx, out, values, workspace }) => {
+      const changed = await setWorkspaceTools(ctx, { workspace, tools: values.tools });
+      printValue(
+        out,
+        changed,
+        `workspace ${changed.name}: agents without their own tools mode are served ${modeText(changed.toolsMode)}`,
       );
     },
   },
@@ -95,9 +111,30 @@ export const commands: Record<string, Command> = {
       const rows = await listAgents(ctx, { workspace });
       printRows(
         out,
-        rows.map((a) => ({ ...a })),
-        ['name', 'status', 'keyPrefix', 'createdAt', 'revokedAt'],
+        rows.map((a) => ({
+          ...a,
+          tools: a.toolsFrom === 'workspace' ? `${a.tools} (workspace)` : a.tools,
+        })),
+        ['name', 'status', 'tools', 'keyPrefix', 'createdAt', 'revokedAt'],
         rows,
+      );
+    },
+  },
+  'agent set': {
+    usage: 'agent set <name> --tools direct|discovery|auto|workspace [--workspace w]',
+    summary: "set how an agent is served its tools (workspace: follow the workspace's mode)",
+    options: { tools: { type: 'string' } },
+    fields: { agent: '<name>', tools: '--tools' },
+    run: async ({ ctx, out, args, values, workspace }) => {
+      const agent = await setAgentTools(ctx, {
+        workspace,
+        agent: arg(args, 0, 'agent set'),
+        tools: values.tools,
+      });
+      printValue(
+        out,
+        agent,
+        `agent ${agent.name} is served ${modeText(agent.tools)}${agent.toolsFrom === 'workspace' ? " (its workspace's mode)" : ''}`,
       );
     },
   },
@@ -539,6 +576,15 @@ function arg(args: string[], index: number, command: string): string {
   throw new GatewayError('invalid_input', `${command} needs ${placeholder}: portcullis ${usage}`, {
     field: placeholder,
   });
+}
+
+/** A tools mode, as a person reads it. */
+function modeText(mode: string): string {
+  if (mode === 'discovery')
+    return 'the discovery tools (search_actions, describe_action, call_action)';
+  if (mode === 'auto')
+    return 'the discovery tools once it may call more tools than the threshold, else each tool';
+  return 'each tool it may call';
 }
 
 /** `--class`: one of the classes, or an error with the nearest. */

@@ -31,6 +31,7 @@ import { connectUrl } from '../../core/operator/remote-connections.ts';
 import { importConfig } from '../../core/operator/remote-import.ts';
 import { refreshRemote } from '../../core/operator/remote-refresh.ts';
 import { signIn, signOut } from '../../core/operator/remote-sign-in.ts';
+import { setAgentTools, setWorkspaceTools } from '../../core/operator/tools-modes.ts';
 import { createWorkspace, listWorkspaces } from '../../core/operator/workspaces.ts';
 import { errorReply, noSuchRoute, sendJson as send, sendError } from './error-reply.ts';
 
@@ -96,8 +97,10 @@ export function adminRouter(gateway: Gateway, log: Log): express.Router {
     route((ctx) => listWorkspaces(ctx)),
   );
   router.post('/workspaces', route(createWorkspace, 201));
+  router.put(`${ws}/tools-mode`, route(setWorkspaceTools));
   router.get(`${ws}/agents`, route(listAgents));
   router.post(`${ws}/agents`, route(createAgent, 201));
+  router.put(`${ws}/agents/:agent/tools-mode`, route(setAgentTools));
   router.post(`${ws}/agents/:agent/revoke`, route(revokeAgent));
   router.post(`${ws}/agents/:agent/rotate-key`, route(rotateAgentKey));
   router.delete(`${ws}/agents/:agent`, route(deleteAgent));

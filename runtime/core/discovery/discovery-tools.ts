@@ -7,12 +7,11 @@
  */
 import type { Tool } from '@modelcontextprotocol/server';
 import type { Classification } from '../../../generated/catalog-format.ts';
+import { CALL_ACTION, DESCRIBE_ACTION, SEARCH_ACTIONS } from '../governance/reserved-names.ts';
 import type { SearchRequest, SearchResult } from './action-index.ts';
 import { SEARCH_LIMIT_DEFAULT, SEARCH_LIMIT_MAX } from './action-index.ts';
 
-export const SEARCH_ACTIONS = 'search_actions';
-export const DESCRIBE_ACTION = 'describe_action';
-export const CALL_ACTION = 'call_action';
+export { CALL_ACTION, DESCRIBE_ACTION, SEARCH_ACTIONS };
 
 const CLASSES = ['read', 'write', 'destructive'] as const;
 

@@ -19,6 +19,7 @@ export function auditEvent(
     replyBytes: null,
     argumentHash: null,
     traceparent: null,
+    via: null,
     ...fields,
   };
 }

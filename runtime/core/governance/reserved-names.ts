@@ -6,11 +6,27 @@
  * A connection of anything else never takes one, however its name was
  * chosen: typed by the operator (refused, naming the field), or derived
  * from a pasted config's key or the server's host (another name is derived).
+ *
+ * Tool names that belong to the gateway: the three discovery tools an agent
+ * in discovery mode is served. No connection's tool is ever given one (the
+ * name rule prefixes it with its connection's name, `tool-names.ts`), so none
+ * can shadow them.
  */
 
 import { GatewayError } from '../base/errors.ts';
 import type { CatalogSet } from '../catalog/catalog-set.ts';
 import { REMOTE_MCP_PROVIDER } from '../model/remote.ts';
+
+export const SEARCH_ACTIONS = 'search_actions';
+export const DESCRIBE_ACTION = 'describe_action';
+export const CALL_ACTION = 'call_action';
+
+/** The discovery tools' names: no connection's tool takes one. */
+export const RESERVED_TOOL_NAMES: ReadonlySet<string> = new Set([
+  SEARCH_ACTIONS,
+  DESCRIBE_ACTION,
+  CALL_ACTION,
+]);
 
 /** Who would name a connection: its provider, and a remote connection's address. */
 export interface NameClaimant {

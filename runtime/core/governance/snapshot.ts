@@ -5,7 +5,15 @@
  * refused on its next call while unchanged state costs one small query.
  */
 
-import type { ActionPolicy, Agent, Connection, Grant, MemberGrant } from '../model/governance.ts';
+import type {
+  ActionPolicy,
+  Agent,
+  Connection,
+  Grant,
+  MemberGrant,
+  ToolsMode,
+  Workspace,
+} from '../model/governance.ts';
 import type { RateLimitOverride, RateLimitSubject } from '../model/rate-limits.ts';
 import type { Store } from '../ports/store.ts';
 import { decide } from './decide.ts';
@@ -33,6 +41,7 @@ export class GovernanceSnapshot {
   readonly #connections: readonly Connection[];
   /** Rate-limit overrides by `<subject>:<id>`. */
   readonly #rateLimits: ReadonlyMap<string, RateLimitOverride>;
+  readonly #toolsModes: ReadonlyMap<string, ToolsMode>;
   #connectionNames: Set<string> | undefined;
   readonly #toolSources: ToolSources;
   readonly #options: GovernanceSnapshotOptions;
@@ -46,6 +55,7 @@ export class GovernanceSnapshot {
       memberGrants: MemberGrant[];
       policies: ActionPolicy[];
       rateLimits: RateLimitOverride[];
+      workspaces: Workspace[];
     },
     toolSources: ToolSources,
     options: GovernanceSnapshotOptions,
@@ -57,6 +67,7 @@ export class GovernanceSnapshot {
     this.#rateLimits = new Map(
       rows.rateLimits.map((limit) => [`${limit.subject}:${limit.subjectId}`, limit]),
     );
+    this.#toolsModes = new Map(rows.workspaces.map((w) => [w.id, w.toolsMode]));
     this.#agentsByKeyHash = new Map(rows.agents.map(({ keyHash, ...agent }) => [keyHash, agent]));
     this.#agentsById = new Map(
       [...this.#agentsByKeyHash.values()].map((agent) => [agent.id, agent]),
@@ -107,20 +118,29 @@ export class GovernanceSnapshot {
     options: GovernanceSnapshotOptions = {},
   ): Promise<GovernanceSnapshot> {
     return store.transaction(async (tx) => {
-      const [revision, agents, connections, grants, memberGrants, policies, rateLimits] =
-        await Promise.all([
-          tx.revision(),
-          tx.agents.all(),
-          tx.connections.all(),
-          tx.grants.all(),
-          tx.memberGrants.all(),
-          tx.policies.all(),
-          tx.rateLimits.all(),
-        ]);
+      const [
+        revision,
+        agents,
+        connections,
+        grants,
+        memberGrants,
+        policies,
+        rateLimits,
+        workspaces,
+      ] = await Promise.all([
+        tx.revision(),
+        tx.agents.all(),
+        tx.connections.all(),
+        tx.grants.all(),
+        tx.memberGrants.all(),
+        tx.policies.all(),
+        tx.rateLimits.all(),
+        tx.workspaces.list(),
+      ]);
       const sources = toolSources.read ? await toolSources.read(tx) : toolSources;
       return new GovernanceSnapshot(
         revision,
-        { agents, connections, grants, memberGrants, policies, rateLimits },
+        { agents, connections, grants, memberGrants, policies, rateLimits, workspaces },
         sources,
         options,
       );
@@ -138,6 +158,11 @@ export class GovernanceSnapshot {
 
   agentById(id: string): Agent | undefined {
     return this.#agentsById.get(id);
+  }
+
+  /** How the agent is served its tools: its own mode, else its workspace's (`direct` until set). */
+  toolsModeOf(agent: Agent): ToolsMode {
+    return agent.toolsMode ?? this.#toolsModes.get(agent.workspaceId) ?? 'direct';
   }
 
   /** Every grant the agent holds, one per connection. */

@@ -18,6 +18,7 @@ import { fitToolName, providerToolPrefix } from '../../../generated/catalog-rule
 import { GatewayError } from '../base/errors.ts';
 import type { Connection } from '../model/governance.ts';
 import { REMOTE_MCP_PROVIDER } from '../model/remote.ts';
+import { RESERVED_TOOL_NAMES } from './reserved-names.ts';
 
 export const CONNECTION_NAME_PATTERN = /^[a-z][a-z0-9-]{0,31}$/;
 
@@ -35,7 +36,8 @@ export function toolNameFor(
 
 /**
  * A native connection named after its provider, and a name as the compiler
- * makes them (its provider's prefix, no `__`): shown as it is.
+ * makes them (its provider's prefix, no `__`) that is none of the gateway's
+ * own tools' (`search_actions`, …): shown as it is.
  */
 function isCompiledName(
   connection: Pick<Connection, 'name' | 'provider'>,
@@ -45,7 +47,8 @@ function isCompiledName(
     connection.provider !== REMOTE_MCP_PROVIDER &&
     connection.name === connection.provider &&
     action.startsWith(providerToolPrefix(connection.provider)) &&
-    !action.includes(TOOL_NAME_SEPARATOR)
+    !action.includes(TOOL_NAME_SEPARATOR) &&
+    !RESERVED_TOOL_NAMES.has(action)
   );
 }
 

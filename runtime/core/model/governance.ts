@@ -8,7 +8,18 @@ export interface Workspace {
   id: string;
   name: string;
   createdAt: string;
+  /** How its agents are served their tools unless an agent says otherwise (`direct` until set). */
+  toolsMode: ToolsMode;
 }
+
+/**
+ * How an agent is served its tools: `direct`, every action it may call as a
+ * tool; `discovery`, the three discovery tools (`search_actions`,
+ * `describe_action`, `call_action`) instead; `auto`, discovery once it may
+ * call more tools than the configured threshold.
+ */
+export type ToolsMode = 'direct' | 'discovery' | 'auto';
+export const TOOLS_MODES: readonly ToolsMode[] = ['direct', 'discovery', 'auto'];
 
 export type AgentStatus = 'active' | 'revoked';
 
@@ -26,6 +37,8 @@ export interface Agent {
    * and client) uses the member's grants too. Null for an operator's agent.
    */
   memberId: string | null;
+  /** Its own tools mode; null follows its workspace's (a member's OAuth client does, until set). */
+  toolsMode: ToolsMode | null;
 }
 
 /** `pending` until the provider's verify action succeeds with the credential. */
@@ -148,7 +161,15 @@ export interface AuditEvent {
   argumentHash: string | null;
   /** The W3C trace context (`traceparent`) the agent's request carried, to find the call in traces. */
   traceparent: string | null;
+  /**
+   * How the call reached the action it names: `discovery` for a
+   * `call_action` (and the discovery tools' own searches and descriptions);
+   * null for a direct call.
+   */
+  via: AuditVia | null;
 }
+
+export type AuditVia = 'discovery';
 
 export type NewAuditEvent = Omit<AuditEvent, 'id'>;
 

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { GatewayError } from '../base/errors.ts';
 import { didYouMean } from '../base/nearest-word.ts';
 import { hashKey, keyPrefixOf, newAgentKey, newId } from '../governance/keys.ts';
-import type { Agent } from '../model/governance.ts';
+import type { Agent, ToolsMode, Workspace } from '../model/governance.ts';
 import { attempt, audit, type OperatorContext, parseInput, workspaceOrThrow } from './context.ts';
 import { NameSchema } from './names.ts';
 
@@ -40,6 +40,7 @@ export async function createAgent(
       createdAt: ctx.now().toISOString(),
       revokedAt: null,
       memberId: null,
+      toolsMode: null,
     };
     await ctx.store.transaction(async (tx) => {
       await tx.agents.create(agent, hashKey(key));
@@ -53,9 +54,22 @@ export async function createAgent(
   });
 }
 
-export async function listAgents(ctx: OperatorContext, input: unknown): Promise<Agent[]> {
+/** An agent with the tools mode it is served by: its own, or its workspace's. */
+export type AgentView = Agent & { tools: ToolsMode; toolsFrom: 'agent' | 'workspace' };
+
+export function agentView(agent: Agent, workspace: Workspace): AgentView {
+  return {
+    ...agent,
+    tools: agent.toolsMode ?? workspace.toolsMode,
+    toolsFrom: agent.toolsMode === null ? 'workspace' : 'agent',
+  };
+}
+
+/** The workspace's agents, each with the tools mode it is served by (its own, or the workspace's). */
+export async function listAgents(ctx: OperatorContext, input: unknown): Promise<AgentView[]> {
   const { workspace: ref } = parseInput(z.strictObject({ workspace: z.string().min(1) }), input);
-  return ctx.store.agents.list((await workspaceOrThrow(ctx, ref)).id);
+  const workspace = await workspaceOrThrow(ctx, ref);
+  return (await ctx.store.agents.list(workspace.id)).map((agent) => agentView(agent, workspace));
 }
 
 export async function agentOrThrow(

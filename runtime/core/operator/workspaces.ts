@@ -9,7 +9,12 @@ export const CreateWorkspaceSchema = z.strictObject({ name: NameSchema });
 export async function createWorkspace(ctx: OperatorContext, input: unknown): Promise<Workspace> {
   return attempt(ctx, 'workspace.create', input, async () => {
     const { name } = parseInput(CreateWorkspaceSchema, input);
-    const workspace: Workspace = { id: newId(), name, createdAt: ctx.now().toISOString() };
+    const workspace: Workspace = {
+      id: newId(),
+      name,
+      createdAt: ctx.now().toISOString(),
+      toolsMode: 'direct',
+    };
     await ctx.store.transaction(async (tx) => {
       await tx.workspaces.create(workspace);
       await audit(ctx, tx, {

@@ -14,7 +14,7 @@ import { REASONS, reasonOf } from '../base/errors.ts';
 import { auditEvent } from '../governance/audit-event.ts';
 import type { Caller } from '../identity/principals/principals.ts';
 import type { TraceContext } from '../mcp/wire/request-meta.ts';
-import type { NewAuditEvent } from '../model/governance.ts';
+import type { AuditVia, NewAuditEvent } from '../model/governance.ts';
 import type { Execution } from '../sources/executor.ts';
 import { argumentHash } from './arguments.ts';
 import type { AuditLog } from './audit-log.ts';
@@ -32,6 +32,8 @@ export interface CallOpening {
   /** The event's action: a tool's name, or `<method> <name>`. */
   action: string;
   trace: TraceContext | undefined;
+  /** How the call reached its action: `discovery` through the discovery tools; direct when absent. */
+  via?: AuditVia;
 }
 
 /** Longest action an event keeps (a name the caller made up is not stored whole). */
@@ -88,6 +90,7 @@ export class AuditedCall {
       action: opening.action.slice(0, ACTION_MAX),
       decision: 'denied',
       traceparent: opening.trace?.traceparent ?? null,
+      via: opening.via ?? null,
     });
   }
 

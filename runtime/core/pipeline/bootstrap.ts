@@ -36,7 +36,7 @@ export async function bootstrap(
   return store.transaction(async (tx) => {
     let workspace = await tx.workspaces.byName(DEFAULT_WORKSPACE);
     if (!workspace) {
-      workspace = { id: newId(), name: DEFAULT_WORKSPACE, createdAt: at };
+      workspace = { id: newId(), name: DEFAULT_WORKSPACE, createdAt: at, toolsMode: 'direct' };
       await tx.workspaces.create(workspace);
     }
     const contracts: BootstrapReport['contracts'] = [];

@@ -54,7 +54,7 @@ export class ConnectionTools implements ToolBackend<Caller> {
   }
 
   async listTools(caller: Caller): Promise<Tool[]> {
-    const listed = await this.#tools.listTools(caller);
+    const listed = await this.#tools.listActionTools(caller);
     const mine: Tool[] = [];
     for (const tool of listed) {
       const target = caller.snapshot.resolveTool(caller.workspaceId, tool.name);
@@ -68,7 +68,7 @@ export class ConnectionTools implements ToolBackend<Caller> {
     const connection = this.#of(caller);
     // An unknown connection's tool is an unknown tool.
     const asked = connection ? toolNameFor(connection, name) : `${this.#connection}__${name}`;
-    return this.#tools.describeTool(caller, asked).renamed(name);
+    return this.#tools.decideTool(caller, asked).renamed(name);
   }
 
   callTool(caller: Caller, call: ToolCall): Promise<ToolOutcome> {

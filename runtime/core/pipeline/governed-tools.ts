@@ -21,6 +21,8 @@ import type {
 } from '@modelcontextprotocol/server';
 import { TOOL_NAME_MAX } from '../../../generated/catalog-rules.ts';
 import { GatewayError, type ReasonCode } from '../base/errors.ts';
+import { isPlainObject } from '../base/json-value.ts';
+import { CALL_ACTION, RESERVED_TOOL_NAMES } from '../governance/reserved-names.ts';
 import { agentOf, type Caller, type Principals } from '../identity/principals/principals.ts';
 import type {
   CompletionRequest,
@@ -39,6 +41,7 @@ import type {
   ToolOutcome,
 } from '../mcp/server/tool-backend.ts';
 import type { McpEra } from '../mcp/wire/protocol-version.ts';
+import type { AuditVia } from '../model/governance.ts';
 import type { Store } from '../ports/store.ts';
 import type { Executors } from '../sources/executor.ts';
 import type { RemoteMcpExecutor } from '../sources/remote-mcp/remote-mcp-executor.ts';
@@ -48,6 +51,7 @@ import { CallAudit, type CallOpening } from './audited-call.ts';
 import { CallCredentials } from './call-credentials.ts';
 import type { CallLimits } from './call-limits.ts';
 import { decideToolCall, type ToolDecision } from './decision.ts';
+import { DiscoveryCalls } from './discovery-calls.ts';
 import { ALL } from './feature-names.ts';
 import { ForwardedFeatures } from './forwarded-features.ts';
 import { RemoteRequests } from './remote-requests.ts';
@@ -72,13 +76,19 @@ export interface GovernedToolsOptions {
   now?: () => Date;
   /** A connection's prompts or resources showed what its pins do not know: discover it again. */
   unpinned?: (connectionId: string) => void;
+  /** `auto` tools mode: an agent may call more tools than this, it is served the discovery tools (40 unless given). */
+  discoveryThreshold?: number;
 }
+
+/** The `auto` tools mode's threshold unless configured. */
+export const DISCOVERY_THRESHOLD_DEFAULT = 40;
 
 export class GovernedTools implements ToolBackend<Caller> {
   readonly #options: GovernedToolsOptions;
   readonly #audit: CallAudit;
   readonly #calls: ToolCalls;
   readonly #views = new ToolViews();
+  readonly #discovery: DiscoveryCalls;
 
   /** Prompts and resources of remote connections; `/mcp/c/<connection>` reads them too. */
   readonly features: ForwardedFeatures | undefined;
@@ -98,6 +108,12 @@ export class GovernedTools implements ToolBackend<Caller> {
       now,
       limits: options.limits,
       report,
+    });
+    this.#discovery = new DiscoveryCalls({
+      views: this.#views,
+      audit: this.#audit,
+      threshold: options.discoveryThreshold ?? DISCOVERY_THRESHOLD_DEFAULT,
+      direct: (caller, call) => this.#direct(caller, call, 'discovery'),
     });
     this.features =
       options.remote &&
@@ -121,18 +137,50 @@ export class GovernedTools implements ToolBackend<Caller> {
   async listTools(caller: Caller): Promise<Tool[]> {
     const agent = agentOf(caller);
     if (!agent) throw new GatewayError('unauthenticated');
+    // In discovery mode, the three discovery tools instead of the catalog.
+    if (this.#discovery.serves(caller.snapshot, agent)) return this.#discovery.tools;
+    return this.#views.listOf(caller.snapshot, agent);
+  }
+
+  /** Every tool the caller may call, whatever its mode (`/mcp/c/<connection>` serves its own directly). */
+  async listActionTools(caller: Caller): Promise<Tool[]> {
+    const agent = agentOf(caller);
+    if (!agent) throw new GatewayError('unauthenticated');
     return this.#views.listOf(caller.snapshot, agent);
   }
 
   /** The call of a tool, decided: the tool as listed to the caller (one it may not call is unknown here, as in its list). */
-  describeTool(caller: Caller, name: string): DecidedCall {
+  describeTool(caller: Caller, name: string): DecidedToolCall {
+    const discoveryTool = RESERVED_TOOL_NAMES.has(name)
+      ? this.#discovery.toolFor(caller, name)
+      : undefined;
+    // The call a discovery tool makes is decided when it runs, under the action's own name.
+    if (discoveryTool) return { name, tool: discoveryTool };
+    return this.decideTool(caller, name);
+  }
+
+  /** The direct call of a tool, decided (a discovery tool's name is no tool's). */
+  decideTool(caller: Caller, name: string): DecidedCall {
     const decision = decideToolCall(caller, name);
     const tool = decision.listed && this.#views.toolOf(decision.listed);
     return new DecidedCall(caller, name, decision, name, tool);
   }
 
   callTool(caller: Caller, call: ToolCall): Promise<ToolOutcome> {
-    return this.#audit.run(openingOf(caller, call), async (audited) => {
+    if (RESERVED_TOOL_NAMES.has(call.name) && this.#discovers(caller))
+      return this.#discovery.call(caller, call);
+    return this.#direct(caller, call);
+  }
+
+  /** Whether the caller is served the discovery tools now. */
+  #discovers(caller: Caller): boolean {
+    const agent = agentOf(caller);
+    return agent !== undefined && this.#discovery.serves(caller.snapshot, agent);
+  }
+
+  /** A call of an action under its own name: directly, or what a `call_action` names (`via`). */
+  #direct(caller: Caller, call: ToolCall, via?: AuditVia): Promise<ToolOutcome> {
+    return this.#audit.run(openingOf(caller, call, via), async (audited) => {
       audited.hashArguments(call.arguments);
       const { decided } = call;
       const decision =
@@ -144,8 +192,18 @@ export class GovernedTools implements ToolBackend<Caller> {
   }
 
   /** A call the endpoint refused before it reached `callTool`: audited all the same. */
-  recordRefusedCall(caller: Caller, call: RefusedToolCall, reason: ReasonCode): Promise<void> {
-    return this.#audit.run(openingOf(caller, call), async (audited) => {
+  recordRefusedCall(caller: Caller, refused: RefusedToolCall, reason: ReasonCode): Promise<void> {
+    // A `call_action` is audited as the call of the action it names, as when it runs.
+    const action =
+      refused.name === CALL_ACTION && this.#discovers(caller)
+        ? this.#discovery.actionOf(refused.arguments)
+        : undefined;
+    const call =
+      action === undefined
+        ? refused
+        : { ...refused, name: action, arguments: innerArguments(refused.arguments) };
+    const via = action === undefined ? undefined : 'discovery';
+    return this.#audit.run(openingOf(caller, call, via), async (audited) => {
       audited.hashArguments(call.arguments);
       const target = caller.snapshot.resolveTool(caller.workspaceId, call.name);
       await audited.finish({ reason, connectionId: target?.connection.id ?? null });
@@ -238,6 +296,17 @@ export class DecidedCall implements DecidedToolCall {
 const NOTHING_SERVED: ServedFeatures = { prompts: false, resources: false };
 
 /** What a tool call is audited as: its name (no tool is named longer; an unknown name is not stored whole). */
-function openingOf(caller: Caller, call: RefusedToolCall): CallOpening {
-  return { caller, action: call.name.slice(0, TOOL_NAME_MAX), trace: call.trace };
+function openingOf(caller: Caller, call: RefusedToolCall, via?: AuditVia): CallOpening {
+  return {
+    caller,
+    action: call.name.slice(0, TOOL_NAME_MAX),
+    trace: call.trace,
+    ...(via ? { via } : {}),
+  };
+}
+
+/** The arguments a `call_action` passes on (none when they are not an object). */
+function innerArguments(args: Record<string, unknown> | undefined) {
+  const inner = args?.arguments;
+  return isPlainObject(inner) ? inner : undefined;
 }

@@ -129,7 +129,11 @@ export class ToolWatch {
   }
 }
 
-/** What a caller sees, as text to compare: each visible tool's name and contract. */
+/**
+ * What a caller sees, as text to compare: its tools mode, and each visible
+ * tool's name and contract (what it lists directly, or finds by search in
+ * discovery mode: a change of either is told alike).
+ */
 function visibleToolsOf(snapshot: GovernanceSnapshot, caller: WatchedCaller): string {
   const agent = snapshot.agentById(caller.agentId);
   if (
@@ -139,10 +143,13 @@ function visibleToolsOf(snapshot: GovernanceSnapshot, caller: WatchedCaller): st
   ) {
     return '';
   }
-  return snapshot
-    .visibleTools(agent)
-    .map(
-      ({ connection, action }) => `${toolNameFor(connection, action.name)} ${action.contractHash}`,
-    )
-    .join('\n');
+  return [
+    `mode ${snapshot.toolsModeOf(agent)}`,
+    ...snapshot
+      .visibleTools(agent)
+      .map(
+        ({ connection, action }) =>
+          `${toolNameFor(connection, action.name)} ${action.contractHash}`,
+      ),
+  ].join('\n');
 }

@@ -25,6 +25,7 @@ import type {
   NewAuditEvent,
   PolicyState,
   SealedCredential,
+  ToolsMode,
   Workspace,
 } from '../model/governance.ts';
 import type {
@@ -74,6 +75,8 @@ export interface WorkspaceRows {
   list(): Promise<Workspace[]>;
   byId(id: string): Promise<Workspace | undefined>;
   byName(name: string): Promise<Workspace | undefined>;
+  /** Sets its agents' default tools mode; false when there is no such workspace. */
+  setToolsMode(id: string, mode: ToolsMode): Promise<boolean>;
 }
 
 export interface AgentRows {
@@ -85,6 +88,8 @@ export interface AgentRows {
   /** Every agent of every workspace (for the in-memory principal cache). */
   all(): Promise<Array<Agent & { keyHash: string }>>;
   revoke(workspaceId: string, id: string, at: string): Promise<boolean>;
+  /** Sets the agent's own tools mode (null: its workspace's); false when there is no such agent. */
+  setToolsMode(workspaceId: string, id: string, mode: ToolsMode | null): Promise<boolean>;
   /** A new key for an active agent: the old one's hash is gone, so it is refused at once. */
   replaceKey(workspaceId: string, id: string, keyPrefix: string, keyHash: string): Promise<boolean>;
   /** The agent with its grants, personal credentials and consents (on delete cascade); the audit log stays. */

@@ -41,6 +41,7 @@ describe('configFromEnvironment', () => {
         client: { perMinute: 300, burst: 300 },
         admin: { perMinute: 1200, burst: 1200 },
       },
+      discoveryThreshold: 40,
       toolOAuthClients: {},
     });
   });

@@ -16,6 +16,7 @@ import { remoteFeaturesMigration } from './0009-remote-features.ts';
 import { oauthClientExpiryMigration } from './0010-oauth-client-expiry.ts';
 import { remoteFeaturePinsMigration } from './0011-remote-feature-pins.ts';
 import { memberGrantsMigration } from './0012-member-grants.ts';
+import { toolsModeMigration } from './0013-tools-mode.ts';
 import { rateLimitsMigration } from './0014-rate-limits.ts';
 
 /** kysely's default name for its record of applied migrations. */
@@ -36,6 +37,7 @@ export function storeMigrations(engine: Engine): Record<string, Migration> {
     '0010-oauth-client-expiry': oauthClientExpiryMigration,
     '0011-remote-feature-pins': remoteFeaturePinsMigration,
     '0012-member-grants': memberGrantsMigration,
+    '0013-tools-mode': toolsModeMigration,
     '0014-rate-limits': rateLimitsMigration,
   };
 }

@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import type { Agent, AgentStatus } from '../../../core/model/governance.ts';
+import type { Agent, AgentStatus, ToolsMode } from '../../../core/model/governance.ts';
 import type { AgentRows } from '../../../core/ports/store.ts';
 import type { AgentTable } from '../tables/schema.ts';
 import { sortedBy } from './order.ts';
@@ -23,6 +23,7 @@ export function agentRows(context: StoreContext): AgentRows {
               created_at: agent.createdAt,
               revoked_at: agent.revokedAt,
               member_id: agent.memberId,
+              tools_mode: agent.toolsMode,
             })
             .execute(),
         [{ field: 'workspace', id: agent.workspaceId }],
@@ -82,6 +83,18 @@ export function agentRows(context: StoreContext): AgentRows {
       return result.numUpdatedRows > 0n;
     },
 
+    async setToolsMode(workspaceId, id, mode) {
+      const result = await context.mutate((trx) =>
+        trx
+          .updateTable('agents')
+          .set({ tools_mode: mode })
+          .where('workspace_id', '=', workspaceId)
+          .where('id', '=', id)
+          .executeTakeFirst(),
+      );
+      return result.numUpdatedRows > 0n;
+    },
+
     async replaceKey(workspaceId, id, keyPrefix, keyHash) {
       const result = await context.mutate((trx) =>
         trx
@@ -123,5 +136,6 @@ function toAgent(row: Selectable<AgentTable>): Agent {
     createdAt: row.created_at,
     revokedAt: row.revoked_at,
     memberId: row.member_id,
+    toolsMode: row.tools_mode as ToolsMode | null,
   };
 }

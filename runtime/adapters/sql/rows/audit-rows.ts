@@ -11,6 +11,7 @@ import type {
   AuditEvent,
   AuditOutcome,
   AuditQuery,
+  AuditVia,
   NewAuditEvent,
 } from '../../../core/model/governance.ts';
 import type { AuditRows } from '../../../core/ports/store.ts';
@@ -79,7 +80,7 @@ function checkQuery(query: AuditQuery): void {
   }
 }
 
-/** Rows per statement: 18 columns each stays far below either engine's parameter limit. */
+/** Rows per statement: 19 columns each stays far below either engine's parameter limit. */
 const BATCH = 500;
 
 function toRow(event: NewAuditEvent): Insertable<AuditEventTable> {
@@ -102,6 +103,7 @@ function toRow(event: NewAuditEvent): Insertable<AuditEventTable> {
     reply_bytes: event.replyBytes,
     argument_hash: event.argumentHash,
     traceparent: event.traceparent,
+    via: event.via,
   };
 }
 
@@ -131,5 +133,6 @@ function toEvent(row: Selectable<AuditEventTable>): AuditEvent {
     replyBytes: row.reply_bytes,
     argumentHash: row.argument_hash,
     traceparent: row.traceparent,
+    via: row.via as AuditVia | null,
   };
 }

@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import type { Workspace } from '../../../core/model/governance.ts';
+import type { ToolsMode, Workspace } from '../../../core/model/governance.ts';
 import type { WorkspaceRows } from '../../../core/ports/store.ts';
 import type { WorkspaceTable } from '../tables/schema.ts';
 import { sortedBy } from './order.ts';
@@ -12,7 +12,12 @@ export function workspaceRows(context: StoreContext): WorkspaceRows {
       await context.mutate((trx) =>
         trx
           .insertInto('workspaces')
-          .values({ id: workspace.id, name: workspace.name, created_at: workspace.createdAt })
+          .values({
+            id: workspace.id,
+            name: workspace.name,
+            created_at: workspace.createdAt,
+            tools_mode: workspace.toolsMode,
+          })
           .execute(),
       );
     },
@@ -31,6 +36,17 @@ export function workspaceRows(context: StoreContext): WorkspaceRows {
       return row && toWorkspace(row);
     },
 
+    async setToolsMode(id, mode) {
+      const result = await context.mutate((trx) =>
+        trx
+          .updateTable('workspaces')
+          .set({ tools_mode: mode })
+          .where('id', '=', id)
+          .executeTakeFirst(),
+      );
+      return result.numUpdatedRows > 0n;
+    },
+
     async byName(name) {
       const row = await db
         .selectFrom('workspaces')
@@ -43,5 +59,10 @@ export function workspaceRows(context: StoreContext): WorkspaceRows {
 }
 
 function toWorkspace(row: Selectable<WorkspaceTable>): Workspace {
-  return { id: row.id, name: row.name, createdAt: row.created_at };
+  return {
+    id: row.id,
+    name: row.name,
+    createdAt: row.created_at,
+    toolsMode: row.tools_mode as ToolsMode,
+  };
 }

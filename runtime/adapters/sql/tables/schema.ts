@@ -18,6 +18,8 @@ export interface WorkspaceTable {
   id: string;
   name: string;
   created_at: string;
+  /** Its agents' tools mode unless theirs is set (migration 0013). */
+  tools_mode: Generated<string>;
 }
 
 export interface AgentTable {
@@ -32,6 +34,8 @@ export interface AgentTable {
   revoked_at: string | null;
   /** The member an agent a consent made acts for (migration 0012); null for an operator's agent. */
   member_id: string | null;
+  /** `direct`, `discovery` or `auto`; null follows the workspace's (migration 0013). */
+  tools_mode: string | null;
 }
 
 export interface ConnectionTable {
@@ -134,6 +138,8 @@ export interface AuditEventTable {
   argument_hash: string | null;
   /** W3C `traceparent` the agent's request carried (migration 0003). */
   traceparent: string | null;
+  /** `discovery` for a call through the discovery tools; null for a direct one (migration 0013). */
+  via: string | null;
 }
 
 export interface AdminTokenTable {

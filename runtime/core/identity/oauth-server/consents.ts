@@ -52,6 +52,8 @@ export async function approveConsent(
         createdAt: at,
         revokedAt: null,
         memberId: member.id,
+        // A member's OAuth client follows its workspace's tools mode until an operator sets its own.
+        toolsMode: null,
       };
       await tx.agents.create(agent, hashKey(randomBytes(32).toString('base64url')));
       agentId = agent.id;

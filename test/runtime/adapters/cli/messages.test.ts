@@ -110,7 +110,7 @@ describe('the portcullis command says what to change', () => {
         given: ['agent'],
         want: {
           code: 2,
-          stderr: 'portcullis: agent needs one of: create, list, revoke, rotate-key, delete',
+          stderr: 'portcullis: agent needs one of: create, list, set, revoke, rotate-key, delete',
         },
       },
     ],

@@ -27,6 +27,7 @@ const agent: Agent = {
   createdAt: '',
   revokedAt: null,
   memberId: null,
+  toolsMode: null,
 };
 const connection: Connection = {
   id: 'c1',

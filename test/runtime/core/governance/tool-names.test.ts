@@ -31,6 +31,20 @@ const cases: Array<
     },
   ],
   [
+    'a compiled name that is a discovery tool’s is prefixed, so none shadows search_actions',
+    {
+      given: { connection: native('search', 'search'), action: 'search_actions' },
+      want: 'search__search_actions',
+    },
+  ],
+  [
+    'a remote tool named call_action is prefixed like any other',
+    {
+      given: { connection: remote('tools'), action: 'call_action' },
+      want: 'tools__call_action',
+    },
+  ],
+  [
     'a native connection with another name prefixes it',
     {
       given: { connection: native('staging', 'unikraft'), action: 'unikraft_get_user' },

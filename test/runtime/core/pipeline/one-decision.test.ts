@@ -38,6 +38,8 @@ import {
 } from '../../../support/store-fixtures.ts';
 
 const KEY = 'pck_one_decision_test_key';
+/** An agent in discovery mode, granted the same. */
+const FINDER_KEY = 'pck_one_decision_finder_key';
 
 const ACTION: GovernedAction = {
   name: 'shout',
@@ -89,6 +91,11 @@ beforeAll(async () => {
     aConnection({ name: 'loud', provider: 'test-source', status: 'active' }),
   );
   await store.grants.create(aGrant({ scope: 'all' }));
+  await store.agents.create(
+    anAgent({ id: 'agt_finder', name: 'finder', toolsMode: 'discovery' }),
+    hashKey(FINDER_KEY),
+  );
+  await store.grants.create(aGrant({ id: 'grt_finder', agentId: 'agt_finder', scope: 'all' }));
   await store.policies.putMany([
     aPolicy({
       action: ACTION.name,
@@ -121,6 +128,15 @@ afterAll(async () => {
 });
 
 describe('a tool call is decided once', () => {
+  it('through call_action, under the action it names', async () => {
+    const lookups = vi.spyOn(GovernanceSnapshot.prototype, 'resolveTool');
+    const result = await modernToolCall(servers[0]!.url, FINDER_KEY, 'call_action', {
+      arguments: { action: 'loud__shout', arguments: {} },
+    });
+    expect(result).toMatchObject({ content: [{ type: 'text', text: 'HEARD' }] });
+    expect(lookups).toHaveBeenCalledTimes(1);
+  });
+
   it.each([
     ['/mcp', 0, 'loud__shout'],
     ['/mcp/c/<connection>', 1, 'shout'],

@@ -27,13 +27,16 @@ export function describeAuditContract(subject: StoreSubject): void {
         argumentHash: null,
         traceparent: null,
       });
+      const discovered = anEvent({ via: 'discovery' });
       const first = await store.audit.append(anEvent());
       const second = await store.audit.append(bare);
+      const third = await store.audit.append(discovered);
       expect(Number.isSafeInteger(first)).toBe(true);
       expect(second).toBeGreaterThan(first);
       expect(await store.audit.query({ ascending: true })).toEqual([
         { id: first, ...anEvent() },
         { id: second, ...bare },
+        { id: third, ...discovered },
       ]);
     });
 

@@ -153,6 +153,7 @@ export function describeConnectionContract(subject: StoreSubject): void {
           replyBytes: null,
           argumentHash: null,
           traceparent: null,
+          via: null,
         });
 
         expect(await store.connections.remove('ws_1', 'conn_1')).toBe(true);

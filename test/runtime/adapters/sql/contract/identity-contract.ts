@@ -24,11 +24,24 @@ export function describeIdentityContract(subject: StoreSubject): void {
         id: 'ws_a',
         name: 'alpha',
         createdAt: T1,
+        toolsMode: 'direct',
       });
       expect(await store.workspaces.byName('zeta')).toEqual(
         aWorkspace({ id: 'ws_b', name: 'zeta' }),
       );
       expect((await store.workspaces.list()).map((w) => w.name)).toEqual(['alpha', 'zeta']);
+    });
+
+    it('keep the tools mode their agents follow, changed by setToolsMode', async () => {
+      const { store } = subject;
+      await store.workspaces.create(aWorkspace({ toolsMode: 'auto' }));
+      expect((await store.workspaces.byId('ws_1'))?.toolsMode).toBe('auto');
+      const revision = await store.revision();
+      expect(await store.workspaces.setToolsMode('ws_1', 'discovery')).toBe(true);
+      expect((await store.workspaces.byName('default'))?.toolsMode).toBe('discovery');
+      // Agents' tool lists follow it: a governance change.
+      expect(await store.revision()).toBeGreaterThan(revision);
+      expect(await store.workspaces.setToolsMode('ws_none', 'direct')).toBe(false);
     });
 
     it('answer undefined for an unknown id or name', async () => {
@@ -54,6 +67,18 @@ export function describeIdentityContract(subject: StoreSubject): void {
       await subject.store.workspaces.create(aWorkspace());
       await subject.store.workspaces.create(aWorkspace({ id: 'ws_2', name: 'second' }));
     }
+
+    it("keep their own tools mode, null following their workspace's, within their workspace", async () => {
+      const { store } = subject;
+      await twoWorkspaces();
+      await store.agents.create(anAgent(), 'hash-1');
+      expect((await store.agents.byId('ws_1', 'agt_1'))?.toolsMode).toBeNull();
+      expect(await store.agents.setToolsMode('ws_1', 'agt_1', 'discovery')).toBe(true);
+      expect((await store.agents.byKeyHash('hash-1'))?.toolsMode).toBe('discovery');
+      expect(await store.agents.setToolsMode('ws_2', 'agt_1', 'auto')).toBe(false);
+      expect(await store.agents.setToolsMode('ws_1', 'agt_1', null)).toBe(true);
+      expect((await store.agents.all())[0]?.toolsMode).toBeNull();
+    });
 
     it('are found by id within their workspace, by key hash, and listed by name', async () => {
       const { store } = subject;

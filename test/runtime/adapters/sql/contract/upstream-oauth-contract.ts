@@ -127,6 +127,7 @@ export function describeUpstreamOAuthContract(subject: StoreSubject): void {
           createdAt: T0,
           revokedAt: null,
           memberId: null,
+          toolsMode: null,
         },
         'hash',
       );
@@ -201,6 +202,7 @@ export function describeUpstreamOAuthContract(subject: StoreSubject): void {
           createdAt: T0,
           revokedAt: null,
           memberId: null,
+          toolsMode: null,
         },
         'hash',
       );

@@ -365,6 +365,7 @@ describe('access tokens on /mcp', () => {
       id: 'ws-other',
       name: 'other',
       createdAt: new Date().toISOString(),
+      toolsMode: 'direct',
     });
     const claims = await realClaims();
     const crossed = await signAccessToken(

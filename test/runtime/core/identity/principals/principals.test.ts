@@ -16,6 +16,7 @@ const ACTIVE: Agent = {
   createdAt: '2026-01-01T00:00:00Z',
   revokedAt: null,
   memberId: null,
+  toolsMode: null,
 };
 const snapshot = { revision: 7 } as unknown as GovernanceSnapshot;
 const governance = { current: async () => snapshot };
