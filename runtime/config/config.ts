@@ -127,6 +127,8 @@ export const ConfigSchema = z.strictObject({
   PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS: z.enum(['0', '1']).optional(),
   /** The whole of one upstream call, however slowly its reply trickles in. */
   PORTCULLIS_UPSTREAM_DEADLINE_MS: wholeNumber(1_000, 3_600_000).default(60_000),
+  /** On SIGTERM, how long the calls under way have to finish (under Kubernetes' 30 s grace). */
+  PORTCULLIS_SHUTDOWN_DEADLINE_MS: wholeNumber(0, 3_600_000).default(25_000),
 });
 
 type Variable = keyof typeof ConfigSchema.shape;
@@ -169,6 +171,9 @@ const ACCEPTS: Record<Variable, { takes: string; secret?: true; words?: readonly
   PORTCULLIS_UPSTREAM_DEADLINE_MS: {
     takes: 'a whole number of milliseconds from 1000 to 3600000',
   },
+  PORTCULLIS_SHUTDOWN_DEADLINE_MS: {
+    takes: 'a whole number of milliseconds from 0 to 3600000',
+  },
 };
 
 export interface Config {
@@ -196,6 +201,8 @@ export interface Config {
   logLevel: string;
   /** The total deadline of one upstream call, in milliseconds. */
   upstreamDeadlineMs: number;
+  /** On SIGTERM or SIGINT, how long the calls under way have to finish, in milliseconds. */
+  shutdownDeadlineMs: number;
   /**
    * `PORTCULLIS_TOOL_OAUTH_[<CONNECTION>_]CLIENT_ID` / `_SECRET`: upstream
    * OAuth clients preconfigured for this deployment, by variable name.
@@ -260,6 +267,7 @@ export function configFromEnvironment(environment: Record<string, string | undef
       values.PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS === '1' ||
       values.PORTCULLIS_DEV_UPSTREAMS !== undefined,
     upstreamDeadlineMs: values.PORTCULLIS_UPSTREAM_DEADLINE_MS,
+    shutdownDeadlineMs: values.PORTCULLIS_SHUTDOWN_DEADLINE_MS,
     toolOAuthClients: Object.fromEntries(
       Object.entries(environment).filter(
         (entry): entry is [string, string] =>

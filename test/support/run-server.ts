@@ -63,3 +63,67 @@ export function startServerProcess(
     });
   });
 }
+
+/** A server process a test drives: signals it, and waits for it to exit. */
+export interface ServerProcess {
+  /** `http://127.0.0.1:<port>`, from its banner. */
+  url: string;
+  /** Its stdout so far. */
+  stdout(): string;
+  stderr(): string;
+  signal(signal: NodeJS.Signals): void;
+  /** Its exit code, or the signal that ended it. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/**
+ * Starts the server entry like `startServerProcess` and hands it over once
+ * `started` says so from its stdout (its handlers are set by then: they are
+ * set as the banner is printed). A start that does not settle is killed.
+ */
+export function runServerProcess(
+  env: Record<string, string>,
+  started: (stdout: string) => boolean,
+): Promise<ServerProcess> {
+  const inherited = Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([name]) => !/^(PORTCULLIS_|DATABASE_URL$|REDIS_URL$|HOST$|PORT$)/.test(name),
+    ),
+  );
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'runtime', 'main.ts')], {
+    cwd: ROOT,
+    env: { ...inherited, HOST: '127.0.0.1', PORT: '0', PORTCULLIS_LOG_LEVEL: 'silent', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString('utf8');
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('close', (code, signal) => resolve({ code, signal })),
+  );
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`the server did not start: ${stderr}`));
+    }, SETTLE_MS);
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString('utf8');
+      const url = / listening on (http:\/\/\S+) /.exec(stdout)?.[1];
+      if (url === undefined || !started(stdout)) return;
+      clearTimeout(timer);
+      resolve({
+        url,
+        stdout: () => stdout,
+        stderr: () => stderr,
+        signal: (signal) => child.kill(signal),
+        exited,
+      });
+    });
+    void exited.then(({ code }) => {
+      clearTimeout(timer);
+      reject(new Error(`the server exited (${code}) before it started: ${stderr}`));
+    });
+  });
+}

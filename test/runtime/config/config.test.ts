@@ -34,6 +34,7 @@ describe('configFromEnvironment', () => {
       trustedProxies: [],
       logLevel: 'info',
       upstreamDeadlineMs: 60_000,
+      shutdownDeadlineMs: 25_000,
       toolOAuthClients: {},
     });
   });
