@@ -6,6 +6,8 @@
  * - Calls under way (held upstream until the test opens the gate) answer
  *   after the signal, each with its audit event in the store, while the
  *   process listens no more; it ends the upstream session and exits 0.
+ * - At the deadline, a call still under way is cut off, its upstream
+ *   request failed; it is audited all the same, and the process exits 0.
  * - A second signal exits at once (143), the call under way unanswered.
  * - Under load, every result an agent received has its audit event: calls
  *   from many workers, SIGTERM midway, each received result's argument hash
@@ -47,7 +49,10 @@ async function preparedDataDir(upstream: Upstream): Promise<{ dataDir: string; k
   }
 }
 
-async function startServing(upstream: Upstream): Promise<{
+async function startServing(
+  upstream: Upstream,
+  deadlineMs = TIMEOUT,
+): Promise<{
   server: ServerProcess;
   client: Client;
   dataDir: string;
@@ -58,7 +63,7 @@ async function startServing(upstream: Upstream): Promise<{
       PORTCULLIS_DATA_DIR: dataDir,
       PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS: '1',
       // Longer than any test waits: what is under way answers before it.
-      PORTCULLIS_SHUTDOWN_DEADLINE_MS: String(TIMEOUT),
+      PORTCULLIS_SHUTDOWN_DEADLINE_MS: String(deadlineMs),
     },
     // The banner's last line: printed as the signal handlers are set.
     (stdout) => stdout.includes('DEVELOPMENT: outbound calls may reach loopback'),
@@ -139,6 +144,29 @@ describe('SIGTERM', () => {
       const session = upstream.calls.find((c) => c.tool === 'gate')?.sessionId;
       expect(session).toBeDefined();
       expect(upstream.ended).toContain(session);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'at the deadline cuts off what is still under way, its upstream request failed and audited, and exits 0',
+    async () => {
+      const upstream = await startUpstream('stateful', { gateTool: true });
+      cleanups.push(() => upstream.close());
+      const { server, client, dataDir } = await startServing(upstream, 0);
+
+      const call = callTool(client, 'slow__gate').then(
+        () => 'answered',
+        () => 'cut off',
+      );
+      await expect
+        .poll(() => upstream.calls.some((c) => c.tool === 'gate'), { timeout: TIMEOUT })
+        .toBe(true);
+      server.signal('SIGTERM');
+      expect(await server.exited).toEqual({ code: 0, signal: null });
+      expect(await call).toBe('cut off');
+      const events = await auditedCalls(dataDir, 'slow__gate');
+      expect(events.map((e) => [e.decision, e.outcome])).toEqual([['allowed', 'error']]);
     },
     TIMEOUT,
   );
