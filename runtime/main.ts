@@ -1,4 +1,8 @@
-/** `npm start`: the gateway on HOST:PORT, configured from the environment. */
+/**
+ * `npm start`: the gateway on HOST:PORT, configured from the environment.
+ * SIGTERM or SIGINT stops it gracefully (`RunningServer.close`) and it exits
+ * 0; a second signal meanwhile exits at once, 128 + the signal's number.
+ */
 
 import { configFromEnvironment } from './config/config.ts';
 import { ConfigError, configErrorText } from './config/config-error.ts';
@@ -10,14 +14,22 @@ async function main(): Promise<void> {
   // One level below the project root, both as source (runtime/) and bundled (dist/).
   const running = await startServer(config, new URL('../generated/', import.meta.url));
   printStartup(running);
-  const stop = () => {
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) process.exit(128 + (signal === 'SIGINT' ? 2 : 15));
+    stopping = true;
     running.close().then(
       () => process.exit(0),
-      () => process.exit(1),
+      (error: unknown) => {
+        process.stderr.write(
+          `portcullis: stopping failed: ${inertText(error instanceof Error ? error.message : String(error), { lines: true })}\n`,
+        );
+        process.exit(1);
+      },
     );
   };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
 }
 
 main().catch((error: unknown) => {

@@ -11,6 +11,7 @@ import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from './adapters/http/app.ts';
 import { CorsPolicy, withCors } from './adapters/http/cors.ts';
+import { Draining } from './adapters/http/draining.ts';
 import { withConnectionEndpoints, withMcpEndpoint } from './adapters/http/mcp-route.ts';
 import { backingServicesText } from './compose/backing-services.ts';
 import { createLog, type Log } from './compose/log.ts';
@@ -29,6 +30,12 @@ export const VERSION = '0.1.0';
 export interface RunningServer {
   gateway: Gateway;
   url: string;
+  /**
+   * The graceful stop: refuses new requests, lets those under way answer
+   * (for `PORTCULLIS_SHUTDOWN_DEADLINE_MS` at most; then they are cut off
+   * and their upstream requests fail), waits for every call's audit event,
+   * ends the upstream sessions and closes the shared state and the store.
+   */
   close(): Promise<void>;
 }
 
@@ -88,18 +95,21 @@ export async function startServer(
     isConnection: async (name) => (await gateway.governance.current()).hasConnectionNamed(name),
   });
   const report = (error: unknown) => log.error({ err: error }, 'internal error answering /mcp');
+  const draining = new Draining(server);
   server.on(
     'request',
-    withCors(
-      cors,
-      withMcpEndpoint(
-        mcp,
-        withConnectionEndpoints(
-          (name) => perConnection.of(name),
-          createApp(gateway, log, { trustedProxies: config.trustedProxies }),
+    draining.serve(
+      withCors(
+        cors,
+        withMcpEndpoint(
+          mcp,
+          withConnectionEndpoints(
+            (name) => perConnection.of(name),
+            createApp(gateway, log, { trustedProxies: config.trustedProxies }),
+            { onInternalError: report },
+          ),
           { onInternalError: report },
         ),
-        { onInternalError: report },
       ),
     ),
   );
@@ -107,14 +117,13 @@ export async function startServer(
     gateway,
     url: urlOf(server, config),
     async close() {
+      const drained = draining.drain(config.shutdownDeadlineMs);
+      // Their event streams end; a request still coming is refused.
       mcp.close();
       perConnection.close();
-      // In-flight calls finish (and their audit events land); idle keep-alive
-      // connections close at once, any straggler after a grace period.
-      const straggler = setTimeout(() => server.closeAllConnections(), 5_000);
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      clearTimeout(straggler);
-      await gateway.close();
+      gateway.stopHolding();
+      const { inTime } = await drained;
+      await gateway.close({ cancelCalls: !inTime });
     },
   };
 }

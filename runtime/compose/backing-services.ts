@@ -5,7 +5,7 @@
  * password or a query string: those URLs may carry credentials.
  */
 
-import { redisTarget } from '../adapters/redis/redis-connection.ts';
+import { redisTarget } from '../adapters/redis/redis-target.ts';
 import type { Config } from '../config/config.ts';
 
 export function backingServicesText(

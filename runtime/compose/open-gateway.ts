@@ -88,7 +88,18 @@ export interface Gateway {
     keySource: string;
   };
   operator(actor: string): OperatorContext;
-  close(): Promise<void>;
+  /**
+   * The server stops taking requests: a call held for the agent's answer is
+   * cancelled (and answers), since the answer could no longer come in.
+   */
+  stopHolding(): void;
+  /**
+   * Stops the background work, lets the calls still running end (with
+   * `cancelCalls`, their upstream requests fail at once) and waits for their
+   * audit events, ends the upstream sessions, then closes the shared state
+   * and the store.
+   */
+  close(options?: { cancelCalls?: boolean }): Promise<void>;
 }
 
 export async function openGateway(options: OpenGatewayOptions): Promise<Gateway> {
@@ -246,15 +257,19 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
         keySource: keys.source,
       },
       operator,
-      async close() {
+      stopHolding: () => remote.executor.cancelHeld(),
+      async close({ cancelCalls = false } = {}) {
         await healthProbe.stop();
         await sessionSweep.stop();
         listChanges.close();
         subscriptions.close();
         remote.executor.cancelHeld();
-        // An HTTP+SSE session holds a stream open; the outbound client would wait for it.
-        for (const session of remote.sessions.forgetAll())
-          if (session.era === 'sse') session.channel.close();
+        if (cancelCalls) await outbound.abort();
+        // Every call begun ends and its audit event is written before the store closes.
+        await tools.settled();
+        // Told upstream (a 2025 session's DELETE; an HTTP+SSE stream, which the
+        // outbound client would wait for, closed).
+        await remote.executor.closeSessions();
         watch.close();
         await revisions.close();
         await outbound.close();

@@ -2,10 +2,10 @@
  * Opens the gateway's shared ephemeral state: in-process without a Redis URL,
  * Redis with one (`REDIS_URL`). A Redis that does not answer PING fails here,
  * at start, with `state_unavailable` and a message that names `REDIS_URL` and
- * the server, never the password.
+ * the server, never the password. The Redis client is loaded only when it
+ * is configured (a start without it spends nothing on loading it).
  */
 
-import { RedisSharedState } from '../adapters/redis/redis-shared-state.ts';
 import { GatewayError } from '../core/base/errors.ts';
 import { MemorySharedState } from '../core/ports/shared-state/memory-shared-state.ts';
 import type { ListenerErrorHandler, SharedState } from '../core/ports/shared-state/shared-state.ts';
@@ -24,6 +24,7 @@ export async function openSharedState(options: OpenSharedStateOptions = {}): Pro
   const common = onListenerError === undefined ? {} : { onListenerError };
   if (redisUrl === undefined || redisUrl === '') return new MemorySharedState(common);
   try {
+    const { RedisSharedState } = await import('../adapters/redis/redis-shared-state.ts');
     return await RedisSharedState.open({
       url: redisUrl,
       ...common,

@@ -149,6 +149,8 @@ export const ConfigSchema = z.strictObject({
   PORTCULLIS_RATE_LIMIT_ADMIN_BURST: wholeNumber(1, 1_000_000).optional(),
   /** `auto` tools mode: discovery once an agent may call more tools than this. */
   PORTCULLIS_DISCOVERY_THRESHOLD: wholeNumber(0, 100_000).default(40),
+  /** On SIGTERM, how long the calls under way have to finish (under Kubernetes' 30 s grace). */
+  PORTCULLIS_SHUTDOWN_DEADLINE_MS: wholeNumber(0, 3_600_000).default(25_000),
 });
 
 type Variable = keyof typeof ConfigSchema.shape;
@@ -204,6 +206,9 @@ const ACCEPTS: Record<Variable, { takes: string; secret?: true; words?: readonly
   PORTCULLIS_RATE_LIMIT_ADMIN_PER_MINUTE: { takes: PER_MINUTE },
   PORTCULLIS_RATE_LIMIT_ADMIN_BURST: { takes: BURST },
   PORTCULLIS_DISCOVERY_THRESHOLD: { takes: 'a whole number of tools from 0 to 100000' },
+  PORTCULLIS_SHUTDOWN_DEADLINE_MS: {
+    takes: 'a whole number of milliseconds from 0 to 3600000',
+  },
 };
 
 /** What each kind of rate limit is by default (`PORTCULLIS_RATE_LIMIT_*`); undefined: none. */
@@ -249,6 +254,8 @@ export interface Config {
   rateLimits: RateLimitDefaults;
   /** An agent in `auto` tools mode is served the discovery tools once it may call more tools than this. */
   discoveryThreshold: number;
+  /** On SIGTERM or SIGINT, how long the calls under way have to finish, in milliseconds. */
+  shutdownDeadlineMs: number;
   /**
    * `PORTCULLIS_TOOL_OAUTH_[<CONNECTION>_]CLIENT_ID` / `_SECRET`: upstream
    * OAuth clients preconfigured for this deployment, by variable name.
@@ -333,6 +340,7 @@ export function configFromEnvironment(environment: Record<string, string | undef
       ),
     },
     discoveryThreshold: values.PORTCULLIS_DISCOVERY_THRESHOLD,
+    shutdownDeadlineMs: values.PORTCULLIS_SHUTDOWN_DEADLINE_MS,
     toolOAuthClients: Object.fromEntries(
       Object.entries(environment).filter(
         (entry): entry is [string, string] =>

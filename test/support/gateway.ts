@@ -41,6 +41,8 @@ export interface TestGateway {
 export async function startTestGateway(options: TestGatewayOptions = {}): Promise<TestGateway> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'portcullis-gw-'));
   const config: Config = configFromEnvironment({
+    // A test that closes with a request still open waits no longer than this for it.
+    PORTCULLIS_SHUTDOWN_DEADLINE_MS: '5000',
     ...options.environment,
     PORT: '0',
     PORTCULLIS_DATA_DIR: dataDir,

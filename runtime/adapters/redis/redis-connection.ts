@@ -7,37 +7,8 @@
  */
 import { Redis, type RedisOptions } from 'ioredis';
 import { GatewayError } from '../../core/base/errors.ts';
+import type { RedisTarget } from './redis-target.ts';
 import { TAKE_TOKENS } from './token-bucket-script.ts';
-
-/** Where a Redis URL points, and the parts of it that must never be shown. */
-export interface RedisTarget {
-  readonly url: string;
-  /** `redis://host:port/db`, with no user or password: safe in a message. */
-  readonly address: string;
-  readonly secrets: readonly string[];
-}
-
-export function redisTarget(url: string): RedisTarget {
-  // The URL may hold a password: never repeat it in a message.
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new TypeError('the Redis URL is not a URL');
-  }
-  if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') {
-    throw new TypeError('the Redis URL must start with redis:// or rediss://');
-  }
-  if (parsed.hostname === '') throw new TypeError('the Redis URL names no host');
-  // ioredis also reads options from the query (`?password=…`).
-  const passwords = [parsed.password, parsed.searchParams.get('password') ?? ''];
-  const secrets = [...passwords, ...passwords.map(safeDecode)].filter((text) => text !== '');
-  return {
-    url,
-    address: `${parsed.protocol}//${parsed.host}${parsed.pathname === '/' ? '' : parsed.pathname}`,
-    secrets,
-  };
-}
 
 /** The Lua scripts a connection knows by name (run with EVALSHA, loaded on first use). */
 export type ScriptedRedis = Redis & {
@@ -154,12 +125,4 @@ function redact(target: RedisTarget, text: string): string {
   let redacted = text;
   for (const secret of target.secrets) redacted = redacted.split(secret).join('***');
   return redacted;
-}
-
-function safeDecode(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
 }

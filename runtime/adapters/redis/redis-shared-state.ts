@@ -44,11 +44,10 @@ import { RedisChannels } from './redis-channels.ts';
 import {
   connectRedis,
   disconnectRedis,
-  type RedisTarget,
-  redisTarget,
   type ScriptedRedis,
   unavailable,
 } from './redis-connection.ts';
+import { type RedisTarget, redisTarget } from './redis-target.ts';
 
 export interface RedisSharedStateOptions {
   /** `redis://[user:password@]host:port[/db]` or `rediss://…`. */

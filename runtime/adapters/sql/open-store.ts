@@ -1,14 +1,13 @@
 /**
  * Opens the durable store and brings its schema to the latest migration:
  * PostgreSQL for a `postgres://` (or `postgresql://`) URL, otherwise the
- * embedded SQLite file (`:memory:` for a throwaway one).
+ * embedded SQLite file (`:memory:` for a throwaway one). Each engine's driver
+ * is loaded only when it is the one configured.
  */
-import { Kysely, PostgresDialect, sql } from 'kysely';
-import pg from 'pg';
+import { Kysely, sql } from 'kysely';
 import type { Store } from '../../core/ports/store.ts';
 import { KyselyStore } from './kysely-store.ts';
 import { migrateToLatest } from './migrations/migrate.ts';
-import { sqliteDialect } from './sqlite-dialect.ts';
 import type { Database, Engine } from './tables/schema.ts';
 
 export interface OpenStoreOptions {
@@ -19,7 +18,7 @@ export interface OpenStoreOptions {
 }
 
 export async function openStore(options: OpenStoreOptions): Promise<Store> {
-  const { db, engine } = connect(options);
+  const { db, engine } = await connect(options);
   try {
     await migrateToLatest(db, {
       engine,
@@ -32,25 +31,25 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
   return new KyselyStore(db, engine);
 }
 
-function connect(options: OpenStoreOptions): { db: Kysely<Database>; engine: Engine } {
+async function connect(
+  options: OpenStoreOptions,
+): Promise<{ db: Kysely<Database>; engine: Engine }> {
   const { databaseUrl, sqliteFile } = options;
   if (databaseUrl !== undefined && databaseUrl !== '') {
     // The URL may hold a password: never repeat it in a message.
     if (!/^postgres(?:ql)?:\/\//i.test(databaseUrl)) {
       throw new TypeError('databaseUrl must be a postgres:// or postgresql:// URL');
     }
-    const pool = new pg.Pool({ connectionString: databaseUrl });
-    // An idle connection that drops is discarded by the pool; without a
-    // listener the 'error' event would end the process.
-    pool.on('error', () => {});
+    const { postgresDialect } = await import('./postgres-dialect.ts');
     return {
-      db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }),
+      db: new Kysely<Database>({ dialect: postgresDialect(databaseUrl) }),
       engine: 'postgres',
     };
   }
   if (sqliteFile === undefined || sqliteFile === '') {
     throw new TypeError('openStore needs a databaseUrl or an sqliteFile');
   }
+  const { sqliteDialect } = await import('./sqlite-dialect.ts');
   return { db: new Kysely<Database>({ dialect: sqliteDialect(sqliteFile) }), engine: 'sqlite' };
 }
 

@@ -92,7 +92,10 @@ export interface GuardedClient {
   send(request: OutboundRequest, options?: SendOptions): Promise<OutboundReply>;
   /** The reply's head once it arrives, its body as a stream of chunks (same cap, same deadline). */
   open(request: OutboundRequest, options?: SendOptions): Promise<StreamedReply>;
+  /** Waits for the requests under way, then closes every connection. */
   close(): Promise<void>;
+  /** Fails the requests under way at once (as cancelled) and closes every connection. */
+  abort(): Promise<void>;
 }
 
 const OUTBOUND_DEFAULTS = {
@@ -225,7 +228,16 @@ export function createGuardedClient(policy: OutboundPolicy): GuardedClient {
     );
   }
 
-  return { send, open, close: () => agent.close() };
+  let aborted = false;
+  return {
+    send,
+    open,
+    close: () => (aborted ? Promise.resolve() : agent.close()),
+    abort: () => {
+      aborted = true;
+      return agent.destroy();
+    },
+  };
 }
 
 function abortError(context: FailureContext): GatewayError {

@@ -46,6 +46,8 @@ export class CallAudit {
   readonly report: (error: unknown) => void;
   /** Calls between their beginning and their end: when one runs alone, it writes at once. */
   #running = 0;
+  /** Told when the last running call ends (`settled`). */
+  #whenIdle: Array<() => void> = [];
 
   constructor(log: AuditLog, now: () => Date, report: (error: unknown) => void) {
     this.#log = log;
@@ -67,7 +69,18 @@ export class CallAudit {
       throw error;
     } finally {
       this.#running--;
+      if (this.#running === 0) for (const idle of this.#whenIdle.splice(0)) idle();
     }
+  }
+
+  /**
+   * Resolves once no call is running: every call begun has ended, its event
+   * written (a call's result waits for its event) or reported as unwritable.
+   * The gateway waits for it as it closes, before the store closes.
+   */
+  settled(): Promise<void> {
+    if (this.#running === 0) return Promise.resolve();
+    return new Promise((idle) => this.#whenIdle.push(idle));
   }
 }
 

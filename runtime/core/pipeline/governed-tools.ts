@@ -126,6 +126,11 @@ export class GovernedTools implements ToolBackend<Caller> {
       });
   }
 
+  /** Resolves once no call is running and every call's audit event is written (the gateway closing). */
+  settled(): Promise<void> {
+    return this.#audit.settled();
+  }
+
   /** The caller of `/mcp`, or with `connection` of that connection's endpoint. */
   authenticate(
     authorization: string | undefined,

@@ -3,7 +3,9 @@
  * build) on a fresh data folder, timed from spawn until `/healthz` answers
  * 200, then its resident memory with every catalog loaded. The first start of
  * a data folder also migrates the store and creates the keys, so both a first
- * and a later start are measured.
+ * and a later start are measured. The CPU time the process used until ready
+ * is given beside the wall time: on a machine others load, the wall time
+ * measures them too.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -11,15 +13,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { markdownTable, median } from '../bench-table.ts';
 import { ROOT } from './paths.ts';
-import { freePort, residentMemory } from './server-child.ts';
+import { cpuTimeMs, freePort, residentMemory } from './server-child.ts';
 
 export interface StartupSample {
   firstStartMs: number;
   laterStartMs: number;
+  /** CPU time (user + system, every thread) of the later start until ready. */
+  laterStartCpuMs: number;
   readyRssMb: number;
 }
 
-async function startOnce(dataDir: string): Promise<{ ms: number; rssMb: number }> {
+async function startOnce(dataDir: string): Promise<{ ms: number; cpuMs: number; rssMb: number }> {
   const port = await freePort();
   const began = performance.now();
   const child = spawn(process.execPath, [join(ROOT, 'dist', 'server.mjs')], {
@@ -45,9 +49,10 @@ async function startOnce(dataDir: string): Promise<{ ms: number; rssMb: number }
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
     const ms = performance.now() - began;
+    const cpuMs = cpuTimeMs(child.pid!) ?? Number.NaN;
     // Settled: what a ready gateway holds, not the start's transient peak.
     await new Promise((resolve) => setTimeout(resolve, 500));
-    return { ms, rssMb: residentMemory(child.pid!)?.rssMb ?? Number.NaN };
+    return { ms, cpuMs, rssMb: residentMemory(child.pid!)?.rssMb ?? Number.NaN };
   } finally {
     child.kill('SIGTERM');
     await exited;
@@ -61,7 +66,12 @@ export async function measureStartup(rounds: number): Promise<StartupSample[]> {
     try {
       const first = await startOnce(dataDir);
       const later = await startOnce(dataDir);
-      samples.push({ firstStartMs: first.ms, laterStartMs: later.ms, readyRssMb: later.rssMb });
+      samples.push({
+        firstStartMs: first.ms,
+        laterStartMs: later.ms,
+        laterStartCpuMs: later.cpuMs,
+        readyRssMb: later.rssMb,
+      });
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
@@ -73,6 +83,11 @@ export function formatStartup(samples: readonly StartupSample[]): string {
   const of = (pick: (s: StartupSample) => number) => median(samples.map(pick)) ?? Number.NaN;
   const first = of((s) => s.firstStartMs);
   const later = of((s) => s.laterStartMs);
+  const laterCpu = of((s) => s.laterStartCpuMs);
+  const spread = (pick: (s: StartupSample) => number) => {
+    const values = samples.map(pick);
+    return `${Math.min(...values).toFixed(0)}–${Math.max(...values).toFixed(0)}`;
+  };
   const rss = of((s) => s.readyRssMb);
   const verdict = (ok: boolean) => (ok ? '✓ pass' : '✗ FAIL');
   return markdownTable(
@@ -84,7 +99,18 @@ export function formatStartup(samples: readonly StartupSample[]): string {
         '< 1500 ms',
         verdict(first < 1500),
       ],
-      ['later start to ready', `${later.toFixed(0)} ms`, '< 1500 ms', verdict(later < 1500)],
+      [
+        'later start to ready (a replica restarted)',
+        `${later.toFixed(0)} ms (${spread((s) => s.laterStartMs)})`,
+        '< 500 ms',
+        verdict(later < 500),
+      ],
+      [
+        'later start: CPU time until ready',
+        `${laterCpu.toFixed(0)} ms (${spread((s) => s.laterStartCpuMs)})`,
+        '',
+        '',
+      ],
       [
         'resident memory when ready, all catalogs loaded',
         `${rss.toFixed(0)} MB`,

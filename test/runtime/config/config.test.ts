@@ -42,6 +42,7 @@ describe('configFromEnvironment', () => {
         admin: { perMinute: 1200, burst: 1200 },
       },
       discoveryThreshold: 40,
+      shutdownDeadlineMs: 25_000,
       toolOAuthClients: {},
     });
   });

@@ -32,10 +32,22 @@ export class OpenedSessions {
 
   /** A session no call of this process uses any more: ended upstream (one not opened here is left alone). */
   retired(session: UpstreamSession): void {
+    if (this.#openedAt.has(session)) void this.end(session);
+  }
+
+  /**
+   * Ends `session` upstream and resolves once the server has heard it (the
+   * gateway closing); an HTTP+SSE stream not opened here is closed all the
+   * same. Never rejects: a server that cannot be told is left to expire it.
+   */
+  async end(session: UpstreamSession): Promise<void> {
     const target = this.#openedAt.get(session);
-    if (target === undefined) return;
+    if (target === undefined) {
+      if (session.era === 'sse') session.channel.close();
+      return;
+    }
     this.#options.subscriptions.ended(session);
     this.#options.ended?.(session);
-    this.#options.client.close(target, session).catch(() => {});
+    await this.#options.client.close(target, session).catch(() => {});
   }
 }

@@ -309,6 +309,12 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
     this.#questions.closeRelay();
   }
 
+  /** Forgets every upstream session and ends each upstream (the gateway closing). */
+  async closeSessions(): Promise<void> {
+    const { openedSessions } = this.#options;
+    await Promise.all(this.#sessions.forgetAll().map((session) => openedSessions.end(session)));
+  }
+
   /** Forgets every session of a connection (disconnect: the caller ends them). */
   forgetConnection(connectionId: string): UpstreamSession[] {
     const forgotten = this.#sessions.forgetConnection(connectionId);
