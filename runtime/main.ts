@@ -1,5 +1,6 @@
 /** `npm start`: the gateway on HOST:PORT, configured from the environment. */
 
+import { startTracing } from './adapters/otel/tracing-sdk.ts';
 import { configFromEnvironment } from './config/config.ts';
 import { ConfigError, configErrorText } from './config/config-error.ts';
 import { inertText } from './core/base/inert-text.ts';
@@ -7,11 +8,16 @@ import { printStartup, startServer } from './server.ts';
 
 async function main(): Promise<void> {
   const config = configFromEnvironment(process.env);
+  // Before the first span: the SDK is loaded only when the OTEL_* variables ask for traces.
+  const tracing = await startTracing(process.env);
   // One level below the project root, both as source (runtime/) and bundled (dist/).
   const running = await startServer(config, new URL('../generated/', import.meta.url));
   printStartup(running);
   const stop = () => {
-    running.close().then(
+    running
+      .close()
+      .then(() => tracing?.shutdown())
+      .then(
       () => process.exit(0),
       () => process.exit(1),
     );

@@ -10,6 +10,7 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from './adapters/http/app.ts';
+import { startMetricsServer } from './adapters/http/metrics-route.ts';
 import { CorsPolicy, withCors } from './adapters/http/cors.ts';
 import { withConnectionEndpoints, withMcpEndpoint } from './adapters/http/mcp-route.ts';
 import { backingServicesText } from './compose/backing-services.ts';
@@ -19,7 +20,7 @@ import type { Config } from './config/config.ts';
 import { ConfigError } from './config/config-error.ts';
 import { GatewayError, publicError } from './core/base/errors.ts';
 import { CONNECTION_MCP_PREFIX } from './core/identity/oauth-server/metadata.ts';
-import { createMcpEndpoint } from './core/mcp/server/mcp-endpoint.ts';
+import { createMcpEndpoint, type McpEndpoint } from './core/mcp/server/mcp-endpoint.ts';
 import { LOOPBACK_HOSTS, LOOPBACK_ORIGINS } from './core/mcp/server/origin-guard.ts';
 import { ConnectionEndpoints } from './core/pipeline/connection-endpoints.ts';
 import { ConnectionTools } from './core/pipeline/connection-tools.ts';
@@ -29,6 +30,8 @@ export const VERSION = '0.1.0';
 export interface RunningServer {
   gateway: Gateway;
   url: string;
+  /** `/metrics` without authentication, when `PORTCULLIS_METRICS_PORT` is set. */
+  metricsUrl: string | undefined;
   close(): Promise<void>;
 }
 
@@ -41,10 +44,13 @@ export async function startServer(
   const server = createServer(starting);
   await listen(server, config);
   let gateway: Gateway;
+  // The endpoints below hold the sessions `/metrics` counts; they are made once the gateway is open.
+  const endpoints: McpEndpoint[] = [];
   try {
     gateway = await openGateway({
       config,
       catalogs,
+      liveSessions: () => endpoints.reduce((sum, endpoint) => sum + endpoint.sessionCount, 0),
       listenUrl: urlOf(server, config).replace(/^http:\/\/(0\.0\.0\.0|\[::\])/, 'http://127.0.0.1'),
       onInternalError: (error, call) =>
         log.error({ err: error, ...call }, 'internal error in a governed call'),
@@ -64,6 +70,7 @@ export async function startServer(
     challengeScope: gateway.oauth.challengeScope,
     ...allowedAddresses(config.publicUrl, cors.namedOrigins),
   });
+  endpoints.push(mcp);
   // `/mcp` is answered straight from node:http (the hot path; Express costs
   // more per request than the whole MCP exchange); everything else by Express.
   server.off('request', starting);
@@ -101,10 +108,22 @@ export async function startServer(
       ),
     ),
   );
+  const metricsServer =
+    config.metricsPort === undefined
+      ? undefined
+      : await startMetricsServer(gateway, config.listenAddress, config.metricsPort, (error) =>
+          log.error({ err: error }, 'internal error answering /metrics'),
+        ).catch(async (error: unknown) => {
+          await gateway.close();
+          await new Promise((resolve) => server.close(resolve));
+          throw error;
+        });
   return {
     gateway,
     url: urlOf(server, config),
+    metricsUrl: metricsServer?.url,
     async close() {
+      await metricsServer?.close();
       mcp.close();
       perConnection.close();
       // In-flight calls finish (and their audit events land); idle keep-alive
@@ -190,6 +209,7 @@ export function printStartup(running: RunningServer): void {
   const out = process.stdout;
   out.write(`portcullis ${VERSION} listening on ${running.url} (MCP at ${running.url}/mcp)\n`);
   for (const line of backingServicesText(config)) out.write(`${line}\n`);
+  if (running.metricsUrl) out.write(`metrics without authentication at ${running.metricsUrl}\n`);
   if (startup.keyFileCreated)
     out.write(`created the master key file ${startup.keySource} (owner-only)\n`);
   if (startup.adminToken) {

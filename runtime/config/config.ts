@@ -127,6 +127,8 @@ export const ConfigSchema = z.strictObject({
   PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS: z.enum(['0', '1']).optional(),
   /** The whole of one upstream call, however slowly its reply trickles in. */
   PORTCULLIS_UPSTREAM_DEADLINE_MS: wholeNumber(1_000, 3_600_000).default(60_000),
+  /** A port of its own for `/metrics`, without authentication (a scraper inside the cluster); 0: any free port. */
+  PORTCULLIS_METRICS_PORT: wholeNumber(0, 65_535).optional(),
 });
 
 type Variable = keyof typeof ConfigSchema.shape;
@@ -169,6 +171,7 @@ const ACCEPTS: Record<Variable, { takes: string; secret?: true; words?: readonly
   PORTCULLIS_UPSTREAM_DEADLINE_MS: {
     takes: 'a whole number of milliseconds from 1000 to 3600000',
   },
+  PORTCULLIS_METRICS_PORT: { takes: 'a port number from 0 to 65535 (0: any free port)' },
 };
 
 export interface Config {
@@ -196,6 +199,8 @@ export interface Config {
   logLevel: string;
   /** The total deadline of one upstream call, in milliseconds. */
   upstreamDeadlineMs: number;
+  /** Where `/metrics` is also served without authentication; undefined: only on the main port, to an admin. */
+  metricsPort: number | undefined;
   /**
    * `PORTCULLIS_TOOL_OAUTH_[<CONNECTION>_]CLIENT_ID` / `_SECRET`: upstream
    * OAuth clients preconfigured for this deployment, by variable name.
@@ -260,6 +265,7 @@ export function configFromEnvironment(environment: Record<string, string | undef
       values.PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS === '1' ||
       values.PORTCULLIS_DEV_UPSTREAMS !== undefined,
     upstreamDeadlineMs: values.PORTCULLIS_UPSTREAM_DEADLINE_MS,
+    metricsPort: values.PORTCULLIS_METRICS_PORT,
     toolOAuthClients: Object.fromEntries(
       Object.entries(environment).filter(
         (entry): entry is [string, string] =>

@@ -10,6 +10,7 @@ import { repeatsHost } from '../../core/mcp/server/repeated-host.ts';
 import { adminRouter } from './admin-routes.ts';
 import { clientMetadataRouter } from './client-metadata-route.ts';
 import { errorReply, noSuchRoute, sendError } from './error-reply.ts';
+import { metricsRouter } from './metrics-route.ts';
 import { oauthRouter } from './oauth-routes.ts';
 import { signInRouter } from './sign-in-routes.ts';
 
@@ -38,6 +39,7 @@ export function createApp(
       sendError(res, new GatewayError('store_unavailable'));
     }
   });
+  app.use(metricsRouter(gateway));
   app.use('/admin/v1', adminRouter(gateway, log));
   app.use(clientMetadataRouter(gateway.config.publicUrl));
   app.use(oauthRouter(gateway.oauth));

@@ -20,6 +20,7 @@ import type {
 } from '@modelcontextprotocol/server';
 import { TOOL_NAME_MAX } from '../../../generated/catalog-rules.ts';
 import { GatewayError, type ReasonCode } from '../base/errors.ts';
+import { inSpanSync } from '../base/tracing.ts';
 import { agentOf, type Caller, type Principals } from '../identity/principals/principals.ts';
 import type {
   CompletionRequest,
@@ -39,6 +40,7 @@ import type {
 } from '../mcp/server/tool-backend.ts';
 import type { McpEra } from '../mcp/wire/protocol-version.ts';
 import type { Store } from '../ports/store.ts';
+import type { CallMetrics } from '../ports/telemetry.ts';
 import type { Executors } from '../sources/executor.ts';
 import type { RemoteMcpExecutor } from '../sources/remote-mcp/remote-mcp-executor.ts';
 import type { CredentialVault } from '../vault/credential-vault.ts';
@@ -68,6 +70,8 @@ export interface GovernedToolsOptions {
   now?: () => Date;
   /** A connection's prompts or resources showed what its pins do not know: discover it again. */
   unpinned?: (connectionId: string) => void;
+  /** Told about each call as its event is finished (none by default). */
+  metrics?: CallMetrics;
 }
 
 export class GovernedTools implements ToolBackend<Caller> {
@@ -85,7 +89,7 @@ export class GovernedTools implements ToolBackend<Caller> {
     const report = options.report ?? (() => {});
     const credentials = new CallCredentials(options.store, options.vault);
     const secrets = new WorkspaceSecrets(options.store, options.vault);
-    this.#audit = new CallAudit(options.audit, now, (error) => report(error));
+    this.#audit = new CallAudit(options.audit, now, (error) => report(error), options.metrics);
     this.#calls = new ToolCalls({
       store: options.store,
       executors: options.executors,
@@ -120,7 +124,11 @@ export class GovernedTools implements ToolBackend<Caller> {
 
   /** The call of a tool, decided: the tool as listed to the caller (one it may not call is unknown here, as in its list). */
   describeTool(caller: Caller, name: string): DecidedCall {
-    const decision = decideToolCall(caller, name);
+    const decision = inSpanSync('portcullis.governance', (span) => {
+      const decided = decideToolCall(caller, name);
+      span.setAttribute('portcullis.decision', decided.allowed ? 'allowed' : 'denied');
+      return decided;
+    });
     const tool = decision.listed && this.#views.toolOf(decision.listed);
     return new DecidedCall(caller, name, decision, name, tool);
   }
@@ -132,7 +140,7 @@ export class GovernedTools implements ToolBackend<Caller> {
       const decision =
         decided instanceof DecidedCall && decided.caller === caller && decided.asked === call.name
           ? decided.decision
-          : decideToolCall(caller, call.name);
+          : audited.decide(() => decideToolCall(caller, call.name));
       return this.#calls.run(caller, call, decision, audited);
     });
   }
@@ -233,5 +241,10 @@ const NOTHING_SERVED: ServedFeatures = { prompts: false, resources: false };
 
 /** What a tool call is audited as: its name (no tool is named longer; an unknown name is not stored whole). */
 function openingOf(caller: Caller, call: RefusedToolCall): CallOpening {
-  return { caller, action: call.name.slice(0, TOOL_NAME_MAX), trace: call.trace };
+  return {
+    caller,
+    action: call.name.slice(0, TOOL_NAME_MAX),
+    trace: call.trace,
+    method: 'tools/call',
+  };
 }

@@ -50,28 +50,32 @@ export class ToolCalls {
     const { target, connection, credentialOwner } = decision;
     audited.allowed(connection.id);
     const { source, action } = target;
+    audited.actionClass = action.classification;
     const executor = this.#options.executors.for(source.kind);
     let execution: Execution;
     try {
       if (audited.argumentProblem !== undefined) throw audited.argumentProblem;
       const validated = validateArguments(source, action, call.arguments);
-      execution = await executor.execute({
+      const credential = await this.#options.credentials.of(
+        caller,
+        decision,
+        source.sendsCredential(action),
+      );
+      const secrets = await this.#options.secrets.of(caller.snapshot, caller.workspaceId);
+      const upstream = { 'portcullis.source': source.kind, 'portcullis.class': action.classification };
+      execution = await audited.upstream(upstream, () => executor.execute({
         target,
         arguments: validated,
-        credential: await this.#options.credentials.of(
-          caller,
-          decision,
-          source.sendsCredential(action),
-        ),
+        credential,
         credentialOwner,
-        secrets: await this.#options.secrets.of(caller.snapshot, caller.workspaceId),
+        secrets,
         cancel: call.cancel,
         clientCapabilities: call.clientCapabilities,
         era: call.era,
         progress: call.progress,
         log: call.log,
         input: call.input,
-      });
+      }));
     } catch (error) {
       await this.#recordHealth(connection, executor.healthOutcomeOf(error, { credentialOwner }));
       await audited.failed(error);
