@@ -18,9 +18,9 @@ async function main(): Promise<void> {
       .close()
       .then(() => tracing?.shutdown())
       .then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
+        () => process.exit(0),
+        () => process.exit(1),
+      );
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);

@@ -10,9 +10,9 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from './adapters/http/app.ts';
-import { startMetricsServer } from './adapters/http/metrics-route.ts';
 import { CorsPolicy, withCors } from './adapters/http/cors.ts';
 import { withConnectionEndpoints, withMcpEndpoint } from './adapters/http/mcp-route.ts';
+import { startMetricsServer } from './adapters/http/metrics-route.ts';
 import { backingServicesText } from './compose/backing-services.ts';
 import { createLog, type Log } from './compose/log.ts';
 import { type Gateway, type OpenGatewayOptions, openGateway } from './compose/open-gateway.ts';

@@ -107,7 +107,8 @@ export class PrometheusMetrics implements CallMetrics {
   }
 
   callFinished(record: CallRecord): void {
-    const connection = record.connection === undefined ? '' : this.#connectionLabel(record.connection);
+    const connection =
+      record.connection === undefined ? '' : this.#connectionLabel(record.connection);
     const actionClass = record.actionClass ?? '';
     const outcome = record.decision === 'denied' ? 'denied' : (record.outcome ?? 'ok');
     const reason = record.reason ?? '';

@@ -62,20 +62,25 @@ export class ToolCalls {
         source.sendsCredential(action),
       );
       const secrets = await this.#options.secrets.of(caller.snapshot, caller.workspaceId);
-      const upstream = { 'portcullis.source': source.kind, 'portcullis.class': action.classification };
-      execution = await audited.upstream(upstream, () => executor.execute({
-        target,
-        arguments: validated,
-        credential,
-        credentialOwner,
-        secrets,
-        cancel: call.cancel,
-        clientCapabilities: call.clientCapabilities,
-        era: call.era,
-        progress: call.progress,
-        log: call.log,
-        input: call.input,
-      }));
+      const upstream = {
+        'portcullis.source': source.kind,
+        'portcullis.class': action.classification,
+      };
+      execution = await audited.upstream(upstream, () =>
+        executor.execute({
+          target,
+          arguments: validated,
+          credential,
+          credentialOwner,
+          secrets,
+          cancel: call.cancel,
+          clientCapabilities: call.clientCapabilities,
+          era: call.era,
+          progress: call.progress,
+          log: call.log,
+          input: call.input,
+        }),
+      );
     } catch (error) {
       await this.#recordHealth(connection, executor.healthOutcomeOf(error, { credentialOwner }));
       await audited.failed(error);
