@@ -21,6 +21,7 @@ import {
   type ReceivedSpan,
   startOtlpReceiver,
 } from '../../../support/otlp-receiver.ts';
+import { startUpstream, type Upstream } from '../../../support/remote/upstream-servers.ts';
 import { type ServerChild, startServerChild } from '../../../support/server-child.ts';
 
 const CREDENTIAL = 'traced-credential-4c1d8e';
@@ -28,6 +29,7 @@ const ARGUMENT = 'traced-argument-93fa';
 
 let receiver: OtlpReceiver;
 let upstream: LoopbackServer;
+let remote: Upstream;
 let server: ServerChild;
 let key: string;
 const upstreamTraceparents: string[] = [];
@@ -40,6 +42,7 @@ beforeAll(async () => {
       response.writeHead(200, { 'content-type': 'application/json' }).end('{"data":{}}');
     },
   });
+  remote = await startUpstream('stateful');
   server = await startServerChild({
     PORTCULLIS_DEV_UPSTREAMS: `unikraft=${upstream.url.origin}`,
     OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
@@ -53,13 +56,17 @@ beforeAll(async () => {
     provider: 'unikraft',
     credential: CREDENTIAL,
   });
+  await admin('POST', '/workspaces/default/remote-connections', { url: remote.url, name: 'wx' });
+  await admin('POST', '/workspaces/default/connections/wx/actions/review', { all: true });
   key = (await admin('POST', '/workspaces/default/agents', { name: 'traced' })).body.key;
   await admin('POST', '/workspaces/default/grants', { agent: 'traced', connection: 'unikraft' });
+  await admin('POST', '/workspaces/default/grants', { agent: 'traced', connection: 'wx' });
 }, 180_000);
 
 afterAll(async () => {
   await server?.stop();
   await upstream?.close();
+  await remote?.close();
   await receiver?.close();
 });
 
@@ -164,6 +171,23 @@ describe('a traced call', () => {
     const upstreamSpan = spans.find((s) => s.name === 'portcullis.upstream')!;
     expect(upstreamTraceparents).toContain(`00-${traceId}-${upstreamSpan.spanId}-01`);
     expect((await auditedTraceparents()).some((t) => t.includes(traceId))).toBe(true);
+  });
+
+  it('to a remote MCP server passes the trace on to it', async () => {
+    const { traceId, parentId, traceparent } = newTraceparent();
+    const client = await agent('legacy', { traceparent });
+    try {
+      const reply = await client.callTool({ name: 'wx__get_weather', arguments: { city: 'Oslo' } });
+      expect(reply.isError).toBeFalsy();
+    } finally {
+      await client.close();
+    }
+    const spans = await traceOf(traceId);
+    expectOneCallTrace(spans, parentId);
+    const upstreamSpan = spans.find((s) => s.name === 'portcullis.upstream')!;
+    expect(remote.seenHeaders.map((h) => h.traceparent)).toContain(
+      `00-${traceId}-${upstreamSpan.spanId}-01`,
+    );
   });
 
   it('without a trace of its own, starts one, and the upstream and the audit event name it', async () => {
