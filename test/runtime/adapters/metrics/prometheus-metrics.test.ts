@@ -10,6 +10,10 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  CONNECTION_LABELS_MAX,
+  PrometheusMetrics,
+} from '../../../../runtime/adapters/metrics/prometheus-metrics.ts';
+import {
   adminClient,
   callTool,
   mcpClient,
@@ -175,5 +179,27 @@ describe('/metrics on PORTCULLIS_METRICS_PORT', () => {
     ).toBeGreaterThanOrEqual(1);
     expect((await fetch(new URL('/admin/v1/workspaces', url))).status).toBe(404);
     expect((await fetch(new URL('/mcp', url), { method: 'POST' })).status).toBe(404);
+  });
+});
+
+describe('the connection label', () => {
+  it(`takes at most ${CONNECTION_LABELS_MAX} names, the rest counted as other`, async () => {
+    const metrics = new PrometheusMetrics({ liveSessions: () => 0, connections: async () => [] });
+    for (let i = 0; i < CONNECTION_LABELS_MAX + 100; i++)
+      metrics.callFinished({
+        method: 'tools/call',
+        connection: `c${i}`,
+        actionClass: 'read',
+        decision: 'allowed',
+        outcome: 'ok',
+        reason: null,
+        seconds: 0.001,
+        upstreamSeconds: 0.0005,
+      });
+    const calls = parsePrometheusText(await metrics.text()).filter(
+      (s) => s.name === 'portcullis_calls_total',
+    );
+    expect(calls).toHaveLength(CONNECTION_LABELS_MAX + 1);
+    expect(calls.find((s) => s.labels.connection === 'other')?.value).toBe(100);
   });
 });

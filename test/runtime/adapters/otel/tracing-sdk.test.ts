@@ -10,8 +10,7 @@
  * records the trace id. No argument or credential shows in an attribute.
  */
 import { randomBytes } from 'node:crypto';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tracingWanted } from '../../../../runtime/adapters/otel/tracing-sdk.ts';
 import { adminClient } from '../../../support/gateway.ts';
@@ -139,6 +138,7 @@ describe('a traced call', () => {
   it("on 2026-07-28, takes the trace from the request's _meta, passes it upstream and audits it", async () => {
     const { traceId, parentId, traceparent } = newTraceparent();
     const client = await agent('modern');
+    expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
     try {
       const reply = await client.callTool({
         name: 'unikraft_get_user',
