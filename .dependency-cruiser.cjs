@@ -24,7 +24,10 @@ const LAYERS = [
   ['pipeline', '^runtime/core/pipeline/'],
   ['operator', '^runtime/core/operator/'],
   ['config', '^runtime/config/'],
-  ['adapters/sql, adapters/redis', '^runtime/adapters/(sql|redis)/'],
+  [
+    'adapters/sql, adapters/redis, adapters/metrics, adapters/otel',
+    '^runtime/adapters/(sql|redis|metrics|otel)/',
+  ],
   ['compose', '^runtime/compose/'],
   ['adapters/http, adapters/cli', '^runtime/adapters/(http|cli)/'],
   ['entry points (runtime/*.ts)', '^runtime/[^/]+$'],

@@ -4,6 +4,7 @@
  * 0; a second signal meanwhile exits at once, 128 + the signal's number.
  */
 
+import { startTracing } from './adapters/otel/tracing-sdk.ts';
 import { configFromEnvironment } from './config/config.ts';
 import { ConfigError, configErrorText } from './config/config-error.ts';
 import { inertText } from './core/base/inert-text.ts';
@@ -11,6 +12,8 @@ import { printStartup, startServer } from './server.ts';
 
 async function main(): Promise<void> {
   const config = configFromEnvironment(process.env);
+  // Before the first span: the SDK is loaded only when the OTEL_* variables ask for traces.
+  const tracing = await startTracing(process.env);
   // One level below the project root, both as source (runtime/) and bundled (dist/).
   const running = await startServer(config, new URL('../generated/', import.meta.url));
   printStartup(running);
@@ -18,15 +21,18 @@ async function main(): Promise<void> {
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) process.exit(128 + (signal === 'SIGINT' ? 2 : 15));
     stopping = true;
-    running.close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        process.stderr.write(
-          `portcullis: stopping failed: ${inertText(error instanceof Error ? error.message : String(error), { lines: true })}\n`,
-        );
-        process.exit(1);
-      },
-    );
+    running
+      .close()
+      .then(() => tracing?.shutdown())
+      .then(
+        () => process.exit(0),
+        (error: unknown) => {
+          process.stderr.write(
+            `portcullis: stopping failed: ${inertText(error instanceof Error ? error.message : String(error), { lines: true })}\n`,
+          );
+          process.exit(1);
+        },
+      );
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);

@@ -13,6 +13,7 @@ import { createApp } from './adapters/http/app.ts';
 import { CorsPolicy, withCors } from './adapters/http/cors.ts';
 import { Draining } from './adapters/http/draining.ts';
 import { withConnectionEndpoints, withMcpEndpoint } from './adapters/http/mcp-route.ts';
+import { startMetricsServer } from './adapters/http/metrics-route.ts';
 import { backingServicesText } from './compose/backing-services.ts';
 import { createLog, type Log } from './compose/log.ts';
 import { type Gateway, type OpenGatewayOptions, openGateway } from './compose/open-gateway.ts';
@@ -20,7 +21,7 @@ import type { Config } from './config/config.ts';
 import { ConfigError } from './config/config-error.ts';
 import { GatewayError, publicError } from './core/base/errors.ts';
 import { CONNECTION_MCP_PREFIX } from './core/identity/oauth-server/metadata.ts';
-import { createMcpEndpoint } from './core/mcp/server/mcp-endpoint.ts';
+import { createMcpEndpoint, type McpEndpoint } from './core/mcp/server/mcp-endpoint.ts';
 import { LOOPBACK_HOSTS, LOOPBACK_ORIGINS } from './core/mcp/server/origin-guard.ts';
 import { ConnectionEndpoints } from './core/pipeline/connection-endpoints.ts';
 import { ConnectionTools } from './core/pipeline/connection-tools.ts';
@@ -36,6 +37,8 @@ export interface RunningServer {
    * and their upstream requests fail), waits for every call's audit event,
    * ends the upstream sessions and closes the shared state and the store.
    */
+  /** `/metrics` without authentication, when `PORTCULLIS_METRICS_PORT` is set. */
+  metricsUrl: string | undefined;
   close(): Promise<void>;
 }
 
@@ -48,10 +51,13 @@ export async function startServer(
   const server = createServer(starting);
   await listen(server, config);
   let gateway: Gateway;
+  // The endpoints below hold the sessions `/metrics` counts; they are made once the gateway is open.
+  const endpoints: McpEndpoint[] = [];
   try {
     gateway = await openGateway({
       config,
       catalogs,
+      liveSessions: () => endpoints.reduce((sum, endpoint) => sum + endpoint.sessionCount, 0),
       listenUrl: urlOf(server, config).replace(/^http:\/\/(0\.0\.0\.0|\[::\])/, 'http://127.0.0.1'),
       onInternalError: (error, call) =>
         log.error({ err: error, ...call }, 'internal error in a governed call'),
@@ -72,6 +78,7 @@ export async function startServer(
     stepUp: config.oauthStepUp,
     ...allowedAddresses(config.publicUrl, cors.namedOrigins),
   });
+  endpoints.push(mcp);
   // `/mcp` is answered straight from node:http (the hot path; Express costs
   // more per request than the whole MCP exchange); everything else by Express.
   server.off('request', starting);
@@ -113,12 +120,24 @@ export async function startServer(
       ),
     ),
   );
+  const metricsServer =
+    config.metricsPort === undefined
+      ? undefined
+      : await startMetricsServer(gateway, config.listenAddress, config.metricsPort, (error) =>
+          log.error({ err: error }, 'internal error answering /metrics'),
+        ).catch(async (error: unknown) => {
+          await gateway.close();
+          await new Promise((resolve) => server.close(resolve));
+          throw error;
+        });
   return {
     gateway,
     url: urlOf(server, config),
+    metricsUrl: metricsServer?.url,
     async close() {
       const drained = draining.drain(config.shutdownDeadlineMs);
       // Their event streams end; a request still coming is refused.
+      await metricsServer?.close();
       mcp.close();
       perConnection.close();
       gateway.stopHolding();
@@ -201,6 +220,7 @@ export function printStartup(running: RunningServer): void {
   const out = process.stdout;
   out.write(`portcullis ${VERSION} listening on ${running.url} (MCP at ${running.url}/mcp)\n`);
   for (const line of backingServicesText(config)) out.write(`${line}\n`);
+  if (running.metricsUrl) out.write(`metrics without authentication at ${running.metricsUrl}\n`);
   if (startup.keyFileCreated)
     out.write(`created the master key file ${startup.keySource} (owner-only)\n`);
   if (startup.adminToken) {

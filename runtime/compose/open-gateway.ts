@@ -8,6 +8,7 @@
  * (open-stores.ts), governance, the OAuth roles (open-oauth.ts), the remote
  * MCP parts (open-remote.ts), the governed tools, then the background work.
  */
+import { PrometheusMetrics } from '../adapters/metrics/prometheus-metrics.ts';
 import type { Config } from '../config/config.ts';
 import { ensureDataDir } from '../config/data-dir.ts';
 import type { CatalogSet, ProviderFiles } from '../core/catalog/catalog-set.ts';
@@ -60,6 +61,8 @@ export interface OpenGatewayOptions {
   listenUrl?: string;
   /** Told about failures no caller sees (the operator's log). */
   onInternalError?: (error: unknown, context?: { tool: string; traceparent?: string }) => void;
+  /** The MCP sessions this process holds, for `/metrics` (the HTTP server counts them). */
+  liveSessions?: () => number;
 }
 
 export interface Gateway {
@@ -81,6 +84,8 @@ export interface Gateway {
   readonly oauth: AuthorizationServer;
   /** Signing Portcullis in to remote MCP servers (the upstream OAuth client). */
   readonly upstreamSignIn: UpstreamSignIn;
+  /** What `/metrics` answers: every governed call counted, in the Prometheus text format. */
+  readonly metrics: PrometheusMetrics;
   readonly startup: BootstrapReport & {
     /** Shown once: the first start's admin token, made as the start's last step. */
     adminToken: string | undefined;
@@ -187,7 +192,12 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
       new NativeRestExecutor(outbound, upstreamOverride(config.devUpstreams)),
       remote.executor,
     ]);
+    const metrics = new PrometheusMetrics({
+      liveSessions: options.liveSessions ?? (() => 0),
+      connections: () => store.connections.all(),
+    });
     const tools = new GovernedTools({
+      metrics,
       store,
       audit: new AuditLog(store),
       principals: new Principals(governance, [
@@ -250,6 +260,7 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
       requestState,
       oauth,
       upstreamSignIn,
+      metrics,
       startup: {
         ...startReport,
         adminToken,

@@ -151,6 +151,8 @@ export const ConfigSchema = z.strictObject({
   PORTCULLIS_DISCOVERY_THRESHOLD: wholeNumber(0, 100_000).default(40),
   /** On SIGTERM, how long the calls under way have to finish (under Kubernetes' 30 s grace). */
   PORTCULLIS_SHUTDOWN_DEADLINE_MS: wholeNumber(0, 3_600_000).default(25_000),
+  /** A port of its own for `/metrics`, without authentication (a scraper inside the cluster); 0: any free port. */
+  PORTCULLIS_METRICS_PORT: wholeNumber(0, 65_535).optional(),
 });
 
 type Variable = keyof typeof ConfigSchema.shape;
@@ -209,6 +211,7 @@ const ACCEPTS: Record<Variable, { takes: string; secret?: true; words?: readonly
   PORTCULLIS_SHUTDOWN_DEADLINE_MS: {
     takes: 'a whole number of milliseconds from 0 to 3600000',
   },
+  PORTCULLIS_METRICS_PORT: { takes: 'a port number from 0 to 65535 (0: any free port)' },
 };
 
 /** What each kind of rate limit is by default (`PORTCULLIS_RATE_LIMIT_*`); undefined: none. */
@@ -256,6 +259,8 @@ export interface Config {
   discoveryThreshold: number;
   /** On SIGTERM or SIGINT, how long the calls under way have to finish, in milliseconds. */
   shutdownDeadlineMs: number;
+  /** Where `/metrics` is also served without authentication; undefined: only on the main port, to an admin. */
+  metricsPort: number | undefined;
   /**
    * `PORTCULLIS_TOOL_OAUTH_[<CONNECTION>_]CLIENT_ID` / `_SECRET`: upstream
    * OAuth clients preconfigured for this deployment, by variable name.
@@ -341,6 +346,7 @@ export function configFromEnvironment(environment: Record<string, string | undef
     },
     discoveryThreshold: values.PORTCULLIS_DISCOVERY_THRESHOLD,
     shutdownDeadlineMs: values.PORTCULLIS_SHUTDOWN_DEADLINE_MS,
+    metricsPort: values.PORTCULLIS_METRICS_PORT,
     toolOAuthClients: Object.fromEntries(
       Object.entries(environment).filter(
         (entry): entry is [string, string] =>

@@ -37,10 +37,9 @@ import { errorReply, noSuchRoute, sendJson as send, sendError } from './error-re
 
 type Verb = (ctx: OperatorContext, input: Record<string, unknown>) => Promise<unknown>;
 
-export function adminRouter(gateway: Gateway, log: Log): express.Router {
-  const router = express.Router();
-  // Who is asking comes first: nobody's body is read before the token is checked.
-  router.use(async (req, res, next) => {
+/** Lets through the bearer of an admin token (its operator context in `res.locals`), else 401. */
+export function requireAdmin(gateway: Gateway): express.RequestHandler {
+  return async (req, res, next) => {
     try {
       const token = bearerToken(req.get('authorization'));
       const admin = token ? await gateway.store.adminTokens.byHash(hashKey(token)) : undefined;
@@ -74,7 +73,13 @@ export function adminRouter(gateway: Gateway, log: Log): express.Router {
     } catch (error) {
       next(error);
     }
-  });
+  };
+}
+
+export function adminRouter(gateway: Gateway, log: Log): express.Router {
+  const router = express.Router();
+  // Who is asking comes first: nobody's body is read before the token is checked.
+  router.use(requireAdmin(gateway));
   router.use(express.json({ limit: BODY_LIMIT }));
 
   const route =

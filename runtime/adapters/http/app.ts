@@ -12,6 +12,7 @@ import { Readiness } from '../../core/pipeline/readiness.ts';
 import { adminRouter } from './admin-routes.ts';
 import { clientMetadataRouter } from './client-metadata-route.ts';
 import { errorReply, noSuchRoute, sendError } from './error-reply.ts';
+import { metricsRouter } from './metrics-route.ts';
 import { oauthRouter } from './oauth-routes.ts';
 import { signInRouter } from './sign-in-routes.ts';
 
@@ -55,6 +56,7 @@ export function createApp(
       log.warn({ err: cause, part }, 'not ready: a backing service does not answer');
     sendError(res, result.error);
   });
+  app.use(metricsRouter(gateway));
   app.use('/admin/v1', adminRouter(gateway, log));
   app.use(clientMetadataRouter(gateway.config.publicUrl));
   app.use(oauthRouter(gateway.oauth));

@@ -18,6 +18,7 @@ import { Agent, type Dispatcher } from 'undici';
 import { BoundedCache } from '../base/bounded-cache.ts';
 import type { CancelSignal } from '../base/cancellation.ts';
 import type { GatewayError } from '../base/errors.ts';
+import { withTraceHeaders } from '../base/tracing.ts';
 import { AddressRefusedError, createGuardedLookup, refusedRange } from './address-policy.ts';
 import {
   classifyFailure,
@@ -220,7 +221,8 @@ export function createGuardedClient(policy: OutboundPolicy): GuardedClient {
         origin: url.origin,
         path: `${url.pathname}${url.search}`,
         method: request.method as Dispatcher.HttpMethod,
-        headers: request.headers,
+        // Inside a span (tracing on), the upstream hears of the trace: W3C `traceparent`.
+        headers: withTraceHeaders(request.headers),
         body: request.body ?? null,
         ...timeouts,
       },

@@ -10,11 +10,14 @@
  * Events of calls that finish together are written together (group commit,
  * `audit-log.ts`); when only one call runs, its event is written at once.
  */
+import type { Classification } from '../../../generated/catalog-format.ts';
 import { REASONS, reasonOf } from '../base/errors.ts';
+import { activeTraceparent, inSpan, inSpanSync } from '../base/tracing.ts';
 import { auditEvent } from '../governance/audit-event.ts';
 import type { Caller } from '../identity/principals/principals.ts';
 import type { TraceContext } from '../mcp/wire/request-meta.ts';
 import type { AuditVia, NewAuditEvent } from '../model/governance.ts';
+import { CALL_METHODS, type CallMethod, type CallMetrics, NO_METRICS } from '../ports/telemetry.ts';
 import type { Execution } from '../sources/executor.ts';
 import { argumentHash } from './arguments.ts';
 import type { AuditLog } from './audit-log.ts';
@@ -34,6 +37,8 @@ export interface CallOpening {
   trace: TraceContext | undefined;
   /** How the call reached its action: `discovery` through the discovery tools; direct when absent. */
   via?: AuditVia;
+  /** The MCP method it answers; by default the action's first word when it is one, else `tools/call`. */
+  method?: CallMethod;
 }
 
 /** Longest action an event keeps (a name the caller made up is not stored whole). */
@@ -44,22 +49,38 @@ export class CallAudit {
   readonly #now: () => Date;
   /** Told about an event that could not be written after its call had happened. */
   readonly report: (error: unknown) => void;
+  readonly #metrics: CallMetrics;
   /** Calls between their beginning and their end: when one runs alone, it writes at once. */
   #running = 0;
   /** Told when the last running call ends (`settled`). */
   #whenIdle: Array<() => void> = [];
 
-  constructor(log: AuditLog, now: () => Date, report: (error: unknown) => void) {
+  constructor(
+    log: AuditLog,
+    now: () => Date,
+    report: (error: unknown) => void,
+    metrics: CallMetrics = NO_METRICS,
+  ) {
     this.#log = log;
     this.#now = now;
     this.report = report;
+    this.#metrics = metrics;
   }
 
   /** Runs `body` as one audited call. */
   async run<T>(opening: CallOpening, body: (call: AuditedCall) => Promise<T>): Promise<T> {
     this.#running++;
-    const call = new AuditedCall(opening, this.#now(), (event) =>
-      this.#log.append(event, { alone: this.#running <= 1 }),
+    const metrics = this.#metrics;
+    const call = new AuditedCall(
+      opening,
+      this.#now(),
+      (event) =>
+        inSpan('portcullis.audit', {}, async () => {
+          const started = performance.now();
+          await this.#log.append(event, { alone: this.#running <= 1 });
+          metrics.auditWritten((performance.now() - started) / 1000);
+        }),
+      metrics,
     );
     try {
       return await body(call);
@@ -90,11 +111,26 @@ export class AuditedCall {
   /** Why the arguments could not be hashed, if they could not (refused once the call is decided). */
   argumentProblem: unknown;
   finished = false;
+  /** The class of the action the call reached, for its metrics (a tool call's). */
+  actionClass: Classification | undefined;
   readonly #started = performance.now();
   readonly #write: (event: NewAuditEvent) => Promise<void>;
+  readonly #metrics: CallMetrics;
+  readonly #method: CallMethod;
+  readonly #caller: Caller;
+  /** Time spent upstream so far, in milliseconds; undefined until the call goes there. */
+  #upstreamMs: number | undefined;
 
-  constructor(opening: CallOpening, at: Date, write: (event: NewAuditEvent) => Promise<void>) {
+  constructor(
+    opening: CallOpening,
+    at: Date,
+    write: (event: NewAuditEvent) => Promise<void>,
+    metrics: CallMetrics = NO_METRICS,
+  ) {
     this.#write = write;
+    this.#metrics = metrics;
+    this.#method = opening.method ?? methodOf(opening.action);
+    this.#caller = opening.caller;
     this.event = auditEvent({
       at: at.toISOString(),
       workspaceId: opening.caller.workspaceId,
@@ -102,8 +138,28 @@ export class AuditedCall {
       actorId: opening.caller.agentId,
       action: opening.action.slice(0, ACTION_MAX),
       decision: 'denied',
-      traceparent: opening.trace?.traceparent ?? null,
+      // The gateway's own span when tracing is on (same trace id as the request's), else the request's.
+      traceparent: activeTraceparent() ?? opening.trace?.traceparent ?? null,
       via: opening.via ?? null,
+    });
+  }
+
+  /** Runs the call's trip upstream in its span, timed for the metrics. */
+  async upstream<T>(attributes: Record<string, string>, body: () => Promise<T>): Promise<T> {
+    const started = performance.now();
+    try {
+      return await inSpan('portcullis.upstream', attributes, body);
+    } finally {
+      this.#upstreamMs = (this.#upstreamMs ?? 0) + (performance.now() - started);
+    }
+  }
+
+  /** Runs the call's decision in its span. */
+  decide<T extends { allowed: boolean }>(body: () => T): T {
+    return inSpanSync('portcullis.governance', (span) => {
+      const decision = body();
+      span.setAttribute('portcullis.decision', decision.allowed ? 'allowed' : 'denied');
+      return decision;
     });
   }
 
@@ -119,7 +175,26 @@ export class AuditedCall {
   /** Writes the call's event as it ends, with `change` and the latency since it began. */
   finish(change: Partial<NewAuditEvent>): Promise<void> {
     this.finished = true;
-    return this.also(change);
+    const written = this.also(change);
+    this.#count({ ...this.event, ...change });
+    return written;
+  }
+
+  #count(event: NewAuditEvent): void {
+    const connection =
+      event.connectionId === null
+        ? undefined
+        : this.#caller.snapshot.connectionById(event.connectionId)?.connection.name;
+    this.#metrics.callFinished({
+      method: this.#method,
+      connection,
+      actionClass: this.actionClass,
+      decision: event.decision,
+      outcome: event.outcome,
+      reason: event.reason,
+      seconds: (performance.now() - this.#started) / 1000,
+      upstreamSeconds: this.#upstreamMs === undefined ? undefined : this.#upstreamMs / 1000,
+    });
   }
 
   /** Another event of the same call (a list's held items, a subscription's end), timed alike. */
@@ -173,4 +248,11 @@ export class AuditedCall {
         : { decision: 'allowed', outcome: 'error', reason },
     );
   }
+}
+
+/** A call's method from its action (`<method> <name>`, or a method alone); a tool's name is `tools/call`. */
+function methodOf(action: string): CallMethod {
+  const space = action.indexOf(' ');
+  const first = space < 0 ? action : action.slice(0, space);
+  return (CALL_METHODS as readonly string[]).includes(first) ? (first as CallMethod) : 'tools/call';
 }

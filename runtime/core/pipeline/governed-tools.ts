@@ -22,6 +22,7 @@ import type {
 import { TOOL_NAME_MAX } from '../../../generated/catalog-rules.ts';
 import { GatewayError, type ReasonCode } from '../base/errors.ts';
 import { isPlainObject } from '../base/json-value.ts';
+import { inSpanSync } from '../base/tracing.ts';
 import { CALL_ACTION, RESERVED_TOOL_NAMES } from '../governance/reserved-names.ts';
 import { agentOf, type Caller, type Principals } from '../identity/principals/principals.ts';
 import type {
@@ -43,6 +44,7 @@ import type {
 import type { McpEra } from '../mcp/wire/protocol-version.ts';
 import type { AuditVia } from '../model/governance.ts';
 import type { Store } from '../ports/store.ts';
+import type { CallMetrics } from '../ports/telemetry.ts';
 import type { Executors } from '../sources/executor.ts';
 import type { RemoteMcpExecutor } from '../sources/remote-mcp/remote-mcp-executor.ts';
 import type { CredentialVault } from '../vault/credential-vault.ts';
@@ -78,6 +80,8 @@ export interface GovernedToolsOptions {
   unpinned?: (connectionId: string) => void;
   /** `auto` tools mode: an agent may call more tools than this, it is served the discovery tools (40 unless given). */
   discoveryThreshold?: number;
+  /** Told about each call as its event is finished (none by default). */
+  metrics?: CallMetrics;
 }
 
 /** The `auto` tools mode's threshold unless configured. */
@@ -99,7 +103,7 @@ export class GovernedTools implements ToolBackend<Caller> {
     const report = options.report ?? (() => {});
     const credentials = new CallCredentials(options.store, options.vault);
     const secrets = new WorkspaceSecrets(options.store, options.vault);
-    this.#audit = new CallAudit(options.audit, now, (error) => report(error));
+    this.#audit = new CallAudit(options.audit, now, (error) => report(error), options.metrics);
     this.#calls = new ToolCalls({
       store: options.store,
       executors: options.executors,
@@ -166,7 +170,11 @@ export class GovernedTools implements ToolBackend<Caller> {
 
   /** The direct call of a tool, decided (a discovery tool's name is no tool's). */
   decideTool(caller: Caller, name: string): DecidedCall {
-    const decision = decideToolCall(caller, name);
+    const decision = inSpanSync('portcullis.governance', (span) => {
+      const decided = decideToolCall(caller, name);
+      span.setAttribute('portcullis.decision', decided.allowed ? 'allowed' : 'denied');
+      return decided;
+    });
     const tool = decision.listed && this.#views.toolOf(decision.listed);
     return new DecidedCall(caller, name, decision, name, tool);
   }
@@ -191,7 +199,7 @@ export class GovernedTools implements ToolBackend<Caller> {
       const decision =
         decided instanceof DecidedCall && decided.caller === caller && decided.asked === call.name
           ? decided.decision
-          : decideToolCall(caller, call.name);
+          : audited.decide(() => decideToolCall(caller, call.name));
       return this.#calls.run(caller, call, decision, audited);
     });
   }
@@ -306,6 +314,7 @@ function openingOf(caller: Caller, call: RefusedToolCall, via?: AuditVia): CallO
     caller,
     action: call.name.slice(0, TOOL_NAME_MAX),
     trace: call.trace,
+    method: 'tools/call',
     ...(via ? { via } : {}),
   };
 }

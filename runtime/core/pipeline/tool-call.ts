@@ -62,28 +62,37 @@ export class ToolCalls {
     if (limited)
       return audited.refuse({ allowed: false, refusal: limited, connectionId: connection.id });
     audited.allowed(connection.id);
+    audited.actionClass = action.classification;
     const executor = this.#options.executors.for(source.kind);
     let execution: Execution;
     try {
       if (audited.argumentProblem !== undefined) throw audited.argumentProblem;
       const validated = validateArguments(source, action, call.arguments);
-      execution = await executor.execute({
-        target,
-        arguments: validated,
-        credential: await this.#options.credentials.of(
-          caller,
-          decision,
-          source.sendsCredential(action),
-        ),
-        credentialOwner,
-        secrets: await this.#options.secrets.of(caller.snapshot, caller.workspaceId),
-        cancel: call.cancel,
-        clientCapabilities: call.clientCapabilities,
-        era: call.era,
-        progress: call.progress,
-        log: call.log,
-        input: call.input,
-      });
+      const credential = await this.#options.credentials.of(
+        caller,
+        decision,
+        source.sendsCredential(action),
+      );
+      const secrets = await this.#options.secrets.of(caller.snapshot, caller.workspaceId);
+      const upstream = {
+        'portcullis.source': source.kind,
+        'portcullis.class': action.classification,
+      };
+      execution = await audited.upstream(upstream, () =>
+        executor.execute({
+          target,
+          arguments: validated,
+          credential,
+          credentialOwner,
+          secrets,
+          cancel: call.cancel,
+          clientCapabilities: call.clientCapabilities,
+          era: call.era,
+          progress: call.progress,
+          log: call.log,
+          input: call.input,
+        }),
+      );
     } catch (error) {
       await this.#recordHealth(connection, executor.healthOutcomeOf(error, { credentialOwner }));
       await audited.failed(error);

@@ -38,6 +38,7 @@ import { LegacyWire } from './legacy-wire.ts';
 import { ModernWire } from './modern-wire.ts';
 import { createOriginGuard } from './origin-guard.ts';
 import { repeatsHost } from './repeated-host.ts';
+import { tracedRequest } from './request-span.ts';
 import type { RequestStateSealer } from './request-state.ts';
 import { SessionTable } from './sessions.ts';
 import { SharedSessions } from './shared-sessions.ts';
@@ -153,7 +154,7 @@ export function createMcpEndpoint<P extends McpPrincipal>(
     // Every error reply names the request it answers, when the body had an id.
     const id = requestIdOf(request.body);
     try {
-      return await serve(request, id);
+      return await tracedRequest(request, () => serve(request, id));
     } catch (error) {
       // What failed on the way (the shared state, the store) answers in the one error shape.
       if (isOperatorsToSee(error)) report(error);
