@@ -8,7 +8,9 @@ import { printStartup, startServer } from './server.ts';
 async function main(): Promise<void> {
   const config = configFromEnvironment(process.env);
   // One level below the project root, both as source (runtime/) and bundled (dist/).
-  const running = await startServer(config, new URL('../generated/', import.meta.url));
+  const running = await startServer(config, new URL('../generated/', import.meta.url), undefined, {
+    consoleAssets: new URL('../dist/console/', import.meta.url),
+  });
   printStartup(running);
   const stop = () => {
     running.close().then(

@@ -2,6 +2,7 @@
 // as plain Node (no TypeScript loader on the hot path). Packages stay external.
 import { rmSync } from 'node:fs';
 import { build } from 'esbuild';
+import { build as buildConsole } from 'vite';
 
 // Chunk names carry hashes: start from an empty folder so no stale chunk lingers.
 rmSync('dist', { recursive: true, force: true });
@@ -29,3 +30,6 @@ await build({
   sourcemap: 'linked',
   logLevel: 'warning',
 });
+
+// The operator console (runtime/console/, Preact): its pages into dist/console/, served at /console.
+await buildConsole({ configFile: 'runtime/console/vite.config.ts' });

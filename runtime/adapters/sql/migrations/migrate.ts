@@ -16,6 +16,7 @@ import { remoteFeaturesMigration } from './0009-remote-features.ts';
 import { oauthClientExpiryMigration } from './0010-oauth-client-expiry.ts';
 import { remoteFeaturePinsMigration } from './0011-remote-feature-pins.ts';
 import { memberGrantsMigration } from './0012-member-grants.ts';
+import { memberRolesMigration } from './0015-member-roles.ts';
 
 /** kysely's default name for its record of applied migrations. */
 const MIGRATION_TABLE = 'kysely_migration';
@@ -35,6 +36,7 @@ export function storeMigrations(engine: Engine): Record<string, Migration> {
     '0010-oauth-client-expiry': oauthClientExpiryMigration,
     '0011-remote-feature-pins': remoteFeaturePinsMigration,
     '0012-member-grants': memberGrantsMigration,
+    '0015-member-roles': memberRolesMigration,
   };
 }
 
