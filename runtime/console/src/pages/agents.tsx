@@ -89,7 +89,7 @@ export function AgentsPage({ canChange }: { canChange: boolean }) {
                 </td>
                 <td data-label="Status">{agent.status}</td>
                 <td data-label="Created">{new Date(agent.createdAt).toLocaleString()}</td>
-                <td data-label="Revoke">
+                <td data-label="">
                   {agent.status === 'active' ? (
                     <button type="button" disabled={!canChange} onClick={() => revoke(agent)}>
                       Revoke <span class="skip">{shown(agent.name)}</span>
