@@ -27,7 +27,7 @@ import {
   CSRF_HEADER,
 } from '../../core/operator/console-access.ts';
 import type { OperatorContext } from '../../core/operator/context.ts';
-import { listGrants } from '../../core/operator/grants.ts';
+import { grant, listGrants, revokeGrant } from '../../core/operator/grants.ts';
 import { errorReply, noSuchRoute, sendJson } from './error-reply.ts';
 import { addressOf, cookiesOf } from './oauth-routes.ts';
 
@@ -53,7 +53,10 @@ const PAGE_HEADERS = {
 /** `assets`: the built console's folder; without it (not built), `/console` says how to build it. */
 export function consoleRouter(gateway: Gateway, log: Log, assets: URL | undefined): express.Router {
   const router = express.Router();
-  const access = new ConsoleAccess(gateway.oauth.members, gateway.oauth.issuer);
+  const access = new ConsoleAccess(gateway.oauth.members, gateway.oauth.issuer, {
+    store: gateway.store,
+    now: () => new Date(),
+  });
   router.use('/api', consoleApi(gateway, access, log));
   const folder = assets ? fileURLToPath(assets) : undefined;
   const index =
@@ -170,6 +173,14 @@ function consoleApi(gateway: Gateway, access: ConsoleAccess, log: Log): express.
   api.post('/agents', route(createAgent, true));
   api.post('/agents/:agent/revoke', route(revokeAgent, true));
   api.get('/grants', route(listGrants));
+  api.post('/grants', route(grant, true));
+  api.post(
+    '/grants/revoke',
+    route(async (ctx, input) => {
+      await revokeGrant(ctx, input);
+      return { ok: true };
+    }, true),
+  );
   api.get('/audit', route(auditPage));
 
   api.use(noSuchRoute);
@@ -195,6 +206,7 @@ function requestOf(req: Request): ConsoleRequest {
     sessionId: cookiesOf(req.headers.cookie)[CONSOLE_COOKIE],
     csrf: req.get(CSRF_HEADER),
     origin: req.get('origin'),
+    what: `${req.method} ${req.path}`,
   };
 }
 

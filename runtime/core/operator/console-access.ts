@@ -5,15 +5,17 @@
  * a session; `owner`, `operator` and `viewer` may read their own workspace,
  * `owner` and `operator` may change it; a `member` is sent to the consent
  * pages. A change must carry the session's CSRF token in a header and, when
- * the browser names one, come from the gateway's own origin. A member acts
+ * the browser names one, come from the gateway's own origin; a change a
+ * role does not allow is audited as denied (`console.change`). A member acts
  * as `member:<id>`, so every verb audits them as its actor.
  */
 import { GatewayError } from '../base/errors.ts';
+import { auditEvent } from '../governance/audit-event.ts';
 import type { MemberSignIns } from '../identity/oauth-server/member-sign-ins.ts';
 import { sameSecret } from '../identity/oauth-server/same-secret.ts';
 import { SIGN_IN_REFUSED } from '../identity/oauth-server/sign-in.ts';
 import type { Member, MemberRole } from '../model/oauth.ts';
-import { MEMBER_ACTOR } from './context.ts';
+import { MEMBER_ACTOR, type OperatorContext } from './context.ts';
 
 /** A console session lives 8 hours (a working day); sign-out ends it at once. */
 export const CONSOLE_SESSION_TTL_MS = 8 * 3_600_000;
@@ -39,16 +41,27 @@ export interface ConsoleRequest {
   csrf: string | undefined;
   /** The `Origin` header, if the browser sent one. */
   origin: string | undefined;
+  /** What the request asks for (`POST /agents`), as a refusal's audit event names it. */
+  what: string;
 }
 
 export class ConsoleAccess {
   readonly #members: MemberSignIns;
   readonly #origin: string;
+  readonly #audit: Pick<OperatorContext, 'store' | 'now'>;
 
-  /** `issuer`: the gateway's public URL, whose origin the console's pages come from. */
-  constructor(members: MemberSignIns, issuer: string) {
+  /**
+   * `issuer`: the gateway's public URL, whose origin the console's pages come
+   * from; `audit`: where a change refused for its role is recorded.
+   */
+  constructor(
+    members: MemberSignIns,
+    issuer: string,
+    audit: Pick<OperatorContext, 'store' | 'now'>,
+  ) {
     this.#members = members;
     this.#origin = new URL(issuer).origin;
+    this.#audit = audit;
   }
 
   get secureCookies(): boolean {
@@ -102,12 +115,26 @@ export class ConsoleAccess {
     if (!sameSecret(request.csrf ?? '', session.csrf))
       throw new GatewayError('console_csrf_refused', undefined, { field: CSRF_HEADER });
     refuseReader(session.member);
-    if (!CHANGERS.includes(session.member.role))
+    if (!CHANGERS.includes(session.member.role)) {
+      await this.#audit.store.audit.append(
+        auditEvent({
+          at: this.#audit.now().toISOString(),
+          workspaceId: session.member.workspaceId,
+          actorKind: 'member',
+          actorId: session.member.id,
+          action: 'console.change',
+          subject: request.what.slice(0, 200),
+          decision: 'denied',
+          outcome: null,
+          reason: 'console_role_refused',
+        }),
+      );
       throw new GatewayError(
         'console_role_refused',
         `${session.member.name} is a ${session.member.role} of this workspace and may not change anything; an owner can make them an operator (portcullis member role ${session.member.name} operator)`,
         { field: 'role' },
       );
+    }
     return session;
   }
 

@@ -19,6 +19,7 @@ import { HAS_CHROMIUM, launchChromium } from '../../support/chromium.ts';
 import {
   CONNECTION,
   type ConsoleGateway,
+  consoleClient,
   PASSWORD,
   PEOPLE,
   startConsoleGateway,
@@ -107,6 +108,39 @@ describe.skipIf(!HAS_CHROMIUM)('the console in Chromium', { timeout: 240_000 }, 
     await page.context().close();
   });
 
+  it('grants an agent the connection, revokes the grant, and turns a class of actions on and off', async () => {
+    const ctx = running.gateway.running.gateway.operator('cli');
+    const page = await signedIn(PEOPLE.operator);
+    await page.goto(`${running.url}/console#/connections/${CONNECTION}`);
+    await page.getByLabel('Agent', { exact: true }).selectOption('deploy-bot');
+    await page.getByLabel('Scope').selectOption('reads');
+    await page.getByRole('button', { name: 'Grant', exact: true }).click();
+    await page.locator('tr[data-grant="deploy-bot"]').waitFor();
+    await expect(
+      page.locator('tr[data-grant="deploy-bot"] td[data-label=Scope]').textContent(),
+    ).resolves.toBe('reads');
+    // Destructive actions (delete_item alone): on, then off again; the tool under review is a read.
+    const destructive = page.locator('tr[data-class=destructive]');
+    await destructive.getByRole('button', { name: /^Turn on/ }).click();
+    await page.getByRole('status').filter({ hasText: 'turned on' }).waitFor();
+    await destructive.locator('td[data-label=On]', { hasText: /^1 of 1$/ }).waitFor();
+    await destructive.getByRole('button', { name: /^Turn off/ }).click();
+    await page.getByRole('status').filter({ hasText: 'turned off' }).waitFor();
+    await destructive.locator('td[data-label=On]', { hasText: /^0 of 1$/ }).waitFor();
+    await lookAt(page, 'console-connection');
+    const actions = await listActions(ctx, { workspace: 'default', connection: CONNECTION });
+    expect(actions.filter((a) => a.classification === 'destructive').map((a) => a.state)).toEqual([
+      'disabled',
+    ]);
+    await page
+      .locator('tr[data-grant="deploy-bot"]')
+      .getByRole('button', { name: /^Revoke/ })
+      .click();
+    await page.getByRole('status').filter({ hasText: 'deploy-bot may no longer use' }).waitFor();
+    await page.locator('tr[data-grant="deploy-bot"]').waitFor({ state: 'detached' });
+    await page.context().close();
+  });
+
   it('creates an agent, shows its key once with the client snippet, and revokes it', async () => {
     const page = await signedIn(PEOPLE.operator);
     await page.getByRole('link', { name: 'Agents' }).click();
@@ -124,9 +158,9 @@ describe.skipIf(!HAS_CHROMIUM)('the console in Chromium', { timeout: 240_000 }, 
       .getByRole('button', { name: /^Revoke/ })
       .click();
     await page.getByRole('status').filter({ hasText: 'Revoked browser-bot' }).waitFor();
-    await expect(
-      page.locator('tr[data-agent="browser-bot"] td[data-label=Status]').textContent(),
-    ).resolves.toBe('revoked');
+    await page
+      .locator('tr[data-agent="browser-bot"] td[data-label=Status]', { hasText: /^revoked$/ })
+      .waitFor();
     await lookAt(page, 'console-agents');
     // The key no longer opens /mcp.
     const refused = await fetch(`${running.url}/mcp`, {
@@ -143,26 +177,35 @@ describe.skipIf(!HAS_CHROMIUM)('the console in Chromium', { timeout: 240_000 }, 
   });
 
   it('filters the audit log by action and by outcome', async () => {
+    // A wrong password: a denied event in the owner's workspace.
+    expect(
+      (await consoleClient(running.url).signIn(PEOPLE.owner, 'a wrong password!')).status,
+    ).toBe(401);
     const page = await signedIn(PEOPLE.owner);
     await page.getByRole('link', { name: 'Audit log' }).click();
     await page.locator('tr[data-event]').first().waitFor();
     await page.getByLabel('Action').fill('agent.create');
     await page.getByRole('button', { name: 'Apply filters' }).click();
-    await page.waitForFunction(() =>
-      [...document.querySelectorAll('tr[data-event] td[data-label=Action]')].every(
-        (cell) => cell.textContent === 'agent.create',
-      ),
-    );
-    expect(await page.locator('tr[data-event]').count()).toBeGreaterThan(0);
+    const cells = page.locator('tr[data-event] td[data-label=Action]');
+    await cells
+      .filter({ hasNotText: /^agent\.create$/ })
+      .first()
+      .waitFor({ state: 'detached' });
+    expect(await cells.count()).toBeGreaterThan(0);
     await lookAt(page, 'console-audit');
     await page.getByLabel('Action').fill('');
     await page.getByLabel('Outcome').selectOption('denied');
     await page.getByRole('button', { name: 'Apply filters' }).click();
-    await page.waitForFunction(() =>
-      [...document.querySelectorAll('tr[data-event] td[data-label=Outcome]')].every((cell) =>
-        cell.textContent?.startsWith('denied'),
-      ),
-    );
+    const outcomes = page.locator('tr[data-event] td[data-label=Outcome]');
+    await outcomes
+      .filter({ hasNotText: /^denied/ })
+      .first()
+      .waitFor({ state: 'detached' });
+    await page
+      .locator('tr[data-event]', { hasText: 'oauth.sign_in' })
+      .filter({ hasText: 'unauthenticated' })
+      .first()
+      .waitFor();
     await page.context().close();
   });
 
@@ -173,13 +216,16 @@ describe.skipIf(!HAS_CHROMIUM)('the console in Chromium', { timeout: 240_000 }, 
     await page.locator('tr[data-agent]').first().waitFor();
     await expect(page.getByLabel('Agent name').count()).resolves.toBe(0);
     const forged = await page.evaluate(async () => {
-      const session = await (await fetch('/console/api/session')).json();
+      const session = (await (await fetch('/console/api/session')).json()) as { csrf: string };
       const response = await fetch('/console/api/agents', {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-portcullis-csrf': session.csrf },
         body: JSON.stringify({ name: 'forged-bot' }),
       });
-      return { status: response.status, body: await response.json() };
+      return {
+        status: response.status,
+        body: (await response.json()) as { error: { code: string } },
+      };
     });
     expect([forged.status, forged.body.error.code]).toEqual([403, 'console_role_refused']);
     await lookAt(page, 'console-viewer-agents');

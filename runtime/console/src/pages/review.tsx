@@ -3,7 +3,8 @@
  * their review, each with what changed (texts word by word, side by side;
  * schemas by JSON pointer), all of it the server's text shown as text.
  * Approve puts the current contract in service (its class default for a new
- * one); Keep off disables it. The rest of its actions are listed below.
+ * one); Keep off disables it. Below: its policies by class, its grants
+ * (`connection-access.tsx`) and the rest of its actions.
  */
 import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
@@ -11,12 +12,18 @@ import { Problem } from '../problem.tsx';
 import { shown } from '../shown.ts';
 import type { ActionView, ContractChange, TextPart } from '../types.ts';
 import { useLoad } from '../use-load.ts';
+import { ClassPolicies, Grants } from './connection-access.tsx';
 
 export function ReviewPage({ connection, canChange }: { connection: string; canChange: boolean }) {
   const path = `/connections/${encodeURIComponent(connection)}/actions`;
   const { data, error, reload } = useLoad(() => api<ActionView[]>('GET', path), path);
   const [changeError, setChangeError] = useState<unknown>();
   const [done, setDone] = useState('');
+  const changed = (text: string) => {
+    setChangeError(undefined);
+    setDone(text);
+    reload();
+  };
   const change = async (verb: 'review' | 'disable', action: ActionView) => {
     setChangeError(undefined);
     setDone('');
@@ -76,6 +83,15 @@ export function ReviewPage({ connection, canChange }: { connection: string; canC
           </article>
         ))}
       </section>
+      {data ? (
+        <ClassPolicies
+          connection={connection}
+          actions={data}
+          canChange={canChange}
+          onChanged={changed}
+        />
+      ) : null}
+      <Grants connection={connection} canChange={canChange} onChanged={changed} />
       {rest.length > 0 ? (
         <section aria-labelledby="others">
           <h2 id="others">Its other actions</h2>

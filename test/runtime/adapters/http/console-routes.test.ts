@@ -83,8 +83,23 @@ describe('/console/api', () => {
       all: true,
     });
     expect(review.body.error.code).toBe('console_role_refused');
+    const grant = await viewer.call('POST', '/grants', {
+      agent: 'deploy-bot',
+      connection: CONNECTION,
+      scope: 'all',
+    });
+    expect(grant.body.error.code).toBe('console_role_refused');
     const agents = await viewer.call('GET', '/agents');
     expect(agents.body.map((a: { name: string }) => a.name)).not.toContain('sneaky-bot');
+    const grants = await viewer.call('GET', '/grants');
+    expect(grants.body).toEqual([]);
+    const refusals = await viewer.call('GET', '/audit?action=console.change');
+    expect(refusals.body.events[0]).toMatchObject({
+      actorName: `member ${PEOPLE.viewer}`,
+      subject: 'POST /grants',
+      decision: 'denied',
+      reason: 'console_role_refused',
+    });
   });
 
   it('refuses a change without the CSRF header, or from another origin', async () => {
