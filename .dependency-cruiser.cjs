@@ -106,6 +106,14 @@ module.exports = {
       to: { path: '^runtime/core/operator/' },
     },
     {
+      name: 'console-runs-in-the-browser',
+      severity: 'error',
+      comment:
+        'The console (runtime/console/, bundled for the browser) imports only core/base of the runtime; it reaches the rest through /console/api.',
+      from: { path: '^runtime/console/' },
+      to: { path: '^runtime/', pathNot: ['^runtime/console/', '^runtime/core/base/'] },
+    },
+    {
       name: 'mcp-wire-only-base',
       severity: 'error',
       comment:

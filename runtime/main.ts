@@ -15,7 +15,9 @@ async function main(): Promise<void> {
   // Before the first span: the SDK is loaded only when the OTEL_* variables ask for traces.
   const tracing = await startTracing(process.env);
   // One level below the project root, both as source (runtime/) and bundled (dist/).
-  const running = await startServer(config, new URL('../generated/', import.meta.url));
+  const running = await startServer(config, new URL('../generated/', import.meta.url), undefined, {
+    consoleAssets: new URL('../dist/console/', import.meta.url),
+  });
   printStartup(running);
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {

@@ -47,6 +47,8 @@ export async function startServer(
   config: Config,
   catalogs: OpenGatewayOptions['catalogs'],
   log: Log = createLog({ level: config.logLevel }),
+  /** `consoleAssets`: the built console's folder (`dist/console/`), served at `/console`. */
+  options: { consoleAssets?: URL } = {},
 ): Promise<RunningServer> {
   const server = createServer(starting);
   await listen(server, config);
@@ -112,10 +114,12 @@ export async function startServer(
           mcp,
           withConnectionEndpoints(
             (name) => perConnection.of(name),
-            createApp(gateway, log, { trustedProxies: config.trustedProxies }),
+            createApp(gateway, log, {
+              trustedProxies: config.trustedProxies,
+              consoleAssets: options.consoleAssets,
+            }),
             { onInternalError: report },
           ),
-          { onInternalError: report },
         ),
       ),
     ),

@@ -3,6 +3,7 @@
 // build-options.mjs.
 import { rmSync } from 'node:fs';
 import { build } from 'esbuild';
+import { build as buildConsole } from 'vite';
 import { commandsBuild, serverBuild } from './build-options.mjs';
 
 // Chunk names carry hashes: start from an empty folder so no stale chunk lingers.
@@ -10,3 +11,6 @@ rmSync('dist', { recursive: true, force: true });
 
 await build(commandsBuild);
 await build(serverBuild);
+
+// The operator console (runtime/console/, Preact): its pages into dist/console/, served at /console.
+await buildConsole({ configFile: 'runtime/console/vite.config.ts' });

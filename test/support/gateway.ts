@@ -27,6 +27,8 @@ export interface TestGatewayOptions {
   log?: Log;
   /** More configuration variables (e.g. `PORTCULLIS_UPSTREAM_DEADLINE_MS`). */
   environment?: Record<string, string>;
+  /** The built console's folder (`test/support/console-build.ts`), served at `/console`. */
+  consoleAssets?: URL;
 }
 
 export interface TestGateway {
@@ -52,7 +54,12 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
       .map(([provider, origin]) => `${provider}=${origin}`)
       .join(','),
   });
-  const running = await startServer(config, options.catalogs ?? GENERATED, options.log);
+  const running = await startServer(
+    config,
+    options.catalogs ?? GENERATED,
+    options.log,
+    options.consoleAssets ? { consoleAssets: options.consoleAssets } : {},
+  );
   return {
     running,
     url: running.url,

@@ -9,6 +9,7 @@ import {
   listMembers,
   removeMember,
   setMemberPassword,
+  setMemberRole,
 } from '../../core/operator/members.ts';
 import { listConsents, revokeConsent } from '../../core/operator/oauth-consents.ts';
 import { rotateSigningKey } from '../../core/operator/signing-key.ts';
@@ -20,17 +21,33 @@ const passwordFields = { name: '<name>', password: '--password-env' };
 
 export const oauthCommands: Record<string, Command> = {
   'member add': {
-    usage: 'member add <name> --password-env VAR [--workspace w]',
-    summary: 'add a person who signs in on the consent page (OAuth clients act for them)',
-    options: passwordOptions,
-    fields: passwordFields,
+    usage:
+      'member add <name> --password-env VAR [--role owner|operator|viewer|member] [--workspace w]',
+    summary:
+      'add a person who signs in: on the consent page (OAuth clients act for them), and with a role other than member in the console',
+    options: { ...passwordOptions, role: { type: 'string' } },
+    fields: { ...passwordFields, role: '--role' },
     run: async ({ ctx, out, args, values, env, workspace }) => {
       const member = await addMember(ctx, {
         workspace,
         name: argument(args, 'member add <name>'),
         password: password(values, env),
+        ...(values.role === undefined ? {} : { role: values.role }),
       });
-      printValue(out, member, `added member ${member.name}`);
+      printValue(out, member, `added member ${member.name} (${member.role})`);
+    },
+  },
+  'member role': {
+    usage: 'member role <name> <owner|operator|viewer|member> [--workspace w]',
+    summary: "change a member's role in the workspace (the console's owner, operator or viewer)",
+    fields: { name: '<name>', role: '<role>' },
+    run: async ({ ctx, out, args, workspace }) => {
+      const member = await setMemberRole(ctx, {
+        workspace,
+        name: argument(args, 'member role <name> <role>'),
+        role: roleArgument(args),
+      });
+      printValue(out, member, `${member.name} is now ${member.role}`);
     },
   },
   'member list': {
@@ -41,7 +58,7 @@ export const oauthCommands: Record<string, Command> = {
       printRows(
         out,
         rows.map((m) => ({ ...m })),
-        ['name', 'createdAt', 'updatedAt'],
+        ['name', 'role', 'createdAt', 'updatedAt'],
         rows,
       );
     },
@@ -155,4 +172,14 @@ function password(
     });
   }
   return value;
+}
+
+function roleArgument(args: string[]): string {
+  const role = args[1];
+  if (role) return role;
+  throw new GatewayError(
+    'invalid_input',
+    'member role needs <role> (owner, operator, viewer or member): portcullis member role <name> <role>',
+    { field: '<role>' },
+  );
 }

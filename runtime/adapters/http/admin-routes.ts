@@ -25,6 +25,7 @@ import { audit, type OperatorContext } from '../../core/operator/context.ts';
 import { disconnect } from '../../core/operator/disconnect.ts';
 import { grant, listGrants, revokeGrant } from '../../core/operator/grants.ts';
 import { rotateMasterKey } from '../../core/operator/master-key.ts';
+import { addMember, listMembers, setMemberRole } from '../../core/operator/members.ts';
 import { clearRateLimit, listRateLimits, setRateLimit } from '../../core/operator/rate-limits.ts';
 import { classifyTool } from '../../core/operator/remote-classify.ts';
 import { connectUrl } from '../../core/operator/remote-connections.ts';
@@ -109,6 +110,9 @@ export function adminRouter(gateway: Gateway, log: Log): express.Router {
   router.post(`${ws}/agents/:agent/revoke`, route(revokeAgent));
   router.post(`${ws}/agents/:agent/rotate-key`, route(rotateAgentKey));
   router.delete(`${ws}/agents/:agent`, route(deleteAgent));
+  router.get(`${ws}/members`, route(listMembers));
+  router.post(`${ws}/members`, route(addMember, 201));
+  router.put(`${ws}/members/:name/role`, route(setMemberRole));
   router.get(`${ws}/connections`, route(connectionViews));
   router.post(`${ws}/connections`, route(connect, 201));
   router.post(`${ws}/remote-connections`, route(connectUrl, 201));

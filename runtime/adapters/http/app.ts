@@ -11,16 +11,17 @@ import { repeatsHost } from '../../core/mcp/server/repeated-host.ts';
 import { Readiness } from '../../core/pipeline/readiness.ts';
 import { adminRouter } from './admin-routes.ts';
 import { clientMetadataRouter } from './client-metadata-route.ts';
+import { consoleRouter } from './console-routes.ts';
 import { errorReply, noSuchRoute, sendError } from './error-reply.ts';
 import { metricsRouter } from './metrics-route.ts';
 import { oauthRouter } from './oauth-routes.ts';
 import { signInRouter } from './sign-in-routes.ts';
 
-/** Everything but `/mcp`, which `withMcpEndpoint` answers before Express sees it. */
+/** Everything but `/mcp` (the console at `/console` when its built folder is given), which `withMcpEndpoint` answers before Express sees it. */
 export function createApp(
   gateway: Gateway,
   log: Log,
-  options: { trustedProxies?: readonly string[] } = {},
+  options: { trustedProxies?: readonly string[]; consoleAssets?: URL | undefined } = {},
 ): express.Express {
   const app = express();
   app.disable('x-powered-by');
@@ -61,6 +62,7 @@ export function createApp(
   app.use(clientMetadataRouter(gateway.config.publicUrl));
   app.use(oauthRouter(gateway.oauth));
   app.use(signInRouter(gateway));
+  app.use('/console', consoleRouter(gateway, log, options.consoleAssets));
   app.use(noSuchRoute);
   app.use(errorReply(log, 'internal error answering an HTTP request'));
   return app;

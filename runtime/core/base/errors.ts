@@ -322,6 +322,18 @@ export const REASONS = {
     'the upstream server needs a scope the sign-in could not obtain',
   ),
 
+  // The console.
+  /** The member's role does not allow this: a viewer's change, a `member` in the console. */
+  console_role_refused: refused(
+    403,
+    'your role in this workspace does not allow this; an owner can change it (portcullis member role <name> operator)',
+  ),
+  /** A change without the session's CSRF token, or sent from another origin. */
+  console_csrf_refused: refused(
+    403,
+    'the request did not come from the console page; reload the console and try again',
+  ),
+
   // Ours.
   config_invalid: {
     status: 500,

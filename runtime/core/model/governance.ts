@@ -179,12 +179,16 @@ export interface AuditQuery {
   action?: string;
   connectionId?: string;
   decision?: AuditDecision;
+  /** `ok` or `error`: what a call that was allowed came to. */
+  outcome?: 'ok' | 'error';
   reason?: string;
   /** Inclusive ISO time bounds. */
   since?: string;
   until?: string;
   /** Events with a greater id (paging). */
   afterId?: number;
+  /** Events with a smaller id (paging newest first: the last id of the page before). */
+  beforeId?: number;
   /** Newest first when false (default); oldest first when true. */
   ascending?: boolean;
   limit?: number;

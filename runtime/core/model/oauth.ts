@@ -6,11 +6,20 @@
  * the shared state with their TTL, not here.
  */
 
+/**
+ * What a member may do in their workspace: `owner` and `operator` change
+ * everything in the console (owners members too), `viewer` sees everything
+ * but secrets and changes nothing, `member` signs in on the consent pages only.
+ */
+export const MEMBER_ROLES = ['owner', 'operator', 'viewer', 'member'] as const;
+export type MemberRole = (typeof MEMBER_ROLES)[number];
+
 /** A person who signs in on the consent page; names are unique across workspaces. */
 export interface Member {
   id: string;
   workspaceId: string;
   name: string;
+  role: MemberRole;
   createdAt: string;
   updatedAt: string;
 }

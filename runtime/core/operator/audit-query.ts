@@ -1,19 +1,28 @@
-/** The audit log queried: by workspace, agent, action, decision, reason and time (a timestamp or a duration back from now). */
+/**
+ * The audit log queried: by workspace, agent, connection, action, decision,
+ * outcome, reason and time (a timestamp or a duration back from now), newest
+ * first; `beforeId` (the last id of a page) pages back on the id index, as
+ * fast on the millionth event as on the first.
+ */
 import { z } from 'zod';
 import { GatewayError } from '../base/errors.ts';
 import type { AuditEvent } from '../model/governance.ts';
 import { agentOrThrow } from './agents.ts';
+import { connectionOrThrow } from './connection-lookup.ts';
 import { type OperatorContext, parseInput, workspaceOrThrow } from './context.ts';
 
 export const AuditQuerySchema = z.strictObject({
   workspace: z.string().min(1).optional(),
   agent: z.string().min(1).optional(),
+  connection: z.string().min(1).optional(),
   action: z.string().min(1).optional(),
   decision: z.enum(['allowed', 'denied']).optional(),
+  outcome: z.enum(['ok', 'error']).optional(),
   reason: z.string().min(1).optional(),
   since: z.string().optional(),
   until: z.string().optional(),
   afterId: z.coerce.number().int().nonnegative().optional(),
+  beforeId: z.coerce.number().int().nonnegative().optional(),
   limit: z.coerce.number().int().min(1).max(10_000).default(100),
 });
 
@@ -23,26 +32,32 @@ export type AuditView = AuditEvent & { actorName: string };
 export async function queryAudit(ctx: OperatorContext, input: unknown): Promise<AuditView[]> {
   const q = parseInput(AuditQuerySchema, input);
   const workspaceId = q.workspace ? (await workspaceOrThrow(ctx, q.workspace)).id : undefined;
-  if (q.agent && !workspaceId) {
-    throw new GatewayError(
-      'invalid_input',
-      'an agent is named within a workspace: name the workspace too',
-      {
-        field: 'workspace',
-      },
-    );
+  for (const named of ['agent', 'connection'] as const) {
+    if (q[named] && !workspaceId)
+      throw new GatewayError(
+        'invalid_input',
+        `an ${named} is named within a workspace: name the workspace too`,
+        { field: 'workspace' },
+      );
   }
   const actorId =
     q.agent && workspaceId ? (await agentOrThrow(ctx, workspaceId, q.agent)).id : undefined;
+  const connectionId =
+    q.connection && workspaceId
+      ? (await connectionOrThrow(ctx, workspaceId, q.connection)).id
+      : undefined;
   const events = await ctx.store.audit.query({
     ...(workspaceId ? { workspaceId } : {}),
     ...(actorId ? { actorId } : {}),
+    ...(connectionId ? { connectionId } : {}),
     ...(q.action ? { action: q.action } : {}),
     ...(q.decision ? { decision: q.decision } : {}),
+    ...(q.outcome ? { outcome: q.outcome } : {}),
     ...(q.reason ? { reason: q.reason } : {}),
     ...(q.since ? { since: instantOf(ctx, q.since, 'since') } : {}),
     ...(q.until ? { until: instantOf(ctx, q.until, 'until') } : {}),
     ...(q.afterId === undefined ? {} : { afterId: q.afterId }),
+    ...(q.beforeId === undefined ? {} : { beforeId: q.beforeId }),
     limit: q.limit,
   });
   return withActorNames(ctx, events);

@@ -35,7 +35,7 @@ export interface OperatorContext {
   upstreamSignIn?: UpstreamSignIn;
   /** Where the master key lives. */
   keys: KeyLocation;
-  /** Who acts: an admin token id, or `cli`. */
+  /** Who acts: `admin:<token id>`, `cli`, or `member:<member id>` (the console; audited as that member). */
   actor: string;
   now: () => Date;
   /** Tells every replica that governance changed (agents' tool lists may have): the surface calls it after a verb. */
@@ -88,14 +88,23 @@ export async function audit(
   await store.audit.append(
     auditEvent({
       at: ctx.now().toISOString(),
-      actorKind: 'operator',
-      actorId: ctx.actor,
+      ...actorOf(ctx.actor),
       decision: 'allowed',
       outcome: 'ok',
       ...event,
     }),
   );
 }
+
+/** A member acting in the console is audited as that member; anyone else as an operator. */
+function actorOf(actor: string): Pick<NewAuditEvent, 'actorKind' | 'actorId'> {
+  return actor.startsWith(MEMBER_ACTOR)
+    ? { actorKind: 'member', actorId: actor.slice(MEMBER_ACTOR.length) }
+    : { actorKind: 'operator', actorId: actor };
+}
+
+/** The prefix of a member's actor (`member:<id>`). */
+export const MEMBER_ACTOR = 'member:';
 
 /**
  * Runs an operator verb that changes something; when it is refused or fails,

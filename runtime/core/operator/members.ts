@@ -10,7 +10,7 @@ import { GatewayError } from '../base/errors.ts';
 import { didYouMean } from '../base/nearest-word.ts';
 import { newId } from '../governance/keys.ts';
 import { hashPassword, passwordProblem } from '../identity/oauth-server/passwords.ts';
-import type { Member } from '../model/oauth.ts';
+import { MEMBER_ROLES, type Member } from '../model/oauth.ts';
 import { attempt, audit, type OperatorContext, parseInput, workspaceOrThrow } from './context.ts';
 import { NameSchema } from './names.ts';
 
@@ -19,11 +19,14 @@ const MemberInputSchema = z.strictObject({
   name: NameSchema,
   password: z.string(),
 });
+const RoleSchema = z.enum(MEMBER_ROLES);
+const NewMemberSchema = MemberInputSchema.extend({ role: RoleSchema.default('member') });
 const MemberRefSchema = z.strictObject({ workspace: z.string().min(1), name: z.string().min(1) });
+const MemberRoleSchema = MemberRefSchema.extend({ role: RoleSchema });
 
 export async function addMember(ctx: OperatorContext, input: unknown): Promise<Member> {
   return attempt(ctx, 'member.add', withoutPassword(input), async () => {
-    const { workspace: ref, name, password } = parseInput(MemberInputSchema, input);
+    const { workspace: ref, name, password, role } = parseInput(NewMemberSchema, input);
     const workspace = await workspaceOrThrow(ctx, ref);
     refuseWeak(password);
     const at = ctx.now().toISOString();
@@ -31,6 +34,7 @@ export async function addMember(ctx: OperatorContext, input: unknown): Promise<M
       id: newId(),
       workspaceId: workspace.id,
       name,
+      role,
       createdAt: at,
       updatedAt: at,
     };
@@ -65,6 +69,39 @@ export async function setMemberPassword(ctx: OperatorContext, input: unknown): P
       });
     });
     return { ...member, updatedAt: at };
+  });
+}
+
+/**
+ * Gives a member another role in their workspace. A workspace keeps at least
+ * one owner once it has one: the last owner is not demoted.
+ */
+export async function setMemberRole(ctx: OperatorContext, input: unknown): Promise<Member> {
+  return attempt(ctx, 'member.role', input, async () => {
+    const { workspace: ref, name, role } = parseInput(MemberRoleSchema, input);
+    const workspace = await workspaceOrThrow(ctx, ref);
+    const member = await memberOrThrow(ctx, workspace.id, name);
+    if (member.role === 'owner' && role !== 'owner') {
+      const owners = (await ctx.store.oauth.members.list(workspace.id)).filter(
+        (m) => m.role === 'owner',
+      );
+      if (owners.length === 1)
+        throw new GatewayError(
+          'conflict',
+          `${member.name} is the workspace's only owner: make another member owner first (portcullis member role <name> owner)`,
+          { field: 'role' },
+        );
+    }
+    const at = ctx.now().toISOString();
+    await ctx.store.transaction(async (tx) => {
+      await tx.oauth.members.setRole(member.id, role, at);
+      await audit(ctx, tx, {
+        action: 'member.role',
+        workspaceId: workspace.id,
+        subject: `${member.id}:${role}`,
+      });
+    });
+    return { ...member, role, updatedAt: at };
   });
 }
 

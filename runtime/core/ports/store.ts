@@ -31,6 +31,7 @@ import type {
 import type {
   Consent,
   Member,
+  MemberRole,
   RefreshToken,
   RegisteredClient,
   SigningKey,
@@ -217,6 +218,7 @@ export interface MemberRows {
   /** The member and its password hash (sign-in only). */
   byName(name: string): Promise<(Member & { passwordHash: string }) | undefined>;
   setPassword(id: string, passwordHash: string, at: string): Promise<boolean>;
+  setRole(id: string, role: MemberRole, at: string): Promise<boolean>;
   /** Removes the member with its consents and their token families. */
   remove(id: string): Promise<boolean>;
 }

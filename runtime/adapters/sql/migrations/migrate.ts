@@ -18,6 +18,7 @@ import { remoteFeaturePinsMigration } from './0011-remote-feature-pins.ts';
 import { memberGrantsMigration } from './0012-member-grants.ts';
 import { toolsModeMigration } from './0013-tools-mode.ts';
 import { rateLimitsMigration } from './0014-rate-limits.ts';
+import { memberRolesMigration } from './0015-member-roles.ts';
 
 /** kysely's default name for its record of applied migrations. */
 const MIGRATION_TABLE = 'kysely_migration';
@@ -39,6 +40,7 @@ export function storeMigrations(engine: Engine): Record<string, Migration> {
     '0012-member-grants': memberGrantsMigration,
     '0013-tools-mode': toolsModeMigration,
     '0014-rate-limits': rateLimitsMigration,
+    '0015-member-roles': memberRolesMigration,
   };
 }
 

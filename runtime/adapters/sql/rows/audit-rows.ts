@@ -57,10 +57,12 @@ export function auditRows(context: StoreContext): AuditRows {
         select = select.where('connection_id', '=', query.connectionId);
       }
       if (query.decision !== undefined) select = select.where('decision', '=', query.decision);
+      if (query.outcome !== undefined) select = select.where('outcome', '=', query.outcome);
       if (query.reason !== undefined) select = select.where('reason', '=', query.reason);
       if (query.since !== undefined) select = select.where('at', '>=', query.since);
       if (query.until !== undefined) select = select.where('at', '<=', query.until);
       if (query.afterId !== undefined) select = select.where('id', '>', query.afterId);
+      if (query.beforeId !== undefined) select = select.where('id', '<', query.beforeId);
       select = select.orderBy('id', query.ascending === true ? 'asc' : 'desc');
       if (query.limit !== undefined) select = select.limit(query.limit);
       const rows = await select.execute();
@@ -75,8 +77,10 @@ function checkQuery(query: AuditQuery): void {
       field: 'limit',
     });
   }
-  if (query.afterId !== undefined && !Number.isSafeInteger(query.afterId)) {
-    throw new GatewayError('invalid_input', 'afterId must be a whole number', { field: 'afterId' });
+  for (const field of ['afterId', 'beforeId'] as const) {
+    const value = query[field];
+    if (value !== undefined && !Number.isSafeInteger(value))
+      throw new GatewayError('invalid_input', `${field} must be a whole number`, { field });
   }
 }
 

@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import type { Member } from '../../../core/model/oauth.ts';
+import { MEMBER_ROLES, type Member, type MemberRole } from '../../../core/model/oauth.ts';
 import type { MemberRows } from '../../../core/ports/store.ts';
 import type { OAuthMemberTable } from '../tables/schema.ts';
 import { sortedBy } from './order.ts';
@@ -18,6 +18,7 @@ export function memberRows(context: StoreContext): MemberRows {
               workspace_id: member.workspaceId,
               name: member.name,
               password_hash: passwordHash,
+              role: member.role,
               created_at: member.createdAt,
               updated_at: member.updatedAt,
             })
@@ -55,6 +56,17 @@ export function memberRows(context: StoreContext): MemberRows {
       return result.numUpdatedRows > 0n;
     },
 
+    async setRole(id, role, at) {
+      const result = await context.mutate((trx) =>
+        trx
+          .updateTable('oauth_members')
+          .set({ role, updated_at: at })
+          .where('id', '=', id)
+          .executeTakeFirst(),
+      );
+      return result.numUpdatedRows > 0n;
+    },
+
     async remove(id) {
       const result = await context.mutate((trx) =>
         trx.deleteFrom('oauth_members').where('id', '=', id).executeTakeFirst(),
@@ -69,7 +81,13 @@ function toMember(row: Selectable<OAuthMemberTable>): Member {
     id: row.id,
     workspaceId: row.workspace_id,
     name: row.name,
+    role: roleOf(row.role),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
+}
+
+/** A role this version does not know is no role: the least a member may do. */
+function roleOf(text: string): MemberRole {
+  return (MEMBER_ROLES as readonly string[]).includes(text) ? (text as MemberRole) : 'member';
 }

@@ -166,6 +166,8 @@ export interface OAuthMemberTable {
   name: string;
   /** `scrypt$…` (see `runtime/core/identity/oauth-server/passwords.ts`). */
   password_hash: string;
+  /** `owner`, `operator`, `viewer` or `member` (migration 0015; `member` by default). */
+  role: Generated<string>;
   created_at: string;
   updated_at: string;
 }

@@ -1,7 +1,7 @@
 /**
  * A member's browser session on this gateway's own pages, after they signed
  * in with name and password (`sign-in.ts`): 10 minutes in the shared state
- * under the hash of a random id, which goes back to the browser as an
+ * (or as long as the page asks: the console's 8 hours) under the hash of a random id, which goes back to the browser as an
  * HttpOnly cookie scoped to the page's path. A session ends on sign-out, and
  * when its member is removed: every look-up finds the member again.
  */
@@ -24,6 +24,7 @@ export interface MemberSession {
 export async function openMemberSession(
   ctx: Pick<OAuthContext, 'state'>,
   member: Member,
+  ttlMs: number = MEMBER_SESSION_TTL_MS,
 ): Promise<{ id: string; session: MemberSession }> {
   const id = randomBytes(32).toString('base64url');
   const session: MemberSession = {
@@ -31,7 +32,7 @@ export async function openMemberSession(
     memberName: member.name,
     csrf: randomBytes(32).toString('base64url'),
   };
-  await ctx.state.set(sessionKey(id), JSON.stringify(session), MEMBER_SESSION_TTL_MS);
+  await ctx.state.set(sessionKey(id), JSON.stringify(session), ttlMs);
   return { id, session };
 }
 

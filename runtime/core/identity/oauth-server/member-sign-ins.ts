@@ -7,7 +7,7 @@
  */
 
 import type { Member } from '../../model/oauth.ts';
-import { memberSessionOf, openMemberSession } from './member-sessions.ts';
+import { endMemberSession, memberSessionOf, openMemberSession } from './member-sessions.ts';
 import { auditOAuth, type OAuthContext } from './oauth-context.ts';
 import { signIn } from './sign-in.ts';
 
@@ -16,10 +16,16 @@ export interface MemberSignIns {
   readonly secureCookies: boolean;
   /** The member a session cookie names, while the session lives. */
   sessionMember(sessionId: string | undefined): Promise<Member | undefined>;
+  /** The member and the CSRF token of a session, while it lives. */
+  session(sessionId: string | undefined): Promise<{ member: Member; csrf: string } | undefined>;
+  /** Ends a session (sign-out). */
+  endSession(sessionId: string | undefined): Promise<void>;
+  /** `ttlMs`: how long the session lives (10 minutes unless a page asks for longer). */
   signIn(
     name: string | undefined,
     password: string | undefined,
     address: string,
+    ttlMs?: number,
   ): Promise<
     { sessionId: string; member: Member } | { refused: 'rate_limited' | 'unauthenticated' }
   >;
@@ -33,10 +39,17 @@ export function memberSignIns(ctx: OAuthContext): MemberSignIns {
     async sessionMember(sessionId) {
       return (await memberSessionOf(ctx, sessionId))?.member;
     },
-    async signIn(name, password, address) {
+    async session(sessionId) {
+      const found = await memberSessionOf(ctx, sessionId);
+      return found && { member: found.member, csrf: found.session.csrf };
+    },
+    async endSession(sessionId) {
+      await endMemberSession(ctx, sessionId);
+    },
+    async signIn(name, password, address, ttlMs) {
       const result = await signIn(ctx, name, password, address);
       if ('refused' in result) return result;
-      const { id } = await openMemberSession(ctx, result.member);
+      const { id } = await openMemberSession(ctx, result.member, ttlMs);
       await auditOAuth(ctx, {
         action: 'oauth.sign_in',
         actorKind: 'member',

@@ -2,7 +2,8 @@
  * The authorization server's commands as an operator types them: members
  * added with a password from an environment variable (never argv), listed,
  * given a new password, removed; consents listed and revoked; the signing key
- * rotated. Refusals name the flag to change, and no password reaches the
+ * rotated; a member's console role given at once or changed, the last
+ * owner kept. Refusals name the flag to change, and no password reaches the
  * output or the audit log.
  */
 import { mkdtempSync } from 'node:fs';
@@ -20,7 +21,10 @@ const env = {
 it('adds, lists, re-passwords and removes members; lists consents and rotates the key', async () => {
   const run = (...args: string[]) => runPortcullisHere(args, env);
   const added = await run('member', 'add', 'ada', '--password-env', 'PW');
-  expect([added.code, added.stdout.trim().split('\n').at(-1)]).toEqual([0, 'added member ada']);
+  expect([added.code, added.stdout.trim().split('\n').at(-1)]).toEqual([
+    0,
+    'added member ada (member)',
+  ]);
   const missing = await run('member', 'add', 'bob');
   expect(missing.code).toBe(1);
   expect(missing.stderr).toContain('--password-env');
@@ -42,4 +46,34 @@ it('adds, lists, re-passwords and removes members; lists consents and rotates th
     expect(outcome.stdout + outcome.stderr).not.toContain(env.PW);
     expect(outcome.stdout + outcome.stderr).not.toContain(env.SHORT);
   }
+});
+
+it('gives members a console role, changes it, and keeps the last owner', async () => {
+  const run = (...args: string[]) => runPortcullisHere(args, env);
+  const owner = await run('member', 'add', 'lin', '--password-env', 'PW', '--role', 'owner');
+  expect([owner.code, owner.stdout.trim().split('\n').at(-1)]).toEqual([
+    0,
+    'added member lin (owner)',
+  ]);
+  const typo = await run('member', 'add', 'max', '--password-env', 'PW', '--role', 'owners');
+  expect(typo.code).toBe(1);
+  expect(typo.stderr).toContain('--role: expected one of');
+  expect(typo.stderr).toContain('did you mean owner?');
+  expect((await run('member', 'add', 'max', '--password-env', 'PW')).code).toBe(0);
+  const promoted = await run('member', 'role', 'max', 'operator');
+  expect([promoted.code, promoted.stdout.trim()]).toEqual([0, 'max is now operator']);
+  const demoted = await run('member', 'role', 'lin', 'viewer');
+  expect(demoted.code).toBe(1);
+  expect(demoted.stderr).toContain("lin is the workspace's only owner");
+  expect(demoted.stderr).toContain('[conflict]');
+  const listed = JSON.parse((await run('member', 'list', '--json')).stdout) as Array<{
+    name: string;
+    role: string;
+  }>;
+  expect(Object.fromEntries(listed.map((m) => [m.name, m.role]))).toMatchObject({
+    lin: 'owner',
+    max: 'operator',
+  });
+  const audit = await run('audit', '--json', '--action', 'member.role');
+  expect(audit.stdout).toContain(':operator');
 });

@@ -139,7 +139,7 @@ describe('the portcullis command says what to change', () => {
         want: {
           code: 0,
           stderr: '',
-          stdout: /^usage: portcullis member <add\|list\|password\|remove> …\n/,
+          stdout: /^usage: portcullis member <add\|role\|list\|password\|remove> …\n/,
         },
       },
     ],

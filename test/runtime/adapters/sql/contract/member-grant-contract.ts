@@ -15,7 +15,14 @@ import {
 } from '../../../../support/store-fixtures.ts';
 import type { StoreSubject } from '../store-contract.ts';
 
-const MEMBER = { id: 'mem_1', workspaceId: 'ws_1', name: 'alice', createdAt: T0, updatedAt: T0 };
+const MEMBER = {
+  id: 'mem_1',
+  workspaceId: 'ws_1',
+  name: 'alice',
+  role: 'member' as const,
+  createdAt: T0,
+  updatedAt: T0,
+};
 
 function aMemberGrant(overrides: Partial<MemberGrant> = {}): MemberGrant {
   return {

@@ -8,7 +8,14 @@ import type {
 import { anAgent, aWorkspace, reasonOf, T0, T1, T2 } from '../../../../support/store-fixtures.ts';
 import type { StoreSubject } from '../store-contract.ts';
 
-const MEMBER = { id: 'mem_1', workspaceId: 'ws_1', name: 'alice', createdAt: T0, updatedAt: T0 };
+const MEMBER = {
+  id: 'mem_1',
+  workspaceId: 'ws_1',
+  name: 'alice',
+  role: 'member' as const,
+  createdAt: T0,
+  updatedAt: T0,
+};
 
 function aConsent(overrides: Partial<Consent> = {}): Consent {
   return {
@@ -71,6 +78,9 @@ export function describeOAuthContract(subject: StoreSubject): void {
       });
       expect(await store.oauth.members.list('ws_1')).toEqual([MEMBER]);
       expect(await store.oauth.members.setPassword('mem_1', 'scrypt$new', T1)).toBe(true);
+      expect(await store.oauth.members.setRole('mem_1', 'viewer', T1)).toBe(true);
+      expect((await store.oauth.members.list('ws_1'))[0]?.role).toBe('viewer');
+      expect(await store.oauth.members.setRole('mem_x', 'owner', T1)).toBe(false);
       expect((await store.oauth.members.byName('alice'))?.passwordHash).toBe('scrypt$new');
       expect(await store.oauth.members.setPassword('mem_none', 'x', T1)).toBe(false);
     });

@@ -56,7 +56,7 @@ it('deletes a client no one approved within a day, at the next registration; kee
   await store.workspaces.create(aWorkspace());
   await store.agents.create(anAgent(), 'hash_agent');
   await store.oauth.members.create(
-    { id: 'mem_1', workspaceId: 'ws_1', name: 'ada', createdAt: '', updatedAt: '' },
+    { id: 'mem_1', workspaceId: 'ws_1', name: 'ada', role: 'member', createdAt: '', updatedAt: '' },
     'scrypt$hash',
   );
   const at = new Date(now).toISOString();

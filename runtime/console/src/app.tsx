@@ -1,0 +1,123 @@
+/**
+ * The console: the sign-in until a session exists, then the pages of the
+ * member's workspace under one header (who is signed in, sign out) and one
+ * navigation. Pages are addressed by the fragment (`#/agents`), so the
+ * gateway serves one document and the back button works.
+ */
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import { ApiError, api, type Session, useSessionToken } from './api.ts';
+import { AgentsPage } from './pages/agents.tsx';
+import { AuditPage } from './pages/audit.tsx';
+import { ConnectionsPage } from './pages/connections.tsx';
+import { ReviewPage } from './pages/review.tsx';
+import { SignInPage } from './pages/sign-in.tsx';
+import { Problem } from './problem.tsx';
+import { shown } from './shown.ts';
+
+const PAGES = [
+  { path: '/connections', title: 'Connections' },
+  { path: '/agents', title: 'Agents' },
+  { path: '/audit', title: 'Audit log' },
+] as const;
+
+function currentRoute(): string {
+  const hash = decodeURIComponent(window.location.hash.replace(/^#/, ''));
+  return hash.startsWith('/') ? hash : '/connections';
+}
+
+export function App() {
+  const [session, setSession] = useState<Session | null | undefined>(undefined);
+  const [error, setError] = useState<unknown>();
+  const [route, setRoute] = useState(currentRoute());
+
+  useEffect(() => {
+    const onHash = () => setRoute(currentRoute());
+    window.addEventListener('hashchange', onHash);
+    return () => window.removeEventListener('hashchange', onHash);
+  }, []);
+  useEffect(() => {
+    api<Session>('GET', '/session').then(
+      (found) => {
+        useSessionToken(found);
+        setSession(found);
+      },
+      (problem) => {
+        if (!(problem instanceof ApiError && problem.status === 401)) setError(problem);
+        setSession(null);
+      },
+    );
+  }, []);
+  const signedIn = useCallback((found: Session) => {
+    useSessionToken(found);
+    setSession(found);
+  }, []);
+  const signOut = useCallback(async () => {
+    try {
+      await api('POST', '/sign-out');
+    } finally {
+      useSessionToken(undefined);
+      setSession(null);
+    }
+  }, []);
+  const title = titleOf(route);
+  useEffect(() => {
+    document.title = `${session ? title : 'Sign in'} · Portcullis`;
+  }, [title, session]);
+
+  if (session === undefined) return <main class="narrow" aria-busy="true" />;
+  if (session === null)
+    return (
+      <>
+        <Problem error={error} />
+        <SignInPage onSignedIn={signedIn} />
+      </>
+    );
+  const canChange = session.member.role === 'owner' || session.member.role === 'operator';
+  return (
+    <>
+      <a class="skip" href="#content">
+        Skip to content
+      </a>
+      <header class="bar">
+        <span class="brand">Portcullis</span>
+        <span class="who">
+          {shown(session.member.name)} · {session.member.role} of{' '}
+          <b>{shown(session.workspace.name)}</b>
+        </span>
+        <button type="button" onClick={signOut}>
+          Sign out
+        </button>
+      </header>
+      <nav class="pages" aria-label="Console">
+        {PAGES.map((page) => (
+          <a
+            key={page.path}
+            href={`#${page.path}`}
+            aria-current={route.startsWith(page.path) ? 'page' : undefined}
+          >
+            {page.title}
+          </a>
+        ))}
+      </nav>
+      <main id="content">
+        {!canChange ? (
+          <p class="note">You are a viewer: you see everything but secrets and change nothing.</p>
+        ) : null}
+        <Page route={route} canChange={canChange} />
+      </main>
+    </>
+  );
+}
+
+function titleOf(route: string): string {
+  if (route.startsWith('/connections/')) return `Review ${route.slice('/connections/'.length)}`;
+  return PAGES.find((page) => route.startsWith(page.path))?.title ?? 'Connections';
+}
+
+function Page({ route, canChange }: { route: string; canChange: boolean }) {
+  if (route.startsWith('/connections/'))
+    return <ReviewPage connection={route.slice('/connections/'.length)} canChange={canChange} />;
+  if (route.startsWith('/agents')) return <AgentsPage canChange={canChange} />;
+  if (route.startsWith('/audit')) return <AuditPage />;
+  return <ConnectionsPage />;
+}

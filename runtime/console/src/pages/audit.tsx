@@ -1,0 +1,187 @@
+/**
+ * The audit log, newest first, fifty events a page, filtered on the server
+ * (agent, connection, action, outcome, time range) and paged back by the
+ * last event's id: as fast at the millionth event as at the first.
+ */
+import { useState } from 'preact/hooks';
+import { api, queryOf } from '../api.ts';
+import { Problem } from '../problem.tsx';
+import { shown } from '../shown.ts';
+import type { Agent, ConnectionSummary, AuditPage as Page } from '../types.ts';
+import { useLoad } from '../use-load.ts';
+
+interface Filters {
+  agent: string;
+  connection: string;
+  action: string;
+  outcome: '' | 'allowed' | 'denied' | 'error';
+  since: string;
+  until: string;
+}
+
+const NONE: Filters = { agent: '', connection: '', action: '', outcome: '', since: '', until: '' };
+
+export function AuditPage() {
+  const [form, setForm] = useState<Filters>(NONE);
+  const [applied, setApplied] = useState<Filters>(NONE);
+  const [cursors, setCursors] = useState<number[]>([]);
+  const beforeId = cursors.at(-1);
+  const query = queryOf({
+    agent: applied.agent,
+    connection: applied.connection,
+    action: applied.action,
+    ...(applied.outcome === 'allowed' || applied.outcome === 'denied'
+      ? { decision: applied.outcome }
+      : applied.outcome === 'error'
+        ? { outcome: 'error' }
+        : {}),
+    since: isoOf(applied.since),
+    until: isoOf(applied.until),
+    beforeId,
+  });
+  const { data, error } = useLoad(() => api<Page>('GET', `/audit${query}`), query);
+  const agents = useLoad(() => api<Agent[]>('GET', '/agents'), 'agents').data ?? [];
+  const connections =
+    useLoad(() => api<ConnectionSummary[]>('GET', '/connections'), 'connections').data ?? [];
+  const names = new Map(connections.map((c) => [c.connection.id, c.connection.name]));
+  const set = (field: keyof Filters) => (event: Event) =>
+    setForm({ ...form, [field]: (event.currentTarget as HTMLInputElement).value });
+  const apply = (event: Event) => {
+    event.preventDefault();
+    setApplied(form);
+    setCursors([]);
+  };
+  return (
+    <>
+      <h1>Audit log</h1>
+      <form class="panel" onSubmit={apply} aria-label="Filters">
+        <div class="filters">
+          <div>
+            <label for="f-agent">Agent</label>
+            <select id="f-agent" value={form.agent} onChange={set('agent')}>
+              <option value="">Any agent</option>
+              {agents.map((a) => (
+                <option key={a.id} value={a.name}>
+                  {shown(a.name)}
+                </option>
+              ))}
+            </select>
+          </div>
+          <div>
+            <label for="f-connection">Connection</label>
+            <select id="f-connection" value={form.connection} onChange={set('connection')}>
+              <option value="">Any connection</option>
+              {connections.map((c) => (
+                <option key={c.connection.id} value={c.connection.name}>
+                  {shown(c.connection.name)}
+                </option>
+              ))}
+            </select>
+          </div>
+          <div>
+            <label for="f-action">Action</label>
+            <input
+              id="f-action"
+              value={form.action}
+              placeholder="agent.create"
+              onInput={set('action')}
+            />
+          </div>
+          <div>
+            <label for="f-outcome">Outcome</label>
+            <select id="f-outcome" value={form.outcome} onChange={set('outcome')}>
+              <option value="">Any outcome</option>
+              <option value="allowed">Allowed</option>
+              <option value="denied">Denied</option>
+              <option value="error">Failed</option>
+            </select>
+          </div>
+          <div>
+            <label for="f-since">From</label>
+            <input id="f-since" type="datetime-local" value={form.since} onInput={set('since')} />
+          </div>
+          <div>
+            <label for="f-until">Until</label>
+            <input id="f-until" type="datetime-local" value={form.until} onInput={set('until')} />
+          </div>
+        </div>
+        <div class="actions">
+          <button type="submit" class="primary">
+            Apply filters
+          </button>
+          <button
+            type="button"
+            onClick={() => {
+              setForm(NONE);
+              setApplied(NONE);
+              setCursors([]);
+            }}
+          >
+            Clear
+          </button>
+        </div>
+      </form>
+      <Problem error={error} />
+      {data && data.events.length === 0 ? <p>No events match these filters.</p> : null}
+      {data && data.events.length > 0 ? (
+        <table class="cards" aria-label="Audit events">
+          <thead>
+            <tr>
+              <th scope="col">Time</th>
+              <th scope="col">Actor</th>
+              <th scope="col">Action</th>
+              <th scope="col">Connection</th>
+              <th scope="col">Outcome</th>
+            </tr>
+          </thead>
+          <tbody>
+            {data.events.map((event) => (
+              <tr key={event.id} data-event={event.id}>
+                <td data-label="Time">{new Date(event.at).toLocaleString()}</td>
+                <td data-label="Actor">{shown(event.actorName)}</td>
+                <td data-label="Action">
+                  <code>{shown(event.action)}</code>
+                </td>
+                <td data-label="Connection">
+                  {event.connectionId ? shown(names.get(event.connectionId) ?? '(removed)') : '—'}
+                </td>
+                <td data-label="Outcome">
+                  {event.decision === 'denied'
+                    ? 'denied'
+                    : event.outcome === 'error'
+                      ? 'failed'
+                      : 'allowed'}
+                  {event.reason ? (
+                    <>
+                      {' '}
+                      <code>{shown(event.reason)}</code>
+                    </>
+                  ) : null}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+      <div class="actions">
+        <button type="button" disabled={cursors.length === 0} onClick={() => setCursors([])}>
+          Newest
+        </button>
+        <button
+          type="button"
+          disabled={!data?.nextBeforeId}
+          onClick={() => data?.nextBeforeId && setCursors([...cursors, data.nextBeforeId])}
+        >
+          Older
+        </button>
+      </div>
+    </>
+  );
+}
+
+/** A `datetime-local` value (the browser's local time) as an ISO instant; empty stays empty. */
+function isoOf(local: string): string | undefined {
+  if (!local) return undefined;
+  const at = new Date(local);
+  return Number.isNaN(at.getTime()) ? undefined : at.toISOString();
+}

@@ -1,0 +1,214 @@
+/**
+ * Who may use a connection and what is switched on, on its page: its
+ * actions turned on or off a whole class at a time (reads, writes,
+ * destructive), and its grants (which agent, reads only, everything or
+ * chosen actions), given and revoked. Owners and operators change them.
+ */
+import { useState } from 'preact/hooks';
+import { api } from '../api.ts';
+import { Problem } from '../problem.tsx';
+import { shown } from '../shown.ts';
+import type { ActionView, Agent } from '../types.ts';
+import { useLoad } from '../use-load.ts';
+
+const CLASSES = [
+  { id: 'read', label: 'Reads' },
+  { id: 'write', label: 'Writes' },
+  { id: 'destructive', label: 'Destructive actions' },
+] as const;
+
+interface GrantRow {
+  id: string;
+  agent?: string;
+  member?: string;
+  connection: string;
+  scope: 'all' | 'reads' | 'actions';
+  actions: string[];
+  credentialMode: 'shared' | 'personal';
+}
+
+interface Props {
+  connection: string;
+  actions: ActionView[];
+  canChange: boolean;
+  onChanged: (done: string) => void;
+}
+
+export function ClassPolicies({ connection, actions, canChange, onChanged }: Props) {
+  const [error, setError] = useState<unknown>();
+  const path = `/connections/${encodeURIComponent(connection)}/actions`;
+  const turn = async (verb: 'enable' | 'disable', classification: string, label: string) => {
+    setError(undefined);
+    try {
+      await api('POST', `${path}/${verb}`, { classification });
+      onChanged(`${label} of ${connection}: turned ${verb === 'enable' ? 'on' : 'off'}.`);
+    } catch (problem) {
+      setError(problem);
+    }
+  };
+  return (
+    <section class="panel" aria-labelledby="policies">
+      <h2 id="policies">Policies by class</h2>
+      <Problem error={error} />
+      <table class="cards">
+        <thead>
+          <tr>
+            <th scope="col">Class</th>
+            <th scope="col">On</th>
+            <th scope="col">
+              <span class="skip">Change</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {CLASSES.map(({ id, label }) => {
+            const live = actions.filter((a) => a.classification === id && a.state !== 'retired');
+            const on = live.filter((a) => a.state === 'enabled').length;
+            return (
+              <tr key={id} data-class={id}>
+                <td data-label="Class">{label}</td>
+                <td data-label="On">
+                  {on} of {live.length}
+                </td>
+                <td data-label="">
+                  <div class="actions tight">
+                    <button
+                      type="button"
+                      disabled={!canChange || live.length === 0}
+                      onClick={() => turn('enable', id, label)}
+                    >
+                      Turn on <span class="skip">{label}</span>
+                    </button>
+                    <button
+                      type="button"
+                      disabled={!canChange || live.length === 0}
+                      onClick={() => turn('disable', id, label)}
+                    >
+                      Turn off <span class="skip">{label}</span>
+                    </button>
+                  </div>
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+      <p class="note">
+        Turning a class on approves each action's current contract, as Approve does.
+      </p>
+    </section>
+  );
+}
+
+export function Grants({ connection, canChange, onChanged }: Omit<Props, 'actions'>) {
+  const grants = useLoad(() => api<GrantRow[]>('GET', '/grants'), `grants:${connection}`);
+  const agents = useLoad(() => api<Agent[]>('GET', '/agents'), 'agents');
+  const [agent, setAgent] = useState('');
+  const [scope, setScope] = useState<'reads' | 'all'>('reads');
+  const [error, setError] = useState<unknown>();
+  const mine = (grants.data ?? []).filter((g) => g.connection === connection);
+  const change = async (body: Record<string, unknown>, path: string, done: string) => {
+    setError(undefined);
+    try {
+      await api('POST', path, { connection, ...body });
+      grants.reload();
+      onChanged(done);
+    } catch (problem) {
+      setError(problem);
+    }
+  };
+  const give = (event: Event) => {
+    event.preventDefault();
+    change({ agent, scope }, '/grants', `${agent} may use ${connection} (${scope}).`);
+  };
+  return (
+    <section class="panel" aria-labelledby="grants">
+      <h2 id="grants">Grants</h2>
+      <Problem error={grants.error ?? error} />
+      {grants.data && mine.length === 0 ? <p>No agent may use this connection yet.</p> : null}
+      {mine.length > 0 ? (
+        <table class="cards">
+          <thead>
+            <tr>
+              <th scope="col">Who</th>
+              <th scope="col">Scope</th>
+              <th scope="col">Credential</th>
+              <th scope="col">
+                <span class="skip">Revoke</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {mine.map((g) => {
+              const who = g.agent ?? g.member ?? '';
+              const holder = g.agent !== undefined ? { agent: g.agent } : { member: g.member };
+              return (
+                <tr key={g.id} data-grant={who}>
+                  <td data-label="Who">
+                    {shown(who)}
+                    {g.member !== undefined ? <span class="note"> (member)</span> : null}
+                  </td>
+                  <td data-label="Scope">
+                    {g.scope === 'actions' ? shown(g.actions.join(', ')) : g.scope}
+                  </td>
+                  <td data-label="Credential">{g.credentialMode}</td>
+                  <td data-label="">
+                    <button
+                      type="button"
+                      disabled={!canChange}
+                      onClick={() =>
+                        change(holder, '/grants/revoke', `${who} may no longer use ${connection}.`)
+                      }
+                    >
+                      Revoke <span class="skip">grant of {shown(who)}</span>
+                    </button>
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      ) : null}
+      {canChange ? (
+        <form onSubmit={give} aria-label="Grant an agent">
+          <div class="filters">
+            <div>
+              <label for="grant-agent">Agent</label>
+              <select
+                id="grant-agent"
+                required
+                value={agent}
+                onChange={(e) => setAgent(e.currentTarget.value)}
+              >
+                <option value="">Choose an agent</option>
+                {(agents.data ?? [])
+                  .filter((a) => a.status === 'active')
+                  .map((a) => (
+                    <option key={a.id} value={a.name}>
+                      {shown(a.name)}
+                    </option>
+                  ))}
+              </select>
+            </div>
+            <div>
+              <label for="grant-scope">Scope</label>
+              <select
+                id="grant-scope"
+                value={scope}
+                onChange={(e) => setScope(e.currentTarget.value as 'reads' | 'all')}
+              >
+                <option value="reads">Reads only</option>
+                <option value="all">Everything switched on</option>
+              </select>
+            </div>
+          </div>
+          <div class="actions">
+            <button type="submit" class="primary">
+              Grant
+            </button>
+          </div>
+        </form>
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,99 @@
+/**
+ * Connections: each one's kind, health, what waits for review and the last
+ * error; a remote server no curated definition vouches for carries the
+ * Unverified server label with its host.
+ */
+import { api } from '../api.ts';
+import { Problem } from '../problem.tsx';
+import { shown } from '../shown.ts';
+import type { ConnectionSummary } from '../types.ts';
+import { useLoad } from '../use-load.ts';
+
+export function ConnectionsPage() {
+  const { data, error } = useLoad(
+    () => api<ConnectionSummary[]>('GET', '/connections'),
+    'connections',
+  );
+  return (
+    <>
+      <h1>Connections</h1>
+      <Problem error={error} />
+      {data && data.length === 0 ? (
+        <p>
+          No connections yet. Connect one with <code>portcullis connect</code>.
+        </p>
+      ) : null}
+      {data && data.length > 0 ? (
+        <table class="cards">
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Kind</th>
+              <th scope="col">Health</th>
+              <th scope="col">Review</th>
+              <th scope="col">Last error</th>
+            </tr>
+          </thead>
+          <tbody>
+            {data.map((summary) => (
+              <Row key={summary.connection.id} summary={summary} />
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+    </>
+  );
+}
+
+function Row({ summary }: { summary: ConnectionSummary }) {
+  const { connection, kind, awaitingReview, lastError } = summary;
+  const remote = connection.remote;
+  return (
+    <tr data-connection={connection.name}>
+      <td data-label="Name">
+        <a href={`#/connections/${encodeURIComponent(connection.name)}`}>
+          {shown(connection.name)}
+        </a>
+        {connection.status === 'disabled' ? <span class="note"> (disabled)</span> : null}
+      </td>
+      <td data-label="Kind">
+        {kind === 'native' ? (
+          <>
+            native <span class="note">({shown(connection.provider)})</span>
+          </>
+        ) : kind === 'curated' ? (
+          <>curated: {shown(remote?.curated?.name ?? '')}</>
+        ) : (
+          <>
+            remote <span class="warn">Unverified server</span>{' '}
+            <span class="mono">{shown(remote?.host ?? '')}</span>
+          </>
+        )}
+      </td>
+      <td data-label="Health">
+        <span class={`badge health-${connection.health}`}>{connection.health}</span>
+      </td>
+      <td data-label="Review">
+        {awaitingReview > 0 ? (
+          <a href={`#/connections/${encodeURIComponent(connection.name)}`}>
+            {awaitingReview} waiting
+          </a>
+        ) : (
+          'nothing waiting'
+        )}
+      </td>
+      <td data-label="Last error">
+        {lastError ? (
+          <>
+            <code>{shown(lastError.reason ?? 'error')}</code>{' '}
+            <span class="note">
+              {shown(lastError.action)}, {new Date(lastError.at).toLocaleString()}
+            </span>
+          </>
+        ) : (
+          'none'
+        )}
+      </td>
+    </tr>
+  );
+}

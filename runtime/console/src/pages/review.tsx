@@ -1,0 +1,176 @@
+/**
+ * A connection's review queue: its actions never reviewed or changed since
+ * their review, each with what changed (texts word by word, side by side;
+ * schemas by JSON pointer), all of it the server's text shown as text.
+ * Approve puts the current contract in service (its class default for a new
+ * one); Keep off disables it. Below: its policies by class, its grants
+ * (`connection-access.tsx`) and the rest of its actions.
+ */
+import { useState } from 'preact/hooks';
+import { api } from '../api.ts';
+import { Problem } from '../problem.tsx';
+import { shown } from '../shown.ts';
+import type { ActionView, ContractChange, TextPart } from '../types.ts';
+import { useLoad } from '../use-load.ts';
+import { ClassPolicies, Grants } from './connection-access.tsx';
+
+export function ReviewPage({ connection, canChange }: { connection: string; canChange: boolean }) {
+  const path = `/connections/${encodeURIComponent(connection)}/actions`;
+  const { data, error, reload } = useLoad(() => api<ActionView[]>('GET', path), path);
+  const [changeError, setChangeError] = useState<unknown>();
+  const [done, setDone] = useState('');
+  const changed = (text: string) => {
+    setChangeError(undefined);
+    setDone(text);
+    reload();
+  };
+  const change = async (verb: 'review' | 'disable', action: ActionView) => {
+    setChangeError(undefined);
+    setDone('');
+    try {
+      await api('POST', `${path}/${verb}`, { actions: [action.name] });
+      setDone(`${verb === 'review' ? 'Approved' : 'Kept off'}: ${action.name}`);
+      reload();
+    } catch (problem) {
+      setChangeError(problem);
+    }
+  };
+  const waiting = (data ?? []).filter(
+    (a) => (a.review === 'new' || a.review === 'changed') && a.state !== 'disabled',
+  );
+  const rest = (data ?? []).filter((a) => !waiting.includes(a));
+  return (
+    <>
+      <p>
+        <a href="#/connections">← Connections</a>
+      </p>
+      <h1>Review {shown(connection)}</h1>
+      <Problem error={error ?? changeError} />
+      {done ? (
+        <p class="notice" role="status">
+          {shown(done)}
+        </p>
+      ) : null}
+      <section class="panel" aria-labelledby="waiting">
+        <h2 id="waiting">Waiting for review ({waiting.length})</h2>
+        {data && waiting.length === 0 ? <p>Nothing waits for review.</p> : null}
+        {waiting.map((action) => (
+          <article class="review-item" key={action.action} data-action={action.name}>
+            <h3>
+              <code>{shown(action.name)}</code> <span class="badge">{action.classification}</span>{' '}
+              <span class="badge">{action.review === 'new' ? 'new' : 'contract changed'}</span>
+            </h3>
+            {action.title !== action.action ? <p>{shown(action.title)}</p> : null}
+            {action.changes?.map((c) => (
+              <Change key={c.field} change={c} />
+            ))}
+            {action.changedSince ? (
+              <p class="note">Changed since {new Date(action.changedSince).toLocaleString()}.</p>
+            ) : null}
+            <div class="actions">
+              <button
+                type="button"
+                class="primary"
+                disabled={!canChange}
+                onClick={() => change('review', action)}
+              >
+                Approve <span class="skip">{shown(action.name)}</span>
+              </button>
+              <button type="button" disabled={!canChange} onClick={() => change('disable', action)}>
+                Keep off <span class="skip">{shown(action.name)}</span>
+              </button>
+            </div>
+          </article>
+        ))}
+      </section>
+      {data ? (
+        <ClassPolicies
+          connection={connection}
+          actions={data}
+          canChange={canChange}
+          onChanged={changed}
+        />
+      ) : null}
+      <Grants connection={connection} canChange={canChange} onChanged={changed} />
+      {rest.length > 0 ? (
+        <section aria-labelledby="others">
+          <h2 id="others">Its other actions</h2>
+          <table class="cards">
+            <thead>
+              <tr>
+                <th scope="col">Action</th>
+                <th scope="col">Class</th>
+                <th scope="col">State</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rest.map((action) => (
+                <tr key={action.action}>
+                  <td data-label="Action">
+                    <code>{shown(action.name)}</code>
+                  </td>
+                  <td data-label="Class">{action.classification}</td>
+                  <td data-label="State">
+                    {action.state}
+                    {action.review === 'changed' ? ' (contract changed)' : ''}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </section>
+      ) : null}
+    </>
+  );
+}
+
+function Change({ change }: { change: ContractChange }) {
+  const parts = change.diff as Array<Partial<TextPart>>;
+  const isText = parts.length === 0 || typeof parts[0]?.op === 'string';
+  if (isText) {
+    const text = parts as TextPart[];
+    return (
+      <div>
+        <p>
+          <b>{shown(change.field)}</b> changed:
+        </p>
+        <div class="diff">
+          <div>
+            <span class="note">Before</span>
+            <pre data-side="before">
+              {text
+                .filter((p) => p.op !== '+')
+                .map((p, i) => (p.op === '-' ? <del key={i}>{shown(p.text)}</del> : shown(p.text)))}
+            </pre>
+          </div>
+          <div>
+            <span class="note">After</span>
+            <pre data-side="after">
+              {text
+                .filter((p) => p.op !== '-')
+                .map((p, i) => (p.op === '+' ? <ins key={i}>{shown(p.text)}</ins> : shown(p.text)))}
+            </pre>
+          </div>
+        </div>
+      </div>
+    );
+  }
+  const values = change.diff as Array<{ pointer: string; before?: unknown; after?: unknown }>;
+  return (
+    <div>
+      <p>
+        <b>{shown(change.field)}</b> changed:
+      </p>
+      <pre>
+        {values
+          .map(
+            (v) =>
+              `${v.pointer || '/'}: ${v.before === undefined ? '(absent)' : shown(v.before)} → ${
+                v.after === undefined ? '(absent)' : shown(v.after)
+              }`,
+          )
+          .join('\n')}
+      </pre>
+    </div>
+  );
+}

@@ -1,0 +1,81 @@
+/** What the console's API answers, as the pages read it (the gateway's operator views). */
+
+export interface RemoteView {
+  url: string;
+  host: string;
+  verified: boolean;
+  label: string;
+  curated?: { id: string; name: string };
+  authKind: string;
+  headerNames: string[];
+  draft: unknown;
+  signIn?: { state: string; reason?: string };
+}
+
+export interface ConnectionSummary {
+  connection: {
+    id: string;
+    name: string;
+    provider: string;
+    status: 'active' | 'disabled';
+    health: 'unknown' | 'ok' | 'degraded' | 'error';
+    remote?: RemoteView;
+  };
+  kind: 'native' | 'curated' | 'remote';
+  awaitingReview: number;
+  lastError?: { at: string; reason: string | null; action: string };
+}
+
+export interface TextPart {
+  op: '=' | '-' | '+';
+  text: string;
+}
+
+export interface ContractChange {
+  field: string;
+  before: unknown;
+  after: unknown;
+  diff: TextPart[] | Array<{ pointer: string; before?: unknown; after?: unknown }>;
+}
+
+export interface ActionView {
+  action: string;
+  name: string;
+  tool: string;
+  kind?: string;
+  classification: 'read' | 'write' | 'destructive';
+  state: 'enabled' | 'disabled' | 'quarantined' | 'retired';
+  review: 'new' | 'changed' | 'retired' | 'reviewed';
+  title: string;
+  changes?: ContractChange[];
+  changedSince?: string;
+}
+
+export interface Agent {
+  id: string;
+  name: string;
+  keyPrefix: string;
+  status: 'active' | 'revoked';
+  createdAt: string;
+  revokedAt: string | null;
+  memberId: string | null;
+}
+
+export interface AuditEvent {
+  id: number;
+  at: string;
+  actorKind: string;
+  actorName: string;
+  action: string;
+  subject: string | null;
+  connectionId: string | null;
+  decision: 'allowed' | 'denied';
+  outcome: 'ok' | 'error' | null;
+  reason: string | null;
+  latencyMs: number | null;
+}
+
+export interface AuditPage {
+  events: AuditEvent[];
+  nextBeforeId: number | null;
+}
