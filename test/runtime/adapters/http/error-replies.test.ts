@@ -154,18 +154,21 @@ describe('a request with two Host header lines', () => {
   });
 });
 
-describe('the health check', () => {
-  it('answers 503 store_unavailable in the one error shape when the store does not answer', async () => {
+describe('the health checks', () => {
+  it('keep liveness at 200 while the store does not answer, and readiness says 503 not_ready naming it', async () => {
     const own = await startTestGateway({
       log: createLog({ destination: { write: (line: string) => logLines.push(line) } }),
     });
     try {
       expect((await fetch(`${own.url}/healthz`)).status).toBe(200);
       await own.running.gateway.store.close();
-      const reply = await fetch(`${own.url}/healthz`);
+      expect((await fetch(`${own.url}/healthz`)).status).toBe(200);
+      const reply = await fetch(`${own.url}/readyz`);
       expect(reply.status).toBe(503);
-      expect(await reply.json()).toMatchObject({ error: { code: 'store_unavailable' } });
-      expect(logLines.join('')).toContain('the store does not answer the health check');
+      expect(await reply.json()).toMatchObject({
+        error: { code: 'not_ready', detail: { notReady: ['store'] } },
+      });
+      expect(logLines.join('')).toContain('not ready: a backing service does not answer');
     } finally {
       await own.running.close().catch(() => {});
     }
