@@ -13,6 +13,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REASONS } from '../../runtime/core/base/errors.ts';
 import { callTool, mcpClient } from '../support/gateway.ts';
+import { postInitialize } from '../support/oauth/raw-flow.ts';
 import { testSchemas } from '../support/postgres.ts';
 import { TEST_REDIS_URL } from '../support/redis.ts';
 import { startUpstream, type Upstream } from '../support/remote/upstream-servers.ts';
@@ -157,24 +158,7 @@ describe('while Redis is cut', { timeout: 180_000 }, () => {
 
 /** A 2025-11-25 `initialize` through nginx with the agent's key: the status, and the JSON-RPC error if any. */
 async function initialize(): Promise<{ status: number; error: unknown }> {
-  const reply = await fetch(`${set.url}/mcp`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${key}`,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: {
-        protocolVersion: '2025-11-25',
-        capabilities: {},
-        clientInfo: { name: 'outage-test', version: '1' },
-      },
-    }),
-  });
+  const reply = await postInitialize(set.url, key);
   const text = await reply.text();
   const json = reply.headers.get('content-type')?.includes('json') ? JSON.parse(text) : {};
   const error = json.error as { code: number; message: string } | undefined;

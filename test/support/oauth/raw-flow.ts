@@ -102,9 +102,16 @@ export async function exchange(
   });
 }
 
-/** The status `/mcp` answers a `tools/list` with this bearer token (401 refused, 200 in). */
+/** The status `/mcp` answers a 2025-11-25 `initialize` with this bearer token (401 refused, 200 in). */
 export async function mcpStatus(url: string, token: string): Promise<number> {
-  const reply = await fetch(`${url}/mcp`, {
+  const reply = await postInitialize(url, token);
+  await reply.text();
+  return reply.status;
+}
+
+/** A 2025-11-25 `initialize` POSTed to `<url>/mcp` with this bearer token: the raw reply. */
+export function postInitialize(url: string, token: string): Promise<Response> {
+  return fetch(`${url}/mcp`, {
     method: 'POST',
     headers: {
       authorization: `Bearer ${token}`,
@@ -122,6 +129,4 @@ export async function mcpStatus(url: string, token: string): Promise<number> {
       },
     }),
   });
-  await reply.text();
-  return reply.status;
 }
