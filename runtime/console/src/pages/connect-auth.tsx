@@ -53,7 +53,7 @@ export function AdvancedAuthentication({
   error: unknown;
 }) {
   const keyError = fieldError(error, 'token', 'credential');
-  const headersError = fieldError(error, 'headers');
+  const headersError = fieldError(error, 'headers', 'credential');
   const clientError = fieldError(error, 'clientId', 'client_id');
   const setRow = (index: number, row: Partial<HeaderRow>) =>
     setAuth({

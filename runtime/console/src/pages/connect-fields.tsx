@@ -5,6 +5,7 @@
  */
 import { ApiError } from '../api.ts';
 import type { ConnectStep } from '../connect-types.ts';
+import { Problem } from '../problem.tsx';
 import { shown } from '../shown.ts';
 
 /** The refusal's message, when it names this field (`url`, `values.X-Api-Key`, …). */
@@ -26,6 +27,24 @@ export function FieldError({ id, message }: { id: string; message: string | unde
   return (
     <p class="field-error" id={`${id}-error`}>
       Change this field: {shown(message)}
+    </p>
+  );
+}
+
+/**
+ * A refusal that names a field of this form: the specifics are under the
+ * field; here, which field to change and the reason code. Any other: `Problem`.
+ */
+export function FormProblem({ error, labels }: { error: unknown; labels: Record<string, string> }) {
+  const field = error instanceof ApiError ? error.field : undefined;
+  const label = field === undefined ? undefined : labels[field.split('.')[0] ?? field];
+  if (!(error instanceof ApiError) || label === undefined) return <Problem error={error} />;
+  return (
+    <p class="error" role="alert">
+      Change the <b>{label}</b> field and try again.{' '}
+      <span class="note">
+        (reason code <code>{shown(error.code)}</code>)
+      </span>
     </p>
   );
 }

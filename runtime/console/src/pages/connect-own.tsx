@@ -10,7 +10,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import type { ConnectStep } from '../connect-types.ts';
-import { Problem } from '../problem.tsx';
 import {
   AdvancedAuthentication,
   type AuthState,
@@ -18,7 +17,7 @@ import {
   forgetValues,
   NO_AUTH,
 } from './connect-auth.tsx';
-import { FieldError, fieldError, invalidProps } from './connect-fields.tsx';
+import { FieldError, FormProblem, fieldError, invalidProps } from './connect-fields.tsx';
 import { StepPanel } from './connect-steps.tsx';
 import { PasteConfig } from './paste-config.tsx';
 
@@ -89,7 +88,7 @@ export function ConnectOwnPage({
         it needs: nothing, a browser sign-in, or a key or headers.
       </p>
       {!canChange ? <p class="note">Viewers see this page but connect nothing.</p> : null}
-      <form class="panel" onSubmit={check} aria-label="Server address">
+      <form class="panel" onSubmit={check}>
         <fieldset disabled={!canChange}>
           <label for="server-address">Server address</label>
           <input
@@ -138,7 +137,16 @@ export function ConnectOwnPage({
             </button>
           </div>
         </fieldset>
-        <Problem error={error} />
+        <FormProblem
+          error={error}
+          labels={{
+            url: 'Server address',
+            name: 'Connection name',
+            token: 'Key or token',
+            headers: 'Custom headers',
+            credential: 'Advanced authentication',
+          }}
+        />
       </form>
       {step ? (
         <StepPanel

@@ -10,7 +10,7 @@ import { api } from '../api.ts';
 import type { ConnectStep, PastedServer } from '../connect-types.ts';
 import { Problem } from '../problem.tsx';
 import { shown } from '../shown.ts';
-import { FieldError, fieldError, invalidProps } from './connect-fields.tsx';
+import { FieldError, FormProblem, fieldError, invalidProps } from './connect-fields.tsx';
 
 export function PasteConfig({
   canChange,
@@ -68,10 +68,7 @@ export function PasteConfig({
   return (
     <details class="panel advanced">
       <summary>Advanced</summary>
-      <div class="paste-title">
-        <h2 id="paste-a-config">Paste a config</h2>
-        <PasteHelp />
-      </div>
+      <PasteHelp />
       <form onSubmit={read} aria-labelledby="paste-a-config">
         <fieldset disabled={!canChange}>
           <label for="pasted-config">Config (an mcpServers JSON object)</label>
@@ -160,7 +157,10 @@ export function PasteConfig({
           </fieldset>
         </form>
       ) : null}
-      <Problem error={error} />
+      <FormProblem
+        error={error}
+        labels={{ config: 'Config', mcpServers: 'Config', values: 'header value' }}
+      />
     </details>
   );
 }
@@ -188,16 +188,19 @@ function PasteHelp() {
   };
   return (
     <>
-      <button
-        type="button"
-        class="help-toggle"
-        aria-expanded={open}
-        aria-controls="paste-help"
-        aria-label="Help: what to paste, and a request to hand to an agent"
-        onClick={toggle}
-      >
-        ?
-      </button>
+      <div class="paste-title">
+        <h2 id="paste-a-config">Paste a config</h2>
+        <button
+          type="button"
+          class="help-toggle"
+          aria-expanded={open}
+          aria-controls="paste-help"
+          aria-label="Help: what to paste, and a request to hand to an agent"
+          onClick={toggle}
+        >
+          ?
+        </button>
+      </div>
       {open ? (
         <div id="paste-help" class="help">
           <p>
