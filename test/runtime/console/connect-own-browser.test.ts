@@ -32,6 +32,7 @@ import { startUpstream, type Upstream } from '../../support/remote/upstream-serv
 const ARTIFACTS = join(ROOT, 'artifacts');
 const HOSTILE = '<img src=x onerror="document.title=1"> Reports the weather \u202eevil\x1b[31m now';
 const SECRET = 'x-api-key-value-never-shown-9931';
+const CLIENT_SECRET = 'hand-made-client-secret-5521';
 
 let running: ConsoleGateway;
 let browser: Browser;
@@ -41,14 +42,27 @@ let oauth: OAuthUpstream;
 let preregistered: OAuthUpstream;
 
 beforeAll(async () => {
-  [running, browser, open, keyed, oauth, preregistered] = await Promise.all([
+  [running, browser, open, keyed, oauth] = await Promise.all([
     startConsoleGateway(),
     launchChromium(),
     startUpstream('modern'),
     startUpstream('modern', { requireHeader: { name: 'X-Api-Key', value: SECRET } }),
     startOAuthUpstream({ tenant: 'console' }),
-    startOAuthUpstream({ tenant: 'hand-made', registration: false }),
   ]);
+  // Registration off: the provider knows only a client registered by hand, for this gateway's callback.
+  preregistered = await startOAuthUpstream({
+    tenant: 'hand-made',
+    registration: false,
+    clients: [
+      {
+        client_id: 'hand-made-client',
+        client_secret: CLIENT_SECRET,
+        redirect_uris: [`${running.url}/connect/oauth/callback`],
+        grant_types: ['authorization_code', 'refresh_token'],
+        token_endpoint_auth_method: 'client_secret_basic',
+      },
+    ],
+  });
   open.setDescription(HOSTILE);
 });
 afterAll(async () => {
@@ -82,6 +96,15 @@ async function checkLink(page: Page, url: string, name?: string): Promise<void> 
 
 function unverified(page: Page, url: string) {
   return page.locator(`section.step [data-unverified-host="${new URL(url).host}"]`);
+}
+
+/** The gateway's page names the host again; then the provider's own sign-in and consent forms. */
+async function signInUpstream(page: Page, host: string): Promise<void> {
+  await page.getByRole('button', { name: `Continue to ${host}` }).click();
+  await page.locator('input[name=login]').fill('alice');
+  await page.locator('input[name=password]').fill('any');
+  await page.locator('button[type=submit]').click();
+  await page.getByRole('button', { name: 'Continue' }).click();
 }
 
 const ctx = () => running.gateway.running.gateway.operator('cli');
@@ -166,20 +189,31 @@ describe.skipIf(!HAS_CHROMIUM)(
       await page.context().close();
     });
 
-    it('opens Advanced authentication on the client ID when the provider wants a client registered by hand', async () => {
+    it('asks for a client registered by hand under Advanced authentication, then signs in with it', async () => {
       const page = await connectPage();
       await checkLink(page, preregistered.mcp.url, 'hand-made');
       await page.getByRole('heading', { name: 'Sign in to continue' }).waitFor();
       await page.getByRole('button', { name: 'Sign in to continue' }).click();
-      const alert = page.locator('section.step').getByRole('alert');
-      await expect(alert.textContent()).resolves.toContain('oauth_client_required');
+      const clientId = page.getByLabel('Client ID', { exact: true });
+      await page.locator('#client-id-error').waitFor();
+      await expect(clientId.getAttribute('aria-invalid')).resolves.toBe('true');
+      await expect(page.getByRole('alert').first().textContent()).resolves.toContain(
+        'oauth_client_required',
+      );
       await expect(page.locator('details.advanced-auth').getAttribute('open')).resolves.toBe('');
       await expect(page.getByLabel('Browser sign-in').isChecked()).resolves.toBe(true);
-      await expect(page.getByLabel('Client ID', { exact: true }).isVisible()).resolves.toBe(true);
       await expect(page.locator('section.step').textContent()).resolves.toContain(
         'The draft connection hand-made is kept',
       );
       await lookAt(page, 'connect-own-client-needed');
+      await clientId.fill('hand-made-client');
+      await page.getByLabel('Client secret').fill(CLIENT_SECRET);
+      await page.getByRole('button', { name: 'Sign in to continue' }).click();
+      await signInUpstream(page, new URL(preregistered.issuer).host);
+      await page.waitForURL(`${running.url}/console/#/connect/own/hand-made`);
+      await page.getByRole('heading', { name: 'Review the tools found' }).waitFor();
+      await expect(unverified(page, preregistered.mcp.url).count()).resolves.toBe(1);
+      expect(await page.content()).not.toContain(CLIENT_SECRET);
       await page.context().close();
     });
 
@@ -195,7 +229,7 @@ describe.skipIf(!HAS_CHROMIUM)(
       await expect(page.getByRole('alert').first().textContent()).resolves.toContain(
         'remote_url_private',
       );
-      await expect(field.evaluate((el) => el === document.activeElement)).resolves.toBe(true);
+      await expect(page.locator('#server-address:focus').count()).resolves.toBe(1);
       await lookAt(page, 'connect-own-refused');
       await page.context().close();
     });
@@ -211,19 +245,17 @@ describe.skipIf(!HAS_CHROMIUM)(
       );
       await lookAt(page, 'connect-own-paste-help');
       const placeholder = ['$', '{KEYED_API_KEY}'].join('');
-      await page
-        .getByLabel('Config (an mcpServers JSON object)')
-        .fill(
-          JSON.stringify(
-            {
-              mcpServers: {
-                pasted: { type: 'http', url: keyed.url, headers: { 'X-Api-Key': placeholder } },
-              },
+      await page.getByLabel('Config (an mcpServers JSON object)').fill(
+        JSON.stringify(
+          {
+            mcpServers: {
+              pasted: { type: 'http', url: keyed.url, headers: { 'X-Api-Key': placeholder } },
             },
-            null,
-            2,
-          ),
-        );
+          },
+          null,
+          2,
+        ),
+      );
       await page.getByRole('button', { name: 'Read config' }).click();
       await page.getByLabel('X-Api-Key').fill(SECRET);
       await lookAt(page, 'connect-own-paste-values');

@@ -145,6 +145,8 @@ export function ConnectOwnPage({
             token: 'Key or token',
             headers: 'Custom headers',
             credential: 'Advanced authentication',
+            client_id: 'Client ID',
+            clientId: 'Client ID',
           }}
         />
       </form>
@@ -153,7 +155,9 @@ export function ConnectOwnPage({
           step={step}
           auth={auth}
           canChange={canChange}
-          needClient={() => {
+          needClient={(problem) => {
+            setError(problem);
+            if (problem === undefined) return;
             setAuthOpen(true);
             setAuth((current) => ({ ...current, choice: 'browser' }));
           }}

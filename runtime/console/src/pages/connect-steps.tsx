@@ -24,8 +24,8 @@ export function StepPanel({
   step: ConnectStep;
   auth: AuthState;
   canChange: boolean;
-  /** The provider wants a client the operator registered: Advanced authentication is opened. */
-  needClient: () => void;
+  /** The provider wants a client the operator registered: Advanced authentication opens on it. */
+  needClient: (problem: unknown) => void;
 }) {
   return (
     <section class="panel step" aria-labelledby="step-title" data-step={step.next}>
@@ -58,9 +58,10 @@ function SignInStep({
   step: ConnectStep;
   auth: AuthState;
   canChange: boolean;
-  needClient: () => void;
+  needClient: (problem: unknown) => void;
 }) {
   const [error, setError] = useState<unknown>();
+  const [clientNeeded, setClientNeeded] = useState(false);
   const [busy, setBusy] = useState(false);
   const start = async () => {
     setError(undefined);
@@ -82,8 +83,11 @@ function SignInStep({
       window.location.assign(new URL(started.link, window.location.href).href);
     } catch (problem) {
       setBusy(false);
-      setError(problem);
-      if (problem instanceof ApiError && problem.code === 'oauth_client_required') needClient();
+      // A client to enter: the refusal is shown on its fields, under Advanced authentication.
+      const wantsClient = problem instanceof ApiError && problem.code === 'oauth_client_required';
+      setClientNeeded(wantsClient);
+      setError(wantsClient ? undefined : problem);
+      needClient(wantsClient ? problem : undefined);
     }
   };
   return (
@@ -98,7 +102,7 @@ function SignInStep({
         to sign in, then back here to review its tools.
       </p>
       <Problem error={error} />
-      {error instanceof ApiError && error.code === 'oauth_client_required' ? (
+      {clientNeeded ? (
         <p class="note">
           Enter the client ID and secret you registered at the provider under Advanced
           authentication → Browser sign-in, then sign in again.
