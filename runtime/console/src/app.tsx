@@ -8,6 +8,7 @@ import { useCallback, useEffect, useState } from 'preact/hooks';
 import { ApiError, api, type Session, useSessionToken } from './api.ts';
 import { AgentsPage } from './pages/agents.tsx';
 import { AuditPage } from './pages/audit.tsx';
+import { ConnectOwnPage } from './pages/connect-own.tsx';
 import { ConnectionsPage } from './pages/connections.tsx';
 import { ReviewPage } from './pages/review.tsx';
 import { SignInPage } from './pages/sign-in.tsx';
@@ -110,11 +111,14 @@ export function App() {
 }
 
 function titleOf(route: string): string {
+  if (route.startsWith('/connect/own')) return 'Connect your own MCP server';
   if (route.startsWith('/connections/')) return `Review ${route.slice('/connections/'.length)}`;
   return PAGES.find((page) => route.startsWith(page.path))?.title ?? 'Connections';
 }
 
 function Page({ route, canChange }: { route: string; canChange: boolean }) {
+  if (route.startsWith('/connect/own'))
+    return <ConnectOwnPage connection={route.split('/')[3] || undefined} canChange={canChange} />;
   if (route.startsWith('/connections/'))
     return <ReviewPage connection={route.slice('/connections/'.length)} canChange={canChange} />;
   if (route.startsWith('/agents')) return <AgentsPage canChange={canChange} />;

@@ -186,6 +186,8 @@ export interface SignInOutcome {
   agent?: string;
   /** A draft connected by this sign-in: its tools, all quarantined until reviewed. */
   connected?: RemoteConnectResult;
+  /** Who started it (`member:<id>` from the console, `cli`, `admin:<id>`, `agent:<id>`). */
+  startedBy: string;
 }
 
 /** The callback, after the person came back: tokens stored, a draft connected with them. */
@@ -230,6 +232,7 @@ export async function completeSignIn(
     connection: connection.name,
     host: done.host,
     ...(agent ? { agent: agent.name } : {}),
+    startedBy: done.actor,
   };
   if (done.agentId !== null || endpoint.draft !== 'sign_in_needed') return outcome;
   // The draft the probe kept: connected now with the new access token.

@@ -17,6 +17,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { GatewayError, publicError } from '../base/errors.ts';
+import { urlUnder } from '../identity/oauth-client/client-metadata.ts';
 import {
   isOpenedElsewhere,
   SIGN_IN_COOKIE,
@@ -35,10 +36,13 @@ import { sameSecret } from '../identity/oauth-server/same-secret.ts';
 import { SIGN_IN_REFUSED } from '../identity/oauth-server/sign-in.ts';
 import type { Member } from '../model/oauth.ts';
 import type { StoredSignIn } from '../model/sign-in.ts';
-import type { OperatorContext } from './context.ts';
+import { CONSOLE_PATH } from './console-access.ts';
+import { MEMBER_ACTOR, type OperatorContext } from './context.ts';
 import { completeSignIn, type SignInOutcome, signInOrThrow } from './remote-sign-in.ts';
 
 const COOKIE_PATH = '/connect/oauth';
+/** The console's page a sign-in started there returns to (the connection's name follows). */
+const CONSOLE_CONNECT_OWN = `${CONSOLE_PATH}/#/connect/own/`;
 /** The member's session on these pages (its own path: `/oauth/consents` keeps its own). */
 const MEMBER_COOKIE = 'portcullis_member';
 /** The member sign-in form's CSRF token. */
@@ -281,6 +285,18 @@ export async function callbackPage(
   } catch (error) {
     return refusedPage(error);
   }
+  const cleared = `${SIGN_IN_COOKIE}=; Path=${COOKIE_PATH}; HttpOnly; SameSite=Lax; Max-Age=0`;
+  // Started from the console: back to it, at the step the connection is now at (its tools to review).
+  if (outcome.startedBy.startsWith(MEMBER_ACTOR) && outcome.agent === undefined)
+    return {
+      status: 303,
+      headers: {
+        ...pageHeaders(),
+        Location: `${urlUnder(new URL(signInOrThrow(ctx).options.baseUrl), CONSOLE_CONNECT_OWN)}${encodeURIComponent(outcome.connection)}`,
+        'Set-Cookie': cleared,
+      },
+      body: '',
+    };
   const tools = outcome.connected?.tools?.tools.length;
   const body = `<h1>Connected</h1>
 <p class="notice" role="status">Signed in to <span class="host">${escapeHtml(outcome.host)}</span>${
@@ -292,7 +308,7 @@ ${discovered(tools, outcome.connection)}<p class="note">You can close this page.
     headers: {
       ...pageHeaders(),
       // The binding cookie has done its work.
-      'Set-Cookie': `${SIGN_IN_COOKIE}=; Path=${COOKIE_PATH}; HttpOnly; SameSite=Lax; Max-Age=0`,
+      'Set-Cookie': cleared,
     },
     body: page('Connected', body),
   };

@@ -17,6 +17,9 @@ export function ConnectionsPage() {
   return (
     <>
       <h1>Connections</h1>
+      <p>
+        <a href="#/connect/own">Connect your own MCP server</a>
+      </p>
       <Problem error={error} />
       {data && data.length === 0 ? (
         <p>
@@ -55,6 +58,7 @@ function Row({ summary }: { summary: ConnectionSummary }) {
           {shown(connection.name)}
         </a>
         {connection.status === 'disabled' ? <span class="note"> (disabled)</span> : null}
+        {remote?.draft ? <DraftNote name={connection.name} draft={remote.draft} /> : null}
       </td>
       <td data-label="Kind">
         {kind === 'native' ? (
@@ -95,5 +99,20 @@ function Row({ summary }: { summary: ConnectionSummary }) {
         )}
       </td>
     </tr>
+  );
+}
+
+/** A draft kept while it waits for a sign-in or a key: what it needs, and where to continue it. */
+function DraftNote({ name, draft }: { name: string; draft: unknown }) {
+  return (
+    <span class="draft">
+      {' '}
+      <span class="badge">
+        draft: {draft === 'sign_in_needed' ? 'needs a sign-in' : 'needs a key or headers'}
+      </span>{' '}
+      <a href={`#/connect/own/${encodeURIComponent(name)}`}>
+        Continue <span class="skip">{shown(name)}</span>
+      </a>
+    </span>
   );
 }
