@@ -31,8 +31,6 @@ import { accessRoutes, type ConsoleRoute } from './console-access-routes.ts';
 import { errorReply, noSuchRoute, sendJson } from './error-reply.ts';
 import { addressOf, cookiesOf } from './oauth-routes.ts';
 
-
-
 /** The page's headers: scripts, styles and data from this origin only; never framed. */
 const PAGE_HEADERS = {
   'Content-Security-Policy': [

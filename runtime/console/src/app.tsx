@@ -8,7 +8,9 @@ import { useCallback, useEffect, useState } from 'preact/hooks';
 import { ApiError, api, type Session, useSessionToken } from './api.ts';
 import { AgentsPage } from './pages/agents.tsx';
 import { AuditPage } from './pages/audit.tsx';
+import { ClientsPage } from './pages/clients.tsx';
 import { ConnectionsPage } from './pages/connections.tsx';
+import { MembersPage } from './pages/members.tsx';
 import { ReviewPage } from './pages/review.tsx';
 import { SignInPage } from './pages/sign-in.tsx';
 import { Problem } from './problem.tsx';
@@ -17,6 +19,8 @@ import { shown } from './shown.ts';
 const PAGES = [
   { path: '/connections', title: 'Connections' },
   { path: '/agents', title: 'Agents' },
+  { path: '/clients', title: 'OAuth clients' },
+  { path: '/members', title: 'Members' },
   { path: '/audit', title: 'Audit log' },
 ] as const;
 
@@ -103,7 +107,7 @@ export function App() {
         {!canChange ? (
           <p class="note">You are a viewer: you see everything but secrets and change nothing.</p>
         ) : null}
-        <Page route={route} canChange={canChange} />
+        <Page route={route} canChange={canChange} session={session} />
       </main>
     </>
   );
@@ -114,10 +118,21 @@ function titleOf(route: string): string {
   return PAGES.find((page) => route.startsWith(page.path))?.title ?? 'Connections';
 }
 
-function Page({ route, canChange }: { route: string; canChange: boolean }) {
+function Page({
+  route,
+  canChange,
+  session,
+}: {
+  route: string;
+  canChange: boolean;
+  session: Session;
+}) {
   if (route.startsWith('/connections/'))
     return <ReviewPage connection={route.slice('/connections/'.length)} canChange={canChange} />;
   if (route.startsWith('/agents')) return <AgentsPage canChange={canChange} />;
   if (route.startsWith('/audit')) return <AuditPage />;
+  if (route.startsWith('/clients')) return <ClientsPage canChange={canChange} />;
+  if (route.startsWith('/members'))
+    return <MembersPage isOwner={session.member.role === 'owner'} me={session.member.name} />;
   return <ConnectionsPage />;
 }
