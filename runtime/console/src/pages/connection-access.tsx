@@ -118,6 +118,8 @@ export function Grants({ connection, actions, canChange, onChanged }: Props) {
   const [credential, setCredential] = useState<'shared' | 'personal'>('shared');
   const [error, setError] = useState<unknown>();
   const choosable = actions.filter((a) => a.state !== 'retired');
+  // A grant names actions by their key (`count`); the page shows the names listed (`weather__count`).
+  const listed = new Map(actions.map((a) => [a.action, a.name]));
   const toggle = (name: string, on: boolean) =>
     setChosen((now) => (on ? [...now, name] : now.filter((n) => n !== name)));
   const mine = (grants.data ?? []).filter((g) => g.connection === connection);
@@ -172,7 +174,7 @@ export function Grants({ connection, actions, canChange, onChanged }: Props) {
                     {g.scope === 'actions'
                       ? g.actions.map((a) => (
                           <code key={a} class="chip">
-                            {shown(a)}
+                            {shown(listed.get(a) ?? a)}
                           </code>
                         ))
                       : g.scope}
@@ -242,8 +244,10 @@ export function Grants({ connection, actions, canChange, onChanged }: Props) {
                     checked={chosen.includes(a.name)}
                     onChange={(e) => toggle(a.name, e.currentTarget.checked)}
                   />
-                  <code>{shown(a.name)}</code> <span class="badge">{a.classification}</span>
-                  {a.state !== 'enabled' ? <span class="note"> (off)</span> : null}
+                  <span>
+                    <code>{shown(a.name)}</code> <span class="badge">{a.classification}</span>
+                    {a.state !== 'enabled' ? <span class="note"> (off)</span> : null}
+                  </span>
                 </label>
               ))}
             </fieldset>
@@ -258,7 +262,7 @@ export function Grants({ connection, actions, canChange, onChanged }: Props) {
                 checked={credential === 'shared'}
                 onChange={() => setCredential('shared')}
               />
-              Shared: the connection's own credential
+              <span>Shared: the connection's own credential</span>
             </label>
             <label class="check">
               <input
@@ -268,10 +272,18 @@ export function Grants({ connection, actions, canChange, onChanged }: Props) {
                 checked={credential === 'personal'}
                 onChange={() => setCredential('personal')}
               />
-              Personal: the agent's own credential (set with{' '}
-              <code>portcullis credential set {shown(connection)} --agent …</code>, or its own
-              sign-in)
+              <span>Personal: the agent's own credential</span>
             </label>
+            {credential === 'personal' ? (
+              <p class="note">
+                The agent calls with a credential of its own: set it with{' '}
+                <code>
+                  portcullis credential set {shown(connection)} --agent{' '}
+                  {agent ? shown(agent) : '<agent>'}
+                </code>
+                , or, for a server people sign in to, the agent's person signs in when asked.
+              </p>
+            ) : null}
           </fieldset>
           <div class="actions">
             <button type="submit" class="primary">

@@ -62,14 +62,18 @@ export function QueueByClass({ connection, waiting, canChange, onChanged }: Prop
                 disabled={!canChange}
                 onClick={() => change('review', c.names, what)}
               >
-                Approve all {c.names.length} {what}
+                {c.names.length === 1
+                  ? `Approve the ${c.one}`
+                  : `Approve all ${c.names.length} ${c.many}`}
               </button>
               <button
                 type="button"
                 disabled={!canChange}
                 onClick={() => change('disable', c.names, what)}
               >
-                Keep all {c.names.length} off <span class="skip">({what})</span>
+                {c.names.length === 1
+                  ? `Keep the ${c.one} off`
+                  : `Keep all ${c.names.length} ${c.many} off`}
               </button>
             </div>
           </div>
