@@ -86,18 +86,35 @@ describe.skipIf(!HAS_CHROMIUM)('access and review in Chromium', { timeout: 240_0
   it('approves the queued actions of a class at once, and turns one action off and on', async () => {
     running.upstream.setDescription('Reports the weather, now with a changed description');
     await refreshRemote(ctx(), { workspace: 'default', connection: CONNECTION });
+    // And one never reviewed, as if just found: two reads wait.
+    const { store } = running.gateway.running.gateway;
+    const workspace = await store.workspaces.byName('default');
+    const connection = await store.connections.byName(workspace!.id, CONNECTION);
+    await store.policies.setState(connection!.id, 'count', {
+      state: 'quarantined',
+      reviewedHash: null,
+      updatedAt: new Date().toISOString(),
+    });
     const waiting = (await actionsNow()).filter(
       (a) => a.review === 'changed' || a.review === 'new',
     );
-    expect(waiting.length).toBeGreaterThan(0);
-    const cls = waiting[0]!.classification;
+    const cls = 'read';
+    expect(
+      waiting
+        .filter((a) => a.classification === cls)
+        .map((a) => a.review)
+        .sort(),
+    ).toEqual(['changed', 'new']);
     const page = await signedIn(PEOPLE.owner, `/connections/${CONNECTION}`);
     const row = page.locator(`fieldset.by-class [data-class="${cls}"]`);
     await row.waitFor();
     await lookAt(page, 'console-review-by-class');
-    await row.getByRole('button', { name: /^Approve (all|the)/ }).click();
-    await page.getByRole('status').filter({ hasText: 'Approved:' }).waitFor();
+    await row.getByRole('button', { name: 'Approve all 2 reads' }).click();
+    await page.getByRole('status').filter({ hasText: 'Approved: 2 reads' }).waitFor();
+    await page.locator('article[data-action]').first().waitFor({ state: 'detached' });
     const after = await actionsNow();
+    // The new read takes its class default: on.
+    expect(after.find((a) => a.action === 'count')?.state).toBe('enabled');
     for (const a of waiting.filter((w) => w.classification === cls))
       expect(after.find((x) => x.name === a.name)?.review).toBe('reviewed');
 
