@@ -5,7 +5,7 @@
  * gateway serves one document and the back button works.
  */
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import { ApiError, api, type Session, useSessionToken } from './api.ts';
+import { ApiError, api, SESSION_ENDED, type Session, useSessionToken } from './api.ts';
 import { AgentsPage } from './pages/agents.tsx';
 import { AuditPage } from './pages/audit.tsx';
 import { ClientsPage } from './pages/clients.tsx';
@@ -40,6 +40,16 @@ export function App() {
     return () => window.removeEventListener('hashchange', onHash);
   }, []);
   useEffect(() => {
+    // A session that ended while the page was open: back to the sign-in, saying why.
+    const ended = () => {
+      useSessionToken(undefined);
+      setError(new ApiError(401, 'unauthenticated', 'Your session ended: sign in again.'));
+      setSession(null);
+    };
+    window.addEventListener(SESSION_ENDED, ended);
+    return () => window.removeEventListener(SESSION_ENDED, ended);
+  }, []);
+  useEffect(() => {
     api<Session>('GET', '/session').then(
       (found) => {
         useSessionToken(found);
@@ -52,6 +62,7 @@ export function App() {
     );
   }, []);
   const signedIn = useCallback((found: Session) => {
+    setError(undefined);
     useSessionToken(found);
     setSession(found);
   }, []);

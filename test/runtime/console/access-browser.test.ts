@@ -8,7 +8,8 @@
  * clients page (its refresh token then refused), the client's own name
  * shown as text; an owner adds a member, changes their role and removes
  * them, and cannot demote the last owner; a viewer sees members and
- * consents and can change neither. Each page checked by axe-core and kept
+ * consents and can change neither, and is sent back to the sign-in once
+ * their session ends. Each page checked by axe-core and kept
  * as screenshots at 1280 and 375 px.
  */
 import type { Browser, Page } from 'playwright-core';
@@ -243,6 +244,12 @@ describe.skipIf(!HAS_CHROMIUM)('access and review in Chromium', { timeout: 240_0
     await expect(page.getByRole('button', { name: 'Add member' }).count()).resolves.toBe(0);
     await expect(page.getByRole('button', { name: /^Remove/ }).count()).resolves.toBe(0);
     await lookAt(page, 'console-members-viewer');
+    // The session ends on the server (here: signed out behind the page's back); the next
+    // request sends the page back to the sign-in, saying why.
+    await page.evaluate(() => fetch('/console/api/sign-out', { method: 'POST' }));
+    await page.getByRole('link', { name: 'OAuth clients' }).click();
+    await page.getByLabel('Member name').waitFor();
+    await expect(page.getByRole('alert').textContent()).resolves.toContain('Your session ended');
     await page.context().close();
   });
 });
