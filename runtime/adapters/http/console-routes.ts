@@ -9,7 +9,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import express, { type NextFunction, type Request, type Response } from 'express';
+import express, { type Request, type Response } from 'express';
 import type { Log } from '../../compose/log.ts';
 import type { Gateway } from '../../compose/open-gateway.ts';
 import { isPlainObject } from '../../core/base/json-value.ts';
@@ -20,7 +20,6 @@ import { connectionSummaries } from '../../core/operator/connection-summaries.ts
 import {
   CONSOLE_COOKIE,
   CONSOLE_PATH,
-  CONSOLE_SESSION_TTL_MS,
   ConsoleAccess,
   type ConsoleRequest,
   type ConsoleSession,
@@ -28,11 +27,10 @@ import {
 } from '../../core/operator/console-access.ts';
 import type { OperatorContext } from '../../core/operator/context.ts';
 import { grant, listGrants, revokeGrant } from '../../core/operator/grants.ts';
+import { accessRoutes, type ConsoleRoute } from './console-access-routes.ts';
 import { connectOwnRoutes } from './console-connect-routes.ts';
 import { errorReply, noSuchRoute, sendJson } from './error-reply.ts';
 import { addressOf, cookiesOf } from './oauth-routes.ts';
-
-type Verb = (ctx: OperatorContext, input: Record<string, unknown>) => Promise<unknown>;
 
 /** The page's headers: scripts, styles and data from this origin only; never framed. */
 const PAGE_HEADERS = {
@@ -99,6 +97,10 @@ function consoleApi(gateway: Gateway, access: ConsoleAccess, log: Log): express.
     `${CONSOLE_COOKIE}=${value}; Path=${CONSOLE_PATH}; Max-Age=${maxAge}; HttpOnly; SameSite=Strict${
       access.secureCookies ? '; Secure' : ''
     }`;
+  /** The cookie again, with the Max-Age its session was renewed to by this request. */
+  const renewed = (res: Response, sessionId: string | undefined, session: ConsoleSession) => {
+    if (sessionId) res.set('Set-Cookie', cookie(sessionId, Math.floor(session.ttlMs / 1000)));
+  };
 
   const sessionView = async (session: ConsoleSession) => {
     const workspace = await gateway.store.workspaces.byId(session.member.workspaceId);
@@ -118,7 +120,7 @@ function consoleApi(gateway: Gateway, access: ConsoleAccess, log: Log): express.
         body.password,
         addressOf(req),
       );
-      res.set('Set-Cookie', cookie(sessionId, CONSOLE_SESSION_TTL_MS / 1000));
+      renewed(res, sessionId, session);
       sendJson(res, 200, await sessionView(session));
     } catch (error) {
       next(error);
@@ -135,19 +137,28 @@ function consoleApi(gateway: Gateway, access: ConsoleAccess, log: Log): express.
   });
   api.get('/session', async (req, res, next) => {
     try {
-      sendJson(res, 200, await sessionView(await access.reader(requestOf(req))));
+      const request = requestOf(req);
+      const session = await access.reader(request);
+      renewed(res, request.sessionId, session);
+      sendJson(res, 200, await sessionView(session));
     } catch (error) {
       next(error);
     }
   });
 
   /** A verb on the member's own workspace: read by any console role, changed by owners and operators. */
-  const route =
-    (verb: Verb, changes = false) =>
-    async (req: Request, res: Response, next: NextFunction) => {
+  const route: ConsoleRoute =
+    (verb, changes = false) =>
+    async (req, res, next) => {
       try {
         const request = requestOf(req);
-        const session = changes ? await access.changer(request) : await access.reader(request);
+        const session =
+          changes === 'owner'
+            ? await access.owner(request)
+            : changes
+              ? await access.changer(request)
+              : await access.reader(request);
+        renewed(res, request.sessionId, session);
         const ctx = gateway.operator(session.actor);
         const input = {
           ...(changes ? bodyOf(req) : stringQuery(req)),
@@ -184,6 +195,7 @@ function consoleApi(gateway: Gateway, access: ConsoleAccess, log: Log): express.
   );
   api.get('/audit', route(auditPage));
   connectOwnRoutes(api, route);
+  accessRoutes(api, route);
 
   api.use(noSuchRoute);
   api.use(errorReply(log, 'internal error answering the console API'));

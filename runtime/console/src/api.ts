@@ -5,6 +5,8 @@
  */
 
 export const CSRF_HEADER = 'x-portcullis-csrf';
+/** Dispatched on `window` when the gateway answers 401 to a signed-in call: the session ended (idle, its cap, or removed). */
+export const SESSION_ENDED = 'portcullis:session-ended';
 
 export class ApiError extends Error {
   readonly code: string;
@@ -49,6 +51,8 @@ export async function api<T>(method: 'GET' | 'POST', path: string, body?: unknow
     json = undefined;
   }
   if (!response.ok) {
+    if (response.status === 401 && path !== '/sign-in' && path !== '/session')
+      window.dispatchEvent(new Event(SESSION_ENDED));
     const error = (json as { error?: { code?: string; message?: string; field?: string } })?.error;
     throw new ApiError(
       response.status,

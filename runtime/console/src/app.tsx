@@ -5,11 +5,13 @@
  * gateway serves one document and the back button works.
  */
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import { ApiError, api, type Session, useSessionToken } from './api.ts';
+import { ApiError, api, SESSION_ENDED, type Session, useSessionToken } from './api.ts';
 import { AgentsPage } from './pages/agents.tsx';
 import { AuditPage } from './pages/audit.tsx';
+import { ClientsPage } from './pages/clients.tsx';
 import { ConnectOwnPage } from './pages/connect-own.tsx';
 import { ConnectionsPage } from './pages/connections.tsx';
+import { MembersPage } from './pages/members.tsx';
 import { ReviewPage } from './pages/review.tsx';
 import { SignInPage } from './pages/sign-in.tsx';
 import { Problem } from './problem.tsx';
@@ -18,6 +20,8 @@ import { shown } from './shown.ts';
 const PAGES = [
   { path: '/connections', title: 'Connections' },
   { path: '/agents', title: 'Agents' },
+  { path: '/clients', title: 'OAuth clients' },
+  { path: '/members', title: 'Members' },
   { path: '/audit', title: 'Audit log' },
 ] as const;
 
@@ -37,6 +41,16 @@ export function App() {
     return () => window.removeEventListener('hashchange', onHash);
   }, []);
   useEffect(() => {
+    // A session that ended while the page was open: back to the sign-in, saying why.
+    const ended = () => {
+      useSessionToken(undefined);
+      setError(new ApiError(401, 'unauthenticated', 'Your session ended: sign in again.'));
+      setSession(null);
+    };
+    window.addEventListener(SESSION_ENDED, ended);
+    return () => window.removeEventListener(SESSION_ENDED, ended);
+  }, []);
+  useEffect(() => {
     api<Session>('GET', '/session').then(
       (found) => {
         useSessionToken(found);
@@ -49,6 +63,7 @@ export function App() {
     );
   }, []);
   const signedIn = useCallback((found: Session) => {
+    setError(undefined);
     useSessionToken(found);
     setSession(found);
   }, []);
@@ -104,7 +119,7 @@ export function App() {
         {!canChange ? (
           <p class="note">You are a viewer: you see everything but secrets and change nothing.</p>
         ) : null}
-        <Page route={route} canChange={canChange} />
+        <Page route={route} canChange={canChange} session={session} />
       </main>
     </>
   );
@@ -116,12 +131,23 @@ function titleOf(route: string): string {
   return PAGES.find((page) => route.startsWith(page.path))?.title ?? 'Connections';
 }
 
-function Page({ route, canChange }: { route: string; canChange: boolean }) {
+function Page({
+  route,
+  canChange,
+  session,
+}: {
+  route: string;
+  canChange: boolean;
+  session: Session;
+}) {
   if (route.startsWith('/connect/own'))
     return <ConnectOwnPage connection={route.split('/')[3] || undefined} canChange={canChange} />;
   if (route.startsWith('/connections/'))
     return <ReviewPage connection={route.slice('/connections/'.length)} canChange={canChange} />;
   if (route.startsWith('/agents')) return <AgentsPage canChange={canChange} />;
   if (route.startsWith('/audit')) return <AuditPage />;
+  if (route.startsWith('/clients')) return <ClientsPage canChange={canChange} />;
+  if (route.startsWith('/members'))
+    return <MembersPage isOwner={session.member.role === 'owner'} me={session.member.name} />;
   return <ConnectionsPage />;
 }

@@ -6,8 +6,10 @@
  * `owner` and `operator` may change it; a `member` is sent to the consent
  * pages. A change must carry the session's CSRF token in a header and, when
  * the browser names one, come from the gateway's own origin; a change a
- * role does not allow is audited as denied (`console.change`). A member acts
- * as `member:<id>`, so every verb audits them as its actor.
+ * role does not allow is audited as denied (`console.change`); members are
+ * changed by owners only. Every request renews the session (`ttlMs`, what the
+ * cookie's `Max-Age` says). A member acts as `member:<id>`, so every verb
+ * audits them as its actor.
  */
 import { GatewayError } from '../base/errors.ts';
 import { auditEvent } from '../governance/audit-event.ts';
@@ -17,8 +19,13 @@ import { SIGN_IN_REFUSED } from '../identity/oauth-server/sign-in.ts';
 import type { Member, MemberRole } from '../model/oauth.ts';
 import { MEMBER_ACTOR, type OperatorContext } from './context.ts';
 
-/** A console session lives 8 hours (a working day); sign-out ends it at once. */
-export const CONSOLE_SESSION_TTL_MS = 8 * 3_600_000;
+/**
+ * A console session ends after 30 minutes without a request, each request
+ * renewing it, and 8 hours after the sign-in (a working day) however busy;
+ * sign-out ends it at once.
+ */
+export const CONSOLE_SESSION_IDLE_MS = 30 * 60_000;
+export const CONSOLE_SESSION_MAX_MS = 8 * 3_600_000;
 export const CONSOLE_COOKIE = 'portcullis_console';
 export const CONSOLE_PATH = '/console';
 /** The header the console's pages send the session's CSRF token in. */
@@ -26,6 +33,7 @@ export const CSRF_HEADER = 'x-portcullis-csrf';
 
 const READERS: readonly MemberRole[] = ['owner', 'operator', 'viewer'];
 const CHANGERS: readonly MemberRole[] = ['owner', 'operator'];
+const OWNERS: readonly MemberRole[] = ['owner'];
 
 /** A signed-in member of the console, and the token their changes carry. */
 export interface ConsoleSession {
@@ -33,6 +41,8 @@ export interface ConsoleSession {
   csrf: string;
   /** What the operator verbs audit them as. */
   actor: string;
+  /** How long the session lives from now, renewed by this request. */
+  ttlMs: number;
 }
 
 export interface ConsoleRequest {
@@ -83,7 +93,7 @@ export class ConsoleAccess {
       typeof name === 'string' ? name.slice(0, 200) : undefined,
       typeof password === 'string' ? password.slice(0, 1_000) : undefined,
       address,
-      CONSOLE_SESSION_TTL_MS,
+      CONSOLE_SESSION_IDLE_MS,
     );
     if ('refused' in signedIn) {
       const text = SIGN_IN_REFUSED[signedIn.refused].text;
@@ -109,13 +119,22 @@ export class ConsoleAccess {
   }
 
   /** The session of a request that changes something: its origin, its CSRF token, then the role. */
-  async changer(request: ConsoleRequest): Promise<ConsoleSession> {
+  changer(request: ConsoleRequest): Promise<ConsoleSession> {
+    return this.#change(request, CHANGERS);
+  }
+
+  /** The session of a request that changes the workspace's members: an owner's only. */
+  owner(request: ConsoleRequest): Promise<ConsoleSession> {
+    return this.#change(request, OWNERS);
+  }
+
+  async #change(request: ConsoleRequest, roles: readonly MemberRole[]): Promise<ConsoleSession> {
     this.#refuseForeignOrigin(request.origin);
     const session = await this.#sessionOrThrow(request.sessionId);
     if (!sameSecret(request.csrf ?? '', session.csrf))
       throw new GatewayError('console_csrf_refused', undefined, { field: CSRF_HEADER });
     refuseReader(session.member);
-    if (!CHANGERS.includes(session.member.role)) {
+    if (!roles.includes(session.member.role)) {
       await this.#audit.store.audit.append(
         auditEvent({
           at: this.#audit.now().toISOString(),
@@ -129,9 +148,12 @@ export class ConsoleAccess {
           reason: 'console_role_refused',
         }),
       );
+      const { name, role } = session.member;
       throw new GatewayError(
         'console_role_refused',
-        `${session.member.name} is a ${session.member.role} of this workspace and may not change anything; an owner can make them an operator (portcullis member role ${session.member.name} operator)`,
+        roles === OWNERS
+          ? `${name} is ${role === 'operator' ? 'an' : 'a'} ${role} of this workspace: only owners change its members; an owner can make them one (portcullis member role ${name} owner)`
+          : `${name} is a ${role} of this workspace and may not change anything; an owner can make them an operator (portcullis member role ${name} operator)`,
         { field: 'role' },
       );
     }
@@ -144,7 +166,11 @@ export class ConsoleAccess {
   }
 
   async #sessionOrThrow(sessionId: string | undefined): Promise<ConsoleSession> {
-    const found = await this.#members.session(sessionId);
+    const found = await this.#members.renewedSession(
+      sessionId,
+      CONSOLE_SESSION_IDLE_MS,
+      CONSOLE_SESSION_MAX_MS,
+    );
     if (!found)
       throw new GatewayError('unauthenticated', 'sign in to the console first', {
         field: 'session',

@@ -74,24 +74,14 @@ export async function setMemberPassword(ctx: OperatorContext, input: unknown): P
 
 /**
  * Gives a member another role in their workspace. A workspace keeps at least
- * one owner once it has one: the last owner is not demoted.
+ * one owner once it has one: the last owner is not demoted (nor removed).
  */
 export async function setMemberRole(ctx: OperatorContext, input: unknown): Promise<Member> {
   return attempt(ctx, 'member.role', input, async () => {
     const { workspace: ref, name, role } = parseInput(MemberRoleSchema, input);
     const workspace = await workspaceOrThrow(ctx, ref);
     const member = await memberOrThrow(ctx, workspace.id, name);
-    if (member.role === 'owner' && role !== 'owner') {
-      const owners = (await ctx.store.oauth.members.list(workspace.id)).filter(
-        (m) => m.role === 'owner',
-      );
-      if (owners.length === 1)
-        throw new GatewayError(
-          'conflict',
-          `${member.name} is the workspace's only owner: make another member owner first (portcullis member role <name> owner)`,
-          { field: 'role' },
-        );
-    }
+    if (role !== 'owner') await refuseLastOwner(ctx, member, 'role');
     const at = ctx.now().toISOString();
     await ctx.store.transaction(async (tx) => {
       await tx.oauth.members.setRole(member.id, role, at);
@@ -105,11 +95,13 @@ export async function setMemberRole(ctx: OperatorContext, input: unknown): Promi
   });
 }
 
+/** Removes a member (never the workspace's last owner) and everything it authorized. */
 export async function removeMember(ctx: OperatorContext, input: unknown): Promise<Member> {
   return attempt(ctx, 'member.remove', input, async () => {
     const { workspace: ref, name } = parseInput(MemberRefSchema, input);
     const workspace = await workspaceOrThrow(ctx, ref);
     const member = await memberOrThrow(ctx, workspace.id, name);
+    await refuseLastOwner(ctx, member, 'name');
     const at = ctx.now().toISOString();
     await ctx.store.transaction(async (tx) => {
       for (const consent of await tx.oauth.consents.list(workspace.id)) {
@@ -125,6 +117,24 @@ export async function removeMember(ctx: OperatorContext, input: unknown): Promis
     });
     return member;
   });
+}
+
+/** A workspace keeps at least one owner once it has one: its last is neither demoted nor removed. */
+async function refuseLastOwner(
+  ctx: OperatorContext,
+  member: Member,
+  field: 'role' | 'name',
+): Promise<void> {
+  if (member.role !== 'owner') return;
+  const owners = (await ctx.store.oauth.members.list(member.workspaceId)).filter(
+    (m) => m.role === 'owner',
+  );
+  if (owners.length === 1)
+    throw new GatewayError(
+      'conflict',
+      `${member.name} is the workspace's only owner: make another member owner first (portcullis member role <name> owner)`,
+      { field },
+    );
 }
 
 export async function memberOrThrow(

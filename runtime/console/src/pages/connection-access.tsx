@@ -2,7 +2,9 @@
  * Who may use a connection and what is switched on, on its page: its
  * actions turned on or off a whole class at a time (reads, writes,
  * destructive), and its grants (which agent, reads only, everything or
- * chosen actions), given and revoked. Owners and operators change them.
+ * actions chosen from a checklist of the connection's own; with the
+ * connection's shared credential or the agent's personal one), given and
+ * revoked. Owners and operators change them.
  */
 import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
@@ -100,12 +102,26 @@ export function ClassPolicies({ connection, actions, canChange, onChanged }: Pro
   );
 }
 
-export function Grants({ connection, canChange, onChanged }: Omit<Props, 'actions'>) {
+type Scope = GrantRow['scope'];
+const SCOPE_WORDS: Record<Scope, string> = {
+  reads: 'reads only',
+  all: 'everything switched on',
+  actions: 'chosen actions',
+};
+
+export function Grants({ connection, actions, canChange, onChanged }: Props) {
   const grants = useLoad(() => api<GrantRow[]>('GET', '/grants'), `grants:${connection}`);
   const agents = useLoad(() => api<Agent[]>('GET', '/agents'), 'agents');
   const [agent, setAgent] = useState('');
-  const [scope, setScope] = useState<'reads' | 'all'>('reads');
+  const [scope, setScope] = useState<Scope>('reads');
+  const [chosen, setChosen] = useState<string[]>([]);
+  const [credential, setCredential] = useState<'shared' | 'personal'>('shared');
   const [error, setError] = useState<unknown>();
+  const choosable = actions.filter((a) => a.state !== 'retired');
+  // A grant names actions by their key (`count`); the page shows the names listed (`weather__count`).
+  const listed = new Map(actions.map((a) => [a.action, a.name]));
+  const toggle = (name: string, on: boolean) =>
+    setChosen((now) => (on ? [...now, name] : now.filter((n) => n !== name)));
   const mine = (grants.data ?? []).filter((g) => g.connection === connection);
   const change = async (body: Record<string, unknown>, path: string, done: string) => {
     setError(undefined);
@@ -119,7 +135,13 @@ export function Grants({ connection, canChange, onChanged }: Omit<Props, 'action
   };
   const give = (event: Event) => {
     event.preventDefault();
-    change({ agent, scope }, '/grants', `${agent} may use ${connection} (${scope}).`);
+    const picked = scope === 'actions' ? choosable.filter((a) => chosen.includes(a.name)) : [];
+    const what = scope === 'actions' ? picked.map((a) => a.name).join(', ') : SCOPE_WORDS[scope];
+    change(
+      { agent, scope, actions: picked.map((a) => a.name), credential },
+      '/grants',
+      `${agent} may use ${connection}: ${what}, with ${credential === 'personal' ? 'its personal' : 'the shared'} credential.`,
+    );
   };
   return (
     <section class="panel" aria-labelledby="grants">
@@ -149,7 +171,13 @@ export function Grants({ connection, canChange, onChanged }: Omit<Props, 'action
                     {g.member !== undefined ? <span class="note"> (member)</span> : null}
                   </td>
                   <td data-label="Scope">
-                    {g.scope === 'actions' ? shown(g.actions.join(', ')) : g.scope}
+                    {g.scope === 'actions'
+                      ? g.actions.map((a) => (
+                          <code key={a} class="chip">
+                            {shown(listed.get(a) ?? a)}
+                          </code>
+                        ))
+                      : g.scope}
                   </td>
                   <td data-label="Credential">{g.credentialMode}</td>
                   <td data-label="">
@@ -195,13 +223,68 @@ export function Grants({ connection, canChange, onChanged }: Omit<Props, 'action
               <select
                 id="grant-scope"
                 value={scope}
-                onChange={(e) => setScope(e.currentTarget.value as 'reads' | 'all')}
+                onChange={(e) => setScope(e.currentTarget.value as Scope)}
               >
                 <option value="reads">Reads only</option>
                 <option value="all">Everything switched on</option>
+                <option value="actions">Chosen actions</option>
               </select>
             </div>
           </div>
+          {scope === 'actions' ? (
+            <fieldset class="checklist">
+              <legend>Actions it may call</legend>
+              {choosable.length === 0 ? <p class="note">This connection has no actions.</p> : null}
+              {choosable.map((a) => (
+                <label key={a.action} class="check">
+                  <input
+                    type="checkbox"
+                    name="grant-action"
+                    value={a.name}
+                    checked={chosen.includes(a.name)}
+                    onChange={(e) => toggle(a.name, e.currentTarget.checked)}
+                  />
+                  <span>
+                    <code>{shown(a.name)}</code> <span class="badge">{a.classification}</span>
+                    {a.state !== 'enabled' ? <span class="note"> (off)</span> : null}
+                  </span>
+                </label>
+              ))}
+            </fieldset>
+          ) : null}
+          <fieldset class="checklist">
+            <legend>Credential</legend>
+            <label class="check">
+              <input
+                type="radio"
+                name="grant-credential"
+                value="shared"
+                checked={credential === 'shared'}
+                onChange={() => setCredential('shared')}
+              />
+              <span>Shared: the connection's own credential</span>
+            </label>
+            <label class="check">
+              <input
+                type="radio"
+                name="grant-credential"
+                value="personal"
+                checked={credential === 'personal'}
+                onChange={() => setCredential('personal')}
+              />
+              <span>Personal: the agent's own credential</span>
+            </label>
+            {credential === 'personal' ? (
+              <p class="note">
+                The agent calls with a credential of its own: set it with{' '}
+                <code>
+                  portcullis credential set {shown(connection)} --agent{' '}
+                  {agent ? shown(agent) : '<agent>'}
+                </code>
+                , or, for a server people sign in to, the agent's person signs in when asked.
+              </p>
+            ) : null}
+          </fieldset>
           <div class="actions">
             <button type="submit" class="primary">
               Grant

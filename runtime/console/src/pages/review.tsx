@@ -3,8 +3,10 @@
  * their review, each with what changed (texts word by word, side by side;
  * schemas by JSON pointer), all of it the server's text shown as text.
  * Approve puts the current contract in service (its class default for a new
- * one); Keep off disables it. Below: its policies by class, its grants
- * (`connection-access.tsx`) and the rest of its actions.
+ * one); Keep off disables it; one at a time or a class at a time
+ * (`review-by-class.tsx`). Below: its policies by class, its grants
+ * (`connection-access.tsx`) and the rest of its actions, each switched on or
+ * off on its own (`action-policies.tsx`).
  */
 import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
@@ -12,7 +14,9 @@ import { Problem } from '../problem.tsx';
 import { shown } from '../shown.ts';
 import type { ActionView, ContractChange, TextPart } from '../types.ts';
 import { useLoad } from '../use-load.ts';
+import { ActionPolicies } from './action-policies.tsx';
 import { ClassPolicies, Grants } from './connection-access.tsx';
+import { QueueByClass } from './review-by-class.tsx';
 
 export function ReviewPage({ connection, canChange }: { connection: string; canChange: boolean }) {
   const path = `/connections/${encodeURIComponent(connection)}/actions`;
@@ -54,6 +58,12 @@ export function ReviewPage({ connection, canChange }: { connection: string; canC
       <section class="panel" aria-labelledby="waiting">
         <h2 id="waiting">Waiting for review ({waiting.length})</h2>
         {data && waiting.length === 0 ? <p>Nothing waits for review.</p> : null}
+        <QueueByClass
+          connection={connection}
+          waiting={waiting}
+          canChange={canChange}
+          onChanged={changed}
+        />
         {waiting.map((action) => (
           <article class="review-item" key={action.action} data-action={action.name}>
             <h3>
@@ -91,35 +101,18 @@ export function ReviewPage({ connection, canChange }: { connection: string; canC
           onChanged={changed}
         />
       ) : null}
-      <Grants connection={connection} canChange={canChange} onChanged={changed} />
-      {rest.length > 0 ? (
-        <section aria-labelledby="others">
-          <h2 id="others">Its other actions</h2>
-          <table class="cards">
-            <thead>
-              <tr>
-                <th scope="col">Action</th>
-                <th scope="col">Class</th>
-                <th scope="col">State</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rest.map((action) => (
-                <tr key={action.action}>
-                  <td data-label="Action">
-                    <code>{shown(action.name)}</code>
-                  </td>
-                  <td data-label="Class">{action.classification}</td>
-                  <td data-label="State">
-                    {action.state}
-                    {action.review === 'changed' ? ' (contract changed)' : ''}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </section>
-      ) : null}
+      <Grants
+        connection={connection}
+        actions={data ?? []}
+        canChange={canChange}
+        onChanged={changed}
+      />
+      <ActionPolicies
+        connection={connection}
+        actions={rest}
+        canChange={canChange}
+        onChanged={changed}
+      />
     </>
   );
 }

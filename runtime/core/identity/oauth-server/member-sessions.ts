@@ -1,9 +1,11 @@
 /**
  * A member's browser session on this gateway's own pages, after they signed
  * in with name and password (`sign-in.ts`): 10 minutes in the shared state
- * (or as long as the page asks: the console's 8 hours) under the hash of a random id, which goes back to the browser as an
- * HttpOnly cookie scoped to the page's path. A session ends on sign-out, and
- * when its member is removed: every look-up finds the member again.
+ * (or as long as the page asks) under the hash of a random id, which goes
+ * back to the browser as an HttpOnly cookie scoped to the page's path. A page
+ * may renew it on activity (the console: sliding, within a cap from when it
+ * opened). A session ends on sign-out, and when its member is removed: every
+ * look-up finds the member again.
  */
 import { randomBytes } from 'node:crypto';
 import { sha256Hex } from '../../../../generated/catalog-rules.ts';
@@ -18,11 +20,13 @@ export interface MemberSession {
   memberName: string;
   /** The token the session's own forms carry. */
   csrf: string;
+  /** When it opened (ms since the epoch): a renewed session ends a fixed time after it. */
+  openedAt?: number;
 }
 
 /** Keeps a new session for the member; answers its id (the cookie's value) and the session. */
 export async function openMemberSession(
-  ctx: Pick<OAuthContext, 'state'>,
+  ctx: Pick<OAuthContext, 'state' | 'now'>,
   member: Member,
   ttlMs: number = MEMBER_SESSION_TTL_MS,
 ): Promise<{ id: string; session: MemberSession }> {
@@ -31,6 +35,7 @@ export async function openMemberSession(
     memberId: member.id,
     memberName: member.name,
     csrf: randomBytes(32).toString('base64url'),
+    openedAt: ctx.now().getTime(),
   };
   await ctx.state.set(sessionKey(id), JSON.stringify(session), ttlMs);
   return { id, session };
@@ -52,6 +57,30 @@ export async function memberSessionOf(
   }
   const { passwordHash: _, ...member } = found;
   return { session, member };
+}
+
+/**
+ * Keeps a live session `idleMs` longer from now, never past `maxMs` after it
+ * opened: answers how long it lives now, or undefined when it has ended (a
+ * session past its cap is deleted; one signed out meanwhile is not brought
+ * back: only a key that still exists gets the new TTL).
+ */
+export async function renewMemberSession(
+  ctx: Pick<OAuthContext, 'state' | 'now'>,
+  id: string,
+  session: MemberSession,
+  idleMs: number,
+  maxMs: number,
+): Promise<number | undefined> {
+  const now = ctx.now().getTime();
+  // A session opened before sessions said when: its cap counts from now.
+  const left = (session.openedAt ?? now) + maxMs - now;
+  if (left <= 0) {
+    await ctx.state.delete(sessionKey(id));
+    return undefined;
+  }
+  const ttlMs = Math.min(idleMs, left);
+  return (await ctx.state.touch(sessionKey(id), ttlMs)) ? ttlMs : undefined;
 }
 
 export async function endMemberSession(

@@ -7,7 +7,12 @@
  */
 
 import type { Member } from '../../model/oauth.ts';
-import { endMemberSession, memberSessionOf, openMemberSession } from './member-sessions.ts';
+import {
+  endMemberSession,
+  memberSessionOf,
+  openMemberSession,
+  renewMemberSession,
+} from './member-sessions.ts';
 import { auditOAuth, type OAuthContext } from './oauth-context.ts';
 import { signIn } from './sign-in.ts';
 
@@ -18,6 +23,15 @@ export interface MemberSignIns {
   sessionMember(sessionId: string | undefined): Promise<Member | undefined>;
   /** The member and the CSRF token of a session, while it lives. */
   session(sessionId: string | undefined): Promise<{ member: Member; csrf: string } | undefined>;
+  /**
+   * The member and the CSRF token of a live session, renewed on this use: it
+   * lives `idleMs` more (`ttlMs`), never past `maxMs` after the sign-in.
+   */
+  renewedSession(
+    sessionId: string | undefined,
+    idleMs: number,
+    maxMs: number,
+  ): Promise<{ member: Member; csrf: string; ttlMs: number } | undefined>;
   /** Ends a session (sign-out). */
   endSession(sessionId: string | undefined): Promise<void>;
   /** `ttlMs`: how long the session lives (10 minutes unless a page asks for longer). */
@@ -42,6 +56,14 @@ export function memberSignIns(ctx: OAuthContext): MemberSignIns {
     async session(sessionId) {
       const found = await memberSessionOf(ctx, sessionId);
       return found && { member: found.member, csrf: found.session.csrf };
+    },
+    async renewedSession(sessionId, idleMs, maxMs) {
+      const found = await memberSessionOf(ctx, sessionId);
+      if (!found || !sessionId) return undefined;
+      const ttlMs = await renewMemberSession(ctx, sessionId, found.session, idleMs, maxMs);
+      return ttlMs === undefined
+        ? undefined
+        : { member: found.member, csrf: found.session.csrf, ttlMs };
     },
     async endSession(sessionId) {
       await endMemberSession(ctx, sessionId);

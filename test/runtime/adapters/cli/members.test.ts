@@ -66,6 +66,8 @@ it('gives members a console role, changes it, and keeps the last owner', async (
   expect(demoted.code).toBe(1);
   expect(demoted.stderr).toContain("lin is the workspace's only owner");
   expect(demoted.stderr).toContain('[conflict]');
+  const removed = await run('member', 'remove', 'lin');
+  expect([removed.code, removed.stderr]).toEqual([1, expect.stringContaining('only owner')]);
   const listed = JSON.parse((await run('member', 'list', '--json')).stdout) as Array<{
     name: string;
     role: string;

@@ -38,7 +38,7 @@ describe('/console/api', () => {
     expect(signedIn.body.csrf).toMatch(/^[\w-]{43}$/);
     const cookie = signedIn.headers.get('set-cookie')!;
     expect(cookie).toMatch(
-      /^portcullis_console=[\w-]+; Path=\/console; Max-Age=28800; HttpOnly; SameSite=Strict$/,
+      /^portcullis_console=[\w-]+; Path=\/console; Max-Age=1800; HttpOnly; SameSite=Strict$/,
     );
     expect((await client.call('GET', '/session')).status).toBe(200);
     expect((await client.call('POST', '/sign-out')).status).toBe(200);

@@ -1,0 +1,133 @@
+/**
+ * OAuth clients and consents: which member approved which client (an MCP
+ * client that signed in through the gateway's own authorization server),
+ * with which scopes, when, and the agent it acts as; revoking a consent stops
+ * its refresh tokens at once and its access tokens on their next request.
+ * A client's name and id are the client's own text: shown as text.
+ */
+import { useState } from 'preact/hooks';
+import { api } from '../api.ts';
+import { Problem } from '../problem.tsx';
+import { shown } from '../shown.ts';
+import { useLoad } from '../use-load.ts';
+
+interface ConsentRow {
+  id: string;
+  clientId: string;
+  clientName: string;
+  member: string;
+  agent: string;
+  scopes: string[];
+  status: 'active' | 'revoked';
+  createdAt: string;
+  updatedAt: string;
+  revokedAt: string | null;
+}
+
+const when = (at: string) => new Date(at).toLocaleString();
+
+export function ClientsPage({ canChange }: { canChange: boolean }) {
+  const { data, error, reload } = useLoad(() => api<ConsentRow[]>('GET', '/consents'), 'consents');
+  const [changeError, setChangeError] = useState<unknown>();
+  const [done, setDone] = useState('');
+  const revoke = async (consent: ConsentRow) => {
+    setChangeError(undefined);
+    setDone('');
+    try {
+      await api('POST', `/consents/${encodeURIComponent(consent.id)}/revoke`);
+      setDone(
+        `Revoked ${consent.clientName} for ${consent.member}: its tokens stop working on their next request.`,
+      );
+      reload();
+    } catch (problem) {
+      setChangeError(problem);
+    }
+  };
+  // Active consents first, each group newest first.
+  const rows = [...(data ?? [])].sort(
+    (a, b) =>
+      Number(a.status !== 'active') - Number(b.status !== 'active') ||
+      b.updatedAt.localeCompare(a.updatedAt),
+  );
+  return (
+    <>
+      <h1>OAuth clients</h1>
+      <p class="note">
+        MCP clients that members connected by signing in on this gateway. Each consent acts as its
+        own agent, with the scopes the member approved.
+      </p>
+      <Problem error={error ?? changeError} />
+      {done ? (
+        <p class="notice" role="status">
+          {shown(done)}
+        </p>
+      ) : null}
+      {data && rows.length === 0 ? <p class="panel">No member has approved a client yet.</p> : null}
+      {rows.length > 0 ? (
+        <table class="cards">
+          <thead>
+            <tr>
+              <th scope="col">Client</th>
+              <th scope="col">Approved by</th>
+              <th scope="col">Scopes</th>
+              <th scope="col">Approved</th>
+              <th scope="col">Status</th>
+              <th scope="col">
+                <span class="skip">Revoke</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((c) => (
+              <tr key={c.id} data-consent={c.id} data-client={c.clientName}>
+                <td data-label="Client">
+                  <b>{shown(c.clientName)}</b>
+                  <br />
+                  <span class="note mono-small">{shown(c.clientId)}</span>
+                  <br />
+                  <span class="note">as agent {shown(c.agent)}</span>
+                </td>
+                <td data-label="Approved by">{shown(c.member)}</td>
+                <td data-label="Scopes">
+                  {c.scopes.length === 0
+                    ? '—'
+                    : c.scopes.map((scope) => (
+                        <code key={scope} class="chip">
+                          {shown(scope)}
+                        </code>
+                      ))}
+                </td>
+                <td data-label="Approved">
+                  {when(c.createdAt)}
+                  {c.updatedAt !== c.createdAt ? (
+                    <span class="note">
+                      <br />
+                      again {when(c.updatedAt)}
+                    </span>
+                  ) : null}
+                </td>
+                <td data-label="Status">
+                  {c.status === 'active' ? (
+                    <span class="badge health-ok">active</span>
+                  ) : (
+                    <span class="badge">revoked {c.revokedAt ? when(c.revokedAt) : ''}</span>
+                  )}
+                </td>
+                <td data-label="">
+                  {c.status === 'active' && canChange ? (
+                    <button type="button" class="small" onClick={() => revoke(c)}>
+                      Revoke{' '}
+                      <span class="skip">
+                        {shown(c.clientName)} for {shown(c.member)}
+                      </span>
+                    </button>
+                  ) : null}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+    </>
+  );
+}

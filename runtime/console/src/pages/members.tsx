@@ -1,0 +1,237 @@
+/**
+ * The workspace's members and their roles. Every console role sees them;
+ * owners alone add one (name, password, role), give one another role or
+ * remove one (after a second click: removing ends everything the member
+ * approved). The server decides each change, and keeps the last owner.
+ */
+import { useState } from 'preact/hooks';
+import { api, type Session } from '../api.ts';
+import { Problem } from '../problem.tsx';
+import { shown } from '../shown.ts';
+import { useLoad } from '../use-load.ts';
+
+type Role = Session['member']['role'];
+const ROLES: Array<{ id: Role; text: string }> = [
+  { id: 'owner', text: 'Owner: changes everything, members too' },
+  { id: 'operator', text: 'Operator: changes connections, reviews, agents, grants' },
+  { id: 'viewer', text: 'Viewer: sees everything but secrets' },
+  { id: 'member', text: 'Member: approves apps on the consent page only' },
+];
+
+interface MemberRow {
+  id: string;
+  name: string;
+  role: Role;
+  createdAt: string;
+}
+
+export function MembersPage({ isOwner, me }: { isOwner: boolean; me: string }) {
+  const { data, error, reload } = useLoad(() => api<MemberRow[]>('GET', '/members'), 'members');
+  const [changeError, setChangeError] = useState<unknown>();
+  const [done, setDone] = useState('');
+  const [name, setName] = useState('');
+  const [password, setPassword] = useState('');
+  const [role, setRole] = useState<Role>('viewer');
+  const run = async (path: string, body: unknown, text: string, reloadPage = false) => {
+    setChangeError(undefined);
+    setDone('');
+    try {
+      await api('POST', path, body);
+      if (reloadPage) window.location.reload();
+      setDone(text);
+      reload();
+      return true;
+    } catch (problem) {
+      setChangeError(problem);
+      return false;
+    }
+  };
+  const add = async (event: Event) => {
+    event.preventDefault();
+    if (await run('/members', { name, password, role }, `Added ${name} as ${role}.`)) {
+      setName('');
+      setPassword('');
+    }
+  };
+  return (
+    <>
+      <h1>Members</h1>
+      <Problem error={error ?? changeError} />
+      {done ? (
+        <p class="notice" role="status">
+          {shown(done)}
+        </p>
+      ) : null}
+      {!isOwner ? <p class="note">Only owners add, change or remove members.</p> : null}
+      {data ? (
+        <table class="cards">
+          <thead>
+            <tr>
+              <th scope="col">Member</th>
+              <th scope="col">Role</th>
+              <th scope="col">Since</th>
+              {isOwner ? (
+                <th scope="col">
+                  <span class="skip">Change</span>
+                </th>
+              ) : null}
+            </tr>
+          </thead>
+          <tbody>
+            {data.map((member) => (
+              <MemberLine
+                key={member.id}
+                member={member}
+                isOwner={isOwner}
+                isMe={member.name === me}
+                run={run}
+              />
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+      {isOwner ? (
+        <form class="panel" onSubmit={add} aria-labelledby="new-member">
+          <h2 id="new-member">Add a member</h2>
+          <div class="filters">
+            <div>
+              <label for="member-name">Member name</label>
+              <input
+                id="member-name"
+                required
+                autocomplete="off"
+                value={name}
+                onInput={(e) => setName(e.currentTarget.value)}
+              />
+            </div>
+            <div>
+              <label for="member-password">Password</label>
+              <input
+                id="member-password"
+                type="password"
+                required
+                autocomplete="new-password"
+                aria-describedby="member-password-hint"
+                value={password}
+                onInput={(e) => setPassword(e.currentTarget.value)}
+              />
+            </div>
+            <div>
+              <label for="member-role">Role</label>
+              <select
+                id="member-role"
+                value={role}
+                onChange={(e) => setRole(e.currentTarget.value as Role)}
+              >
+                {ROLES.map((r) => (
+                  <option key={r.id} value={r.id}>
+                    {r.id}
+                  </option>
+                ))}
+              </select>
+            </div>
+          </div>
+          <p class="note" id="member-password-hint">
+            A long passphrase; they sign in with it here and on the consent page. It is stored
+            hashed and never shown again.
+          </p>
+          <ul class="note roles">
+            {ROLES.map((r) => (
+              <li key={r.id}>{r.text}</li>
+            ))}
+          </ul>
+          <div class="actions">
+            <button type="submit" class="primary">
+              Add member
+            </button>
+          </div>
+        </form>
+      ) : null}
+    </>
+  );
+}
+
+function MemberLine({
+  member,
+  isOwner,
+  isMe,
+  run,
+}: {
+  member: MemberRow;
+  isOwner: boolean;
+  isMe: boolean;
+  run: (path: string, body: unknown, text: string, reloadPage?: boolean) => Promise<boolean>;
+}) {
+  const [role, setRole] = useState<Role>(member.role);
+  const [confirming, setConfirming] = useState(false);
+  const path = `/members/${encodeURIComponent(member.name)}`;
+  const id = `role-${member.id}`;
+  return (
+    <tr data-member={member.name}>
+      <td data-label="Member">
+        {shown(member.name)}
+        {isMe ? <span class="note"> (you)</span> : null}
+      </td>
+      <td data-label="Role">
+        <span class={`badge role-${member.role}`}>{member.role}</span>
+      </td>
+      <td data-label="Since">{new Date(member.createdAt).toLocaleDateString()}</td>
+      {isOwner ? (
+        <td data-label="">
+          <div class="row-change">
+            <label class="skip" for={id}>
+              New role of {shown(member.name)}
+            </label>
+            <select id={id} value={role} onChange={(e) => setRole(e.currentTarget.value as Role)}>
+              {ROLES.map((r) => (
+                <option key={r.id} value={r.id}>
+                  {r.id}
+                </option>
+              ))}
+            </select>
+            <button
+              type="button"
+              class="small"
+              disabled={role === member.role}
+              onClick={() =>
+                run(
+                  `${path}/role`,
+                  { role },
+                  `${member.name} is now ${role === 'operator' ? 'an' : 'a'} ${role}.`,
+                  isMe,
+                )
+              }
+            >
+              Change role <span class="skip">of {shown(member.name)}</span>
+            </button>
+            {confirming ? (
+              <>
+                <button
+                  type="button"
+                  class="small danger"
+                  onClick={() =>
+                    run(
+                      `${path}/remove`,
+                      {},
+                      `Removed ${member.name}: the apps they approved stop working.`,
+                      isMe,
+                    ).then(() => setConfirming(false))
+                  }
+                >
+                  Remove {shown(member.name)} and their apps
+                </button>
+                <button type="button" class="small" onClick={() => setConfirming(false)}>
+                  Cancel
+                </button>
+              </>
+            ) : (
+              <button type="button" class="small" onClick={() => setConfirming(true)}>
+                Remove <span class="skip">{shown(member.name)}</span>
+              </button>
+            )}
+          </div>
+        </td>
+      ) : null}
+    </tr>
+  );
+}
