@@ -8,6 +8,8 @@ import { useCallback, useEffect, useState } from 'preact/hooks';
 import { ApiError, api, type Session, useSessionToken } from './api.ts';
 import { AgentsPage } from './pages/agents.tsx';
 import { AuditPage } from './pages/audit.tsx';
+import { ConnectAppPage } from './pages/connect-app.tsx';
+import { GalleryPage } from './pages/connect-gallery.tsx';
 import { ConnectionsPage } from './pages/connections.tsx';
 import { ReviewPage } from './pages/review.tsx';
 import { SignInPage } from './pages/sign-in.tsx';
@@ -110,6 +112,7 @@ export function App() {
 }
 
 function titleOf(route: string): string {
+  if (route === '/connect' || route.startsWith('/connect/app/')) return 'Connect an app';
   if (route.startsWith('/connections/')) return `Review ${route.slice('/connections/'.length)}`;
   return PAGES.find((page) => route.startsWith(page.path))?.title ?? 'Connections';
 }
@@ -118,6 +121,9 @@ function Page({ route, canChange }: { route: string; canChange: boolean }) {
   if (route.startsWith('/connections/'))
     return <ReviewPage connection={route.slice('/connections/'.length)} canChange={canChange} />;
   if (route.startsWith('/agents')) return <AgentsPage canChange={canChange} />;
+  if (route === '/connect') return <GalleryPage />;
+  if (route.startsWith('/connect/app/'))
+    return <ConnectAppPage app={route.slice('/connect/app/'.length)} canChange={canChange} />;
   if (route.startsWith('/audit')) return <AuditPage />;
   return <ConnectionsPage />;
 }

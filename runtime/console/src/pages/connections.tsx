@@ -17,12 +17,13 @@ export function ConnectionsPage() {
   return (
     <>
       <h1>Connections</h1>
+      <p>
+        <a class="gallery-button" href="#/connect">
+          Connect an app
+        </a>
+      </p>
       <Problem error={error} />
-      {data && data.length === 0 ? (
-        <p>
-          No connections yet. Connect one with <code>portcullis connect</code>.
-        </p>
-      ) : null}
+      {data && data.length === 0 ? <p>No connections yet.</p> : null}
       {data && data.length > 0 ? (
         <table class="cards">
           <thead>
