@@ -77,6 +77,29 @@ function ConnectForm({ app, canChange }: { app: GalleryApp; canChange: boolean }
     send(true);
   };
   const keyed = app.fields.length > 0;
+  const nameField = (
+    <div class="gallery-field">
+      <label for="connection-name">Connection name</label>
+      <input
+        id="connection-name"
+        autocomplete="off"
+        disabled={!canChange}
+        placeholder={app.defaultName}
+        value={name}
+        aria-invalid={named === 'connection-name' ? 'true' : undefined}
+        aria-describedby="guide-name error-connection-name"
+        onInput={(e) => setName(e.currentTarget.value)}
+      />
+      <p class="gallery-guide" id="guide-name">
+        Optional: <code>{shown(app.defaultName)}</code> when left empty. Agents see its tools under
+        this name.
+      </p>
+      <FieldError
+        id="error-connection-name"
+        error={named === 'connection-name' ? failure : undefined}
+      />
+    </div>
+  );
   return (
     <>
       <div class="gallery-title">
@@ -87,7 +110,7 @@ function ConnectForm({ app, canChange }: { app: GalleryApp; canChange: boolean }
       <KindAndCounts app={app} />
       {app.connected.length > 0 ? (
         <p class="note">
-          Already connected as {shown(app.connected.join(', '))}: a key is set and is never shown
+          Already connected as {shown(app.connected.join(', '))}: its key is sealed and never shown
           again. A second connection needs another name.
         </p>
       ) : null}
@@ -95,6 +118,7 @@ function ConnectForm({ app, canChange }: { app: GalleryApp; canChange: boolean }
         <p class="note">Only owners and operators connect apps; you can see what it asks for.</p>
       ) : null}
       {named === undefined ? <Problem error={failure} /> : null}
+      {app.remote ? <div class="panel">{nameField}</div> : null}
       {app.remote?.signIn ? (
         <section class="panel" aria-labelledby="sign-in">
           <h2 id="sign-in">Sign in to continue</h2>
@@ -138,15 +162,20 @@ function ConnectForm({ app, canChange }: { app: GalleryApp; canChange: boolean }
                 {field.obtain ? (
                   <>
                     <b>Where to get it:</b> {shown(field.obtain.text)}{' '}
-                    <OutsideLink href={field.obtain.url}>Open</OutsideLink>
+                    <OutsideLink href={field.obtain.url}>{hostOf(field.obtain.url)}</OutsideLink>
                   </>
                 ) : (
                   <>
                     See <OutsideLink href={app.documentationUrl}>the documentation</OutsideLink>.
                   </>
-                )}{' '}
-                {field.secret ? 'Sealed in the vault; never shown again.' : null}
+                )}
               </p>
+              {field.secret ? (
+                <p class="gallery-guide">
+                  Write-only: sealed in the gateway's vault, sent only to {shown(app.name)}, never
+                  shown again.
+                </p>
+              ) : null}
               <FieldError
                 id={`error-field-${field.name}`}
                 error={named === `field-${field.name}` ? failure : undefined}
@@ -171,27 +200,7 @@ function ConnectForm({ app, canChange }: { app: GalleryApp; canChange: boolean }
               onChange={(value) => setSettings((all) => ({ ...all, [setting.name]: value }))}
             />
           ))}
-          <div class="gallery-field">
-            <label for="connection-name">Connection name</label>
-            <input
-              id="connection-name"
-              autocomplete="off"
-              disabled={!canChange}
-              placeholder={app.defaultName}
-              value={name}
-              aria-invalid={named === 'connection-name' ? 'true' : undefined}
-              aria-describedby="guide-name error-connection-name"
-              onInput={(e) => setName(e.currentTarget.value)}
-            />
-            <p class="gallery-guide" id="guide-name">
-              Optional: <code>{shown(app.defaultName)}</code> when left empty. Agents see its tools
-              under this name.
-            </p>
-            <FieldError
-              id="error-connection-name"
-              error={named === 'connection-name' ? failure : undefined}
-            />
-          </div>
+          {app.remote ? null : nameField}
           <div class="actions">
             <button type="submit" class="primary" disabled={!canChange || busy}>
               {busy ? 'Connecting…' : `Connect ${app.name}`}
@@ -238,4 +247,13 @@ function fieldNamer(app: GalleryApp) {
 function inputType(secret: boolean): 'password' {
   // Preact's types tie a password input's props to a literal `type`; both take the same props here.
   return (secret ? 'password' : 'text') as 'password';
+}
+
+/** The host a guidance link goes to, as its text (`app.daytona.io`). */
+function hostOf(url: string | undefined): string {
+  try {
+    return url ? new URL(url).host : '';
+  } catch {
+    return '';
+  }
 }
