@@ -157,11 +157,10 @@ describe.skipIf(!HAS_CHROMIUM)('Apps → Connect an app in Chromium', { timeout:
       return {
         agentKey: agent.key,
         settings: list.find((c) => c.connection.name === 'unikraft')?.connection.settings,
-        page: document.body.innerText,
       };
     });
     expect(seen.settings).toEqual({ metro: 'dal' });
-    expect(seen.page).not.toContain(KEY);
+    expect(await page.locator('body').textContent()).not.toContain(KEY);
 
     const agent = await mcpClient(running.url, seen.agentKey);
     try {
