@@ -23,8 +23,8 @@ export function GalleryPage() {
       </p>
       <h1>Connect an app</h1>
       <p class="note">
-        Each app's key is sealed in the gateway's vault and sent only to that app's hosts. Its reads
-        start on; writes and destructive actions start off until you turn them on.
+        Each app's key is sealed in the gateway's vault and sent only to that app. Reads start on,
+        writes and destructive actions off; a curated server's tools wait for your review first.
       </p>
       <div class="gallery-search">
         <label for="gallery-search">Search apps</label>
