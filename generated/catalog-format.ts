@@ -211,6 +211,8 @@ export interface CredentialField {
   name: string;
   label: string;
   secret: boolean;
+  /** Where in the provider's product a person creates the credential. */
+  obtain?: CredentialSource;
 }
 
 /** What `generated/<provider>/manifest.json` holds. */

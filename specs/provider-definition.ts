@@ -4,6 +4,7 @@
  * reviews by hand. Validated with zod when the compiler loads it.
  */
 import { z } from 'zod';
+import { CredentialSourceSchema } from './remote-definition.ts';
 
 const identifier = z.string().regex(/^[a-z][a-z0-9-]*$/, 'lowercase letters, digits and dashes');
 
@@ -76,6 +77,8 @@ const CredentialFieldSchema = z.strictObject({
   name: z.string().regex(/^[a-z][a-zA-Z0-9]*$/),
   label: z.string().min(1),
   secret: z.boolean(),
+  /** Where in the provider's product a person creates it: shown beside the field when connecting. */
+  obtain: CredentialSourceSchema.optional(),
 });
 
 const AuthSchema = z.discriminatedUnion('kind', [

@@ -21,7 +21,7 @@ const EndpointSchema = z.strictObject({
   transport: z.enum(['streamable-http', 'sse']).default('streamable-http'),
 });
 
-const CredentialSourceSchema = z.strictObject({
+export const CredentialSourceSchema = z.strictObject({
   /** Where in the vendor's product a person creates the credential, in words. */
   text,
   url: httpsUrl.optional(),

@@ -188,6 +188,8 @@ export interface CredentialField {
   name: string;
   label: string;
   secret: boolean;
+  /** Where in the provider's product a person creates the credential. */
+  obtain?: CredentialSource;
 }
 
 /** How the credential goes on the request: `Authorization: Bearer <value>`, or a named header. */

@@ -25,7 +25,17 @@ export default defineProvider({
   },
   auth: {
     kind: 'bearer',
-    fields: [{ name: 'token', label: 'Coolify API token', secret: true }],
+    fields: [
+      {
+        name: 'token',
+        label: 'Coolify API token',
+        secret: true,
+        obtain: {
+          text: 'In your Coolify dashboard: Keys & Tokens → API tokens → create a token (enable the API under Settings first if it is off).',
+          url: 'https://coolify.io/docs/api-reference/authorization',
+        },
+      },
+    ],
   },
   settings: {
     host: {

@@ -31,7 +31,17 @@ export default defineProvider({
   },
   auth: {
     kind: 'bearer',
-    fields: [{ name: 'apiKey', label: 'Daytona API key', secret: true }],
+    fields: [
+      {
+        name: 'apiKey',
+        label: 'Daytona API key',
+        secret: true,
+        obtain: {
+          text: 'Daytona Dashboard → API Keys → Create Key, with the permissions the agents need.',
+          url: 'https://app.daytona.io/dashboard/keys',
+        },
+      },
+    ],
   },
   verify: 'api:getAuthenticatedUser',
   exclude: {

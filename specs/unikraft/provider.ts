@@ -37,7 +37,17 @@ export default defineProvider({
   },
   auth: {
     kind: 'bearer',
-    fields: [{ name: 'token', label: 'Unikraft Cloud API token', secret: true }],
+    fields: [
+      {
+        name: 'token',
+        label: 'Unikraft Cloud API token',
+        secret: true,
+        obtain: {
+          text: 'Unikraft Cloud gives your organization an API token at on-boarding (the token the kraft CLI reads as UKC_TOKEN). It acts for the whole organization in every metro.',
+          url: 'https://unikraft.com/docs/api/platform',
+        },
+      },
+    ],
   },
   settings: {
     metro: {

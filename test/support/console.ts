@@ -34,11 +34,15 @@ export interface ConsoleGateway {
   close(): Promise<void>;
 }
 
-export async function startConsoleGateway(): Promise<ConsoleGateway> {
+/** `upstreams`: providers' calls sent elsewhere (Prism), as `startTestGateway` takes them. */
+export async function startConsoleGateway(
+  options: { upstreams?: Record<string, string> } = {},
+): Promise<ConsoleGateway> {
   const [consoleAssets, upstream] = await Promise.all([builtConsole(), startUpstream('modern')]);
   const gateway = await startTestGateway({
     consoleAssets,
     environment: { PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS: '1' },
+    ...(options.upstreams ? { upstreams: options.upstreams } : {}),
   });
   const ctx = gateway.running.gateway.operator('cli');
   const workspace = 'default';

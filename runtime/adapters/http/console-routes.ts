@@ -29,6 +29,7 @@ import type { OperatorContext } from '../../core/operator/context.ts';
 import { grant, listGrants, revokeGrant } from '../../core/operator/grants.ts';
 import { accessRoutes, type ConsoleRoute } from './console-access-routes.ts';
 import { connectOwnRoutes } from './console-connect-routes.ts';
+import { galleryRoutes } from './console-gallery-routes.ts';
 import { errorReply, noSuchRoute, sendJson } from './error-reply.ts';
 import { addressOf, cookiesOf } from './oauth-routes.ts';
 
@@ -196,6 +197,7 @@ function consoleApi(gateway: Gateway, access: ConsoleAccess, log: Log): express.
   api.get('/audit', route(auditPage));
   connectOwnRoutes(api, route);
   accessRoutes(api, route);
+  galleryRoutes(api, route);
 
   api.use(noSuchRoute);
   api.use(errorReply(log, 'internal error answering the console API'));

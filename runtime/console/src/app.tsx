@@ -9,6 +9,8 @@ import { ApiError, api, SESSION_ENDED, type Session, useSessionToken } from './a
 import { AgentsPage } from './pages/agents.tsx';
 import { AuditPage } from './pages/audit.tsx';
 import { ClientsPage } from './pages/clients.tsx';
+import { ConnectAppPage } from './pages/connect-app.tsx';
+import { GalleryPage } from './pages/connect-gallery.tsx';
 import { ConnectOwnPage } from './pages/connect-own.tsx';
 import { ConnectionsPage } from './pages/connections.tsx';
 import { MembersPage } from './pages/members.tsx';
@@ -127,6 +129,7 @@ export function App() {
 
 function titleOf(route: string): string {
   if (route.startsWith('/connect/own')) return 'Connect your own MCP server';
+  if (route === '/connect' || route.startsWith('/connect/app/')) return 'Connect an app';
   if (route.startsWith('/connections/')) return `Review ${route.slice('/connections/'.length)}`;
   return PAGES.find((page) => route.startsWith(page.path))?.title ?? 'Connections';
 }
@@ -145,6 +148,9 @@ function Page({
   if (route.startsWith('/connections/'))
     return <ReviewPage connection={route.slice('/connections/'.length)} canChange={canChange} />;
   if (route.startsWith('/agents')) return <AgentsPage canChange={canChange} />;
+  if (route === '/connect') return <GalleryPage />;
+  if (route.startsWith('/connect/app/'))
+    return <ConnectAppPage app={route.slice('/connect/app/'.length)} canChange={canChange} />;
   if (route.startsWith('/audit')) return <AuditPage />;
   if (route.startsWith('/clients')) return <ClientsPage canChange={canChange} />;
   if (route.startsWith('/members'))

@@ -18,14 +18,13 @@ export function ConnectionsPage() {
     <>
       <h1>Connections</h1>
       <p>
-        <a href="#/connect/own">Connect your own MCP server</a>
+        <a class="gallery-button" href="#/connect">
+          Connect an app
+        </a>{' '}
+        or <a href="#/connect/own">connect your own MCP server</a>
       </p>
       <Problem error={error} />
-      {data && data.length === 0 ? (
-        <p>
-          No connections yet. Connect one with <code>portcullis connect</code>.
-        </p>
-      ) : null}
+      {data && data.length === 0 ? <p>No connections yet.</p> : null}
       {data && data.length > 0 ? (
         <table class="cards">
           <thead>
