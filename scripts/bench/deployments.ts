@@ -14,7 +14,7 @@
  * ratio (the two were measured minutes apart at most), with their range.
  * The rate limiter's own take is timed in this process beside it.
  *
- *   npm run bench:deployments -- [--duration 5] [--warmup 2] [--rounds 5] [--concurrency 8]
+ *   npm run bench:deployments -- [--duration 5] [--warmup 2] [--rounds 5] [--warmup-rounds 1] [--concurrency 8]
  *       [--wire legacy|modern] [--only sqlite,postgres+redis,...]
  * `npm run bench:rate-limit` is this with `--only` the four rate-limit rows.
  * Exits 0 whatever the verdicts (2 on a usage error).
@@ -24,7 +24,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import { TEST_REDIS_URL } from '../../test/support/redis.ts';
-import { CpuProbes } from './deployments/cpu-probes.ts';
+import { CpuProbes, processesMs } from './deployments/cpu-probes.ts';
 import { DEPLOYMENTS, type Deployment, startDeployment } from './deployments/deployment.ts';
 import { measureTakes } from './deployments/limiter-take.ts';
 import { measureRound, type RoundResult } from './deployments/measure-round.ts';
@@ -37,6 +37,7 @@ const { values } = parseArgs({
     duration: { type: 'string', default: '5' },
     warmup: { type: 'string', default: '2' },
     rounds: { type: 'string', default: '5' },
+    'warmup-rounds': { type: 'string', default: '1' },
     concurrency: { type: 'string', default: '8' },
     wire: { type: 'string', default: 'legacy' },
     only: { type: 'string', default: DEPLOYMENTS.map((d) => d.name).join(',') },
@@ -46,6 +47,7 @@ const options = {
   durationMs: Number(values.duration) * 1000,
   warmupMs: Number(values.warmup) * 1000,
   rounds: Number(values.rounds),
+  warmupRounds: Number(values['warmup-rounds']),
   concurrency: Number(values.concurrency),
   wire: values.wire as 'legacy' | 'modern',
 };
@@ -55,6 +57,8 @@ if (
   !(options.warmupMs > 0) ||
   !Number.isInteger(options.rounds) ||
   options.rounds < 1 ||
+  !Number.isInteger(options.warmupRounds) ||
+  options.warmupRounds < 0 ||
   !Number.isInteger(options.concurrency) ||
   options.concurrency < 1 ||
   !['legacy', 'modern'].includes(options.wire) ||
@@ -66,6 +70,8 @@ if (
   );
   process.exit(2);
 }
+
+const IDLE_WINDOW_MS = 5_000;
 
 /** Redis database indexes empty at the start, one per deployment that uses Redis, from 15 down; emptied after. */
 async function freeRedisDatabases(count: number): Promise<number[]> {
@@ -100,6 +106,8 @@ async function main(): Promise<void> {
   let upstream: ServerChild | undefined;
   const results = new Map<string, RoundResult[]>(specs.map((spec) => [spec.name, []]));
   let takes: Awaited<ReturnType<typeof measureTakes>> | undefined;
+  /** Each deployment's gateway CPU with no call at all, in ms per s (timers, pools, Redis): a cost per process, not per call. */
+  const idle = new Map<string, number>();
   try {
     upstream = await startServerChild({
       name: 'deployments-upstream',
@@ -113,18 +121,26 @@ async function main(): Promise<void> {
       running.push(await startDeployment(spec, upstream.url!, dbs[index]!));
     }
     const cellSeconds = (options.warmupMs + options.durationMs) / 1000;
-    console.error(
-      `bench: measuring, about ${Math.round(running.length * options.rounds * cellSeconds)} s`,
-    );
-    for (let round = 0; round < options.rounds; round++) {
+    const total = options.warmupRounds + options.rounds;
+    console.error(`bench: measuring, about ${Math.round(running.length * total * cellSeconds)} s`);
+    for (let round = 0; round < total; round++) {
       const order = running.map((_, i) => running[(i + round) % running.length]!);
+      const warm = round < options.warmupRounds;
       for (const deployment of order) {
         const result = await measureRound(deployment, probes, options);
-        results.get(deployment.spec.name)!.push(result);
+        if (!warm) results.get(deployment.spec.name)!.push(result);
         console.error(
-          `bench: round ${round + 1}/${options.rounds} ${deployment.spec.name}: ${Math.round(result.callsPerSecond)} calls/s, p50 ${result.p50Ms.toFixed(2)} ms, p95 ${result.p95Ms.toFixed(2)} ms, gateway ${Math.round(result.cpu.gateway)} µs CPU/call, ${result.errors} errors${result.firstError ? ` (${result.firstError.slice(0, 160)})` : ''}`,
+          `bench: ${warm ? 'warm-up round' : `round ${round - options.warmupRounds + 1}/${options.rounds}`} ${deployment.spec.name}: ${Math.round(result.callsPerSecond)} calls/s, p50 ${result.p50Ms.toFixed(2)} ms, p95 ${result.p95Ms.toFixed(2)} ms, gateway ${Math.round(result.cpu.gateway)} µs CPU/call, ${result.errors} errors${result.firstError ? ` (${result.firstError.slice(0, 160)})` : ''}`,
         );
       }
+    }
+    for (const deployment of running) {
+      const before = processesMs(deployment.gatewayPids);
+      await new Promise((resolve) => setTimeout(resolve, IDLE_WINDOW_MS));
+      idle.set(
+        deployment.spec.name,
+        ((processesMs(deployment.gatewayPids) - before) * 1000) / IDLE_WINDOW_MS,
+      );
     }
     if (specs.some((spec) => spec.limits)) {
       const redisUrl = new URL(TEST_REDIS_URL);
@@ -143,6 +159,7 @@ async function main(): Promise<void> {
     formatDeployments({
       specs,
       results,
+      idle,
       takes,
       options,
       loads,

@@ -7,8 +7,10 @@ import type { RoundOptions, RoundResult } from './measure-round.ts';
 export interface DeploymentsReport {
   specs: DeploymentSpec[];
   results: Map<string, RoundResult[]>;
+  /** Gateway CPU with no calls, ms per s, per deployment. */
+  idle: Map<string, number>;
   takes: TakeCosts | undefined;
-  options: RoundOptions & { rounds: number };
+  options: RoundOptions & { rounds: number; warmupRounds: number };
   /** The 1-minute load average, sampled every 5 s from start to end. */
   loads: number[];
   machine: string;
@@ -45,9 +47,11 @@ function figuresTable(report: DeploymentsReport): string {
       'p50',
       'p95',
       'gateway CPU/call (rounds)',
+      'idle gateway',
       'nginx',
       'PostgreSQL',
       'Redis server',
+      'calls/round',
       'errors',
     ],
     report.specs.map((spec) => {
@@ -66,9 +70,11 @@ function figuresTable(report: DeploymentsReport): string {
           rounds.map((r) => r.cpu.gateway),
           (v) => `${int(v)} µs`,
         ),
+        `${(report.idle.get(spec.name) ?? Number.NaN).toFixed(1)} ms/s`,
         us(med((r) => r.cpu.nginx)),
         us(med((r) => r.cpu.postgres)),
         `${int(med((r) => r.cpu.redis))} µs`,
+        int(med((r) => r.ok)),
         String(rounds.reduce((sum, r) => sum + r.errors, 0)),
       ];
     }),
@@ -164,8 +170,8 @@ export function formatDeployments(report: DeploymentsReport): string {
     '',
     ...(limiter ? [limiter, ''] : []),
     'What was measured:',
-    `- A governed tools/call (agent key, grant, policy, argument validation, audit) through /mcp of the built gateway (dist/server.mjs), forwarded to a real SDK MCP server on loopback (2026-07-28 stateless); the agent on the ${options.wire === 'legacy' ? '2025-06-18 wire, one session per loop (on the replicas, held in Redis and continued on either one)' : '2026-07-28 wire, no session'}; ${options.concurrency} loops, ${options.warmupMs / 1000} s warm-up and ${options.durationMs / 1000} s counted per deployment and round; ${options.rounds} rounds interleaved, the order rotating; medians over rounds and (min–max) of the rounds.`,
-    '- CPU per call: user + system time over the counted window, from /proc, of the gateway process(es), nginx (master and worker), the PostgreSQL backends of that deployment (by application_name); Redis: the whole server (INFO cpu), other users of it included.',
+    `- A governed tools/call (agent key, grant, policy, argument validation, audit) through /mcp of the built gateway (dist/server.mjs), forwarded to a real SDK MCP server on loopback (2026-07-28 stateless); the agent on the ${options.wire === 'legacy' ? '2025-06-18 wire, one session per loop (on the replicas, held in Redis and continued on either one)' : '2026-07-28 wire, no session'}; ${options.concurrency} loops, ${options.warmupMs / 1000} s warm-up and ${options.durationMs / 1000} s counted per deployment and round; ${options.warmupRounds} warm-up round(s) thrown away, then ${options.rounds} rounds interleaved, the order rotating; medians over rounds and (min–max) of the rounds.`,
+    '- CPU per call: user + system time over the counted window, from /proc, of the gateway process(es), nginx (master and worker), the PostgreSQL backends of that deployment (by application_name); Redis: the whole server (INFO cpu), other users of it included. Each Redis deployment has a database index of its own, emptied after; channels are server-wide.',
     "- Ratios against sqlite are the medians of each round's own ratio (paired within a round), with the rounds' range: a ratio whose range straddles 1 is no difference this run can show.",
     '- limits on: an agent and a connection limit of 1,000,000 a minute (every call takes a token from both buckets, none is refused): in-process on SQLite, one EVALSHA on Redis with PostgreSQL.',
     '- Two cores: the load generator, nginx, PostgreSQL, Redis, the upstream and every replica share them, so two replicas cannot show scale-out (they contend for the same cores as one replica; a throughput ratio near or under 1 is expected); what this run shows is what each deployment costs per call (CPU, latency at a fixed concurrency) and that the shared path works under load. Scale-out needs the replicas on cores of their own.',
