@@ -33,10 +33,16 @@ function roundRatios(
   report: DeploymentsReport,
   name: string,
   base: string,
-  of: (r: RoundResult) => number,
+  of: (r: RoundResult, name: string) => number,
 ): number[] {
   const [ours, theirs] = [report.results.get(name)!, report.results.get(base)!];
-  return ours.map((r, i) => of(r) / of(theirs[i]!));
+  return ours.map((r, i) => of(r, name) / of(theirs[i]!, base));
+}
+
+/** A round's gateway CPU per call less what the processes spend idle over the same time. */
+function netOfIdle(report: DeploymentsReport, name: string, round: RoundResult): number {
+  const idleUsPerSecond = (report.idle.get(name) ?? 0) * 1000;
+  return round.cpu.gateway - idleUsPerSecond / round.callsPerSecond;
 }
 
 function figuresTable(report: DeploymentsReport): string {
@@ -48,6 +54,7 @@ function figuresTable(report: DeploymentsReport): string {
       'p95',
       'gateway CPU/call (rounds)',
       'idle gateway',
+      'net of idle',
       'nginx',
       'PostgreSQL',
       'Redis server',
@@ -71,6 +78,7 @@ function figuresTable(report: DeploymentsReport): string {
           (v) => `${int(v)} µs`,
         ),
         `${(report.idle.get(spec.name) ?? Number.NaN).toFixed(1)} ms/s`,
+        `${int(med((r) => netOfIdle(report, spec.name, r)))} µs`,
         us(med((r) => r.cpu.nginx)),
         us(med((r) => r.cpu.postgres)),
         `${int(med((r) => r.cpu.redis))} µs`,
@@ -85,7 +93,7 @@ function againstSqlite(report: DeploymentsReport): string {
   const rows = report.specs
     .filter((spec) => !spec.limits && spec.name !== 'sqlite')
     .map((spec) => {
-      const r = (of: (x: RoundResult) => number) =>
+      const r = (of: (x: RoundResult, name: string) => number) =>
         withRange(roundRatios(report, spec.name, 'sqlite', of), ratio);
       const added = (of: (x: RoundResult) => number) => {
         const [ours, base] = [report.results.get(spec.name)!, report.results.get('sqlite')!];
@@ -99,6 +107,7 @@ function againstSqlite(report: DeploymentsReport): string {
         r((x) => x.p50Ms),
         r((x) => x.p95Ms),
         r((x) => x.cpu.gateway),
+        r((x, name) => netOfIdle(report, name, x)),
         `${added((x) => x.p50Ms) >= 0 ? '+' : ''}${ms(added((x) => x.p50Ms))}`,
         `${int(added((x) => x.cpu.gateway))} µs`,
         `${int(added(serving))} µs`,
@@ -111,6 +120,7 @@ function againstSqlite(report: DeploymentsReport): string {
       'p50',
       'p95',
       'gateway CPU/call',
+      'net of idle',
       'p50 added',
       'gateway CPU added',
       'all serving CPU added',
