@@ -104,7 +104,9 @@ async function main(): Promise<void> {
   const probes = new CpuProbes(TEST_REDIS_URL);
   const running: Deployment[] = [];
   let upstream: ServerChild | undefined;
-  const results = new Map<string, RoundResult[]>(specs.map((spec) => [spec.name, []]));
+  const results = new Map<string, Array<RoundResult | undefined>>(
+    specs.map((spec) => [spec.name, []]),
+  );
   let takes: Awaited<ReturnType<typeof measureTakes>> | undefined;
   /** Each deployment's gateway CPU with no call at all, in ms per s (timers, pools, Redis): a cost per process, not per call. */
   const idle = new Map<string, number>();
@@ -127,11 +129,19 @@ async function main(): Promise<void> {
       const order = running.map((_, i) => running[(i + round) % running.length]!);
       const warm = round < options.warmupRounds;
       for (const deployment of order) {
-        const result = await measureRound(deployment, probes, options);
+        const label = `${warm ? 'warm-up round' : `round ${round - options.warmupRounds + 1}/${options.rounds}`} ${deployment.spec.name}`;
+        let result: RoundResult | undefined;
+        try {
+          result = await measureRound(deployment, probes, options);
+        } catch (error) {
+          // A round that fails (a session not opened in time on a loaded machine) is left out, and said.
+          console.error(`bench: ${label} failed: ${(error as Error).message}`);
+        }
         if (!warm) results.get(deployment.spec.name)!.push(result);
-        console.error(
-          `bench: ${warm ? 'warm-up round' : `round ${round - options.warmupRounds + 1}/${options.rounds}`} ${deployment.spec.name}: ${Math.round(result.callsPerSecond)} calls/s, p50 ${result.p50Ms.toFixed(2)} ms, p95 ${result.p95Ms.toFixed(2)} ms, gateway ${Math.round(result.cpu.gateway)} µs CPU/call, ${result.errors} errors${result.firstError ? ` (${result.firstError.slice(0, 160)})` : ''}`,
-        );
+        if (result)
+          console.error(
+            `bench: ${label}: ${Math.round(result.callsPerSecond)} calls/s, p50 ${result.p50Ms.toFixed(2)} ms, p95 ${result.p95Ms.toFixed(2)} ms, gateway ${Math.round(result.cpu.gateway)} µs CPU/call, ${result.errors} errors${result.firstError ? ` (${result.firstError.slice(0, 160)})` : ''}`,
+          );
       }
     }
     for (const deployment of running) {

@@ -6,7 +6,8 @@ import type { RoundOptions, RoundResult } from './measure-round.ts';
 
 export interface DeploymentsReport {
   specs: DeploymentSpec[];
-  results: Map<string, RoundResult[]>;
+  /** Per deployment, each round's result; undefined for a round that failed. */
+  results: Map<string, Array<RoundResult | undefined>>;
   /** Gateway CPU with no calls, ms per s, per deployment. */
   idle: Map<string, number>;
   takes: TakeCosts | undefined;
@@ -36,7 +37,14 @@ function roundRatios(
   of: (r: RoundResult, name: string) => number,
 ): number[] {
   const [ours, theirs] = [report.results.get(name)!, report.results.get(base)!];
-  return ours.map((r, i) => of(r, name) / of(theirs[i]!, base));
+  return ours.flatMap((r, i) => {
+    const other = theirs[i];
+    return r && other ? [of(r, name) / of(other, base)] : [];
+  });
+}
+
+function succeeded(report: DeploymentsReport, name: string): RoundResult[] {
+  return report.results.get(name)!.filter((r): r is RoundResult => r !== undefined);
 }
 
 /** A round's gateway CPU per call less what the processes spend idle over the same time. */
@@ -60,9 +68,10 @@ function figuresTable(report: DeploymentsReport): string {
       'Redis server',
       'calls/round',
       'errors',
+      'failed rounds',
     ],
     report.specs.map((spec) => {
-      const rounds = report.results.get(spec.name)!;
+      const rounds = succeeded(report, spec.name);
       const med = (of: (r: RoundResult) => number) => median(rounds.map(of)) ?? Number.NaN;
       const us = (value: number) => (value > 0 ? `${int(value)} µs` : '—');
       return [
@@ -84,6 +93,7 @@ function figuresTable(report: DeploymentsReport): string {
         `${int(med((r) => r.cpu.redis))} µs`,
         int(med((r) => r.ok)),
         String(rounds.reduce((sum, r) => sum + r.errors, 0)),
+        String(report.results.get(spec.name)!.length - rounds.length),
       ];
     }),
   );
@@ -97,7 +107,11 @@ function againstSqlite(report: DeploymentsReport): string {
         withRange(roundRatios(report, spec.name, 'sqlite', of), ratio);
       const added = (of: (x: RoundResult) => number) => {
         const [ours, base] = [report.results.get(spec.name)!, report.results.get('sqlite')!];
-        return median(ours.map((x, i) => of(x) - of(base[i]!))) ?? Number.NaN;
+        const differences = ours.flatMap((x, i) => {
+          const other = base[i];
+          return x && other ? [of(x) - of(other)] : [];
+        });
+        return median(differences) ?? Number.NaN;
       };
       const serving = (x: RoundResult) =>
         x.cpu.gateway + x.cpu.nginx + x.cpu.postgres + Math.max(0, x.cpu.redis);
@@ -137,14 +151,16 @@ function limiterTable(report: DeploymentsReport): string | undefined {
   if (pairs.length === 0) return undefined;
   const rows = pairs.map(([name, base]) => {
     const ratios = roundRatios(report, name, base, (x) => x.cpu.gateway);
-    const middle = median(ratios)!;
+    const middle = median(ratios) ?? Number.NaN;
     const [low, high] = [Math.min(...ratios), Math.max(...ratios)];
     const verdict =
-      middle <= LIMITER_TARGET
-        ? 'pass'
-        : low <= LIMITER_TARGET
-          ? 'not shown (rounds straddle it)'
-          : 'FAIL';
+      ratios.length === 0
+        ? 'no paired round'
+        : middle <= LIMITER_TARGET
+          ? 'pass'
+          : low <= LIMITER_TARGET
+            ? 'not shown (rounds straddle it)'
+            : 'FAIL';
     return [
       `${base}: limits on / off`,
       ratio(middle),
@@ -154,7 +170,7 @@ function limiterTable(report: DeploymentsReport): string | undefined {
     ];
   });
   const takes = report.takes;
-  const base = median(report.results.get('sqlite')!.map((r) => r.cpu.gateway))!;
+  const base = median(succeeded(report, 'sqlite').map((r) => r.cpu.gateway)) ?? Number.NaN;
   const share = (us: number) => `${((us / base) * 100).toFixed(1)}% of sqlite's ${int(base)} µs`;
   return [
     markdownTable(
