@@ -18,6 +18,8 @@ export const NGINX_CONF = join(ROOT, 'deploy', 'nginx', 'portcullis.conf');
 export interface Nginx {
   /** `http://127.0.0.1:<port>`. */
   url: string;
+  /** nginx's master process (its worker is its child). */
+  pid: number;
   /** The error log so far (for a failing test's message). */
   errors(): string;
   /** How many requests each replica (`host:port`) was sent, from nginx's own access log. */
@@ -115,7 +117,7 @@ export async function startNginx(port: number, replicas: readonly string[]): Pro
     const reply = await fetch(`${url}/healthz`).catch(() => undefined);
     if (reply) {
       await reply.body?.cancel();
-      return { url, errors, served, stop };
+      return { url, pid: child.pid!, errors, served, stop };
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }

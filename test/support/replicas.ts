@@ -31,6 +31,8 @@ export interface ReplicaSetOptions {
    * others start (connections, agents, grants): `cli` as the set's own.
    */
   prepare?: (cli: ReplicaSet['cli']) => Promise<void>;
+  /** Node's arguments for every replica; default the entry from source (`--import tsx runtime/main.ts`). */
+  entry?: readonly string[];
 }
 
 export interface ReplicaSet {
@@ -70,9 +72,15 @@ export async function startReplicaSet(options: ReplicaSetOptions = {}): Promise<
   const start = (token: boolean) =>
     runServer(
       { ...environment, PORTCULLIS_DATA_DIR: mkdtempSync(join(tmpdir(), 'portcullis-replica-')) },
-      token
-        ? { started: (stdout) => /admin token \(shown once; keep it\): \S+\n/.test(stdout) }
-        : {},
+      {
+        ...(token
+          ? {
+              started: (stdout: string) =>
+                /admin token \(shown once; keep it\): \S+\n/.test(stdout),
+            }
+          : {}),
+        ...(options.entry === undefined ? {} : { entry: options.entry }),
+      },
     );
   const cliData = mkdtempSync(join(tmpdir(), 'portcullis-replica-cli-'));
   const cli: ReplicaSet['cli'] = (args, env = {}) =>

@@ -26,6 +26,7 @@ export interface CellResult {
   elapsedMs: number;
   requestsPerSecond: number;
   p50Ms: number | undefined;
+  p95Ms: number | undefined;
   p99Ms: number | undefined;
   /** Server CPU time per counted call, in ms; undefined without a cpuClock. */
   cpuMsPerCall: number | undefined;
@@ -134,6 +135,7 @@ async function drive(calls: Call[], options: CellOptions): Promise<CellResult> {
     elapsedMs,
     requestsPerSecond: elapsedMs > 0 ? (latencies.length / elapsedMs) * 1000 : 0,
     p50Ms: percentile(latencies, 0.5),
+    p95Ms: percentile(latencies, 0.95),
     p99Ms: percentile(latencies, 0.99),
     cpuMsPerCall:
       cpuStart !== undefined && cpuEnd !== undefined && counted > 0

@@ -73,20 +73,5 @@ export async function benchAgent(running: RunningServer): Promise<string> {
 
 /** The environment that sends Unikraft's calls to the benchmark's upstream. */
 export function environmentFor(upstream: URL): Record<string, string> {
-  return { ...passedThrough(), PORTCULLIS_DEV_UPSTREAMS: `unikraft=${upstream.origin}` };
-}
-
-/**
- * What `bench:rate-limit` gives its child through the environment: the rate
- * limits (`PORTCULLIS_RATE_LIMIT_*`), and `BENCH_CHILD_REDIS_URL` as the
- * child's `REDIS_URL` (a name of its own, so a shell's REDIS_URL never
- * changes what another benchmark measures).
- */
-function passedThrough(): Record<string, string> {
-  const limits = Object.entries(process.env).filter(
-    (entry): entry is [string, string] =>
-      entry[0].startsWith('PORTCULLIS_RATE_LIMIT_') && typeof entry[1] === 'string',
-  );
-  const redis = process.env.BENCH_CHILD_REDIS_URL;
-  return Object.fromEntries([...limits, ...(redis ? [['REDIS_URL', redis]] : [])]);
+  return { PORTCULLIS_DEV_UPSTREAMS: `unikraft=${upstream.origin}` };
 }
