@@ -12,7 +12,7 @@
  */
 import type { Classification } from '../../../generated/catalog-format.ts';
 import { REASONS, reasonOf } from '../base/errors.ts';
-import { activeTraceparent, inSpan, inSpanSync } from '../base/tracing.ts';
+import { activeTraceparent, inSpan, leafSpan } from '../base/tracing.ts';
 import { auditEvent } from '../governance/audit-event.ts';
 import type { Caller } from '../identity/principals/principals.ts';
 import type { TraceContext } from '../mcp/wire/request-meta.ts';
@@ -75,7 +75,7 @@ export class CallAudit {
       opening,
       this.#now(),
       (event) =>
-        inSpan('portcullis.audit', {}, async () => {
+        leafSpan('portcullis.audit', async () => {
           const started = performance.now();
           await this.#log.append(event, { alone: this.#running <= 1 });
           metrics.auditWritten((performance.now() - started) / 1000);
@@ -156,7 +156,7 @@ export class AuditedCall {
 
   /** Runs the call's decision in its span. */
   decide<T extends { allowed: boolean }>(body: () => T): T {
-    return inSpanSync('portcullis.governance', (span) => {
+    return leafSpan('portcullis.governance', (span) => {
       const decision = body();
       span.setAttribute('portcullis.decision', decision.allowed ? 'allowed' : 'denied');
       return decision;
