@@ -271,6 +271,34 @@ describe('a refused call', () => {
   });
 });
 
+describe('without a protocol named', () => {
+  it('exports the spans as OTLP protobuf, the specification’s default', async () => {
+    const own = await startOtlpReceiver();
+    const child = await startServerChild({
+      OTEL_EXPORTER_OTLP_ENDPOINT: own.url,
+      OTEL_BSP_SCHEDULE_DELAY: '50',
+    });
+    try {
+      const admin = adminClient(child.url, child.adminToken);
+      const agentKey = (await admin('POST', '/workspaces/default/agents', { name: 'proto' })).body
+        .key as string;
+      const client = new Client({ name: 'proto', version: '1.0.0' });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${child.url}/mcp`), {
+          requestInit: { headers: { authorization: `Bearer ${agentKey}` } },
+        }),
+      );
+      await client.close();
+      // Its `mcp initialize` span, in the first export.
+      await own.until(() => own.contentTypes().length > 0);
+      expect(own.contentTypes()[0]).toBe('application/x-protobuf');
+    } finally {
+      await child.stop();
+      await own.close();
+    }
+  });
+});
+
 describe('tracingWanted', () => {
   it.each([
     ['nothing set', {}, false],
