@@ -53,8 +53,9 @@ export async function startServer(
   const server = createServer(starting);
   await listen(server, config);
   let gateway: Gateway;
-  // The endpoints below hold the sessions `/metrics` counts; they are made once the gateway is open.
-  const endpoints: McpEndpoint[] = [];
+  // The endpoints below (`/mcp` and every `/mcp/c/<connection>`) hold the sessions `/metrics`
+  // counts; they are made once the gateway is open.
+  const endpoints: Array<Pick<McpEndpoint, 'sessionCount'>> = [];
   try {
     gateway = await openGateway({
       config,
@@ -103,6 +104,7 @@ export async function startServer(
     // From the governance snapshot, not the store: a request for a made-up name costs no read.
     isConnection: async (name) => (await gateway.governance.current()).hasConnectionNamed(name),
   });
+  endpoints.push(perConnection);
   const report = (error: unknown) => log.error({ err: error }, 'internal error answering /mcp');
   const draining = new Draining(server);
   server.on(

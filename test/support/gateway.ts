@@ -98,10 +98,10 @@ export function adminClient(url: string, token: string) {
 }
 
 /** An MCP client session for an agent key, through the SDK's Streamable HTTP client. */
-export async function mcpClient(url: string, key: string): Promise<Client> {
+export async function mcpClient(url: string, key: string, path = '/mcp'): Promise<Client> {
   const client = new Client({ name: 'portcullis-test', version: '0.0.0' });
   await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${url}/mcp`), {
+    new StreamableHTTPClientTransport(new URL(`${url}${path}`), {
       requestInit: { headers: { authorization: `Bearer ${key}` } },
     }),
   );

@@ -1,8 +1,9 @@
 /**
  * An OTLP/HTTP trace receiver on loopback, standing in for the OpenTelemetry
- * collector (not installable here): it takes `POST /v1/traces` as JSON
- * (`http/json`, what `@opentelemetry/exporter-trace-otlp-http` sends),
- * answers 200, and keeps the spans, flattened.
+ * collector (not installable here): it takes `POST /v1/traces`, answers
+ * 200, keeps the content type of every export, and keeps the spans of the
+ * JSON ones (`http/json`), flattened; a protobuf export (`http/protobuf`,
+ * the SDK's default) is counted, not decoded.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -21,6 +22,8 @@ export interface OtlpReceiver {
   /** The endpoint to give as `OTEL_EXPORTER_OTLP_ENDPOINT`. */
   url: string;
   spans(): ReceivedSpan[];
+  /** The content type of each export received, in order. */
+  contentTypes(): string[];
   /** Resolves once the spans received so far satisfy `done`. */
   until(done: (spans: ReceivedSpan[]) => boolean): Promise<ReceivedSpan[]>;
   close(): Promise<void>;
@@ -62,6 +65,7 @@ function attributesOf(list: KeyValue[] | undefined): Record<string, unknown> {
 
 export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   const received: ReceivedSpan[] = [];
+  const contentTypes: string[] = [];
   const waiters = new Set<() => void>();
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
@@ -71,7 +75,11 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
         response.writeHead(404).end();
         return;
       }
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as ExportRequest;
+      const contentType = String(request.headers['content-type'] ?? '');
+      contentTypes.push(contentType);
+      const body = contentType.startsWith('application/json')
+        ? (JSON.parse(Buffer.concat(chunks).toString('utf8')) as ExportRequest)
+        : {};
       for (const resourceSpans of body.resourceSpans ?? []) {
         const service = attributesOf(resourceSpans.resource?.attributes)['service.name'];
         for (const scope of resourceSpans.scopeSpans ?? [])
@@ -94,6 +102,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   return {
     url: `http://127.0.0.1:${port}`,
     spans: () => [...received],
+    contentTypes: () => [...contentTypes],
     until: (done) =>
       new Promise((resolve) => {
         const check = () => {

@@ -12,8 +12,9 @@
  */
 import type { Classification } from '../../../generated/catalog-format.ts';
 import { REASONS, reasonOf } from '../base/errors.ts';
-import { activeTraceparent, inSpan, inSpanSync } from '../base/tracing.ts';
+import { activeTraceparent, inSpan, leafSpan } from '../base/tracing.ts';
 import { auditEvent } from '../governance/audit-event.ts';
+import type { ToolSourceKind } from '../governance/tool-source.ts';
 import type { Caller } from '../identity/principals/principals.ts';
 import type { TraceContext } from '../mcp/wire/request-meta.ts';
 import type { AuditVia, NewAuditEvent } from '../model/governance.ts';
@@ -39,6 +40,14 @@ export interface CallOpening {
   via?: AuditVia;
   /** The MCP method it answers; by default the action's first word when it is one, else `tools/call`. */
   method?: CallMethod;
+}
+
+/** What the upstream span of a call says of its trip: the source's kind and the action's class. */
+export function upstreamAttributes(
+  source: ToolSourceKind,
+  classification: Classification,
+): Record<string, string> {
+  return { 'portcullis.source': source, 'portcullis.class': classification };
 }
 
 /** Longest action an event keeps (a name the caller made up is not stored whole). */
@@ -75,7 +84,7 @@ export class CallAudit {
       opening,
       this.#now(),
       (event) =>
-        inSpan('portcullis.audit', {}, async () => {
+        leafSpan('portcullis.audit', async () => {
           const started = performance.now();
           await this.#log.append(event, { alone: this.#running <= 1 });
           metrics.auditWritten((performance.now() - started) / 1000);
@@ -144,7 +153,11 @@ export class AuditedCall {
     });
   }
 
-  /** Runs the call's trip upstream in its span, timed for the metrics. */
+  /**
+   * Runs the call's trip upstream in its span (`upstreamAttributes`), timed
+   * for the metrics: every kind of call that goes upstream (a tool call, a
+   * prompt get, a resource read, a list, a subscription) goes through here.
+   */
   async upstream<T>(attributes: Record<string, string>, body: () => Promise<T>): Promise<T> {
     const started = performance.now();
     try {
@@ -156,7 +169,7 @@ export class AuditedCall {
 
   /** Runs the call's decision in its span. */
   decide<T extends { allowed: boolean }>(body: () => T): T {
-    return inSpanSync('portcullis.governance', (span) => {
+    return leafSpan('portcullis.governance', (span) => {
       const decision = body();
       span.setAttribute('portcullis.decision', decision.allowed ? 'allowed' : 'denied');
       return decision;

@@ -60,6 +60,14 @@ export class ConnectionEndpoints {
     return endpoint;
   }
 
+  /** The live MCP sessions of every endpoint kept (what `/metrics` counts with `/mcp`'s). */
+  get sessionCount(): number {
+    let count = 0;
+    for (const endpoint of this.#named.values()) count += endpoint.sessionCount;
+    for (const endpoint of this.#others.values()) count += endpoint.sessionCount;
+    return count;
+  }
+
   close(): void {
     for (const endpoint of [...this.#named.values(), ...this.#others.values()]) endpoint.close();
     this.#named.clear();

@@ -18,7 +18,7 @@ import { FEATURE_LISTS } from '../sources/remote-mcp/discover-features.ts';
 import { featuresFor, featuresOf } from '../sources/remote-mcp/remote-features.ts';
 import { type AllowedFeatures, readableConnections } from './decision.ts';
 import { type FeatureView, requestContextOf } from './feature-names.ts';
-import type { Forwarding } from './named-request.ts';
+import { type Forwarding, REMOTE_READ } from './named-request.ts';
 import { servedList } from './pinned-features.ts';
 
 /** Connections whose features were learned here (not recorded) kept at most; past it, learned again. */
@@ -109,9 +109,10 @@ export class FeatureLists {
       try {
         let cursor: string | undefined;
         for (let page = 0; page < MAX_PAGES; page++) {
-          const forwarded = await remote.forward(caller, readable, context, list.method, {
-            ...(cursor === undefined ? {} : { cursor }),
-          });
+          const params = cursor === undefined ? {} : { cursor };
+          const forwarded = await audited.upstream(REMOTE_READ, () =>
+            remote.forward(caller, readable, context, list.method, params),
+          );
           const result = forwarded.outcome as Record<string, unknown>;
           const entries = result[list.member];
           if (Array.isArray(entries)) listed.push(...entries);

@@ -22,7 +22,7 @@ import type {
 import { TOOL_NAME_MAX } from '../../../generated/catalog-rules.ts';
 import { GatewayError, type ReasonCode } from '../base/errors.ts';
 import { isPlainObject } from '../base/json-value.ts';
-import { inSpanSync } from '../base/tracing.ts';
+import { leafSpan } from '../base/tracing.ts';
 import { CALL_ACTION, RESERVED_TOOL_NAMES } from '../governance/reserved-names.ts';
 import { agentOf, type Caller, type Principals } from '../identity/principals/principals.ts';
 import type {
@@ -170,7 +170,7 @@ export class GovernedTools implements ToolBackend<Caller> {
 
   /** The direct call of a tool, decided (a discovery tool's name is no tool's). */
   decideTool(caller: Caller, name: string): DecidedCall {
-    const decision = inSpanSync('portcullis.governance', (span) => {
+    const decision = leafSpan('portcullis.governance', (span) => {
       const decided = decideToolCall(caller, name);
       span.setAttribute('portcullis.decision', decided.allowed ? 'allowed' : 'denied');
       return decided;

@@ -9,12 +9,15 @@
 import type { GatewayError } from '../base/errors.ts';
 import type { Caller } from '../identity/principals/principals.ts';
 import type { RequestContext } from '../mcp/server/tool-backend.ts';
-import type { CallAudit } from './audited-call.ts';
+import { type CallAudit, upstreamAttributes } from './audited-call.ts';
 import { type CallLimits, chargeLimits } from './call-limits.ts';
 import { type AllowedFeatures, decideFeatureRead } from './decision.ts';
 import { type FeatureView, notFoundOf, resultOf } from './feature-names.ts';
 import type { NamedFeature } from './pinned-features.ts';
 import type { RemoteRequests } from './remote-requests.ts';
+
+/** The upstream span of a request for a remote server's prompt, resource or list: a read. */
+export const REMOTE_READ = upstreamAttributes('remote_mcp', 'read');
 
 /** What the feature adapters forward through. */
 export interface Forwarding {
@@ -53,11 +56,13 @@ export function forwardNamed(
   const opening = { caller, action: `${method} ${item.shown}`, trace: context.trace };
   return forwarding.audit.run(opening, async (audited) => {
     if (request.arguments) audited.hashArguments(request.arguments.value);
-    const decision = decideFeatureRead(caller, {
-      connection: request.view.only ?? request.connection,
-      item,
-      unknown: request.unknown,
-    });
+    const decision = audited.decide(() =>
+      decideFeatureRead(caller, {
+        connection: request.view.only ?? request.connection,
+        item,
+        unknown: request.unknown,
+      }),
+    );
     if (!decision.allowed) return audited.refuse(decision);
     const limited = await chargeLimits(audited, forwarding.limits, caller, {
       agent: decision.agent,
@@ -78,12 +83,8 @@ export function forwardNamed(
     }
     let forwarded: Awaited<ReturnType<RemoteRequests['forward']>>;
     try {
-      forwarded = await forwarding.remote.forward(
-        caller,
-        decision,
-        context,
-        method,
-        request.params,
+      forwarded = await audited.upstream(REMOTE_READ, () =>
+        forwarding.remote.forward(caller, decision, context, method, request.params),
       );
     } catch (error) {
       const told = notFoundOf(error, method, item.shown) ?? error;

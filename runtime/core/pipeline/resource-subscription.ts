@@ -14,7 +14,7 @@ import { namespacedId } from '../sources/remote-mcp/remote-feature-contract.ts';
 import { isSubscribable } from '../sources/remote-mcp/remote-features.ts';
 import { decideFeatureRead } from './decision.ts';
 import { type FeatureView, notFoundOf, split } from './feature-names.ts';
-import type { Forwarding } from './named-request.ts';
+import { type Forwarding, REMOTE_READ } from './named-request.ts';
 
 export function subscribe(
   forwarding: Forwarding,
@@ -26,11 +26,13 @@ export function subscribe(
   const [connectionName, upstreamUri] = split(view, uri, '+');
   const opening = { caller, action: `resources/subscribe ${uri}`, trace: request.trace };
   return forwarding.audit.run(opening, async (audited) => {
-    const decision = decideFeatureRead(caller, {
-      connection: view.only ?? connectionName,
-      item: { kind: 'resource', id: upstreamUri, shown: uri, field: 'uri' },
-      unknown: () => new GatewayError('resource_not_found', undefined, { detail: { uri } }),
-    });
+    const decision = audited.decide(() =>
+      decideFeatureRead(caller, {
+        connection: view.only ?? connectionName,
+        item: { kind: 'resource', id: upstreamUri, shown: uri, field: 'uri' },
+        unknown: () => new GatewayError('resource_not_found', undefined, { detail: { uri } }),
+      }),
+    );
     if (!decision.allowed) return audited.refuse(decision);
     audited.allowed(decision.connection.id);
     const { connection, source } = decision;
@@ -45,8 +47,10 @@ export function subscribe(
       view.only === undefined ? namespacedId(connection, 'resource', serverUri) : serverUri;
     let letGo: () => Promise<void>;
     try {
-      letGo = await forwarding.remote.subscribe(caller, decision, era, upstreamUri, (serverUri) =>
-        request.updated(named(serverUri)),
+      letGo = await audited.upstream(REMOTE_READ, () =>
+        forwarding.remote.subscribe(caller, decision, era, upstreamUri, (serverUri) =>
+          request.updated(named(serverUri)),
+        ),
       );
     } catch (error) {
       const told = notFoundOf(error, 'resources/subscribe', uri) ?? error;

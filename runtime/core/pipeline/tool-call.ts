@@ -19,7 +19,7 @@ import type { Store } from '../ports/store.ts';
 import { type CallOutcome, nextHealth } from '../sources/connection-health.ts';
 import type { Execution, Executors } from '../sources/executor.ts';
 import { validateArguments } from './arguments.ts';
-import type { AuditedCall } from './audited-call.ts';
+import { type AuditedCall, upstreamAttributes } from './audited-call.ts';
 import type { CallCredentials } from './call-credentials.ts';
 import { type CallLimits, chargeLimits } from './call-limits.ts';
 import type { ToolDecision } from './decision.ts';
@@ -74,10 +74,7 @@ export class ToolCalls {
         source.sendsCredential(action),
       );
       const secrets = await this.#options.secrets.of(caller.snapshot, caller.workspaceId);
-      const upstream = {
-        'portcullis.source': source.kind,
-        'portcullis.class': action.classification,
-      };
+      const upstream = upstreamAttributes(source.kind, action.classification);
       execution = await audited.upstream(upstream, () =>
         executor.execute({
           target,

@@ -8,6 +8,7 @@
  * credential, argument or tool name appears in any label.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   CONNECTION_LABELS_MAX,
@@ -29,6 +30,7 @@ const ARGUMENT = 'argument-value-5b2e';
 let upstream: LoopbackServer;
 let gateway: TestGateway;
 let agent: Client;
+let key: string;
 
 beforeAll(async () => {
   upstream = await startLoopbackServer({
@@ -48,7 +50,7 @@ beforeAll(async () => {
     provider: 'unikraft',
     credential: CREDENTIAL,
   });
-  const { key } = (await admin('POST', '/workspaces/default/agents', { name: 'counted' })).body;
+  ({ key } = (await admin('POST', '/workspaces/default/agents', { name: 'counted' })).body);
   await admin('POST', '/workspaces/default/grants', { agent: 'counted', connection: 'unikraft' });
   agent = await mcpClient(gateway.url, key);
   expect((await callTool(agent, 'unikraft_get_user')).isError).toBeFalsy();
@@ -151,6 +153,22 @@ describe('/metrics on the main port', () => {
     expect(sampleValue(samples, 'portcullis_sessions')).toBeGreaterThanOrEqual(1);
     expect(sampleValue(samples, 'portcullis_process_cpu_seconds_total')).toBeGreaterThan(0);
     expect(sampleValue(samples, 'portcullis_nodejs_heap_size_used_bytes')).toBeGreaterThan(0);
+  });
+
+  it("counts the live sessions of every MCP endpoint, a connection's own (/mcp/c/<name>) too", async () => {
+    const sessions = async () =>
+      Number(sampleValue((await scrape()).samples, 'portcullis_sessions'));
+    const before = await sessions();
+    const own = await mcpClient(gateway.url, key, '/mcp/c/unikraft');
+    try {
+      expect(own.getServerVersion()?.name).toBe('portcullis');
+      expect(await sessions()).toBe(before + 1);
+      // Ended (DELETE), it is counted no more.
+      await (own.transport as StreamableHTTPClientTransport).terminateSession();
+      expect(await sessions()).toBe(before);
+    } finally {
+      await own.close();
+    }
   });
 
   it('names every metric portcullis_… and puts no credential, argument or tool name in a label', async () => {

@@ -41,7 +41,7 @@ beforeAll(async () => {
       response.writeHead(200, { 'content-type': 'application/json' }).end('{"data":{}}');
     },
   });
-  remote = await startUpstream('stateful');
+  remote = await startUpstream('stateful', { resourcesAndPrompts: true });
   server = await startServerChild({
     PORTCULLIS_DEV_UPSTREAMS: `unikraft=${upstream.url.origin}`,
     OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
@@ -91,12 +91,12 @@ async function agent(
   return client;
 }
 
-/** The spans of one trace, once the call's request span and its three children are in. */
-async function traceOf(traceId: string): Promise<ReceivedSpan[]> {
+/** The spans of one trace, once the request's span and its three children are in. */
+async function traceOf(traceId: string, request = 'mcp tools/call'): Promise<ReceivedSpan[]> {
   const spans = await receiver.until((all) => {
     const mine = all.filter((s) => s.traceId === traceId);
     return (
-      mine.some((s) => s.name === 'mcp tools/call') &&
+      mine.some((s) => s.name === request) &&
       ['portcullis.governance', 'portcullis.upstream', 'portcullis.audit'].every((name) =>
         mine.some((s) => s.name === name),
       )
@@ -114,13 +114,17 @@ async function auditedTraceparents(): Promise<string[]> {
   return events.filter((e) => e.action === 'unikraft_get_user').map((e) => e.traceparent ?? '');
 }
 
-function expectOneCallTrace(spans: ReceivedSpan[], parentId: string): ReceivedSpan {
-  const requests = spans.filter((s) => s.name === 'mcp tools/call');
+function expectOneCallTrace(
+  spans: ReceivedSpan[],
+  parentId: string,
+  method = 'tools/call',
+): ReceivedSpan {
+  const requests = spans.filter((s) => s.name === `mcp ${method}`);
   expect(requests).toHaveLength(1);
   const request = requests[0]!;
   expect(request.parentSpanId).toBe(parentId);
   expect(request.service).toBe('portcullis-under-test');
-  expect(request.attributes['mcp.method.name']).toBe('tools/call');
+  expect(request.attributes['mcp.method.name']).toBe(method);
   for (const name of ['portcullis.governance', 'portcullis.upstream', 'portcullis.audit']) {
     const children = spans.filter((s) => s.name === name);
     expect(children.length, name).toBeGreaterThanOrEqual(1);
@@ -190,6 +194,35 @@ describe('a traced call', () => {
     );
   });
 
+  it.each([
+    [
+      'prompts/get',
+      (client: Client) => client.getPrompt({ name: 'wx__greet', arguments: { who: ARGUMENT } }),
+    ],
+    ['resources/read', (client: Client) => client.readResource({ uri: 'wx+memo://welcome' })],
+  ] as const)(
+    'for a remote server’s %s, has the same children and passes the trace on to it',
+    async (method, request) => {
+      const { traceId, parentId, traceparent } = newTraceparent();
+      const client = await agent('legacy', { traceparent });
+      try {
+        await request(client);
+      } finally {
+        await client.close();
+      }
+      const spans = await traceOf(traceId, `mcp ${method}`);
+      expectOneCallTrace(spans, parentId, method);
+      const upstreamSpan = spans.find((s) => s.name === 'portcullis.upstream')!;
+      expect(upstreamSpan.attributes).toEqual({
+        'portcullis.source': 'remote_mcp',
+        'portcullis.class': 'read',
+      });
+      expect(remote.seenHeaders.map((h) => h.traceparent)).toContain(
+        `00-${traceId}-${upstreamSpan.spanId}-01`,
+      );
+    },
+  );
+
   it('without a trace of its own, starts one, and the upstream and the audit event name it', async () => {
     const client = await agent('legacy');
     const before = upstreamTraceparents.length;
@@ -235,6 +268,34 @@ describe('a refused call', () => {
     expect(spans.find((s) => s.name === 'portcullis.audit')!.parentSpanId).toBe(request.spanId);
     expect(spans.some((s) => s.name === 'portcullis.upstream')).toBe(false);
     expect(JSON.stringify(receiver.spans())).not.toContain(ARGUMENT);
+  });
+});
+
+describe('without a protocol named', () => {
+  it('exports the spans as OTLP protobuf, the specification’s default', async () => {
+    const own = await startOtlpReceiver();
+    const child = await startServerChild({
+      OTEL_EXPORTER_OTLP_ENDPOINT: own.url,
+      OTEL_BSP_SCHEDULE_DELAY: '50',
+    });
+    try {
+      const admin = adminClient(child.url, child.adminToken);
+      const agentKey = (await admin('POST', '/workspaces/default/agents', { name: 'proto' })).body
+        .key as string;
+      const client = new Client({ name: 'proto', version: '1.0.0' });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${child.url}/mcp`), {
+          requestInit: { headers: { authorization: `Bearer ${agentKey}` } },
+        }),
+      );
+      await client.close();
+      // Its `mcp initialize` span, in the first export.
+      await own.until(() => own.contentTypes().length > 0);
+      expect(own.contentTypes()[0]).toBe('application/x-protobuf');
+    } finally {
+      await child.stop();
+      await own.close();
+    }
   });
 });
 
