@@ -1,6 +1,6 @@
 /**
  * Start to ready: `node dist/server.mjs` (what `npm start` runs after its
- * build) on a fresh data folder, timed from spawn until `/healthz` answers
+ * build) on a fresh data folder, timed from spawn until `/readyz` answers
  * 200, then its resident memory with every catalog loaded. The first start of
  * a data folder also migrates the store and creates the keys, so both a first
  * and a later start are measured. The CPU time the process used until ready
@@ -39,7 +39,7 @@ async function startOnce(dataDir: string): Promise<{ ms: number; cpuMs: number; 
   try {
     for (;;) {
       try {
-        const reply = await fetch(`http://127.0.0.1:${port}/healthz`);
+        const reply = await fetch(`http://127.0.0.1:${port}/readyz`);
         if (reply.status === 200) break;
       } catch {
         // not listening yet
