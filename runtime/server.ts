@@ -9,11 +9,12 @@
  */
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createApp } from './adapters/http/app.ts';
 import { CorsPolicy, withCors } from './adapters/http/cors.ts';
 import { Draining } from './adapters/http/draining.ts';
+import { lazyListener } from './adapters/http/lazy-listener.ts';
 import { withConnectionEndpoints, withMcpEndpoint } from './adapters/http/mcp-route.ts';
-import { startMetricsServer } from './adapters/http/metrics-route.ts';
+import { startMetricsServer } from './adapters/http/metrics-server.ts';
+import { withProbes } from './adapters/http/probes.ts';
 import { backingServicesText } from './compose/backing-services.ts';
 import { createLog, type Log } from './compose/log.ts';
 import { type Gateway, type OpenGatewayOptions, openGateway } from './compose/open-gateway.ts';
@@ -116,10 +117,22 @@ export async function startServer(
           mcp,
           withConnectionEndpoints(
             (name) => perConnection.of(name),
-            createApp(gateway, log, {
-              trustedProxies: config.trustedProxies,
-              consoleAssets: options.consoleAssets,
-            }),
+            withProbes(
+              gateway,
+              log,
+              // Express and the routes it serves load on the first request for them: a start
+              // (and readiness) does not wait for them.
+              lazyListener(
+                async () => {
+                  const { createApp } = await import('./adapters/http/app.ts');
+                  return createApp(gateway, log, {
+                    trustedProxies: config.trustedProxies,
+                    consoleAssets: options.consoleAssets,
+                  });
+                },
+                (error) => log.error({ err: error }, 'internal error loading the HTTP app'),
+              ),
+            ),
             { onInternalError: report },
           ),
         ),

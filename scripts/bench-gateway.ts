@@ -14,7 +14,9 @@
  *   portcullis, portcullis-2026, portcullis-oauth Portcullis, governance on
  *   portcullis-base, portcullis-2026-base         another build's server, for an A/B in one run
  *                                                 (BENCH_GATEWAY_BASE_BIN: a copy of its bench bin folder;
- *                                                 skipped, with the reason, when unset)
+ *                                                 skipped, with the reason, when unset; the start
+ *                                                 figure likewise from BENCH_GATEWAY_BASE_DIST: a copy of
+ *                                                 its dist/ inside a checkout)
  * and, in front of a lean upstream MCP server (node:http, one tool, both eras)
  * in a child of its own, the forwarding configurations:
  *   mcp-direct, mcp-reverse-proxy                 the upstream itself, and one bare hop
@@ -65,7 +67,7 @@ import {
   startServerChild,
 } from './bench/gateway/server-child.ts';
 import { formatSessionsMemory, measureSessionsMemory } from './bench/gateway/sessions-memory.ts';
-import { formatStartup, measureStartup } from './bench/gateway/startup.ts';
+import { formatStartup, measureStartup, startupServers } from './bench/gateway/startup.ts';
 import { TARGETS } from './bench/gateway/targets/index.ts';
 import type { StartedTarget } from './bench/gateway/targets/target.ts';
 
@@ -289,8 +291,15 @@ async function main(argv: string[]): Promise<void> {
   }
   if (options.targets.includes('portcullis')) {
     console.error('bench: timing portcullis start to ready');
-    console.log(formatStartup(await measureStartup(5)));
-    console.log('');
+    const servers = startupServers();
+    const samples = await measureStartup(
+      5,
+      servers.map((s) => s.server),
+    );
+    for (const [index, { name }] of servers.entries()) {
+      console.log(formatStartup(samples[index]!, name));
+      console.log('');
+    }
   }
   console.log(
     [

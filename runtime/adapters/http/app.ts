@@ -1,14 +1,14 @@
 /**
- * The gateway's HTTP surface besides `/mcp`: `/healthz` (liveness), `/readyz`
- * (readiness, checked live) and the operators'
- * `/admin/v1` API. Express only adapts; every decision is in `runtime/core`.
+ * The gateway's HTTP surface besides `/mcp` and the probes (probes.ts): the
+ * operators' `/admin/v1` API, `/metrics`, OAuth, sign-in and the console.
+ * Express only adapts; every decision is in `runtime/core`. The server loads
+ * this module on the first request it serves (`lazyListener`), not at start.
  */
 import express from 'express';
 import type { Log } from '../../compose/log.ts';
 import type { Gateway } from '../../compose/open-gateway.ts';
 import { GatewayError } from '../../core/base/errors.ts';
 import { repeatsHost } from '../../core/mcp/server/repeated-host.ts';
-import { Readiness } from '../../core/pipeline/readiness.ts';
 import { adminRouter } from './admin-routes.ts';
 import { clientMetadataRouter } from './client-metadata-route.ts';
 import { consoleRouter } from './console-routes.ts';
@@ -17,7 +17,7 @@ import { metricsRouter } from './metrics-route.ts';
 import { oauthRouter } from './oauth-routes.ts';
 import { signInRouter } from './sign-in-routes.ts';
 
-/** Everything but `/mcp` (the console at `/console` when its built folder is given), which `withMcpEndpoint` answers before Express sees it. */
+/** Everything but `/mcp` and the probes, which `withMcpEndpoint` and `withProbes` answer before Express sees them (the console at `/console` when its built folder is given). */
 export function createApp(
   gateway: Gateway,
   log: Log,
@@ -31,27 +31,6 @@ export function createApp(
   app.use((req, res, next) => {
     if (!repeatsHost(req.rawHeaders)) return next();
     sendError(res, new GatewayError('host_header_repeated', undefined, { field: 'Host' }));
-  });
-  // Liveness: the process serves. A backing service that does not answer is
-  // readiness's to say (`/readyz`): restarting the process would not bring it back.
-  const providers = gateway.catalogs.providers.map((p) => p.id);
-  app.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok', providers });
-  });
-  const readiness = new Readiness({
-    store: gateway.store,
-    redis: gateway.config.redisUrl ? gateway.state : undefined,
-    catalogs: gateway.catalogs.providers.map((p) => p.id),
-  });
-  app.get('/readyz', async (_req, res) => {
-    const result = await readiness.check();
-    if (result.ready) {
-      res.json(result.report);
-      return;
-    }
-    for (const { part, cause } of result.failed)
-      log.warn({ err: cause, part }, 'not ready: a backing service does not answer');
-    sendError(res, result.error);
   });
   app.use(metricsRouter(gateway));
   app.use('/admin/v1', adminRouter(gateway, log));

@@ -4,13 +4,13 @@
  * call is aborted when its client's connection closes before the answer, so it
  * learns when nobody is waiting for it any more.
  *
- * Two mounts, same behaviour: `mcpRouter` for an Express app, and
- * `withMcpEndpoint`, which answers the MCP path straight from `node:http` and
- * passes everything else to the app. Express 5 costs roughly three times the
- * endpoint's own CPU per request, so the second is the one for throughput.
+ * Two mounts, same behaviour: `mcpRouter` for an Express app (mcp-router.ts),
+ * and `withMcpEndpoint`, which answers the MCP path straight from `node:http`
+ * and passes everything else to the app. Express 5 costs roughly three times
+ * the endpoint's own CPU per request, so the second is the one for throughput
+ * (and the server's start does not load Express).
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import express, { type Router } from 'express';
 import type { McpEndpoint } from '../../core/mcp/server/mcp-endpoint.ts';
 import type { McpHttpRequest, McpHttpResponse } from '../../core/mcp/wire/http-exchange.ts';
 
@@ -23,20 +23,7 @@ export interface McpRouteOptions {
   onInternalError?: (error: unknown) => void;
 }
 
-const DEFAULT_BODY_LIMIT = 4 * 1024 * 1024;
-
-/** An Express router answering `path` (any method) with the endpoint. */
-export function mcpRouter(endpoint: McpEndpoint, options: McpRouteOptions = {}): Router {
-  const router = express.Router();
-  const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
-  router.all(options.path ?? '/mcp', (req, res, next) => {
-    serveMcp(endpoint, req, res, bodyLimit).catch((error: unknown) => {
-      options.onInternalError?.(error);
-      next(error);
-    });
-  });
-  return router;
-}
+export const DEFAULT_BODY_LIMIT = 4 * 1024 * 1024;
 
 /**
  * A `node:http` request listener: requests for `path` go to the endpoint,
@@ -101,7 +88,7 @@ export function withConnectionEndpoints(
 
 const CONNECTION_PATH = /^\/mcp\/c\/([a-z][a-z0-9-]{0,31})$/;
 
-async function serveMcp(
+export async function serveMcp(
   endpoint: McpEndpoint,
   req: IncomingMessage,
   res: ServerResponse,

@@ -59,14 +59,11 @@ export class DiscoveryCalls {
   readonly #options: DiscoveryCallsOptions;
   readonly #served = new WeakMap<GovernanceSnapshot, Map<string, Served>>();
   readonly #tools: Tool[] = withJsonText([...DISCOVERY_TOOLS]);
-  readonly #checks: ReadonlyMap<string, ReturnType<ReturnType<typeof createAjv>['compile']>>;
+  /** The three input schemas' validators, compiled at the first call (ajv's compile is a cost a start need not pay). */
+  #checks: ReadonlyMap<string, ReturnType<ReturnType<typeof createAjv>['compile']>> | undefined;
 
   constructor(options: DiscoveryCallsOptions) {
     this.#options = options;
-    const ajv = createAjv([]);
-    this.#checks = new Map(
-      DISCOVERY_TOOLS.map((tool) => [tool.name, ajv.compile(tool.inputSchema)]),
-    );
   }
 
   /** The three tools, as `tools/list` shows them in discovery mode. */
@@ -148,6 +145,7 @@ export class DiscoveryCalls {
   /** What is wrong with a discovery tool's arguments, by its input schema (`arguments_invalid`); undefined when nothing. */
   #problemOf(name: string, args: Record<string, unknown> | undefined): GatewayError | undefined {
     const value = args ?? {};
+    this.#checks ??= compiledChecks();
     const check = this.#checks.get(name);
     if (check?.(value) && isPlainObject(value)) return undefined;
     const first = check?.errors?.[0];
@@ -187,4 +185,12 @@ export class DiscoveryCalls {
     );
     return served.index;
   }
+}
+
+function compiledChecks(): ReadonlyMap<
+  string,
+  ReturnType<ReturnType<typeof createAjv>['compile']>
+> {
+  const ajv = createAjv([]);
+  return new Map(DISCOVERY_TOOLS.map((tool) => [tool.name, ajv.compile(tool.inputSchema)]));
 }

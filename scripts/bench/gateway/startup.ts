@@ -1,11 +1,14 @@
 /**
  * Start to ready: `node dist/server.mjs` (what `npm start` runs after its
- * build) on a fresh data folder, timed from spawn until `/healthz` answers
+ * build) on a fresh data folder, timed from spawn until `/readyz` answers
  * 200, then its resident memory with every catalog loaded. The first start of
  * a data folder also migrates the store and creates the keys, so both a first
  * and a later start are measured. The CPU time the process used until ready
  * is given beside the wall time: on a machine others load, the wall time
- * measures them too.
+ * measures them too. With `BENCH_GATEWAY_BASE_DIST` (a copy of another
+ * build's `dist/` inside a checkout, so its packages and `generated/`
+ * resolve), that build's server is timed too, alternating with this one's
+ * round by round, for an A/B in one run.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -23,10 +26,13 @@ export interface StartupSample {
   readyRssMb: number;
 }
 
-async function startOnce(dataDir: string): Promise<{ ms: number; cpuMs: number; rssMb: number }> {
+async function startOnce(
+  server: string,
+  dataDir: string,
+): Promise<{ ms: number; cpuMs: number; rssMb: number }> {
   const port = await freePort();
   const began = performance.now();
-  const child = spawn(process.execPath, [join(ROOT, 'dist', 'server.mjs')], {
+  const child = spawn(process.execPath, [server], {
     env: {
       ...process.env,
       PORT: String(port),
@@ -39,7 +45,7 @@ async function startOnce(dataDir: string): Promise<{ ms: number; cpuMs: number; 
   try {
     for (;;) {
       try {
-        const reply = await fetch(`http://127.0.0.1:${port}/healthz`);
+        const reply = await fetch(`http://127.0.0.1:${port}/readyz`);
         if (reply.status === 200) break;
       } catch {
         // not listening yet
@@ -59,27 +65,42 @@ async function startOnce(dataDir: string): Promise<{ ms: number; cpuMs: number; 
   }
 }
 
-export async function measureStartup(rounds: number): Promise<StartupSample[]> {
-  const samples: StartupSample[] = [];
+/** This build's server, and another build's when `BENCH_GATEWAY_BASE_DIST` names its `dist/`. */
+export function startupServers(): Array<{ name: string; server: string }> {
+  const base = process.env.BENCH_GATEWAY_BASE_DIST;
+  return [
+    { name: 'portcullis', server: join(ROOT, 'dist', 'server.mjs') },
+    ...(base ? [{ name: 'portcullis-base', server: join(base, 'server.mjs') }] : []),
+  ];
+}
+
+/** Samples per server, the servers alternating round by round. */
+export async function measureStartup(
+  rounds: number,
+  servers: readonly string[] = [join(ROOT, 'dist', 'server.mjs')],
+): Promise<StartupSample[][]> {
+  const samples: StartupSample[][] = servers.map(() => []);
   for (let round = 0; round < rounds; round++) {
-    const dataDir = mkdtempSync(join(tmpdir(), 'portcullis-startup-'));
-    try {
-      const first = await startOnce(dataDir);
-      const later = await startOnce(dataDir);
-      samples.push({
-        firstStartMs: first.ms,
-        laterStartMs: later.ms,
-        laterStartCpuMs: later.cpuMs,
-        readyRssMb: later.rssMb,
-      });
-    } finally {
-      rmSync(dataDir, { recursive: true, force: true });
+    for (const [index, server] of servers.entries()) {
+      const dataDir = mkdtempSync(join(tmpdir(), 'portcullis-startup-'));
+      try {
+        const first = await startOnce(server, dataDir);
+        const later = await startOnce(server, dataDir);
+        samples[index]!.push({
+          firstStartMs: first.ms,
+          laterStartMs: later.ms,
+          laterStartCpuMs: later.cpuMs,
+          readyRssMb: later.rssMb,
+        });
+      } finally {
+        rmSync(dataDir, { recursive: true, force: true });
+      }
     }
   }
   return samples;
 }
 
-export function formatStartup(samples: readonly StartupSample[]): string {
+export function formatStartup(samples: readonly StartupSample[], name = 'portcullis'): string {
   const of = (pick: (s: StartupSample) => number) => median(samples.map(pick)) ?? Number.NaN;
   const first = of((s) => s.firstStartMs);
   const later = of((s) => s.laterStartMs);
@@ -91,7 +112,7 @@ export function formatStartup(samples: readonly StartupSample[]): string {
   const rss = of((s) => s.readyRssMb);
   const verdict = (ok: boolean) => (ok ? '✓ pass' : '✗ FAIL');
   return markdownTable(
-    [`portcullis start (median of ${samples.length})`, 'measured', 'target', 'verdict'],
+    [`${name} start (median of ${samples.length})`, 'measured', 'target', 'verdict'],
     [
       [
         'first start to ready (new data folder)',

@@ -6,11 +6,8 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
-import {
-  type McpRouteOptions,
-  mcpRouter,
-  withMcpEndpoint,
-} from '../../../runtime/adapters/http/mcp-route.ts';
+import { type McpRouteOptions, withMcpEndpoint } from '../../../runtime/adapters/http/mcp-route.ts';
+import { mcpRouter } from '../../../runtime/adapters/http/mcp-router.ts';
 import {
   createMcpEndpoint,
   type McpEndpoint,

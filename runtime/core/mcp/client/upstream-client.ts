@@ -12,13 +12,7 @@
  * JSON-RPC code), the network's (the guarded client's codes), or
  * `SessionExpired`: a 404 for the session the request carried.
  */
-import {
-  CLIENT_CAPABILITIES_META_KEY,
-  CLIENT_INFO_META_KEY,
-  LOG_LEVEL_META_KEY,
-  PROTOCOL_VERSION_META_KEY,
-  SERVER_INFO_META_KEY,
-} from '@modelcontextprotocol/server';
+
 import type { CancelSignal } from '../../base/cancellation.ts';
 import { GatewayError, RpcCode } from '../../base/errors.ts';
 import { isPlainObject } from '../../base/json-value.ts';
@@ -44,6 +38,13 @@ import {
   requestMessage,
 } from '../wire/json-rpc.ts';
 import { LATEST_LEGACY_VERSION, MODERN_VERSION } from '../wire/protocol-version.ts';
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
+  LOG_LEVEL_META_KEY,
+  PROTOCOL_VERSION_META_KEY,
+  SERVER_INFO_META_KEY,
+} from '../wire/spec-names.ts';
 import { mirroredHeaders } from '../wire/standard-headers.ts';
 import {
   messageOf,

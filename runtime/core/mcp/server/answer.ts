@@ -3,10 +3,11 @@
  * reason table, or a result that, on the modern wire, says it is complete
  * and who served it.
  */
-import { SERVER_INFO_META_KEY } from '@modelcontextprotocol/server';
+
 import type { ReasonCode } from '../../base/errors.ts';
 import { rpcErrorOf } from '../wire/http-exchange.ts';
 import type { JsonRpcId, OutgoingMessage } from '../wire/json-rpc.ts';
+import { SERVER_INFO_META_KEY } from '../wire/spec-names.ts';
 import type { StepUp } from './pending-reply.ts';
 import type { RequestScope } from './request-scope.ts';
 import type { McpPrincipal } from './tool-backend.ts';

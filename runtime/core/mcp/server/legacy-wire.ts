@@ -10,7 +10,6 @@
  * Order of checks after authentication: session (400 missing, 404 unknown or
  * another caller's) → MCP-Protocol-Version header (400) → method.
  */
-import { InitializeRequestParamsSchema } from '@modelcontextprotocol/core';
 import type { ClientCapabilities } from '@modelcontextprotocol/server';
 import { checkBatch } from '../wire/era.ts';
 import { EVENT_STREAM_TYPE } from '../wire/event-stream-codec.ts';
@@ -159,6 +158,8 @@ export class LegacyWire<P extends McpPrincipal> {
         message: 'Invalid Request: Server already initialized',
       });
     }
+    // The SDK's schemas load at the first initialize, not at start.
+    const { InitializeRequestParamsSchema } = await import('@modelcontextprotocol/core');
     const params = InitializeRequestParamsSchema.safeParse(message.params);
     if (!params.success) return errorReply('invalid_params', { id: message.id });
     const protocolVersion = negotiateLegacyVersion(params.data.protocolVersion);

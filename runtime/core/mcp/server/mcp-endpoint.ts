@@ -12,7 +12,7 @@
  * method → Accept (406) → Content-Type (415) → body (413, parse error,
  * invalid message) → era → the era's own checks.
  */
-import { type Implementation, SERVER_INFO_META_KEY } from '@modelcontextprotocol/server';
+import type { Implementation } from '@modelcontextprotocol/server';
 import {
   bearerChallenge,
   challengeErrorOf,
@@ -33,6 +33,7 @@ import {
   replyFormatFor,
 } from '../wire/http-exchange.ts';
 import { classifyMessage, isId, type JsonRpcId } from '../wire/json-rpc.ts';
+import { SERVER_INFO_META_KEY } from '../wire/spec-names.ts';
 import { ClientRequests } from './client-requests.ts';
 import { LegacyWire } from './legacy-wire.ts';
 import { ModernWire } from './modern-wire.ts';

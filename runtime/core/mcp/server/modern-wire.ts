@@ -11,7 +11,7 @@
  * Order of checks after the era is known: `_meta` (-32602) → protocol version
  * (-32022) → request headers (-32020) → method.
  */
-import { SUBSCRIPTION_ID_META_KEY } from '@modelcontextprotocol/server';
+
 import { GatewayError, REASONS } from '../../base/errors.ts';
 import { isPlainObject } from '../../base/json-value.ts';
 import type { EventStream } from '../wire/event-stream.ts';
@@ -38,6 +38,7 @@ import {
   modernMetaOrThrow,
   traceContextOf,
 } from '../wire/request-meta.ts';
+import { SUBSCRIPTION_ID_META_KEY } from '../wire/spec-names.ts';
 import { checkStandardHeaders } from '../wire/standard-headers.ts';
 import { listenStream } from './listen-stream.ts';
 import { answerRequest } from './mcp-methods.ts';

@@ -11,11 +11,7 @@
  * rotation still opens with the old key.
  */
 import { hkdfSync } from 'node:crypto';
-import {
-  createRequestStateCodec,
-  type RequestStateCodec,
-  type ServerContext,
-} from '@modelcontextprotocol/server';
+import type { RequestStateCodec, ServerContext } from '@modelcontextprotocol/server';
 import { hashJson } from '../../../../generated/catalog-rules.ts';
 import { GatewayError } from '../../base/errors.ts';
 import type { JsonValue } from '../../base/json-value.ts';
@@ -39,18 +35,20 @@ export interface RequestStateSealerOptions {
 const DEFAULT_TTL_SECONDS = 600;
 
 export class RequestStateSealer {
-  readonly #codecs: RequestStateCodec<{ s: JsonValue }>[];
+  readonly #keys: readonly Uint8Array[];
+  readonly #ttlSeconds: number;
+  /**
+   * The SDK's codecs, one a key, made at the first seal or open: the SDK's
+   * module (and the schemas it builds as it loads) is loaded then, not at start.
+   */
+  #codecs: Promise<RequestStateCodec<{ s: JsonValue }>[]> | undefined;
 
   constructor(options: RequestStateSealerOptions) {
     if (options.keys.length === 0) throw new TypeError('a request-state sealer needs a key');
-    this.#codecs = options.keys.map((key) =>
-      createRequestStateCodec<{ s: JsonValue }>({
-        key,
-        ttlSeconds: options.ttlSeconds ?? DEFAULT_TTL_SECONDS,
-        // The codec hands back whatever context `mint` and `verify` were given: our binding.
-        bind: (context) => bindingText(context as unknown as RequestStateBinding),
-      }),
-    );
+    if (options.keys.some((key) => key.byteLength < 32))
+      throw new RangeError('a request-state key must be at least 32 bytes');
+    this.#keys = options.keys;
+    this.#ttlSeconds = options.ttlSeconds ?? DEFAULT_TTL_SECONDS;
   }
 
   /** A sealer whose keys are derived from master keys (HKDF-SHA256, a label of its own). */
@@ -67,13 +65,14 @@ export class RequestStateSealer {
     return new RequestStateSealer({ keys, ...(ttlSeconds === undefined ? {} : { ttlSeconds }) });
   }
 
-  seal(state: JsonValue | undefined, binding: RequestStateBinding): Promise<string> {
-    return this.#codecs[0]!.mint({ s: state ?? null }, asContext(binding));
+  async seal(state: JsonValue | undefined, binding: RequestStateBinding): Promise<string> {
+    const [codec] = await this.#codecsOnce();
+    return codec!.mint({ s: state ?? null }, asContext(binding));
   }
 
   /** The state, or `request_state_invalid` when it is forged, altered, expired or someone else's. */
   async open(sealed: string, binding: RequestStateBinding): Promise<JsonValue | undefined> {
-    for (const codec of this.#codecs) {
+    for (const codec of await this.#codecsOnce()) {
       try {
         const payload = await codec.verify(sealed, asContext(binding));
         return payload.s ?? undefined;
@@ -82,6 +81,20 @@ export class RequestStateSealer {
       }
     }
     throw new GatewayError('request_state_invalid', undefined, { field: 'params.requestState' });
+  }
+
+  #codecsOnce(): Promise<RequestStateCodec<{ s: JsonValue }>[]> {
+    this.#codecs ??= import('@modelcontextprotocol/server').then(({ createRequestStateCodec }) =>
+      this.#keys.map((key) =>
+        createRequestStateCodec<{ s: JsonValue }>({
+          key,
+          ttlSeconds: this.#ttlSeconds,
+          // The codec hands back whatever context `mint` and `verify` were given: our binding.
+          bind: (context) => bindingText(context as unknown as RequestStateBinding),
+        }),
+      ),
+    );
+    return this.#codecs;
   }
 }
 

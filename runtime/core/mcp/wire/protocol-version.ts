@@ -9,7 +9,7 @@
  * - modern: 2026-07-28, stateless (every request carries its version and the
  *   client's capabilities in `_meta`).
  */
-import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
+import { SUPPORTED_PROTOCOL_VERSIONS } from './spec-names.ts';
 
 export type McpEra = 'legacy' | 'modern';
 

@@ -5,17 +5,16 @@
  * either wire a progress token and W3C trace context (`traceparent`,
  * `tracestate`, SEP-414).
  */
+import type { ClientCapabilities, LoggingLevel } from '@modelcontextprotocol/server';
+import { GatewayError } from '../../base/errors.ts';
+import { isPlainObject } from '../../base/json-value.ts';
 import {
   CLIENT_CAPABILITIES_META_KEY,
-  type ClientCapabilities,
   LOG_LEVEL_META_KEY,
-  type LoggingLevel,
   PROTOCOL_VERSION_META_KEY,
   TRACEPARENT_META_KEY,
   TRACESTATE_META_KEY,
-} from '@modelcontextprotocol/server';
-import { GatewayError } from '../../base/errors.ts';
-import { isPlainObject } from '../../base/json-value.ts';
+} from './spec-names.ts';
 
 export type ProgressToken = string | number;
 

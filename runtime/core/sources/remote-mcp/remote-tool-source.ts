@@ -96,18 +96,9 @@ function annotationsFor(
 
 /** Input-schema validators of remote tools, one per contract hash, shared by every snapshot. */
 export class RemoteValidators {
-  readonly #ajv: Ajv2020;
+  /** Made at the first compile: a gateway without remote tools never pays for it, and a start does not. */
+  #ajv: Ajv2020 | undefined;
   readonly #compiled = new BoundedCache<ValidateFunction | Error>(10_000);
-
-  constructor() {
-    this.#ajv = new Ajv2020({
-      strict: false,
-      allowUnionTypes: true,
-      allErrors: true,
-      validateFormats: true,
-    });
-    addFormats.default(this.#ajv);
-  }
 
   /** Throws `remote_tool_schema_invalid`'s stand-in (`arguments_invalid`) when the schema does not compile. */
   of(action: Pick<RemoteAction, 'name' | 'contractHash' | 'inputSchema'>): ValidateFunction {
@@ -132,9 +123,21 @@ export class RemoteValidators {
     try {
       // `$schema` of another draft, or an `$id` two tools share, must not stop the compile.
       const { $schema: _schema, $id: _id, ...rest } = schema;
+      this.#ajv ??= remoteAjv();
       return this.#ajv.compile(rest);
     } catch (error) {
       return error instanceof Error ? error : new Error(String(error));
     }
   }
+}
+
+function remoteAjv(): Ajv2020 {
+  const ajv = new Ajv2020({
+    strict: false,
+    allowUnionTypes: true,
+    allErrors: true,
+    validateFormats: true,
+  });
+  addFormats.default(ajv);
+  return ajv;
 }

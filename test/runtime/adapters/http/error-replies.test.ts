@@ -155,6 +155,24 @@ describe('a request with two Host header lines', () => {
 });
 
 describe('the health checks', () => {
+  it('answer GET and HEAD on the paths as Express matched them (any case, a trailing slash, a query), other methods not_found', async () => {
+    const own = await startTestGateway();
+    try {
+      const ready = await fetch(`${own.url}/READYZ/?probe=1`);
+      expect(ready.status).toBe(200);
+      expect(ready.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      expect(await ready.json()).toMatchObject({ status: 'ready', store: 'ok' });
+      const head = await fetch(`${own.url}/healthz`, { method: 'HEAD' });
+      expect(head.status).toBe(200);
+      expect(await head.text()).toBe('');
+      const post = await fetch(`${own.url}/healthz`, { method: 'POST' });
+      expect(post.status).toBe(404);
+      expect(await post.json()).toMatchObject({ error: { code: 'not_found' } });
+    } finally {
+      await own.running.close().catch(() => {});
+    }
+  });
+
   it('keep liveness at 200 while the store does not answer, and readiness says 503 not_ready naming it', async () => {
     const own = await startTestGateway({
       log: createLog({ destination: { write: (line: string) => logLines.push(line) } }),

@@ -13,7 +13,7 @@ import {
 import express from 'express';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { mcpRouter } from '../../../../../runtime/adapters/http/mcp-route.ts';
+import { mcpRouter } from '../../../../../runtime/adapters/http/mcp-router.ts';
 import { createMcpEndpoint } from '../../../../../runtime/core/mcp/server/mcp-endpoint.ts';
 import { RequestStateSealer } from '../../../../../runtime/core/mcp/server/request-state.ts';
 import {
