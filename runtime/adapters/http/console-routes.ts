@@ -28,6 +28,7 @@ import {
 } from '../../core/operator/console-access.ts';
 import type { OperatorContext } from '../../core/operator/context.ts';
 import { grant, listGrants, revokeGrant } from '../../core/operator/grants.ts';
+import { consoleActivityRoutes } from './console-activity-routes.ts';
 import { errorReply, noSuchRoute, sendJson } from './error-reply.ts';
 import { addressOf, cookiesOf } from './oauth-routes.ts';
 
@@ -182,6 +183,7 @@ function consoleApi(gateway: Gateway, access: ConsoleAccess, log: Log): express.
     }, true),
   );
   api.get('/audit', route(auditPage));
+  consoleActivityRoutes(api, route);
 
   api.use(noSuchRoute);
   api.use(errorReply(log, 'internal error answering the console API'));

@@ -6,6 +6,7 @@
  */
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { ApiError, api, type Session, useSessionToken } from './api.ts';
+import { ActivityPage } from './pages/activity.tsx';
 import { AgentsPage } from './pages/agents.tsx';
 import { AuditPage } from './pages/audit.tsx';
 import { ConnectionsPage } from './pages/connections.tsx';
@@ -18,6 +19,7 @@ const PAGES = [
   { path: '/connections', title: 'Connections' },
   { path: '/agents', title: 'Agents' },
   { path: '/audit', title: 'Audit log' },
+  { path: '/activity', title: 'Activity' },
 ] as const;
 
 function currentRoute(): string {
@@ -119,5 +121,6 @@ function Page({ route, canChange }: { route: string; canChange: boolean }) {
     return <ReviewPage connection={route.slice('/connections/'.length)} canChange={canChange} />;
   if (route.startsWith('/agents')) return <AgentsPage canChange={canChange} />;
   if (route.startsWith('/audit')) return <AuditPage />;
+  if (route.startsWith('/activity')) return <ActivityPage />;
   return <ConnectionsPage />;
 }
