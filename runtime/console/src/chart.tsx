@@ -64,8 +64,8 @@ export function Chart({ times, series, unit }: ChartProps) {
               stroke: color(s.color),
               width: 2,
               spanGaps: false,
-              // A point alone (its neighbours empty) still shows, as a dot.
-              points: { show: true, size: 5, fill: color(s.color) },
+              // A series with gaps shows its points, so one alone between empty periods still shows.
+              points: { show: s.values.includes(null), size: 5, fill: color(s.color) },
               ...(s.dash ? { dash: s.dash } : {}),
             })),
           ],
