@@ -140,7 +140,8 @@ describe.skipIf(!HAS_CHROMIUM)('the activity pages in Chromium', { timeout: 240_
     await page.getByLabel('Time range').selectOption('1h');
     const mine = await figures('?range=1h&agent=tail-bot');
     await page.locator('[data-figure=calls]', { hasText: String(mine.calls) }).waitFor();
-    expect(mine.calls).toBeGreaterThanOrEqual(3);
+    // At least the call this test made (the tail test, when it ran first, made two more).
+    expect(mine.calls).toBeGreaterThanOrEqual(1);
     expect(problems).toEqual([]);
     await page.emulateMedia({ colorScheme: 'dark' });
     await lookAt(page, 'console-activity-dark');
