@@ -28,6 +28,7 @@ import {
 import type { OperatorContext } from '../../core/operator/context.ts';
 import { grant, listGrants, revokeGrant } from '../../core/operator/grants.ts';
 import { accessRoutes, type ConsoleRoute } from './console-access-routes.ts';
+import { consoleActivityRoutes } from './console-activity-routes.ts';
 import { connectOwnRoutes } from './console-connect-routes.ts';
 import { galleryRoutes } from './console-gallery-routes.ts';
 import { errorReply, noSuchRoute, sendJson } from './error-reply.ts';
@@ -198,6 +199,7 @@ function consoleApi(gateway: Gateway, access: ConsoleAccess, log: Log): express.
   connectOwnRoutes(api, route);
   accessRoutes(api, route);
   galleryRoutes(api, route);
+  consoleActivityRoutes(api, route);
 
   api.use(noSuchRoute);
   api.use(errorReply(log, 'internal error answering the console API'));

@@ -6,6 +6,7 @@
  */
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { ApiError, api, SESSION_ENDED, type Session, useSessionToken } from './api.ts';
+import { ActivityPage } from './pages/activity.tsx';
 import { AgentsPage } from './pages/agents.tsx';
 import { AuditPage } from './pages/audit.tsx';
 import { ClientsPage } from './pages/clients.tsx';
@@ -25,6 +26,7 @@ const PAGES = [
   { path: '/clients', title: 'OAuth clients' },
   { path: '/members', title: 'Members' },
   { path: '/audit', title: 'Audit log' },
+  { path: '/activity', title: 'Activity' },
 ] as const;
 
 function currentRoute(): string {
@@ -155,5 +157,6 @@ function Page({
   if (route.startsWith('/clients')) return <ClientsPage canChange={canChange} />;
   if (route.startsWith('/members'))
     return <MembersPage isOwner={session.member.role === 'owner'} me={session.member.name} />;
+  if (route.startsWith('/activity')) return <ActivityPage />;
   return <ConnectionsPage />;
 }

@@ -23,6 +23,8 @@ export const AuditQuerySchema = z.strictObject({
   until: z.string().optional(),
   afterId: z.coerce.number().int().nonnegative().optional(),
   beforeId: z.coerce.number().int().nonnegative().optional(),
+  /** `newest` first (the default) or `oldest` first (a tail reading on from `afterId`). */
+  order: z.enum(['newest', 'oldest']).optional(),
   limit: z.coerce.number().int().min(1).max(10_000).default(100),
 });
 
@@ -58,6 +60,7 @@ export async function queryAudit(ctx: OperatorContext, input: unknown): Promise<
     ...(q.until ? { until: instantOf(ctx, q.until, 'until') } : {}),
     ...(q.afterId === undefined ? {} : { afterId: q.afterId }),
     ...(q.beforeId === undefined ? {} : { beforeId: q.beforeId }),
+    ...(q.order === 'oldest' ? { ascending: true } : {}),
     limit: q.limit,
   });
   return withActorNames(ctx, events);

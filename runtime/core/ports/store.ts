@@ -12,6 +12,8 @@
  *   'not_found', ...)` naming the field; nothing is half-written.
  * - The audit log is append-only: there is no update or delete.
  */
+
+import type { AuditActivityQuery, AuditActivityRow } from '../model/audit-activity.ts';
 import type {
   ActionPolicy,
   Agent,
@@ -178,6 +180,8 @@ export interface AuditRows {
   /** Appends events in order: up to 500 in one statement (all land or none), more in several. */
   appendMany(events: readonly NewAuditEvent[]): Promise<void>;
   query(query: AuditQuery): Promise<AuditEvent[]>;
+  /** Agents' calls summed per time bucket and latency bin, in the store (never row by row here). */
+  activity(query: AuditActivityQuery): Promise<AuditActivityRow[]>;
 }
 
 export interface AdminTokenRows {

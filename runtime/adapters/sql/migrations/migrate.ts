@@ -19,6 +19,7 @@ import { memberGrantsMigration } from './0012-member-grants.ts';
 import { toolsModeMigration } from './0013-tools-mode.ts';
 import { rateLimitsMigration } from './0014-rate-limits.ts';
 import { memberRolesMigration } from './0015-member-roles.ts';
+import { auditActivityMigration } from './0016-audit-activity.ts';
 
 /** kysely's default name for its record of applied migrations. */
 const MIGRATION_TABLE = 'kysely_migration';
@@ -41,6 +42,7 @@ export function storeMigrations(engine: Engine): Record<string, Migration> {
     '0013-tools-mode': toolsModeMigration,
     '0014-rate-limits': rateLimitsMigration,
     '0015-member-roles': memberRolesMigration,
+    '0016-audit-activity': auditActivityMigration,
   };
 }
 

@@ -3,7 +3,7 @@
  * Ids are assigned by the engine and only increase; "newest first" means by
  * id, so events appended in the same millisecond keep their order.
  */
-import { CompiledQuery, type Insertable, type Selectable } from 'kysely';
+import { CompiledQuery, type Insertable, type Selectable, sql } from 'kysely';
 import { GatewayError } from '../../../core/base/errors.ts';
 import type {
   AuditActorKind,
@@ -16,6 +16,7 @@ import type {
 } from '../../../core/model/governance.ts';
 import type { AuditRows } from '../../../core/ports/store.ts';
 import type { AuditEventTable } from '../tables/schema.ts';
+import { auditActivity } from './audit-activity.ts';
 import type { StoreContext } from './store-context.ts';
 
 export function auditRows(context: StoreContext): AuditRows {
@@ -59,8 +60,12 @@ export function auditRows(context: StoreContext): AuditRows {
       if (query.decision !== undefined) select = select.where('decision', '=', query.decision);
       if (query.outcome !== undefined) select = select.where('outcome', '=', query.outcome);
       if (query.reason !== undefined) select = select.where('reason', '=', query.reason);
-      if (query.since !== undefined) select = select.where('at', '>=', query.since);
-      if (query.until !== undefined) select = select.where('at', '<=', query.until);
+      // SQLite, which keeps no statistics here, would take a time range to the (workspace,
+      // time) index and sort every event in it: `+at` keeps it on the id walk, which stops
+      // at the page's last event (PostgreSQL's planner weighs both itself).
+      const at = context.engine === 'sqlite' ? sql<string>`+at` : sql<string>`at`;
+      if (query.since !== undefined) select = select.where(at, '>=', query.since);
+      if (query.until !== undefined) select = select.where(at, '<=', query.until);
       if (query.afterId !== undefined) select = select.where('id', '>', query.afterId);
       if (query.beforeId !== undefined) select = select.where('id', '<', query.beforeId);
       select = select.orderBy('id', query.ascending === true ? 'asc' : 'desc');
@@ -68,6 +73,8 @@ export function auditRows(context: StoreContext): AuditRows {
       const rows = await select.execute();
       return rows.map(toEvent);
     },
+
+    activity: (query) => auditActivity(db, query),
   };
 }
 

@@ -9,6 +9,8 @@ import { Problem } from '../problem.tsx';
 import { shown } from '../shown.ts';
 import type { Agent, ConnectionSummary, AuditPage as Page } from '../types.ts';
 import { useLoad } from '../use-load.ts';
+import { AuditHead, AuditRow } from './audit-row.tsx';
+import { AuditTail } from './audit-tail.tsx';
 
 interface Filters {
   agent: string;
@@ -26,7 +28,7 @@ export function AuditPage() {
   const [applied, setApplied] = useState<Filters>(NONE);
   const [cursors, setCursors] = useState<number[]>([]);
   const beforeId = cursors.at(-1);
-  const query = queryOf({
+  const filters = {
     agent: applied.agent,
     connection: applied.connection,
     action: applied.action,
@@ -37,8 +39,8 @@ export function AuditPage() {
         : {}),
     since: isoOf(applied.since),
     until: isoOf(applied.until),
-    beforeId,
-  });
+  };
+  const query = queryOf({ ...filters, beforeId });
   const { data, error } = useLoad(() => api<Page>('GET', `/audit${query}`), query);
   const agents = useLoad(() => api<Agent[]>('GET', '/agents'), 'agents').data ?? [];
   const connections =
@@ -121,44 +123,15 @@ export function AuditPage() {
           </button>
         </div>
       </form>
+      <AuditTail filters={queryOf(filters)} names={names} />
       <Problem error={error} />
       {data && data.events.length === 0 ? <p>No events match these filters.</p> : null}
       {data && data.events.length > 0 ? (
         <table class="cards" aria-label="Audit events">
-          <thead>
-            <tr>
-              <th scope="col">Time</th>
-              <th scope="col">Actor</th>
-              <th scope="col">Action</th>
-              <th scope="col">Connection</th>
-              <th scope="col">Outcome</th>
-            </tr>
-          </thead>
+          <AuditHead />
           <tbody>
             {data.events.map((event) => (
-              <tr key={event.id} data-event={event.id}>
-                <td data-label="Time">{new Date(event.at).toLocaleString()}</td>
-                <td data-label="Actor">{shown(event.actorName)}</td>
-                <td data-label="Action">
-                  <code>{shown(event.action)}</code>
-                </td>
-                <td data-label="Connection">
-                  {event.connectionId ? shown(names.get(event.connectionId) ?? '(removed)') : '—'}
-                </td>
-                <td data-label="Outcome">
-                  {event.decision === 'denied'
-                    ? 'denied'
-                    : event.outcome === 'error'
-                      ? 'failed'
-                      : 'allowed'}
-                  {event.reason ? (
-                    <>
-                      {' '}
-                      <code>{shown(event.reason)}</code>
-                    </>
-                  ) : null}
-                </td>
-              </tr>
+              <AuditRow key={event.id} event={event} names={names} />
             ))}
           </tbody>
         </table>

@@ -40,6 +40,35 @@ export function describeAuditContract(subject: StoreSubject): void {
       ]);
     });
 
+    it("sum agents' calls per time bucket and latency bin, in the range, workspace, connection or agent asked", async () => {
+      const { store } = subject;
+      const at = (time: string) => `2025-01-01T${time}.000Z`;
+      await store.audit.appendMany([
+        anEvent({ at: at('09:10:01'), latencyMs: 4 }),
+        anEvent({ at: at('09:10:59'), latencyMs: 4.5, decision: 'denied', outcome: null }),
+        anEvent({ at: at('09:11:00'), latencyMs: 800, outcome: 'error' }),
+        anEvent({ at: at('09:11:30'), latencyMs: null, actorId: 'agt_2', connectionId: null }),
+        anEvent({ at: at('09:11:31'), actorKind: 'operator', actorId: 'cli' }),
+        anEvent({ at: at('09:11:32'), workspaceId: 'ws_2' }),
+        anEvent({ at: at('09:12:00') }),
+      ]);
+      const range = { workspaceId: 'ws_1', since: at('09:10:00'), until: at('09:12:00') };
+      expect(await store.audit.activity({ ...range, bucketChars: 16 })).toEqual([
+        { bucket: '2025-01-01T09:10', bin: 3, calls: 2, refusals: 1, errors: 0 },
+        { bucket: '2025-01-01T09:11', bin: -1, calls: 1, refusals: 0, errors: 0 },
+        { bucket: '2025-01-01T09:11', bin: 17, calls: 1, refusals: 0, errors: 1 },
+      ]);
+      expect(
+        await store.audit.activity({ ...range, bucketChars: 13, connectionId: 'conn_1' }),
+      ).toEqual([
+        { bucket: '2025-01-01T09', bin: 3, calls: 2, refusals: 1, errors: 0 },
+        { bucket: '2025-01-01T09', bin: 17, calls: 1, refusals: 0, errors: 1 },
+      ]);
+      expect(await store.audit.activity({ ...range, bucketChars: 10, actorId: 'agt_2' })).toEqual([
+        { bucket: '2025-01-01', bin: -1, calls: 1, refusals: 0, errors: 0 },
+      ]);
+    });
+
     it('append many in one statement, in order, and all or none', async () => {
       const { store } = subject;
       const batch = [anEvent({ action: 'a' }), anEvent({ action: 'b' }), anEvent({ action: 'c' })];

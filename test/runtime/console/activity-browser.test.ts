@@ -1,0 +1,163 @@
+/**
+ * The audit log's live tail and the activity charts in Debian's Chromium
+ * against a real gateway and the SDK's MCP server on loopback: an agent's
+ * MCP call made while the audit page is open appears in the tail without a
+ * reload (and is announced politely), pausing stops it; the activity page
+ * draws its charts on canvases under the strict CSP, and its text
+ * alternative gives the same figures as the API. axe-core on each, and
+ * screenshots at 1280 and 375 px, light and dark, in artifacts/.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import AxeBuilder from '@axe-core/playwright';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAgent } from '../../../runtime/core/operator/agents.ts';
+import { grant } from '../../../runtime/core/operator/grants.ts';
+import { HAS_CHROMIUM, launchChromium } from '../../support/chromium.ts';
+import {
+  CONNECTION,
+  type ConsoleGateway,
+  PASSWORD,
+  PEOPLE,
+  startConsoleGateway,
+} from '../../support/console.ts';
+import { ROOT } from '../../support/fixtures.ts';
+import { callTool, mcpClient } from '../../support/gateway.ts';
+
+const ARTIFACTS = join(ROOT, 'artifacts');
+
+let running: ConsoleGateway;
+let browser: Browser;
+let key: string;
+
+beforeAll(async () => {
+  [running, browser] = await Promise.all([startConsoleGateway(), launchChromium()]);
+  const ctx = running.gateway.running.gateway.operator('cli');
+  ({ key } = await createAgent(ctx, { workspace: 'default', name: 'tail-bot' }));
+  await grant(ctx, {
+    workspace: 'default',
+    agent: 'tail-bot',
+    connection: CONNECTION,
+    scope: 'all',
+  });
+});
+afterAll(async () => {
+  await browser?.close();
+  await running?.close();
+});
+
+/** One governed call of the upstream's weather tool, as an agent makes it. */
+async function callWeather(city: string): Promise<void> {
+  const client = await mcpClient(running.url, key);
+  try {
+    const { tools } = await client.listTools();
+    const name = tools.find((tool) => tool.name.endsWith('get_weather'))!.name;
+    const reply = await callTool(client, name, { city });
+    expect(reply.isError ?? false).toBe(false);
+  } finally {
+    await client.close();
+  }
+}
+
+async function signedIn(name: string, problems: string[]): Promise<Page> {
+  const page = await (await browser.newContext()).newPage();
+  // What the strict CSP would refuse (an inline style or script, another origin), and script errors.
+  page.on('console', (message) => {
+    if (/Content.Security.Policy|Refused to/i.test(message.text())) problems.push(message.text());
+  });
+  page.on('pageerror', (error) => problems.push(error.message));
+  await page.goto(`${running.url}/console`);
+  await page.getByLabel('Member name').fill(name);
+  await page.getByLabel('Password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('navigation', { name: 'Console' }).waitFor();
+  return page;
+}
+
+describe.skipIf(!HAS_CHROMIUM)('the activity pages in Chromium', { timeout: 240_000 }, () => {
+  it('shows an MCP call made while the audit page is open in its live tail, and pauses', async () => {
+    const problems: string[] = [];
+    const page = await signedIn(PEOPLE.viewer, problems);
+    await page.getByRole('link', { name: 'Audit log' }).click();
+    const tail = page.getByRole('region', { name: 'Live tail' });
+    await tail.getByText('No new events yet.').waitFor();
+    // Let the tail take its starting cursor before the call.
+    await page.waitForResponse((r) => r.url().includes('/console/api/audit/tail'));
+    await callWeather('Lisbon');
+    const row = tail.locator('tr[data-event]', { hasText: 'get_weather' }).first();
+    await row.waitFor();
+    await expect(row.textContent()).resolves.toContain('tail-bot');
+    await expect(row.locator('td[data-label=Outcome]').textContent()).resolves.toBe('allowed');
+    await expect(tail.locator('[aria-live=polite]').textContent()).resolves.toMatch(
+      /^\d+ new audit events?$/,
+    );
+    await lookAt(page, 'console-audit-tail');
+
+    // Paused by keyboard: a call made now does not appear until it resumes.
+    await tail.getByRole('button', { name: 'Pause live tail' }).focus();
+    await page.keyboard.press('Enter');
+    await tail.getByText('Paused', { exact: true }).waitFor();
+    const before = await tail.locator('tr[data-event]').count();
+    await callWeather('Porto');
+    await page.waitForTimeout(3_000);
+    expect(await tail.locator('tr[data-event]').count()).toBe(before);
+    await tail.getByRole('button', { name: 'Resume live tail' }).click();
+    await tail.locator('tr[data-event]').nth(before).waitFor();
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
+  it('draws calls and latency on canvases, with the same figures as text', async () => {
+    await callWeather('Faro');
+    const problems: string[] = [];
+    const page = await signedIn(PEOPLE.owner, problems);
+    await page.getByRole('link', { name: 'Activity' }).click();
+    await expect(page.locator('h1').textContent()).resolves.toBe('Activity');
+    await page.locator('.chart canvas').nth(1).waitFor();
+    expect(await page.locator('.chart canvas').count()).toBe(2);
+    const figures = async (query: string) =>
+      page.evaluate(async (q) => {
+        const reply = await fetch(`/console/api/activity${q}`);
+        return ((await reply.json()) as { totals: { calls: number; refusals: number } }).totals;
+      }, query);
+    const shownCalls = () => page.locator('[data-figure=calls]').textContent();
+
+    const all = await figures('?range=24h');
+    expect(all.calls).toBeGreaterThan(0);
+    await expect(shownCalls()).resolves.toBe(all.calls.toLocaleString('en-US'));
+    await expect(page.locator('[data-figure=refusals]').textContent()).resolves.toBe(
+      String(all.refusals),
+    );
+    // Every period with calls is in the table; their calls add up to the total.
+    await page.getByText('The figures as a table').click();
+    const calls = await page.locator('tr[data-bucket] td[data-label=Calls]').allTextContents();
+    expect(calls.map(Number).reduce((a, b) => a + b, 0)).toBe(all.calls);
+    await lookAt(page, 'console-activity');
+
+    // One agent over the last hour: the selector and the range change what is summed.
+    await page.getByLabel('Show', { exact: true }).selectOption('agent:tail-bot');
+    await page.getByLabel('Time range').selectOption('1h');
+    const mine = await figures('?range=1h&agent=tail-bot');
+    await page.locator('[data-figure=calls]', { hasText: String(mine.calls) }).waitFor();
+    // At least the call this test made (the tail test, when it ran first, made two more).
+    expect(mine.calls).toBeGreaterThanOrEqual(1);
+    expect(problems).toEqual([]);
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await lookAt(page, 'console-activity-dark');
+    await page.context().close();
+  });
+});
+
+/** Screenshots at a desktop and a phone width, kept for a person to look at; axe-core finds nothing serious. */
+async function lookAt(page: Page, name: string): Promise<void> {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  for (const width of [1280, 375]) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.waitForTimeout(200);
+    await page.screenshot({ path: join(ARTIFACTS, `${name}-${width}.png`), fullPage: true });
+    const { violations } = await new AxeBuilder({ page }).analyze();
+    const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+    expect(serious.map((v) => `${v.id}: ${v.help}`)).toEqual([]);
+  }
+}
