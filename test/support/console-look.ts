@@ -16,6 +16,10 @@ export async function lookAt(page: Page, name: string): Promise<void> {
   mkdirSync(ARTIFACTS, { recursive: true });
   for (const width of [1280, 375]) {
     await page.setViewportSize({ width, height: 900 });
+    // Two frames: what redraws on a resize (the Activity page's charts) has drawn.
+    await page.evaluate(
+      'new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))',
+    );
     await page.screenshot({ path: join(ARTIFACTS, `${name}-${width}.png`), fullPage: true });
     const { violations } = await new AxeBuilder({ page }).analyze();
     const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');

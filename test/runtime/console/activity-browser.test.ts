@@ -1,15 +1,3 @@
-/**
- * The audit log's live tail and the activity charts in Debian's Chromium
- * against a real gateway and the SDK's MCP server on loopback: an agent's
- * MCP call made while the audit page is open appears in the tail without a
- * reload (and is announced politely), pausing stops it; the activity page
- * draws its charts on canvases under the strict CSP, and its text
- * alternative gives the same figures as the API. axe-core on each, and
- * screenshots at 1280 and 375 px, light and dark, in artifacts/.
- */
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import AxeBuilder from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgent } from '../../../runtime/core/operator/agents.ts';
@@ -22,10 +10,8 @@ import {
   PEOPLE,
   startConsoleGateway,
 } from '../../support/console.ts';
-import { ROOT } from '../../support/fixtures.ts';
+import { lookAt } from '../../support/console-look.ts';
 import { callTool, mcpClient } from '../../support/gateway.ts';
-
-const ARTIFACTS = join(ROOT, 'artifacts');
 
 let running: ConsoleGateway;
 let browser: Browser;
@@ -148,16 +134,3 @@ describe.skipIf(!HAS_CHROMIUM)('the activity pages in Chromium', { timeout: 240_
     await page.context().close();
   });
 });
-
-/** Screenshots at a desktop and a phone width, kept for a person to look at; axe-core finds nothing serious. */
-async function lookAt(page: Page, name: string): Promise<void> {
-  mkdirSync(ARTIFACTS, { recursive: true });
-  for (const width of [1280, 375]) {
-    await page.setViewportSize({ width, height: 900 });
-    await page.waitForTimeout(200);
-    await page.screenshot({ path: join(ARTIFACTS, `${name}-${width}.png`), fullPage: true });
-    const { violations } = await new AxeBuilder({ page }).analyze();
-    const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    expect(serious.map((v) => `${v.id}: ${v.help}`)).toEqual([]);
-  }
-}

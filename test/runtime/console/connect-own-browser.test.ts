@@ -1,20 +1,3 @@
-/**
- * Connect your own MCP server in Debian's Chromium (playwright-core),
- * against a real gateway and real servers on loopback: an SDK-built MCP
- * server that needs nothing (Check link → its tools reviewed, a hostile
- * description shown as text → approved), one that needs a header (the draft
- * kept and listed, continued from the connections list, the value never
- * shown again), one behind oidc-provider (Sign in to continue naming the
- * host → signed in upstream → back in the console with its tools), one
- * whose provider wants a client the operator registered (Advanced
- * authentication opens on the client ID), an address the outbound guard
- * refuses (the problem under the Server address field), and Advanced →
- * Paste a config with the question mark's request for an agent. Every step
- * is checked by axe-core and kept as a screenshot at 1280 and 375 px.
- */
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import AxeBuilder from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listActions } from '../../../runtime/core/operator/actions.ts';
@@ -25,11 +8,10 @@ import {
   PEOPLE,
   startConsoleGateway,
 } from '../../support/console.ts';
-import { ROOT } from '../../support/fixtures.ts';
+import { lookAt } from '../../support/console-look.ts';
 import { type OAuthUpstream, startOAuthUpstream } from '../../support/remote/oauth-upstream.ts';
 import { startUpstream, type Upstream } from '../../support/remote/upstream-servers.ts';
 
-const ARTIFACTS = join(ROOT, 'artifacts');
 const HOSTILE = '<img src=x onerror="document.title=1"> Reports the weather \u202eevil\x1b[31m now';
 const SECRET = 'x-api-key-value-never-shown-9931';
 const CLIENT_SECRET = 'hand-made-client-secret-5521';
@@ -268,15 +250,3 @@ describe.skipIf(!HAS_CHROMIUM)(
     });
   },
 );
-
-/** Screenshots at a desktop and a phone width, kept for a person to look at; axe-core finds nothing serious. */
-async function lookAt(page: Page, name: string): Promise<void> {
-  mkdirSync(ARTIFACTS, { recursive: true });
-  for (const width of [1280, 375]) {
-    await page.setViewportSize({ width, height: 900 });
-    await page.screenshot({ path: join(ARTIFACTS, `${name}-${width}.png`), fullPage: true });
-    const { violations } = await new AxeBuilder({ page }).analyze();
-    const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    expect(serious.map((v) => `${v.id}: ${v.help}`)).toEqual([]);
-  }
-}

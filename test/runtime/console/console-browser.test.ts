@@ -1,16 +1,3 @@
-/**
- * The console in Debian's Chromium (playwright-core) against a real gateway
- * and a real remote MCP server (the SDK's) on loopback: an owner signs in by
- * keyboard, sees the connections with the Unverified server label, reviews
- * a tool whose description changed upstream (markup and control characters
- * in it shown as text), creates an agent (its key once, with the client
- * snippet) and revokes it, and filters the audit log; a viewer's change
- * forged from the page is refused by the server. Every page is checked by
- * axe-core and kept as a screenshot at 1280 and 375 px in artifacts/.
- */
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import AxeBuilder from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listActions } from '../../../runtime/core/operator/actions.ts';
@@ -24,9 +11,8 @@ import {
   PEOPLE,
   startConsoleGateway,
 } from '../../support/console.ts';
-import { ROOT } from '../../support/fixtures.ts';
+import { lookAt } from '../../support/console-look.ts';
 
-const ARTIFACTS = join(ROOT, 'artifacts');
 const HOSTILE = '<img src=x onerror="document.title=1"> Reports the weather \u202eevil\x1b[31m now';
 
 let running: ConsoleGateway;
@@ -245,15 +231,3 @@ describe.skipIf(!HAS_CHROMIUM)('the console in Chromium', { timeout: 240_000 }, 
     await page.context().close();
   });
 });
-
-/** Screenshots at a desktop and a phone width, kept for a person to look at; axe-core finds nothing serious. */
-async function lookAt(page: Page, name: string): Promise<void> {
-  mkdirSync(ARTIFACTS, { recursive: true });
-  for (const width of [1280, 375]) {
-    await page.setViewportSize({ width, height: 900 });
-    await page.screenshot({ path: join(ARTIFACTS, `${name}-${width}.png`), fullPage: true });
-    const { violations } = await new AxeBuilder({ page }).analyze();
-    const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    expect(serious.map((v) => `${v.id}: ${v.help}`)).toEqual([]);
-  }
-}

@@ -1,18 +1,3 @@
-/**
- * Apps → Connect an app in Debian's Chromium (playwright-core), against a
- * real gateway whose Unikraft calls go to Prism on the pinned platform
- * document, through a forwarder that records the credential each request
- * carried: an owner searches the gallery as they type (and a hostile search
- * stays text), opens Unikraft, is refused a bad connection name beside the
- * field, then connects with a key and another default metro under Change,
- * lands on the connection's page and finds it in the list; an agent granted
- * it calls one of its actions through /mcp, which proves the key was sealed
- * and is the one sent. A viewer sees the form and cannot send it. Every page
- * is checked by axe-core and kept as a screenshot at 1280 and 375 px.
- */
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import AxeBuilder from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HAS_CHROMIUM, launchChromium } from '../../support/chromium.ts';
@@ -22,12 +7,11 @@ import {
   PEOPLE,
   startConsoleGateway,
 } from '../../support/console.ts';
-import { ROOT } from '../../support/fixtures.ts';
+import { lookAt } from '../../support/console-look.ts';
 import { callTool, mcpClient } from '../../support/gateway.ts';
 import { type PrismServer, startPrism } from '../../support/prism.ts';
 import { type RecordingProxy, startRecordingProxy } from '../../support/recording-proxy.ts';
 
-const ARTIFACTS = join(ROOT, 'artifacts');
 const KEY = 'ukc-browser-key-5d1e9c';
 const HOSTILE = '<img src=x onerror="document.title=1"> \u202eevil\x1b[31m';
 
@@ -199,15 +183,3 @@ describe.skipIf(!HAS_CHROMIUM)('Apps → Connect an app in Chromium', { timeout:
     await page.context().close();
   });
 });
-
-/** Screenshots at a desktop and a phone width, kept for a person to look at; axe-core finds nothing serious. */
-async function lookAt(page: Page, name: string): Promise<void> {
-  mkdirSync(ARTIFACTS, { recursive: true });
-  for (const width of [1280, 375]) {
-    await page.setViewportSize({ width, height: 900 });
-    await page.screenshot({ path: join(ARTIFACTS, `${name}-${width}.png`), fullPage: true });
-    const { violations } = await new AxeBuilder({ page }).analyze();
-    const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    expect(serious.map((v) => `${v.id}: ${v.help}`)).toEqual([]);
-  }
-}
