@@ -52,6 +52,8 @@ describe.skipIf(!HAS_CHROMIUM)('Apps → Connect an app in Chromium', { timeout:
     const page = await signedIn(PEOPLE.owner);
     await page.getByRole('link', { name: 'Connect an app' }).click();
     await page.getByRole('heading', { level: 1, name: 'Connect an app' }).waitFor();
+    // The heading comes before the gallery's data: wait for the cards themselves.
+    await page.locator('li[data-app="unikraft"]').waitFor();
     await expect(cards(page).count()).resolves.toBe(6);
     const unikraft = page.locator('li[data-app="unikraft"]');
     await expect(unikraft.textContent()).resolves.toMatch(
@@ -63,18 +65,14 @@ describe.skipIf(!HAS_CHROMIUM)('Apps → Connect an app in Chromium', { timeout:
     await lookAt(page, 'gallery');
 
     const search = page.getByLabel('Search apps');
+    const shownApps = () => cards(page).evaluateAll((li) => li.map((e) => e.dataset.app));
     await search.pressSequentially('metro');
-    await expect(cards(page).evaluateAll((li) => li.map((e) => e.dataset.app))).resolves.toEqual([
-      'unikraft',
-    ]);
+    await expect.poll(shownApps).toEqual(['unikraft']);
     await search.fill('sandbox');
-    await expect(cards(page).evaluateAll((li) => li.map((e) => e.dataset.app))).resolves.toEqual([
-      'daytona',
-      'unikraft',
-    ]);
+    await expect.poll(shownApps).toEqual(['daytona', 'unikraft']);
     await lookAt(page, 'gallery-search');
     await search.fill(HOSTILE);
-    await expect(cards(page).count()).resolves.toBe(0);
+    await expect.poll(() => cards(page).count()).toBe(0);
     const status = await page.getByRole('status').textContent();
     expect(status).toContain('<img src=x onerror="document.title=1">');
     expect(status).toContain('\\u202e');
