@@ -7,6 +7,7 @@
  * get such a snippet (`import --help-prompt`) is here too.
  */
 import { z } from 'zod';
+import { NO_SECRETS } from '../outbound/redaction.ts';
 import { HELP_PROMPT, parseMcpServers } from '../sources/remote-mcp/mcp-servers-config.ts';
 import { type OperatorContext, parseInput, workspaceOrThrow } from './context.ts';
 
@@ -26,6 +27,7 @@ export interface PastedHeader {
 
 export interface PastedServerView {
   name: string;
+  /** The address without userinfo or fragment (a password pasted in it is never answered back). */
   url: string;
   /** The address's host, or the address as pasted when it is not one. */
   host: string;
@@ -44,8 +46,7 @@ export async function readConfig(
   return {
     servers: servers.map((server) => ({
       name: server.name,
-      url: server.url,
-      host: hostOf(server.url),
+      ...addressOf(server.url),
       headers: [...(server.bearer ? [server.bearer] : []), ...server.headers].map((secret) => ({
         header: secret.header,
         ...(secret.placeholder === undefined ? {} : { placeholder: secret.placeholder }),
@@ -60,10 +61,12 @@ export function configHelpPrompt(): { prompt: string } {
   return { prompt: HELP_PROMPT };
 }
 
-function hostOf(url: string): string {
+/** The address as shown back, and its host; an address that does not parse is shown as pasted. */
+function addressOf(pasted: string): { url: string; host: string } {
   try {
-    return new URL(url).host;
+    const url = new URL(pasted);
+    return { url: NO_SECRETS.url(url), host: url.host };
   } catch {
-    return url;
+    return { url: pasted, host: pasted };
   }
 }

@@ -224,6 +224,15 @@ describe('/console/api/connect', () => {
       'remote_config_invalid',
       'mcpServers.x.command',
     ]);
+    // A password pasted in an address is not answered back.
+    const userinfo = new URL(keyed.url);
+    userinfo.username = 'someone';
+    userinfo.password = SECRET;
+    const withPassword = await client.call('POST', '/connect/config/read', {
+      config: JSON.stringify({ mcpServers: { x: { url: userinfo.href } } }),
+    });
+    expect(withPassword.body.servers[0].url).toBe(keyed.url);
+    expect(JSON.stringify(withPassword.body)).not.toContain(SECRET);
     const help = await client.call('GET', '/connect/config/help');
     expect(help.body.prompt).toContain('mcpServers');
   });
