@@ -9,15 +9,18 @@ import { api } from '../api.ts';
 import { Problem } from '../problem.tsx';
 import { shown } from '../shown.ts';
 import type { ActionView } from '../types.ts';
+import { type Server, ServerLabel } from './server-label.tsx';
 
 interface Props {
   connection: string;
+  /** The remote server the connection reaches, for its label; none for a native connection. */
+  server?: Server | undefined;
   actions: ActionView[];
   canChange: boolean;
   onChanged: (done: string) => void;
 }
 
-export function ActionPolicies({ connection, actions, canChange, onChanged }: Props) {
+export function ActionPolicies({ connection, server, actions, canChange, onChanged }: Props) {
   const [error, setError] = useState<unknown>();
   const path = `/connections/${encodeURIComponent(connection)}/actions`;
   const turn = async (action: ActionView, verb: 'enable' | 'disable') => {
@@ -32,7 +35,15 @@ export function ActionPolicies({ connection, actions, canChange, onChanged }: Pr
   if (actions.length === 0) return null;
   return (
     <section class="panel" aria-labelledby="per-action">
-      <h2 id="per-action">Policies by action</h2>
+      <h2 id="per-action">
+        Policies by action
+        {server ? (
+          <>
+            {' '}
+            <ServerLabel server={server} brief />
+          </>
+        ) : null}
+      </h2>
       <Problem error={error} />
       <table class="cards">
         <thead>

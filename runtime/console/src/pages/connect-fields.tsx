@@ -4,7 +4,6 @@
  * Unverified server label with its host, kept at every step.
  */
 import { ApiError } from '../api.ts';
-import type { ConnectStep } from '../connect-types.ts';
 import { Problem } from '../problem.tsx';
 import { shown } from '../shown.ts';
 
@@ -44,30 +43,6 @@ export function FormProblem({ error, labels }: { error: unknown; labels: Record<
       Change the <b>{label}</b> field and try again.{' '}
       <span class="note">
         (reason code <code>{shown(error.code)}</code>)
-      </span>
-    </p>
-  );
-}
-
-/** The server's host and what vouches for it: a curated definition, or nothing (Unverified server). */
-export function ServerLabel({
-  step,
-}: {
-  step: Pick<ConnectStep, 'verified' | 'host' | 'curatedName'>;
-}) {
-  if (step.verified)
-    return (
-      <p class="server-label">
-        <span class="badge">Curated: {shown(step.curatedName ?? '')}</span>{' '}
-        <span class="mono">{shown(step.host)}</span>
-      </p>
-    );
-  return (
-    <p class="server-label unverified" data-unverified-host={step.host}>
-      <span class="warn">Unverified server</span> <span class="mono">{shown(step.host)}</span>
-      <span class="note">
-        {' '}
-        No curated definition vouches for this server: continue only if it is the one you expect.
       </span>
     </p>
   );

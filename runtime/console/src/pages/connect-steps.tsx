@@ -13,7 +13,7 @@ import { shown } from '../shown.ts';
 import type { ActionView } from '../types.ts';
 import { useLoad } from '../use-load.ts';
 import type { AuthState } from './connect-auth.tsx';
-import { ServerLabel } from './connect-fields.tsx';
+import { ServerLabel } from './server-label.tsx';
 
 export function StepPanel({
   step,
@@ -93,7 +93,7 @@ function SignInStep({
   return (
     <>
       <h2 id="step-title">Sign in to continue</h2>
-      <ServerLabel step={step} />
+      <ServerLabel server={step} />
       <p>
         This server asks for a browser sign-in. You will be sent to{' '}
         <b class="mono" data-sign-in-host>
@@ -122,7 +122,7 @@ function CredentialStep({ step }: { step: ConnectStep }) {
   return (
     <>
       <h2 id="step-title">This server needs a key or headers</h2>
-      <ServerLabel step={step} />
+      <ServerLabel server={step} />
       <p>
         It asks for authorization and publishes no sign-in. Add the key or the headers its
         documentation lists under <b>Advanced authentication</b> above, then press <b>Check link</b>{' '}
@@ -182,7 +182,7 @@ function ReviewStep({ step, canChange }: { step: ConnectStep; canChange: boolean
   return (
     <>
       <h2 id="step-title">Review the tools found</h2>
-      <ServerLabel step={step} />
+      <ServerLabel server={step} />
       {server ? (
         <p class="note">
           The server calls itself <b>{shown(server.name)}</b> {shown(server.version)}.

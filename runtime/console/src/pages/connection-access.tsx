@@ -12,6 +12,7 @@ import { Problem } from '../problem.tsx';
 import { shown } from '../shown.ts';
 import type { ActionView, Agent } from '../types.ts';
 import { useLoad } from '../use-load.ts';
+import { type Server, ServerLabel } from './server-label.tsx';
 
 const CLASSES = [
   { id: 'read', label: 'Reads' },
@@ -31,12 +32,14 @@ interface GrantRow {
 
 interface Props {
   connection: string;
+  /** The remote server the connection reaches, for its label; none for a native connection. */
+  server?: Server | undefined;
   actions: ActionView[];
   canChange: boolean;
   onChanged: (done: string) => void;
 }
 
-export function ClassPolicies({ connection, actions, canChange, onChanged }: Props) {
+export function ClassPolicies({ connection, server, actions, canChange, onChanged }: Props) {
   const [error, setError] = useState<unknown>();
   const path = `/connections/${encodeURIComponent(connection)}/actions`;
   const turn = async (verb: 'enable' | 'disable', classification: string, label: string) => {
@@ -50,7 +53,15 @@ export function ClassPolicies({ connection, actions, canChange, onChanged }: Pro
   };
   return (
     <section class="panel" aria-labelledby="policies">
-      <h2 id="policies">Policies by class</h2>
+      <h2 id="policies">
+        Policies by class
+        {server ? (
+          <>
+            {' '}
+            <ServerLabel server={server} brief />
+          </>
+        ) : null}
+      </h2>
       <Problem error={error} />
       <table class="cards">
         <thead>
@@ -109,7 +120,7 @@ const SCOPE_WORDS: Record<Scope, string> = {
   actions: 'chosen actions',
 };
 
-export function Grants({ connection, actions, canChange, onChanged }: Props) {
+export function Grants({ connection, server, actions, canChange, onChanged }: Props) {
   const grants = useLoad(() => api<GrantRow[]>('GET', '/grants'), `grants:${connection}`);
   const agents = useLoad(() => api<Agent[]>('GET', '/agents'), 'agents');
   const [agent, setAgent] = useState('');
@@ -145,7 +156,15 @@ export function Grants({ connection, actions, canChange, onChanged }: Props) {
   };
   return (
     <section class="panel" aria-labelledby="grants">
-      <h2 id="grants">Grants</h2>
+      <h2 id="grants">
+        Grants
+        {server ? (
+          <>
+            {' '}
+            <ServerLabel server={server} brief />
+          </>
+        ) : null}
+      </h2>
       <Problem error={grants.error ?? error} />
       {grants.data && mine.length === 0 ? <p>No agent may use this connection yet.</p> : null}
       {mine.length > 0 ? (

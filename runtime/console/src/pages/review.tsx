@@ -6,21 +6,28 @@
  * one); Keep off disables it; one at a time or a class at a time
  * (`review-by-class.tsx`). Below: its policies by class, its grants
  * (`connection-access.tsx`) and the rest of its actions, each switched on or
- * off on its own (`action-policies.tsx`).
+ * off on its own (`action-policies.tsx`). A remote server no curated
+ * definition vouches for carries the Unverified server label with its host
+ * under the title and on each of those sections.
  */
 import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { Problem } from '../problem.tsx';
 import { shown } from '../shown.ts';
-import type { ActionView, ContractChange, TextPart } from '../types.ts';
+import type { ActionView, ConnectionSummary, ContractChange, TextPart } from '../types.ts';
 import { useLoad } from '../use-load.ts';
 import { ActionPolicies } from './action-policies.tsx';
 import { ClassPolicies, Grants } from './connection-access.tsx';
 import { QueueByClass } from './review-by-class.tsx';
+import { ServerLabel, serverOf } from './server-label.tsx';
 
 export function ReviewPage({ connection, canChange }: { connection: string; canChange: boolean }) {
   const path = `/connections/${encodeURIComponent(connection)}/actions`;
   const { data, error, reload } = useLoad(() => api<ActionView[]>('GET', path), path);
+  const record = `/connections/${encodeURIComponent(connection)}`;
+  const summary = useLoad(() => api<ConnectionSummary>('GET', record), record);
+  const remote = summary.data?.connection.remote;
+  const server = remote ? serverOf(remote) : undefined;
   const [changeError, setChangeError] = useState<unknown>();
   const [done, setDone] = useState('');
   const changed = (text: string) => {
@@ -49,6 +56,7 @@ export function ReviewPage({ connection, canChange }: { connection: string; canC
         <a href="#/connections">← Connections</a>
       </p>
       <h1>Review {shown(connection)}</h1>
+      {server ? <ServerLabel server={server} /> : null}
       <Problem error={error ?? changeError} />
       {done ? (
         <p class="notice" role="status">
@@ -96,6 +104,7 @@ export function ReviewPage({ connection, canChange }: { connection: string; canC
       {data ? (
         <ClassPolicies
           connection={connection}
+          server={server}
           actions={data}
           canChange={canChange}
           onChanged={changed}
@@ -103,12 +112,14 @@ export function ReviewPage({ connection, canChange }: { connection: string; canC
       ) : null}
       <Grants
         connection={connection}
+        server={server}
         actions={data ?? []}
         canChange={canChange}
         onChanged={changed}
       />
       <ActionPolicies
         connection={connection}
+        server={server}
         actions={rest}
         canChange={canChange}
         onChanged={changed}
