@@ -110,7 +110,7 @@ describe.skipIf(!HAS_CHROMIUM)('Apps → Connect an app in Chromium', { timeout:
     await page.getByLabel('Connection name').fill('Not A Name');
     await key.fill(KEY);
     await page.getByRole('button', { name: 'Connect Unikraft Cloud' }).click();
-    const nameError = page.locator('#error-connection-name');
+    const nameError = page.locator('#connection-name-error');
     await nameError.filter({ hasText: 'invalid_input' }).waitFor();
     await expect(page.getByLabel('Connection name').getAttribute('aria-invalid')).resolves.toBe(
       'true',
