@@ -4,6 +4,7 @@
  * curated definition's name, or nothing, the Unverified server label. The
  * host is the server's own text: shown as text.
  */
+import type { ComponentChildren } from 'preact';
 import { shown } from '../shown.ts';
 import type { RemoteView } from '../types.ts';
 
@@ -39,5 +40,28 @@ export function ServerLabel({ server, brief = false }: { server: Server; brief?:
         </span>
       )}
     </Tag>
+  );
+}
+
+/** A section's heading on a connection's page, naming the server the section acts on. */
+export function SectionHeading({
+  id,
+  server,
+  children,
+}: {
+  id: string;
+  server: Server | undefined;
+  children: ComponentChildren;
+}) {
+  return (
+    <h2 id={id}>
+      {children}
+      {server ? (
+        <>
+          {' '}
+          <ServerLabel server={server} brief />
+        </>
+      ) : null}
+    </h2>
   );
 }
