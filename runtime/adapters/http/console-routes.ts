@@ -16,7 +16,10 @@ import { isPlainObject } from '../../core/base/json-value.ts';
 import { changeActions, listActions } from '../../core/operator/actions.ts';
 import { createAgent, listAgents, revokeAgent } from '../../core/operator/agents.ts';
 import { queryAudit } from '../../core/operator/audit-query.ts';
-import { connectionSummaries } from '../../core/operator/connection-summaries.ts';
+import {
+  connectionSummaries,
+  connectionSummary,
+} from '../../core/operator/connection-summaries.ts';
 import {
   CONSOLE_COOKIE,
   CONSOLE_PATH,
@@ -176,6 +179,7 @@ function consoleApi(gateway: Gateway, access: ConsoleAccess, log: Log): express.
     };
 
   api.get('/connections', route(connectionSummaries));
+  api.get('/connections/:connection', route(connectionSummary));
   api.get('/connections/:connection/actions', route(listActions));
   for (const verb of ['enable', 'disable', 'review'] as const) {
     api.post(

@@ -20,13 +20,16 @@ import { SignInPage } from './pages/sign-in.tsx';
 import { Problem } from './problem.tsx';
 import { shown } from './shown.ts';
 
+/** The navigation: each page, and the routes it is the current page for. */
 const PAGES = [
-  { path: '/connections', title: 'Connections' },
-  { path: '/agents', title: 'Agents' },
-  { path: '/clients', title: 'OAuth clients' },
-  { path: '/members', title: 'Members' },
-  { path: '/audit', title: 'Audit log' },
-  { path: '/activity', title: 'Activity' },
+  { path: '/connections', title: 'Connections', current: /^\/connections(\/|$)/ },
+  // Apps → Connect an app: the gallery and every connect form under it.
+  { path: '/connect', title: 'Connect an app', current: /^\/connect(\/|$)/ },
+  { path: '/agents', title: 'Agents', current: /^\/agents/ },
+  { path: '/clients', title: 'OAuth clients', current: /^\/clients/ },
+  { path: '/members', title: 'Members', current: /^\/members/ },
+  { path: '/audit', title: 'Audit log', current: /^\/audit/ },
+  { path: '/activity', title: 'Activity', current: /^\/activity/ },
 ] as const;
 
 function currentRoute(): string {
@@ -113,7 +116,7 @@ export function App() {
           <a
             key={page.path}
             href={`#${page.path}`}
-            aria-current={route.startsWith(page.path) ? 'page' : undefined}
+            aria-current={page.current.test(route) ? 'page' : undefined}
           >
             {page.title}
           </a>
@@ -133,7 +136,7 @@ function titleOf(route: string): string {
   if (route.startsWith('/connect/own')) return 'Connect your own MCP server';
   if (route === '/connect' || route.startsWith('/connect/app/')) return 'Connect an app';
   if (route.startsWith('/connections/')) return `Review ${route.slice('/connections/'.length)}`;
-  return PAGES.find((page) => route.startsWith(page.path))?.title ?? 'Connections';
+  return PAGES.find((page) => page.current.test(route))?.title ?? 'Connections';
 }
 
 function Page({

@@ -71,24 +71,28 @@ export async function connectionViews(
 ): Promise<ConnectionView[]> {
   const { workspace } = parseInput(z.strictObject({ workspace: z.string().min(1) }), input);
   const connections = await ctx.store.connections.list((await workspaceOrThrow(ctx, workspace)).id);
-  return Promise.all(
-    connections.map(async (connection) => {
-      if (connection.provider !== REMOTE_MCP_PROVIDER) return connection;
-      const endpoint = await ctx.store.remoteEndpoints.byConnection(connection.id);
-      if (!endpoint) return connection;
-      const remote = remoteViewOf(endpoint, ctx.catalogs.remotes);
-      if (endpoint.oauth) {
-        const row = await ctx.store.upstreamOAuth.tokens.get(connection.id, null);
-        const reason = row?.signInRequired ?? undefined;
-        remote.signIn = {
-          issuer: endpoint.oauth.issuer,
-          scopes: endpoint.oauth.scopes,
-          omitResource: endpoint.oauth.omitResource,
-          state: reason ? 'sign_in_required' : row?.sealed ? 'signed_in' : 'not_signed_in',
-          ...(reason ? { reason } : {}),
-        };
-      }
-      return { ...connection, remote };
-    }),
-  );
+  return Promise.all(connections.map((connection) => connectionViewOf(ctx, connection)));
+}
+
+/** One connection as an operator sees it: a remote MCP one with its remote view. */
+export async function connectionViewOf(
+  ctx: OperatorContext,
+  connection: Connection,
+): Promise<ConnectionView> {
+  if (connection.provider !== REMOTE_MCP_PROVIDER) return connection;
+  const endpoint = await ctx.store.remoteEndpoints.byConnection(connection.id);
+  if (!endpoint) return connection;
+  const remote = remoteViewOf(endpoint, ctx.catalogs.remotes);
+  if (endpoint.oauth) {
+    const row = await ctx.store.upstreamOAuth.tokens.get(connection.id, null);
+    const reason = row?.signInRequired ?? undefined;
+    remote.signIn = {
+      issuer: endpoint.oauth.issuer,
+      scopes: endpoint.oauth.scopes,
+      omitResource: endpoint.oauth.omitResource,
+      state: reason ? 'sign_in_required' : row?.sealed ? 'signed_in' : 'not_signed_in',
+      ...(reason ? { reason } : {}),
+    };
+  }
+  return { ...connection, remote };
 }

@@ -1,7 +1,9 @@
 /**
  * Access and review in Debian's Chromium against a real gateway, a real
  * remote MCP server (the SDK's) and the gateway's own authorization server
- * on loopback: an owner approves the queued actions of a class at once and
+ * on loopback: the server, connected by URL with no curated definition,
+ * carries the Unverified server label and its host on its review page and
+ * on each access section (policies, grants); an owner approves the queued actions of a class at once and
  * turns one action off and on; an operator grants an agent chosen actions
  * with its personal credential; an MCP client signs in for a member through
  * the consent page and an operator revokes that consent on the OAuth
@@ -135,6 +137,27 @@ describe.skipIf(!HAS_CHROMIUM)('access and review in Chromium', { timeout: 240_0
     await line.locator('.badge', { hasText: /^on$/ }).waitFor();
     expect((await actionsNow()).find((a) => a.name === one.name)?.state).toBe('enabled');
     expect(await others()).toEqual(before);
+    await page.context().close();
+  });
+
+  it('labels an uncurated remote server Unverified, with its host, on its review page and each access section', async () => {
+    const host = new URL(running.upstream.url).host;
+    const page = await signedIn(PEOPLE.viewer, `/connections/${CONNECTION}`);
+    const label = `.server-label.unverified[data-unverified-host="${host}"]`;
+    const labelled = (section: string) => page.locator(`${section} ${label}`);
+    // Under the page's title, with what it means.
+    const top = page.locator(`main > ${label}`);
+    await top.waitFor();
+    await expect(top.textContent()).resolves.toContain('Unverified server');
+    await expect(top.textContent()).resolves.toContain('No curated definition vouches');
+    // Review, policies by class, grants, policies by action: each says which server it acts on.
+    for (const section of ['#policies', '#grants', '#per-action']) {
+      await labelled(section).waitFor();
+      const text = await labelled(section).textContent();
+      expect(text).toContain('Unverified server');
+      expect(text).toContain(host);
+    }
+    await lookAt(page, 'console-review-unverified');
     await page.context().close();
   });
 

@@ -50,8 +50,17 @@ const cards = (page: Page) => page.locator('li.gallery-card[data-app]:not([data-
 describe.skipIf(!HAS_CHROMIUM)('Apps → Connect an app in Chromium', { timeout: 300_000 }, () => {
   it('searches the gallery as you type, and shows a hostile search as text', async () => {
     const page = await signedIn(PEOPLE.owner);
-    await page.getByRole('link', { name: 'Connect an app' }).click();
+    // Apps → Connect an app: the navigation's own entry, by keyboard, and there at a 320 px phone too.
+    const entry = page
+      .getByRole('navigation', { name: 'Console' })
+      .getByRole('link', { name: 'Connect an app' });
+    await page.setViewportSize({ width: 320, height: 700 });
+    const box = (await entry.boundingBox())!;
+    expect(box.x >= 0 && box.x + box.width <= 320).toBe(true);
+    await entry.focus();
+    await page.keyboard.press('Enter');
     await page.getByRole('heading', { level: 1, name: 'Connect an app' }).waitFor();
+    await expect(entry.getAttribute('aria-current')).resolves.toBe('page');
     // The heading comes before the gallery's data: wait for the cards themselves.
     await page.locator('li[data-app="unikraft"]').waitFor();
     await expect(cards(page).count()).resolves.toBe(6);
@@ -101,7 +110,7 @@ describe.skipIf(!HAS_CHROMIUM)('Apps → Connect an app in Chromium', { timeout:
     await page.getByLabel('Connection name').fill('Not A Name');
     await key.fill(KEY);
     await page.getByRole('button', { name: 'Connect Unikraft Cloud' }).click();
-    const nameError = page.locator('#error-connection-name');
+    const nameError = page.locator('#connection-name-error');
     await nameError.filter({ hasText: 'invalid_input' }).waitFor();
     await expect(page.getByLabel('Connection name').getAttribute('aria-invalid')).resolves.toBe(
       'true',

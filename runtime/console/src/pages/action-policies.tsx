@@ -4,36 +4,35 @@
  * on its own, besides the whole-class switches. A retired action is shown,
  * never switched.
  */
-import { useState } from 'preact/hooks';
-import { api } from '../api.ts';
+import { changeActions } from '../action-changes.ts';
 import { Problem } from '../problem.tsx';
 import { shown } from '../shown.ts';
 import type { ActionView } from '../types.ts';
+import { useChange } from '../use-change.ts';
+import type { SectionProps } from './connection-access.tsx';
+import { SectionHeading } from './server-label.tsx';
+import { TurnButton } from './turn-button.tsx';
 
-interface Props {
-  connection: string;
-  actions: ActionView[];
-  canChange: boolean;
-  onChanged: (done: string) => void;
-}
-
-export function ActionPolicies({ connection, actions, canChange, onChanged }: Props) {
-  const [error, setError] = useState<unknown>();
-  const path = `/connections/${encodeURIComponent(connection)}/actions`;
-  const turn = async (action: ActionView, verb: 'enable' | 'disable') => {
-    setError(undefined);
-    try {
-      await api('POST', `${path}/${verb}`, { actions: [action.name] });
-      onChanged(`${action.name}: turned ${verb === 'enable' ? 'on' : 'off'}.`);
-    } catch (problem) {
-      setError(problem);
-    }
-  };
+export function ActionPolicies({
+  connection,
+  server,
+  actions,
+  canChange,
+  onChanged,
+}: SectionProps) {
+  const change = useChange(onChanged);
+  const turn = (action: ActionView, verb: 'enable' | 'disable') =>
+    change.run(
+      () => changeActions(connection, verb, { actions: [action.name] }),
+      `${action.name}: turned ${verb === 'enable' ? 'on' : 'off'}.`,
+    );
   if (actions.length === 0) return null;
   return (
     <section class="panel" aria-labelledby="per-action">
-      <h2 id="per-action">Policies by action</h2>
-      <Problem error={error} />
+      <SectionHeading id="per-action" server={server}>
+        Policies by action
+      </SectionHeading>
+      <Problem error={change.error} />
       <table class="cards">
         <thead>
           <tr>
@@ -63,24 +62,13 @@ export function ActionPolicies({ connection, actions, canChange, onChanged }: Pr
                 {action.review === 'changed' ? ' (contract changed)' : ''}
               </td>
               <td data-label="">
-                {action.state === 'retired' ? null : action.state === 'enabled' ? (
-                  <button
-                    type="button"
-                    class="small"
+                {action.state === 'retired' ? null : (
+                  <TurnButton
+                    verb={action.state === 'enabled' ? 'disable' : 'enable'}
+                    what={action.name}
                     disabled={!canChange}
-                    onClick={() => turn(action, 'disable')}
-                  >
-                    Turn off <span class="skip">{shown(action.name)}</span>
-                  </button>
-                ) : (
-                  <button
-                    type="button"
-                    class="small"
-                    disabled={!canChange}
-                    onClick={() => turn(action, 'enable')}
-                  >
-                    Turn on <span class="skip">{shown(action.name)}</span>
-                  </button>
+                    onTurn={() => turn(action, action.state === 'enabled' ? 'disable' : 'enable')}
+                  />
                 )}
               </td>
             </tr>

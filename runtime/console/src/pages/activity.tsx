@@ -117,25 +117,34 @@ export function ActivityPage() {
   );
 }
 
+/** The figures of a range or a period, each a column of the totals and of the table per period. */
+const FIGURES: Array<{ id: string; label: string; text: (figures: Figures) => string }> = [
+  { id: 'calls', label: 'Calls', text: (f) => f.calls.toLocaleString() },
+  { id: 'refusals', label: 'Refused', text: (f) => f.refusals.toLocaleString() },
+  { id: 'errors', label: 'Failed', text: (f) => f.errors.toLocaleString() },
+  { id: 'p50', label: 'p50', text: (f) => ms(f.p50Ms) },
+  { id: 'p95', label: 'p95', text: (f) => ms(f.p95Ms) },
+];
+
 function Totals({ figures }: { figures: Figures }) {
   return (
     <table class="totals" aria-label="Totals for the range">
       <thead>
         <tr>
-          <th scope="col">Calls</th>
-          <th scope="col">Refused</th>
-          <th scope="col">Failed</th>
-          <th scope="col">p50</th>
-          <th scope="col">p95</th>
+          {FIGURES.map((figure) => (
+            <th key={figure.id} scope="col">
+              {figure.label}
+            </th>
+          ))}
         </tr>
       </thead>
       <tbody>
         <tr data-totals="">
-          <td data-figure="calls">{figures.calls.toLocaleString()}</td>
-          <td data-figure="refusals">{figures.refusals.toLocaleString()}</td>
-          <td data-figure="errors">{figures.errors.toLocaleString()}</td>
-          <td data-figure="p50">{ms(figures.p50Ms)}</td>
-          <td data-figure="p95">{ms(figures.p95Ms)}</td>
+          {FIGURES.map((figure) => (
+            <td key={figure.id} data-figure={figure.id}>
+              {figure.text(figures)}
+            </td>
+          ))}
         </tr>
       </tbody>
     </table>
@@ -156,22 +165,22 @@ function Buckets({ data }: { data: Activity }) {
           <thead>
             <tr>
               <th scope="col">From</th>
-              <th scope="col">Calls</th>
-              <th scope="col">Refused</th>
-              <th scope="col">Failed</th>
-              <th scope="col">p50</th>
-              <th scope="col">p95</th>
+              {FIGURES.map((figure) => (
+                <th key={figure.id} scope="col">
+                  {figure.label}
+                </th>
+              ))}
             </tr>
           </thead>
           <tbody>
             {busy.map((point) => (
               <tr key={point.at} data-bucket={point.at}>
                 <td data-label="From">{new Date(point.at).toLocaleString()}</td>
-                <td data-label="Calls">{point.calls}</td>
-                <td data-label="Refused">{point.refusals}</td>
-                <td data-label="Failed">{point.errors}</td>
-                <td data-label="p50">{ms(point.p50Ms)}</td>
-                <td data-label="p95">{ms(point.p95Ms)}</td>
+                {FIGURES.map((figure) => (
+                  <td key={figure.id} data-label={figure.label}>
+                    {figure.text(point)}
+                  </td>
+                ))}
               </tr>
             ))}
           </tbody>

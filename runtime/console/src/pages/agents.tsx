@@ -5,49 +5,38 @@
  */
 import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
+import { Notice } from '../notice.tsx';
 import { Problem } from '../problem.tsx';
 import { shown } from '../shown.ts';
 import type { Agent } from '../types.ts';
+import { useChange } from '../use-change.ts';
 import { useLoad } from '../use-load.ts';
+import { RevokeButton } from './revoke-button.tsx';
 
 export function AgentsPage({ canChange }: { canChange: boolean }) {
   const { data, error, reload } = useLoad(() => api<Agent[]>('GET', '/agents'), 'agents');
   const [name, setName] = useState('');
   const [created, setCreated] = useState<{ agent: Agent; key: string }>();
-  const [changeError, setChangeError] = useState<unknown>();
-  const [done, setDone] = useState('');
+  const change = useChange(() => reload());
   const create = async (event: Event) => {
     event.preventDefault();
-    setChangeError(undefined);
-    setDone('');
-    try {
+    const made = await change.run(async () => {
       setCreated(await api<{ agent: Agent; key: string }>('POST', '/agents', { name }));
-      setName('');
-      reload();
-    } catch (problem) {
-      setChangeError(problem);
-    }
+    }, '');
+    if (made) setName('');
   };
-  const revoke = async (agent: Agent) => {
-    setChangeError(undefined);
+  const revoke = (agent: Agent) => {
     setCreated(undefined);
-    try {
-      await api('POST', `/agents/${encodeURIComponent(agent.name)}/revoke`);
-      setDone(`Revoked ${agent.name}: its next request is refused.`);
-      reload();
-    } catch (problem) {
-      setChangeError(problem);
-    }
+    change.run(
+      () => api('POST', `/agents/${encodeURIComponent(agent.name)}/revoke`),
+      `Revoked ${agent.name}: its next request is refused.`,
+    );
   };
   return (
     <>
       <h1>Agents</h1>
-      <Problem error={error ?? changeError} />
-      {done ? (
-        <p class="notice" role="status">
-          {shown(done)}
-        </p>
-      ) : null}
+      <Problem error={error ?? change.error} />
+      <Notice text={change.done} />
       {created ? <NewKey agent={created.agent} agentKey={created.key} /> : null}
       {canChange ? (
         <form class="panel" onSubmit={create}>
@@ -91,9 +80,11 @@ export function AgentsPage({ canChange }: { canChange: boolean }) {
                 <td data-label="Created">{new Date(agent.createdAt).toLocaleString()}</td>
                 <td data-label="">
                   {agent.status === 'active' ? (
-                    <button type="button" disabled={!canChange} onClick={() => revoke(agent)}>
-                      Revoke <span class="skip">{shown(agent.name)}</span>
-                    </button>
+                    <RevokeButton
+                      what={agent.name}
+                      disabled={!canChange}
+                      onRevoke={() => revoke(agent)}
+                    />
                   ) : (
                     '—'
                   )}

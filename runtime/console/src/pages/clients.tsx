@@ -5,11 +5,13 @@
  * its refresh tokens at once and its access tokens on their next request.
  * A client's name and id are the client's own text: shown as text.
  */
-import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
+import { Notice } from '../notice.tsx';
 import { Problem } from '../problem.tsx';
 import { shown } from '../shown.ts';
+import { useChange } from '../use-change.ts';
 import { useLoad } from '../use-load.ts';
+import { RevokeButton } from './revoke-button.tsx';
 
 interface ConsentRow {
   id: string;
@@ -28,21 +30,12 @@ const when = (at: string) => new Date(at).toLocaleString();
 
 export function ClientsPage({ canChange }: { canChange: boolean }) {
   const { data, error, reload } = useLoad(() => api<ConsentRow[]>('GET', '/consents'), 'consents');
-  const [changeError, setChangeError] = useState<unknown>();
-  const [done, setDone] = useState('');
-  const revoke = async (consent: ConsentRow) => {
-    setChangeError(undefined);
-    setDone('');
-    try {
-      await api('POST', `/consents/${encodeURIComponent(consent.id)}/revoke`);
-      setDone(
-        `Revoked ${consent.clientName} for ${consent.member}: its tokens stop working on their next request.`,
-      );
-      reload();
-    } catch (problem) {
-      setChangeError(problem);
-    }
-  };
+  const change = useChange(() => reload());
+  const revoke = (consent: ConsentRow) =>
+    change.run(
+      () => api('POST', `/consents/${encodeURIComponent(consent.id)}/revoke`),
+      `Revoked ${consent.clientName} for ${consent.member}: its tokens stop working on their next request.`,
+    );
   // Active consents first, each group newest first.
   const rows = [...(data ?? [])].sort(
     (a, b) =>
@@ -56,12 +49,8 @@ export function ClientsPage({ canChange }: { canChange: boolean }) {
         MCP clients that members connected by signing in on this gateway. Each consent acts as its
         own agent, with the scopes the member approved.
       </p>
-      <Problem error={error ?? changeError} />
-      {done ? (
-        <p class="notice" role="status">
-          {shown(done)}
-        </p>
-      ) : null}
+      <Problem error={error ?? change.error} />
+      <Notice text={change.done} />
       {data && rows.length === 0 ? <p class="panel">No member has approved a client yet.</p> : null}
       {rows.length > 0 ? (
         <table class="cards">
@@ -115,12 +104,10 @@ export function ClientsPage({ canChange }: { canChange: boolean }) {
                 </td>
                 <td data-label="">
                   {c.status === 'active' && canChange ? (
-                    <button type="button" class="small" onClick={() => revoke(c)}>
-                      Revoke{' '}
-                      <span class="skip">
-                        {shown(c.clientName)} for {shown(c.member)}
-                      </span>
-                    </button>
+                    <RevokeButton
+                      what={`${c.clientName} for ${c.member}`}
+                      onRevoke={() => revoke(c)}
+                    />
                   ) : null}
                 </td>
               </tr>

@@ -1,24 +1,11 @@
 /**
  * A connect form's parts: a setting shown with its default and a Change
- * control (a choice for a list, a host name for a base URL), and a
- * refusal shown beside the field it names, with its reason code.
+ * control (a choice for a list, a host name for a base URL), with a
+ * refusal shown under it (`field-error.tsx`).
  */
-import { ApiError } from '../api.ts';
 import type { GallerySetting } from '../gallery-types.ts';
 import { shown } from '../shown.ts';
-
-export function FieldError({ id, error }: { id: string; error: unknown }) {
-  const known = error instanceof ApiError ? error : undefined;
-  return (
-    <p class={known ? 'gallery-field-error' : 'gallery-field-error empty'} id={id} role="alert">
-      {known ? (
-        <>
-          {shown(known.message)} <span class="gallery-code">({shown(known.code)})</span>
-        </>
-      ) : null}
-    </p>
-  );
-}
+import { FieldError } from './field-error.tsx';
 
 interface SettingProps {
   setting: GallerySetting;
@@ -99,7 +86,7 @@ export function SettingField({
       <p class="gallery-guide" id={`${id}-guide`}>
         {shown(setting.description)}
       </p>
-      <FieldError id={`${id}-error`} error={error} />
+      <FieldError field={id} error={error} />
     </div>
   );
 }

@@ -12,7 +12,8 @@ import type { ConnectedApp, GalleryApp, GallerySetting } from '../gallery-types.
 import { Problem } from '../problem.tsx';
 import { shown } from '../shown.ts';
 import { useLoad } from '../use-load.ts';
-import { FieldError, SettingField } from './connect-app-fields.tsx';
+import { SettingField } from './connect-app-fields.tsx';
+import { FieldError } from './field-error.tsx';
 import { AppMark, KindAndCounts, OutsideLink } from './gallery-parts.tsx';
 
 export function ConnectAppPage({ app: id, canChange }: { app: string; canChange: boolean }) {
@@ -87,7 +88,7 @@ function ConnectForm({ app, canChange }: { app: GalleryApp; canChange: boolean }
         placeholder={app.defaultName}
         value={name}
         aria-invalid={named === 'connection-name' ? 'true' : undefined}
-        aria-describedby="guide-name error-connection-name"
+        aria-describedby="guide-name connection-name-error"
         onInput={(e) => setName(e.currentTarget.value)}
       />
       <p class="gallery-guide" id="guide-name">
@@ -95,7 +96,7 @@ function ConnectForm({ app, canChange }: { app: GalleryApp; canChange: boolean }
         this name.
       </p>
       <FieldError
-        id="error-connection-name"
+        field="connection-name"
         error={named === 'connection-name' ? failure : undefined}
       />
     </div>
@@ -152,7 +153,7 @@ function ConnectForm({ app, canChange }: { app: GalleryApp; canChange: boolean }
                 disabled={!canChange}
                 value={secrets[field.name] ?? ''}
                 aria-invalid={named === `field-${field.name}` ? 'true' : undefined}
-                aria-describedby={`guide-${field.name} error-field-${field.name}`}
+                aria-describedby={`guide-${field.name} field-${field.name}-error`}
                 onInput={(e) => {
                   const value = e.currentTarget.value;
                   setSecrets((all) => ({ ...all, [field.name]: value }));
@@ -177,7 +178,7 @@ function ConnectForm({ app, canChange }: { app: GalleryApp; canChange: boolean }
                 </p>
               ) : null}
               <FieldError
-                id={`error-field-${field.name}`}
+                field={`field-${field.name}`}
                 error={named === `field-${field.name}` ? failure : undefined}
               />
             </div>

@@ -6,7 +6,7 @@
  * back; only header names stay on screen.
  */
 import type { AuthChoice, HeaderRow } from '../connect-types.ts';
-import { FieldError, fieldError, invalidProps } from './connect-fields.tsx';
+import { FieldError, fieldError, invalidProps } from './field-error.tsx';
 
 export interface AuthState {
   choice: AuthChoice;
@@ -95,7 +95,7 @@ export function AdvancedAuthentication({
             onInput={(e) => setAuth({ ...auth, key: e.currentTarget.value })}
             {...invalidProps('auth-key', keyError)}
           />
-          <FieldError id="auth-key" message={keyError} />
+          <FieldError field="auth-key" error={keyError} />
           <p class="note">Stored sealed; never shown again.</p>
         </>
       ) : null}
@@ -126,7 +126,7 @@ export function AdvancedAuthentication({
               </div>
             </div>
           ))}
-          <FieldError id="headers" message={headersError} />
+          <FieldError field="headers" error={headersError} />
           <div class="actions tight">
             <button
               type="button"
@@ -154,7 +154,7 @@ export function AdvancedAuthentication({
             onInput={(e) => setAuth({ ...auth, clientId: e.currentTarget.value })}
             {...invalidProps('client-id', clientError)}
           />
-          <FieldError id="client-id" message={clientError} />
+          <FieldError field="client-id" error={clientError} />
           <label for="client-secret">Client secret</label>
           <input
             id="client-secret"

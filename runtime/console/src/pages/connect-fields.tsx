@@ -1,35 +1,11 @@
 /**
- * What Connect your own MCP server's forms share: a refusal shown under the
- * field it names (the field marked invalid and described by it), and the
- * Unverified server label with its host, kept at every step.
+ * What Connect your own MCP server's forms share besides the error under a
+ * field (`field-error.tsx`): the refusal above the form, naming the field to
+ * change.
  */
 import { ApiError } from '../api.ts';
-import type { ConnectStep } from '../connect-types.ts';
 import { Problem } from '../problem.tsx';
 import { shown } from '../shown.ts';
-
-/** The refusal's message, when it names this field (`url`, `values.X-Api-Key`, …). */
-export function fieldError(error: unknown, ...fields: string[]): string | undefined {
-  if (!(error instanceof ApiError) || error.field === undefined) return undefined;
-  const field = error.field;
-  return fields.some((f) => field === f || field.startsWith(`${f}.`)) ? error.message : undefined;
-}
-
-/** Props that mark an input invalid and point it at its error text. */
-export function invalidProps(id: string, message: string | undefined) {
-  return message === undefined
-    ? {}
-    : { 'aria-invalid': 'true' as const, 'aria-describedby': `${id}-error` };
-}
-
-export function FieldError({ id, message }: { id: string; message: string | undefined }) {
-  if (message === undefined) return null;
-  return (
-    <p class="field-error" id={`${id}-error`}>
-      Change this field: {shown(message)}
-    </p>
-  );
-}
 
 /**
  * A refusal that names a field of this form: the specifics are under the
@@ -44,30 +20,6 @@ export function FormProblem({ error, labels }: { error: unknown; labels: Record<
       Change the <b>{label}</b> field and try again.{' '}
       <span class="note">
         (reason code <code>{shown(error.code)}</code>)
-      </span>
-    </p>
-  );
-}
-
-/** The server's host and what vouches for it: a curated definition, or nothing (Unverified server). */
-export function ServerLabel({
-  step,
-}: {
-  step: Pick<ConnectStep, 'verified' | 'host' | 'curatedName'>;
-}) {
-  if (step.verified)
-    return (
-      <p class="server-label">
-        <span class="badge">Curated: {shown(step.curatedName ?? '')}</span>{' '}
-        <span class="mono">{shown(step.host)}</span>
-      </p>
-    );
-  return (
-    <p class="server-label unverified" data-unverified-host={step.host}>
-      <span class="warn">Unverified server</span> <span class="mono">{shown(step.host)}</span>
-      <span class="note">
-        {' '}
-        No curated definition vouches for this server: continue only if it is the one you expect.
       </span>
     </p>
   );

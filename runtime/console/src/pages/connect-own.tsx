@@ -17,8 +17,9 @@ import {
   forgetValues,
   NO_AUTH,
 } from './connect-auth.tsx';
-import { FieldError, FormProblem, fieldError, invalidProps } from './connect-fields.tsx';
+import { FormProblem } from './connect-fields.tsx';
 import { StepPanel } from './connect-steps.tsx';
+import { FieldError, fieldError, invalidProps } from './field-error.tsx';
 import { PasteConfig } from './paste-config.tsx';
 
 export function ConnectOwnPage({
@@ -111,7 +112,7 @@ export function ConnectOwnPage({
             }}
             {...invalidProps('server-address', urlError)}
           />
-          <FieldError id="server-address" message={urlError} />
+          <FieldError field="server-address" error={urlError} />
           <label for="connection-name">
             Connection name <span class="note">(optional: derived from the host)</span>
           </label>
@@ -123,7 +124,7 @@ export function ConnectOwnPage({
             onInput={(e) => setName(e.currentTarget.value)}
             {...invalidProps('connection-name', nameError)}
           />
-          <FieldError id="connection-name" message={nameError} />
+          <FieldError field="connection-name" error={nameError} />
           <AdvancedAuthentication
             auth={auth}
             setAuth={setAuth}

@@ -6,14 +6,17 @@
  * host and its label stay on every step; its texts are shown as text.
  */
 import { useState } from 'preact/hooks';
+import { changeActions } from '../action-changes.ts';
 import { ApiError, api } from '../api.ts';
 import type { ConnectStep, SignInLink } from '../connect-types.ts';
+import { Notice } from '../notice.tsx';
 import { Problem } from '../problem.tsx';
 import { shown } from '../shown.ts';
 import type { ActionView } from '../types.ts';
+import { useChange } from '../use-change.ts';
 import { useLoad } from '../use-load.ts';
 import type { AuthState } from './connect-auth.tsx';
-import { ServerLabel } from './connect-fields.tsx';
+import { ServerLabel } from './server-label.tsx';
 
 export function StepPanel({
   step,
@@ -93,7 +96,7 @@ function SignInStep({
   return (
     <>
       <h2 id="step-title">Sign in to continue</h2>
-      <ServerLabel step={step} />
+      <ServerLabel server={step} />
       <p>
         This server asks for a browser sign-in. You will be sent to{' '}
         <b class="mono" data-sign-in-host>
@@ -122,7 +125,7 @@ function CredentialStep({ step }: { step: ConnectStep }) {
   return (
     <>
       <h2 id="step-title">This server needs a key or headers</h2>
-      <ServerLabel step={step} />
+      <ServerLabel server={step} />
       <p>
         It asks for authorization and publishes no sign-in. Add the key or the headers its
         documentation lists under <b>Advanced authentication</b> above, then press <b>Check link</b>{' '}
@@ -155,34 +158,26 @@ function ReviewStep({ step, canChange }: { step: ConnectStep; canChange: boolean
     () => api<ActionView[]>('GET', `/connections/${name}/actions`),
     `actions:${name}`,
   );
-  const [error, setError] = useState<unknown>();
-  const [done, setDone] = useState('');
+  const change = useChange(() => actions.reload());
   const texts = new Map((stored.data?.tools ?? []).map((tool) => [tool.name, tool]));
   const waiting = (actions.data ?? []).filter((a) => a.review === 'new' || a.review === 'changed');
-  const approve = async (names: string[] | 'all') => {
-    setError(undefined);
-    setDone('');
-    try {
-      await api(
-        'POST',
-        `/connections/${name}/actions/review`,
-        names === 'all' ? { all: true } : { actions: names },
-      );
-      setDone(
-        names === 'all'
-          ? `Approved every action of ${step.connection}.`
-          : `Approved: ${names.join(', ')}`,
-      );
-      actions.reload();
-    } catch (problem) {
-      setError(problem);
-    }
-  };
+  const approve = (names: string[] | 'all') =>
+    change.run(
+      () =>
+        changeActions(
+          step.connection,
+          'review',
+          names === 'all' ? { all: true } : { actions: names },
+        ),
+      names === 'all'
+        ? `Approved every action of ${step.connection}.`
+        : `Approved: ${names.join(', ')}`,
+    );
   const server = stored.data?.server ?? step.server;
   return (
     <>
       <h2 id="step-title">Review the tools found</h2>
-      <ServerLabel step={step} />
+      <ServerLabel server={step} />
       {server ? (
         <p class="note">
           The server calls itself <b>{shown(server.name)}</b> {shown(server.version)}.
@@ -192,12 +187,8 @@ function ReviewStep({ step, canChange }: { step: ConnectStep; canChange: boolean
         Connected as <b>{shown(step.connection)}</b>. Every action found is quarantined until you
         review it; once approved, reads are on and state-changing actions start off.
       </p>
-      <Problem error={stored.error ?? actions.error ?? error} />
-      {done ? (
-        <p class="notice" role="status">
-          {shown(done)}
-        </p>
-      ) : null}
+      <Problem error={stored.error ?? actions.error ?? change.error} />
+      <Notice text={change.done} />
       {actions.data && actions.data.length === 0 ? <p>The server offers no tools.</p> : null}
       <ul class="found">
         {(actions.data ?? []).map((action) => {

@@ -7,17 +7,17 @@
  * revoked. Owners and operators change them.
  */
 import { useState } from 'preact/hooks';
+import { changeActions } from '../action-changes.ts';
 import { api } from '../api.ts';
 import { Problem } from '../problem.tsx';
 import { shown } from '../shown.ts';
 import type { ActionView, Agent } from '../types.ts';
+import { useChange } from '../use-change.ts';
 import { useLoad } from '../use-load.ts';
-
-const CLASSES = [
-  { id: 'read', label: 'Reads' },
-  { id: 'write', label: 'Writes' },
-  { id: 'destructive', label: 'Destructive actions' },
-] as const;
+import { CLASSES } from './review-by-class.tsx';
+import { RevokeButton } from './revoke-button.tsx';
+import { SectionHeading, type Server } from './server-label.tsx';
+import { TurnButton } from './turn-button.tsx';
 
 interface GrantRow {
   id: string;
@@ -29,29 +29,29 @@ interface GrantRow {
   credentialMode: 'shared' | 'personal';
 }
 
-interface Props {
+/** What each section of a connection's page (`review.tsx`) is given. */
+export interface SectionProps {
   connection: string;
+  /** The remote server the connection reaches, for its label; none for a native connection. */
+  server?: Server | undefined;
   actions: ActionView[];
   canChange: boolean;
   onChanged: (done: string) => void;
 }
 
-export function ClassPolicies({ connection, actions, canChange, onChanged }: Props) {
-  const [error, setError] = useState<unknown>();
-  const path = `/connections/${encodeURIComponent(connection)}/actions`;
-  const turn = async (verb: 'enable' | 'disable', classification: string, label: string) => {
-    setError(undefined);
-    try {
-      await api('POST', `${path}/${verb}`, { classification });
-      onChanged(`${label} of ${connection}: turned ${verb === 'enable' ? 'on' : 'off'}.`);
-    } catch (problem) {
-      setError(problem);
-    }
-  };
+export function ClassPolicies({ connection, server, actions, canChange, onChanged }: SectionProps) {
+  const change = useChange(onChanged);
+  const turn = (verb: 'enable' | 'disable', classification: string, label: string) =>
+    change.run(
+      () => changeActions(connection, verb, { classification }),
+      `${label} of ${connection}: turned ${verb === 'enable' ? 'on' : 'off'}.`,
+    );
   return (
     <section class="panel" aria-labelledby="policies">
-      <h2 id="policies">Policies by class</h2>
-      <Problem error={error} />
+      <SectionHeading id="policies" server={server}>
+        Policies by class
+      </SectionHeading>
+      <Problem error={change.error} />
       <table class="cards">
         <thead>
           <tr>
@@ -74,20 +74,15 @@ export function ClassPolicies({ connection, actions, canChange, onChanged }: Pro
                 </td>
                 <td data-label="">
                   <div class="actions tight">
-                    <button
-                      type="button"
-                      disabled={!canChange || live.length === 0}
-                      onClick={() => turn('enable', id, label)}
-                    >
-                      Turn on <span class="skip">{label}</span>
-                    </button>
-                    <button
-                      type="button"
-                      disabled={!canChange || live.length === 0}
-                      onClick={() => turn('disable', id, label)}
-                    >
-                      Turn off <span class="skip">{label}</span>
-                    </button>
+                    {(['enable', 'disable'] as const).map((verb) => (
+                      <TurnButton
+                        key={verb}
+                        verb={verb}
+                        what={label}
+                        disabled={!canChange || live.length === 0}
+                        onTurn={() => turn(verb, id, label)}
+                      />
+                    ))}
                   </div>
                 </td>
               </tr>
@@ -103,36 +98,35 @@ export function ClassPolicies({ connection, actions, canChange, onChanged }: Pro
 }
 
 type Scope = GrantRow['scope'];
+const CREDENTIALS = [
+  { mode: 'shared', text: "Shared: the connection's own credential" },
+  { mode: 'personal', text: "Personal: the agent's own credential" },
+] as const;
 const SCOPE_WORDS: Record<Scope, string> = {
   reads: 'reads only',
   all: 'everything switched on',
   actions: 'chosen actions',
 };
 
-export function Grants({ connection, actions, canChange, onChanged }: Props) {
+export function Grants({ connection, server, actions, canChange, onChanged }: SectionProps) {
   const grants = useLoad(() => api<GrantRow[]>('GET', '/grants'), `grants:${connection}`);
   const agents = useLoad(() => api<Agent[]>('GET', '/agents'), 'agents');
   const [agent, setAgent] = useState('');
   const [scope, setScope] = useState<Scope>('reads');
   const [chosen, setChosen] = useState<string[]>([]);
-  const [credential, setCredential] = useState<'shared' | 'personal'>('shared');
-  const [error, setError] = useState<unknown>();
+  const [credential, setCredential] = useState<GrantRow['credentialMode']>('shared');
+  const changes = useChange(onChanged);
   const choosable = actions.filter((a) => a.state !== 'retired');
   // A grant names actions by their key (`count`); the page shows the names listed (`weather__count`).
   const listed = new Map(actions.map((a) => [a.action, a.name]));
   const toggle = (name: string, on: boolean) =>
     setChosen((now) => (on ? [...now, name] : now.filter((n) => n !== name)));
   const mine = (grants.data ?? []).filter((g) => g.connection === connection);
-  const change = async (body: Record<string, unknown>, path: string, done: string) => {
-    setError(undefined);
-    try {
+  const change = (body: Record<string, unknown>, path: string, done: string) =>
+    changes.run(async () => {
       await api('POST', path, { connection, ...body });
       grants.reload();
-      onChanged(done);
-    } catch (problem) {
-      setError(problem);
-    }
-  };
+    }, done);
   const give = (event: Event) => {
     event.preventDefault();
     const picked = scope === 'actions' ? choosable.filter((a) => chosen.includes(a.name)) : [];
@@ -145,8 +139,10 @@ export function Grants({ connection, actions, canChange, onChanged }: Props) {
   };
   return (
     <section class="panel" aria-labelledby="grants">
-      <h2 id="grants">Grants</h2>
-      <Problem error={grants.error ?? error} />
+      <SectionHeading id="grants" server={server}>
+        Grants
+      </SectionHeading>
+      <Problem error={grants.error ?? changes.error} />
       {grants.data && mine.length === 0 ? <p>No agent may use this connection yet.</p> : null}
       {mine.length > 0 ? (
         <table class="cards">
@@ -181,15 +177,13 @@ export function Grants({ connection, actions, canChange, onChanged }: Props) {
                   </td>
                   <td data-label="Credential">{g.credentialMode}</td>
                   <td data-label="">
-                    <button
-                      type="button"
+                    <RevokeButton
+                      what={`grant of ${who}`}
                       disabled={!canChange}
-                      onClick={() =>
+                      onRevoke={() =>
                         change(holder, '/grants/revoke', `${who} may no longer use ${connection}.`)
                       }
-                    >
-                      Revoke <span class="skip">grant of {shown(who)}</span>
-                    </button>
+                    />
                   </td>
                 </tr>
               );
@@ -254,26 +248,18 @@ export function Grants({ connection, actions, canChange, onChanged }: Props) {
           ) : null}
           <fieldset class="checklist">
             <legend>Credential</legend>
-            <label class="check">
-              <input
-                type="radio"
-                name="grant-credential"
-                value="shared"
-                checked={credential === 'shared'}
-                onChange={() => setCredential('shared')}
-              />
-              <span>Shared: the connection's own credential</span>
-            </label>
-            <label class="check">
-              <input
-                type="radio"
-                name="grant-credential"
-                value="personal"
-                checked={credential === 'personal'}
-                onChange={() => setCredential('personal')}
-              />
-              <span>Personal: the agent's own credential</span>
-            </label>
+            {CREDENTIALS.map((c) => (
+              <label key={c.mode} class="check">
+                <input
+                  type="radio"
+                  name="grant-credential"
+                  value={c.mode}
+                  checked={credential === c.mode}
+                  onChange={() => setCredential(c.mode)}
+                />
+                <span>{c.text}</span>
+              </label>
+            ))}
             {credential === 'personal' ? (
               <p class="note">
                 The agent calls with a credential of its own: set it with{' '}

@@ -8,6 +8,7 @@ import { Problem } from '../problem.tsx';
 import { shown } from '../shown.ts';
 import type { ConnectionSummary } from '../types.ts';
 import { useLoad } from '../use-load.ts';
+import { ServerLabel, serverOf } from './server-label.tsx';
 
 export function ConnectionsPage() {
   const { data, error } = useLoad(
@@ -64,13 +65,10 @@ function Row({ summary }: { summary: ConnectionSummary }) {
           <>
             native <span class="note">({shown(connection.provider)})</span>
           </>
-        ) : kind === 'curated' ? (
-          <>curated: {shown(remote?.curated?.name ?? '')}</>
+        ) : remote ? (
+          <ServerLabel server={serverOf(remote)} brief />
         ) : (
-          <>
-            remote <span class="warn">Unverified server</span>{' '}
-            <span class="mono">{shown(remote?.host ?? '')}</span>
-          </>
+          kind
         )}
       </td>
       <td data-label="Health">

@@ -6,8 +6,10 @@
  */
 import { useState } from 'preact/hooks';
 import { api, type Session } from '../api.ts';
+import { Notice } from '../notice.tsx';
 import { Problem } from '../problem.tsx';
 import { shown } from '../shown.ts';
+import { useChange } from '../use-change.ts';
 import { useLoad } from '../use-load.ts';
 
 type Role = Session['member']['role'];
@@ -27,25 +29,15 @@ interface MemberRow {
 
 export function MembersPage({ isOwner, me }: { isOwner: boolean; me: string }) {
   const { data, error, reload } = useLoad(() => api<MemberRow[]>('GET', '/members'), 'members');
-  const [changeError, setChangeError] = useState<unknown>();
-  const [done, setDone] = useState('');
+  const change = useChange(() => reload());
   const [name, setName] = useState('');
   const [password, setPassword] = useState('');
   const [role, setRole] = useState<Role>('viewer');
-  const run = async (path: string, body: unknown, text: string, reloadPage = false) => {
-    setChangeError(undefined);
-    setDone('');
-    try {
+  const run = (path: string, body: unknown, text: string, reloadPage = false) =>
+    change.run(async () => {
       await api('POST', path, body);
       if (reloadPage) window.location.reload();
-      setDone(text);
-      reload();
-      return true;
-    } catch (problem) {
-      setChangeError(problem);
-      return false;
-    }
-  };
+    }, text);
   const add = async (event: Event) => {
     event.preventDefault();
     if (await run('/members', { name, password, role }, `Added ${name} as ${role}.`)) {
@@ -56,12 +48,8 @@ export function MembersPage({ isOwner, me }: { isOwner: boolean; me: string }) {
   return (
     <>
       <h1>Members</h1>
-      <Problem error={error ?? changeError} />
-      {done ? (
-        <p class="notice" role="status">
-          {shown(done)}
-        </p>
-      ) : null}
+      <Problem error={error ?? change.error} />
+      <Notice text={change.done} />
       {!isOwner ? <p class="note">Only owners add, change or remove members.</p> : null}
       {data ? (
         <table class="cards">

@@ -10,7 +10,8 @@ import { api } from '../api.ts';
 import type { ConnectStep, PastedServer } from '../connect-types.ts';
 import { Problem } from '../problem.tsx';
 import { shown } from '../shown.ts';
-import { FieldError, FormProblem, fieldError, invalidProps } from './connect-fields.tsx';
+import { FormProblem } from './connect-fields.tsx';
+import { FieldError, fieldError, invalidProps } from './field-error.tsx';
 
 export function PasteConfig({
   canChange,
@@ -83,7 +84,7 @@ export function PasteConfig({
             }}
             {...invalidProps('pasted-config', configError)}
           />
-          <FieldError id="pasted-config" message={configError} />
+          <FieldError field="pasted-config" error={configError} />
           <div class="actions">
             <button type="submit" disabled={busy || config.trim() === ''}>
               Read config
@@ -118,7 +119,7 @@ export function PasteConfig({
             ) : null}
             {server.headers.map((header) => {
               const id = `pasted-value-${header.header}`;
-              const message = fieldError(error, `values.${header.header}`);
+              const refusal = fieldError(error, `values.${header.header}`);
               return header.given ? (
                 <p class="note" key={header.header}>
                   <code>{shown(header.header)}</code>: a value was pasted (stored sealed, never
@@ -138,14 +139,14 @@ export function PasteConfig({
                     onInput={(e) =>
                       setValues({ ...values, [header.header]: e.currentTarget.value })
                     }
-                    {...invalidProps(id, message)}
+                    {...invalidProps(id, refusal)}
                   />
                   {header.placeholder ? (
                     <p class="note">
                       In the paste: <code>{shown(header.placeholder)}</code>
                     </p>
                   ) : null}
-                  <FieldError id={id} message={message} />
+                  <FieldError field={id} error={refusal} />
                 </div>
               );
             })}

@@ -4,10 +4,10 @@
  * change. It names the actions shown in the queue, so an action that started
  * waiting after the page loaded is never approved unseen.
  */
-import { useState } from 'preact/hooks';
-import { api } from '../api.ts';
+import { changeActions } from '../action-changes.ts';
 import { Problem } from '../problem.tsx';
 import type { ActionView } from '../types.ts';
+import { useChange } from '../use-change.ts';
 
 export const CLASSES = [
   { id: 'read', label: 'Reads', one: 'read', many: 'reads' },
@@ -28,26 +28,21 @@ interface Props {
 }
 
 export function QueueByClass({ connection, waiting, canChange, onChanged }: Props) {
-  const [error, setError] = useState<unknown>();
-  const path = `/connections/${encodeURIComponent(connection)}/actions`;
+  const change = useChange(onChanged);
   const classes = CLASSES.map((c) => ({
     ...c,
     names: waiting.filter((a) => a.classification === c.id).map((a) => a.name),
   })).filter((c) => c.names.length > 0);
   if (classes.length === 0) return null;
-  const change = async (verb: 'review' | 'disable', names: string[], what: string) => {
-    setError(undefined);
-    try {
-      await api('POST', `${path}/${verb}`, { actions: names });
-      onChanged(`${verb === 'review' ? 'Approved' : 'Kept off'}: ${names.length} ${what}.`);
-    } catch (problem) {
-      setError(problem);
-    }
-  };
+  const decide = (verb: 'review' | 'disable', names: string[], what: string) =>
+    change.run(
+      () => changeActions(connection, verb, { actions: names }),
+      `${verb === 'review' ? 'Approved' : 'Kept off'}: ${names.length} ${what}.`,
+    );
   return (
     <fieldset class="by-class">
       <legend class="skip">Review a class at a time</legend>
-      <Problem error={error} />
+      <Problem error={change.error} />
       {classes.map((c) => {
         const what = c.names.length === 1 ? c.one : c.many;
         return (
@@ -60,7 +55,7 @@ export function QueueByClass({ connection, waiting, canChange, onChanged }: Prop
                 type="button"
                 class="primary"
                 disabled={!canChange}
-                onClick={() => change('review', c.names, what)}
+                onClick={() => decide('review', c.names, what)}
               >
                 {c.names.length === 1
                   ? `Approve the ${c.one}`
@@ -69,7 +64,7 @@ export function QueueByClass({ connection, waiting, canChange, onChanged }: Prop
               <button
                 type="button"
                 disabled={!canChange}
-                onClick={() => change('disable', c.names, what)}
+                onClick={() => decide('disable', c.names, what)}
               >
                 {c.names.length === 1
                   ? `Keep the ${c.one} off`

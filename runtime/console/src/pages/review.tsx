@@ -6,39 +6,36 @@
  * one); Keep off disables it; one at a time or a class at a time
  * (`review-by-class.tsx`). Below: its policies by class, its grants
  * (`connection-access.tsx`) and the rest of its actions, each switched on or
- * off on its own (`action-policies.tsx`).
+ * off on its own (`action-policies.tsx`). A remote server no curated
+ * definition vouches for carries the Unverified server label with its host
+ * under the title and on each of those sections.
  */
-import { useState } from 'preact/hooks';
+import { changeActions } from '../action-changes.ts';
 import { api } from '../api.ts';
+import { Notice } from '../notice.tsx';
 import { Problem } from '../problem.tsx';
 import { shown } from '../shown.ts';
-import type { ActionView, ContractChange, TextPart } from '../types.ts';
+import type { ActionView, ConnectionSummary, ContractChange, TextPart } from '../types.ts';
+import { useChange } from '../use-change.ts';
 import { useLoad } from '../use-load.ts';
 import { ActionPolicies } from './action-policies.tsx';
 import { ClassPolicies, Grants } from './connection-access.tsx';
 import { QueueByClass } from './review-by-class.tsx';
+import { ServerLabel, serverOf } from './server-label.tsx';
 
 export function ReviewPage({ connection, canChange }: { connection: string; canChange: boolean }) {
   const path = `/connections/${encodeURIComponent(connection)}/actions`;
   const { data, error, reload } = useLoad(() => api<ActionView[]>('GET', path), path);
-  const [changeError, setChangeError] = useState<unknown>();
-  const [done, setDone] = useState('');
-  const changed = (text: string) => {
-    setChangeError(undefined);
-    setDone(text);
-    reload();
-  };
-  const change = async (verb: 'review' | 'disable', action: ActionView) => {
-    setChangeError(undefined);
-    setDone('');
-    try {
-      await api('POST', `${path}/${verb}`, { actions: [action.name] });
-      setDone(`${verb === 'review' ? 'Approved' : 'Kept off'}: ${action.name}`);
-      reload();
-    } catch (problem) {
-      setChangeError(problem);
-    }
-  };
+  const record = `/connections/${encodeURIComponent(connection)}`;
+  const summary = useLoad(() => api<ConnectionSummary>('GET', record), record);
+  const remote = summary.data?.connection.remote;
+  const server = remote ? serverOf(remote) : undefined;
+  const change = useChange(() => reload());
+  const decide = (verb: 'review' | 'disable', action: ActionView) =>
+    change.run(
+      () => changeActions(connection, verb, { actions: [action.name] }),
+      `${verb === 'review' ? 'Approved' : 'Kept off'}: ${action.name}`,
+    );
   const waiting = (data ?? []).filter(
     (a) => (a.review === 'new' || a.review === 'changed') && a.state !== 'disabled',
   );
@@ -49,12 +46,9 @@ export function ReviewPage({ connection, canChange }: { connection: string; canC
         <a href="#/connections">← Connections</a>
       </p>
       <h1>Review {shown(connection)}</h1>
-      <Problem error={error ?? changeError} />
-      {done ? (
-        <p class="notice" role="status">
-          {shown(done)}
-        </p>
-      ) : null}
+      {server ? <ServerLabel server={server} /> : null}
+      <Problem error={error ?? change.error} />
+      <Notice text={change.done} />
       <section class="panel" aria-labelledby="waiting">
         <h2 id="waiting">Waiting for review ({waiting.length})</h2>
         {data && waiting.length === 0 ? <p>Nothing waits for review.</p> : null}
@@ -62,7 +56,7 @@ export function ReviewPage({ connection, canChange }: { connection: string; canC
           connection={connection}
           waiting={waiting}
           canChange={canChange}
-          onChanged={changed}
+          onChanged={change.record}
         />
         {waiting.map((action) => (
           <article class="review-item" key={action.action} data-action={action.name}>
@@ -82,11 +76,11 @@ export function ReviewPage({ connection, canChange }: { connection: string; canC
                 type="button"
                 class="primary"
                 disabled={!canChange}
-                onClick={() => change('review', action)}
+                onClick={() => decide('review', action)}
               >
                 Approve <span class="skip">{shown(action.name)}</span>
               </button>
-              <button type="button" disabled={!canChange} onClick={() => change('disable', action)}>
+              <button type="button" disabled={!canChange} onClick={() => decide('disable', action)}>
                 Keep off <span class="skip">{shown(action.name)}</span>
               </button>
             </div>
@@ -96,22 +90,25 @@ export function ReviewPage({ connection, canChange }: { connection: string; canC
       {data ? (
         <ClassPolicies
           connection={connection}
+          server={server}
           actions={data}
           canChange={canChange}
-          onChanged={changed}
+          onChanged={change.record}
         />
       ) : null}
       <Grants
         connection={connection}
+        server={server}
         actions={data ?? []}
         canChange={canChange}
-        onChanged={changed}
+        onChanged={change.record}
       />
       <ActionPolicies
         connection={connection}
+        server={server}
         actions={rest}
         canChange={canChange}
-        onChanged={changed}
+        onChanged={change.record}
       />
     </>
   );

@@ -102,6 +102,33 @@ describe('/console/api', () => {
     });
   });
 
+  it('answers one connection with its kind and, uncurated, the Unverified server label and host', async () => {
+    const viewer = consoleClient(running.url);
+    await viewer.signIn(PEOPLE.viewer);
+    const one = await viewer.call('GET', `/connections/${CONNECTION}`);
+    expect(one.status).toBe(200);
+    const host = new URL(running.upstream.url).host;
+    expect(one.body.kind).toBe('remote');
+    expect(one.body.connection.name).toBe(CONNECTION);
+    expect(one.body.connection.remote).toMatchObject({
+      host,
+      verified: false,
+      label: `unverified server: ${host}`,
+    });
+    expect(one.body.connection.remote.curated).toBeUndefined();
+    // The same record the list carries for it.
+    const listed = await viewer.call('GET', '/connections');
+    expect(
+      listed.body.find((c: { connection: { name: string } }) => c.connection.name === CONNECTION),
+    ).toEqual(one.body);
+    const missing = await viewer.call('GET', '/connections/no-such-connection');
+    expect([missing.status, missing.body.error.code, missing.body.error.field]).toEqual([
+      404,
+      'not_found',
+      'connection',
+    ]);
+  });
+
   it('refuses a change without the CSRF header, or from another origin', async () => {
     const operator = consoleClient(running.url);
     expect((await operator.signIn(PEOPLE.operator)).status).toBe(200);
@@ -192,6 +219,8 @@ describe('/console/api', () => {
     expect(named.body.map((a: { name: string }) => a.name)).not.toContain(OTHER.agent);
     const reach = await owner.call('GET', `/connections/${OTHER.connection}/actions`);
     expect([reach.status, reach.body.error.code]).toEqual([404, 'not_found']);
+    const record = await owner.call('GET', `/connections/${OTHER.connection}`);
+    expect([record.status, record.body.error.code]).toEqual([404, 'not_found']);
     const revoke = await owner.call('POST', `/agents/${OTHER.agent}/revoke`, {
       workspace: OTHER.workspace,
     });

@@ -1,0 +1,16 @@
+/**
+ * Changes to a connection's actions, as the review page and its access
+ * sections make them: approve (`review`), turn on (`enable`) or off
+ * (`disable`) the actions named, a whole class of them, or all of them.
+ */
+import { api } from './api.ts';
+
+export type ActionVerb = 'review' | 'enable' | 'disable';
+
+export function changeActions(
+  connection: string,
+  verb: ActionVerb,
+  which: { actions: string[] } | { classification: string } | { all: true },
+): Promise<unknown> {
+  return api('POST', `/connections/${encodeURIComponent(connection)}/actions/${verb}`, which);
+}
