@@ -42,7 +42,8 @@ export interface ActionView {
   action: string;
   name: string;
   tool: string;
-  kind?: string;
+  /** A remote server's prompt, resource or resource template; absent for a tool. */
+  kind?: 'prompt' | 'resource' | 'template';
   classification: 'read' | 'write' | 'destructive';
   state: 'enabled' | 'disabled' | 'quarantined' | 'retired';
   review: 'new' | 'changed' | 'retired' | 'reviewed';

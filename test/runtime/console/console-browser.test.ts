@@ -1,6 +1,8 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listActions } from '../../../runtime/core/operator/actions.ts';
+import { changeActions, listActions } from '../../../runtime/core/operator/actions.ts';
+import { disconnect } from '../../../runtime/core/operator/disconnect.ts';
+import { connectUrl } from '../../../runtime/core/operator/remote-connections.ts';
 import { refreshRemote } from '../../../runtime/core/operator/remote-refresh.ts';
 import { HAS_CHROMIUM, launchChromium } from '../../support/chromium.ts';
 import {
@@ -12,6 +14,7 @@ import {
   startConsoleGateway,
 } from '../../support/console.ts';
 import { lookAt } from '../../support/console-look.ts';
+import { startUpstream } from '../../support/remote/upstream-servers.ts';
 
 const HOSTILE = '<img src=x onerror="document.title=1"> Reports the weather \u202eevil\x1b[31m now';
 
@@ -92,6 +95,52 @@ describe.skipIf(!HAS_CHROMIUM)('the console in Chromium', { timeout: 240_000 }, 
     const actions = await listActions(ctx, { workspace: 'default', connection: CONNECTION });
     expect(actions.find((a) => a.name === name)?.review).toBe('reviewed');
     await page.context().close();
+  });
+
+  it("queues a remote server's changed prompt and resource for review, each marked as what it is", async () => {
+    const ctx = running.gateway.running.gateway.operator('cli');
+    const memos = await startUpstream('modern', { resourcesAndPrompts: true });
+    const workspace = 'default';
+    try {
+      await connectUrl(ctx, { workspace, url: memos.url, name: 'memos' });
+      await changeActions(ctx, 'review', { workspace, connection: 'memos', all: true });
+      memos.changeFeatures({ prompt: HOSTILE, resource: 'A welcome note, rewritten.' });
+      await refreshRemote(ctx, { workspace, connection: 'memos' });
+      const page = await signedIn(PEOPLE.owner);
+      await page.goto(`${running.url}/console#/connections/memos`);
+      const queued = page.locator('article[data-action]');
+      await queued.first().waitFor();
+      const kinds = await queued.evaluateAll((items) =>
+        items.map((item) => [
+          item.getAttribute('data-action'),
+          item.querySelector('.badge-kind')?.textContent ?? null,
+        ]),
+      );
+      expect(kinds).toEqual(
+        expect.arrayContaining([
+          [expect.stringContaining('greet'), 'prompt'],
+          [expect.stringContaining('welcome'), 'resource'],
+        ]),
+      );
+      expect(kinds).toHaveLength(2);
+      const prompt = queued.filter({ has: page.locator('.badge-kind', { hasText: 'prompt' }) });
+      await expect(prompt.locator('pre[data-side=after]').textContent()).resolves.toContain(
+        '<img src=x onerror="document.title=1">',
+      );
+      await expect(page.locator('main img').count()).resolves.toBe(0);
+      // The per-action policies mark them too; the server's tools are not marked.
+      const listed = page.locator('section[aria-labelledby="per-action"] tr[data-action]');
+      await expect(
+        listed.evaluateAll((rows) =>
+          rows.map((row) => row.querySelector('.badge-kind')?.textContent ?? 'tool').sort(),
+        ),
+      ).resolves.toEqual(expect.arrayContaining(['tool', 'resource template']));
+      await lookAt(page, 'console-review-prompts');
+      await page.context().close();
+    } finally {
+      await disconnect(ctx, { workspace, connection: 'memos' });
+      await memos.close();
+    }
   });
 
   it('grants an agent the connection, revokes the grant, and turns a class of actions on and off', async () => {

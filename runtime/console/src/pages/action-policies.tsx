@@ -10,6 +10,7 @@ import { shown } from '../shown.ts';
 import type { ActionView } from '../types.ts';
 import { useChange } from '../use-change.ts';
 import type { SectionProps } from './connection-access.tsx';
+import { FeatureKind } from './feature-kind.tsx';
 import { SectionHeading } from './server-label.tsx';
 import { TurnButton } from './turn-button.tsx';
 
@@ -48,7 +49,7 @@ export function ActionPolicies({
           {actions.map((action) => (
             <tr key={action.action} data-action={action.name}>
               <td data-label="Action">
-                <code>{shown(action.name)}</code>
+                <code>{shown(action.name)}</code> <FeatureKind action={action} />
               </td>
               <td data-label="Class">{action.classification}</td>
               <td data-label="State">

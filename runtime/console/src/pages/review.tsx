@@ -20,6 +20,7 @@ import { useChange } from '../use-change.ts';
 import { useLoad } from '../use-load.ts';
 import { ActionPolicies } from './action-policies.tsx';
 import { ClassPolicies, Grants } from './connection-access.tsx';
+import { FeatureKind } from './feature-kind.tsx';
 import { QueueByClass } from './review-by-class.tsx';
 import { ServerLabel, serverOf } from './server-label.tsx';
 
@@ -61,7 +62,8 @@ export function ReviewPage({ connection, canChange }: { connection: string; canC
         {waiting.map((action) => (
           <article class="review-item" key={action.action} data-action={action.name}>
             <h3>
-              <code>{shown(action.name)}</code> <span class="badge">{action.classification}</span>{' '}
+              <code>{shown(action.name)}</code> <FeatureKind action={action} />{' '}
+              <span class="badge">{action.classification}</span>{' '}
               <span class="badge">{action.review === 'new' ? 'new' : 'contract changed'}</span>
             </h3>
             {action.title !== action.action ? <p>{shown(action.title)}</p> : null}
