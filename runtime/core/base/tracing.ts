@@ -67,10 +67,24 @@ export function incomingContext(carrier: TraceCarrier | undefined): SpanParent {
 }
 
 /**
+ * The span of `parent` when it records nothing (sampled off): a child of it
+ * would record nothing either, under every sampler the SDK takes from the
+ * environment (a parent-based one follows the parent; `always_off` records
+ * nothing; `traceidratio` decides by the trace id, the parent's), so none is
+ * made: the work is done in the parent's span, and its requests carry the
+ * parent's trace context (same trace id, not sampled).
+ */
+function unrecorded(parent: SpanParent): Span | undefined {
+  const span = trace.getSpan(parent);
+  return span !== undefined && !span.isRecording() ? span : undefined;
+}
+
+/**
  * Runs `body` in a span named `name`, the child of `parent`; `body` is
  * handed the span's own context (the parent of what it starts, the trace
  * its requests carry upstream). The span ends when `body` settles, with an
- * error status when it fails.
+ * error status when it fails. Under a parent sampled off, no span is made
+ * (`unrecorded`) and `body` is handed `parent`.
  */
 export function inSpan<T>(
   name: string,
@@ -79,6 +93,13 @@ export function inSpan<T>(
   body: (inside: SpanParent) => Promise<T>,
   kind: SpanKind = SpanKind.INTERNAL,
 ): Promise<T> {
+  if (unrecorded(parent) !== undefined) {
+    try {
+      return body(parent);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
   const span = tracer.startSpan(name, { attributes, kind }, parent);
   let settled: Promise<T>;
   try {
@@ -104,9 +125,13 @@ export function inSpan<T>(
 /**
  * A span around work that starts no span and sends no request of its own (a
  * decision, an audit write), the child of `parent`. `body` may be
- * synchronous or return a promise; the span ends when it settles.
+ * synchronous or return a promise; the span ends when it settles. Under a
+ * parent sampled off, none is made (`unrecorded`): `body` is handed the
+ * parent's span, which records nothing, and it is not ended here.
  */
 export function leafSpan<T>(name: string, parent: SpanParent, body: (span: Span) => T): T {
+  const quiet = unrecorded(parent);
+  if (quiet !== undefined) return body(quiet);
   const span = tracer.startSpan(name, undefined, parent);
   let result: T;
   try {
