@@ -18,7 +18,7 @@ import { Agent, type Dispatcher } from 'undici';
 import { BoundedCache } from '../base/bounded-cache.ts';
 import type { CancelSignal } from '../base/cancellation.ts';
 import type { GatewayError } from '../base/errors.ts';
-import { withTraceHeaders } from '../base/tracing.ts';
+import { type TraceCarrier, withTraceHeaders } from '../base/tracing.ts';
 import { AddressRefusedError, createGuardedLookup, refusedRange } from './address-policy.ts';
 import {
   classifyFailure,
@@ -71,6 +71,8 @@ export interface OutboundRequest {
    * echoes one hands it to no one. Default: none.
    */
   redactor?: Redactor;
+  /** The trace the request is part of (an upstream span's): sent as `traceparent`, `tracestate`. */
+  trace?: TraceCarrier | undefined;
 }
 
 export interface OutboundReply {
@@ -221,8 +223,8 @@ export function createGuardedClient(policy: OutboundPolicy): GuardedClient {
         origin: url.origin,
         path: `${url.pathname}${url.search}`,
         method: request.method as Dispatcher.HttpMethod,
-        // Inside a span (tracing on), the upstream hears of the trace: W3C `traceparent`.
-        headers: withTraceHeaders(request.headers),
+        // Made in a span (tracing on), the upstream hears of the trace: W3C `traceparent`.
+        headers: withTraceHeaders(request.headers, request.trace),
         body: request.body ?? null,
         ...timeouts,
       },

@@ -12,7 +12,15 @@
  */
 import type { Classification } from '../../../generated/catalog-format.ts';
 import { REASONS, reasonOf } from '../base/errors.ts';
-import { activeTraceparent, inSpan, leafSpan } from '../base/tracing.ts';
+import {
+  inSpan,
+  leafSpan,
+  NO_SPAN,
+  type SpanParent,
+  type TraceCarrier,
+  traceCarrierOf,
+  traceparentOf,
+} from '../base/tracing.ts';
 import { auditEvent } from '../governance/audit-event.ts';
 import type { ToolSourceKind } from '../governance/tool-source.ts';
 import type { Caller } from '../identity/principals/principals.ts';
@@ -36,6 +44,8 @@ export interface CallOpening {
   /** The event's action: a tool's name, or `<method> <name>`. */
   action: string;
   trace: TraceContext | undefined;
+  /** The gateway's span for the request (tracing on): the call's spans are its children. */
+  span?: SpanParent | undefined;
   /** How the call reached its action: `discovery` through the discovery tools; direct when absent. */
   via?: AuditVia;
   /** The MCP method it answers; by default the action's first word when it is one, else `tools/call`. */
@@ -80,11 +90,12 @@ export class CallAudit {
   async run<T>(opening: CallOpening, body: (call: AuditedCall) => Promise<T>): Promise<T> {
     this.#running++;
     const metrics = this.#metrics;
+    const parent = opening.span ?? NO_SPAN;
     const call = new AuditedCall(
       opening,
       this.#now(),
       (event) =>
-        leafSpan('portcullis.audit', async () => {
+        leafSpan('portcullis.audit', parent, async () => {
           const started = performance.now();
           await this.#log.append(event, { alone: this.#running <= 1 });
           metrics.auditWritten((performance.now() - started) / 1000);
@@ -127,6 +138,8 @@ export class AuditedCall {
   readonly #metrics: CallMetrics;
   readonly #method: CallMethod;
   readonly #caller: Caller;
+  /** The request's span: the parent of the call's decision, upstream and audit spans. */
+  readonly #span: SpanParent;
   /** Time spent upstream so far, in milliseconds; undefined until the call goes there. */
   #upstreamMs: number | undefined;
 
@@ -140,6 +153,7 @@ export class AuditedCall {
     this.#metrics = metrics;
     this.#method = opening.method ?? methodOf(opening.action);
     this.#caller = opening.caller;
+    this.#span = opening.span ?? NO_SPAN;
     this.event = auditEvent({
       at: at.toISOString(),
       workspaceId: opening.caller.workspaceId,
@@ -148,7 +162,7 @@ export class AuditedCall {
       action: opening.action.slice(0, ACTION_MAX),
       decision: 'denied',
       // The gateway's own span when tracing is on (same trace id as the request's), else the request's.
-      traceparent: activeTraceparent() ?? opening.trace?.traceparent ?? null,
+      traceparent: traceparentOf(opening.span) ?? opening.trace?.traceparent ?? null,
       via: opening.via ?? null,
     });
   }
@@ -157,19 +171,34 @@ export class AuditedCall {
    * Runs the call's trip upstream in its span (`upstreamAttributes`), timed
    * for the metrics: every kind of call that goes upstream (a tool call, a
    * prompt get, a resource read, a list, a subscription) goes through here.
+   * `body` is handed the trace context its request upstream carries (the
+   * upstream span's; undefined while tracing is off).
    */
-  async upstream<T>(attributes: Record<string, string>, body: () => Promise<T>): Promise<T> {
+  upstream<T>(
+    attributes: Record<string, string>,
+    body: (trace: TraceCarrier | undefined) => Promise<T>,
+  ): Promise<T> {
     const started = performance.now();
-    try {
-      return await inSpan('portcullis.upstream', attributes, body);
-    } finally {
+    const timed = () => {
       this.#upstreamMs = (this.#upstreamMs ?? 0) + (performance.now() - started);
-    }
+    };
+    return inSpan('portcullis.upstream', attributes, this.#span, (inside) =>
+      body(traceCarrierOf(inside)),
+    ).then(
+      (value) => {
+        timed();
+        return value;
+      },
+      (error: unknown) => {
+        timed();
+        throw error;
+      },
+    );
   }
 
   /** Runs the call's decision in its span. */
   decide<T extends { allowed: boolean }>(body: () => T): T {
-    return leafSpan('portcullis.governance', (span) => {
+    return leafSpan('portcullis.governance', this.#span, (span) => {
       const decision = body();
       span.setAttribute('portcullis.decision', decision.allowed ? 'allowed' : 'denied');
       return decision;

@@ -12,6 +12,7 @@ import type {
   Tool,
 } from '@modelcontextprotocol/server';
 import type { ReasonCode } from '../base/errors.ts';
+import type { SpanParent } from '../base/tracing.ts';
 import { toolNameFor } from '../governance/tool-names.ts';
 import type { Caller } from '../identity/principals/principals.ts';
 import type {
@@ -64,11 +65,11 @@ export class ConnectionTools implements ToolBackend<Caller> {
     return mine;
   }
 
-  describeTool(caller: Caller, name: string): DecidedToolCall {
+  describeTool(caller: Caller, name: string, span?: SpanParent): DecidedToolCall {
     const connection = this.#of(caller);
     // An unknown connection's tool is an unknown tool.
     const asked = connection ? toolNameFor(connection, name) : `${this.#connection}__${name}`;
-    return this.#tools.decideTool(caller, asked).renamed(name);
+    return this.#tools.decideTool(caller, asked, span).renamed(name);
   }
 
   callTool(caller: Caller, call: ToolCall): Promise<ToolOutcome> {

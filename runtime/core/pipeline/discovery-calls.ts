@@ -97,7 +97,7 @@ export class DiscoveryCalls {
       });
     }
     return this.#options.audit.run(
-      { caller, action: call.name, trace: call.trace, via: 'discovery' },
+      { caller, action: call.name, trace: call.trace, span: call.span, via: 'discovery' },
       async (audited) => {
         audited.hashArguments(args);
         if (problem !== undefined) {

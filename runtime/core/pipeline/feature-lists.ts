@@ -101,7 +101,12 @@ export class FeatureLists {
     const capabilities = await remote.capabilitiesOf(caller, readable, listContext.era);
     if (capabilities?.[list.capability] === undefined) return [];
     const context = requestContextOf(listContext);
-    const opening = { caller, action: list.method, trace: listContext.trace };
+    const opening = {
+      caller,
+      action: list.method,
+      trace: listContext.trace,
+      span: listContext.span,
+    };
     return audit.run(opening, async (audited) => {
       audited.allowed(readable.connection.id);
       const listed: unknown[] = [];
@@ -110,8 +115,8 @@ export class FeatureLists {
         let cursor: string | undefined;
         for (let page = 0; page < MAX_PAGES; page++) {
           const params = cursor === undefined ? {} : { cursor };
-          const forwarded = await audited.upstream(REMOTE_READ, () =>
-            remote.forward(caller, readable, context, list.method, params),
+          const forwarded = await audited.upstream(REMOTE_READ, (trace) =>
+            remote.forward(caller, readable, context, list.method, params, trace),
           );
           const result = forwarded.outcome as Record<string, unknown>;
           const entries = result[list.member];

@@ -29,6 +29,7 @@ export function requestContextOf(context: ListContext): RequestContext {
     era: context.era,
     clientCapabilities: context.clientCapabilities,
     trace: context.trace,
+    span: context.span,
     protocolVersion: '',
   };
 }

@@ -22,7 +22,7 @@ import type {
 import { TOOL_NAME_MAX } from '../../../generated/catalog-rules.ts';
 import { GatewayError, type ReasonCode } from '../base/errors.ts';
 import { isPlainObject } from '../base/json-value.ts';
-import { leafSpan } from '../base/tracing.ts';
+import { leafSpan, NO_SPAN, type SpanParent } from '../base/tracing.ts';
 import { CALL_ACTION, RESERVED_TOOL_NAMES } from '../governance/reserved-names.ts';
 import { agentOf, type Caller, type Principals } from '../identity/principals/principals.ts';
 import type {
@@ -159,18 +159,18 @@ export class GovernedTools implements ToolBackend<Caller> {
   }
 
   /** The call of a tool, decided: the tool as listed to the caller (one it may not call is unknown here, as in its list). */
-  describeTool(caller: Caller, name: string): DecidedToolCall {
+  describeTool(caller: Caller, name: string, span: SpanParent = NO_SPAN): DecidedToolCall {
     const discoveryTool = RESERVED_TOOL_NAMES.has(name)
       ? this.#discovery.toolFor(caller, name)
       : undefined;
     // The call a discovery tool makes is decided when it runs, under the action's own name.
     if (discoveryTool) return { name, tool: discoveryTool };
-    return this.decideTool(caller, name);
+    return this.decideTool(caller, name, span);
   }
 
   /** The direct call of a tool, decided (a discovery tool's name is no tool's). */
-  decideTool(caller: Caller, name: string): DecidedCall {
-    const decision = leafSpan('portcullis.governance', (span) => {
+  decideTool(caller: Caller, name: string, parent: SpanParent = NO_SPAN): DecidedCall {
+    const decision = leafSpan('portcullis.governance', parent, (span) => {
       const decided = decideToolCall(caller, name);
       span.setAttribute('portcullis.decision', decided.allowed ? 'allowed' : 'denied');
       return decided;
@@ -314,6 +314,7 @@ function openingOf(caller: Caller, call: RefusedToolCall, via?: AuditVia): CallO
     caller,
     action: call.name.slice(0, TOOL_NAME_MAX),
     trace: call.trace,
+    span: call.span,
     method: 'tools/call',
     ...(via ? { via } : {}),
   };

@@ -53,7 +53,12 @@ export function forwardNamed(
   request: NamedRequest,
 ): Promise<NamedResult> {
   const { method, item, context } = request;
-  const opening = { caller, action: `${method} ${item.shown}`, trace: context.trace };
+  const opening = {
+    caller,
+    action: `${method} ${item.shown}`,
+    trace: context.trace,
+    span: context.span,
+  };
   return forwarding.audit.run(opening, async (audited) => {
     if (request.arguments) audited.hashArguments(request.arguments.value);
     const decision = audited.decide(() =>
@@ -83,8 +88,8 @@ export function forwardNamed(
     }
     let forwarded: Awaited<ReturnType<RemoteRequests['forward']>>;
     try {
-      forwarded = await audited.upstream(REMOTE_READ, () =>
-        forwarding.remote.forward(caller, decision, context, method, request.params),
+      forwarded = await audited.upstream(REMOTE_READ, (trace) =>
+        forwarding.remote.forward(caller, decision, context, method, request.params, trace),
       );
     } catch (error) {
       const told = notFoundOf(error, method, item.shown) ?? error;

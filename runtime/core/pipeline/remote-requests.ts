@@ -4,6 +4,7 @@
  * resource read, completion or list, what the server serves in the caller's
  * session, and a resource subscription.
  */
+import type { TraceCarrier } from '../base/tracing.ts';
 import type { Caller } from '../identity/principals/principals.ts';
 import type { RequestContext } from '../mcp/server/tool-backend.ts';
 import type { McpEra } from '../mcp/wire/protocol-version.ts';
@@ -30,6 +31,7 @@ export class RemoteRequests {
     context: RequestContext,
     method: string,
     params: Record<string, unknown>,
+    trace?: TraceCarrier,
   ): Promise<Forwarded> {
     return this.#remote.forward({
       ...(await this.#call(caller, allowed, context.era)),
@@ -41,6 +43,7 @@ export class RemoteRequests {
       input: context.input,
       method,
       params,
+      trace,
     });
   }
 

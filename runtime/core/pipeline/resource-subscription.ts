@@ -24,7 +24,12 @@ export function subscribe(
 ): Promise<ResourceSubscription> {
   const { uri, era } = request;
   const [connectionName, upstreamUri] = split(view, uri, '+');
-  const opening = { caller, action: `resources/subscribe ${uri}`, trace: request.trace };
+  const opening = {
+    caller,
+    action: `resources/subscribe ${uri}`,
+    trace: request.trace,
+    span: request.span,
+  };
   return forwarding.audit.run(opening, async (audited) => {
     const decision = audited.decide(() =>
       decideFeatureRead(caller, {

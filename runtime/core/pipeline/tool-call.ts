@@ -75,7 +75,7 @@ export class ToolCalls {
       );
       const secrets = await this.#options.secrets.of(caller.snapshot, caller.workspaceId);
       const upstream = upstreamAttributes(source.kind, action.classification);
-      execution = await audited.upstream(upstream, () =>
+      execution = await audited.upstream(upstream, (trace) =>
         executor.execute({
           target,
           arguments: validated,
@@ -88,6 +88,7 @@ export class ToolCalls {
           progress: call.progress,
           log: call.log,
           input: call.input,
+          trace,
         }),
       );
     } catch (error) {

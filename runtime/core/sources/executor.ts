@@ -8,6 +8,7 @@
 import type { ClientCapabilities, LoggingLevel } from '@modelcontextprotocol/server';
 import { type CancelSignal, NEVER_CANCELLED } from '../base/cancellation.ts';
 import type { JsonValue } from '../base/json-value.ts';
+import type { TraceCarrier } from '../base/tracing.ts';
 import type { ToolSourceKind, ToolTarget } from '../governance/tool-source.ts';
 import type { ToolOutcome } from '../mcp/server/tool-backend.ts';
 import type { McpEra } from '../mcp/wire/protocol-version.ts';
@@ -36,6 +37,8 @@ export interface ExecuteCall<T extends ToolTarget = ToolTarget> {
   log(level: LoggingLevel, data: unknown, logger?: string): void;
   /** The agent's answers to input this call asked for, and the state kept for them. */
   input: { responses: Record<string, unknown>; state: JsonValue | undefined } | undefined;
+  /** The trace the request upstream is part of (the call's upstream span): none while tracing is off. */
+  trace?: TraceCarrier | undefined;
 }
 
 /** What a call did, for the agent (its outcome) and for the audit event and health. */

@@ -10,6 +10,7 @@
  */
 import { type CancelSignal, cancelledError } from '../../base/cancellation.ts';
 import { GatewayError } from '../../base/errors.ts';
+import type { TraceCarrier } from '../../base/tracing.ts';
 import type { GuardedClient } from '../../outbound/guarded-client.ts';
 import { PausableTimer } from '../../outbound/pausable-timer.ts';
 import type { StreamedReply } from '../../outbound/streamed-exchange.ts';
@@ -124,6 +125,7 @@ export class SseChannel {
       cancel?: CancelSignal;
       onNotification?: (message: RpcNotification) => void;
       onRequest?: (request: RpcRequest) => Promise<RpcAnswer>;
+      trace?: TraceCarrier | undefined;
     } = {},
   ): Promise<RpcResponse> {
     if (this.#closed) return Promise.reject(new Error('closed'));
@@ -166,7 +168,7 @@ export class SseChannel {
         progressToken: meta?.progressToken,
         pause: () => deadline.pause(),
       });
-      this.#post(requestMessage(id, method, params)).catch((error: unknown) => {
+      this.#post(requestMessage(id, method, params), options.trace).catch((error: unknown) => {
         settle();
         reject(error);
       });
@@ -182,7 +184,10 @@ export class SseChannel {
     this.#stream.close();
   }
 
-  async #post(message: RequestMessage | NotificationMessage | OutgoingMessage): Promise<void> {
+  async #post(
+    message: RequestMessage | NotificationMessage | OutgoingMessage,
+    trace?: TraceCarrier,
+  ): Promise<void> {
     if (!this.#messageUrl) throw new Error('no message endpoint');
     const reply = await this.#http.send(
       {
@@ -191,6 +196,7 @@ export class SseChannel {
         headers: { ...this.#target.headers, 'content-type': 'application/json' },
         body: JSON.stringify(message),
         redactor: this.#target.redactor,
+        trace,
       },
       { maxReplyBytes: 65_536 },
     );

@@ -16,6 +16,7 @@
 import type { CancelSignal } from '../../base/cancellation.ts';
 import { GatewayError, RpcCode } from '../../base/errors.ts';
 import { isPlainObject } from '../../base/json-value.ts';
+import type { TraceCarrier } from '../../base/tracing.ts';
 import type { GuardedClient, OutboundReply } from '../../outbound/guarded-client.ts';
 import type { Redactor } from '../../outbound/redaction.ts';
 import type { StreamedReply } from '../../outbound/streamed-exchange.ts';
@@ -96,6 +97,8 @@ export interface ExchangeOptions {
    * goes on. Without it such a request is refused.
    */
   onRequest?: (request: RpcRequest) => Promise<RpcAnswer>;
+  /** The trace the request is part of (the call's upstream span), sent as `traceparent`. */
+  trace?: TraceCarrier | undefined;
 }
 
 export class UpstreamClient {
@@ -231,6 +234,7 @@ export class UpstreamClient {
         ...(options.cancel ? { cancel: options.cancel } : {}),
         ...(options.onNotification ? { onNotification: options.onNotification } : {}),
         ...(options.onRequest ? { onRequest: options.onRequest } : {}),
+        trace: options.trace,
       });
       return answered({ response, before: [] }, method, target);
     }
@@ -278,7 +282,14 @@ export class UpstreamClient {
     let opened: StreamedReply;
     try {
       opened = await this.#client.open(
-        { method: 'POST', url: target.url, headers, body, redactor: target.redactor },
+        {
+          method: 'POST',
+          url: target.url,
+          headers,
+          body,
+          redactor: target.redactor,
+          trace: options.trace,
+        },
         {
           maxReplyBytes: MAX_REMOTE_REPLY_BYTES,
           ...(options.cancel ? { cancel: options.cancel } : {}),
@@ -454,7 +465,14 @@ export class UpstreamClient {
     const { headers, body } = this.#request(target, session, message);
     try {
       return await this.#client.send(
-        { method: 'POST', url: target.url, headers, body, redactor: target.redactor },
+        {
+          method: 'POST',
+          url: target.url,
+          headers,
+          body,
+          redactor: target.redactor,
+          trace: options.trace,
+        },
         {
           maxReplyBytes: MAX_REMOTE_REPLY_BYTES,
           ...(options.cancel ? { cancel: options.cancel } : {}),

@@ -79,6 +79,7 @@ export async function withInput<P extends McpPrincipal, R extends object>(
           name: binding.name,
           arguments: binding.arguments,
           trace: traceContextOf(meta),
+          span: scope.span,
         };
         await scope.backend
           .recordRefusedCall?.(scope.principal, refused, error.code)
@@ -96,6 +97,7 @@ export async function withInput<P extends McpPrincipal, R extends object>(
     progress: progressReporter(scope.reply, progressTokenOf(meta)),
     log: logger(scope),
     trace: traceContextOf(meta),
+    span: scope.span,
     input,
   };
 

@@ -248,6 +248,7 @@ export class LegacyWire<P extends McpPrincipal> {
       logLevel: session.logLevel,
       reply,
       running: session.running,
+      span: request.span,
       cancelOnDisconnect: request.cancelOnDisconnect,
       askClient: (requests, cancel) =>
         this.#clientRequests.ask(session.id, reply, requests, cancel),

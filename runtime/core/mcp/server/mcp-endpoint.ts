@@ -155,7 +155,7 @@ export function createMcpEndpoint<P extends McpPrincipal>(
     // Every error reply names the request it answers, when the body had an id.
     const id = requestIdOf(request.body);
     try {
-      return await tracedRequest(request, () => serve(request, id));
+      return await tracedRequest(request, (traced) => serve(traced, id));
     } catch (error) {
       // What failed on the way (the shared state, the store) answers in the one error shape.
       if (isOperatorsToSee(error)) report(error);

@@ -298,6 +298,7 @@ function listContext<P extends McpPrincipal>(
     era: scope.era,
     clientCapabilities: scope.clientCapabilities,
     trace: traceContextOf(metaOf(params)),
+    span: scope.span,
   };
 }
 
@@ -405,6 +406,7 @@ function toolCallOf(
     progress: context.progress,
     log: context.log,
     trace: context.trace,
+    span: context.span,
     input: context.input,
     name,
     arguments: args,

@@ -14,6 +14,7 @@
 
 import { GatewayError, REASONS } from '../../base/errors.ts';
 import { isPlainObject } from '../../base/json-value.ts';
+import type { SpanParent } from '../../base/tracing.ts';
 import type { EventStream } from '../wire/event-stream.ts';
 import {
   errorReply,
@@ -77,7 +78,7 @@ export class ModernWire<P extends McpPrincipal> {
       }
       checkStandardHeaders(request.headers, method, params, meta.protocolVersion);
       if (method === 'tools/call' && typeof params?.name === 'string') {
-        decided = await this.#describe(principal, params.name);
+        decided = await this.#describe(principal, params.name, request.span);
         const args = isPlainObject(params.arguments) ? params.arguments : undefined;
         if (decided.tool) checkParamHeaders(decided.tool, request.headers, args);
       }
@@ -85,7 +86,8 @@ export class ModernWire<P extends McpPrincipal> {
       if (error instanceof GatewayError) return errorReplyOf(error, id);
       throw error;
     }
-    if (method === 'subscriptions/listen') return this.#listen(principal, id, params, meta);
+    if (method === 'subscriptions/listen')
+      return this.#listen(principal, id, params, meta, request.span);
 
     const reply = new PendingReply(format);
     const { backend, serverInfo, serverMeta, sealer, report, challengeOf, stepUpOf } =
@@ -105,6 +107,7 @@ export class ModernWire<P extends McpPrincipal> {
       logLevel: meta.logLevel,
       reply,
       running: undefined,
+      span: request.span,
       cancelOnDisconnect: request.cancelOnDisconnect,
       // Input comes back on a retry of the request, never on this reply.
       askClient: undefined,
@@ -123,9 +126,13 @@ export class ModernWire<P extends McpPrincipal> {
   }
 
   /** The call of the tool it names, decided: the tool as its caller sees it (none: unknown, and the call says so). */
-  async #describe(principal: P, name: string): Promise<DecidedToolCall> {
+  async #describe(
+    principal: P,
+    name: string,
+    span: SpanParent | undefined,
+  ): Promise<DecidedToolCall> {
     const { backend } = this.#context;
-    if (backend.describeTool) return backend.describeTool(principal, name);
+    if (backend.describeTool) return backend.describeTool(principal, name, span);
     try {
       return {
         name,
@@ -152,6 +159,7 @@ export class ModernWire<P extends McpPrincipal> {
     id: JsonRpcId,
     params: Record<string, unknown> | undefined,
     meta: ModernMeta,
+    span: SpanParent | undefined,
   ): Promise<McpHttpResponse> {
     const requested = isPlainObject(params?.notifications) ? params.notifications : {};
     const honored: Record<string, unknown> =
@@ -168,7 +176,7 @@ export class ModernWire<P extends McpPrincipal> {
       if (early) early.push(message);
       else stream?.send(message);
     };
-    const subscriptions = await this.#subscribe(principal, requested, params, meta, updated);
+    const subscriptions = await this.#subscribe(principal, requested, params, meta, span, updated);
     if (subscriptions.size > 0) honored.resourceSubscriptions = [...subscriptions.keys()];
     stream = listenStream(
       this.#context.backend,
@@ -205,6 +213,7 @@ export class ModernWire<P extends McpPrincipal> {
     requested: Record<string, unknown>,
     params: Record<string, unknown> | undefined,
     meta: ModernMeta,
+    span: SpanParent | undefined,
     updated: (uri: string) => void,
   ): Promise<Map<string, ResourceSubscription>> {
     const { backend } = this.#context;
@@ -218,6 +227,7 @@ export class ModernWire<P extends McpPrincipal> {
       era: 'modern' as const,
       clientCapabilities: meta.clientCapabilities,
       trace: traceContextOf(metaOf(params)),
+      span,
     };
     await Promise.all(
       uris.map(async (uri) => {

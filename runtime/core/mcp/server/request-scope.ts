@@ -6,6 +6,7 @@
  */
 import type { ClientCapabilities, InputRequest, LoggingLevel } from '@modelcontextprotocol/server';
 import type { Cancellation } from '../../base/cancellation.ts';
+import type { SpanParent } from '../../base/tracing.ts';
 import type { JsonRpcId } from '../wire/json-rpc.ts';
 import type { McpEra } from '../wire/protocol-version.ts';
 import type { PendingReply } from './pending-reply.ts';
@@ -25,6 +26,8 @@ export interface RequestScope<P extends McpPrincipal> extends WireContext<P> {
   reply: PendingReply;
   /** A legacy session's running calls by id, so `notifications/cancelled` can reach them. */
   running: Map<JsonRpcId, Cancellation> | undefined;
+  /** From the HTTP request: its span, the parent of its calls' spans (tracing on). */
+  span: SpanParent | undefined;
   /** From the HTTP request: cancels a call when the client goes away. */
   cancelOnDisconnect: ((call: Cancellation) => void) | undefined;
   /**

@@ -4,11 +4,13 @@
  * `mcp request`), the child of the trace the request carries: its
  * `_meta.traceparent` (SEP-414, either wire) first, else its HTTP
  * `traceparent` header. The pipeline's spans (governance, upstream, audit)
- * are its children. The span ends with the reply, or with its event stream.
- * A no-op while tracing is off (`base/tracing.ts`).
+ * are its children: the request is served with its span as `span` (the
+ * scope's, then each call's), passed along explicitly (`base/tracing.ts`).
+ * The span ends with the reply, or with its event stream. A no-op while
+ * tracing is off.
  */
 import { isPlainObject } from '../../base/json-value.ts';
-import { endSpan, incomingContext, startSpan, withContext } from '../../base/tracing.ts';
+import { endSpan, incomingContext, startSpan } from '../../base/tracing.ts';
 import type { McpHttpRequest, McpHttpResponse } from '../wire/http-exchange.ts';
 import { headerValue } from '../wire/http-exchange.ts';
 import { metaOf, traceContextOf } from '../wire/request-meta.ts';
@@ -33,7 +35,7 @@ const METHODS = new Set([
 
 export function tracedRequest(
   request: McpHttpRequest,
-  serve: () => Promise<McpHttpResponse>,
+  serve: (request: McpHttpRequest) => Promise<McpHttpResponse>,
 ): Promise<McpHttpResponse> {
   const { body } = request;
   if (
@@ -42,7 +44,7 @@ export function tracedRequest(
     typeof body.method !== 'string' ||
     body.id === undefined
   ) {
-    return serve();
+    return serve(request);
   }
   const params = isPlainObject(body.params) ? body.params : undefined;
   const carried =
@@ -52,12 +54,12 @@ export function tracedRequest(
       tracestate: headerValue(request.headers, 'tracestate'),
     });
   const method = METHODS.has(body.method) ? body.method : undefined;
-  const { span, context } = startSpan(
+  const { span, inside } = startSpan(
     method === undefined ? 'mcp request' : `mcp ${method}`,
     { 'rpc.system': 'jsonrpc', 'mcp.method.name': method ?? 'other' },
     incomingContext(carried),
   );
-  return withContext(context, serve).then(
+  return serve({ ...request, span: inside }).then(
     (response) => {
       span.setAttribute('http.response.status_code', response.status);
       const failed = response.status >= 400;

@@ -21,6 +21,7 @@ import type {
 import type { CancelSignal } from '../../base/cancellation.ts';
 import type { ReasonCode } from '../../base/errors.ts';
 import type { JsonValue } from '../../base/json-value.ts';
+import type { SpanParent } from '../../base/tracing.ts';
 import type { McpEra } from '../wire/protocol-version.ts';
 import type { TraceContext } from '../wire/request-meta.ts';
 
@@ -49,10 +50,12 @@ export interface RequestContext {
   input: { responses: Record<string, unknown>; state: JsonValue | undefined } | undefined;
   /** W3C trace context the client sent, for the audit event and the log. */
   trace: TraceContext | undefined;
+  /** The gateway's span for the request (tracing on): the parent of the call's own spans. */
+  span?: SpanParent | undefined;
 }
 
 /** What a list request tells the backend: the era, what the client can do, its trace. */
-export type ListContext = Pick<RequestContext, 'era' | 'clientCapabilities' | 'trace'>;
+export type ListContext = Pick<RequestContext, 'era' | 'clientCapabilities' | 'trace' | 'span'>;
 
 /** One tool call, as the backend sees it. */
 export interface ToolCall extends RequestContext {
@@ -74,7 +77,7 @@ export interface DecidedToolCall {
 }
 
 /** What is known of a tool call the endpoint refused before running it. */
-export type RefusedToolCall = Pick<ToolCall, 'name' | 'arguments' | 'trace'>;
+export type RefusedToolCall = Pick<ToolCall, 'name' | 'arguments' | 'trace' | 'span'>;
 
 export interface PromptRequest extends RequestContext {
   name: string;
@@ -117,7 +120,11 @@ export interface ToolBackend<P extends McpPrincipal = McpPrincipal> {
   /** The tools this principal may see, in a stable order. */
   listTools(principal: P): Promise<Tool[]>;
   /** Decides a call of one tool by name: the tool this principal sees (what the endpoint checks a call's headers against). */
-  describeTool?(principal: P, name: string): DecidedToolCall | Promise<DecidedToolCall>;
+  describeTool?(
+    principal: P,
+    name: string,
+    span?: SpanParent,
+  ): DecidedToolCall | Promise<DecidedToolCall>;
   /**
    * Runs one tool call. A thrown `GatewayError` becomes a tool result with
    * `isError: true` and its public reason code; anything else becomes a

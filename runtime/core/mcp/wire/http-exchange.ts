@@ -6,6 +6,7 @@
  */
 import type { Cancellation } from '../../base/cancellation.ts';
 import { publicError, REASONS, type ReasonCode } from '../../base/errors.ts';
+import type { SpanParent } from '../../base/tracing.ts';
 import type { EventStream } from './event-stream.ts';
 import { EVENT_STREAM_TYPE, messageEvent } from './event-stream-codec.ts';
 import { errorMessage, type JsonRpcId, type OutgoingMessage } from './json-rpc.ts';
@@ -31,6 +32,8 @@ export interface McpHttpRequest {
    * per-request signal, so only a tool call pays for listening.
    */
   cancelOnDisconnect?: (call: Cancellation) => void;
+  /** The request's own span (`server/request-span.ts`): the parent of the spans of its work. */
+  span?: SpanParent;
 }
 
 export interface McpHttpResponse {

@@ -40,6 +40,7 @@ export interface RestCall {
   /** The caller's workspace's credentials, kept out of the reply too. */
   secrets?: Redactor;
   cancel?: ExecuteCall['cancel'];
+  trace?: ExecuteCall['trace'];
 }
 
 export class NativeRestExecutor implements Executor<NativeRestTarget> {
@@ -64,6 +65,7 @@ export class NativeRestExecutor implements Executor<NativeRestTarget> {
       credential: call.credential,
       ...(call.secrets === undefined ? {} : { secrets: call.secrets }),
       cancel: call.cancel,
+      trace: call.trace,
     });
   }
 
@@ -109,6 +111,7 @@ export class NativeRestExecutor implements Executor<NativeRestTarget> {
           headers,
           ...(redactor === undefined ? {} : { redactor }),
           ...(request.body === undefined ? {} : { body: request.body }),
+          trace: call.trace,
         },
         call.cancel ? { cancel: call.cancel } : {},
       );

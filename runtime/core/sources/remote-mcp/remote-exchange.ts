@@ -50,6 +50,7 @@ export class RemoteExchange implements Holdable {
     this.#held = new HeldExchange<Answered>((onRequest, cancel) => {
       const request = client.request(target, session, call.method, params, {
         cancel,
+        trace: call.trace,
         // Relayed as they arrive, before the result, to the round running now.
         onNotification: (message) => relayNotices(message, progressToken, this.#call),
         onRequest,

@@ -7,8 +7,10 @@ import { randomBytes } from 'node:crypto';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  activeTraceparent,
   inSpan,
+  NO_SPAN,
+  traceCarrierOf,
+  traceparentOf,
   withTraceHeaders,
 } from '../../../../runtime/core/base/tracing.ts';
 import { adminClient, startTestGateway, type TestGateway } from '../../../support/gateway.ts';
@@ -39,10 +41,11 @@ afterAll(async () => {
 });
 
 describe('tracing off', () => {
-  it('makes no span active and adds no header', async () => {
-    await inSpan('portcullis.test', {}, async () => {
-      expect(activeTraceparent()).toBeUndefined();
-      expect(withTraceHeaders({ accept: 'application/json' })).toEqual({
+  it('hands the work no trace and adds no header', async () => {
+    await inSpan('portcullis.test', {}, NO_SPAN, async (inside) => {
+      expect(traceparentOf(inside)).toBeUndefined();
+      expect(traceCarrierOf(inside)).toBeUndefined();
+      expect(withTraceHeaders({ accept: 'application/json' }, traceCarrierOf(inside))).toEqual({
         accept: 'application/json',
       });
     });
