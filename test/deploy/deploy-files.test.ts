@@ -19,6 +19,7 @@ import { ConfigSchema, configFromEnvironment } from '../../runtime/config/config
 import { ConfigError } from '../../runtime/config/config-error.ts';
 import { ROOT } from '../support/fixtures.ts';
 import { NGINX_CONF } from '../support/nginx.ts';
+import { startOtlpReceiver } from '../support/otlp-receiver.ts';
 import { runServer, type ServerProcess } from '../support/run-server.ts';
 
 const DEPLOY = join(ROOT, 'deploy');
@@ -211,6 +212,45 @@ describe('the port and the probes', () => {
         expect.arrayContaining(['pino', 'pg', 'better-sqlite3', 'ioredis']),
       );
       expect([...imported].filter((name) => dependencies[name] === undefined)).toEqual([]);
+    });
+
+    it('traces when the OTEL_* variables ask, exporting as protobuf and as JSON', async () => {
+      // The bundle loads the SDK only when tracing is on: only a start with it on shows it loads.
+      const receiver = await startOtlpReceiver();
+      try {
+        for (const protocol of ['http/protobuf', 'http/json']) {
+          const traced = await runServer(
+            {
+              PORTCULLIS_DATA_DIR: join(scratch, `traced-${protocol.replace('/', '-')}`),
+              PORTCULLIS_LOG_LEVEL: 'silent',
+              OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+              OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: protocol,
+              OTEL_BSP_SCHEDULE_DELAY: '50',
+            },
+            { entry: ['dist/server.mjs'], cwd: repo },
+          );
+          try {
+            const exports = receiver.contentTypes().length;
+            // A request without a key is refused, and traced all the same.
+            const reply = await fetch(`${traced.url}/mcp`, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json', accept: 'application/json' },
+              body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+            });
+            expect(reply.status).toBe(401);
+            await expect
+              .poll(() => receiver.contentTypes().slice(exports), { timeout: 20_000 })
+              .toContainEqual(
+                protocol === 'http/json' ? 'application/json' : 'application/x-protobuf',
+              );
+          } finally {
+            await traced.stop();
+          }
+        }
+        expect(receiver.spans().map((span) => span.name)).toContain('mcp ping');
+      } finally {
+        await receiver.close();
+      }
     });
 
     it('answers every probe path the deploy files name', async () => {

@@ -45,7 +45,7 @@ export async function startTracing(
   environment: Record<string, string | undefined>,
 ): Promise<Tracing | undefined> {
   if (!tracingWanted(environment)) return undefined;
-  const { NodeSDK } = await import('@opentelemetry/sdk-node');
+  const { NodeSDK, OtlpJsonTraceExporter } = await import('./otel-packages.ts');
   // JSON is the exporter package.json names; for any other protocol the SDK builds the exporter
   // the protocol says (`http/protobuf` when none is named), with the same batch processor.
   const protocol = (
@@ -53,10 +53,7 @@ export async function startTracing(
     environment.OTEL_EXPORTER_OTLP_PROTOCOL ||
     'http/protobuf'
   ).trim();
-  const traceExporter =
-    protocol === 'http/json'
-      ? new (await import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter()
-      : undefined;
+  const traceExporter = protocol === 'http/json' ? new OtlpJsonTraceExporter() : undefined;
   // The service is `portcullis` unless the environment names it.
   const named =
     Boolean(environment.OTEL_SERVICE_NAME) ||
