@@ -12,13 +12,17 @@
  * call of its gateway process(es), nginx, its PostgreSQL backends and the
  * Redis server; ratios against SQLite are the medians of each round's own
  * ratio (the two were measured minutes apart at most), with their range.
- * The rate limiter's own take is timed in this process beside it.
+ * The rate limiter's own take is timed in this process beside it. The
+ * traced deployments send their spans to an OTLP/HTTP receiver in this
+ * process (it counts the bytes; its CPU is not the gateway's).
  *
  *   npm run bench:deployments -- [--duration 5] [--warmup 2] [--rounds 5] [--warmup-rounds 1] [--concurrency 8]
  *       [--wire legacy|modern] [--only sqlite,postgres+redis,...]
  * `npm run bench:rate-limit` is this with `--only` the four rate-limit rows.
  * Exits 0 whatever the verdicts (2 on a usage error).
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -73,6 +77,25 @@ if (
 
 const IDLE_WINDOW_MS = 5_000;
 
+/** An OTLP/HTTP receiver on loopback for the traced deployments: it takes the spans and answers 200. */
+async function startOtlpReceiver(): Promise<{ url: string; bytes: () => number; close(): void }> {
+  let bytes = 0;
+  const server = createServer((request, response) => {
+    request.on('data', (chunk: Buffer) => {
+      bytes += chunk.length;
+    });
+    request.on('end', () =>
+      response.writeHead(200, { 'content-type': 'application/json' }).end('{}'),
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    bytes: () => bytes,
+    close: () => server.close(),
+  };
+}
+
 /** Redis database indexes empty at the start, one per deployment that uses Redis, from 15 down; emptied after. */
 async function freeRedisDatabases(count: number): Promise<number[]> {
   const redis = new Redis(TEST_REDIS_URL);
@@ -104,6 +127,7 @@ async function main(): Promise<void> {
   const probes = new CpuProbes(TEST_REDIS_URL);
   const running: Deployment[] = [];
   let upstream: ServerChild | undefined;
+  const otlp = await startOtlpReceiver();
   const results = new Map<string, Array<RoundResult | undefined>>(
     specs.map((spec) => [spec.name, []]),
   );
@@ -120,7 +144,7 @@ async function main(): Promise<void> {
     });
     for (const [index, spec] of specs.entries()) {
       console.error(`bench: starting ${spec.name}`);
-      running.push(await startDeployment(spec, upstream.url!, dbs[index]!));
+      running.push(await startDeployment(spec, upstream.url!, dbs[index]!, otlp.url));
     }
     const cellSeconds = (options.warmupMs + options.durationMs) / 1000;
     const total = options.warmupRounds + options.rounds;
@@ -161,6 +185,7 @@ async function main(): Promise<void> {
     clearInterval(sampler);
     for (const deployment of running) await deployment.close();
     await upstream?.close();
+    otlp.close();
     await probes.close();
     await emptyRedisDatabases(dbs);
   }
@@ -171,6 +196,7 @@ async function main(): Promise<void> {
       results,
       idle,
       takes,
+      spanKiB: otlp.bytes() / 1024,
       options,
       loads,
       machine: `${availableParallelism()} CPUs (${cpus()[0]?.model ?? 'unknown'}), Node ${process.version}`,

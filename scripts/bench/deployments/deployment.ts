@@ -10,7 +10,12 @@
  *   behind Debian's nginx round-robin with `deploy/nginx/portcullis.conf`;
  * - with `+limits`: the same with an agent and a connection rate limit of
  *   1,000,000 a minute, so every call takes a token from both buckets and
- *   none is refused (in-process on SQLite, on Redis with it).
+ *   none is refused (in-process on SQLite, on Redis with it);
+ * - `sqlite+tracing-…`: one replica on SQLite with OpenTelemetry on, as the
+ *   `OTEL_*` variables turn it on, its spans sent over OTLP/HTTP (protobuf)
+ *   to a receiver in the benchmark's process: `sampled off`
+ *   (`parentbased_traceidratio` 0: spans made, none recorded) or `full`
+ *   (`always_on`: every span recorded and exported).
  *
  * The replica sets are the tests' own (test/support/replicas.ts: nginx,
  * runServer); each deployment gets the same connection to the benchmark's
@@ -35,6 +40,8 @@ export interface DeploymentSpec {
   store: 'sqlite' | 'postgres';
   replicas: 1 | 2;
   limits: boolean;
+  /** OpenTelemetry on: nothing sampled, or everything. */
+  tracing?: 'sampled off' | 'full';
 }
 
 export const DEPLOYMENTS: DeploymentSpec[] = [
@@ -43,6 +50,14 @@ export const DEPLOYMENTS: DeploymentSpec[] = [
   { name: '2 replicas+nginx', store: 'postgres', replicas: 2, limits: false },
   { name: 'sqlite+limits', store: 'sqlite', replicas: 1, limits: true },
   { name: 'postgres+redis+limits', store: 'postgres', replicas: 1, limits: true },
+  {
+    name: 'sqlite+tracing-sampled-off',
+    store: 'sqlite',
+    replicas: 1,
+    limits: false,
+    tracing: 'sampled off',
+  },
+  { name: 'sqlite+tracing-full', store: 'sqlite', replicas: 1, limits: false, tracing: 'full' },
 ];
 
 export interface Deployment {
@@ -62,6 +77,18 @@ const LIMITS_ON = {
   PORTCULLIS_RATE_LIMIT_AGENT_PER_MINUTE: '1000000',
   PORTCULLIS_RATE_LIMIT_CONNECTION_PER_MINUTE: '1000000',
 };
+
+/** The `OTEL_*` variables of a traced deployment, its spans sent to `otlp`. */
+function tracingEnvironment(spec: DeploymentSpec, otlp: string): Record<string, string> {
+  if (spec.tracing === undefined) return {};
+  return {
+    OTEL_EXPORTER_OTLP_ENDPOINT: otlp,
+    OTEL_SERVICE_NAME: 'portcullis-bench',
+    ...(spec.tracing === 'full'
+      ? { OTEL_TRACES_SAMPLER: 'always_on' }
+      : { OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0' }),
+  };
+}
 
 type Cli = (args: string[]) => Promise<CliOutcome>;
 
@@ -83,6 +110,7 @@ export async function startDeployment(
   spec: DeploymentSpec,
   upstream: string,
   redisDb: number,
+  otlp: string,
 ): Promise<Deployment> {
   const limits = spec.limits ? LIMITS_ON : {};
   if (spec.store === 'sqlite') {
@@ -95,7 +123,10 @@ export async function startDeployment(
     };
     // The store made and set up by the command first, then the server starts on it.
     const agentKey = await prepare((args) => runPortcullisHere(args, env), upstream);
-    const server = await runServer(env, { entry: DIST_ENTRY });
+    const server = await runServer(
+      { ...env, ...tracingEnvironment(spec, otlp) },
+      { entry: DIST_ENTRY },
+    );
     return {
       spec,
       endpoint: `${server.url}/mcp`,
