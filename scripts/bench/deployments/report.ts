@@ -114,7 +114,7 @@ function figuresTable(report: DeploymentsReport): string {
   );
 }
 
-function againstSqlite(report: DeploymentsReport): string {
+function againstSqlite(report: DeploymentsReport): string | undefined {
   const rows = report.specs
     .filter((spec) => !spec.limits && spec.tracing === undefined && spec.name !== 'sqlite')
     .map((spec) => {
@@ -142,6 +142,7 @@ function againstSqlite(report: DeploymentsReport): string {
         `${int(added(serving))} µs`,
       ];
     });
+  if (rows.length === 0) return undefined;
   return markdownTable(
     [
       'against sqlite, same run',
@@ -213,11 +214,11 @@ function switchedOnTable(report: DeploymentsReport): string | undefined {
 export function formatDeployments(report: DeploymentsReport): string {
   const { options } = report;
   const switchedOn = switchedOnTable(report);
+  const compared = againstSqlite(report);
   return [
     figuresTable(report),
     '',
-    againstSqlite(report),
-    '',
+    ...(compared ? [compared, ''] : []),
     ...(switchedOn ? [switchedOn, ''] : []),
     'What was measured:',
     `- A governed tools/call (agent key, grant, policy, argument validation, audit) through /mcp of the built gateway (dist/server.mjs), forwarded to a real SDK MCP server on loopback (2026-07-28 stateless); the agent on the ${options.wire === 'legacy' ? '2025-06-18 wire, one session per loop (on the replicas, held in Redis and continued on either one)' : '2026-07-28 wire, no session'}; ${options.concurrency} loops, ${options.warmupMs / 1000} s warm-up and ${options.durationMs / 1000} s counted per deployment and round; ${options.warmupRounds} warm-up round(s) thrown away, then ${options.rounds} rounds interleaved, the order rotating; medians over rounds and (min–max) of the rounds.`,
