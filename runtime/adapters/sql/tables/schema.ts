@@ -153,6 +153,24 @@ export interface SettingTable {
   value: string;
 }
 
+/**
+ * The agents' calls summed per time bucket and latency bin (migration 0017),
+ * kept with every audit insert: for the whole workspace (`scope` 'workspace',
+ * `subject` ''), per connection and per agent (`subject` its id), by the
+ * minute and by the hour (`span`; `bucket` the ISO prefix, 16 or 13 chars).
+ */
+export interface AuditActivityRollupTable {
+  workspace_id: string;
+  scope: 'workspace' | 'connection' | 'agent';
+  subject: string;
+  span: 'minute' | 'hour';
+  bucket: string;
+  bin: number;
+  calls: Int8;
+  refusals: Int8;
+  errors: Int8;
+}
+
 /** One row (`id` 1): bumped by every governance mutation. */
 export interface RevisionTable {
   id: number;
@@ -328,6 +346,7 @@ export interface Database {
   rate_limits: RateLimitTable;
   action_policies: ActionPolicyTable;
   audit_events: AuditEventTable;
+  audit_activity_rollup: AuditActivityRollupTable;
   admin_tokens: AdminTokenTable;
   settings: SettingTable;
   revision: RevisionTable;
