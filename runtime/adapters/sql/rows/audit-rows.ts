@@ -1,5 +1,7 @@
 /**
  * The append-only audit log: `append` is one insert, `query` one select.
+ * Each insert adds its agent calls to the activity rollup (migration 0017)
+ * in the same transaction: both land or neither does.
  * Ids are assigned by the engine and only increase; "newest first" means by
  * id, so events appended in the same millisecond keep their order.
  */
@@ -17,6 +19,7 @@ import type {
 import type { AuditRows } from '../../../core/ports/store.ts';
 import type { AuditEventTable } from '../tables/schema.ts';
 import { auditActivity } from './audit-activity.ts';
+import { activityDeltas, addActivity } from './audit-activity-rollup.ts';
 import type { StoreContext } from './store-context.ts';
 
 export function auditRows(context: StoreContext): AuditRows {
@@ -25,12 +28,15 @@ export function auditRows(context: StoreContext): AuditRows {
   const insertSql = new Map<number, string>();
   return {
     async append(event) {
-      const row = await db
-        .insertInto('audit_events')
-        .values(toRow(event))
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      return Number(row.id);
+      const deltas = activityDeltas([event]);
+      const insert = (into: typeof db) =>
+        into.insertInto('audit_events').values(toRow(event)).returning('id').executeTakeFirstOrThrow();
+      if (deltas.length === 0) return Number((await insert(db)).id);
+      return context.atomically(async (tx) => {
+        const row = await insert(tx);
+        await addActivity(tx, deltas);
+        return Number(row.id);
+      });
     },
 
     async appendMany(events) {
@@ -42,7 +48,16 @@ export function auditRows(context: StoreContext): AuditRows {
           text = db.insertInto('audit_events').values(batch.map(toRow)).compile().sql;
           insertSql.set(batch.length, text);
         }
-        await db.executeQuery(CompiledQuery.raw(text, batch.flatMap(rowValues)));
+        const insert = CompiledQuery.raw(text, batch.flatMap(rowValues));
+        const deltas = activityDeltas(batch);
+        if (deltas.length === 0) {
+          await db.executeQuery(insert);
+          continue;
+        }
+        await context.atomically(async (tx) => {
+          await tx.executeQuery(insert);
+          await addActivity(tx, deltas);
+        });
       }
     },
 
