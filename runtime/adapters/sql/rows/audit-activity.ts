@@ -27,7 +27,10 @@ export async function auditActivity(
   query: AuditActivityQuery,
 ): Promise<AuditActivityRow[]> {
   const rollup = rollupOf(query);
-  const { rows } = await (rollup === undefined ? fromLog(query) : fromRollup(query, rollup)).execute(db);
+  const { rows } = await (rollup === undefined
+    ? fromLog(query)
+    : fromRollup(query, rollup)
+  ).execute(db);
   return rows.map((row) => ({
     bucket: row.bucket,
     bin: Number(row.bin),
@@ -55,7 +58,9 @@ function rollupOf(query: AuditActivityQuery): Rollup | undefined {
         ? (['agent', query.actorId] as const)
         : (['workspace', ''] as const);
   const onThe = (chars: number) =>
-    [query.since, query.until].every((bound) => ISO.test(bound) && /^(:00)*\.000Z$/.test(bound.slice(chars)));
+    [query.since, query.until].every(
+      (bound) => ISO.test(bound) && /^(:00)*\.000Z$/.test(bound.slice(chars)),
+    );
   if (query.bucketChars <= 13 && onThe(13)) return { scope, subject, span: 'hour', chars: 13 };
   if (onThe(16)) return { scope, subject, span: 'minute', chars: 16 };
   return undefined;

@@ -30,11 +30,15 @@ export function auditRows(context: StoreContext): AuditRows {
     async append(event) {
       const deltas = activityDeltas([event]);
       const insert = (into: typeof db) =>
-        into.insertInto('audit_events').values(toRow(event)).returning('id').executeTakeFirstOrThrow();
+        into
+          .insertInto('audit_events')
+          .values(toRow(event))
+          .returning('id')
+          .executeTakeFirstOrThrow();
       if (deltas.length === 0) return Number((await insert(db)).id);
       return context.atomically(async (tx) => {
         const row = await insert(tx);
-        await addActivity(tx, deltas);
+        await addActivity(tx, context.engine, deltas);
         return Number(row.id);
       });
     },
@@ -56,7 +60,7 @@ export function auditRows(context: StoreContext): AuditRows {
         }
         await context.atomically(async (tx) => {
           await tx.executeQuery(insert);
-          await addActivity(tx, deltas);
+          await addActivity(tx, context.engine, deltas);
         });
       }
     },
