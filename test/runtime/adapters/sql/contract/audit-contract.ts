@@ -201,6 +201,16 @@ export function describeAuditContract(subject: StoreSubject): void {
         expect(await store.audit.query({ afterId: ids[3] })).toHaveLength(2);
       });
 
+      it('page a time range newest first, by id', async () => {
+        const { store } = subject;
+        const range = { workspaceId: 'ws_1', since: T1, until: T2, limit: 2 };
+        const first = await store.audit.query(range);
+        expect(first.map((event) => event.id)).toEqual([ids[4], ids[3]]);
+        const second = await store.audit.query({ ...range, beforeId: first.at(-1)?.id ?? 0 });
+        expect(second.map((event) => event.id)).toEqual([ids[1]]);
+        expect(await store.audit.query({ ...range, beforeId: ids[1] })).toEqual([]);
+      });
+
       it.each([
         ['a negative limit', { limit: -1 }, 'limit'],
         ['a fractional limit', { limit: 1.5 }, 'limit'],
