@@ -1,19 +1,21 @@
 /**
  * Migration 0017's backfill sums a log into the same rollup rows as the
  * live upserts of every audit insert, on both engines: the events written
- * through the store, the rollup read, emptied, backfilled, read again.
+ * through the store, the rollup read, emptied, backfilled, read again. And
+ * a file migrated from 0016 charts the log it already had.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { backfillAuditActivityRollup } from '../../../../runtime/adapters/sql/migrations/0017-audit-activity-rollup.ts';
+import { storeMigrations } from '../../../../runtime/adapters/sql/migrations/migrate.ts';
 import { openStore } from '../../../../runtime/adapters/sql/open-store.ts';
 import type { Store } from '../../../../runtime/core/ports/store.ts';
-import { variedAuditEvents } from '../../../support/activity-events.ts';
+import { activityOfEvents, variedAuditEvents } from '../../../support/activity-events.ts';
 import { testSchemas } from '../../../support/postgres.ts';
 
 const schemas = testSchemas();
@@ -84,5 +86,45 @@ describe('migration 0017-audit-activity-rollup', () => {
         }),
       }),
     );
+  });
+});
+
+describe('migration 0017 on a log an earlier version wrote', () => {
+  it("sums the agents' calls already there, so the charts show them", async () => {
+    const sqliteFile = join(mkdtempSync(join(tmpdir(), 'portcullis-0017-')), 'old.db');
+    const db = new Kysely<unknown>({
+      dialect: new SqliteDialect({ database: new BetterSqlite3(sqliteFile) }),
+    });
+    const migrator = new Migrator({
+      db,
+      provider: { getMigrations: async () => storeMigrations('sqlite') },
+    });
+    expect((await migrator.migrateTo('0016-audit-activity')).error).toBeUndefined();
+    const events = variedAuditEvents();
+    for (const event of events) {
+      await sql`insert into audit_events (at, workspace_id, actor_kind, actor_id, action,
+          connection_id, decision, reason, outcome, latency_ms)
+        values (${event.at}, ${event.workspaceId}, ${event.actorKind}, ${event.actorId},
+          ${event.action}, ${event.connectionId}, ${event.decision}, ${event.reason},
+          ${event.outcome}, ${event.latencyMs})`.execute(db);
+    }
+    await db.destroy();
+
+    const store = await openStore({ sqliteFile });
+    try {
+      const stored = await store.audit.query({ ascending: true });
+      const query = {
+        workspaceId: 'ws_1',
+        since: '2025-01-01T00:00:00.000Z',
+        until: '2025-01-03T00:00:00.000Z',
+      };
+      for (const bucketChars of [10, 13, 16] as const) {
+        const want = activityOfEvents(stored, { ...query, bucketChars });
+        expect(want.length).toBeGreaterThan(5);
+        expect(await store.audit.activity({ ...query, bucketChars })).toEqual(want);
+      }
+    } finally {
+      await store.close();
+    }
   });
 });
