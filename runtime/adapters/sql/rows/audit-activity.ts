@@ -1,18 +1,18 @@
 /**
  * The audit log's activity for the console's charts, summed in the store.
- * Read from the rollup (migration 0017) whenever it can answer exactly: one
- * filter at most (the workspace, a connection or an agent) and bounds on its
- * buckets, the hour rollup for buckets of an hour or more, the minute one
- * otherwise; a key range of the rollup grouped by a prefix of its bucket.
- * Anything else (a connection and an agent at once, bounds inside a minute)
- * sums the log itself: one grouped select over the agents' calls in the range
- * (an index range of migration 0016), grouped by bucket (a prefix of the ISO
+ * Read from the hour rollup (migration 0017) whenever it answers exactly:
+ * one filter at most (the workspace, a connection or an agent), buckets of
+ * an hour or more and bounds on the hour (the 7 and 30 day charts); a key
+ * range of the rollup grouped by a prefix of its bucket. Anything else (the
+ * 1 h to 24 h charts, a connection and an agent at once) sums the log
+ * itself: one grouped select over the agents' calls in the range (an index
+ * range of migration 0016), grouped by bucket (a prefix of the ISO
  * timestamp, the same text on both engines) and latency bin.
  */
 import { type Kysely, sql } from 'kysely';
 import type { AuditActivityQuery, AuditActivityRow } from '../../../core/model/audit-activity.ts';
 import { LATENCY_BIN_SQL } from '../tables/latency-bin.ts';
-import type { Database } from '../tables/schema.ts';
+import { type Database, ROLLUP_BUCKET_CHARS } from '../tables/schema.ts';
 
 interface SummedRow {
   bucket: string;
@@ -43,27 +43,19 @@ export async function auditActivity(
 interface Rollup {
   scope: 'workspace' | 'connection' | 'agent';
   subject: string;
-  span: 'minute' | 'hour';
-  /** The length of the span's buckets. */
-  chars: 13 | 16;
 }
 
 /** The rollup rows that answer the query exactly, if any do. */
 function rollupOf(query: AuditActivityQuery): Rollup | undefined {
   if (query.connectionId !== undefined && query.actorId !== undefined) return undefined;
-  const [scope, subject] =
-    query.connectionId !== undefined
-      ? (['connection', query.connectionId] as const)
-      : query.actorId !== undefined
-        ? (['agent', query.actorId] as const)
-        : (['workspace', ''] as const);
-  const onThe = (chars: number) =>
-    [query.since, query.until].every(
-      (bound) => ISO.test(bound) && /^(:00)*\.000Z$/.test(bound.slice(chars)),
-    );
-  if (query.bucketChars <= 13 && onThe(13)) return { scope, subject, span: 'hour', chars: 13 };
-  if (onThe(16)) return { scope, subject, span: 'minute', chars: 16 };
-  return undefined;
+  if (query.bucketChars > ROLLUP_BUCKET_CHARS) return undefined;
+  const onTheHour = [query.since, query.until].every(
+    (bound) => ISO.test(bound) && bound.slice(ROLLUP_BUCKET_CHARS) === ':00:00.000Z',
+  );
+  if (!onTheHour) return undefined;
+  if (query.connectionId !== undefined) return { scope: 'connection', subject: query.connectionId };
+  if (query.actorId !== undefined) return { scope: 'agent', subject: query.actorId };
+  return { scope: 'workspace', subject: '' };
 }
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -74,9 +66,9 @@ function fromRollup(query: AuditActivityQuery, rollup: Rollup) {
       sum(calls) as calls, sum(refusals) as refusals, sum(errors) as errors
     from audit_activity_rollup
     where workspace_id = ${query.workspaceId} and scope = ${rollup.scope}
-      and subject = ${rollup.subject} and span = ${rollup.span}
-      and audit_activity_rollup.bucket >= ${query.since.slice(0, rollup.chars)}
-      and audit_activity_rollup.bucket < ${query.until.slice(0, rollup.chars)}
+      and subject = ${rollup.subject}
+      and audit_activity_rollup.bucket >= ${query.since.slice(0, ROLLUP_BUCKET_CHARS)}
+      and audit_activity_rollup.bucket < ${query.until.slice(0, ROLLUP_BUCKET_CHARS)}
     group by 1, 2
     order by 1, 2`;
 }

@@ -26,33 +26,31 @@ export function auditRows(context: StoreContext): AuditRows {
   const { db } = context;
   /** Insert statements by row count (at most BATCH of them). */
   const insertSql = new Map<number, string>();
+  /** The SQL for n rows, built once; each write only binds its values. */
+  const insertText = (events: readonly NewAuditEvent[]) => {
+    let text = insertSql.get(events.length);
+    if (text === undefined) {
+      text = db.insertInto('audit_events').values(events.map(toRow)).compile().sql;
+      insertSql.set(events.length, text);
+    }
+    return text;
+  };
   return {
     async append(event) {
+      const insert = CompiledQuery.raw(`${insertText([event])} returning id`, rowValues(event));
       const deltas = activityDeltas([event]);
-      const insert = (into: typeof db) =>
-        into
-          .insertInto('audit_events')
-          .values(toRow(event))
-          .returning('id')
-          .executeTakeFirstOrThrow();
-      if (deltas.length === 0) return Number((await insert(db)).id);
-      return context.atomically(async (tx) => {
-        const row = await insert(tx);
-        await addActivity(tx, context.engine, deltas);
-        return Number(row.id);
-      });
+      const write = async (into: typeof db) => {
+        const { rows } = await into.executeQuery<{ id: number | string }>(insert);
+        if (deltas.length > 0) await addActivity(into, context.engine, deltas);
+        return Number(rows[0]?.id);
+      };
+      return deltas.length === 0 ? write(db) : context.atomically(write);
     },
 
     async appendMany(events) {
       for (let at = 0; at < events.length; at += BATCH) {
         const batch = events.slice(at, at + BATCH);
-        // The SQL for n rows is built once; each batch only binds its values.
-        let text = insertSql.get(batch.length);
-        if (text === undefined) {
-          text = db.insertInto('audit_events').values(batch.map(toRow)).compile().sql;
-          insertSql.set(batch.length, text);
-        }
-        const insert = CompiledQuery.raw(text, batch.flatMap(rowValues));
+        const insert = CompiledQuery.raw(insertText(batch), batch.flatMap(rowValues));
         const deltas = activityDeltas(batch);
         if (deltas.length === 0) {
           await db.executeQuery(insert);

@@ -153,17 +153,19 @@ export interface SettingTable {
   value: string;
 }
 
+/** A rollup bucket is an hour: the first 13 characters of an ISO timestamp. */
+export const ROLLUP_BUCKET_CHARS = 13;
+
 /**
  * The agents' calls summed per time bucket and latency bin (migration 0017),
  * kept with every audit insert: for the whole workspace (`scope` 'workspace',
  * `subject` ''), per connection and per agent (`subject` its id), by the
- * minute and by the hour (`span`; `bucket` the ISO prefix, 16 or 13 chars).
+ * hour (`bucket` the ISO timestamp's first 13 characters).
  */
 export interface AuditActivityRollupTable {
   workspace_id: string;
   scope: 'workspace' | 'connection' | 'agent';
   subject: string;
-  span: 'minute' | 'hour';
   bucket: string;
   bin: number;
   calls: Int8;
