@@ -14,13 +14,6 @@ export const LATENCY_BOUNDS_MS = [
   7000, 10000, 15000, 20000, 30000, 60000,
 ] as const;
 
-/** The bin a latency falls in: the first bound it does not exceed; -1 without one. */
-export function latencyBin(latencyMs: number | null): number {
-  if (latencyMs === null) return -1;
-  const bin = LATENCY_BOUNDS_MS.findIndex((bound) => latencyMs <= bound);
-  return bin === -1 ? LATENCY_BOUNDS_MS.length : bin;
-}
-
 /**
  * How many characters of an ISO timestamp (`2026-01-31T09:41:07.123Z`) a
  * bucket keeps: 16 a minute, 15 ten minutes, 13 an hour, 10 a day.

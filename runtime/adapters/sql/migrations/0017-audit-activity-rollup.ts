@@ -20,14 +20,23 @@
  *   read groups like the log's own sum did, and a new bin needs no migration.
  * - SQLite keeps it WITHOUT ROWID: the rows sit in key order, so a chart's
  *   read is one range of the table itself.
- * So an audit write upserts three rows (fewer when a batch shares them); the
- * console benchmark measures what that adds to an audit insert.
+ * - Kept by a trigger on `audit_events`, so every insert adds to it in the
+ *   same statement, with no code of ours between: on SQLite a row trigger
+ *   (three upserts inside the engine), on PostgreSQL a statement trigger
+ *   that sums the statement's new rows (its transition table) first, since
+ *   one upsert may not touch a row twice, and upserts them in key order, so
+ *   concurrent writers lock shared rows in the same order (no deadlock
+ *   between replicas). Both sum with the backfill's own expressions. Done in
+ *   the application instead (summed in JS, one upsert in a transaction of
+ *   its own) an agent call's audit write cost about twice as much again.
+ *   The bins are `LATENCY_BOUNDS_MS` as this migration writes them into the
+ *   trigger: changing the bounds takes a migration that rebuilds both.
  *
  * The backfill sums the existing log in one insert … select (the same on
- * both engines); the test of the rollup compares it with the live upserts.
+ * both engines); the test of the rollup compares it with the live trigger.
  */
 import { type Kysely, type Migration, sql } from 'kysely';
-import { LATENCY_BIN_SQL } from '../tables/latency-bin.ts';
+import { latencyBinSql } from '../tables/latency-bin.ts';
 import { type Engine, ROLLUP_BUCKET_CHARS } from '../tables/schema.ts';
 
 export function auditActivityRollupMigration(engine: Engine): Migration {
@@ -52,33 +61,86 @@ export function auditActivityRollupMigration(engine: Engine): Migration {
         ])
         .$call((table) => (engine === 'sqlite' ? table.modifyEnd(sql`without rowid`) : table))
         .execute();
+      for (const statement of engine === 'sqlite' ? sqliteTrigger() : postgresTrigger()) {
+        await sql.raw(statement).execute(db);
+      }
       await backfillAuditActivityRollup(db);
     },
   };
 }
 
-/** Each scope's subject column ('' for the whole workspace). */
+/** Sums the audit log's agent calls into an empty rollup: one statement. */
+export async function backfillAuditActivityRollup(db: Kysely<unknown>): Promise<void> {
+  await sql
+    .raw(`insert into audit_activity_rollup (${COLUMNS}) ${sumsOf('audit_events')}`)
+    .execute(db);
+}
+
+const COLUMNS = 'workspace_id, scope, subject, bucket, bin, calls, refusals, errors';
+const ADD_ON_CONFLICT = `on conflict (workspace_id, scope, subject, bucket, bin) do update set
+    calls = audit_activity_rollup.calls + excluded.calls,
+    refusals = audit_activity_rollup.refusals + excluded.refusals,
+    errors = audit_activity_rollup.errors + excluded.errors`;
+
+/** Each scope and its subject column (none: the whole workspace, subject ''). */
 const SCOPES = [
   ['workspace', null],
   ['connection', 'connection_id'],
   ['agent', 'actor_id'],
 ] as const;
 
-/** Sums the audit log's agent calls into an empty rollup: one statement. */
-export async function backfillAuditActivityRollup(db: Kysely<unknown>): Promise<void> {
-  const selects = SCOPES.map(([scope, column]) => {
-    const subject = column === null ? sql`''` : sql.ref(column);
-    const bucket = sql`substr(at, 1, ${sql.lit(ROLLUP_BUCKET_CHARS)})`;
-    return sql`select workspace_id, ${sql.lit(scope)}, ${subject}, ${bucket},
-        ${LATENCY_BIN_SQL}, count(*),
-        sum(case when decision = 'denied' then 1 else 0 end),
-        sum(case when outcome = 'error' then 1 else 0 end)
-      from audit_events
-      where actor_kind = 'agent' and workspace_id is not null
-        ${column === null ? sql`` : sql`and ${sql.ref(column)} is not null`}
-      group by workspace_id, ${column === null ? sql`` : sql`${subject}, `}${bucket}, ${LATENCY_BIN_SQL}`;
-  });
-  await sql`insert into audit_activity_rollup
-      (workspace_id, scope, subject, bucket, bin, calls, refusals, errors)
-    ${sql.join(selects, sql` union all `)}`.execute(db);
+/** An event's bucket, bin, refusal and failure, its columns read through `ref`. */
+function figures(ref: (column: string) => string) {
+  return {
+    bucket: `substr(${ref('at')}, 1, ${ROLLUP_BUCKET_CHARS})`,
+    bin: latencyBinSql(ref('latency_ms')),
+    refused: `case when ${ref('decision')} = 'denied' then 1 else 0 end`,
+    failed: `case when ${ref('outcome')} = 'error' then 1 else 0 end`,
+  };
+}
+
+/** The rollup rows of the agent calls in `source` (a table), one grouped select per scope. */
+function sumsOf(source: string): string {
+  const { bucket, bin, refused, failed } = figures((column) => column);
+  return SCOPES.map(
+    ([scope, column]) => `select workspace_id, '${scope}', ${column ?? "''"}, ${bucket}, ${bin},
+      count(*), sum(${refused}), sum(${failed})
+    from ${source}
+    where actor_kind = 'agent' and workspace_id is not null${column === null ? '' : ` and ${column} is not null`}
+    group by workspace_id, ${column === null ? '' : `${column}, `}${bucket}, ${bin}`,
+  ).join(' union all ');
+}
+
+/** A row trigger: each agent call upserted into its three rows. */
+function sqliteTrigger(): string[] {
+  const { bucket, bin, refused, failed } = figures((column) => `new.${column}`);
+  const upserts = SCOPES.map(
+    ([scope, column]) => `insert into audit_activity_rollup (${COLUMNS})
+      select new.workspace_id, '${scope}', ${column === null ? "''" : `new.${column}`}, ${bucket},
+        ${bin}, 1, ${refused}, ${failed}
+      where ${column === null ? 'true' : `new.${column} is not null`}
+      ${ADD_ON_CONFLICT};`,
+  );
+  return [
+    `create trigger audit_activity_rollup_add after insert on audit_events
+    when new.actor_kind = 'agent' and new.workspace_id is not null
+    begin ${upserts.join('\n')} end`,
+  ];
+}
+
+/** A statement trigger: the statement's new rows summed, then upserted in key order. */
+function postgresTrigger(): string[] {
+  return [
+    `create function audit_activity_rollup_add() returns trigger language plpgsql
+    set search_path from current as $$
+    begin
+      insert into audit_activity_rollup (${COLUMNS})
+      select * from (${sumsOf('new_events')}) as sums order by 1, 2, 3, 4, 5
+      ${ADD_ON_CONFLICT};
+      return null;
+    end $$`,
+    `create trigger audit_activity_rollup_add after insert on audit_events
+    referencing new table as new_events for each statement
+    execute function audit_activity_rollup_add()`,
+  ];
 }

@@ -1,7 +1,7 @@
 /**
  * The append-only audit log: `append` is one insert, `query` one select.
- * Each insert adds its agent calls to the activity rollup (migration 0017)
- * in the same transaction: both land or neither does.
+ * Each insert adds its agent calls to the activity rollup in the same
+ * statement (migration 0017's trigger): both land or neither does.
  * Ids are assigned by the engine and only increase; "newest first" means by
  * id, so events appended in the same millisecond keep their order.
  */
@@ -19,47 +19,32 @@ import type {
 import type { AuditRows } from '../../../core/ports/store.ts';
 import type { AuditEventTable, Database } from '../tables/schema.ts';
 import { auditActivity } from './audit-activity.ts';
-import { activityDeltas, addActivity } from './audit-activity-rollup.ts';
 import type { StoreContext } from './store-context.ts';
 
 export function auditRows(context: StoreContext): AuditRows {
   const { db } = context;
   /** Insert statements by row count (at most BATCH of them). */
   const insertSql = new Map<number, string>();
-  /** The SQL for n rows, built once; each write only binds its values. */
-  const insertText = (events: readonly NewAuditEvent[]) => {
-    let text = insertSql.get(events.length);
-    if (text === undefined) {
-      text = db.insertInto('audit_events').values(events.map(toRow)).compile().sql;
-      insertSql.set(events.length, text);
-    }
-    return text;
-  };
   return {
     async append(event) {
-      const insert = CompiledQuery.raw(`${insertText([event])} returning id`, rowValues(event));
-      const deltas = activityDeltas([event]);
-      const write = async (into: typeof db) => {
-        const { rows } = await into.executeQuery<{ id: number | string }>(insert);
-        if (deltas.length > 0) await addActivity(into, context.engine, deltas);
-        return Number(rows[0]?.id);
-      };
-      return deltas.length === 0 ? write(db) : context.atomically(write);
+      const row = await db
+        .insertInto('audit_events')
+        .values(toRow(event))
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      return Number(row.id);
     },
 
     async appendMany(events) {
       for (let at = 0; at < events.length; at += BATCH) {
         const batch = events.slice(at, at + BATCH);
-        const insert = CompiledQuery.raw(insertText(batch), batch.flatMap(rowValues));
-        const deltas = activityDeltas(batch);
-        if (deltas.length === 0) {
-          await db.executeQuery(insert);
-          continue;
+        // The SQL for n rows is built once; each batch only binds its values.
+        let text = insertSql.get(batch.length);
+        if (text === undefined) {
+          text = db.insertInto('audit_events').values(batch.map(toRow)).compile().sql;
+          insertSql.set(batch.length, text);
         }
-        await context.atomically(async (tx) => {
-          await tx.executeQuery(insert);
-          await addActivity(tx, context.engine, deltas);
-        });
+        await db.executeQuery(CompiledQuery.raw(text, batch.flatMap(rowValues)));
       }
     },
 
