@@ -138,13 +138,14 @@ async function seed(): Promise<Seeded> {
   // and actions uniform, 5% refused, 2% failed, latencies from 3 ms to a few seconds.
   const database = new BetterSqlite3(join(dataDir, SQLITE_FILE));
   database.pragma('journal_mode = WAL');
-  // The log's indexes are built once after the rows, not row by row.
+  // The log's indexes are built once after the rows, not row by row, and its rollup trigger
+  // (migration 0017) is set aside while they go in: the backfill sums them after.
   const indexes = database
     .prepare(
-      "select name, sql from sqlite_master where type = 'index' and tbl_name = 'audit_events' and sql is not null",
+      "select type, name, sql from sqlite_master where type in ('index', 'trigger') and tbl_name = 'audit_events' and sql is not null",
     )
-    .all() as { name: string; sql: string }[];
-  for (const index of indexes) database.exec(`drop index ${index.name}`);
+    .all() as { type: string; name: string; sql: string }[];
+  for (const index of indexes) database.exec(`drop ${index.type} ${index.name}`);
   const insert = database.prepare(
     `insert into audit_events (at, workspace_id, actor_kind, actor_id, action, connection_id,
        decision, reason, outcome, latency_ms) values (?, ?, 'agent', ?, ?, ?, ?, ?, ?, ?)`,

@@ -1,8 +1,8 @@
 /**
- * The console's charts read sums, not the log (issue 24: under 100 ms at a
- * million events): `audit_activity_rollup` holds the agents' calls, refusals
- * and failures per time bucket and latency bin, kept in the same transaction
- * as every audit insert (rows/audit-activity-rollup.ts).
+ * The console's 7 and 30 day charts read sums, not the log (issue 24: under
+ * 100 ms at a million events): `audit_activity_rollup` holds the agents'
+ * calls, refusals and failures per hour and latency bin, kept by a trigger
+ * in the same statement as every audit insert.
  *
  * Its shape, and why:
  * - One row per (workspace, scope, subject, bucket, bin). A chart is
