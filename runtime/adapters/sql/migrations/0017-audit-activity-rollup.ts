@@ -32,6 +32,15 @@
  *   The bins are `LATENCY_BOUNDS_MS` as this migration writes them into the
  *   trigger: changing the bounds takes a migration that rebuilds both.
  *
+ * 0016's five indexes all stay, each the one SQLite's planner takes for a
+ * read the console makes: (workspace, at) for the 1 h to 24 h workspace chart
+ * and a time range of the audit page (and the count that picks its plan),
+ * (connection, at) for the 1 h to 24 h connection chart, (actor, at) for the
+ * agent's chart and an agent's time range, (actor, id) for the audit page by
+ * agent newest first, (workspace, action, id) for it by action. The charts
+ * moved to this rollup are the 7 and 30 day ones only, which no index of
+ * the log serves well.
+ *
  * The backfill sums the existing log in one insert … select (the same on
  * both engines); the test of the rollup compares it with the live trigger.
  */
