@@ -108,16 +108,22 @@ function figures(ref: (column: string) => string) {
   };
 }
 
-/** The rollup rows of the agent calls in `source` (a table), one grouped select per scope. */
+/**
+ * The rollup rows of the agent calls in `source` (a table): one pass over it,
+ * each call taken once per scope, grouped (a call without a connection or
+ * an agent counts for the workspace only).
+ */
 function sumsOf(source: string): string {
   const { bucket, bin, refused, failed } = figures((column) => column);
-  return SCOPES.map(
-    ([scope, column]) => `select workspace_id, '${scope}', ${column ?? "''"}, ${bucket}, ${bin},
+  const scopes = SCOPES.map(([scope]) => `select '${scope}' as scope`).join(' union all ');
+  const subject = `case scope ${SCOPES.map(
+    ([scope, column]) => `when '${scope}' then ${column ?? "''"}`,
+  ).join(' ')} end`;
+  return `select workspace_id, scope, ${subject}, ${bucket}, ${bin},
       count(*), sum(${refused}), sum(${failed})
-    from ${source}
-    where actor_kind = 'agent' and workspace_id is not null${column === null ? '' : ` and ${column} is not null`}
-    group by workspace_id, ${column === null ? '' : `${column}, `}${bucket}, ${bin}`,
-  ).join(' union all ');
+    from ${source} cross join (${scopes}) as scopes
+    where actor_kind = 'agent' and workspace_id is not null and ${subject} is not null
+    group by workspace_id, scope, ${subject}, ${bucket}, ${bin}`;
 }
 
 /** A row trigger: each agent call upserted into its three rows. */
