@@ -176,11 +176,18 @@ export interface PolicyRows {
 }
 
 export interface AuditRows {
+  /** Appends an event; an agent's call is added to the activity sums in the same transaction. */
   append(event: NewAuditEvent): Promise<number>;
-  /** Appends events in order: up to 500 in one statement (all land or none), more in several. */
+  /**
+   * Appends events in order: up to 500 in one statement (all land or none, with their
+   * activity sums), more in several.
+   */
   appendMany(events: readonly NewAuditEvent[]): Promise<void>;
   query(query: AuditQuery): Promise<AuditEvent[]>;
-  /** Agents' calls summed per time bucket and latency bin, in the store (never row by row here). */
+  /**
+   * Agents' calls summed per time bucket and latency bin, in the store (never row by row
+   * here): the same as summing the log, from sums kept as it is written.
+   */
   activity(query: AuditActivityQuery): Promise<AuditActivityRow[]>;
 }
 

@@ -20,6 +20,7 @@ import { toolsModeMigration } from './0013-tools-mode.ts';
 import { rateLimitsMigration } from './0014-rate-limits.ts';
 import { memberRolesMigration } from './0015-member-roles.ts';
 import { auditActivityMigration } from './0016-audit-activity.ts';
+import { auditActivityRollupMigration } from './0017-audit-activity-rollup.ts';
 
 /** kysely's default name for its record of applied migrations. */
 const MIGRATION_TABLE = 'kysely_migration';
@@ -43,6 +44,7 @@ export function storeMigrations(engine: Engine): Record<string, Migration> {
     '0014-rate-limits': rateLimitsMigration,
     '0015-member-roles': memberRolesMigration,
     '0016-audit-activity': auditActivityMigration,
+    '0017-audit-activity-rollup': auditActivityRollupMigration(engine),
   };
 }
 

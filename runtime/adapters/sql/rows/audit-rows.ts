@@ -1,9 +1,11 @@
 /**
  * The append-only audit log: `append` is one insert, `query` one select.
+ * Each insert adds its agent calls to the activity rollup in the same
+ * statement (migration 0017's trigger): both land or neither does.
  * Ids are assigned by the engine and only increase; "newest first" means by
  * id, so events appended in the same millisecond keep their order.
  */
-import { CompiledQuery, type Insertable, type Selectable, sql } from 'kysely';
+import { CompiledQuery, type Insertable, type Kysely, type Selectable, sql } from 'kysely';
 import { GatewayError } from '../../../core/base/errors.ts';
 import type {
   AuditActorKind,
@@ -15,7 +17,7 @@ import type {
   NewAuditEvent,
 } from '../../../core/model/governance.ts';
 import type { AuditRows } from '../../../core/ports/store.ts';
-import type { AuditEventTable } from '../tables/schema.ts';
+import type { AuditEventTable, Database } from '../tables/schema.ts';
 import { auditActivity } from './audit-activity.ts';
 import type { StoreContext } from './store-context.ts';
 
@@ -60,10 +62,16 @@ export function auditRows(context: StoreContext): AuditRows {
       if (query.decision !== undefined) select = select.where('decision', '=', query.decision);
       if (query.outcome !== undefined) select = select.where('outcome', '=', query.outcome);
       if (query.reason !== undefined) select = select.where('reason', '=', query.reason);
-      // SQLite, which keeps no statistics here, would take a time range to the (workspace,
-      // time) index and sort every event in it: `+at` keeps it on the id walk, which stops
-      // at the page's last event (PostgreSQL's planner weighs both itself).
-      const at = context.engine === 'sqlite' ? sql<string>`+at` : sql<string>`at`;
+      // SQLite, which keeps no statistics here, takes a time range to the (workspace, time)
+      // index and sorts every event in it by id: quick for a narrow range (an hour a week
+      // ago: a short index range, where the id walk would pass every newer event first),
+      // slow for a wide one, where `+at` keeps it on the id walk, which stops at the page's
+      // last event. A bounded count over the index tells which (PostgreSQL's planner weighs
+      // both itself). Either way the same events come back.
+      const at =
+        context.engine === 'sqlite' && !(await narrowTimeRange(db, query))
+          ? sql<string>`+at`
+          : sql<string>`at`;
       if (query.since !== undefined) select = select.where(at, '>=', query.since);
       if (query.until !== undefined) select = select.where(at, '<=', query.until);
       if (query.afterId !== undefined) select = select.where('id', '>', query.afterId);
@@ -76,6 +84,23 @@ export function auditRows(context: StoreContext): AuditRows {
 
     activity: (query) => auditActivity(db, query),
   };
+}
+
+/** Up to this many events in a time range are found by time and sorted; more, walked by id. */
+const NARROW_RANGE = 10_000;
+
+/** Whether the query has a time range of one workspace that holds few events (SQLite). */
+async function narrowTimeRange(db: Kysely<Database>, query: AuditQuery): Promise<boolean> {
+  if (query.workspaceId === undefined) return false;
+  if (query.since === undefined && query.until === undefined) return false;
+  const { rows } = await sql<{ n: number }>`
+    select count(*) as n from (
+      select 1 from audit_events
+      where workspace_id = ${query.workspaceId}
+        ${query.since === undefined ? sql`` : sql`and at >= ${query.since}`}
+        ${query.until === undefined ? sql`` : sql`and at <= ${query.until}`}
+      limit ${sql.lit(NARROW_RANGE + 1)})`.execute(db);
+  return Number(rows[0]?.n ?? 0) <= NARROW_RANGE;
 }
 
 function checkQuery(query: AuditQuery): void {

@@ -153,6 +153,26 @@ export interface SettingTable {
   value: string;
 }
 
+/** A rollup bucket is an hour: the first 13 characters of an ISO timestamp. */
+export const ROLLUP_BUCKET_CHARS = 13;
+
+/**
+ * The agents' calls summed per time bucket and latency bin (migration 0017),
+ * kept with every audit insert: for the whole workspace (`scope` 'workspace',
+ * `subject` ''), per connection and per agent (`subject` its id), by the
+ * hour (`bucket` the ISO timestamp's first 13 characters).
+ */
+export interface AuditActivityRollupTable {
+  workspace_id: string;
+  scope: 'workspace' | 'connection' | 'agent';
+  subject: string;
+  bucket: string;
+  bin: number;
+  calls: Int8;
+  refusals: Int8;
+  errors: Int8;
+}
+
 /** One row (`id` 1): bumped by every governance mutation. */
 export interface RevisionTable {
   id: number;
@@ -328,6 +348,7 @@ export interface Database {
   rate_limits: RateLimitTable;
   action_policies: ActionPolicyTable;
   audit_events: AuditEventTable;
+  audit_activity_rollup: AuditActivityRollupTable;
   admin_tokens: AdminTokenTable;
   settings: SettingTable;
   revision: RevisionTable;

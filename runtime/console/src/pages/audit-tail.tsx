@@ -2,7 +2,10 @@
  * The audit log's live tail: events written since the page opened, newest
  * first, with the page's filters. It polls `audit/tail` every two seconds
  * with the cursor the last read returned (the store's ids, so every
- * replica's events come, whichever replica answers), and rests while paused
+ * replica's events come, whichever replica answers). The cursor trails the
+ * newest events by a few seconds, so a read may answer events already shown:
+ * the ids shown above the cursor are kept and skipped, and the rows are kept
+ * in id order (one written earlier may show up later). It rests while paused
  * or while the tab is hidden. A screen reader hears a polite summary ("3 new
  * audit events") at most every ten seconds, never each event.
  */
@@ -29,11 +32,14 @@ export function AuditTail({ filters, names }: { filters: string; names: Map<stri
   const [error, setError] = useState<unknown>();
   const [said, setSaid] = useState('');
   const cursor = useRef<number | undefined>(undefined);
+  /** The ids shown above the cursor: a read may answer them again. */
+  const shown = useRef(new Set<number>());
   const unsaid = useRef({ count: 0, lastSaid: 0 });
 
   // Filters changed: start again from the log's newest event.
   useEffect(() => {
     cursor.current = undefined;
+    shown.current = new Set();
     setEvents([]);
   }, [filters]);
 
@@ -54,9 +60,13 @@ export function AuditTail({ filters, names }: { filters: string; names: Map<stri
           if (stopped) return;
           setError(undefined);
           cursor.current = tail.cursor;
-          if (tail.events.length > 0)
-            setEvents((kept) => [...[...tail.events].reverse(), ...kept].slice(0, KEPT));
-          announce(tail.events.length);
+          const seen = shown.current;
+          const added = tail.events.filter((event) => !seen.has(event.id));
+          for (const event of added) seen.add(event.id);
+          for (const id of seen) if (id <= tail.cursor) seen.delete(id);
+          if (added.length > 0)
+            setEvents((kept) => [...added, ...kept].sort((a, b) => b.id - a.id).slice(0, KEPT));
+          announce(added.length);
         } catch (problem) {
           if (!stopped) setError(problem);
         }

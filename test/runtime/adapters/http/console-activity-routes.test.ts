@@ -140,7 +140,7 @@ describe('/console/api/activity', () => {
 });
 
 describe('/console/api/audit/tail', () => {
-  it('reads on from its cursor what any writer added, with the filters, oldest first', async () => {
+  it('reads on from its cursor what any writer added, with the filters, oldest first, again until settled', async () => {
     const { store } = running.gateway.running.gateway;
     const workspace = (await store.workspaces.byName('default'))!;
     const viewer = await signedIn(PEOPLE.viewer);
@@ -158,23 +158,21 @@ describe('/console/api/audit/tail', () => {
       });
     // Written straight to the store, as another replica's request would be.
     await store.audit.appendMany([event('test.tail.first'), event('test.tail.second')]);
+    const ours = (events: Array<{ action: string }>) =>
+      events.map((e) => e.action).filter((action) => action.startsWith('test.tail.'));
     const next = await viewer.call('GET', `/audit/tail?afterId=${cursor}`);
-    expect(next.body.events.map((e: { action: string }) => e.action)).toEqual([
-      'test.tail.first',
-      'test.tail.second',
-    ]);
-    expect(next.body.cursor).toBe(next.body.events[1].id);
-    const none = await viewer.call('GET', `/audit/tail?afterId=${next.body.cursor}`);
-    expect(none.body).toEqual({ events: [], cursor: next.body.cursor });
-
-    // A filter that matches nothing new still moves the cursor past what it read.
-    await store.audit.appendMany([event('test.tail.third')]);
+    expect(ours(next.body.events)).toEqual(['test.tail.first', 'test.tail.second']);
+    // Just written, so not settled (audit-tail.ts): the cursor stays before them and the
+    // next read answers them again, for the client to skip.
+    const first = next.body.events.find((e: { action: string }) => e.action === 'test.tail.first');
+    expect(next.body.cursor).toBeLessThan(first.id);
+    const again = await viewer.call('GET', `/audit/tail?afterId=${next.body.cursor}`);
+    expect(ours(again.body.events)).toEqual(['test.tail.first', 'test.tail.second']);
     const filtered = await viewer.call(
       'GET',
-      `/audit/tail?afterId=${next.body.cursor}&action=test.tail.first`,
+      `/audit/tail?afterId=${next.body.cursor}&action=test.tail.second`,
     );
-    expect(filtered.body.events).toEqual([]);
-    expect(filtered.body.cursor).toBeGreaterThan(next.body.cursor);
+    expect(ours(filtered.body.events)).toEqual(['test.tail.second']);
     // Another workspace's owner reads their own events on from there (their sign-in), never ours.
     const otto = await signedIn(PEOPLE.otherOwner);
     const theirs = await otto.call('GET', `/audit/tail?afterId=${cursor}`);

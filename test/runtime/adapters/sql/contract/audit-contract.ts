@@ -1,6 +1,7 @@
 /** The audit log: append-only, queried newest first unless asked otherwise. */
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { AuditEvent, AuditQuery } from '../../../../../runtime/core/model/governance.ts';
+import { activityOfEvents, variedAuditEvents } from '../../../../support/activity-events.ts';
 import { anEvent, reasonOf, T0, T1, T2, T3 } from '../../../../support/store-fixtures.ts';
 import type { StoreSubject } from '../store-contract.ts';
 
@@ -69,6 +70,44 @@ export function describeAuditContract(subject: StoreSubject): void {
       ]);
     });
 
+    it('sum as the log does, for every bucket size, filter and range, whether written one by one or many at once', async () => {
+      const { store } = subject;
+      const events = variedAuditEvents();
+      const half = Math.floor(events.length / 2);
+      for (const event of events.slice(0, half)) await store.audit.append(event);
+      await store.audit.appendMany(events.slice(half, half + 3));
+      await store.audit.appendMany(events.slice(half + 3));
+      const stored = await store.audit.query({ ascending: true });
+      expect(stored).toHaveLength(events.length);
+      const filters = [
+        {},
+        { connectionId: 'conn_2' },
+        { connectionId: 'conn_none' },
+        { actorId: 'agt_1' },
+        { connectionId: 'conn_3', actorId: 'agt_3' },
+      ];
+      const ranges = [
+        ['2025-01-01T00:00:00.000Z', '2025-01-03T00:00:00.000Z'],
+        ['2025-01-01T10:00:00.000Z', '2025-01-02T00:00:00.000Z'],
+        ['2025-01-01T09:50:00.000Z', '2025-01-02T00:01:00.000Z'],
+        ['2025-01-01T09:59:59.999Z', '2025-01-02T00:00:30.000Z'],
+      ] as const;
+      let summed = 0;
+      for (const bucketChars of [10, 13, 15, 16] as const) {
+        for (const filter of filters) {
+          for (const [since, until] of ranges) {
+            for (const workspaceId of ['ws_1', 'ws_2']) {
+              const query = { workspaceId, since, until, bucketChars, ...filter };
+              const want = activityOfEvents(stored, query);
+              expect(await store.audit.activity(query), JSON.stringify(query)).toEqual(want);
+              summed += want.length;
+            }
+          }
+        }
+      }
+      expect(summed).toBeGreaterThan(1000);
+    });
+
     it('append many in one statement, in order, and all or none', async () => {
       const { store } = subject;
       const batch = [anEvent({ action: 'a' }), anEvent({ action: 'b' }), anEvent({ action: 'c' })];
@@ -81,6 +120,14 @@ export function describeAuditContract(subject: StoreSubject): void {
       const broken = [anEvent({ action: 'd' }), anEvent({ action: null as unknown as string })];
       await expect(store.audit.appendMany(broken)).rejects.toThrow();
       expect((await store.audit.query({})).map((e) => e.action)).not.toContain('d');
+      // Nor is the refused batch counted in the charts.
+      const day = { since: `${T0.slice(0, 10)}T00:00:00.000Z`, until: '2999-01-01T00:00:00.000Z' };
+      expect(
+        (await store.audit.activity({ workspaceId: 'ws_1', ...day, bucketChars: 10 })).reduce(
+          (sum, row) => sum + row.calls,
+          0,
+        ),
+      ).toBe(3);
     });
 
     describe('queried', () => {
@@ -152,6 +199,16 @@ export function describeAuditContract(subject: StoreSubject): void {
         const second = await page(first.at(-1)?.id ?? Number.NaN);
         expect(second.map((event) => event.id)).toEqual(ids.slice(4));
         expect(await store.audit.query({ afterId: ids[3] })).toHaveLength(2);
+      });
+
+      it('page a time range newest first, by id', async () => {
+        const { store } = subject;
+        const range = { workspaceId: 'ws_1', since: T1, until: T2, limit: 2 };
+        const first = await store.audit.query(range);
+        expect(first.map((event) => event.id)).toEqual([ids[4], ids[3]]);
+        const second = await store.audit.query({ ...range, beforeId: first.at(-1)?.id ?? 0 });
+        expect(second.map((event) => event.id)).toEqual([ids[1]]);
+        expect(await store.audit.query({ ...range, beforeId: ids[1] })).toEqual([]);
       });
 
       it.each([
