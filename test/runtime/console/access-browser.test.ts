@@ -29,6 +29,7 @@ import {
   startConsoleGateway,
 } from '../../support/console.ts';
 import { lookAt } from '../../support/console-look.ts';
+import { signedInPage } from '../../support/console-sign-in.ts';
 import { consent } from '../../support/oauth/consent-bot.ts';
 import { authorizeUrl, exchange, pkce, tokenRequest } from '../../support/oauth/raw-flow.ts';
 
@@ -48,15 +49,8 @@ afterAll(async () => {
 const ctx = () => running.gateway.running.gateway.operator('cli');
 const actionsNow = () => listActions(ctx(), { workspace: 'default', connection: CONNECTION });
 
-async function signedIn(name: string, fragment = ''): Promise<Page> {
-  const page = await (await browser.newContext()).newPage();
-  await page.goto(`${running.url}/console`);
-  await page.getByLabel('Member name').fill(name);
-  await page.getByLabel('Password').fill(PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('navigation', { name: 'Console' }).waitFor();
-  if (fragment) await page.goto(`${running.url}/console#${fragment}`);
-  return page;
+function signedIn(name: string, fragment = ''): Promise<Page> {
+  return signedInPage(browser, running.url, name, { fragment });
 }
 
 /** A client registered under a hostile name, signed in for the member `mia` on the consent page. */

@@ -6,11 +6,11 @@ import { HAS_CHROMIUM, launchChromium } from '../../support/chromium.ts';
 import {
   CONNECTION,
   type ConsoleGateway,
-  PASSWORD,
   PEOPLE,
   startConsoleGateway,
 } from '../../support/console.ts';
 import { lookAt } from '../../support/console-look.ts';
+import { signedInPage } from '../../support/console-sign-in.ts';
 import { callTool, mcpClient } from '../../support/gateway.ts';
 
 let running: ConsoleGateway;
@@ -46,19 +46,17 @@ async function callWeather(city: string): Promise<void> {
   }
 }
 
-async function signedIn(name: string, problems: string[]): Promise<Page> {
-  const page = await (await browser.newContext()).newPage();
-  // What the strict CSP would refuse (an inline style or script, another origin), and script errors.
-  page.on('console', (message) => {
-    if (/Content.Security.Policy|Refused to/i.test(message.text())) problems.push(message.text());
+function signedIn(name: string, problems: string[]): Promise<Page> {
+  return signedInPage(browser, running.url, name, {
+    // What the strict CSP would refuse (an inline style or script, another origin), and script errors.
+    watch: (page) => {
+      page.on('console', (message) => {
+        if (/Content.Security.Policy|Refused to/i.test(message.text()))
+          problems.push(message.text());
+      });
+      page.on('pageerror', (error) => problems.push(error.message));
+    },
   });
-  page.on('pageerror', (error) => problems.push(error.message));
-  await page.goto(`${running.url}/console`);
-  await page.getByLabel('Member name').fill(name);
-  await page.getByLabel('Password').fill(PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('navigation', { name: 'Console' }).waitFor();
-  return page;
 }
 
 describe.skipIf(!HAS_CHROMIUM)('the activity pages in Chromium', { timeout: 240_000 }, () => {

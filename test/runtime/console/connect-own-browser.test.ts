@@ -2,13 +2,9 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listActions } from '../../../runtime/core/operator/actions.ts';
 import { HAS_CHROMIUM, launchChromium } from '../../support/chromium.ts';
-import {
-  type ConsoleGateway,
-  PASSWORD,
-  PEOPLE,
-  startConsoleGateway,
-} from '../../support/console.ts';
+import { type ConsoleGateway, PEOPLE, startConsoleGateway } from '../../support/console.ts';
 import { lookAt } from '../../support/console-look.ts';
+import { signedInPage } from '../../support/console-sign-in.ts';
 import { type OAuthUpstream, startOAuthUpstream } from '../../support/remote/oauth-upstream.ts';
 import { startUpstream, type Upstream } from '../../support/remote/upstream-servers.ts';
 
@@ -59,12 +55,7 @@ afterAll(async () => {
 });
 
 async function connectPage(): Promise<Page> {
-  const page = await (await browser.newContext()).newPage();
-  await page.goto(`${running.url}/console`);
-  await page.getByLabel('Member name').fill(PEOPLE.owner);
-  await page.getByLabel('Password').fill(PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('navigation', { name: 'Console' }).waitFor();
+  const page = await signedInPage(browser, running.url, PEOPLE.owner);
   await page.getByRole('link', { name: 'Connect your own MCP server' }).click();
   await page.getByRole('heading', { name: 'Connect your own MCP server' }).waitFor();
   return page;

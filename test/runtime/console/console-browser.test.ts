@@ -14,6 +14,7 @@ import {
   startConsoleGateway,
 } from '../../support/console.ts';
 import { lookAt } from '../../support/console-look.ts';
+import { signedInPage } from '../../support/console-sign-in.ts';
 import { startUpstream } from '../../support/remote/upstream-servers.ts';
 
 const HOSTILE = '<img src=x onerror="document.title=1"> Reports the weather \u202eevil\x1b[31m now';
@@ -29,14 +30,8 @@ afterAll(async () => {
   await running?.close();
 });
 
-async function signedIn(name: string): Promise<Page> {
-  const page = await (await browser.newContext()).newPage();
-  await page.goto(`${running.url}/console`);
-  await page.getByLabel('Member name').fill(name);
-  await page.getByLabel('Password').fill(PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('navigation', { name: 'Console' }).waitFor();
-  return page;
+function signedIn(name: string): Promise<Page> {
+  return signedInPage(browser, running.url, name);
 }
 
 // axe-core and full-page screenshots at two widths take their time on a shared machine.

@@ -1,13 +1,9 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HAS_CHROMIUM, launchChromium } from '../../support/chromium.ts';
-import {
-  type ConsoleGateway,
-  PASSWORD,
-  PEOPLE,
-  startConsoleGateway,
-} from '../../support/console.ts';
+import { type ConsoleGateway, PEOPLE, startConsoleGateway } from '../../support/console.ts';
 import { lookAt } from '../../support/console-look.ts';
+import { signedInPage } from '../../support/console-sign-in.ts';
 import { callTool, mcpClient } from '../../support/gateway.ts';
 import { type PrismServer, startPrism } from '../../support/prism.ts';
 import { type RecordingProxy, startRecordingProxy } from '../../support/recording-proxy.ts';
@@ -35,14 +31,8 @@ afterAll(async () => {
   await prism?.stop();
 });
 
-async function signedIn(name: string): Promise<Page> {
-  const page = await (await browser.newContext()).newPage();
-  await page.goto(`${running.url}/console`);
-  await page.getByLabel('Member name').fill(name);
-  await page.getByLabel('Password').fill(PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('navigation', { name: 'Console' }).waitFor();
-  return page;
+function signedIn(name: string): Promise<Page> {
+  return signedInPage(browser, running.url, name);
 }
 
 const cards = (page: Page) => page.locator('li.gallery-card[data-app]:not([data-app="own"])');
