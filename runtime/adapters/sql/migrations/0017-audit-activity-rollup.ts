@@ -17,7 +17,7 @@
  *   enough at a million events; a minute span as well doubled what every
  *   audit write paid for them.
  * - Bins in rows, not columns: an event touches one counter per row, the
- *   read groups like the log's own sum did, and a new bin needs no migration.
+ *   read groups like the log's own sum did, and a new bin needs no new column.
  * - SQLite keeps it WITHOUT ROWID: the rows sit in key order, so a chart's
  *   read is one range of the table itself.
  * - Kept by a trigger on `audit_events`, so every insert adds to it in the
