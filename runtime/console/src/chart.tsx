@@ -48,7 +48,11 @@ export function Chart({ times, series, unit }: ChartProps) {
           height: HEIGHT,
           legend: { show: true },
           cursor: { drag: { x: false, y: false } },
-          scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(max, 1)] } },
+          // Room above the highest point, so it is never drawn on the chart's edge.
+          scales: {
+            x: { time: true },
+            y: { range: (_u, _min, max) => [0, Math.max(max * 1.15, 1)] },
+          },
           axes: [
             axis,
             {
@@ -65,7 +69,7 @@ export function Chart({ times, series, unit }: ChartProps) {
               width: 2,
               spanGaps: false,
               // A series with gaps shows its points, so one alone between empty periods still shows.
-              points: { show: s.values.includes(null), size: 5, fill: color(s.color) },
+              points: { show: s.values.includes(null), size: 7, fill: color(s.color) },
               ...(s.dash ? { dash: s.dash } : {}),
             })),
           ],

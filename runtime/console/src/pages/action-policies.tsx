@@ -9,8 +9,8 @@ import { Problem } from '../problem.tsx';
 import { shown } from '../shown.ts';
 import type { ActionView } from '../types.ts';
 import { useChange } from '../use-change.ts';
+import { ClassBadge, FeatureKind } from './action-badges.tsx';
 import type { SectionProps } from './connection-access.tsx';
-import { FeatureKind } from './feature-kind.tsx';
 import { SectionHeading } from './server-label.tsx';
 import { TurnButton } from './turn-button.tsx';
 
@@ -51,7 +51,9 @@ export function ActionPolicies({
               <td data-label="Action">
                 <code>{shown(action.name)}</code> <FeatureKind action={action} />
               </td>
-              <td data-label="Class">{action.classification}</td>
+              <td data-label="Class">
+                <ClassBadge action={action} />
+              </td>
               <td data-label="State">
                 <span class={`badge state-${action.state}`}>
                   {action.state === 'enabled'

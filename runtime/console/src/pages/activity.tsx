@@ -11,6 +11,7 @@ import { api, queryOf } from '../api.ts';
 import { Chart, type ChartSeries } from '../chart.tsx';
 import { Problem } from '../problem.tsx';
 import { shown } from '../shown.ts';
+import { ShownTime } from '../shown-time.tsx';
 import type { Agent, ConnectionSummary } from '../types.ts';
 import { useLoad } from '../use-load.ts';
 
@@ -175,7 +176,9 @@ function Buckets({ data }: { data: Activity }) {
           <tbody>
             {busy.map((point) => (
               <tr key={point.at} data-bucket={point.at}>
-                <td data-label="From">{new Date(point.at).toLocaleString()}</td>
+                <td data-label="From">
+                  <ShownTime at={point.at} />
+                </td>
                 {FIGURES.map((figure) => (
                   <td key={figure.id} data-label={figure.label}>
                     {figure.text(point)}

@@ -8,6 +8,7 @@ import { api } from '../api.ts';
 import { Notice } from '../notice.tsx';
 import { Problem } from '../problem.tsx';
 import { shown } from '../shown.ts';
+import { ShownTime } from '../shown-time.tsx';
 import type { Agent } from '../types.ts';
 import { useChange } from '../use-change.ts';
 import { useLoad } from '../use-load.ts';
@@ -77,7 +78,9 @@ export function AgentsPage({ canChange }: { canChange: boolean }) {
                   <code>{shown(agent.keyPrefix)}…</code>
                 </td>
                 <td data-label="Status">{agent.status}</td>
-                <td data-label="Created">{new Date(agent.createdAt).toLocaleString()}</td>
+                <td data-label="Created">
+                  <ShownTime at={agent.createdAt} />
+                </td>
                 <td data-label="">
                   {agent.status === 'active' ? (
                     <RevokeButton
@@ -124,7 +127,7 @@ function NewKey({ agent, agentKey }: { agent: Agent; agentKey: string }) {
   return (
     <section class="panel" aria-labelledby="new-key">
       <h2 id="new-key">Key of {shown(agent.name)}</h2>
-      <p class="notice" role="status">
+      <p class="caution" role="status">
         This key is shown once. Copy it now: the gateway keeps only its hash.
       </p>
       <label for="agent-key">Agent key</label>
@@ -145,8 +148,8 @@ function NewKey({ agent, agentKey }: { agent: Agent; agentKey: string }) {
         {copied}
       </p>
       <p class="note">
-        The agent can use no connection yet: grant it one with{' '}
-        <code>portcullis grant {shown(agent.name)} &lt;connection&gt;</code>.
+        The agent can use no connection yet: grant it one under <b>Grants</b> on a connection's page
+        (<a href="#/connections">Connections</a>).
       </p>
     </section>
   );

@@ -1,11 +1,14 @@
 /** One audit event as a row of the audit log's tables (the log's pages and its live tail). */
 import { shown } from '../shown.ts';
+import { ShownTime } from '../shown-time.tsx';
 import type { AuditEvent } from '../types.ts';
 
 export function AuditRow({ event, names }: { event: AuditEvent; names: Map<string, string> }) {
   return (
     <tr data-event={event.id}>
-      <td data-label="Time">{new Date(event.at).toLocaleString()}</td>
+      <td data-label="Time">
+        <ShownTime at={event.at} />
+      </td>
       <td data-label="Actor">{shown(event.actorName)}</td>
       <td data-label="Action">
         <code>{shown(event.action)}</code>

@@ -9,6 +9,7 @@ import { api } from '../api.ts';
 import { Notice } from '../notice.tsx';
 import { Problem } from '../problem.tsx';
 import { shown } from '../shown.ts';
+import { ShownTime } from '../shown-time.tsx';
 import { useChange } from '../use-change.ts';
 import { useLoad } from '../use-load.ts';
 import { RevokeButton } from './revoke-button.tsx';
@@ -25,8 +26,6 @@ interface ConsentRow {
   updatedAt: string;
   revokedAt: string | null;
 }
-
-const when = (at: string) => new Date(at).toLocaleString();
 
 export function ClientsPage({ canChange }: { canChange: boolean }) {
   const { data, error, reload } = useLoad(() => api<ConsentRow[]>('GET', '/consents'), 'consents');
@@ -87,11 +86,11 @@ export function ClientsPage({ canChange }: { canChange: boolean }) {
                       ))}
                 </td>
                 <td data-label="Approved">
-                  {when(c.createdAt)}
+                  <ShownTime at={c.createdAt} />
                   {c.updatedAt !== c.createdAt ? (
                     <span class="note">
                       <br />
-                      again {when(c.updatedAt)}
+                      again <ShownTime at={c.updatedAt} />
                     </span>
                   ) : null}
                 </td>
@@ -99,7 +98,9 @@ export function ClientsPage({ canChange }: { canChange: boolean }) {
                   {c.status === 'active' ? (
                     <span class="badge health-ok">active</span>
                   ) : (
-                    <span class="badge">revoked {c.revokedAt ? when(c.revokedAt) : ''}</span>
+                    <span class="badge">
+                      revoked {c.revokedAt ? <ShownTime at={c.revokedAt} /> : ''}
+                    </span>
                   )}
                 </td>
                 <td data-label="">

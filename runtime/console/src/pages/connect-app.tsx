@@ -124,8 +124,8 @@ function ConnectForm({ app, canChange }: { app: GalleryApp; canChange: boolean }
         <section class="panel" aria-labelledby="sign-in">
           <h2 id="sign-in">Sign in to continue</h2>
           <p>
-            {shown(app.name)} signs you in in your browser, at its own site. You will see which host
-            you are sent to before you go.
+            {shown(app.name)} asks you to sign in at its own site, in your browser. You will see
+            which host you are sent to before you go.
           </p>
           <div class="actions">
             <button

@@ -15,6 +15,7 @@ import { shown } from '../shown.ts';
 import type { ActionView } from '../types.ts';
 import { useChange } from '../use-change.ts';
 import { useLoad } from '../use-load.ts';
+import { ClassBadge } from './action-badges.tsx';
 import type { AuthState } from './connect-auth.tsx';
 import { ServerLabel } from './server-label.tsx';
 
@@ -196,7 +197,7 @@ function ReviewStep({ step, canChange }: { step: ConnectStep; canChange: boolean
           return (
             <li key={action.action} data-found={action.name}>
               <div>
-                <code>{shown(action.name)}</code> <span class="badge">{action.classification}</span>{' '}
+                <code>{shown(action.name)}</code> <ClassBadge action={action} />{' '}
                 <span class={`badge state-${action.state}`}>{STATE_WORDS[action.state]}</span>
                 {action.review === 'reviewed' ? <span class="badge">reviewed</span> : null}
               </div>

@@ -14,6 +14,7 @@ import { shown } from '../shown.ts';
 import type { ActionView, Agent } from '../types.ts';
 import { useChange } from '../use-change.ts';
 import { useLoad } from '../use-load.ts';
+import { ClassBadge } from './action-badges.tsx';
 import { CLASSES } from './review-by-class.tsx';
 import { RevokeButton } from './revoke-button.tsx';
 import { SectionHeading, type Server } from './server-label.tsx';
@@ -239,7 +240,7 @@ export function Grants({ connection, server, actions, canChange, onChanged }: Se
                     onChange={(e) => toggle(a.name, e.currentTarget.checked)}
                   />
                   <span>
-                    <code>{shown(a.name)}</code> <span class="badge">{a.classification}</span>
+                    <code>{shown(a.name)}</code> <ClassBadge action={a} />
                     {a.state !== 'enabled' ? <span class="note"> (off)</span> : null}
                   </span>
                 </label>
@@ -266,8 +267,9 @@ export function Grants({ connection, server, actions, canChange, onChanged }: Se
                 <code>
                   portcullis credential set {shown(connection)} --agent{' '}
                   {agent ? shown(agent) : '<agent>'}
-                </code>
-                , or, for a server people sign in to, the agent's person signs in when asked.
+                </code>{' '}
+                from the command line; for a server people sign in to, the person the agent acts for
+                signs in when asked.
               </p>
             ) : null}
           </fieldset>

@@ -6,6 +6,7 @@
 import { api } from '../api.ts';
 import { Problem } from '../problem.tsx';
 import { shown } from '../shown.ts';
+import { ShownTime } from '../shown-time.tsx';
 import type { ConnectionSummary } from '../types.ts';
 import { useLoad } from '../use-load.ts';
 import { ServerLabel, serverOf } from './server-label.tsx';
@@ -88,7 +89,7 @@ function Row({ summary }: { summary: ConnectionSummary }) {
           <>
             <code>{shown(lastError.reason ?? 'error')}</code>{' '}
             <span class="note">
-              {shown(lastError.action)}, {new Date(lastError.at).toLocaleString()}
+              {shown(lastError.action)}, <ShownTime at={lastError.at} />
             </span>
           </>
         ) : (

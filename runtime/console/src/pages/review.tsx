@@ -15,12 +15,13 @@ import { api } from '../api.ts';
 import { Notice } from '../notice.tsx';
 import { Problem } from '../problem.tsx';
 import { shown } from '../shown.ts';
+import { ShownTime } from '../shown-time.tsx';
 import type { ActionView, ConnectionSummary, ContractChange, TextPart } from '../types.ts';
 import { useChange } from '../use-change.ts';
 import { useLoad } from '../use-load.ts';
+import { ClassBadge, FeatureKind } from './action-badges.tsx';
 import { ActionPolicies } from './action-policies.tsx';
 import { ClassPolicies, Grants } from './connection-access.tsx';
-import { FeatureKind } from './feature-kind.tsx';
 import { QueueByClass } from './review-by-class.tsx';
 import { ServerLabel, serverOf } from './server-label.tsx';
 
@@ -63,7 +64,7 @@ export function ReviewPage({ connection, canChange }: { connection: string; canC
           <article class="review-item" key={action.action} data-action={action.name}>
             <h3>
               <code>{shown(action.name)}</code> <FeatureKind action={action} />{' '}
-              <span class="badge">{action.classification}</span>{' '}
+              <ClassBadge action={action} />{' '}
               <span class="badge">{action.review === 'new' ? 'new' : 'contract changed'}</span>
             </h3>
             {action.title !== action.action ? <p>{shown(action.title)}</p> : null}
@@ -71,7 +72,9 @@ export function ReviewPage({ connection, canChange }: { connection: string; canC
               <Change key={c.field} change={c} />
             ))}
             {action.changedSince ? (
-              <p class="note">Changed since {new Date(action.changedSince).toLocaleString()}.</p>
+              <p class="note">
+                Changed since <ShownTime at={action.changedSince} />.
+              </p>
             ) : null}
             <div class="actions">
               <button
