@@ -248,6 +248,8 @@ describe.skipIf(!HAS_CHROMIUM)('access and review in Chromium', { timeout: 240_0
     await expect(alert.textContent()).resolves.toContain('conflict');
     await expect(alert.textContent()).resolves.toContain('only owner');
     expect((await roles())[PEOPLE.owner]).toBe('owner');
+    // The refused choice is not left showing as if it had been made.
+    await expect(me.getByLabel(`New role of ${PEOPLE.owner}`).inputValue()).resolves.toBe('owner');
     await lookAt(page, 'console-members-last-owner');
     await page.context().close();
   });

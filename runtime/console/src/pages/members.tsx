@@ -181,14 +181,16 @@ function MemberLine({
               type="button"
               class="small"
               disabled={role === member.role}
-              onClick={() =>
-                run(
+              onClick={async () => {
+                const changed = await run(
                   `${path}/role`,
                   { role },
                   `${member.name} is now ${role === 'operator' ? 'an' : 'a'} ${role}.`,
                   isMe,
-                )
-              }
+                );
+                // Refused: the choice goes back to the role the member still has.
+                if (!changed) setRole(member.role);
+              }}
             >
               Change role <span class="skip">of {shown(member.name)}</span>
             </button>
