@@ -133,7 +133,8 @@ export function ConnectOwnPage({
             error={error}
           />
           <div class="actions">
-            <button type="submit" class="primary" disabled={busy}>
+            {/* Once a link is checked, the next step's button is the one to press: this one steps back. */}
+            <button type="submit" class={step ? undefined : 'primary'} disabled={busy}>
               {busy ? 'Checking…' : 'Check link'}
             </button>
           </div>

@@ -171,7 +171,7 @@ function ReviewStep({ step, canChange }: { step: ConnectStep; canChange: boolean
           names === 'all' ? { all: true } : { actions: names },
         ),
       names === 'all'
-        ? `Approved every action of ${step.connection}.`
+        ? `Approved every action of ${step.connection}: its reads are on; writes and destructive actions stay off until you turn them on.`
         : `Approved: ${names.join(', ')}`,
     );
   const server = stored.data?.server ?? step.server;
@@ -198,7 +198,7 @@ function ReviewStep({ step, canChange }: { step: ConnectStep; canChange: boolean
             <li key={action.action} data-found={action.name}>
               <div>
                 <code>{shown(action.name)}</code> <ClassBadge action={action} />{' '}
-                <span class={`badge state-${action.state}`}>{STATE_WORDS[action.state]}</span>
+                <span class={`badge state-${action.state}`}>{STATE_WORDS[action.state]}</span>{' '}
                 {action.review === 'reviewed' ? <span class="badge">reviewed</span> : null}
               </div>
               {text?.title ? <p class="found-title">{shown(text.title)}</p> : null}
