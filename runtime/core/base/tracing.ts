@@ -109,17 +109,7 @@ export function inSpan<T>(
     span.end();
     return Promise.reject(error);
   }
-  return settled.then(
-    (value) => {
-      span.end();
-      return value;
-    },
-    (error: unknown) => {
-      failSpan(span, error);
-      span.end();
-      throw error;
-    },
-  );
+  return endedWhenSettled(span, settled);
 }
 
 /**
@@ -145,7 +135,12 @@ export function leafSpan<T>(name: string, parent: SpanParent, body: (span: Span)
     span.end();
     return result;
   }
-  return result.then(
+  return endedWhenSettled(span, result) as T;
+}
+
+/** `settled`, with `span` ended as it settles (marked failed when it fails). */
+function endedWhenSettled<T>(span: Span, settled: Promise<T>): Promise<T> {
+  return settled.then(
     (value) => {
       span.end();
       return value;
@@ -155,7 +150,7 @@ export function leafSpan<T>(name: string, parent: SpanParent, body: (span: Span)
       span.end();
       throw error;
     },
-  ) as T;
+  );
 }
 
 function failSpan(span: Span, error: unknown): void {

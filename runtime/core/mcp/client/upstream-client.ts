@@ -17,7 +17,12 @@ import type { CancelSignal } from '../../base/cancellation.ts';
 import { GatewayError, RpcCode } from '../../base/errors.ts';
 import { isPlainObject } from '../../base/json-value.ts';
 import type { TraceCarrier } from '../../base/tracing.ts';
-import type { GuardedClient, OutboundReply } from '../../outbound/guarded-client.ts';
+import type {
+  GuardedClient,
+  OutboundReply,
+  OutboundRequest,
+  SendOptions,
+} from '../../outbound/guarded-client.ts';
 import type { Redactor } from '../../outbound/redaction.ts';
 import type { StreamedReply } from '../../outbound/streamed-exchange.ts';
 import {
@@ -278,22 +283,11 @@ export class UpstreamClient {
     id: JsonRpcId,
     options: ExchangeOptions,
   ): Promise<OutboundReply | UpstreamMessages> {
-    const { headers, body } = this.#request(target, session, message);
     let opened: StreamedReply;
     try {
       opened = await this.#client.open(
-        {
-          method: 'POST',
-          url: target.url,
-          headers,
-          body,
-          redactor: target.redactor,
-          trace: options.trace,
-        },
-        {
-          maxReplyBytes: MAX_REMOTE_REPLY_BYTES,
-          ...(options.cancel ? { cancel: options.cancel } : {}),
-        },
+        this.#postOf(target, session, message, options),
+        sendOptionsOf(options),
       );
     } catch (error) {
       throw tooLargeOr(error);
@@ -462,25 +456,32 @@ export class UpstreamClient {
     message: RequestMessage | NotificationMessage | OutgoingMessage,
     options: ExchangeOptions = {},
   ): Promise<OutboundReply> {
-    const { headers, body } = this.#request(target, session, message);
     try {
       return await this.#client.send(
-        {
-          method: 'POST',
-          url: target.url,
-          headers,
-          body,
-          redactor: target.redactor,
-          trace: options.trace,
-        },
-        {
-          maxReplyBytes: MAX_REMOTE_REPLY_BYTES,
-          ...(options.cancel ? { cancel: options.cancel } : {}),
-        },
+        this.#postOf(target, session, message, options),
+        sendOptionsOf(options),
       );
     } catch (error) {
       throw tooLargeOr(error);
     }
+  }
+
+  /** `message` POSTed to the target, as the guarded client takes it, in the call's trace. */
+  #postOf(
+    target: UpstreamTarget,
+    session: UpstreamSession,
+    message: RequestMessage | NotificationMessage | OutgoingMessage,
+    options: ExchangeOptions,
+  ): OutboundRequest {
+    const { headers, body } = this.#request(target, session, message);
+    return {
+      method: 'POST',
+      url: target.url,
+      headers,
+      body,
+      redactor: target.redactor,
+      trace: options.trace,
+    };
   }
 
   /** A POST's headers (the credential's, the transport's, the session's) and body. */
@@ -501,6 +502,14 @@ export class UpstreamClient {
       Object.assign(headers, mirroredHeaders(message.method, message.params));
     return { headers, body: JSON.stringify(message) };
   }
+}
+
+/** What every exchange with a remote server allows: its reply's size, and the call's cancellation. */
+function sendOptionsOf(options: ExchangeOptions): SendOptions {
+  return {
+    maxReplyBytes: MAX_REMOTE_REPLY_BYTES,
+    ...(options.cancel ? { cancel: options.cancel } : {}),
+  };
 }
 
 /** The guarded client's size refusal, as this transport's reason code. */
