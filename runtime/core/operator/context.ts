@@ -15,6 +15,7 @@ import type { Executors } from '../sources/executor.ts';
 import type { RemoteDiscovery, RemoteMcp } from '../sources/remote-mcp/remote-mcp.ts';
 import type { CredentialVault } from '../vault/credential-vault.ts';
 import { inputProblem } from './input-issues.ts';
+import type { ReviewFlaggedMode } from './review-flag-views.ts';
 
 export interface KeyLocation {
   dataDir: string;
@@ -40,6 +41,8 @@ export interface OperatorContext {
   now: () => Date;
   /** Tells every replica that governance changed (agents' tool lists may have): the surface calls it after a verb. */
   changed?: () => void;
+  /** `block`: a flagged remote item is approved only with force (`PORTCULLIS_REVIEW_FLAGGED`); default `show`. */
+  reviewFlagged?: ReviewFlaggedMode;
 }
 
 /**
