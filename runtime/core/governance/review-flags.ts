@@ -25,6 +25,9 @@ export type ReviewRuleId =
   | 'long-text'
   | 'asks-for-secret';
 
+/** Whether a flagged item may be approved without force (`PORTCULLIS_REVIEW_FLAGGED`). */
+export type ReviewFlaggedMode = 'show' | 'block';
+
 export interface ReviewFlag {
   rule: ReviewRuleId;
   /** The rule's title, for a listing. */

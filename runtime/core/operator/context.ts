@@ -7,6 +7,7 @@ import { GatewayError, REASONS } from '../base/errors.ts';
 import { didYouMean } from '../base/nearest-word.ts';
 import type { CatalogSet } from '../catalog/catalog-set.ts';
 import { auditEvent } from '../governance/audit-event.ts';
+import type { ReviewFlaggedMode } from '../governance/review-flags.ts';
 import type { ToolSources } from '../governance/tool-source.ts';
 import type { UpstreamSignIn } from '../identity/oauth-client/upstream-sign-in.ts';
 import type { NewAuditEvent, Workspace } from '../model/governance.ts';
@@ -15,7 +16,6 @@ import type { Executors } from '../sources/executor.ts';
 import type { RemoteDiscovery, RemoteMcp } from '../sources/remote-mcp/remote-mcp.ts';
 import type { CredentialVault } from '../vault/credential-vault.ts';
 import { inputProblem } from './input-issues.ts';
-import type { ReviewFlaggedMode } from './review-flag-views.ts';
 
 export interface KeyLocation {
   dataDir: string;

@@ -11,10 +11,7 @@ import { featureReviewItem, toolReviewItem } from '../governance/review-item.ts'
 import type { ActionPolicy, Connection } from '../model/governance.ts';
 import type { RemoteFeature, RemoteTool } from '../model/remote.ts';
 import { REMOTE_MCP_PROVIDER } from '../model/remote.ts';
-import type { OperatorContext } from './context.ts';
-
-/** Whether a flagged item may be approved without force (`PORTCULLIS_REVIEW_FLAGGED`). */
-export type ReviewFlaggedMode = 'show' | 'block';
+import type { Store } from '../ports/store.ts';
 
 export interface PinnedItems {
   tools: ReadonlyMap<string, RemoteTool>;
@@ -23,7 +20,7 @@ export interface PinnedItems {
 
 /** Each pinned action's flags, by action; absent for one with none (and for a native connection). */
 export async function flagsByAction(
-  ctx: Pick<OperatorContext, 'store'>,
+  ctx: { store: Store },
   connection: Connection,
   policies: readonly ActionPolicy[],
   pinned: PinnedItems,
@@ -47,7 +44,7 @@ export async function flagsByAction(
 }
 
 async function reviewContextOf(
-  ctx: Pick<OperatorContext, 'store'>,
+  ctx: { store: Store },
   connection: Connection,
   tools: readonly string[],
 ): Promise<ReviewContext> {
