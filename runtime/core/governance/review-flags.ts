@@ -207,10 +207,22 @@ function invisibleIn(texts: readonly ReviewText[]): Finding[] {
       // Tabs and line breaks are layout; a zero-width joiner between two pictographs joins an emoji (👩‍💻).
       if (c === '\t' || c === '\n' || c === '\r') continue;
       if (c === '\u200d' && joinsEmoji(text, match.index)) continue;
-      return [{ field, excerpt: excerptAt(text, match.index, c.length) }];
+      return [{ field, excerpt: `${excerptAt(text, match.index, c.length)}${hiddenTags(text)}` }];
     }
     return [];
   });
+}
+
+/** What Unicode tag characters spell (a model reads them as the ASCII they shadow), for the excerpt. */
+function hiddenTags(text: string): string {
+  let spelled = '';
+  for (const c of text) {
+    const code = c.codePointAt(0)!;
+    if (code >= 0xe0020 && code <= 0xe007e) spelled += String.fromCodePoint(code - 0xe0000);
+  }
+  return spelled === ''
+    ? ''
+    : ` (its Unicode tags spell: ${JSON.stringify(spelled.slice(0, 200))})`;
 }
 
 function joinsEmoji(text: string, index: number): boolean {
