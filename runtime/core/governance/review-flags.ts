@@ -34,7 +34,7 @@ export interface ReviewFlag {
   title: string;
   /** Where the text is: `description`, `inputSchema /properties/q/description`. */
   field: string;
-  /** The server's text around what fired (at most ~160 characters): hostile, shown inert. */
+  /** The server's text around what fired (a few hundred characters at most): hostile, shown inert. */
   excerpt: string;
 }
 
@@ -278,8 +278,24 @@ function words(name: string): string {
     .toLowerCase();
 }
 
+/**
+ * The text around what fired, bounded: a long match keeps its two ends, and a
+ * run of blank space is said, not shown, so the text it hides is in view.
+ */
 function excerptAt(text: string, index: number, length: number): string {
-  const start = Math.max(0, index - EXCERPT_SIDE);
-  const end = Math.min(text.length, index + length + EXCERPT_SIDE);
-  return `${start > 0 ? '…' : ''}${text.slice(start, end)}${end < text.length ? '…' : ''}`;
+  const start = whole(text, Math.max(0, index - EXCERPT_SIDE));
+  const end = whole(text, Math.min(text.length, index + length + EXCERPT_SIDE));
+  const matched = text.slice(index, index + length);
+  const middle = /^\s+$/u.test(matched)
+    ? ` [${matched.length.toLocaleString('en-US')} blank characters] `
+    : matched.length > 2 * EXCERPT_SIDE
+      ? `${matched.slice(0, whole(matched, EXCERPT_SIDE))}…${matched.slice(whole(matched, matched.length - EXCERPT_SIDE))}`
+      : matched;
+  return `${start > 0 ? '…' : ''}${text.slice(start, index)}${middle}${text.slice(index + length, end)}${end < text.length ? '…' : ''}`;
+}
+
+/** An index moved off the middle of a surrogate pair, so no excerpt holds half a character. */
+function whole(text: string, index: number): number {
+  const code = text.charCodeAt(index);
+  return code >= 0xdc00 && code <= 0xdfff && index > 0 ? index - 1 : index;
 }

@@ -31,10 +31,8 @@ export function ReviewFlags({ flags, item }: { flags: ReviewFlag[]; item: string
           <li key={index} data-rule={flag.rule}>
             <span class="flag-rule">{flag.title}</span> <code>{flag.rule}</code>{' '}
             <span class="note">in {shown(flag.field)}</span>
-            {/* Focusable: a long flagged text scrolls, and a keyboard must reach it. */}
-            <pre class="flag-text" tabIndex={0} aria-label={`Flagged text in ${shown(flag.field)}`}>
-              {shown(flag.excerpt)}
-            </pre>
+            {/* The excerpt is bounded by the rules, so the box grows to hold it and never scrolls. */}
+            <pre class="flag-text">{shown(flag.excerpt)}</pre>
           </li>
         ))}
       </ul>
@@ -60,7 +58,7 @@ export function PastFlags({ what, canChange, onConfirm, onCancel }: PastFlagsPro
   const [read, setRead] = useState(false);
   const id = `past-flags-${what.replace(/[^A-Za-z0-9_-]/g, '-')}`;
   return (
-    <div class="caution past-flags" role="group" aria-labelledby={`${id}-head`}>
+    <fieldset class="caution past-flags" aria-labelledby={`${id}-head`}>
       <p id={`${id}-head`}>
         This deployment holds flagged items until they are approved past their flags. Approve{' '}
         <b>{shown(what)}</b> all the same?
@@ -82,6 +80,6 @@ export function PastFlags({ what, canChange, onConfirm, onCancel }: PastFlagsPro
           Cancel
         </button>
       </div>
-    </div>
+    </fieldset>
   );
 }
