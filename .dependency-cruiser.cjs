@@ -19,6 +19,7 @@ const LAYERS = [
   ['vault', '^runtime/core/vault/'],
   ['mcp/wire', '^runtime/core/mcp/wire/'],
   ['mcp/server, mcp/client', '^runtime/core/mcp/(server|client)/'],
+  ['tasks', '^runtime/core/tasks/'],
   ['identity', '^runtime/core/identity/'],
   ['sources', '^runtime/core/sources/'],
   ['pipeline', '^runtime/core/pipeline/'],

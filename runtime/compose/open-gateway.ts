@@ -38,6 +38,8 @@ import { NativeRestExecutor } from '../core/sources/native-rest/native-rest-exec
 import { upstreamOverride } from '../core/sources/native-rest/upstream-override.ts';
 import { RemoteHealthProbe } from '../core/sources/remote-mcp/health-probe.ts';
 import { storedCredentialIdentity } from '../core/sources/remote-mcp/held-credentials.ts';
+import { TaskIds } from '../core/tasks/task-ids.ts';
+import { TaskSweep } from '../core/tasks/task-sweep.ts';
 import { CredentialVault } from '../core/vault/credential-vault.ts';
 import { loadKeyring, reloadKeyring } from '../core/vault/key-file.ts';
 import { openOAuth } from './open-oauth.ts';
@@ -196,8 +198,10 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
       liveSessions: options.liveSessions ?? (() => 0),
       connections: () => store.connections.all(),
     });
+    const masterKeys = [keys.keyring.current, ...keys.keyring.previous].map((key) => key.bytes);
     const tools = new GovernedTools({
       metrics,
+      taskIds: TaskIds.fromMasterKeys(masterKeys),
       store,
       audit: new AuditLog(store),
       principals: new Principals(governance, [
@@ -241,13 +245,13 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
       refresh: (connection, endpoint) =>
         refreshConnection(pinning, connection, endpoint).then(() => watch.announce()),
     });
-    const requestState = RequestStateSealer.fromMasterKeys(
-      [keys.keyring.current, ...keys.keyring.previous].map((key) => key.bytes),
-    );
+    const requestState = RequestStateSealer.fromMasterKeys(masterKeys);
+    const taskSweep = new TaskSweep({ prune: () => tools.tasks.prune(), report });
     // Last: everything above can fail, and a token made before it would never be printed.
     const adminToken = await firstAdminToken(store, now());
     sessionSweep.start();
     healthProbe.start();
+    taskSweep.start();
     return {
       config,
       store,
@@ -273,6 +277,7 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
       async close({ cancelCalls = false } = {}) {
         await healthProbe.stop();
         await sessionSweep.stop();
+        await taskSweep.stop();
         listChanges.close();
         subscriptions.close();
         remote.executor.cancelHeld();

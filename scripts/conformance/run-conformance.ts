@@ -246,6 +246,47 @@ function requirementsOf(revision: Revision): { scored: string[]; notScored: Map<
   };
 }
 
+/** The tasks extension's server scenarios (SEP-2663), run at 2026-07-28 unless forced to another revision. */
+export const TASK_SCENARIOS = [
+  'tasks-lifecycle',
+  'tasks-capability-negotiation',
+  'tasks-wire-fields',
+  'tasks-request-state-removal',
+  'tasks-mrtr-input',
+  'tasks-request-headers',
+  'tasks-dispatch-and-envelope',
+  'tasks-status-notifications',
+  'tasks-required-task-error',
+  'tasks-mrtr-composition',
+] as const;
+
+/**
+ * Runs the named server scenarios against one target (through the
+ * header-adding proxy), each on its own: their counts by scenario. With
+ * `revision`, each is run at that revision's wire even where the suite does
+ * not apply it there (`--force`).
+ */
+export async function runScenarios(
+  target: ConformanceTarget,
+  scenarios: readonly string[],
+  options: { revision?: Revision; outputDir?: string; timeoutMs?: number } = {},
+): Promise<Map<string, Counts>> {
+  const outputDir = options.outputDir ?? (await mkdtemp(join(tmpdir(), 'portcullis-conformance-')));
+  const proxy = await startAuthProxy(target);
+  try {
+    for (const scenario of scenarios)
+      await runSuite([
+        'server',
+        ...['--url', proxy.url, '-o', outputDir, '--timeout', String(options.timeoutMs ?? 30_000)],
+        ...['--scenario', scenario],
+        ...(options.revision === undefined ? [] : ['--spec-version', options.revision, '--force']),
+      ]);
+  } finally {
+    await proxy.close();
+  }
+  return countsIn(outputDir);
+}
+
 async function runRequirements(
   target: ConformanceTarget,
   revision: Revision,
@@ -262,6 +303,11 @@ async function runRequirements(
   } finally {
     await proxy.close();
   }
+  return countsIn(outputDir);
+}
+
+/** What the suite wrote to `outputDir`: each scenario's counts. */
+async function countsIn(outputDir: string): Promise<Map<string, Counts>> {
   const results = new Map<string, Counts>();
   if (!existsSync(outputDir)) return results;
   for (const entry of await readdir(outputDir, { withFileTypes: true })) {

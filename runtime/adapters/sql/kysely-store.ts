@@ -25,6 +25,7 @@ import type {
   RemoteToolRows,
   SettingRows,
   Store,
+  TaskRows,
   UpstreamOAuthRows,
   WorkspaceRows,
 } from '../../core/ports/store.ts';
@@ -41,6 +42,7 @@ import { rateLimitRows } from './rows/rate-limit-rows.ts';
 import { remoteEndpointRows, remoteFeatureRows, remoteToolRows } from './rows/remote-rows.ts';
 import { settingRows } from './rows/setting-rows.ts';
 import type { StoreContext } from './rows/store-context.ts';
+import { taskRows } from './rows/task-rows.ts';
 import { upstreamOAuthRows } from './rows/upstream-oauth-rows.ts';
 import { workspaceRows } from './rows/workspace-rows.ts';
 import { constraintError, type Reference } from './tables/constraint-errors.ts';
@@ -63,6 +65,7 @@ export class KyselyStore implements Store {
   readonly remoteTools: RemoteToolRows;
   readonly remoteFeatures: RemoteFeatureRows;
   readonly upstreamOAuth: UpstreamOAuthRows;
+  readonly tasks: TaskRows;
 
   readonly #db: Kysely<Database>;
   readonly #engine: Engine;
@@ -96,6 +99,7 @@ export class KyselyStore implements Store {
     this.remoteTools = remoteToolRows(context);
     this.remoteFeatures = remoteFeatureRows(context);
     this.upstreamOAuth = upstreamOAuthRows(context);
+    this.tasks = taskRows(context);
   }
 
   async transaction<T>(work: (store: Store) => Promise<T>): Promise<T> {

@@ -194,6 +194,15 @@ export const REASONS = {
   resource_not_found_legacy: refused(404, 'Resource not found', -32002),
   request_state_invalid: refused(400, 'requestState integrity check failed', RpcCode.invalidParams),
   endpoint_closed: failed(503, 'Service Unavailable: endpoint closed'),
+  /**
+   * The tasks extension: no task of this caller has this id (none ever had,
+   * it expired, or it is another caller's: one answer for all three).
+   */
+  task_not_found: refused(
+    400,
+    'Task not found: no task of this caller has this id (a task expires, and belongs to the agent and endpoint that started it)',
+    RpcCode.invalidParams,
+  ),
 
   // Provider verification when connecting.
   verify_failed: failed(422, 'the provider refused the credential check'),

@@ -12,6 +12,7 @@ import { syncPolicies } from '../governance/contract-sync.ts';
 import { newId } from '../governance/keys.ts';
 import { assertNameFree } from '../governance/reserved-names.ts';
 import { isInputRequired } from '../mcp/server/tool-backend.ts';
+import { isTaskStarted } from '../mcp/wire/tasks.ts';
 import type { Connection } from '../model/governance.ts';
 import { REMOTE_MCP_PROVIDER } from '../model/remote.ts';
 import { type Execution, OPERATOR_CALL } from '../sources/executor.ts';
@@ -270,7 +271,7 @@ async function verifyCredential(
     );
   }
   const { outcome } = execution;
-  if (!isInputRequired(outcome) && !outcome.isError) return;
+  if (!isInputRequired(outcome) && !isTaskStarted(outcome) && !outcome.isError) return;
   const status = execution.upstreamStatus;
   const rejected = status === 401 || status === 403;
   throw new GatewayError(

@@ -27,11 +27,13 @@ import type {
   ResourceSubscription,
   ServedFeatures,
   SubscribeRequest,
+  TaskRequest,
   ToolBackend,
   ToolCall,
   ToolOutcome,
 } from '../mcp/server/tool-backend.ts';
 import type { McpEra } from '../mcp/wire/protocol-version.ts';
+import type { TaskState } from '../mcp/wire/tasks.ts';
 import type { Connection } from '../model/governance.ts';
 import type { FeatureView } from './feature-names.ts';
 import type { GovernedTools } from './governed-tools.ts';
@@ -78,7 +80,7 @@ export class ConnectionTools implements ToolBackend<Caller> {
     const name = connection
       ? toolNameFor(connection, call.name)
       : `${this.#connection}__${call.name}`;
-    return this.#tools.callTool(caller, { ...call, name });
+    return this.#tools.callTool(caller, { ...call, name, endpoint: this.#connection });
   }
 
   recordRefusedCall(caller: Caller, call: RefusedToolCall, reason: ReasonCode): Promise<void> {
@@ -95,6 +97,11 @@ export class ConnectionTools implements ToolBackend<Caller> {
 
   watchTools(caller: Caller, listener: () => void): () => void {
     return this.#tools.watchTools(caller, listener);
+  }
+
+  /** Only the tasks started on this endpoint are found here. */
+  answerTask(caller: Caller, request: TaskRequest): Promise<TaskState | undefined> {
+    return this.#tools.answerTaskAt(caller, request, this.#connection);
   }
 
   // The connection's own prompts and resources, under the server's names.

@@ -37,16 +37,20 @@ import type {
   ResourceSubscription,
   ServedFeatures,
   SubscribeRequest,
+  TaskRequest,
   ToolBackend,
   ToolCall,
   ToolOutcome,
 } from '../mcp/server/tool-backend.ts';
 import type { McpEra } from '../mcp/wire/protocol-version.ts';
+import type { TaskState } from '../mcp/wire/tasks.ts';
 import type { AuditVia } from '../model/governance.ts';
 import type { Store } from '../ports/store.ts';
 import type { CallMetrics } from '../ports/telemetry.ts';
 import type { Executors } from '../sources/executor.ts';
 import type { RemoteMcpExecutor } from '../sources/remote-mcp/remote-mcp-executor.ts';
+import { RecordedTasks, type TaskReactions } from '../tasks/recorded-tasks.ts';
+import type { TaskIds } from '../tasks/task-ids.ts';
 import type { CredentialVault } from '../vault/credential-vault.ts';
 import type { AuditLog } from './audit-log.ts';
 import { CallAudit, type CallOpening } from './audited-call.ts';
@@ -57,6 +61,7 @@ import { DiscoveryCalls } from './discovery-calls.ts';
 import { ALL } from './feature-names.ts';
 import { ForwardedFeatures } from './forwarded-features.ts';
 import { RemoteRequests } from './remote-requests.ts';
+import { TaskRequests } from './task-requests.ts';
 import { ToolCalls } from './tool-call.ts';
 import { ToolViews } from './tool-views.ts';
 import type { ToolWatch } from './tool-watch.ts';
@@ -82,6 +87,10 @@ export interface GovernedToolsOptions {
   discoveryThreshold?: number;
   /** Told about each call as its event is finished (none by default). */
   metrics?: CallMetrics;
+  /** Seals the ids of the tasks the extension hands out (`core/tasks/task-ids.ts`). */
+  taskIds: TaskIds;
+  /** What the in-process producers of recorded tasks hear of them, by purpose. */
+  taskReactions?: Readonly<Record<string, TaskReactions>>;
 }
 
 /** The `auto` tools mode's threshold unless configured. */
@@ -93,6 +102,13 @@ export class GovernedTools implements ToolBackend<Caller> {
   readonly #calls: ToolCalls;
   readonly #views = new ToolViews();
   readonly #discovery: DiscoveryCalls;
+  readonly #taskRequests: TaskRequests;
+
+  /**
+   * Tasks of calls Portcullis works on itself (a call held for approval): the
+   * producer interface of `core/tasks/recorded-tasks.ts`, on the store.
+   */
+  readonly tasks: RecordedTasks;
 
   /** Prompts and resources of remote connections; `/mcp/c/<connection>` reads them too. */
   readonly features: ForwardedFeatures | undefined;
@@ -118,6 +134,17 @@ export class GovernedTools implements ToolBackend<Caller> {
       audit: this.#audit,
       threshold: options.discoveryThreshold ?? DISCOVERY_THRESHOLD_DEFAULT,
       direct: (caller, call) => this.#direct(caller, call, 'discovery'),
+    });
+    this.tasks = new RecordedTasks({
+      rows: options.store.tasks,
+      ids: options.taskIds,
+      now,
+      ...(options.taskReactions ? { reactions: options.taskReactions } : {}),
+    });
+    this.#taskRequests = new TaskRequests({
+      ids: options.taskIds,
+      recorded: this.tasks,
+      audit: this.#audit,
     });
     this.features =
       options.remote &&
@@ -225,6 +252,20 @@ export class GovernedTools implements ToolBackend<Caller> {
 
   watchTools(caller: Caller, listener: () => void): () => void {
     return this.#options.watch.watch(caller, listener);
+  }
+
+  /** A `tasks/*` request on `/mcp`. */
+  answerTask(caller: Caller, request: TaskRequest): Promise<TaskState | undefined> {
+    return this.#taskRequests.answer(caller, request);
+  }
+
+  /** A `tasks/*` request on `/mcp/c/<endpoint>`: only that endpoint's tasks are its. */
+  answerTaskAt(
+    caller: Caller,
+    request: TaskRequest,
+    endpoint: string,
+  ): Promise<TaskState | undefined> {
+    return this.#taskRequests.answer(caller, request, endpoint);
   }
 
   // Prompts, resources and completions, namespaced by connection.

@@ -4,8 +4,8 @@
  * (better-sqlite3, WAL) and PostgreSQL; one contract suite runs against both.
  *
  * Rules every implementation keeps:
- * - Every mutation of governance rows (everything but the audit log and
- *   connection health) bumps `revision()` in the same transaction, so a
+ * - Every mutation of governance rows (everything but the audit log,
+ *   connection health, upstream sign-ins and tasks) bumps `revision()` in the same transaction, so a
  *   process can cache what it read and notice any change, from this process,
  *   the `portcullis` command or another replica.
  * - Unique and foreign-key violations become `GatewayError('conflict' |
@@ -42,6 +42,7 @@ import type {
 import type { RateLimitOverride, RateLimitSubject } from '../model/rate-limits.ts';
 import type { RemoteEndpoint, RemoteFeature, RemoteTool } from '../model/remote.ts';
 import type { StoredClient, StoredSignIn, StoredTokens } from '../model/sign-in.ts';
+import type { TaskChange, TaskRecord, TaskRecordStatus } from '../model/tasks.ts';
 
 export interface Store {
   /** Runs `work` in one transaction: all its writes land, or none. */
@@ -70,6 +71,31 @@ export interface Store {
   readonly remoteFeatures: RemoteFeatureRows;
   /** Signing in to remote MCP servers (migration 0007): none of it is governance. */
   readonly upstreamOAuth: UpstreamOAuthRows;
+  /** Tasks of the tasks extension that an in-process producer works on (migration 0021): not governance. */
+  readonly tasks: TaskRows;
+}
+
+/**
+ * The tasks an in-process producer works on (`core/tasks/recorded-tasks.ts`),
+ * by their `ref`. A task past `expiresAt` is found by nothing; a task in a
+ * terminal status (`completed`, `failed`, `cancelled`) never changes again.
+ */
+export interface TaskRows {
+  create(task: TaskRecord): Promise<void>;
+  /** The task, unless it expired before `now` (ISO 8601). */
+  byRef(ref: string, now: string): Promise<TaskRecord | undefined>;
+  /**
+   * Applies `change` if the task is live at `now` and in one of `from`: true
+   * when it did. Of concurrent changes from the same status, one wins.
+   */
+  change(
+    ref: string,
+    from: readonly TaskRecordStatus[],
+    change: TaskChange,
+    now: string,
+  ): Promise<boolean>;
+  /** Deletes the tasks that expired before `before`; answers how many. */
+  prune(before: string): Promise<number>;
 }
 
 export interface WorkspaceRows {

@@ -40,6 +40,9 @@ export const CALL_METHODS = [
   'resources/templates/list',
   'resources/subscribe',
   'completion/complete',
+  'tasks/get',
+  'tasks/update',
+  'tasks/cancel',
 ] as const;
 
 export type CallMethod = (typeof CALL_METHODS)[number];

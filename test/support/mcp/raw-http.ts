@@ -202,12 +202,8 @@ export function modern(
     headers?: Record<string, string>;
   } = {},
 ): { body: unknown; headers: Record<string, string> } {
-  const name =
-    typeof params.name === 'string'
-      ? params.name
-      : typeof params.uri === 'string'
-        ? params.uri
-        : undefined;
+  const named = params.name ?? params.uri ?? params.taskId;
+  const name = typeof named === 'string' ? named : undefined;
   const headers: Record<string, string> = {
     'mcp-protocol-version': MODERN,
     'mcp-method': method,

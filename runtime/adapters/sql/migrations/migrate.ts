@@ -21,6 +21,7 @@ import { rateLimitsMigration } from './0014-rate-limits.ts';
 import { memberRolesMigration } from './0015-member-roles.ts';
 import { auditActivityMigration } from './0016-audit-activity.ts';
 import { auditActivityRollupMigration } from './0017-audit-activity-rollup.ts';
+import { tasksMigration } from './0021-tasks.ts';
 
 /** kysely's default name for its record of applied migrations. */
 const MIGRATION_TABLE = 'kysely_migration';
@@ -45,6 +46,7 @@ export function storeMigrations(engine: Engine): Record<string, Migration> {
     '0015-member-roles': memberRolesMigration,
     '0016-audit-activity': auditActivityMigration,
     '0017-audit-activity-rollup': auditActivityRollupMigration(engine),
+    '0021-tasks': tasksMigration,
   };
 }
 

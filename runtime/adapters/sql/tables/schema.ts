@@ -338,6 +338,25 @@ export interface UpstreamSignInTable {
   created_at: string;
 }
 
+/** A task an in-process producer works on (migration 0021); its JSON columns are text. */
+export interface TaskTable {
+  ref: string;
+  purpose: string;
+  workspace_id: string;
+  agent_id: string;
+  connection_id: string;
+  action: string;
+  status: string;
+  status_message: string | null;
+  result: string | null;
+  error: string | null;
+  input_requests: string | null;
+  poll_interval_ms: number | null;
+  created_at: string;
+  last_updated_at: string;
+  expires_at: string;
+}
+
 export interface Database {
   workspaces: WorkspaceTable;
   agents: AgentTable;
@@ -364,4 +383,5 @@ export interface Database {
   upstream_oauth_clients: UpstreamOAuthClientTable;
   upstream_oauth_tokens: UpstreamOAuthTokenTable;
   upstream_sign_ins: UpstreamSignInTable;
+  tasks: TaskTable;
 }

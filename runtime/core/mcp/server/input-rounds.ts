@@ -20,6 +20,7 @@ import {
   progressTokenOf,
   traceContextOf,
 } from '../wire/request-meta.ts';
+import { declaresTasks, isTaskStarted, type TaskStarted } from '../wire/tasks.ts';
 import { type Answer, complete, failure } from './answer.ts';
 import type { PendingReply } from './pending-reply.ts';
 import type { RequestScope } from './request-scope.ts';
@@ -124,6 +125,7 @@ export async function withInput<P extends McpPrincipal, R extends object>(
       context = { ...context, input: { responses, state: outcome.state } };
       outcome = await invocation.run(context);
     }
+    if (isTaskStarted(outcome)) return { message: resultMessage(id, taskResult(scope, outcome)) };
     return { message: resultMessage(id, complete(scope, outcome)) };
   } catch (error) {
     if (!(error instanceof GatewayError)) {
@@ -143,6 +145,22 @@ export async function withInput<P extends McpPrincipal, R extends object>(
   } finally {
     if (scope.running?.get(id) === cancellation) scope.running.delete(id);
   }
+}
+
+/**
+ * A request answered with a task (`resultType: "task"`, on either wire), to
+ * a client that declared the extension on it; a backend that starts one for
+ * any other client is broken, and the client is told nothing more.
+ */
+function taskResult<P extends McpPrincipal>(
+  scope: RequestScope<P>,
+  started: TaskStarted,
+): Record<string, unknown> {
+  if (!declaresTasks(scope.clientCapabilities))
+    throw new GatewayError('internal', 'a backend answered with a task a client did not ask for');
+  const result: Record<string, unknown> = { ...started };
+  if (scope.era === 'modern') result._meta = scope.serverMeta;
+  return result;
 }
 
 /** A modern retry's answers and state (the state checked against this request). */

@@ -170,7 +170,12 @@ export class LegacyWire<P extends McpPrincipal> {
     );
     const result = {
       protocolVersion,
-      capabilities: await serverCapabilitiesFor(this.#context.backend, principal, 'legacy'),
+      capabilities: await serverCapabilitiesFor(
+        this.#context.backend,
+        principal,
+        'legacy',
+        protocolVersion,
+      ),
       serverInfo: this.#context.serverInfo,
     };
     return messagesReply(resultMessage(message.id, result), format, sessionHeaders(session.id));

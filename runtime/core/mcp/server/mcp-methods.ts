@@ -12,10 +12,12 @@ import { isPlainObject } from '../../base/json-value.ts';
 import { type JsonRpcId, notificationMessage, resultMessage } from '../wire/json-rpc.ts';
 import { type McpEra, MODERN_VERSIONS } from '../wire/protocol-version.ts';
 import { metaOf, traceContextOf } from '../wire/request-meta.ts';
+import { isTaskMethod, TASKS_EXTENSION } from '../wire/tasks.ts';
 import { type Answer, complete, failure } from './answer.ts';
 import { withInput } from './input-rounds.ts';
 import type { RequestScope } from './request-scope.ts';
 import type { Session } from './sessions.ts';
+import { answerTaskMethod, revisionHasExtensions, servesTasks } from './task-methods.ts';
 import {
   type CompletionRequest,
   type DecidedToolCall,
@@ -44,24 +46,30 @@ const DECLARED_VARIANTS = new Map<number, Record<string, object>>();
  * Tools, logging, prompts and resources for every backend (lists are
  * answered, empty where it has none); completions where the backend
  * completes; resource subscriptions where the backend takes them and a
- * server behind it delivers their updates to a client of `era`.
+ * server behind it delivers their updates to a client of `era`; the tasks
+ * extension where the backend answers tasks, to a client of a revision that
+ * has extensions (2025-11-25 and 2026-07-28; never the 2025-11-25
+ * experimental `capabilities.tasks`, which the extension replaces).
  */
 export async function serverCapabilitiesFor<P extends McpPrincipal>(
   backend: ToolBackend<P>,
   principal: P,
   era: McpEra,
+  protocolVersion: string,
 ): Promise<Record<string, object>> {
   const completions = backend.complete !== undefined;
   const subscribe =
     backend.subscribeResource !== undefined &&
     (await backend.serverCapabilities?.(principal, era))?.subscribe === true;
-  const variant = (completions ? 1 : 0) + (subscribe ? 2 : 0);
+  const tasks = backend.answerTask !== undefined && revisionHasExtensions(protocolVersion);
+  const variant = (completions ? 1 : 0) + (subscribe ? 2 : 0) + (tasks ? 4 : 0);
   let capabilities = DECLARED_VARIANTS.get(variant);
   if (capabilities === undefined) {
     capabilities = Object.freeze({
       ...SERVER_CAPABILITIES,
       resources: subscribe ? { subscribe: true } : {},
       ...(completions ? { completions: {} } : {}),
+      ...(tasks ? { extensions: { [TASKS_EXTENSION]: {} } } : {}),
     });
     DECLARED_VARIANTS.set(variant, capabilities);
   }
@@ -140,6 +148,10 @@ export async function answerRequest<P extends McpPrincipal>(
         return failure(id, 'invalid_request', 'Invalid Request: Session already initialized');
       }
       break;
+    default:
+      // `tasks/result` and `tasks/list` are not the extension's: method not found, as for any other.
+      if (isTaskMethod(method) && servesTasks(scope))
+        return answerTaskMethod(scope, id, method, params);
   }
   return failure(id, 'method_not_found');
 }
@@ -150,7 +162,12 @@ async function discoverResult<P extends McpPrincipal>(
   return {
     resultType: 'complete',
     supportedVersions: MODERN_VERSIONS,
-    capabilities: await serverCapabilitiesFor(scope.backend, scope.principal, scope.era),
+    capabilities: await serverCapabilitiesFor(
+      scope.backend,
+      scope.principal,
+      scope.era,
+      scope.protocolVersion,
+    ),
     _meta: scope.serverMeta,
     ttlMs: TOOL_LIST_TTL_MS,
     cacheScope: 'public',

@@ -24,6 +24,7 @@ import type { JsonValue } from '../../base/json-value.ts';
 import type { SpanParent } from '../../base/tracing.ts';
 import type { McpEra } from '../wire/protocol-version.ts';
 import type { TraceContext } from '../wire/request-meta.ts';
+import type { TaskMethod, TaskStarted, TaskState } from '../wire/tasks.ts';
 
 /** The caller behind an MCP request: an agent in a workspace. */
 export interface McpPrincipal {
@@ -63,6 +64,12 @@ export interface ToolCall extends RequestContext {
   arguments: Record<string, unknown> | undefined;
   /** What `describeTool` decided of this call, when the endpoint asked it first. */
   decided?: DecidedToolCall;
+  /**
+   * The connection whose endpoint (`/mcp/c/<connection>`) the call came on,
+   * as the backend serving it says (a task the call starts is that
+   * endpoint's only); undefined: `/mcp`.
+   */
+  endpoint?: string;
 }
 
 /**
@@ -101,7 +108,12 @@ export interface InputRequired {
   state?: JsonValue;
 }
 
-export type ToolOutcome = CallToolResult | InputRequired;
+/**
+ * What a tool call comes to: its result, input it needs first, or (to a
+ * client that declared the tasks extension on the request) a task that
+ * stands for it, polled with `tasks/get`.
+ */
+export type ToolOutcome = CallToolResult | InputRequired | TaskStarted;
 export type PromptOutcome = GetPromptResult | InputRequired;
 export type ResourceOutcome = ReadResourceResult | InputRequired;
 
@@ -168,6 +180,27 @@ export interface ToolBackend<P extends McpPrincipal = McpPrincipal> {
    * resource the client may not read is a `GatewayError`.
    */
   subscribeResource?(principal: P, request: SubscribeRequest): Promise<ResourceSubscription>;
+
+  /**
+   * Answers a request of the tasks extension: `tasks/get` with the task's
+   * state, `tasks/update` and `tasks/cancel` with nothing (acknowledged). A
+   * backend with it is declared to serve the extension; one whose tool calls
+   * answer with tasks must have it. A task this principal may not see is a
+   * `GatewayError` (`task_not_found`), the same as one that never existed.
+   */
+  answerTask?(principal: P, request: TaskRequest): Promise<TaskState | undefined>;
+}
+
+/** One `tasks/get`, `tasks/update` or `tasks/cancel` of a client that declared the extension. */
+export interface TaskRequest extends ListContext {
+  method: TaskMethod;
+  protocolVersion: string;
+  /** The task's id as the client has it (from a `CreateTaskResult`). */
+  taskId: string;
+  /** `tasks/update`: the client's answers to the task's input requests, by key. */
+  inputResponses?: Record<string, Record<string, unknown>>;
+  /** Fires when the client goes away. */
+  cancel: CancelSignal;
 }
 
 export interface SubscribeRequest extends ListContext {

@@ -16,11 +16,18 @@ import {
   PROTOCOL_VERSION_HEADER,
 } from './http-exchange.ts';
 
-/** The methods whose `Mcp-Name` mirrors `params.name` or `params.uri`. */
-const NAMED: Readonly<Record<string, 'name' | 'uri'>> = {
+/**
+ * The methods whose `Mcp-Name` mirrors `params.name`, `params.uri` or (the
+ * tasks extension, so a balancer can send every request of a task to where
+ * it lives) `params.taskId`.
+ */
+const NAMED: Readonly<Record<string, 'name' | 'uri' | 'taskId'>> = {
   'tools/call': 'name',
   'prompts/get': 'name',
   'resources/read': 'uri',
+  'tasks/get': 'taskId',
+  'tasks/update': 'taskId',
+  'tasks/cancel': 'taskId',
 };
 
 const SENTINEL = /^=\?base64\?((?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?)\?=$/;
@@ -68,7 +75,7 @@ export function checkStandardHeaders(
 /**
  * The headers that mirror a modern request's body (lowercase names): its
  * method, and for a named method (`tools/call`, `prompts/get`,
- * `resources/read`) the name it names, when that is a string.
+ * `resources/read`, `tasks/*`) the name it names, when that is a string.
  */
 export function mirroredHeaders(
   method: string,
@@ -80,7 +87,7 @@ export function mirroredHeaders(
   return headers;
 }
 
-/** What `Mcp-Name` mirrors for `method`: `params.name` or `params.uri`; undefined for an unnamed method. */
+/** What `Mcp-Name` mirrors for `method` (`params.name`, `.uri` or `.taskId`); undefined for an unnamed method. */
 function nameOf(method: string, params: Record<string, unknown> | undefined): unknown {
   const source = NAMED[method];
   return source === undefined ? undefined : params?.[source];

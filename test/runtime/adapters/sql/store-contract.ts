@@ -15,6 +15,7 @@ import { describePersistenceContract } from './contract/persistence-contract.ts'
 import { describeRateLimitContract } from './contract/rate-limit-contract.ts';
 import { describeRemoteContract } from './contract/remote-contract.ts';
 import { describeRevisionContract } from './contract/revision-contract.ts';
+import { describeTaskContract } from './contract/task-contract.ts';
 import { describeTransactionContract } from './contract/transaction-contract.ts';
 import { describeUpstreamOAuthContract } from './contract/upstream-oauth-contract.ts';
 
@@ -78,6 +79,7 @@ export function describeStoreContract(name: string, harness: StoreHarness): void
     describeRemoteContract(subject);
     describeUpstreamOAuthContract(subject);
     describeMemberGrantContract(subject);
+    describeTaskContract(subject);
     describeRateLimitContract(subject);
   });
 }

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 /**
  * Every tool call leaves its audit event, one that fails inside the gateway
  * too. The governance view here is a stand-in that fails (nothing real fails
@@ -12,6 +13,7 @@ import { AuditLog } from '../../../../runtime/core/pipeline/audit-log.ts';
 import { GovernedTools } from '../../../../runtime/core/pipeline/governed-tools.ts';
 import type { ToolWatch } from '../../../../runtime/core/pipeline/tool-watch.ts';
 import { Executors } from '../../../../runtime/core/sources/executor.ts';
+import { TaskIds } from '../../../../runtime/core/tasks/task-ids.ts';
 import type { CredentialVault } from '../../../../runtime/core/vault/credential-vault.ts';
 
 describe('a tool call that fails inside the gateway', () => {
@@ -25,6 +27,7 @@ describe('a tool call that fails inside the gateway', () => {
       vault: {} as CredentialVault,
       executors: new Executors([]),
       watch: {} as ToolWatch,
+      taskIds: new TaskIds({ keys: [randomBytes(32)] }),
     });
     const snapshot = {
       agentById: () => {

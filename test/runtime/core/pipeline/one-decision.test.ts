@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 /**
  * One decision per call, on both wires: the 2026-07-28 wire decides a
  * `tools/call` first (to check its `Mcp-Param` headers against the tool the
@@ -25,6 +26,7 @@ import { RevisionWatch } from '../../../../runtime/core/pipeline/revision-watch.
 import { ToolWatch } from '../../../../runtime/core/pipeline/tool-watch.ts';
 import type { Store } from '../../../../runtime/core/ports/store.ts';
 import { type Executor, Executors } from '../../../../runtime/core/sources/executor.ts';
+import { TaskIds } from '../../../../runtime/core/tasks/task-ids.ts';
 import { CredentialVault } from '../../../../runtime/core/vault/credential-vault.ts';
 import { generateMasterKey, Keyring } from '../../../../runtime/core/vault/keyring.ts';
 import { type McpTestServer, startMcpServer } from '../../../support/mcp/fixture-server.ts';
@@ -113,6 +115,7 @@ beforeAll(async () => {
     vault: new CredentialVault(new Keyring(generateMasterKey())),
     executors: new Executors([executor]),
     watch: new ToolWatch(new RevisionWatch(governance)),
+    taskIds: new TaskIds({ keys: [randomBytes(32)] }),
   });
   servers.push(
     await startMcpServer(tools),

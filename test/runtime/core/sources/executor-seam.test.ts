@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 /**
  * The executor seam: the governed call hands a transport-neutral call to the
  * executor of the target's source kind, whatever that source is, and keeps the
@@ -30,6 +31,7 @@ import type {
   Executor,
 } from '../../../../runtime/core/sources/executor.ts';
 import { Executors } from '../../../../runtime/core/sources/executor.ts';
+import { TaskIds } from '../../../../runtime/core/tasks/task-ids.ts';
 import { CredentialVault } from '../../../../runtime/core/vault/credential-vault.ts';
 import { generateMasterKey, Keyring } from '../../../../runtime/core/vault/keyring.ts';
 import {
@@ -133,6 +135,7 @@ beforeAll(async () => {
     vault: new CredentialVault(new Keyring(generateMasterKey())),
     executors: new Executors([executor]),
     watch: new ToolWatch(new RevisionWatch(governance)),
+    taskIds: new TaskIds({ keys: [randomBytes(32)] }),
   });
   caller = (await tools.authenticate(`Bearer ${KEY}`))!;
 });

@@ -1,0 +1,84 @@
+/**
+ * The tasks extension's requests (`tasks/get`, `tasks/update`,
+ * `tasks/cancel`), governed like the call that started the task: the id is
+ * opened for its caller (another caller's is unknown, exactly as one that
+ * never existed: `task_not_found`), the call's action is decided again
+ * (the grant still held, the connection active, the action still allowed),
+ * and each request leaves one audit event naming the task (`task:<ref>`).
+ * Then the task's producer answers: the store for a recorded task
+ * (`core/tasks/recorded-tasks.ts`), the remote server, through the
+ * connection's executor, for a remote one.
+ */
+import { GatewayError } from '../base/errors.ts';
+import { agentOf, type Caller } from '../identity/principals/principals.ts';
+import type { TaskRequest } from '../mcp/server/tool-backend.ts';
+import type { TaskState } from '../mcp/wire/tasks.ts';
+import type { RecordedTasks } from '../tasks/recorded-tasks.ts';
+import type { TaskIds, TaskOwner } from '../tasks/task-ids.ts';
+import type { CallAudit } from './audited-call.ts';
+import { decideToolCall } from './decision.ts';
+
+export interface TaskRequestsOptions {
+  ids: TaskIds;
+  recorded: RecordedTasks;
+  audit: CallAudit;
+}
+
+/** Who owns the tasks `caller` starts on `endpoint` (a connection's name; '' for `/mcp`). */
+export function taskOwnerOf(caller: Caller, endpoint = ''): TaskOwner {
+  return {
+    workspaceId: caller.workspaceId,
+    agentId: caller.agentId,
+    memberId: agentOf(caller)?.memberId ?? null,
+    endpoint,
+  };
+}
+
+/** How an audit event names a task: by its reference, never by the id its client holds. */
+export function taskSubject(ref: string): string {
+  return `task:${ref}`;
+}
+
+export class TaskRequests {
+  readonly #options: TaskRequestsOptions;
+
+  constructor(options: TaskRequestsOptions) {
+    this.#options = options;
+  }
+
+  /** Answers `request` of `caller` on `endpoint` (a connection's name; '' for `/mcp`). */
+  answer(caller: Caller, request: TaskRequest, endpoint = ''): Promise<TaskState | undefined> {
+    const ticket = this.#options.ids.open(taskOwnerOf(caller, endpoint), request.taskId);
+    const opening = {
+      caller,
+      action: ticket === undefined ? request.method : `${request.method} ${ticket.action}`,
+      method: request.method,
+      trace: request.trace,
+      span: request.span,
+    };
+    return this.#options.audit.run(opening, async (audited) => {
+      if (ticket === undefined) {
+        await audited.finish({ reason: 'task_not_found' });
+        throw new GatewayError('task_not_found');
+      }
+      audited.event.subject = taskSubject(ticket.ref);
+      const decision = audited.decide(() => decideToolCall(caller, ticket.action));
+      if (!decision.allowed) return audited.refuse(decision);
+      // The name now leads elsewhere (the connection was removed and made again): not this task's.
+      if (decision.connection.id !== ticket.connectionId) {
+        await audited.finish({ reason: 'task_not_found', connectionId: decision.connection.id });
+        throw new GatewayError('task_not_found');
+      }
+      audited.allowed(decision.connection.id);
+      audited.actionClass = decision.target.action.classification;
+      try {
+        const state = await this.#options.recorded.answer(ticket, request);
+        await audited.finish({ decision: 'allowed', outcome: 'ok' });
+        return state;
+      } catch (error) {
+        await audited.failed(error);
+        throw error;
+      }
+    });
+  }
+}
