@@ -85,6 +85,55 @@ export function serverHost(url: string): string | undefined {
   return URL.canParse(url) ? new URL(url).host : undefined;
 }
 
+/**
+ * Where a server URL template's variable lands: in the URL's scheme or host
+ * (`host`), in its path (`path`), or at the start of its path
+ * (`path-start`): a variable right after the host text
+ * (`https://api.ebay.com{basePath}`) whose default and enum values all start
+ * with `/`. A `path-start` value must start with `/` (or be empty), so no
+ * value can reach into the host; a `host` value may hold only a host name's
+ * characters. The compiler bounds hosts and the runtime checks values by it.
+ */
+export type ServerVariablePlace = 'host' | 'path-start' | 'path';
+
+export interface ServerTemplateShape {
+  url: string;
+  variables: Readonly<Record<string, { default?: string; enum?: readonly string[] }>>;
+}
+
+export function serverVariablePlaces(
+  server: ServerTemplateShape,
+): Record<string, ServerVariablePlace> {
+  const places: Record<string, ServerVariablePlace> = {};
+  const scheme = server.url.indexOf('://');
+  const hostStart = scheme < 0 ? 0 : scheme + 3;
+  let inPath = false;
+  let at = 0;
+  for (const match of server.url.matchAll(/\{([^{}]+)\}/g)) {
+    const from = Math.max(at, hostStart);
+    if (match.index > from && /[/?#\\]/.test(server.url.slice(from, match.index))) inPath = true;
+    const name = match[1]!;
+    let place: ServerVariablePlace = inPath ? 'path' : 'host';
+    if (!inPath && match.index >= hostStart && startsPath(server.variables[name])) {
+      place = 'path-start';
+      inPath = true;
+    }
+    // A variable written twice is held to its strictest place.
+    places[name] =
+      places[name] === 'host' ? 'host' : place === 'host' ? 'host' : (places[name] ?? place);
+    at = match.index + match[0].length;
+  }
+  return places;
+}
+
+function startsPath(variable: { default?: string; enum?: readonly string[] } | undefined): boolean {
+  const values = [
+    ...(variable?.default === undefined ? [] : [variable.default]),
+    ...(variable?.enum ?? []),
+  ];
+  return values.length > 0 && values.every((value) => value.startsWith('/'));
+}
+
 /** A media type without its parameters, lower case: `Application/JSON; charset=utf-8` → `application/json`. */
 export function mediaTypeEssence(contentType: string): string {
   return contentType.split(';')[0]!.trim().toLowerCase();

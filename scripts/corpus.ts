@@ -10,6 +10,10 @@
  *
  *   npm run corpus -- <folder> [--json <file>] [--workers <n>] [--validate]
  *                              [--timeout <seconds>] [--heap-mb <mb>]
+ *                              [--sample <n> --seed <s> [--include <regex>]]
+ *
+ * `--sample` checks a seeded sample of the folder instead of all of it
+ * (`corpus/sample-documents.ts`), with the documents `--include` matches in it.
  */
 import { writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
@@ -26,15 +30,17 @@ import {
 import { DocumentWorker, type DocumentWorkerOptions } from './corpus/document-worker.ts';
 import { type CorpusDocument, findDocuments } from './corpus/find-documents.ts';
 import { Progress } from './corpus/progress.ts';
+import { type SampleOptions, sampleDocuments } from './corpus/sample-documents.ts';
 
 const USAGE =
-  'usage: npm run corpus -- <folder> [--json <file>] [--workers <n>] [--validate] [--timeout <seconds>] [--heap-mb <mb>]';
+  'usage: npm run corpus -- <folder> [--json <file>] [--workers <n>] [--validate] [--timeout <seconds>] [--heap-mb <mb>] [--sample <n> --seed <s> [--include <regex>]]';
 
 interface CorpusOptions extends DocumentWorkerOptions {
   folder: string;
   json: string | undefined;
   workers: number;
   timeoutMs: number;
+  sample: SampleOptions | undefined;
 }
 
 function parseOptions(argv: string[]): CorpusOptions {
@@ -47,6 +53,9 @@ function parseOptions(argv: string[]): CorpusOptions {
       validate: { type: 'boolean', default: false },
       timeout: { type: 'string', default: '1200' },
       'heap-mb': { type: 'string', default: '2048' },
+      sample: { type: 'string' },
+      seed: { type: 'string' },
+      include: { type: 'string' },
     },
   });
   const [folder, ...extra] = positionals;
@@ -56,6 +65,12 @@ function parseOptions(argv: string[]): CorpusOptions {
   if (!folder || extra.length > 0) throw new TypeError(USAGE);
   if (![workers, timeout, heapMb].every((v) => Number.isInteger(v) && v > 0))
     throw new TypeError(`--workers, --timeout and --heap-mb take positive integers\n${USAGE}`);
+  const sample = values.sample === undefined ? undefined : Number(values.sample);
+  const seed = Number(values.seed);
+  if (sample !== undefined && !(Number.isInteger(sample) && sample > 0 && Number.isInteger(seed)))
+    throw new TypeError(`--sample takes a positive integer and --seed an integer\n${USAGE}`);
+  if (sample === undefined && (values.seed !== undefined || values.include !== undefined))
+    throw new TypeError(`--seed and --include go with --sample\n${USAGE}`);
   return {
     folder: resolve(folder),
     json: values.json,
@@ -63,6 +78,14 @@ function parseOptions(argv: string[]): CorpusOptions {
     validate: values.validate,
     timeoutMs: timeout * 1000,
     heapMb,
+    sample:
+      sample === undefined
+        ? undefined
+        : {
+            count: sample,
+            seed,
+            ...(values.include === undefined ? {} : { include: new RegExp(values.include) }),
+          },
   };
 }
 
@@ -108,10 +131,11 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const started = performance.now();
-  const documents = await findDocuments(options.folder);
+  const found = await findDocuments(options.folder);
+  const documents = options.sample === undefined ? found : sampleDocuments(found, options.sample);
   const megabytes = documents.reduce((sum, d) => sum + d.bytes, 0) / 1024 / 1024;
   console.error(
-    `corpus: ${documents.length} documents (${megabytes.toFixed(0)} MB) under ${options.folder}, ${options.workers} workers`,
+    `corpus: ${documents.length} documents (${megabytes.toFixed(0)} MB) under ${options.folder}${options.sample ? `, a sample of ${found.length} (seed ${options.sample.seed})` : ''}, ${options.workers} workers`,
   );
   const summary = createSummary(options.folder, options.workers, options.validate);
   await checkAll(documents, options, summary);

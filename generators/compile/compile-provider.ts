@@ -3,8 +3,8 @@
  * definition's checks (`ensure-definition.ts`) pass.
  */
 import type { Pin, ProviderDefinition } from '../../specs/provider-definition.ts';
-import type { Catalog, CatalogAction, InventoryEntry, ServerTemplate } from '../catalog/format.ts';
-import { hashJson, serverHost } from '../catalog/rules.ts';
+import type { Catalog, CatalogAction, InventoryEntry } from '../catalog/format.ts';
+import { hashJson } from '../catalog/rules.ts';
 import { byCodeUnit } from '../code-unit-order.ts';
 import type { OpenApiDocument } from '../openapi/load-document.ts';
 import { compileDocument } from './compile-document.ts';
@@ -17,6 +17,7 @@ import {
   ensureUniqueNames,
   ensureVerifyIsRead,
 } from './ensure-definition.ts';
+import { serverHosts } from './server-hosts.ts';
 
 export const GENERATOR = { name: 'portcullis-catalog-compiler', version: '1.0.0' } as const;
 
@@ -75,7 +76,7 @@ export function assembleCatalog(
       operations: compiled.operations,
     })),
     hash: catalogHash(provider.id, actions, inventory),
-    hosts: hostsOf(sources.map((s) => s.plan.server)),
+    hosts: serverHosts(sources.map((s) => s.plan.server)),
     annotationFormats: [...formats].sort(byCodeUnit),
     counts: {
       read: actions.filter((a) => a.classification === 'read').length,
@@ -108,34 +109,4 @@ export function catalogHash(
     actions: actions.map((a) => [a.name, a.contractHash]),
     inventory: inventory.map((e) => [e.document, e.pointer, e.reason]),
   });
-}
-
-/**
- * Concrete hosts from enumerated variables (each expanded URL's host, by the
- * one rule the runtime checks with), and the settings that supply
- * operator-chosen hosts.
- */
-function hostsOf(servers: ServerTemplate[]): Catalog['hosts'] {
-  const fixed = new Set<string>();
-  const settings = new Set<string>();
-  for (const server of servers) {
-    const authority = server.url.split('/')[2] ?? '';
-    const names = [...authority.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
-    let expanded = [server.url];
-    for (const name of names) {
-      const variable = server.variables[name];
-      if (variable?.operatorOnly && variable.setting) {
-        settings.add(variable.setting);
-        expanded = [];
-        break;
-      }
-      const values = variable?.enum ?? [];
-      expanded = expanded.flatMap((url) => values.map((v) => url.replaceAll(`{${name}}`, v)));
-    }
-    for (const url of expanded) {
-      const host = serverHost(url);
-      if (host !== undefined) fixed.add(host);
-    }
-  }
-  return { fixed: [...fixed].sort(byCodeUnit), settings: [...settings].sort(byCodeUnit) };
 }

@@ -6,19 +6,19 @@
  */
 import type { Pin, ProviderDefinition, Server } from '../../specs/provider-definition.ts';
 import type { CatalogAction } from '../catalog/format.ts';
-import { providerToolPrefix } from '../catalog/rules.ts';
+import { providerToolPrefix, serverVariablePlaces } from '../catalog/rules.ts';
 import { CompileError } from '../errors.ts';
 import { type CompiledDocument, exclusionKey, NOT_COMPILED } from './compiled-document.ts';
 import { actionByRef, splitRef } from './operation-ref.ts';
 import { TOOL_NAME_PATTERN } from './tool-name.ts';
 
-/** A variable in the host either has a closed set of values or is set only by the operator. */
+/** A variable in the host (`serverVariablePlaces`) either has a closed set of values or is set only by the operator. */
 export function ensureBoundedHost(
   definition: ProviderDefinition,
   documentId: string,
   server: Server,
 ): void {
-  const host = server.url.split('/')[2] ?? '';
+  const places = serverVariablePlaces(server);
   for (const [name, variable] of Object.entries(server.variables)) {
     const place = {
       file: `specs/${definition.id}/provider.ts`,
@@ -34,11 +34,7 @@ export function ensureBoundedHost(
         },
       );
     }
-    if (
-      host.includes(`{${name}}`) &&
-      !variable.enum &&
-      !(variable.operatorOnly && variable.setting)
-    ) {
+    if (places[name] === 'host' && !variable.enum && !(variable.operatorOnly && variable.setting)) {
       throw new CompileError(
         'invalid_definition',
         `host variable "${name}" is unbounded: a credential could go anywhere`,

@@ -6,6 +6,7 @@
  * body, and `files?` (each file part's name and type) for multipart uploads.
  */
 import type { ServerTemplate } from '../catalog/format.ts';
+import { type ServerVariablePlace, serverVariablePlaces } from '../catalog/rules.ts';
 import type { Operation } from '../openapi/operation-object.ts';
 import type { ParameterLocation } from '../openapi/parameter-object.ts';
 import type { RequestBody } from '../openapi/request-body-object.ts';
@@ -89,6 +90,19 @@ function filesGroup(body: RequestBody): JsonSchema {
   };
 }
 
+/**
+ * What a server variable's place lets it hold, for a variable the document
+ * leaves open: a value that begins the URL's path starts with `/` (or is
+ * empty), or it would reach into the host; a path value holds no query,
+ * fragment, backslash or space; a host value holds a host name's characters
+ * only. The runtime refuses the same (`server-url.ts`).
+ */
+const PLACE_PATTERNS: Record<ServerVariablePlace, string> = {
+  host: '^[A-Za-z0-9._-]+$',
+  'path-start': '^(?:/[^?#\\\\\\s]*)?$',
+  path: '^[^?#\\\\\\s]*$',
+};
+
 function serverVariablesGroup(
   server: ServerTemplate,
 ): { schema: JsonSchema; required: boolean } | undefined {
@@ -96,7 +110,9 @@ function serverVariablesGroup(
   if (entries.length === 0) return undefined;
   const properties: Record<string, JsonSchema> = {};
   const required: string[] = [];
+  const places = serverVariablePlaces(server);
   for (const [name, variable] of entries) {
+    const pattern = variable.pattern ?? (variable.enum ? undefined : PLACE_PATTERNS[places[name]!]);
     // A variable backed by a connection setting defaults to that connection's value, not the document's.
     const description = variable.setting
       ? `${variable.description ?? name} When omitted, the connection's ${variable.setting} is used.`
@@ -105,7 +121,7 @@ function serverVariablesGroup(
       type: 'string',
       ...(description ? { description } : {}),
       ...(variable.enum ? { enum: variable.enum } : {}),
-      ...(variable.pattern ? { pattern: variable.pattern } : {}),
+      ...(pattern ? { pattern } : {}),
       ...(variable.default !== undefined && !variable.setting ? { default: variable.default } : {}),
     };
     if (variable.setting === undefined && variable.default === undefined) required.push(name);

@@ -231,6 +231,7 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
       actor,
       now,
       changed: () => watch.announce(),
+      reviewFlagged: config.reviewFlagged,
     });
     // A remote connection degraded or in error is probed again in the background (with the
     // shared credential its calls carry) until it answers;

@@ -153,6 +153,8 @@ export const ConfigSchema = z.strictObject({
   PORTCULLIS_SHUTDOWN_DEADLINE_MS: wholeNumber(0, 3_600_000).default(25_000),
   /** A port of its own for `/metrics`, without authentication (a scraper inside the cluster); 0: any free port. */
   PORTCULLIS_METRICS_PORT: wholeNumber(0, 65_535).optional(),
+  /** `block`: a remote item whose pinned text is flagged for review is approved only with force. */
+  PORTCULLIS_REVIEW_FLAGGED: z.enum(['show', 'block']).default('show'),
 });
 
 type Variable = keyof typeof ConfigSchema.shape;
@@ -212,6 +214,7 @@ const ACCEPTS: Record<Variable, { takes: string; secret?: true; words?: readonly
     takes: 'a whole number of milliseconds from 0 to 3600000',
   },
   PORTCULLIS_METRICS_PORT: { takes: 'a port number from 0 to 65535 (0: any free port)' },
+  PORTCULLIS_REVIEW_FLAGGED: { takes: 'show or block', words: ['show', 'block'] },
 };
 
 /** What each kind of rate limit is by default (`PORTCULLIS_RATE_LIMIT_*`); undefined: none. */
@@ -261,6 +264,8 @@ export interface Config {
   shutdownDeadlineMs: number;
   /** Where `/metrics` is also served without authentication; undefined: only on the main port, to an admin. */
   metricsPort: number | undefined;
+  /** Whether a flagged remote item may be approved without force (`show`) or not (`block`). */
+  reviewFlagged: 'show' | 'block';
   /**
    * `PORTCULLIS_TOOL_OAUTH_[<CONNECTION>_]CLIENT_ID` / `_SECRET`: upstream
    * OAuth clients preconfigured for this deployment, by variable name.
@@ -347,6 +352,7 @@ export function configFromEnvironment(environment: Record<string, string | undef
     discoveryThreshold: values.PORTCULLIS_DISCOVERY_THRESHOLD,
     shutdownDeadlineMs: values.PORTCULLIS_SHUTDOWN_DEADLINE_MS,
     metricsPort: values.PORTCULLIS_METRICS_PORT,
+    reviewFlagged: values.PORTCULLIS_REVIEW_FLAGGED,
     toolOAuthClients: Object.fromEntries(
       Object.entries(environment).filter(
         (entry): entry is [string, string] =>

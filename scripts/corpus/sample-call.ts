@@ -2,13 +2,15 @@
  * Can an action be called as its input schema says? An argument object is
  * sampled from the schema (json-schema-faker, seeded, so two runs agree), must
  * pass the runtime's ajv, and must build a request with the runtime's request
- * builder. Every argument group is sampled (an optional body too); up to nine
+ * builder, for a host the catalog would allow (when its server names any).
+ * Every argument group is sampled (an optional body too); up to nine
  * samples are tried (required members only, then half the optional ones, then
  * all) before the action counts as not callable, with the reason.
  */
 import type { ValidateFunction } from 'ajv';
 import { generateSync } from 'json-schema-faker';
 import type { CatalogAction } from '../../generators/catalog/format.ts';
+import { serverHosts } from '../../generators/compile/server-hosts.ts';
 import { GatewayError } from '../../runtime/core/base/errors.ts';
 import {
   type ActionArguments,
@@ -19,7 +21,10 @@ export type SampleOutcome =
   | { callable: true }
   | {
       callable: false;
-      /** `sampler_failed`, `sample_invalid` (the sampler's values fail ajv), or the builder's code. */
+      /**
+       * `sampler_failed`, `sample_invalid` (the sampler's values fail ajv),
+       * `host_not_allowed` (a host the catalog would not allow), or the builder's code.
+       */
       reason: string;
       message: string;
     };
@@ -60,6 +65,7 @@ export function sampleCall(action: CatalogAction, validate: ValidateFunction): S
   let last: SampleOutcome = { callable: false, reason: 'sampler_failed', message: 'no attempt' };
   const callable = absoluteServer(action);
   const schema = everyGroup(bounded(action.inputSchema) as Record<string, unknown>);
+  const hosts = serverHosts([callable.request.server]).fixed;
   for (const attempt of ATTEMPTS) {
     let args: unknown;
     try {
@@ -84,8 +90,13 @@ export function sampleCall(action: CatalogAction, validate: ValidateFunction): S
       continue;
     }
     try {
-      buildRestRequest(callable, args as ActionArguments, { settings: {} });
-      return { callable: true };
+      const { host } = buildRestRequest(callable, args as ActionArguments, { settings: {} });
+      if (hosts.length === 0 || hosts.includes(host)) return { callable: true };
+      last = {
+        callable: false,
+        reason: 'host_not_allowed',
+        message: `${host} is not one of ${hosts.join(', ')}`,
+      };
     } catch (error) {
       if (!(error instanceof GatewayError)) throw error;
       last = {

@@ -34,14 +34,17 @@ export interface ConsoleGateway {
   close(): Promise<void>;
 }
 
-/** `upstreams`: providers' calls sent elsewhere (Prism), as `startTestGateway` takes them. */
+/**
+ * `upstreams`: providers' calls sent elsewhere (Prism), as `startTestGateway` takes them;
+ * `environment`: more of the gateway's variables (`PORTCULLIS_REVIEW_FLAGGED`).
+ */
 export async function startConsoleGateway(
-  options: { upstreams?: Record<string, string> } = {},
+  options: { upstreams?: Record<string, string>; environment?: Record<string, string> } = {},
 ): Promise<ConsoleGateway> {
   const [consoleAssets, upstream] = await Promise.all([builtConsole(), startUpstream('modern')]);
   const gateway = await startTestGateway({
     consoleAssets,
-    environment: { PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS: '1' },
+    environment: { PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS: '1', ...options.environment },
     ...(options.upstreams ? { upstreams: options.upstreams } : {}),
   });
   const ctx = gateway.running.gateway.operator('cli');

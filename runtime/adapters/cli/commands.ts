@@ -35,6 +35,8 @@ import { limitCommands } from './limit-commands.ts';
 import { oauthCommands } from './oauth-commands.ts';
 import { printRows, printText, printValue, type Styled, styled } from './output.ts';
 import { remoteCommands } from './remote-commands.ts';
+import { reviewCommands } from './review-commands.ts';
+import { flagCount, flaggedText } from './review-text.ts';
 
 const CLASSES = ['read', 'write', 'destructive'];
 
@@ -284,17 +286,26 @@ export const commands: Record<string, Command> = {
       const rows = (
         await listActions(ctx, { workspace, connection: arg(args, 0, 'actions') })
       ).filter((a) => wanted === undefined || a.classification === wanted);
+      const flagged = rows.some((a) => a.flags);
       printRows(
         out,
-        rows.map(({ changes: _, ...a }) => ({
+        rows.map(({ changes: _, flags, ...a }) => ({
           ...a,
           tool: a.name,
           state: stateText(a),
+          flags: flags ? styled('yellow', flagCount(flags)) : '',
         })),
-        ['tool', 'classification', 'state', 'title'],
+        ['tool', 'classification', 'state', ...(flagged ? ['flags'] : []), 'title'],
         rows,
       );
       printText(out, changedToolsText(rows, arg(args, 0, 'actions')));
+      printText(
+        out,
+        flaggedText(
+          rows.map((a) => ({ ...a, tool: a.name })),
+          arg(args, 0, 'actions'),
+        ),
+      );
     },
   },
   ...Object.fromEntries(
@@ -490,17 +501,19 @@ export const commands: Record<string, Command> = {
   ...oauthCommands,
   ...limitCommands,
   ...remoteCommands,
+  ...reviewCommands,
 };
 
 function actionVerb(verb: ActionVerb): Command {
   return {
-    usage: `${verb} <connection> [action...] [--class read|write|destructive] [--all]`,
-    summary: `${verb} actions${verb === 'review' ? ' (approve their current contract)' : ''}`,
-    options: selectOptions,
+    usage: `${verb} <connection> [action...] [--class read|write|destructive] [--all]${verb === 'disable' ? '' : ' [--force]'}`,
+    summary: `${verb} actions${verb === 'review' ? ' (approve their current contract)' : ''}${verb === 'disable' ? '' : '; --force approves flagged ones where PORTCULLIS_REVIEW_FLAGGED=block holds them'}`,
+    options: verb === 'disable' ? selectOptions : { ...selectOptions, force: { type: 'boolean' } },
     fields: {
       connection: '<connection>',
       actions: '[action...], --class or --all',
       classification: '--class',
+      force: '--force',
     },
     run: async ({ ctx, out, args, values, workspace }) => {
       const connection = arg(args, 0, verb);
@@ -511,10 +524,11 @@ function actionVerb(verb: ActionVerb): Command {
         ...(actions.length > 0 ? { actions } : {}),
         ...(typeof values.class === 'string' ? { classification: values.class } : {}),
         ...(values.all ? { all: true } : {}),
+        ...(values.force ? { force: true } : {}),
       });
       printRows(
         out,
-        rows.map(({ changes: _, ...a }) => ({
+        rows.map(({ changes: _, flags: __, ...a }) => ({
           ...a,
           tool: a.name,
           state: stateText(a),

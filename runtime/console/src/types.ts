@@ -50,6 +50,15 @@ export interface ActionView {
   title: string;
   changes?: ContractChange[];
   changedSince?: string;
+  /** A remote item's review flags, from its current pinned text (the server's excerpt is hostile). */
+  flags?: ReviewFlag[];
+}
+
+export interface ReviewFlag {
+  rule: string;
+  title: string;
+  field: string;
+  excerpt: string;
 }
 
 export interface Agent {

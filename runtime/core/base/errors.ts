@@ -85,6 +85,7 @@ export const REASONS = {
   header_refused: refused(400, 'a header name or value is not allowed'),
   not_found: refused(404, 'not found'),
   conflict: refused(409, 'conflicts with what exists'),
+  review_flagged: refused(409, 'flagged for review; read the flags, then approve with force'),
 
   // Who is calling.
   unauthenticated: {

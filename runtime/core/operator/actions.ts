@@ -4,11 +4,15 @@
  * policy. Enabling an action approves its current contract. Reviewing
  * approves the current contract without enabling anything new: a quarantined
  * action takes its class default (reads on, writes and destructive off).
+ * A remote item's view carries its review flags (`review-flag-views.ts`);
+ * with `PORTCULLIS_REVIEW_FLAGGED=block`, approving a flagged item (review or
+ * enable of a contract not yet reviewed) takes `force`.
  */
 import { z } from 'zod';
 import type { Classification } from '../../../generated/catalog-format.ts';
 import { GatewayError } from '../base/errors.ts';
 import { classDefault } from '../governance/contract-sync.ts';
+import type { ReviewFlag } from '../governance/review-flags.ts';
 import { type ReviewState, reviewStateOf } from '../governance/review-state.ts';
 import { assertToolNamesFree } from '../governance/tool-name-owners.ts';
 import type { ActionPolicy, Connection, PolicyState } from '../model/governance.ts';
@@ -18,6 +22,7 @@ import { featureOfKey } from '../sources/remote-mcp/remote-feature-contract.ts';
 import { actionNamesOf, actionOrThrow } from './action-names.ts';
 import { connectionOrThrow } from './connection-lookup.ts';
 import { attempt, audit, type OperatorContext, parseInput, workspaceOrThrow } from './context.ts';
+import { flagsByAction } from './review-flag-views.ts';
 
 export interface ActionView {
   /** A tool's name, or a prompt's, resource's or template's key (`prompt:greet`). */
@@ -42,6 +47,12 @@ export interface ActionView {
    */
   changes?: ContractChange[];
   changedSince?: string;
+  /**
+   * A remote item's review flags, from its current pinned text: each names
+   * its rule, the field and an excerpt of the server's text (shown inert).
+   * Absent when none fired.
+   */
+  flags?: ReviewFlag[];
 }
 
 const ConnectionRefSchema = z.strictObject({
@@ -66,6 +77,10 @@ async function actionViews(ctx: OperatorContext, connection: Connection): Promis
   const features = isRemote
     ? new Map((await ctx.store.remoteFeatures.forConnection(connection.id)).map((f) => [f.key, f]))
     : undefined;
+  const flags = await flagsByAction(ctx, connection, policies, {
+    tools: remoteTools ?? new Map(),
+    features: features ?? new Map(),
+  });
   return policies.map((policy) => {
     const review = reviewStateOf(policy);
     const contractChanged = review === 'changed';
@@ -95,6 +110,7 @@ async function actionViews(ctx: OperatorContext, connection: Connection): Promis
             changedSince: changedFrom.since,
           }
         : {}),
+      ...(flags.has(policy.action) ? { flags: flags.get(policy.action)! } : {}),
     };
   });
 }
@@ -107,6 +123,8 @@ export const ChangeActionsSchema = z
     actions: z.array(z.string().min(1)).optional(),
     classification: z.enum(['read', 'write', 'destructive']).optional(),
     all: z.boolean().optional(),
+    /** Approve flagged items all the same, where PORTCULLIS_REVIEW_FLAGGED=block holds them. */
+    force: z.boolean().optional(),
   })
   .refine((v) => (v.actions?.length ? 1 : 0) + (v.classification ? 1 : 0) + (v.all ? 1 : 0) === 1, {
     message: 'name the actions, or a classification, or all (exactly one)',
@@ -136,6 +154,16 @@ export async function changeActions(
           (p) =>
             p.state !== 'retired' && (parsed.all || p.classification === parsed.classification),
         );
+    const approving = verb === 'disable' ? [] : chosen.filter(approves);
+    const flagged = await flaggedAmong(ctx, connection, approving);
+    if (flagged.length > 0 && ctx.reviewFlagged === 'block' && !parsed.force) {
+      throw new GatewayError(
+        'review_flagged',
+        `${flagged.map(({ action, flags }) => `${actionNamesOf(connection, action).listed} (${[...new Set(flags.map((f) => f.rule))].join(', ')})`).join('; ')}: flagged for review; read the flags (portcullis connection review ${connection.name}), then approve with --force`,
+        { field: 'force' },
+      );
+    }
+    const forced = parsed.force && flagged.length > 0;
     const at = ctx.now().toISOString();
     await ctx.store.transaction(async (tx) => {
       // Approving puts tools in service: none of them may share a name with another.
@@ -157,11 +185,37 @@ export async function changeActions(
         action: `action.${verb}`,
         workspaceId: workspace.id,
         connectionId: connection.id,
-        subject: chosen.map((p) => p.action).join(','),
+        subject: `${chosen.map((p) => p.action).join(',')}${forced ? `; approved past their flags: ${flagged.map((f) => f.action).join(',')}` : ''}`,
       });
     });
     const changed = new Set(chosen.map((p) => p.action));
     return (await actionViews(ctx, connection)).filter((view) => changed.has(view.action));
+  });
+}
+
+/** Whether a verb on this policy approves a contract not reviewed yet (new or changed). */
+function approves(policy: ActionPolicy): boolean {
+  const review = reviewStateOf(policy);
+  return review === 'new' || review === 'changed';
+}
+
+async function flaggedAmong(
+  ctx: OperatorContext,
+  connection: Connection,
+  policies: readonly ActionPolicy[],
+): Promise<Array<{ action: string; flags: ReviewFlag[] }>> {
+  if (policies.length === 0 || connection.provider !== REMOTE_MCP_PROVIDER) return [];
+  const [tools, features] = await Promise.all([
+    ctx.store.remoteTools.forConnection(connection.id),
+    ctx.store.remoteFeatures.forConnection(connection.id),
+  ]);
+  const flags = await flagsByAction(ctx, connection, policies, {
+    tools: new Map(tools.map((t) => [t.name, t])),
+    features: new Map(features.map((f) => [f.key, f])),
+  });
+  return policies.flatMap((p) => {
+    const found = flags.get(p.action);
+    return found ? [{ action: p.action, flags: found }] : [];
   });
 }
 

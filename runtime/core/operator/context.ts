@@ -7,6 +7,7 @@ import { GatewayError, REASONS } from '../base/errors.ts';
 import { didYouMean } from '../base/nearest-word.ts';
 import type { CatalogSet } from '../catalog/catalog-set.ts';
 import { auditEvent } from '../governance/audit-event.ts';
+import type { ReviewFlaggedMode } from '../governance/review-flags.ts';
 import type { ToolSources } from '../governance/tool-source.ts';
 import type { UpstreamSignIn } from '../identity/oauth-client/upstream-sign-in.ts';
 import type { NewAuditEvent, Workspace } from '../model/governance.ts';
@@ -40,6 +41,8 @@ export interface OperatorContext {
   now: () => Date;
   /** Tells every replica that governance changed (agents' tool lists may have): the surface calls it after a verb. */
   changed?: () => void;
+  /** `block`: a flagged remote item is approved only with force (`PORTCULLIS_REVIEW_FLAGGED`); default `show`. */
+  reviewFlagged?: ReviewFlaggedMode;
 }
 
 /**

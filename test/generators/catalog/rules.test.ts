@@ -9,7 +9,9 @@ import {
   fitToolName,
   isJsonMediaType,
   isTextMediaType,
+  type ServerVariablePlace,
   serverHost,
+  serverVariablePlaces,
   TOOL_NAME_MAX,
 } from '../../../generators/catalog/rules.ts';
 import { toolNameFor } from '../../../runtime/core/governance/tool-names.ts';
@@ -26,6 +28,119 @@ describe('the host a server URL calls', () => {
     ['not a url', undefined],
   ])('%s → %s', (url, host) => {
     expect(serverHost(url)).toBe(host);
+  });
+});
+
+describe('where a server variable lands', () => {
+  type Variables = Record<string, { default?: string; enum?: string[] }>;
+  it.each<
+    [
+      string,
+      { given: { url: string; variables: Variables }; want: Record<string, ServerVariablePlace> },
+    ]
+  >([
+    [
+      'in the host',
+      {
+        given: { url: 'https://api.{metro}.example.test', variables: { metro: { enum: ['fra'] } } },
+        want: { metro: 'host' },
+      },
+    ],
+    [
+      'in the scheme',
+      {
+        given: { url: '{scheme}://api.example.test', variables: { scheme: { default: 'https' } } },
+        want: { scheme: 'host' },
+      },
+    ],
+    [
+      'after the host, starting the path',
+      {
+        given: {
+          url: 'https://api.example.test{basePath}',
+          variables: { basePath: { default: '/v1' } },
+        },
+        want: { basePath: 'path-start' },
+      },
+    ],
+    [
+      'after the host, every enum value starting the path',
+      {
+        given: {
+          url: 'https://api.example.test{basePath}',
+          variables: { basePath: { enum: ['/v1', '/v2'] } },
+        },
+        want: { basePath: 'path-start' },
+      },
+    ],
+    [
+      'after the host, one enum value not starting the path',
+      {
+        given: {
+          url: 'https://api.example.test{basePath}',
+          variables: { basePath: { default: '/v1', enum: ['/v1', '.eu'] } },
+        },
+        want: { basePath: 'host' },
+      },
+    ],
+    [
+      'after the host, with no default',
+      {
+        given: { url: 'https://api.example.test{basePath}', variables: { basePath: {} } },
+        want: { basePath: 'host' },
+      },
+    ],
+    [
+      'after a slash',
+      {
+        given: {
+          url: 'https://api.example.test/{basePath}',
+          variables: { basePath: { default: '/v1' } },
+        },
+        want: { basePath: 'path' },
+      },
+    ],
+    [
+      'in a path segment',
+      {
+        given: {
+          url: 'https://api.example.test/bot{token}',
+          variables: { token: { default: '1:a' } },
+        },
+        want: { token: 'path' },
+      },
+    ],
+    [
+      'a host, a base path, and a variable after it',
+      {
+        given: {
+          url: 'https://{tenant}.example.test{basePath}{version}',
+          variables: {
+            tenant: { enum: ['eu'] },
+            basePath: { default: '/api' },
+            version: { default: 'v1' },
+          },
+        },
+        want: { tenant: 'host', basePath: 'path-start', version: 'path' },
+      },
+    ],
+    [
+      'a relative URL',
+      {
+        given: { url: '/api/{version}', variables: { version: { default: 'v1' } } },
+        want: { version: 'path' },
+      },
+    ],
+    [
+      'written in the host and in the path: held to the host',
+      {
+        given: { url: 'https://{name}.example.test/{name}', variables: { name: { default: 'a' } } },
+        want: { name: 'host' },
+      },
+    ],
+  ])('%s', (_name, { given, want }) => {
+    expect(serverVariablePlaces(given)).toEqual(want);
+    expect(copied.serverVariablePlaces(given)).toEqual(want);
   });
 });
 

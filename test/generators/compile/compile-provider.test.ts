@@ -144,6 +144,29 @@ describe('compileProvider', () => {
     expect((error as CompileError).place.pointer).toBe('/documents/one/server/variables/tenant');
   });
 
+  it('takes a base path right after the host, bounded by values that start with /', () => {
+    const basePath = (variables: Record<string, { description: string; enum?: string[] }>) =>
+      compile(
+        definition({
+          documents: {
+            one: {
+              title: 'One',
+              toolPrefix: 'example_',
+              server: { url: 'https://api.example.test{basePath}', variables },
+            },
+          },
+        }),
+        ['one'],
+      );
+    const catalog = basePath({ basePath: { description: 'Base.', enum: ['/v1', '/v2'] } });
+    expect(catalog).not.toBeInstanceOf(CompileError);
+    expect((catalog as Catalog).hosts).toEqual({ fixed: ['api.example.test'], settings: [] });
+    // Without values that start the path, it is in the host and unbounded.
+    const error = basePath({ basePath: { description: 'Base.' } });
+    expect((error as CompileError).code).toBe('invalid_definition');
+    expect((error as CompileError).place.pointer).toBe('/documents/one/server/variables/basePath');
+  });
+
   describe('an operation of a pinned document that does not compile', () => {
     // spec-error.yaml: /dangling refers to a schema that is not there, /elsewhere to another file,
     // /nowhere has a parameter "in: body"; /events (a stream) and the callback are left out on purpose.

@@ -43,8 +43,18 @@ describe('configFromEnvironment', () => {
       },
       discoveryThreshold: 40,
       shutdownDeadlineMs: 25_000,
+      reviewFlagged: 'show',
       toolOAuthClients: {},
     });
+  });
+
+  it('reads PORTCULLIS_REVIEW_FLAGGED, and names it with the words it takes', () => {
+    expect(configFromEnvironment({ PORTCULLIS_REVIEW_FLAGGED: 'block' }).reviewFlagged).toBe(
+      'block',
+    );
+    expect(() => configFromEnvironment({ PORTCULLIS_REVIEW_FLAGGED: 'blok' })).toThrowError(
+      /PORTCULLIS_REVIEW_FLAGGED.*show or block/,
+    );
   });
 
   it('reads the authorization server and CORS settings', () => {

@@ -3,13 +3,17 @@
  * their review, each with what changed (texts word by word, side by side;
  * schemas by JSON pointer), all of it the server's text shown as text.
  * Approve puts the current contract in service (its class default for a new
- * one); Keep off disables it; one at a time or a class at a time
+ * one); Keep off disables it; a remote item's review flags are shown on it
+ * (`review-flags.tsx`), and where the deployment holds flagged items an
+ * approval the gateway refuses for them asks for a confirmation first; one at a time or a class at a time
  * (`review-by-class.tsx`). Below: its policies by class, its grants
  * (`connection-access.tsx`) and the rest of its actions, each switched on or
  * off on its own (`action-policies.tsx`). A remote server no curated
  * definition vouches for carries the Unverified server label with its host
  * under the title and on each of those sections.
  */
+
+import { useState } from 'preact/hooks';
 import { changeActions } from '../action-changes.ts';
 import { api } from '../api.ts';
 import { Notice } from '../notice.tsx';
@@ -23,6 +27,7 @@ import { ClassBadge, FeatureKind } from './action-badges.tsx';
 import { ActionPolicies } from './action-policies.tsx';
 import { ClassPolicies, Grants } from './connection-access.tsx';
 import { QueueByClass } from './review-by-class.tsx';
+import { FlagCount, heldForFlags, PastFlags, ReviewFlags } from './review-flags.tsx';
 import { ServerLabel, serverOf } from './server-label.tsx';
 
 export function ReviewPage({ connection, canChange }: { connection: string; canChange: boolean }) {
@@ -33,11 +38,27 @@ export function ReviewPage({ connection, canChange }: { connection: string; canC
   const remote = summary.data?.connection.remote;
   const server = remote ? serverOf(remote) : undefined;
   const change = useChange(() => reload());
-  const decide = (verb: 'review' | 'disable', action: ActionView) =>
-    change.run(
-      () => changeActions(connection, verb, { actions: [action.name] }),
-      `${verb === 'review' ? 'Approved' : 'Kept off'}: ${action.name}`,
+  /** The item whose approval the gateway held for its flags, waiting for a confirmation. */
+  const [held, setHeld] = useState<string>();
+  const decide = async (verb: 'review' | 'disable', action: ActionView, force = false) => {
+    setHeld(undefined);
+    let flaggedRefusal = false;
+    await change.run(
+      async () => {
+        try {
+          await changeActions(connection, verb, {
+            actions: [action.name],
+            ...(force ? { force: true as const } : {}),
+          });
+        } catch (error) {
+          flaggedRefusal = verb === 'review' && heldForFlags(error);
+          throw error;
+        }
+      },
+      `${verb === 'review' ? (force ? 'Approved past its flags' : 'Approved') : 'Kept off'}: ${action.name}`,
     );
+    if (flaggedRefusal) setHeld(action.name);
+  };
   const waiting = (data ?? []).filter(
     (a) => (a.review === 'new' || a.review === 'changed') && a.state !== 'disabled',
   );
@@ -49,7 +70,7 @@ export function ReviewPage({ connection, canChange }: { connection: string; canC
       </p>
       <h1>Review {shown(connection)}</h1>
       {server ? <ServerLabel server={server} /> : null}
-      <Problem error={error ?? change.error} />
+      <Problem error={error ?? (held ? undefined : change.error)} />
       <Notice text={change.done} />
       <section class="panel" aria-labelledby="waiting">
         <h2 id="waiting">Waiting for review ({waiting.length})</h2>
@@ -65,7 +86,8 @@ export function ReviewPage({ connection, canChange }: { connection: string; canC
             <h3>
               <code>{shown(action.name)}</code> <FeatureKind action={action} />{' '}
               <ClassBadge action={action} />{' '}
-              <span class="badge">{action.review === 'new' ? 'new' : 'contract changed'}</span>
+              <span class="badge">{action.review === 'new' ? 'new' : 'contract changed'}</span>{' '}
+              <FlagCount flags={action.flags} />
             </h3>
             {action.title !== action.action ? <p>{shown(action.title)}</p> : null}
             {action.changes?.map((c) => (
@@ -75,6 +97,15 @@ export function ReviewPage({ connection, canChange }: { connection: string; canC
               <p class="note">
                 Changed since <ShownTime at={action.changedSince} />.
               </p>
+            ) : null}
+            {action.flags ? <ReviewFlags flags={action.flags} item={action.name} /> : null}
+            {held === action.name ? (
+              <PastFlags
+                what={action.name}
+                canChange={canChange}
+                onConfirm={() => decide('review', action, true)}
+                onCancel={() => setHeld(undefined)}
+              />
             ) : null}
             <div class="actions">
               <button

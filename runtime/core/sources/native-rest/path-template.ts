@@ -1,21 +1,29 @@
 /**
  * Expands an operation's path template (`/v1/instances/{uuid}/log`) with its
  * path parameters, serialized per OpenAPI `style` (`simple`, `label`,
- * `matrix`) and `explode`, each value percent-encoded. A value that could
- * leave its segment is refused before encoding: empty, `.`, `..`, `/` or `\`,
- * control characters, and the same hidden behind percent-encoding (any depth)
- * or Unicode compatibility forms (`．．`, `／`).
+ * `matrix`) and `explode`, each value percent-encoded as RFC 6570's simple
+ * expansion does (`/` as `%2F`, so `arn:aws:…:portal/abc` stays one segment).
+ * What could still step out of the path once a server or a proxy decodes it
+ * is refused (`path-traversal.ts`): a `.` or `..` segment in any encoding, a
+ * control character; and an empty value, which would merge two segments. Each
+ * value is checked, then each segment of the expanded path a value is in, so
+ * a step made of a label's `.` and a value (`.` + `/x`) is refused too.
  */
 import type { ParameterSpec } from '../../../../generated/catalog-format.ts';
 import { GatewayError } from '../../base/errors.ts';
 import { pointerToken } from '../../base/json-value.ts';
+import { traversalIn } from './path-traversal.ts';
 import { encodeStrict } from './percent-encode.ts';
 
 const PLACEHOLDER = /\{([^{}]+)\}/g;
-const PERCENT_ESCAPE = /%[0-9a-fA-F]{2}/;
-const SEPARATOR = /[/\\]/;
-/** Decoding rounds before a value that still holds escapes is refused. */
-const MAX_DECODE_ROUNDS = 3;
+
+/** Where one parameter's expansion is in the expanded path. */
+interface Expansion {
+  name: string;
+  field: string;
+  start: number;
+  end: number;
+}
 
 export function expandPath(
   template: string,
@@ -23,16 +31,42 @@ export function expandPath(
   values: Readonly<Record<string, unknown>> | undefined,
 ): string {
   const byName = pathParameters(parameters);
-  return template.replace(PLACEHOLDER, (_match, name: string) => {
+  const expansions: Expansion[] = [];
+  let path = '';
+  let last = 0;
+  for (const match of template.matchAll(PLACEHOLDER)) {
+    const name = match[1]!;
     const field = `/path/${pointerToken(name)}`;
-    const spec = byName.get(name);
     const value = values?.[name];
     if (value === undefined || value === null)
       throw new GatewayError('path_parameter_refused', `path parameter ${name} is required`, {
         field,
       });
-    return serializePathValue(name, value, spec, field);
-  });
+    path += template.slice(last, match.index);
+    const text = serializePathValue(name, value, byName.get(name), field);
+    expansions.push({ name, field, start: path.length, end: path.length + text.length });
+    path += text;
+    last = match.index + match[0].length;
+  }
+  path += template.slice(last);
+  ensureNoStep(path, expansions);
+  return path;
+}
+
+/** Each segment of the path that holds an expansion, checked as the provider may decode it. */
+function ensureNoStep(path: string, expansions: readonly Expansion[]): void {
+  if (expansions.length === 0) return;
+  let start = 0;
+  while (start <= path.length) {
+    const slash = path.indexOf('/', start);
+    const end = slash < 0 ? path.length : slash;
+    const within = expansions.find((e) => e.start < end && e.end > start);
+    if (within !== undefined) {
+      const why = traversalIn(path.slice(start, end));
+      if (why !== undefined) throw refused(within.name, within.field, why);
+    }
+    start = end + 1;
+  }
 }
 
 const pathParametersOf = new WeakMap<readonly ParameterSpec[], Map<string, ParameterSpec>>();
@@ -92,54 +126,23 @@ function serializePathValue(
   return style === 'matrix' ? `;${encodeStrict(name)}=${item}` : prefix + item;
 }
 
-/**
- * The value as text when it cannot leave its path segment; otherwise
- * `path_parameter_refused`. Every decoding layer is checked, as the provider
- * (or a proxy in front of it) may decode more than once.
- */
+/** The value as text when it cannot step out of the path; otherwise `path_parameter_refused`. */
 function safeSegment(value: unknown, name: string, field: string): string {
   if (typeof value === 'object' && value !== null)
     throw new GatewayError('path_parameter_refused', 'a path value must be text or a number', {
       field,
     });
   const text = String(value);
-  const layers = [text];
-  let current = text;
-  for (let round = 0; PERCENT_ESCAPE.test(current); round += 1) {
-    if (round === MAX_DECODE_ROUNDS)
-      throw refused(name, field, 'is percent-encoded too many times');
-    try {
-      current = decodeURIComponent(current);
-    } catch {
-      throw refused(name, field, 'holds a percent-encoding that is not valid UTF-8');
-    }
-    layers.push(current);
-  }
-  for (const layer of layers) {
-    for (const form of [layer, layer.normalize('NFKC')]) {
-      if (form === '') throw refused(name, field, 'is empty');
-      if (form === '.' || form === '..' || /^\.\.?;/.test(form))
-        throw refused(name, field, 'is a relative path step (. or ..)');
-      if (SEPARATOR.test(form)) throw refused(name, field, 'holds a / or \\');
-      if (hasControlCharacter(form)) throw refused(name, field, 'holds a control character');
-    }
-  }
+  if (text === '') throw refused(name, field, 'is empty');
+  const why = traversalIn(text);
+  if (why !== undefined) throw refused(name, field, why);
   return text;
 }
 
 function refused(name: string, field: string, why: string): GatewayError {
   return new GatewayError(
     'path_parameter_refused',
-    `path parameter ${name} ${why}; it must stay inside its path segment`,
+    `path parameter ${name} ${why}; it may not step out of the path`,
     { field },
   );
-}
-
-/** C0 controls, DEL and C1 controls. */
-export function hasControlCharacter(text: string): boolean {
-  for (let i = 0; i < text.length; i += 1) {
-    const code = text.charCodeAt(i);
-    if (code < 0x20 || (code >= 0x7f && code <= 0x9f)) return true;
-  }
-  return false;
 }

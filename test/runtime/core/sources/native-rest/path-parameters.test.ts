@@ -22,24 +22,23 @@ const traversal: Refusal[] = [
   ['dot', { given: '.', want: refused() }],
   ['dot dot', { given: '..', want: refused() }],
   ['empty', { given: '', want: refused() }],
-  ['slash', { given: 'a/b', want: refused() }],
-  ['leading slash', { given: '/etc', want: refused() }],
-  ['backslash', { given: 'a\\b', want: refused() }],
   ['dot dot slash', { given: '../admin', want: refused() }],
+  ['dot dot between slashes', { given: 'a/../b', want: refused() }],
+  ['dot between slashes', { given: 'a/./b', want: refused() }],
+  ['a trailing dot dot', { given: 'arn:aws:x:us-east-1:123456789012:portal/..', want: refused() }],
+  ['dot dot before a backslash', { given: '..\\admin', want: refused() }],
+  ['dot dot and an encoded slash', { given: '..%2fadmin', want: refused() }],
+  ['four layers of encoding', { given: '%2525252e', want: refused() }],
+  ['IIS %u dots', { given: '%u002e%u002e', want: refused() }],
+  ['fullwidth solidus around dot dot', { given: 'a\uff0f..\uff0fb', want: refused() }],
   ['encoded dot dot', { given: '%2e%2e', want: refused() }],
   ['encoded dot dot, upper case', { given: '%2E%2E', want: refused() }],
   ['half-encoded dot dot', { given: '.%2e', want: refused() }],
   ['encoded dot', { given: '%2e', want: refused() }],
-  ['encoded slash', { given: 'a%2fb', want: refused() }],
-  ['encoded slash, upper case', { given: 'a%2Fb', want: refused() }],
-  ['encoded backslash', { given: '%5c', want: refused() }],
-  ['double-encoded slash', { given: '%252f', want: refused() }],
   ['double-encoded dot dot', { given: '%252e%252e', want: refused() }],
   ['triple-encoded dot', { given: '%25252e', want: refused() }],
-  ['four layers of encoding', { given: '%2525252f', want: refused() }],
   ['overlong UTF-8 dot', { given: '%c0%ae%c0%ae', want: refused() }],
   ['fullwidth dots (NFKC ..)', { given: '\uff0e\uff0e', want: refused() }],
-  ['fullwidth solidus (NFKC /)', { given: 'a\uff0fb', want: refused() }],
   ['dot dot with a path parameter (..;)', { given: '..;', want: refused() }],
   ['NUL', { given: 'a\u0000b', want: refused() }],
   ['line feed', { given: 'a\nb', want: refused() }],
@@ -51,9 +50,34 @@ const traversal: Refusal[] = [
   ],
   ['dot dot inside a list', { given: ['a', '..'], want: refused('/path/id/1') }],
   ['an empty list', { given: [], want: refused() }],
+  ['an empty list item', { given: ['a', ''], want: refused('/path/id/1') }],
 ];
 
-describe('path parameters: values that could leave their segment', () => {
+type Combined = [
+  string,
+  { given: { value: unknown; serialization: Partial<StyledParameterSpec> }; want: string },
+];
+
+/** Steps made by a label's dot, by items that meet, or by one item of a list. */
+const combined: Combined[] = [
+  [
+    'a label dot and a leading slash',
+    { given: { value: '/x', serialization: { style: 'label' } }, want: '/path/id' },
+  ],
+  [
+    'label items that meet at a dot',
+    {
+      given: { value: ['a/', '/b'], serialization: { style: 'label', explode: true } },
+      want: '/path/id',
+    },
+  ],
+  [
+    'a list item that ends in a dot step',
+    { given: { value: ['a/.', '/b'], serialization: {} }, want: '/path/id/0' },
+  ],
+];
+
+describe('path parameters: values that could step out of the path', () => {
   it.each(traversal)('%s is refused', (_name, { given, want }) => {
     let caught: unknown;
     try {
@@ -65,6 +89,30 @@ describe('path parameters: values that could leave their segment', () => {
     expect({ code: (caught as GatewayError).code, field: (caught as GatewayError).field }).toEqual(
       want,
     );
+  });
+
+  it.each(combined)('%s is refused', (_name, { given, want }) => {
+    expect(() => build(given.value, given.serialization)).toThrowError(
+      expect.objectContaining({ code: 'path_parameter_refused', field: want }),
+    );
+  });
+
+  it('a value that makes a step with the text around its placeholder is refused', () => {
+    const action = syntheticAction({
+      path: '/items/.{id}',
+      parameters: [pathParameter('id')],
+    });
+    expect(() => buildRestRequest(action, { path: { id: '/x' } }, { settings: {} })).toThrowError(
+      expect.objectContaining({ code: 'path_parameter_refused', field: '/path/id' }),
+    );
+    // The same value after a name is one segment, encoded.
+    expect(
+      buildRestRequest(
+        syntheticAction({ path: '/items/v{id}', parameters: [pathParameter('id')] }),
+        { path: { id: '/x' } },
+        { settings: {} },
+      ).url.pathname,
+    ).toBe('/items/v%2Fx');
   });
 
   it('a missing required value is refused with its field', () => {
@@ -143,6 +191,24 @@ const encoding: Encoding[] = [
       want: ';a=1;b=2',
     },
   ],
+  ['a slash (RFC 6570 simple expansion)', { given: { value: 'a/b' }, want: 'a%2Fb' }],
+  [
+    'an AWS ARN with a resource path',
+    {
+      given: { value: 'arn:aws:workspaces-web:us-east-1:123456789012:portal/abc' },
+      want: 'arn%3Aaws%3Aworkspaces-web%3Aus-east-1%3A123456789012%3Aportal%2Fabc',
+    },
+  ],
+  ['a leading slash', { given: { value: '/etc' }, want: '%2Fetc' }],
+  ['a backslash', { given: { value: 'a\\b' }, want: 'a%5Cb' }],
+  ['an encoded slash is encoded again', { given: { value: 'a%2Fb' }, want: 'a%252Fb' }],
+  ['a fullwidth solidus', { given: { value: 'a\uff0fb' }, want: 'a%EF%BC%8Fb' }],
+  [
+    'an object key with slashes and dots',
+    { given: { value: 'photos/2024/a.jpg' }, want: 'photos%2F2024%2Fa.jpg' },
+  ],
+  ['a hidden file under a folder', { given: { value: 'home/.profile' }, want: 'home%2F.profile' }],
+  ['list items with slashes', { given: { value: ['a/b', 'c'] }, want: 'a%2Fb,c' }],
   ['list items are encoded one by one', { given: { value: ['a,b', 'c d'] }, want: 'a%2Cb,c%20d' }],
 ];
 

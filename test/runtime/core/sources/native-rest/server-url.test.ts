@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { createAjv } from '../../../../../runtime/core/base/create-ajv.ts';
 import { GatewayError } from '../../../../../runtime/core/base/errors.ts';
 import {
   type ActionArguments,
   buildRestRequest,
 } from '../../../../../runtime/core/sources/native-rest/build-request.ts';
+import { actionNamed, compileFixture } from '../../../../support/fixtures.ts';
 import { realAction, schemaValid } from '../../../../support/rest-actions.ts';
 
 const getUser = realAction('unikraft', 'unikraft_get_user');
@@ -168,9 +170,26 @@ describe('server URL: the sandbox plugin instance', () => {
       },
     ],
     [
-      'an instance holding ..',
+      'an instance whose name holds .. (one segment, no step)',
       {
         given: { args: logs({ instance: 'a..b' }), settings: {} },
+        want: {
+          href: `https://api.fra.unikraft.cloud/v1/instances/a..b/plugins/sandbox/commands/${COMMAND}/logs`,
+          host: 'api.fra.unikraft.cloud',
+        },
+      },
+    ],
+    [
+      'an instance that is ..',
+      {
+        given: { args: logs({ instance: '..' }), settings: {}, validate: false },
+        want: refused('/server/instance'),
+      },
+    ],
+    [
+      'an instance that is an encoded ..',
+      {
+        given: { args: logs({ instance: '%2e%2E' }), settings: {}, validate: false },
         want: refused('/server/instance'),
       },
     ],
@@ -258,5 +277,219 @@ describe('server URL: an operator-only host (Coolify)', () => {
     expect(
       outcome(() => buildRestRequest(coolifyServers, args, { settings: given.settings })),
     ).toEqual(want);
+  });
+});
+
+/** The arguments, after the fixture action's own input schema accepts them (when asked). */
+function fixtureValid(
+  compiled: ReturnType<typeof compileFixture>,
+  action: ReturnType<typeof actionNamed>,
+  args: ActionArguments,
+): ActionArguments {
+  const validate = createAjv([...compiled.annotationFormats]).compile(action.inputSchema);
+  if (!validate(args))
+    throw new Error(`test arguments fail the schema: ${JSON.stringify(validate.errors)}`);
+  return args;
+}
+
+describe('server URL: a base path in a server variable (the eBay shape)', () => {
+  const compiled = compileFixture('base-path-variable.yaml');
+  const privileges = actionNamed(compiled, 'fx_get_privileges');
+  const base = (basePath: string): ActionArguments => ({ server: { basePath } });
+  const cases: Case[] = [
+    [
+      "the document's default",
+      {
+        given: { args: {}, settings: {} },
+        want: {
+          href: 'https://api.shop.example.test/sell/account/v1/privilege',
+          host: 'api.shop.example.test',
+        },
+      },
+    ],
+    [
+      'another base path from the call',
+      {
+        given: { args: base('/sell/finances/v1'), settings: {} },
+        want: {
+          href: 'https://api.shop.example.test/sell/finances/v1/privilege',
+          host: 'api.shop.example.test',
+        },
+      },
+    ],
+    [
+      'an empty base path',
+      {
+        given: { args: base(''), settings: {} },
+        want: { href: 'https://api.shop.example.test/privilege', host: 'api.shop.example.test' },
+      },
+    ],
+    [
+      'a base path with an @ and a colon (path characters)',
+      {
+        given: { args: base('/u/@me:x'), settings: {} },
+        want: {
+          href: 'https://api.shop.example.test/u/@me:x/privilege',
+          host: 'api.shop.example.test',
+        },
+      },
+    ],
+    [
+      'a value that would extend the host',
+      {
+        given: { args: base('.evil.test'), settings: {}, validate: false },
+        want: refused('/server/basePath'),
+      },
+    ],
+    [
+      'a value that would add userinfo',
+      {
+        given: { args: base('@evil.test/x'), settings: {}, validate: false },
+        want: refused('/server/basePath'),
+      },
+    ],
+    [
+      'a value that would add a port',
+      {
+        given: { args: base(':8443/x'), settings: {}, validate: false },
+        want: refused('/server/basePath'),
+      },
+    ],
+    [
+      'a dot dot step',
+      { given: { args: base('/sell/../admin'), settings: {} }, want: refused('/server/basePath') },
+    ],
+    [
+      'a trailing dot dot step',
+      { given: { args: base('/sell/..'), settings: {} }, want: refused('/server/basePath') },
+    ],
+    [
+      'an encoded dot dot step',
+      {
+        given: { args: base('/sell/%2e%2e/admin'), settings: {} },
+        want: refused('/server/basePath'),
+      },
+    ],
+    [
+      'a double-encoded step',
+      {
+        given: { args: base('/%252e%252e/admin'), settings: {} },
+        want: refused('/server/basePath'),
+      },
+    ],
+    [
+      'a step hidden by a path parameter (Tomcat)',
+      {
+        given: { args: base('/sell/..;x/admin'), settings: {} },
+        want: refused('/server/basePath'),
+      },
+    ],
+    [
+      'a fullwidth step',
+      {
+        given: { args: base('/\uff0e\uff0e/admin'), settings: {} },
+        want: refused('/server/basePath'),
+      },
+    ],
+    [
+      'a query',
+      {
+        given: { args: base('/a?b=1'), settings: {}, validate: false },
+        want: refused('/server/basePath'),
+      },
+    ],
+    [
+      'a fragment',
+      {
+        given: { args: base('/a#b'), settings: {}, validate: false },
+        want: refused('/server/basePath'),
+      },
+    ],
+    [
+      'a backslash',
+      {
+        given: { args: base('/a\\..'), settings: {}, validate: false },
+        want: refused('/server/basePath'),
+      },
+    ],
+    [
+      'a space',
+      {
+        given: { args: base('/a b'), settings: {}, validate: false },
+        want: refused('/server/basePath'),
+      },
+    ],
+    [
+      'a NUL',
+      {
+        given: { args: base('/a\u0000'), settings: {}, validate: false },
+        want: refused('/server/basePath'),
+      },
+    ],
+  ];
+
+  it.each(cases)('%s', (_name, { given, want }) => {
+    const args =
+      given.validate === false ? given.args : fixtureValid(compiled, privileges, given.args);
+    expect(outcome(() => buildRestRequest(privileges, args, { settings: given.settings }))).toEqual(
+      want,
+    );
+  });
+
+  it('a path parameter after the base path', () => {
+    const remove = actionNamed(compiled, 'fx_delete_payment_policy');
+    const built = buildRestRequest(
+      remove,
+      { path: { payment_policy_id: 'p/1' } },
+      { settings: {} },
+    );
+    expect(built.url.href).toBe(
+      'https://api.shop.example.test/sell/account/v1/payment_policy/p%2F1',
+    );
+  });
+});
+
+describe('server URL: variables inside the path (a base path after a slash, a token in a segment)', () => {
+  const compiled = compileFixture('path-server-variables.yaml');
+  const getMe = actionNamed(compiled, 'fx_get_me');
+  const cases: Case[] = [
+    [
+      'the defaults: a colon in the token, a doubled slash',
+      {
+        given: { args: {}, settings: {} },
+        want: {
+          href: 'https://eu.chat.example.test//api/v1.0/bot123456:ABC-DEF1234ghIkl-zyx57W2v1u123ew11/getMe',
+          host: 'eu.chat.example.test',
+        },
+      },
+    ],
+    [
+      'a token that is a step once decoded',
+      {
+        given: { args: { server: { token: '/%2e%2e' } }, settings: {} },
+        want: refused('/server/token'),
+      },
+    ],
+    [
+      'a base path after the slash that steps back',
+      {
+        given: { args: { server: { basePath: '/api/..' } }, settings: {} },
+        want: refused('/server/basePath'),
+      },
+    ],
+    [
+      'a tenant not on the list',
+      {
+        given: { args: { server: { tenant: 'evil' } }, settings: {}, validate: false },
+        want: refused('/server/tenant'),
+      },
+    ],
+  ];
+
+  it.each(cases)('%s', (_name, { given, want }) => {
+    const args = given.validate === false ? given.args : fixtureValid(compiled, getMe, given.args);
+    expect(outcome(() => buildRestRequest(getMe, args, { settings: given.settings }))).toEqual(
+      want,
+    );
   });
 });
