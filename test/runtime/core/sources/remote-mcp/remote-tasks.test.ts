@@ -277,24 +277,27 @@ describe.each(KINDS)('a task of a %s remote server', (kind) => {
 });
 
 describe('a gateway restarted on the same data', () => {
-  it('answers for the tasks it handed out before', async () => {
+  it.each(KINDS)('answers for the tasks of a %s server it handed out before', async (kind) => {
     const started = (
       await ask('/mcp', 'tools/call', {
-        name: 'tasks-modern__report',
+        name: `tasks-${kind}__report`,
         arguments: { topic: 'across a restart' },
       })
     ).result!;
-    const theirs = upstreams.get('modern')!.started.at(-1)!;
+    const upstream = upstreams.get(kind)!;
+    const theirs = upstream.started.at(-1)!;
     const { dataDir } = gateway;
     await gateway.close();
     gateway = await startTestGateway({
       dataDir,
       environment: { PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS: '1' },
     });
+    // A new process: a new upstream session where the server has sessions, the same task.
     expect((await ask('/mcp', 'tasks/get', { taskId: started.taskId })).result?.status).toBe(
       'working',
     );
-    upstreams.get('modern')!.finish(theirs);
+    expect(upstream.seen.at(-1)).toEqual({ method: 'tasks/get', taskId: theirs, declared: true });
+    upstream.finish(theirs);
     expect((await ask('/mcp', 'tasks/get', { taskId: started.taskId })).result).toMatchObject({
       status: 'completed',
       result: { content: [{ text: expect.stringContaining('across a restart') }] },
