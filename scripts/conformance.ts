@@ -99,7 +99,7 @@ async function serverPart(
       targets.through = fixture.through;
     } else {
       const backendServer = await startMcpServer(new EverythingBackend());
-      stops.push(backendServer.close);
+      stops.push(backendServer.close, () => backendServer.backend.tasks.close());
       targets.backend = {
         url: backendServer.url,
         authorization: `Bearer ${FIXTURE_AGENTS.alice.key}`,

@@ -31,6 +31,10 @@ export async function startFixtureTargets(
   workspace = 'default',
 ): Promise<FixtureTargets> {
   const server = await startMcpServer(new EverythingBackend());
+  const close = async () => {
+    await server.close();
+    await server.backend.tasks.close();
+  };
   try {
     await connectUrl(ctx, {
       workspace,
@@ -54,10 +58,10 @@ export async function startFixtureTargets(
         url: `${gatewayUrl}/mcp/c/${FIXTURE_CONNECTION}`,
         authorization: `Bearer ${key}`,
       },
-      close: server.close,
+      close,
     };
   } catch (error) {
-    await server.close();
+    await close();
     throw error;
   }
 }

@@ -34,6 +34,20 @@ export const REVISIONS = ['2025-11-25', '2026-07-28'] as const;
 export type Revision = (typeof REVISIONS)[number];
 export type TargetName = 'gateway' | 'backend' | 'through';
 
+/** The tasks extension's server scenarios (SEP-2663), run at 2026-07-28 unless forced to another revision. */
+export const TASK_SCENARIOS = [
+  'tasks-lifecycle',
+  'tasks-capability-negotiation',
+  'tasks-wire-fields',
+  'tasks-request-state-removal',
+  'tasks-mrtr-input',
+  'tasks-request-headers',
+  'tasks-dispatch-and-envelope',
+  'tasks-status-notifications',
+  'tasks-required-task-error',
+  'tasks-mrtr-composition',
+] as const;
+
 /** Scenarios judged on the test tool backend, and the fixtures of the suite's they need. */
 const BACKEND_SCENARIOS: ReadonlySet<string> = new Set([
   'server-stateless',
@@ -54,6 +68,7 @@ const BACKEND_SCENARIOS: ReadonlySet<string> = new Set([
   'input-required-result-capability-check',
   'input-required-result-ignore-extra-params',
   'input-required-result-validate-input',
+  ...judgedTaskScenarios(),
 ]);
 
 /** Scenarios that call the suite's reference fixtures, with what they call. */
@@ -201,7 +216,14 @@ const JUDGED_UNSCORED: ReadonlySet<string> = new Set([
   'server-session-lifecycle',
   'http-header-validation',
   'http-custom-header-server-validation',
+  // The tasks extension (an extension: never scored), on the fixture's tasks tools.
+  ...judgedTaskScenarios(),
 ]);
+
+/** The tasks scenarios that check something today (the suite skips its status notifications). */
+function judgedTaskScenarios(): string[] {
+  return TASK_SCENARIOS.filter((scenario) => scenario !== 'tasks-status-notifications');
+}
 
 function judgeOf(
   scenario: string,
@@ -245,20 +267,6 @@ function requirementsOf(revision: Revision): { scored: string[]; notScored: Map<
     ),
   };
 }
-
-/** The tasks extension's server scenarios (SEP-2663), run at 2026-07-28 unless forced to another revision. */
-export const TASK_SCENARIOS = [
-  'tasks-lifecycle',
-  'tasks-capability-negotiation',
-  'tasks-wire-fields',
-  'tasks-request-state-removal',
-  'tasks-mrtr-input',
-  'tasks-request-headers',
-  'tasks-dispatch-and-envelope',
-  'tasks-status-notifications',
-  'tasks-required-task-error',
-  'tasks-mrtr-composition',
-] as const;
 
 /**
  * Runs the named server scenarios against one target (through the

@@ -50,6 +50,7 @@ import type { CallMetrics } from '../ports/telemetry.ts';
 import type { Executors } from '../sources/executor.ts';
 import type { RemoteMcpExecutor } from '../sources/remote-mcp/remote-mcp-executor.ts';
 import { RecordedTasks, type TaskReactions } from '../tasks/recorded-tasks.ts';
+import { RemoteTasks } from '../tasks/remote-tasks.ts';
 import type { TaskIds } from '../tasks/task-ids.ts';
 import type { CredentialVault } from '../vault/credential-vault.ts';
 import type { AuditLog } from './audit-log.ts';
@@ -128,6 +129,7 @@ export class GovernedTools implements ToolBackend<Caller> {
       now,
       limits: options.limits,
       report,
+      remoteTasks: new RemoteTasks({ ids: options.taskIds }),
     });
     this.#discovery = new DiscoveryCalls({
       views: this.#views,
@@ -144,6 +146,9 @@ export class GovernedTools implements ToolBackend<Caller> {
     this.#taskRequests = new TaskRequests({
       ids: options.taskIds,
       recorded: this.tasks,
+      executors: options.executors,
+      credentials,
+      secrets,
       audit: this.#audit,
     });
     this.features =

@@ -13,14 +13,21 @@ import { GatewayError } from '../base/errors.ts';
 import { agentOf, type Caller } from '../identity/principals/principals.ts';
 import type { TaskRequest } from '../mcp/server/tool-backend.ts';
 import type { TaskState } from '../mcp/wire/tasks.ts';
+import type { Executors } from '../sources/executor.ts';
 import type { RecordedTasks } from '../tasks/recorded-tasks.ts';
-import type { TaskIds, TaskOwner } from '../tasks/task-ids.ts';
-import type { CallAudit } from './audited-call.ts';
-import { decideToolCall } from './decision.ts';
+import type { TaskIds, TaskOwner, TaskTicket } from '../tasks/task-ids.ts';
+import { type AuditedCall, type CallAudit, upstreamAttributes } from './audited-call.ts';
+import type { CallCredentials } from './call-credentials.ts';
+import { type AllowedTool, decideToolCall } from './decision.ts';
+import type { WorkspaceSecrets } from './workspace-secrets.ts';
 
 export interface TaskRequestsOptions {
   ids: TaskIds;
   recorded: RecordedTasks;
+  /** A remote task's requests go to its source's executor, with the call's credential. */
+  executors: Executors;
+  credentials: CallCredentials;
+  secrets: WorkspaceSecrets;
   audit: CallAudit;
 }
 
@@ -72,13 +79,59 @@ export class TaskRequests {
       audited.allowed(decision.connection.id);
       audited.actionClass = decision.target.action.classification;
       try {
+        if (ticket.kind === 'remote')
+          return await this.#remote(caller, request, ticket, decision, audited);
         const state = await this.#options.recorded.answer(ticket, request);
         await audited.finish({ decision: 'allowed', outcome: 'ok' });
         return state;
       } catch (error) {
-        await audited.failed(error);
+        if (!audited.finished) await audited.failed(error);
         throw error;
       }
     });
+  }
+
+  /**
+   * A remote task's request, forwarded as the call was: the call's
+   * credential, the workspace's secrets redacted from the reply, the
+   * upstream session of the caller's era when the task started.
+   */
+  async #remote(
+    caller: Caller,
+    request: TaskRequest,
+    ticket: TaskTicket,
+    decision: AllowedTool,
+    audited: AuditedCall,
+  ): Promise<TaskState | undefined> {
+    const { target, credentialOwner } = decision;
+    const { source, action } = target;
+    const executor = this.#options.executors.for(source.kind);
+    if (executor.task === undefined) throw new GatewayError('task_not_found');
+    const credential = await this.#options.credentials.of(
+      caller,
+      decision,
+      source.sendsCredential(action),
+    );
+    const secrets = await this.#options.secrets.of(caller.snapshot, caller.workspaceId);
+    const execution = await audited.upstream(
+      upstreamAttributes(source.kind, action.classification),
+      (trace) =>
+        executor.task!({
+          target,
+          credential,
+          credentialOwner,
+          secrets,
+          cancel: request.cancel,
+          clientCapabilities: request.clientCapabilities,
+          era: ticket.era,
+          progress: () => {},
+          log: () => {},
+          trace,
+          ticket,
+          request,
+        }),
+    );
+    await audited.executed(execution);
+    return execution.state;
   }
 }

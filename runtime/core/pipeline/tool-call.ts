@@ -14,15 +14,18 @@
 
 import type { Caller } from '../identity/principals/principals.ts';
 import type { ToolCall, ToolOutcome } from '../mcp/server/tool-backend.ts';
+import { declaresTasks, type TaskStarted } from '../mcp/wire/tasks.ts';
 import type { Connection } from '../model/governance.ts';
 import type { Store } from '../ports/store.ts';
 import { type CallOutcome, nextHealth } from '../sources/connection-health.ts';
-import type { Execution, Executors } from '../sources/executor.ts';
+import type { Execution, Executors, UpstreamTask } from '../sources/executor.ts';
+import type { RemoteTasks } from '../tasks/remote-tasks.ts';
 import { validateArguments } from './arguments.ts';
 import { type AuditedCall, upstreamAttributes } from './audited-call.ts';
 import type { CallCredentials } from './call-credentials.ts';
 import { type CallLimits, chargeLimits } from './call-limits.ts';
 import type { ToolDecision } from './decision.ts';
+import { taskOwnerOf, taskSubject } from './task-requests.ts';
 import type { WorkspaceSecrets } from './workspace-secrets.ts';
 
 export interface ToolCallsOptions {
@@ -35,6 +38,8 @@ export interface ToolCallsOptions {
   limits?: CallLimits | undefined;
   /** Told about failures no caller should see, with the call they belong to. */
   report: (error: unknown, context?: { tool: string; traceparent?: string }) => void;
+  /** Makes an upstream's task of a call the caller's. */
+  remoteTasks: RemoteTasks;
 }
 
 export class ToolCalls {
@@ -89,6 +94,12 @@ export class ToolCalls {
           log: call.log,
           input: call.input,
           trace,
+          ...(declaresTasks(call.clientCapabilities)
+            ? {
+                startTask: (task: UpstreamTask) =>
+                  this.#startTask(caller, call, connection, task, audited),
+              }
+            : {}),
         }),
       );
     } catch (error) {
@@ -105,6 +116,24 @@ export class ToolCalls {
       }),
     );
     return execution.outcome;
+  }
+
+  /** An upstream's task of the call, under an id of ours bound to the caller; its event names it. */
+  async #startTask(
+    caller: Caller,
+    call: ToolCall,
+    connection: Connection,
+    task: UpstreamTask,
+    audited: AuditedCall,
+  ): Promise<TaskStarted> {
+    const { ref, started } = this.#options.remoteTasks.start(taskOwnerOf(caller, call.endpoint), {
+      connectionId: connection.id,
+      action: call.name,
+      state: task.state,
+      era: task.era,
+    });
+    audited.event.subject = taskSubject(ref);
+    return started;
   }
 
   async #recordHealth(connection: Connection, outcome: CallOutcome): Promise<void> {

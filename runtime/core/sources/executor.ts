@@ -12,7 +12,10 @@ import type { TraceCarrier } from '../base/tracing.ts';
 import type { ToolSourceKind, ToolTarget } from '../governance/tool-source.ts';
 import type { ToolOutcome } from '../mcp/server/tool-backend.ts';
 import type { McpEra } from '../mcp/wire/protocol-version.ts';
+import type { TaskStarted, TaskState } from '../mcp/wire/tasks.ts';
 import type { Redactor } from '../outbound/redaction.ts';
+import type { TaskAsk } from '../tasks/recorded-tasks.ts';
+import type { TaskTicket } from '../tasks/task-ids.ts';
 import type { CallOutcome } from './connection-health.ts';
 
 /** One call to execute: transport-neutral; the executor reads its target's own shape. */
@@ -39,6 +42,32 @@ export interface ExecuteCall<T extends ToolTarget = ToolTarget> {
   input: { responses: Record<string, unknown>; state: JsonValue | undefined } | undefined;
   /** The trace the request upstream is part of (the call's upstream span): none while tracing is off. */
   trace?: TraceCarrier | undefined;
+  /**
+   * Makes a task the upstream started for this call the caller's (an id of
+   * ours, bound to the caller): given only when the calling client declared
+   * the tasks extension, so a source that answers with a task without it is
+   * answering wrongly.
+   */
+  startTask?: (task: UpstreamTask) => Promise<TaskStarted>;
+}
+
+/** A task an upstream started for a call: its state as the upstream tells it, its own id in it. */
+export interface UpstreamTask {
+  state: TaskState;
+  /** The era of the caller the call was forwarded for (its upstream session's wire). */
+  era: McpEra | undefined;
+}
+
+/** A `tasks/*` request for an upstream's task, to forward: the call's context, the task's ticket. */
+export interface ExecuteTask<T extends ToolTarget = ToolTarget>
+  extends Omit<ExecuteCall<T>, 'arguments' | 'input' | 'startTask'> {
+  ticket: TaskTicket;
+  request: TaskAsk;
+}
+
+/** What a forwarded `tasks/*` did: the task's state (`tasks/get`) and what to audit. */
+export interface TaskExecution extends Omit<Execution, 'outcome' | 'health'> {
+  state: TaskState | undefined;
 }
 
 /** What a call did, for the agent (its outcome) and for the audit event and health. */
@@ -60,6 +89,8 @@ export interface Executor<T extends ToolTarget = ToolTarget> {
   execute(call: ExecuteCall<T>): Promise<Execution>;
   /** Whether a failed call counts against the connection's health (`call`: whose credential it carried). */
   healthOutcomeOf(error: unknown, call?: Pick<ExecuteCall, 'credentialOwner'>): CallOutcome;
+  /** Forwards a `tasks/*` for a task the source started (a source without tasks has none). */
+  task?(call: ExecuteTask<T>): Promise<TaskExecution>;
 }
 
 /** The executors of every tool source kind. */

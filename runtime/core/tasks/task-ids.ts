@@ -12,6 +12,11 @@
  * the same step, the authentication tag, and come to the same answer
  * (`task_not_found`); an expired one too. Nothing is read from a store to
  * tell them apart, and the client learns nothing of what is inside.
+ *
+ * A client polls the same id again and again: the tickets of the ids opened
+ * last are kept by owner and id (at most `OPENED_KEPT`), so a poll costs a
+ * map lookup rather than a decryption. Only what opened for that very owner
+ * is kept, and its expiry is checked on every open.
  */
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import { isPlainObject } from '../base/json-value.ts';
@@ -46,14 +51,20 @@ export interface TaskTicket {
 }
 
 const PREFIX = 'pct1.';
+/** An id as `seal` writes it: nothing else is opened (so one id has one spelling). */
+const ID_SHAPE = /^pct1\.[A-Za-z0-9_-]+$/;
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 /** Longer than any id minted here can be: not worth opening. */
 const MAX_ID_LENGTH = 8_192;
+/** How many opened ids a process keeps the tickets of (each well under a kilobyte). */
+const OPENED_KEPT = 4_096;
 
 export class TaskIds {
   readonly #keys: readonly Buffer[];
   readonly #now: () => number;
+  /** Tickets of the ids opened last, by owner and id, the oldest first. */
+  readonly #opened = new Map<string, Readonly<TaskTicket>>();
 
   constructor(options: { keys: readonly Uint8Array[]; now?: () => number }) {
     if (options.keys.length === 0) throw new TypeError('task ids need a key');
@@ -81,7 +92,7 @@ export class TaskIds {
   seal(owner: TaskOwner, ticket: TaskTicket): string {
     const iv = randomBytes(IV_BYTES);
     const cipher = createCipheriv('aes-256-gcm', this.#keys[0]!, iv);
-    cipher.setAAD(ownerText(owner));
+    cipher.setAAD(Buffer.from(ownerLine(owner), 'utf8'));
     const sealed = Buffer.concat([
       cipher.update(JSON.stringify(ticketJson(ticket))),
       cipher.final(),
@@ -90,14 +101,31 @@ export class TaskIds {
   }
 
   /** The ticket of `owner`'s live task `id`; undefined for any other id (forged, expired, another's). */
-  open(owner: TaskOwner, id: string): TaskTicket | undefined {
-    if (!id.startsWith(PREFIX) || id.length > MAX_ID_LENGTH) return undefined;
+  open(owner: TaskOwner, id: string): Readonly<TaskTicket> | undefined {
+    if (id.length > MAX_ID_LENGTH || !ID_SHAPE.test(id)) return undefined;
+    const line = ownerLine(owner);
+    const key = `${line}\n${id}`;
+    const kept = this.#opened.get(key);
+    const ticket = kept ?? this.#decrypt(Buffer.from(line, 'utf8'), id);
+    if (ticket === undefined) return undefined;
+    if (ticket.expiresAt <= this.#now()) {
+      this.#opened.delete(key);
+      return undefined;
+    }
+    if (kept === undefined) {
+      if (this.#opened.size >= OPENED_KEPT) this.#opened.delete(this.#opened.keys().next().value!);
+      this.#opened.set(key, ticket);
+    }
+    return ticket;
+  }
+
+  /** The ticket sealed in `id` for the owner `aad` names, under any of the keys. */
+  #decrypt(aad: Buffer, id: string): Readonly<TaskTicket> | undefined {
     const bytes = Buffer.from(id.slice(PREFIX.length), 'base64url');
     if (bytes.length <= IV_BYTES + TAG_BYTES) return undefined;
     const iv = bytes.subarray(0, IV_BYTES);
     const tag = bytes.subarray(bytes.length - TAG_BYTES);
     const sealed = bytes.subarray(IV_BYTES, bytes.length - TAG_BYTES);
-    const aad = ownerText(owner);
     for (const key of this.#keys) {
       let plain: Buffer;
       try {
@@ -109,17 +137,15 @@ export class TaskIds {
         continue;
       }
       const ticket = ticketOf(plain);
-      return ticket !== undefined && ticket.expiresAt > this.#now() ? ticket : undefined;
+      return ticket === undefined ? undefined : Object.freeze(ticket);
     }
     return undefined;
   }
 }
 
-function ownerText(owner: TaskOwner): Buffer {
-  return Buffer.from(
-    [owner.workspaceId, owner.agentId, owner.memberId ?? '', owner.endpoint].join('\n'),
-    'utf8',
-  );
+/** The owner as the cipher's additional data (none of its ids has a line break). */
+function ownerLine(owner: TaskOwner): string {
+  return [owner.workspaceId, owner.agentId, owner.memberId ?? '', owner.endpoint].join('\n');
 }
 
 /** The ticket in short member names: the id stays short enough for a header. */

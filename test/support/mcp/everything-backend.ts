@@ -2,7 +2,8 @@
  * The conformance suite's reference fixtures, as its everything-server
  * serves them (`test_simple_text`, `test://static-text`, `test_simple_prompt`,
  * completion of `test_prompt_with_arguments`, …), beside the 2026-07-28
- * fixtures of `ConformanceBackend`: the upstream MCP server that Portcullis
+ * fixtures of `ConformanceBackend` and the tasks extension's (`slow_compute`,
+ * …, task-fixtures.ts): the upstream MCP server that Portcullis
  * forwards to in the conformance run (connected as a remote connection and
  * reached on `/mcp/c/<fixture>`), and the same server run directly.
  */
@@ -25,10 +26,13 @@ import type {
   ResourceSubscription,
   ServedFeatures,
   SubscribeRequest,
+  TaskRequest,
   ToolCall,
   ToolOutcome,
 } from '../../../runtime/core/mcp/server/tool-backend.ts';
+import type { TaskState } from '../../../runtime/core/mcp/wire/tasks.ts';
 import { asking, ConformanceBackend, elicit, sample, text } from './conformance-backend.ts';
+import { TASK_TOOLS, TaskFixtures } from './task-fixtures.ts';
 
 /** A 1×1 red PNG. */
 const PNG =
@@ -116,6 +120,8 @@ const COMPLETIONS = ['paris', 'park', 'party', 'test', 'testing'];
 export class EverythingBackend extends ConformanceBackend {
   /** Resources a session subscribed to, by URI. */
   readonly subscribed = new Set<string>();
+  /** The tasks fixtures, their tasks in a store of their own (closed with `close`). */
+  readonly tasks = new TaskFixtures();
 
   async serverCapabilities(): Promise<ServedFeatures> {
     // It takes resource subscriptions (`subscribeResource`), so it says so.
@@ -123,7 +129,11 @@ export class EverythingBackend extends ConformanceBackend {
   }
 
   override async listTools(): Promise<Tool[]> {
-    return [...(await super.listTools()), ...TOOLS];
+    return [...(await super.listTools()), ...TOOLS, ...TASK_TOOLS];
+  }
+
+  answerTask(principal: McpPrincipal, request: TaskRequest): Promise<TaskState | undefined> {
+    return this.tasks.answer(principal, request);
   }
 
   override async listPrompts(): Promise<Prompt[]> {
@@ -139,6 +149,7 @@ export class EverythingBackend extends ConformanceBackend {
   }
 
   override async callTool(principal: McpPrincipal, call: ToolCall): Promise<ToolOutcome> {
+    if (this.tasks.handles(call.name)) return this.tasks.call(principal, call);
     const responses = call.input?.responses ?? {};
     switch (call.name) {
       case 'test_simple_text':

@@ -27,7 +27,7 @@ import type { TaskRecord } from '../../../runtime/core/model/tasks.ts';
 import type { Store } from '../../../runtime/core/ports/store.ts';
 import { RecordedTasks } from '../../../runtime/core/tasks/recorded-tasks.ts';
 import { TaskIds, type TaskOwner } from '../../../runtime/core/tasks/task-ids.ts';
-import { asking, ConformanceBackend, elicit, text } from './conformance-backend.ts';
+import { asking, elicit, text } from './conformance-backend.ts';
 
 const NO_ARGUMENTS = { type: 'object', properties: {} } as const;
 
@@ -141,8 +141,12 @@ export class TaskFixtures {
           ),
         );
       case 'confirm_delete': {
-        if (!tasked) throw needsTasks();
         const file = String(args.filename ?? 'the file');
+        // Without tasks it asks on the call itself (multi round-trip), and answers there.
+        if (!tasked)
+          return call.input?.responses.confirm
+            ? text(`deleted ${file}`)
+            : asking({ confirm: elicit(`Delete ${file}?`, CONFIRM_FORM) });
         return this.#ask(
           principal,
           call,
@@ -266,21 +270,4 @@ function needsTasks(): GatewayError {
 
 function pause(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-/** The conformance backend with only the tasks fixtures as its tools. */
-export class TasksBackend extends ConformanceBackend {
-  readonly fixtures = new TaskFixtures();
-
-  override async listTools(): Promise<Tool[]> {
-    return TASK_TOOLS;
-  }
-
-  override async callTool(principal: McpPrincipal, call: ToolCall): Promise<ToolOutcome> {
-    return this.fixtures.call(principal, call);
-  }
-
-  answerTask(principal: McpPrincipal, request: TaskRequest): Promise<TaskState | undefined> {
-    return this.fixtures.answer(principal, request);
-  }
 }

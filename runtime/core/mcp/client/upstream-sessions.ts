@@ -200,9 +200,17 @@ export function sessionKey(
  * Which wire a caller's upstream session speaks: the revision the connection
  * recorded, or the 2025 wire for a 2025 caller of a server recorded at
  * 2026-07-28 (it asks mid-call and takes resource subscriptions there only).
+ * A 2025 session declares its client's capabilities once, for every call in
+ * it: `-tasks` is the session of callers that declared the tasks extension
+ * (the server may answer their calls with tasks), apart from the others'.
  */
-export type SessionWire = 'recorded' | 'legacy';
-export const SESSION_WIRES: readonly SessionWire[] = ['recorded', 'legacy'];
+export type SessionWire = 'recorded' | 'legacy' | 'recorded-tasks' | 'legacy-tasks';
+export const SESSION_WIRES: readonly SessionWire[] = [
+  'recorded',
+  'legacy',
+  'recorded-tasks',
+  'legacy-tasks',
+];
 
 /** What `sessionKey` put together. */
 export function ownerOfKey(key: string): { connectionId: string; owner: string } {

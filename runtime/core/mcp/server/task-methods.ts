@@ -102,7 +102,7 @@ function written<P extends McpPrincipal>(
   scope: RequestScope<P>,
   result: Record<string, unknown>,
 ): Record<string, unknown> {
-  const out: Record<string, unknown> = { resultType: 'complete', ...result };
+  const out: Record<string, unknown> = { ...result, resultType: 'complete' };
   if (scope.era === 'modern') out._meta = scope.serverMeta;
   return out;
 }

@@ -120,27 +120,14 @@ const MAX_MESSAGE = 2_000;
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
 
 /**
- * A task a peer sent (a `CreateTaskResult` or a `tasks/get` result), read
- * field by field: anything of the wrong shape is
- * `mcp_remote_malformed_response`, and only the extension's fields are kept
- * (no `requestState`, no v1 `ttl`, no `_meta`). A status message and an
- * error's message are kept as the text they are, cut short.
+ * A task a peer sent (a `tasks/get` result), read field by field: anything
+ * of the wrong shape is `mcp_remote_malformed_response`, and only the
+ * extension's fields are kept (no `requestState`, no v1 `ttl`, no `_meta`).
+ * A status message and an error's message are kept as the text they are,
+ * cut short.
  */
 export function taskStateOf(raw: Record<string, unknown>): TaskState {
-  const { taskId, status, createdAt, lastUpdatedAt, ttlMs, pollIntervalMs, statusMessage } = raw;
-  if (typeof taskId !== 'string' || taskId === '' || taskId.length > MAX_ID)
-    throw malformed('has no usable taskId');
-  if (typeof status !== 'string' || !(TASK_STATUSES as readonly string[]).includes(status))
-    throw malformed('has an unknown status');
-  const state: TaskState = {
-    taskId,
-    status: status as TaskStatus,
-    createdAt: isoOr(createdAt),
-    lastUpdatedAt: isoOr(lastUpdatedAt),
-    ttlMs: isWholePositive(ttlMs) ? ttlMs : null,
-  };
-  if (isWholePositive(pollIntervalMs)) state.pollIntervalMs = pollIntervalMs;
-  if (typeof statusMessage === 'string') state.statusMessage = statusMessage.slice(0, MAX_MESSAGE);
+  const { resultType: _, ...state }: TaskState & { resultType?: unknown } = taskEnvelopeOf(raw);
   if (state.status === 'completed') {
     if (!isPlainObject(raw.result)) throw malformed('is completed without a result');
     state.result = raw.result;
@@ -163,6 +150,27 @@ export function taskStateOf(raw: Record<string, unknown>): TaskState {
     state.inputRequests = requests as Record<string, InputRequest>;
   }
   return state;
+}
+
+/** The task a peer started (a `CreateTaskResult`), read as `taskStateOf` reads one, without result, error or input. */
+export function taskEnvelopeOf(raw: Record<string, unknown>): TaskStarted {
+  const { taskId, status, createdAt, lastUpdatedAt, ttlMs, pollIntervalMs, statusMessage } = raw;
+  if (typeof taskId !== 'string' || taskId === '' || taskId.length > MAX_ID)
+    throw malformed('has no usable taskId');
+  if (typeof status !== 'string' || !(TASK_STATUSES as readonly string[]).includes(status))
+    throw malformed('has an unknown status');
+  const started: TaskStarted = {
+    resultType: 'task',
+    taskId,
+    status: status as TaskStatus,
+    createdAt: isoOr(createdAt),
+    lastUpdatedAt: isoOr(lastUpdatedAt),
+    ttlMs: isWholePositive(ttlMs) ? ttlMs : null,
+  };
+  if (isWholePositive(pollIntervalMs)) started.pollIntervalMs = pollIntervalMs;
+  if (typeof statusMessage === 'string')
+    started.statusMessage = statusMessage.slice(0, MAX_MESSAGE);
+  return started;
 }
 
 function isWholePositive(value: unknown): value is number {

@@ -16,17 +16,26 @@ import type {
 import type { SessionWire } from '../../mcp/client/upstream-sessions.ts';
 import type { UpstreamTarget } from '../../mcp/client/upstream-target.ts';
 import { type McpEra, MODERN_VERSION } from '../../mcp/wire/protocol-version.ts';
+import { withTasks } from '../../mcp/wire/tasks.ts';
 import type { RemoteEndpoint } from '../../model/remote.ts';
 
 type Recorded = Pick<RemoteEndpoint, 'transport' | 'revision'>;
 
-/** The wire a caller of `era` is served on (its own era's, where the server has both). */
-export function wireFor(era: McpEra | undefined, endpoint: Recorded): SessionWire {
-  return era === 'legacy' &&
+/**
+ * The wire a caller of `era` is served on (its own era's, where the server
+ * has both), and for a caller that declared the tasks extension (`tasks`) a
+ * 2025 session of its own that declares it too: a 2026-07-28 request says
+ * what its caller declared itself.
+ */
+export function wireFor(era: McpEra | undefined, endpoint: Recorded, tasks = false): SessionWire {
+  const wire =
+    era === 'legacy' &&
     endpoint.revision === MODERN_VERSION &&
     endpoint.transport === 'streamable-http'
-    ? 'legacy'
-    : 'recorded';
+      ? 'legacy'
+      : 'recorded';
+  const sessioned = wire === 'legacy' || endpoint.revision !== MODERN_VERSION;
+  return tasks && sessioned ? `${wire}-tasks` : wire;
 }
 
 export async function openSession(
@@ -36,7 +45,7 @@ export async function openSession(
   options: ExchangeOptions = {},
   wire: SessionWire = 'recorded',
 ): Promise<UpstreamSession> {
-  if (wire === 'legacy') {
+  if (wire === 'legacy' || wire === 'legacy-tasks') {
     try {
       return (await client.initialize(target, options)).session;
     } catch (error) {
@@ -57,6 +66,8 @@ export async function openSession(
 
 /** Everything a call's session may relay to an agent (declared when it opens). */
 const RELAYED = { elicitation: { form: {}, url: {} }, sampling: {}, roots: {} };
+/** The same, for the callers that take tasks. */
+const RELAYED_WITH_TASKS = withTasks(RELAYED);
 
 /**
  * A session for agents' calls. It is shared by every agent with the same
@@ -69,11 +80,12 @@ export async function openCallSession(
   endpoint: Recorded,
   wire: SessionWire,
 ): Promise<UpstreamSession> {
+  const tasks = wire === 'recorded-tasks' || wire === 'legacy-tasks';
   const session = await openSession(
     client,
     target,
     endpoint,
-    { clientCapabilities: RELAYED },
+    { clientCapabilities: tasks ? RELAYED_WITH_TASKS : RELAYED },
     wire,
   );
   if (session.era !== 'modern') {

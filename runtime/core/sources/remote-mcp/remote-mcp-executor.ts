@@ -17,7 +17,7 @@
  * the agent's answer comes back, on this replica or, through the relay,
  * from another one.
  */
-import { GatewayError } from '../../base/errors.ts';
+import { GatewayError, RpcCode } from '../../base/errors.ts';
 import type { UpstreamTokens } from '../../identity/oauth-client/upstream-tokens.ts';
 import {
   SessionExpired,
@@ -26,12 +26,15 @@ import {
 } from '../../mcp/client/upstream-client.ts';
 import {
   SESSION_WIRES,
+  type SessionWire,
   sessionKey,
   type UpstreamSessions,
 } from '../../mcp/client/upstream-sessions.ts';
 import type { UpstreamTarget } from '../../mcp/client/upstream-target.ts';
+import { isInputRequired } from '../../mcp/server/tool-backend.ts';
+import { declaresTasks, isTaskStarted, type TaskStarted } from '../../mcp/wire/tasks.ts';
 import type { CallOutcome } from '../connection-health.ts';
-import type { ExecuteCall, Execution, Executor } from '../executor.ts';
+import type { ExecuteCall, ExecuteTask, Execution, Executor, TaskExecution } from '../executor.ts';
 import type { ForwardCall, Forwarded } from './forward-call.ts';
 import type { Step } from './held-exchanges.ts';
 import { HeldQuestions, type HeldQuestionsRelay } from './held-questions.ts';
@@ -39,7 +42,12 @@ import { openCallSession, wireFor } from './open-session.ts';
 import type { OpenedSessions } from './opened-sessions.ts';
 import { isReplyOnly, remoteCallOutcome } from './remote-call-health.ts';
 import { type Answered, RemoteExchange } from './remote-exchange.ts';
-import { checkedResult, type RelayState, relayStateOf } from './remote-replies.ts';
+import {
+  checkedResult,
+  checkedTaskState,
+  type RelayState,
+  relayStateOf,
+} from './remote-replies.ts';
 import type { RemoteTarget } from './remote-tool-source.ts';
 import type { ResourceSubscriptions, UpdateListener } from './resource-subscriptions.ts';
 import { SIGN_IN_INPUT, signInElicitation } from './sign-in-elicitation.ts';
@@ -103,7 +111,55 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
       if (asked) return asked;
       throw error;
     }
+    if (isTaskStarted(forwarded.outcome)) {
+      // A task only for a client that takes them; the caller's, under an id of ours.
+      if (call.startTask === undefined)
+        throw new GatewayError(
+          'mcp_remote_malformed_response',
+          'the remote MCP server answered with a task a client that takes none did not ask for',
+        );
+      const { resultType: _, ...state } = forwarded.outcome as TaskStarted;
+      return { ...forwarded, outcome: await call.startTask({ state, era: call.era }) };
+    }
     return forwarded as Execution;
+  }
+
+  /**
+   * A `tasks/*` for a task the server started: forwarded in the caller's
+   * upstream session of the era the task started in, with the call's
+   * credential, its reply redacted and checked as a call's is (`tasks/get`:
+   * the task, its inlined result a tool result, under the caller's id).
+   * The server's not knowing the task (-32602) is `task_not_found`.
+   */
+  async task(call: ExecuteTask<RemoteTarget>): Promise<TaskExecution> {
+    const { ticket, request } = call;
+    const params: Record<string, unknown> = { taskId: ticket.upstreamId };
+    if (request.method === 'tasks/update') params.inputResponses = request.inputResponses ?? {};
+    let forwarded: Forwarded;
+    try {
+      forwarded = await this.forward({
+        ...call,
+        input: undefined,
+        era: ticket.era,
+        method: request.method,
+        params,
+      });
+    } catch (error) {
+      if (error instanceof GatewayError && error.detail?.rpcCode === RpcCode.invalidParams)
+        throw new GatewayError('task_not_found', undefined, { cause: error });
+      throw error;
+    }
+    const { outcome, health: _, ...upstream } = forwarded;
+    if (request.method !== 'tasks/get') return { ...upstream, state: undefined };
+    if (isInputRequired(outcome))
+      throw new GatewayError(
+        'mcp_remote_malformed_response',
+        "the remote MCP server's tasks/get asked for input",
+      );
+    const state = checkedTaskState(outcome);
+    state.taskId = request.taskId;
+    state.ttlMs = ticket.expiresAt - ticket.createdAt;
+    return { ...upstream, state };
   }
 
   /**
@@ -239,14 +295,14 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
    * there is none or its credential changed; in use until `release`.
    */
   #session(
-    call: Pick<ForwardCall, 'target' | 'era'>,
+    call: Pick<ForwardCall, 'target' | 'era'> & Partial<Pick<ForwardCall, 'clientCapabilities'>>,
     target: UpstreamTarget,
     key: string,
     identity: string,
   ): Promise<UpstreamSession> {
     const { connection, source } = call.target;
     return this.#sessions.use(key, identity, async () => {
-      const wire = wireFor(call.era, source.endpoint);
+      const wire = wireOf(call);
       const opened = await openCallSession(this.#client, target, source.endpoint, wire);
       this.#options.openedSessions.opened(opened, target);
       this.#options.sessionOpened?.(connection.id, target, opened);
@@ -346,7 +402,17 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
 }
 
 /** The caller's upstream session's key: its connection, its credential's owner, its wire. */
-function keyOf(call: Pick<ForwardCall, 'target' | 'credentialOwner' | 'era'>): string {
-  const { connection, source } = call.target;
-  return sessionKey(connection.id, call.credentialOwner ?? '', wireFor(call.era, source.endpoint));
+function keyOf(
+  call: Pick<ForwardCall, 'target' | 'credentialOwner' | 'era'> &
+    Partial<Pick<ForwardCall, 'clientCapabilities'>>,
+): string {
+  const { connection } = call.target;
+  return sessionKey(connection.id, call.credentialOwner ?? '', wireOf(call));
+}
+
+/** The caller's upstream session's wire: its era's, of its own when it takes tasks. */
+function wireOf(
+  call: Pick<ForwardCall, 'target' | 'era'> & Partial<Pick<ForwardCall, 'clientCapabilities'>>,
+): SessionWire {
+  return wireFor(call.era, call.target.source.endpoint, declaresTasks(call.clientCapabilities));
 }

@@ -10,14 +10,38 @@ import { GatewayError } from '../../base/errors.ts';
 import { isPlainObject } from '../../base/json-value.ts';
 import type { InputRequired } from '../../mcp/server/tool-backend.ts';
 import { isClientRequest } from '../../mcp/wire/client-capability.ts';
+import { type TaskState, taskEnvelopeOf, taskStateOf } from '../../mcp/wire/tasks.ts';
 
-/** The result of `method`, checked where its shape is checked here; the others reach their callers as they are. */
+/**
+ * The result of `method`, checked where its shape is checked here; the
+ * others reach their callers as they are. A task (`resultType: "task"`) is
+ * a tools/call's only, read as the extension has it (its id the server's,
+ * for the caller to make its own).
+ */
 export function checkedResult(
   method: string,
   result: Record<string, unknown>,
 ): Record<string, unknown> | InputRequired {
   if (result.resultType === 'input_required') return inputRequiredOf(result);
+  if (result.resultType === 'task') {
+    if (method !== 'tools/call')
+      throw new GatewayError(
+        'mcp_remote_malformed_response',
+        `the remote MCP server answered ${method} with a task, which only tools/call may be`,
+      );
+    return { ...taskEnvelopeOf(result) };
+  }
   return RESULT_SHAPES[method]?.(result) ?? result;
+}
+
+/**
+ * A server's answer to `tasks/get`, read as the extension has it, with its
+ * inlined result checked as a tools/call's result is.
+ */
+export function checkedTaskState(result: Record<string, unknown>): TaskState {
+  const state = taskStateOf(result);
+  if (state.result !== undefined) state.result = toolResultOf(state.result);
+  return state;
 }
 
 /** A 2026-07-28 server's own question for the agent, relayed as it is. */

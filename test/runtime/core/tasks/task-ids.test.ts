@@ -64,6 +64,24 @@ describe('task ids', () => {
       expect(ids().open(OWNER, other)).toBeUndefined();
   });
 
+  it('once opened, still open to nothing for another owner, altered, or once expired', () => {
+    let now = NOW;
+    const sealer = new TaskIds({ keys: [new Uint8Array(32).fill(1)], now: () => now });
+    const id = sealer.seal(OWNER, TICKET);
+    expect(sealer.open(OWNER, id)).toEqual(TICKET);
+    expect(sealer.open(OWNER, id)).toEqual(TICKET);
+    expect(sealer.open({ ...OWNER, agentId: 'agt_2' }, id)).toBeUndefined();
+    expect(sealer.open({ ...OWNER, endpoint: 'github' }, id)).toBeUndefined();
+    // One spelling only: what base64url decoding would skip over is not the same id.
+    expect(sealer.open(OWNER, `${id.slice(0, 20)}\n${id.slice(20)}`)).toBeUndefined();
+    expect(sealer.open(OWNER, `${id}=`)).toBeUndefined();
+    now = TICKET.expiresAt;
+    expect(sealer.open(OWNER, id)).toBeUndefined();
+    now = NOW;
+    // Expired is dropped, not kept: the ticket is opened again from the id.
+    expect(sealer.open(OWNER, id)).toEqual(TICKET);
+  });
+
   it('open after a key rotation (the old key behind the new), not with an unknown key', () => {
     const old = new Uint8Array(32).fill(1);
     const id = ids([old]).seal(OWNER, TICKET);

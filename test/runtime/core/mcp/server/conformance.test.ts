@@ -8,7 +8,9 @@
  * (the suite sends no credential). Every judged scenario must pass with no
  * failure and no warning, and through Portcullis every scenario must count
  * what it counts directly, with no check failing through that passes
- * directly, at both revisions.
+ * directly, at both revisions. The tasks extension's scenarios (2026-07-28
+ * in the suite, judged on the fixture's tasks tools) are also run forced to
+ * the 2025-11-25 session wire, and there too Portcullis loses nothing.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -17,8 +19,11 @@ import {
 } from '../../../../../scripts/conformance/fixture-upstream.ts';
 import {
   type ConformanceTarget,
+  lostThrough,
   REVISIONS,
   runConformance,
+  runScenarios,
+  TASK_SCENARIOS,
 } from '../../../../../scripts/conformance/run-conformance.ts';
 import { adminClient, startTestGateway, type TestGateway } from '../../../../support/gateway.ts';
 
@@ -111,6 +116,7 @@ const MUST_JUDGE: Record<(typeof REVISIONS)[number], string[]> = {
     'input-required-result-capability-check',
     'input-required-result-ignore-extra-params',
     'input-required-result-validate-input',
+    ...TASK_SCENARIOS.filter((scenario) => scenario !== 'tasks-status-notifications'),
   ],
 };
 
@@ -155,4 +161,24 @@ describe('the MCP conformance suite', () => {
     },
     600_000,
   );
+
+  it('loses nothing of the tasks scenarios through Portcullis on the 2025-11-25 session wire', async () => {
+    const direct = await runScenarios(targets.backend, TASK_SCENARIOS, { revision: '2025-11-25' });
+    const through = await runScenarios(targets.through, TASK_SCENARIOS, {
+      revision: '2025-11-25',
+    });
+    expect([...through.keys()].sort()).toEqual([...direct.keys()].sort());
+    const differing = [...direct]
+      .map(([scenario, counts]) => ({ scenario, direct: counts, through: through.get(scenario)! }))
+      .filter(
+        ({ direct, through }) =>
+          direct.passed !== through.passed ||
+          direct.failed !== through.failed ||
+          lostThrough(direct, through),
+      );
+    expect(differing).toEqual([]);
+    // Most of each scenario holds on that wire too (what fails there fails directly as well).
+    const passed = [...through.values()].reduce((sum, counts) => sum + counts.passed, 0);
+    expect(passed).toBeGreaterThan(25);
+  }, 600_000);
 });

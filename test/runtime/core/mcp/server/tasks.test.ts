@@ -1,6 +1,7 @@
 /**
  * The tasks extension as the endpoint serves it, over the suite's tasks
- * fixtures (test/support/mcp/task-fixtures.ts, recorded tasks in a store):
+ * fixtures (test/support/mcp/task-fixtures.ts, recorded tasks in a store, in
+ * the everything backend):
  * the conformance suite's tasks scenarios at 2026-07-28, the declaration on
  * both wires, a task on a 2025-11-25 session, and ids bound to their caller.
  */
@@ -9,23 +10,23 @@ import {
   runScenarios,
   TASK_SCENARIOS,
 } from '../../../../../scripts/conformance/run-conformance.ts';
+import { EverythingBackend } from '../../../../support/mcp/everything-backend.ts';
 import { FIXTURE_AGENTS, type FixtureAgent } from '../../../../support/mcp/fixture-backend.ts';
 import { type McpTestServer, startMcpServer } from '../../../../support/mcp/fixture-server.ts';
 import { ACCEPT_BOTH, modern, modernMeta, raw, rpc } from '../../../../support/mcp/raw-http.ts';
-import { TasksBackend } from '../../../../support/mcp/task-fixtures.ts';
 
 const TASKS = 'io.modelcontextprotocol/tasks';
 const WITH_TASKS = { elicitation: {}, extensions: { [TASKS]: {} } };
 
-let server: McpTestServer<TasksBackend>;
+let server: McpTestServer<EverythingBackend>;
 
 beforeAll(async () => {
-  server = await startMcpServer(new TasksBackend());
+  server = await startMcpServer(new EverythingBackend());
 });
 
 afterAll(async () => {
   await server?.close();
-  await server?.backend.fixtures.close();
+  await server?.backend.tasks.close();
 });
 
 /** One modern request of `agent`, its client declaring `capabilities`: the reply's JSON. */

@@ -28,6 +28,14 @@ describe('mirroredHeaders', () => {
       { method: 'tools/list', params: {}, want: { 'mcp-method': 'tools/list' } },
     ],
     [
+      'a task of the tasks extension, by its id (a balancer routes on it)',
+      {
+        method: 'tasks/get',
+        params: { taskId: 'pct1.abc_-' },
+        want: { 'mcp-method': 'tasks/get', 'mcp-name': 'pct1.abc_-' },
+      },
+    ],
+    [
       'a tool name in visible ASCII',
       {
         method: 'tools/call',
@@ -75,13 +83,16 @@ describe('mirroredHeaders', () => {
     const written = mirroredHeaders(method, params);
     expect(written).toEqual(want);
     if (typeof written[NAME_HEADER] === 'string')
-      expect(decodeHeaderValue(written[NAME_HEADER])).toBe(params.name ?? params.uri);
+      expect(decodeHeaderValue(written[NAME_HEADER])).toBe(
+        params.name ?? params.uri ?? params.taskId,
+      );
   });
 
   it.each([
     ['tools/call', { name: 'ünïcode\ttab' }],
     ['prompts/get', { name: '=?base64?looks-encoded?=' }],
     ['resources/read', { uri: 'ui://x/😀' }],
+    ['tasks/cancel', { taskId: 'a task id, with spaces' }],
     ['ping', {}],
   ])('what the client writes for %s passes the endpoint', (method, params) => {
     const headers = {
