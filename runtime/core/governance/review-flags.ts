@@ -68,7 +68,7 @@ const HIDING_SPACE = /(?:[ \t]*\r?\n){12,}|[ \t\u00a0]{200,}/u;
 /** Phrases that speak to the model over the user's head: override, concealment, exfiltration. */
 const INSTRUCTIONS: readonly RegExp[] = [
   /\b(?:ignore|disregard|forget|override)\s+(?:all\s+|any\s+)?(?:the\s+|your\s+)?(?:previous|prior|above|earlier|preceding|other|system|original)\s+(?:instructions?|prompts?|rules?|messages?|directions?|guidelines?|context)\b/iu,
-  /\b(?:do\s+not|don['’]t|never|must\s+not)\s+(?:tell|inform|mention\s+(?:this|it)\s+to|reveal\s+(?:this|it)\s+to|show\s+(?:this|it)\s+to|notify|alert|let)\s+(?:the\s+)?(?:user|human|operator|person)\b/iu,
+  /\b(?:do\s+not|don['\u2019]t|never|must\s+not)\s+(?:tell|inform|mention\s+(?:this|it)\s+to|reveal\s+(?:this|it)\s+to|show\s+(?:this|it)\s+to|notify|alert|let)\s+(?:the\s+)?(?:user|human|operator|person)\b/iu,
   /\bwithout\s+(?:telling|informing|asking|notifying|alerting|showing)\s+(?:the\s+)?(?:user|human|operator)\b/iu,
   /\b(?:keep|hide)\s+(?:this|it|these\s+instructions)\s+(?:secret|hidden|confidential|from\s+the\s+user)\b/iu,
   /<\s*\/?\s*(?:important|system|instructions?|secret|hidden|admin)\s*>/iu,
