@@ -357,6 +357,34 @@ export interface TaskTable {
   expires_at: string;
 }
 
+/** An OpenID provider members sign in through (migration 0023). */
+export interface IdentityProviderTable {
+  id: string;
+  workspace_id: string;
+  name: string;
+  issuer: string;
+  client_id: string;
+  /** The environment variable's name; the secret itself is never stored. */
+  client_secret_env: string;
+  /** 1: sign-in with this provider only. */
+  only: number;
+  name_claim: string;
+  scopes: string;
+  groups_claim: string | null;
+  role: string;
+  created_at: string;
+}
+
+/** A member's identity at an IdP: the only key an IdP sign-in finds the member by. */
+export interface MemberIdentityTable {
+  issuer: string;
+  subject: string;
+  member_id: string;
+  provider_name: string;
+  created_at: string;
+  last_sign_in_at: string;
+}
+
 export interface Database {
   workspaces: WorkspaceTable;
   agents: AgentTable;
@@ -384,4 +412,6 @@ export interface Database {
   upstream_oauth_tokens: UpstreamOAuthTokenTable;
   upstream_sign_ins: UpstreamSignInTable;
   tasks: TaskTable;
+  identity_providers: IdentityProviderTable;
+  member_identities: MemberIdentityTable;
 }

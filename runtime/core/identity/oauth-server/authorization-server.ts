@@ -10,10 +10,19 @@ import type { BucketRule } from '../../ports/shared-state/token-bucket.ts';
 import type { Store } from '../../ports/store.ts';
 import { AccessTokens } from '../principals/access-tokens.ts';
 import { DEFAULT_SCOPE, SCOPES_SUPPORTED } from '../principals/scopes.ts';
-import { authorize, type ConsentForm, decide } from './authorize-endpoint.ts';
+import { authorize, type ConsentForm, decide, reviewAfterIdpSignIn } from './authorize-endpoint.ts';
 import { ClientDirectory } from './client-directory.ts';
 import { ClientMetadataDocuments } from './client-metadata-documents.ts';
 import { documentationPage } from './consent-page.ts';
+import { IdpDirectory } from './idp-directory.ts';
+import {
+  finishIdpSignIn,
+  type IdpOffers,
+  type IdpPurpose,
+  type IdpSignedIn,
+  idpOffers,
+  startIdpSignIn,
+} from './idp-sign-in.ts';
 import {
   actOnMemberConsents,
   type MemberConsentsForm,
@@ -59,6 +68,12 @@ export interface AuthorizationServerOptions {
   allowPrivateNetworks?: boolean;
   /** `PORTCULLIS_RATE_LIMIT_CLIENT_*`: token requests of one client from one address (none: no limit). */
   tokenRequests?: BucketRule | undefined;
+  /**
+   * The company's identity providers members sign in through: the guarded
+   * client their metadata, keys and tokens are fetched with (a connection
+   * each), and the `PORTCULLIS_IDP_*` variables their secrets are read from.
+   */
+  idp?: { http: GuardedClient; secrets: Readonly<Record<string, string>> };
   /** Named as `resource_documentation`; default: the gateway's own page at `/docs/mcp`. */
   documentation?: string;
   now?: () => Date;
@@ -108,6 +123,15 @@ export class AuthorizationServer {
         defaultScopes: [...(options.defaultScopes ?? [DEFAULT_SCOPE])].sort(),
         secureCookies: issuer.startsWith('https:'),
         tokenRequests: options.tokenRequests,
+        idps: new IdpDirectory({
+          http: options.idp?.http ?? options.outbound,
+          policy: {
+            allowPrivateNetworks: options.allowPrivateNetworks ?? false,
+            ownOrigin: new URL(issuer).origin,
+          },
+          secrets: options.idp?.secrets ?? {},
+          now,
+        }),
       },
       options.documentation ?? `${issuer}${DOCUMENTATION_PATH}`,
     );
@@ -182,6 +206,34 @@ export class AuthorizationServer {
     address: string,
   ): Promise<OAuthReply> {
     return decide(this.#ctx, form, cookies, address);
+  }
+
+  /** The identity providers the sign-in pages offer now. */
+  idpOffers(): Promise<IdpOffers> {
+    return idpOffers(this.#ctx);
+  }
+
+  /** `GET /sign-in/idp/<name>`: to the provider, to come back to `purpose`. */
+  startIdpSignIn(name: string, purpose: IdpPurpose): Promise<OAuthReply> {
+    return startIdpSignIn(this.#ctx, name, purpose);
+  }
+
+  /** `GET /sign-in/idp/callback`: the member the provider signed in (`idp_sign_in_failed` otherwise). */
+  finishIdpSignIn(
+    query: URLSearchParams,
+    cookies: Readonly<Record<string, string>>,
+  ): Promise<IdpSignedIn> {
+    return finishIdpSignIn(this.#ctx, query, cookies);
+  }
+
+  /** The consent page's review step, for a member the provider signed in. */
+  reviewAfterIdpSignIn(signedIn: IdpSignedIn): Promise<OAuthReply> {
+    return reviewAfterIdpSignIn(this.#ctx, signedIn);
+  }
+
+  /** Whether an issuer is an address a provider may have (`portcullis idp add`); why not, if not. */
+  idpIssuerProblem(issuer: string): string | undefined {
+    return this.#ctx.idps.issuerProblem(issuer);
   }
 
   /** `GET /oauth/consents`: a member's own consents, after sign-in. */

@@ -43,6 +43,8 @@ export interface MemberSignIns {
   ): Promise<
     { sessionId: string; member: Member } | { refused: 'rate_limited' | 'unauthenticated' }
   >;
+  /** A session for a member signed in another way (the company's identity provider). */
+  openSession(member: Member, ttlMs?: number): Promise<string>;
   /** The member a consent made this agent for; undefined for an agent made by an operator. */
   memberOfAgent(workspaceId: string, agentId: string): Promise<Member | undefined>;
 }
@@ -79,6 +81,9 @@ export function memberSignIns(ctx: OAuthContext): MemberSignIns {
         workspaceId: result.member.workspaceId,
       });
       return { sessionId: id, member: result.member };
+    },
+    async openSession(member, ttlMs) {
+      return (await openMemberSession(ctx, member, ttlMs)).id;
     },
     async memberOfAgent(workspaceId, agentId) {
       const consents = await ctx.store.oauth.consents.list(workspaceId);

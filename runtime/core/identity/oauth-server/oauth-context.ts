@@ -7,6 +7,7 @@ import type { SharedState } from '../../ports/shared-state/shared-state.ts';
 import type { BucketRule } from '../../ports/shared-state/token-bucket.ts';
 import type { Store } from '../../ports/store.ts';
 import type { ClientDirectory } from './client-directory.ts';
+import type { IdpDirectory } from './idp-directory.ts';
 import type { OAuthError, OAuthErrorCode } from './oauth-error.ts';
 import type { RedirectAllowlist } from './redirect-uris.ts';
 import type { Resources } from './resources.ts';
@@ -29,6 +30,8 @@ export interface OAuthContext {
   secureCookies: boolean;
   /** `PORTCULLIS_RATE_LIMIT_CLIENT_*`: token requests of one client from one address; none: no limit. */
   tokenRequests: BucketRule | undefined;
+  /** The company's OpenID providers members sign in through: their metadata, keys and secrets. */
+  idps: IdpDirectory;
 }
 
 /** The gateway reason an OAuth refusal is audited under. */
