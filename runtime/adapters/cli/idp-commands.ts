@@ -6,13 +6,19 @@
  */
 import { GatewayError } from '../../core/base/errors.ts';
 import {
+  listMappings,
+  mapGroup,
+  memberOrigins,
+  unmapGroup,
+} from '../../core/operator/identity-groups.ts';
+import {
   addIdentityProvider,
   type IdentityProviderView,
   listIdentityProviders,
   removeIdentityProvider,
   showIdentityProvider,
 } from '../../core/operator/identity-providers.ts';
-import type { Command } from './command.ts';
+import type { Command, CommandValues } from './command.ts';
 import { printRows, printValue } from './output.ts';
 
 export const idpCommands: Record<string, Command> = {
@@ -119,7 +125,108 @@ export const idpCommands: Record<string, Command> = {
       printValue(out, provider, `removed identity provider ${provider.name}`);
     },
   },
+  'idp map': {
+    usage:
+      'idp map <idp> --group <g> (--role operator|viewer | --grant <connection> [--scope reads|all]) [--workspace w]',
+    summary:
+      'give the members of a group at the IdP a role or a grant, applied at each of their sign-ins (gone at the first without the group)',
+    options: mappingOptions(),
+    fields: mappingFields(),
+    run: async ({ ctx, out, args, values, workspace }) => {
+      const mapping = await mapGroup(ctx, mappingInput(args, values, workspace, 'idp map <idp>'));
+      printValue(
+        out,
+        mapping,
+        `members of ${mapping.group} at ${mapping.provider} get ${mapping.role ? `the role ${mapping.role}` : `${mapping.scope} on ${mapping.connection}`} at their next sign-in`,
+      );
+    },
+  },
+  'idp unmap': {
+    usage: 'idp unmap <idp> --group <g> [--role r | --grant <connection>] [--workspace w]',
+    summary: "remove a group's mapping: its members lose what it gave at their next sign-in",
+    options: mappingOptions(),
+    fields: mappingFields(),
+    run: async ({ ctx, out, args, values, workspace }) => {
+      const mapping = await unmapGroup(
+        ctx,
+        mappingInput(args, values, workspace, 'idp unmap <idp>'),
+      );
+      printValue(out, mapping, `removed the mapping of ${mapping.group} at ${mapping.provider}`);
+    },
+  },
+  'idp maps': {
+    usage: 'idp maps <idp> [--workspace w]',
+    summary: "list an IdP's group mappings",
+    fields: { provider: '<idp>' },
+    run: async ({ ctx, out, args, workspace }) => {
+      const rows = await listMappings(ctx, {
+        workspace,
+        provider: nameArgument(args, 'idp maps <idp>'),
+      });
+      printRows(
+        out,
+        rows.map((m) => ({
+          group: m.group,
+          role: m.role ?? '',
+          grant: m.connection ?? '',
+          scope: m.connection ? m.scope : '',
+        })),
+        ['group', 'role', 'grant', 'scope'],
+        rows,
+      );
+    },
+  },
+  'idp origins': {
+    usage: 'idp origins <member> [--workspace w]',
+    summary:
+      "where a member's role and each of their grants came from: an operator, or a group at an IdP",
+    fields: { name: '<member>' },
+    run: async ({ ctx, out, args, workspace }) => {
+      const rows = await memberOrigins(ctx, {
+        workspace,
+        name: nameArgument(args, 'idp origins <member>'),
+      });
+      printRows(
+        out,
+        rows.map((o) => ({ ...o })),
+        ['what', 'name', 'from'],
+        rows,
+      );
+    },
+  },
 };
+
+function mappingOptions() {
+  return {
+    group: { type: 'string' as const },
+    role: { type: 'string' as const },
+    grant: { type: 'string' as const },
+    scope: { type: 'string' as const },
+  };
+}
+
+function mappingFields() {
+  return {
+    provider: '<idp>',
+    group: '--group',
+    role: '--role',
+    connection: '--grant',
+    scope: '--scope',
+  };
+}
+
+function mappingInput(args: string[], values: CommandValues, workspace: string, usage: string) {
+  const optional = (flag: string, field: string) =>
+    typeof values[flag] === 'string' ? { [field]: values[flag] } : {};
+  return {
+    workspace,
+    provider: nameArgument(args, usage),
+    group: values.group,
+    ...optional('role', 'role'),
+    ...optional('grant', 'connection'),
+    ...optional('scope', 'scope'),
+  };
+}
 
 function rowOf(provider: IdentityProviderView) {
   return {

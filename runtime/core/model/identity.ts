@@ -44,3 +44,30 @@ export interface MemberIdentity {
   createdAt: string;
   lastSignInAt: string;
 }
+
+/** A group at a provider that gives its members a role or a grant (`portcullis idp map`). */
+export interface GroupMapping {
+  id: string;
+  providerId: string;
+  workspaceId: string;
+  group: string;
+  /** The console role it gives (the highest of a member's groups wins). */
+  role: 'viewer' | 'operator' | null;
+  /** The connection it grants (a member grant, reads or all). */
+  connectionId: string | null;
+  scope: 'reads' | 'all';
+  createdAt: string;
+}
+
+/** What a member's groups gave them: taken away again at the sign-in where the group is gone. */
+export interface GroupEffect {
+  memberId: string;
+  kind: 'role' | 'grant';
+  /** The role, or the connection's id. */
+  target: string;
+  /** The member grant it made. */
+  grantId: string | null;
+  providerName: string;
+  group: string;
+  appliedAt: string;
+}

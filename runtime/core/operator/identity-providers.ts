@@ -137,7 +137,7 @@ export async function removeIdentityProvider(
   });
 }
 
-async function providerOrThrow(
+export async function providerOrThrow(
   ctx: OperatorContext,
   workspaceId: string,
   name: string,

@@ -30,7 +30,12 @@ import type {
   ToolsMode,
   Workspace,
 } from '../model/governance.ts';
-import type { IdentityProvider, MemberIdentity } from '../model/identity.ts';
+import type {
+  GroupEffect,
+  GroupMapping,
+  IdentityProvider,
+  MemberIdentity,
+} from '../model/identity.ts';
 import type {
   Consent,
   Member,
@@ -266,6 +271,14 @@ export interface IdentityRows {
   signedIn(issuer: string, subject: string, at: string): Promise<void>;
   /** A member's identities (removed with the member). */
   identitiesOf(memberId: string): Promise<MemberIdentity[]>;
+  addMapping(mapping: GroupMapping): Promise<void>;
+  /** A provider's group mappings, by group. */
+  mappings(providerId: string): Promise<GroupMapping[]>;
+  removeMapping(id: string): Promise<boolean>;
+  /** What a member's groups gave them. */
+  effectsOf(memberId: string): Promise<GroupEffect[]>;
+  putEffect(effect: GroupEffect): Promise<void>;
+  removeEffect(memberId: string, kind: GroupEffect['kind'], target: string): Promise<void>;
 }
 
 export interface MemberRows {

@@ -52,6 +52,52 @@ export const identityMigration: Migration = {
         (fk) => fk.onDelete('cascade'),
       )
       .execute();
+    // A group at a provider gives a role or a grant on a connection (`portcullis idp map`).
+    await db.schema
+      .createTable('idp_group_mappings')
+      .addColumn('id', 'text', (col) => col.notNull())
+      .addColumn('provider_id', 'text', (col) => col.notNull())
+      .addColumn('workspace_id', 'text', (col) => col.notNull())
+      .addColumn('group_name', 'text', (col) => col.notNull())
+      .addColumn('role', 'text')
+      .addColumn('connection_id', 'text')
+      .addColumn('scope', 'text', (col) => col.notNull())
+      .addColumn('created_at', 'text', (col) => col.notNull())
+      .addPrimaryKeyConstraint('idp_group_mappings_pkey', ['id'])
+      .addForeignKeyConstraint(
+        'idp_group_mappings_provider_fk',
+        ['provider_id'],
+        'identity_providers',
+        ['id'],
+        (fk) => fk.onDelete('cascade'),
+      )
+      .addForeignKeyConstraint(
+        'idp_group_mappings_connection_fk',
+        ['workspace_id', 'connection_id'],
+        'connections',
+        ['workspace_id', 'id'],
+        (fk) => fk.onDelete('cascade'),
+      )
+      .execute();
+    // What a member's groups gave them, and so take away when the group goes.
+    await db.schema
+      .createTable('idp_member_effects')
+      .addColumn('member_id', 'text', (col) => col.notNull())
+      .addColumn('kind', 'text', (col) => col.notNull())
+      .addColumn('target', 'text', (col) => col.notNull())
+      .addColumn('grant_id', 'text')
+      .addColumn('provider_name', 'text', (col) => col.notNull())
+      .addColumn('group_name', 'text', (col) => col.notNull())
+      .addColumn('applied_at', 'text', (col) => col.notNull())
+      .addPrimaryKeyConstraint('idp_member_effects_pkey', ['member_id', 'kind', 'target'])
+      .addForeignKeyConstraint(
+        'idp_member_effects_member_fk',
+        ['member_id'],
+        'oauth_members',
+        ['id'],
+        (fk) => fk.onDelete('cascade'),
+      )
+      .execute();
     await db.schema
       .createIndex('member_identities_member_idx')
       .on('member_identities')

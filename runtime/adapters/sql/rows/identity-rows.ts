@@ -1,8 +1,18 @@
 import type { Selectable } from 'kysely';
-import type { IdentityProvider, MemberIdentity } from '../../../core/model/identity.ts';
+import type {
+  GroupEffect,
+  GroupMapping,
+  IdentityProvider,
+  MemberIdentity,
+} from '../../../core/model/identity.ts';
 import { MEMBER_ROLES, type MemberRole } from '../../../core/model/oauth.ts';
 import type { IdentityRows } from '../../../core/ports/store.ts';
-import type { IdentityProviderTable, MemberIdentityTable } from '../tables/schema.ts';
+import type {
+  GroupEffectTable,
+  GroupMappingTable,
+  IdentityProviderTable,
+  MemberIdentityTable,
+} from '../tables/schema.ts';
 import { sortedBy } from './order.ts';
 import type { StoreContext } from './store-context.ts';
 
@@ -99,6 +109,112 @@ export function identityRows(context: StoreContext): IdentityRows {
         .execute();
       return sortedBy(rows.map(toIdentity), (row) => `${row.issuer} ${row.subject}`);
     },
+
+    async addMapping(mapping) {
+      await context.mutate(
+        (trx) =>
+          trx
+            .insertInto('idp_group_mappings')
+            .values({
+              id: mapping.id,
+              provider_id: mapping.providerId,
+              workspace_id: mapping.workspaceId,
+              group_name: mapping.group,
+              role: mapping.role,
+              connection_id: mapping.connectionId,
+              scope: mapping.scope,
+              created_at: mapping.createdAt,
+            })
+            .execute(),
+        mapping.connectionId === null
+          ? []
+          : [{ field: 'connection', workspaceId: mapping.workspaceId, id: mapping.connectionId }],
+      );
+    },
+
+    async mappings(providerId) {
+      const rows = await db
+        .selectFrom('idp_group_mappings')
+        .selectAll()
+        .where('provider_id', '=', providerId)
+        .execute();
+      return sortedBy(rows.map(toMapping), (row) => `${row.group} ${row.id}`);
+    },
+
+    async removeMapping(id) {
+      const result = await context.mutate((trx) =>
+        trx.deleteFrom('idp_group_mappings').where('id', '=', id).executeTakeFirst(),
+      );
+      return result.numDeletedRows > 0n;
+    },
+
+    async effectsOf(memberId) {
+      const rows = await db
+        .selectFrom('idp_member_effects')
+        .selectAll()
+        .where('member_id', '=', memberId)
+        .execute();
+      return sortedBy(rows.map(toEffect), (row) => `${row.kind} ${row.target}`);
+    },
+
+    async putEffect(effect) {
+      await context.mutate(async (trx) => {
+        await trx
+          .deleteFrom('idp_member_effects')
+          .where('member_id', '=', effect.memberId)
+          .where('kind', '=', effect.kind)
+          .where('target', '=', effect.target)
+          .execute();
+        await trx
+          .insertInto('idp_member_effects')
+          .values({
+            member_id: effect.memberId,
+            kind: effect.kind,
+            target: effect.target,
+            grant_id: effect.grantId,
+            provider_name: effect.providerName,
+            group_name: effect.group,
+            applied_at: effect.appliedAt,
+          })
+          .execute();
+      });
+    },
+
+    async removeEffect(memberId, kind, target) {
+      await context.mutate((trx) =>
+        trx
+          .deleteFrom('idp_member_effects')
+          .where('member_id', '=', memberId)
+          .where('kind', '=', kind)
+          .where('target', '=', target)
+          .execute(),
+      );
+    },
+  };
+}
+
+function toMapping(row: Selectable<GroupMappingTable>): GroupMapping {
+  return {
+    id: row.id,
+    providerId: row.provider_id,
+    workspaceId: row.workspace_id,
+    group: row.group_name,
+    role: row.role === 'viewer' || row.role === 'operator' ? row.role : null,
+    connectionId: row.connection_id,
+    scope: row.scope === 'all' ? 'all' : 'reads',
+    createdAt: row.created_at,
+  };
+}
+
+function toEffect(row: Selectable<GroupEffectTable>): GroupEffect {
+  return {
+    memberId: row.member_id,
+    kind: row.kind === 'role' ? 'role' : 'grant',
+    target: row.target,
+    grantId: row.grant_id,
+    providerName: row.provider_name,
+    group: row.group_name,
+    appliedAt: row.applied_at,
   };
 }
 

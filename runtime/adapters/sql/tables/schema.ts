@@ -385,6 +385,27 @@ export interface MemberIdentityTable {
   last_sign_in_at: string;
 }
 
+export interface GroupMappingTable {
+  id: string;
+  provider_id: string;
+  workspace_id: string;
+  group_name: string;
+  role: string | null;
+  connection_id: string | null;
+  scope: string;
+  created_at: string;
+}
+
+export interface GroupEffectTable {
+  member_id: string;
+  kind: string;
+  target: string;
+  grant_id: string | null;
+  provider_name: string;
+  group_name: string;
+  applied_at: string;
+}
+
 export interface Database {
   workspaces: WorkspaceTable;
   agents: AgentTable;
@@ -414,4 +435,6 @@ export interface Database {
   tasks: TaskTable;
   identity_providers: IdentityProviderTable;
   member_identities: MemberIdentityTable;
+  idp_group_mappings: GroupMappingTable;
+  idp_member_effects: GroupEffectTable;
 }

@@ -25,6 +25,7 @@ import { sha256Hex } from '../../../../generated/catalog-rules.ts';
 import { GatewayError } from '../../base/errors.ts';
 import type { IdentityProvider } from '../../model/identity.ts';
 import type { Member } from '../../model/oauth.ts';
+import { applyGroups } from './idp-groups.ts';
 import { memberOfIdentity } from './idp-members.ts';
 import { auditOAuth, type OAuthContext } from './oauth-context.ts';
 import { type OAuthReply, redirectReply } from './oauth-reply.ts';
@@ -158,11 +159,10 @@ export async function finishIdpSignIn(
   }
   if (claims.iss !== provider.issuer || typeof claims.sub !== 'string' || claims.sub === '')
     return failed(ctx, provider, 'id_token');
-  const { member, created } = await memberOfIdentity(ctx, provider, {
-    iss: claims.iss,
-    sub: claims.sub,
-    claims,
-  });
+  const found = await memberOfIdentity(ctx, provider, { iss: claims.iss, sub: claims.sub, claims });
+  const { created } = found;
+  // The groups of a token whose signature was checked: what they give, and what they no longer give.
+  const member = await applyGroups(ctx, provider, found.member, claims);
   await auditOAuth(ctx, {
     action: 'oauth.sign_in',
     actorKind: 'member',

@@ -4,7 +4,7 @@ import type {
   IdentityProvider,
   MemberIdentity,
 } from '../../../../../runtime/core/model/identity.ts';
-import { aWorkspace, reasonOf, T0, T1 } from '../../../../support/store-fixtures.ts';
+import { aConnection, aWorkspace, reasonOf, T0, T1 } from '../../../../support/store-fixtures.ts';
 import type { StoreSubject } from '../store-contract.ts';
 
 const MEMBER = {
@@ -99,6 +99,53 @@ export function describeIdpContract(subject: StoreSubject): void {
         undefined,
       );
       expect(await store.identity.identitiesOf('mem_2')).toHaveLength(1);
+    });
+  });
+
+  describe('group mappings and what they gave', () => {
+    it('are kept by provider and member, replaced by kind and target, and go with either', async () => {
+      const { store } = subject;
+      await store.workspaces.create(aWorkspace());
+      await store.connections.create(aConnection());
+      await store.identity.addProvider(aProvider());
+      await store.oauth.members.create(MEMBER, 'idp');
+      const mapping = {
+        id: 'map_1',
+        providerId: 'idp_1',
+        workspaceId: 'ws_1',
+        group: 'eng',
+        role: null,
+        connectionId: aConnection().id,
+        scope: 'reads' as const,
+        createdAt: T0,
+      };
+      await store.identity.addMapping(mapping);
+      await store.identity.addMapping({
+        ...mapping,
+        id: 'map_2',
+        role: 'operator',
+        connectionId: null,
+      });
+      expect((await store.identity.mappings('idp_1')).map((m) => m.id)).toEqual(['map_1', 'map_2']);
+      const effect = {
+        memberId: 'mem_1',
+        kind: 'role' as const,
+        target: 'operator',
+        grantId: null,
+        providerName: 'acme',
+        group: 'ops',
+        appliedAt: T0,
+      };
+      await store.identity.putEffect(effect);
+      await store.identity.putEffect({ ...effect, group: 'admins', appliedAt: T1 });
+      expect(await store.identity.effectsOf('mem_1')).toEqual([
+        { ...effect, group: 'admins', appliedAt: T1 },
+      ]);
+      await store.identity.removeEffect('mem_1', 'role', 'operator');
+      expect(await store.identity.effectsOf('mem_1')).toEqual([]);
+      expect(await store.identity.removeMapping('map_2')).toBe(true);
+      await store.identity.removeProvider('idp_1');
+      expect(await store.identity.mappings('idp_1')).toEqual([]);
     });
   });
 }
