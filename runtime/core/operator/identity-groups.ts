@@ -168,6 +168,24 @@ export async function memberOrigins(ctx: OperatorContext, input: unknown): Promi
   return origins;
 }
 
+/**
+ * The console's view: for each member something was given by a group, where
+ * their role and each grant came from (the members without are left out).
+ */
+export async function workspaceOrigins(
+  ctx: OperatorContext,
+  input: unknown,
+): Promise<Record<string, MemberOrigin[]>> {
+  const { workspace: ref } = parseInput(z.strictObject({ workspace: z.string().min(1) }), input);
+  const workspace = await workspaceOrThrow(ctx, ref);
+  const shown: Record<string, MemberOrigin[]> = {};
+  for (const member of await ctx.store.oauth.members.list(workspace.id)) {
+    if ((await ctx.store.identity.effectsOf(member.id)).length === 0) continue;
+    shown[member.name] = await memberOrigins(ctx, { workspace: workspace.id, name: member.name });
+  }
+  return shown;
+}
+
 function viewOf(
   provider: string,
   mapping: GroupMapping,

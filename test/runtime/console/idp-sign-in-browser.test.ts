@@ -2,19 +2,22 @@
  * Signing in with the company's IdP in Debian's Chromium: the console's
  * sign-in page offers "Sign in with acme" beside the password, the link goes
  * through oidc-provider's login and consent and back into the console as
- * the member the IdP signed in (an operator, made on this first sign-in);
+ * the member the IdP signed in (made on this first sign-in, an operator by
+ * their group), whose role and grant the members page says their groups gave;
  * the consent page offers the same button, and the IdP's answer lands on
  * its review step, then Approve sends the client its code. Each page
  * checked by axe-core and kept as screenshots at 1280 and 375 px.
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mapGroup } from '../../../runtime/core/operator/identity-groups.ts';
 import { addIdentityProvider } from '../../../runtime/core/operator/identity-providers.ts';
 import { HAS_CHROMIUM, launchChromium } from '../../support/chromium.ts';
 import { builtConsole } from '../../support/console-build.ts';
 import { lookAt } from '../../support/console-look.ts';
-import { startTestGateway, type TestGateway } from '../../support/gateway.ts';
+import type { TestGateway } from '../../support/gateway.ts';
 import { type CompanyIdp, startCompanyIdp } from '../../support/identity/company-idp.ts';
+import { startOAuthGateway } from '../../support/oauth/oauth-gateway.ts';
 import { authorizeUrl, pkce, registerClient } from '../../support/oauth/raw-flow.ts';
 
 const SECRET = 'company-secret-acme-7f3a9c2e5b';
@@ -24,31 +27,45 @@ let acme: CompanyIdp;
 let browser: Browser;
 
 beforeAll(async () => {
-  gateway = await startTestGateway({
-    environment: {
-      PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS: '1',
-      PORTCULLIS_IDP_ACME_SECRET: SECRET,
-    },
-    consoleAssets: await builtConsole(),
-  });
+  gateway = (
+    await startOAuthGateway({
+      environment: {
+        PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS: '1',
+        PORTCULLIS_IDP_ACME_SECRET: SECRET,
+      },
+      consoleAssets: await builtConsole(),
+    })
+  ).gateway;
   acme = await startCompanyIdp({
     tenant: 'acme',
     redirectUri: `${gateway.url}/sign-in/idp/callback`,
-    people: { carol: { preferred_username: 'carol', email: 'carol@example.com' } },
+    people: {
+      carol: { preferred_username: 'carol', email: 'carol@example.com', groups: ['ops', 'eng'] },
+    },
     clientSecret: SECRET,
   });
+  const ctx = gateway.running.gateway.operator('test');
   await addIdentityProvider(
-    gateway.running.gateway.operator('test'),
+    ctx,
     {
       workspace: 'default',
       name: 'acme',
       issuer: acme.issuer,
       clientId: acme.clientId,
       clientSecretEnv: 'PORTCULLIS_IDP_ACME_SECRET',
-      role: 'operator',
+      groupsClaim: 'groups',
+      scopes: 'openid profile email groups',
     },
     gateway.url,
   );
+  // carol's groups make her an operator and grant her unikraft.
+  await mapGroup(ctx, { workspace: 'default', provider: 'acme', group: 'ops', role: 'operator' });
+  await mapGroup(ctx, {
+    workspace: 'default',
+    provider: 'acme',
+    group: 'eng',
+    connection: 'unikraft',
+  });
   browser = await launchChromium();
 });
 afterAll(async () => {
@@ -83,6 +100,14 @@ describe.skipIf(!HAS_CHROMIUM)('the IdP sign-in in Chromium', () => {
     await throughIdp(page, 'carol');
     await page.getByRole('navigation', { name: 'Console' }).waitFor();
     await expect(page.locator('body').textContent()).resolves.toContain('carol');
+    // The members page says which of carol's role and grants her groups gave.
+    await page.goto(`${gateway.url}/console#/members`);
+    const carol = page.locator('tr[data-member=carol]');
+    await carol.getByText('from the group ops at acme').waitFor();
+    await expect(carol.textContent()).resolves.toContain(
+      'Granted unikraft by the group eng at acme',
+    );
+    await lookAt(page, 'console-members-idp-origins');
 
     // The consent page, in the same browser: the IdP remembers carol.
     const client = await registerClient(gateway.url);
