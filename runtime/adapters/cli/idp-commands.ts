@@ -9,6 +9,7 @@ import {
   listMappings,
   mapGroup,
   memberOrigins,
+  syncMember,
   unmapGroup,
 } from '../../core/operator/identity-groups.ts';
 import {
@@ -172,6 +173,25 @@ export const idpCommands: Record<string, Command> = {
           scope: m.connection ? m.scope : '',
         })),
         ['group', 'role', 'grant', 'scope'],
+        rows,
+      );
+    },
+  },
+  'idp sync': {
+    usage: 'idp sync <member> [--workspace w]',
+    summary:
+      "read a member's groups again at their IdP now (its refresh token; the IdP's secret must be in this command's environment too)",
+    fields: { name: '<member>' },
+    run: async ({ ctx, gateway, out, args, workspace }) => {
+      const rows = await syncMember(
+        ctx,
+        { workspace, name: nameArgument(args, 'idp sync <member>') },
+        (member) => gateway.oauth.syncIdpMember(member),
+      );
+      printRows(
+        out,
+        rows.map((r) => ({ ...r })),
+        ['provider', 'outcome', 'role'],
         rows,
       );
     },

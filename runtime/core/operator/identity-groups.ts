@@ -8,7 +8,9 @@
 import { z } from 'zod';
 import { GatewayError } from '../base/errors.ts';
 import { newId } from '../governance/keys.ts';
+import type { IdpSync } from '../identity/oauth-server/idp-sync.ts';
 import type { GroupMapping } from '../model/identity.ts';
+import type { Member } from '../model/oauth.ts';
 import { attempt, audit, type OperatorContext, parseInput, workspaceOrThrow } from './context.ts';
 import { providerOrThrow } from './identity-providers.ts';
 import { memberOrThrow } from './members.ts';
@@ -198,4 +200,30 @@ function viewOf(
     connection,
     scope: mapping.scope,
   };
+}
+
+/**
+ * Reads a member's groups again at their IdP now (`idp sync`), by the
+ * authorization server's `sync`; audited, with what came of each provider.
+ */
+export async function syncMember(
+  ctx: OperatorContext,
+  input: unknown,
+  sync: (member: Member) => Promise<IdpSync[]>,
+): Promise<Array<{ provider: string; outcome: string; role: string }>> {
+  return attempt(ctx, 'idp.sync', input, async () => {
+    const { workspace: ref, name } = parseInput(
+      z.strictObject({ workspace: z.string().min(1), name: z.string().min(1) }),
+      input,
+    );
+    const workspace = await workspaceOrThrow(ctx, ref);
+    const member = await memberOrThrow(ctx, workspace.id, name);
+    const results = await sync(member);
+    await audit(ctx, ctx.store, {
+      action: 'idp.sync',
+      workspaceId: workspace.id,
+      subject: `${member.id}:${results.map((r) => `${r.provider}=${r.outcome}`).join(',')}`,
+    });
+    return results.map((r) => ({ provider: r.provider, outcome: r.outcome, role: r.member.role }));
+  });
 }

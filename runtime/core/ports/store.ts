@@ -269,6 +269,9 @@ export interface IdentityRows {
   /** `conflict` when the identity exists already (two sign-ins at once). */
   addIdentity(identity: MemberIdentity): Promise<void>;
   signedIn(issuer: string, subject: string, at: string): Promise<void>;
+  /** The IdP's refresh token of an identity, sealed (null: none kept). */
+  refreshToken(issuer: string, subject: string): Promise<string | null>;
+  setRefreshToken(issuer: string, subject: string, sealed: string | null): Promise<void>;
   /** A member's identities (removed with the member). */
   identitiesOf(memberId: string): Promise<MemberIdentity[]>;
   addMapping(mapping: GroupMapping): Promise<void>;

@@ -49,6 +49,8 @@ export interface CompanyIdp {
   signWithOtherKey(payload: JWTPayload): Promise<string>;
   /** An unsigned token (`alg: none`) with the payload. */
   unsigned(payload: JWTPayload): string;
+  /** The person can no longer be found at the IdP (disabled): their refresh tokens are refused. */
+  disable(person: string): void;
   /** Token requests the IdP answered. */
   tokenRequests: number;
   close(): Promise<void>;
@@ -72,6 +74,7 @@ export async function startCompanyIdp(options: CompanyIdpOptions): Promise<Compa
   const port = (http.address() as { port: number }).port;
   const issuer = `http://127.0.0.1:${port}/idp/${options.tenant}`;
   const people = options.people;
+  const disabled = new Set<string>();
   const provider = new Provider(issuer, {
     clients: [
       {
@@ -96,10 +99,12 @@ export async function startCompanyIdp(options: CompanyIdpOptions): Promise<Compa
     conformIdTokenClaims: false,
     features: { devInteractions: { enabled: true } },
     pkce: { required: () => true },
-    findAccount: async (_ctx, id) => ({
-      accountId: id,
-      claims: async () => ({ sub: id, ...people[id] }),
-    }),
+    // Every code grant gets a refresh token (what idp sync reads the groups again with).
+    issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    findAccount: async (_ctx, id) =>
+      disabled.has(id)
+        ? undefined
+        : { accountId: id, claims: async () => ({ sub: id, ...people[id] }) },
     ttl: { AccessToken: 3600, Grant: 3600, Interaction: 600, IdToken: 3600, Session: 3600 },
   });
   const idp: CompanyIdp = {
@@ -109,6 +114,9 @@ export async function startCompanyIdp(options: CompanyIdpOptions): Promise<Compa
     people,
     tamper: undefined,
     tokenRequests: 0,
+    disable(person) {
+      disabled.add(person);
+    },
     async signWithIdpKey(payload) {
       return new SignJWT(payload)
         .setProtectedHeader({ alg: 'RS256', kid: jwk.kid! })

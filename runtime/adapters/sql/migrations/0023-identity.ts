@@ -43,6 +43,8 @@ export const identityMigration: Migration = {
       .addColumn('provider_name', 'text', (col) => col.notNull())
       .addColumn('created_at', 'text', (col) => col.notNull())
       .addColumn('last_sign_in_at', 'text', (col) => col.notNull())
+      // The IdP's refresh token, sealed under the master key: what `idp sync` reads the groups again with.
+      .addColumn('refresh_token', 'text')
       .addPrimaryKeyConstraint('member_identities_pkey', ['issuer', 'subject'])
       .addForeignKeyConstraint(
         'member_identities_member_fk',

@@ -101,6 +101,25 @@ export function identityRows(context: StoreContext): IdentityRows {
         .execute();
     },
 
+    async refreshToken(issuer, subject) {
+      const row = await db
+        .selectFrom('member_identities')
+        .select('refresh_token')
+        .where('issuer', '=', issuer)
+        .where('subject', '=', subject)
+        .executeTakeFirst();
+      return row?.refresh_token ?? null;
+    },
+
+    async setRefreshToken(issuer, subject, sealed) {
+      await db
+        .updateTable('member_identities')
+        .set({ refresh_token: sealed })
+        .where('issuer', '=', issuer)
+        .where('subject', '=', subject)
+        .execute();
+    },
+
     async identitiesOf(memberId) {
       const rows = await db
         .selectFrom('member_identities')

@@ -383,6 +383,7 @@ export interface MemberIdentityTable {
   provider_name: string;
   created_at: string;
   last_sign_in_at: string;
+  refresh_token: string | null;
 }
 
 export interface GroupMappingTable {

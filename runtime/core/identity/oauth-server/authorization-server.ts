@@ -4,6 +4,7 @@
  * It also makes the credential strategy `/mcp` accepts its access tokens
  * with, and says what a 401's challenge names.
  */
+import type { Member } from '../../model/oauth.ts';
 import type { GuardedClient } from '../../outbound/guarded-client.ts';
 import type { SharedState } from '../../ports/shared-state/shared-state.ts';
 import type { BucketRule } from '../../ports/shared-state/token-bucket.ts';
@@ -23,6 +24,7 @@ import {
   idpOffers,
   startIdpSignIn,
 } from './idp-sign-in.ts';
+import { type IdpSync, syncIdpMember } from './idp-sync.ts';
 import {
   actOnMemberConsents,
   type MemberConsentsForm,
@@ -132,6 +134,7 @@ export class AuthorizationServer {
           secrets: options.idp?.secrets ?? {},
           now,
         }),
+        vault: options.vault,
       },
       options.documentation ?? `${issuer}${DOCUMENTATION_PATH}`,
     );
@@ -229,6 +232,11 @@ export class AuthorizationServer {
   /** The consent page's review step, for a member the provider signed in. */
   reviewAfterIdpSignIn(signedIn: IdpSignedIn): Promise<OAuthReply> {
     return reviewAfterIdpSignIn(this.#ctx, signedIn);
+  }
+
+  /** `portcullis idp sync`: the member's groups read again at the IdP, at once. */
+  syncIdpMember(member: Member): Promise<IdpSync[]> {
+    return syncIdpMember(this.#ctx, member);
   }
 
   /** Whether an issuer is an address a provider may have (`portcullis idp add`); why not, if not. */

@@ -145,6 +145,7 @@ export async function finishIdpSignIn(
     throw error;
   }
   let claims: oauth.IDToken;
+  let refreshToken: string | undefined;
   try {
     const result = await oauth.processAuthorizationCodeResponse(metadata, client, response, {
       expectedNonce: pending.nonce,
@@ -154,6 +155,7 @@ export async function finishIdpSignIn(
     const checked = oauth.getValidatedIdTokenClaims(result);
     if (!checked) return failed(ctx, provider, 'id_token');
     claims = checked;
+    refreshToken = result.refresh_token;
   } catch (error) {
     return failed(ctx, provider, 'id_token', error);
   }
@@ -161,6 +163,9 @@ export async function finishIdpSignIn(
     return failed(ctx, provider, 'id_token');
   const found = await memberOfIdentity(ctx, provider, { iss: claims.iss, sub: claims.sub, claims });
   const { created } = found;
+  // Kept sealed for `idp sync`: the groups read again without the person.
+  if (provider.groupsClaim !== null && refreshToken !== undefined)
+    await keepRefreshToken(ctx, claims.iss, claims.sub, refreshToken);
   // The groups of a token whose signature was checked: what they give, and what they no longer give.
   const member = await applyGroups(ctx, provider, found.member, claims);
   await auditOAuth(ctx, {
@@ -173,6 +178,24 @@ export async function finishIdpSignIn(
   return { member, provider, purpose: pending.purpose, claims };
 }
 
+/** Where an identity's IdP refresh token is sealed (the vault binds the seal to it). */
+export const refreshPlace = (issuer: string, subject: string) =>
+  `idp-refresh:${sha256Hex(`${issuer}\n${subject}`)}`;
+
+export async function keepRefreshToken(
+  ctx: OAuthContext,
+  issuer: string,
+  subject: string,
+  token: string,
+): Promise<void> {
+  const { sealed } = await ctx.vault.sealUnderCurrent(
+    ctx.store,
+    refreshPlace(issuer, subject),
+    token,
+  );
+  await ctx.store.identity.setRefreshToken(issuer, subject, sealed);
+}
+
 async function providerOrThrow(ctx: OAuthContext, name: string): Promise<IdentityProvider> {
   const provider = await ctx.store.identity.providerByName(name);
   if (!provider)
@@ -183,7 +206,7 @@ async function providerOrThrow(ctx: OAuthContext, name: string): Promise<Identit
 }
 
 /** Audits the refusal (the step, the library's code; nothing the provider sent) and throws it. */
-async function failed(
+export async function failed(
   ctx: OAuthContext,
   provider: IdentityProvider | undefined,
   step: string,

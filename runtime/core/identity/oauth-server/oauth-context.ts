@@ -11,7 +11,7 @@ import type { IdpDirectory } from './idp-directory.ts';
 import type { OAuthError, OAuthErrorCode } from './oauth-error.ts';
 import type { RedirectAllowlist } from './redirect-uris.ts';
 import type { Resources } from './resources.ts';
-import type { SigningKeys } from './signing-keys.ts';
+import type { SecretVault, SigningKeys } from './signing-keys.ts';
 
 export interface OAuthContext {
   /** Exactly `PORTCULLIS_PUBLIC_URL` (no trailing slash): `iss` everywhere. */
@@ -32,6 +32,8 @@ export interface OAuthContext {
   tokenRequests: BucketRule | undefined;
   /** The company's OpenID providers members sign in through: their metadata, keys and secrets. */
   idps: IdpDirectory;
+  /** Seals what the IdP sign-in keeps (the IdP's refresh token) under the master key. */
+  vault: SecretVault;
 }
 
 /** The gateway reason an OAuth refusal is audited under. */

@@ -84,6 +84,13 @@ export function describeIdpContract(subject: StoreSubject): void {
         reasonOf(store.identity.addIdentity(anIdentity({ memberId: 'mem_2' }))),
       ).resolves.toMatchObject({ code: 'conflict', field: 'subject' });
       await store.identity.signedIn('https://login.acme.example/tenant', '00u1', T1);
+      expect(await store.identity.refreshToken('https://login.acme.example/tenant', '00u1')).toBe(
+        null,
+      );
+      await store.identity.setRefreshToken('https://login.acme.example/tenant', '00u1', 'sealed');
+      expect(await store.identity.refreshToken('https://login.acme.example/tenant', '00u1')).toBe(
+        'sealed',
+      );
       expect(await store.identity.identity('https://login.acme.example/tenant', '00u1')).toEqual(
         anIdentity({ lastSignInAt: T1 }),
       );

@@ -36,6 +36,7 @@ beforeAll(async () => {
       dana: { preferred_username: 'dana', groups: ['eng', 'ops'] },
       finn: { preferred_username: 'finn', groups: [] },
       gus: { preferred_username: 'gus', groups: [] },
+      hana: { preferred_username: 'hana', groups: ['ops', 'eng'] },
     },
   });
   await addIdentityProvider(
@@ -115,6 +116,25 @@ describe('groups become roles and grants', () => {
       action: 'idp.group.revoke',
     });
     expect(events).toHaveLength(1);
+  });
+
+  it('takes back at once what a group removed at the IdP gave, with idp sync', async () => {
+    expect(await signIn('hana')).toEqual({ status: 303, role: 'operator' });
+    acme.people.hana!.groups = ['eng'];
+    const synced = await runPortcullisHere(['idp', 'sync', 'hana'], env);
+    expect(synced.code, synced.stderr).toBe(0);
+    expect(synced.stdout).toContain('synced');
+    expect(await origins('hana')).toEqual([
+      { what: 'role', name: 'member', from: 'operator' },
+      { what: 'grant', name: 'unikraft', from: 'idp:acme:eng' },
+    ]);
+    // Disabled at the IdP: its refresh is refused, and nothing the groups gave stays.
+    acme.disable('hana');
+    const refused = await runPortcullisHere(['idp', 'sync', 'hana'], env);
+    expect(refused.code, refused.stderr).toBe(0);
+    expect(refused.stdout).toContain('refused');
+    expect(await origins('hana')).toEqual([{ what: 'role', name: 'member', from: 'operator' }]);
+    expect(synced.stdout + refused.stdout).not.toContain(ENV.PORTCULLIS_IDP_ACME_SECRET);
   });
 
   it("leaves an operator's own grant alone, before and after the group", async () => {
