@@ -38,6 +38,7 @@ import { memberReach } from './member-reach.ts';
 import { auditOAuth, type OAuthContext } from './oauth-context.ts';
 import { OAuthError, type OAuthErrorCode } from './oauth-error.ts';
 import { type OAuthReply, redirectReply } from './oauth-reply.ts';
+import { passwordStampOf } from './passwords.ts';
 import { isCodeChallenge } from './pkce.ts';
 import { redirectUriMatches } from './redirect-uris.ts';
 import { authorizationResponseUrl } from './redirects.ts';
@@ -232,22 +233,35 @@ export async function decide(
 
   // Signed in on the first step (the sealed request names them), or now, by name and password.
   let member: Member;
+  let passwordStamp: string;
   if (reviewing) {
     const found = await ctx.store.oauth.members.byName(pending.memberName ?? '');
-    if (found === undefined || found.id !== pending.memberId) return expired();
-    const { passwordHash: _, ...rest } = found;
+    // Removed, or their password changed since they signed in on the first step.
+    if (
+      found === undefined ||
+      found.id !== pending.memberId ||
+      pending.memberPasswordStamp !== passwordStampOf(found.passwordHash)
+    )
+      return expired();
+    const { passwordHash, ...rest } = found;
     member = rest;
+    passwordStamp = passwordStampOf(passwordHash);
   } else {
     const signedIn = await signIn(ctx, form.member, form.password, address);
     if ('refused' in signedIn) {
       const { status, text } = SIGN_IN_REFUSED[signedIn.refused];
       return again(ctx, pending, sealed, csrf, form, status, text);
     }
-    member = signedIn.member;
+    ({ member, passwordStamp } = signedIn);
   }
   if (form.decision === 'review') {
     // The review step: what the client will reach with each scope, before the member approves.
-    const signedInAs = { ...pending, memberId: member.id, memberName: member.name };
+    const signedInAs = {
+      ...pending,
+      memberId: member.id,
+      memberName: member.name,
+      memberPasswordStamp: passwordStamp,
+    };
     const { sealed: resealed } = await sealConsentRequest(
       ctx,
       signedInAs,
