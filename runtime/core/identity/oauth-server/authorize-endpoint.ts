@@ -15,12 +15,15 @@
  * POST takes the form back. Its CSRF token must match both the sealed
  * request's and the cookie the page set (SameSite=Strict, HttpOnly). Deny
  * returns `access_denied`. Approve signs the member in (rate limited per
- * address and per name), takes the request's one approval, records the
- * consent and redirects with a single-use code.
+ * address and per name), takes the request's one decision, records the
+ * consent and redirects with a single-use code. A request is decided once,
+ * whichever way: deny takes its one decision too, and a form posted again
+ * after either (the same request and CSRF token) is refused
+ * `consent_decided`, on a page, with no code.
  */
 import { randomBytes } from 'node:crypto';
 import { sha256Hex } from '../../../../generated/catalog-rules.ts';
-import { GatewayError } from '../../base/errors.ts';
+import { GatewayError, REASONS } from '../../base/errors.ts';
 import type { Member } from '../../model/oauth.ts';
 import { parseScope } from '../principals/scopes.ts';
 import { CODE_TTL_MS, issueCode } from './authorization-codes.ts';
@@ -58,8 +61,12 @@ const SINGLE_VALUED = [
   'resource',
 ] as const;
 
-/** Marks a request approved, so its form approves once (only after a member signed in). */
-const approvedKey = (id: string) => `oauth:consent-approved:${id}`;
+/**
+ * Marks a request decided (`approved` or `denied`), so its form decides once;
+ * approving takes it only after a member signed in.
+ */
+const decidedKey = (id: string) => `oauth:consent-decided:${id}`;
+type Decision = 'approved' | 'denied';
 /** One cookie per pending request, so two sign-ins in two tabs do not undo each other. */
 export const csrfCookieName = (requestId: string) =>
   `portcullis_csrf_${sha256Hex(requestId).slice(0, 12)}`;
@@ -216,7 +223,14 @@ export async function decide(
       303,
     );
 
+  // A request decided already is spent: nothing more is taken from its form.
+  const decided = await ctx.state.get(decidedKey(request.id));
+  if (decided !== undefined) return spent(ctx, pending, decided);
+  // Kept only until the request would expire anyway.
+  const left = Math.max(1, request.expiresAt - ctx.now().getTime());
   if (form.decision === 'deny') {
+    if (!(await ctx.state.add(decidedKey(request.id), 'denied' satisfies Decision, left)))
+      return spent(ctx, pending, await ctx.state.get(decidedKey(request.id)));
     await auditOAuth(ctx, {
       action: 'oauth.consent.deny',
       subject: pending.clientId.slice(0, 200),
@@ -276,9 +290,9 @@ export async function decide(
       review: { member: member.name, reach: await memberReach(ctx.store, member, pending.scopes) },
     });
   }
-  // Kept only until the request would expire anyway, and only once a member signed in.
-  const left = Math.max(1, request.expiresAt - ctx.now().getTime());
-  if (!(await ctx.state.add(approvedKey(request.id), '1', left))) return expired();
+  // Taken only once a member signed in; one taken meanwhile (another tab) wins.
+  if (!(await ctx.state.add(decidedKey(request.id), 'approved' satisfies Decision, left)))
+    return spent(ctx, pending, await ctx.state.get(decidedKey(request.id)));
   let consent: Awaited<ReturnType<typeof approveConsent>>;
   try {
     consent = await approveConsent(
@@ -352,6 +366,27 @@ async function again(
       ...(review === undefined ? {} : { review }),
     },
     status,
+  );
+}
+
+/** A form posted again after its request was decided: refused, audited, said on a page. */
+async function spent(
+  ctx: OAuthContext,
+  pending: PendingAuthorization,
+  decided: string | undefined,
+): Promise<OAuthReply> {
+  await auditOAuth(ctx, {
+    action: 'oauth.consent',
+    decision: 'denied',
+    outcome: null,
+    reason: 'consent_decided',
+    subject: pending.clientId.slice(0, 200),
+  });
+  const how = decided === 'denied' ? 'denied' : 'approved';
+  return problemPage(
+    REASONS.consent_decided.status,
+    'This request was already answered',
+    `This request to connect ${pending.clientName.slice(0, 100)} was already ${how}: a request is answered once, and nothing more is taken from it. To connect, start again from the app.`,
   );
 }
 
