@@ -287,7 +287,11 @@ export async function decide(
       csrf,
       ...viewOf(ctx, pending),
       chosen: approved,
-      review: { member: member.name, reach: await memberReach(ctx.store, member, pending.scopes) },
+      review: {
+        member: member.name,
+        reach: await memberReach(ctx.store, member, pending.scopes),
+        stepUp: await ctx.clients.stepUpOf(pending.clientId),
+      },
     });
   }
   // Taken only once a member signed in; one taken meanwhile (another tab) wins.
@@ -354,7 +358,11 @@ async function again(
   const review =
     found === undefined || found.id !== pending.memberId
       ? undefined
-      : { member: found.name, reach: await memberReach(ctx.store, found, pending.scopes) };
+      : {
+          member: found.name,
+          reach: await memberReach(ctx.store, found, pending.scopes),
+          stepUp: await ctx.clients.stepUpOf(pending.clientId),
+        };
   return consentPage(
     {
       request,

@@ -30,21 +30,30 @@ export class ClientDirectory {
   }
 
   /**
-   * The step-up form of a client, and why: a registered one's as it chose or
-   * by its redirect URIs; a metadata document's by its redirect URIs (it has
-   * no row to choose in); one that cannot be resolved now, the default.
+   * The step-up form of a client, and why: a registered one's as an operator
+   * chose or by its redirect URIs (one store read); a metadata document's,
+   * the default (it has no row to choose in, and checking a token fetches
+   * nothing); one no longer registered, the default.
    */
   async stepUpOf(clientId: string): Promise<StepUpChoice> {
-    try {
-      return this.stepUpOfResolved(await this.resolve(clientId));
-    } catch (error) {
-      if (!(error instanceof OAuthError)) throw error;
-      return { form: this.#stepUp, why: 'default' };
-    }
+    const client =
+      looksLikeMetadataUrl(clientId) || clientId.length > 100
+        ? undefined
+        : await this.#store.oauth.clients.byId(clientId);
+    return client === undefined
+      ? { form: this.#stepUp, why: 'default' }
+      : this.stepUpOfResolved({
+          ...client,
+          redirectUris: client.redirectUris.filter((uri) => this.#allowlist.allows(uri)),
+          kind: 'registered',
+        });
   }
 
+  /** The step-up form of a client resolved already (the consent page's). */
   stepUpOfResolved(client: ResolvedClient): StepUpChoice {
-    return stepUpChoiceOf(client, this.#stepUp);
+    return client.kind === 'registered'
+      ? stepUpChoiceOf(client, this.#stepUp)
+      : { form: this.#stepUp, why: 'default' };
   }
 
   /** The client, or an `OAuthError` (`invalid_client`) saying why not. */

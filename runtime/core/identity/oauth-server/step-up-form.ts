@@ -5,7 +5,9 @@
  * redirect URI is ChatGPT's connector callback (it reads the challenge from
  * the result's `_meta["mcp/www_authenticate"]`, and cannot step up from an
  * HTTP 403), else the deployment's default (`PORTCULLIS_OAUTH_STEP_UP`,
- * unset: `http`, what the MCP SDKs' clients step up from).
+ * unset: `http`, what the MCP SDKs' clients step up from). A client known by
+ * its metadata document URL has no registration to choose in: it gets the
+ * default (`client-directory.ts`).
  */
 import type { StepUpForm } from '../../model/oauth.ts';
 

@@ -20,7 +20,7 @@ import {
   UnauthorizedError,
 } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { consent } from '../../../../support/oauth/consent-bot.ts';
+import { consent, openConsentPage, postConsent } from '../../../../support/oauth/consent-bot.ts';
 import {
   MEMBER,
   type OAuthGateway,
@@ -36,6 +36,7 @@ import {
   pkce,
   type RegisteredTestClient,
 } from '../../../../support/oauth/raw-flow.ts';
+import { runPortcullisHere } from '../../../../support/run-cli.ts';
 
 /** The shape seed 002 gives: `https://chatgpt.com/connector/oauth/{callback_id}`. */
 const CHATGPT_REDIRECT = 'https://chatgpt.com/connector/oauth/cb_6f1c2e9a4d';
@@ -171,6 +172,80 @@ describe('one deployment, two clients', () => {
     const written = await again.callTool({ name: WRITE_TOOL, arguments: WRITE_ARGS });
     expect(written.isError).toBeFalsy();
     await again.close();
+  });
+});
+
+/** `portcullis` on the gateway's own store. */
+function cli(args: string[]) {
+  return runPortcullisHere(args, {
+    PORTCULLIS_DATA_DIR: running.gateway.dataDir,
+    PORTCULLIS_PUBLIC_URL: running.url,
+  });
+}
+
+describe("an operator's choice", () => {
+  it("overrides the default at the client's next request, and is undone by default", async () => {
+    const chatgpt = await registered('ChatGPT', CHATGPT_REDIRECT);
+    const token = await tokenFor(chatgpt, 'tools:read');
+    const shown = await cli(['oauth', 'client', chatgpt.clientId]);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain("ChatGPT's");
+    expect((await call(token, WRITE_TOOL, WRITE_ARGS)).status).toBe(200);
+
+    const set = await cli(['oauth', 'client', chatgpt.clientId, '--step-up', 'http']);
+    expect(set.code, set.stderr).toBe(0);
+    expect(set.stdout).toContain('now steps up with HTTP 403');
+    const refused = await call(token, WRITE_TOOL, WRITE_ARGS);
+    expect(refused.status).toBe(403);
+    expect(refused.challenge).toContain('error="insufficient_scope"');
+
+    expect((await cli(['oauth', 'client', chatgpt.clientId, '--step-up', 'default'])).code).toBe(0);
+    expect((await call(token, WRITE_TOOL, WRITE_ARGS)).status).toBe(200);
+  });
+
+  it('is refused for a client no member of the workspace connected, and for a form that is none', async () => {
+    const stranger = await registered('Stranger', SDK_REDIRECT);
+    const unknown = await cli([
+      'oauth',
+      'client',
+      stranger.clientId,
+      '--step-up',
+      'http',
+      '--json',
+    ]);
+    expect(unknown.code).not.toBe(0);
+    expect(unknown.stderr).toContain('not_found');
+    const chatgpt = await registered('ChatGPT', CHATGPT_REDIRECT);
+    await tokenFor(chatgpt, 'tools:read');
+    const bad = await cli([
+      'oauth',
+      'client',
+      chatgpt.clientId,
+      '--step-up',
+      'sometimes',
+      '--json',
+    ]);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain('invalid_input');
+  });
+});
+
+describe('the consent review', () => {
+  it.each([
+    ['ChatGPT', CHATGPT_REDIRECT, 'a tool result carrying the challenge (what ChatGPT reads)'],
+    ['an SDK client', SDK_REDIRECT, 'an HTTP 403 with a WWW-Authenticate challenge'],
+  ])('says how %s is told to step up', async (_name, redirectUri, words) => {
+    const client = await registered('Some app', redirectUri);
+    const page = await openConsentPage(
+      authorizeUrl(running.url, client, { code_challenge: pkce().challenge }),
+    );
+    if (!('fields' in page)) throw new Error(`no consent page: ${page.status}`);
+    expect(page.html).not.toContain('id="step-up"');
+    const review = await postConsent(running.url, page, MEMBER, { fields: { decision: 'review' } });
+    expect(review.status).toBe(200);
+    const html = await review.text();
+    expect(html).toContain('id="step-up"');
+    expect(html).toContain(words);
   });
 });
 
