@@ -35,6 +35,7 @@ import { signIn, signOut } from '../../core/operator/remote-sign-in.ts';
 import { setAgentTools, setWorkspaceTools } from '../../core/operator/tools-modes.ts';
 import { createWorkspace, listWorkspaces } from '../../core/operator/workspaces.ts';
 import { errorReply, noSuchRoute, sendJson as send, sendError } from './error-reply.ts';
+import { JSON_BODY_LIMITS, jsonBody } from './json-body.ts';
 
 type Verb = (ctx: OperatorContext, input: Record<string, unknown>) => Promise<unknown>;
 
@@ -81,7 +82,7 @@ export function adminRouter(gateway: Gateway, log: Log): express.Router {
   const router = express.Router();
   // Who is asking comes first: nobody's body is read before the token is checked.
   router.use(requireAdmin(gateway));
-  router.use(express.json({ limit: BODY_LIMIT }));
+  router.use(jsonBody(JSON_BODY_LIMITS.admin));
 
   const route =
     (verb: Verb, status = 200) =>
@@ -175,9 +176,6 @@ export function adminRouter(gateway: Gateway, log: Log): express.Router {
   router.use(errorReply(log, 'internal error answering the admin API'));
   return router;
 }
-
-/** The largest admin request body (1 MiB); a larger one is `payload_too_large` (413). */
-const BODY_LIMIT = 1_048_576;
 
 function bodyOf(req: Request): Record<string, unknown> {
   return isPlainObject(req.body) ? req.body : {};
