@@ -26,6 +26,7 @@ import { disconnect } from '../../core/operator/disconnect.ts';
 import { grant, listGrants, revokeGrant } from '../../core/operator/grants.ts';
 import { rotateMasterKey } from '../../core/operator/master-key.ts';
 import { addMember, listMembers, setMemberRole } from '../../core/operator/members.ts';
+import { setClientStepUp, showClient } from '../../core/operator/oauth-clients.ts';
 import { clearRateLimit, listRateLimits, setRateLimit } from '../../core/operator/rate-limits.ts';
 import { classifyTool } from '../../core/operator/remote-classify.ts';
 import { connectUrl } from '../../core/operator/remote-connections.ts';
@@ -114,6 +115,8 @@ export function adminRouter(gateway: Gateway, log: Log): express.Router {
   router.get(`${ws}/members`, route(listMembers));
   router.post(`${ws}/members`, route(addMember, 201));
   router.put(`${ws}/members/:name/role`, route(setMemberRole));
+  router.get(`${ws}/oauth-clients/:id`, route(showClient));
+  router.put(`${ws}/oauth-clients/:id/step-up`, route(setClientStepUp));
   router.get(`${ws}/connections`, route(connectionViews));
   router.post(`${ws}/connections`, route(connect, 201));
   router.post(`${ws}/remote-connections`, route(connectUrl, 201));

@@ -20,6 +20,7 @@ import {
   UnauthorizedError,
 } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adminClient } from '../../../../support/gateway.ts';
 import { consent, openConsentPage, postConsent } from '../../../../support/oauth/consent-bot.ts';
 import {
   MEMBER,
@@ -201,6 +202,14 @@ describe("an operator's choice", () => {
 
     expect((await cli(['oauth', 'client', chatgpt.clientId, '--step-up', 'default'])).code).toBe(0);
     expect((await call(token, WRITE_TOOL, WRITE_ARGS)).status).toBe(200);
+
+    // The admin API's verb is the same one.
+    const admin = adminClient(running.url, running.gateway.adminToken!);
+    const path = `/workspaces/default/oauth-clients/${chatgpt.clientId}`;
+    expect((await admin('GET', path)).body).toMatchObject({ form: 'result', why: 'chatgpt' });
+    const put = await admin('PUT', `${path}/step-up`, { stepUp: 'http' });
+    expect(put.body).toMatchObject({ form: 'http', why: 'chosen' });
+    expect((await call(token, WRITE_TOOL, WRITE_ARGS)).status).toBe(403);
   });
 
   it('is refused for a client no member of the workspace connected, and for a form that is none', async () => {
