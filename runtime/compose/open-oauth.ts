@@ -52,6 +52,7 @@ export async function openOAuth(options: {
     allowPrivateNetworks: config.allowPrivateNetworks,
     tokenRequests: config.rateLimits.client,
     idp: { http: oauthOutbound, secrets: config.idpSecrets },
+    stepUp: config.oauthStepUp,
     now,
   });
   const upstreamSignIn = new UpstreamSignIn({

@@ -4,7 +4,7 @@
  * It also makes the credential strategy `/mcp` accepts its access tokens
  * with, and says what a 401's challenge names.
  */
-import type { Member } from '../../model/oauth.ts';
+import type { Member, StepUpForm } from '../../model/oauth.ts';
 import type { GuardedClient } from '../../outbound/guarded-client.ts';
 import type { SharedState } from '../../ports/shared-state/shared-state.ts';
 import type { BucketRule } from '../../ports/shared-state/token-bucket.ts';
@@ -76,6 +76,11 @@ export interface AuthorizationServerOptions {
    * each), and the `PORTCULLIS_IDP_*` variables their secrets are read from.
    */
   idp?: { http: GuardedClient; secrets: Readonly<Record<string, string>> };
+  /**
+   * `PORTCULLIS_OAUTH_STEP_UP`: the step-up form of a client that chose none
+   * and whose redirect URIs are not ChatGPT's (`step-up-form.ts`); default `http`.
+   */
+  stepUp?: StepUpForm;
   /** Named as `resource_documentation`; default: the gateway's own page at `/docs/mcp`. */
   documentation?: string;
   now?: () => Date;
@@ -118,7 +123,7 @@ export class AuthorizationServer {
         store: options.store,
         state: options.state,
         keys,
-        clients: new ClientDirectory(options.store, documents, allowlist),
+        clients: new ClientDirectory(options.store, documents, allowlist, options.stepUp ?? 'http'),
         allowlist,
         resources: new Resources(issuer),
         now,
@@ -135,6 +140,7 @@ export class AuthorizationServer {
           now,
         }),
         vault: options.vault,
+        stepUp: options.stepUp ?? 'http',
       },
       options.documentation ?? `${issuer}${DOCUMENTATION_PATH}`,
     );
@@ -171,6 +177,7 @@ export class AuthorizationServer {
           family.clientId === claims.client_id
         );
       },
+      stepUpOf: async (clientId) => (await this.#ctx.clients.stepUpOf(clientId)).form,
       ...(now ? { now } : {}),
     });
   }

@@ -14,6 +14,7 @@ import {
   renewMemberSession,
 } from './member-sessions.ts';
 import { auditOAuth, type OAuthContext } from './oauth-context.ts';
+import { passwordStampOf } from './passwords.ts';
 import { signIn } from './sign-in.ts';
 
 export interface MemberSignIns {
@@ -73,7 +74,7 @@ export function memberSignIns(ctx: OAuthContext): MemberSignIns {
     async signIn(name, password, address, ttlMs) {
       const result = await signIn(ctx, name, password, address);
       if ('refused' in result) return result;
-      const { id } = await openMemberSession(ctx, result.member, ttlMs);
+      const { id } = await openMemberSession(ctx, result, ttlMs);
       await auditOAuth(ctx, {
         action: 'oauth.sign_in',
         actorKind: 'member',
@@ -83,7 +84,10 @@ export function memberSignIns(ctx: OAuthContext): MemberSignIns {
       return { sessionId: id, member: result.member };
     },
     async openSession(member, ttlMs) {
-      return (await openMemberSession(ctx, member, ttlMs)).id;
+      // Stamped with the stored hash, as a password sign-in's: a password set later ends it too.
+      const found = await ctx.store.oauth.members.byName(member.name);
+      const passwordStamp = passwordStampOf(found?.passwordHash ?? '');
+      return (await openMemberSession(ctx, { member, passwordStamp }, ttlMs)).id;
     },
     async memberOfAgent(workspaceId, agentId) {
       const consents = await ctx.store.oauth.consents.list(workspaceId);
