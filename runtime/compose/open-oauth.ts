@@ -34,6 +34,12 @@ export async function openOAuth(options: {
   closeLater: Array<() => Promise<void>>;
 }): Promise<OAuthRoles> {
   const { config, baseUrl, store, state, vault, now } = options;
+  const oauthOutbound = createGuardedClient({
+    allowPrivateNetworks: config.allowPrivateNetworks,
+    deadlineMs: config.upstreamDeadlineMs,
+    reuseConnections: false,
+  });
+  options.closeLater.push(() => oauthOutbound.close());
   const oauth = await AuthorizationServer.open({
     issuer: config.publicUrl ?? baseUrl,
     store,
@@ -45,15 +51,10 @@ export async function openOAuth(options: {
     signingKeyPem: config.oauthSigningKeyPem,
     allowPrivateNetworks: config.allowPrivateNetworks,
     tokenRequests: config.rateLimits.client,
+    idp: { http: oauthOutbound, secrets: config.idpSecrets },
     stepUp: config.oauthStepUp,
     now,
   });
-  const oauthOutbound = createGuardedClient({
-    allowPrivateNetworks: config.allowPrivateNetworks,
-    deadlineMs: config.upstreamDeadlineMs,
-    reuseConnections: false,
-  });
-  options.closeLater.push(() => oauthOutbound.close());
   const upstreamSignIn = new UpstreamSignIn({
     store,
     vault,

@@ -5,11 +5,13 @@
  * folder (without touching it). Every bad value is reported at once, each a
  * line naming the variable and what it takes; a secret's value never appears.
  */
+
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { didYouMean } from '../core/base/nearest-word.ts';
 import { signingKeyPemProblem } from '../core/identity/oauth-server/signing-key-pem.ts';
 import { DEFAULT_SCOPE, parseScope } from '../core/identity/principals/scopes.ts';
+import { IDP_SECRET_PREFIX } from '../core/model/identity.ts';
 import type { BucketRule } from '../core/ports/shared-state/token-bucket.ts';
 import { ConfigError, type ConfigProblem } from './config-error.ts';
 import { dataDirProblem } from './data-dir.ts';
@@ -271,6 +273,11 @@ export interface Config {
    * OAuth clients preconfigured for this deployment, by variable name.
    */
   toolOAuthClients: Record<string, string>;
+  /**
+   * `PORTCULLIS_IDP_*`: the client secrets of the identity providers members
+   * sign in through, by variable name (`portcullis idp add --client-secret-env`).
+   */
+  idpSecrets: Record<string, string>;
 }
 
 const KNOWN = Object.keys(ConfigSchema.shape) as Variable[];
@@ -359,6 +366,12 @@ export function configFromEnvironment(environment: Record<string, string | undef
           entry[0].startsWith('PORTCULLIS_TOOL_OAUTH_') &&
           typeof entry[1] === 'string' &&
           entry[1] !== '',
+      ),
+    ),
+    idpSecrets: Object.fromEntries(
+      Object.entries(environment).filter(
+        (entry): entry is [string, string] =>
+          entry[0].startsWith(IDP_SECRET_PREFIX) && typeof entry[1] === 'string' && entry[1] !== '',
       ),
     ),
   };

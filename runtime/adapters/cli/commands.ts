@@ -31,6 +31,7 @@ import { setAgentTools, setWorkspaceTools } from '../../core/operator/tools-mode
 import { createWorkspace, listWorkspaces } from '../../core/operator/workspaces.ts';
 import type { Command, CommandOptions, CommandValues } from './command.ts';
 import { changedToolsText } from './contract-change-text.ts';
+import { idpCommands } from './idp-commands.ts';
 import { limitCommands } from './limit-commands.ts';
 import { oauthCommands } from './oauth-commands.ts';
 import { printRows, printText, printValue, type Styled, styled } from './output.ts';
@@ -499,6 +500,7 @@ export const commands: Record<string, Command> = {
     },
   },
   ...oauthCommands,
+  ...idpCommands,
   ...limitCommands,
   ...remoteCommands,
   ...reviewCommands,

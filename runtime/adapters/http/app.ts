@@ -13,6 +13,7 @@ import { adminRouter } from './admin-routes.ts';
 import { clientMetadataRouter } from './client-metadata-route.ts';
 import { consoleRouter } from './console-routes.ts';
 import { errorReply, noSuchRoute, sendError } from './error-reply.ts';
+import { idpRouter } from './idp-routes.ts';
 import { metricsRouter } from './metrics-route.ts';
 import { oauthRouter } from './oauth-routes.ts';
 import { signInRouter } from './sign-in-routes.ts';
@@ -37,6 +38,7 @@ export function createApp(
   app.use(clientMetadataRouter(gateway.config.publicUrl));
   app.use(oauthRouter(gateway.oauth));
   app.use(signInRouter(gateway));
+  app.use(idpRouter(gateway));
   app.use('/console', consoleRouter(gateway, log, options.consoleAssets));
   app.use(noSuchRoute);
   app.use(errorReply(log, 'internal error answering an HTTP request'));

@@ -5,9 +5,11 @@
  * with its member, client, scopes, dates and step-up form; revoked by owners
  * and operators, the client's step-up form chosen by owners). Each is the operator verb the CLI and the admin API call.
  */
+
 import type express from 'express';
 import type { NextFunction, Request, Response } from 'express';
 import type { OperatorContext } from '../../core/operator/context.ts';
+import { workspaceOrigins } from '../../core/operator/identity-groups.ts';
 import {
   addMember,
   listMembers,
@@ -27,6 +29,7 @@ export type ConsoleRoute = (
 
 export function accessRoutes(api: express.Router, route: ConsoleRoute): void {
   api.get('/members', route(listMembers));
+  api.get('/members/origins', route(workspaceOrigins));
   api.post('/members', route(addMember, 'owner'));
   api.post('/members/:name/role', route(setMemberRole, 'owner'));
   api.post('/members/:name/remove', route(removeMember, 'owner'));

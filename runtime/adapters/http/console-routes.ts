@@ -13,6 +13,7 @@ import express, { type Request, type Response } from 'express';
 import type { Log } from '../../compose/log.ts';
 import type { Gateway } from '../../compose/open-gateway.ts';
 import { isPlainObject } from '../../core/base/json-value.ts';
+import { IDP_SIGN_IN_PATH } from '../../core/identity/oauth-server/idp-sign-in.ts';
 import { changeActions, listActions } from '../../core/operator/actions.ts';
 import { createAgent, listAgents, revokeAgent } from '../../core/operator/agents.ts';
 import { queryAudit } from '../../core/operator/audit-query.ts';
@@ -128,6 +129,21 @@ function consoleApi(gateway: Gateway, access: ConsoleAccess, log: Log): express.
       );
       renewed(res, sessionId, session);
       sendJson(res, 200, await sessionView(session));
+    } catch (error) {
+      next(error);
+    }
+  });
+  // Before a session: the identity providers offered ("Sign in with <name>") and whether the password is.
+  api.get('/sign-in/options', async (_req, res, next) => {
+    try {
+      const offers = await gateway.oauth.idpOffers();
+      sendJson(res, 200, {
+        providers: offers.names.map((name) => ({
+          name,
+          href: `${IDP_SIGN_IN_PATH}/${encodeURIComponent(name)}`,
+        })),
+        password: !offers.only,
+      });
     } catch (error) {
       next(error);
     }

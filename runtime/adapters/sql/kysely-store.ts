@@ -16,6 +16,7 @@ import type {
   ConnectionRows,
   CredentialRows,
   GrantRows,
+  IdentityRows,
   MemberGrantRows,
   OAuthRows,
   PolicyRows,
@@ -35,6 +36,7 @@ import { auditRows } from './rows/audit-rows.ts';
 import { connectionRows } from './rows/connection-rows.ts';
 import { credentialRows } from './rows/credential-rows.ts';
 import { grantRows } from './rows/grant-rows.ts';
+import { identityRows } from './rows/identity-rows.ts';
 import { memberGrantRows } from './rows/member-grant-rows.ts';
 import { oauthRows } from './rows/oauth-rows.ts';
 import { policyRows } from './rows/policy-rows.ts';
@@ -66,6 +68,7 @@ export class KyselyStore implements Store {
   readonly remoteFeatures: RemoteFeatureRows;
   readonly upstreamOAuth: UpstreamOAuthRows;
   readonly tasks: TaskRows;
+  readonly identity: IdentityRows;
 
   readonly #db: Kysely<Database>;
   readonly #engine: Engine;
@@ -100,6 +103,7 @@ export class KyselyStore implements Store {
     this.remoteFeatures = remoteFeatureRows(context);
     this.upstreamOAuth = upstreamOAuthRows(context);
     this.tasks = taskRows(context);
+    this.identity = identityRows(context);
   }
 
   async transaction<T>(work: (store: Store) => Promise<T>): Promise<T> {

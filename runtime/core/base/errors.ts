@@ -318,6 +318,19 @@ export const REASONS = {
     'the authorization response came from another issuer than expected; the code was not used',
   ),
   oauth_authorization_denied: refused(403, 'the authorization server did not grant access'),
+  /** A member's sign-in at the company's identity provider did not prove who signed in. */
+  idp_sign_in_failed: refused(
+    401,
+    "the identity provider's answer did not prove who signed in; sign in again",
+  ),
+  idp_unavailable: failed(
+    502,
+    'the identity provider could not be reached, or publishes no OpenID metadata Portcullis can use',
+  ),
+  idp_secret_missing: failed(
+    503,
+    "the identity provider's client secret is not in the gateway's environment; ask an operator",
+  ),
   oauth_resource_refused: refused(
     422,
     'the authorization server refuses the resource parameter; turn it off for this connection and sign in again',

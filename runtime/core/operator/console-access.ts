@@ -111,6 +111,15 @@ export class ConsoleAccess {
     return { sessionId: signedIn.sessionId, session };
   }
 
+  /**
+   * A console session for a member the company's identity provider signed
+   * in (`idp-sign-in.ts`); a member whose role is `member` gets none.
+   */
+  async sessionFor(member: Member): Promise<string> {
+    refuseReader(member);
+    return this.#members.openSession(member, CONSOLE_SESSION_IDLE_MS);
+  }
+
   /** The session of a request that reads. */
   async reader(request: ConsoleRequest): Promise<ConsoleSession> {
     const session = await this.#sessionOrThrow(request.sessionId);

@@ -31,6 +31,12 @@ import type {
   Workspace,
 } from '../model/governance.ts';
 import type {
+  GroupEffect,
+  GroupMapping,
+  IdentityProvider,
+  MemberIdentity,
+} from '../model/identity.ts';
+import type {
   Consent,
   Member,
   MemberRole,
@@ -74,6 +80,7 @@ export interface Store {
   readonly upstreamOAuth: UpstreamOAuthRows;
   /** Tasks of the tasks extension that an in-process producer works on (migration 0021): not governance. */
   readonly tasks: TaskRows;
+  readonly identity: IdentityRows;
 }
 
 /**
@@ -249,12 +256,42 @@ export interface OAuthRows {
   readonly signingKeys: SigningKeyRows;
 }
 
+/** The company's OpenID providers and the identities members are known by at them (migration 0023). */
+export interface IdentityRows {
+  /** `conflict` (field `name`, or `issuer`) when the name or the issuer is taken. */
+  addProvider(provider: IdentityProvider): Promise<void>;
+  /** Every provider, of every workspace, by name. */
+  providers(): Promise<IdentityProvider[]>;
+  providerByName(name: string): Promise<IdentityProvider | undefined>;
+  /** Removes the provider; the identities it made stay with their members. */
+  removeProvider(id: string): Promise<boolean>;
+  /** The identity (`iss`, `sub`) and the member it is, if a sign-in made it. */
+  identity(issuer: string, subject: string): Promise<MemberIdentity | undefined>;
+  /** `conflict` when the identity exists already (two sign-ins at once). */
+  addIdentity(identity: MemberIdentity): Promise<void>;
+  signedIn(issuer: string, subject: string, at: string): Promise<void>;
+  /** The IdP's refresh token of an identity, sealed (null: none kept). */
+  refreshToken(issuer: string, subject: string): Promise<string | null>;
+  setRefreshToken(issuer: string, subject: string, sealed: string | null): Promise<void>;
+  /** A member's identities (removed with the member). */
+  identitiesOf(memberId: string): Promise<MemberIdentity[]>;
+  addMapping(mapping: GroupMapping): Promise<void>;
+  /** A provider's group mappings, by group. */
+  mappings(providerId: string): Promise<GroupMapping[]>;
+  removeMapping(id: string): Promise<boolean>;
+  /** What a member's groups gave them. */
+  effectsOf(memberId: string): Promise<GroupEffect[]>;
+  putEffect(effect: GroupEffect): Promise<void>;
+  removeEffect(memberId: string, kind: GroupEffect['kind'], target: string): Promise<void>;
+}
+
 export interface MemberRows {
   /** `conflict` (field `name`) when the name is taken in any workspace. */
   create(member: Member, passwordHash: string): Promise<void>;
   list(workspaceId: string): Promise<Member[]>;
   /** The member and its password hash (sign-in only). */
   byName(name: string): Promise<(Member & { passwordHash: string }) | undefined>;
+  byId(id: string): Promise<Member | undefined>;
   setPassword(id: string, passwordHash: string, at: string): Promise<boolean>;
   setRole(id: string, role: MemberRole, at: string): Promise<boolean>;
   /** Removes the member with its consents and their token families. */

@@ -45,6 +45,15 @@ export function memberRows(context: StoreContext): MemberRows {
       return row && { ...toMember(row), passwordHash: row.password_hash };
     },
 
+    async byId(id) {
+      const row = await db
+        .selectFrom('oauth_members')
+        .selectAll()
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return row && toMember(row);
+    },
+
     async setPassword(id, passwordHash, at) {
       const result = await context.mutate((trx) =>
         trx

@@ -74,6 +74,24 @@ const UNIQUE_RULES: readonly UniqueRule[] = [
   ),
   unique('oauth_members_name_key', 'oauth_members.name', 'name', 'a member with this name exists'),
   unique('oauth_members_pkey', 'oauth_members.id', 'id', 'a member with this id exists'),
+  unique(
+    'identity_providers_name_key',
+    'identity_providers.name',
+    'name',
+    'an identity provider with this name exists',
+  ),
+  unique(
+    'identity_providers_issuer_key',
+    'identity_providers.issuer',
+    'issuer',
+    'an identity provider with this issuer exists',
+  ),
+  unique(
+    'member_identities_pkey',
+    'member_identities.issuer, member_identities.subject',
+    'subject',
+    'a member has this identity already',
+  ),
   unique('oauth_clients_pkey', 'oauth_clients.id', 'id', 'a client with this id exists'),
   unique(
     'oauth_consents_member_client_key',

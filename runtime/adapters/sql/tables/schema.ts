@@ -359,6 +359,56 @@ export interface TaskTable {
   expires_at: string;
 }
 
+/** An OpenID provider members sign in through (migration 0023). */
+export interface IdentityProviderTable {
+  id: string;
+  workspace_id: string;
+  name: string;
+  issuer: string;
+  client_id: string;
+  /** The environment variable's name; the secret itself is never stored. */
+  client_secret_env: string;
+  /** 1: sign-in with this provider only. */
+  only: number;
+  name_claim: string;
+  scopes: string;
+  groups_claim: string | null;
+  role: string;
+  created_at: string;
+}
+
+/** A member's identity at an IdP: the only key an IdP sign-in finds the member by. */
+export interface MemberIdentityTable {
+  issuer: string;
+  subject: string;
+  member_id: string;
+  provider_name: string;
+  created_at: string;
+  last_sign_in_at: string;
+  refresh_token: string | null;
+}
+
+export interface GroupMappingTable {
+  id: string;
+  provider_id: string;
+  workspace_id: string;
+  group_name: string;
+  role: string | null;
+  connection_id: string | null;
+  scope: string;
+  created_at: string;
+}
+
+export interface GroupEffectTable {
+  member_id: string;
+  kind: string;
+  target: string;
+  grant_id: string | null;
+  provider_name: string;
+  group_name: string;
+  applied_at: string;
+}
+
 export interface Database {
   workspaces: WorkspaceTable;
   agents: AgentTable;
@@ -386,4 +436,8 @@ export interface Database {
   upstream_oauth_tokens: UpstreamOAuthTokenTable;
   upstream_sign_ins: UpstreamSignInTable;
   tasks: TaskTable;
+  identity_providers: IdentityProviderTable;
+  member_identities: MemberIdentityTable;
+  idp_group_mappings: GroupMappingTable;
+  idp_member_effects: GroupEffectTable;
 }

@@ -20,6 +20,21 @@ const ROLES: Array<{ id: Role; text: string }> = [
   { id: 'member', text: 'Member: approves apps on the consent page only' },
 ];
 
+/** Where a role or grant came from: `operator`, or `idp:<provider>:<group>`. */
+interface Origin {
+  what: 'role' | 'grant';
+  name: string;
+  from: string;
+}
+
+/** "eng at acme" for `idp:acme:eng`; undefined for an operator's. */
+function groupOf(from: string): string | undefined {
+  if (!from.startsWith('idp:')) return undefined;
+  const rest = from.slice('idp:'.length);
+  const at = rest.indexOf(':');
+  return `${rest.slice(at + 1)} at ${rest.slice(0, at)}`;
+}
+
 interface MemberRow {
   id: string;
   name: string;
@@ -29,6 +44,10 @@ interface MemberRow {
 
 export function MembersPage({ isOwner, me }: { isOwner: boolean; me: string }) {
   const { data, error, reload } = useLoad(() => api<MemberRow[]>('GET', '/members'), 'members');
+  const origins = useLoad(
+    () => api<Record<string, Origin[]>>('GET', '/members/origins'),
+    'members-origins',
+  );
   const change = useChange(() => reload());
   const [name, setName] = useState('');
   const [password, setPassword] = useState('');
@@ -72,6 +91,7 @@ export function MembersPage({ isOwner, me }: { isOwner: boolean; me: string }) {
                 member={member}
                 isOwner={isOwner}
                 isMe={member.name === me}
+                origins={origins.data?.[member.name] ?? []}
                 run={run}
               />
             ))}
@@ -143,11 +163,14 @@ function MemberLine({
   member,
   isOwner,
   isMe,
+  origins,
   run,
 }: {
   member: MemberRow;
   isOwner: boolean;
   isMe: boolean;
+  /** Where the role and the grants came from, when a group gave any. */
+  origins: Origin[];
   run: (path: string, body: unknown, text: string, reloadPage?: boolean) => Promise<boolean>;
 }) {
   const [role, setRole] = useState<Role>(member.role);
@@ -159,9 +182,23 @@ function MemberLine({
       <td data-label="Member">
         {shown(member.name)}
         {isMe ? <span class="note"> (you)</span> : null}
+        {origins
+          .filter((origin) => origin.what === 'grant' && groupOf(origin.from))
+          .map((origin) => (
+            <span class="note origin" key={origin.name}>
+              Granted {shown(origin.name)} by the group {shown(groupOf(origin.from) ?? '')}
+            </span>
+          ))}
       </td>
       <td data-label="Role">
         <span class={`badge role-${member.role}`}>{member.role}</span>
+        {origins
+          .filter((origin) => origin.what === 'role' && groupOf(origin.from))
+          .map((origin) => (
+            <span class="note origin" key="role">
+              from the group {shown(groupOf(origin.from) ?? '')}
+            </span>
+          ))}
       </td>
       <td data-label="Since">{new Date(member.createdAt).toLocaleDateString()}</td>
       {isOwner ? (

@@ -4,17 +4,27 @@
  * It also makes the credential strategy `/mcp` accepts its access tokens
  * with, and says what a 401's challenge names.
  */
-import type { StepUpForm } from '../../model/oauth.ts';
+import type { Member, StepUpForm } from '../../model/oauth.ts';
 import type { GuardedClient } from '../../outbound/guarded-client.ts';
 import type { SharedState } from '../../ports/shared-state/shared-state.ts';
 import type { BucketRule } from '../../ports/shared-state/token-bucket.ts';
 import type { Store } from '../../ports/store.ts';
 import { AccessTokens } from '../principals/access-tokens.ts';
 import { DEFAULT_SCOPE, SCOPES_SUPPORTED } from '../principals/scopes.ts';
-import { authorize, type ConsentForm, decide } from './authorize-endpoint.ts';
+import { authorize, type ConsentForm, decide, reviewAfterIdpSignIn } from './authorize-endpoint.ts';
 import { ClientDirectory } from './client-directory.ts';
 import { ClientMetadataDocuments } from './client-metadata-documents.ts';
 import { documentationPage } from './consent-page.ts';
+import { IdpDirectory } from './idp-directory.ts';
+import {
+  finishIdpSignIn,
+  type IdpOffers,
+  type IdpPurpose,
+  type IdpSignedIn,
+  idpOffers,
+  startIdpSignIn,
+} from './idp-sign-in.ts';
+import { type IdpSync, syncIdpMember } from './idp-sync.ts';
 import {
   actOnMemberConsents,
   type MemberConsentsForm,
@@ -60,6 +70,12 @@ export interface AuthorizationServerOptions {
   allowPrivateNetworks?: boolean;
   /** `PORTCULLIS_RATE_LIMIT_CLIENT_*`: token requests of one client from one address (none: no limit). */
   tokenRequests?: BucketRule | undefined;
+  /**
+   * The company's identity providers members sign in through: the guarded
+   * client their metadata, keys and tokens are fetched with (a connection
+   * each), and the `PORTCULLIS_IDP_*` variables their secrets are read from.
+   */
+  idp?: { http: GuardedClient; secrets: Readonly<Record<string, string>> };
   /**
    * `PORTCULLIS_OAUTH_STEP_UP`: the step-up form of a client that chose none
    * and whose redirect URIs are not ChatGPT's (`step-up-form.ts`); default `http`.
@@ -114,6 +130,16 @@ export class AuthorizationServer {
         defaultScopes: [...(options.defaultScopes ?? [DEFAULT_SCOPE])].sort(),
         secureCookies: issuer.startsWith('https:'),
         tokenRequests: options.tokenRequests,
+        idps: new IdpDirectory({
+          http: options.idp?.http ?? options.outbound,
+          policy: {
+            allowPrivateNetworks: options.allowPrivateNetworks ?? false,
+            ownOrigin: new URL(issuer).origin,
+          },
+          secrets: options.idp?.secrets ?? {},
+          now,
+        }),
+        vault: options.vault,
         stepUp: options.stepUp ?? 'http',
       },
       options.documentation ?? `${issuer}${DOCUMENTATION_PATH}`,
@@ -190,6 +216,39 @@ export class AuthorizationServer {
     address: string,
   ): Promise<OAuthReply> {
     return decide(this.#ctx, form, cookies, address);
+  }
+
+  /** The identity providers the sign-in pages offer now. */
+  idpOffers(): Promise<IdpOffers> {
+    return idpOffers(this.#ctx);
+  }
+
+  /** `GET /sign-in/idp/<name>`: to the provider, to come back to `purpose`. */
+  startIdpSignIn(name: string, purpose: IdpPurpose): Promise<OAuthReply> {
+    return startIdpSignIn(this.#ctx, name, purpose);
+  }
+
+  /** `GET /sign-in/idp/callback`: the member the provider signed in (`idp_sign_in_failed` otherwise). */
+  finishIdpSignIn(
+    query: URLSearchParams,
+    cookies: Readonly<Record<string, string>>,
+  ): Promise<IdpSignedIn> {
+    return finishIdpSignIn(this.#ctx, query, cookies);
+  }
+
+  /** The consent page's review step, for a member the provider signed in. */
+  reviewAfterIdpSignIn(signedIn: IdpSignedIn): Promise<OAuthReply> {
+    return reviewAfterIdpSignIn(this.#ctx, signedIn);
+  }
+
+  /** `portcullis idp sync`: the member's groups read again at the IdP, at once. */
+  syncIdpMember(member: Member): Promise<IdpSync[]> {
+    return syncIdpMember(this.#ctx, member);
+  }
+
+  /** Whether an issuer is an address a provider may have (`portcullis idp add`); why not, if not. */
+  idpIssuerProblem(issuer: string): string | undefined {
+    return this.#ctx.idps.issuerProblem(issuer);
   }
 
   /** `GET /oauth/consents`: a member's own consents, after sign-in. */

@@ -37,6 +37,7 @@ import {
 } from './consent-request.ts';
 import { approveConsent } from './consents.ts';
 import { problemPage } from './html-page.ts';
+import { type IdpSignedIn, idpOffers, startIdpSignIn } from './idp-sign-in.ts';
 import { memberReach } from './member-reach.ts';
 import { auditOAuth, type OAuthContext } from './oauth-context.ts';
 import { OAuthError, type OAuthErrorCode } from './oauth-error.ts';
@@ -170,7 +171,12 @@ export async function authorize(ctx: OAuthContext, query: URLSearchParams): Prom
     if (!(error instanceof GatewayError)) throw error;
     return back('server_error', 'the authorization server cannot sign anyone in now');
   }
-  const page = consentPage({ request: sealed, csrf, ...viewOf(ctx, pending) });
+  const page = consentPage({
+    request: sealed,
+    csrf,
+    ...viewOf(ctx, pending),
+    idps: await idpOffers(ctx),
+  });
   page.headers['Set-Cookie'] = csrfCookie(ctx, id, csrf);
   return page;
 }
@@ -238,13 +244,21 @@ export async function decide(
     return back({ error: 'access_denied', error_description: 'the person denied the request' });
   }
   const reviewing = pending.memberId !== undefined;
-  if (form.decision !== 'approve' && (form.decision !== 'review' || reviewing))
+  const idp = !reviewing && form.decision?.startsWith('idp:') === true;
+  if (form.decision !== 'approve' && !idp && (form.decision !== 'review' || reviewing))
     return again(ctx, pending, sealed, csrf, form, 400, 'Choose Approve or Deny.');
   // What the person approved: the asked-for permissions they left checked, never one more.
   const approved = pending.scopes.filter((scope) => form.scopes?.includes(scope));
   if (approved.length === 0)
     return again(ctx, pending, sealed, csrf, form, 400, 'Check at least one permission, or Deny.');
 
+  // The first step's other way in: the company's identity provider, back to the review step.
+  if (!reviewing && form.decision?.startsWith('idp:')) {
+    const name = form.decision.slice('idp:'.length);
+    if (!(await idpOffers(ctx)).names.includes(name))
+      return again(ctx, pending, sealed, csrf, form, 400, 'This sign-in is not offered now.');
+    return startIdpSignIn(ctx, name, { to: 'consent', request: sealed, csrf, scopes: approved });
+  }
   // Signed in on the first step (the sealed request names them), or now, by name and password.
   let member: Member;
   let passwordStamp: string;
@@ -268,32 +282,8 @@ export async function decide(
     }
     ({ member, passwordStamp } = signedIn);
   }
-  if (form.decision === 'review') {
-    // The review step: what the client will reach with each scope, before the member approves.
-    const signedInAs = {
-      ...pending,
-      memberId: member.id,
-      memberName: member.name,
-      memberPasswordStamp: passwordStamp,
-    };
-    const { sealed: resealed } = await sealConsentRequest(
-      ctx,
-      signedInAs,
-      request.id,
-      request.expiresAt,
-    );
-    return consentPage({
-      request: resealed,
-      csrf,
-      ...viewOf(ctx, pending),
-      chosen: approved,
-      review: {
-        member: member.name,
-        reach: await memberReach(ctx.store, member, pending.scopes),
-        stepUp: await ctx.clients.stepUpOf(pending.clientId),
-      },
-    });
-  }
+  if (form.decision === 'review')
+    return reviewPage(ctx, request, csrf, approved, member, passwordStamp);
   // Taken only once a member signed in; one taken meanwhile (another tab) wins.
   if (!(await ctx.state.add(decidedKey(request.id), 'approved' satisfies Decision, left)))
     return spent(ctx, pending, await ctx.state.get(decidedKey(request.id)));
@@ -327,6 +317,65 @@ export async function decide(
     expiresAt: ctx.now().getTime() + CODE_TTL_MS,
   });
   return back({ code });
+}
+
+/** The review step: what the client will reach with each scope, before the member approves. */
+async function reviewPage(
+  ctx: OAuthContext,
+  request: { id: string; expiresAt: number; pending: PendingAuthorization },
+  csrf: string,
+  approved: readonly string[],
+  member: Member,
+  passwordStamp: string,
+): Promise<OAuthReply> {
+  const { pending } = request;
+  const signedInAs = {
+    ...pending,
+    memberId: member.id,
+    memberName: member.name,
+    memberPasswordStamp: passwordStamp,
+  };
+  const { sealed } = await sealConsentRequest(ctx, signedInAs, request.id, request.expiresAt);
+  return consentPage({
+    request: sealed,
+    csrf,
+    ...viewOf(ctx, pending),
+    chosen: approved,
+    review: {
+      member: member.name,
+      reach: await memberReach(ctx.store, member, pending.scopes),
+      stepUp: await ctx.clients.stepUpOf(pending.clientId),
+    },
+  });
+}
+
+/**
+ * Back from the company's identity provider (`idp-sign-in.ts`) with the
+ * member it signed in: the consent page's review step, its sealed request
+ * opened again (still unexpired, not signed in yet).
+ */
+export async function reviewAfterIdpSignIn(
+  ctx: OAuthContext,
+  signedIn: IdpSignedIn,
+): Promise<OAuthReply> {
+  const { purpose, member } = signedIn;
+  if (purpose.to !== 'consent') return expired();
+  const request = await openConsentRequest(ctx, purpose.request);
+  if (request === undefined || request.pending.memberId !== undefined) return expired();
+  if (!sameSecret(sha256Hex(purpose.csrf), request.pending.csrfHash)) return expired();
+  if ((await ctx.state.get(decidedKey(request.id))) !== undefined) return expired();
+  const approved = request.pending.scopes.filter((scope) => purpose.scopes.includes(scope));
+  // The stamp of the member's stored hash (an IdP member's has none): the review ends if it changes.
+  const found = await ctx.store.oauth.members.byName(member.name);
+  if (found?.id !== member.id) return expired();
+  return reviewPage(
+    ctx,
+    request,
+    purpose.csrf,
+    approved,
+    member,
+    passwordStampOf(found.passwordHash),
+  );
 }
 
 function viewOf(ctx: OAuthContext, pending: PendingAuthorization) {
@@ -371,6 +420,7 @@ async function again(
       chosen: form.scopes ?? [],
       member: (form.member ?? '').slice(0, 100),
       error,
+      idps: await idpOffers(ctx),
       ...(review === undefined ? {} : { review }),
     },
     status,

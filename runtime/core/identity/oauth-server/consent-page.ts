@@ -32,6 +32,11 @@ export interface ConsentView {
    * with each scope, and whether the member has grants at all.
    */
   review?: { member: string; reach: MemberReach; stepUp?: StepUpChoice };
+  /**
+   * The company's identity providers the member may sign in with instead
+   * (`portcullis idp add`): each a button; `only`: no password form.
+   */
+  idps?: { names: readonly string[]; only: boolean; origins: readonly string[] };
   /** What the person typed before, when the page comes back after a failed sign-in. */
   member?: string;
   error?: string;
@@ -48,9 +53,10 @@ export function consentPage(view: ConsentView, status = 200): OAuthReply {
   const error = view.error ? `<p class="error" role="alert">${escapeHtml(view.error)}</p>` : '';
   const scopes = scopeChoices(view.scopes, view.chosen, view.review?.reach);
   const { review } = view;
+  const step = review === undefined ? signInStep(view) : { fields: '', after: '' };
   const signedIn =
     review === undefined
-      ? signInFields(view.member)
+      ? step.fields
       : `<p>Signed in as <b id="signed-in">${escapeHtml(review.member)}</b>.</p>${
           review.reach.hasGrants
             ? ''
@@ -59,9 +65,11 @@ export function consentPage(view: ConsentView, status = 200): OAuthReply {
   const stepUp = review?.stepUp === undefined ? '' : `\n${stepUpNote(name, review.stepUp)}`;
   // Signing in first shows what the client will reach; Approve comes after.
   const primary =
-    review === undefined
-      ? '<button type="submit" name="decision" value="review" class="primary">Continue</button>'
-      : '<button type="submit" name="decision" value="approve">Approve</button>';
+    review === undefined && view.idps?.only
+      ? ''
+      : review === undefined
+        ? '<button type="submit" name="decision" value="review" class="primary">Continue</button>'
+        : '<button type="submit" name="decision" value="approve">Approve</button>';
   const body = `<h1>Connect ${name} to Portcullis</h1>
 ${error}
 <p>You are signing in to the Portcullis gateway at <span class="host" id="gateway">${escapeHtml(view.gateway)}</span>. An app that calls itself ${name} asks to act for you: that name is the app's own, not checked by this gateway.</p>
@@ -78,11 +86,35 @@ ${signedIn}
 ${primary}
 <button type="submit" name="decision" value="deny" formnovalidate>Deny</button>
 </div>
+${step.after}
 </form>`;
   return {
     status,
-    headers: pageHeaders([new URL(view.redirectUri).origin]),
+    headers: pageHeaders([new URL(view.redirectUri).origin, ...(view.idps?.origins ?? [])]),
     body: page(`Connect ${view.clientName}`, body),
+  };
+}
+
+/**
+ * The sign-in step: the password form, and a button per identity provider
+ * (no password needed, so not validated) after Continue and Deny, so Enter
+ * in the password still takes Continue; when a provider is the only way in,
+ * its buttons alone, first.
+ */
+function signInStep(view: ConsentView): { fields: string; after: string } {
+  const names = view.idps?.names ?? [];
+  if (names.length === 0) return { fields: signInFields(view.member), after: '' };
+  const buttons = names
+    .map(
+      (name) =>
+        `<button type="submit" name="decision" value="idp:${escapeHtml(name)}" formnovalidate>Sign in with ${escapeHtml(name)}</button>`,
+    )
+    .join('\n');
+  const idp = `<div class="idp">\n${buttons}\n</div>`;
+  if (view.idps?.only) return { fields: idp, after: '' };
+  return {
+    fields: signInFields(view.member),
+    after: `<p class="or">or sign in with your company account</p>\n${idp}`,
   };
 }
 

@@ -36,6 +36,9 @@ button[value=deny]{background:#fff;color:#1d4ed8}
 .apps{list-style:none;padding:0}
 .apps>li{border-top:1px solid #dde0e5;padding:.8rem 0}
 .apps form{margin:.5rem 0 0}
+.idp{display:flex;flex-direction:column;gap:.6rem;margin:1rem 0}
+.idp button{background:#fff;color:#1d4ed8}
+.or{text-align:center;color:#555;font-size:.9rem;margin:.8rem 0 0}
 .apps button,.signout button{flex:none;padding:.4rem .9rem;background:#fff;color:#1d4ed8}
 `;
 const STYLE_HASH = `'sha256-${createHash('sha256').update(STYLE).digest('base64')}'`;

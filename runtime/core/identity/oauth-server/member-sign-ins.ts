@@ -14,6 +14,7 @@ import {
   renewMemberSession,
 } from './member-sessions.ts';
 import { auditOAuth, type OAuthContext } from './oauth-context.ts';
+import { passwordStampOf } from './passwords.ts';
 import { signIn } from './sign-in.ts';
 
 export interface MemberSignIns {
@@ -43,6 +44,8 @@ export interface MemberSignIns {
   ): Promise<
     { sessionId: string; member: Member } | { refused: 'rate_limited' | 'unauthenticated' }
   >;
+  /** A session for a member signed in another way (the company's identity provider). */
+  openSession(member: Member, ttlMs?: number): Promise<string>;
   /** The member a consent made this agent for; undefined for an agent made by an operator. */
   memberOfAgent(workspaceId: string, agentId: string): Promise<Member | undefined>;
 }
@@ -79,6 +82,12 @@ export function memberSignIns(ctx: OAuthContext): MemberSignIns {
         workspaceId: result.member.workspaceId,
       });
       return { sessionId: id, member: result.member };
+    },
+    async openSession(member, ttlMs) {
+      // Stamped with the stored hash, as a password sign-in's: a password set later ends it too.
+      const found = await ctx.store.oauth.members.byName(member.name);
+      const passwordStamp = passwordStampOf(found?.passwordHash ?? '');
+      return (await openMemberSession(ctx, { member, passwordStamp }, ttlMs)).id;
     },
     async memberOfAgent(workspaceId, agentId) {
       const consents = await ctx.store.oauth.consents.list(workspaceId);

@@ -8,10 +8,11 @@ import type { SharedState } from '../../ports/shared-state/shared-state.ts';
 import type { BucketRule } from '../../ports/shared-state/token-bucket.ts';
 import type { Store } from '../../ports/store.ts';
 import type { ClientDirectory } from './client-directory.ts';
+import type { IdpDirectory } from './idp-directory.ts';
 import type { OAuthError, OAuthErrorCode } from './oauth-error.ts';
 import type { RedirectAllowlist } from './redirect-uris.ts';
 import type { Resources } from './resources.ts';
-import type { SigningKeys } from './signing-keys.ts';
+import type { SecretVault, SigningKeys } from './signing-keys.ts';
 
 export interface OAuthContext {
   /** Exactly `PORTCULLIS_PUBLIC_URL` (no trailing slash): `iss` everywhere. */
@@ -30,6 +31,10 @@ export interface OAuthContext {
   secureCookies: boolean;
   /** `PORTCULLIS_RATE_LIMIT_CLIENT_*`: token requests of one client from one address; none: no limit. */
   tokenRequests: BucketRule | undefined;
+  /** The company's OpenID providers members sign in through: their metadata, keys and secrets. */
+  idps: IdpDirectory;
+  /** Seals what the IdP sign-in keeps (the IdP's refresh token) under the master key. */
+  vault: SecretVault;
   /** `PORTCULLIS_OAUTH_STEP_UP`: the step-up form of a client that chose none and is not ChatGPT. */
   stepUp: StepUpForm;
 }

@@ -56,8 +56,11 @@ export async function passwordMatches(
   decoy ??= hashPassword(randomBytes(32).toString('base64url'));
   const hash = stored ?? (await decoy);
   const [scheme, n, r, p, salt, key] = hash.split('$');
-  if (scheme !== 'scrypt' || !n || !r || !p || salt === undefined || key === undefined)
+  if (scheme !== 'scrypt' || !n || !r || !p || salt === undefined || key === undefined) {
+    // A member without a password (made by an IdP) takes as long to refuse as a wrong one.
+    if (stored !== undefined) await passwordMatches(password, undefined);
     return false;
+  }
   const expected = Buffer.from(key, 'base64url');
   const actual = await derive(password, Buffer.from(salt, 'base64url'), {
     N: Number(n),

@@ -9,6 +9,7 @@ import { describeAccessContract } from './contract/access-contract.ts';
 import { describeAuditContract } from './contract/audit-contract.ts';
 import { describeConnectionContract } from './contract/connection-contract.ts';
 import { describeIdentityContract } from './contract/identity-contract.ts';
+import { describeIdpContract } from './contract/idp-contract.ts';
 import { describeMemberGrantContract } from './contract/member-grant-contract.ts';
 import { describeOAuthContract } from './contract/oauth-contract.ts';
 import { describePersistenceContract } from './contract/persistence-contract.ts';
@@ -69,6 +70,7 @@ export function describeStoreContract(name: string, harness: StoreHarness): void
     });
 
     describeIdentityContract(subject);
+    describeIdpContract(subject);
     describeConnectionContract(subject);
     describeAccessContract(subject);
     describeAuditContract(subject);
