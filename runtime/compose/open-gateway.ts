@@ -28,6 +28,7 @@ import { CallLimits } from '../core/pipeline/call-limits.ts';
 import { GatewayToolSources } from '../core/pipeline/gateway-tool-sources.ts';
 import { GovernanceCache } from '../core/pipeline/governance-cache.ts';
 import { GovernedTools } from '../core/pipeline/governed-tools.ts';
+import { expireApprovals } from '../core/pipeline/held-calls.ts';
 import { RevisionWatch } from '../core/pipeline/revision-watch.ts';
 import { ToolWatch } from '../core/pipeline/tool-watch.ts';
 import type { SharedState } from '../core/ports/shared-state/shared-state.ts';
@@ -215,6 +216,7 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
       limits: new CallLimits(state, config.rateLimits),
       now,
       discoveryThreshold: config.discoveryThreshold,
+      approvals: { ttlMs: config.approvals.ttlMs, waitMs: config.approvals.waitMs },
       // A list that shows a prompt or resource the pins do not know has the connection discovered again.
       unpinned: (connectionId) => listChanges.changed(connectionId),
       ...(report ? { report } : {}),
@@ -232,6 +234,7 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
       now,
       changed: () => watch.announce(),
       reviewFlagged: config.reviewFlagged,
+      approvals: config.approvals,
     });
     // A remote connection degraded or in error is probed again in the background (with the
     // shared credential its calls carry) until it answers;
@@ -247,11 +250,18 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
     });
     const requestState = RequestStateSealer.fromMasterKeys(masterKeys);
     const taskSweep = new TaskSweep({ prune: () => tools.tasks.prune(), report });
+    // Calls held for approval whose time ran out: expired, each audited.
+    const approvalSweep = new TaskSweep({
+      prune: () => expireApprovals(store, now()),
+      report,
+      everyMs: 60_000,
+    });
     // Last: everything above can fail, and a token made before it would never be printed.
     const adminToken = await firstAdminToken(store, now());
     sessionSweep.start();
     healthProbe.start();
     taskSweep.start();
+    approvalSweep.start();
     return {
       config,
       store,
@@ -278,6 +288,7 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
         await healthProbe.stop();
         await sessionSweep.stop();
         await taskSweep.stop();
+        await approvalSweep.stop();
         listChanges.close();
         subscriptions.close();
         remote.executor.cancelHeld();

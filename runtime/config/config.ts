@@ -155,6 +155,12 @@ export const ConfigSchema = z.strictObject({
   PORTCULLIS_METRICS_PORT: wholeNumber(0, 65_535).optional(),
   /** `block`: a remote item whose pinned text is flagged for review is approved only with force. */
   PORTCULLIS_REVIEW_FLAGGED: z.enum(['show', 'block']).default('show'),
+  /** How long a call held for approval waits for an approver (and an approved one for its run). */
+  PORTCULLIS_APPROVAL_TTL_S: wholeNumber(10, 604_800).default(900),
+  /** How long a client that does not take tasks waits on its open request for an approval. */
+  PORTCULLIS_APPROVAL_WAIT_MS: wholeNumber(0, 3_600_000).default(60_000),
+  /** `allow`: a member may approve a call an agent made for them. */
+  PORTCULLIS_APPROVAL_SELF: z.enum(['refuse', 'allow']).default('refuse'),
 });
 
 type Variable = keyof typeof ConfigSchema.shape;
@@ -215,6 +221,9 @@ const ACCEPTS: Record<Variable, { takes: string; secret?: true; words?: readonly
   },
   PORTCULLIS_METRICS_PORT: { takes: 'a port number from 0 to 65535 (0: any free port)' },
   PORTCULLIS_REVIEW_FLAGGED: { takes: 'show or block', words: ['show', 'block'] },
+  PORTCULLIS_APPROVAL_TTL_S: { takes: 'a whole number of seconds from 10 to 604800' },
+  PORTCULLIS_APPROVAL_WAIT_MS: { takes: 'a whole number of milliseconds from 0 to 3600000' },
+  PORTCULLIS_APPROVAL_SELF: { takes: 'refuse or allow', words: ['refuse', 'allow'] },
 };
 
 /** What each kind of rate limit is by default (`PORTCULLIS_RATE_LIMIT_*`); undefined: none. */
@@ -266,6 +275,8 @@ export interface Config {
   metricsPort: number | undefined;
   /** Whether a flagged remote item may be approved without force (`show`) or not (`block`). */
   reviewFlagged: 'show' | 'block';
+  /** Calls held for approval (docs/approvals.md). */
+  approvals: { ttlMs: number; waitMs: number; self: 'refuse' | 'allow' };
   /**
    * `PORTCULLIS_TOOL_OAUTH_[<CONNECTION>_]CLIENT_ID` / `_SECRET`: upstream
    * OAuth clients preconfigured for this deployment, by variable name.
@@ -353,6 +364,11 @@ export function configFromEnvironment(environment: Record<string, string | undef
     shutdownDeadlineMs: values.PORTCULLIS_SHUTDOWN_DEADLINE_MS,
     metricsPort: values.PORTCULLIS_METRICS_PORT,
     reviewFlagged: values.PORTCULLIS_REVIEW_FLAGGED,
+    approvals: {
+      ttlMs: values.PORTCULLIS_APPROVAL_TTL_S * 1000,
+      waitMs: values.PORTCULLIS_APPROVAL_WAIT_MS,
+      self: values.PORTCULLIS_APPROVAL_SELF,
+    },
     toolOAuthClients: Object.fromEntries(
       Object.entries(environment).filter(
         (entry): entry is [string, string] =>

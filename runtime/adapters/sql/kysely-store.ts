@@ -12,6 +12,7 @@ import { type CompiledQuery, type Kysely, sql } from 'kysely';
 import type {
   AdminTokenRows,
   AgentRows,
+  ApprovalRows,
   AuditRows,
   ConnectionRows,
   CredentialRows,
@@ -31,6 +32,7 @@ import type {
 } from '../../core/ports/store.ts';
 import { adminTokenRows } from './rows/admin-token-rows.ts';
 import { agentRows } from './rows/agent-rows.ts';
+import { approvalRows } from './rows/approval-rows.ts';
 import { auditRows } from './rows/audit-rows.ts';
 import { connectionRows } from './rows/connection-rows.ts';
 import { credentialRows } from './rows/credential-rows.ts';
@@ -66,6 +68,7 @@ export class KyselyStore implements Store {
   readonly remoteFeatures: RemoteFeatureRows;
   readonly upstreamOAuth: UpstreamOAuthRows;
   readonly tasks: TaskRows;
+  readonly approvals: ApprovalRows;
 
   readonly #db: Kysely<Database>;
   readonly #engine: Engine;
@@ -100,6 +103,7 @@ export class KyselyStore implements Store {
     this.remoteFeatures = remoteFeatureRows(context);
     this.upstreamOAuth = upstreamOAuthRows(context);
     this.tasks = taskRows(context);
+    this.approvals = approvalRows(context);
   }
 
   async transaction<T>(work: (store: Store) => Promise<T>): Promise<T> {

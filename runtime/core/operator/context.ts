@@ -43,6 +43,8 @@ export interface OperatorContext {
   changed?: () => void;
   /** `block`: a flagged remote item is approved only with force (`PORTCULLIS_REVIEW_FLAGGED`); default `show`. */
   reviewFlagged?: ReviewFlaggedMode;
+  /** Calls held for approval: how long an approved call has to run, whether a member approves their own (default refuse). */
+  approvals?: { ttlMs: number; self: 'refuse' | 'allow' };
 }
 
 /**

@@ -22,6 +22,7 @@ import { memberRolesMigration } from './0015-member-roles.ts';
 import { auditActivityMigration } from './0016-audit-activity.ts';
 import { auditActivityRollupMigration } from './0017-audit-activity-rollup.ts';
 import { tasksMigration } from './0021-tasks.ts';
+import { approvalsMigration } from './0022-approvals.ts';
 
 /** kysely's default name for its record of applied migrations. */
 const MIGRATION_TABLE = 'kysely_migration';
@@ -47,6 +48,7 @@ export function storeMigrations(engine: Engine): Record<string, Migration> {
     '0016-audit-activity': auditActivityMigration,
     '0017-audit-activity-rollup': auditActivityRollupMigration(engine),
     '0021-tasks': tasksMigration,
+    '0022-approvals': approvalsMigration,
   };
 }
 

@@ -357,6 +357,28 @@ export interface TaskTable {
   expires_at: string;
 }
 
+/** A call held for approval (migration 0022); its arguments are JSON text. */
+export interface ApprovalTable {
+  id: string;
+  workspace_id: string;
+  agent_id: string;
+  member_id: string | null;
+  connection_id: string;
+  action: string;
+  classification: string;
+  arguments_hash: string;
+  arguments: string;
+  shown_arguments: string;
+  state: string;
+  task_ref: string | null;
+  decided_by: string | null;
+  decided_at: string | null;
+  reason: string | null;
+  created_at: string;
+  expires_at: string;
+  executed_at: string | null;
+}
+
 export interface Database {
   workspaces: WorkspaceTable;
   agents: AgentTable;
@@ -384,4 +406,5 @@ export interface Database {
   upstream_oauth_tokens: UpstreamOAuthTokenTable;
   upstream_sign_ins: UpstreamSignInTable;
   tasks: TaskTable;
+  approvals: ApprovalTable;
 }
