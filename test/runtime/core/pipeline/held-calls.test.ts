@@ -182,6 +182,32 @@ describe('a client without tasks (SDK 1.x)', () => {
     }
   });
 
+  it("is held through discovery mode's call_action, under the action's own name", async () => {
+    expect(
+      (
+        await prompt.admin('PUT', '/workspaces/default/agents/intruder/tools-mode', {
+          tools: 'discovery',
+        })
+      ).status,
+    ).toBe(200);
+    const client = await mcpClient(prompt.gateway.url, prompt.keys.intruder!);
+    try {
+      const args = { body: [{ name: 'vol-discovery' }] };
+      const reply = await callTool(client, 'call_action', { action: ACTION, arguments: args });
+      expect(toolReasonOf(reply)).toBe('approval_pending');
+      const id = reply.structuredContent?.error?.detail?.approval as string;
+      expect((await prompt.admin('POST', `${APPROVALS}/${id}/approve`, {})).status).toBe(200);
+      const ran = await callTool(client, 'call_action', { action: ACTION, arguments: args });
+      expect(ran.isError).toBeFalsy();
+      const executed = (await auditOf(prompt, `approval:${id}`)).filter(
+        (e) => e.action === ACTION && e.decision === 'allowed',
+      );
+      expect(executed).toMatchObject([{ via: 'discovery' }]);
+    } finally {
+      await client.close();
+    }
+  });
+
   it('is held on /mcp/c/<connection> as on /mcp', async () => {
     const client = await mcpClient(prompt.gateway.url, prompt.keys.asker!, '/mcp/c/unikraft');
     try {
