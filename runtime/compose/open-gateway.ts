@@ -22,6 +22,7 @@ import { RequestStateSealer } from '../core/mcp/server/request-state.ts';
 import type { OperatorContext, PinningContext } from '../core/operator/context.ts';
 import { refreshConnection, refreshListed } from '../core/operator/remote-refresh.ts';
 import { createGuardedClient, type GuardedClient } from '../core/outbound/guarded-client.ts';
+import { ApprovalWebhook } from '../core/pipeline/approval-webhook.ts';
 import { AuditLog } from '../core/pipeline/audit-log.ts';
 import { type BootstrapReport, bootstrap, firstAdminToken } from '../core/pipeline/bootstrap.ts';
 import { CallLimits } from '../core/pipeline/call-limits.ts';
@@ -200,6 +201,15 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
       connections: () => store.connections.all(),
     });
     const masterKeys = [keys.keyring.current, ...keys.keyring.previous].map((key) => key.bytes);
+    const webhook =
+      config.approvals.webhook &&
+      new ApprovalWebhook({
+        url: new URL(config.approvals.webhook.url),
+        secret: config.approvals.webhook.secret,
+        client: outbound,
+        report: report ?? (() => {}),
+        now,
+      });
     const tools = new GovernedTools({
       metrics,
       taskIds: TaskIds.fromMasterKeys(masterKeys),
@@ -216,7 +226,11 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
       limits: new CallLimits(state, config.rateLimits),
       now,
       discoveryThreshold: config.discoveryThreshold,
-      approvals: { ttlMs: config.approvals.ttlMs, waitMs: config.approvals.waitMs },
+      approvals: {
+        ttlMs: config.approvals.ttlMs,
+        waitMs: config.approvals.waitMs,
+        ...(webhook ? { held: (approval) => webhook.held(approval) } : {}),
+      },
       // A list that shows a prompt or resource the pins do not know has the connection discovered again.
       unpinned: (connectionId) => listChanges.changed(connectionId),
       ...(report ? { report } : {}),

@@ -161,6 +161,10 @@ export const ConfigSchema = z.strictObject({
   PORTCULLIS_APPROVAL_WAIT_MS: wholeNumber(0, 3_600_000).default(60_000),
   /** `allow`: a member may approve a call an agent made for them. */
   PORTCULLIS_APPROVAL_SELF: z.enum(['refuse', 'allow']).default('refuse'),
+  /** Where a signed notice of each held call is POSTed (none without). */
+  PORTCULLIS_APPROVAL_WEBHOOK_URL: z.url({ protocol: /^https?$/ }).optional(),
+  /** The notice's signing secret (`whsec_<base64>`, or any text); needed with the URL. */
+  PORTCULLIS_APPROVAL_WEBHOOK_SECRET: z.string().min(16).optional(),
 });
 
 type Variable = keyof typeof ConfigSchema.shape;
@@ -224,6 +228,10 @@ const ACCEPTS: Record<Variable, { takes: string; secret?: true; words?: readonly
   PORTCULLIS_APPROVAL_TTL_S: { takes: 'a whole number of seconds from 10 to 604800' },
   PORTCULLIS_APPROVAL_WAIT_MS: { takes: 'a whole number of milliseconds from 0 to 3600000' },
   PORTCULLIS_APPROVAL_SELF: { takes: 'refuse or allow', words: ['refuse', 'allow'] },
+  PORTCULLIS_APPROVAL_WEBHOOK_URL: { takes: 'an http(s):// URL' },
+  PORTCULLIS_APPROVAL_WEBHOOK_SECRET: {
+    takes: 'at least 16 characters (whsec_<base64>, or any text)',
+  },
 };
 
 /** What each kind of rate limit is by default (`PORTCULLIS_RATE_LIMIT_*`); undefined: none. */
@@ -276,7 +284,13 @@ export interface Config {
   /** Whether a flagged remote item may be approved without force (`show`) or not (`block`). */
   reviewFlagged: 'show' | 'block';
   /** Calls held for approval (docs/approvals.md). */
-  approvals: { ttlMs: number; waitMs: number; self: 'refuse' | 'allow' };
+  approvals: {
+    ttlMs: number;
+    waitMs: number;
+    self: 'refuse' | 'allow';
+    /** The signed notice of each held call, when configured. */
+    webhook?: { url: string; secret: string };
+  };
   /**
    * `PORTCULLIS_TOOL_OAUTH_[<CONNECTION>_]CLIENT_ID` / `_SECRET`: upstream
    * OAuth clients preconfigured for this deployment, by variable name.
@@ -368,6 +382,14 @@ export function configFromEnvironment(environment: Record<string, string | undef
       ttlMs: values.PORTCULLIS_APPROVAL_TTL_S * 1000,
       waitMs: values.PORTCULLIS_APPROVAL_WAIT_MS,
       self: values.PORTCULLIS_APPROVAL_SELF,
+      ...(values.PORTCULLIS_APPROVAL_WEBHOOK_URL && values.PORTCULLIS_APPROVAL_WEBHOOK_SECRET
+        ? {
+            webhook: {
+              url: values.PORTCULLIS_APPROVAL_WEBHOOK_URL,
+              secret: values.PORTCULLIS_APPROVAL_WEBHOOK_SECRET,
+            },
+          }
+        : {}),
     },
     toolOAuthClients: Object.fromEntries(
       Object.entries(environment).filter(

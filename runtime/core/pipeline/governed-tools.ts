@@ -94,7 +94,7 @@ export interface GovernedToolsOptions {
   /** What the in-process producers of recorded tasks hear of them, by purpose. */
   taskReactions?: Readonly<Record<string, TaskReactions>>;
   /** Calls to `ask` actions: how long they wait (docs/approvals.md); the defaults without. */
-  approvals?: Pick<HeldCallsOptions, 'ttlMs' | 'waitMs' | 'pollMs'>;
+  approvals?: Pick<HeldCallsOptions, 'ttlMs' | 'waitMs' | 'pollMs' | 'held'>;
 }
 
 /** The `auto` tools mode's threshold unless configured. */

@@ -39,6 +39,8 @@ export interface HeldCallsOptions {
   waitMs?: number;
   /** How often a waiting request reads its approval again (default 1 s). */
   pollMs?: number;
+  /** Told of each new approval once it is stored (the webhook); never awaited. */
+  held?: (approval: Approval) => void;
 }
 
 /** The purpose of the recorded tasks of held calls. */
@@ -152,6 +154,7 @@ export class HeldCalls {
       executedAt: null,
     };
     await this.#options.approvals.create(approval);
+    this.#options.held?.(approval);
     return started === undefined ? { approval } : { approval, started };
   }
 
