@@ -249,6 +249,7 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
       changed: () => watch.announce(),
       reviewFlagged: config.reviewFlagged,
       approvals: config.approvals,
+      oauthStepUp: config.oauthStepUp,
     });
     // A remote connection degraded or in error is probed again in the background (with the
     // shared credential its calls carry) until it answers;

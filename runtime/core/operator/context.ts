@@ -11,6 +11,7 @@ import type { ReviewFlaggedMode } from '../governance/review-flags.ts';
 import type { ToolSources } from '../governance/tool-source.ts';
 import type { UpstreamSignIn } from '../identity/oauth-client/upstream-sign-in.ts';
 import type { NewAuditEvent, Workspace } from '../model/governance.ts';
+import type { StepUpForm } from '../model/oauth.ts';
 import type { Store } from '../ports/store.ts';
 import type { Executors } from '../sources/executor.ts';
 import type { RemoteDiscovery, RemoteMcp } from '../sources/remote-mcp/remote-mcp.ts';
@@ -45,6 +46,8 @@ export interface OperatorContext {
   reviewFlagged?: ReviewFlaggedMode;
   /** Calls held for approval: how long an approved call has to run, whether a member approves their own (default refuse). */
   approvals?: { ttlMs: number; self: 'refuse' | 'allow' };
+  /** `PORTCULLIS_OAUTH_STEP_UP`: the step-up form of a client that chose none and is not ChatGPT; default `http`. */
+  oauthStepUp?: StepUpForm;
 }
 
 /**
