@@ -219,6 +219,8 @@ export class HeldCalls {
     const { tasks } = this.#options;
     const approval = await this.#options.approvals.byTaskRef(ref);
     if (approval === undefined) return;
+    // A task the client cancelled (or one already settled) runs nothing.
+    if (!(await tasks.isLive(ref))) return;
     const now = this.#options.now();
     if (approval.state === 'denied') {
       await tasks.fail(ref, deniedError(approval.action, approval));

@@ -318,6 +318,20 @@ describe('a client that takes tasks', () => {
     expect(events.map((e) => e.action)).toContain('approval.deny');
   });
 
+  it('raw 2026-07-28: a task the client cancelled never runs, even once approved', async () => {
+    const args = { body: [{ name: 'vol-cancel' }] };
+    const started = (await ask(prompt, 'tools/call', { name: ACTION, arguments: args })).result!;
+    const approval = await heldApproval(prompt, args);
+    await ask(prompt, 'tasks/cancel', { taskId: started.taskId });
+    expect((await prompt.admin('POST', `${APPROVALS}/${approval.id}/approve`, {})).status).toBe(
+      200,
+    );
+    expect((await ask(prompt, 'tasks/get', { taskId: started.taskId })).result).toMatchObject({
+      status: 'cancelled',
+    });
+    expect((await prompt.admin('GET', `${APPROVALS}/${approval.id}`)).body.state).toBe('approved');
+  });
+
   it('raw 2026-07-28: no one decides in time, the task fails approval_expired', async () => {
     const args = { body: [{ name: 'vol-expire' }] };
     const started = (await ask(prompt, 'tools/call', { name: ACTION, arguments: args })).result!;
