@@ -22,12 +22,14 @@ import { RequestStateSealer } from '../core/mcp/server/request-state.ts';
 import type { OperatorContext, PinningContext } from '../core/operator/context.ts';
 import { refreshConnection, refreshListed } from '../core/operator/remote-refresh.ts';
 import { createGuardedClient, type GuardedClient } from '../core/outbound/guarded-client.ts';
+import { ApprovalWebhook } from '../core/pipeline/approval-webhook.ts';
 import { AuditLog } from '../core/pipeline/audit-log.ts';
 import { type BootstrapReport, bootstrap, firstAdminToken } from '../core/pipeline/bootstrap.ts';
 import { CallLimits } from '../core/pipeline/call-limits.ts';
 import { GatewayToolSources } from '../core/pipeline/gateway-tool-sources.ts';
 import { GovernanceCache } from '../core/pipeline/governance-cache.ts';
 import { GovernedTools } from '../core/pipeline/governed-tools.ts';
+import { expireApprovals } from '../core/pipeline/held-calls.ts';
 import { RevisionWatch } from '../core/pipeline/revision-watch.ts';
 import { ToolWatch } from '../core/pipeline/tool-watch.ts';
 import type { SharedState } from '../core/ports/shared-state/shared-state.ts';
@@ -199,6 +201,15 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
       connections: () => store.connections.all(),
     });
     const masterKeys = [keys.keyring.current, ...keys.keyring.previous].map((key) => key.bytes);
+    const webhook =
+      config.approvals.webhook &&
+      new ApprovalWebhook({
+        url: new URL(config.approvals.webhook.url),
+        secret: config.approvals.webhook.secret,
+        client: outbound,
+        report: report ?? (() => {}),
+        now,
+      });
     const tools = new GovernedTools({
       metrics,
       taskIds: TaskIds.fromMasterKeys(masterKeys),
@@ -215,6 +226,11 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
       limits: new CallLimits(state, config.rateLimits),
       now,
       discoveryThreshold: config.discoveryThreshold,
+      approvals: {
+        ttlMs: config.approvals.ttlMs,
+        waitMs: config.approvals.waitMs,
+        ...(webhook ? { held: (approval) => webhook.held(approval) } : {}),
+      },
       // A list that shows a prompt or resource the pins do not know has the connection discovered again.
       unpinned: (connectionId) => listChanges.changed(connectionId),
       ...(report ? { report } : {}),
@@ -232,6 +248,7 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
       now,
       changed: () => watch.announce(),
       reviewFlagged: config.reviewFlagged,
+      approvals: config.approvals,
       oauthStepUp: config.oauthStepUp,
     });
     // A remote connection degraded or in error is probed again in the background (with the
@@ -248,11 +265,18 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
     });
     const requestState = RequestStateSealer.fromMasterKeys(masterKeys);
     const taskSweep = new TaskSweep({ prune: () => tools.tasks.prune(), report });
+    // Calls held for approval whose time ran out: expired, each audited.
+    const approvalSweep = new TaskSweep({
+      prune: () => expireApprovals(store, now()),
+      report,
+      everyMs: 60_000,
+    });
     // Last: everything above can fail, and a token made before it would never be printed.
     const adminToken = await firstAdminToken(store, now());
     sessionSweep.start();
     healthProbe.start();
     taskSweep.start();
+    approvalSweep.start();
     return {
       config,
       store,
@@ -279,6 +303,7 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
         await healthProbe.stop();
         await sessionSweep.stop();
         await taskSweep.stop();
+        await approvalSweep.stop();
         listChanges.close();
         subscriptions.close();
         remote.executor.cancelHeld();

@@ -157,6 +157,16 @@ export const ConfigSchema = z.strictObject({
   PORTCULLIS_METRICS_PORT: wholeNumber(0, 65_535).optional(),
   /** `block`: a remote item whose pinned text is flagged for review is approved only with force. */
   PORTCULLIS_REVIEW_FLAGGED: z.enum(['show', 'block']).default('show'),
+  /** How long a call held for approval waits for an approver (and an approved one for its run). */
+  PORTCULLIS_APPROVAL_TTL_S: wholeNumber(10, 604_800).default(900),
+  /** How long a client that does not take tasks waits on its open request for an approval. */
+  PORTCULLIS_APPROVAL_WAIT_MS: wholeNumber(0, 3_600_000).default(60_000),
+  /** `allow`: a member may approve a call an agent made for them. */
+  PORTCULLIS_APPROVAL_SELF: z.enum(['refuse', 'allow']).default('refuse'),
+  /** Where a signed notice of each held call is POSTed (none without). */
+  PORTCULLIS_APPROVAL_WEBHOOK_URL: z.url({ protocol: /^https?$/ }).optional(),
+  /** The notice's signing secret (`whsec_<base64>`, or any text); needed with the URL. */
+  PORTCULLIS_APPROVAL_WEBHOOK_SECRET: z.string().min(16).optional(),
 });
 
 type Variable = keyof typeof ConfigSchema.shape;
@@ -217,6 +227,13 @@ const ACCEPTS: Record<Variable, { takes: string; secret?: true; words?: readonly
   },
   PORTCULLIS_METRICS_PORT: { takes: 'a port number from 0 to 65535 (0: any free port)' },
   PORTCULLIS_REVIEW_FLAGGED: { takes: 'show or block', words: ['show', 'block'] },
+  PORTCULLIS_APPROVAL_TTL_S: { takes: 'a whole number of seconds from 10 to 604800' },
+  PORTCULLIS_APPROVAL_WAIT_MS: { takes: 'a whole number of milliseconds from 0 to 3600000' },
+  PORTCULLIS_APPROVAL_SELF: { takes: 'refuse or allow', words: ['refuse', 'allow'] },
+  PORTCULLIS_APPROVAL_WEBHOOK_URL: { takes: 'an http(s):// URL' },
+  PORTCULLIS_APPROVAL_WEBHOOK_SECRET: {
+    takes: 'at least 16 characters (whsec_<base64>, or any text)',
+  },
 };
 
 /** What each kind of rate limit is by default (`PORTCULLIS_RATE_LIMIT_*`); undefined: none. */
@@ -268,6 +285,14 @@ export interface Config {
   metricsPort: number | undefined;
   /** Whether a flagged remote item may be approved without force (`show`) or not (`block`). */
   reviewFlagged: 'show' | 'block';
+  /** Calls held for approval (docs/approvals.md). */
+  approvals: {
+    ttlMs: number;
+    waitMs: number;
+    self: 'refuse' | 'allow';
+    /** The signed notice of each held call, when configured. */
+    webhook?: { url: string; secret: string };
+  };
   /**
    * `PORTCULLIS_TOOL_OAUTH_[<CONNECTION>_]CLIENT_ID` / `_SECRET`: upstream
    * OAuth clients preconfigured for this deployment, by variable name.
@@ -360,6 +385,19 @@ export function configFromEnvironment(environment: Record<string, string | undef
     shutdownDeadlineMs: values.PORTCULLIS_SHUTDOWN_DEADLINE_MS,
     metricsPort: values.PORTCULLIS_METRICS_PORT,
     reviewFlagged: values.PORTCULLIS_REVIEW_FLAGGED,
+    approvals: {
+      ttlMs: values.PORTCULLIS_APPROVAL_TTL_S * 1000,
+      waitMs: values.PORTCULLIS_APPROVAL_WAIT_MS,
+      self: values.PORTCULLIS_APPROVAL_SELF,
+      ...(values.PORTCULLIS_APPROVAL_WEBHOOK_URL && values.PORTCULLIS_APPROVAL_WEBHOOK_SECRET
+        ? {
+            webhook: {
+              url: values.PORTCULLIS_APPROVAL_WEBHOOK_URL,
+              secret: values.PORTCULLIS_APPROVAL_WEBHOOK_SECRET,
+            },
+          }
+        : {}),
+    },
     toolOAuthClients: Object.fromEntries(
       Object.entries(environment).filter(
         (entry): entry is [string, string] =>

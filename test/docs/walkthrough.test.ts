@@ -70,11 +70,13 @@ describe("the README's walk-through", () => {
     const lines = walkThrough();
     const upstreams = /^export PORTCULLIS_DEV_UPSTREAMS=(\S+)/m.exec(lines.join('\n'))?.[1];
     const token = /^export UKC_TOKEN=(\S+)/m.exec(lines.join('\n'))?.[1];
+    const wait = /^export PORTCULLIS_APPROVAL_WAIT_MS=(\S+)/m.exec(lines.join('\n'))?.[1];
     expect([upstreams, token]).toEqual([expect.any(String), expect.any(String)]);
     const env: Record<string, string> = {
       PORTCULLIS_DATA_DIR: mkdtempSync(join(tmpdir(), 'portcullis-walkthrough-')),
       PORTCULLIS_DEV_UPSTREAMS: mockUpstreams,
       UKC_TOKEN: token!,
+      ...(wait === undefined ? {} : { PORTCULLIS_APPROVAL_WAIT_MS: wait }),
     };
     // The README's override has the shape the mock prints (its ports are the defaults).
     const keys = (value: string) => value.split(',').map((pair) => pair.split('=')[0]);
@@ -93,7 +95,12 @@ describe("the README's walk-through", () => {
           continue;
         }
         if (command.startsWith('portcullis ')) {
-          const args = command.split(/\s+/).slice(1);
+          // `apr_…` stands for the approval the last held call named.
+          const held = last?.structuredContent?.error?.detail?.approval;
+          const args = command
+            .split(/\s+/)
+            .slice(1)
+            .map((arg) => (arg === 'apr_…' && typeof held === 'string' ? held : arg));
           const outcome = await runPortcullisHere(args, env);
           expect([line, outcome.code, outcome.stderr.replace(/^first start.*\n/, '')]).toEqual([
             line,

@@ -29,6 +29,7 @@ import { grant, listGrants, revokeGrant } from '../../core/operator/grants.ts';
 import { rotateMasterKey } from '../../core/operator/master-key.ts';
 import { setAgentTools, setWorkspaceTools } from '../../core/operator/tools-modes.ts';
 import { createWorkspace, listWorkspaces } from '../../core/operator/workspaces.ts';
+import { approvalCommands } from './approval-commands.ts';
 import type { Command, CommandOptions, CommandValues } from './command.ts';
 import { changedToolsText } from './contract-change-text.ts';
 import { idpCommands } from './idp-commands.ts';
@@ -310,8 +311,36 @@ export const commands: Record<string, Command> = {
     },
   },
   ...Object.fromEntries(
-    (['enable', 'disable', 'review'] as const).map((verb) => [verb, actionVerb(verb)]),
+    (['enable', 'ask', 'disable', 'review'] as const).map((verb) => [verb, actionVerb(verb)]),
   ),
+  'policy set': {
+    usage:
+      'policy set <connection> [action...] [--class read|write|destructive] [--all] on|off|ask [--force]',
+    summary:
+      "set actions' policy: on, off, or ask (each call held until an owner or operator approves it)",
+    options: { ...selectOptions, force: { type: 'boolean' } },
+    fields: {
+      connection: '<connection>',
+      actions: '[action...], --class or --all',
+      classification: '--class',
+      force: '--force',
+      state: 'on|off|ask',
+    },
+    run: async (run) => {
+      const state = run.args.at(-1);
+      const verb =
+        state !== undefined && Object.hasOwn(POLICY_STATES, state)
+          ? POLICY_STATES[state]
+          : undefined;
+      if (verb === undefined || run.args.length < 2)
+        throw new GatewayError(
+          'invalid_input',
+          `policy set ends with on, off or ask: portcullis ${commands['policy set']!.usage}`,
+          { field: 'on|off|ask' },
+        );
+      await actionVerb(verb).run({ ...run, args: run.args.slice(0, -1) });
+    },
+  },
   grant: {
     usage:
       'grant <agent> <connection> [--scope all|reads|actions] [--action a]... [--personal] [--member m, in place of the agent]',
@@ -504,12 +533,20 @@ export const commands: Record<string, Command> = {
   ...limitCommands,
   ...remoteCommands,
   ...reviewCommands,
+  ...approvalCommands,
+};
+
+/** What `policy set` takes, as the verb that sets it. */
+const POLICY_STATES: Readonly<Record<string, ActionVerb>> = {
+  on: 'enable',
+  off: 'disable',
+  ask: 'ask',
 };
 
 function actionVerb(verb: ActionVerb): Command {
   return {
     usage: `${verb} <connection> [action...] [--class read|write|destructive] [--all]${verb === 'disable' ? '' : ' [--force]'}`,
-    summary: `${verb} actions${verb === 'review' ? ' (approve their current contract)' : ''}${verb === 'disable' ? '' : '; --force approves flagged ones where PORTCULLIS_REVIEW_FLAGGED=block holds them'}`,
+    summary: `${verb} actions${verb === 'review' ? ' (approve their current contract)' : ''}${verb === 'ask' ? ' (on, each call held until an owner or operator approves it)' : ''}${verb === 'disable' ? '' : '; --force approves flagged ones where PORTCULLIS_REVIEW_FLAGGED=block holds them'}`,
     options: verb === 'disable' ? selectOptions : { ...selectOptions, force: { type: 'boolean' } },
     fields: {
       connection: '<connection>',
@@ -548,9 +585,11 @@ function stateText({ state, review }: Pick<ActionView, 'state' | 'review'>): Sty
   if (review === 'new') return styled('yellow', `${state} (new)`);
   return state === 'enabled'
     ? styled('green', state)
-    : state === 'quarantined'
-      ? styled('yellow', state)
-      : state;
+    : state === 'ask'
+      ? styled('yellow', 'ask (held for approval)')
+      : state === 'quarantined'
+        ? styled('yellow', state)
+        : state;
 }
 
 /**

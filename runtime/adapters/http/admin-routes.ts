@@ -18,6 +18,12 @@ import {
   revokeAgent,
   rotateAgentKey,
 } from '../../core/operator/agents.ts';
+import {
+  approveApproval,
+  denyApproval,
+  listApprovals,
+  showApproval,
+} from '../../core/operator/approvals.ts';
 import { queryAudit } from '../../core/operator/audit-query.ts';
 import { connectionViews } from '../../core/operator/connection-views.ts';
 import { connect, setConnectionStatus, setCredential } from '../../core/operator/connections.ts';
@@ -142,12 +148,16 @@ export function adminRouter(gateway: Gateway, log: Log): express.Router {
     route((ctx, input) => setConnectionStatus(ctx, 'active', input)),
   );
   router.get(`${ws}/connections/:connection/actions`, route(listActions));
-  for (const verb of ['enable', 'disable', 'review'] as const) {
+  for (const verb of ['enable', 'ask', 'disable', 'review'] as const) {
     router.post(
       `${ws}/connections/:connection/actions/${verb}`,
       route((ctx, input) => changeActions(ctx, verb, input)),
     );
   }
+  router.get(`${ws}/approvals`, route(listApprovals));
+  router.get(`${ws}/approvals/:approval`, route(showApproval));
+  router.post(`${ws}/approvals/:approval/approve`, route(approveApproval));
+  router.post(`${ws}/approvals/:approval/deny`, route(denyApproval));
   router.get(`${ws}/grants`, route(listGrants));
   router.post(`${ws}/grants`, route(grant, 201));
   router.post(

@@ -16,6 +16,13 @@ import { isPlainObject } from '../../core/base/json-value.ts';
 import { IDP_SIGN_IN_PATH } from '../../core/identity/oauth-server/idp-sign-in.ts';
 import { changeActions, listActions } from '../../core/operator/actions.ts';
 import { createAgent, listAgents, revokeAgent } from '../../core/operator/agents.ts';
+import {
+  approveApproval,
+  countPendingApprovals,
+  denyApproval,
+  listApprovals,
+  showApproval,
+} from '../../core/operator/approvals.ts';
 import { queryAudit } from '../../core/operator/audit-query.ts';
 import {
   connectionSummaries,
@@ -198,12 +205,17 @@ function consoleApi(gateway: Gateway, access: ConsoleAccess, log: Log): express.
   api.get('/connections', route(connectionSummaries));
   api.get('/connections/:connection', route(connectionSummary));
   api.get('/connections/:connection/actions', route(listActions));
-  for (const verb of ['enable', 'disable', 'review'] as const) {
+  for (const verb of ['enable', 'ask', 'disable', 'review'] as const) {
     api.post(
       `/connections/:connection/actions/${verb}`,
       route((ctx, input) => changeActions(ctx, verb, input), true),
     );
   }
+  api.get('/approvals', route(listApprovals));
+  api.get('/approvals/count', route(countPendingApprovals));
+  api.get('/approvals/:approval', route(showApproval));
+  api.post('/approvals/:approval/approve', route(approveApproval, true));
+  api.post('/approvals/:approval/deny', route(denyApproval, true));
   api.get('/agents', route(listAgents));
   api.post('/agents', route(createAgent, true));
   api.post('/agents/:agent/revoke', route(revokeAgent, true));

@@ -12,6 +12,7 @@ import { type CompiledQuery, type Kysely, sql } from 'kysely';
 import type {
   AdminTokenRows,
   AgentRows,
+  ApprovalRows,
   AuditRows,
   ConnectionRows,
   CredentialRows,
@@ -32,6 +33,7 @@ import type {
 } from '../../core/ports/store.ts';
 import { adminTokenRows } from './rows/admin-token-rows.ts';
 import { agentRows } from './rows/agent-rows.ts';
+import { approvalRows } from './rows/approval-rows.ts';
 import { auditRows } from './rows/audit-rows.ts';
 import { connectionRows } from './rows/connection-rows.ts';
 import { credentialRows } from './rows/credential-rows.ts';
@@ -69,6 +71,7 @@ export class KyselyStore implements Store {
   readonly upstreamOAuth: UpstreamOAuthRows;
   readonly tasks: TaskRows;
   readonly identity: IdentityRows;
+  readonly approvals: ApprovalRows;
 
   readonly #db: Kysely<Database>;
   readonly #engine: Engine;
@@ -104,6 +107,7 @@ export class KyselyStore implements Store {
     this.upstreamOAuth = upstreamOAuthRows(context);
     this.tasks = taskRows(context);
     this.identity = identityRows(context);
+    this.approvals = approvalRows(context);
   }
 
   async transaction<T>(work: (store: Store) => Promise<T>): Promise<T> {

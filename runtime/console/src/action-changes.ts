@@ -6,7 +6,7 @@
  */
 import { api } from './api.ts';
 
-export type ActionVerb = 'review' | 'enable' | 'disable';
+export type ActionVerb = 'review' | 'enable' | 'ask' | 'disable';
 
 export function changeActions(
   connection: string,

@@ -8,6 +8,7 @@ import { useCallback, useEffect, useState } from 'preact/hooks';
 import { ApiError, api, SESSION_ENDED, type Session, useSessionToken } from './api.ts';
 import { ActivityPage } from './pages/activity.tsx';
 import { AgentsPage } from './pages/agents.tsx';
+import { APPROVALS_EVERY_MS, ApprovalsPage } from './pages/approvals.tsx';
 import { AuditPage } from './pages/audit.tsx';
 import { ClientsPage } from './pages/clients.tsx';
 import { ConnectAppPage } from './pages/connect-app.tsx';
@@ -25,6 +26,7 @@ const PAGES = [
   { path: '/connections', title: 'Connections', current: /^\/connections(\/|$)/ },
   // Apps → Connect an app: the gallery and every connect form under it.
   { path: '/connect', title: 'Connect an app', current: /^\/connect(\/|$)/ },
+  { path: '/approvals', title: 'Approvals', current: /^\/approvals/ },
   { path: '/agents', title: 'Agents', current: /^\/agents/ },
   { path: '/clients', title: 'OAuth clients', current: /^\/clients/ },
   { path: '/members', title: 'Members', current: /^\/members/ },
@@ -82,6 +84,7 @@ export function App() {
       setSession(null);
     }
   }, []);
+  const pending = usePendingCount(session);
   const title = titleOf(route);
   useEffect(() => {
     document.title = `${session ? title : 'Sign in'} · Portcullis`;
@@ -119,6 +122,9 @@ export function App() {
             aria-current={page.current.test(route) ? 'page' : undefined}
           >
             {page.title}
+            {page.path === '/approvals' && pending > 0 ? (
+              <span class="badge count"> {pending}</span>
+            ) : null}
           </a>
         ))}
       </nav>
@@ -130,6 +136,27 @@ export function App() {
       </main>
     </>
   );
+}
+
+/** How many calls wait for an approver, read again every few seconds while signed in. */
+function usePendingCount(session: Session | null | undefined): number {
+  const [pending, setPending] = useState(0);
+  useEffect(() => {
+    if (!session) return;
+    let live = true;
+    const read = () =>
+      api<{ pending: number }>('GET', '/approvals/count').then(
+        (found) => live && setPending(found.pending),
+        () => {},
+      );
+    read();
+    const timer = setInterval(read, APPROVALS_EVERY_MS);
+    return () => {
+      live = false;
+      clearInterval(timer);
+    };
+  }, [session]);
+  return pending;
 }
 
 function titleOf(route: string): string {
@@ -153,6 +180,7 @@ function Page({
   if (route.startsWith('/connections/'))
     return <ReviewPage connection={route.slice('/connections/'.length)} canChange={canChange} />;
   if (route.startsWith('/agents')) return <AgentsPage canChange={canChange} />;
+  if (route.startsWith('/approvals')) return <ApprovalsPage canChange={canChange} />;
   if (route === '/connect') return <GalleryPage />;
   if (route.startsWith('/connect/app/'))
     return <ConnectAppPage app={route.slice('/connect/app/'.length)} canChange={canChange} />;

@@ -45,7 +45,7 @@ export interface ActionView {
   /** A remote server's prompt, resource or resource template; absent for a tool. */
   kind?: 'prompt' | 'resource' | 'template';
   classification: 'read' | 'write' | 'destructive';
-  state: 'enabled' | 'disabled' | 'quarantined' | 'retired';
+  state: 'enabled' | 'ask' | 'disabled' | 'quarantined' | 'retired';
   review: 'new' | 'changed' | 'retired' | 'reviewed';
   title: string;
   changes?: ContractChange[];

@@ -150,6 +150,18 @@ export const REASONS = {
       `this action's contract changed since it was reviewed; an operator must review it again: portcullis review ${named(call)}`,
   },
   connection_inactive: refused(409, 'the connection is not active'),
+
+  // Calls held for approval (docs/approvals.md).
+  approval_pending: refused(
+    409,
+    'this call waits for an owner or operator to approve it; call again with the same arguments once it is approved',
+  ),
+  approval_denied: refused(403, 'an owner or operator denied this call'),
+  approval_expired: refused(410, 'no one approved this call in time; call again to ask again'),
+  approval_self_refused: refused(
+    403,
+    'a member may not approve a call made for them (PORTCULLIS_APPROVAL_SELF=allow lets them)',
+  ),
   credential_missing: refused(409, 'the connection has no credential for this action'),
 
   // The MCP transport (HTTP and JSON-RPC framing, sessions, revisions).

@@ -70,7 +70,9 @@ export function policyRefusal(
       return 'action_quarantined';
     case 'disabled':
       return 'action_disabled';
+    // A call to an `ask` action is allowed here and held by the pipeline (pipeline/held-calls.ts).
     case 'enabled':
+    case 'ask':
       break;
   }
   if (policy.reviewedHash !== contractHash) return 'contract_changed';

@@ -108,8 +108,11 @@ export interface MemberGrant {
   createdAt: string;
 }
 
-/** `retired`: the action left the catalog. */
-export type PolicyState = 'enabled' | 'disabled' | 'quarantined' | 'retired';
+/**
+ * `retired`: the action left the catalog. `ask`: on, but each call is held
+ * until an owner or operator approves it (docs/approvals.md).
+ */
+export type PolicyState = 'enabled' | 'ask' | 'disabled' | 'quarantined' | 'retired';
 
 export interface ActionPolicy {
   connectionId: string;

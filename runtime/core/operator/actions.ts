@@ -131,7 +131,8 @@ export const ChangeActionsSchema = z
     path: ['actions'],
   });
 
-export type ActionVerb = 'enable' | 'disable' | 'review';
+/** `ask`: on, each call held for an approver (docs/approvals.md). */
+export type ActionVerb = 'enable' | 'ask' | 'disable' | 'review';
 
 export async function changeActions(
   ctx: OperatorContext,
@@ -226,6 +227,8 @@ function nextPolicy(
   switch (verb) {
     case 'enable':
       return { state: 'enabled', reviewedHash: policy.currentHash };
+    case 'ask':
+      return { state: 'ask', reviewedHash: policy.currentHash };
     case 'disable':
       return { state: 'disabled' };
     case 'review':

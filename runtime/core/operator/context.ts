@@ -44,6 +44,8 @@ export interface OperatorContext {
   changed?: () => void;
   /** `block`: a flagged remote item is approved only with force (`PORTCULLIS_REVIEW_FLAGGED`); default `show`. */
   reviewFlagged?: ReviewFlaggedMode;
+  /** Calls held for approval: how long an approved call has to run, whether a member approves their own (default refuse). */
+  approvals?: { ttlMs: number; self: 'refuse' | 'allow' };
   /** `PORTCULLIS_OAUTH_STEP_UP`: the step-up form of a client that chose none and is not ChatGPT; default `http`. */
   oauthStepUp?: StepUpForm;
 }

@@ -49,6 +49,8 @@ export interface Refused {
 
 export interface AllowedTool extends Allowed {
   readonly target: ToolTarget;
+  /** The action's policy is `ask`: the call is held for approval (held-calls.ts) before it runs. */
+  readonly ask: boolean;
 }
 
 export type ToolDecision = (AllowedTool | Refused) & {
@@ -121,7 +123,13 @@ export function decideToolCall(caller: Caller, name: string): ToolDecision {
     );
     return { ...refused(refusal, connection.id), listed: target };
   }
-  return { allowed: true, listed: target, ...allowedOn(agent, connection, grant), target };
+  return {
+    allowed: true,
+    listed: target,
+    ...allowedOn(agent, connection, grant),
+    target,
+    ask: policy?.state === 'ask',
+  };
 }
 
 /** The decision on a request for a connection's prompts, resources or templates. */

@@ -43,7 +43,7 @@ import type {
   ToolOutcome,
 } from '../mcp/server/tool-backend.ts';
 import type { McpEra } from '../mcp/wire/protocol-version.ts';
-import type { TaskState } from '../mcp/wire/tasks.ts';
+import { TASKS_EXTENSION, type TaskState } from '../mcp/wire/tasks.ts';
 import type { AuditVia } from '../model/governance.ts';
 import type { Store } from '../ports/store.ts';
 import type { CallMetrics } from '../ports/telemetry.ts';
@@ -61,6 +61,7 @@ import { decideToolCall, type ToolDecision } from './decision.ts';
 import { DiscoveryCalls } from './discovery-calls.ts';
 import { ALL } from './feature-names.ts';
 import { ForwardedFeatures } from './forwarded-features.ts';
+import { HeldCalls, type HeldCallsOptions } from './held-calls.ts';
 import { RemoteRequests } from './remote-requests.ts';
 import { TaskRequests } from './task-requests.ts';
 import { ToolCalls } from './tool-call.ts';
@@ -92,6 +93,8 @@ export interface GovernedToolsOptions {
   taskIds: TaskIds;
   /** What the in-process producers of recorded tasks hear of them, by purpose. */
   taskReactions?: Readonly<Record<string, TaskReactions>>;
+  /** Calls to `ask` actions: how long they wait (docs/approvals.md); the defaults without. */
+  approvals?: Pick<HeldCallsOptions, 'ttlMs' | 'waitMs' | 'pollMs' | 'held'>;
 }
 
 /** The `auto` tools mode's threshold unless configured. */
@@ -121,6 +124,18 @@ export class GovernedTools implements ToolBackend<Caller> {
     const credentials = new CallCredentials(options.store, options.vault);
     const secrets = new WorkspaceSecrets(options.store, options.vault);
     this.#audit = new CallAudit(options.audit, now, (error) => report(error), options.metrics);
+    this.tasks = new RecordedTasks({
+      rows: options.store.tasks,
+      ids: options.taskIds,
+      now,
+      ...(options.taskReactions ? { reactions: options.taskReactions } : {}),
+    });
+    const held = new HeldCalls({
+      approvals: options.store.approvals,
+      tasks: this.tasks,
+      now,
+      ...options.approvals,
+    });
     this.#calls = new ToolCalls({
       store: options.store,
       executors: options.executors,
@@ -130,18 +145,13 @@ export class GovernedTools implements ToolBackend<Caller> {
       limits: options.limits,
       report,
       remoteTasks: new RemoteTasks({ ids: options.taskIds }),
+      held,
     });
     this.#discovery = new DiscoveryCalls({
       views: this.#views,
       audit: this.#audit,
       threshold: options.discoveryThreshold ?? DISCOVERY_THRESHOLD_DEFAULT,
       direct: (caller, call) => this.#direct(caller, call, 'discovery'),
-    });
-    this.tasks = new RecordedTasks({
-      rows: options.store.tasks,
-      ids: options.taskIds,
-      now,
-      ...(options.taskReactions ? { reactions: options.taskReactions } : {}),
     });
     this.#taskRequests = new TaskRequests({
       ids: options.taskIds,
@@ -150,6 +160,18 @@ export class GovernedTools implements ToolBackend<Caller> {
       credentials,
       secrets,
       audit: this.#audit,
+      // A held call's task, polled: its approval decided, it fails or runs (once) here.
+      settle: (caller, request, ref) =>
+        held.settleTask(ref, async (approval) => {
+          const outcome = await this.#direct(
+            caller,
+            approvedCall(request, approval.action, approval.arguments),
+            undefined,
+            approval.id,
+          );
+          if ('content' in outcome) return outcome;
+          throw new GatewayError('internal');
+        }),
     });
     this.features =
       options.remote &&
@@ -224,7 +246,7 @@ export class GovernedTools implements ToolBackend<Caller> {
   }
 
   /** A call of an action under its own name: directly, or what a `call_action` names (`via`). */
-  #direct(caller: Caller, call: ToolCall, via?: AuditVia): Promise<ToolOutcome> {
+  #direct(caller: Caller, call: ToolCall, via?: AuditVia, approved?: string): Promise<ToolOutcome> {
     return this.#audit.run(openingOf(caller, call, via), async (audited) => {
       audited.hashArguments(call.arguments);
       const { decided } = call;
@@ -232,7 +254,7 @@ export class GovernedTools implements ToolBackend<Caller> {
         decided instanceof DecidedCall && decided.caller === caller && decided.asked === call.name
           ? decided.decision
           : audited.decide(() => decideToolCall(caller, call.name));
-      return this.#calls.run(caller, call, decision, audited);
+      return this.#calls.run(caller, call, decision, audited, approved);
     });
   }
 
@@ -363,6 +385,33 @@ function openingOf(caller: Caller, call: RefusedToolCall, via?: AuditVia): CallO
     span: call.span,
     method: 'tools/call',
     ...(via ? { via } : {}),
+  };
+}
+
+/**
+ * An approved call, made while its task is polled: the poll's context,
+ * without the tasks extension (the call's result is the task's), no progress.
+ */
+function approvedCall(request: TaskRequest, name: string, args: string): ToolCall {
+  const { extensions, ...capabilities } = request.clientCapabilities as Record<string, unknown>;
+  const others = isPlainObject(extensions)
+    ? Object.fromEntries(Object.entries(extensions).filter(([key]) => key !== TASKS_EXTENSION))
+    : undefined;
+  return {
+    name,
+    arguments: JSON.parse(args) as Record<string, unknown>,
+    era: request.era,
+    protocolVersion: request.protocolVersion,
+    clientCapabilities: {
+      ...capabilities,
+      ...(others ? { extensions: others } : {}),
+    } as ToolCall['clientCapabilities'],
+    cancel: request.cancel,
+    progress: () => {},
+    log: () => {},
+    input: undefined,
+    trace: request.trace,
+    span: request.span,
   };
 }
 

@@ -29,6 +29,8 @@ export interface TaskRequestsOptions {
   credentials: CallCredentials;
   secrets: WorkspaceSecrets;
   audit: CallAudit;
+  /** Before a recorded task's `tasks/get` is answered: its producer may settle it (a held call's). */
+  settle?: (caller: Caller, request: TaskRequest, ref: string) => Promise<void>;
 }
 
 /** Who owns the tasks `caller` starts on `endpoint` (a connection's name; '' for `/mcp`). */
@@ -81,6 +83,8 @@ export class TaskRequests {
       try {
         if (ticket.kind === 'remote')
           return await this.#remote(caller, request, ticket, decision, audited);
+        if (request.method === 'tasks/get' && this.#options.settle)
+          await this.#options.settle(caller, request, ticket.ref);
         const state = await this.#options.recorded.answer(ticket, request);
         await audited.finish({ decision: 'allowed', outcome: 'ok' });
         return state;

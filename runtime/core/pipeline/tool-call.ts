@@ -25,6 +25,7 @@ import { type AuditedCall, upstreamAttributes } from './audited-call.ts';
 import type { CallCredentials } from './call-credentials.ts';
 import { type CallLimits, chargeLimits } from './call-limits.ts';
 import type { ToolDecision } from './decision.ts';
+import { approvalSubject, type HeldCalls } from './held-calls.ts';
 import { taskOwnerOf, taskSubject } from './task-requests.ts';
 import type { WorkspaceSecrets } from './workspace-secrets.ts';
 
@@ -40,6 +41,8 @@ export interface ToolCallsOptions {
   report: (error: unknown, context?: { tool: string; traceparent?: string }) => void;
   /** Makes an upstream's task of a call the caller's. */
   remoteTasks: RemoteTasks;
+  /** Holds the calls to `ask` actions for approval. */
+  held: HeldCalls;
 }
 
 export class ToolCalls {
@@ -49,11 +52,13 @@ export class ToolCalls {
     this.#options = options;
   }
 
+  /** Runs `call`; `approved`: the id of the approval it runs under, already claimed (held-calls.ts). */
   async run(
     caller: Caller,
     call: ToolCall,
     decision: ToolDecision,
     audited: AuditedCall,
+    approved?: string,
   ): Promise<ToolOutcome> {
     if (!decision.allowed) return audited.refuse(decision);
     const { target, connection, credentialOwner } = decision;
@@ -68,6 +73,11 @@ export class ToolCalls {
       return audited.refuse({ allowed: false, refusal: limited, connectionId: connection.id });
     audited.allowed(connection.id);
     audited.actionClass = action.classification;
+    if (approved !== undefined) audited.event.subject = approvalSubject(approved);
+    else if (decision.ask) {
+      const answer = await this.#hold(caller, call, decision, audited);
+      if (answer !== undefined) return answer;
+    }
     const executor = this.#options.executors.for(source.kind);
     let execution: Execution;
     try {
@@ -116,6 +126,28 @@ export class ToolCalls {
       }),
     );
     return execution.outcome;
+  }
+
+  /**
+   * A call to an `ask` action: valid arguments held for approval. Answers
+   * what the call is answered (a task), or nothing when the approved call
+   * was claimed and runs now; a wait that ends otherwise is its refusal.
+   */
+  async #hold(
+    caller: Caller,
+    call: ToolCall,
+    decision: ToolDecision & { allowed: true },
+    audited: AuditedCall,
+  ): Promise<ToolOutcome | undefined> {
+    try {
+      if (audited.argumentProblem !== undefined) throw audited.argumentProblem;
+      validateArguments(decision.target.source, decision.target.action, call.arguments);
+      const held = await this.#options.held.hold(caller, call, decision, audited);
+      return 'answer' in held ? held.answer : undefined;
+    } catch (error) {
+      if (!audited.finished) await audited.failed(error);
+      throw error;
+    }
   }
 
   /** An upstream's task of the call, under an id of ours bound to the caller; its event names it. */

@@ -13,6 +13,7 @@
  * - The audit log is append-only: there is no update or delete.
  */
 
+import type { Approval, ApprovalChange, ApprovalState } from '../model/approvals.ts';
 import type { AuditActivityQuery, AuditActivityRow } from '../model/audit-activity.ts';
 import type {
   ActionPolicy,
@@ -81,6 +82,54 @@ export interface Store {
   /** Tasks of the tasks extension that an in-process producer works on (migration 0021): not governance. */
   readonly tasks: TaskRows;
   readonly identity: IdentityRows;
+  /** Calls held for approval (migration 0022): not governance. */
+  readonly approvals: ApprovalRows;
+}
+
+/** What the same call is: its agent, connection, action and arguments' hash. */
+export interface ApprovalKey {
+  agentId: string;
+  connectionId: string;
+  action: string;
+  argumentsHash: string;
+}
+
+/**
+ * Calls held for approval (`core/model/approvals.ts`). `change` is the one
+ * way a state moves: a compare-and-set on the state (and, unless expiring,
+ * on `expiresAt` being later than `now`), so of two replicas that approve,
+ * deny or run the same approval, one wins.
+ */
+export interface ApprovalRows {
+  create(approval: Approval): Promise<void>;
+  byId(id: string): Promise<Approval | undefined>;
+  /** The approval a held call's task stands for. */
+  byTaskRef(taskRef: string): Promise<Approval | undefined>;
+  /** The workspace's approvals (of `states`, when given), newest first, `limit` at most. */
+  list(
+    workspaceId: string,
+    states: readonly ApprovalState[] | undefined,
+    limit: number,
+  ): Promise<Approval[]>;
+  /** How many of the workspace's are pending at `now`. */
+  countPending(workspaceId: string, now: string): Promise<number>;
+  /** The newest approval of this same call in one of `states`, live at `now`. */
+  latestFor(
+    key: ApprovalKey,
+    states: readonly ApprovalState[],
+    now: string,
+  ): Promise<Approval | undefined>;
+  /** Applies `change` if the approval is in one of `from` (and live at `now`, unless `now` is undefined): true when it did. */
+  change(
+    id: string,
+    from: readonly ApprovalState[],
+    change: ApprovalChange,
+    now: string | undefined,
+  ): Promise<boolean>;
+  /** Pending or approved ones whose time ran out before `now` (the sweep expires them). */
+  overdue(now: string, limit: number): Promise<Approval[]>;
+  /** Deletes the ones settled before `before`; answers how many. */
+  prune(before: string): Promise<number>;
 }
 
 /**

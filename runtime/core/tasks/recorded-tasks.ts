@@ -234,6 +234,12 @@ export class RecordedTasks {
     if (changed) this.#reactions[record.purpose]?.cancelled?.(record);
   }
 
+  /** Whether the task is still working or asking (not settled, cancelled or gone). */
+  async isLive(ref: string): Promise<boolean> {
+    const record = await this.#rows.byRef(ref, this.#now().toISOString());
+    return record !== undefined && LIVE.includes(record.status);
+  }
+
   /** Deletes the tasks that expired (the sweep): how many. */
   prune(): Promise<number> {
     return this.#rows.prune(this.#now().toISOString());

@@ -44,6 +44,7 @@ describe('configFromEnvironment', () => {
       discoveryThreshold: 40,
       shutdownDeadlineMs: 25_000,
       reviewFlagged: 'show',
+      approvals: { ttlMs: 900_000, waitMs: 60_000, self: 'refuse' },
       toolOAuthClients: {},
     });
   });

@@ -23,6 +23,7 @@ import { auditActivityMigration } from './0016-audit-activity.ts';
 import { auditActivityRollupMigration } from './0017-audit-activity-rollup.ts';
 import { oauthClientStepUpMigration } from './0019-oauth-client-step-up.ts';
 import { tasksMigration } from './0021-tasks.ts';
+import { approvalsMigration } from './0022-approvals.ts';
 import { identityMigration } from './0023-identity.ts';
 
 /** kysely's default name for its record of applied migrations. */
@@ -50,6 +51,7 @@ export function storeMigrations(engine: Engine): Record<string, Migration> {
     '0017-audit-activity-rollup': auditActivityRollupMigration(engine),
     '0019-oauth-client-step-up': oauthClientStepUpMigration,
     '0021-tasks': tasksMigration,
+    '0022-approvals': approvalsMigration,
     '0023-identity': identityMigration,
   };
 }

@@ -409,6 +409,28 @@ export interface GroupEffectTable {
   applied_at: string;
 }
 
+/** A call held for approval (migration 0022); its arguments are JSON text. */
+export interface ApprovalTable {
+  id: string;
+  workspace_id: string;
+  agent_id: string;
+  member_id: string | null;
+  connection_id: string;
+  action: string;
+  classification: string;
+  arguments_hash: string;
+  arguments: string;
+  shown_arguments: string;
+  state: string;
+  task_ref: string | null;
+  decided_by: string | null;
+  decided_at: string | null;
+  reason: string | null;
+  created_at: string;
+  expires_at: string;
+  executed_at: string | null;
+}
+
 export interface Database {
   workspaces: WorkspaceTable;
   agents: AgentTable;
@@ -440,4 +462,5 @@ export interface Database {
   member_identities: MemberIdentityTable;
   idp_group_mappings: GroupMappingTable;
   idp_member_effects: GroupEffectTable;
+  approvals: ApprovalTable;
 }

@@ -22,10 +22,12 @@ export function ActionPolicies({
   onChanged,
 }: SectionProps) {
   const change = useChange(onChanged);
-  const turn = (action: ActionView, verb: 'enable' | 'disable') =>
+  const turn = (action: ActionView, verb: 'enable' | 'ask' | 'disable') =>
     change.run(
       () => changeActions(connection, verb, { actions: [action.name] }),
-      `${action.name}: turned ${verb === 'enable' ? 'on' : 'off'}.`,
+      verb === 'ask'
+        ? `${action.name}: each call is held until an owner or operator approves it.`
+        : `${action.name}: turned ${verb === 'enable' ? 'on' : 'off'}.`,
     );
   if (actions.length === 0) return null;
   return (
@@ -60,7 +62,9 @@ export function ActionPolicies({
                     ? 'on'
                     : action.state === 'disabled'
                       ? 'off'
-                      : action.state}
+                      : action.state === 'ask'
+                        ? 'ask first'
+                        : action.state}
                 </span>
                 {action.review === 'changed' ? ' (contract changed)' : ''}
               </td>
@@ -73,12 +77,26 @@ export function ActionPolicies({
                     onTurn={() => turn(action, action.state === 'enabled' ? 'disable' : 'enable')}
                   />
                 )}
+                {action.state === 'retired' || action.state === 'ask' ? null : (
+                  <>
+                    {' '}
+                    <TurnButton
+                      verb="ask"
+                      what={action.name}
+                      disabled={!canChange}
+                      onTurn={() => turn(action, 'ask')}
+                    />
+                  </>
+                )}
               </td>
             </tr>
           ))}
         </tbody>
       </table>
-      <p class="note">Turning an action on approves its current contract.</p>
+      <p class="note">
+        Turning an action on approves its current contract. Ask first: each call waits until an
+        owner or operator approves it on the Approvals page.
+      </p>
     </section>
   );
 }

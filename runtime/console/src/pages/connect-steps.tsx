@@ -148,6 +148,7 @@ function CredentialStep({ step }: { step: ConnectStep }) {
 const STATE_WORDS: Record<ActionView['state'], string> = {
   quarantined: 'quarantined',
   enabled: 'on',
+  ask: 'ask',
   disabled: 'off',
   retired: 'retired',
 };

@@ -16,7 +16,8 @@ export function TurnButton({
 }) {
   return (
     <button type="button" class="small" disabled={disabled} onClick={onTurn}>
-      Turn {verb === 'enable' ? 'on' : 'off'} <span class="skip">{shown(what)}</span>
+      {verb === 'ask' ? 'Ask first' : `Turn ${verb === 'enable' ? 'on' : 'off'}`}{' '}
+      <span class="skip">{shown(what)}</span>
     </button>
   );
 }

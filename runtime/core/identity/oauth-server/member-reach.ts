@@ -34,7 +34,10 @@ export async function memberReach(
     if (connection === undefined || connection.status !== 'active') continue;
     const allowed = new Set<Classification>();
     for (const policy of await store.policies.forConnection(connection.id)) {
-      if (policy.state === 'enabled' && allows(grant, policy.action, policy.classification))
+      if (
+        (policy.state === 'enabled' || policy.state === 'ask') &&
+        allows(grant, policy.action, policy.classification)
+      )
         allowed.add(policy.classification);
     }
     classes.set(connection.name, allowed);

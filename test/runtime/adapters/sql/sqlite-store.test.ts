@@ -178,12 +178,12 @@ describe('the SQLite migrations', () => {
     expect(table).not.toMatch(/autoincrement/i);
     // The old file's indexes are all kept; later migrations add only their own tables'
     // (0005: oauth_*, 0006 and 0008: remote_*, 0007: upstream_*, 0012: member_grants,
-    // 0014: rate_limits, 0021: tasks, 0023: identity_providers, member_identities, idp_*), 0015 the
+    // 0014: rate_limits, 0021: tasks, 0022: approvals, 0023: identity_providers, member_identities, idp_*), 0015 the
     // audit log's by connection and 0016 its console reads.
     expect(
       (indexes as Array<{ name: string }>).filter(
         (index) =>
-          !/oauth_|remote_|upstream_|member_grants|rate_limits|tasks_|identity_providers|member_identities|idp_|audit_events_(connection_idx|workspace_at_idx|connection_at_idx|actor_at_idx|actor_idx|action_idx)$/.test(
+          !/oauth_|remote_|upstream_|member_grants|rate_limits|tasks_|approvals_|identity_providers|member_identities|idp_|audit_events_(connection_idx|workspace_at_idx|connection_at_idx|actor_at_idx|actor_idx|action_idx)$/.test(
             index.name,
           ),
       ),

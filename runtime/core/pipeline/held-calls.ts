@@ -1,0 +1,319 @@
+/**
+ * Calls to an `ask` action, held for approval (docs/approvals.md). A call
+ * already decided and allowed (grant, scopes, review state, rate limits) and
+ * whose arguments are valid stops here:
+ *
+ * - the same call (agent, connection, action, arguments' hash) approved and
+ *   not yet run: it is claimed (approved → executed, a compare-and-set in
+ *   the store, so it runs once across replicas) and runs;
+ * - otherwise it is held: an approval row, one audit event (`approval_pending`
+ *   naming `approval:<id>`); a client that takes tasks is answered a task
+ *   in `working` (its `tasks/get` settles it: `settleTask`), any other waits
+ *   on its open request up to the wait, with progress while it waits, and
+ *   is then answered `approval_pending` with the approval's id.
+ *
+ * Nothing is kept in memory across requests: every replica reads the row.
+ */
+import { randomBytes } from 'node:crypto';
+import type { CallToolResult } from '@modelcontextprotocol/server';
+import { GatewayError } from '../base/errors.ts';
+import { auditEvent } from '../governance/audit-event.ts';
+import { shownArguments } from '../governance/shown-arguments.ts';
+import { agentOf, type Caller } from '../identity/principals/principals.ts';
+import type { ToolCall } from '../mcp/server/tool-backend.ts';
+import { declaresTasks, type TaskStarted } from '../mcp/wire/tasks.ts';
+import type { Approval } from '../model/approvals.ts';
+import type { ApprovalKey, ApprovalRows, Store } from '../ports/store.ts';
+import type { RecordedTasks } from '../tasks/recorded-tasks.ts';
+import type { AuditedCall } from './audited-call.ts';
+import type { AllowedTool } from './decision.ts';
+import { taskOwnerOf } from './task-requests.ts';
+
+export interface HeldCallsOptions {
+  approvals: ApprovalRows;
+  tasks: RecordedTasks;
+  now: () => Date;
+  /** How long an approval waits to be decided, and an approved call to be made (default 15 min). */
+  ttlMs?: number;
+  /** How long a client without tasks waits on its request (default 60 s). */
+  waitMs?: number;
+  /** How often a waiting request reads its approval again (default 1 s). */
+  pollMs?: number;
+  /** Told of each new approval once it is stored (the webhook); never awaited. */
+  held?: (approval: Approval) => void;
+}
+
+/** The purpose of the recorded tasks of held calls. */
+export const APPROVAL_PURPOSE = 'approval';
+
+/** How an audit event names an approval. */
+export function approvalSubject(id: string): string {
+  return `approval:${id}`;
+}
+
+export type Held =
+  /** The approved call, claimed: it runs now, its event naming the approval. */
+  | { run: Approval }
+  /** What the call is answered (a task). */
+  | { answer: TaskStarted };
+
+export class HeldCalls {
+  readonly #options: HeldCallsOptions;
+  readonly #ttlMs: number;
+  readonly #waitMs: number;
+  readonly #pollMs: number;
+
+  constructor(options: HeldCallsOptions) {
+    this.#options = options;
+    this.#ttlMs = options.ttlMs ?? 900_000;
+    this.#waitMs = options.waitMs ?? 60_000;
+    this.#pollMs = options.pollMs ?? 1_000;
+  }
+
+  /** Holds `call` (or claims the same call approved); throws `approval_*` when the wait ends otherwise. */
+  async hold(
+    caller: Caller,
+    call: ToolCall,
+    decision: AllowedTool,
+    audited: AuditedCall,
+  ): Promise<Held> {
+    const { approvals } = this.#options;
+    const key: ApprovalKey = {
+      agentId: caller.agentId,
+      connectionId: decision.connection.id,
+      action: call.name,
+      argumentsHash: audited.event.argumentHash ?? '',
+    };
+    const now = this.#nowIso();
+    const approved = await approvals.latestFor(key, ['approved'], now);
+    if (approved !== undefined && (await this.#claim(approved))) {
+      audited.event.subject = approvalSubject(approved.id);
+      return { run: approved };
+    }
+    const tasks = declaresTasks(call.clientCapabilities);
+    // A client without tasks calling again while its call waits: the same approval.
+    const pending = tasks ? undefined : await approvals.latestFor(key, ['pending'], now);
+    const created =
+      pending === undefined ? await this.#create(caller, call, decision, key, tasks) : undefined;
+    const approval = pending ?? created!.approval;
+    audited.event.subject = approvalSubject(approval.id);
+    if (created?.started !== undefined) {
+      await audited.finish({ reason: 'approval_pending', connectionId: decision.connection.id });
+      return { answer: created.started };
+    }
+    if (pending === undefined)
+      await audited.also({ reason: 'approval_pending', connectionId: decision.connection.id });
+    return { run: await this.#wait(approval, call) };
+  }
+
+  async #create(
+    caller: Caller,
+    call: ToolCall,
+    decision: AllowedTool,
+    key: ApprovalKey,
+    tasks: boolean,
+  ): Promise<{ approval: Approval; started?: TaskStarted }> {
+    const at = this.#options.now();
+    const expiresAt = new Date(at.getTime() + this.#ttlMs).toISOString();
+    const id = `apr_${randomBytes(12).toString('base64url')}`;
+    let taskRef: string | null = null;
+    let started: TaskStarted | undefined;
+    if (tasks) {
+      const task = await this.#options.tasks.start(taskOwnerOf(caller, call.endpoint), {
+        purpose: APPROVAL_PURPOSE,
+        connectionId: decision.connection.id,
+        action: call.name,
+        statusMessage: waitingMessage(id),
+        // The task outlives its approval by an hour, so its end can be read.
+        ttlMs: this.#ttlMs + 3_600_000,
+        pollIntervalMs: 2_000,
+      });
+      taskRef = task.ref;
+      started = task.started;
+    }
+    const approval: Approval = {
+      id,
+      workspaceId: caller.workspaceId,
+      agentId: caller.agentId,
+      memberId: agentOf(caller)?.memberId ?? null,
+      connectionId: key.connectionId,
+      action: key.action,
+      classification: decision.target.action.classification,
+      argumentsHash: key.argumentsHash,
+      arguments: JSON.stringify(call.arguments ?? {}),
+      shownArguments: JSON.stringify(
+        shownArguments(call.arguments, decision.target.action.inputSchema),
+      ),
+      state: 'pending',
+      taskRef,
+      decidedBy: null,
+      decidedAt: null,
+      reason: null,
+      createdAt: at.toISOString(),
+      expiresAt,
+      executedAt: null,
+    };
+    await this.#options.approvals.create(approval);
+    this.#options.held?.(approval);
+    return started === undefined ? { approval } : { approval, started };
+  }
+
+  /** Waits on the open request until the approval is decided, expires, or the wait ends. */
+  async #wait(approval: Approval, call: ToolCall): Promise<Approval> {
+    const started = Date.now();
+    let cancelled = call.cancel.cancelled;
+    let wake: (() => void) | undefined;
+    const stop = call.cancel.onCancel(() => {
+      cancelled = true;
+      wake?.();
+    });
+    try {
+      for (;;) {
+        const current = (await this.#options.approvals.byId(approval.id)) ?? approval;
+        const now = this.#options.now();
+        if (current.state === 'approved' && Date.parse(current.expiresAt) > now.getTime()) {
+          if (await this.#claim(current)) return current;
+          // Another request of the same call claimed it: this one is a new call.
+          throw pendingError(call.name, current.id);
+        }
+        if (current.state === 'denied') throw deniedError(call.name, current);
+        if (current.state === 'expired' || Date.parse(current.expiresAt) <= now.getTime())
+          throw expiredError(call.name, current.id);
+        if (current.state === 'executed') throw pendingError(call.name, current.id);
+        const waited = Date.now() - started;
+        if (cancelled || waited >= this.#waitMs) throw pendingError(call.name, current.id);
+        call.progress(waited, this.#waitMs, waitingMessage(current.id));
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, Math.min(this.#pollMs, this.#waitMs - waited));
+          wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+      }
+    } finally {
+      stop();
+    }
+  }
+
+  /** approved → executed, once across replicas: true for the one that won. */
+  #claim(approval: Approval): Promise<boolean> {
+    const now = this.#nowIso();
+    return this.#options.approvals.change(
+      approval.id,
+      ['approved'],
+      { state: 'executed', executedAt: now },
+      now,
+    );
+  }
+
+  /**
+   * A `tasks/get` of a held call's task, before it is answered: settles the
+   * task from its approval (denied, expired: failed; approved: claimed, and
+   * `run` makes the call, whose result completes the task).
+   */
+  async settleTask(
+    ref: string,
+    run: (approval: Approval) => Promise<CallToolResult>,
+  ): Promise<void> {
+    const { tasks } = this.#options;
+    const approval = await this.#options.approvals.byTaskRef(ref);
+    if (approval === undefined) return;
+    // A task the client cancelled (or one already settled) runs nothing.
+    if (!(await tasks.isLive(ref))) return;
+    const now = this.#options.now();
+    if (approval.state === 'denied') {
+      await tasks.fail(ref, deniedError(approval.action, approval));
+      return;
+    }
+    const overdue = Date.parse(approval.expiresAt) <= now.getTime();
+    if (approval.state === 'expired' || (approval.state !== 'executed' && overdue)) {
+      await tasks.fail(ref, expiredError(approval.action, approval.id));
+      return;
+    }
+    if (approval.state !== 'approved' || !(await this.#claim(approval))) return;
+    try {
+      await tasks.complete(
+        ref,
+        await run(approval),
+        `approved; ran as ${approvalSubject(approval.id)}`,
+      );
+    } catch (error) {
+      await tasks.fail(ref, error instanceof GatewayError ? error : new GatewayError('internal'));
+    }
+  }
+
+  #nowIso(): string {
+    return this.#options.now().toISOString();
+  }
+}
+
+/**
+ * The sweep's part (every minute, on each replica): approvals whose time ran
+ * out become `expired`, each with its audit event (actor `system`); settled
+ * ones a day old are deleted. Answers how many expired.
+ */
+export async function expireApprovals(
+  store: Pick<Store, 'approvals' | 'audit'>,
+  now: Date,
+): Promise<number> {
+  const at = now.toISOString();
+  let expired = 0;
+  for (const approval of await store.approvals.overdue(at, 500)) {
+    if (
+      !(await store.approvals.change(
+        approval.id,
+        ['pending', 'approved'],
+        { state: 'expired' },
+        undefined,
+      ))
+    )
+      continue;
+    expired += 1;
+    await store.audit.append(
+      auditEvent({
+        at,
+        workspaceId: approval.workspaceId,
+        actorKind: 'system',
+        actorId: null,
+        action: 'approval.expire',
+        decision: 'allowed',
+        outcome: 'ok',
+        connectionId: approval.connectionId,
+        subject: approvalSubject(approval.id),
+      }),
+    );
+  }
+  await store.approvals.prune(new Date(now.getTime() - 86_400_000).toISOString());
+  return expired;
+}
+
+/** The task's status message while it waits. */
+function waitingMessage(id: string): string {
+  return `waiting for an owner or operator of the workspace to approve ${id}`;
+}
+
+function pendingError(tool: string, id: string): GatewayError {
+  return new GatewayError(
+    'approval_pending',
+    `${tool}: this call is held for approval ${id}; ask an owner or operator of the workspace to approve it (portcullis approval approve ${id}, or the console's Approvals page), then call again with the same arguments`,
+    { detail: { approval: id } },
+  );
+}
+
+function deniedError(tool: string, approval: Approval): GatewayError {
+  const why = approval.reason ? `: ${approval.reason}` : '';
+  return new GatewayError(
+    'approval_denied',
+    `${tool}: approval ${approval.id} was denied${why}; ask an owner or operator of the workspace before calling it again`,
+    { detail: { approval: approval.id } },
+  );
+}
+
+function expiredError(tool: string, id: string): GatewayError {
+  return new GatewayError(
+    'approval_expired',
+    `${tool}: approval ${id} expired before it was used; call again to ask an owner or operator of the workspace again`,
+    { detail: { approval: id } },
+  );
+}

@@ -1,0 +1,131 @@
+/**
+ * Calls held for approval across replicas: two gateway processes sharing
+ * PostgreSQL and Redis behind nginx, Prism as the provider, SDK 1.x clients
+ * (no tasks) that wait on their open request. A call held on one replica is
+ * approved through nginx (whichever replica it reaches) and runs once on the
+ * replica that holds it; the replica holding a wait killed with SIGKILL, the
+ * approval is not lost: the agent's call again on the other replica runs
+ * the approved call, once.
+ */
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adminClient, callTool, mcpClient } from '../../../support/gateway.ts';
+import { type PrismServer, startPrism } from '../../../support/prism.ts';
+import { toolReasonOf } from '../../../support/reason.ts';
+import { type ReplicaSet, startReplicaSet } from '../../../support/replicas.ts';
+
+const ACTION = 'unikraft_delete_volumes';
+const APPROVALS = '/workspaces/default/approvals';
+
+let prism: PrismServer;
+let set: ReplicaSet;
+let admin: ReturnType<typeof adminClient>;
+let key: string;
+
+beforeAll(async () => {
+  prism = await startPrism('unikraft', 'platform');
+  set = await startReplicaSet({
+    count: 2,
+    environment: {
+      PORTCULLIS_DEV_UPSTREAMS: `unikraft=${prism.url}`,
+      PORTCULLIS_APPROVAL_WAIT_MS: '3600000',
+    },
+  });
+  admin = adminClient(set.url, set.adminToken);
+  await admin('POST', '/workspaces/default/connections', {
+    provider: 'unikraft',
+    credential: 'ukc-test',
+    settings: { metro: 'fra' },
+  });
+  key = (await admin('POST', '/workspaces/default/agents', { name: 'asker' })).body.key as string;
+  await admin('POST', '/workspaces/default/grants', {
+    agent: 'asker',
+    connection: 'unikraft',
+    scope: 'all',
+  });
+  const asked = await admin('POST', '/workspaces/default/connections/unikraft/actions/ask', {
+    actions: [ACTION],
+  });
+  expect(asked.status).toBe(200);
+}, 240_000);
+
+afterAll(async () => {
+  await set?.close();
+  await prism?.stop();
+});
+
+async function heldApproval(args: unknown): Promise<string> {
+  for (;;) {
+    const list = await admin('GET', APPROVALS);
+    // biome-ignore lint/suspicious/noExplicitAny: the reply read field by field
+    const found = (list.body as any[]).find(
+      (a) => JSON.stringify(a.arguments) === JSON.stringify(args),
+    );
+    if (found) return found.id as string;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+async function executedCalls(id: string): Promise<number> {
+  const events = await admin('GET', `/audit?workspace=default&agent=asker&limit=200`);
+  // biome-ignore lint/suspicious/noExplicitAny: the reply read field by field
+  return (events.body as any[]).filter(
+    (e) => e.subject === `approval:${id}` && e.action === ACTION && e.decision === 'allowed',
+  ).length;
+}
+
+describe('held calls across replicas', { timeout: 240_000 }, () => {
+  it('held on one replica, approved through nginx, runs once on the one that holds it', async () => {
+    const client: Client = await mcpClient(set.replicas[0]!.url, key);
+    try {
+      const args = { body: [{ name: 'vol-replicas' }] };
+      const reply = callTool(client, ACTION, args);
+      const id = await heldApproval(args);
+      // Through nginx: whichever replica takes it, the one holding the wait sees it.
+      expect((await admin('POST', `${APPROVALS}/${id}/approve`, {})).status).toBe(200);
+      expect((await reply).isError).toBeFalsy();
+      expect(await executedCalls(id)).toBe(1);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('loses no approval when the replica holding the wait is killed: the call again runs once', async () => {
+    const doomed = set.replicas[1]!;
+    const client = await mcpClient(doomed.url, key);
+    const args = { body: [{ name: 'vol-killed' }] };
+    const reply = callTool(client, ACTION, args).catch((error: unknown) => error);
+    const id = await heldApproval(args);
+    doomed.child.kill('SIGKILL');
+    await doomed.exited;
+    await reply;
+    await client.close().catch(() => {});
+    const survivor = adminClient(set.replicas[0]!.url, set.adminToken);
+    expect((await survivor('POST', `${APPROVALS}/${id}/approve`, {})).status).toBe(200);
+    const again = await mcpClient(set.replicas[0]!.url, key);
+    try {
+      expect((await callTool(again, ACTION, args)).isError).toBeFalsy();
+      expect(await executedCalls(id)).toBe(1);
+      // The approval is spent: the same call once more is held anew (wait on a new approval).
+      const third = callTool(again, ACTION, args);
+      const next = await (async () => {
+        for (;;) {
+          const list = await survivor('GET', APPROVALS);
+          // biome-ignore lint/suspicious/noExplicitAny: the reply read field by field
+          const found = (list.body as any[]).find(
+            (a) => a.id !== id && JSON.stringify(a.arguments) === JSON.stringify(args),
+          );
+          if (found) return found.id as string;
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+      })();
+      expect((await survivor('POST', `${APPROVALS}/${next}/deny`, { reason: 'once' })).status).toBe(
+        200,
+      );
+      expect(toolReasonOf(await third)).toBe('approval_denied');
+      expect(await executedCalls(id)).toBe(1);
+    } finally {
+      await again.close();
+    }
+  });
+});

@@ -1,0 +1,354 @@
+/**
+ * Calls held for approval end to end (docs/approvals.md): the real gateway,
+ * Prism serving Unikraft as the provider, an `ask` destructive action, and
+ * the approvers' admin API. An SDK 1.x client (no tasks) waits on its open
+ * request and runs once approved, or is told `approval_pending` and runs the
+ * approved call once when it calls again; a client that declares the tasks
+ * extension (the SDK v2 client on a 2025-11-25 session, a raw 2026-07-28
+ * client) is answered a task that completes with the call's result once
+ * approved, or fails `approval_denied` / `approval_expired`; another agent's
+ * poll is `task_not_found`. Two gateways: one whose requests wait for an
+ * approver (no timing: the test approves while the call is open), one whose
+ * requests are answered at once.
+ */
+import { Client as ClientV2, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { expireApprovals } from '../../../../runtime/core/pipeline/held-calls.ts';
+import {
+  adminClient,
+  callTool,
+  mcpClient,
+  startTestGateway,
+  type TestGateway,
+} from '../../../support/gateway.ts';
+import { ACCEPT_BOTH, modern, modernMeta } from '../../../support/mcp/raw-http.ts';
+import { type PrismServer, startPrism } from '../../../support/prism.ts';
+import { toolReasonOf } from '../../../support/reason.ts';
+
+const ACTION = 'unikraft_delete_volumes';
+const TASKS = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
+const APPROVALS = '/workspaces/default/approvals';
+
+// biome-ignore lint/suspicious/noExplicitAny: tests read JSON replies field by field
+type Json = Record<string, any>;
+
+interface Side {
+  gateway: TestGateway;
+  admin: ReturnType<typeof adminClient>;
+  keys: Record<string, string>;
+}
+
+let platform: PrismServer;
+let sandbox: PrismServer;
+/** Requests wait for an approver (as long as a test takes). */
+let waiting: Side;
+/** Requests are answered at once. */
+let prompt: Side;
+
+async function openSide(waitMs: string): Promise<Side> {
+  const gateway = await startTestGateway({
+    upstreams: { unikraft: platform.url, 'unikraft/sandbox': sandbox.url },
+    environment: { PORTCULLIS_APPROVAL_WAIT_MS: waitMs },
+  });
+  const admin = adminClient(gateway.url, gateway.adminToken!);
+  expect(
+    (
+      await admin('POST', '/workspaces/default/connections', {
+        provider: 'unikraft',
+        credential: 'ukc-test',
+        settings: { metro: 'fra' },
+      })
+    ).status,
+  ).toBe(201);
+  const keys: Record<string, string> = {};
+  for (const name of ['asker', 'intruder']) {
+    const created = await admin('POST', '/workspaces/default/agents', { name });
+    keys[name] = created.body.key as string;
+    await admin('POST', '/workspaces/default/grants', {
+      agent: name,
+      connection: 'unikraft',
+      scope: 'all',
+    });
+  }
+  const asked = await admin('POST', '/workspaces/default/connections/unikraft/actions/ask', {
+    actions: [ACTION],
+  });
+  expect(asked.status).toBe(200);
+  expect(asked.body[0]).toMatchObject({ state: 'ask' });
+  return { gateway, admin, keys };
+}
+
+beforeAll(async () => {
+  [platform, sandbox] = await Promise.all([
+    startPrism('unikraft', 'platform'),
+    startPrism('unikraft', 'sandbox'),
+  ]);
+  [waiting, prompt] = await Promise.all([openSide('3600000'), openSide('0')]);
+});
+
+afterAll(async () => {
+  await Promise.all([waiting?.gateway.close(), prompt?.gateway.close()]);
+  await Promise.all([platform?.stop(), sandbox?.stop()]);
+});
+
+/** The pending approval of `args`, once the gateway holds it. */
+async function heldApproval(side: Side, args: unknown): Promise<Json> {
+  for (;;) {
+    const list = await side.admin('GET', APPROVALS);
+    const found = (list.body as Json[]).find(
+      (a) => JSON.stringify(a.arguments) === JSON.stringify(args),
+    );
+    if (found) return found;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+async function auditOf(side: Side, subject: string): Promise<Json[]> {
+  const events = (await side.gateway.running.gateway.store.audit.query({ limit: 200 })) as Json[];
+  return events.filter((e) => typeof e.subject === 'string' && e.subject.startsWith(subject));
+}
+
+describe('a client without tasks (SDK 1.x)', () => {
+  it('waits on its open request: approved, the call runs once and its event names the approval', async () => {
+    const client = await mcpClient(waiting.gateway.url, waiting.keys.asker!);
+    try {
+      const args = { body: [{ name: 'vol-wait' }] };
+      const reply = callTool(client, ACTION, args);
+      const approval = await heldApproval(waiting, args);
+      expect(approval).toMatchObject({
+        state: 'pending',
+        agent: 'asker',
+        connection: 'unikraft',
+        action: ACTION,
+        classification: 'destructive',
+        task: false,
+      });
+      const approved = await waiting.admin('POST', `${APPROVALS}/${approval.id}/approve`, {});
+      expect(approved.status).toBe(200);
+      expect((await reply).isError).toBeFalsy();
+      expect((await waiting.admin('GET', `${APPROVALS}/${approval.id}`)).body.state).toBe(
+        'executed',
+      );
+      // Used once: approving again is a conflict.
+      expect((await waiting.admin('POST', `${APPROVALS}/${approval.id}/approve`, {})).status).toBe(
+        409,
+      );
+      const events = await auditOf(waiting, `approval:${approval.id}`);
+      expect(events.map((e) => [e.action, e.decision, e.reason])).toEqual(
+        expect.arrayContaining([
+          [ACTION, 'denied', 'approval_pending'],
+          ['approval.approve', 'allowed', null],
+          [ACTION, 'allowed', null],
+        ]),
+      );
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('is told approval_pending with the id; calling again once approved runs it once, never twice', async () => {
+    const client: Client = await mcpClient(prompt.gateway.url, prompt.keys.asker!);
+    try {
+      const args = { body: [{ name: 'vol-again' }] };
+      const first = await callTool(client, ACTION, args);
+      expect(toolReasonOf(first)).toBe('approval_pending');
+      const id = first.structuredContent?.error?.detail?.approval as string;
+      expect(id).toMatch(/^apr_/);
+      // Calling again while it waits is the same approval, not a second one.
+      const again = await callTool(client, ACTION, args);
+      expect(again.structuredContent?.error?.detail?.approval).toBe(id);
+      // Other arguments need their own approval.
+      const other = await callTool(client, ACTION, { body: [{ name: 'vol-other' }] });
+      expect(toolReasonOf(other)).toBe('approval_pending');
+      expect(other.structuredContent?.error?.detail?.approval).not.toBe(id);
+
+      expect((await prompt.admin('POST', `${APPROVALS}/${id}/approve`, {})).status).toBe(200);
+      // The approval covers those arguments only.
+      expect(toolReasonOf(await callTool(client, ACTION, { body: [{ name: 'vol-other' }] }))).toBe(
+        'approval_pending',
+      );
+      expect((await callTool(client, ACTION, args)).isError).toBeFalsy();
+      const third = await callTool(client, ACTION, args);
+      expect(toolReasonOf(third)).toBe('approval_pending');
+      expect(third.structuredContent?.error?.detail?.approval).not.toBe(id);
+      const executed = (await auditOf(prompt, `approval:${id}`)).filter(
+        (e) => e.action === ACTION && e.decision === 'allowed',
+      );
+      expect(executed).toHaveLength(1);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("is held through discovery mode's call_action, under the action's own name", async () => {
+    expect(
+      (
+        await prompt.admin('PUT', '/workspaces/default/agents/intruder/tools-mode', {
+          tools: 'discovery',
+        })
+      ).status,
+    ).toBe(200);
+    const client = await mcpClient(prompt.gateway.url, prompt.keys.intruder!);
+    try {
+      const args = { body: [{ name: 'vol-discovery' }] };
+      const reply = await callTool(client, 'call_action', { action: ACTION, arguments: args });
+      expect(toolReasonOf(reply)).toBe('approval_pending');
+      const id = reply.structuredContent?.error?.detail?.approval as string;
+      expect((await prompt.admin('POST', `${APPROVALS}/${id}/approve`, {})).status).toBe(200);
+      const ran = await callTool(client, 'call_action', { action: ACTION, arguments: args });
+      expect(ran.isError).toBeFalsy();
+      const executed = (await auditOf(prompt, `approval:${id}`)).filter(
+        (e) => e.action === ACTION && e.decision === 'allowed',
+      );
+      expect(executed).toMatchObject([{ via: 'discovery' }]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('is held on /mcp/c/<connection> as on /mcp', async () => {
+    const client = await mcpClient(prompt.gateway.url, prompt.keys.asker!, '/mcp/c/unikraft');
+    try {
+      const { tools } = await client.listTools();
+      const name = tools.find((t) => t.name.endsWith('delete_volumes'))?.name;
+      expect(name).toBeDefined();
+      const reply = await callTool(client, name!, { body: [{ name: 'vol-endpoint' }] });
+      expect(toolReasonOf(reply)).toBe('approval_pending');
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+/** A raw 2026-07-28 request of `agent` declaring the tasks extension. */
+async function ask(
+  side: Side,
+  method: string,
+  params: Record<string, unknown>,
+  agent = 'asker',
+): Promise<{ result?: Json; error?: Json }> {
+  const { body, headers } = modern(method, params, {
+    meta: modernMeta({ 'io.modelcontextprotocol/clientCapabilities': TASKS }),
+  });
+  const reply = await fetch(`${side.gateway.url}/mcp`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${side.keys[agent]}`,
+      'content-type': 'application/json',
+      accept: ACCEPT_BOTH,
+      ...headers,
+    },
+    body: JSON.stringify(body),
+  });
+  const text = await reply.text();
+  const data = text.startsWith('{')
+    ? text
+    : (
+        text.split('\n').find((line) => line.startsWith('data:') && line.includes('"id"')) ?? ''
+      ).slice(5);
+  return JSON.parse(data) as { result?: Json; error?: Json };
+}
+
+describe('a client that takes tasks', () => {
+  it('SDK v2 on a 2025-11-25 session: a working task, completed with the call once approved', async () => {
+    const client = new ClientV2({ name: 'agent-v2', version: '1.0.0' }, {
+      capabilities: TASKS,
+    } as never);
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${prompt.gateway.url}/mcp`), {
+        requestInit: { headers: { Authorization: `Bearer ${prompt.keys.asker}` } },
+      }),
+    );
+    const request = (method: string, params: Json) =>
+      client.request(
+        { method, params } as never,
+        z.object({}).passthrough() as never,
+      ) as Promise<Json>;
+    try {
+      const args = { body: [{ name: 'vol-task' }] };
+      const started = await request('tools/call', { name: ACTION, arguments: args });
+      expect(started).toMatchObject({ status: 'working' });
+      const approval = await heldApproval(prompt, args);
+      expect(approval.task).toBe(true);
+      expect(await request('tasks/get', { taskId: started.taskId })).toMatchObject({
+        status: 'working',
+      });
+      // Another agent's poll of the id is an id that never existed.
+      expect(
+        (await ask(prompt, 'tasks/get', { taskId: started.taskId }, 'intruder')).error,
+      ).toMatchObject({
+        data: { error: { code: 'task_not_found' } },
+      });
+      expect((await prompt.admin('POST', `${APPROVALS}/${approval.id}/approve`, {})).status).toBe(
+        200,
+      );
+      const done = await request('tasks/get', { taskId: started.taskId });
+      expect(done).toMatchObject({ status: 'completed', result: { content: expect.any(Array) } });
+      expect(done.result.isError).toBeFalsy();
+      // Polled again: the same result, the call not made twice.
+      expect(await request('tasks/get', { taskId: started.taskId })).toMatchObject({
+        status: 'completed',
+      });
+      const executed = (await auditOf(prompt, `approval:${approval.id}`)).filter(
+        (e) => e.action === ACTION && e.decision === 'allowed',
+      );
+      expect(executed).toHaveLength(1);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('raw 2026-07-28: denied, the task fails approval_denied with the reason', async () => {
+    const args = { body: [{ name: 'vol-deny' }] };
+    const started = (await ask(prompt, 'tools/call', { name: ACTION, arguments: args })).result!;
+    expect(started).toMatchObject({ resultType: 'task', status: 'working' });
+    const approval = await heldApproval(prompt, args);
+    const denied = await prompt.admin('POST', `${APPROVALS}/${approval.id}/deny`, {
+      reason: 'not this volume',
+    });
+    expect(denied.body).toMatchObject({ state: 'denied', reason: 'not this volume' });
+    const failed = (await ask(prompt, 'tasks/get', { taskId: started.taskId })).result!;
+    expect(failed).toMatchObject({
+      status: 'failed',
+      error: { data: { error: { code: 'approval_denied' } } },
+    });
+    const events = await auditOf(prompt, `approval:${approval.id}`);
+    expect(events.map((e) => e.action)).toContain('approval.deny');
+  });
+
+  it('raw 2026-07-28: a task the client cancelled never runs, even once approved', async () => {
+    const args = { body: [{ name: 'vol-cancel' }] };
+    const started = (await ask(prompt, 'tools/call', { name: ACTION, arguments: args })).result!;
+    const approval = await heldApproval(prompt, args);
+    await ask(prompt, 'tasks/cancel', { taskId: started.taskId });
+    expect((await prompt.admin('POST', `${APPROVALS}/${approval.id}/approve`, {})).status).toBe(
+      200,
+    );
+    expect((await ask(prompt, 'tasks/get', { taskId: started.taskId })).result).toMatchObject({
+      status: 'cancelled',
+    });
+    expect((await prompt.admin('GET', `${APPROVALS}/${approval.id}`)).body.state).toBe('approved');
+  });
+
+  it('raw 2026-07-28: no one decides in time, the task fails approval_expired', async () => {
+    const args = { body: [{ name: 'vol-expire' }] };
+    const started = (await ask(prompt, 'tools/call', { name: ACTION, arguments: args })).result!;
+    const approval = await heldApproval(prompt, args);
+    const store = prompt.gateway.running.gateway.store;
+    expect(
+      await expireApprovals(store, new Date(Date.parse(approval.expiresAt) + 1)),
+    ).toBeGreaterThan(0);
+    expect((await prompt.admin('POST', `${APPROVALS}/${approval.id}/approve`, {})).status).toBe(
+      409,
+    );
+    const failed = (await ask(prompt, 'tasks/get', { taskId: started.taskId })).result!;
+    expect(failed).toMatchObject({
+      status: 'failed',
+      error: { data: { error: { code: 'approval_expired' } } },
+    });
+    const events = await auditOf(prompt, `approval:${approval.id}`);
+    expect(events.map((e) => e.action)).toContain('approval.expire');
+  });
+});
