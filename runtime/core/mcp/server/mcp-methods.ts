@@ -9,6 +9,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { GatewayError, publicError } from '../../base/errors.ts';
 import { isPlainObject } from '../../base/json-value.ts';
+import { APPS_DECLARATION, APPS_EXTENSION, clientTakesApps } from '../wire/apps.ts';
 import { type JsonRpcId, notificationMessage, resultMessage } from '../wire/json-rpc.ts';
 import { type McpEra, MODERN_VERSIONS } from '../wire/protocol-version.ts';
 import { metaOf, traceContextOf } from '../wire/request-meta.ts';
@@ -49,27 +50,37 @@ const DECLARED_VARIANTS = new Map<number, Record<string, object>>();
  * server behind it delivers their updates to a client of `era`; the tasks
  * extension where the backend answers tasks, to a client of a revision that
  * has extensions (2025-11-25 and 2026-07-28; never the 2025-11-25
- * experimental `capabilities.tasks`, which the extension replaces).
+ * experimental `capabilities.tasks`, which the extension replaces); the MCP
+ * Apps extension where a tool's app is served and the client declared it.
  */
 export async function serverCapabilitiesFor<P extends McpPrincipal>(
   backend: ToolBackend<P>,
   principal: P,
   era: McpEra,
   protocolVersion: string,
+  clientCapabilities?: unknown,
 ): Promise<Record<string, object>> {
   const completions = backend.complete !== undefined;
-  const subscribe =
-    backend.subscribeResource !== undefined &&
-    (await backend.serverCapabilities?.(principal, era))?.subscribe === true;
-  const tasks = backend.answerTask !== undefined && revisionHasExtensions(protocolVersion);
-  const variant = (completions ? 1 : 0) + (subscribe ? 2 : 0) + (tasks ? 4 : 0);
+  const served = await backend.serverCapabilities?.(principal, era);
+  const subscribe = backend.subscribeResource !== undefined && served?.subscribe === true;
+  const extensions = revisionHasExtensions(protocolVersion);
+  const tasks = backend.answerTask !== undefined && extensions;
+  const apps = extensions && served?.apps === true && clientTakesApps(clientCapabilities);
+  const variant = (completions ? 1 : 0) + (subscribe ? 2 : 0) + (tasks ? 4 : 0) + (apps ? 8 : 0);
   let capabilities = DECLARED_VARIANTS.get(variant);
   if (capabilities === undefined) {
     capabilities = Object.freeze({
       ...SERVER_CAPABILITIES,
       resources: subscribe ? { subscribe: true } : {},
       ...(completions ? { completions: {} } : {}),
-      ...(tasks ? { extensions: { [TASKS_EXTENSION]: {} } } : {}),
+      ...(tasks || apps
+        ? {
+            extensions: {
+              ...(tasks ? { [TASKS_EXTENSION]: {} } : {}),
+              ...(apps ? { [APPS_EXTENSION]: APPS_DECLARATION } : {}),
+            },
+          }
+        : {}),
     });
     DECLARED_VARIANTS.set(variant, capabilities);
   }
@@ -167,6 +178,7 @@ async function discoverResult<P extends McpPrincipal>(
       scope.principal,
       scope.era,
       scope.protocolVersion,
+      scope.clientCapabilities,
     ),
     _meta: scope.serverMeta,
     ttlMs: TOOL_LIST_TTL_MS,

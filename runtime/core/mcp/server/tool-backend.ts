@@ -220,6 +220,8 @@ export interface ServedFeatures {
   /** Resource subscriptions work: updates of a subscribed resource reach the client. */
   subscribe?: boolean;
   completions?: boolean;
+  /** A tool's MCP App is served (`io.modelcontextprotocol/ui`, to a client that declares it). */
+  apps?: boolean;
 }
 
 /** `completion/complete`: which prompt or template, which argument and what is typed so far. */

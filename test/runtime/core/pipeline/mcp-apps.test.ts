@@ -54,16 +54,61 @@ async function agent(era: 'legacy' | 'modern', path: string, apps = true): Promi
   return client;
 }
 
+const PAGE = 'ui://get-time/mcp-app.html';
+
 describe.each(['legacy', 'modern'] as const)('an app through the gateway, %s wire', (era) => {
-  it('on /mcp/c/<connection>: the tool names its app, and the app reads as the server serves it', async () => {
+  it("on /mcp/c/<connection>: the tool names its app under the server's uri, and the page reads as the server serves it", async () => {
     const client = await agent(era, '/mcp/c/vanilla');
     try {
+      expect(client.getServerCapabilities()?.extensions?.[UI]).toEqual({ mimeTypes: [MIME] });
       const tool = (await client.listTools()).tools.find((t) => t.name === 'get-time');
-      expect(tool).toBeDefined();
-      const read = await client.readResource({ uri: 'ui://get-time/mcp-app.html' });
-      expect(read.contents).toEqual([
-        { uri: 'ui://get-time/mcp-app.html', mimeType: MIME, text: await vanilla.html() },
-      ]);
+      expect(tool?._meta).toEqual({ ui: { resourceUri: PAGE }, 'ui/resourceUri': PAGE });
+      const listed = (await client.listResources()).resources.map((r) => r.uri);
+      expect(listed).toContain(PAGE);
+      const read = await client.readResource({ uri: PAGE });
+      expect(read.contents).toEqual([{ uri: PAGE, mimeType: MIME, text: await vanilla.html() }]);
+      const called = await client.callTool({ name: 'get-time', arguments: {} });
+      expect(called.structuredContent).toEqual({ time: expect.any(String) });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("on /mcp: each connection's page under a name of its own, read back from that connection", async () => {
+    const client = await agent(era, '/mcp');
+    try {
+      expect(client.getServerCapabilities()?.extensions?.[UI]).toEqual({ mimeTypes: [MIME] });
+      const tools = (await client.listTools()).tools;
+      const vanillaTool = tools.find((t) => t.name === 'vanilla__get-time');
+      const preactTool = tools.find((t) => t.name === 'preact__get-time');
+      // Both servers name the same page; on /mcp the two cannot meet.
+      expect(vanillaTool?._meta?.ui).toEqual({ resourceUri: 'ui://vanilla/get-time/mcp-app.html' });
+      expect(preactTool?._meta?.ui).toEqual({ resourceUri: 'ui://preact/get-time/mcp-app.html' });
+      const listed = (await client.listResources()).resources.map((r) => r.uri);
+      expect(listed).toEqual(
+        expect.arrayContaining([
+          'ui://vanilla/get-time/mcp-app.html',
+          'ui://preact/get-time/mcp-app.html',
+        ]),
+      );
+      for (const [name, server] of [
+        ['vanilla', vanilla],
+        ['preact', preact],
+      ] as const) {
+        const uri = `ui://${name}/get-time/mcp-app.html`;
+        const read = await client.readResource({ uri });
+        expect(read.contents).toEqual([{ uri, mimeType: MIME, text: await server.html() }]);
+      }
+      expect(await vanilla.html()).not.toBe(await preact.html());
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('a client that does not declare the extension is not declared it', async () => {
+    const client = await agent(era, '/mcp', false);
+    try {
+      expect(client.getServerCapabilities()?.extensions?.[UI]).toBeUndefined();
     } finally {
       await client.close();
     }
