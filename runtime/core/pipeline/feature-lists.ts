@@ -22,6 +22,12 @@ import { type Forwarding, REMOTE_READ } from './named-request.ts';
 import { servedList } from './pinned-features.ts';
 import { servedAppOf } from './served-apps.ts';
 
+/** A server's `ttlMs` on its list lowers ours (a negative or absent one says nothing). */
+function lowerCache(context: ListContext, ttlMs: unknown): void {
+  if (context.cache && typeof ttlMs === 'number' && Number.isInteger(ttlMs) && ttlMs >= 0)
+    context.cache.ttlMs = Math.min(context.cache.ttlMs, ttlMs);
+}
+
 /** Whether one of the connection's tools is served with its app now. */
 function servesApps(caller: Caller, { connection, source }: AllowedFeatures): boolean {
   return source.actions.some(
@@ -130,6 +136,7 @@ export class FeatureLists {
             remote.forward(caller, readable, context, list.method, params, trace),
           );
           const result = forwarded.outcome as Record<string, unknown>;
+          lowerCache(listContext, result.ttlMs);
           const entries = result[list.member];
           if (Array.isArray(entries)) listed.push(...entries);
           cursor = typeof result.nextCursor === 'string' ? result.nextCursor : undefined;

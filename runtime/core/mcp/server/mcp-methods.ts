@@ -23,6 +23,7 @@ import {
   type CompletionRequest,
   type DecidedToolCall,
   isInputRequired,
+  type ListCache,
   type ListContext,
   type McpPrincipal,
   type RequestContext,
@@ -107,8 +108,9 @@ export async function answerRequest<P extends McpPrincipal>(
         id,
         params,
         'prompts',
-        async () =>
-          (await scope.backend.listPrompts?.(scope.principal, listContext(scope, params))) ?? [],
+        async (cache) =>
+          (await scope.backend.listPrompts?.(scope.principal, listContext(scope, params, cache))) ??
+          [],
       );
     case 'prompts/get':
       return getPrompt(scope, id, params);
@@ -118,8 +120,11 @@ export async function answerRequest<P extends McpPrincipal>(
         id,
         params,
         'resources',
-        async () =>
-          (await scope.backend.listResources?.(scope.principal, listContext(scope, params))) ?? [],
+        async (cache) =>
+          (await scope.backend.listResources?.(
+            scope.principal,
+            listContext(scope, params, cache),
+          )) ?? [],
       );
     case 'resources/templates/list':
       return list(
@@ -127,10 +132,10 @@ export async function answerRequest<P extends McpPrincipal>(
         id,
         params,
         'resourceTemplates',
-        async () =>
+        async (cache) =>
           (await scope.backend.listResourceTemplates?.(
             scope.principal,
-            listContext(scope, params),
+            listContext(scope, params, cache),
           )) ?? [],
       );
     case 'resources/read':
@@ -192,20 +197,22 @@ async function list<P extends McpPrincipal>(
   id: JsonRpcId,
   params: Record<string, unknown> | undefined,
   member: string,
-  read: () => Promise<unknown[]>,
+  read: (cache: ListCache) => Promise<unknown[]>,
 ): Promise<Answer> {
   // All of a list comes in one page, so no cursor this server issued can exist.
   if (params?.cursor !== undefined) {
     return failure(id, 'invalid_params', 'Invalid params: unknown cursor');
   }
   try {
-    const items = await read();
+    // Ours at most; a remote server's list lowers it to its own. Every list is narrowed to the caller's grants.
+    const cache: ListCache = { ttlMs: TOOL_LIST_TTL_MS };
+    const items = await read(cache);
     if (scope.era === 'legacy') return { message: resultMessage(id, { [member]: items }) };
     return {
       message: resultMessage(id, {
         resultType: 'complete',
         [member]: items,
-        ttlMs: TOOL_LIST_TTL_MS,
+        ttlMs: cache.ttlMs,
         cacheScope: 'private',
         _meta: scope.serverMeta,
       }),
@@ -303,8 +310,10 @@ async function readResource<P extends McpPrincipal>(
 
 /**
  * A modern `resources/read` result says how long it may be cached and for
- * whom: the backend's hint when it gives one (else 0, not cached), private
- * (what an agent reads is its own).
+ * whom: the backend's hint when it gives one (else 0, not cached), never
+ * longer than a list of ours (a revoked grant or a page changed upstream
+ * reaches the client within it), and private (what an agent reads was
+ * decided for it, whatever scope the server gave).
  */
 function readCacheHints<P extends McpPrincipal, R extends object>(
   scope: RequestScope<P>,
@@ -314,7 +323,10 @@ function readCacheHints<P extends McpPrincipal, R extends object>(
   const { ttlMs } = outcome as { ttlMs?: unknown };
   return {
     ...outcome,
-    ttlMs: typeof ttlMs === 'number' && Number.isInteger(ttlMs) && ttlMs >= 0 ? ttlMs : 0,
+    ttlMs:
+      typeof ttlMs === 'number' && Number.isInteger(ttlMs) && ttlMs >= 0
+        ? Math.min(ttlMs, TOOL_LIST_TTL_MS)
+        : 0,
     cacheScope: 'private',
   };
 }
@@ -322,12 +334,14 @@ function readCacheHints<P extends McpPrincipal, R extends object>(
 function listContext<P extends McpPrincipal>(
   scope: RequestScope<P>,
   params: Record<string, unknown> | undefined,
+  cache?: ListCache,
 ): ListContext {
   return {
     era: scope.era,
     clientCapabilities: scope.clientCapabilities,
     trace: traceContextOf(metaOf(params)),
     span: scope.span,
+    ...(cache ? { cache } : {}),
   };
 }
 

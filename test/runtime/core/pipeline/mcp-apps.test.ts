@@ -10,6 +10,7 @@ import { createAgent } from '../../../../runtime/core/operator/agents.ts';
 import type { OperatorContext } from '../../../../runtime/core/operator/context.ts';
 import { startTestGateway, type TestGateway } from '../../../support/gateway.ts';
 import { type AppServer, startAppServer } from '../../../support/remote/app-server.ts';
+import { type HostileApp, startHostileApp } from '../../../support/remote/hostile-app.ts';
 import { connectReviewed } from '../../../support/remote/reviewed-connection.ts';
 
 let gateway: TestGateway;
@@ -17,25 +18,29 @@ let ctx: OperatorContext;
 let key: string;
 let vanilla: AppServer;
 let preact: AppServer;
+let hostile: HostileApp;
 
 const UI = 'io.modelcontextprotocol/ui';
 const MIME = 'text/html;profile=mcp-app';
 
 beforeAll(async () => {
-  [gateway, vanilla, preact] = await Promise.all([
+  [gateway, vanilla, preact, hostile] = await Promise.all([
     startTestGateway({ environment: { PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS: '1' } }),
     startAppServer('server-basic-vanillajs'),
     startAppServer('server-basic-preact'),
+    startHostileApp(),
   ]);
   ctx = gateway.running.gateway.operator('test');
   ({ key } = await createAgent(ctx, { workspace: 'default', name: 'viewer' }));
   await connectReviewed(ctx, { url: vanilla.url, name: 'vanilla' }, 'viewer');
   await connectReviewed(ctx, { url: preact.url, name: 'preact' }, 'viewer');
+  await connectReviewed(ctx, { url: hostile.url, name: 'board' }, 'viewer');
 }, 60_000);
 afterAll(async () => {
   await gateway?.close();
   await vanilla?.close();
   await preact?.close();
+  await hostile?.close();
 });
 
 async function agent(era: 'legacy' | 'modern', path: string, apps = true): Promise<Client> {
@@ -104,6 +109,27 @@ describe.each(['legacy', 'modern'] as const)('an app through the gateway, %s wir
       await client.close();
     }
   });
+
+  it.runIf(era === 'modern')(
+    "cache hints: private, never longer than ours, lowered to the server's",
+    async () => {
+      const client = await agent(era, '/mcp/c/board');
+      try {
+        const tools = await client.listTools();
+        expect([tools.ttlMs, tools.cacheScope]).toEqual([60_000, 'private']);
+        // The server's own resources/list says 0 (SDK v2): a list of its lowers ours to that.
+        const list = await client.listResources();
+        expect([list.ttlMs, list.cacheScope]).toEqual([0, 'private']);
+        // The server's callback says an hour, for anyone: the gateway decided it for this agent,
+        // and keeps it to a minute at most (SDK v2 2.4 does not put the callback's ttlMs on the wire).
+        const read = await client.readResource({ uri: 'ui://board/view.html' });
+        expect(read.cacheScope).toBe('private');
+        expect(read.ttlMs).toBeLessThanOrEqual(60_000);
+      } finally {
+        await client.close();
+      }
+    },
+  );
 
   it('a client that does not declare the extension is not declared it', async () => {
     const client = await agent(era, '/mcp', false);
