@@ -291,7 +291,7 @@ export const commands: Record<string, Command> = {
       const flagged = rows.some((a) => a.flags);
       printRows(
         out,
-        rows.map(({ changes: _, flags, ...a }) => ({
+        rows.map(({ changes: _, flags, app: __, ...a }) => ({
           ...a,
           tool: a.name,
           state: stateText(a),
@@ -567,7 +567,7 @@ function actionVerb(verb: ActionVerb): Command {
       });
       printRows(
         out,
-        rows.map(({ changes: _, flags: __, ...a }) => ({
+        rows.map(({ changes: _, flags: __, app: ___, ...a }) => ({
           ...a,
           tool: a.name,
           state: stateText(a),

@@ -6,6 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { GatewayError } from '../../core/base/errors.ts';
+import { setConnectionApps } from '../../core/operator/connection-apps.ts';
 import { disconnect } from '../../core/operator/disconnect.ts';
 import { classifyTool } from '../../core/operator/remote-classify.ts';
 import { connectUrl, type RemoteConnectResult } from '../../core/operator/remote-connections.ts';
@@ -133,6 +134,20 @@ export const remoteCommands: Record<string, Command> = {
         classification: args[2] ?? '',
       });
       printValue(out, done, `${inert(done.tool)} is ${done.classification} (${done.rule})`);
+    },
+  },
+  apps: {
+    usage: 'apps <connection> <on|off>',
+    summary:
+      "turn a remote connection's MCP Apps on or off (off: its tools are served without their app, its ui:// pages not at all)",
+    fields: { apps: '<on|off>' },
+    run: async ({ ctx, out, args, workspace }) => {
+      const done = await setConnectionApps(ctx, {
+        workspace,
+        connection: argument(args, 'apps <connection>'),
+        apps: args[1] ?? '',
+      });
+      printValue(out, done, `MCP Apps are ${done.apps} on ${inert(done.connection)}`);
     },
   },
   'connection sign-in': {

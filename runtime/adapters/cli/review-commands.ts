@@ -9,7 +9,7 @@ import { listActions } from '../../core/operator/actions.ts';
 import type { Command } from './command.ts';
 import { contractChangeLines } from './contract-change-text.ts';
 import { inert, printRows, printText } from './output.ts';
-import { flagLines } from './review-text.ts';
+import { appLines, flagLines } from './review-text.ts';
 
 export const reviewCommands: Record<string, Command> = {
   'connection review': {
@@ -35,6 +35,7 @@ export const reviewCommands: Record<string, Command> = {
         const lines = [
           `${inert(a.name)} (${a.classification}, ${a.review === 'new' ? 'new' : 'contract changed'})${a.title !== a.action ? `: ${inert(a.title)}` : ''}`,
           ...(a.changes ? ['  changed since its review:', ...contractChangeLines(a.changes)] : []),
+          ...(a.app ? ['  MCP App:', ...appLines(a.app)] : []),
           ...(a.flags ? [`  flagged (${a.flags.length}):`, ...flagLines(a.flags)] : []),
           `  approve: portcullis review ${inert(connection)} ${inert(a.name)}${a.flags ? force : ''}`,
         ];

@@ -6,6 +6,7 @@
  * nor hide in the terminal.
  */
 import type { ReviewFlag } from '../../core/governance/review-flags.ts';
+import type { AppContract } from '../../core/model/remote.ts';
 import { inert } from './output.ts';
 
 export function flagLines(flags: readonly ReviewFlag[], indent = '    '): string[] {
@@ -36,4 +37,25 @@ export function flaggedText(
 export function flagCount(flags: readonly ReviewFlag[] | undefined): string {
   if (flags === undefined) return '';
   return flags.length === 1 ? '1 flag' : `${flags.length} flags`;
+}
+
+const DIRECTIVES = [
+  ['connectDomains', 'connect to'],
+  ['resourceDomains', 'load from'],
+  ['frameDomains', 'frame'],
+  ['baseUriDomains', 'base uri'],
+] as const;
+
+/** An MCP App's page, plainly: what it may reach and what it asks for, one line each. */
+export function appLines(app: AppContract, indent = '    '): string[] {
+  const reaches = DIRECTIVES.flatMap(([key, verb]) => {
+    const domains = app.csp[key] ?? [];
+    return domains.length === 0 ? [] : [`${verb} ${domains.map(inert).join(', ')}`];
+  });
+  return [
+    `${indent}may reach: ${reaches.length === 0 ? 'no origin (no network)' : reaches.join('; ')}`,
+    `${indent}asks for: ${app.permissions.length === 0 ? 'no permission' : app.permissions.join(', ')}`,
+    ...(app.domain === undefined ? [] : [`${indent}sandbox domain: ${inert(app.domain)}`]),
+    `${indent}page sha256: ${app.contentSha256}`,
+  ];
 }

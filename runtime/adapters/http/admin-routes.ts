@@ -25,6 +25,7 @@ import {
   showApproval,
 } from '../../core/operator/approvals.ts';
 import { queryAudit } from '../../core/operator/audit-query.ts';
+import { setConnectionApps } from '../../core/operator/connection-apps.ts';
 import { connectionViews } from '../../core/operator/connection-views.ts';
 import { connect, setConnectionStatus, setCredential } from '../../core/operator/connections.ts';
 import { audit, type OperatorContext } from '../../core/operator/context.ts';
@@ -132,6 +133,7 @@ export function adminRouter(gateway: Gateway, log: Log): express.Router {
   router.post(`${ws}/connections/:connection/sign-out`, route(signOut));
   router.delete(`${ws}/connections/:connection`, route(disconnect));
   router.put(`${ws}/connections/:connection/tools/:tool/classification`, route(classifyTool));
+  router.put(`${ws}/connections/:connection/apps`, route(setConnectionApps));
   router.put(
     `${ws}/connections/:connection/credential`,
     route(async (ctx, input) => {

@@ -52,6 +52,22 @@ export interface ActionView {
   changedSince?: string;
   /** A remote item's review flags, from its current pinned text (the server's excerpt is hostile). */
   flags?: ReviewFlag[];
+  /** An MCP App's page as pinned (every string the server's: hostile). */
+  app?: AppReview;
+}
+
+/** What an MCP App's page may reach and asks for (`_meta.ui` of its `ui://` resource). */
+export interface AppReview {
+  contentSha256: string;
+  mimeType?: string;
+  csp: {
+    connectDomains?: string[];
+    resourceDomains?: string[];
+    frameDomains?: string[];
+    baseUriDomains?: string[];
+  };
+  permissions: string[];
+  domain?: string;
 }
 
 export interface ReviewFlag {

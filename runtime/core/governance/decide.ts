@@ -16,7 +16,20 @@ import type { GovernedAction } from './tool-source.ts';
 export interface FeatureRead {
   readonly reads: 'features';
   /** The one named, with its pin's contract hash (undefined: not pinned). */
-  readonly item?: { readonly kind: RemoteFeatureKind; readonly contractHash: string | undefined };
+  readonly item?: {
+    readonly kind: RemoteFeatureKind;
+    readonly contractHash: string | undefined;
+    /** An MCP App's page (a `ui://` resource): never read as data, off with the connection's apps. */
+    readonly app?: boolean;
+  };
+}
+
+/** The connection setting an operator turns a connection's MCP Apps off with (`portcullis apps`). */
+export const APPS_SETTING = 'apps';
+
+/** Whether an operator turned the connection's MCP Apps off. */
+export function appsTurnedOff(connection: Pick<Connection, 'settings'>): boolean {
+  return connection.settings[APPS_SETTING] === 'off';
 }
 
 export interface DecisionInput {
@@ -46,6 +59,9 @@ export function decide({
   if (!('reads' in action)) return policyRefusal(policy, action.contractHash);
   const { item } = action;
   if (item === undefined) return null;
+  if (item.app === true && appsTurnedOff(connection)) return 'action_disabled';
+  // An app's page is shown to a person: only one an operator reviewed.
+  if (item.app === true && item.contractHash === undefined) return 'action_quarantined';
   // A resource its server does not list (a template's, a link a tool returned) is read as data.
   if (item.kind !== 'prompt' && item.contractHash === undefined && policy === undefined)
     return null;

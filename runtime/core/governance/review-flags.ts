@@ -15,6 +15,7 @@
  * declared origins), add that to `ReviewItem` where the item is built. No
  * surface changes: each lists whatever rules fire, by id and title.
  */
+import { APP_PERMISSIONS } from '../model/remote.ts';
 import type { ReviewItem, ReviewText } from './review-item.ts';
 
 export type ReviewRuleId =
@@ -23,7 +24,8 @@ export type ReviewRuleId =
   | 'invisible-characters'
   | 'fetches-url'
   | 'long-text'
-  | 'asks-for-secret';
+  | 'asks-for-secret'
+  | 'app-reaches-out';
 
 /** Whether a flagged item may be approved without force (`PORTCULLIS_REVIEW_FLAGGED`). */
 export type ReviewFlaggedMode = 'show' | 'block';
@@ -41,7 +43,12 @@ export interface ReviewFlag {
 /** The rest of the workspace, for rules that look for other connections' names. */
 export interface ReviewContext {
   /** This item's own connection and its tools' names (references to them are its own business). */
-  own: { connection: string; tools: readonly string[] };
+  own: {
+    connection: string;
+    tools: readonly string[];
+    /** Its server's origin (`https://mcp.example.com`): where an MCP App may reach unflagged. */
+    origin?: string;
+  };
   /** Every other connection in the workspace and the names of its tools (the server's names). */
   others: ReadonlyArray<{ connection: string; tools: readonly string[] }>;
 }
@@ -181,7 +188,41 @@ export const REVIEW_RULES: readonly ReviewRule[] = [
             return secret ? [{ field: asked.field, excerpt: asked.name }] : [];
           }),
   },
+  {
+    id: 'app-reaches-out',
+    title: 'MCP App reaches beyond its server',
+    looksFor:
+      "an MCP App whose csp lets its page reach an origin other than its own server's (any origin, `*`, counts), or that asks for every permission (camera, microphone, geolocation, clipboard): a page that can send what it shows anywhere",
+    find: (item, context) => {
+      if (item.app === undefined) return [];
+      const found: Finding[] = [];
+      for (const key of CSP_KEYS)
+        for (const [index, domain] of (item.app.csp[key] ?? []).entries())
+          if (!isOwnOrigin(domain, context.own.origin))
+            found.push({
+              field: `csp /${key}/${index}`,
+              excerpt: excerptAt(domain, 0, domain.length),
+            });
+      if (item.app.permissions.length === APP_PERMISSIONS.length)
+        found.push({ field: 'permissions', excerpt: item.app.permissions.join(', ') });
+      return found;
+    },
+  },
 ];
+
+const CSP_KEYS = ['connectDomains', 'resourceDomains', 'frameDomains', 'baseUriDomains'] as const;
+
+/** Whether a csp source names exactly the server's own origin (a bare host is taken as https). */
+function isOwnOrigin(source: string, own: string | undefined): boolean {
+  if (own === undefined || source.includes('*')) return false;
+  try {
+    return (
+      new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(source) ? source : `https://${source}`).origin === own
+    );
+  } catch {
+    return false;
+  }
+}
 
 /** Every flag the rules raise on one item, in rule order then field order. */
 export function reviewFlags(item: ReviewItem, context: ReviewContext): ReviewFlag[] {

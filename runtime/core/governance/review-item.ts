@@ -8,7 +8,12 @@
  */
 import type { Classification } from '../../../generated/catalog-format.ts';
 import { isPlainObject, pointerToken } from '../base/json-value.ts';
-import type { RemoteFeatureContract, RemoteToolContract } from '../model/remote.ts';
+import type {
+  AppCsp,
+  AppPermission,
+  RemoteFeatureContract,
+  RemoteToolContract,
+} from '../model/remote.ts';
 
 export type ReviewItemKind = 'tool' | RemoteFeatureContract['kind'];
 
@@ -35,6 +40,8 @@ export interface ReviewItem {
   classification: Classification;
   texts: readonly ReviewText[];
   asks: readonly AskedField[];
+  /** An MCP App's page: the origins its csp lets it reach and the permissions it asks for. */
+  app?: { csp: AppCsp; permissions: readonly AppPermission[]; domain?: string };
 }
 
 /** Schema keywords whose strings an agent reads. */
@@ -89,7 +96,15 @@ export function featureReviewItem(
     }
   } else add('mimeType', feature.contract.mimeType);
   const name = feature.kind === 'resource' ? feature.contract.uri : contract.name;
-  return { kind: feature.kind, name, classification, texts, asks };
+  const item: ReviewItem = { kind: feature.kind, name, classification, texts, asks };
+  const app = feature.kind === 'resource' ? feature.contract.app : undefined;
+  if (app)
+    item.app = {
+      csp: app.csp,
+      permissions: app.permissions,
+      ...(app.domain === undefined ? {} : { domain: app.domain }),
+    };
+  return item;
 }
 
 function walkSchema(

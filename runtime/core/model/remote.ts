@@ -110,6 +110,41 @@ export interface RemoteToolContract {
   inputSchema: Record<string, unknown>;
   outputSchema?: Record<string, unknown>;
   annotations?: Partial<ToolAnnotations>;
+  /** The MCP App it names (`_meta.ui`): absent for a tool without one, so older pins hash as before. */
+  ui?: ToolApp;
+}
+
+/** What a tool says of its app: the `ui://` resource a host renders, and who may call the tool. */
+export interface ToolApp {
+  resourceUri: string;
+  /** `model`, `app` (ext-apps' default: both). */
+  visibility?: string[];
+}
+
+/** The origins an app's HTML may reach, as its resource's `_meta.ui.csp` declares them. */
+export interface AppCsp {
+  connectDomains?: string[];
+  resourceDomains?: string[];
+  frameDomains?: string[];
+  baseUriDomains?: string[];
+}
+
+/** The permissions an app may ask the host for (`_meta.ui.permissions`). */
+export const APP_PERMISSIONS = ['camera', 'microphone', 'geolocation', 'clipboardWrite'] as const;
+export type AppPermission = (typeof APP_PERMISSIONS)[number];
+
+/**
+ * An MCP App's HTML as Portcullis pins it (read at discovery): the sha256 of
+ * its content and what its `_meta.ui` declares. Part of its resource's
+ * contract, so a changed page, origin or permission is a changed contract.
+ */
+export interface AppContract {
+  contentSha256: string;
+  mimeType?: string;
+  csp: AppCsp;
+  permissions: AppPermission[];
+  /** The dedicated sandbox origin it asks for, when it asks for one. */
+  domain?: string;
 }
 
 export interface RemoteTool {
@@ -156,6 +191,8 @@ export interface ResourceContract {
   title?: string;
   description?: string;
   mimeType?: string;
+  /** An MCP App's page (a `ui://` resource): read and pinned at discovery. */
+  app?: AppContract;
 }
 
 /** What an agent reads of a resource template in a list. */

@@ -8,6 +8,7 @@
  * with `PORTCULLIS_REVIEW_FLAGGED=block`, approving a flagged item (review or
  * enable of a contract not yet reviewed) takes `force`.
  */
+
 import { z } from 'zod';
 import type { Classification } from '../../../generated/catalog-format.ts';
 import { GatewayError } from '../base/errors.ts';
@@ -16,6 +17,7 @@ import type { ReviewFlag } from '../governance/review-flags.ts';
 import { type ReviewState, reviewStateOf } from '../governance/review-state.ts';
 import { assertToolNamesFree } from '../governance/tool-name-owners.ts';
 import type { ActionPolicy, Connection, PolicyState } from '../model/governance.ts';
+import type { AppContract } from '../model/remote.ts';
 import { REMOTE_MCP_PROVIDER, type RemoteFeatureKind } from '../model/remote.ts';
 import { type ContractChange, contractChanges } from '../sources/remote-mcp/contract-diff.ts';
 import { featureOfKey } from '../sources/remote-mcp/remote-feature-contract.ts';
@@ -53,6 +55,12 @@ export interface ActionView {
    * Absent when none fired.
    */
   flags?: ReviewFlag[];
+  /**
+   * An MCP App's page (a `ui://` resource), as pinned: the origins its csp
+   * lets it reach, by directive, the permissions it asks for, its sandbox
+   * domain and the sha256 of its content. Absent for anything else.
+   */
+  app?: AppContract;
 }
 
 const ConnectionRefSchema = z.strictObject({
@@ -111,6 +119,9 @@ async function actionViews(ctx: OperatorContext, connection: Connection): Promis
           }
         : {}),
       ...(flags.has(policy.action) ? { flags: flags.get(policy.action)! } : {}),
+      ...(feature?.kind === 'resource' && feature.contract.app
+        ? { app: feature.contract.app }
+        : {}),
     };
   });
 }

@@ -51,8 +51,10 @@ async function reviewContextOf(
   const others = (await ctx.store.connections.list(connection.workspaceId)).filter(
     (c) => c.id !== connection.id,
   );
+  const endpoint = await ctx.store.remoteEndpoints.byConnection(connection.id);
+  const origin = endpoint ? originOf(endpoint.url) : undefined;
   return {
-    own: { connection: connection.name, tools },
+    own: { connection: connection.name, tools, ...(origin ? { origin } : {}) },
     others: await Promise.all(
       others.map(async (other) => ({
         connection: other.name,
@@ -63,4 +65,12 @@ async function reviewContextOf(
       })),
     ),
   };
+}
+
+function originOf(url: string): string | undefined {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return undefined;
+  }
 }

@@ -14,6 +14,7 @@ import type {
 import type { ReasonCode } from '../base/errors.ts';
 import type { SpanParent } from '../base/tracing.ts';
 import { toolNameFor } from '../governance/tool-names.ts';
+import type { ToolTarget } from '../governance/tool-source.ts';
 import type { Caller } from '../identity/principals/principals.ts';
 import type {
   CompletionRequest,
@@ -35,8 +36,17 @@ import type {
 import type { McpEra } from '../mcp/wire/protocol-version.ts';
 import type { TaskState } from '../mcp/wire/tasks.ts';
 import type { Connection } from '../model/governance.ts';
+import type { ToolApp } from '../model/remote.ts';
+import type { RemoteAction } from '../sources/remote-mcp/remote-tool-source.ts';
 import type { FeatureView } from './feature-names.ts';
 import type { GovernedTools } from './governed-tools.ts';
+import { appMetaOf } from './served-apps.ts';
+
+function appOf(target: ToolTarget): ToolApp | undefined {
+  return target.source.kind === 'remote_mcp'
+    ? (target.action as RemoteAction).contract.ui
+    : undefined;
+}
 
 const NOTHING_SERVED: ServedFeatures = { prompts: false, resources: false };
 
@@ -61,8 +71,14 @@ export class ConnectionTools implements ToolBackend<Caller> {
     const mine: Tool[] = [];
     for (const tool of listed) {
       const target = caller.snapshot.resolveTool(caller.workspaceId, tool.name);
-      if (target?.connection.name === this.#connection)
-        mine.push({ ...tool, name: target.action.name });
+      if (target?.connection.name !== this.#connection) continue;
+      const ui = tool._meta?.ui === undefined ? undefined : appOf(target);
+      mine.push({
+        ...tool,
+        name: target.action.name,
+        // Its app under the server's own uri, as the server gave it.
+        ...(ui ? { _meta: appMetaOf(ui, ui.resourceUri) } : {}),
+      });
     }
     return mine;
   }

@@ -23,6 +23,7 @@ import { decide } from '../governance/decide.ts';
 import type { ToolTarget } from '../governance/tool-source.ts';
 import { agentOf, type Caller } from '../identity/principals/principals.ts';
 import { scopeFor, scopesAllow } from '../identity/principals/scopes.ts';
+import { isAppUri } from '../mcp/wire/apps.ts';
 import type { Agent, Connection, Grant } from '../model/governance.ts';
 import type { RemoteFeature } from '../model/remote.ts';
 import { featureKey, featureOfKey } from '../sources/remote-mcp/remote-feature-contract.ts';
@@ -183,7 +184,15 @@ function decideOnConnection(
     policy: key === undefined ? undefined : snapshot.policyOf(connection.id, key),
     action: {
       reads: 'features',
-      ...(item ? { item: { kind: item.kind, contractHash: pinned?.contractHash } } : {}),
+      ...(item
+        ? {
+            item: {
+              kind: item.kind,
+              contractHash: pinned?.contractHash,
+              ...(item.kind === 'resource' && isAppUri(item.id) ? { app: true } : {}),
+            },
+          }
+        : {}),
     },
   });
   // A prompt or resource is a read of its connection: a token's scopes decide it with the

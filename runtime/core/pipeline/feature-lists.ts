@@ -20,6 +20,22 @@ import { type AllowedFeatures, readableConnections } from './decision.ts';
 import { type FeatureView, requestContextOf } from './feature-names.ts';
 import { type Forwarding, REMOTE_READ } from './named-request.ts';
 import { servedList } from './pinned-features.ts';
+import { servedAppOf } from './served-apps.ts';
+
+/** A server's `ttlMs` on its list lowers ours (a negative or absent one says nothing). */
+function lowerCache(context: ListContext, ttlMs: unknown): void {
+  if (context.cache && typeof ttlMs === 'number' && Number.isInteger(ttlMs) && ttlMs >= 0)
+    context.cache.ttlMs = Math.min(context.cache.ttlMs, ttlMs);
+}
+
+/** Whether one of the connection's tools is served with its app now. */
+function servesApps(caller: Caller, { connection, source }: AllowedFeatures): boolean {
+  return source.actions.some(
+    (action) =>
+      action.contract.ui !== undefined &&
+      servedAppOf(caller.snapshot, { connection, source, action }) !== undefined,
+  );
+}
 
 /** Connections whose features were learned here (not recorded) kept at most; past it, learned again. */
 const MAX_LEARNED = 1_000;
@@ -58,6 +74,7 @@ export class FeatureLists {
   served(caller: Caller, view: FeatureView, era?: McpEra): ServedFeatures {
     const served: ServedFeatures = { prompts: false, resources: false, completions: false };
     for (const readable of readableConnections(caller, view.only)) {
+      if (!served.apps && servesApps(caller, readable)) served.apps = true;
       const recorded =
         readable.source.endpoint.features ?? this.#learned.get(readable.connection.id);
       if (recorded === undefined) {
@@ -119,6 +136,7 @@ export class FeatureLists {
             remote.forward(caller, readable, context, list.method, params, trace),
           );
           const result = forwarded.outcome as Record<string, unknown>;
+          lowerCache(listContext, result.ttlMs);
           const entries = result[list.member];
           if (Array.isArray(entries)) listed.push(...entries);
           cursor = typeof result.nextCursor === 'string' ? result.nextCursor : undefined;
@@ -148,7 +166,7 @@ export class FeatureLists {
               .join(', ')}`.slice(0, 500),
           })
           .catch(audit.report);
-      if (served.unpinned && readable.credentialOwner === null) this.#rediscover(connection.id);
+      if (served.unpinned && readable.credentialOwner === null) this.rediscover(connection.id);
       return served.items;
     });
   }
@@ -167,7 +185,7 @@ export class FeatureLists {
   }
 
   /** Asks for the connection's discovery again, at most every REDISCOVER_EVERY_MS. */
-  #rediscover(connectionId: string): void {
+  rediscover(connectionId: string): void {
     const now = this.#options.now().getTime();
     const last = this.#rediscovered.get(connectionId);
     if (last !== undefined && now - last < REDISCOVER_EVERY_MS) return;

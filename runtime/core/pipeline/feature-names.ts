@@ -12,6 +12,8 @@ import {
   type ListContext,
   type RequestContext,
 } from '../mcp/server/tool-backend.ts';
+import { isAppUri } from '../mcp/wire/apps.ts';
+import { appUriOn } from '../sources/remote-mcp/remote-feature-contract.ts';
 
 /** How names appear: namespaced on `/mcp`, as the server gives them on `/mcp/c/<connection>`. */
 export type FeatureView = { only: undefined } | { only: string };
@@ -47,6 +49,12 @@ export function split(
   const at = name.indexOf(separator);
   if (at <= 0) return [undefined, name];
   return [name.slice(0, at), name.slice(at + separator.length)];
+}
+
+/** A resource's name as the view gives it: on `/mcp`, an app's page `ui://<connection>/…`, another `<connection>+<uri>`. */
+export function splitResource(view: FeatureView, uri: string): [string | undefined, string] {
+  if (view.only === undefined && isAppUri(uri)) return appUriOn(uri);
+  return split(view, uri, '+');
 }
 
 /** A result as the agent's era takes it (the server's era marks stripped; the endpoint adds its own). */

@@ -41,8 +41,13 @@ export class ForwardedFeatures {
   readonly #lists: FeatureLists;
 
   constructor(options: FeatureListsOptions) {
-    this.#forwarding = { audit: options.audit, remote: options.remote, limits: options.limits };
     this.#lists = new FeatureLists(options);
+    this.#forwarding = {
+      audit: options.audit,
+      remote: options.remote,
+      limits: options.limits,
+      unpinned: (connectionId) => this.#lists.rediscover(connectionId),
+    };
   }
 
   served(caller: Caller, view: FeatureView, era?: McpEra): ServedFeatures {

@@ -25,6 +25,8 @@ export interface Forwarding {
   remote: RemoteRequests;
   /** The rate limits an allowed request is charged to (none without). */
   limits: CallLimits | undefined;
+  /** What the server answered does not match its pins: discover the connection again. */
+  unpinned?: (connectionId: string) => void;
 }
 
 export interface NamedRequest {
@@ -39,6 +41,8 @@ export interface NamedRequest {
   unknown(): GatewayError;
   /** Arguments to hash into the event (a prompt's). */
   arguments?: { value: unknown };
+  /** Why the server's answer may not be served (it is not what was reviewed), checked before it is. */
+  check?(outcome: Record<string, unknown>, allowed: AllowedFeatures): GatewayError | undefined;
 }
 
 /** The server's result, as the agent's era takes it, with what the decision allowed. */
@@ -95,6 +99,11 @@ export function forwardNamed(
       const told = notFoundOf(error, method, item.shown) ?? error;
       await audited.failed(error, told);
       throw told;
+    }
+    const refused = request.check?.(forwarded.outcome as Record<string, unknown>, decision);
+    if (refused) {
+      await audited.failed(refused);
+      throw refused;
     }
     await audited.executed(forwarded).catch(forwarding.audit.report);
     return {

@@ -9,8 +9,9 @@
  * a link a tool returned) is read as data.
  */
 import { GatewayError, type ReasonCode } from '../base/errors.ts';
-import { policyRefusal } from '../governance/decide.ts';
+import { appsTurnedOff, policyRefusal } from '../governance/decide.ts';
 import type { GovernanceSnapshot } from '../governance/snapshot.ts';
+import { isAppUri } from '../mcp/wire/apps.ts';
 import type { Connection } from '../model/governance.ts';
 import type { RemoteFeatureKind } from '../model/remote.ts';
 import {
@@ -50,14 +51,21 @@ export function servedList(
     const id = featureIdOf(feature);
     const shown = namespaced ? namespacedId(connection, kind, id) : id;
     const key = featureKey(kind, id);
+    const pinned = source.features.get(key);
+    // A list cannot show an app's page: it is held to the page pinned, which each read is checked against.
+    if (feature.kind === 'resource' && pinned?.kind === 'resource' && pinned.contract.app)
+      feature.contract.app = pinned.contract.app;
     const hash = featureHashOf(feature);
-    const reason = policyRefusal(snapshot.policyOf(connection.id, key), hash);
+    const off = kind === 'resource' && isAppUri(id) && appsTurnedOff(connection);
+    const reason = off
+      ? 'action_disabled'
+      : policyRefusal(snapshot.policyOf(connection.id, key), hash);
     if (reason === null) {
       served.items.push(listedFeature(feature, shown));
       continue;
     }
     served.held.push({ name: shown, reason });
-    if (source.features.get(key)?.contractHash !== hash) served.unpinned = true;
+    if (pinned?.contractHash !== hash && !off) served.unpinned = true;
   }
   return served;
 }
@@ -101,6 +109,8 @@ function heldMessage(
     case 'contract_changed':
       return `${named.kind} ${named.shown} changed since it was reviewed; an operator must review it again: ${review}`;
     case 'action_disabled':
+      if (named.kind === 'resource' && isAppUri(named.id) && appsTurnedOff(connection))
+        return `an operator has turned MCP Apps off on ${connection.name}: portcullis apps ${connection.name} on`;
       return `an operator has disabled ${named.kind} ${named.shown}: portcullis enable ${connection.name} ${key}`;
     case 'action_retired':
       return `${named.kind} ${named.shown} is no longer listed by its server`;

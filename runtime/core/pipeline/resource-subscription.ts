@@ -13,7 +13,7 @@ import type { ResourceSubscription, SubscribeRequest } from '../mcp/server/tool-
 import { namespacedId } from '../sources/remote-mcp/remote-feature-contract.ts';
 import { isSubscribable } from '../sources/remote-mcp/remote-features.ts';
 import { decideFeatureRead } from './decision.ts';
-import { type FeatureView, notFoundOf, split } from './feature-names.ts';
+import { type FeatureView, notFoundOf, splitResource } from './feature-names.ts';
 import { type Forwarding, REMOTE_READ } from './named-request.ts';
 
 export function subscribe(
@@ -23,7 +23,7 @@ export function subscribe(
   request: SubscribeRequest,
 ): Promise<ResourceSubscription> {
   const { uri, era } = request;
-  const [connectionName, upstreamUri] = split(view, uri, '+');
+  const [connectionName, upstreamUri] = splitResource(view, uri);
   const opening = {
     caller,
     action: `resources/subscribe ${uri}`,

@@ -1,7 +1,8 @@
 /**
  * Tools as agents see them: each governed action as an MCP `Tool` under its
- * name on `/mcp`, built once per action and name, and each agent's list
- * built once per governance revision (a long list is served as text).
+ * name on `/mcp`, built once per action and name (and app: a tool whose
+ * MCP App is served carries its `_meta.ui`, served-apps.ts), and each
+ * agent's list built once per governance revision (a long list is served as text).
  */
 import type { Tool } from '@modelcontextprotocol/server';
 import type { GovernanceSnapshot } from '../governance/snapshot.ts';
@@ -10,6 +11,7 @@ import type { ToolTarget } from '../governance/tool-source.ts';
 import { scopeFor } from '../identity/principals/scopes.ts';
 import { withJsonText } from '../mcp/wire/json-text.ts';
 import type { Agent } from '../model/governance.ts';
+import { appMetaOf, appUriOnGateway, servedAppOf } from './served-apps.ts';
 
 export class ToolViews {
   readonly #tools = new WeakMap<ToolTarget['action'], Map<string, Tool>>();
@@ -24,20 +26,27 @@ export class ToolViews {
     }
     let tools = lists.get(agent.id);
     if (!tools) {
-      tools = withJsonText(snapshot.visibleTools(agent).map((target) => this.toolOf(target)));
+      tools = withJsonText(
+        snapshot.visibleTools(agent).map((target) => this.toolOf(target, snapshot)),
+      );
       lists.set(agent.id, tools);
     }
     return tools;
   }
 
-  toolOf({ connection, action }: ToolTarget): Tool {
+  /** The tool as listed; with the snapshot it is listed at, with its app when that is served. */
+  toolOf(target: ToolTarget, snapshot?: GovernanceSnapshot): Tool {
+    const { connection, action } = target;
     let byName = this.#tools.get(action);
     if (!byName) {
       byName = new Map();
       this.#tools.set(action, byName);
     }
     const name = toolNameFor(connection, action.name);
-    let tool = byName.get(name);
+    const app = snapshot && servedAppOf(snapshot, target);
+    const shownUri = app && appUriOnGateway(target, app);
+    const cacheKey = shownUri === undefined ? name : `${name}\n${shownUri}`;
+    let tool = byName.get(cacheKey);
     if (!tool) {
       tool = {
         name,
@@ -47,8 +56,9 @@ export class ToolViews {
         annotations: { ...action.annotations },
         // What the OpenAI Apps SDK and other clients read: the scope this tool needs.
         securitySchemes: [{ type: 'oauth2', scopes: [scopeFor(action.classification)] }],
+        ...(app && shownUri ? { _meta: appMetaOf(app, shownUri) } : {}),
       } as Tool;
-      byName.set(name, tool);
+      byName.set(cacheKey, tool);
     }
     return tool;
   }

@@ -25,6 +25,7 @@ import { useChange } from '../use-change.ts';
 import { useLoad } from '../use-load.ts';
 import { ClassBadge, FeatureKind } from './action-badges.tsx';
 import { ActionPolicies } from './action-policies.tsx';
+import { AppReviewPanel } from './app-review.tsx';
 import { ClassPolicies, Grants } from './connection-access.tsx';
 import { QueueByClass } from './review-by-class.tsx';
 import { FlagCount, heldForFlags, PastFlags, ReviewFlags } from './review-flags.tsx';
@@ -98,6 +99,7 @@ export function ReviewPage({ connection, canChange }: { connection: string; canC
                 Changed since <ShownTime at={action.changedSince} />.
               </p>
             ) : null}
+            {action.app ? <AppReviewPanel app={action.app} item={action.name} /> : null}
             {action.flags ? <ReviewFlags flags={action.flags} item={action.name} /> : null}
             {held === action.name ? (
               <PastFlags

@@ -175,6 +175,7 @@ export class LegacyWire<P extends McpPrincipal> {
         principal,
         'legacy',
         protocolVersion,
+        params.data.capabilities,
       ),
       serverInfo: this.#context.serverInfo,
     };

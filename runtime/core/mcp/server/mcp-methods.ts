@@ -9,6 +9,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { GatewayError, publicError } from '../../base/errors.ts';
 import { isPlainObject } from '../../base/json-value.ts';
+import { APPS_DECLARATION, APPS_EXTENSION, clientTakesApps } from '../wire/apps.ts';
 import { type JsonRpcId, notificationMessage, resultMessage } from '../wire/json-rpc.ts';
 import { type McpEra, MODERN_VERSIONS } from '../wire/protocol-version.ts';
 import { metaOf, traceContextOf } from '../wire/request-meta.ts';
@@ -22,6 +23,7 @@ import {
   type CompletionRequest,
   type DecidedToolCall,
   isInputRequired,
+  type ListCache,
   type ListContext,
   type McpPrincipal,
   type RequestContext,
@@ -49,27 +51,37 @@ const DECLARED_VARIANTS = new Map<number, Record<string, object>>();
  * server behind it delivers their updates to a client of `era`; the tasks
  * extension where the backend answers tasks, to a client of a revision that
  * has extensions (2025-11-25 and 2026-07-28; never the 2025-11-25
- * experimental `capabilities.tasks`, which the extension replaces).
+ * experimental `capabilities.tasks`, which the extension replaces); the MCP
+ * Apps extension where a tool's app is served and the client declared it.
  */
 export async function serverCapabilitiesFor<P extends McpPrincipal>(
   backend: ToolBackend<P>,
   principal: P,
   era: McpEra,
   protocolVersion: string,
+  clientCapabilities?: unknown,
 ): Promise<Record<string, object>> {
   const completions = backend.complete !== undefined;
-  const subscribe =
-    backend.subscribeResource !== undefined &&
-    (await backend.serverCapabilities?.(principal, era))?.subscribe === true;
-  const tasks = backend.answerTask !== undefined && revisionHasExtensions(protocolVersion);
-  const variant = (completions ? 1 : 0) + (subscribe ? 2 : 0) + (tasks ? 4 : 0);
+  const served = await backend.serverCapabilities?.(principal, era);
+  const subscribe = backend.subscribeResource !== undefined && served?.subscribe === true;
+  const extensions = revisionHasExtensions(protocolVersion);
+  const tasks = backend.answerTask !== undefined && extensions;
+  const apps = extensions && served?.apps === true && clientTakesApps(clientCapabilities);
+  const variant = (completions ? 1 : 0) + (subscribe ? 2 : 0) + (tasks ? 4 : 0) + (apps ? 8 : 0);
   let capabilities = DECLARED_VARIANTS.get(variant);
   if (capabilities === undefined) {
     capabilities = Object.freeze({
       ...SERVER_CAPABILITIES,
       resources: subscribe ? { subscribe: true } : {},
       ...(completions ? { completions: {} } : {}),
-      ...(tasks ? { extensions: { [TASKS_EXTENSION]: {} } } : {}),
+      ...(tasks || apps
+        ? {
+            extensions: {
+              ...(tasks ? { [TASKS_EXTENSION]: {} } : {}),
+              ...(apps ? { [APPS_EXTENSION]: APPS_DECLARATION } : {}),
+            },
+          }
+        : {}),
     });
     DECLARED_VARIANTS.set(variant, capabilities);
   }
@@ -96,8 +108,9 @@ export async function answerRequest<P extends McpPrincipal>(
         id,
         params,
         'prompts',
-        async () =>
-          (await scope.backend.listPrompts?.(scope.principal, listContext(scope, params))) ?? [],
+        async (cache) =>
+          (await scope.backend.listPrompts?.(scope.principal, listContext(scope, params, cache))) ??
+          [],
       );
     case 'prompts/get':
       return getPrompt(scope, id, params);
@@ -107,8 +120,11 @@ export async function answerRequest<P extends McpPrincipal>(
         id,
         params,
         'resources',
-        async () =>
-          (await scope.backend.listResources?.(scope.principal, listContext(scope, params))) ?? [],
+        async (cache) =>
+          (await scope.backend.listResources?.(
+            scope.principal,
+            listContext(scope, params, cache),
+          )) ?? [],
       );
     case 'resources/templates/list':
       return list(
@@ -116,10 +132,10 @@ export async function answerRequest<P extends McpPrincipal>(
         id,
         params,
         'resourceTemplates',
-        async () =>
+        async (cache) =>
           (await scope.backend.listResourceTemplates?.(
             scope.principal,
-            listContext(scope, params),
+            listContext(scope, params, cache),
           )) ?? [],
       );
     case 'resources/read':
@@ -167,6 +183,7 @@ async function discoverResult<P extends McpPrincipal>(
       scope.principal,
       scope.era,
       scope.protocolVersion,
+      scope.clientCapabilities,
     ),
     _meta: scope.serverMeta,
     ttlMs: TOOL_LIST_TTL_MS,
@@ -180,20 +197,22 @@ async function list<P extends McpPrincipal>(
   id: JsonRpcId,
   params: Record<string, unknown> | undefined,
   member: string,
-  read: () => Promise<unknown[]>,
+  read: (cache: ListCache) => Promise<unknown[]>,
 ): Promise<Answer> {
   // All of a list comes in one page, so no cursor this server issued can exist.
   if (params?.cursor !== undefined) {
     return failure(id, 'invalid_params', 'Invalid params: unknown cursor');
   }
   try {
-    const items = await read();
+    // Ours at most; a remote server's list lowers it to its own. Every list is narrowed to the caller's grants.
+    const cache: ListCache = { ttlMs: TOOL_LIST_TTL_MS };
+    const items = await read(cache);
     if (scope.era === 'legacy') return { message: resultMessage(id, { [member]: items }) };
     return {
       message: resultMessage(id, {
         resultType: 'complete',
         [member]: items,
-        ttlMs: TOOL_LIST_TTL_MS,
+        ttlMs: cache.ttlMs,
         cacheScope: 'private',
         _meta: scope.serverMeta,
       }),
@@ -291,8 +310,10 @@ async function readResource<P extends McpPrincipal>(
 
 /**
  * A modern `resources/read` result says how long it may be cached and for
- * whom: the backend's hint when it gives one (else 0, not cached), private
- * (what an agent reads is its own).
+ * whom: the backend's hint when it gives one (else 0, not cached), never
+ * longer than a list of ours (a revoked grant or a page changed upstream
+ * reaches the client within it), and private (what an agent reads was
+ * decided for it, whatever scope the server gave).
  */
 function readCacheHints<P extends McpPrincipal, R extends object>(
   scope: RequestScope<P>,
@@ -302,7 +323,10 @@ function readCacheHints<P extends McpPrincipal, R extends object>(
   const { ttlMs } = outcome as { ttlMs?: unknown };
   return {
     ...outcome,
-    ttlMs: typeof ttlMs === 'number' && Number.isInteger(ttlMs) && ttlMs >= 0 ? ttlMs : 0,
+    ttlMs:
+      typeof ttlMs === 'number' && Number.isInteger(ttlMs) && ttlMs >= 0
+        ? Math.min(ttlMs, TOOL_LIST_TTL_MS)
+        : 0,
     cacheScope: 'private',
   };
 }
@@ -310,12 +334,14 @@ function readCacheHints<P extends McpPrincipal, R extends object>(
 function listContext<P extends McpPrincipal>(
   scope: RequestScope<P>,
   params: Record<string, unknown> | undefined,
+  cache?: ListCache,
 ): ListContext {
   return {
     era: scope.era,
     clientCapabilities: scope.clientCapabilities,
     trace: traceContextOf(metaOf(params)),
     span: scope.span,
+    ...(cache ? { cache } : {}),
   };
 }
 

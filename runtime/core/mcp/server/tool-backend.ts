@@ -62,7 +62,15 @@ export interface RequestContext {
 }
 
 /** What a list request tells the backend: the era, what the client can do, its trace. */
-export type ListContext = Pick<RequestContext, 'era' | 'clientCapabilities' | 'trace' | 'span'>;
+export type ListContext = Pick<RequestContext, 'era' | 'clientCapabilities' | 'trace' | 'span'> & {
+  /** How long the list may be kept (2026-07-28 `ttlMs`): a backend lowers it to what its sources allow. */
+  cache?: ListCache;
+};
+
+/** A list's cache hint as the backend builds it: never raised, only lowered. */
+export interface ListCache {
+  ttlMs: number;
+}
 
 /** One tool call, as the backend sees it. */
 export interface ToolCall extends RequestContext {
@@ -226,6 +234,8 @@ export interface ServedFeatures {
   /** Resource subscriptions work: updates of a subscribed resource reach the client. */
   subscribe?: boolean;
   completions?: boolean;
+  /** A tool's MCP App is served (`io.modelcontextprotocol/ui`, to a client that declares it). */
+  apps?: boolean;
 }
 
 /** `completion/complete`: which prompt or template, which argument and what is typed so far. */

@@ -12,7 +12,14 @@ import { isPlainObject } from '../../base/json-value.ts';
 /** The contract fields compared as text, word by word, in the order a review shows them. */
 const TEXT_FIELDS = ['name', 'uri', 'uriTemplate', 'title', 'description', 'mimeType'] as const;
 /** The contract fields compared as JSON values, after the texts. */
-const VALUE_FIELDS = ['arguments', 'inputSchema', 'outputSchema', 'annotations'] as const;
+const VALUE_FIELDS = [
+  'arguments',
+  'inputSchema',
+  'outputSchema',
+  'annotations',
+  'ui',
+  'app',
+] as const;
 
 export type TextField = (typeof TEXT_FIELDS)[number];
 export type ValueField = (typeof VALUE_FIELDS)[number];

@@ -3,7 +3,9 @@
  * `resources/templates/list`, as pinnable contracts, for the kinds its
  * capabilities say it serves. Items the server describes badly are left out
  * and named; a list that cannot be read is named too, and the caller keeps
- * what was pinned of that kind (a failed list retires nothing).
+ * what was pinned of that kind (a failed list retires nothing). An MCP App's
+ * page (a `ui://` resource) is read too, and pinned with its resource
+ * (app-contract.ts); one that cannot be read keeps the resources as pinned.
  */
 import { reasonOf } from '../../base/errors.ts';
 import { listPages, PAGES_MAX } from '../../mcp/client/list-pages.ts';
@@ -13,7 +15,9 @@ import type {
   UpstreamSession,
 } from '../../mcp/client/upstream-client.ts';
 import type { UpstreamTarget } from '../../mcp/client/upstream-target.ts';
+import { isAppUri } from '../../mcp/wire/apps.ts';
 import type { RemoteFeatureContract, RemoteFeatureKind } from '../../model/remote.ts';
+import { appContractOf } from './app-contract.ts';
 import { featureContractOf, featureIdOf } from './remote-feature-contract.ts';
 
 export const FEATURES_MAX = 2_000;
@@ -50,6 +54,8 @@ export async function discoverFeatures(
   options: ExchangeOptions = {},
 ): Promise<DiscoveredFeatures> {
   const found: DiscoveredFeatures = { features: [], problems: [], unread: [] };
+  /** The list entries of the apps' pages, read once the lists are. */
+  const apps = new Map<string, unknown>();
   const capabilities = await capabilitiesOf(client, target, session, options);
   if (capabilities === undefined) {
     found.unread.push(...FEATURE_LISTS.map((list) => list.kind));
@@ -83,6 +89,7 @@ export async function discoverFeatures(
           }
           seen.add(id);
           kept.push(feature);
+          if (feature.kind === 'resource' && isAppUri(id)) apps.set(id, entry);
         }
         if (!full) next = await pages.next();
       }
@@ -97,7 +104,42 @@ export async function discoverFeatures(
     }
     found.features.push(...kept);
   }
+  if (apps.size > 0 && !found.unread.includes('resource'))
+    await readApps(client, target, session, options, found, apps);
   return found;
+}
+
+/** Each app's page read and pinned with its resource; one that cannot be keeps the resources' pins. */
+async function readApps(
+  client: UpstreamClient,
+  target: UpstreamTarget,
+  session: UpstreamSession,
+  options: ExchangeOptions,
+  found: DiscoveredFeatures,
+  apps: ReadonlyMap<string, unknown>,
+): Promise<void> {
+  for (const feature of found.features) {
+    if (feature.kind !== 'resource' || !apps.has(feature.contract.uri)) continue;
+    const { uri } = feature.contract;
+    let why: string;
+    try {
+      const { result } = await client.request(target, session, 'resources/read', { uri }, options);
+      const app = appContractOf(result, apps.get(uri));
+      if (!('problem' in app)) {
+        feature.contract.app = app;
+        continue;
+      }
+      why = app.problem;
+    } catch (error) {
+      why = reasonOf(error);
+    }
+    found.unread.push('resource');
+    found.features = found.features.filter((f) => f.kind !== 'resource');
+    found.problems.push(
+      `the app ${uri.slice(0, 200)} could not be pinned (${why}); the resources' pins stay as they were`,
+    );
+    return;
+  }
 }
 
 /** What the session's opening said the server serves; a 2026-07-28 server is asked. */

@@ -12,6 +12,7 @@
 import { hashJson } from '../../../../generated/catalog-rules.ts';
 import { isPlainObject } from '../../base/json-value.ts';
 import type { GovernedAction } from '../../governance/tool-source.ts';
+import { isAppUri } from '../../mcp/wire/apps.ts';
 import type { Connection } from '../../model/governance.ts';
 import type {
   PromptContract,
@@ -129,17 +130,37 @@ export function featureActionOf(feature: RemoteFeature): GovernedAction {
 
 /**
  * Its name on `/mcp`, namespaced by its connection: a prompt
- * `<connection>__<name>`, a resource or template `<connection>+<uri>`.
+ * `<connection>__<name>`, a resource or template `<connection>+<uri>`, an
+ * MCP App's page `ui://<connection>/<the rest of its uri>` (hosts take only
+ * `ui://` pages; a connection's name has no `/`, so no two connections'
+ * names meet, and `appUriOn` reads it back).
  */
 export function namespacedId(
   connection: Pick<Connection, 'name'>,
   kind: RemoteFeatureKind,
   id: string,
 ): string {
-  return kind === 'prompt' ? `${connection.name}__${id}` : `${connection.name}+${id}`;
+  if (kind === 'prompt') return `${connection.name}__${id}`;
+  if (kind === 'resource' && isAppUri(id))
+    return `${APP_SCHEME}${connection.name}/${id.slice(APP_SCHEME.length)}`;
+  return `${connection.name}+${id}`;
+}
+
+const APP_SCHEME = 'ui://';
+
+/** The connection and server's uri an app page's name on `/mcp` stands for. */
+export function appUriOn(shown: string): [string | undefined, string] {
+  const rest = shown.slice(APP_SCHEME.length);
+  const at = rest.indexOf('/');
+  if (!isAppUri(shown) || at <= 0) return [undefined, shown];
+  return [rest.slice(0, at), `${APP_SCHEME}${rest.slice(at + 1)}`];
 }
 
 /** What an agent is shown of it: its pinned contract, named as the agent's view names it. */
 export function listedFeature(feature: RemoteFeatureContract, shownId: string): object {
+  if (feature.kind === 'resource' && feature.contract.app) {
+    const { app: _pinned, ...listed } = feature.contract;
+    return { ...listed, uri: shownId };
+  }
   return { ...feature.contract, [ID_FIELD[feature.kind]]: shownId };
 }

@@ -9,6 +9,7 @@ import type { ToolAnnotations } from '../../../../generated/catalog-format.ts';
 import { hashJson } from '../../../../generated/catalog-rules.ts';
 import { isPlainObject } from '../../base/json-value.ts';
 import type { RemoteToolContract } from '../../model/remote.ts';
+import { toolAppOf } from './app-contract.ts';
 
 /** MCP tool names (2025-11-25 `tools`: 1 to 128 of these characters). */
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
@@ -19,7 +20,7 @@ const HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHi
 /** The contract of a `tools/list` entry, or the reason it cannot be pinned. */
 export function toolContractOf(value: unknown): RemoteToolContract | { problem: string } {
   if (!isPlainObject(value)) return { problem: 'a tools/list entry is not an object' };
-  const { name, title, description, inputSchema, outputSchema, annotations } = value;
+  const { name, title, description, inputSchema, outputSchema, annotations, _meta } = value;
   if (typeof name !== 'string' || !TOOL_NAME.test(name))
     return {
       problem: `tool name ${JSON.stringify(String(name)).slice(0, 140)} is not a valid MCP tool name`,
@@ -40,6 +41,8 @@ export function toolContractOf(value: unknown): RemoteToolContract | { problem: 
       if (typeof annotations[hint] === 'boolean') kept[hint] = annotations[hint];
     if (Object.keys(kept).length > 0) contract.annotations = kept;
   }
+  const ui = toolAppOf(_meta);
+  if (ui) contract.ui = ui;
   return contract;
 }
 

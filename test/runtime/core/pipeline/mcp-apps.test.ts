@@ -1,0 +1,142 @@
+/**
+ * MCP Apps through the gateway, against the ext-apps example servers from
+ * npm connected by URL: a tool's `_meta.ui` and its `ui://` resource reach an
+ * SDK v2 agent on `/mcp` (the resource renamed under its connection, read
+ * back from the right one) and on `/mcp/c/<connection>`, on both wires.
+ */
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAgent } from '../../../../runtime/core/operator/agents.ts';
+import type { OperatorContext } from '../../../../runtime/core/operator/context.ts';
+import { startTestGateway, type TestGateway } from '../../../support/gateway.ts';
+import { type AppServer, startAppServer } from '../../../support/remote/app-server.ts';
+import { type HostileApp, startHostileApp } from '../../../support/remote/hostile-app.ts';
+import { connectReviewed } from '../../../support/remote/reviewed-connection.ts';
+
+let gateway: TestGateway;
+let ctx: OperatorContext;
+let key: string;
+let vanilla: AppServer;
+let preact: AppServer;
+let hostile: HostileApp;
+
+const UI = 'io.modelcontextprotocol/ui';
+const MIME = 'text/html;profile=mcp-app';
+
+beforeAll(async () => {
+  [gateway, vanilla, preact, hostile] = await Promise.all([
+    startTestGateway({ environment: { PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS: '1' } }),
+    startAppServer('server-basic-vanillajs'),
+    startAppServer('server-basic-preact'),
+    startHostileApp(),
+  ]);
+  ctx = gateway.running.gateway.operator('test');
+  ({ key } = await createAgent(ctx, { workspace: 'default', name: 'viewer' }));
+  await connectReviewed(ctx, { url: vanilla.url, name: 'vanilla' }, 'viewer');
+  await connectReviewed(ctx, { url: preact.url, name: 'preact' }, 'viewer');
+  await connectReviewed(ctx, { url: hostile.url, name: 'board' }, 'viewer');
+}, 60_000);
+afterAll(async () => {
+  await gateway?.close();
+  await vanilla?.close();
+  await preact?.close();
+  await hostile?.close();
+});
+
+async function agent(era: 'legacy' | 'modern', path: string, apps = true): Promise<Client> {
+  const client = new Client(
+    { name: `viewer-${era}`, version: '1.0.0' },
+    {
+      capabilities: apps ? { extensions: { [UI]: { mimeTypes: [MIME] } } } : {},
+      ...(era === 'modern' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {}),
+    },
+  );
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${gateway.url}${path}`), {
+      requestInit: { headers: { Authorization: `Bearer ${key}` } },
+    }),
+  );
+  return client;
+}
+
+const PAGE = 'ui://get-time/mcp-app.html';
+
+describe.each(['legacy', 'modern'] as const)('an app through the gateway, %s wire', (era) => {
+  it("on /mcp/c/<connection>: the tool names its app under the server's uri, and the page reads as the server serves it", async () => {
+    const client = await agent(era, '/mcp/c/vanilla');
+    try {
+      expect(client.getServerCapabilities()?.extensions?.[UI]).toEqual({ mimeTypes: [MIME] });
+      const tool = (await client.listTools()).tools.find((t) => t.name === 'get-time');
+      expect(tool?._meta).toEqual({ ui: { resourceUri: PAGE }, 'ui/resourceUri': PAGE });
+      const listed = (await client.listResources()).resources.map((r) => r.uri);
+      expect(listed).toContain(PAGE);
+      const read = await client.readResource({ uri: PAGE });
+      expect(read.contents).toEqual([{ uri: PAGE, mimeType: MIME, text: await vanilla.html() }]);
+      const called = await client.callTool({ name: 'get-time', arguments: {} });
+      expect(called.structuredContent).toEqual({ time: expect.any(String) });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("on /mcp: each connection's page under a name of its own, read back from that connection", async () => {
+    const client = await agent(era, '/mcp');
+    try {
+      expect(client.getServerCapabilities()?.extensions?.[UI]).toEqual({ mimeTypes: [MIME] });
+      const tools = (await client.listTools()).tools;
+      const vanillaTool = tools.find((t) => t.name === 'vanilla__get-time');
+      const preactTool = tools.find((t) => t.name === 'preact__get-time');
+      // Both servers name the same page; on /mcp the two cannot meet.
+      expect(vanillaTool?._meta?.ui).toEqual({ resourceUri: 'ui://vanilla/get-time/mcp-app.html' });
+      expect(preactTool?._meta?.ui).toEqual({ resourceUri: 'ui://preact/get-time/mcp-app.html' });
+      const listed = (await client.listResources()).resources.map((r) => r.uri);
+      expect(listed).toEqual(
+        expect.arrayContaining([
+          'ui://vanilla/get-time/mcp-app.html',
+          'ui://preact/get-time/mcp-app.html',
+        ]),
+      );
+      for (const [name, server] of [
+        ['vanilla', vanilla],
+        ['preact', preact],
+      ] as const) {
+        const uri = `ui://${name}/get-time/mcp-app.html`;
+        const read = await client.readResource({ uri });
+        expect(read.contents).toEqual([{ uri, mimeType: MIME, text: await server.html() }]);
+      }
+      expect(await vanilla.html()).not.toBe(await preact.html());
+    } finally {
+      await client.close();
+    }
+  });
+
+  it.runIf(era === 'modern')(
+    "cache hints: private, never longer than ours, lowered to the server's",
+    async () => {
+      const client = await agent(era, '/mcp/c/board');
+      try {
+        const tools = await client.listTools();
+        expect([tools.ttlMs, tools.cacheScope]).toEqual([60_000, 'private']);
+        // The server's own resources/list says 0 (SDK v2): a list of its lowers ours to that.
+        const list = await client.listResources();
+        expect([list.ttlMs, list.cacheScope]).toEqual([0, 'private']);
+        // The server's callback says an hour, for anyone: the gateway decided it for this agent,
+        // and keeps it to a minute at most (SDK v2 2.4 does not put the callback's ttlMs on the wire).
+        const read = await client.readResource({ uri: 'ui://board/view.html' });
+        expect(read.cacheScope).toBe('private');
+        expect(read.ttlMs).toBeLessThanOrEqual(60_000);
+      } finally {
+        await client.close();
+      }
+    },
+  );
+
+  it('a client that does not declare the extension is not declared it', async () => {
+    const client = await agent(era, '/mcp', false);
+    try {
+      expect(client.getServerCapabilities()?.extensions?.[UI]).toBeUndefined();
+    } finally {
+      await client.close();
+    }
+  });
+});
