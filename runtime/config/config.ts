@@ -155,6 +155,7 @@ export const ConfigSchema = z.strictObject({
   PORTCULLIS_METRICS_PORT: wholeNumber(0, 65_535).optional(),
   /** `block`: a remote item whose pinned text is flagged for review is approved only with force. */
   PORTCULLIS_REVIEW_FLAGGED: z.enum(['show', 'block']).default('show'),
+  PORTCULLIS_AUDIT_JOURNAL: z.enum(['on', 'off']).default('on'),
 });
 
 type Variable = keyof typeof ConfigSchema.shape;
@@ -215,6 +216,7 @@ const ACCEPTS: Record<Variable, { takes: string; secret?: true; words?: readonly
   },
   PORTCULLIS_METRICS_PORT: { takes: 'a port number from 0 to 65535 (0: any free port)' },
   PORTCULLIS_REVIEW_FLAGGED: { takes: 'show or block', words: ['show', 'block'] },
+  PORTCULLIS_AUDIT_JOURNAL: { takes: 'on or off', words: ['on', 'off'] },
 };
 
 /** What each kind of rate limit is by default (`PORTCULLIS_RATE_LIMIT_*`); undefined: none. */
@@ -266,6 +268,8 @@ export interface Config {
   metricsPort: number | undefined;
   /** Whether a flagged remote item may be approved without force (`show`) or not (`block`). */
   reviewFlagged: 'show' | 'block';
+  /** Calls' audit events through the journal (`on`) or straight to the store (`off`). */
+  auditJournal: boolean;
   /**
    * `PORTCULLIS_TOOL_OAUTH_[<CONNECTION>_]CLIENT_ID` / `_SECRET`: upstream
    * OAuth clients preconfigured for this deployment, by variable name.
@@ -353,6 +357,7 @@ export function configFromEnvironment(environment: Record<string, string | undef
     shutdownDeadlineMs: values.PORTCULLIS_SHUTDOWN_DEADLINE_MS,
     metricsPort: values.PORTCULLIS_METRICS_PORT,
     reviewFlagged: values.PORTCULLIS_REVIEW_FLAGGED,
+    auditJournal: values.PORTCULLIS_AUDIT_JOURNAL === 'on',
     toolOAuthClients: Object.fromEntries(
       Object.entries(environment).filter(
         (entry): entry is [string, string] =>

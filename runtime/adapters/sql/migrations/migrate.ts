@@ -21,6 +21,7 @@ import { rateLimitsMigration } from './0014-rate-limits.ts';
 import { memberRolesMigration } from './0015-member-roles.ts';
 import { auditActivityMigration } from './0016-audit-activity.ts';
 import { auditActivityRollupMigration } from './0017-audit-activity-rollup.ts';
+import { auditChainMigration } from './0018-audit-chain.ts';
 import { tasksMigration } from './0021-tasks.ts';
 
 /** kysely's default name for its record of applied migrations. */
@@ -46,6 +47,7 @@ export function storeMigrations(engine: Engine): Record<string, Migration> {
     '0015-member-roles': memberRolesMigration,
     '0016-audit-activity': auditActivityMigration,
     '0017-audit-activity-rollup': auditActivityRollupMigration(engine),
+    '0018-audit-chain': auditChainMigration(engine),
     '0021-tasks': tasksMigration,
   };
 }
@@ -65,6 +67,9 @@ export async function migrateToLatest(
   const migrator = new Migrator({
     db,
     provider: { getMigrations: async () => migrations },
+    // Numbers are handed out per change in flight (0018 landed after 0021): a database
+    // at 0021 takes 0018 when it comes. Each migration stands alone.
+    allowUnorderedMigrations: true,
     ...(options.migrationTableSchema === undefined
       ? {}
       : { migrationTableSchema: options.migrationTableSchema }),
