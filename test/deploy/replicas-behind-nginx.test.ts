@@ -7,8 +7,9 @@
  * makes is refused on every replica at the next request; a 2026-07-28
  * agent's answers to questions a stateful upstream asks reach the replica
  * that holds the call, whichever one nginx sends them to; and `kill -9` of a
- * replica during concurrent calls loses no audited result, while the others
- * and the client's session go on serving.
+ * replica during concurrent calls loses no audited result (its audit journal,
+ * folded by the next process in its data folder), while the others and the
+ * client's session go on serving.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -212,6 +213,9 @@ describe('kill -9 of a replica during concurrent calls', { timeout: 180_000 }, (
     expect(await victim.exited).toBe('SIGKILL');
     // Most calls went through; those in flight on the dead replica may have failed.
     expect(received.length).toBeGreaterThan(CALLS / 2);
+    // Its audit journal is in its data folder: the next process there (its restart) folds
+    // what the kill left unfolded before it does anything else; this command is one.
+    await command(['audit', 'head'], { PORTCULLIS_DATA_DIR: victim.dataDir! });
     const run = await command(['audit', '--agent', 'steady', '--limit', '10000', '--json']);
     const events = run.stdout
       .split('\n')

@@ -8,10 +8,10 @@
  * one). The first event that fails is named, with why. Events stored before
  * migration 0018 have no hash and are counted apart. With `since`, only the
  * events at or after it are checked (their links into earlier events looked
- * up in the store).
+ * up in the store); `since` is a time or a duration back from now (`7d`).
  */
-import { GatewayError } from '../base/errors.ts';
 import { CHAIN_GENESIS, canonicalAuditEvent, chainHash } from '../governance/audit-chain.ts';
+import { instantOf } from './audit-query.ts';
 import type { OperatorContext } from './context.ts';
 
 export interface AuditChainBreak {
@@ -31,11 +31,10 @@ export interface AuditChainReport {
 const PAGE = 2_000;
 
 export async function verifyAuditChain(
-  ctx: Pick<OperatorContext, 'store'>,
+  ctx: Pick<OperatorContext, 'store' | 'now'>,
   input: { since?: string | undefined },
 ): Promise<AuditChainReport> {
-  if (input.since !== undefined && Number.isNaN(Date.parse(input.since)))
-    throw new GatewayError('invalid_input', 'since must be an ISO time', { field: 'since' });
+  const since = input.since === undefined ? undefined : instantOf(ctx, input.since, 'since');
   const seen = new Set<string>([CHAIN_GENESIS]);
   /** Links to hashes not seen in the window: looked up in the store at the end. */
   const unknown: Array<{ id: number; prevHash: string }> = [];
@@ -50,7 +49,7 @@ export async function verifyAuditChain(
     if (page.length === 0) break;
     afterId = page.at(-1)!.id;
     for (const link of page) {
-      if (input.since !== undefined && link.event.at < input.since) continue;
+      if (since !== undefined && link.event.at < since) continue;
       if (link.hash === null || link.prevHash === null) {
         unchained++;
         continue;

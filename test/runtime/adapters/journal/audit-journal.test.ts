@@ -24,6 +24,7 @@ import { activityOfEvents, variedAuditEvents } from '../../../support/activity-e
 import { testSchemas } from '../../../support/postgres.ts';
 
 const schemas = testSchemas();
+const now = () => new Date();
 const afterThis: Array<() => Promise<void>> = [];
 afterAll(async () => {
   for (const done of afterThis) await done();
@@ -109,7 +110,7 @@ describe.each(ENGINES)('the audit journal on %s', (_engine, location) => {
       expect(stored.map(({ id: _id, ...event }) => event)).toEqual(
         variedAuditEvents().slice(0, 120),
       );
-      expect((await verifyAuditChain({ store }, {})).firstBreak).toBeUndefined();
+      expect((await verifyAuditChain({ store, now }, {})).firstBreak).toBeUndefined();
       await journal.close();
     });
   });
@@ -122,30 +123,30 @@ describe.each(ENGINES)('the audit journal on %s', (_engine, location) => {
       for (const event of variedAuditEvents().slice(0, 50)) await journal.append(event);
       await journal.close();
       const ids = (await store.audit.query({ ascending: true })).map((e) => e.id);
-      const intact = await verifyAuditChain({ store }, {});
+      const intact = await verifyAuditChain({ store, now }, {});
       expect(intact).toMatchObject({ checked: 50, unchained: 0, firstBreak: undefined });
       expect(intact.head).toEqual(await store.audit.head());
 
       const db = rawDb(where);
       afterThis.push(() => db.destroy());
       await sql`update audit_events set outcome = 'ok' where id = ${ids[30]}`.execute(db);
-      expect((await verifyAuditChain({ store }, {})).firstBreak).toEqual({
+      expect((await verifyAuditChain({ store, now }, {})).firstBreak).toEqual({
         id: ids[30],
         problem: 'hash',
       });
       await sql`update audit_events set reason = 'hidden' where id = ${ids[12]}`.execute(db);
-      expect((await verifyAuditChain({ store }, {})).firstBreak).toEqual({
+      expect((await verifyAuditChain({ store, now }, {})).firstBreak).toEqual({
         id: ids[12],
         problem: 'hash',
       });
       await sql`delete from audit_events where id = ${ids[5]}`.execute(db);
-      expect((await verifyAuditChain({ store }, {})).firstBreak).toEqual({
+      expect((await verifyAuditChain({ store, now }, {})).firstBreak).toEqual({
         id: ids[6],
         problem: 'link',
       });
       // A window after the breaks checks only its own events and their links.
       const since = (await store.audit.query({ ascending: true })).at(-10)!.at;
-      expect((await verifyAuditChain({ store }, { since })).firstBreak).toBeUndefined();
+      expect((await verifyAuditChain({ store, now }, { since })).firstBreak).toBeUndefined();
     });
   });
 });
