@@ -448,20 +448,22 @@ export const commands: Record<string, Command> = {
     },
   },
   'audit verify': {
-    usage: 'audit verify [--since t]',
+    usage: 'audit verify [--since t] [--head hash]',
     summary:
       'check the audit log against its hash chain; names the first event that breaks it (exit 1)',
-    fields: { since: '--since' },
-    options: { since: { type: 'string' } },
+    fields: { since: '--since', head: '--head' },
+    options: { since: { type: 'string' }, head: { type: 'string' } },
     run: async ({ ctx, out, values }) => {
-      const since = typeof values.since === 'string' ? values.since : undefined;
-      const report = await verifyAuditChain(ctx, { since });
+      const text = (name: string) => (typeof values[name] === 'string' ? values[name] : undefined);
+      const report = await verifyAuditChain(ctx, { since: text('since'), head: text('head') });
       const head = report.head === undefined ? 'none' : `${report.head.id} ${report.head.hash}`;
       if (report.firstBreak !== undefined) {
         const { id, problem } = report.firstBreak;
         throw new GatewayError(
           'audit_chain_broken',
-          `audit event ${id} breaks the hash chain (${problem === 'hash' ? 'the event is not what was hashed' : 'the event before it is gone or changed'})`,
+          problem === 'head'
+            ? 'the head given is no event of the chain (events removed, or another log)'
+            : `audit event ${id} breaks the hash chain (${problem === 'hash' ? 'the event is not what was hashed' : 'the event before it is gone or changed'})`,
           { detail: { id, problem } },
         );
       }

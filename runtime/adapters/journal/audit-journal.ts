@@ -1,5 +1,5 @@
 /**
- * The audit journal (issue 33, docs/audit-journal.md): each call's audit
+ * The audit journal (issue 33, docs/operations.md#the-audit-journal): each call's audit
  * event is one line appended to this process's journal file with one
  * write(2) before the call's result goes back, and folded into the store in
  * batches off the reply path.

@@ -8,16 +8,22 @@
  * one). The first event that fails is named, with why. Events stored before
  * migration 0018 have no hash and are counted apart. With `since`, only the
  * events at or after it are checked (their links into earlier events looked
- * up in the store); `since` is a time or a duration back from now (`7d`).
+ * up in the store); with `head` (a hash `audit head` exported earlier),
+ * that event must still be in the chain: what catches the newest events
+ * removed. `since` is a time or a duration back from now (`7d`).
  */
 import { CHAIN_GENESIS, canonicalAuditEvent, chainHash } from '../governance/audit-chain.ts';
 import { instantOf } from './audit-query.ts';
 import type { OperatorContext } from './context.ts';
 
 export interface AuditChainBreak {
+  /** The event that breaks the chain; 0 when `head` is not in it. */
   id: number;
-  /** `hash`: the event is not what was hashed; `link`: the event before it is gone or changed. */
-  problem: 'hash' | 'link';
+  /**
+   * `hash`: the event is not what was hashed; `link`: the event before it is gone or
+   * changed; `head`: the head given (one exported earlier) is no event's.
+   */
+  problem: 'hash' | 'link' | 'head';
 }
 
 export interface AuditChainReport {
@@ -32,7 +38,7 @@ const PAGE = 2_000;
 
 export async function verifyAuditChain(
   ctx: Pick<OperatorContext, 'store' | 'now'>,
-  input: { since?: string | undefined },
+  input: { since?: string | undefined; head?: string | undefined },
 ): Promise<AuditChainReport> {
   const since = input.since === undefined ? undefined : instantOf(ctx, input.since, 'since');
   const seen = new Set<string>([CHAIN_GENESIS]);
@@ -66,6 +72,8 @@ export async function verifyAuditChain(
       seen.add(link.hash);
     }
   }
+  if (firstBreak === undefined && input.head !== undefined && !seen.has(input.head))
+    firstBreak = { id: 0, problem: 'head' };
   if (unknown.length > 0 && firstId !== undefined) {
     const stored = await ctx.store.audit.storedHashes(
       unknown.map((u) => u.prevHash),

@@ -126,9 +126,18 @@ describe.each(ENGINES)('the audit journal on %s', (_engine, location) => {
       const intact = await verifyAuditChain({ store, now }, {});
       expect(intact).toMatchObject({ checked: 50, unchained: 0, firstBreak: undefined });
       expect(intact.head).toEqual(await store.audit.head());
+      const head = intact.head!.hash;
+      expect((await verifyAuditChain({ store, now }, { head })).firstBreak).toBeUndefined();
 
       const db = rawDb(where);
       afterThis.push(() => db.destroy());
+      // The newest events removed: the rest still chains, the head kept elsewhere does not.
+      await sql`delete from audit_events where id >= ${ids[45]}`.execute(db);
+      expect((await verifyAuditChain({ store, now }, {})).firstBreak).toBeUndefined();
+      expect((await verifyAuditChain({ store, now }, { head })).firstBreak).toEqual({
+        id: 0,
+        problem: 'head',
+      });
       await sql`update audit_events set outcome = 'ok' where id = ${ids[30]}`.execute(db);
       expect((await verifyAuditChain({ store, now }, {})).firstBreak).toEqual({
         id: ids[30],
