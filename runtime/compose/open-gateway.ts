@@ -138,7 +138,9 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
         throw error;
       })
     : undefined;
-  const store = journal ? withFoldedAuditReads(opened.store, () => journal.drain()) : opened.store;
+  const store = journal
+    ? withFoldedAuditReads(opened.store, () => AuditJournal.drainHere())
+    : opened.store;
   let client: GuardedClient | undefined;
   const closeLater: Array<() => Promise<void>> = [];
   try {

@@ -49,6 +49,14 @@ import type { Store } from '../../core/ports/store.ts';
 export const FSYNC_MS = 100;
 /** How often the lines appended are folded into the store. */
 export const FOLD_MS = 25;
+/**
+ * The journal files this process has open: a second gateway in the same
+ * process and data folder (in-process replicas, a command run beside a
+ * server) must not take them for a dead process's.
+ */
+const OPEN_HERE = new Set<string>();
+/** The journals of this process, for a read that must see every call this process answered. */
+const JOURNALS_HERE = new Set<AuditJournal>();
 /** Lines per fold transaction. */
 const FOLD_LINES = 5_000;
 /** A file fully folded beyond this size is removed and a new one begun. */
@@ -100,11 +108,22 @@ export class AuditJournal implements AuditWriter {
     mkdirSync(options.folder, { recursive: true, mode: 0o700 });
     for (const name of readdirSync(options.folder)) {
       const pid = journalPid(name);
-      if (pid === undefined || alive(pid)) continue;
+      if (pid === undefined || alive(pid) || OPEN_HERE.has(join(options.folder, name))) continue;
       await foldWhole(options.store, join(options.folder, name), name);
     }
     const head = await options.store.audit.head();
-    return new AuditJournal(options, head?.hash ?? CHAIN_GENESIS);
+    const journal = new AuditJournal(options, head?.hash ?? CHAIN_GENESIS);
+    JOURNALS_HERE.add(journal);
+    return journal;
+  }
+
+  /**
+   * Drains every journal this process has open (in-process replicas share a
+   * store): a read after any of them answered a call sees its event. Another
+   * process's journal is folded by that process, within `FOLD_MS`.
+   */
+  static async drainHere(): Promise<void> {
+    await Promise.all([...JOURNALS_HERE].map((journal) => journal.drain()));
   }
 
   append(event: NewAuditEvent): Promise<void> {
@@ -144,6 +163,7 @@ export class AuditJournal implements AuditWriter {
 
   /** Folds what is left, fsyncs, and removes the file (kept, to fold at the next start, if the store fails). */
   async close(): Promise<void> {
+    JOURNALS_HERE.delete(this);
     clearInterval(this.#fsyncTimer);
     clearTimeout(this.#foldTimer);
     await this.drain();
@@ -152,13 +172,18 @@ export class AuditJournal implements AuditWriter {
     if (this.#fd !== undefined) {
       closeSync(this.#fd);
       this.#fd = undefined;
-      if (this.#folded === this.#written) unlinkSync(join(this.#folder, this.#name));
+      const path = join(this.#folder, this.#name);
+      if (this.#folded === this.#written) unlinkSync(path);
+      // Left behind (the store failed): this process's next journal there folds it.
+      OPEN_HERE.delete(path);
     }
   }
 
   #begin(): number {
     this.#name = `${process.pid}-${randomBytes(6).toString('hex')}.jsonl`;
-    this.#fd = openSync(join(this.#folder, this.#name), 'a+', 0o600);
+    const path = join(this.#folder, this.#name);
+    this.#fd = openSync(path, 'a+', 0o600);
+    OPEN_HERE.add(path);
     this.#written = 0;
     this.#folded = 0;
     return this.#fd;
@@ -207,7 +232,9 @@ export class AuditJournal implements AuditWriter {
   #rotate(): void {
     if (this.#fd === undefined) return;
     closeSync(this.#fd);
-    unlinkSync(join(this.#folder, this.#name));
+    const path = join(this.#folder, this.#name);
+    unlinkSync(path);
+    OPEN_HERE.delete(path);
     this.#fd = undefined;
   }
 
