@@ -72,7 +72,7 @@ export function auditRows(context: StoreContext): AuditRows {
       await sql
         .raw(
           `insert into audit_activity_rollup (${ROLLUP_COLUMNS}) select * from (${sumsOf(
-            `(select * from audit_events where id > ${below}) as new_events`,
+            `(select * from audit_events not indexed where id > ${below}) as new_events`,
           )}) as sums where true ${ROLLUP_ADD_ON_CONFLICT}`,
         )
         .execute(trx);
