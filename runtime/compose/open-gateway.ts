@@ -254,6 +254,7 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
       now,
       changed: () => watch.announce(),
       reviewFlagged: config.reviewFlagged,
+      oauthStepUp: config.oauthStepUp,
     });
     // A remote connection degraded or in error is probed again in the background (with the
     // shared credential its calls carry) until it answers;

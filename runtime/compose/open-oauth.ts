@@ -45,6 +45,7 @@ export async function openOAuth(options: {
     signingKeyPem: config.oauthSigningKeyPem,
     allowPrivateNetworks: config.allowPrivateNetworks,
     tokenRequests: config.rateLimits.client,
+    stepUp: config.oauthStepUp,
     now,
   });
   const oauthOutbound = createGuardedClient({

@@ -11,6 +11,7 @@ import {
   setMemberPassword,
   setMemberRole,
 } from '../../core/operator/members.ts';
+import { type ClientView, setClientStepUp, showClient } from '../../core/operator/oauth-clients.ts';
 import { listConsents, revokeConsent } from '../../core/operator/oauth-consents.ts';
 import { rotateSigningKey } from '../../core/operator/signing-key.ts';
 import type { Command } from './command.ts';
@@ -109,6 +110,22 @@ export const oauthCommands: Record<string, Command> = {
       );
     },
   },
+  'oauth client': {
+    usage: 'oauth client <client id> [--step-up http|result|default] [--workspace w]',
+    summary:
+      "show a client its members connected and how it steps up for a scope it lacks (HTTP 403, or ChatGPT's isError result); --step-up chooses",
+    options: { 'step-up': { type: 'string' } },
+    fields: { id: '<client id>', stepUp: '--step-up' },
+    run: async ({ ctx, out, args, values, workspace }) => {
+      const id = argument(args, 'oauth client <client id>');
+      const stepUp = values['step-up'];
+      const client =
+        stepUp === undefined
+          ? await showClient(ctx, { workspace, id })
+          : await setClientStepUp(ctx, { workspace, id, stepUp });
+      printValue(out, client, stepUpLine(client, stepUp !== undefined));
+    },
+  },
   'oauth revoke': {
     usage: 'oauth revoke <consent id> [--workspace w]',
     summary: 'revoke a consent: its tokens stop working on their next request',
@@ -139,6 +156,20 @@ export const oauthCommands: Record<string, Command> = {
     },
   },
 };
+
+const STEP_UP_WORDS = {
+  http: 'HTTP 403 with WWW-Authenticate',
+  result: 'an isError result carrying the challenge in _meta["mcp/www_authenticate"]',
+} as const;
+const STEP_UP_WHY = {
+  chosen: 'as chosen for it',
+  chatgpt: "by default: its redirect URIs are ChatGPT's",
+  default: 'by default (PORTCULLIS_OAUTH_STEP_UP, unset: http)',
+} as const;
+
+function stepUpLine(client: ClientView, changed: boolean): string {
+  return `${client.name} (${client.id}) ${changed ? 'now steps' : 'steps'} up with ${STEP_UP_WORDS[client.form]}, ${STEP_UP_WHY[client.why]}`;
+}
 
 function argument(args: string[], usage: string): string {
   const value = args[0];

@@ -26,6 +26,7 @@ import { disconnect } from '../../core/operator/disconnect.ts';
 import { grant, listGrants, revokeGrant } from '../../core/operator/grants.ts';
 import { rotateMasterKey } from '../../core/operator/master-key.ts';
 import { addMember, listMembers, setMemberRole } from '../../core/operator/members.ts';
+import { setClientStepUp, showClient } from '../../core/operator/oauth-clients.ts';
 import { clearRateLimit, listRateLimits, setRateLimit } from '../../core/operator/rate-limits.ts';
 import { classifyTool } from '../../core/operator/remote-classify.ts';
 import { connectUrl } from '../../core/operator/remote-connections.ts';
@@ -35,6 +36,7 @@ import { signIn, signOut } from '../../core/operator/remote-sign-in.ts';
 import { setAgentTools, setWorkspaceTools } from '../../core/operator/tools-modes.ts';
 import { createWorkspace, listWorkspaces } from '../../core/operator/workspaces.ts';
 import { errorReply, noSuchRoute, sendJson as send, sendError } from './error-reply.ts';
+import { JSON_BODY_LIMITS, jsonBody } from './json-body.ts';
 
 type Verb = (ctx: OperatorContext, input: Record<string, unknown>) => Promise<unknown>;
 
@@ -81,7 +83,7 @@ export function adminRouter(gateway: Gateway, log: Log): express.Router {
   const router = express.Router();
   // Who is asking comes first: nobody's body is read before the token is checked.
   router.use(requireAdmin(gateway));
-  router.use(express.json({ limit: BODY_LIMIT }));
+  router.use(jsonBody(JSON_BODY_LIMITS.admin));
 
   const route =
     (verb: Verb, status = 200) =>
@@ -113,6 +115,8 @@ export function adminRouter(gateway: Gateway, log: Log): express.Router {
   router.get(`${ws}/members`, route(listMembers));
   router.post(`${ws}/members`, route(addMember, 201));
   router.put(`${ws}/members/:name/role`, route(setMemberRole));
+  router.get(`${ws}/oauth-clients/:id`, route(showClient));
+  router.put(`${ws}/oauth-clients/:id/step-up`, route(setClientStepUp));
   router.get(`${ws}/connections`, route(connectionViews));
   router.post(`${ws}/connections`, route(connect, 201));
   router.post(`${ws}/remote-connections`, route(connectUrl, 201));
@@ -175,9 +179,6 @@ export function adminRouter(gateway: Gateway, log: Log): express.Router {
   router.use(errorReply(log, 'internal error answering the admin API'));
   return router;
 }
-
-/** The largest admin request body (1 MiB); a larger one is `payload_too_large` (413). */
-const BODY_LIMIT = 1_048_576;
 
 function bodyOf(req: Request): Record<string, unknown> {
   return isPlainObject(req.body) ? req.body : {};

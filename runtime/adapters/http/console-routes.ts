@@ -35,6 +35,7 @@ import { consoleActivityRoutes } from './console-activity-routes.ts';
 import { connectOwnRoutes } from './console-connect-routes.ts';
 import { galleryRoutes } from './console-gallery-routes.ts';
 import { errorReply, noSuchRoute, sendJson } from './error-reply.ts';
+import { JSON_BODY_LIMITS, jsonBody } from './json-body.ts';
 import { addressOf, cookiesOf } from './oauth-routes.ts';
 
 /** The page's headers: scripts, styles and data from this origin only; never framed. */
@@ -97,7 +98,7 @@ function consoleApi(gateway: Gateway, access: ConsoleAccess, log: Log): express.
     res.set({ 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' });
     next();
   });
-  api.use(express.json({ limit: '64kb' }));
+  api.use(jsonBody(JSON_BODY_LIMITS.console));
   const cookie = (value: string, maxAge: number) =>
     `${CONSOLE_COOKIE}=${value}; Path=${CONSOLE_PATH}; Max-Age=${maxAge}; HttpOnly; SameSite=Strict${
       access.secureCookies ? '; Secure' : ''

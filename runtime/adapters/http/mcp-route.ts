@@ -11,8 +11,10 @@
  * (and the server's start does not load Express).
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { parseJsonText } from '../../core/base/json-text.ts';
 import type { McpEndpoint } from '../../core/mcp/server/mcp-endpoint.ts';
 import type { McpHttpRequest, McpHttpResponse } from '../../core/mcp/wire/http-exchange.ts';
+import { JSON_BODY_LIMITS } from './json-body-limits.ts';
 
 export interface McpRouteOptions {
   /** Default `/mcp`. */
@@ -23,7 +25,7 @@ export interface McpRouteOptions {
   onInternalError?: (error: unknown) => void;
 }
 
-export const DEFAULT_BODY_LIMIT = 4 * 1024 * 1024;
+export const DEFAULT_BODY_LIMIT = JSON_BODY_LIMITS.mcp;
 
 /**
  * A `node:http` request listener: requests for `path` go to the endpoint,
@@ -201,11 +203,9 @@ function readJson(req: IncomingMessage, limit: number): Promise<ReadResult> {
       const text = (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)).toString(
         'utf8',
       );
-      try {
-        resolve(JSON.parse(text));
-      } catch {
-        resolve(MALFORMED);
-      }
+      // The rule every JSON body is read by (json-body.ts): too deep is malformed here too.
+      const parsed = parseJsonText(text);
+      resolve('value' in parsed ? parsed.value : MALFORMED);
     });
   });
 }

@@ -4,6 +4,7 @@
  * `runtime/core/identity/oauth-server`, which answers what to send.
  */
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import { parseJsonText } from '../../core/base/json-text.ts';
 import {
   type AuthorizationServer,
   DOCUMENTATION_PATH,
@@ -13,13 +14,14 @@ import { MEMBER_CONSENTS_PATH } from '../../core/identity/oauth-server/member-co
 import { PROTECTED_RESOURCE_WELL_KNOWN } from '../../core/identity/oauth-server/metadata.ts';
 import { OAuthError } from '../../core/identity/oauth-server/oauth-error.ts';
 import { type OAuthReply, oauthErrorReply } from '../../core/identity/oauth-server/oauth-reply.ts';
+import { JSON_BODY_LIMITS } from './json-body-limits.ts';
 
 const BODY_LIMIT = '64kb';
 
 export function oauthRouter(oauth: AuthorizationServer): Router {
   const router = express.Router();
   const form = express.urlencoded({ extended: false, limit: BODY_LIMIT, parameterLimit: 50 });
-  const text = express.text({ type: () => true, limit: BODY_LIMIT });
+  const text = express.text({ type: () => true, limit: JSON_BODY_LIMITS.oauth });
   const sameOrigin = sameOriginForm(oauth.issuer);
 
   const metadata = (_req: Request, res: Response) => send(res, oauth.metadata());
@@ -66,12 +68,9 @@ export function oauthRouter(oauth: AuthorizationServer): Router {
     oauth.revoke(fields.values).then((reply) => send(res, reply), next);
   });
   router.post('/oauth/register', text, (req, res, next) => {
-    let body: unknown;
-    try {
-      body = typeof req.body === 'string' ? JSON.parse(req.body) : undefined;
-    } catch {
-      body = undefined;
-    }
+    // Read as every JSON body is (json-body.ts); what is not a JSON object is refused as metadata.
+    const parsed = typeof req.body === 'string' ? parseJsonText(req.body) : undefined;
+    const body = parsed !== undefined && 'value' in parsed ? parsed.value : undefined;
     oauth.register(body, addressOf(req)).then((reply) => send(res, reply), next);
   });
   router.get('/oauth/jwks', (_req, res) => send(res, oauth.jwks()));

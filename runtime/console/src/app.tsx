@@ -157,7 +157,8 @@ function Page({
   if (route.startsWith('/connect/app/'))
     return <ConnectAppPage app={route.slice('/connect/app/'.length)} canChange={canChange} />;
   if (route.startsWith('/audit')) return <AuditPage />;
-  if (route.startsWith('/clients')) return <ClientsPage canChange={canChange} />;
+  if (route.startsWith('/clients'))
+    return <ClientsPage canChange={canChange} isOwner={session.member.role === 'owner'} />;
   if (route.startsWith('/members'))
     return <MembersPage isOwner={session.member.role === 'owner'} me={session.member.name} />;
   if (route.startsWith('/activity')) return <ActivityPage />;

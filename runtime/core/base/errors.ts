@@ -332,6 +332,13 @@ export const REASONS = {
     'the upstream server needs a scope the sign-in could not obtain',
   ),
 
+  // The authorization server's consent page.
+  /** A consent request decided already (denied or approved): a request is decided once. */
+  consent_decided: refused(
+    409,
+    'this request to connect was already answered; start again from the app to connect it',
+  ),
+
   // The console.
   /** The member's role does not allow this: a viewer's change, a `member` in the console. */
   console_role_refused: refused(

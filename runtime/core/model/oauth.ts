@@ -24,12 +24,23 @@ export interface Member {
   updatedAt: string;
 }
 
+/**
+ * How a tool call refused `insufficient_scope` is answered to a client, so it
+ * can step up: `http`, HTTP 403 with `WWW-Authenticate` (MCP's authorization,
+ * the SDKs' clients); `result`, an `isError` result carrying the challenge in
+ * `_meta["mcp/www_authenticate"]` (OpenAI's Apps SDK, ChatGPT).
+ */
+export const STEP_UP_FORMS = ['http', 'result'] as const;
+export type StepUpForm = (typeof STEP_UP_FORMS)[number];
+
 /** A client registered with `POST /oauth/register` (RFC 7591): public, PKCE only. */
 export interface RegisteredClient {
   id: string;
   name: string;
   redirectUris: string[];
   createdAt: string;
+  /** The step-up form an operator chose for it; unset: by its redirect URIs (`step-up-form.ts`). */
+  stepUp?: StepUpForm | undefined;
 }
 
 export type ConsentStatus = 'active' | 'revoked';

@@ -11,6 +11,7 @@ import type { ReviewFlaggedMode } from '../governance/review-flags.ts';
 import type { ToolSources } from '../governance/tool-source.ts';
 import type { UpstreamSignIn } from '../identity/oauth-client/upstream-sign-in.ts';
 import type { NewAuditEvent, Workspace } from '../model/governance.ts';
+import type { StepUpForm } from '../model/oauth.ts';
 import type { Store } from '../ports/store.ts';
 import type { Executors } from '../sources/executor.ts';
 import type { RemoteDiscovery, RemoteMcp } from '../sources/remote-mcp/remote-mcp.ts';
@@ -43,6 +44,8 @@ export interface OperatorContext {
   changed?: () => void;
   /** `block`: a flagged remote item is approved only with force (`PORTCULLIS_REVIEW_FLAGGED`); default `show`. */
   reviewFlagged?: ReviewFlaggedMode;
+  /** `PORTCULLIS_OAUTH_STEP_UP`: the step-up form of a client that chose none and is not ChatGPT; default `http`. */
+  oauthStepUp?: StepUpForm;
 }
 
 /**

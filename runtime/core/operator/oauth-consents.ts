@@ -5,12 +5,16 @@
  */
 import { z } from 'zod';
 import { GatewayError } from '../base/errors.ts';
+import type { StepUpChoice } from '../identity/oauth-server/step-up-form.ts';
 import type { Consent } from '../model/oauth.ts';
 import { attempt, audit, type OperatorContext, parseInput, workspaceOrThrow } from './context.ts';
+import { stepUpsOf } from './oauth-clients.ts';
 
 export interface ConsentView extends Consent {
   member: string;
   agent: string;
+  /** How its client steps up, and why (`oauth-clients.ts`). */
+  stepUp: StepUpChoice;
 }
 
 export async function listConsents(ctx: OperatorContext, input: unknown): Promise<ConsentView[]> {
@@ -23,10 +27,12 @@ export async function listConsents(ctx: OperatorContext, input: unknown): Promis
   ]);
   const memberNames = new Map(members.map((m) => [m.id, m.name]));
   const agentNames = new Map(agents.map((a) => [a.id, a.name]));
+  const stepUps = await stepUpsOf(ctx, [...new Set(consents.map((c) => c.clientId))]);
   return consents.map((consent) => ({
     ...consent,
     member: memberNames.get(consent.memberId) ?? consent.memberId,
     agent: agentNames.get(consent.agentId) ?? consent.agentId,
+    stepUp: stepUps.get(consent.clientId) ?? { form: ctx.oauthStepUp ?? 'http', why: 'default' },
   }));
 }
 

@@ -38,6 +38,7 @@ import type {
   RefreshToken,
   RegisteredClient,
   SigningKey,
+  StepUpForm,
   TokenFamily,
 } from '../model/oauth.ts';
 import type { RateLimitOverride, RateLimitSubject } from '../model/rate-limits.ts';
@@ -289,6 +290,12 @@ export interface ClientRows {
   /** Registration is not a governance change: it grants nothing and does not bump the revision. */
   create(client: RegisteredClient): Promise<void>;
   byId(id: string): Promise<RegisteredClient | undefined>;
+  /**
+   * Sets (or, undefined, unsets) the client's step-up form; false for no such
+   * client. A governance change (it bumps the revision), so every replica's
+   * remembered access-token verdicts take the new form at their next request.
+   */
+  setStepUp(id: string, stepUp: StepUpForm | undefined): Promise<boolean>;
   /**
    * Deletes the clients that hold no active consent and no live token
    * family (active, not expired at `now`) and either were registered before

@@ -8,7 +8,7 @@
  * with its personal credential; an MCP client signs in for a member through
  * the consent page and an operator revokes that consent on the OAuth
  * clients page (its refresh token then refused), the client's own name
- * shown as text; an owner adds a member, changes their role and removes
+ * shown as text, and an owner chooses a client's step-up form there; an owner adds a member, changes their role and removes
  * them, and cannot demote the last owner; a viewer sees members and
  * consents and can change neither, and is sent back to the sign-in once
  * their session ends. Each page checked by axe-core and kept
@@ -19,6 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listActions } from '../../../runtime/core/operator/actions.ts';
 import { listGrants } from '../../../runtime/core/operator/grants.ts';
 import { listMembers } from '../../../runtime/core/operator/members.ts';
+import { showClient } from '../../../runtime/core/operator/oauth-clients.ts';
 import { refreshRemote } from '../../../runtime/core/operator/remote-refresh.ts';
 import { HAS_CHROMIUM, launchChromium } from '../../support/chromium.ts';
 import {
@@ -180,6 +181,32 @@ describe.skipIf(!HAS_CHROMIUM)('access and review in Chromium', { timeout: 240_0
     ]);
     await row.getByRole('button', { name: /^Revoke/ }).click();
     await row.waitFor({ state: 'detached' });
+    await page.context().close();
+  });
+
+  it("lets an owner choose a client's step-up form on the OAuth clients page, an operator only see it", async () => {
+    const { clientId } = await approvedClient();
+    const operator = await signedIn(PEOPLE.operator, '/clients');
+    const seen = operator.locator('tr[data-consent]', { hasText: clientId });
+    await seen.waitFor();
+    await expect(seen.locator('td[data-label=Step-up]').textContent()).resolves.toContain(
+      'HTTP 403',
+    );
+    await expect(seen.getByRole('combobox').count()).resolves.toBe(0);
+    await operator.context().close();
+
+    const page = await signedIn(PEOPLE.owner, '/clients');
+    const row = page.locator('tr[data-consent]', { hasText: clientId });
+    await row.waitFor();
+    await row.getByRole('combobox', { name: /^Step-up form for/ }).selectOption('result');
+    await page.getByRole('status').filter({ hasText: 'steps up as chosen' }).waitFor();
+    await row.locator('td[data-label=Step-up]', { hasText: 'chosen by an owner' }).waitFor();
+    await expect(row.locator('td[data-label=Step-up]').textContent()).resolves.toContain(
+      'isError result',
+    );
+    const chosen = await showClient(ctx(), { workspace: 'default', id: clientId });
+    expect([chosen.form, chosen.why]).toEqual(['result', 'chosen']);
+    await lookAt(page, 'console-clients-step-up');
     await page.context().close();
   });
 

@@ -22,6 +22,7 @@ import { memberRolesMigration } from './0015-member-roles.ts';
 import { auditActivityMigration } from './0016-audit-activity.ts';
 import { auditActivityRollupMigration } from './0017-audit-activity-rollup.ts';
 import { auditChainMigration } from './0018-audit-chain.ts';
+import { oauthClientStepUpMigration } from './0019-oauth-client-step-up.ts';
 import { tasksMigration } from './0021-tasks.ts';
 
 /** kysely's default name for its record of applied migrations. */
@@ -48,6 +49,7 @@ export function storeMigrations(engine: Engine): Record<string, Migration> {
     '0016-audit-activity': auditActivityMigration,
     '0017-audit-activity-rollup': auditActivityRollupMigration(engine),
     '0018-audit-chain': auditChainMigration(engine),
+    '0019-oauth-client-step-up': oauthClientStepUpMigration,
     '0021-tasks': tasksMigration,
   };
 }
@@ -67,8 +69,8 @@ export async function migrateToLatest(
   const migrator = new Migrator({
     db,
     provider: { getMigrations: async () => migrations },
-    // Numbers are handed out per change in flight (0018 landed after 0021): a database
-    // at 0021 takes 0018 when it comes. Each migration stands alone.
+    // Numbers are handed out ahead (0019 may land after 0021): a store that ran a
+    // later one still takes an earlier one it has not run.
     allowUnorderedMigrations: true,
     ...(options.migrationTableSchema === undefined
       ? {}

@@ -1,3 +1,4 @@
+import { STEP_UP_FORMS, type StepUpForm } from '../../../core/model/oauth.ts';
 import type { ClientRows } from '../../../core/ports/store.ts';
 import type { StoreContext } from './store-context.ts';
 
@@ -12,8 +13,20 @@ export function clientRows(context: StoreContext): ClientRows {
           name: client.name,
           redirect_uris: JSON.stringify(client.redirectUris),
           created_at: client.createdAt,
+          step_up: client.stepUp ?? null,
         })
         .execute();
+    },
+
+    async setStepUp(id, stepUp) {
+      const { numUpdatedRows } = await context.mutate((trx) =>
+        trx
+          .updateTable('oauth_clients')
+          .set({ step_up: stepUp ?? null })
+          .where('id', '=', id)
+          .executeTakeFirst(),
+      );
+      return numUpdatedRows > 0n;
     },
 
     async byId(id) {
@@ -28,6 +41,7 @@ export function clientRows(context: StoreContext): ClientRows {
           name: row.name,
           redirectUris: JSON.parse(row.redirect_uris) as string[],
           createdAt: row.created_at,
+          ...(isStepUpForm(row.step_up) ? { stepUp: row.step_up } : {}),
         }
       );
     },
@@ -76,4 +90,8 @@ export function clientRows(context: StoreContext): ClientRows {
       return Number(result.numDeletedRows);
     },
   };
+}
+
+function isStepUpForm(value: string | null): value is StepUpForm {
+  return (STEP_UP_FORMS as readonly (string | null)[]).includes(value);
 }

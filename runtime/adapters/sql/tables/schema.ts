@@ -208,6 +208,8 @@ export interface OAuthClientTable {
   /** JSON array of URLs. */
   redirect_uris: string;
   created_at: string;
+  /** `http` or `result`, as an operator chose; null: by its redirect URIs (migration 0019). */
+  step_up: string | null;
 }
 
 export interface OAuthConsentTable {

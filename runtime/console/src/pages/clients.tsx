@@ -3,6 +3,8 @@
  * client that signed in through the gateway's own authorization server),
  * with which scopes, when, and the agent it acts as; revoking a consent stops
  * its refresh tokens at once and its access tokens on their next request.
+ * Each row says how its client steps up for a scope its token lacks (HTTP
+ * 403, or the isError result ChatGPT reads) and why; an owner chooses it.
  * A client's name and id are the client's own text: shown as text.
  */
 import { api } from '../api.ts';
@@ -25,15 +27,32 @@ interface ConsentRow {
   createdAt: string;
   updatedAt: string;
   revokedAt: string | null;
+  stepUp: { form: StepUpForm; why: 'chosen' | 'chatgpt' | 'default' };
 }
 
-export function ClientsPage({ canChange }: { canChange: boolean }) {
+type StepUpForm = 'http' | 'result';
+const FORM_WORDS: Record<StepUpForm, string> = {
+  http: 'HTTP 403',
+  result: 'isError result',
+};
+const WHY_WORDS = {
+  chosen: 'chosen by an owner',
+  chatgpt: "default: ChatGPT's redirect URIs",
+  default: 'default for this gateway',
+} as const;
+
+export function ClientsPage({ canChange, isOwner }: { canChange: boolean; isOwner: boolean }) {
   const { data, error, reload } = useLoad(() => api<ConsentRow[]>('GET', '/consents'), 'consents');
   const change = useChange(() => reload());
   const revoke = (consent: ConsentRow) =>
     change.run(
       () => api('POST', `/consents/${encodeURIComponent(consent.id)}/revoke`),
       `Revoked ${consent.clientName} for ${consent.member}: its tokens stop working on their next request.`,
+    );
+  const setStepUp = (consent: ConsentRow, stepUp: string) =>
+    change.run(
+      () => api('POST', `/clients/${encodeURIComponent(consent.clientId)}/step-up`, { stepUp }),
+      `${consent.clientName} steps up as chosen from its next request.`,
     );
   // Active consents first, each group newest first.
   const rows = [...(data ?? [])].sort(
@@ -59,6 +78,7 @@ export function ClientsPage({ canChange }: { canChange: boolean }) {
               <th scope="col">Approved by</th>
               <th scope="col">Scopes</th>
               <th scope="col">Approved</th>
+              <th scope="col">Step-up</th>
               <th scope="col">Status</th>
               <th scope="col">
                 <span class="skip">Revoke</span>
@@ -92,6 +112,29 @@ export function ClientsPage({ canChange }: { canChange: boolean }) {
                       <br />
                       again <ShownTime at={c.updatedAt} />
                     </span>
+                  ) : null}
+                </td>
+                <td data-label="Step-up">
+                  {FORM_WORDS[c.stepUp.form]}
+                  <br />
+                  <span class="note">{WHY_WORDS[c.stepUp.why]}</span>
+                  {isOwner && !c.clientId.includes('://') ? (
+                    <>
+                      <br />
+                      <label class="skip" for={`step-up-${c.id}`}>
+                        Step-up form for {shown(c.clientName)}
+                      </label>
+                      <select
+                        class="step-up"
+                        id={`step-up-${c.id}`}
+                        value={c.stepUp.why === 'chosen' ? c.stepUp.form : 'default'}
+                        onChange={(event) => setStepUp(c, event.currentTarget.value)}
+                      >
+                        <option value="default">Default</option>
+                        <option value="http">HTTP 403</option>
+                        <option value="result">isError result</option>
+                      </select>
+                    </>
                   ) : null}
                 </td>
                 <td data-label="Status">

@@ -4,6 +4,7 @@
  * It also makes the credential strategy `/mcp` accepts its access tokens
  * with, and says what a 401's challenge names.
  */
+import type { StepUpForm } from '../../model/oauth.ts';
 import type { GuardedClient } from '../../outbound/guarded-client.ts';
 import type { SharedState } from '../../ports/shared-state/shared-state.ts';
 import type { BucketRule } from '../../ports/shared-state/token-bucket.ts';
@@ -59,6 +60,11 @@ export interface AuthorizationServerOptions {
   allowPrivateNetworks?: boolean;
   /** `PORTCULLIS_RATE_LIMIT_CLIENT_*`: token requests of one client from one address (none: no limit). */
   tokenRequests?: BucketRule | undefined;
+  /**
+   * `PORTCULLIS_OAUTH_STEP_UP`: the step-up form of a client that chose none
+   * and whose redirect URIs are not ChatGPT's (`step-up-form.ts`); default `http`.
+   */
+  stepUp?: StepUpForm;
   /** Named as `resource_documentation`; default: the gateway's own page at `/docs/mcp`. */
   documentation?: string;
   now?: () => Date;
@@ -101,13 +107,14 @@ export class AuthorizationServer {
         store: options.store,
         state: options.state,
         keys,
-        clients: new ClientDirectory(options.store, documents, allowlist),
+        clients: new ClientDirectory(options.store, documents, allowlist, options.stepUp ?? 'http'),
         allowlist,
         resources: new Resources(issuer),
         now,
         defaultScopes: [...(options.defaultScopes ?? [DEFAULT_SCOPE])].sort(),
         secureCookies: issuer.startsWith('https:'),
         tokenRequests: options.tokenRequests,
+        stepUp: options.stepUp ?? 'http',
       },
       options.documentation ?? `${issuer}${DOCUMENTATION_PATH}`,
     );
@@ -144,6 +151,7 @@ export class AuthorizationServer {
           family.clientId === claims.client_id
         );
       },
+      stepUpOf: async (clientId) => (await this.#ctx.clients.stepUpOf(clientId)).form,
       ...(now ? { now } : {}),
     });
   }

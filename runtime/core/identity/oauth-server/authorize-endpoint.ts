@@ -15,12 +15,15 @@
  * POST takes the form back. Its CSRF token must match both the sealed
  * request's and the cookie the page set (SameSite=Strict, HttpOnly). Deny
  * returns `access_denied`. Approve signs the member in (rate limited per
- * address and per name), takes the request's one approval, records the
- * consent and redirects with a single-use code.
+ * address and per name), takes the request's one decision, records the
+ * consent and redirects with a single-use code. A request is decided once,
+ * whichever way: deny takes its one decision too, and a form posted again
+ * after either (the same request and CSRF token) is refused
+ * `consent_decided`, on a page, with no code.
  */
 import { randomBytes } from 'node:crypto';
 import { sha256Hex } from '../../../../generated/catalog-rules.ts';
-import { GatewayError } from '../../base/errors.ts';
+import { GatewayError, REASONS } from '../../base/errors.ts';
 import type { Member } from '../../model/oauth.ts';
 import { parseScope } from '../principals/scopes.ts';
 import { CODE_TTL_MS, issueCode } from './authorization-codes.ts';
@@ -38,6 +41,7 @@ import { memberReach } from './member-reach.ts';
 import { auditOAuth, type OAuthContext } from './oauth-context.ts';
 import { OAuthError, type OAuthErrorCode } from './oauth-error.ts';
 import { type OAuthReply, redirectReply } from './oauth-reply.ts';
+import { passwordStampOf } from './passwords.ts';
 import { isCodeChallenge } from './pkce.ts';
 import { redirectUriMatches } from './redirect-uris.ts';
 import { authorizationResponseUrl } from './redirects.ts';
@@ -57,8 +61,12 @@ const SINGLE_VALUED = [
   'resource',
 ] as const;
 
-/** Marks a request approved, so its form approves once (only after a member signed in). */
-const approvedKey = (id: string) => `oauth:consent-approved:${id}`;
+/**
+ * Marks a request decided (`approved` or `denied`), so its form decides once;
+ * approving takes it only after a member signed in.
+ */
+const decidedKey = (id: string) => `oauth:consent-decided:${id}`;
+type Decision = 'approved' | 'denied';
 /** One cookie per pending request, so two sign-ins in two tabs do not undo each other. */
 export const csrfCookieName = (requestId: string) =>
   `portcullis_csrf_${sha256Hex(requestId).slice(0, 12)}`;
@@ -215,7 +223,14 @@ export async function decide(
       303,
     );
 
+  // A request decided already is spent: nothing more is taken from its form.
+  const decided = await ctx.state.get(decidedKey(request.id));
+  if (decided !== undefined) return spent(ctx, pending, decided);
+  // Kept only until the request would expire anyway.
+  const left = Math.max(1, request.expiresAt - ctx.now().getTime());
   if (form.decision === 'deny') {
+    if (!(await ctx.state.add(decidedKey(request.id), 'denied' satisfies Decision, left)))
+      return spent(ctx, pending, await ctx.state.get(decidedKey(request.id)));
     await auditOAuth(ctx, {
       action: 'oauth.consent.deny',
       subject: pending.clientId.slice(0, 200),
@@ -232,22 +247,35 @@ export async function decide(
 
   // Signed in on the first step (the sealed request names them), or now, by name and password.
   let member: Member;
+  let passwordStamp: string;
   if (reviewing) {
     const found = await ctx.store.oauth.members.byName(pending.memberName ?? '');
-    if (found === undefined || found.id !== pending.memberId) return expired();
-    const { passwordHash: _, ...rest } = found;
+    // Removed, or their password changed since they signed in on the first step.
+    if (
+      found === undefined ||
+      found.id !== pending.memberId ||
+      pending.memberPasswordStamp !== passwordStampOf(found.passwordHash)
+    )
+      return expired();
+    const { passwordHash, ...rest } = found;
     member = rest;
+    passwordStamp = passwordStampOf(passwordHash);
   } else {
     const signedIn = await signIn(ctx, form.member, form.password, address);
     if ('refused' in signedIn) {
       const { status, text } = SIGN_IN_REFUSED[signedIn.refused];
       return again(ctx, pending, sealed, csrf, form, status, text);
     }
-    member = signedIn.member;
+    ({ member, passwordStamp } = signedIn);
   }
   if (form.decision === 'review') {
     // The review step: what the client will reach with each scope, before the member approves.
-    const signedInAs = { ...pending, memberId: member.id, memberName: member.name };
+    const signedInAs = {
+      ...pending,
+      memberId: member.id,
+      memberName: member.name,
+      memberPasswordStamp: passwordStamp,
+    };
     const { sealed: resealed } = await sealConsentRequest(
       ctx,
       signedInAs,
@@ -259,12 +287,16 @@ export async function decide(
       csrf,
       ...viewOf(ctx, pending),
       chosen: approved,
-      review: { member: member.name, reach: await memberReach(ctx.store, member, pending.scopes) },
+      review: {
+        member: member.name,
+        reach: await memberReach(ctx.store, member, pending.scopes),
+        stepUp: await ctx.clients.stepUpOf(pending.clientId),
+      },
     });
   }
-  // Kept only until the request would expire anyway, and only once a member signed in.
-  const left = Math.max(1, request.expiresAt - ctx.now().getTime());
-  if (!(await ctx.state.add(approvedKey(request.id), '1', left))) return expired();
+  // Taken only once a member signed in; one taken meanwhile (another tab) wins.
+  if (!(await ctx.state.add(decidedKey(request.id), 'approved' satisfies Decision, left)))
+    return spent(ctx, pending, await ctx.state.get(decidedKey(request.id)));
   let consent: Awaited<ReturnType<typeof approveConsent>>;
   try {
     consent = await approveConsent(
@@ -326,7 +358,11 @@ async function again(
   const review =
     found === undefined || found.id !== pending.memberId
       ? undefined
-      : { member: found.name, reach: await memberReach(ctx.store, found, pending.scopes) };
+      : {
+          member: found.name,
+          reach: await memberReach(ctx.store, found, pending.scopes),
+          stepUp: await ctx.clients.stepUpOf(pending.clientId),
+        };
   return consentPage(
     {
       request,
@@ -338,6 +374,27 @@ async function again(
       ...(review === undefined ? {} : { review }),
     },
     status,
+  );
+}
+
+/** A form posted again after its request was decided: refused, audited, said on a page. */
+async function spent(
+  ctx: OAuthContext,
+  pending: PendingAuthorization,
+  decided: string | undefined,
+): Promise<OAuthReply> {
+  await auditOAuth(ctx, {
+    action: 'oauth.consent',
+    decision: 'denied',
+    outcome: null,
+    reason: 'consent_decided',
+    subject: pending.clientId.slice(0, 200),
+  });
+  const how = decided === 'denied' ? 'denied' : 'approved';
+  return problemPage(
+    REASONS.consent_decided.status,
+    'This request was already answered',
+    `This request to connect ${pending.clientName.slice(0, 100)} was already ${how}: a request is answered once, and nothing more is taken from it. To connect, start again from the app.`,
   );
 }
 

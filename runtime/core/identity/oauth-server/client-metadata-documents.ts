@@ -8,8 +8,10 @@
  * as a registration, and keeps it as long as its `Cache-Control` says (at
  * most a day; five minutes when it says nothing).
  */
+
 import { GatewayError } from '../../base/errors.ts';
 import { isPlainObject } from '../../base/json-value.ts';
+import type { StepUpForm } from '../../model/oauth.ts';
 import type { GuardedClient } from '../../outbound/guarded-client.ts';
 import { redirectUrisOf } from './client-registration.ts';
 import { OAuthError } from './oauth-error.ts';
@@ -21,6 +23,8 @@ export interface ResolvedClient {
   redirectUris: string[];
   /** How the client identified itself. */
   kind: 'registered' | 'metadata_document';
+  /** A registered client's step-up form as an operator chose it (none: by its redirect URIs). */
+  stepUp?: StepUpForm;
 }
 
 const MAX_DOCUMENT_BYTES = 10 * 1024;

@@ -10,6 +10,7 @@ import { classOf, describeScope, inClassOrder } from '../principals/scopes.ts';
 import { escapeHtml, page, pageHeaders, signInFields } from './html-page.ts';
 import type { MemberReach } from './member-reach.ts';
 import type { OAuthReply } from './oauth-reply.ts';
+import type { StepUpChoice } from './step-up-form.ts';
 
 export interface ConsentView {
   /** The sealed authorization request (consent-request.ts). */
@@ -30,7 +31,7 @@ export interface ConsentView {
    * The review step, once the member signed in: what the client will reach
    * with each scope, and whether the member has grants at all.
    */
-  review?: { member: string; reach: MemberReach };
+  review?: { member: string; reach: MemberReach; stepUp?: StepUpChoice };
   /** What the person typed before, when the page comes back after a failed sign-in. */
   member?: string;
   error?: string;
@@ -55,6 +56,7 @@ export function consentPage(view: ConsentView, status = 200): OAuthReply {
             ? ''
             : `\n<p class="error" role="note" id="no-grants">You have no grants yet: ${name} will see no tools until an operator grants you connections (portcullis grant --member ${escapeHtml(review.member)} &lt;connection&gt;).</p>`
         }`;
+  const stepUp = review?.stepUp === undefined ? '' : `\n${stepUpNote(name, review.stepUp)}`;
   // Signing in first shows what the client will reach; Approve comes after.
   const primary =
     review === undefined
@@ -68,7 +70,7 @@ ${published}<li>Sends you back to <span class="host" id="redirect-host">${escape
 </ul>
 <form method="post" action="/oauth/authorize">
 ${scopes}
-<p class="note">It can only use the tools an operator has granted you, whatever it asks for.</p>
+<p class="note">It can only use the tools an operator has granted you, whatever it asks for.</p>${stepUp}
 <input type="hidden" name="request" value="${escapeHtml(view.request)}">
 <input type="hidden" name="csrf" value="${escapeHtml(view.csrf)}">
 ${signedIn}
@@ -137,4 +139,19 @@ ${items}
 </ul>
 <p class="note">A token only ever narrows what an operator granted the member's agent for that client. Ask the operator of this gateway for a member account and for grants.</p>`;
   return { status: 200, headers: pageHeaders(), body: page('MCP endpoint', body) };
+}
+
+const STEP_UP_FORM_WORDS = {
+  http: 'an HTTP 403 with a WWW-Authenticate challenge (what MCP clients such as the SDKs read)',
+  result: 'a tool result carrying the challenge (what ChatGPT reads)',
+} as const;
+const STEP_UP_WHY_WORDS = {
+  chosen: 'as an operator chose for this app',
+  chatgpt: 'by default, since it sends you back to ChatGPT',
+  default: "this gateway's default",
+} as const;
+
+/** How the app is told it needs a permission not given here, so it can ask again. */
+function stepUpNote(name: string, stepUp: StepUpChoice): string {
+  return `<p class="note" id="step-up">When ${name} needs a permission you leave out, the gateway tells it with ${escapeHtml(STEP_UP_FORM_WORDS[stepUp.form])}, ${escapeHtml(STEP_UP_WHY_WORDS[stepUp.why])}; it may then ask you again.</p>`;
 }

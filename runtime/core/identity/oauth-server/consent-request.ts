@@ -31,6 +31,8 @@ export interface PendingAuthorization {
   /** Set once a member signed in on the page: the review step approves for them without a password. */
   memberId?: string;
   memberName?: string;
+  /** The stamp of the password they signed in with: the review approves only while it is theirs. */
+  memberPasswordStamp?: string;
 }
 
 export interface ConsentRequest {

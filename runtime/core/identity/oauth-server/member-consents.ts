@@ -13,7 +13,7 @@
  *   families exactly as `portcullis oauth revoke` does, and audited as the member's act.
  * - `sign-out`: the session ends.
  *
- * A session ends too when its member is removed: every request looks the
+ * A session ends too when its member is removed or their password changes: every request looks the
  * member up again.
  */
 import { randomBytes } from 'node:crypto';
@@ -102,7 +102,7 @@ async function signInAs(
     const { status, text } = SIGN_IN_REFUSED[result.refused];
     return freshSignIn(ctx, { member: typed, error: text }, status);
   }
-  const { id, session } = await openMemberSession(ctx, result.member);
+  const { id, session } = await openMemberSession(ctx, result);
   await auditOAuth(ctx, { action: 'oauth.sign_in', ...asMember(result.member) });
   const reply = await listFor(ctx, session, result.member);
   appendCookie(reply, `${SESSION_COOKIE}=${id}; ${cookieAttributes(ctx, SESSION_TTL_MS)}`);

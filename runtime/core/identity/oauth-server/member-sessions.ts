@@ -4,13 +4,18 @@
  * (or as long as the page asks) under the hash of a random id, which goes
  * back to the browser as an HttpOnly cookie scoped to the page's path. A page
  * may renew it on activity (the console: sliding, within a cap from when it
- * opened). A session ends on sign-out, and when its member is removed: every
- * look-up finds the member again.
+ * opened). A session ends on sign-out, when its member is removed, and when
+ * their password changes: every look-up finds the member again and compares
+ * the stamp of the password the session was opened with (`passwordStampOf`),
+ * so a session opened with an old password ends on every replica at its next
+ * request (sessions are in the shared state, members in the store).
  */
 import { randomBytes } from 'node:crypto';
 import { sha256Hex } from '../../../../generated/catalog-rules.ts';
 import type { Member } from '../../model/oauth.ts';
 import type { OAuthContext } from './oauth-context.ts';
+import { passwordStampOf } from './passwords.ts';
+import type { SignedIn } from './sign-in.ts';
 
 export const MEMBER_SESSION_TTL_MS = 10 * 60_000;
 const sessionKey = (id: string) => `oauth:member-session:${sha256Hex(id)}`;
@@ -22,12 +27,14 @@ export interface MemberSession {
   csrf: string;
   /** When it opened (ms since the epoch): a renewed session ends a fixed time after it. */
   openedAt?: number;
+  /** The stamp of the password it was opened with: another password ends it. */
+  passwordStamp?: string;
 }
 
 /** Keeps a new session for the member; answers its id (the cookie's value) and the session. */
 export async function openMemberSession(
   ctx: Pick<OAuthContext, 'state' | 'now'>,
-  member: Member,
+  { member, passwordStamp }: SignedIn,
   ttlMs: number = MEMBER_SESSION_TTL_MS,
 ): Promise<{ id: string; session: MemberSession }> {
   const id = randomBytes(32).toString('base64url');
@@ -36,12 +43,17 @@ export async function openMemberSession(
     memberName: member.name,
     csrf: randomBytes(32).toString('base64url'),
     openedAt: ctx.now().getTime(),
+    passwordStamp,
   };
   await ctx.state.set(sessionKey(id), JSON.stringify(session), ttlMs);
   return { id, session };
 }
 
-/** The session a cookie names, while it lives and its member still exists. */
+/**
+ * The session a cookie names, while it lives, its member still exists and
+ * still has the password it was opened with (a session from before sessions
+ * kept the stamp ends too: nothing says which password opened it).
+ */
 export async function memberSessionOf(
   ctx: Pick<OAuthContext, 'state' | 'store'>,
   id: string | undefined,
@@ -51,7 +63,10 @@ export async function memberSessionOf(
   if (text === undefined) return undefined;
   const session = JSON.parse(text) as MemberSession;
   const found = await ctx.store.oauth.members.byName(session.memberName);
-  if (found?.id !== session.memberId) {
+  if (
+    found?.id !== session.memberId ||
+    session.passwordStamp !== passwordStampOf(found.passwordHash)
+  ) {
     await ctx.state.delete(sessionKey(id));
     return undefined;
   }

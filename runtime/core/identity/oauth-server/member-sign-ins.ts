@@ -71,7 +71,7 @@ export function memberSignIns(ctx: OAuthContext): MemberSignIns {
     async signIn(name, password, address, ttlMs) {
       const result = await signIn(ctx, name, password, address);
       if ('refused' in result) return result;
-      const { id } = await openMemberSession(ctx, result.member, ttlMs);
+      const { id } = await openMemberSession(ctx, result, ttlMs);
       await auditOAuth(ctx, {
         action: 'oauth.sign_in',
         actorKind: 'member',

@@ -3,6 +3,7 @@
 import type { ReasonCode } from '../../base/errors.ts';
 import { auditEvent } from '../../governance/audit-event.ts';
 import type { NewAuditEvent } from '../../model/governance.ts';
+import type { StepUpForm } from '../../model/oauth.ts';
 import type { SharedState } from '../../ports/shared-state/shared-state.ts';
 import type { BucketRule } from '../../ports/shared-state/token-bucket.ts';
 import type { Store } from '../../ports/store.ts';
@@ -29,6 +30,8 @@ export interface OAuthContext {
   secureCookies: boolean;
   /** `PORTCULLIS_RATE_LIMIT_CLIENT_*`: token requests of one client from one address; none: no limit. */
   tokenRequests: BucketRule | undefined;
+  /** `PORTCULLIS_OAUTH_STEP_UP`: the step-up form of a client that chose none and is not ChatGPT. */
+  stepUp: StepUpForm;
 }
 
 /** The gateway reason an OAuth refusal is audited under. */

@@ -4,7 +4,7 @@
  * `scrypt$<N>$<r>$<p>$<salt>$<hash>` so the cost can rise later without
  * breaking stored hashes. Comparisons take constant time.
  */
-import { randomBytes, type ScryptOptions, scrypt, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, type ScryptOptions, scrypt, timingSafeEqual } from 'node:crypto';
 
 const COST = { N: 2 ** 15, r: 8, p: 1 } as const;
 const KEY_BYTES = 32;
@@ -33,6 +33,16 @@ export async function hashPassword(password: string): Promise<string> {
     salt.toString('base64url'),
     key.toString('base64url'),
   ].join('$');
+}
+
+/**
+ * What a session remembers of the password it was opened with: a digest of
+ * the stored hash (never the hash itself), which a new password (a new salt,
+ * even for the same password) changes. A session whose stamp no longer
+ * matches its member's was opened with a password that is no longer theirs.
+ */
+export function passwordStampOf(stored: string): string {
+  return createHash('sha256').update(`portcullis-password-stamp:${stored}`).digest('base64url');
 }
 
 /** A hash no password matches: what sign-in checks against for an unknown name (same time spent). */

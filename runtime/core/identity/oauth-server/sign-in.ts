@@ -10,7 +10,7 @@
 
 import type { Member } from '../../model/oauth.ts';
 import { auditOAuth, type OAuthContext } from './oauth-context.ts';
-import { passwordMatches } from './passwords.ts';
+import { passwordMatches, passwordStampOf } from './passwords.ts';
 import {
   countAttempt,
   forgetAttempts,
@@ -20,7 +20,13 @@ import {
   SIGN_IN_PER_MEMBER,
 } from './rate-limits.ts';
 
-export type SignIn = { member: Member } | { refused: 'rate_limited' | 'unauthenticated' };
+/** A member signed in, and the stamp of the password they signed in with (see `passwordStampOf`). */
+export interface SignedIn {
+  member: Member;
+  passwordStamp: string;
+}
+
+export type SignIn = SignedIn | { refused: 'rate_limited' | 'unauthenticated' };
 
 export async function signIn(
   ctx: OAuthContext,
@@ -66,8 +72,8 @@ export async function signIn(
   }
   // Only failures stay counted against the member's name: a person who signs in often is never locked out.
   await forgetAttempts(ctx.state, byName);
-  const { passwordHash: _, ...signedIn } = member;
-  return { member: signedIn };
+  const { passwordHash, ...signedIn } = member;
+  return { member: signedIn, passwordStamp: passwordStampOf(passwordHash) };
 }
 
 /** What the person is told when sign-in is refused, on either page. */

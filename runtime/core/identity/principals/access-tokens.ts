@@ -6,12 +6,14 @@
  * accepted on that endpoint only, its scopes narrowed to that connection), expiry, and that its consent and refresh-token family
  * are still live and its agent is in the workspace it names. The verdict is
  * then remembered until the token expires or the governance revision moves
- * (a revoked consent, family or agent moves it), so a call with a token costs
+ * (a revoked consent, family or agent moves it, and so does a client's
+ * step-up form, which the verdict keeps), so a call with a token costs
  * about what a call with an agent key does.
  */
 import type { KeyObject } from 'node:crypto';
 import { errors, type JWTPayload, jwtVerify } from 'jose';
 import type { GovernanceSnapshot } from '../../governance/snapshot.ts';
+import type { StepUpForm } from '../../model/oauth.ts';
 import type { CredentialStrategy, TokenScopes, Verified } from './principals.ts';
 import { isConnectionName, narrowToConnection } from './scopes.ts';
 
@@ -39,6 +41,8 @@ export interface AccessTokensOptions {
   publicKeyFor(kid: string | undefined, revision: number): Promise<{ key: KeyObject } | undefined>;
   /** Whether the token's consent and family are still live (the store). */
   isLive(claims: AccessTokenClaimsSeen): Promise<boolean>;
+  /** How the token's client steps up (its registration's form); none: the endpoint's default. */
+  stepUpOf?(clientId: string): Promise<StepUpForm>;
   now?: () => number;
 }
 
@@ -49,6 +53,7 @@ interface Verdict {
   scopes: TokenScopes;
   boundToConnection: string | undefined;
   expiresAtMs: number;
+  stepUp: StepUpForm | undefined;
 }
 
 const MAX_VERDICTS = 10_000;
@@ -87,6 +92,7 @@ export class AccessTokens implements CredentialStrategy {
     return {
       agent,
       scopes: verdict.scopes,
+      ...(verdict.stepUp === undefined ? {} : { stepUp: verdict.stepUp }),
       ...(verdict.boundToConnection === undefined
         ? {}
         : { boundToConnection: verdict.boundToConnection }),
@@ -130,6 +136,7 @@ export class AccessTokens implements CredentialStrategy {
       scopes: audience.scopes,
       boundToConnection: audience.connection,
       expiresAtMs: (payload.exp ?? 0) * 1000,
+      stepUp: await this.#options.stepUpOf?.(claims.client_id),
     };
   }
 

@@ -8,6 +8,7 @@
 import { bearerToken } from '../../governance/keys.ts';
 import type { GovernanceSnapshot } from '../../governance/snapshot.ts';
 import type { Agent } from '../../model/governance.ts';
+import type { StepUpForm } from '../../model/oauth.ts';
 
 /** The current governance, fresh for the request that asks (see `GovernanceCache`). */
 export interface GovernanceReader {
@@ -34,6 +35,8 @@ export interface Verified {
    * tokens, agent keys).
    */
   boundToConnection?: string;
+  /** How the token's client steps up (its registration's form); undefined: the endpoint's default. */
+  stepUp?: StepUpForm;
 }
 
 /** An authenticated caller, for the rest of its request. */
@@ -45,6 +48,8 @@ export interface Caller {
   readonly scopes?: TokenScopes | undefined;
   /** The governance the credential was checked against; the request's decisions read it too. */
   readonly snapshot: GovernanceSnapshot;
+  /** How its client steps up from `insufficient_scope`; undefined (agent keys): the endpoint's default. */
+  readonly stepUp?: StepUpForm | undefined;
 }
 
 /** The caller's agent in the snapshot it was checked against, while active in its workspace. */
@@ -100,6 +105,7 @@ export class Principals {
       via: strategy.kind,
       scopes: verified?.scopes,
       snapshot,
+      ...(verified?.stepUp === undefined ? {} : { stepUp: verified.stepUp }),
     };
   }
 }

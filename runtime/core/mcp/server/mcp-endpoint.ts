@@ -69,10 +69,12 @@ export interface McpEndpointOptions<P extends McpPrincipal = McpPrincipal> {
   /** Named in a 401's `WWW-Authenticate` as `scope`: what a client should ask for to get in. */
   challengeScope?: string;
   /**
-   * How a tool call refused `insufficient_scope` is answered: `http` (the
-   * default), HTTP 403 with the challenge, as MCP's authorization says and
-   * the SDKs' clients step up from; `result`, an `isError` result carrying it
-   * in `_meta["mcp/www_authenticate"]`, as OpenAI's Apps SDK describes.
+   * How a tool call refused `insufficient_scope` is answered to a caller
+   * whose principal names no form of its own (`McpPrincipal.stepUp`, its
+   * OAuth client's): `http` (the default), HTTP 403 with the challenge, as
+   * MCP's authorization says and the SDKs' clients step up from; `result`, an
+   * `isError` result carrying it in `_meta["mcp/www_authenticate"]`, as
+   * OpenAI's Apps SDK describes.
    */
   stepUp?: 'http' | 'result';
   /** Told about every internal failure, whose details the caller never sees (for the operator's log). */
@@ -141,8 +143,10 @@ export function createMcpEndpoint<P extends McpPrincipal>(
     sealer: options.requestState,
     report,
     challengeOf,
-    stepUpOf: (error: GatewayError) =>
-      stepUp === 'http' && error.code === 'insufficient_scope' ? challengeOf(error) : undefined,
+    stepUpOf: (error: GatewayError, principal: P) =>
+      (principal.stepUp ?? stepUp) === 'http' && error.code === 'insufficient_scope'
+        ? challengeOf(error)
+        : undefined,
   };
   const legacy = new LegacyWire(context, sessions, clientRequests);
   const modern = new ModernWire(context);

@@ -226,7 +226,7 @@ async function callTool<P extends McpPrincipal>(
         scope.backend.callTool(scope.principal, toolCallOf(context, name, args, scope.decidedCall)),
       // A refused or failed call is a result the agent reads, with its reason code.
       refused: (error) => toolErrorResult(error, scope.challengeOf(error)),
-      stepUp: scope.stepUpOf,
+      stepUp: (error) => scope.stepUpOf(error, scope.principal),
     },
   );
 }

@@ -22,6 +22,7 @@ import type { CancelSignal } from '../../base/cancellation.ts';
 import type { ReasonCode } from '../../base/errors.ts';
 import type { JsonValue } from '../../base/json-value.ts';
 import type { SpanParent } from '../../base/tracing.ts';
+import type { StepUpForm } from '../../model/oauth.ts';
 import type { McpEra } from '../wire/protocol-version.ts';
 import type { TraceContext } from '../wire/request-meta.ts';
 import type { TaskMethod, TaskStarted, TaskState } from '../wire/tasks.ts';
@@ -30,6 +31,11 @@ import type { TaskMethod, TaskStarted, TaskState } from '../wire/tasks.ts';
 export interface McpPrincipal {
   readonly agentId: string;
   readonly workspaceId: string;
+  /**
+   * How this caller's client steps up from `insufficient_scope` (its OAuth
+   * registration's form); undefined: the endpoint's `stepUp`.
+   */
+  readonly stepUp?: StepUpForm | undefined;
 }
 
 /** What every request a backend runs carries: who may answer what, and how to talk back. */

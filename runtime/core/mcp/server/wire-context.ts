@@ -19,7 +19,8 @@ export interface WireContext<P extends McpPrincipal> {
   challengeOf: (error: GatewayError) => string | undefined;
   /**
    * The challenge a refused tool call is answered with as HTTP 403 instead of
-   * a result (MCP's step-up, `insufficient_scope`); undefined: a result.
+   * a result (MCP's step-up, `insufficient_scope`), for this caller's step-up
+   * form (its client's, else the endpoint's); undefined: a result.
    */
-  stepUpOf: (error: GatewayError) => string | undefined;
+  stepUpOf: (error: GatewayError, principal: P) => string | undefined;
 }

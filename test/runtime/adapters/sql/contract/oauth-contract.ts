@@ -145,6 +145,24 @@ export function describeOAuthContract(subject: StoreSubject): void {
       expect(await store.oauth.clients.byId('cli_2')).toBeUndefined();
     });
 
+    it('keep the step-up form an operator chose, a governance change, until unset', async () => {
+      const { store } = subject;
+      const client = {
+        id: 'cli_s',
+        name: 'ChatGPT',
+        redirectUris: ['https://chatgpt.com/connector/oauth/x'],
+        createdAt: T0,
+      };
+      await store.oauth.clients.create(client);
+      const before = await store.revision();
+      expect(await store.oauth.clients.setStepUp('cli_s', 'http')).toBe(true);
+      expect(await store.revision()).toBeGreaterThan(before);
+      expect(await store.oauth.clients.byId('cli_s')).toEqual({ ...client, stepUp: 'http' });
+      expect(await store.oauth.clients.setStepUp('cli_s', undefined)).toBe(true);
+      expect(await store.oauth.clients.byId('cli_s')).toEqual(client);
+      expect(await store.oauth.clients.setStepUp('cli_none', 'result')).toBe(false);
+    });
+
     it('are pruned when never approved in time, or long unused, never while a consent or family lives', async () => {
       const { store } = subject;
       await aMemberWithAnAgent();

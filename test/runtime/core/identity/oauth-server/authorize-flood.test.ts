@@ -97,9 +97,11 @@ describe.each([
     const approved = await postConsent(running.url, page, MEMBER);
     expect(approved.status).toBe(303);
     expect(new URL(approved.headers.get('location')!).searchParams.get('code')).toMatch(/^pco_/);
+    // A decided request is spent: 409 consent_decided, on a page, no code.
     const again = await postConsent(running.url, page, MEMBER);
-    expect(again.status).toBe(400);
+    expect(again.status).toBe(409);
     expect(again.headers.get('location')).toBeNull();
+    expect(await again.text()).toContain('already approved');
   });
 
   it('refuses a form whose sealed request was altered', async () => {

@@ -111,6 +111,47 @@ describe.skipIf(!HAS_CHROMIUM)('the consent page in Chromium', () => {
     await page.close();
   });
 
+  for (const [first, then] of [
+    ['Deny', 'Approve'],
+    ['Approve', 'Deny'],
+  ] as const)
+    it(`refuses to ${then.toLowerCase()} a request already ${first === 'Deny' ? 'denied' : 'approved'}: a decided request is spent`, async () => {
+      const { page } = await consentPage();
+      await page.getByLabel('Member name').fill(MEMBER.member);
+      await page.getByLabel('Password').fill(MEMBER.password);
+      await page.getByRole('button', { name: 'Continue' }).click();
+      await page.waitForSelector('#signed-in');
+      // The first decision in another tab, so this one keeps the same form (its request, its CSRF token).
+      await page.evaluate("document.querySelector('form').target = '_blank'");
+      const [decided] = await Promise.all([
+        page.context().waitForEvent('page'),
+        page.getByRole('button', { name: first }).click(),
+      ]);
+      await decided.waitForURL(/\/callback\?/);
+      const back = new URL(decided.url());
+      expect(back.searchParams.get(first === 'Deny' ? 'error' : 'code')).toBeTruthy();
+      await page.evaluate("document.querySelector('form').removeAttribute('target')");
+      const [reply] = await Promise.all([
+        page.waitForResponse((response) => response.request().method() === 'POST'),
+        page.getByRole('button', { name: then }).click(),
+      ]);
+      expect(reply.status()).toBe(409);
+      expect(reply.headers().location).toBeUndefined();
+      await expect(page.locator('h1').textContent()).resolves.toBe(
+        'This request was already answered',
+      );
+      await expect(page.getByRole('alert').textContent()).resolves.toContain(
+        `already ${first === 'Deny' ? 'denied' : 'approved'}`,
+      );
+      expect(page.url()).not.toMatch(/\/callback/);
+      if (first === 'Deny')
+        await page.screenshot({
+          path: join(ARTIFACTS, 'consent-page-decided.png'),
+          fullPage: true,
+        });
+      await page.context().close();
+    });
+
   it('says the password is wrong, on the same page, keeping the name typed', async () => {
     const { page } = await consentPage();
     await page.getByLabel('Member name').fill(MEMBER.member);

@@ -3,12 +3,17 @@
  * an operator: sign in, see their own consents (never another member's),
  * revoke one, and its refresh token stops at once and its access token on
  * its next request. Every form needs its CSRF token; a session ends on sign
- * out and when the member is removed; failed sign-ins count against the
+ * out, when the member is removed and when their password changes (a consent
+ * review signed in before it, too); failed sign-ins count against the
  * same limits as the consent page's.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addMember, removeMember } from '../../../../../runtime/core/operator/members.ts';
-import { consent } from '../../../../support/oauth/consent-bot.ts';
+import {
+  addMember,
+  removeMember,
+  setMemberPassword,
+} from '../../../../../runtime/core/operator/members.ts';
+import { consent, openConsentPage, postConsent } from '../../../../support/oauth/consent-bot.ts';
 import {
   MEMBER,
   type OAuthGateway,
@@ -207,6 +212,40 @@ describe('a member revoking their own consents', () => {
     await leaving.open();
     expect(leaving.html).toContain('Sign in');
     expect(leaving.html).not.toContain('Apps that act for linus');
+  });
+
+  it("ends the member's sessions when their password changes: this page's, and a consent review's", async () => {
+    const ctx = running.gateway.running.gateway.operator('cli');
+    const ren = { member: 'ren', password: 'first passphrase of ren' };
+    await addMember(ctx, { workspace: 'default', name: ren.member, password: ren.password });
+    const page = await (await new MemberBrowser().open()).signIn(ren);
+    expect(page.html).toContain('Apps that act for ren');
+    // A consent request signed in on its first step: its review approves without a password.
+    const client = await registerClient(running.url);
+    const opened = await openConsentPage(
+      authorizeUrl(running.url, client, { code_challenge: pkce().challenge }),
+    );
+    if (!('fields' in opened)) throw new Error(`no consent page: ${opened.status}`);
+    const review = await postConsent(running.url, opened, ren, { fields: { decision: 'review' } });
+    expect(review.status).toBe(200);
+    const resealed = /name="request" value="([^"]+)"/.exec(await review.text())![1]!;
+
+    await setMemberPassword(ctx, {
+      workspace: 'default',
+      name: ren.member,
+      password: 'second passphrase of ren',
+    });
+    await page.open();
+    expect(page.html).toContain('Sign in');
+    expect(page.html).not.toContain('Apps that act for ren');
+    const approved = await postConsent(
+      running.url,
+      { ...opened, fields: { ...opened.fields, request: resealed } },
+      { member: '', password: '' },
+    );
+    expect(approved.status).toBe(400);
+    expect(approved.headers.get('location')).toBeNull();
+    expect(await approved.text()).toContain('has expired');
   });
 
   it('gives two members whose names share 24 characters agents of their own for one client', async () => {

@@ -26,6 +26,8 @@ const MEMBER: Member = {
   updatedAt: '2026-01-01T00:00:00.000Z',
 };
 
+const STAMP = 'stamp-of-the-password';
+
 function clocked() {
   let now = Date.UTC(2026, 0, 1, 9);
   const state = new MemorySharedState({ now: () => now });
@@ -42,7 +44,11 @@ function clocked() {
 describe('renewMemberSession', () => {
   it('slides the idle time forward on each use, and ends a session left idle', async () => {
     const { ctx, pass } = clocked();
-    const { id, session } = await openMemberSession(ctx, MEMBER, IDLE);
+    const { id, session } = await openMemberSession(
+      ctx,
+      { member: MEMBER, passwordStamp: STAMP },
+      IDLE,
+    );
     pass(25 * MINUTE);
     expect(await renewMemberSession(ctx, id, session, IDLE, MAX)).toBe(IDLE);
     // 50 minutes after the sign-in, 25 after the renewal: alive only because it was renewed.
@@ -54,7 +60,11 @@ describe('renewMemberSession', () => {
 
   it('never renews past the cap from the sign-in, however busy', async () => {
     const { ctx, pass } = clocked();
-    const { id, session } = await openMemberSession(ctx, MEMBER, IDLE);
+    const { id, session } = await openMemberSession(
+      ctx,
+      { member: MEMBER, passwordStamp: STAMP },
+      IDLE,
+    );
     // Renewed every 20 minutes up to 7 h 20 min in: 30 minutes each time.
     for (let renewal = 1; renewal <= 22; renewal++) {
       pass(20 * MINUTE);
@@ -71,7 +81,11 @@ describe('renewMemberSession', () => {
 
   it('does not bring back a session signed out meanwhile', async () => {
     const { ctx } = clocked();
-    const { id, session } = await openMemberSession(ctx, MEMBER, IDLE);
+    const { id, session } = await openMemberSession(
+      ctx,
+      { member: MEMBER, passwordStamp: STAMP },
+      IDLE,
+    );
     await endMemberSession(ctx, id);
     expect(await renewMemberSession(ctx, id, session, IDLE, MAX)).toBeUndefined();
   });

@@ -4,7 +4,8 @@
  * screenshot under artifacts/pages/ for a person to look at. The consent
  * page is shown for a client whose chosen name carries markup and a bidi
  * override, which must reach the page as inert text; the consent review is
- * the page a signed-in member sees before Approve.
+ * the page a signed-in member sees before Approve; the decided page, what a
+ * form posted again after its request was answered gets.
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -56,6 +57,7 @@ afterAll(async () => {
 const pages: Array<[string, () => string]> = [
   ['consent', () => consentUrl],
   ['consent-review', () => consentUrl],
+  ['consent-decided', () => consentUrl],
   ['member-consents', () => `${running.url}/oauth/consents`],
   ['problem', () => `${running.url}/oauth/authorize?client_id=nobody`],
 ];
@@ -68,12 +70,26 @@ describe.skipIf(!HAS_CHROMIUM)('the member pages in Chromium', () => {
         const page = await context.newPage();
         try {
           await page.goto(url());
-          if (name === 'consent-review') {
+          if (name === 'consent-review' || name === 'consent-decided') {
             // The page after Continue: what the client will reach, before Approve.
             await page.getByLabel('Member name').fill(MEMBER.member);
             await page.getByLabel('Password').fill(MEMBER.password);
             await page.getByRole('button', { name: 'Continue' }).click();
             await page.waitForSelector('#signed-in');
+          }
+          if (name === 'consent-decided') {
+            // Denied in another tab, then approved here with the same form: refused on a page.
+            await page.evaluate("document.querySelector('form').target = '_blank'");
+            const [denied] = await Promise.all([
+              context.waitForEvent('page'),
+              page.getByRole('button', { name: 'Deny' }).click(),
+            ]);
+            await denied.waitForLoadState();
+            await page.evaluate("document.querySelector('form').removeAttribute('target')");
+            await page.getByRole('button', { name: 'Approve' }).click();
+            await page
+              .getByRole('heading', { name: 'This request was already answered' })
+              .waitFor();
           }
           await page.screenshot({ path: join(SHOTS, `${name}-${width}.png`), fullPage: true });
           const { violations } = await new AxeBuilder({ page }).analyze();
