@@ -43,8 +43,9 @@
  *
  * The backfill sums the existing log in one insert … select (the same on
  * both engines); the test of the rollup compares it with the live sums.
- * Migration 0018 drops the trigger: the store adds the same sums, from the
- * same `sumsOf`, in the statement or transaction of each audit write.
+ * Migration 0018 drops the trigger: the store adds the same sums, counted
+ * in JavaScript from each batch it writes (`rows/activity-rollup-rows.ts`),
+ * in the transaction of each audit write.
  */
 import { type Kysely, type Migration, sql } from 'kysely';
 import {

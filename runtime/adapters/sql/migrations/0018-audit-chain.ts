@@ -8,9 +8,9 @@
  * point is taken up again without an event lost or stored twice.
  *
  * 0017's trigger goes: the store adds an insert's agent calls to the
- * activity rollup itself, in the insert's statement (PostgreSQL, a
- * data-modifying `with`) or its transaction (SQLite), with 0017's own sums
- * (`tables/activity-rollup-sums.ts`), so the charts keep their answers and
+ * activity rollup itself, in the insert's transaction: the batch's rows
+ * summed in JavaScript with 0017's keys and sums (`rows/activity-rollup-rows.ts`)
+ * and written with one upsert, so the charts keep their answers and
  * an insert of a fold's hundreds of events sums them once instead of
  * upserting three rows for each. Events written before 0018 have no hash
  * (`audit verify` counts them as before the chain).

@@ -1,7 +1,8 @@
 /**
  * The append-only audit log: `append` is one insert, `query` one select.
- * Each insert adds its agent calls to the activity rollup in the same
- * statement or transaction (migration 0018): both land or neither does.
+ * Each insert adds its agent calls to the activity rollup, summed in
+ * JavaScript from the events in hand, in the same transaction (migration
+ * 0018 dropped 0017's per-row trigger): both land or neither does.
  * `appendChained` is the journal's fold: events with their hash chain and
  * the journal's progress, in one transaction.
  * Ids are assigned by the engine and only increase; "newest first" means by
@@ -20,8 +21,8 @@ import type {
   NewAuditEvent,
 } from '../../../core/model/governance.ts';
 import type { AuditRows } from '../../../core/ports/store.ts';
-import { ROLLUP_ADD_ON_CONFLICT, ROLLUP_COLUMNS, sumsOf } from '../tables/activity-rollup-sums.ts';
 import type { AuditEventTable, Database } from '../tables/schema.ts';
+import { addRollup, rollupRowsOf } from './activity-rollup-rows.ts';
 import { auditActivity } from './audit-activity.ts';
 import type { StoreContext } from './store-context.ts';
 
@@ -40,9 +41,9 @@ export function auditRows(context: StoreContext): AuditRows {
     return text;
   };
   /**
-   * Inserts the events with their agent calls added to the activity rollup:
-   * on PostgreSQL in one statement, on SQLite in the transaction that holds
-   * its one writer (the new rows are those above the highest id before).
+   * Inserts the events and adds their agent calls to the activity rollup,
+   * summed here from the events in hand: one insert and one upsert per
+   * batch, in the caller's transaction, so both land or neither does.
    */
   const insertSummed = async (
     trx: Kysely<Database>,
@@ -52,30 +53,8 @@ export function auditRows(context: StoreContext): AuditRows {
     for (let at = 0; at < events.length; at += BATCH) {
       const batch = events.slice(at, at + BATCH);
       const values = batch.flatMap((event, i) => rowValues(event, chains[at + i] ?? CHAINLESS));
-      const insert = insertTextFor(batch.length);
-      if (context.engine === 'postgres') {
-        await trx.executeQuery(
-          CompiledQuery.raw(
-            `with new_events as (${insert} returning *)
-            insert into audit_activity_rollup (${ROLLUP_COLUMNS})
-            select * from (${sumsOf('new_events')}) as sums order by 1, 2, 3, 4, 5
-            ${ROLLUP_ADD_ON_CONFLICT}`,
-            values,
-          ),
-        );
-        continue;
-      }
-      const { rows } = await sql<{ top: number | null }>`
-        select max(id) as top from audit_events`.execute(trx);
-      const below = Number(rows[0]?.top ?? 0);
-      await trx.executeQuery(CompiledQuery.raw(insert, values));
-      await sql
-        .raw(
-          `insert into audit_activity_rollup (${ROLLUP_COLUMNS}) select * from (${sumsOf(
-            `(select * from audit_events not indexed where id > ${below}) as new_events`,
-          )}) as sums where true ${ROLLUP_ADD_ON_CONFLICT}`,
-        )
-        .execute(trx);
+      await trx.executeQuery(CompiledQuery.raw(insertTextFor(batch.length), values));
+      await addRollup(trx, context.engine, rollupRowsOf(batch));
     }
   };
   return {
