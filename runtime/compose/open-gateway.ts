@@ -127,17 +127,16 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
   const { catalogs, state } = opened;
   // The calls' audit events go through the journal (folded into the store off the reply
   // path); the gateway's reads of the log wait for what was appended before them.
-  const journal = config.auditJournal
-    ? await AuditJournal.open({
-        folder: join(config.dataDir, 'audit-journal'),
-        store: opened.store,
-        report,
-      }).catch(async (error) => {
-        await state.close();
-        await opened.store.close();
-        throw error;
-      })
-    : undefined;
+  // With it off, the files a process with it on left here are still folded, once.
+  const folder = join(config.dataDir, 'audit-journal');
+  const journal = await (config.auditJournal
+    ? AuditJournal.open({ folder, store: opened.store, report })
+    : AuditJournal.foldLeft(folder, opened.store).then(() => undefined)
+  ).catch(async (error) => {
+    await state.close();
+    await opened.store.close();
+    throw error;
+  });
   const store = journal
     ? withFoldedAuditReads(opened.store, () => AuditJournal.drainHere())
     : opened.store;

@@ -155,7 +155,7 @@ export const ConfigSchema = z.strictObject({
   PORTCULLIS_METRICS_PORT: wholeNumber(0, 65_535).optional(),
   /** `block`: a remote item whose pinned text is flagged for review is approved only with force. */
   PORTCULLIS_REVIEW_FLAGGED: z.enum(['show', 'block']).default('show'),
-  PORTCULLIS_AUDIT_JOURNAL: z.enum(['on', 'off']).default('on'),
+  PORTCULLIS_AUDIT_JOURNAL: z.enum(['on', 'off']).default('off'),
 });
 
 type Variable = keyof typeof ConfigSchema.shape;
@@ -268,7 +268,10 @@ export interface Config {
   metricsPort: number | undefined;
   /** Whether a flagged remote item may be approved without force (`show`) or not (`block`). */
   reviewFlagged: 'show' | 'block';
-  /** Calls' audit events through the journal (`on`) or straight to the store (`off`). */
+  /**
+   * Calls' audit events through the journal (`on`, opt-in: its fold costs more CPU than
+   * the group commit today) or straight to the store (`off`, the default).
+   */
   auditJournal: boolean;
   /**
    * `PORTCULLIS_TOOL_OAUTH_[<CONNECTION>_]CLIENT_ID` / `_SECRET`: upstream

@@ -470,7 +470,7 @@ export const commands: Record<string, Command> = {
       printValue(
         out,
         report,
-        `audit chain intact: ${report.checked} events checked, ${report.unchained} before the chain; head ${head}`,
+        `audit chain intact: ${report.checked} events checked; ${report.unchained} unchained, not covered by the chain (stored before migration 0018 or with PORTCULLIS_AUDIT_JOURNAL=off); head ${head}`,
       );
     },
   },

@@ -25,6 +25,7 @@
 import { randomBytes } from 'node:crypto';
 import {
   closeSync,
+  existsSync,
   fsync,
   mkdirSync,
   openSync,
@@ -106,15 +107,24 @@ export class AuditJournal implements AuditWriter {
   /** Folds the files left by processes no longer alive, then opens this process's journal. */
   static async open(options: AuditJournalOptions): Promise<AuditJournal> {
     mkdirSync(options.folder, { recursive: true, mode: 0o700 });
-    for (const name of readdirSync(options.folder)) {
-      const pid = journalPid(name);
-      if (pid === undefined || alive(pid) || OPEN_HERE.has(join(options.folder, name))) continue;
-      await foldWhole(options.store, join(options.folder, name), name);
-    }
+    await AuditJournal.foldLeft(options.folder, options.store);
     const head = await options.store.audit.head();
     const journal = new AuditJournal(options, head?.hash ?? CHAIN_GENESIS);
     JOURNALS_HERE.add(journal);
     return journal;
+  }
+
+  /**
+   * Folds the files in `folder` left by processes no longer alive, and removes
+   * them: also run with the journal off, so turning it off loses no event.
+   */
+  static async foldLeft(folder: string, store: Store): Promise<void> {
+    if (!existsSync(folder)) return;
+    for (const name of readdirSync(folder)) {
+      const pid = journalPid(name);
+      if (pid === undefined || alive(pid) || OPEN_HERE.has(join(folder, name))) continue;
+      await foldWhole(store, join(folder, name), name);
+    }
   }
 
   /**

@@ -45,7 +45,14 @@ describe('configFromEnvironment', () => {
       shutdownDeadlineMs: 25_000,
       reviewFlagged: 'show',
       toolOAuthClients: {},
+      auditJournal: false,
     });
+  });
+
+  it('takes the audit journal only when asked (PORTCULLIS_AUDIT_JOURNAL=on; off by default)', () => {
+    expect(configFromEnvironment({}).auditJournal).toBe(false);
+    expect(configFromEnvironment({ PORTCULLIS_AUDIT_JOURNAL: 'off' }).auditJournal).toBe(false);
+    expect(configFromEnvironment({ PORTCULLIS_AUDIT_JOURNAL: 'on' }).auditJournal).toBe(true);
   });
 
   it('reads PORTCULLIS_REVIEW_FLAGGED, and names it with the words it takes', () => {

@@ -115,6 +115,24 @@ describe.each(ENGINES)('the audit journal on %s', (_engine, location) => {
     });
   });
 
+  it('counts events stored without the journal (group commit) as unchained, never as a break', async () => {
+    const where = await location();
+    const folder = mkdtempSync(join(tmpdir(), 'portcullis-journal-'));
+    await withStore(where, async (store) => {
+      const events = variedAuditEvents();
+      await store.audit.appendMany(events.slice(0, 20));
+      const journal = await AuditJournal.open({ folder, store });
+      for (const event of events.slice(20, 30)) await journal.append(event);
+      await journal.close();
+      await store.audit.appendMany(events.slice(30, 45));
+      expect(await verifyAuditChain({ store, now }, {})).toMatchObject({
+        checked: 10,
+        unchained: 35,
+        firstBreak: undefined,
+      });
+    });
+  });
+
   it('verifies the chain, and names the first event an edit or a deletion breaks', async () => {
     const where = await location();
     const folder = mkdtempSync(join(tmpdir(), 'portcullis-journal-'));
