@@ -8,6 +8,8 @@
  * (open-stores.ts), governance, the OAuth roles (open-oauth.ts), the remote
  * MCP parts (open-remote.ts), the governed tools, then the background work.
  */
+import { join } from 'node:path';
+import { AuditJournal } from '../adapters/journal/audit-journal.ts';
 import { PrometheusMetrics } from '../adapters/metrics/prometheus-metrics.ts';
 import type { Config } from '../config/config.ts';
 import { ensureDataDir } from '../config/data-dir.ts';
@@ -44,6 +46,7 @@ import { TaskIds } from '../core/tasks/task-ids.ts';
 import { TaskSweep } from '../core/tasks/task-sweep.ts';
 import { CredentialVault } from '../core/vault/credential-vault.ts';
 import { loadKeyring, reloadKeyring } from '../core/vault/key-file.ts';
+import { withFoldedAuditReads } from './audit-reads.ts';
 import { openOAuth } from './open-oauth.ts';
 import { remoteDiscovery, wireRemoteCalls } from './open-remote.ts';
 import { openStores } from './open-stores.ts';
@@ -97,6 +100,8 @@ export interface Gateway {
     keySource: string;
   };
   operator(actor: string): OperatorContext;
+  /** The calls' audit journal (`PORTCULLIS_AUDIT_JOURNAL=on`), for `/readyz` to tell when it falls behind. */
+  readonly auditJournal: AuditJournal | undefined;
   /**
    * The server stops taking requests: a call held for the agent's answer is
    * cancelled (and answers), since the answer could no longer come in.
@@ -116,11 +121,27 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
   const now = options.now ?? (() => new Date());
   const report = options.onInternalError;
   ensureDataDir(config.dataDir);
-  const { catalogs, store, state } = await openStores({
+  const opened = await openStores({
     config,
     catalogs: options.catalogs,
     onInternalError: report,
   });
+  const { catalogs, state } = opened;
+  // The calls' audit events go through the journal (folded into the store off the reply
+  // path); the gateway's reads of the log wait for what was appended before them.
+  // With it off, the files a process with it on left here are still folded, once.
+  const folder = join(config.dataDir, 'audit-journal');
+  const journal = await (config.auditJournal
+    ? AuditJournal.open({ folder, store: opened.store, report })
+    : AuditJournal.foldLeft(folder, opened.store).then(() => undefined)
+  ).catch(async (error) => {
+    await state.close();
+    await opened.store.close();
+    throw error;
+  });
+  const store = journal
+    ? withFoldedAuditReads(opened.store, () => AuditJournal.drainHere())
+    : opened.store;
   let client: GuardedClient | undefined;
   const closeLater: Array<() => Promise<void>> = [];
   try {
@@ -214,7 +235,7 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
       metrics,
       taskIds: TaskIds.fromMasterKeys(masterKeys),
       store,
-      audit: new AuditLog(store),
+      audit: journal ?? new AuditLog(store),
       principals: new Principals(governance, [
         new AgentKeys(),
         oauth.accessTokens(undefined, () => now().getTime()),
@@ -298,6 +319,7 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
         keySource: keys.source,
       },
       operator,
+      auditJournal: journal,
       stopHolding: () => remote.executor.cancelHeld(),
       async close({ cancelCalls = false } = {}) {
         await healthProbe.stop();
@@ -310,6 +332,8 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
         if (cancelCalls) await outbound.abort();
         // Every call begun ends and its audit event is written before the store closes.
         await tools.settled();
+        // Folded whole, its file removed; a store that fails leaves it for the next start.
+        await journal?.close().catch((error) => report?.(error));
         // Told upstream (a 2025 session's DELETE; an HTTP+SSE stream, which the
         // outbound client would wait for, closed).
         await remote.executor.closeSessions();

@@ -167,6 +167,7 @@ export const ConfigSchema = z.strictObject({
   PORTCULLIS_APPROVAL_WEBHOOK_URL: z.url({ protocol: /^https?$/ }).optional(),
   /** The notice's signing secret (`whsec_<base64>`, or any text); needed with the URL. */
   PORTCULLIS_APPROVAL_WEBHOOK_SECRET: z.string().min(16).optional(),
+  PORTCULLIS_AUDIT_JOURNAL: z.enum(['on', 'off']).default('off'),
 });
 
 type Variable = keyof typeof ConfigSchema.shape;
@@ -234,6 +235,7 @@ const ACCEPTS: Record<Variable, { takes: string; secret?: true; words?: readonly
   PORTCULLIS_APPROVAL_WEBHOOK_SECRET: {
     takes: 'at least 16 characters (whsec_<base64>, or any text)',
   },
+  PORTCULLIS_AUDIT_JOURNAL: { takes: 'on or off', words: ['on', 'off'] },
 };
 
 /** What each kind of rate limit is by default (`PORTCULLIS_RATE_LIMIT_*`); undefined: none. */
@@ -293,6 +295,11 @@ export interface Config {
     /** The signed notice of each held call, when configured. */
     webhook?: { url: string; secret: string };
   };
+  /**
+   * Calls' audit events through the journal (`on`, opt-in: its fold costs more CPU than
+   * the group commit today) or straight to the store (`off`, the default).
+   */
+  auditJournal: boolean;
   /**
    * `PORTCULLIS_TOOL_OAUTH_[<CONNECTION>_]CLIENT_ID` / `_SECRET`: upstream
    * OAuth clients preconfigured for this deployment, by variable name.
@@ -398,6 +405,7 @@ export function configFromEnvironment(environment: Record<string, string | undef
           }
         : {}),
     },
+    auditJournal: values.PORTCULLIS_AUDIT_JOURNAL === 'on',
     toolOAuthClients: Object.fromEntries(
       Object.entries(environment).filter(
         (entry): entry is [string, string] =>

@@ -92,7 +92,9 @@ async function aStore(
   if (!indexes) {
     for (const index of AUDIT_ACTIVITY_INDEXES) await db.schema.dropIndex(index.name).execute();
   }
-  if (!rollup) await sql`drop trigger audit_activity_rollup_add`.execute(db);
+  // Since migration 0018 the store sums the rollup in each insert, with no trigger to drop:
+  // the "without the rollup" rows write the rollup too (issue 33), until this bench is reshaped.
+  if (!rollup) await sql`drop trigger if exists audit_activity_rollup_add`.execute(db);
   await db.destroy();
   const store = await openStore({ sqliteFile });
   return {

@@ -7,8 +7,9 @@
  * makes is refused on every replica at the next request; a 2026-07-28
  * agent's answers to questions a stateful upstream asks reach the replica
  * that holds the call, whichever one nginx sends them to; and `kill -9` of a
- * replica during concurrent calls loses no audited result, while the others
- * and the client's session go on serving.
+ * replica during concurrent calls loses no audited result (the victim with its
+ * audit journal on, folded by the next process in its data folder; the others
+ * by group commit), while the others and the client's session go on serving.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -50,6 +51,9 @@ beforeAll(async () => {
   ]);
   set = await startReplicaSet({
     count: 3,
+    // The audit journal is opt-in: the third replica (the one kill -9 takes) has it on, the
+    // others write to the store by group commit (the default), so kill -9 covers both paths.
+    replicaEnvironment: (index) => ({ PORTCULLIS_AUDIT_JOURNAL: index === 2 ? 'on' : 'off' }),
     prepare: async (run) => {
       command = run;
       await cli('connect-url', `${upstream.url}`, '--name', 'weather');
@@ -212,6 +216,9 @@ describe('kill -9 of a replica during concurrent calls', { timeout: 180_000 }, (
     expect(await victim.exited).toBe('SIGKILL');
     // Most calls went through; those in flight on the dead replica may have failed.
     expect(received.length).toBeGreaterThan(CALLS / 2);
+    // Its audit journal is in its data folder: the next process there (its restart) folds
+    // what the kill left unfolded before it does anything else; this command is one.
+    await command(['audit', 'head'], { PORTCULLIS_DATA_DIR: victim.dataDir! });
     const run = await command(['audit', '--agent', 'steady', '--limit', '10000', '--json']);
     const events = run.stdout
       .split('\n')

@@ -26,6 +26,8 @@ export interface ReplicaSetOptions {
   redisUrl?: string;
   /** More variables for every replica. */
   environment?: Record<string, string>;
+  /** More variables for the replica at `index` (0: the first started), over `environment`. */
+  replicaEnvironment?: (index: number) => Record<string, string>;
   /**
    * Commands to run once the first replica has made the store, while the
    * others start (connections, agents, grants): `cli` as the set's own.
@@ -69,9 +71,13 @@ export async function startReplicaSet(options: ReplicaSetOptions = {}): Promise<
     await Promise.all(replicas.map((replica) => replica.stop()));
     await schemas.dropAll();
   };
-  const start = (token: boolean) =>
+  const start = (token: boolean, index: number) =>
     runServer(
-      { ...environment, PORTCULLIS_DATA_DIR: mkdtempSync(join(tmpdir(), 'portcullis-replica-')) },
+      {
+        ...environment,
+        ...options.replicaEnvironment?.(index),
+        PORTCULLIS_DATA_DIR: mkdtempSync(join(tmpdir(), 'portcullis-replica-')),
+      },
       {
         ...(token
           ? {
@@ -86,9 +92,9 @@ export async function startReplicaSet(options: ReplicaSetOptions = {}): Promise<
   const cli: ReplicaSet['cli'] = (args, env = {}) =>
     runPortcullisHere(args, { ...environment, PORTCULLIS_DATA_DIR: cliData, ...env });
   try {
-    replicas.push(await start(true));
+    replicas.push(await start(true, 0));
     const [others] = await Promise.all([
-      Promise.all(Array.from({ length: (options.count ?? 3) - 1 }, () => start(false))),
+      Promise.all(Array.from({ length: (options.count ?? 3) - 1 }, (_, i) => start(false, i + 1))),
       options.prepare?.(cli),
     ]);
     replicas.push(...others);

@@ -80,6 +80,8 @@ export interface ServerProcess {
   /** The first start's admin token, when this start printed one. */
   adminToken: string | undefined;
   child: ChildProcess;
+  /** Its data folder (`PORTCULLIS_DATA_DIR`), where its audit journal is. */
+  dataDir: string | undefined;
   /** What it wrote so far. */
   output(): { stdout: string; stderr: string };
   /** Resolves with its exit code (or signal) once it has exited. */
@@ -140,7 +142,7 @@ export function runServer(
         if (reply?.status === 200) {
           await reply.body?.cancel();
           const adminToken = /admin token \(shown once; keep it\): (\S+)\n/.exec(stdout)?.[1];
-          return { url, adminToken, child, output, exited, stop };
+          return { url, adminToken, child, dataDir: env.PORTCULLIS_DATA_DIR, output, exited, stop };
         }
         await reply?.body?.cancel();
       }

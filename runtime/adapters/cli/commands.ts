@@ -23,6 +23,7 @@ import {
   rotateAgentKey,
 } from '../../core/operator/agents.ts';
 import { queryAudit } from '../../core/operator/audit-query.ts';
+import { auditChainHead, verifyAuditChain } from '../../core/operator/audit-verify.ts';
 import { connectionViews, type RemoteView } from '../../core/operator/connection-views.ts';
 import { connect, setConnectionStatus, setCredential } from '../../core/operator/connections.ts';
 import { grant, listGrants, revokeGrant } from '../../core/operator/grants.ts';
@@ -474,6 +475,45 @@ export const commands: Record<string, Command> = {
     run: async ({ ctx, out, args }) => {
       const revoked = await revokeAdminToken(ctx, { id: arg(args, 0, 'admin-token revoke') });
       printValue(out, revoked, `revoked admin token ${revoked.id}`);
+    },
+  },
+  'audit verify': {
+    usage: 'audit verify [--since t] [--head hash]',
+    summary:
+      'check the audit log against its hash chain; names the first event that breaks it (exit 1)',
+    fields: { since: '--since', head: '--head' },
+    options: { since: { type: 'string' }, head: { type: 'string' } },
+    run: async ({ ctx, out, values }) => {
+      const text = (name: string) => (typeof values[name] === 'string' ? values[name] : undefined);
+      const report = await verifyAuditChain(ctx, { since: text('since'), head: text('head') });
+      const head = report.head === undefined ? 'none' : `${report.head.id} ${report.head.hash}`;
+      if (report.firstBreak !== undefined) {
+        const { id, problem } = report.firstBreak;
+        throw new GatewayError(
+          'audit_chain_broken',
+          problem === 'head'
+            ? 'the head given is no event of the chain (events removed, or another log)'
+            : `audit event ${id} breaks the hash chain (${problem === 'hash' ? 'the event is not what was hashed' : 'the event before it is gone or changed'})`,
+          { detail: { id, problem } },
+        );
+      }
+      printValue(
+        out,
+        report,
+        `audit chain intact: ${report.checked} events checked; ${report.unchained} unchained, not covered by the chain (stored before migration 0018 or with PORTCULLIS_AUDIT_JOURNAL=off); head ${head}`,
+      );
+    },
+  },
+  'audit head': {
+    usage: 'audit head',
+    summary: "the audit chain's newest event id and hash, to write down and check against later",
+    run: async ({ ctx, out }) => {
+      const head = await auditChainHead(ctx);
+      printValue(
+        out,
+        head ?? null,
+        head === undefined ? 'no chained event yet' : `${head.id} ${head.hash}`,
+      );
     },
   },
   audit: {

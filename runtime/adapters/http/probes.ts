@@ -23,6 +23,7 @@ export function withProbes(gateway: Gateway, log: Log, fallback: RequestListener
     store: gateway.store,
     redis: gateway.config.redisUrl ? gateway.state : undefined,
     catalogs: providers,
+    journal: gateway.auditJournal,
   });
   const probes: Record<string, Probe> = {
     '/healthz': async (req, res) => writeJson(req, res, 200, { status: 'ok', providers }),

@@ -406,6 +406,14 @@ export const REASONS = {
     audited: 'error',
     message: 'the gateway is not ready to serve',
   },
+  /** `portcullis audit verify`: a stored audit event breaks the hash chain; `detail` names it. */
+  audit_chain_broken: {
+    status: 500,
+    rpc: RpcCode.internalError,
+    expose: true,
+    audited: 'error',
+    message: 'the audit log does not match its hash chain',
+  },
   vault_unavailable: {
     status: 500,
     rpc: RpcCode.internalError,

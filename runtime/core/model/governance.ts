@@ -176,6 +176,13 @@ export type AuditVia = 'discovery';
 
 export type NewAuditEvent = Omit<AuditEvent, 'id'>;
 
+/** An event as the audit journal chains it: the hash of the record before it, and its own. */
+export interface ChainedAuditEvent {
+  event: NewAuditEvent;
+  prevHash: string;
+  hash: string;
+}
+
 export interface AuditQuery {
   workspaceId?: string;
   actorId?: string;

@@ -71,7 +71,7 @@ const DURATION = /^(\d{1,6})(s|m|h|d|w)$/;
 const UNIT_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 } as const;
 
 /** A timestamp as it is, or a duration back from now (`30m`, `1h`, `7d`) as the timestamp it names. */
-function instantOf(ctx: OperatorContext, value: string, field: string): string {
+export function instantOf(ctx: Pick<OperatorContext, 'now'>, value: string, field: string): string {
   if (TIMESTAMP.safeParse(value).success) return value;
   const duration = DURATION.exec(value);
   if (duration === null)

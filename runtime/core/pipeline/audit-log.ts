@@ -6,6 +6,7 @@
  * alone has no one to share a batch with, so its event is written at once.
  */
 import type { NewAuditEvent } from '../model/governance.ts';
+import type { AuditWriter } from '../ports/audit-writer.ts';
 import type { Store } from '../ports/store.ts';
 
 interface Pending {
@@ -17,7 +18,7 @@ interface Pending {
 /** As many as the store writes in one statement (its own batch), so one flush is one insert. */
 const MAX_BATCH = 500;
 
-export class AuditLog {
+export class AuditLog implements AuditWriter {
   readonly #store: Store;
   #queue: Pending[] = [];
   #scheduled = false;

@@ -26,10 +26,10 @@ import type { ToolSourceKind } from '../governance/tool-source.ts';
 import type { Caller } from '../identity/principals/principals.ts';
 import type { TraceContext } from '../mcp/wire/request-meta.ts';
 import type { AuditVia, NewAuditEvent } from '../model/governance.ts';
+import type { AuditWriter } from '../ports/audit-writer.ts';
 import { CALL_METHODS, type CallMethod, type CallMetrics, NO_METRICS } from '../ports/telemetry.ts';
 import type { Execution } from '../sources/executor.ts';
 import { argumentHash } from './arguments.ts';
-import type { AuditLog } from './audit-log.ts';
 import type { Refused } from './decision.ts';
 
 /** What an event says of a call's trip upstream. */
@@ -64,7 +64,7 @@ export function upstreamAttributes(
 const ACTION_MAX = 200;
 
 export class CallAudit {
-  readonly #log: AuditLog;
+  readonly #log: AuditWriter;
   readonly #now: () => Date;
   /** Told about an event that could not be written after its call had happened. */
   readonly report: (error: unknown) => void;
@@ -75,7 +75,7 @@ export class CallAudit {
   #whenIdle: Array<() => void> = [];
 
   constructor(
-    log: AuditLog,
+    log: AuditWriter,
     now: () => Date,
     report: (error: unknown) => void,
     metrics: CallMetrics = NO_METRICS,

@@ -45,6 +45,7 @@ import type {
 import type { McpEra } from '../mcp/wire/protocol-version.ts';
 import { TASKS_EXTENSION, type TaskState } from '../mcp/wire/tasks.ts';
 import type { AuditVia } from '../model/governance.ts';
+import type { AuditWriter } from '../ports/audit-writer.ts';
 import type { Store } from '../ports/store.ts';
 import type { CallMetrics } from '../ports/telemetry.ts';
 import type { Executors } from '../sources/executor.ts';
@@ -53,7 +54,6 @@ import { RecordedTasks, type TaskReactions } from '../tasks/recorded-tasks.ts';
 import { RemoteTasks } from '../tasks/remote-tasks.ts';
 import type { TaskIds } from '../tasks/task-ids.ts';
 import type { CredentialVault } from '../vault/credential-vault.ts';
-import type { AuditLog } from './audit-log.ts';
 import { CallAudit, type CallOpening } from './audited-call.ts';
 import { CallCredentials } from './call-credentials.ts';
 import type { CallLimits } from './call-limits.ts';
@@ -73,7 +73,7 @@ export interface GovernedToolsOptions {
   /** Told about failures no caller should see (the operator's log), with the call they belong to. */
   report?: (error: unknown, context?: { tool: string; traceparent?: string }) => void;
   store: Store;
-  audit: AuditLog;
+  audit: AuditWriter;
   principals: Principals;
   vault: CredentialVault;
   executors: Executors;

@@ -11,8 +11,16 @@ import { GatewayError } from '../base/errors.ts';
 import type { SharedState } from '../ports/shared-state/shared-state.ts';
 import type { Store } from '../ports/store.ts';
 
-/** What `/readyz` names: `store`, `redis`. */
-export type ReadinessPart = 'store' | 'redis';
+/** What `/readyz` names: `store`, `redis`, `audit_journal` (its fold fallen behind). */
+export type ReadinessPart = 'store' | 'redis' | 'audit_journal';
+
+/** The audit journal as readiness sees it: how far its fold is behind. */
+export interface JournalBacklog {
+  lag(): { bytes: number; oldestMs: number };
+}
+
+/** A journal whose oldest line has waited longer than this to be folded is not ready. */
+export const JOURNAL_BEHIND_MS = 10_000;
 
 export interface ReadinessOptions {
   store: Store;
@@ -20,6 +28,8 @@ export interface ReadinessOptions {
   redis?: SharedState | undefined;
   /** The provider catalogs loaded at start, by id. */
   catalogs: readonly string[];
+  /** The calls' audit journal, when there is one. */
+  journal?: JournalBacklog | undefined;
   /** How long each check may take; default 2 s. */
   timeoutMs?: number;
 }
@@ -28,6 +38,8 @@ export interface ReadyReport {
   status: 'ready';
   store: 'ok';
   redis: 'ok' | 'not configured';
+  /** Bytes of the audit journal not yet folded into the store (absent without a journal). */
+  auditJournal?: { behindBytes: number; oldestMs: number };
   catalogs: readonly string[];
 }
 
@@ -67,6 +79,16 @@ export class Readiness {
     const { store, redis, catalogs } = this.#options;
     const checks: Array<[ReadinessPart, Promise<unknown>]> = [['store', store.revision()]];
     if (redis !== undefined) checks.push(['redis', redis.get('readiness')]);
+    const lag = this.#options.journal?.lag();
+    if (lag !== undefined && lag.oldestMs > JOURNAL_BEHIND_MS)
+      checks.push([
+        'audit_journal',
+        Promise.reject(
+          new Error(
+            `${lag.bytes} bytes of the audit journal waited ${lag.oldestMs} ms to be folded`,
+          ),
+        ),
+      ]);
     const settled = await Promise.all(
       checks.map(([part, check]) => this.#withDeadline(part, check)),
     );
@@ -78,14 +100,21 @@ export class Readiness {
           status: 'ready',
           store: 'ok',
           redis: redis === undefined ? 'not configured' : 'ok',
+          ...(lag === undefined
+            ? {}
+            : { auditJournal: { behindBytes: lag.bytes, oldestMs: lag.oldestMs } }),
           catalogs,
         },
       };
     }
     const names = failed.map(({ part }) => part);
-    const error = new GatewayError('not_ready', `not ready: ${names.join(', ')} not answering`, {
-      detail: { notReady: names },
-    });
+    const error = new GatewayError(
+      'not_ready',
+      `not ready: ${names.join(', ')} ${names.includes('audit_journal') ? 'behind or ' : ''}not answering`,
+      {
+        detail: { notReady: names },
+      },
+    );
     return { ready: false, error, failed };
   }
 

@@ -20,6 +20,7 @@ import type {
   Agent,
   AuditEvent,
   AuditQuery,
+  ChainedAuditEvent,
   Connection,
   ConnectionHealth,
   ConnectionStatus,
@@ -258,6 +259,14 @@ export interface PolicyRows {
   ): Promise<boolean>;
 }
 
+/** A stored event with the chain it was journalled in. */
+export interface StoredChainLink {
+  id: number;
+  event: NewAuditEvent;
+  prevHash: string | null;
+  hash: string | null;
+}
+
 export interface AuditRows {
   /** Appends an event; an agent's call is added to the activity sums in the same transaction. */
   append(event: NewAuditEvent): Promise<number>;
@@ -266,6 +275,22 @@ export interface AuditRows {
    * activity sums), more in several.
    */
   appendMany(events: readonly NewAuditEvent[]): Promise<void>;
+  /**
+   * The audit journal's fold: events with their hash chain, and how much of
+   * the journal file they come from is now stored, in one transaction.
+   */
+  appendChained(
+    records: readonly ChainedAuditEvent[],
+    fold?: { journal: string; foldedBytes: number },
+  ): Promise<void>;
+  /** How many bytes of a journal file are in the store (0 for one never folded). */
+  foldedBytes(journal: string): Promise<number>;
+  /** Events after `afterId`, oldest first, with their chain (null before migration 0018). */
+  chain(query: { afterId?: number; limit: number }): Promise<StoredChainLink[]>;
+  /** Which of `hashes` an event stored before `beforeId` has. */
+  storedHashes(hashes: readonly string[], beforeId: number): Promise<Set<string>>;
+  /** The newest chained event's id and hash. */
+  head(): Promise<{ id: number; hash: string } | undefined>;
   query(query: AuditQuery): Promise<AuditEvent[]>;
   /**
    * Agents' calls summed per time bucket and latency bin, in the store (never row by row

@@ -46,7 +46,14 @@ describe('configFromEnvironment', () => {
       reviewFlagged: 'show',
       approvals: { ttlMs: 900_000, waitMs: 60_000, self: 'refuse' },
       toolOAuthClients: {},
+      auditJournal: false,
     });
+  });
+
+  it('takes the audit journal only when asked (PORTCULLIS_AUDIT_JOURNAL=on; off by default)', () => {
+    expect(configFromEnvironment({}).auditJournal).toBe(false);
+    expect(configFromEnvironment({ PORTCULLIS_AUDIT_JOURNAL: 'off' }).auditJournal).toBe(false);
+    expect(configFromEnvironment({ PORTCULLIS_AUDIT_JOURNAL: 'on' }).auditJournal).toBe(true);
   });
 
   it('reads PORTCULLIS_REVIEW_FLAGGED, and names it with the words it takes', () => {

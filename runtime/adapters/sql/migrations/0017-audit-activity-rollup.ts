@@ -42,11 +42,20 @@
  * the log serves well.
  *
  * The backfill sums the existing log in one insert … select (the same on
- * both engines); the test of the rollup compares it with the live trigger.
+ * both engines); the test of the rollup compares it with the live sums.
+ * Migration 0018 drops the trigger: the store adds the same sums, counted
+ * in JavaScript from each batch it writes (`rows/activity-rollup-rows.ts`),
+ * in the transaction of each audit write.
  */
 import { type Kysely, type Migration, sql } from 'kysely';
-import { latencyBinSql } from '../tables/latency-bin.ts';
-import { type Engine, ROLLUP_BUCKET_CHARS } from '../tables/schema.ts';
+import {
+  figures,
+  ROLLUP_ADD_ON_CONFLICT,
+  ROLLUP_COLUMNS,
+  SCOPES,
+  sumsOf,
+} from '../tables/activity-rollup-sums.ts';
+import type { Engine } from '../tables/schema.ts';
 
 export function auditActivityRollupMigration(engine: Engine): Migration {
   return {
@@ -81,60 +90,19 @@ export function auditActivityRollupMigration(engine: Engine): Migration {
 /** Sums the audit log's agent calls into an empty rollup: one statement. */
 export async function backfillAuditActivityRollup(db: Kysely<unknown>): Promise<void> {
   await sql
-    .raw(`insert into audit_activity_rollup (${COLUMNS}) ${sumsOf('audit_events')}`)
+    .raw(`insert into audit_activity_rollup (${ROLLUP_COLUMNS}) ${sumsOf('audit_events')}`)
     .execute(db);
-}
-
-const COLUMNS = 'workspace_id, scope, subject, bucket, bin, calls, refusals, errors';
-const ADD_ON_CONFLICT = `on conflict (workspace_id, scope, subject, bucket, bin) do update set
-    calls = audit_activity_rollup.calls + excluded.calls,
-    refusals = audit_activity_rollup.refusals + excluded.refusals,
-    errors = audit_activity_rollup.errors + excluded.errors`;
-
-/** Each scope and its subject column (none: the whole workspace, subject ''). */
-const SCOPES = [
-  ['workspace', null],
-  ['connection', 'connection_id'],
-  ['agent', 'actor_id'],
-] as const;
-
-/** An event's bucket, bin, refusal and failure, its columns read through `ref`. */
-function figures(ref: (column: string) => string) {
-  return {
-    bucket: `substr(${ref('at')}, 1, ${ROLLUP_BUCKET_CHARS})`,
-    bin: latencyBinSql(ref('latency_ms')),
-    refused: `case when ${ref('decision')} = 'denied' then 1 else 0 end`,
-    failed: `case when ${ref('outcome')} = 'error' then 1 else 0 end`,
-  };
-}
-
-/**
- * The rollup rows of the agent calls in `source` (a table): one pass over it,
- * each call taken once per scope, grouped (a call without a connection or
- * an agent counts for the workspace only).
- */
-function sumsOf(source: string): string {
-  const { bucket, bin, refused, failed } = figures((column) => column);
-  const scopes = SCOPES.map(([scope]) => `select '${scope}' as scope`).join(' union all ');
-  const subject = `case scope ${SCOPES.map(
-    ([scope, column]) => `when '${scope}' then ${column ?? "''"}`,
-  ).join(' ')} end`;
-  return `select workspace_id, scope, ${subject}, ${bucket}, ${bin},
-      count(*), sum(${refused}), sum(${failed})
-    from ${source} cross join (${scopes}) as scopes
-    where actor_kind = 'agent' and workspace_id is not null and ${subject} is not null
-    group by workspace_id, scope, ${subject}, ${bucket}, ${bin}`;
 }
 
 /** A row trigger: each agent call upserted into its three rows. */
 function sqliteTrigger(): string[] {
   const { bucket, bin, refused, failed } = figures((column) => `new.${column}`);
   const upserts = SCOPES.map(
-    ([scope, column]) => `insert into audit_activity_rollup (${COLUMNS})
+    ([scope, column]) => `insert into audit_activity_rollup (${ROLLUP_COLUMNS})
       select new.workspace_id, '${scope}', ${column === null ? "''" : `new.${column}`}, ${bucket},
         ${bin}, 1, ${refused}, ${failed}
       where ${column === null ? 'true' : `new.${column} is not null`}
-      ${ADD_ON_CONFLICT};`,
+      ${ROLLUP_ADD_ON_CONFLICT};`,
   );
   return [
     `create trigger audit_activity_rollup_add after insert on audit_events
@@ -149,9 +117,9 @@ function postgresTrigger(): string[] {
     `create function audit_activity_rollup_add() returns trigger language plpgsql
     set search_path from current as $$
     begin
-      insert into audit_activity_rollup (${COLUMNS})
+      insert into audit_activity_rollup (${ROLLUP_COLUMNS})
       select * from (${sumsOf('new_events')}) as sums order by 1, 2, 3, 4, 5
-      ${ADD_ON_CONFLICT};
+      ${ROLLUP_ADD_ON_CONFLICT};
       return null;
     end $$`,
     `create trigger audit_activity_rollup_add after insert on audit_events

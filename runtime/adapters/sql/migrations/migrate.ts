@@ -21,6 +21,7 @@ import { rateLimitsMigration } from './0014-rate-limits.ts';
 import { memberRolesMigration } from './0015-member-roles.ts';
 import { auditActivityMigration } from './0016-audit-activity.ts';
 import { auditActivityRollupMigration } from './0017-audit-activity-rollup.ts';
+import { auditChainMigration } from './0018-audit-chain.ts';
 import { oauthClientStepUpMigration } from './0019-oauth-client-step-up.ts';
 import { tasksMigration } from './0021-tasks.ts';
 import { approvalsMigration } from './0022-approvals.ts';
@@ -49,6 +50,7 @@ export function storeMigrations(engine: Engine): Record<string, Migration> {
     '0015-member-roles': memberRolesMigration,
     '0016-audit-activity': auditActivityMigration,
     '0017-audit-activity-rollup': auditActivityRollupMigration(engine),
+    '0018-audit-chain': auditChainMigration(engine),
     '0019-oauth-client-step-up': oauthClientStepUpMigration,
     '0021-tasks': tasksMigration,
     '0022-approvals': approvalsMigration,

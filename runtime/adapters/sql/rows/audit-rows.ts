@@ -1,12 +1,16 @@
 /**
  * The append-only audit log: `append` is one insert, `query` one select.
- * Each insert adds its agent calls to the activity rollup in the same
- * statement (migration 0017's trigger): both land or neither does.
+ * Each insert adds its agent calls to the activity rollup, summed in
+ * JavaScript from the events in hand, in the same transaction (migration
+ * 0018 dropped 0017's per-row trigger): both land or neither does.
+ * `appendChained` is the journal's fold: events with their hash chain and
+ * the journal's progress, in one transaction.
  * Ids are assigned by the engine and only increase; "newest first" means by
  * id, so events appended in the same millisecond keep their order.
  */
 import { CompiledQuery, type Insertable, type Kysely, type Selectable, sql } from 'kysely';
 import { GatewayError } from '../../../core/base/errors.ts';
+import { auditEvent } from '../../../core/governance/audit-event.ts';
 import type {
   AuditActorKind,
   AuditDecision,
@@ -18,6 +22,7 @@ import type {
 } from '../../../core/model/governance.ts';
 import type { AuditRows } from '../../../core/ports/store.ts';
 import type { AuditEventTable, Database } from '../tables/schema.ts';
+import { addRollup, rollupRowsOf } from './activity-rollup-rows.ts';
 import { auditActivity } from './audit-activity.ts';
 import type { StoreContext } from './store-context.ts';
 
@@ -25,27 +30,112 @@ export function auditRows(context: StoreContext): AuditRows {
   const { db } = context;
   /** Insert statements by row count (at most BATCH of them). */
   const insertSql = new Map<number, string>();
+  const insertTextFor = (rows: number) => {
+    // The SQL for n rows is built once; each batch only binds its values.
+    let text = insertSql.get(rows);
+    if (text === undefined) {
+      const sample = Array.from({ length: rows }, () => toRow(SAMPLE, CHAINLESS));
+      text = db.insertInto('audit_events').values(sample).compile().sql;
+      insertSql.set(rows, text);
+    }
+    return text;
+  };
+  /**
+   * Inserts the events and adds their agent calls to the activity rollup,
+   * summed here from the events in hand: one insert and one upsert per
+   * batch, in the caller's transaction, so both land or neither does.
+   */
+  const insertSummed = async (
+    trx: Kysely<Database>,
+    events: readonly NewAuditEvent[],
+    chains: readonly Chain[],
+  ) => {
+    for (let at = 0; at < events.length; at += BATCH) {
+      const batch = events.slice(at, at + BATCH);
+      const values = batch.flatMap((event, i) => rowValues(event, chains[at + i] ?? CHAINLESS));
+      await trx.executeQuery(CompiledQuery.raw(insertTextFor(batch.length), values));
+      await addRollup(trx, context.engine, rollupRowsOf(batch));
+    }
+  };
   return {
     async append(event) {
-      const row = await db
-        .insertInto('audit_events')
-        .values(toRow(event))
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      return Number(row.id);
+      return context.atomically(async (trx) => {
+        await insertSummed(trx, [event], []);
+        const { rows } = await sql<{ top: number | string }>`
+          select max(id) as top from audit_events`.execute(trx);
+        return Number(rows[0]?.top);
+      });
     },
 
     async appendMany(events) {
-      for (let at = 0; at < events.length; at += BATCH) {
-        const batch = events.slice(at, at + BATCH);
-        // The SQL for n rows is built once; each batch only binds its values.
-        let text = insertSql.get(batch.length);
-        if (text === undefined) {
-          text = db.insertInto('audit_events').values(batch.map(toRow)).compile().sql;
-          insertSql.set(batch.length, text);
-        }
-        await db.executeQuery(CompiledQuery.raw(text, batch.flatMap(rowValues)));
-      }
+      if (events.length === 0) return;
+      await context.atomically((trx) => insertSummed(trx, events, []));
+    },
+
+    async appendChained(records, fold) {
+      await context.atomically(async (trx) => {
+        if (records.length > 0)
+          await insertSummed(
+            trx,
+            records.map((r) => r.event),
+            records.map((r) => ({ prevHash: r.prevHash, hash: r.hash })),
+          );
+        if (fold !== undefined)
+          await trx
+            .insertInto('audit_journal_folds')
+            .values({ journal: fold.journal, folded_bytes: fold.foldedBytes })
+            .onConflict((oc) =>
+              oc.column('journal').doUpdateSet({ folded_bytes: fold.foldedBytes }),
+            )
+            .execute();
+      });
+    },
+
+    async foldedBytes(journal) {
+      const row = await db
+        .selectFrom('audit_journal_folds')
+        .select('folded_bytes')
+        .where('journal', '=', journal)
+        .executeTakeFirst();
+      return Number(row?.folded_bytes ?? 0);
+    },
+
+    async chain({ afterId = 0, limit }) {
+      const rows = await db
+        .selectFrom('audit_events')
+        .selectAll()
+        .where('id', '>', afterId)
+        .orderBy('id', 'asc')
+        .limit(limit)
+        .execute();
+      return rows.map((row) => ({
+        id: Number(row.id),
+        event: withoutId(toEvent(row)),
+        prevHash: row.prev_hash,
+        hash: row.hash,
+      }));
+    },
+
+    async storedHashes(hashes, beforeId) {
+      if (hashes.length === 0) return new Set();
+      const rows = await db
+        .selectFrom('audit_events')
+        .select('hash')
+        .where('hash', 'in', [...hashes])
+        .where('id', '<', beforeId)
+        .execute();
+      return new Set(rows.map((row) => row.hash ?? ''));
+    },
+
+    async head() {
+      const row = await db
+        .selectFrom('audit_events')
+        .select(['id', 'hash'])
+        .where('hash', 'is not', null)
+        .orderBy('id', 'desc')
+        .limit(1)
+        .executeTakeFirst();
+      return row === undefined ? undefined : { id: Number(row.id), hash: row.hash! };
     },
 
     async query(query) {
@@ -119,7 +209,26 @@ function checkQuery(query: AuditQuery): void {
 /** Rows per statement: 19 columns each stays far below either engine's parameter limit. */
 const BATCH = 500;
 
-function toRow(event: NewAuditEvent): Insertable<AuditEventTable> {
+/** The chain columns of a row: null for an event written outside the journal. */
+interface Chain {
+  prevHash: string | null;
+  hash: string | null;
+}
+
+const CHAINLESS: Chain = { prevHash: null, hash: null };
+
+const SAMPLE: NewAuditEvent = auditEvent({
+  at: '',
+  actorKind: 'system',
+  action: '',
+  decision: 'allowed',
+});
+
+function withoutId({ id: _id, ...event }: AuditEvent): NewAuditEvent {
+  return event;
+}
+
+function toRow(event: NewAuditEvent, chain: Chain): Insertable<AuditEventTable> {
   return {
     at: event.at,
     workspace_id: event.workspaceId,
@@ -140,12 +249,14 @@ function toRow(event: NewAuditEvent): Insertable<AuditEventTable> {
     argument_hash: event.argumentHash,
     traceparent: event.traceparent,
     via: event.via,
+    prev_hash: chain.prevHash,
+    hash: chain.hash,
   };
 }
 
 /** The values of `toRow`, in its column order (the order the compiled insert binds them). */
-function rowValues(event: NewAuditEvent): unknown[] {
-  return Object.values(toRow(event));
+function rowValues(event: NewAuditEvent, chain: Chain): unknown[] {
+  return Object.values(toRow(event, chain));
 }
 
 function toEvent(row: Selectable<AuditEventTable>): AuditEvent {

@@ -140,6 +140,16 @@ export interface AuditEventTable {
   traceparent: string | null;
   /** `discovery` for a call through the discovery tools; null for a direct one (migration 0013). */
   via: string | null;
+  /** The hash chain the event was journalled in (migration 0018); null before it. */
+  prev_hash: string | null;
+  hash: string | null;
+}
+
+/** How much of each audit journal file is in the store (migration 0018). */
+export interface AuditJournalFoldTable {
+  journal: string;
+  /** `bigint`: a string from `pg`, a number from better-sqlite3. */
+  folded_bytes: number | string;
 }
 
 export interface AdminTokenTable {
@@ -442,6 +452,7 @@ export interface Database {
   action_policies: ActionPolicyTable;
   audit_events: AuditEventTable;
   audit_activity_rollup: AuditActivityRollupTable;
+  audit_journal_folds: AuditJournalFoldTable;
   admin_tokens: AdminTokenTable;
   settings: SettingTable;
   revision: RevisionTable;

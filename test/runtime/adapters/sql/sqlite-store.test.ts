@@ -166,24 +166,26 @@ describe('the SQLite migrations', () => {
         .prepare("select name, sql from sqlite_master where type = 'index' order by name")
         .all(),
     ]);
-    // Every old value kept; the columns added since (0003, 0004, 0013) are empty.
+    // Every old value kept; the columns added since (0003, 0004, 0013, 0018) are empty.
     expect(rows).toEqual(
       (old as Array<Record<string, unknown>>).map((row) => ({
         ...row,
         traceparent: null,
         upstream_address: null,
         via: null,
+        prev_hash: null,
+        hash: null,
       })),
     );
     expect(table).not.toMatch(/autoincrement/i);
     // The old file's indexes are all kept; later migrations add only their own tables'
     // (0005: oauth_*, 0006 and 0008: remote_*, 0007: upstream_*, 0012: member_grants,
-    // 0014: rate_limits, 0021: tasks, 0022: approvals, 0023: identity_providers, member_identities, idp_*), 0015 the
+    // 0014: rate_limits, 0018: audit_journal_folds, 0021: tasks, 0022: approvals, 0023: identity_providers, member_identities, idp_*), 0015 the
     // audit log's by connection and 0016 its console reads.
     expect(
       (indexes as Array<{ name: string }>).filter(
         (index) =>
-          !/oauth_|remote_|upstream_|member_grants|rate_limits|tasks_|approvals_|identity_providers|member_identities|idp_|audit_events_(connection_idx|workspace_at_idx|connection_at_idx|actor_at_idx|actor_idx|action_idx)$/.test(
+          !/oauth_|remote_|upstream_|member_grants|rate_limits|audit_journal_folds|tasks_|approvals_|identity_providers|member_identities|idp_|audit_events_(connection_idx|workspace_at_idx|connection_at_idx|actor_at_idx|actor_idx|action_idx)$/.test(
             index.name,
           ),
       ),

@@ -1,0 +1,56 @@
+/**
+ * The audit journal's hash chain (issue 33): each record carries
+ * sha256(previous hash + the event's canonical text), so an event changed,
+ * removed or put in after the fact breaks the link of the one after it.
+ * The canonical text is the event's fields in one fixed order as a JSON
+ * array (strings, numbers and nulls only: what the store gives back is what
+ * was hashed), never the field names' order of an object.
+ */
+import { createHash } from 'node:crypto';
+import type { ChainedAuditEvent, NewAuditEvent } from '../model/governance.ts';
+
+/** The previous hash of a chain's first record: 64 zeros. */
+export const CHAIN_GENESIS = '0'.repeat(64);
+
+/** The fields in their one order; a new field of the event goes at the end. */
+const FIELDS = [
+  'at',
+  'workspaceId',
+  'actorKind',
+  'actorId',
+  'action',
+  'subject',
+  'connectionId',
+  'decision',
+  'reason',
+  'outcome',
+  'upstreamHost',
+  'upstreamAddress',
+  'upstreamStatus',
+  'latencyMs',
+  'requestBytes',
+  'replyBytes',
+  'argumentHash',
+  'traceparent',
+  'via',
+] as const satisfies ReadonlyArray<keyof NewAuditEvent>;
+
+export function canonicalAuditEvent(event: NewAuditEvent): string {
+  return JSON.stringify(FIELDS.map((field) => event[field] ?? null));
+}
+
+export function chainHash(prevHash: string, canonical: string): string {
+  return createHash('sha256').update(prevHash).update(canonical).digest('hex');
+}
+
+/** The event chained after `prevHash`. */
+export function chained(event: NewAuditEvent, prevHash: string): ChainedAuditEvent {
+  return { event, prevHash, hash: chainHash(prevHash, canonicalAuditEvent(event)) };
+}
+
+/** The event a canonical text spells (the journal's record), or a TypeError for one that is not. */
+export function eventOfCanonical(canonical: unknown): NewAuditEvent {
+  if (!Array.isArray(canonical) || canonical.length !== FIELDS.length)
+    throw new TypeError('not an audit event in canonical form');
+  return Object.fromEntries(FIELDS.map((field, i) => [field, canonical[i]])) as NewAuditEvent;
+}
