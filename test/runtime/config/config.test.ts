@@ -46,6 +46,7 @@ describe('configFromEnvironment', () => {
       reviewFlagged: 'show',
       approvals: { ttlMs: 900_000, waitMs: 60_000, self: 'refuse' },
       toolOAuthClients: {},
+      idpSecrets: {},
       auditJournal: false,
     });
   });
