@@ -11,7 +11,6 @@
  * (and the server's start does not load Express).
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import { parseJsonText } from '../../core/base/json-text.ts';
 import type { McpEndpoint } from '../../core/mcp/server/mcp-endpoint.ts';
 import type { McpHttpRequest, McpHttpResponse } from '../../core/mcp/wire/http-exchange.ts';
 import { JSON_BODY_LIMITS } from './json-body-limits.ts';
@@ -203,9 +202,13 @@ function readJson(req: IncomingMessage, limit: number): Promise<ReadResult> {
       const text = (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)).toString(
         'utf8',
       );
-      // The rule every JSON body is read by (json-body.ts): too deep is malformed here too.
-      const parsed = parseJsonText(text);
-      resolve('value' in parsed ? parsed.value : MALFORMED);
+      // Parsed whole, however deep: the pipeline refuses arguments nesting past
+      // MAX_JSON_DEPTH as arguments_invalid naming the field, with its audit event.
+      try {
+        resolve(JSON.parse(text));
+      } catch {
+        resolve(MALFORMED);
+      }
     });
   });
 }
