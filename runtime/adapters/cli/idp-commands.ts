@@ -145,7 +145,7 @@ export const idpCommands: Record<string, Command> = {
   'idp unmap': {
     usage: 'idp unmap <idp> --group <g> [--role r | --grant <connection>] [--workspace w]',
     summary: "remove a group's mapping: its members lose what it gave at their next sign-in",
-    options: mappingOptions(),
+    options: unmapOptions(),
     fields: mappingFields(),
     run: async ({ ctx, out, args, values, workspace }) => {
       const mapping = await unmapGroup(
@@ -223,6 +223,12 @@ function mappingOptions() {
     grant: { type: 'string' as const },
     scope: { type: 'string' as const },
   };
+}
+
+/** A mapping is named by its group and what it gives; the scope it grants is not asked. */
+function unmapOptions() {
+  const { scope: _scope, ...named } = mappingOptions();
+  return named;
 }
 
 function mappingFields() {
