@@ -500,7 +500,7 @@ export const commands: Record<string, Command> = {
       printValue(
         out,
         report,
-        `audit chain intact: ${report.checked} events checked; ${report.unchained} unchained, not covered by the chain (stored before migration 0018 or with PORTCULLIS_AUDIT_JOURNAL=off); head ${head}`,
+        `audit chain intact: ${report.checked} events checked; ${report.unchained} unchained, not covered by the chain (stored before migration 0018, or by a build that chained only the journal); head ${head}`,
       );
     },
   },

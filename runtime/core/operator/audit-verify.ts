@@ -6,7 +6,7 @@
  * an event stored before it (a journal chains on from the store's newest
  * event, so replicas' chains may fork from one event, never from a missing
  * one). The first event that fails is named, with why. Events with no hash
- * (stored before migration 0018, or with PORTCULLIS_AUDIT_JOURNAL off) are
+ * (stored before migration 0018, or by a build that chained only the journal) are
  * not checked, only counted apart, never reported as a break. With `since`, only the
  * events at or after it are checked (their links into earlier events looked
  * up in the store); with `head` (a hash `audit head` exported earlier),
@@ -29,7 +29,7 @@ export interface AuditChainBreak {
 
 export interface AuditChainReport {
   checked: number;
-  /** Events with no hash (stored before migration 0018, or with the journal off): not checked. */
+  /** Events with no hash (stored before migration 0018, or by a build that chained only the journal): not checked. */
   unchained: number;
   head: { id: number; hash: string } | undefined;
   firstBreak: AuditChainBreak | undefined;

@@ -4,8 +4,17 @@
  * statement, and each call's result waits until its event is stored. Under
  * load that is one insert per batch instead of per call. A call that runs
  * alone has no one to share a batch with, so its event is written at once.
+ *
+ * Each event is chained as the audit journal chains its records (sha256 over
+ * the previous hash and the event's canonical text, `governance/audit-chain.ts`),
+ * so `portcullis audit verify` covers the default path too: one chain per
+ * process (per replica), begun from the store's newest chained event at the
+ * first write. One batch is stored at a time (the next one forms while it
+ * commits), so a batch the store refuses is the chain's last: the next one
+ * chains on from the hash before it, never from an event that is not stored.
  */
-import type { NewAuditEvent } from '../model/governance.ts';
+import { CHAIN_GENESIS, chained } from '../governance/audit-chain.ts';
+import type { ChainedAuditEvent, NewAuditEvent } from '../model/governance.ts';
 import type { AuditWriter } from '../ports/audit-writer.ts';
 import type { Store } from '../ports/store.ts';
 
@@ -22,6 +31,9 @@ export class AuditLog implements AuditWriter {
   readonly #store: Store;
   #queue: Pending[] = [];
   #scheduled = false;
+  #writing = false;
+  /** The hash the next event chains on from (undefined: not read from the store yet). */
+  #prevHash: string | undefined;
 
   constructor(store: Store) {
     this.#store = store;
@@ -46,15 +58,34 @@ export class AuditLog implements AuditWriter {
   }
 
   async #flush(): Promise<void> {
+    // One batch at a time; what arrives meanwhile goes in the next one.
+    if (this.#writing || this.#queue.length === 0) return;
+    this.#writing = true;
     // One statement per flush; a larger backlog goes on the next turn.
     const batch = this.#queue.splice(0, MAX_BATCH);
-    if (batch.length === 0) return;
-    if (this.#queue.length > 0) this.#flushAtEndOfTurn();
     try {
-      await this.#store.audit.appendMany(batch.map((p) => p.event));
+      this.#prevHash ??= (await this.#store.audit.head())?.hash ?? CHAIN_GENESIS;
+      const start = this.#prevHash;
+      const records: ChainedAuditEvent[] = [];
+      let prevHash = start;
+      for (const { event } of batch) {
+        const record = chained(event, prevHash);
+        records.push(record);
+        prevHash = record.hash;
+      }
+      try {
+        await this.#store.audit.appendChained(records);
+        this.#prevHash = prevHash;
+      } catch (error) {
+        this.#prevHash = start;
+        throw error;
+      }
       for (const pending of batch) pending.done();
     } catch (error) {
       for (const pending of batch) pending.failed(error);
+    } finally {
+      this.#writing = false;
+      if (this.#queue.length > 0) this.#flushAtEndOfTurn();
     }
   }
 }

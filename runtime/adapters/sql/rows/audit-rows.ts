@@ -1,15 +1,18 @@
 /**
  * The append-only audit log: `append` is one insert, `query` one select.
+ * `append` (the events of the console, the CLI, OAuth: one at a time) chains
+ * its event on from the newest event stored, in its transaction.
  * Each insert adds its agent calls to the activity rollup, summed in
  * JavaScript from the events in hand, in the same transaction (migration
  * 0018 dropped 0017's per-row trigger): both land or neither does.
- * `appendChained` is the journal's fold: events with their hash chain and
- * the journal's progress, in one transaction.
+ * `appendChained` is the gateway's group commit and the journal's fold:
+ * events with their hash chain (and the journal's progress), in one transaction.
  * Ids are assigned by the engine and only increase; "newest first" means by
  * id, so events appended in the same millisecond keep their order.
  */
 import { CompiledQuery, type Insertable, type Kysely, type Selectable, sql } from 'kysely';
 import { GatewayError } from '../../../core/base/errors.ts';
+import { CHAIN_GENESIS, chained } from '../../../core/governance/audit-chain.ts';
 import { auditEvent } from '../../../core/governance/audit-event.ts';
 import type {
   AuditActorKind,
@@ -60,7 +63,12 @@ export function auditRows(context: StoreContext): AuditRows {
   return {
     async append(event) {
       return context.atomically(async (trx) => {
-        await insertSummed(trx, [event], []);
+        // Chained on from the newest event stored (a fork from it on PostgreSQL when
+        // another writer commits beside this one, which verify allows).
+        const { rows: newest } = await sql<{ hash: string | null }>`
+          select hash from audit_events order by id desc limit 1`.execute(trx);
+        const link = chained(event, newest[0]?.hash ?? CHAIN_GENESIS);
+        await insertSummed(trx, [event], [link]);
         const { rows } = await sql<{ top: number | string }>`
           select max(id) as top from audit_events`.execute(trx);
         return Number(rows[0]?.top);

@@ -115,7 +115,7 @@ describe.each(ENGINES)('the audit journal on %s', (_engine, location) => {
     });
   });
 
-  it('counts events stored without the journal (group commit) as unchained, never as a break', async () => {
+  it('counts events stored without a hash (appendMany, as before the chain) as unchained, never as a break', async () => {
     const where = await location();
     const folder = mkdtempSync(join(tmpdir(), 'portcullis-journal-'));
     await withStore(where, async (store) => {
