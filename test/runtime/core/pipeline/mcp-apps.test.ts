@@ -131,12 +131,46 @@ describe.each(['legacy', 'modern'] as const)('an app through the gateway, %s wir
     },
   );
 
-  it('a client that does not declare the extension is not declared it', async () => {
-    const client = await agent(era, '/mcp', false);
-    try {
-      expect(client.getServerCapabilities()?.extensions?.[UI]).toBeUndefined();
-    } finally {
-      await client.close();
-    }
-  });
+  it.each(['/mcp', '/mcp/c/vanilla'])(
+    'on %s, a client that does not declare the extension is served no app: no _meta.ui, no ui:// page listed or read',
+    async (path) => {
+      const page = path === '/mcp' ? 'ui://vanilla/get-time/mcp-app.html' : PAGE;
+      const tool = path === '/mcp' ? 'vanilla__get-time' : 'get-time';
+      const plain = await agent(era, path, false);
+      const apps = await agent(era, path, true);
+      try {
+        expect(plain.getServerCapabilities()?.extensions?.[UI]).toBeUndefined();
+        const listed = (await plain.listTools()).tools.find((t) => t.name === tool);
+        expect(listed).toBeDefined();
+        expect(listed?._meta).toBeUndefined();
+        const resources = (await plain.listResources()).resources.map((r) => r.uri);
+        expect(resources.filter((uri) => uri.startsWith('ui://'))).toEqual([]);
+        const refused = await plain.readResource({ uri: page }).then(
+          () => undefined,
+          (error: { code?: number; data?: unknown }) => error,
+        );
+        expect(refused?.code).toBe(-32021);
+        // The SDK keeps the extension it needs (the wire's data also names the code and field `uri`).
+        expect(refused?.data).toEqual({
+          requiredCapabilities: { extensions: { [UI]: { mimeTypes: [MIME] } } },
+        });
+        const [event] = await gateway.running.gateway.store.audit.query({
+          action: `resources/read ${page}`,
+          limit: 1,
+        });
+        expect(event).toMatchObject({ decision: 'denied', reason: 'client_capability_missing' });
+        // Its tool is still called as any other.
+        const called = await plain.callTool({ name: tool, arguments: {} });
+        expect(called.structuredContent).toEqual({ time: expect.any(String) });
+        // The same agent's client that declares it, at the same revision, gets both.
+        const shown = (await apps.listTools()).tools.find((t) => t.name === tool);
+        expect(shown?._meta?.ui).toEqual({ resourceUri: page });
+        expect((await apps.listResources()).resources.map((r) => r.uri)).toContain(page);
+        expect((await apps.readResource({ uri: page })).contents).toHaveLength(1);
+      } finally {
+        await plain.close();
+        await apps.close();
+      }
+    },
+  );
 });
