@@ -4,11 +4,16 @@
  * SDK v2 agent on `/mcp` (the resource renamed under its connection, read
  * back from the right one) and on `/mcp/c/<connection>`, on both wires.
  */
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgent } from '../../../../runtime/core/operator/agents.ts';
 import type { OperatorContext } from '../../../../runtime/core/operator/context.ts';
 import { startTestGateway, type TestGateway } from '../../../support/gateway.ts';
+import {
+  appHost,
+  APP_MIME as MIME,
+  APPS_EXTENSION as UI,
+} from '../../../support/remote/app-host.ts';
 import { type AppServer, startAppServer } from '../../../support/remote/app-server.ts';
 import { type HostileApp, startHostileApp } from '../../../support/remote/hostile-app.ts';
 import { connectReviewed } from '../../../support/remote/reviewed-connection.ts';
@@ -19,9 +24,6 @@ let key: string;
 let vanilla: AppServer;
 let preact: AppServer;
 let hostile: HostileApp;
-
-const UI = 'io.modelcontextprotocol/ui';
-const MIME = 'text/html;profile=mcp-app';
 
 beforeAll(async () => {
   [gateway, vanilla, preact, hostile] = await Promise.all([
@@ -43,21 +45,8 @@ afterAll(async () => {
   await hostile?.close();
 });
 
-async function agent(era: 'legacy' | 'modern', path: string, apps = true): Promise<Client> {
-  const client = new Client(
-    { name: `viewer-${era}`, version: '1.0.0' },
-    {
-      capabilities: apps ? { extensions: { [UI]: { mimeTypes: [MIME] } } } : {},
-      ...(era === 'modern' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {}),
-    },
-  );
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${gateway.url}${path}`), {
-      requestInit: { headers: { Authorization: `Bearer ${key}` } },
-    }),
-  );
-  return client;
-}
+const agent = (era: 'legacy' | 'modern', path: string, apps = true): Promise<Client> =>
+  appHost(`${gateway.url}${path}`, key, { era, apps });
 
 const PAGE = 'ui://get-time/mcp-app.html';
 
