@@ -6,6 +6,7 @@
  */
 import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TOOL_LIST_TTL_MS } from '../../../../runtime/core/mcp/server/mcp-methods.ts';
 import { createAgent } from '../../../../runtime/core/operator/agents.ts';
 import type { OperatorContext } from '../../../../runtime/core/operator/context.ts';
 import { startTestGateway, type TestGateway } from '../../../support/gateway.ts';
@@ -15,7 +16,13 @@ import {
   APPS_EXTENSION as UI,
 } from '../../../support/remote/app-host.ts';
 import { type AppServer, startAppServer } from '../../../support/remote/app-server.ts';
-import { type HostileApp, startHostileApp } from '../../../support/remote/hostile-app.ts';
+import {
+  HOSTILE_PAGE,
+  type HostileApp,
+  RULES,
+  RULES_TTL_MS,
+  startHostileApp,
+} from '../../../support/remote/hostile-app.ts';
 import { connectReviewed } from '../../../support/remote/reviewed-connection.ts';
 
 let gateway: TestGateway;
@@ -24,25 +31,30 @@ let key: string;
 let vanilla: AppServer;
 let preact: AppServer;
 let hostile: HostileApp;
+/** The same server, its resources list asking five seconds. */
+let quick: HostileApp;
 
 beforeAll(async () => {
-  [gateway, vanilla, preact, hostile] = await Promise.all([
+  [gateway, vanilla, preact, hostile, quick] = await Promise.all([
     startTestGateway({ environment: { PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS: '1' } }),
     startAppServer('server-basic-vanillajs'),
     startAppServer('server-basic-preact'),
     startHostileApp(),
+    startHostileApp({ listTtlMs: RULES_TTL_MS }),
   ]);
   ctx = gateway.running.gateway.operator('test');
   ({ key } = await createAgent(ctx, { workspace: 'default', name: 'viewer' }));
   await connectReviewed(ctx, { url: vanilla.url, name: 'vanilla' }, 'viewer');
   await connectReviewed(ctx, { url: preact.url, name: 'preact' }, 'viewer');
   await connectReviewed(ctx, { url: hostile.url, name: 'board' }, 'viewer');
+  await connectReviewed(ctx, { url: quick.url, name: 'quick' }, 'viewer');
 }, 60_000);
 afterAll(async () => {
   await gateway?.close();
   await vanilla?.close();
   await preact?.close();
   await hostile?.close();
+  await quick?.close();
 });
 
 const agent = (era: 'legacy' | 'modern', path: string, apps = true): Promise<Client> =>
@@ -100,22 +112,35 @@ describe.each(['legacy', 'modern'] as const)('an app through the gateway, %s wir
   });
 
   it.runIf(era === 'modern')(
-    "cache hints: private, never longer than ours, lowered to the server's",
+    'cache hints: exactly what our governance allows, and private whatever the server said',
     async () => {
-      const client = await agent(era, '/mcp/c/board');
+      const board = await agent(era, '/mcp/c/board');
+      const all = await agent(era, '/mcp');
       try {
-        const tools = await client.listTools();
-        expect([tools.ttlMs, tools.cacheScope]).toEqual([60_000, 'private']);
-        // The server's own resources/list says 0 (SDK v2): a list of its lowers ours to that.
-        const list = await client.listResources();
-        expect([list.ttlMs, list.cacheScope]).toEqual([0, 'private']);
-        // The server's callback says an hour, for anyone: the gateway decided it for this agent,
-        // and keeps it to a minute at most (SDK v2 2.4 does not put the callback's ttlMs on the wire).
-        const read = await client.readResource({ uri: 'ui://board/view.html' });
-        expect(read.cacheScope).toBe('private');
-        expect(read.ttlMs).toBeLessThanOrEqual(60_000);
+        const tools = await board.listTools();
+        expect([tools.ttlMs, tools.cacheScope]).toEqual([TOOL_LIST_TTL_MS, 'private']);
+        // The server's list asks an hour, for anyone: it gets exactly our cap, and it is
+        // narrowed to this agent's grants, so private.
+        const list = await board.listResources();
+        expect([list.ttlMs, list.cacheScope]).toEqual([TOOL_LIST_TTL_MS, 'private']);
+        // A server's list asking five seconds keeps its own; on /mcp, joined with the others
+        // (an hour, or nothing said on the 2025 wire), the lowest wins.
+        const short = await agent(era, '/mcp/c/quick');
+        const shortList = await short.listResources().finally(() => short.close());
+        expect([shortList.ttlMs, shortList.cacheScope]).toEqual([RULES_TTL_MS, 'private']);
+        const joined = await all.listResources();
+        expect([joined.ttlMs, joined.cacheScope]).toEqual([RULES_TTL_MS, 'private']);
+        // A read asking an hour gets exactly the cap; one asking five seconds keeps its own.
+        const page = await board.readResource({ uri: HOSTILE_PAGE });
+        expect([page.ttlMs, page.cacheScope]).toEqual([TOOL_LIST_TTL_MS, 'private']);
+        const rules = await board.readResource({ uri: RULES });
+        expect([rules.ttlMs, rules.cacheScope]).toEqual([RULES_TTL_MS, 'private']);
+        // The same reads on /mcp, under the connection's names.
+        const named = await all.readResource({ uri: 'board+board://rules' });
+        expect([named.ttlMs, named.cacheScope]).toEqual([RULES_TTL_MS, 'private']);
       } finally {
-        await client.close();
+        await board.close();
+        await all.close();
       }
     },
   );
