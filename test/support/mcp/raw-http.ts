@@ -281,3 +281,38 @@ export async function modernToolExchange(
     notifications: messages.filter((message) => message.id === undefined),
   };
 }
+
+/**
+ * One modern request of any method POSTed to `url` with `key` as Bearer, its
+ * client declaring `capabilities` in `_meta`: the reply's JSON-RPC `result`
+ * or `error` (from a JSON body, or the event stream's one reply).
+ */
+export async function modernAsk(
+  url: string,
+  key: string,
+  method: string,
+  params: Record<string, unknown>,
+  capabilities: Record<string, unknown>,
+  // biome-ignore lint/suspicious/noExplicitAny: tests read the JSON-RPC reply field by field
+): Promise<{ result?: Record<string, any>; error?: Record<string, any> }> {
+  const { body, headers } = modern(method, params, {
+    meta: modernMeta({ 'io.modelcontextprotocol/clientCapabilities': capabilities }),
+  });
+  const reply = await fetch(url, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${key}`,
+      'content-type': 'application/json',
+      accept: ACCEPT_BOTH,
+      ...headers,
+    },
+    body: JSON.stringify(body),
+  });
+  const text = await reply.text();
+  const data = text.startsWith('{')
+    ? text
+    : (
+        text.split('\n').find((line) => line.startsWith('data:') && line.includes('"id"')) ?? ''
+      ).slice(5);
+  return JSON.parse(data);
+}
