@@ -79,6 +79,8 @@ export interface PollCost {
   pollUs: number;
   /** Median of the rounds' poll / call ratios. */
   ratio: number;
+  /** The lowest and highest of the rounds' ratios. */
+  spread: [number, number];
   calls: number;
   rounds: number;
 }
@@ -174,6 +176,7 @@ export async function measurePollCost(): Promise<PollCost> {
       callUs: median(calls),
       pollUs: median(polls),
       ratio: median(ratios),
+      spread: [Math.min(...ratios), Math.max(...ratios)],
       calls: CALLS,
       rounds: ROUNDS,
     };
@@ -195,5 +198,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       ],
     ),
   );
-  console.log(`${cost.calls} requests a round, ${cost.rounds} rounds; target: poll / call ≤ 1.00`);
+  console.log(
+    `${cost.calls} requests a round, ${cost.rounds} rounds; rounds' ratios ${cost.spread.map((r) => r.toFixed(2)).join('–')}; target: poll / call ≤ 1.00`,
+  );
 }
