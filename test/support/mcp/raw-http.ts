@@ -258,23 +258,7 @@ export async function modernToolExchange(
       }),
     },
   );
-  const reply = await fetch(url, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${key}`,
-      'content-type': 'application/json',
-      accept: ACCEPT_BOTH,
-      ...headers,
-    },
-    body: JSON.stringify(body),
-  });
-  const text = await reply.text();
-  const messages = reply.headers.get('content-type')?.startsWith('text/event-stream')
-    ? text
-        .split('\n')
-        .filter((line) => line.startsWith('data:'))
-        .map((line) => JSON.parse(line.slice(5)) as Record<string, unknown>)
-    : [JSON.parse(text) as Record<string, unknown>];
+  const messages = await postModern(url, key, body, headers);
   const answer = messages.find((message) => message.id === 1);
   return {
     result: answer?.result as Record<string, unknown>,
@@ -298,6 +282,17 @@ export async function modernAsk(
   const { body, headers } = modern(method, params, {
     meta: modernMeta({ 'io.modelcontextprotocol/clientCapabilities': capabilities }),
   });
+  const messages = await postModern(url, key, body, headers);
+  return messages.find((message) => message.id === (body as { id: unknown }).id) ?? {};
+}
+
+/** A modern message POSTed with `key` as Bearer: the messages of its reply (a JSON body, or an event stream's). */
+async function postModern(
+  url: string,
+  key: string,
+  body: unknown,
+  headers: Record<string, string>,
+): Promise<Record<string, unknown>[]> {
   const reply = await fetch(url, {
     method: 'POST',
     headers: {
@@ -309,10 +304,10 @@ export async function modernAsk(
     body: JSON.stringify(body),
   });
   const text = await reply.text();
-  const data = text.startsWith('{')
+  return reply.headers.get('content-type')?.startsWith('text/event-stream')
     ? text
-    : (
-        text.split('\n').find((line) => line.startsWith('data:') && line.includes('"id"')) ?? ''
-      ).slice(5);
-  return JSON.parse(data);
+        .split('\n')
+        .filter((line) => line.startsWith('data:'))
+        .map((line) => JSON.parse(line.slice(5)) as Record<string, unknown>)
+    : [JSON.parse(text) as Record<string, unknown>];
 }
