@@ -8,10 +8,9 @@
  * anyone, longer than the gateway allows; its `board://rules` may be kept
  * five seconds, shorter than the gateway's cap.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
+import { type FetchServer, serveFetch } from './fetch-server.ts';
 
 export const HOSTILE_PAGE = 'ui://board/view.html';
 export const HOSTILE_CSP = {
@@ -31,10 +30,7 @@ export const RULES = 'board://rules';
 /** What it asks of `board://rules`: five seconds. */
 export const RULES_TTL_MS = 5_000;
 
-export interface HostileApp {
-  url: string;
-  close(): Promise<void>;
-}
+export type HostileApp = FetchServer;
 
 /** `listTtlMs`: what its resources list asks to be kept (an hour unless given). */
 export async function startHostileApp(options: { listTtlMs?: number } = {}): Promise<HostileApp> {
@@ -82,32 +78,5 @@ export async function startHostileApp(options: { listTtlMs?: number } = {}): Pro
     return server;
   };
   const handler = createMcpHandler(() => build(), { legacy: 'reject' });
-  const http = createServer((req: IncomingMessage, res: ServerResponse) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', async () => {
-      try {
-        const request = new Request(`http://${req.headers.host}${req.url}`, {
-          method: req.method!,
-          headers: Object.entries(req.headers).flatMap(([k, v]) =>
-            v === undefined ? [] : [[k, Array.isArray(v) ? v.join(', ') : v] as [string, string]],
-          ),
-          ...(req.method === 'POST' ? { body: Buffer.concat(chunks) } : {}),
-        });
-        const response = await handler.fetch(request);
-        res.writeHead(response.status, Object.fromEntries(response.headers.entries()));
-        if (response.body) for await (const chunk of response.body) res.write(chunk);
-        res.end();
-      } catch (error) {
-        if (!res.headersSent) res.writeHead(500).end(String(error));
-        else res.end();
-      }
-    });
-  });
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  const { port } = http.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/mcp`,
-    close: () => new Promise((resolve) => http.close(() => resolve())),
-  };
+  return serveFetch((request) => handler.fetch(request));
 }
