@@ -10,19 +10,10 @@
  *
  *   npm run bench:approvals
  */
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { openGateway } from '../../runtime/compose/open-gateway.ts';
-import { configFromEnvironment } from '../../runtime/config/config.ts';
 import { Cancellation } from '../../runtime/core/base/cancellation.ts';
-import type { Caller } from '../../runtime/core/identity/principals/principals.ts';
 import { changeActions } from '../../runtime/core/operator/actions.ts';
-import { createAgent } from '../../runtime/core/operator/agents.ts';
-import { grant } from '../../runtime/core/operator/grants.ts';
-import { connectUrl } from '../../runtime/core/operator/remote-connections.ts';
 import { markdownTable } from './bench-table.ts';
+import { benchGateway, childUpstream, remoteCaller, requestContext } from './in-process.ts';
 
 const HELD = 1_000;
 const TASKS = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
@@ -69,48 +60,24 @@ function memory(): { heap: number; rss: number } {
 }
 
 export async function measureHeld(): Promise<{ waiting: Grown; tasks: Grown; gc: boolean }> {
-  const upstream = spawn(process.execPath, ['-e', UPSTREAM], {
-    stdio: ['ignore', 'pipe', 'inherit'],
+  const upstream = await childUpstream(UPSTREAM);
+  const bench = await benchGateway('approvals', {
+    PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS: '1',
+    PORTCULLIS_APPROVAL_WAIT_MS: '3600000',
   });
-  const port = await new Promise<string>((resolve, reject) => {
-    upstream.stdout.once('data', (chunk: Buffer) => resolve(chunk.toString().trim()));
-    upstream.once('error', reject);
-  });
-  const dataDir = mkdtempSync(join(tmpdir(), 'portcullis-bench-approvals-'));
-  const gateway = await openGateway({
-    config: configFromEnvironment({
-      PORT: '0',
-      PORTCULLIS_DATA_DIR: dataDir,
-      PORTCULLIS_LOG_LEVEL: 'error',
-      PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS: '1',
-      PORTCULLIS_APPROVAL_WAIT_MS: '3600000',
-    }),
-    catalogs: new URL('../../generated/', import.meta.url),
-  });
+  const { gateway } = bench;
   const cancels: Cancellation[] = [];
   try {
-    const ctx = gateway.operator('bench');
     const workspace = 'default';
-    const connection = 'bench';
-    await connectUrl(ctx, { workspace, url: `http://127.0.0.1:${port}/mcp`, name: connection });
-    await changeActions(ctx, 'review', { workspace, connection, all: true });
-    await changeActions(ctx, 'ask', { workspace, connection, all: true });
-    const { key } = await createAgent(ctx, { workspace, name: 'asker' });
-    await grant(ctx, { workspace, agent: 'asker', connection, scope: 'all' });
-    const caller = (await gateway.tools.authenticate(`Bearer ${key}`)) as Caller;
+    const caller = await remoteCaller(gateway, upstream.port, 'asker', (ctx) =>
+      changeActions(ctx, 'ask', { workspace, connection: 'bench', all: true }),
+    );
     const ws = await gateway.store.workspaces.byName(workspace);
     const call = (table: string, clientCapabilities: Record<string, unknown>) => {
       const cancel = new Cancellation();
       cancels.push(cancel);
       return gateway.tools.callTool(caller, {
-        era: 'modern',
-        protocolVersion: '2026-07-28',
-        clientCapabilities,
-        cancel,
-        progress: () => {},
-        log: () => {},
-        trace: undefined,
-        input: undefined,
+        ...requestContext('modern', clientCapabilities, cancel),
         name: 'bench__drop',
         arguments: { table },
       });
@@ -143,9 +110,8 @@ export async function measureHeld(): Promise<{ waiting: Grown; tasks: Grown; gc:
       gc: typeof (globalThis as { gc?: unknown }).gc === 'function',
     };
   } finally {
-    await gateway.close();
-    upstream.kill();
-    rmSync(dataDir, { recursive: true, force: true });
+    await bench.close();
+    upstream.stop();
   }
 }
 

@@ -8,19 +8,12 @@
  * counted. Rounds alternate which goes first; the figure is the median of
  * the rounds' ratios. Part of `npm run bench:discovery`.
  */
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { openGateway } from '../../runtime/compose/open-gateway.ts';
-import { configFromEnvironment } from '../../runtime/config/config.ts';
-import { Cancellation } from '../../runtime/core/base/cancellation.ts';
 import type { Caller } from '../../runtime/core/identity/principals/principals.ts';
-import type { ToolCall } from '../../runtime/core/mcp/server/tool-backend.ts';
 import { createAgent } from '../../runtime/core/operator/agents.ts';
 import { connect } from '../../runtime/core/operator/connections.ts';
 import { grant } from '../../runtime/core/operator/grants.ts';
 import { setAgentTools } from '../../runtime/core/operator/tools-modes.ts';
+import { alternatingCpu, benchGateway, childUpstream, requestContext } from './in-process.ts';
 
 const ACTION = 'unikraft_get_user';
 const CALLS = 400;
@@ -49,29 +42,12 @@ export interface CallCost {
   rounds: number;
 }
 
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
-}
-
 export async function measureCallCost(): Promise<CallCost> {
-  const upstream = spawn(process.execPath, ['-e', UPSTREAM], {
-    stdio: ['ignore', 'pipe', 'inherit'],
+  const upstream = await childUpstream(UPSTREAM);
+  const bench = await benchGateway('discovery', {
+    PORTCULLIS_DEV_UPSTREAMS: `unikraft=http://127.0.0.1:${upstream.port}`,
   });
-  const port = await new Promise<string>((resolve, reject) => {
-    upstream.stdout.once('data', (chunk: Buffer) => resolve(chunk.toString().trim()));
-    upstream.once('error', reject);
-  });
-  const dataDir = mkdtempSync(join(tmpdir(), 'portcullis-bench-discovery-'));
-  const gateway = await openGateway({
-    config: configFromEnvironment({
-      PORT: '0',
-      PORTCULLIS_DATA_DIR: dataDir,
-      PORTCULLIS_LOG_LEVEL: 'error',
-      PORTCULLIS_DEV_UPSTREAMS: `unikraft=http://127.0.0.1:${port}`,
-    }),
-    catalogs: new URL('../../generated/', import.meta.url),
-  });
+  const { gateway } = bench;
   try {
     const ctx = gateway.operator('bench');
     const workspace = 'default';
@@ -89,21 +65,15 @@ export async function measureCallCost(): Promise<CallCost> {
       callers.push(caller);
     }
     const [directCaller, discoveryCaller] = callers as [Caller, Caller];
-    const context = (): Omit<ToolCall, 'name' | 'arguments'> => ({
-      era: 'legacy',
-      protocolVersion: '2025-11-25',
-      clientCapabilities: {},
-      cancel: new Cancellation(),
-      progress: () => {},
-      log: () => {},
-      trace: undefined,
-      input: undefined,
-    });
     const callDirect = () =>
-      gateway.tools.callTool(directCaller, { ...context(), name: ACTION, arguments: {} });
+      gateway.tools.callTool(directCaller, {
+        ...requestContext('legacy', {}),
+        name: ACTION,
+        arguments: {},
+      });
     const callThroughDiscovery = () =>
       gateway.tools.callTool(discoveryCaller, {
-        ...context(),
+        ...requestContext('legacy', {}),
         name: 'call_action',
         arguments: { action: ACTION, arguments: {} },
       });
@@ -113,44 +83,20 @@ export async function measureCallCost(): Promise<CallCost> {
     };
     await check(callDirect);
     await check(callThroughDiscovery);
-    for (let i = 0; i < WARMUP; i++) {
-      await callDirect();
-      await callThroughDiscovery();
-    }
-    /** CPU microseconds per call of `calls` calls, one after another. */
-    const cpuOf = async (call: () => Promise<unknown>) => {
-      const before = process.cpuUsage();
-      for (let i = 0; i < CALLS; i++) await call();
-      const used = process.cpuUsage(before);
-      return (used.user + used.system) / CALLS;
-    };
-    const direct: number[] = [];
-    const discovery: number[] = [];
-    const ratios: number[] = [];
-    for (let round = 0; round < ROUNDS; round++) {
-      let d: number;
-      let v: number;
-      if (round % 2 === 0) {
-        d = await cpuOf(callDirect);
-        v = await cpuOf(callThroughDiscovery);
-      } else {
-        v = await cpuOf(callThroughDiscovery);
-        d = await cpuOf(callDirect);
-      }
-      direct.push(d);
-      discovery.push(v);
-      ratios.push(v / d);
-    }
+    const cost = await alternatingCpu(callDirect, callThroughDiscovery, {
+      calls: CALLS,
+      rounds: ROUNDS,
+      warmup: WARMUP,
+    });
     return {
-      directUs: median(direct),
-      discoveryUs: median(discovery),
-      ratio: median(ratios),
+      directUs: cost.firstUs,
+      discoveryUs: cost.secondUs,
+      ratio: cost.ratio,
       calls: CALLS,
       rounds: ROUNDS,
     };
   } finally {
-    await gateway.close();
-    upstream.kill();
-    rmSync(dataDir, { recursive: true, force: true });
+    await bench.close();
+    upstream.stop();
   }
 }

@@ -12,19 +12,15 @@
  *
  *   npm run bench:tasks
  */
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { openGateway } from '../../runtime/compose/open-gateway.ts';
-import { configFromEnvironment } from '../../runtime/config/config.ts';
 import { Cancellation } from '../../runtime/core/base/cancellation.ts';
-import type { Caller } from '../../runtime/core/identity/principals/principals.ts';
-import { changeActions } from '../../runtime/core/operator/actions.ts';
-import { createAgent } from '../../runtime/core/operator/agents.ts';
-import { grant } from '../../runtime/core/operator/grants.ts';
-import { connectUrl } from '../../runtime/core/operator/remote-connections.ts';
 import { markdownTable } from './bench-table.ts';
+import {
+  alternatingCpu,
+  benchGateway,
+  childUpstream,
+  remoteCaller,
+  requestContext,
+} from './in-process.ts';
 
 const CALLS = 400;
 const ROUNDS = 9;
@@ -79,56 +75,26 @@ export interface PollCost {
   pollUs: number;
   /** Median of the rounds' poll / call ratios. */
   ratio: number;
+  /** The lowest and highest of the rounds' ratios. */
+  spread: [number, number];
   calls: number;
   rounds: number;
 }
 
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
-}
-
 export async function measurePollCost(): Promise<PollCost> {
-  const upstream = spawn(process.execPath, ['-e', UPSTREAM], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const port = await new Promise<string>((resolve, reject) => {
-    upstream.stdout.once('data', (chunk: Buffer) => resolve(chunk.toString().trim()));
-    upstream.once('error', reject);
-  });
-  const dataDir = mkdtempSync(join(tmpdir(), 'portcullis-bench-tasks-'));
-  const gateway = await openGateway({
-    config: configFromEnvironment({
-      PORT: '0',
-      PORTCULLIS_DATA_DIR: dataDir,
-      PORTCULLIS_LOG_LEVEL: 'error',
-      PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS: '1',
-    }),
-    catalogs: new URL('../../generated/', import.meta.url),
-  });
+  const upstream = await childUpstream(UPSTREAM);
+  const bench = await benchGateway('tasks', { PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS: '1' });
+  const { gateway } = bench;
   try {
-    const ctx = gateway.operator('bench');
-    const workspace = 'default';
-    const connection = 'bench';
-    await connectUrl(ctx, { workspace, url: `http://127.0.0.1:${port}/mcp`, name: connection });
-    await changeActions(ctx, 'review', { workspace, connection, all: true });
-    const { key } = await createAgent(ctx, { workspace, name: 'poller' });
-    await grant(ctx, { workspace, agent: 'poller', connection, scope: 'all' });
-    const caller = (await gateway.tools.authenticate(`Bearer ${key}`)) as Caller;
-    const context = (clientCapabilities: Record<string, unknown>) => ({
-      era: 'modern' as const,
-      protocolVersion: '2026-07-28',
-      clientCapabilities,
-      cancel: new Cancellation(),
-      progress: () => {},
-      log: () => {},
-      trace: undefined,
-      input: undefined,
-    });
+    const caller = await remoteCaller(gateway, upstream.port, 'poller');
     const call = () =>
-      gateway.tools.callTool(caller, { ...context({}), name: 'bench__report', arguments: {} });
+      gateway.tools.callTool(caller, {
+        ...requestContext('modern', {}),
+        name: 'bench__report',
+        arguments: {},
+      });
     const started = (await gateway.tools.callTool(caller, {
-      ...context(TASKS),
+      ...requestContext('modern', TASKS),
       name: 'bench__report',
       arguments: {},
     })) as { taskId?: string };
@@ -147,40 +113,18 @@ export async function measurePollCost(): Promise<PollCost> {
     const called = (await call()) as { isError?: boolean };
     if (called.isError) throw new Error(`the call failed: ${JSON.stringify(called)}`);
     if ((await poll())?.status !== 'working') throw new Error('the poll found no working task');
-    for (let i = 0; i < WARMUP; i++) {
-      await call();
-      await poll();
-    }
-    const cpuOf = async (request: () => Promise<unknown>) => {
-      const before = process.cpuUsage();
-      for (let i = 0; i < CALLS; i++) await request();
-      const used = process.cpuUsage(before);
-      return (used.user + used.system) / CALLS;
-    };
-    const calls: number[] = [];
-    const polls: number[] = [];
-    const ratios: number[] = [];
-    for (let round = 0; round < ROUNDS; round++) {
-      const first = round % 2 === 0 ? call : poll;
-      const second = round % 2 === 0 ? poll : call;
-      const a = await cpuOf(first);
-      const b = await cpuOf(second);
-      const [c, p] = round % 2 === 0 ? [a, b] : [b, a];
-      calls.push(c);
-      polls.push(p);
-      ratios.push(p / c);
-    }
+    const cost = await alternatingCpu(call, poll, { calls: CALLS, rounds: ROUNDS, warmup: WARMUP });
     return {
-      callUs: median(calls),
-      pollUs: median(polls),
-      ratio: median(ratios),
+      callUs: cost.firstUs,
+      pollUs: cost.secondUs,
+      ratio: cost.ratio,
+      spread: cost.spread,
       calls: CALLS,
       rounds: ROUNDS,
     };
   } finally {
-    await gateway.close();
-    upstream.kill();
-    rmSync(dataDir, { recursive: true, force: true });
+    await bench.close();
+    upstream.stop();
   }
 }
 
@@ -195,5 +139,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       ],
     ),
   );
-  console.log(`${cost.calls} requests a round, ${cost.rounds} rounds; target: poll / call ≤ 1.00`);
+  console.log(
+    `${cost.calls} requests a round, ${cost.rounds} rounds; rounds' ratios ${cost.spread.map((r) => r.toFixed(2)).join('–')}; target: poll / call ≤ 1.00`,
+  );
 }

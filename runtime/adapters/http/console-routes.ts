@@ -24,6 +24,7 @@ import {
   showApproval,
 } from '../../core/operator/approvals.ts';
 import { queryAudit } from '../../core/operator/audit-query.ts';
+import { setConnectionApps } from '../../core/operator/connection-apps.ts';
 import {
   connectionSummaries,
   connectionSummary,
@@ -211,6 +212,7 @@ function consoleApi(gateway: Gateway, access: ConsoleAccess, log: Log): express.
       route((ctx, input) => changeActions(ctx, verb, input), true),
     );
   }
+  api.post('/connections/:connection/apps', route(setConnectionApps, true));
   api.get('/approvals', route(listApprovals));
   api.get('/approvals/count', route(countPendingApprovals));
   api.get('/approvals/:approval', route(showApproval));

@@ -24,6 +24,8 @@ export interface ConnectionSummary {
   kind: 'native' | 'curated' | 'remote';
   awaitingReview: number;
   lastError?: { at: string; reason: string | null; action: string };
+  /** A remote server's MCP Apps, on or turned off. */
+  apps?: 'on' | 'off';
 }
 
 export interface TextPart {

@@ -2,9 +2,11 @@
  * A workspace's connections as the console's list shows them, and one of
  * them as its review page heads it: each one's view (`connection-views.ts`:
  * kind, the unverified label and host), its kind in a word, how many of its
- * actions wait for review, and the last error the audit log recorded for it.
+ * actions wait for review, the last error the audit log recorded for it, and
+ * for a remote server whether its MCP Apps are on (connection-apps.ts).
  */
 import { z } from 'zod';
+import { appsTurnedOff } from '../governance/decide.ts';
 import { reviewStateOf } from '../governance/review-state.ts';
 import { REMOTE_MCP_PROVIDER } from '../model/remote.ts';
 import { connectionOrThrow } from './connection-lookup.ts';
@@ -18,6 +20,8 @@ export interface ConnectionSummary {
   /** Actions never reviewed, or changed since their review. */
   awaitingReview: number;
   lastError?: { at: string; reason: string | null; action: string };
+  /** A remote server's MCP Apps: `off` once an operator turned them off (`portcullis apps`). */
+  apps?: 'on' | 'off';
 }
 
 export async function connectionSummaries(
@@ -69,6 +73,9 @@ async function summaryOf(
           ? 'curated'
           : 'remote',
     awaitingReview,
+    ...(connection.provider === REMOTE_MCP_PROVIDER
+      ? { apps: appsTurnedOff(connection) ? ('off' as const) : ('on' as const) }
+      : {}),
     ...(last ? { lastError: { at: last.at, reason: last.reason, action: last.action } } : {}),
   };
 }

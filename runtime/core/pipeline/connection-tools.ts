@@ -66,8 +66,8 @@ export class ConnectionTools implements ToolBackend<Caller> {
     return this.#tools.authenticate(authorization, this.#connection);
   }
 
-  async listTools(caller: Caller): Promise<Tool[]> {
-    const listed = await this.#tools.listActionTools(caller);
+  async listTools(caller: Caller, context?: ListContext): Promise<Tool[]> {
+    const listed = await this.#tools.listActionTools(caller, context);
     const mine: Tool[] = [];
     for (const tool of listed) {
       const target = caller.snapshot.resolveTool(caller.workspaceId, tool.name);

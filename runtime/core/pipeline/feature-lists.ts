@@ -11,6 +11,7 @@
 import { reasonOf } from '../base/errors.ts';
 import type { Caller } from '../identity/principals/principals.ts';
 import type { ListContext, ServedFeatures } from '../mcp/server/tool-backend.ts';
+import { clientTakesApps } from '../mcp/wire/apps.ts';
 import type { McpEra } from '../mcp/wire/protocol-version.ts';
 import type { NewAuditEvent } from '../model/governance.ts';
 import type { RemoteFeatureKind, RemoteFeatures } from '../model/remote.ts';
@@ -154,6 +155,7 @@ export class FeatureLists {
         kind,
         listed,
         view.only === undefined,
+        clientTakesApps(listContext.clientCapabilities),
       );
       await audited.finish(outcome).catch(audit.report);
       if (served.held.length > 0)

@@ -42,6 +42,7 @@ import type {
   ToolCall,
   ToolOutcome,
 } from '../mcp/server/tool-backend.ts';
+import { clientTakesApps } from '../mcp/wire/apps.ts';
 import type { McpEra } from '../mcp/wire/protocol-version.ts';
 import { TASKS_EXTENSION, type TaskState } from '../mcp/wire/tasks.ts';
 import type { AuditVia } from '../model/governance.ts';
@@ -197,19 +198,23 @@ export class GovernedTools implements ToolBackend<Caller> {
     return this.#options.principals.authenticate(authorization, connection);
   }
 
-  async listTools(caller: Caller): Promise<Tool[]> {
+  async listTools(caller: Caller, context?: ListContext): Promise<Tool[]> {
     const agent = agentOf(caller);
     if (!agent) throw new GatewayError('unauthenticated');
     // In discovery mode, the three discovery tools instead of the catalog.
     if (this.#discovery.serves(caller.snapshot, agent)) return this.#discovery.tools;
-    return this.#views.listOf(caller.snapshot, agent);
+    return this.#views.listOf(caller.snapshot, agent, clientTakesApps(context?.clientCapabilities));
   }
 
-  /** Every tool the caller may call, whatever its mode (`/mcp/c/<connection>` serves its own directly). */
-  async listActionTools(caller: Caller): Promise<Tool[]> {
+  /**
+   * Every tool the caller may call, whatever its mode (`/mcp/c/<connection>`
+   * serves its own directly); tools keep their apps only for a client that
+   * declared the MCP Apps extension (on this request, or when its session opened).
+   */
+  async listActionTools(caller: Caller, context?: ListContext): Promise<Tool[]> {
     const agent = agentOf(caller);
     if (!agent) throw new GatewayError('unauthenticated');
-    return this.#views.listOf(caller.snapshot, agent);
+    return this.#views.listOf(caller.snapshot, agent, clientTakesApps(context?.clientCapabilities));
   }
 
   /** The call of a tool, decided: the tool as listed to the caller (one it may not call is unknown here, as in its list). */

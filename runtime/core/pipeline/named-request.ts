@@ -39,6 +39,8 @@ export interface NamedRequest {
   context: RequestContext;
   /** What a name that is no connection of the workspace is refused with. */
   unknown(): GatewayError;
+  /** Refused before any decision, audited: the client cannot take what it names (an app's page, without the extension). */
+  refusal?: GatewayError;
   /** Arguments to hash into the event (a prompt's). */
   arguments?: { value: unknown };
   /** Why the server's answer may not be served (it is not what was reviewed), checked before it is. */
@@ -65,6 +67,8 @@ export function forwardNamed(
   };
   return forwarding.audit.run(opening, async (audited) => {
     if (request.arguments) audited.hashArguments(request.arguments.value);
+    if (request.refusal)
+      return audited.refuse({ allowed: false, refusal: request.refusal, connectionId: null });
     const decision = audited.decide(() =>
       decideFeatureRead(caller, {
         connection: request.view.only ?? request.connection,

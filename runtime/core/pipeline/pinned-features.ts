@@ -3,7 +3,8 @@
  * only what an operator reviewed. An item a server lists is served when its
  * contract (what the agent reads of it) hashes to the one reviewed and its
  * policy is enabled; any other is held: a changed one (`contract_changed`),
- * a new one (`action_quarantined`), one an operator disabled. A get or read
+ * a new one (`action_quarantined`), one an operator disabled. An MCP App's
+ * `ui://` page is listed only to a client that declared the extension. A get or read
  * of a held item is refused with the same reason (`decision.ts` decides it,
  * `heldRefusal` says it); a resource the server does not list (a template's,
  * a link a tool returned) is read as data.
@@ -40,6 +41,8 @@ export function servedList(
   kind: RemoteFeatureKind,
   listed: readonly unknown[],
   namespaced: boolean,
+  /** The client declared the MCP Apps extension: `ui://` pages are shown to it. */
+  apps: boolean,
 ): ServedList {
   const served: ServedList = { items: [], held: [], unpinned: false };
   for (const entry of listed) {
@@ -61,7 +64,9 @@ export function servedList(
       ? 'action_disabled'
       : policyRefusal(snapshot.policyOf(connection.id, key), hash);
     if (reason === null) {
-      served.items.push(listedFeature(feature, shown));
+      // A client that renders no apps is shown no page (nothing is held: it was never its to see).
+      if (apps || kind === 'prompt' || !isAppUri(id))
+        served.items.push(listedFeature(feature, shown));
       continue;
     }
     served.held.push({ name: shown, reason });

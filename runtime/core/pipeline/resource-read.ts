@@ -4,7 +4,9 @@
  * and what was read named as the agent asked for it. An MCP App's page is
  * served only as it was reviewed: a page, origin or permission the server
  * changed since is refused `contract_changed` (and the connection is
- * discovered again, so the change waits for review).
+ * discovered again, so the change waits for review). A client that did not
+ * declare the MCP Apps extension reads no page (`client_capability_missing`,
+ * naming the extension, as a `tasks/*` without the tasks extension is).
  */
 import type { ReadResourceResult } from '@modelcontextprotocol/server';
 import { GatewayError } from '../base/errors.ts';
@@ -14,6 +16,7 @@ import {
   type ResourceOutcome,
   type ResourceRequest,
 } from '../mcp/server/tool-backend.ts';
+import { APPS_EXTENSION, appsRequired, clientTakesApps, isAppUri } from '../mcp/wire/apps.ts';
 import type { AppContract } from '../model/remote.ts';
 import { appContractOf, appHashOf } from '../sources/remote-mcp/app-contract.ts';
 import { namespacedId } from '../sources/remote-mcp/remote-feature-contract.ts';
@@ -37,6 +40,9 @@ export async function readResource(
     context: request,
     unknown: () =>
       new GatewayError('resource_not_found', undefined, { detail: { uri: request.uri } }),
+    ...(isAppUri(request.uri) && !clientTakesApps(request.clientCapabilities)
+      ? { refusal: appsMissing() }
+      : {}),
     check: (outcome, allowed) => {
       const refused = appChange(outcome, allowed, request.uri);
       if (refused) forwarding.unpinned?.(allowed.connection.id);
@@ -53,6 +59,17 @@ export async function readResource(
       uri: namespacedId({ name: connection }, 'resource', content.uri),
     })),
   } as ReadResourceResult;
+}
+
+function appsMissing(): GatewayError {
+  return new GatewayError(
+    'client_capability_missing',
+    `the client did not declare the ${APPS_EXTENSION} extension, which an MCP App's page (a ui:// resource) needs`,
+    {
+      field: 'uri',
+      detail: { code: 'client_capability_missing', field: 'uri', ...appsRequired() },
+    },
+  );
 }
 
 /** The refusal of an app's page that is not the one pinned, or undefined. */

@@ -1,8 +1,9 @@
 /**
  * Tools as agents see them: each governed action as an MCP `Tool` under its
  * name on `/mcp`, built once per action and name (and app: a tool whose
- * MCP App is served carries its `_meta.ui`, served-apps.ts), and each
- * agent's list built once per governance revision (a long list is served as text).
+ * MCP App is served carries its `_meta.ui`, served-apps.ts, to a client
+ * that declares the extension), and each agent's list built once per
+ * governance revision, with apps and without (a long list is served as text).
  */
 import type { Tool } from '@modelcontextprotocol/server';
 import type { GovernanceSnapshot } from '../governance/snapshot.ts';
@@ -17,24 +18,27 @@ export class ToolViews {
   readonly #tools = new WeakMap<ToolTarget['action'], Map<string, Tool>>();
   readonly #lists = new WeakMap<GovernanceSnapshot, Map<string, Tool[]>>();
 
-  /** The tools the agent may call at this revision. */
-  listOf(snapshot: GovernanceSnapshot, agent: Agent): Tool[] {
+  /** The tools the agent may call at this revision; with their apps for a client that takes them. */
+  listOf(snapshot: GovernanceSnapshot, agent: Agent, apps: boolean): Tool[] {
     let lists = this.#lists.get(snapshot);
     if (!lists) {
       lists = new Map();
       this.#lists.set(snapshot, lists);
     }
-    let tools = lists.get(agent.id);
+    const listKey = apps ? agent.id : `${agent.id}\nwithout apps`;
+    let tools = lists.get(listKey);
     if (!tools) {
       tools = withJsonText(
-        snapshot.visibleTools(agent).map((target) => this.toolOf(target, snapshot)),
+        snapshot
+          .visibleTools(agent)
+          .map((target) => this.toolOf(target, apps ? snapshot : undefined)),
       );
-      lists.set(agent.id, tools);
+      lists.set(listKey, tools);
     }
     return tools;
   }
 
-  /** The tool as listed; with the snapshot it is listed at, with its app when that is served. */
+  /** The tool as listed; given the snapshot it is listed at, with its app when that is served. */
   toolOf(target: ToolTarget, snapshot?: GovernanceSnapshot): Tool {
     const { connection, action } = target;
     let byName = this.#tools.get(action);

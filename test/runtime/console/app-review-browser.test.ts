@@ -3,7 +3,8 @@
  * example's HTML changed upstream waits for review with what it may reach
  * and asks for shown plainly, its tool is served without `_meta.ui` until an
  * owner approves the page there, and then with it again; a hostile app's
- * origins and permissions are shown inert and flagged.
+ * origins and permissions are shown inert and flagged; an operator turns the
+ * connection's apps off and on again on its page (audited), a viewer cannot.
  */
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { Browser, Page } from 'playwright-core';
@@ -13,7 +14,12 @@ import { grant } from '../../../runtime/core/operator/grants.ts';
 import { connectUrl } from '../../../runtime/core/operator/remote-connections.ts';
 import { refreshRemote } from '../../../runtime/core/operator/remote-refresh.ts';
 import { HAS_CHROMIUM, launchChromium } from '../../support/chromium.ts';
-import { type ConsoleGateway, PEOPLE, startConsoleGateway } from '../../support/console.ts';
+import {
+  type ConsoleGateway,
+  consoleClient,
+  PEOPLE,
+  startConsoleGateway,
+} from '../../support/console.ts';
 import { lookAt } from '../../support/console-look.ts';
 import { signedInPage } from '../../support/console-sign-in.ts';
 import { type AppServer, startAppServer } from '../../support/remote/app-server.ts';
@@ -65,14 +71,17 @@ afterAll(async () => {
 const toolMeta = async () =>
   (await client.listTools()).tools.find((t) => t.name === 'get-time')?._meta;
 
-async function reviewPage(connection: string): Promise<{ page: Page; outside: string[] }> {
-  const page = await signedInPage(browser, running.url, PEOPLE.owner);
+async function reviewPage(
+  connection: string,
+  who: string = PEOPLE.owner,
+): Promise<{ page: Page; outside: string[] }> {
+  const page = await signedInPage(browser, running.url, who);
   const outside: string[] = [];
   page.on('request', (request) => {
     if (!request.url().startsWith(running.url)) outside.push(request.url());
   });
   await page.goto(`${running.url}/console#/connections/${connection}`);
-  await page.locator('article[data-action]').first().waitFor();
+  await page.locator('section[aria-labelledby="apps"]').waitFor();
   return { page, outside };
 }
 
@@ -120,5 +129,50 @@ describe.skipIf(!HAS_CHROMIUM)('MCP Apps on the console', { timeout: 240_000 }, 
     await lookAt(page, 'console-app-review-hostile');
     expect(outside).toEqual([]);
     await page.context().close();
+  });
+
+  it("an operator turns the connection's apps off on its page, and on again; each change audited", async () => {
+    const store = running.gateway.running.gateway.store;
+    const { page, outside } = await reviewPage('clock', PEOPLE.operator);
+    const panel = page.locator('section[aria-labelledby="apps"]');
+    await expect(panel.locator('[data-apps]').getAttribute('data-apps')).resolves.toBe('on');
+    expect((await toolMeta())?.ui).toEqual({ resourceUri: PAGE });
+    await panel.getByRole('button', { name: /^Turn MCP Apps off/ }).click();
+    await page.getByRole('status').filter({ hasText: 'turned off' }).waitFor();
+    await panel.locator('[data-apps="off"]').waitFor();
+    // Off: the tool without its app, the page neither listed nor read.
+    expect(await toolMeta()).toBeUndefined();
+    expect((await client.listResources()).resources.map((r) => r.uri)).not.toContain(PAGE);
+    await expect(client.readResource({ uri: PAGE })).rejects.toThrow();
+    const [off] = await store.audit.query({ action: 'connection.set_apps', limit: 1 });
+    const operator = await store.oauth.members.byName(PEOPLE.operator);
+    expect(off).toMatchObject({
+      subject: 'clock: apps off',
+      outcome: 'ok',
+      actorKind: 'member',
+      actorId: operator?.id,
+    });
+    await lookAt(page, 'console-connection-apps-off');
+    await panel.getByRole('button', { name: /^Turn MCP Apps on/ }).click();
+    await panel.locator('[data-apps="on"]').waitFor();
+    expect((await toolMeta())?.ui).toEqual({ resourceUri: PAGE });
+    const [on] = await store.audit.query({ action: 'connection.set_apps', limit: 1 });
+    expect(on).toMatchObject({ subject: 'clock: apps on', outcome: 'ok' });
+    expect(outside).toEqual([]);
+    await page.context().close();
+  });
+
+  it('a viewer sees whether apps are on, and cannot turn them', async () => {
+    const { page } = await reviewPage('clock', PEOPLE.viewer);
+    const button = page
+      .locator('section[aria-labelledby="apps"]')
+      .getByRole('button', { name: /^Turn MCP Apps/ });
+    await expect(button.isDisabled()).resolves.toBe(true);
+    await page.context().close();
+    const viewer = consoleClient(running.url);
+    await viewer.signIn(PEOPLE.viewer);
+    const refused = await viewer.call('POST', '/connections/clock/apps', { apps: 'off' });
+    expect(refused.status).toBe(403);
+    expect((await toolMeta())?.ui).toEqual({ resourceUri: PAGE });
   });
 });

@@ -258,6 +258,41 @@ export async function modernToolExchange(
       }),
     },
   );
+  const messages = await postModern(url, key, body, headers);
+  const answer = messages.find((message) => message.id === 1);
+  return {
+    result: answer?.result as Record<string, unknown>,
+    notifications: messages.filter((message) => message.id === undefined),
+  };
+}
+
+/**
+ * One modern request of any method POSTed to `url` with `key` as Bearer, its
+ * client declaring `capabilities` in `_meta`: the reply's JSON-RPC `result`
+ * or `error` (from a JSON body, or the event stream's one reply).
+ */
+export async function modernAsk(
+  url: string,
+  key: string,
+  method: string,
+  params: Record<string, unknown>,
+  capabilities: Record<string, unknown>,
+  // biome-ignore lint/suspicious/noExplicitAny: tests read the JSON-RPC reply field by field
+): Promise<{ result?: Record<string, any>; error?: Record<string, any> }> {
+  const { body, headers } = modern(method, params, {
+    meta: modernMeta({ 'io.modelcontextprotocol/clientCapabilities': capabilities }),
+  });
+  const messages = await postModern(url, key, body, headers);
+  return messages.find((message) => message.id === (body as { id: unknown }).id) ?? {};
+}
+
+/** A modern message POSTed with `key` as Bearer: the messages of its reply (a JSON body, or an event stream's). */
+async function postModern(
+  url: string,
+  key: string,
+  body: unknown,
+  headers: Record<string, string>,
+): Promise<Record<string, unknown>[]> {
   const reply = await fetch(url, {
     method: 'POST',
     headers: {
@@ -269,15 +304,10 @@ export async function modernToolExchange(
     body: JSON.stringify(body),
   });
   const text = await reply.text();
-  const messages = reply.headers.get('content-type')?.startsWith('text/event-stream')
+  return reply.headers.get('content-type')?.startsWith('text/event-stream')
     ? text
         .split('\n')
         .filter((line) => line.startsWith('data:'))
         .map((line) => JSON.parse(line.slice(5)) as Record<string, unknown>)
     : [JSON.parse(text) as Record<string, unknown>];
-  const answer = messages.find((message) => message.id === 1);
-  return {
-    result: answer?.result as Record<string, unknown>,
-    notifications: messages.filter((message) => message.id === undefined),
-  };
 }

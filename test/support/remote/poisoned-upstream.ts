@@ -6,10 +6,9 @@
  * test can look for each flag where it belongs. A workspace connection named
  * `mail` with a tool `send_email` is what `lookup_contact` steers towards.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
+import { type FetchServer, serveFetch } from './fetch-server.ts';
 
 /** Text in Unicode tag characters: invisible, read by a model as the ASCII it shadows. */
 export function tagged(text: string): string {
@@ -31,10 +30,7 @@ export const TRICKS = {
 /** A tool of the same server with nothing to flag. */
 export const CLEAN_TOOL = 'poisoned__get_clean';
 
-export interface PoisonedUpstream {
-  url: string;
-  close(): Promise<void>;
-}
+export type PoisonedUpstream = FetchServer;
 
 export async function startPoisonedUpstream(): Promise<PoisonedUpstream> {
   const read = { readOnlyHint: true };
@@ -85,32 +81,5 @@ export async function startPoisonedUpstream(): Promise<PoisonedUpstream> {
     return server;
   };
   const handler = createMcpHandler(() => build(), { legacy: 'reject' });
-  const http = createServer((req: IncomingMessage, res: ServerResponse) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', async () => {
-      try {
-        const request = new Request(`http://${req.headers.host}${req.url}`, {
-          method: req.method!,
-          headers: Object.entries(req.headers).flatMap(([k, v]) =>
-            v === undefined ? [] : [[k, Array.isArray(v) ? v.join(', ') : v] as [string, string]],
-          ),
-          ...(req.method === 'POST' ? { body: Buffer.concat(chunks) } : {}),
-        });
-        const response = await handler.fetch(request);
-        res.writeHead(response.status, Object.fromEntries(response.headers.entries()));
-        if (response.body) for await (const chunk of response.body) res.write(chunk);
-        res.end();
-      } catch (error) {
-        if (!res.headersSent) res.writeHead(500).end(String(error));
-        else res.end();
-      }
-    });
-  });
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  const { port } = http.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/mcp`,
-    close: () => new Promise((resolve) => http.close(() => resolve())),
-  };
+  return serveFetch((request) => handler.fetch(request));
 }

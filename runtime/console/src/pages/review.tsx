@@ -8,7 +8,8 @@
  * approval the gateway refuses for them asks for a confirmation first; one at a time or a class at a time
  * (`review-by-class.tsx`). Below: its policies by class, its grants
  * (`connection-access.tsx`) and the rest of its actions, each switched on or
- * off on its own (`action-policies.tsx`). A remote server no curated
+ * off on its own (`action-policies.tsx`), and for a remote server that names
+ * apps its MCP Apps turned on or off (`connection-apps.tsx`). A remote server no curated
  * definition vouches for carries the Unverified server label with its host
  * under the title and on each of those sections.
  */
@@ -27,6 +28,7 @@ import { ClassBadge, FeatureKind } from './action-badges.tsx';
 import { ActionPolicies } from './action-policies.tsx';
 import { AppReviewPanel } from './app-review.tsx';
 import { ClassPolicies, Grants } from './connection-access.tsx';
+import { ConnectionApps } from './connection-apps.tsx';
 import { QueueByClass } from './review-by-class.tsx';
 import { FlagCount, heldForFlags, PastFlags, ReviewFlags } from './review-flags.tsx';
 import { ServerLabel, serverOf } from './server-label.tsx';
@@ -132,6 +134,19 @@ export function ReviewPage({ connection, canChange }: { connection: string; canC
           actions={data}
           canChange={canChange}
           onChanged={change.record}
+        />
+      ) : null}
+      {summary.data?.apps && data && (summary.data.apps === 'off' || data.some((a) => a.app)) ? (
+        <ConnectionApps
+          connection={connection}
+          server={server}
+          apps={summary.data.apps}
+          actions={data}
+          canChange={canChange}
+          onChanged={(done) => {
+            change.record(done);
+            summary.reload();
+          }}
         />
       ) : null}
       <Grants

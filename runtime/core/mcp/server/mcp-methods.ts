@@ -101,7 +101,9 @@ export async function answerRequest<P extends McpPrincipal>(
     case 'tools/call':
       return callTool(scope, id, params);
     case 'tools/list':
-      return list(scope, id, params, 'tools', () => scope.backend.listTools(scope.principal));
+      return list(scope, id, params, 'tools', () =>
+        scope.backend.listTools(scope.principal, listContext(scope, params)),
+      );
     case 'prompts/list':
       return list(
         scope,

@@ -143,8 +143,11 @@ export interface ToolBackend<P extends McpPrincipal = McpPrincipal> {
    * methods for the rest of that request.
    */
   authenticate(authorization: string | undefined): P | undefined | Promise<P | undefined>;
-  /** The tools this principal may see, in a stable order. */
-  listTools(principal: P): Promise<Tool[]>;
+  /**
+   * The tools this principal may see, in a stable order; `context` says what
+   * the client declared (a tool's MCP App only for one that takes apps).
+   */
+  listTools(principal: P, context?: ListContext): Promise<Tool[]>;
   /** Decides a call of one tool by name: the tool this principal sees (what the endpoint checks a call's headers against). */
   describeTool?(
     principal: P,

@@ -26,3 +26,8 @@ export function clientTakesApps(capabilities: unknown): boolean {
   if (!isPlainObject(capabilities) || !isPlainObject(capabilities.extensions)) return false;
   return capabilities.extensions[APPS_EXTENSION] !== undefined;
 }
+
+/** What a request that names an app's page needs of its client (a refusal's `requiredCapabilities`). */
+export function appsRequired(): { requiredCapabilities: Record<string, unknown> } {
+  return { requiredCapabilities: { extensions: { [APPS_EXTENSION]: APPS_DECLARATION } } };
+}

@@ -23,7 +23,7 @@ import {
   startTestGateway,
   type TestGateway,
 } from '../../../support/gateway.ts';
-import { ACCEPT_BOTH, modern, modernMeta } from '../../../support/mcp/raw-http.ts';
+import { modernAsk } from '../../../support/mcp/raw-http.ts';
 import { type PrismServer, startPrism } from '../../../support/prism.ts';
 import { toolReasonOf } from '../../../support/reason.ts';
 
@@ -223,32 +223,13 @@ describe('a client without tasks (SDK 1.x)', () => {
 });
 
 /** A raw 2026-07-28 request of `agent` declaring the tasks extension. */
-async function ask(
+function ask(
   side: Side,
   method: string,
   params: Record<string, unknown>,
   agent = 'asker',
 ): Promise<{ result?: Json; error?: Json }> {
-  const { body, headers } = modern(method, params, {
-    meta: modernMeta({ 'io.modelcontextprotocol/clientCapabilities': TASKS }),
-  });
-  const reply = await fetch(`${side.gateway.url}/mcp`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${side.keys[agent]}`,
-      'content-type': 'application/json',
-      accept: ACCEPT_BOTH,
-      ...headers,
-    },
-    body: JSON.stringify(body),
-  });
-  const text = await reply.text();
-  const data = text.startsWith('{')
-    ? text
-    : (
-        text.split('\n').find((line) => line.startsWith('data:') && line.includes('"id"')) ?? ''
-      ).slice(5);
-  return JSON.parse(data) as { result?: Json; error?: Json };
+  return modernAsk(`${side.gateway.url}/mcp`, side.keys[agent]!, method, params, TASKS);
 }
 
 describe('a client that takes tasks', () => {

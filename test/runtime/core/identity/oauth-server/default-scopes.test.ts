@@ -10,10 +10,6 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
   Client,
-  type OAuthClientMetadata,
-  type OAuthClientProvider,
-  type StoredOAuthClientInformation,
-  type StoredOAuthTokens,
   StreamableHTTPClientTransport,
   UnauthorizedError,
 } from '@modelcontextprotocol/client';
@@ -21,6 +17,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HAS_CHROMIUM, launchChromium } from '../../../../support/chromium.ts';
 import { openConsentPage, postConsent } from '../../../../support/oauth/consent-bot.ts';
+import { MemoryProvider } from '../../../../support/oauth/memory-provider.ts';
 import {
   MEMBER,
   type OAuthGateway,
@@ -140,51 +137,9 @@ describe('the consent page approves what the member leaves checked', () => {
   });
 });
 
-/** What an app keeps for the SDK: everything in memory, the authorize URL noted instead of opened. */
-class MemoryProvider implements OAuthClientProvider {
-  client: StoredOAuthClientInformation | undefined;
-  stored: StoredOAuthTokens | undefined;
-  verifier = '';
-  authorizationUrl: URL | undefined;
-
-  get redirectUrl() {
-    return redirect;
-  }
-  get clientMetadata(): OAuthClientMetadata {
-    return {
-      client_name: 'SDK v2 step-up test',
-      redirect_uris: [redirect],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-    };
-  }
-  clientInformation() {
-    return this.client;
-  }
-  saveClientInformation(info: StoredOAuthClientInformation) {
-    this.client = info;
-  }
-  tokens() {
-    return this.stored;
-  }
-  saveTokens(tokens: StoredOAuthTokens) {
-    this.stored = tokens;
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(verifier: string) {
-    this.verifier = verifier;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-}
-
 describe.skipIf(!HAS_CHROMIUM)('the MCP SDK v2 client, the member in Chromium', () => {
   let browser: Browser;
-  const provider = new MemoryProvider();
+  const provider = new MemoryProvider(() => redirect, 'SDK v2 step-up test');
   beforeAll(async () => {
     browser = await launchChromium();
   });

@@ -8,15 +8,12 @@
  */
 import {
   Client,
-  type OAuthClientMetadata,
-  type OAuthClientProvider,
-  type StoredOAuthClientInformation,
-  type StoredOAuthTokens,
   StreamableHTTPClientTransport,
   UnauthorizedError,
 } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { consent } from '../../../../support/oauth/consent-bot.ts';
+import { MemoryProvider } from '../../../../support/oauth/memory-provider.ts';
 import {
   MEMBER,
   type OAuthGateway,
@@ -26,48 +23,6 @@ import {
 } from '../../../../support/oauth/oauth-gateway.ts';
 
 const REDIRECT = 'http://127.0.0.1:7788/oauth/callback';
-
-/** What an app keeps for the SDK: everything in memory, the authorize URL noted instead of opened. */
-class MemoryProvider implements OAuthClientProvider {
-  client: StoredOAuthClientInformation | undefined;
-  stored: StoredOAuthTokens | undefined;
-  verifier = '';
-  authorizationUrl: URL | undefined;
-
-  get redirectUrl() {
-    return REDIRECT;
-  }
-  get clientMetadata(): OAuthClientMetadata {
-    return {
-      client_name: 'SDK v2 test',
-      redirect_uris: [REDIRECT],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-    };
-  }
-  clientInformation() {
-    return this.client;
-  }
-  saveClientInformation(info: StoredOAuthClientInformation) {
-    this.client = info;
-  }
-  tokens() {
-    return this.stored;
-  }
-  saveTokens(tokens: StoredOAuthTokens) {
-    this.stored = tokens;
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(verifier: string) {
-    this.verifier = verifier;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-}
 
 let running: OAuthGateway;
 
@@ -90,7 +45,7 @@ async function connected(provider: MemoryProvider): Promise<Client> {
 
 /** A client of its own (its own registration), signed in with consent, its agent granted. */
 async function signedIn(): Promise<MemoryProvider> {
-  const provider = new MemoryProvider();
+  const provider = new MemoryProvider(REDIRECT, 'SDK v2 test');
   const first = transport(provider);
   await expect(
     new Client({ name: 'sdk-v2-oauth', version: '1.0.0' }).connect(first),
@@ -103,7 +58,7 @@ async function signedIn(): Promise<MemoryProvider> {
 
 describe('the MCP SDK v2 client with its OAuth provider', () => {
   it('is sent to sign in, and connects with the code it brings back', async () => {
-    const provider = new MemoryProvider();
+    const provider = new MemoryProvider(REDIRECT, 'SDK v2 test');
     const first = transport(provider);
     await expect(
       new Client({ name: 'sdk-v2-oauth', version: '1.0.0' }).connect(first),

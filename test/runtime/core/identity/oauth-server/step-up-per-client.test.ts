@@ -12,16 +12,13 @@
  */
 import {
   Client as ClientV2,
-  type OAuthClientMetadata,
-  type OAuthClientProvider,
-  type StoredOAuthClientInformation,
-  type StoredOAuthTokens,
   StreamableHTTPClientTransport as TransportV2,
   UnauthorizedError,
 } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminClient } from '../../../../support/gateway.ts';
 import { consent, openConsentPage, postConsent } from '../../../../support/oauth/consent-bot.ts';
+import { MemoryProvider } from '../../../../support/oauth/memory-provider.ts';
 import {
   MEMBER,
   type OAuthGateway,
@@ -147,7 +144,7 @@ describe('one deployment, two clients', () => {
   });
 
   it('answers the MCP SDK v2 client with HTTP 403, from which it steps up by itself', async () => {
-    const provider = new MemoryProvider();
+    const provider = new MemoryProvider(SDK_REDIRECT, 'SDK v2 per-client step-up test');
     const url = new URL(`${running.url}/mcp`);
     const first = new TransportV2(url, { authProvider: provider });
     await expect(
@@ -262,46 +259,4 @@ describe('the consent review', () => {
 async function approve(url: URL, scopes: readonly string[]): Promise<URLSearchParams> {
   const { location } = await consent(url, { ...MEMBER, scopes });
   return location.searchParams;
-}
-
-/** What an app keeps for the SDK v2 client: in memory, the authorize URL noted instead of opened. */
-class MemoryProvider implements OAuthClientProvider {
-  client: StoredOAuthClientInformation | undefined;
-  stored: StoredOAuthTokens | undefined;
-  verifier = '';
-  authorizationUrl: URL | undefined;
-
-  get redirectUrl() {
-    return SDK_REDIRECT;
-  }
-  get clientMetadata(): OAuthClientMetadata {
-    return {
-      client_name: 'SDK v2 per-client step-up test',
-      redirect_uris: [SDK_REDIRECT],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-    };
-  }
-  clientInformation() {
-    return this.client;
-  }
-  saveClientInformation(info: StoredOAuthClientInformation) {
-    this.client = info;
-  }
-  tokens() {
-    return this.stored;
-  }
-  saveTokens(tokens: StoredOAuthTokens) {
-    this.stored = tokens;
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(verifier: string) {
-    this.verifier = verifier;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
 }

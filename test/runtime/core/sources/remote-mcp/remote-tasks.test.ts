@@ -19,7 +19,7 @@ import type { OperatorContext } from '../../../../../runtime/core/operator/conte
 import { grant } from '../../../../../runtime/core/operator/grants.ts';
 import { connectUrl } from '../../../../../runtime/core/operator/remote-connections.ts';
 import { startTestGateway, type TestGateway } from '../../../../support/gateway.ts';
-import { ACCEPT_BOTH, modern, modernMeta } from '../../../../support/mcp/raw-http.ts';
+import { modernAsk } from '../../../../support/mcp/raw-http.ts';
 import {
   startTaskUpstream,
   type TaskUpstream,
@@ -69,33 +69,14 @@ type Json = Record<string, any>;
 type Reply = { result?: Json; error?: Json };
 
 /** A raw 2026-07-28 request of `agent` on `path` (its client declaring `capabilities`). */
-async function ask(
+function ask(
   path: string,
   method: string,
   params: Record<string, unknown>,
   agent = 'poller',
   capabilities: Record<string, unknown> = TASKS,
 ): Promise<Reply> {
-  const { body, headers } = modern(method, params, {
-    meta: modernMeta({ 'io.modelcontextprotocol/clientCapabilities': capabilities }),
-  });
-  const reply = await fetch(`${gateway.url}${path}`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${keys[agent]}`,
-      'content-type': 'application/json',
-      accept: ACCEPT_BOTH,
-      ...headers,
-    },
-    body: JSON.stringify(body),
-  });
-  const text = await reply.text();
-  const data = text.startsWith('{')
-    ? text
-    : (
-        text.split('\n').find((line) => line.startsWith('data:') && line.includes('"id"')) ?? ''
-      ).slice(5);
-  return JSON.parse(data) as Reply;
+  return modernAsk(`${gateway.url}${path}`, keys[agent]!, method, params, capabilities);
 }
 
 /** The SDK v2 client on a 2025-11-25 session of `path`, declaring the extension. */
@@ -207,6 +188,33 @@ describe.each(KINDS)('a task of a %s remote server', (kind) => {
     } finally {
       await client.close();
     }
+  });
+
+  it('is cancelled through /mcp on the 2026-07-28 wire: the server is told, the poll says cancelled, audited', async () => {
+    const started = (
+      await ask('/mcp', 'tools/call', {
+        name: `${connection}__report`,
+        arguments: { topic: 'to cancel on 2026-07-28' },
+      })
+    ).result!;
+    const theirs = upstream().started.at(-1)!;
+    const cancelled = await ask('/mcp', 'tasks/cancel', { taskId: started.taskId });
+    expect(cancelled.error).toBeUndefined();
+    expect(upstream().cancelled).toContain(theirs);
+    expect(upstream().seen.at(-1)).toEqual({
+      method: 'tasks/cancel',
+      taskId: theirs,
+      declared: true,
+    });
+    expect((await ask('/mcp', 'tasks/get', { taskId: started.taskId })).result).toMatchObject({
+      taskId: started.taskId,
+      status: 'cancelled',
+    });
+    const [event] = await gateway.running.gateway.store.audit.query({
+      action: `tasks/cancel ${connection}__report`,
+      limit: 1,
+    });
+    expect(event).toMatchObject({ decision: 'allowed', outcome: 'ok' });
   });
 
   it('is not found by another agent, exactly as an id that never existed, and never reaches the server', async () => {
