@@ -43,6 +43,11 @@ export interface Approval {
   /** Pending or approved past this: expired. Approving restarts it. */
   expiresAt: string;
   executedAt: string | null;
+  /**
+   * How the held call was made, when it answered a task (JSON of `HeldCallContext`,
+   * `pipeline/held-calls.ts`): what the replica that sees it approved runs it with. Never shown.
+   */
+  callContext: string | null;
 }
 
 /** What a step changes of an approval. */

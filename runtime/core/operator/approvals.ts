@@ -128,6 +128,8 @@ export async function approveApproval(ctx: OperatorContext, input: unknown): Pro
       connectionId: approval.connectionId,
       subject: `approval:${approval.id}`,
     });
+    // A task client's call runs now, on whichever replica claims it (never awaited).
+    ctx.approvals?.approved?.(approval.id);
     return showApproval(ctx, { workspace: parsed.workspace, approval: approval.id });
   });
 }

@@ -12,6 +12,13 @@
  *   on its open request up to the wait, with progress while it waits, and
  *   is then answered `approval_pending` with the approval's id.
  *
+ * A task client's approved call runs when it is approved: the verb that
+ * approves tells every replica (`runApproved`), and the one that claims it
+ * runs it with the context kept beside the approval (`HeldCallContext`),
+ * its result the task's; the task's `tasks/get` settles it too, for an
+ * approval no replica heard of. Either way the claim is the one
+ * compare-and-set, so the call runs once.
+ *
  * Nothing is kept in memory across requests: every replica reads the row.
  */
 import { randomBytes } from 'node:crypto';
@@ -19,8 +26,8 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import { GatewayError } from '../base/errors.ts';
 import { auditEvent } from '../governance/audit-event.ts';
 import { shownArguments } from '../governance/shown-arguments.ts';
-import { agentOf, type Caller } from '../identity/principals/principals.ts';
-import type { ToolCall } from '../mcp/server/tool-backend.ts';
+import { agentOf, type Caller, type CredentialKind } from '../identity/principals/principals.ts';
+import type { RequestContext, ToolCall } from '../mcp/server/tool-backend.ts';
 import { declaresTasks, type TaskStarted } from '../mcp/wire/tasks.ts';
 import type { Approval } from '../model/approvals.ts';
 import type { ApprovalKey, ApprovalRows, Store } from '../ports/store.ts';
@@ -50,6 +57,37 @@ export const APPROVAL_PURPOSE = 'approval';
 export function approvalSubject(id: string): string {
   return `approval:${id}`;
 }
+
+/**
+ * How a held call that answered a task was made (kept as `Approval.callContext`):
+ * what its caller is restored from (the agent, the credential's kind and
+ * scopes) and the request context its approved call runs in.
+ */
+export interface HeldCallContext {
+  via: CredentialKind;
+  /** An access token's scopes; absent for an agent key. */
+  scopes?: string[];
+  era: RequestContext['era'];
+  protocolVersion: string;
+  clientCapabilities: RequestContext['clientCapabilities'];
+  /** `/mcp/c/<connection>`'s connection; absent: `/mcp`. */
+  endpoint?: string;
+}
+
+/** The context kept for `call` made by `caller`. */
+export function heldCallContext(caller: Caller, call: ToolCall): HeldCallContext {
+  return {
+    via: caller.via,
+    ...(caller.scopes === undefined ? {} : { scopes: [...caller.scopes].sort() }),
+    era: call.era,
+    protocolVersion: call.protocolVersion,
+    clientCapabilities: call.clientCapabilities,
+    ...(call.endpoint === undefined ? {} : { endpoint: call.endpoint }),
+  };
+}
+
+/** Runs an approved call (claimed already): its result, or a `GatewayError`. */
+export type ApprovedRun = (approval: Approval) => Promise<CallToolResult>;
 
 export type Held =
   /** The approved call, claimed: it runs now, its event naming the approval. */
@@ -146,6 +184,7 @@ export class HeldCalls {
       ),
       state: 'pending',
       taskRef,
+      callContext: tasks ? JSON.stringify(heldCallContext(caller, call)) : null,
       decidedBy: null,
       decidedAt: null,
       reason: null,
@@ -212,13 +251,31 @@ export class HeldCalls {
    * task from its approval (denied, expired: failed; approved: claimed, and
    * `run` makes the call, whose result completes the task).
    */
-  async settleTask(
-    ref: string,
-    run: (approval: Approval) => Promise<CallToolResult>,
-  ): Promise<void> {
-    const { tasks } = this.#options;
+  async settleTask(ref: string, run: ApprovedRun): Promise<void> {
     const approval = await this.#options.approvals.byTaskRef(ref);
-    if (approval === undefined) return;
+    if (approval !== undefined) await this.#settle(approval, ref, run);
+  }
+
+  /**
+   * An approval just approved, on whichever replica hears of it: a held
+   * call's task settled as its `tasks/get` would, `run` making the call
+   * (`prepare` gives it, from the approval's `HeldCallContext`; undefined:
+   * left for the task's next poll). A call that answered no task runs in
+   * its waiting request, or when the agent calls again.
+   */
+  async runApproved(
+    id: string,
+    prepare: (approval: Approval, context: HeldCallContext) => Promise<ApprovedRun | undefined>,
+  ): Promise<void> {
+    const approval = await this.#options.approvals.byId(id);
+    if (approval?.taskRef == null || approval.callContext === null) return;
+    if (approval.state !== 'approved') return;
+    const run = await prepare(approval, JSON.parse(approval.callContext) as HeldCallContext);
+    if (run !== undefined) await this.#settle(approval, approval.taskRef, run);
+  }
+
+  async #settle(approval: Approval, ref: string, run: ApprovedRun): Promise<void> {
+    const { tasks } = this.#options;
     // A task the client cancelled (or one already settled) runs nothing.
     if (!(await tasks.isLive(ref))) return;
     const now = this.#options.now();

@@ -281,3 +281,40 @@ export async function modernToolExchange(
     notifications: messages.filter((message) => message.id === undefined),
   };
 }
+
+/** The tasks extension, as a client declares it. */
+export const TASKS_CAPABILITIES = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
+
+/**
+ * One modern request POSTed to `${url}/mcp` with `key` as Bearer, its client
+ * declaring the tasks extension (a `tools/call` that may answer a task, a
+ * `tasks/get`): the reply's `result` or `error`, from JSON or an event stream.
+ */
+export async function modernTaskRequest(
+  url: string,
+  key: string,
+  method: string,
+  params: Record<string, unknown>,
+  // biome-ignore lint/suspicious/noExplicitAny: tests read JSON replies field by field
+): Promise<{ result?: Record<string, any>; error?: Record<string, any> }> {
+  const { body, headers } = modern(method, params, {
+    meta: modernMeta({ 'io.modelcontextprotocol/clientCapabilities': TASKS_CAPABILITIES }),
+  });
+  const reply = await fetch(`${url}/mcp`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${key}`,
+      'content-type': 'application/json',
+      accept: ACCEPT_BOTH,
+      ...headers,
+    },
+    body: JSON.stringify(body),
+  });
+  const text = await reply.text();
+  const data = text.startsWith('{')
+    ? text
+    : (
+        text.split('\n').find((line) => line.startsWith('data:') && line.includes('"id"')) ?? ''
+      ).slice(5);
+  return JSON.parse(data);
+}

@@ -34,6 +34,7 @@ export function approvalRows(context: StoreContext): ApprovalRows {
           created_at: a.createdAt,
           expires_at: a.expiresAt,
           executed_at: a.executedAt,
+          call_context: a.callContext,
         })
         .execute();
     },
@@ -152,5 +153,6 @@ function toApproval(row: Selectable<ApprovalTable>): Approval {
     createdAt: row.created_at,
     expiresAt: row.expires_at,
     executedAt: row.executed_at,
+    callContext: row.call_context,
   };
 }

@@ -439,6 +439,7 @@ export interface ApprovalTable {
   created_at: string;
   expires_at: string;
   executed_at: string | null;
+  call_context: string | null;
 }
 
 export interface Database {

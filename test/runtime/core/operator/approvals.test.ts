@@ -48,6 +48,7 @@ async function held(gateway: TestGateway, workspace = 'default'): Promise<Approv
     shownArguments: '{"id":"1","password":"(write-only, not shown)"}',
     state: 'pending',
     taskRef: null,
+  callContext: null,
     decidedBy: null,
     decidedAt: null,
     reason: null,

@@ -58,6 +58,7 @@ const approval: Approval = {
   shownArguments: '{"body":[{"name":"secret-volume"}]}',
   state: 'pending',
   taskRef: null,
+  callContext: null,
   decidedBy: null,
   decidedAt: null,
   reason: null,

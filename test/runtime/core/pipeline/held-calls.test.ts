@@ -23,12 +23,11 @@ import {
   startTestGateway,
   type TestGateway,
 } from '../../../support/gateway.ts';
-import { ACCEPT_BOTH, modern, modernMeta } from '../../../support/mcp/raw-http.ts';
+import { modernTaskRequest, TASKS_CAPABILITIES } from '../../../support/mcp/raw-http.ts';
 import { type PrismServer, startPrism } from '../../../support/prism.ts';
 import { toolReasonOf } from '../../../support/reason.ts';
 
 const ACTION = 'unikraft_delete_volumes';
-const TASKS = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
 const APPROVALS = '/workspaces/default/approvals';
 
 // biome-ignore lint/suspicious/noExplicitAny: tests read JSON replies field by field
@@ -108,6 +107,16 @@ async function heldApproval(side: Side, args: unknown): Promise<Json> {
 async function auditOf(side: Side, subject: string): Promise<Json[]> {
   const events = (await side.gateway.running.gateway.store.audit.query({ limit: 200 })) as Json[];
   return events.filter((e) => typeof e.subject === 'string' && e.subject.startsWith(subject));
+}
+
+/** Waits until the approval's call has an executed event (the test's timeout bounds it); then expects exactly one. */
+async function executedOnce(side: Side, id: string): Promise<void> {
+  const executed = async () =>
+    (await auditOf(side, `approval:${id}`)).filter(
+      (e) => e.action === ACTION && e.decision === 'allowed',
+    );
+  while ((await executed()).length === 0) await new Promise((resolve) => setTimeout(resolve, 50));
+  expect(await executed()).toHaveLength(1);
 }
 
 describe('a client without tasks (SDK 1.x)', () => {
@@ -223,38 +232,19 @@ describe('a client without tasks (SDK 1.x)', () => {
 });
 
 /** A raw 2026-07-28 request of `agent` declaring the tasks extension. */
-async function ask(
+function ask(
   side: Side,
   method: string,
   params: Record<string, unknown>,
   agent = 'asker',
 ): Promise<{ result?: Json; error?: Json }> {
-  const { body, headers } = modern(method, params, {
-    meta: modernMeta({ 'io.modelcontextprotocol/clientCapabilities': TASKS }),
-  });
-  const reply = await fetch(`${side.gateway.url}/mcp`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${side.keys[agent]}`,
-      'content-type': 'application/json',
-      accept: ACCEPT_BOTH,
-      ...headers,
-    },
-    body: JSON.stringify(body),
-  });
-  const text = await reply.text();
-  const data = text.startsWith('{')
-    ? text
-    : (
-        text.split('\n').find((line) => line.startsWith('data:') && line.includes('"id"')) ?? ''
-      ).slice(5);
-  return JSON.parse(data) as { result?: Json; error?: Json };
+  return modernTaskRequest(side.gateway.url, side.keys[agent]!, method, params);
 }
 
 describe('a client that takes tasks', () => {
   it('SDK v2 on a 2025-11-25 session: a working task, completed with the call once approved', async () => {
     const client = new ClientV2({ name: 'agent-v2', version: '1.0.0' }, {
-      capabilities: TASKS,
+      capabilities: TASKS_CAPABILITIES,
     } as never);
     await client.connect(
       new StreamableHTTPClientTransport(new URL(`${prompt.gateway.url}/mcp`), {
@@ -284,6 +274,8 @@ describe('a client that takes tasks', () => {
       expect((await prompt.admin('POST', `${APPROVALS}/${approval.id}/approve`, {})).status).toBe(
         200,
       );
+      // It runs when approved, not at the next poll: its event is written with no tasks/get.
+      await executedOnce(prompt, approval.id);
       const done = await request('tasks/get', { taskId: started.taskId });
       expect(done).toMatchObject({ status: 'completed', result: { content: expect.any(Array) } });
       expect(done.result.isError).toBeFalsy();
