@@ -140,6 +140,7 @@ export class GovernedTools implements ToolBackend<Caller> {
       approvals: options.store.approvals,
       tasks: this.tasks,
       now,
+      run: (id) => this.runApproved(id),
       ...options.approvals,
     });
     this.#calls = new ToolCalls({
@@ -199,7 +200,7 @@ export class GovernedTools implements ToolBackend<Caller> {
         const caller = await this.#options.principals.restore({ ...approval, ...context });
         if (caller === undefined) return undefined;
         const request = { ...context, cancel: NEVER_CANCELLED, trace: undefined };
-        return (claimed) => this.#approved(caller, request, claimed);
+        return (claimed) => this.#approved(caller, request, claimed, context.auditVia);
       })
       .catch((error: unknown) => this.#options.report?.(error))
       .finally(() => this.#running.delete(running));
@@ -208,11 +209,11 @@ export class GovernedTools implements ToolBackend<Caller> {
   }
 
   /** An approved call, claimed: made for `caller` under the approval's id. */
-  async #approved(caller: Caller, request: ApprovedContext, approval: Approval) {
+  async #approved(caller: Caller, request: ApprovedContext, approval: Approval, via?: AuditVia) {
     const outcome = await this.#direct(
       caller,
       approvedCall(request, approval.action, approval.arguments),
-      undefined,
+      via,
       approval.id,
     );
     if ('content' in outcome) return outcome;

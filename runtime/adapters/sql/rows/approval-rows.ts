@@ -35,6 +35,7 @@ export function approvalRows(context: StoreContext): ApprovalRows {
           expires_at: a.expiresAt,
           executed_at: a.executedAt,
           call_context: a.callContext,
+          delivered_at: a.deliveredAt,
         })
         .execute();
     },
@@ -110,6 +111,17 @@ export function approvalRows(context: StoreContext): ApprovalRows {
       return Number(result.numUpdatedRows) > 0;
     },
 
+    async deliver(id, at) {
+      const result = await db
+        .updateTable('approvals')
+        .set({ delivered_at: at })
+        .where('id', '=', id)
+        .where('state', '=', 'executed')
+        .where('delivered_at', 'is', null)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
+    },
+
     async overdue(now, limit) {
       const rows = await db
         .selectFrom('approvals')
@@ -154,5 +166,6 @@ function toApproval(row: Selectable<ApprovalTable>): Approval {
     expiresAt: row.expires_at,
     executedAt: row.executed_at,
     callContext: row.call_context,
+    deliveredAt: row.delivered_at,
   };
 }

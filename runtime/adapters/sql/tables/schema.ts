@@ -440,6 +440,7 @@ export interface ApprovalTable {
   expires_at: string;
   executed_at: string | null;
   call_context: string | null;
+  delivered_at: string | null;
 }
 
 export interface Database {

@@ -49,6 +49,7 @@ async function held(gateway: TestGateway, workspace = 'default'): Promise<Approv
     state: 'pending',
     taskRef: null,
   callContext: null,
+  deliveredAt: null,
     decidedBy: null,
     decidedAt: null,
     reason: null,

@@ -59,6 +59,7 @@ const approval: Approval = {
   state: 'pending',
   taskRef: null,
   callContext: null,
+  deliveredAt: null,
   decidedBy: null,
   decidedAt: null,
   reason: null,

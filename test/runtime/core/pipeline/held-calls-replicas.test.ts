@@ -81,7 +81,11 @@ async function executedCalls(id: string): Promise<number> {
   const events = await admin('GET', `/audit?workspace=default&agent=asker&limit=200`);
   // biome-ignore lint/suspicious/noExplicitAny: the reply read field by field
   return (events.body as any[]).filter(
-    (e) => e.subject === `approval:${id}` && e.action === ACTION && e.decision === 'allowed',
+    (e) =>
+      e.subject === `approval:${id}` &&
+      e.action === ACTION &&
+      e.decision === 'allowed' &&
+      e.upstreamHost != null,
   ).length;
 }
 
@@ -113,6 +117,8 @@ describe('held calls across replicas', { timeout: 240_000 }, () => {
     await client.close().catch(() => {});
     const survivor = adminClient(set.replicas[0]!.url, set.adminToken);
     expect((await survivor('POST', `${APPROVALS}/${id}/approve`, {})).status).toBe(200);
+    // It runs when approved, no one waiting; the call again gets its result, not a second run.
+    await ranOnce(id);
     const again = await mcpClient(set.replicas[0]!.url, key);
     try {
       expect((await callTool(again, ACTION, args)).isError).toBeFalsy();

@@ -113,7 +113,7 @@ async function auditOf(side: Side, subject: string): Promise<Json[]> {
 async function executedOnce(side: Side, id: string): Promise<void> {
   const executed = async () =>
     (await auditOf(side, `approval:${id}`)).filter(
-      (e) => e.action === ACTION && e.decision === 'allowed',
+      (e) => e.action === ACTION && e.decision === 'allowed' && e.upstreamHost !== null,
     );
   while ((await executed()).length === 0) await new Promise((resolve) => setTimeout(resolve, 50));
   expect(await executed()).toHaveLength(1);
@@ -174,6 +174,8 @@ describe('a client without tasks (SDK 1.x)', () => {
       expect(other.structuredContent?.error?.detail?.approval).not.toBe(id);
 
       expect((await prompt.admin('POST', `${APPROVALS}/${id}/approve`, {})).status).toBe(200);
+      // It runs when approved (no request waits on it); calling again gets its result.
+      await executedOnce(prompt, id);
       // The approval covers those arguments only.
       expect(toolReasonOf(await callTool(client, ACTION, { body: [{ name: 'vol-other' }] }))).toBe(
         'approval_pending',
@@ -183,7 +185,7 @@ describe('a client without tasks (SDK 1.x)', () => {
       expect(toolReasonOf(third)).toBe('approval_pending');
       expect(third.structuredContent?.error?.detail?.approval).not.toBe(id);
       const executed = (await auditOf(prompt, `approval:${id}`)).filter(
-        (e) => e.action === ACTION && e.decision === 'allowed',
+        (e) => e.action === ACTION && e.decision === 'allowed' && e.upstreamHost !== null,
       );
       expect(executed).toHaveLength(1);
     } finally {
@@ -209,7 +211,7 @@ describe('a client without tasks (SDK 1.x)', () => {
       const ran = await callTool(client, 'call_action', { action: ACTION, arguments: args });
       expect(ran.isError).toBeFalsy();
       const executed = (await auditOf(prompt, `approval:${id}`)).filter(
-        (e) => e.action === ACTION && e.decision === 'allowed',
+        (e) => e.action === ACTION && e.decision === 'allowed' && e.upstreamHost !== null,
       );
       expect(executed).toMatchObject([{ via: 'discovery' }]);
     } finally {
@@ -284,7 +286,7 @@ describe('a client that takes tasks', () => {
         status: 'completed',
       });
       const executed = (await auditOf(prompt, `approval:${approval.id}`)).filter(
-        (e) => e.action === ACTION && e.decision === 'allowed',
+        (e) => e.action === ACTION && e.decision === 'allowed' && e.upstreamHost !== null,
       );
       expect(executed).toHaveLength(1);
     } finally {

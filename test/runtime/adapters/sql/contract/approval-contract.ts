@@ -22,6 +22,7 @@ function anApproval(overrides: Partial<Approval> = {}): Approval {
     state: 'pending',
     taskRef: 'ref-1',
     callContext: '{"via":"access_token","scopes":["tools:write"],"era":"modern"}',
+    deliveredAt: null,
     decidedBy: null,
     decidedAt: null,
     reason: null,
