@@ -188,7 +188,7 @@ async function measure(running: Running[], options: BenchOptions): Promise<CellR
           cell.rounds.push(result);
           const p = (v: number | undefined) => (v === undefined ? '—' : `${v.toFixed(2)} ms`);
           console.error(
-            `bench: ${label}: ${Math.round(result.requestsPerSecond)} req/s, p50 ${p(result.p50Ms)}, p99 ${p(result.p99Ms)}, ${result.errors} errors${result.firstError ? ` (${result.firstError.slice(0, 120)})` : ''}`,
+            `bench: ${label}: ${Math.round(result.requestsPerSecond)} req/s, p50 ${p(result.p50Ms)}, p99 ${p(result.p99Ms)}, CPU/call ${result.cpuMsPerCall === undefined ? '—' : `${Math.round(result.cpuMsPerCall * 1000)} µs`}, ${result.errors} errors${result.firstError ? ` (${result.firstError.slice(0, 120)})` : ''}`,
           );
         } catch (error) {
           cell.failures.push((error as Error).message);

@@ -13,6 +13,7 @@
  */
 import { Client as ClientV2, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { expireApprovals } from '../../../../runtime/core/pipeline/held-calls.ts';
@@ -227,6 +228,80 @@ describe('a client without tasks (SDK 1.x)', () => {
       expect(name).toBeDefined();
       const reply = await callTool(client, name!, { body: [{ name: 'vol-endpoint' }] });
       expect(toolReasonOf(reply)).toBe('approval_pending');
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('a client without tasks waits with progress', () => {
+  /** Progress notifications heard, and a promise of the first. */
+  function progressHeard() {
+    const heard: Array<{ progress: number; total?: number; message?: string }> = [];
+    let first!: () => void;
+    const firstHeard = new Promise<void>((resolve) => {
+      first = resolve;
+    });
+    return {
+      heard,
+      firstHeard,
+      onprogress: (p: { progress: number; total?: number; message?: string }) => {
+        heard.push(p);
+        first();
+      },
+    };
+  }
+
+  it('SDK 1.x on 2025-11-25 with a progress token: told it waits for the approval, then its result', async () => {
+    const client = await mcpClient(waiting.gateway.url, waiting.keys.asker!);
+    try {
+      expect((client.transport as TransportV1).protocolVersion).toBe('2025-11-25');
+      const args = { body: [{ name: 'vol-progress-v1' }] };
+      const progress = progressHeard();
+      const reply = client.callTool({ name: ACTION, arguments: args }, undefined, {
+        onprogress: progress.onprogress,
+      });
+      const approval = await heldApproval(waiting, args);
+      // Approved only once the client has heard it waits.
+      await progress.firstHeard;
+      expect(progress.heard[0]?.message).toContain(approval.id);
+      expect((await waiting.admin('POST', `${APPROVALS}/${approval.id}/approve`, {})).status).toBe(
+        200,
+      );
+      expect((await reply).isError).toBeFalsy();
+      await executedOnce(waiting, approval.id);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('SDK v2 without tasks on 2026-07-28 with a progress token: the same', async () => {
+    const client = new ClientV2(
+      { name: 'agent-v2-modern', version: '1.0.0' },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${waiting.gateway.url}/mcp`), {
+        requestInit: { headers: { Authorization: `Bearer ${waiting.keys.asker}` } },
+      }),
+    );
+    try {
+      expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+      const args = { body: [{ name: 'vol-progress-v2' }] };
+      const progress = progressHeard();
+      const reply = client.callTool({ name: ACTION, arguments: args }, {
+        onprogress: progress.onprogress,
+      } as never);
+      const approval = await heldApproval(waiting, args);
+      expect(approval.task).toBe(false);
+      await progress.firstHeard;
+      expect(progress.heard[0]?.message).toContain(approval.id);
+      expect((await waiting.admin('POST', `${APPROVALS}/${approval.id}/approve`, {})).status).toBe(
+        200,
+      );
+      const result = (await reply) as { isError?: boolean; content: unknown[] };
+      expect(result.isError).toBeFalsy();
+      await executedOnce(waiting, approval.id);
     } finally {
       await client.close();
     }
