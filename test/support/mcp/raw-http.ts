@@ -286,7 +286,7 @@ export async function modernToolExchange(
 export const TASKS_CAPABILITIES = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
 
 /**
- * One modern request POSTed to `${url}/mcp` with `key` as Bearer, its client
+ * One modern request POSTed to `${url}${path}` with `key` as Bearer, its client
  * declaring the tasks extension (a `tools/call` that may answer a task, a
  * `tasks/get`): the reply's `result` or `error`, from JSON or an event stream.
  */
@@ -295,12 +295,13 @@ export async function modernTaskRequest(
   key: string,
   method: string,
   params: Record<string, unknown>,
+  path = '/mcp',
   // biome-ignore lint/suspicious/noExplicitAny: tests read JSON replies field by field
 ): Promise<{ result?: Record<string, any>; error?: Record<string, any> }> {
   const { body, headers } = modern(method, params, {
     meta: modernMeta({ 'io.modelcontextprotocol/clientCapabilities': TASKS_CAPABILITIES }),
   });
-  const reply = await fetch(`${url}/mcp`, {
+  const reply = await fetch(`${url}${path}`, {
     method: 'POST',
     headers: {
       authorization: `Bearer ${key}`,

@@ -220,14 +220,20 @@ describe('a client without tasks (SDK 1.x)', () => {
     }
   });
 
-  it('is held on /mcp/c/<connection> as on /mcp', async () => {
+  it('is held on /mcp/c/<connection> as on /mcp: approved, it runs once, the call again gets it', async () => {
     const client = await mcpClient(prompt.gateway.url, prompt.keys.asker!, '/mcp/c/unikraft');
     try {
       const { tools } = await client.listTools();
       const name = tools.find((t) => t.name.endsWith('delete_volumes'))?.name;
       expect(name).toBeDefined();
-      const reply = await callTool(client, name!, { body: [{ name: 'vol-endpoint' }] });
+      const args = { body: [{ name: 'vol-endpoint' }] };
+      const reply = await callTool(client, name!, args);
       expect(toolReasonOf(reply)).toBe('approval_pending');
+      const id = reply.structuredContent?.error?.detail?.approval as string;
+      expect((await prompt.admin('POST', `${APPROVALS}/${id}/approve`, {})).status).toBe(200);
+      await executedOnce(prompt, id);
+      expect((await callTool(client, name!, args)).isError).toBeFalsy();
+      await executedOnce(prompt, id);
     } finally {
       await client.close();
     }
@@ -342,12 +348,24 @@ describe('a client that takes tasks', () => {
       expect(await request('tasks/get', { taskId: started.taskId })).toMatchObject({
         status: 'working',
       });
-      // Another agent's poll of the id is an id that never existed.
+      // Another agent's poll of the id is an id that never existed; so is the same
+      // agent's on another endpoint (/mcp/c/<connection>: only that endpoint's tasks are its).
       expect(
         (await ask(prompt, 'tasks/get', { taskId: started.taskId }, 'intruder')).error,
       ).toMatchObject({
         data: { error: { code: 'task_not_found' } },
       });
+      expect(
+        (
+          await modernTaskRequest(
+            prompt.gateway.url,
+            prompt.keys.asker!,
+            'tasks/get',
+            { taskId: started.taskId },
+            '/mcp/c/unikraft',
+          )
+        ).error,
+      ).toMatchObject({ data: { error: { code: 'task_not_found' } } });
       expect((await prompt.admin('POST', `${APPROVALS}/${approval.id}/approve`, {})).status).toBe(
         200,
       );
