@@ -258,16 +258,7 @@ export async function modernToolExchange(
       }),
     },
   );
-  const reply = await fetch(url, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${key}`,
-      'content-type': 'application/json',
-      accept: ACCEPT_BOTH,
-      ...headers,
-    },
-    body: JSON.stringify(body),
-  });
+  const reply = await postModern(url, key, { body, headers });
   const text = await reply.text();
   const messages = reply.headers.get('content-type')?.startsWith('text/event-stream')
     ? text
@@ -285,10 +276,29 @@ export async function modernToolExchange(
 /** The tasks extension, as a client declares it. */
 export const TASKS_CAPABILITIES = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
 
+/** POSTs a modern request (from `modern`) to `url` with `key` as Bearer. */
+function postModern(
+  url: string,
+  key: string,
+  request: { body: unknown; headers: Record<string, string> },
+): Promise<Response> {
+  return fetch(url, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${key}`,
+      'content-type': 'application/json',
+      accept: ACCEPT_BOTH,
+      ...request.headers,
+    },
+    body: JSON.stringify(request.body),
+  });
+}
+
 /**
  * One modern request POSTed to `${url}${path}` with `key` as Bearer, its client
- * declaring the tasks extension (a `tools/call` that may answer a task, a
- * `tasks/get`): the reply's `result` or `error`, from JSON or an event stream.
+ * declaring `capabilities` (the tasks extension unless given: a `tools/call`
+ * that may answer a task, a `tasks/get`): the reply's `result` or `error`,
+ * from JSON or an event stream.
  */
 export async function modernTaskRequest(
   url: string,
@@ -296,21 +306,13 @@ export async function modernTaskRequest(
   method: string,
   params: Record<string, unknown>,
   path = '/mcp',
+  capabilities: Record<string, unknown> = TASKS_CAPABILITIES,
   // biome-ignore lint/suspicious/noExplicitAny: tests read JSON replies field by field
 ): Promise<{ result?: Record<string, any>; error?: Record<string, any> }> {
-  const { body, headers } = modern(method, params, {
-    meta: modernMeta({ 'io.modelcontextprotocol/clientCapabilities': TASKS_CAPABILITIES }),
+  const request = modern(method, params, {
+    meta: modernMeta({ 'io.modelcontextprotocol/clientCapabilities': capabilities }),
   });
-  const reply = await fetch(`${url}${path}`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${key}`,
-      'content-type': 'application/json',
-      accept: ACCEPT_BOTH,
-      ...headers,
-    },
-    body: JSON.stringify(body),
-  });
+  const reply = await postModern(`${url}${path}`, key, request);
   const text = await reply.text();
   const data = text.startsWith('{')
     ? text

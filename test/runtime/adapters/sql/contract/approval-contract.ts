@@ -1,36 +1,19 @@
 /** Calls held for approval (migrations 0022 and 0027): kept whole, changed by one compare-and-set. */
 import { describe, expect, it } from 'vitest';
 import type { Approval } from '../../../../../runtime/core/model/approvals.ts';
+import { anApproval as approvalOf } from '../../../../support/store-fixtures.ts';
 import type { StoreSubject } from '../store-contract.ts';
 
-const T0 = '2026-01-01T00:00:00.000Z';
-const T1 = '2026-01-01T00:00:01.000Z';
-const LATER = '2026-01-01T01:00:00.000Z';
+const T1 = '2025-01-01T00:00:01.000Z';
+const LATER = '2025-01-01T01:00:00.000Z';
 
+/** An approval of a call that answered a task, its call context kept. */
 function anApproval(overrides: Partial<Approval> = {}): Approval {
-  return {
-    id: 'apr_1',
-    workspaceId: 'ws_1',
-    agentId: 'agt_1',
-    memberId: null,
-    connectionId: 'con_1',
-    action: 'unikraft_delete_volumes',
-    classification: 'destructive',
-    argumentsHash: 'a'.repeat(64),
-    arguments: '{"body":[{"name":"v"}]}',
-    shownArguments: '{"body":[{"name":"v"}]}',
-    state: 'pending',
+  return approvalOf({
     taskRef: 'ref-1',
-    callContext: '{"via":"access_token","scopes":["tools:write"],"era":"modern"}',
-    deliveredAt: null,
-    decidedBy: null,
-    decidedAt: null,
-    reason: null,
-    createdAt: T0,
-    expiresAt: '2026-01-01T00:15:00.000Z',
-    executedAt: null,
+    callContext: '{"via":"access_token","scopes":["tools:write"],"era":"modern","task":true}',
     ...overrides,
-  };
+  });
 }
 
 export function describeApprovalContract(subject: StoreSubject): void {
@@ -57,6 +40,22 @@ export function describeApprovalContract(subject: StoreSubject): void {
       expect(
         await store.approvals.change('apr_3', ['approved'], { state: 'executed' }, LATER),
       ).toBe(false);
+    });
+
+    it("marks an executed call's result given once, and only once it ran", async () => {
+      const { store } = subject;
+      await store.approvals.create(anApproval({ state: 'approved' }));
+      expect(await store.approvals.deliver('apr_1', T1)).toBe(false);
+      await store.approvals.change(
+        'apr_1',
+        ['approved'],
+        { state: 'executed', executedAt: T1 },
+        T1,
+      );
+      const deliver = () => store.approvals.deliver('apr_1', T1);
+      expect((await Promise.all([deliver(), deliver()])).filter(Boolean)).toHaveLength(1);
+      expect((await store.approvals.byId('apr_1'))?.deliveredAt).toBe(T1);
+      expect(await deliver()).toBe(false);
     });
   });
 }

@@ -19,7 +19,7 @@ import type { OperatorContext } from '../../../../../runtime/core/operator/conte
 import { grant } from '../../../../../runtime/core/operator/grants.ts';
 import { connectUrl } from '../../../../../runtime/core/operator/remote-connections.ts';
 import { startTestGateway, type TestGateway } from '../../../../support/gateway.ts';
-import { ACCEPT_BOTH, modern, modernMeta } from '../../../../support/mcp/raw-http.ts';
+import { modernTaskRequest } from '../../../../support/mcp/raw-http.ts';
 import {
   startTaskUpstream,
   type TaskUpstream,
@@ -69,33 +69,21 @@ type Json = Record<string, any>;
 type Reply = { result?: Json; error?: Json };
 
 /** A raw 2026-07-28 request of `agent` on `path` (its client declaring `capabilities`). */
-async function ask(
+function ask(
   path: string,
   method: string,
   params: Record<string, unknown>,
   agent = 'poller',
   capabilities: Record<string, unknown> = TASKS,
 ): Promise<Reply> {
-  const { body, headers } = modern(method, params, {
-    meta: modernMeta({ 'io.modelcontextprotocol/clientCapabilities': capabilities }),
-  });
-  const reply = await fetch(`${gateway.url}${path}`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${keys[agent]}`,
-      'content-type': 'application/json',
-      accept: ACCEPT_BOTH,
-      ...headers,
-    },
-    body: JSON.stringify(body),
-  });
-  const text = await reply.text();
-  const data = text.startsWith('{')
-    ? text
-    : (
-        text.split('\n').find((line) => line.startsWith('data:') && line.includes('"id"')) ?? ''
-      ).slice(5);
-  return JSON.parse(data) as Reply;
+  return modernTaskRequest(
+    gateway.url,
+    keys[agent]!,
+    method,
+    params,
+    path,
+    capabilities,
+  ) as Promise<Reply>;
 }
 
 /** The SDK v2 client on a 2025-11-25 session of `path`, declaring the extension. */
