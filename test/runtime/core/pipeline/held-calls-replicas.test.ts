@@ -1,15 +1,15 @@
 /**
- * Calls held for approval across replicas: four gateway processes (two of them for the kill tests) sharing
- * PostgreSQL and Redis behind nginx, Prism as the provider. SDK 1.x clients
- * (no tasks) wait on their open request: a call held on one replica is
- * approved through nginx (whichever replica it reaches) and runs once on the
- * replica that holds it; the replica holding a wait killed with SIGKILL, the
- * approval is not lost: the agent's call again on the other replica runs
- * the approved call, once. A client that takes tasks (2026-07-28): its call
- * held on one replica runs when it is approved on another, before any
- * `tasks/get`, once, and the poll through nginx reads its result; the
- * replica that answered the task killed with SIGKILL, approving on a
- * survivor runs it there, once.
+ * Calls held for approval across replicas: four gateway processes (two of
+ * them for the kill tests) sharing PostgreSQL and Redis behind nginx, Prism
+ * as the provider. SDK 1.x clients (no tasks) wait on their open request: a
+ * call held on one replica is approved through nginx (whichever replica it
+ * reaches) and runs once, the waiting request given its result; the replica
+ * holding a wait killed with SIGKILL, the approval is not lost: approved on
+ * the survivor it runs there, once, and the agent's call again gets its
+ * result. A client that takes tasks (2026-07-28): its call held on one
+ * replica runs when it is approved on another, before any `tasks/get`, once,
+ * and the poll through nginx reads its result; the replica that answered the
+ * task killed with SIGKILL, approving on a survivor runs it there, once.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -90,7 +90,7 @@ async function executedCalls(id: string): Promise<number> {
 }
 
 describe('held calls across replicas', { timeout: 240_000 }, () => {
-  it('held on one replica, approved through nginx, runs once on the one that holds it', async () => {
+  it('held on one replica, approved through nginx: runs once, the waiting request gets its result', async () => {
     const client: Client = await mcpClient(set.replicas[0]!.url, key);
     try {
       const args = { body: [{ name: 'vol-replicas' }] };
