@@ -25,6 +25,7 @@ import type { OperatorContext, PinningContext } from '../core/operator/context.t
 import { refreshConnection, refreshListed } from '../core/operator/remote-refresh.ts';
 import { createGuardedClient, type GuardedClient } from '../core/outbound/guarded-client.ts';
 import { ApprovalWebhook } from '../core/pipeline/approval-webhook.ts';
+import { ApprovedCalls } from '../core/pipeline/approved-calls.ts';
 import { AuditLog } from '../core/pipeline/audit-log.ts';
 import { type BootstrapReport, bootstrap, firstAdminToken } from '../core/pipeline/bootstrap.ts';
 import { CallLimits } from '../core/pipeline/call-limits.ts';
@@ -256,6 +257,12 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
       unpinned: (connectionId) => listChanges.changed(connectionId),
       ...(report ? { report } : {}),
     });
+    // An approval approved on any replica: a task client's held call runs at once, once.
+    const approvedCalls = new ApprovedCalls({
+      state,
+      run: (id) => tools.runApproved(id),
+      report: report ?? (() => {}),
+    });
     const operator = (actor: string): OperatorContext => ({
       store,
       catalogs,
@@ -269,7 +276,7 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
       now,
       changed: () => watch.announce(),
       reviewFlagged: config.reviewFlagged,
-      approvals: config.approvals,
+      approvals: { ...config.approvals, approved: (id) => approvedCalls.announce(id) },
       oauthStepUp: config.oauthStepUp,
     });
     // A remote connection degraded or in error is probed again in the background (with the
@@ -298,6 +305,7 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
     healthProbe.start();
     taskSweep.start();
     approvalSweep.start();
+    approvedCalls.start();
     return {
       config,
       store,
@@ -326,6 +334,7 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
         await sessionSweep.stop();
         await taskSweep.stop();
         await approvalSweep.stop();
+        approvedCalls.close();
         listChanges.close();
         subscriptions.close();
         remote.executor.cancelHeld();

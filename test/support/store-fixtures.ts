@@ -1,6 +1,7 @@
 /** Rows to store, and a way to read the error a store call fails with. */
 import { expect } from 'vitest';
 import { GatewayError } from '../../runtime/core/base/errors.ts';
+import type { Approval } from '../../runtime/core/model/approvals.ts';
 import type {
   ActionPolicy,
   Agent,
@@ -128,3 +129,30 @@ export async function failureOf(call: Promise<unknown>): Promise<GatewayError> {
 }
 
 export { reasonOf } from './reason.ts';
+
+/** A pending approval of a call that answered no task, held at T0 for 15 minutes. */
+export function anApproval(overrides: Partial<Approval> = {}): Approval {
+  return {
+    id: 'apr_1',
+    workspaceId: 'ws_1',
+    agentId: 'agt_1',
+    memberId: null,
+    connectionId: 'con_1',
+    action: 'unikraft_delete_volumes',
+    classification: 'destructive',
+    argumentsHash: 'a'.repeat(64),
+    arguments: '{"body":[{"name":"v"}]}',
+    shownArguments: '{"body":[{"name":"v"}]}',
+    state: 'pending',
+    taskRef: null,
+    callContext: null,
+    deliveredAt: null,
+    decidedBy: null,
+    decidedAt: null,
+    reason: null,
+    createdAt: T0,
+    expiresAt: '2025-01-01T00:15:00.000Z',
+    executedAt: null,
+    ...overrides,
+  };
+}

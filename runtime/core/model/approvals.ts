@@ -43,6 +43,14 @@ export interface Approval {
   /** Pending or approved past this: expired. Approving restarts it. */
   expiresAt: string;
   executedAt: string | null;
+  /**
+   * How the held call was made (JSON of `HeldCallContext`, `pipeline/held-calls.ts`):
+   * what the replica that sees it approved runs it with. Never shown. Null for
+   * approvals an earlier version held (their call runs where it is waited on).
+   */
+  callContext: string | null;
+  /** When its result went to a client without tasks (its wait, or its call again); a call after that is held anew. */
+  deliveredAt: string | null;
 }
 
 /** What a step changes of an approval. */

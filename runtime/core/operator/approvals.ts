@@ -11,6 +11,7 @@ import { z } from 'zod';
 import type { Classification } from '../../../generated/catalog-format.ts';
 import { GatewayError } from '../base/errors.ts';
 import type { Approval, ApprovalState } from '../model/approvals.ts';
+import { answeredTask } from '../pipeline/held-calls.ts';
 import { connectionViewOf } from './connection-views.ts';
 import {
   attempt,
@@ -128,6 +129,8 @@ export async function approveApproval(ctx: OperatorContext, input: unknown): Pro
       connectionId: approval.connectionId,
       subject: `approval:${approval.id}`,
     });
+    // A task client's call runs now, on whichever replica claims it (never awaited).
+    ctx.approvals?.approved?.(approval.id);
     return showApproval(ctx, { workspace: parsed.workspace, approval: approval.id });
   });
 }
@@ -222,7 +225,7 @@ async function viewsOf(
       decidedAt: row.decidedAt,
       reason: row.reason,
       executedAt: row.executedAt,
-      task: row.taskRef !== null,
+      task: answeredTask(row),
     });
   }
   return views;

@@ -45,7 +45,12 @@ export interface OperatorContext {
   /** `block`: a flagged remote item is approved only with force (`PORTCULLIS_REVIEW_FLAGGED`); default `show`. */
   reviewFlagged?: ReviewFlaggedMode;
   /** Calls held for approval: how long an approved call has to run, whether a member approves their own (default refuse). */
-  approvals?: { ttlMs: number; self: 'refuse' | 'allow' };
+  approvals?: {
+    ttlMs: number;
+    self: 'refuse' | 'allow';
+    /** Told of each approval approved: every replica is told, and the one that claims it runs a task client's call. */
+    approved?: (id: string) => void;
+  };
   /** `PORTCULLIS_OAUTH_STEP_UP`: the step-up form of a client that chose none and is not ChatGPT; default `http`. */
   oauthStepUp?: StepUpForm;
 }

@@ -20,6 +20,7 @@ import type {
   Tool,
 } from '@modelcontextprotocol/server';
 import { TOOL_NAME_MAX } from '../../../generated/catalog-rules.ts';
+import { NEVER_CANCELLED } from '../base/cancellation.ts';
 import { GatewayError, type ReasonCode } from '../base/errors.ts';
 import { isPlainObject } from '../base/json-value.ts';
 import { leafSpan, NO_SPAN, type SpanParent } from '../base/tracing.ts';
@@ -32,6 +33,7 @@ import type {
   PromptOutcome,
   PromptRequest,
   RefusedToolCall,
+  RequestContext,
   ResourceOutcome,
   ResourceRequest,
   ResourceSubscription,
@@ -45,6 +47,7 @@ import type {
 import { clientTakesApps } from '../mcp/wire/apps.ts';
 import type { McpEra } from '../mcp/wire/protocol-version.ts';
 import { TASKS_EXTENSION, type TaskState } from '../mcp/wire/tasks.ts';
+import type { Approval } from '../model/approvals.ts';
 import type { AuditVia } from '../model/governance.ts';
 import type { AuditWriter } from '../ports/audit-writer.ts';
 import type { Store } from '../ports/store.ts';
@@ -108,6 +111,9 @@ export class GovernedTools implements ToolBackend<Caller> {
   readonly #views = new ToolViews();
   readonly #discovery: DiscoveryCalls;
   readonly #taskRequests: TaskRequests;
+  readonly #held: HeldCalls;
+  /** Approved calls running for their tasks (`runApproved`): the gateway closing waits for them. */
+  readonly #running = new Set<Promise<void>>();
 
   /**
    * Tasks of calls Portcullis works on itself (a call held for approval): the
@@ -135,6 +141,7 @@ export class GovernedTools implements ToolBackend<Caller> {
       approvals: options.store.approvals,
       tasks: this.tasks,
       now,
+      run: (id) => this.runApproved(id),
       ...options.approvals,
     });
     this.#calls = new ToolCalls({
@@ -163,17 +170,9 @@ export class GovernedTools implements ToolBackend<Caller> {
       audit: this.#audit,
       // A held call's task, polled: its approval decided, it fails or runs (once) here.
       settle: (caller, request, ref) =>
-        held.settleTask(ref, async (approval) => {
-          const outcome = await this.#direct(
-            caller,
-            approvedCall(request, approval.action, approval.arguments),
-            undefined,
-            approval.id,
-          );
-          if ('content' in outcome) return outcome;
-          throw new GatewayError('internal');
-        }),
+        held.settleTask(ref, (approval) => this.#approved(caller, request, approval)),
     });
+    this.#held = held;
     this.features =
       options.remote &&
       new ForwardedFeatures({
@@ -186,8 +185,40 @@ export class GovernedTools implements ToolBackend<Caller> {
   }
 
   /** Resolves once no call is running and every call's audit event is written (the gateway closing). */
-  settled(): Promise<void> {
+  async settled(): Promise<void> {
+    while (this.#running.size > 0) await Promise.allSettled([...this.#running]);
     return this.#audit.settled();
+  }
+
+  /**
+   * An approval was approved (on this replica or another): a held call that
+   * answered a task runs now if this replica claims it, its result the
+   * task's (docs/approvals.md). Never throws; what fails goes to `report`.
+   */
+  runApproved(id: string): Promise<void> {
+    const running = this.#held
+      .runApproved(id, async (approval, context) => {
+        const caller = await this.#options.principals.restore({ ...approval, ...context });
+        if (caller === undefined) return undefined;
+        const request = { ...context, cancel: NEVER_CANCELLED, trace: undefined };
+        return (claimed) => this.#approved(caller, request, claimed, context.auditVia);
+      })
+      .catch((error: unknown) => this.#options.report?.(error))
+      .finally(() => this.#running.delete(running));
+    this.#running.add(running);
+    return running;
+  }
+
+  /** An approved call, claimed: made for `caller` under the approval's id. */
+  async #approved(caller: Caller, request: ApprovedContext, approval: Approval, via?: AuditVia) {
+    const outcome = await this.#direct(
+      caller,
+      approvedCall(request, approval.action, approval.arguments),
+      via,
+      approval.id,
+    );
+    if ('content' in outcome) return outcome;
+    throw new GatewayError('internal');
   }
 
   /** The caller of `/mcp`, or with `connection` of that connection's endpoint. */
@@ -397,7 +428,12 @@ function openingOf(caller: Caller, call: RefusedToolCall, via?: AuditVia): CallO
  * An approved call, made while its task is polled: the poll's context,
  * without the tasks extension (the call's result is the task's), no progress.
  */
-function approvedCall(request: TaskRequest, name: string, args: string): ToolCall {
+type ApprovedContext = Pick<
+  RequestContext,
+  'era' | 'protocolVersion' | 'clientCapabilities' | 'cancel' | 'trace' | 'span'
+>;
+
+function approvedCall(request: ApprovedContext, name: string, args: string): ToolCall {
   const { extensions, ...capabilities } = request.clientCapabilities as Record<string, unknown>;
   const others = isPlainObject(extensions)
     ? Object.fromEntries(Object.entries(extensions).filter(([key]) => key !== TASKS_EXTENSION))

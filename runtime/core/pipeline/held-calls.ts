@@ -12,17 +12,26 @@
  *   on its open request up to the wait, with progress while it waits, and
  *   is then answered `approval_pending` with the approval's id.
  *
+ * A task client's approved call runs when it is approved: the verb that
+ * approves tells every replica (`runApproved`), and the one that claims it
+ * runs it with the context kept beside the approval (`HeldCallContext`),
+ * its result the task's; the task's `tasks/get` settles it too, for an
+ * approval no replica heard of. Either way the claim is the one
+ * compare-and-set, so the call runs once.
+ *
  * Nothing is kept in memory across requests: every replica reads the row.
  */
 import { randomBytes } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import { GatewayError } from '../base/errors.ts';
+import { GatewayError, REASONS, type ReasonCode } from '../base/errors.ts';
 import { auditEvent } from '../governance/audit-event.ts';
 import { shownArguments } from '../governance/shown-arguments.ts';
-import { agentOf, type Caller } from '../identity/principals/principals.ts';
-import type { ToolCall } from '../mcp/server/tool-backend.ts';
+import { agentOf, type Caller, type CredentialKind } from '../identity/principals/principals.ts';
+import type { RequestContext, ToolCall, ToolOutcome } from '../mcp/server/tool-backend.ts';
+import type { RpcErrorObject } from '../mcp/wire/json-rpc.ts';
 import { declaresTasks, type TaskStarted } from '../mcp/wire/tasks.ts';
 import type { Approval } from '../model/approvals.ts';
+import type { AuditVia } from '../model/governance.ts';
 import type { ApprovalKey, ApprovalRows, Store } from '../ports/store.ts';
 import type { RecordedTasks } from '../tasks/recorded-tasks.ts';
 import type { AuditedCall } from './audited-call.ts';
@@ -39,9 +48,14 @@ export interface HeldCallsOptions {
   waitMs?: number;
   /** How often a waiting request reads its approval again (default 1 s). */
   pollMs?: number;
+  /** Runs an approved call if this replica claims it (`GovernedTools.runApproved`); never throws. */
+  run: (id: string) => Promise<void>;
   /** Told of each new approval once it is stored (the webhook); never awaited. */
   held?: (approval: Approval) => void;
 }
+
+/** How long a request waits for an approved call's run at least (its upstream's deadline is of this order). */
+const RUN_WAIT_MS = 60_000;
 
 /** The purpose of the recorded tasks of held calls. */
 export const APPROVAL_PURPOSE = 'approval';
@@ -51,11 +65,47 @@ export function approvalSubject(id: string): string {
   return `approval:${id}`;
 }
 
-export type Held =
-  /** The approved call, claimed: it runs now, its event naming the approval. */
-  | { run: Approval }
-  /** What the call is answered (a task). */
-  | { answer: TaskStarted };
+/**
+ * How a held call that answered a task was made (kept as `Approval.callContext`):
+ * what its caller is restored from (the agent, the credential's kind and
+ * scopes) and the request context its approved call runs in.
+ */
+export interface HeldCallContext {
+  via: CredentialKind;
+  /** An access token's scopes; absent for an agent key. */
+  scopes?: string[];
+  era: RequestContext['era'];
+  protocolVersion: string;
+  clientCapabilities: RequestContext['clientCapabilities'];
+  /** `/mcp/c/<connection>`'s connection; absent: `/mcp`. */
+  endpoint?: string;
+  /** How the call came (`discovery`: a `call_action`); its run's event says the same. */
+  auditVia?: AuditVia;
+  /** Whether the client was answered the task (it polls it); else the task is the gateway's own. */
+  task: boolean;
+}
+
+/** The context kept for `call` made by `caller`. */
+export function heldCallContext(
+  caller: Caller,
+  call: ToolCall,
+  via: AuditVia | null,
+  task: boolean,
+): HeldCallContext {
+  return {
+    task,
+    ...(via === null ? {} : { auditVia: via }),
+    via: caller.via,
+    ...(caller.scopes === undefined ? {} : { scopes: [...caller.scopes].sort() }),
+    era: call.era,
+    protocolVersion: call.protocolVersion,
+    clientCapabilities: call.clientCapabilities,
+    ...(call.endpoint === undefined ? {} : { endpoint: call.endpoint }),
+  };
+}
+
+/** Runs an approved call (claimed already): its result, or a `GatewayError`. */
+export type ApprovedRun = (approval: Approval) => Promise<CallToolResult>;
 
 export class HeldCalls {
   readonly #options: HeldCallsOptions;
@@ -70,40 +120,53 @@ export class HeldCalls {
     this.#pollMs = options.pollMs ?? 1_000;
   }
 
-  /** Holds `call` (or claims the same call approved); throws `approval_*` when the wait ends otherwise. */
+  /**
+   * Holds `call`. A client that takes tasks is answered its task. Any other
+   * is answered the approved call's result once it has run, waiting on its
+   * open request up to the wait; its call again finds the same approval, and
+   * gets the result if no request got it yet. Throws `approval_*` when the
+   * wait ends otherwise. The call's own event is written here: held
+   * (`approval_pending`), or allowed when it is answered a result that ran.
+   */
   async hold(
     caller: Caller,
     call: ToolCall,
     decision: AllowedTool,
     audited: AuditedCall,
-  ): Promise<Held> {
-    const { approvals } = this.#options;
+  ): Promise<ToolOutcome> {
     const key: ApprovalKey = {
       agentId: caller.agentId,
       connectionId: decision.connection.id,
       action: call.name,
       argumentsHash: audited.event.argumentHash ?? '',
     };
-    const now = this.#nowIso();
-    const approved = await approvals.latestFor(key, ['approved'], now);
-    if (approved !== undefined && (await this.#claim(approved))) {
-      audited.event.subject = approvalSubject(approved.id);
-      return { run: approved };
-    }
+    const connectionId = decision.connection.id;
     const tasks = declaresTasks(call.clientCapabilities);
-    // A client without tasks calling again while its call waits: the same approval.
-    const pending = tasks ? undefined : await approvals.latestFor(key, ['pending'], now);
-    const created =
-      pending === undefined ? await this.#create(caller, call, decision, key, tasks) : undefined;
-    const approval = pending ?? created!.approval;
-    audited.event.subject = approvalSubject(approval.id);
-    if (created?.started !== undefined) {
-      await audited.finish({ reason: 'approval_pending', connectionId: decision.connection.id });
-      return { answer: created.started };
+    // A client that takes tasks is answered a task of its own; any other calling again
+    // finds the same call's approval, unless its result was given already.
+    const prior = tasks
+      ? undefined
+      : await this.#options.approvals.latestFor(
+          key,
+          ['pending', 'approved', 'executed'],
+          this.#nowIso(),
+        );
+    if (prior !== undefined && prior.deliveredAt === null) {
+      audited.event.subject = approvalSubject(prior.id);
+      const ready = prior.state === 'pending' ? 'waiting' : await this.#resultOf(prior, false);
+      if (typeof ready === 'object') {
+        await audited.finish({ decision: 'allowed', outcome: 'ok', connectionId });
+        return ready.result;
+      }
+      if (ready === 'waiting') {
+        await audited.finish({ reason: 'approval_pending', connectionId });
+        return this.#wait(prior, call);
+      }
     }
-    if (pending === undefined)
-      await audited.also({ reason: 'approval_pending', connectionId: decision.connection.id });
-    return { run: await this.#wait(approval, call) };
+    const created = await this.#create(caller, call, decision, key, tasks, audited.event.via);
+    audited.event.subject = approvalSubject(created.approval.id);
+    await audited.finish({ reason: 'approval_pending', connectionId });
+    return created.started ?? this.#wait(created.approval, call);
   }
 
   async #create(
@@ -112,25 +175,22 @@ export class HeldCalls {
     decision: AllowedTool,
     key: ApprovalKey,
     tasks: boolean,
+    via: AuditVia | null,
   ): Promise<{ approval: Approval; started?: TaskStarted }> {
     const at = this.#options.now();
     const expiresAt = new Date(at.getTime() + this.#ttlMs).toISOString();
     const id = `apr_${randomBytes(12).toString('base64url')}`;
-    let taskRef: string | null = null;
-    let started: TaskStarted | undefined;
-    if (tasks) {
-      const task = await this.#options.tasks.start(taskOwnerOf(caller, call.endpoint), {
-        purpose: APPROVAL_PURPOSE,
-        connectionId: decision.connection.id,
-        action: call.name,
-        statusMessage: waitingMessage(id),
-        // The task outlives its approval by an hour, so its end can be read.
-        ttlMs: this.#ttlMs + 3_600_000,
-        pollIntervalMs: 2_000,
-      });
-      taskRef = task.ref;
-      started = task.started;
-    }
+    // Every held call has its task: where its result is kept once it runs. A client
+    // that takes tasks polls it; for any other it is the gateway's own.
+    const task = await this.#options.tasks.start(taskOwnerOf(caller, call.endpoint), {
+      purpose: APPROVAL_PURPOSE,
+      connectionId: decision.connection.id,
+      action: call.name,
+      statusMessage: waitingMessage(id),
+      // The task outlives its approval by an hour, so its end can be read.
+      ttlMs: this.#ttlMs + 3_600_000,
+      pollIntervalMs: 2_000,
+    });
     const approval: Approval = {
       id,
       workspaceId: caller.workspaceId,
@@ -145,7 +205,9 @@ export class HeldCalls {
         shownArguments(call.arguments, decision.target.action.inputSchema),
       ),
       state: 'pending',
-      taskRef,
+      taskRef: task.ref,
+      callContext: JSON.stringify(heldCallContext(caller, call, via, tasks)),
+      deliveredAt: null,
       decidedBy: null,
       decidedAt: null,
       reason: null,
@@ -155,12 +217,19 @@ export class HeldCalls {
     };
     await this.#options.approvals.create(approval);
     this.#options.held?.(approval);
-    return started === undefined ? { approval } : { approval, started };
+    return tasks ? { approval, started: task.started } : { approval };
   }
 
-  /** Waits on the open request until the approval is decided, expires, or the wait ends. */
-  async #wait(approval: Approval, call: ToolCall): Promise<Approval> {
+  /**
+   * Waits on the open request until the approval's call has run (its
+   * result), is denied or expires, or the wait ends. Approved, this replica
+   * runs it if no other has claimed it (`run`); run, its result is read
+   * from its task.
+   */
+  async #wait(approval: Approval, call: ToolCall): Promise<ToolOutcome> {
     const started = Date.now();
+    // Once approved, its run is waited for as long as a call upstream may take.
+    let limit = this.#waitMs;
     let cancelled = call.cancel.cancelled;
     let wake: (() => void) | undefined;
     const stop = call.cancel.onCancel(() => {
@@ -171,20 +240,19 @@ export class HeldCalls {
       for (;;) {
         const current = (await this.#options.approvals.byId(approval.id)) ?? approval;
         const now = this.#options.now();
-        if (current.state === 'approved' && Date.parse(current.expiresAt) > now.getTime()) {
-          if (await this.#claim(current)) return current;
-          // Another request of the same call claimed it: this one is a new call.
-          throw pendingError(call.name, current.id);
-        }
-        if (current.state === 'denied') throw deniedError(call.name, current);
-        if (current.state === 'expired' || Date.parse(current.expiresAt) <= now.getTime())
+        if (current.state === 'approved' || current.state === 'executed') {
+          const ready = await this.#resultOf(current, true);
+          if (typeof ready === 'object') return ready.result;
+          if (ready === 'given') throw pendingError(call.name, current.id);
+          limit = Math.max(this.#waitMs, RUN_WAIT_MS);
+        } else if (current.state === 'denied') throw deniedError(call.name, current);
+        else if (current.state === 'expired' || Date.parse(current.expiresAt) <= now.getTime())
           throw expiredError(call.name, current.id);
-        if (current.state === 'executed') throw pendingError(call.name, current.id);
         const waited = Date.now() - started;
-        if (cancelled || waited >= this.#waitMs) throw pendingError(call.name, current.id);
-        call.progress(waited, this.#waitMs, waitingMessage(current.id));
+        if (cancelled || waited >= limit) throw pendingError(call.name, current.id);
+        call.progress(waited, limit, waitingMessage(current.id));
         await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, Math.min(this.#pollMs, this.#waitMs - waited));
+          const timer = setTimeout(resolve, Math.min(this.#pollMs, limit - waited));
           wake = () => {
             clearTimeout(timer);
             resolve();
@@ -194,6 +262,35 @@ export class HeldCalls {
     } finally {
       stop();
     }
+  }
+
+  /**
+   * The result of an approved call for a client without tasks: run now if
+   * approved (on this replica, if it claims it), then read from its task;
+   * a call that failed throws its error. The result is marked given
+   * (`deliver`); a request waiting on it (`waiting`) gets it whatever, a
+   * call again only if no request got it yet (else `given`). `waiting`: not
+   * run yet (it may be running on another replica); `given`: no result for
+   * this call (given already, or an approval without a task).
+   */
+  async #resultOf(
+    approval: Approval,
+    waiting: boolean,
+  ): Promise<{ result: CallToolResult } | 'waiting' | 'given'> {
+    let current = approval;
+    if (current.state === 'approved') {
+      await this.#options.run(current.id);
+      current = (await this.#options.approvals.byId(current.id)) ?? current;
+    }
+    if (current.taskRef === null) return 'given';
+    if (current.state !== 'executed') return 'waiting';
+    const outcome = await this.#options.tasks.outcome(current.taskRef);
+    if (outcome?.status === 'working' || outcome?.status === 'input_required') return 'waiting';
+    if (outcome === undefined || outcome.status === 'cancelled') return 'given';
+    const given = await this.#options.approvals.deliver(current.id, this.#nowIso());
+    if (!given && !waiting) return 'given';
+    if (outcome.result !== undefined) return { result: outcome.result };
+    throw errorOf(outcome.error);
   }
 
   /** approved → executed, once across replicas: true for the one that won. */
@@ -212,13 +309,31 @@ export class HeldCalls {
    * task from its approval (denied, expired: failed; approved: claimed, and
    * `run` makes the call, whose result completes the task).
    */
-  async settleTask(
-    ref: string,
-    run: (approval: Approval) => Promise<CallToolResult>,
-  ): Promise<void> {
-    const { tasks } = this.#options;
+  async settleTask(ref: string, run: ApprovedRun): Promise<void> {
     const approval = await this.#options.approvals.byTaskRef(ref);
-    if (approval === undefined) return;
+    if (approval !== undefined) await this.#settle(approval, ref, run);
+  }
+
+  /**
+   * An approval just approved, on whichever replica hears of it: a held
+   * call's task settled as its `tasks/get` would, `run` making the call
+   * (`prepare` gives it, from the approval's `HeldCallContext`; undefined:
+   * left for the task's next poll). A call that answered no task runs in
+   * its waiting request, or when the agent calls again.
+   */
+  async runApproved(
+    id: string,
+    prepare: (approval: Approval, context: HeldCallContext) => Promise<ApprovedRun | undefined>,
+  ): Promise<void> {
+    const approval = await this.#options.approvals.byId(id);
+    if (approval?.taskRef == null || approval.callContext === null) return;
+    if (approval.state !== 'approved') return;
+    const run = await prepare(approval, JSON.parse(approval.callContext) as HeldCallContext);
+    if (run !== undefined) await this.#settle(approval, approval.taskRef, run);
+  }
+
+  async #settle(approval: Approval, ref: string, run: ApprovedRun): Promise<void> {
+    const { tasks } = this.#options;
     // A task the client cancelled (or one already settled) runs nothing.
     if (!(await tasks.isLive(ref))) return;
     const now = this.#options.now();
@@ -288,9 +403,26 @@ export async function expireApprovals(
   return expired;
 }
 
+/** Whether the held call's client was answered a task (it polls it), as approvers are told. */
+export function answeredTask(approval: Approval): boolean {
+  if (approval.callContext === null) return approval.taskRef !== null;
+  return (JSON.parse(approval.callContext) as Partial<HeldCallContext>).task === true;
+}
+
 /** The task's status message while it waits. */
 function waitingMessage(id: string): string {
   return `waiting for an owner or operator of the workspace to approve ${id}`;
+}
+
+/** A failed task's error as the error a client without tasks is answered. */
+function errorOf(error: RpcErrorObject | undefined): GatewayError {
+  const shown = (error?.data as { error?: { code?: unknown; message?: unknown } } | undefined)
+    ?.error;
+  const code =
+    typeof shown?.code === 'string' && Object.hasOwn(REASONS, shown.code)
+      ? (shown.code as ReasonCode)
+      : 'internal';
+  return new GatewayError(code, typeof shown?.message === 'string' ? shown.message : undefined);
 }
 
 function pendingError(tool: string, id: string): GatewayError {

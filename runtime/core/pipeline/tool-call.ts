@@ -74,10 +74,7 @@ export class ToolCalls {
     audited.allowed(connection.id);
     audited.actionClass = action.classification;
     if (approved !== undefined) audited.event.subject = approvalSubject(approved);
-    else if (decision.ask) {
-      const answer = await this.#hold(caller, call, decision, audited);
-      if (answer !== undefined) return answer;
-    }
+    else if (decision.ask) return this.#hold(caller, call, decision, audited);
     const executor = this.#options.executors.for(source.kind);
     let execution: Execution;
     try {
@@ -130,20 +127,19 @@ export class ToolCalls {
 
   /**
    * A call to an `ask` action: valid arguments held for approval. Answers
-   * what the call is answered (a task), or nothing when the approved call
-   * was claimed and runs now; a wait that ends otherwise is its refusal.
+   * what the call is answered (a task, or the approved call's result once it
+   * ran, `held-calls.ts`); a wait that ends otherwise is its refusal.
    */
   async #hold(
     caller: Caller,
     call: ToolCall,
     decision: ToolDecision & { allowed: true },
     audited: AuditedCall,
-  ): Promise<ToolOutcome | undefined> {
+  ): Promise<ToolOutcome> {
     try {
       if (audited.argumentProblem !== undefined) throw audited.argumentProblem;
       validateArguments(decision.target.source, decision.target.action, call.arguments);
-      const held = await this.#options.held.hold(caller, call, decision, audited);
-      return 'answer' in held ? held.answer : undefined;
+      return await this.#options.held.hold(caller, call, decision, audited);
     } catch (error) {
       if (!audited.finished) await audited.failed(error);
       throw error;

@@ -240,6 +240,24 @@ export class RecordedTasks {
     return record !== undefined && LIVE.includes(record.status);
   }
 
+  /**
+   * How a task ended, by its ref (its producer reading it back): the status,
+   * and the result or the error it ended with; undefined once it is gone.
+   */
+  async outcome(
+    ref: string,
+  ): Promise<
+    { status: TaskRecordStatus; result?: CallToolResult; error?: RpcErrorObject } | undefined
+  > {
+    const record = await this.#rows.byRef(ref, this.#now().toISOString());
+    if (record === undefined) return undefined;
+    return {
+      status: record.status,
+      ...(record.result === null ? {} : { result: JSON.parse(record.result) as CallToolResult }),
+      ...(record.error === null ? {} : { error: JSON.parse(record.error) as RpcErrorObject }),
+    };
+  }
+
   /** Deletes the tasks that expired (the sweep): how many. */
   prune(): Promise<number> {
     return this.#rows.prune(this.#now().toISOString());

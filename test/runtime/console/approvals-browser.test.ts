@@ -5,8 +5,9 @@
  * argument and is told `approval_pending`; the navigation counts the held
  * call; the owner sees the call with its arguments as inert text (no markup
  * made of it, no script run, the escapes visible), approves it in the
- * browser, and the agent's next call with the same arguments runs on the
- * remote server, once. Axe-core and screenshots at 1280 and 375 px.
+ * browser: the call runs on the remote server then, once, and the agent's
+ * next call with the same arguments gets its result. Axe-core and
+ * screenshots at 1280 and 375 px.
  */
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -53,7 +54,13 @@ describe.skipIf(!HAS_CHROMIUM)('the Approvals page in Chromium', { timeout: 240_
     const client = await mcpClient(running.url, key);
     try {
       const args = { id: HOSTILE };
-      expect(toolReasonOf(await callTool(client, TOOL, args))).toBe('approval_pending');
+      const first = await callTool(client, TOOL, args);
+      expect(toolReasonOf(first)).toBe('approval_pending');
+      const id = first.structuredContent?.error?.detail?.approval as string;
+      const runs = async () =>
+        (await running.gateway.running.gateway.store.audit.query({ limit: 200 })).filter(
+          (e) => e.subject === `approval:${id}` && e.action === TOOL && e.upstreamHost !== null,
+        ).length;
       const page = await signedInPage(browser, running.url, PEOPLE.owner, {
         fragment: '/approvals',
       });
@@ -70,11 +77,14 @@ describe.skipIf(!HAS_CHROMIUM)('the Approvals page in Chromium', { timeout: 240_
       await held.getByRole('button', { name: /^Approve/ }).click();
       await page.getByRole('status').filter({ hasText: 'Approved' }).waitFor();
       await page.getByText('No call is waiting for approval.').waitFor();
+      // It runs when approved, before the agent calls again (the test's timeout bounds the wait).
+      while ((await runs()) === 0) await new Promise((resolve) => setTimeout(resolve, 50));
       const ran = await callTool(client, TOOL, args);
       expect(ran.isError).toBeFalsy();
       expect(ran.content[0]?.text).toContain('deleted');
       // Once: the same call again is held anew.
       expect(toolReasonOf(await callTool(client, TOOL, args))).toBe('approval_pending');
+      expect(await runs()).toBe(1);
       await page.close();
     } finally {
       await client.close();

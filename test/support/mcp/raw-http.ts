@@ -311,3 +311,23 @@ async function postModern(
         .map((line) => JSON.parse(line.slice(5)) as Record<string, unknown>)
     : [JSON.parse(text) as Record<string, unknown>];
 }
+
+/** The tasks extension, as a client declares it. */
+export const TASKS_CAPABILITIES = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
+
+/**
+ * One modern request POSTed to `${url}${path}` with `key` as Bearer, its client
+ * declaring `capabilities` (the tasks extension unless given: a `tools/call`
+ * that may answer a task, a `tasks/get`): the reply's `result` or `error`.
+ */
+export function modernTaskRequest(
+  url: string,
+  key: string,
+  method: string,
+  params: Record<string, unknown>,
+  path = '/mcp',
+  capabilities: Record<string, unknown> = TASKS_CAPABILITIES,
+  // biome-ignore lint/suspicious/noExplicitAny: tests read JSON replies field by field
+): Promise<{ result?: Record<string, any>; error?: Record<string, any> }> {
+  return modernAsk(`${url}${path}`, key, method, params, capabilities);
+}

@@ -34,6 +34,8 @@ export function approvalRows(context: StoreContext): ApprovalRows {
           created_at: a.createdAt,
           expires_at: a.expiresAt,
           executed_at: a.executedAt,
+          call_context: a.callContext,
+          delivered_at: a.deliveredAt,
         })
         .execute();
     },
@@ -109,6 +111,17 @@ export function approvalRows(context: StoreContext): ApprovalRows {
       return Number(result.numUpdatedRows) > 0;
     },
 
+    async deliver(id, at) {
+      const result = await db
+        .updateTable('approvals')
+        .set({ delivered_at: at })
+        .where('id', '=', id)
+        .where('state', '=', 'executed')
+        .where('delivered_at', 'is', null)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
+    },
+
     async overdue(now, limit) {
       const rows = await db
         .selectFrom('approvals')
@@ -152,5 +165,7 @@ function toApproval(row: Selectable<ApprovalTable>): Approval {
     createdAt: row.created_at,
     expiresAt: row.expires_at,
     executedAt: row.executed_at,
+    callContext: row.call_context,
+    deliveredAt: row.delivered_at,
   };
 }

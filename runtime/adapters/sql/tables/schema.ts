@@ -439,6 +439,8 @@ export interface ApprovalTable {
   created_at: string;
   expires_at: string;
   executed_at: string | null;
+  call_context: string | null;
+  delivered_at: string | null;
 }
 
 export interface Database {

@@ -108,4 +108,27 @@ export class Principals {
       ...(verified?.stepUp === undefined ? {} : { stepUp: verified.stepUp }),
     };
   }
+
+  /**
+   * The caller of a call made earlier (a held call, approved), read against
+   * the current governance: undefined once its agent is gone or not active
+   * in that workspace. Its scopes are those the call's credential carried.
+   */
+  async restore(held: {
+    agentId: string;
+    workspaceId: string;
+    via: CredentialKind;
+    scopes?: readonly string[] | undefined;
+  }): Promise<Caller | undefined> {
+    const snapshot = await this.#governance.current();
+    const agent = snapshot.agentById(held.agentId);
+    if (agent?.status !== 'active' || agent.workspaceId !== held.workspaceId) return undefined;
+    return {
+      agentId: agent.id,
+      workspaceId: agent.workspaceId,
+      via: held.via,
+      scopes: held.scopes === undefined ? undefined : new Set(held.scopes),
+      snapshot,
+    };
+  }
 }

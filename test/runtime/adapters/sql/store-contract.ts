@@ -6,6 +6,7 @@
 import { afterEach, beforeEach, describe } from 'vitest';
 import type { Store } from '../../../../runtime/core/ports/store.ts';
 import { describeAccessContract } from './contract/access-contract.ts';
+import { describeApprovalContract } from './contract/approval-contract.ts';
 import { describeAuditContract } from './contract/audit-contract.ts';
 import { describeConnectionContract } from './contract/connection-contract.ts';
 import { describeIdentityContract } from './contract/identity-contract.ts';
@@ -82,6 +83,7 @@ export function describeStoreContract(name: string, harness: StoreHarness): void
     describeUpstreamOAuthContract(subject);
     describeMemberGrantContract(subject);
     describeTaskContract(subject);
+    describeApprovalContract(subject);
     describeRateLimitContract(subject);
   });
 }

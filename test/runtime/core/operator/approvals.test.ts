@@ -15,6 +15,7 @@ import {
 import { createWorkspace } from '../../../../runtime/core/operator/workspaces.ts';
 import { startTestGateway, type TestGateway } from '../../../support/gateway.ts';
 import { reasonOf } from '../../../support/reason.ts';
+import { anApproval } from '../../../support/store-fixtures.ts';
 
 let strict: TestGateway;
 let lenient: TestGateway;
@@ -35,26 +36,20 @@ async function held(gateway: TestGateway, workspace = 'default'): Promise<Approv
   const { store } = gateway.running.gateway;
   const ws = await store.workspaces.byName(workspace);
   const now = Date.now();
-  const approval: Approval = {
+  const approval = anApproval({
     id: `apr_test_${++serial}`,
     workspaceId: ws!.id,
     agentId: 'agt_for_member',
     memberId: 'mem_self',
     connectionId: 'con_x',
     action: 'x_delete',
-    classification: 'destructive',
     argumentsHash: 'sha256:0',
     arguments: '{"id":"1","password":"hunter2"}',
     shownArguments: '{"id":"1","password":"(write-only, not shown)"}',
-    state: 'pending',
-    taskRef: null,
-    decidedBy: null,
-    decidedAt: null,
-    reason: null,
     createdAt: new Date(now).toISOString(),
     expiresAt: new Date(now + 600_000).toISOString(),
-    executedAt: null,
-  };
+  });
+
   await store.approvals.create(approval);
   return approval;
 }

@@ -10,9 +10,9 @@ import { createHmac } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Approval } from '../../../../runtime/core/model/approvals.ts';
 import { createGuardedClient } from '../../../../runtime/core/outbound/guarded-client.ts';
 import { ApprovalWebhook } from '../../../../runtime/core/pipeline/approval-webhook.ts';
+import { anApproval } from '../../../support/store-fixtures.ts';
 
 const KEY = Buffer.from('a webhook secret of thirty-two b');
 const SECRET = `whsec_${KEY.toString('base64')}`;
@@ -45,26 +45,12 @@ afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
 });
 
-const approval: Approval = {
+const approval = anApproval({
   id: 'apr_webhook',
-  workspaceId: 'ws_1',
-  agentId: 'agt_1',
-  memberId: null,
-  connectionId: 'con_1',
-  action: 'unikraft_delete_volumes',
-  classification: 'destructive',
   argumentsHash: 'sha256:abc',
   arguments: '{"body":[{"name":"secret-volume"}]}',
   shownArguments: '{"body":[{"name":"secret-volume"}]}',
-  state: 'pending',
-  taskRef: null,
-  decidedBy: null,
-  decidedAt: null,
-  reason: null,
-  createdAt: '2026-12-07T12:00:00.000Z',
-  expiresAt: '2026-12-07T12:15:00.000Z',
-  executedAt: null,
-};
+});
 
 describe('the approval webhook', () => {
   it('is signed, retried with backoff after a failure, and names the call without its arguments', async () => {

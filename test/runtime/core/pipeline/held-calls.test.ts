@@ -13,6 +13,7 @@
  */
 import { Client as ClientV2, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { expireApprovals } from '../../../../runtime/core/pipeline/held-calls.ts';
@@ -23,12 +24,11 @@ import {
   startTestGateway,
   type TestGateway,
 } from '../../../support/gateway.ts';
-import { modernAsk } from '../../../support/mcp/raw-http.ts';
+import { modernTaskRequest, TASKS_CAPABILITIES } from '../../../support/mcp/raw-http.ts';
 import { type PrismServer, startPrism } from '../../../support/prism.ts';
 import { toolReasonOf } from '../../../support/reason.ts';
 
 const ACTION = 'unikraft_delete_volumes';
-const TASKS = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
 const APPROVALS = '/workspaces/default/approvals';
 
 // biome-ignore lint/suspicious/noExplicitAny: tests read JSON replies field by field
@@ -110,6 +110,16 @@ async function auditOf(side: Side, subject: string): Promise<Json[]> {
   return events.filter((e) => typeof e.subject === 'string' && e.subject.startsWith(subject));
 }
 
+/** Waits until the approval's call has an executed event (the test's timeout bounds it); then expects exactly one. */
+async function executedOnce(side: Side, id: string): Promise<void> {
+  const executed = async () =>
+    (await auditOf(side, `approval:${id}`)).filter(
+      (e) => e.action === ACTION && e.decision === 'allowed' && e.upstreamHost !== null,
+    );
+  while ((await executed()).length === 0) await new Promise((resolve) => setTimeout(resolve, 50));
+  expect(await executed()).toHaveLength(1);
+}
+
 describe('a client without tasks (SDK 1.x)', () => {
   it('waits on its open request: approved, the call runs once and its event names the approval', async () => {
     const client = await mcpClient(waiting.gateway.url, waiting.keys.asker!);
@@ -165,6 +175,8 @@ describe('a client without tasks (SDK 1.x)', () => {
       expect(other.structuredContent?.error?.detail?.approval).not.toBe(id);
 
       expect((await prompt.admin('POST', `${APPROVALS}/${id}/approve`, {})).status).toBe(200);
+      // It runs when approved (no request waits on it); calling again gets its result.
+      await executedOnce(prompt, id);
       // The approval covers those arguments only.
       expect(toolReasonOf(await callTool(client, ACTION, { body: [{ name: 'vol-other' }] }))).toBe(
         'approval_pending',
@@ -174,7 +186,7 @@ describe('a client without tasks (SDK 1.x)', () => {
       expect(toolReasonOf(third)).toBe('approval_pending');
       expect(third.structuredContent?.error?.detail?.approval).not.toBe(id);
       const executed = (await auditOf(prompt, `approval:${id}`)).filter(
-        (e) => e.action === ACTION && e.decision === 'allowed',
+        (e) => e.action === ACTION && e.decision === 'allowed' && e.upstreamHost !== null,
       );
       expect(executed).toHaveLength(1);
     } finally {
@@ -200,7 +212,7 @@ describe('a client without tasks (SDK 1.x)', () => {
       const ran = await callTool(client, 'call_action', { action: ACTION, arguments: args });
       expect(ran.isError).toBeFalsy();
       const executed = (await auditOf(prompt, `approval:${id}`)).filter(
-        (e) => e.action === ACTION && e.decision === 'allowed',
+        (e) => e.action === ACTION && e.decision === 'allowed' && e.upstreamHost !== null,
       );
       expect(executed).toMatchObject([{ via: 'discovery' }]);
     } finally {
@@ -208,14 +220,94 @@ describe('a client without tasks (SDK 1.x)', () => {
     }
   });
 
-  it('is held on /mcp/c/<connection> as on /mcp', async () => {
+  it('is held on /mcp/c/<connection> as on /mcp: approved, it runs once, the call again gets it', async () => {
     const client = await mcpClient(prompt.gateway.url, prompt.keys.asker!, '/mcp/c/unikraft');
     try {
       const { tools } = await client.listTools();
       const name = tools.find((t) => t.name.endsWith('delete_volumes'))?.name;
       expect(name).toBeDefined();
-      const reply = await callTool(client, name!, { body: [{ name: 'vol-endpoint' }] });
+      const args = { body: [{ name: 'vol-endpoint' }] };
+      const reply = await callTool(client, name!, args);
       expect(toolReasonOf(reply)).toBe('approval_pending');
+      const id = reply.structuredContent?.error?.detail?.approval as string;
+      expect((await prompt.admin('POST', `${APPROVALS}/${id}/approve`, {})).status).toBe(200);
+      await executedOnce(prompt, id);
+      expect((await callTool(client, name!, args)).isError).toBeFalsy();
+      await executedOnce(prompt, id);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('a client without tasks waits with progress', () => {
+  /** Progress notifications heard, and a promise of the first. */
+  function progressHeard() {
+    const heard: Array<{ progress: number; total?: number; message?: string }> = [];
+    let first!: () => void;
+    const firstHeard = new Promise<void>((resolve) => {
+      first = resolve;
+    });
+    return {
+      heard,
+      firstHeard,
+      onprogress: (p: { progress: number; total?: number; message?: string }) => {
+        heard.push(p);
+        first();
+      },
+    };
+  }
+
+  it('SDK 1.x on 2025-11-25 with a progress token: told it waits for the approval, then its result', async () => {
+    const client = await mcpClient(waiting.gateway.url, waiting.keys.asker!);
+    try {
+      expect((client.transport as TransportV1).protocolVersion).toBe('2025-11-25');
+      const args = { body: [{ name: 'vol-progress-v1' }] };
+      const progress = progressHeard();
+      const reply = client.callTool({ name: ACTION, arguments: args }, undefined, {
+        onprogress: progress.onprogress,
+      });
+      const approval = await heldApproval(waiting, args);
+      // Approved only once the client has heard it waits.
+      await progress.firstHeard;
+      expect(progress.heard[0]?.message).toContain(approval.id);
+      expect((await waiting.admin('POST', `${APPROVALS}/${approval.id}/approve`, {})).status).toBe(
+        200,
+      );
+      expect((await reply).isError).toBeFalsy();
+      await executedOnce(waiting, approval.id);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('SDK v2 without tasks on 2026-07-28 with a progress token: the same', async () => {
+    const client = new ClientV2(
+      { name: 'agent-v2-modern', version: '1.0.0' },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${waiting.gateway.url}/mcp`), {
+        requestInit: { headers: { Authorization: `Bearer ${waiting.keys.asker}` } },
+      }),
+    );
+    try {
+      expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+      const args = { body: [{ name: 'vol-progress-v2' }] };
+      const progress = progressHeard();
+      const reply = client.callTool({ name: ACTION, arguments: args }, {
+        onprogress: progress.onprogress,
+      } as never);
+      const approval = await heldApproval(waiting, args);
+      expect(approval.task).toBe(false);
+      await progress.firstHeard;
+      expect(progress.heard[0]?.message).toContain(approval.id);
+      expect((await waiting.admin('POST', `${APPROVALS}/${approval.id}/approve`, {})).status).toBe(
+        200,
+      );
+      const result = (await reply) as { isError?: boolean; content: unknown[] };
+      expect(result.isError).toBeFalsy();
+      await executedOnce(waiting, approval.id);
     } finally {
       await client.close();
     }
@@ -229,13 +321,13 @@ function ask(
   params: Record<string, unknown>,
   agent = 'asker',
 ): Promise<{ result?: Json; error?: Json }> {
-  return modernAsk(`${side.gateway.url}/mcp`, side.keys[agent]!, method, params, TASKS);
+  return modernTaskRequest(side.gateway.url, side.keys[agent]!, method, params);
 }
 
 describe('a client that takes tasks', () => {
   it('SDK v2 on a 2025-11-25 session: a working task, completed with the call once approved', async () => {
     const client = new ClientV2({ name: 'agent-v2', version: '1.0.0' }, {
-      capabilities: TASKS,
+      capabilities: TASKS_CAPABILITIES,
     } as never);
     await client.connect(
       new StreamableHTTPClientTransport(new URL(`${prompt.gateway.url}/mcp`), {
@@ -256,15 +348,29 @@ describe('a client that takes tasks', () => {
       expect(await request('tasks/get', { taskId: started.taskId })).toMatchObject({
         status: 'working',
       });
-      // Another agent's poll of the id is an id that never existed.
+      // Another agent's poll of the id is an id that never existed; so is the same
+      // agent's on another endpoint (/mcp/c/<connection>: only that endpoint's tasks are its).
       expect(
         (await ask(prompt, 'tasks/get', { taskId: started.taskId }, 'intruder')).error,
       ).toMatchObject({
         data: { error: { code: 'task_not_found' } },
       });
+      expect(
+        (
+          await modernTaskRequest(
+            prompt.gateway.url,
+            prompt.keys.asker!,
+            'tasks/get',
+            { taskId: started.taskId },
+            '/mcp/c/unikraft',
+          )
+        ).error,
+      ).toMatchObject({ data: { error: { code: 'task_not_found' } } });
       expect((await prompt.admin('POST', `${APPROVALS}/${approval.id}/approve`, {})).status).toBe(
         200,
       );
+      // It runs when approved, not at the next poll: its event is written with no tasks/get.
+      await executedOnce(prompt, approval.id);
       const done = await request('tasks/get', { taskId: started.taskId });
       expect(done).toMatchObject({ status: 'completed', result: { content: expect.any(Array) } });
       expect(done.result.isError).toBeFalsy();
@@ -273,7 +379,7 @@ describe('a client that takes tasks', () => {
         status: 'completed',
       });
       const executed = (await auditOf(prompt, `approval:${approval.id}`)).filter(
-        (e) => e.action === ACTION && e.decision === 'allowed',
+        (e) => e.action === ACTION && e.decision === 'allowed' && e.upstreamHost !== null,
       );
       expect(executed).toHaveLength(1);
     } finally {
