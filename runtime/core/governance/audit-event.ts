@@ -20,6 +20,7 @@ export function auditEvent(
     argumentHash: null,
     traceparent: null,
     via: null,
+    delegation: null,
     ...fields,
   };
 }

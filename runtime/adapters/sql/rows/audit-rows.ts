@@ -249,6 +249,7 @@ function toRow(event: NewAuditEvent, chain: Chain): Insertable<AuditEventTable> 
     argument_hash: event.argumentHash,
     traceparent: event.traceparent,
     via: event.via,
+    delegation: event.delegation ?? null,
     prev_hash: chain.prevHash,
     hash: chain.hash,
   };
@@ -281,5 +282,6 @@ function toEvent(row: Selectable<AuditEventTable>): AuditEvent {
     argumentHash: row.argument_hash,
     traceparent: row.traceparent,
     via: row.via as AuditVia | null,
+    delegation: row.delegation,
   };
 }
