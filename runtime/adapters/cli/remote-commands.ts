@@ -8,10 +8,10 @@ import { readFileSync } from 'node:fs';
 import { GatewayError } from '../../core/base/errors.ts';
 import { setConnectionApps } from '../../core/operator/connection-apps.ts';
 import { disconnect } from '../../core/operator/disconnect.ts';
+import { setConnectionAuth } from '../../core/operator/remote-auth.ts';
 import { classifyTool } from '../../core/operator/remote-classify.ts';
 import { connectUrl, type RemoteConnectResult } from '../../core/operator/remote-connections.ts';
 import { type RefreshReport, refreshRemote } from '../../core/operator/remote-refresh.ts';
-import { setConnectionAuth } from '../../core/operator/remote-auth.ts';
 import { signIn, signOut } from '../../core/operator/remote-sign-in.ts';
 import {
   chooseServer,
@@ -237,7 +237,7 @@ export const remoteCommands: Record<string, Command> = {
         : "members' calls carry the connection's own credential";
       const shared = done.clientCredentials
         ? `the shared credential is the workspace's own client (${done.clientCredentials})`
-        : 'the shared credential is a person\'s sign-in';
+        : "the shared credential is a person's sign-in";
       printValue(
         out,
         done,

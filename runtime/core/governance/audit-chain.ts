@@ -62,7 +62,10 @@ export function eventOfCanonical(canonical: unknown): NewAuditEvent {
     (canonical.length !== FIELDS.length && canonical.length !== FIELDS_BEFORE_DELEGATION)
   )
     throw new TypeError('not an audit event in canonical form');
-  return Object.fromEntries(
+  const event = Object.fromEntries(
     FIELDS.map((field, i) => [field, canonical[i] ?? null]),
   ) as NewAuditEvent;
+  // An event without a delegation reads back as it was written (no such field).
+  if (event.delegation === null) delete event.delegation;
+  return event;
 }

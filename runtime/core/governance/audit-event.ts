@@ -20,7 +20,6 @@ export function auditEvent(
     argumentHash: null,
     traceparent: null,
     via: null,
-    delegation: null,
     ...fields,
   };
 }

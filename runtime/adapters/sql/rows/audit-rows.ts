@@ -282,6 +282,7 @@ function toEvent(row: Selectable<AuditEventTable>): AuditEvent {
     argumentHash: row.argument_hash,
     traceparent: row.traceparent,
     via: row.via as AuditVia | null,
-    delegation: row.delegation,
+    // Only on a call made on a member's behalf: every other event reads back as it was written.
+    ...(row.delegation === null ? {} : { delegation: row.delegation }),
   };
 }
