@@ -24,10 +24,10 @@ import {
 } from '../../model/delegation.ts';
 import type { RemoteEndpoint } from '../../model/remote.ts';
 import type { TokenGrant, TokenSet } from './engine-contract.ts';
+import type { TokenOwner } from './token-owner.ts';
 import { needsRefresh } from './tokens.ts';
 import { exchangeToken } from './upstream-grants.ts';
 import type { UpstreamSignIn } from './upstream-sign-in.ts';
-import type { TokenOwner } from './upstream-tokens.ts';
 
 const MAX_CACHED = 10_000;
 /** A subject token this close to its expiry is not sent (it could expire on the way). */

@@ -23,6 +23,7 @@ import type { SignInReason } from '../../model/sign-in.ts';
 import { withLock } from '../../ports/shared-state/shared-lock.ts';
 import { DelegatedTokens } from './delegated-tokens.ts';
 import { openTokens } from './sign-in-secrets.ts';
+import type { TokenOwner } from './token-owner.ts';
 import { clientCredentialsToken } from './upstream-grants.ts';
 import {
   needsRefresh,
@@ -36,14 +37,7 @@ import type { UpstreamSignIn } from './upstream-sign-in.ts';
 
 const REFRESH_LOCK_TTL_MS = 30_000;
 
-/** Whose credential a call carries. */
-export interface TokenOwner {
-  workspaceId: string;
-  connectionId: string;
-  connectionName: string;
-  /** null: the connection's shared credential. */
-  agentId: string | null;
-}
+export type { TokenOwner } from './token-owner.ts';
 
 /** What the call fails with when no token can be had: who must sign in, and how. */
 export type SignInNeeded = (
