@@ -192,7 +192,7 @@ export const remoteCommands: Record<string, Command> = {
   },
   'connection auth': {
     usage:
-      'connection auth <connection> [--on-behalf-of id_token|access_token|off] [--audience aud] [--client-credentials client_secret_basic|private_key_jwt|off] [--client-id id [--client-secret-env VAR | --client-key-env VAR]]',
+      'connection auth <connection> [--on-behalf-of id_token|access_token|portcullis|off] [--audience aud] [--client-credentials client_secret_basic|private_key_jwt|off] [--client-id id [--client-secret-env VAR | --client-key-env VAR]]',
     summary:
       "how a remote OAuth connection authenticates without a person: members' calls with a token exchanged for theirs (RFC 8693), the shared credential as the workspace's own client (client credentials)",
     options: {

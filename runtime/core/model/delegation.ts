@@ -8,15 +8,23 @@
 
 import { createHash } from 'node:crypto';
 
-/** What the member's token to exchange is: a token of their last sign-in at the company's IdP. */
-export type SubjectTokenSource = 'id_token' | 'access_token';
+/**
+ * What the member's token to exchange is: a token of their last sign-in at
+ * the company's IdP, or (`portcullis`) a short JWT Portcullis signs for the
+ * purpose (never one of its access tokens).
+ */
+export type SubjectTokenSource = 'id_token' | 'access_token' | 'portcullis';
 
-export const SUBJECT_TOKEN_SOURCES: readonly SubjectTokenSource[] = ['id_token', 'access_token'];
+export const SUBJECT_TOKEN_SOURCES = ['id_token', 'access_token', 'portcullis'] as const;
+
+/** Signs a subject token of ours for the member `acting` names, for an exchange at `audience`. */
+export type MintSubjectToken = (acting: ActingFor, audience: string) => Promise<string>;
 
 /** RFC 8693 §3 token type identifiers of each source. */
 export const SUBJECT_TOKEN_TYPES: Readonly<Record<SubjectTokenSource, string>> = {
   id_token: 'urn:ietf:params:oauth:token-type:id_token',
   access_token: 'urn:ietf:params:oauth:token-type:access_token',
+  portcullis: 'urn:ietf:params:oauth:token-type:jwt',
 };
 
 export const TOKEN_EXCHANGE_GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';

@@ -29,9 +29,10 @@ export function UpstreamAuth({ signIn }: { signIn: NonNullable<RemoteView['signI
       <dd>
         {behalf ? (
           <>
-            on the member's behalf: a token exchanged for their{' '}
-            {behalf.subjectToken === 'id_token' ? 'ID token' : 'access token'} at the company's
-            identity provider
+            on the member's behalf: a token exchanged for{' '}
+            {behalf.subjectToken === 'portcullis'
+              ? 'one Portcullis signs for the member'
+              : `their ${behalf.subjectToken === 'id_token' ? 'ID token' : 'access token'} at the company's identity provider`}
             {behalf.audience ? (
               <>
                 {' '}

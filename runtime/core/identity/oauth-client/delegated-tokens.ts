@@ -17,6 +17,7 @@
 import { GatewayError } from '../../base/errors.ts';
 import {
   type ActingFor,
+  type MintSubjectToken,
   type OnBehalfSetting,
   SUBJECT_TOKEN_TYPES,
   type SubjectTokens,
@@ -39,11 +40,13 @@ interface Cached {
 
 export class DelegatedTokens {
   readonly #signIn: UpstreamSignIn;
+  readonly #mint: MintSubjectToken | undefined;
   readonly #cached = new Map<string, Cached>();
   readonly #exchanging = new Map<string, Promise<TokenSet>>();
 
-  constructor(signIn: UpstreamSignIn) {
+  constructor(signIn: UpstreamSignIn, mint?: MintSubjectToken) {
     this.#signIn = signIn;
+    this.#mint = mint;
   }
 
   /** The exchanged token for `acting`'s member on the connection; exchanged now when none is cached or it is due. */
@@ -107,7 +110,10 @@ export class DelegatedTokens {
         'oauth_sign_in_required',
         `connection ${owner.connectionName} has no authorization server to exchange at`,
       );
-    const subjectToken = await this.#subjectToken(owner, acting, setting);
+    const subjectToken =
+      setting.subjectToken === 'portcullis'
+        ? await this.#minted(acting, oauth.issuer)
+        : await this.#subjectToken(owner, acting, setting);
     const client = await this.#signIn.clients(owner.workspaceId, owner.connectionId).load();
     if (!client)
       throw new GatewayError(
@@ -134,6 +140,11 @@ export class DelegatedTokens {
     );
   }
 
+  #minted(acting: ActingFor, audience: string): Promise<string> {
+    if (!this.#mint) throw new TypeError('minting subject tokens needs the authorization server');
+    return this.#mint(acting, audience);
+  }
+
   /** The member's token to exchange, from their last IdP sign-in; `idp_session_required` when there is none live. */
   async #subjectToken(
     owner: TokenOwner,
@@ -157,7 +168,7 @@ export class DelegatedTokens {
     } catch {
       throw required('the sign-in kept cannot be opened with the loaded master keys');
     }
-    const [token, expiresAt] =
+    const [token, expiresAt]: [string | undefined, string | undefined] =
       setting.subjectToken === 'id_token'
         ? [kept.idToken, kept.idTokenExpiresAt]
         : [kept.accessToken, kept.accessTokenExpiresAt];

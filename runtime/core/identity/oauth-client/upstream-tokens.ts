@@ -17,7 +17,7 @@
  *   a person signs in.
  */
 import { GatewayError } from '../../base/errors.ts';
-import type { ActingFor, OnBehalfSetting } from '../../model/delegation.ts';
+import type { ActingFor, MintSubjectToken, OnBehalfSetting } from '../../model/delegation.ts';
 import type { RemoteEndpoint } from '../../model/remote.ts';
 import type { SignInReason } from '../../model/sign-in.ts';
 import { withLock } from '../../ports/shared-state/shared-lock.ts';
@@ -54,10 +54,11 @@ export class UpstreamTokens {
   /** Tokens exchanged for members' own, on connections that act on their behalf. */
   readonly #delegated: DelegatedTokens;
 
-  constructor(signIn: UpstreamSignIn, needed: SignInNeeded) {
+  /** `mint`: our own subject tokens (`--on-behalf-of portcullis`), from the authorization server. */
+  constructor(signIn: UpstreamSignIn, needed: SignInNeeded, mint?: MintSubjectToken) {
     this.#signIn = signIn;
     this.#needed = needed;
-    this.#delegated = new DelegatedTokens(signIn);
+    this.#delegated = new DelegatedTokens(signIn, mint);
   }
 
   /** The token exchanged for `acting`'s member (RFC 8693), cached until shortly before it expires. */

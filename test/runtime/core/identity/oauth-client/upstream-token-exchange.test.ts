@@ -57,6 +57,7 @@ const UPSTREAM_SECRET = 'weather-client-secret-4c1e8b2d9f';
 const PASSWORD = 'correct horse battery staple';
 const ID_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:id_token';
 const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
+const JWT_TYPE = 'urn:ietf:params:oauth:token-type:jwt';
 const DEV = {
   PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS: '1',
   PORTCULLIS_IDP_ACME_SECRET: IDP_SECRET,
@@ -116,6 +117,15 @@ beforeAll(async () => {
     // Only the company IdP's ID tokens issued to the gateway's client there are exchanged.
     tokenExchange: {
       async verify(token, type) {
+        // A subject token the gateway signed, for this server: trusted by the gateway's keys.
+        if (type === JWT_TYPE) {
+          const { payload } = await jwtVerify(
+            token,
+            createRemoteJWKSet(new URL(`${gateway.url}/oauth/jwks`)),
+            { issuer: gateway.url, audience: upstream.issuer, typ: 'JWT' },
+          );
+          return { sub: `portcullis:${String(payload.sub)}` };
+        }
         if (type !== ID_TOKEN_TYPE) throw new Error('not an ID token');
         const { payload } = await jwtVerify(token, idpKeys, {
           issuer: idp.issuer,
@@ -344,6 +354,41 @@ describe('the connection as the workspace’s own client, and on members’ beha
     );
     expect(upstream.exchanges.length).toBe(exchanges);
     expect(upstream.received.length).toBe(received);
+  });
+
+  it('exchanges a subject token Portcullis signs for a member without an IdP sign-in (--on-behalf-of portcullis)', async () => {
+    await addMember(ctx, { workspace: 'default', name: 'bea', password: PASSWORD });
+    await grant(ctx, { workspace: 'default', member: 'bea', connection: 'wx', scope: 'reads' });
+    const token = await memberTokenByPassword('bea');
+    const set = await admin()('PUT', '/workspaces/default/connections/wx/auth', {
+      onBehalfOf: 'portcullis',
+    });
+    expect(set.status, set.text).toBe(200);
+    try {
+      const exchanges = upstream.exchanges.length;
+      const reply = await memberCall(token);
+      expect(reply.isError ?? false, JSON.stringify(reply)).toBe(false);
+      const [sent] = upstream.exchanges.slice(exchanges);
+      expect(sent).toMatchObject({ subjectTokenType: JWT_TYPE, outcome: 'ok' });
+      // Not our access token: another type, for the upstream's issuer, naming the member and the agent.
+      const { payload, protectedHeader } = await jwtVerify(
+        sent!.subjectToken,
+        createRemoteJWKSet(new URL(`${gateway.url}/oauth/jwks`)),
+        { issuer: gateway.url, audience: upstream.issuer },
+      );
+      expect(protectedHeader.typ).toBe('JWT');
+      const bea = await memberId('bea');
+      expect(payload.sub).toBe(bea);
+      expect(payload.act).toMatchObject({ sub: expect.any(String) });
+      expect(ours).not.toContain(sent!.subjectToken);
+      expect(upstream.acceptedClaims.at(-1)).toMatchObject({ sub: `portcullis:${bea}` });
+    } finally {
+      const back = await admin()('PUT', '/workspaces/default/connections/wx/auth', {
+        onBehalfOf: 'id_token',
+        audience: 'weather-api',
+      });
+      expect(back.status).toBe(200);
+    }
   });
 
   it('fails with upstream_token_exchange_failed when the server refuses the exchange', async () => {
