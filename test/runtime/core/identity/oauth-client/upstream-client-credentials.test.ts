@@ -26,6 +26,7 @@ import {
   type OAuthUpstream,
   startOAuthUpstream,
 } from '../../../../support/remote/oauth-upstream.ts';
+import { expireStoredTokens } from '../../../../support/remote/signed-in.ts';
 
 const CLIENT = 'portcullis-keyed';
 
@@ -142,6 +143,17 @@ describe('client credentials with private_key_jwt', () => {
       client_id: CLIENT,
       aud: upstream.mcp.url,
     });
+    // Due: the next call asks for a new one first (no refresh token: client credentials again).
+    const connectionId = (await gateway.running.gateway.store.connections.all()).find(
+      (c) => c.name === 'keyed',
+    )!.id;
+    await expireStoredTokens(gateway.running.gateway, connectionId);
+    const again = await mcpClient(gateway.url, key);
+    const third = await callTool(again, 'keyed__get_weather', { city: 'Tromsø' });
+    await again.close();
+    seen += JSON.stringify(third);
+    expect(third.isError ?? false).toBe(false);
+    expect(upstream.clientCredentialGrants).toBe(before + 2);
   });
 
   it('keeps the private key out of replies, the audit log and the log', async () => {
