@@ -66,8 +66,10 @@ export async function openOAuth(options: {
     env: config.toolOAuthClients,
     now,
   });
-  const tokens = new UpstreamTokens(upstreamSignIn, (owner, reason) =>
-    signInNeeded(upstreamSignIn, store, owner, reason),
+  const tokens = new UpstreamTokens(
+    upstreamSignIn,
+    (owner, reason) => signInNeeded(upstreamSignIn, store, owner, reason),
+    (acting, audience) => oauth.mintSubjectToken(acting, audience),
   );
   return { oauth, upstreamSignIn, tokens };
 }

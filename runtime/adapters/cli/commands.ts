@@ -751,5 +751,6 @@ function signInText(signIn: RemoteView['signIn'], connection: string): string {
   if (!signIn) return '';
   if (signIn.state === 'sign_in_required')
     return ` sign_in_required (${signIn.reason}): portcullis connection sign-in ${connection}`;
-  return signIn.state === 'signed_in' ? ` signed in at ${signIn.issuer}` : ' not signed in';
+  const state = signIn.state === 'signed_in' ? ` signed in at ${signIn.issuer}` : ' not signed in';
+  return `${state}${signIn.clientCredentials ? ` as the workspace's own client (${signIn.clientCredentials})` : ''}${signIn.onBehalfOf ? `, members' calls on their behalf (${signIn.onBehalfOf.subjectToken})` : ''}`;
 }

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { GatewayError } from '../../core/base/errors.ts';
 import { setConnectionApps } from '../../core/operator/connection-apps.ts';
 import { disconnect } from '../../core/operator/disconnect.ts';
+import { setConnectionAuth } from '../../core/operator/remote-auth.ts';
 import { classifyTool } from '../../core/operator/remote-classify.ts';
 import { connectUrl, type RemoteConnectResult } from '../../core/operator/remote-connections.ts';
 import { type RefreshReport, refreshRemote } from '../../core/operator/remote-refresh.ts';
@@ -186,6 +187,61 @@ export const remoteCommands: Record<string, Command> = {
         out,
         started,
         `${started.connection}: ${started.label}\nOpen this link to sign in; it sends you to ${started.host} (valid until ${started.expiresAt}):\n${started.link}`,
+      );
+    },
+  },
+  'connection auth': {
+    usage:
+      'connection auth <connection> [--on-behalf-of id_token|access_token|portcullis|off] [--audience aud] [--client-credentials client_secret_basic|private_key_jwt|off] [--client-id id [--client-secret-env VAR | --client-key-env VAR]]',
+    summary:
+      "how a remote OAuth connection authenticates without a person: members' calls with a token exchanged for theirs (RFC 8693), the shared credential as the workspace's own client (client credentials)",
+    options: {
+      'on-behalf-of': { type: 'string' },
+      audience: { type: 'string' },
+      'client-credentials': { type: 'string' },
+      'client-id': { type: 'string' },
+      'client-secret-env': { type: 'string' },
+      'client-key-env': { type: 'string' },
+    },
+    fields: {
+      connection: '<connection>',
+      onBehalfOf: '--on-behalf-of',
+      audience: '--audience',
+      clientCredentials: '--client-credentials',
+      clientId: '--client-id',
+      clientSecret: '--client-secret-env',
+      clientKey: '--client-key-env',
+    },
+    run: async ({ ctx, out, args, values, env, workspace }) => {
+      const text = (flag: string) => (typeof values[flag] === 'string' ? values[flag] : undefined);
+      const secretOf = (flag: string) => {
+        const variable = text(flag);
+        return variable === undefined ? undefined : fromEnv(env, variable, `--${flag}`);
+      };
+      const clientSecret = secretOf('client-secret-env');
+      const clientKey = secretOf('client-key-env');
+      const done = await setConnectionAuth(ctx, {
+        workspace,
+        connection: argument(args, 'connection auth <connection>'),
+        ...(text('on-behalf-of') !== undefined ? { onBehalfOf: text('on-behalf-of') } : {}),
+        ...(text('audience') !== undefined ? { audience: text('audience') } : {}),
+        ...(text('client-credentials') !== undefined
+          ? { clientCredentials: text('client-credentials') }
+          : {}),
+        ...(text('client-id') !== undefined ? { clientId: text('client-id') } : {}),
+        ...(clientSecret !== undefined ? { clientSecret } : {}),
+        ...(clientKey !== undefined ? { clientKey } : {}),
+      });
+      const behalf = done.onBehalfOf
+        ? `members' calls carry a token exchanged for their ${done.onBehalfOf.subjectToken}${done.onBehalfOf.audience ? ` (audience ${inert(done.onBehalfOf.audience)})` : ''}`
+        : "members' calls carry the connection's own credential";
+      const shared = done.clientCredentials
+        ? `the shared credential is the workspace's own client (${done.clientCredentials})`
+        : "the shared credential is a person's sign-in";
+      printValue(
+        out,
+        done,
+        `${inert(done.connection)}: ${behalf}; ${shared}${done.connected ? `\nconnected: its tools wait for review (portcullis connection review ${inert(done.connection)})` : ''}`,
       );
     },
   },

@@ -35,6 +35,7 @@ import { rotateMasterKey } from '../../core/operator/master-key.ts';
 import { addMember, listMembers, setMemberRole } from '../../core/operator/members.ts';
 import { setClientStepUp, showClient } from '../../core/operator/oauth-clients.ts';
 import { clearRateLimit, listRateLimits, setRateLimit } from '../../core/operator/rate-limits.ts';
+import { setConnectionAuth } from '../../core/operator/remote-auth.ts';
 import { classifyTool } from '../../core/operator/remote-classify.ts';
 import { connectUrl } from '../../core/operator/remote-connections.ts';
 import { importConfig } from '../../core/operator/remote-import.ts';
@@ -130,6 +131,7 @@ export function adminRouter(gateway: Gateway, log: Log): express.Router {
   router.post(`${ws}/remote-connections/import`, route(importConfig, 201));
   router.post(`${ws}/connections/:connection/refresh`, route(refreshRemote));
   router.post(`${ws}/connections/:connection/sign-in`, route(signIn));
+  router.put(`${ws}/connections/:connection/auth`, route(setConnectionAuth));
   router.post(`${ws}/connections/:connection/sign-out`, route(signOut));
   router.delete(`${ws}/connections/:connection`, route(disconnect));
   router.put(`${ws}/connections/:connection/tools/:tool/classification`, route(classifyTool));

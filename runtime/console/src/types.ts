@@ -9,7 +9,13 @@ export interface RemoteView {
   authKind: string;
   headerNames: string[];
   draft: unknown;
-  signIn?: { state: string; reason?: string };
+  signIn?: {
+    state: string;
+    reason?: string;
+    issuer?: string;
+    onBehalfOf?: { subjectToken: string; audience?: string };
+    clientCredentials?: string;
+  };
 }
 
 export interface ConnectionSummary {

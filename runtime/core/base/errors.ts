@@ -356,6 +356,26 @@ export const REASONS = {
     403,
     'the upstream server needs a scope the sign-in could not obtain',
   ),
+  /** A connection that acts on the member's behalf, and no live token of the member's IdP sign-in to exchange. */
+  idp_session_required: refused(
+    409,
+    "this connection acts on the member's behalf and the member's sign-in at the company's identity provider has expired or was never kept; the member must sign in through the identity provider again",
+  ),
+  /** The upstream's authorization server did not exchange the member's token (RFC 8693). */
+  upstream_token_exchange_failed: failed(
+    502,
+    "the remote server's authorization server did not exchange the member's token; an operator must check the connection's token exchange setting (portcullis connection auth)",
+  ),
+  /** The upstream's authorization server did not issue a token for the workspace's own client. */
+  upstream_client_credentials_failed: failed(
+    502,
+    "the remote server's authorization server refused the workspace's client credentials; an operator must check the connection's client (portcullis connection auth)",
+  ),
+  /** The connection's authorization server does not list the grant its auth setting needs. */
+  oauth_grant_unsupported: refused(
+    422,
+    "the remote server's authorization server does not offer the grant this setting needs; choose another setting for the connection",
+  ),
 
   // The authorization server's consent page.
   /** A consent request decided already (denied or approved): a request is decided once. */

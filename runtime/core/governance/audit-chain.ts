@@ -33,10 +33,17 @@ const FIELDS = [
   'argumentHash',
   'traceparent',
   'via',
+  'delegation',
 ] as const satisfies ReadonlyArray<keyof NewAuditEvent>;
 
+/** The fields an event chained before `delegation` existed has (its canonical text ends there). */
+const FIELDS_BEFORE_DELEGATION = FIELDS.length - 1;
+
 export function canonicalAuditEvent(event: NewAuditEvent): string {
-  return JSON.stringify(FIELDS.map((field) => event[field] ?? null));
+  const values = FIELDS.map((field) => event[field] ?? null);
+  // A null `delegation` is left out, so every event chained before it hashes as it did.
+  if (values[FIELDS_BEFORE_DELEGATION] === null) values.length = FIELDS_BEFORE_DELEGATION;
+  return JSON.stringify(values);
 }
 
 export function chainHash(prevHash: string, canonical: string): string {
@@ -50,7 +57,15 @@ export function chained(event: NewAuditEvent, prevHash: string): ChainedAuditEve
 
 /** The event a canonical text spells (the journal's record), or a TypeError for one that is not. */
 export function eventOfCanonical(canonical: unknown): NewAuditEvent {
-  if (!Array.isArray(canonical) || canonical.length !== FIELDS.length)
+  if (
+    !Array.isArray(canonical) ||
+    (canonical.length !== FIELDS.length && canonical.length !== FIELDS_BEFORE_DELEGATION)
+  )
     throw new TypeError('not an audit event in canonical form');
-  return Object.fromEntries(FIELDS.map((field, i) => [field, canonical[i]])) as NewAuditEvent;
+  const event = Object.fromEntries(
+    FIELDS.map((field, i) => [field, canonical[i] ?? null]),
+  ) as NewAuditEvent;
+  // An event without a delegation reads back as it was written (no such field).
+  if (event.delegation === null) delete event.delegation;
+  return event;
 }

@@ -170,6 +170,12 @@ export interface AuditEvent {
    * null for a direct call.
    */
   via: AuditVia | null;
+  /**
+   * Whom a call forwarded on a member's behalf acted for (issue 35's token
+   * exchange towards an upstream): `member:<id> agent:<id> client:<client id>`;
+   * null for every other event.
+   */
+  delegation?: string | null;
 }
 
 export type AuditVia = 'discovery';

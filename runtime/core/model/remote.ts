@@ -6,6 +6,7 @@
  * normalise into this one record.
  */
 import type { Classification, ToolAnnotations } from '../../../generated/catalog-format.ts';
+import type { UpstreamDelegation } from './delegation.ts';
 
 /** The provider id of every remote MCP connection. */
 export const REMOTE_MCP_PROVIDER = 'remote-mcp';
@@ -46,6 +47,8 @@ export interface RemoteOAuth {
   metadata: AuthorizationServerMetadata;
   /** Leaves `resource` out of every request, for servers that refuse it (Entra). */
   omitResource: boolean;
+  /** Client credentials for the shared credential, token exchange for members' calls (`connection auth`). */
+  delegation?: UpstreamDelegation;
 }
 /**
  * Why a connection is still a draft: the server wants a browser sign-in (it

@@ -34,6 +34,10 @@ export interface RemoteView {
     /** `signed_in`; `sign_in_required` once the server refused the tokens (with `reason`); `not_signed_in`. */
     state: 'signed_in' | 'sign_in_required' | 'not_signed_in';
     reason?: SignInReason;
+    /** Members' calls carry a token exchanged for theirs (`connection auth --on-behalf-of`). */
+    onBehalfOf?: { subjectToken: string; audience?: string };
+    /** The shared credential is the workspace's own client (`connection auth --client-credentials`). */
+    clientCredentials?: string;
   };
 }
 
@@ -92,7 +96,19 @@ export async function connectionViewOf(
       omitResource: endpoint.oauth.omitResource,
       state: reason ? 'sign_in_required' : row?.sealed ? 'signed_in' : 'not_signed_in',
       ...(reason ? { reason } : {}),
+      ...delegationView(endpoint),
     };
   }
   return { ...connection, remote };
+}
+
+/** The connection's auth setting beyond a person's sign-in, as listings show it (no secret in it). */
+function delegationView(
+  endpoint: RemoteEndpoint,
+): Pick<NonNullable<RemoteView['signIn']>, 'onBehalfOf' | 'clientCredentials'> {
+  const delegation = endpoint.oauth?.delegation;
+  return {
+    ...(delegation?.onBehalf ? { onBehalfOf: { ...delegation.onBehalf } } : {}),
+    ...(delegation?.machine ? { clientCredentials: delegation.machine.auth } : {}),
+  };
 }

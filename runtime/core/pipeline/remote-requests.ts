@@ -4,12 +4,14 @@
  * resource read, completion or list, what the server serves in the caller's
  * session, and a resource subscription.
  */
+
 import type { TraceCarrier } from '../base/tracing.ts';
 import type { Caller } from '../identity/principals/principals.ts';
 import type { RequestContext } from '../mcp/server/tool-backend.ts';
 import type { McpEra } from '../mcp/wire/protocol-version.ts';
 import type { Forwarded, RemoteMcpExecutor } from '../sources/remote-mcp/remote-mcp-executor.ts';
 import type { UpdateListener } from '../sources/remote-mcp/resource-subscriptions.ts';
+import { actingForOf } from './acting-for.ts';
 import type { CallCredentials } from './call-credentials.ts';
 import type { AllowedFeatures } from './decision.ts';
 import type { WorkspaceSecrets } from './workspace-secrets.ts';
@@ -77,6 +79,7 @@ export class RemoteRequests {
       target: { connection, source },
       credential: await this.#credentials.of(caller, allowed, source.sendsCredential()),
       credentialOwner,
+      actingFor: actingForOf(caller),
       era,
     };
   }

@@ -18,6 +18,7 @@ import type { UpstreamClient, UpstreamSession } from '../mcp/client/upstream-cli
 import type { UpstreamSessions } from '../mcp/client/upstream-sessions.ts';
 import type { UpstreamTarget } from '../mcp/client/upstream-target.ts';
 import type { CurrentIdentity } from '../sources/remote-mcp/held-credentials.ts';
+import { MEMBER_OWNER } from '../sources/remote-mcp/signed-in-credential.ts';
 import type { RevisionWatch } from './revision-watch.ts';
 
 export interface SessionSweepOptions {
@@ -120,6 +121,8 @@ export class UpstreamSessionSweep {
     if (!currentIdentity) return;
     for (const { key, connectionId, owner, identity } of held) {
       if (!exists(connectionId)) continue;
+      // A member's session carries their exchanged token, which a call replaces as it is exchanged again.
+      if (owner.startsWith(MEMBER_OWNER)) continue;
       const now = await currentIdentity(connectionId, owner === '' ? null : owner);
       // Only while the key still holds that identity: a call may have replaced it meanwhile.
       if (now !== identity) sessions.retireKey(key, identity);

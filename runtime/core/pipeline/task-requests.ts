@@ -9,6 +9,7 @@
  * (`core/tasks/recorded-tasks.ts`), the remote server, through the
  * connection's executor, for a remote one.
  */
+
 import { GatewayError } from '../base/errors.ts';
 import { agentOf, type Caller } from '../identity/principals/principals.ts';
 import type { TaskRequest } from '../mcp/server/tool-backend.ts';
@@ -16,6 +17,7 @@ import type { TaskState } from '../mcp/wire/tasks.ts';
 import type { Executors } from '../sources/executor.ts';
 import type { RecordedTasks } from '../tasks/recorded-tasks.ts';
 import type { TaskIds, TaskOwner, TaskTicket } from '../tasks/task-ids.ts';
+import { actingForOf } from './acting-for.ts';
 import { type AuditedCall, type CallAudit, upstreamAttributes } from './audited-call.ts';
 import type { CallCredentials } from './call-credentials.ts';
 import { type AllowedTool, decideToolCall } from './decision.ts';
@@ -124,6 +126,7 @@ export class TaskRequests {
           target,
           credential,
           credentialOwner,
+          actingFor: actingForOf(caller),
           secrets,
           cancel: request.cancel,
           clientCapabilities: request.clientCapabilities,

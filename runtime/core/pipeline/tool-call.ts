@@ -20,6 +20,7 @@ import type { Store } from '../ports/store.ts';
 import { type CallOutcome, nextHealth } from '../sources/connection-health.ts';
 import type { Execution, Executors, UpstreamTask } from '../sources/executor.ts';
 import type { RemoteTasks } from '../tasks/remote-tasks.ts';
+import { actingForOf, recordDelegation } from './acting-for.ts';
 import { validateArguments } from './arguments.ts';
 import { type AuditedCall, upstreamAttributes } from './audited-call.ts';
 import type { CallCredentials } from './call-credentials.ts';
@@ -76,6 +77,8 @@ export class ToolCalls {
     if (approved !== undefined) audited.event.subject = approvalSubject(approved);
     else if (decision.ask) return this.#hold(caller, call, decision, audited);
     const executor = this.#options.executors.for(source.kind);
+    const actingFor = actingForOf(caller);
+    recordDelegation(audited, executor, target, actingFor);
     let execution: Execution;
     try {
       if (audited.argumentProblem !== undefined) throw audited.argumentProblem;
@@ -93,6 +96,7 @@ export class ToolCalls {
           arguments: validated,
           credential,
           credentialOwner,
+          actingFor,
           secrets,
           cancel: call.cancel,
           clientCapabilities: call.clientCapabilities,

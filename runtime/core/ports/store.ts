@@ -349,6 +349,12 @@ export interface IdentityRows {
   /** The IdP's refresh token of an identity, sealed (null: none kept). */
   refreshToken(issuer: string, subject: string): Promise<string | null>;
   setRefreshToken(issuer: string, subject: string, sealed: string | null): Promise<void>;
+  /** Keeps (null: forgets) what an identity's sign-in gave to act on its member's behalf, sealed. */
+  setSubjectTokens(issuer: string, subject: string, sealed: string | null): Promise<void>;
+  /** The sealed subject tokens of the member's identity that signed in last, if any kept them. */
+  latestSubjectTokens(
+    memberId: string,
+  ): Promise<{ issuer: string; subject: string; sealed: string } | undefined>;
   /** A member's identities (removed with the member). */
   identitiesOf(memberId: string): Promise<MemberIdentity[]>;
   addMapping(mapping: GroupMapping): Promise<void>;

@@ -13,6 +13,7 @@ import type { ToolSourceKind, ToolTarget } from '../governance/tool-source.ts';
 import type { ToolOutcome } from '../mcp/server/tool-backend.ts';
 import type { McpEra } from '../mcp/wire/protocol-version.ts';
 import type { TaskStarted, TaskState } from '../mcp/wire/tasks.ts';
+import type { ActingFor } from '../model/delegation.ts';
 import type { Redactor } from '../outbound/redaction.ts';
 import type { TaskAsk } from '../tasks/recorded-tasks.ts';
 import type { TaskTicket } from '../tasks/task-ids.ts';
@@ -27,6 +28,8 @@ export interface ExecuteCall<T extends ToolTarget = ToolTarget> {
   credential: Record<string, string> | undefined;
   /** Whose credential goes with the call: the agent's own (its id), or the connection's shared one (null). */
   credentialOwner?: string | null;
+  /** The member the calling agent acts for (their consent made it), with the agent and its client. */
+  actingFor?: ActingFor | undefined;
   /** Every credential the gateway holds for the caller's workspace: none of them reaches the caller. */
   secrets?: Redactor;
   cancel: CancelSignal;
@@ -91,6 +94,8 @@ export interface Executor<T extends ToolTarget = ToolTarget> {
   healthOutcomeOf(error: unknown, call?: Pick<ExecuteCall, 'credentialOwner'>): CallOutcome;
   /** Forwards a `tasks/*` for a task the source started (a source without tasks has none). */
   task?(call: ExecuteTask<T>): Promise<TaskExecution>;
+  /** Whether a call for `acting`'s member goes upstream on their behalf (its audit event names the chain). */
+  delegates?(target: T, acting: ActingFor): boolean;
 }
 
 /** The executors of every tool source kind. */

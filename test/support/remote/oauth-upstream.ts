@@ -13,7 +13,7 @@
 import type { IncomingMessage } from 'node:http';
 import express from 'express';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
-import Provider, { type KoaContextWithOIDC } from 'oidc-provider';
+import Provider, { errors, type KoaContextWithOIDC } from 'oidc-provider';
 import { startUpstream, type Upstream, type UpstreamKind } from './upstream-servers.ts';
 
 export interface OAuthUpstreamOptions {
@@ -28,7 +28,28 @@ export interface OAuthUpstreamOptions {
   clients?: Array<Record<string, unknown>>;
   /** Dynamic client registration offered. Default true (false: clients must be entered by hand). */
   registration?: boolean;
+  /** The client credentials grant offered (its tokens for the MCP resource, as JWTs). */
+  clientCredentials?: boolean;
+  /**
+   * The RFC 8693 token exchange grant offered: `verify` checks the subject
+   * token (throws when it is not one to exchange) and answers whose it is.
+   */
+  tokenExchange?: {
+    verify(subjectToken: string, subjectTokenType: string): Promise<{ sub: string }>;
+  };
 }
+
+/** One token exchange request as the authorization server received it. */
+export interface ReceivedExchange {
+  subjectToken: string;
+  subjectTokenType: string;
+  audience: string | undefined;
+  resource: string | undefined;
+  outcome: 'ok' | string;
+}
+
+const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
+const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
 
 export interface OAuthUpstream {
   issuer: string;
@@ -41,6 +62,16 @@ export interface OAuthUpstream {
   revocations: number;
   /** Access tokens the MCP server accepted (their `jti`s), in order. */
   accepted: string[];
+  /** Every bearer token the MCP server was sent, accepted or not, in order. */
+  received: string[];
+  /** The claims of each token the MCP server accepted, in order. */
+  acceptedClaims: Array<Record<string, unknown>>;
+  /** Token exchange requests, in order. */
+  exchanges: ReceivedExchange[];
+  /** Client credentials grants answered. */
+  clientCredentialGrants: number;
+  /** The lifetime in seconds of the tokens exchanges and client credentials issue from now on. Default 3600. */
+  issuedTtl: number;
   provider: Provider;
   /**
    * Holds every token request from now on until `release()` (a refresh in
@@ -66,6 +97,7 @@ export async function startOAuthUpstream(
   const port = (http.address() as { port: number }).port;
   const issuer = `http://127.0.0.1:${port}/tenant/${tenant}`;
   let mcpUrl = '';
+  const state = { issuedTtl: 3600 };
   const provider = new Provider(issuer, {
     clients: (options.clients ?? []) as never[],
     cookies: { keys: ['portcullis-test-cookie-key'] },
@@ -78,6 +110,7 @@ export async function startOAuthUpstream(
     features: {
       devInteractions: { enabled: true },
       registration: { enabled: options.registration ?? true },
+      clientCredentials: { enabled: options.clientCredentials ?? false },
       revocation: { enabled: true, allowedPolicy: async () => true },
       resourceIndicators: {
         enabled: true,
@@ -86,7 +119,7 @@ export async function startOAuthUpstream(
         getResourceServerInfo: async (_ctx, resourceIndicator) => ({
           scope: [...scopes, ...(options.stepUp ? [options.stepUp.scope] : [])].join(' '),
           audience: resourceIndicator,
-          accessTokenTTL: 3600,
+          accessTokenTTL: state.issuedTtl,
           accessTokenFormat: 'jwt',
         }),
       },
@@ -96,8 +129,75 @@ export async function startOAuthUpstream(
     rotateRefreshToken: () => true,
     pkce: { required: () => true },
     findAccount: async (_ctx, id) => ({ accountId: id, claims: async () => ({ sub: id }) }),
-    ttl: { AccessToken: 3600, Grant: 3600, Interaction: 600, RefreshToken: 86_400, Session: 3600 },
+    ttl: {
+      // The resource server's lifetime (`issuedTtl`, 3600 unless a test shortens it).
+      AccessToken: (_ctx, token) => token.resourceServer?.accessTokenTTL ?? 3600,
+      ClientCredentials: (_ctx, token) => token.resourceServer?.accessTokenTTL ?? 3600,
+      Grant: 3600,
+      Interaction: 600,
+      RefreshToken: 86_400,
+      Session: 3600,
+    },
   });
+  const exchanges: ReceivedExchange[] = [];
+  let clientCredentialGrants = 0;
+  provider.on('grant.success', (ctx) => {
+    if (grantType(ctx) === 'client_credentials') clientCredentialGrants++;
+  });
+  if (options.tokenExchange) {
+    const { verify } = options.tokenExchange;
+    provider.registerGrantType(
+      TOKEN_EXCHANGE,
+      async (ctx) => {
+        const params = ctx.oidc.params as Record<string, string | undefined>;
+        const received: ReceivedExchange = {
+          subjectToken: params.subject_token ?? '',
+          subjectTokenType: params.subject_token_type ?? '',
+          audience: params.audience,
+          resource: params.resource,
+          outcome: 'ok',
+        };
+        exchanges.push(received);
+        let sub: string;
+        try {
+          ({ sub } = await verify(received.subjectToken, received.subjectTokenType));
+        } catch {
+          received.outcome = 'invalid_grant';
+          throw new errors.InvalidGrant('the subject token is not one this server exchanges');
+        }
+        const resource = received.resource ?? mcpUrl;
+        const token = new provider.AccessToken({
+          accountId: sub,
+          client: ctx.oidc.client!,
+          grantId: `exchange-${exchanges.length}`,
+          gty: 'token_exchange',
+          scope: scopes.join(' '),
+        });
+        token.resourceServer = new provider.ResourceServer(resource, {
+          scope: scopes.join(' '),
+          audience: resource,
+          accessTokenTTL: state.issuedTtl,
+          accessTokenFormat: 'jwt',
+        });
+        const value = await token.save();
+        ctx.body = {
+          access_token: value,
+          issued_token_type: ACCESS_TOKEN_TYPE,
+          token_type: 'Bearer',
+          expires_in: token.expiration,
+          scope: scopes.join(' '),
+        };
+      },
+      [
+        'subject_token',
+        'subject_token_type',
+        'requested_token_type',
+        'audience',
+        'resource',
+        'scope',
+      ],
+    );
+  }
   const refreshes: OAuthUpstream['refreshes'] = [];
   const registrations: string[] = [];
   let revocations = 0;
@@ -128,6 +228,8 @@ export async function startOAuthUpstream(
 
   let trusted = { issuer, jwks: createRemoteJWKSet(new URL(`${issuer}/jwks`)) };
   const accepted: string[] = [];
+  const received: string[] = [];
+  const acceptedClaims: Array<Record<string, unknown>> = [];
   let down = false;
   const guard = async (req: IncomingMessage, body: Buffer) => {
     const path = (req.url ?? '').split('?')[0];
@@ -145,6 +247,7 @@ export async function startOAuthUpstream(
       };
     const challenge = `Bearer resource_metadata="${metadataUrl}"`;
     const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+    if (token) received.push(token);
     if (!token)
       return {
         status: 401,
@@ -157,6 +260,7 @@ export async function startOAuthUpstream(
         audience: mcpUrl,
       });
       accepted.push(String(payload.jti));
+      acceptedClaims.push(payload);
       const step = options.stepUp;
       if (
         step &&
@@ -194,6 +298,18 @@ export async function startOAuthUpstream(
       return revocations;
     },
     accepted,
+    received,
+    acceptedClaims,
+    exchanges,
+    get clientCredentialGrants() {
+      return clientCredentialGrants;
+    },
+    get issuedTtl() {
+      return state.issuedTtl;
+    },
+    set issuedTtl(value: number) {
+      state.issuedTtl = value;
+    },
     provider,
     holdTokenRequests() {
       let open = () => {};

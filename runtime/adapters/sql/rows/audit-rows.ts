@@ -257,6 +257,7 @@ function toRow(event: NewAuditEvent, chain: Chain): Insertable<AuditEventTable> 
     argument_hash: event.argumentHash,
     traceparent: event.traceparent,
     via: event.via,
+    delegation: event.delegation ?? null,
     prev_hash: chain.prevHash,
     hash: chain.hash,
   };
@@ -289,5 +290,7 @@ function toEvent(row: Selectable<AuditEventTable>): AuditEvent {
     argumentHash: row.argument_hash,
     traceparent: row.traceparent,
     via: row.via as AuditVia | null,
+    // Only on a call made on a member's behalf: every other event reads back as it was written.
+    ...(row.delegation === null ? {} : { delegation: row.delegation }),
   };
 }

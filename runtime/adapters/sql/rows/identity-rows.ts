@@ -120,6 +120,30 @@ export function identityRows(context: StoreContext): IdentityRows {
         .execute();
     },
 
+    async setSubjectTokens(issuer, subject, sealed) {
+      await db
+        .updateTable('member_identities')
+        .set({ subject_tokens: sealed })
+        .where('issuer', '=', issuer)
+        .where('subject', '=', subject)
+        .execute();
+    },
+
+    async latestSubjectTokens(memberId) {
+      const row = await db
+        .selectFrom('member_identities')
+        .select(['issuer', 'subject', 'subject_tokens'])
+        .where('member_id', '=', memberId)
+        .where('subject_tokens', 'is not', null)
+        .orderBy('last_sign_in_at', 'desc')
+        .orderBy('issuer', 'asc')
+        .orderBy('subject', 'asc')
+        .limit(1)
+        .executeTakeFirst();
+      if (!row || row.subject_tokens === null) return undefined;
+      return { issuer: row.issuer, subject: row.subject, sealed: row.subject_tokens };
+    },
+
     async identitiesOf(memberId) {
       const rows = await db
         .selectFrom('member_identities')

@@ -140,6 +140,8 @@ export interface AuditEventTable {
   traceparent: string | null;
   /** `discovery` for a call through the discovery tools; null for a direct one (migration 0013). */
   via: string | null;
+  /** Whom a call on a member's behalf acted for (migration 0026); null otherwise. */
+  delegation: string | null;
   /** The hash chain the event was journalled in (migration 0018); null before it. */
   prev_hash: string | null;
   hash: string | null;
@@ -396,6 +398,8 @@ export interface MemberIdentityTable {
   created_at: string;
   last_sign_in_at: string;
   refresh_token: string | null;
+  /** What the IdP's sign-in gave to act on the member's behalf upstream, sealed (migration 0026). */
+  subject_tokens: string | null;
 }
 
 export interface GroupMappingTable {

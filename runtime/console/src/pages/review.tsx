@@ -32,6 +32,7 @@ import { ConnectionApps } from './connection-apps.tsx';
 import { QueueByClass } from './review-by-class.tsx';
 import { FlagCount, heldForFlags, PastFlags, ReviewFlags } from './review-flags.tsx';
 import { ServerLabel, serverOf } from './server-label.tsx';
+import { UpstreamAuth } from './upstream-auth.tsx';
 
 export function ReviewPage({ connection, canChange }: { connection: string; canChange: boolean }) {
   const path = `/connections/${encodeURIComponent(connection)}/actions`;
@@ -73,6 +74,7 @@ export function ReviewPage({ connection, canChange }: { connection: string; canC
       </p>
       <h1>Review {shown(connection)}</h1>
       {server ? <ServerLabel server={server} /> : null}
+      {remote?.signIn?.issuer ? <UpstreamAuth signIn={remote.signIn} /> : null}
       <Problem error={error ?? (held ? undefined : change.error)} />
       <Notice text={change.done} />
       <section class="panel" aria-labelledby="waiting">

@@ -38,7 +38,21 @@ export function rfcErrorCode(value: unknown): string {
 }
 
 /** The step that failed, named in messages. */
-export type OAuthStep = 'registration' | 'code exchange' | 'refresh' | 'revocation';
+export type OAuthStep =
+  | 'registration'
+  | 'code exchange'
+  | 'refresh'
+  | 'revocation'
+  | 'token exchange'
+  | 'client credentials';
+
+/** The code a step's failure is, when not a refusal of `resource` or of a refresh. */
+function failedCode(step: OAuthStep): ReasonCode {
+  if (step === 'registration') return 'oauth_registration_failed';
+  if (step === 'token exchange') return 'upstream_token_exchange_failed';
+  if (step === 'client credentials') return 'upstream_client_credentials_failed';
+  return 'oauth_token_failed';
+}
 
 /**
  * A failure of one OAuth request as a `GatewayError`: the guarded client's
@@ -63,14 +77,12 @@ export async function oauthFailure(
         { field: 'send_resource', detail: { ...detail, switch: 'send_resource' } },
       );
     const code: ReasonCode =
-      step === 'registration'
-        ? 'oauth_registration_failed'
-        : step === 'refresh' &&
-            (oauthError === 'invalid_grant' ||
-              oauthError === 'invalid_client' ||
-              oauthError === 'unauthorized_client')
-          ? 'oauth_sign_in_required'
-          : 'oauth_token_failed';
+      step === 'refresh' &&
+      (oauthError === 'invalid_grant' ||
+        oauthError === 'invalid_client' ||
+        oauthError === 'unauthorized_client')
+        ? 'oauth_sign_in_required'
+        : failedCode(step);
     return new GatewayError(
       code,
       `the authorization server refused the ${step}: ${oauthError} (HTTP ${reply.status})`,
@@ -79,7 +91,7 @@ export async function oauthFailure(
   }
   const reason = error instanceof oauth.OperationProcessingError ? error.code : undefined;
   return new GatewayError(
-    step === 'registration' ? 'oauth_registration_failed' : 'oauth_token_failed',
+    failedCode(step),
     `the authorization server's ${step} reply is not one Portcullis can use (${libraryReason(reason)})`,
     { detail: { step, reason: libraryReason(reason) } },
   );

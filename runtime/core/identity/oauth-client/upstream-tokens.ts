@@ -17,10 +17,14 @@
  *   a person signs in.
  */
 import { GatewayError } from '../../base/errors.ts';
+import type { ActingFor, MintSubjectToken, OnBehalfSetting } from '../../model/delegation.ts';
 import type { RemoteEndpoint } from '../../model/remote.ts';
 import type { SignInReason } from '../../model/sign-in.ts';
 import { withLock } from '../../ports/shared-state/shared-lock.ts';
+import { DelegatedTokens } from './delegated-tokens.ts';
 import { openTokens } from './sign-in-secrets.ts';
+import type { TokenOwner } from './token-owner.ts';
+import { clientCredentialsToken } from './upstream-grants.ts';
 import {
   needsRefresh,
   parseBearerChallenge,
@@ -33,14 +37,7 @@ import type { UpstreamSignIn } from './upstream-sign-in.ts';
 
 const REFRESH_LOCK_TTL_MS = 30_000;
 
-/** Whose credential a call carries. */
-export interface TokenOwner {
-  workspaceId: string;
-  connectionId: string;
-  connectionName: string;
-  /** null: the connection's shared credential. */
-  agentId: string | null;
-}
+export type { TokenOwner } from './token-owner.ts';
 
 /** What the call fails with when no token can be had: who must sign in, and how. */
 export type SignInNeeded = (
@@ -54,14 +51,48 @@ export class UpstreamTokens {
   /** Sealed value → its token set (opened once). */
   readonly #opened = new Map<string, TokenSet>();
   readonly #refreshing = new Map<string, Promise<TokenSet>>();
+  /** Tokens exchanged for members' own, on connections that act on their behalf. */
+  readonly #delegated: DelegatedTokens;
 
-  constructor(signIn: UpstreamSignIn, needed: SignInNeeded) {
+  /** `mint`: our own subject tokens (`--on-behalf-of portcullis`), from the authorization server. */
+  constructor(signIn: UpstreamSignIn, needed: SignInNeeded, mint?: MintSubjectToken) {
     this.#signIn = signIn;
     this.#needed = needed;
+    this.#delegated = new DelegatedTokens(signIn, mint);
+  }
+
+  /** The token exchanged for `acting`'s member (RFC 8693), cached until shortly before it expires. */
+  onBehalf(
+    endpoint: RemoteEndpoint,
+    owner: TokenOwner,
+    acting: ActingFor,
+    setting: OnBehalfSetting,
+  ): Promise<string> {
+    return this.#delegated.accessToken(endpoint, owner, acting, setting);
+  }
+
+  /** After the upstream refused an exchanged token with a 401: exchanged once more. */
+  onBehalfAfterRefusal(
+    endpoint: RemoteEndpoint,
+    owner: TokenOwner,
+    acting: ActingFor,
+    setting: OnBehalfSetting,
+    used: string,
+  ): Promise<string> {
+    return this.#delegated.afterRefusal(endpoint, owner, acting, setting, used);
   }
 
   /** The access token for a call, refreshed first when it is about to expire. */
   async accessToken(endpoint: RemoteEndpoint, owner: TokenOwner): Promise<string> {
+    // The workspace's own client: a token by client credentials when none is kept yet.
+    if (isMachine(endpoint, owner)) {
+      const row = await this.#signIn.options.store.upstreamOAuth.tokens.get(
+        owner.connectionId,
+        owner.agentId,
+      );
+      if (!row || row.sealed === null || row.signInRequired !== null)
+        return (await this.#refresh(endpoint, owner, '')).accessToken;
+    }
     const tokens = await this.#current(owner);
     if (!needsRefresh(tokens, this.#signIn.options.now())) return tokens.accessToken;
     return (await this.#refresh(endpoint, owner, tokens.accessToken)).accessToken;
@@ -148,6 +179,7 @@ export class UpstreamTokens {
       `upstream-oauth/refresh/${key}`,
       { ttlMs: REFRESH_LOCK_TTL_MS },
       async () => {
+        if (isMachine(endpoint, owner)) return this.#machineTokens(endpoint, owner, stale);
         // Another replica may have refreshed while this one waited for the lock.
         const tokens = await this.#current(owner);
         if (tokens.accessToken !== stale && !needsRefresh(tokens, this.#signIn.options.now()))
@@ -159,6 +191,40 @@ export class UpstreamTokens {
     });
     this.#refreshing.set(key, refreshing);
     return refreshing;
+  }
+
+  /**
+   * The workspace's own token (client credentials), kept sealed in the store
+   * as a sign-in's tokens are (every replica reads it there); asked for
+   * again when none is kept, when it is due, or when `stale` was refused.
+   */
+  async #machineTokens(
+    endpoint: RemoteEndpoint,
+    owner: TokenOwner,
+    stale: string,
+  ): Promise<TokenSet> {
+    const { store: rows, vault, now } = this.#signIn.options;
+    const row = await rows.upstreamOAuth.tokens.get(owner.connectionId, owner.agentId);
+    const kept = row && row.signInRequired === null ? openTokens(vault, row) : undefined;
+    if (kept && kept.accessToken !== stale && !needsRefresh(kept, now())) return kept;
+    const oauth = endpoint.oauth!;
+    const setting = oauth.delegation!.machine!;
+    const client = await this.#signIn.clients(owner.workspaceId, owner.connectionId).load();
+    if (!client)
+      throw new GatewayError(
+        'oauth_client_required',
+        `connection ${owner.connectionName} has no client of the workspace's own at its authorization server: portcullis connection auth ${owner.connectionName} --client-credentials ${setting.auth} --client-id <id> --client-secret-env <VAR>`,
+        { field: 'client_id' },
+      );
+    const grant: TokenGrant = {
+      metadata: oauth.metadata,
+      client,
+      resource: oauth.resource,
+      sendResource: !oauth.omitResource,
+    };
+    const next = await clientCredentialsToken(grant, setting, oauth.scopes, this.#signIn.context);
+    await this.#signIn.tokens(owner.workspaceId, owner.connectionId, owner.agentId).save(next);
+    return next;
   }
 
   async #refreshNow(
@@ -195,4 +261,9 @@ export class UpstreamTokens {
     await store.save(next);
     return next;
   }
+}
+
+/** Whether the owner's credential is the workspace's own client (client credentials), not a sign-in. */
+function isMachine(endpoint: RemoteEndpoint, owner: TokenOwner): boolean {
+  return owner.agentId === null && endpoint.oauth?.delegation?.machine !== undefined;
 }

@@ -4,6 +4,7 @@
  * It also makes the credential strategy `/mcp` accepts its access tokens
  * with, and says what a 401's challenge names.
  */
+import type { ActingFor } from '../../model/delegation.ts';
 import type { Member, StepUpForm } from '../../model/oauth.ts';
 import type { GuardedClient } from '../../outbound/guarded-client.ts';
 import type { SharedState } from '../../ports/shared-state/shared-state.ts';
@@ -46,6 +47,7 @@ import { register } from './registration-endpoint.ts';
 import { endpointPathOf, Resources } from './resources.ts';
 import { revoke } from './revocation-endpoint.ts';
 import { type SecretVault, SigningKeys } from './signing-keys.ts';
+import { signSubjectToken } from './subject-token.ts';
 import { type TokenForm, token } from './token-endpoint.ts';
 
 export interface AuthorizationServerOptions {
@@ -289,6 +291,13 @@ export class AuthorizationServer {
 
   jwks(): OAuthReply {
     return documentReply(this.#ctx.keys.jwks());
+  }
+
+  /** A subject token of ours for `acting`'s member, for a token exchange at `audience` (an upstream's issuer). */
+  async mintSubjectToken(acting: ActingFor, audience: string): Promise<string> {
+    const ctx = this.#ctx;
+    return (await signSubjectToken(ctx.issuer, ctx.keys.current, acting, audience, ctx.now()))
+      .token;
   }
 }
 

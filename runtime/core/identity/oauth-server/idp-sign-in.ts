@@ -23,6 +23,7 @@ import { randomBytes } from 'node:crypto';
 import * as oauth from 'oauth4webapi';
 import { sha256Hex } from '../../../../generated/catalog-rules.ts';
 import { GatewayError } from '../../base/errors.ts';
+import { type SubjectTokens, subjectTokensPlace } from '../../model/delegation.ts';
 import type { IdentityProvider } from '../../model/identity.ts';
 import type { Member } from '../../model/oauth.ts';
 import { applyGroups } from './idp-groups.ts';
@@ -146,8 +147,9 @@ export async function finishIdpSignIn(
   }
   let claims: oauth.IDToken;
   let refreshToken: string | undefined;
+  let result: oauth.TokenEndpointResponse;
   try {
-    const result = await oauth.processAuthorizationCodeResponse(metadata, client, response, {
+    result = await oauth.processAuthorizationCodeResponse(metadata, client, response, {
       expectedNonce: pending.nonce,
       requireIdToken: true,
     });
@@ -166,6 +168,8 @@ export async function finishIdpSignIn(
   // Kept sealed for `idp sync`: the groups read again without the person.
   if (provider.groupsClaim !== null && refreshToken !== undefined)
     await keepRefreshToken(ctx, claims.iss, claims.sub, refreshToken);
+  // Kept sealed for a connection that acts on the member's behalf (RFC 8693 token exchange).
+  await keepSubjectTokens(ctx, claims, result);
   // The groups of a token whose signature was checked: what they give, and what they no longer give.
   const member = await applyGroups(ctx, provider, found.member, claims);
   await auditOAuth(ctx, {
@@ -194,6 +198,32 @@ export async function keepRefreshToken(
     token,
   );
   await ctx.store.identity.setRefreshToken(issuer, subject, sealed);
+}
+
+/** The ID token and access token of the sign-in, sealed, with when each expires. */
+async function keepSubjectTokens(
+  ctx: OAuthContext,
+  claims: oauth.IDToken,
+  result: oauth.TokenEndpointResponse,
+): Promise<void> {
+  if (typeof result.id_token !== 'string') return;
+  const now = ctx.now().getTime();
+  const kept: SubjectTokens = {
+    idToken: result.id_token,
+    idTokenExpiresAt: new Date(claims.exp * 1000).toISOString(),
+    ...(typeof result.expires_in === 'number' && result.expires_in > 0
+      ? {
+          accessToken: result.access_token,
+          accessTokenExpiresAt: new Date(now + result.expires_in * 1000).toISOString(),
+        }
+      : {}),
+  };
+  const { sealed } = await ctx.vault.sealUnderCurrent(
+    ctx.store,
+    subjectTokensPlace(claims.iss, claims.sub),
+    JSON.stringify(kept),
+  );
+  await ctx.store.identity.setSubjectTokens(claims.iss, claims.sub, sealed);
 }
 
 async function providerOrThrow(ctx: OAuthContext, name: string): Promise<IdentityProvider> {

@@ -54,8 +54,9 @@ export async function syncIdpMember(ctx: OAuthContext, member: Member): Promise<
       rotated = result.refresh_token;
     } catch (error) {
       if (!(error instanceof oauth.ResponseBodyError)) return failed(ctx, provider, 'sync', error);
-      // The IdP refuses: nothing its groups gave stays.
+      // The IdP refuses: nothing its groups gave stays, and no connection acts on the person's behalf.
       await ctx.store.identity.setRefreshToken(identity.issuer, identity.subject, null);
+      await ctx.store.identity.setSubjectTokens(identity.issuer, identity.subject, null);
       const now = await applyGroups(ctx, provider, member, {});
       results.push({ provider: provider.name, outcome: 'refused', member: now });
       member = now;

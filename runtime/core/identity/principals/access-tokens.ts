@@ -54,6 +54,7 @@ interface Verdict {
   boundToConnection: string | undefined;
   expiresAtMs: number;
   stepUp: StepUpForm | undefined;
+  clientId: string;
 }
 
 const MAX_VERDICTS = 10_000;
@@ -92,6 +93,7 @@ export class AccessTokens implements CredentialStrategy {
     return {
       agent,
       scopes: verdict.scopes,
+      clientId: verdict.clientId,
       ...(verdict.stepUp === undefined ? {} : { stepUp: verdict.stepUp }),
       ...(verdict.boundToConnection === undefined
         ? {}
@@ -137,6 +139,7 @@ export class AccessTokens implements CredentialStrategy {
       boundToConnection: audience.connection,
       expiresAtMs: (payload.exp ?? 0) * 1000,
       stepUp: await this.#options.stepUpOf?.(claims.client_id),
+      clientId: claims.client_id,
     };
   }
 

@@ -37,6 +37,8 @@ export interface Verified {
   boundToConnection?: string;
   /** How the token's client steps up (its registration's form); undefined: the endpoint's default. */
   stepUp?: StepUpForm;
+  /** The OAuth client an access token was issued to; undefined for an agent key. */
+  clientId?: string;
 }
 
 /** An authenticated caller, for the rest of its request. */
@@ -50,6 +52,8 @@ export interface Caller {
   readonly snapshot: GovernanceSnapshot;
   /** How its client steps up from `insufficient_scope`; undefined (agent keys): the endpoint's default. */
   readonly stepUp?: StepUpForm | undefined;
+  /** The OAuth client an access token was issued to; undefined for an agent key. */
+  readonly clientId?: string | undefined;
 }
 
 /** The caller's agent in the snapshot it was checked against, while active in its workspace. */
@@ -106,6 +110,7 @@ export class Principals {
       scopes: verified?.scopes,
       snapshot,
       ...(verified?.stepUp === undefined ? {} : { stepUp: verified.stepUp }),
+      ...(verified?.clientId === undefined ? {} : { clientId: verified.clientId }),
     };
   }
 

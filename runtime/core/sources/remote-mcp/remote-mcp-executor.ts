@@ -33,6 +33,7 @@ import {
 import type { UpstreamTarget } from '../../mcp/client/upstream-target.ts';
 import { isInputRequired } from '../../mcp/server/tool-backend.ts';
 import { declaresTasks, isTaskStarted, type TaskStarted } from '../../mcp/wire/tasks.ts';
+import type { ActingFor } from '../../model/delegation.ts';
 import type { CallOutcome } from '../connection-health.ts';
 import type { ExecuteCall, ExecuteTask, Execution, Executor, TaskExecution } from '../executor.ts';
 import type { ForwardCall, Forwarded } from './forward-call.ts';
@@ -51,7 +52,12 @@ import {
 import type { RemoteTarget } from './remote-tool-source.ts';
 import type { ResourceSubscriptions, UpdateListener } from './resource-subscriptions.ts';
 import { SIGN_IN_INPUT, signInElicitation } from './sign-in-elicitation.ts';
-import { missingCredential, withCredential } from './signed-in-credential.ts';
+import {
+  actsOnBehalf,
+  MEMBER_OWNER,
+  missingCredential,
+  withCredential,
+} from './signed-in-credential.ts';
 import { resolveTarget, UpstreamTargets } from './upstream-targets.ts';
 
 export type { ForwardCall, Forwarded } from './forward-call.ts';
@@ -91,6 +97,10 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
       answer: (held, call, answer) => this.#answer(held, call, answer),
       relay: options.relay,
     });
+  }
+
+  delegates(target: RemoteTarget, acting: ActingFor): boolean {
+    return actsOnBehalf({ endpoint: target.source.endpoint, actingFor: acting });
   }
 
   async execute(call: ExecuteCall<RemoteTarget>): Promise<Execution> {
@@ -179,7 +189,7 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
    * connection that is its access token as Bearer, fresh once after a 401.
    */
   #withCredential<T>(
-    call: Pick<ForwardCall, 'target' | 'credential' | 'credentialOwner'>,
+    call: Pick<ForwardCall, 'target' | 'credential' | 'credentialOwner' | 'actingFor'>,
     send: (credential: Record<string, string> | undefined) => Promise<T>,
   ): Promise<T> {
     const { connection, source } = call.target;
@@ -188,6 +198,7 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
       endpoint: source.endpoint,
       credential: call.credential,
       agentId: call.credentialOwner ?? null,
+      actingFor: call.actingFor,
     };
     // A key or headers the call must carry and has not: refused before anything is sent.
     const missing = missingCredential(holder);
@@ -250,7 +261,7 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
 
   /** What the connection's server said it serves, as the caller's session found it. */
   capabilitiesOf(
-    call: Pick<ForwardCall, 'target' | 'credential' | 'credentialOwner' | 'era'>,
+    call: Pick<ForwardCall, 'target' | 'credential' | 'credentialOwner' | 'era' | 'actingFor'>,
   ): Promise<Record<string, unknown>> {
     return this.#withCredential(call, async (credential) => {
       const { target, identity } = this.#targets.of(call.target.source.endpoint, credential);
@@ -267,7 +278,7 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
    * resolves with what lets go of it, undone upstream with the last one.
    */
   subscribeResource(
-    call: Pick<ForwardCall, 'target' | 'credential' | 'credentialOwner' | 'era'>,
+    call: Pick<ForwardCall, 'target' | 'credential' | 'credentialOwner' | 'era' | 'actingFor'>,
     uri: string,
     listener: UpdateListener,
   ): Promise<() => Promise<void>> {
@@ -404,10 +415,14 @@ export class RemoteMcpExecutor implements Executor<RemoteTarget> {
 /** The caller's upstream session's key: its connection, its credential's owner, its wire. */
 function keyOf(
   call: Pick<ForwardCall, 'target' | 'credentialOwner' | 'era'> &
-    Partial<Pick<ForwardCall, 'clientCapabilities'>>,
+    Partial<Pick<ForwardCall, 'clientCapabilities' | 'actingFor'>>,
 ): string {
-  const { connection } = call.target;
-  return sessionKey(connection.id, call.credentialOwner ?? '', wireOf(call));
+  const { connection, source } = call.target;
+  // A member's calls with their exchanged token keep a session of their own.
+  const owner = actsOnBehalf({ endpoint: source.endpoint, actingFor: call.actingFor })
+    ? `${MEMBER_OWNER}${call.actingFor!.memberId}`
+    : (call.credentialOwner ?? '');
+  return sessionKey(connection.id, owner, wireOf(call));
 }
 
 /** The caller's upstream session's wire: its era's, of its own when it takes tasks. */

@@ -11,6 +11,7 @@
 
 import { GatewayError } from '../../base/errors.ts';
 import type { TokenOwner, UpstreamTokens } from '../../identity/oauth-client/upstream-tokens.ts';
+import type { ActingFor } from '../../model/delegation.ts';
 import type { Connection } from '../../model/governance.ts';
 import type { RemoteEndpoint } from '../../model/remote.ts';
 import { BEARER_FIELD } from './remote-headers.ts';
@@ -22,6 +23,20 @@ export interface CredentialHolder {
   credential: Record<string, string> | undefined;
   /** Whose credential: an agent's own (its id), or the connection's shared one (null). */
   agentId: string | null;
+  /** The member an agent's call acts for, when it does (their consent made the agent). */
+  actingFor?: ActingFor | undefined;
+}
+
+/** The owner part of the session key of a member's calls with their exchanged token. */
+export const MEMBER_OWNER = 'member:';
+
+/** Whether a call of `holder` carries a token exchanged for its member's (the connection acts on their behalf). */
+export function actsOnBehalf(holder: Pick<CredentialHolder, 'endpoint' | 'actingFor'>): boolean {
+  return (
+    holder.endpoint.authKind === 'oauth' &&
+    holder.actingFor !== undefined &&
+    holder.endpoint.oauth?.delegation?.onBehalf !== undefined
+  );
 }
 
 /**
@@ -61,6 +76,26 @@ export async function withCredential<T>(
     connectionName: connection.name,
     agentId: holder.agentId,
   };
+  const acting = holder.actingFor;
+  const setting = endpoint.oauth?.delegation?.onBehalf;
+  if (acting && setting) {
+    // Never our own token: the member's, exchanged at the upstream's authorization server.
+    const exchanged = await tokens.onBehalf(endpoint, owner, acting, setting);
+    try {
+      return await send({ [BEARER_FIELD]: exchanged });
+    } catch (error) {
+      if (!isUnauthorized(error)) throw error;
+      return send({
+        [BEARER_FIELD]: await tokens.onBehalfAfterRefusal(
+          endpoint,
+          owner,
+          acting,
+          setting,
+          exchanged,
+        ),
+      });
+    }
+  }
   const used = await tokens.accessToken(endpoint, owner);
   try {
     return await send({ [BEARER_FIELD]: used });
@@ -71,6 +106,14 @@ export async function withCredential<T>(
       tokens.afterSecondRefusal(owner, again),
     );
   }
+}
+
+function isUnauthorized(error: unknown): boolean {
+  return (
+    error instanceof GatewayError &&
+    error.code === 'mcp_remote_status' &&
+    error.detail?.status === 401
+  );
 }
 
 function isEmpty(credential: Record<string, string> | undefined): boolean {

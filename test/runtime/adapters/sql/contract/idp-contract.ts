@@ -107,6 +107,25 @@ export function describeIdpContract(subject: StoreSubject): void {
       );
       expect(await store.identity.identitiesOf('mem_2')).toHaveLength(1);
     });
+
+    it('keep the subject tokens of the identity that signed in last, and forget them', async () => {
+      const { store } = subject;
+      await store.workspaces.create(aWorkspace());
+      await store.oauth.members.create(MEMBER, 'idp');
+      await store.identity.addIdentity(anIdentity());
+      await store.identity.addIdentity(anIdentity({ issuer: 'https://globex.example' }));
+      expect(await store.identity.latestSubjectTokens('mem_1')).toBeUndefined();
+      await store.identity.setSubjectTokens('https://login.acme.example/tenant', '00u1', 'at-acme');
+      await store.identity.setSubjectTokens('https://globex.example', '00u1', 'at-globex');
+      await store.identity.signedIn('https://globex.example', '00u1', T1);
+      expect(await store.identity.latestSubjectTokens('mem_1')).toEqual({
+        issuer: 'https://globex.example',
+        subject: '00u1',
+        sealed: 'at-globex',
+      });
+      await store.identity.setSubjectTokens('https://globex.example', '00u1', null);
+      expect((await store.identity.latestSubjectTokens('mem_1'))?.sealed).toBe('at-acme');
+    });
   });
 
   describe('group mappings and what they gave', () => {

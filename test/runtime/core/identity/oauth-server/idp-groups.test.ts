@@ -128,12 +128,18 @@ describe('groups become roles and grants', () => {
       { what: 'role', name: 'member', from: 'operator' },
       { what: 'grant', name: 'unikraft', from: 'idp:acme:eng' },
     ]);
+    // The sign-in's subject tokens are kept (for a connection acting on hana's behalf).
+    const store = running.gateway.running.gateway.store;
+    const hana = (await store.identity.identity(acme.issuer, 'hana'))!.memberId;
+    expect(await store.identity.latestSubjectTokens(hana)).toBeDefined();
     // Disabled at the IdP: its refresh is refused, and nothing the groups gave stays.
     acme.disable('hana');
     const refused = await runPortcullisHere(['idp', 'sync', 'hana'], env);
     expect(refused.code, refused.stderr).toBe(0);
     expect(refused.stdout).toContain('refused');
     expect(await origins('hana')).toEqual([{ what: 'role', name: 'member', from: 'operator' }]);
+    // Nor does any connection act on the person's behalf any more.
+    expect(await store.identity.latestSubjectTokens(hana)).toBeUndefined();
     expect(synced.stdout + refused.stdout).not.toContain(ENV.PORTCULLIS_IDP_ACME_SECRET);
   });
 
