@@ -26,6 +26,7 @@ import { oauthClientStepUpMigration } from './0019-oauth-client-step-up.ts';
 import { tasksMigration } from './0021-tasks.ts';
 import { approvalsMigration } from './0022-approvals.ts';
 import { identityMigration } from './0023-identity.ts';
+import { machineClientsMigration } from './0025-machine-clients.ts';
 
 /** kysely's default name for its record of applied migrations. */
 const MIGRATION_TABLE = 'kysely_migration';
@@ -55,6 +56,7 @@ export function storeMigrations(engine: Engine): Record<string, Migration> {
     '0021-tasks': tasksMigration,
     '0022-approvals': approvalsMigration,
     '0023-identity': identityMigration,
+    '0025-machine-clients': machineClientsMigration,
   };
 }
 
