@@ -13,7 +13,9 @@
  *   not expired, and its `jti` never seen before on any replica.
  *
  * The member it names is found, or made, by the provider's `iss` and `sub`
- * as a sign-in does (two providers' equal `sub`s are two members). The token
+ * as a sign-in does (two providers' equal `sub`s are two members), and the
+ * groups it lists (when it has the provider's groups claim) applied as a
+ * sign-in applies them. The token
  * carries the scopes the ID-JAG allows (narrowed by the request's `scope`)
  * that the member's grants reach at least one connection with, acting as the
  * member's agent for this client (the consent is made or renewed without a
@@ -31,6 +33,7 @@ import { ACCESS_TOKEN_TTL_S, signAccessToken } from './access-token.ts';
 import { ASYMMETRIC_ALGORITHMS } from './client-authentication.ts';
 import { resourceOrThrow, signingKeyOf } from './client-credentials-grant.ts';
 import { approveConsent } from './consents.ts';
+import { applyGroups } from './idp-groups.ts';
 import { memberOfIdentity } from './idp-members.ts';
 import { memberReach } from './member-reach.ts';
 import { auditOAuth, type OAuthContext } from './oauth-context.ts';
@@ -62,11 +65,16 @@ export async function idJagGrant(
   if (!(await ctx.jtis.first(`id-jag:${provider.issuer}`, String(payload.jti), exp, now)))
     refuse('id_jag_replayed', 'this ID-JAG was redeemed already');
 
-  const { member } = await memberOfIdentity(ctx, provider, {
+  const found = await memberOfIdentity(ctx, provider, {
     iss: provider.issuer,
     sub: String(payload.sub),
     claims: payload,
   });
+  // Groups the signed ID-JAG lists count as a sign-in's; one that lists none leaves them as they are.
+  const member =
+    provider.groupsClaim !== null && provider.groupsClaim in payload
+      ? await applyGroups(ctx, provider, found.member, payload)
+      : found.member;
   const scopes = await scopesOf(ctx, member, payload, form);
   const consent = await approveConsent(
     ctx,
