@@ -25,14 +25,15 @@ import { printRows, printValue } from './output.ts';
 export const idpCommands: Record<string, Command> = {
   'idp add': {
     usage:
-      'idp add <name> --issuer URL --client-id ID --client-secret-env PORTCULLIS_IDP_… [--only] [--name-claim c] [--groups-claim c] [--scope "openid …"] [--role owner|operator|viewer|member] [--workspace w]',
+      'idp add <name> --issuer URL --client-id ID --client-secret-env PORTCULLIS_IDP_… [--only] [--name-claim c] [--groups-claim c] [--scope "openid …"] [--role owner|operator|viewer|member] [--id-jag] [--workspace w]',
     summary:
-      "let members sign in with the company's OpenID provider (Sign in with <name> on the console and the consent page)",
+      "let members sign in with the company's OpenID provider (Sign in with <name> on the console and the consent page); --id-jag also trusts its ID-JAGs at the token endpoint",
     options: {
       issuer: { type: 'string' },
       'client-id': { type: 'string' },
       'client-secret-env': { type: 'string' },
       only: { type: 'boolean' },
+      'id-jag': { type: 'boolean' },
       'name-claim': { type: 'string' },
       'groups-claim': { type: 'string' },
       scope: { type: 'string' },
@@ -60,6 +61,7 @@ export const idpCommands: Record<string, Command> = {
           clientId: values['client-id'],
           clientSecretEnv: values['client-secret-env'],
           only: values.only === true,
+          idJag: values['id-jag'] === true,
           ...optional('name-claim', 'nameClaim'),
           ...optional('groups-claim', 'groupsClaim'),
           ...optional('scope', 'scopes'),

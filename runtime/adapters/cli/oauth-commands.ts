@@ -4,6 +4,7 @@
  * an environment variable named on the command line, never from argv.
  */
 import { GatewayError } from '../../core/base/errors.ts';
+import { addMachineClient, listMachineClients } from '../../core/operator/machine-clients.ts';
 import {
   addMember,
   listMembers,
@@ -124,6 +125,52 @@ export const oauthCommands: Record<string, Command> = {
           ? await showClient(ctx, { workspace, id })
           : await setClientStepUp(ctx, { workspace, id, stepUp });
       printValue(out, client, stepUpLine(client, stepUp !== undefined));
+    },
+  },
+  'oauth client add': {
+    usage: 'oauth client add <name> --machine (--secret | --jwks-uri URL) [--workspace w]',
+    summary:
+      'register a machine client (client_credentials, ID-JAGs) with an agent of its own name: a secret shown once, or the keys at its JWKS URL',
+    options: {
+      machine: { type: 'boolean' },
+      secret: { type: 'boolean' },
+      'jwks-uri': { type: 'string' },
+    },
+    fields: { name: '<name>', jwksUri: '--jwks-uri' },
+    run: async ({ ctx, out, args, values, workspace }) => {
+      const jwksUri = values['jwks-uri'];
+      if (values.machine !== true || (values.secret === true) === (typeof jwksUri === 'string'))
+        throw new GatewayError(
+          'invalid_input',
+          'portcullis oauth client add <name> --machine takes --secret or --jwks-uri URL (one of them)',
+          { field: values.machine === true ? '--secret' : '--machine' },
+        );
+      const added = await addMachineClient(ctx, {
+        workspace,
+        name: argument(args, 'oauth client add <name>'),
+        ...(typeof jwksUri === 'string' ? { jwksUri } : {}),
+      });
+      const { client, secret } = added;
+      printValue(
+        out,
+        added,
+        secret === undefined
+          ? `added machine client ${client.name} (${client.id}), private_key_jwt with the keys at ${client.jwksUri}; grant its agent ${client.name} what it may reach`
+          : `added machine client ${client.name} (${client.id}), client_secret_basic; its secret, shown once: ${secret}\ngrant its agent ${client.name} what it may reach`,
+      );
+    },
+  },
+  'oauth client list': {
+    usage: 'oauth client list [--workspace w]',
+    summary: "list a workspace's machine clients and how each authenticates",
+    run: async ({ ctx, out, workspace }) => {
+      const rows = await listMachineClients(ctx, { workspace });
+      printRows(
+        out,
+        rows.map((c) => ({ ...c, jwksUri: c.jwksUri ?? '' })),
+        ['name', 'id', 'auth', 'jwksUri', 'createdAt'],
+        rows,
+      );
     },
   },
   'oauth revoke': {

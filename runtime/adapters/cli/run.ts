@@ -132,6 +132,10 @@ export async function runPortcullis(argv: string[], options: RunOptions): Promis
 function findCommand(
   argv: string[],
 ): { name: string; command: Command; rest: string[] } | undefined {
+  // `oauth client add`: a verb under a two-word command (a client id is never `add` or `list`).
+  const three = `${argv[0]} ${argv[1]} ${argv[2]}`;
+  if (argv.length >= 3 && commands[three])
+    return { name: three, command: commands[three], rest: argv.slice(3) };
   const two = `${argv[0]} ${argv[1]}`;
   if (argv.length >= 2 && commands[two])
     return { name: two, command: commands[two], rest: argv.slice(2) };

@@ -32,6 +32,8 @@ export interface IdentityProvider {
   /** The role of a member it creates. */
   role: MemberRole;
   createdAt: string;
+  /** Trusted to issue ID-JAGs: its signed grants are redeemed at the token endpoint (`--id-jag`). */
+  idJag: boolean;
 }
 
 /** Who a member is at an IdP: its ID tokens' `iss` and `sub`, the only key a sign-in finds them by. */

@@ -43,6 +43,29 @@ export interface RegisteredClient {
   stepUp?: StepUpForm | undefined;
 }
 
+/** How a machine client authenticates at the token endpoint. */
+export const MACHINE_AUTH_METHODS = ['client_secret_basic', 'private_key_jwt'] as const;
+export type MachineAuthMethod = (typeof MACHINE_AUTH_METHODS)[number];
+
+/**
+ * A client an operator registered for the `client_credentials` grant
+ * (`portcullis oauth client add --machine`): no member, no browser. It acts
+ * as the agent of its own it was registered with, with that agent's grants.
+ */
+export interface MachineClient {
+  id: string;
+  workspaceId: string;
+  agentId: string;
+  /** The agent's name too. */
+  name: string;
+  auth: MachineAuthMethod;
+  /** `client_secret_basic`: the secret's sha256 (the secret is shown once, never kept). */
+  secretHash: string | null;
+  /** `private_key_jwt`: where its public keys are published. */
+  jwksUri: string | null;
+  createdAt: string;
+}
+
 export type ConsentStatus = 'active' | 'revoked';
 
 /**

@@ -39,6 +39,8 @@ const AddSchema = z.strictObject({
     .refine((text) => text.split(' ').includes('openid'), 'must include openid')
     .default('openid profile email'),
   role: z.enum(MEMBER_ROLES).default('member'),
+  /** Trust it to issue ID-JAGs (the JWT bearer grant at the token endpoint). */
+  idJag: z.boolean().default(false),
 });
 const RefSchema = z.strictObject({ workspace: z.string().min(1), name: z.string().min(1) });
 
@@ -79,6 +81,7 @@ export async function addIdentityProvider(
       groupsClaim: parsed.groupsClaim ?? null,
       role: parsed.role,
       createdAt: ctx.now().toISOString(),
+      idJag: parsed.idJag,
     };
     await ctx.store.transaction(async (tx) => {
       await tx.identity.addProvider(provider);

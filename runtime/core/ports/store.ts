@@ -40,6 +40,7 @@ import type {
 } from '../model/identity.ts';
 import type {
   Consent,
+  MachineClient,
   Member,
   MemberRole,
   RefreshToken,
@@ -327,6 +328,8 @@ export interface SettingRows {
 export interface OAuthRows {
   readonly members: MemberRows;
   readonly clients: ClientRows;
+  readonly machineClients: MachineClientRows;
+  readonly assertionJtis: AssertionJtiRows;
   readonly consents: ConsentRows;
   readonly tokens: TokenRows;
   readonly signingKeys: SigningKeyRows;
@@ -398,6 +401,24 @@ export interface ClientRows {
    * a governance change: a client that is gone is an unknown one.
    */
   prune(cutoffs: ClientPruneCutoffs): Promise<number>;
+}
+
+/** Machine clients (migration 0025); each is removed with its agent. */
+export interface MachineClientRows {
+  /** A governance change: the client's tokens are checked against it. */
+  create(client: MachineClient): Promise<void>;
+  byId(id: string): Promise<MachineClient | undefined>;
+  /** A workspace's machine clients, by name. */
+  list(workspaceId: string): Promise<MachineClient[]>;
+}
+
+/** The `jti`s of JWTs the token endpoint took, until they expire (no Redis: the replicas share these). */
+export interface AssertionJtiRows {
+  /**
+   * Records `key` until `expiresAt`; false when it is recorded already and
+   * not expired (a replay). Deletes the expired ones on the way.
+   */
+  record(key: string, expiresAt: string, now: string): Promise<boolean>;
 }
 
 export interface ClientPruneCutoffs {

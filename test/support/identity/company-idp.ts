@@ -43,10 +43,10 @@ export interface CompanyIdp {
   people: Record<string, Record<string, unknown>>;
   /** Set to change the next ID tokens; undefined: the real ones. */
   tamper: IdTokenTamper | undefined;
-  /** Signs a payload with the IdP's own key (a token only its audience or claims make wrong). */
-  signWithIdpKey(payload: JWTPayload): Promise<string>;
+  /** Signs a payload with the IdP's own key (a token only its audience or claims make wrong); `typ` in its header when given. */
+  signWithIdpKey(payload: JWTPayload, typ?: string): Promise<string>;
   /** Signs a payload with a key the IdP never published. */
-  signWithOtherKey(payload: JWTPayload): Promise<string>;
+  signWithOtherKey(payload: JWTPayload, typ?: string): Promise<string>;
   /** An unsigned token (`alg: none`) with the payload. */
   unsigned(payload: JWTPayload): string;
   /** The person can no longer be found at the IdP (disabled): their refresh tokens are refused. */
@@ -117,14 +117,14 @@ export async function startCompanyIdp(options: CompanyIdpOptions): Promise<Compa
     disable(person) {
       disabled.add(person);
     },
-    async signWithIdpKey(payload) {
+    async signWithIdpKey(payload, typ) {
       return new SignJWT(payload)
-        .setProtectedHeader({ alg: 'RS256', kid: jwk.kid! })
+        .setProtectedHeader({ alg: 'RS256', kid: jwk.kid!, ...(typ === undefined ? {} : { typ }) })
         .sign(own.privateKey);
     },
-    async signWithOtherKey(payload) {
+    async signWithOtherKey(payload, typ) {
       return new SignJWT(payload)
-        .setProtectedHeader({ alg: 'RS256', kid: jwk.kid! })
+        .setProtectedHeader({ alg: 'RS256', kid: jwk.kid!, ...(typ === undefined ? {} : { typ }) })
         .sign(other.privateKey);
     },
     unsigned(payload) {

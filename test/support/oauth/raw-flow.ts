@@ -71,12 +71,13 @@ export interface TokenReply {
 export async function tokenRequest(
   url: string,
   form: Record<string, string | undefined>,
+  headers: Record<string, string> = {},
 ): Promise<TokenReply> {
   const body = new URLSearchParams();
   for (const [name, value] of Object.entries(form)) if (value !== undefined) body.set(name, value);
   const reply = await fetch(`${url}/oauth/token`, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
     body,
   });
   return {

@@ -26,6 +26,7 @@ import { oauthClientStepUpMigration } from './0019-oauth-client-step-up.ts';
 import { tasksMigration } from './0021-tasks.ts';
 import { approvalsMigration } from './0022-approvals.ts';
 import { identityMigration } from './0023-identity.ts';
+import { machineClientsMigration } from './0025-machine-clients.ts';
 import { upstreamDelegationMigration } from './0026-upstream-delegation.ts';
 import { approvalCallContextMigration } from './0027-approval-call-context.ts';
 
@@ -57,6 +58,7 @@ export function storeMigrations(engine: Engine): Record<string, Migration> {
     '0021-tasks': tasksMigration,
     '0022-approvals': approvalsMigration,
     '0023-identity': identityMigration,
+    '0025-machine-clients': machineClientsMigration,
     '0026-upstream-delegation': upstreamDelegationMigration,
     '0027-approval-call-context': approvalCallContextMigration,
   };

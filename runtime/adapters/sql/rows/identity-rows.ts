@@ -37,6 +37,7 @@ export function identityRows(context: StoreContext): IdentityRows {
               groups_claim: provider.groupsClaim,
               role: provider.role,
               created_at: provider.createdAt,
+              id_jag: provider.idJag ? 1 : 0,
             })
             .execute(),
         [{ field: 'workspace', id: provider.workspaceId }],
@@ -277,6 +278,7 @@ function toProvider(row: Selectable<IdentityProviderTable>): IdentityProvider {
       ? (row.role as MemberRole)
       : 'member',
     createdAt: row.created_at,
+    idJag: Number(row.id_jag) === 1,
   };
 }
 

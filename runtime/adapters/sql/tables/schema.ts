@@ -214,6 +214,25 @@ export interface OAuthClientTable {
   step_up: string | null;
 }
 
+/** A machine client (migration 0025): its agent, and how it authenticates. */
+export interface OAuthMachineClientTable {
+  id: string;
+  workspace_id: string;
+  agent_id: string;
+  name: string;
+  auth_method: string;
+  /** sha256 of the secret (`client_secret_basic`); the secret is never stored. */
+  secret_hash: string | null;
+  jwks_uri: string | null;
+  created_at: string;
+}
+
+/** A JWT's `jti` seen at the token endpoint, until the JWT expires (migration 0025). */
+export interface OAuthAssertionJtiTable {
+  jti_key: string;
+  expires_at: string;
+}
+
 export interface OAuthConsentTable {
   id: string;
   workspace_id: string;
@@ -387,6 +406,8 @@ export interface IdentityProviderTable {
   groups_claim: string | null;
   role: string;
   created_at: string;
+  /** 1: trusted to issue ID-JAGs (migration 0025). */
+  id_jag: number;
 }
 
 /** A member's identity at an IdP: the only key an IdP sign-in finds the member by. */
@@ -464,6 +485,8 @@ export interface Database {
   revision: RevisionTable;
   oauth_members: OAuthMemberTable;
   oauth_clients: OAuthClientTable;
+  oauth_machine_clients: OAuthMachineClientTable;
+  oauth_assertion_jtis: OAuthAssertionJtiTable;
   oauth_consents: OAuthConsentTable;
   oauth_token_families: OAuthTokenFamilyTable;
   oauth_refresh_tokens: OAuthRefreshTokenTable;

@@ -3,7 +3,9 @@
  * signing key, 15 minutes, audience-bound to the one resource they were
  * asked for. Besides the registered claims they name the workspace, the
  * agent principal, the client, the consent and the refresh-token family, so
- * a revoked consent or family stops them on their next request.
+ * a revoked consent or family stops them on their next request. A machine
+ * client's token (`client_credentials`) names no consent nor family: its
+ * `sub` is the client, and the client's registration is what keeps it live.
  */
 import { randomUUID } from 'node:crypto';
 import { SignJWT } from 'jose';
@@ -22,8 +24,8 @@ export interface AccessTokenClaims {
   scope: string;
   workspace: string;
   agent: string;
-  consent: string;
-  family: string;
+  consent?: string;
+  family?: string;
 }
 
 export interface AccessTokenSubject {
@@ -34,8 +36,9 @@ export interface AccessTokenSubject {
   scopes: readonly string[];
   workspaceId: string;
   agentId: string;
-  consentId: string;
-  familyId: string;
+  /** Unset, with `familyId`, for a machine client's token. */
+  consentId?: string | undefined;
+  familyId?: string | undefined;
 }
 
 export async function signAccessToken(
@@ -49,8 +52,8 @@ export async function signAccessToken(
     scope: subject.scopes.join(' '),
     workspace: subject.workspaceId,
     agent: subject.agentId,
-    consent: subject.consentId,
-    family: subject.familyId,
+    ...(subject.consentId === undefined ? {} : { consent: subject.consentId }),
+    ...(subject.familyId === undefined ? {} : { family: subject.familyId }),
   })
     .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'at+jwt' })
     .setIssuer(subject.issuer)

@@ -26,6 +26,7 @@ import {
   startIdpSignIn,
 } from './idp-sign-in.ts';
 import { type IdpSync, syncIdpMember } from './idp-sync.ts';
+import { JtiLedger } from './jti-ledger.ts';
 import {
   actOnMemberConsents,
   type MemberConsentsForm,
@@ -44,6 +45,7 @@ import type { OAuthContext } from './oauth-context.ts';
 import { documentReply, jsonReply, type OAuthReply } from './oauth-reply.ts';
 import { RedirectAllowlist } from './redirect-uris.ts';
 import { register } from './registration-endpoint.ts';
+import { RemoteKeySets } from './remote-key-sets.ts';
 import { endpointPathOf, Resources } from './resources.ts';
 import { revoke } from './revocation-endpoint.ts';
 import { type SecretVault, SigningKeys } from './signing-keys.ts';
@@ -143,6 +145,8 @@ export class AuthorizationServer {
         }),
         vault: options.vault,
         stepUp: options.stepUp ?? 'http',
+        keySets: new RemoteKeySets(options.idp?.http ?? options.outbound),
+        jtis: new JtiLedger(options.state, options.store),
       },
       options.documentation ?? `${issuer}${DOCUMENTATION_PATH}`,
     );
@@ -166,6 +170,11 @@ export class AuthorizationServer {
       connectionAudiencePrefix: resourceOf(this.issuer, CONNECTION_MCP_PREFIX),
       publicKeyFor: (kid, revision) => this.#ctx.keys.publicKeyFor(kid, revision),
       isLive: async (claims) => {
+        if (claims.consent === undefined || claims.family === undefined) {
+          // A machine client's: while it is registered, as the agent and workspace it names.
+          const machine = await store.oauth.machineClients.byId(claims.client_id);
+          return machine?.agentId === claims.agent && machine.workspaceId === claims.workspace;
+        }
         const [consent, family] = await Promise.all([
           store.oauth.consents.byId(claims.consent),
           store.oauth.tokens.family(claims.family),

@@ -41,9 +41,16 @@ export function authorizationServerMetadata(issuer: string) {
     jwks_uri: `${issuer}/oauth/jwks`,
     response_types_supported: ['code'],
     response_modes_supported: ['query'],
-    grant_types_supported: ['authorization_code', 'refresh_token'],
+    grant_types_supported: [
+      'authorization_code',
+      'refresh_token',
+      'client_credentials',
+      'urn:ietf:params:oauth:grant-type:jwt-bearer',
+    ],
     code_challenge_methods_supported: ['S256'],
-    token_endpoint_auth_methods_supported: ['none'],
+    // Public clients: none; machine clients an operator registered: a secret or their keys.
+    token_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'private_key_jwt'],
+    token_endpoint_auth_signing_alg_values_supported: ['ES256', 'RS256', 'PS256', 'EdDSA'],
     revocation_endpoint_auth_methods_supported: ['none'],
     scopes_supported: [...SCOPES_SUPPORTED],
     client_id_metadata_document_supported: true,

@@ -9,8 +9,10 @@ import type { BucketRule } from '../../ports/shared-state/token-bucket.ts';
 import type { Store } from '../../ports/store.ts';
 import type { ClientDirectory } from './client-directory.ts';
 import type { IdpDirectory } from './idp-directory.ts';
+import type { JtiLedger } from './jti-ledger.ts';
 import type { OAuthError, OAuthErrorCode } from './oauth-error.ts';
 import type { RedirectAllowlist } from './redirect-uris.ts';
+import type { RemoteKeySets } from './remote-key-sets.ts';
 import type { Resources } from './resources.ts';
 import type { SecretVault, SigningKeys } from './signing-keys.ts';
 
@@ -37,6 +39,10 @@ export interface OAuthContext {
   vault: SecretVault;
   /** `PORTCULLIS_OAUTH_STEP_UP`: the step-up form of a client that chose none and is not ChatGPT. */
   stepUp: StepUpForm;
+  /** Machine clients' and trusted IdPs' public keys (JWKS URLs), fetched through the guarded client. */
+  keySets: RemoteKeySets;
+  /** The `jti`s of the JWTs the token endpoint took, shared by every replica. */
+  jtis: JtiLedger;
 }
 
 /** The gateway reason an OAuth refusal is audited under. */
@@ -73,12 +79,16 @@ export async function auditOAuth(ctx: OAuthContext, event: Event): Promise<void>
   );
 }
 
-/** The audit event of an OAuth refusal: the RFC's error string as its subject. */
+/**
+ * The audit event of an OAuth refusal: the RFC's error string as its
+ * subject, followed by the token endpoint's own reason when it has one
+ * (`invalid_grant:id_jag_replayed`).
+ */
 export function refusalEvent(error: OAuthError): Partial<NewAuditEvent> {
   return {
     decision: 'denied',
     outcome: null,
     reason: auditReasonOf(error.error),
-    subject: error.error,
+    subject: error.refusal === undefined ? error.error : `${error.error}:${error.refusal}`,
   };
 }

@@ -20,6 +20,36 @@ export type OAuthErrorCode =
   | 'server_error'
   | 'temporarily_unavailable';
 
+/**
+ * Why the token endpoint refused a machine client or a JWT it presented
+ * (client assertions, ID-JAGs): a stable code from this closed set, audited
+ * as the refusal's subject (`invalid_grant:id_jag_audience`) beside the RFC's
+ * string the client reads.
+ */
+export const TOKEN_REFUSALS = [
+  'client_unknown',
+  'client_secret_wrong',
+  'client_auth_method',
+  'assertion_invalid',
+  'assertion_signature',
+  'assertion_audience',
+  'assertion_lifetime',
+  'assertion_replayed',
+  'keys_unavailable',
+  'id_jag_issuer',
+  'id_jag_invalid',
+  'id_jag_type',
+  'id_jag_signature',
+  'id_jag_audience',
+  'id_jag_resource',
+  'id_jag_client',
+  'id_jag_expired',
+  'id_jag_replayed',
+  'id_jag_workspace',
+  'id_jag_scope',
+] as const;
+export type TokenRefusal = (typeof TOKEN_REFUSALS)[number];
+
 const STATUS: Record<OAuthErrorCode, number> = {
   invalid_request: 400,
   // RFC 6749 §5.2: 401 when the client authenticated through a header; public clients do not.
@@ -43,16 +73,19 @@ export class OAuthError extends Error {
   readonly error: OAuthErrorCode;
   /** `temporarily_unavailable`: the seconds to wait, as `Retry-After` says them (default 60). */
   readonly retryAfterSeconds: number | undefined;
+  /** The token endpoint's own reason, audited (never sent: `error` and the description are). */
+  readonly refusal: TokenRefusal | undefined;
 
   /** `description`: what to change, in words safe to show (RFC 6749 `error_description`). */
   constructor(
     error: OAuthErrorCode,
     description: string,
-    options?: { cause?: unknown; retryAfterSeconds?: number },
+    options?: { cause?: unknown; retryAfterSeconds?: number; refusal?: TokenRefusal },
   ) {
     super(description, options?.cause === undefined ? undefined : { cause: options.cause });
     this.error = error;
     this.retryAfterSeconds = options?.retryAfterSeconds;
+    this.refusal = options?.refusal;
   }
 
   get status(): number {

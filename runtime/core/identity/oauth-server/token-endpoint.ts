@@ -1,5 +1,6 @@
 /**
- * `POST /oauth/token` (RFC 6749 §4.1.3, §6; OAuth 2.1) for public clients:
+ * `POST /oauth/token` (RFC 6749 §4.1.3, §6; OAuth 2.1). Public clients
+ * (PKCE, no secret):
  *
  * - `authorization_code`: the code is taken once; its client, redirect URI,
  *   PKCE verifier and resource must all match what it was issued for, within
@@ -11,6 +12,11 @@
  *   within seconds of its first use (a concurrent refresh from another tab
  *   or replica, refresh-grace.ts): that one is a plain `invalid_grant`. A
  *   `scope` may narrow what the code granted, never widen it.
+ *
+ * Machine clients an operator registered authenticate
+ * (`client-authentication.ts`) and ask with `client_credentials`
+ * (`client-credentials-grant.ts`) or the JWT bearer grant with an ID-JAG
+ * (`id-jag-grant.ts`); a public client asking with either is `invalid_client`.
  *
  * Each request is charged to a token bucket of its client and address
  * (`PORTCULLIS_RATE_LIMIT_CLIENT_*`, shared by every replica) before any
@@ -30,6 +36,9 @@ import { retryAfterSeconds } from '../../ports/shared-state/token-bucket.ts';
 import { parseScope } from '../principals/scopes.ts';
 import { signAccessToken } from './access-token.ts';
 import { isVoidFamily, redeemCode, voidFamily } from './authorization-codes.ts';
+import { authenticateClient } from './client-authentication.ts';
+import { CLIENT_CREDENTIALS, clientCredentials, signingKeyOf } from './client-credentials-grant.ts';
+import { idJagGrant, JWT_BEARER } from './id-jag-grant.ts';
 import { auditOAuth, type OAuthContext, refusalEvent } from './oauth-context.ts';
 import { OAuthError } from './oauth-error.ts';
 import { jsonReply, type OAuthReply, oauthErrorReply } from './oauth-reply.ts';
@@ -50,12 +59,19 @@ export async function token(
 ): Promise<OAuthReply> {
   try {
     await chargeTokenRequest(ctx, form.client_id ?? '', address);
-    if (authorization !== undefined) {
-      // Public clients only: a client that authenticates is one we never registered.
-      throw new OAuthError(
-        'invalid_client',
-        'only public clients (PKCE, no client secret) are supported',
-      );
+    const presenter = await authenticateClient(ctx, form, authorization);
+    if (presenter.kind === 'machine') {
+      switch (form.grant_type) {
+        case CLIENT_CREDENTIALS:
+          return await clientCredentials(ctx, presenter.client, form);
+        case JWT_BEARER:
+          return await idJagGrant(ctx, presenter.client, form);
+        default:
+          throw new OAuthError(
+            'unsupported_grant_type',
+            `grant_type: a machine client asks with ${CLIENT_CREDENTIALS} or ${JWT_BEARER}`,
+          );
+      }
     }
     const clientId = required(form, 'client_id');
     switch (form.grant_type) {
@@ -65,6 +81,12 @@ export async function token(
         return await refresh(ctx, form, clientId);
       case undefined:
         throw new OAuthError('invalid_request', 'grant_type: missing');
+      case CLIENT_CREDENTIALS:
+      case JWT_BEARER:
+        throw new OAuthError(
+          'invalid_client',
+          `${form.grant_type} is for machine clients: authenticate with client_secret_basic or private_key_jwt`,
+        );
       default:
         throw new OAuthError(
           'unsupported_grant_type',
@@ -295,17 +317,6 @@ async function tokenReply(
     refresh_token: refreshToken,
     scope: scopes.join(' '),
   });
-}
-
-/** The signing key; one the master key cannot open is the server's failure, said as RFC 6749 says it. */
-function signingKeyOf(ctx: OAuthContext) {
-  try {
-    return ctx.keys.current;
-  } catch (error) {
-    throw new OAuthError('server_error', 'the authorization server cannot sign tokens now', {
-      cause: error,
-    });
-  }
 }
 
 function asAgent(consent: Consent) {

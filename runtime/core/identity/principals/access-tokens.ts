@@ -17,11 +17,12 @@ import type { StepUpForm } from '../../model/oauth.ts';
 import type { CredentialStrategy, TokenScopes, Verified } from './principals.ts';
 import { isConnectionName, narrowToConnection } from './scopes.ts';
 
+/** A member's token names its consent and family; a machine client's, neither. */
 export interface AccessTokenClaimsSeen {
   workspace: string;
   agent: string;
-  consent: string;
-  family: string;
+  consent?: string;
+  family?: string;
   client_id: string;
 }
 
@@ -164,14 +165,9 @@ export class AccessTokens implements CredentialStrategy {
 
 function claimsOf(payload: JWTPayload): AccessTokenClaimsSeen | undefined {
   const { workspace, agent, consent, family, client_id } = payload;
-  if (
-    typeof workspace !== 'string' ||
-    typeof agent !== 'string' ||
-    typeof consent !== 'string' ||
-    typeof family !== 'string' ||
-    typeof client_id !== 'string'
-  ) {
+  if (typeof workspace !== 'string' || typeof agent !== 'string' || typeof client_id !== 'string')
     return undefined;
-  }
+  if (consent === undefined && family === undefined) return { workspace, agent, client_id };
+  if (typeof consent !== 'string' || typeof family !== 'string') return undefined;
   return { workspace, agent, consent, family, client_id };
 }

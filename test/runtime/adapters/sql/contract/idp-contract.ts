@@ -30,6 +30,7 @@ function aProvider(overrides: Partial<IdentityProvider> = {}): IdentityProvider 
     groupsClaim: null,
     role: 'member',
     createdAt: T0,
+    idJag: false,
     ...overrides,
   };
 }
