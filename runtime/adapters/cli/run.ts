@@ -228,8 +228,9 @@ function usage(): string {
 function groupHelp(word: string | undefined): string | undefined {
   const grouped = Object.entries(commands).filter(([name]) => name.startsWith(`${word} `));
   if (word === undefined || grouped.length === 0) return undefined;
+  const secondWords = new Set(grouped.map(([name]) => name.slice(word.length + 1).split(' ')[0]));
   return [
-    `usage: portcullis ${word} <${grouped.map(([name]) => name.slice(word.length + 1)).join('|')}> …`,
+    `usage: portcullis ${word} <${[...secondWords].join('|')}> …`,
     '',
     ...grouped.map(([, c]) => `  ${c.usage}\n      ${c.summary}`),
     '',
