@@ -16,12 +16,6 @@
  *   npm run bench:exchange
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { openGateway } from '../../runtime/compose/open-gateway.ts';
-import { configFromEnvironment } from '../../runtime/config/config.ts';
-import { Cancellation } from '../../runtime/core/base/cancellation.ts';
 import { hashKey, keyPrefixOf, newAgentKey, newId } from '../../runtime/core/governance/keys.ts';
 import type { Caller } from '../../runtime/core/identity/principals/principals.ts';
 import { subjectTokensPlace } from '../../runtime/core/model/delegation.ts';
@@ -32,6 +26,7 @@ import { addMember } from '../../runtime/core/operator/members.ts';
 import { setConnectionAuth } from '../../runtime/core/operator/remote-auth.ts';
 import { connectUrl } from '../../runtime/core/operator/remote-connections.ts';
 import { markdownTable } from './bench-table.ts';
+import { alternatingCpu, benchGateway, requestContext } from './in-process.ts';
 
 const CALLS = 400;
 const ROUNDS = 9;
@@ -95,11 +90,6 @@ export interface ExchangeCallCost {
   rounds: number;
 }
 
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
-}
-
 export async function measureExchangeCallCost(): Promise<ExchangeCallCost> {
   const upstream = spawn(process.execPath, ['-e', UPSTREAM], {
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -115,16 +105,8 @@ export async function measureExchangeCallCost(): Promise<ExchangeCallCost> {
       .split('\n')
       .filter((line) => line.startsWith('T ')).length;
   });
-  const dataDir = mkdtempSync(join(tmpdir(), 'portcullis-bench-exchange-'));
-  const gateway = await openGateway({
-    config: configFromEnvironment({
-      PORT: '0',
-      PORTCULLIS_DATA_DIR: dataDir,
-      PORTCULLIS_LOG_LEVEL: 'error',
-      PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS: '1',
-    }),
-    catalogs: new URL('../../generated/', import.meta.url),
-  });
+  const bench = await benchGateway('exchange', { PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS: '1' });
+  const { gateway } = bench;
   try {
     const ctx = gateway.operator('bench');
     const workspace = 'default';
@@ -188,14 +170,7 @@ export async function measureExchangeCallCost(): Promise<ExchangeCallCost> {
     const [plainCaller, memberCaller] = [await callerOf(plainKey), await callerOf(memberKey)];
     const callOf = (caller: Caller) => () =>
       gateway.tools.callTool(caller, {
-        era: 'modern' as const,
-        protocolVersion: '2026-07-28',
-        clientCapabilities: {},
-        cancel: new Cancellation(),
-        progress: () => {},
-        log: () => {},
-        trace: undefined,
-        input: undefined,
+        ...requestContext('modern', {}),
         name: 'bench__read',
         arguments: {},
       });
@@ -205,44 +180,25 @@ export async function measureExchangeCallCost(): Promise<ExchangeCallCost> {
       const called = (await request()) as { isError?: boolean };
       if (called.isError) throw new Error(`the call failed: ${JSON.stringify(called)}`);
     }
-    for (let i = 0; i < WARMUP; i++) {
-      await plain();
-      await onBehalf();
-    }
     const before = tokenRequests;
-    const cpuOf = async (request: () => Promise<unknown>) => {
-      const start = process.cpuUsage();
-      for (let i = 0; i < CALLS; i++) await request();
-      const used = process.cpuUsage(start);
-      return (used.user + used.system) / CALLS;
-    };
-    const plains: number[] = [];
-    const exchanged: number[] = [];
-    const ratios: number[] = [];
-    for (let round = 0; round < ROUNDS; round++) {
-      const first = round % 2 === 0 ? plain : onBehalf;
-      const second = round % 2 === 0 ? onBehalf : plain;
-      const a = await cpuOf(first);
-      const b = await cpuOf(second);
-      const [p, e] = round % 2 === 0 ? [a, b] : [b, a];
-      plains.push(p);
-      exchanged.push(e);
-      ratios.push(e / p);
-    }
+    const cost = await alternatingCpu(plain, onBehalf, {
+      calls: CALLS,
+      rounds: ROUNDS,
+      warmup: WARMUP,
+    });
     // Lines still in the pipe are counted before the figure is read.
     await new Promise((resolve) => setTimeout(resolve, 100));
     return {
-      plainUs: median(plains),
-      exchangedUs: median(exchanged),
-      ratio: median(ratios),
+      plainUs: cost.firstUs,
+      exchangedUs: cost.secondUs,
+      ratio: cost.ratio,
       tokenRequestsMeasured: tokenRequests - before,
       calls: CALLS,
       rounds: ROUNDS,
     };
   } finally {
-    await gateway.close();
+    await bench.close();
     upstream.kill();
-    rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
