@@ -11,22 +11,18 @@
  *   npm run bench:id-jag
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { loadavg } from 'node:os';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
-import { openGateway } from '../../runtime/compose/open-gateway.ts';
-import { configFromEnvironment } from '../../runtime/config/config.ts';
-import { Cancellation } from '../../runtime/core/base/cancellation.ts';
 import type { Caller } from '../../runtime/core/identity/principals/principals.ts';
 import { connect } from '../../runtime/core/operator/connections.ts';
 import { grant } from '../../runtime/core/operator/grants.ts';
 import { mapGroup } from '../../runtime/core/operator/identity-groups.ts';
 import { addIdentityProvider } from '../../runtime/core/operator/identity-providers.ts';
 import { addMachineClient } from '../../runtime/core/operator/machine-clients.ts';
-import { markdownTable, median } from './bench-table.ts';
+import { markdownTable } from './bench-table.ts';
+import { alternatingCpu, benchGateway, requestContext } from './in-process.ts';
 
 const CALLS = 400;
 const ROUNDS = 9;
@@ -65,18 +61,12 @@ export async function measureIdJagCallCost() {
     );
   });
   idpIssuer = `${await listen(idp)}/idp`;
-  const dataDir = mkdtempSync(join(tmpdir(), 'portcullis-bench-id-jag-'));
-  const gateway = await openGateway({
-    config: configFromEnvironment({
-      PORT: '0',
-      PORTCULLIS_DATA_DIR: dataDir,
-      PORTCULLIS_LOG_LEVEL: 'error',
-      PORTCULLIS_PUBLIC_URL: ISSUER,
-      PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS: '1',
-      PORTCULLIS_DEV_UPSTREAMS: `unikraft=${upstreamUrl}`,
-    }),
-    catalogs: new URL('../../generated/', import.meta.url),
+  const bench = await benchGateway('id-jag', {
+    PORTCULLIS_PUBLIC_URL: ISSUER,
+    PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS: '1',
+    PORTCULLIS_DEV_UPSTREAMS: `unikraft=${upstreamUrl}`,
   });
+  const { gateway } = bench;
   try {
     const ctx = gateway.operator('bench');
     const workspace = 'default';
@@ -125,16 +115,7 @@ export async function measureIdJagCallCost() {
       grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer',
       assertion: idJag,
     });
-    const context = {
-      era: 'modern' as const,
-      protocolVersion: '2026-07-28',
-      clientCapabilities: {},
-      cancel: new Cancellation(),
-      progress: () => {},
-      log: () => {},
-      trace: undefined,
-      input: undefined,
-    };
+    const context = requestContext('modern', {});
     // Each call authenticates its token as /mcp does (the verdict remembered after the first).
     const callWith = (token: string) => async () => {
       const caller = (await gateway.tools.authenticate(`Bearer ${token}`)) as Caller;
@@ -146,40 +127,23 @@ export async function measureIdJagCallCost() {
       const called = (await request()) as { isError?: boolean };
       if (called.isError) throw new Error(`the call failed: ${JSON.stringify(called)}`);
     }
-    for (let i = 0; i < WARMUP; i++) {
-      await ownCall();
-      await idJagCall();
-    }
-    const cpuOf = async (request: () => Promise<unknown>) => {
-      const before = process.cpuUsage();
-      for (let i = 0; i < CALLS; i++) await request();
-      const used = process.cpuUsage(before);
-      return (used.user + used.system) / CALLS;
-    };
-    const owns: number[] = [];
-    const idJags: number[] = [];
-    const ratios: number[] = [];
-    for (let round = 0; round < ROUNDS; round++) {
-      const ownFirst = round % 2 === 0;
-      const a = await cpuOf(ownFirst ? ownCall : idJagCall);
-      const b = await cpuOf(ownFirst ? idJagCall : ownCall);
-      const [o, j] = ownFirst ? [a, b] : [b, a];
-      owns.push(o);
-      idJags.push(j);
-      ratios.push(o / j);
-    }
+    // The ratio is own / ID-JAG: the second of the pair over the first.
+    const cost = await alternatingCpu(idJagCall, ownCall, {
+      calls: CALLS,
+      rounds: ROUNDS,
+      warmup: WARMUP,
+    });
     return {
-      ownUs: median(owns)!,
-      idJagUs: median(idJags)!,
-      ratio: median(ratios)!,
+      ownUs: cost.secondUs,
+      idJagUs: cost.firstUs,
+      ratio: cost.ratio,
       calls: CALLS,
       rounds: ROUNDS,
     };
   } finally {
-    await gateway.close();
+    await bench.close();
     upstream.close();
     idp.close();
-    rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
