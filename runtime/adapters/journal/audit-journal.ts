@@ -11,6 +11,9 @@
  * - The fold: every `FOLD_MS`, the lines not yet stored go to the store in
  *   one transaction with how far the file is folded (`audit_journal_folds`),
  *   so a fold cut off anywhere is taken up again from what the store says.
+ *   This process folds its own lines from the records it keeps in memory
+ *   until they are stored (the file is read back only for a dead process's
+ *   lines, at open): no line is read or parsed twice on the reply's path.
  *   Reads of the audit log through the gateway's store wait for the fold of
  *   what was appended before them (`drain`), so they see every call answered.
  * - One file per process (`<pid>-<random>.jsonl` in `<data dir>/audit-journal`);
@@ -29,7 +32,6 @@ import {
   fsync,
   mkdirSync,
   openSync,
-  read,
   readdirSync,
   readFileSync,
   unlinkSync,
@@ -87,6 +89,8 @@ export class AuditJournal implements AuditWriter {
   #prevHash: string;
   #written = 0;
   #folded = 0;
+  /** The records appended and not yet stored, oldest first, each with its line's length in bytes. */
+  #unfolded: Array<{ record: ChainedAuditEvent; bytes: number }> = [];
   /** When the oldest line not yet folded was written (0: none waits). */
   #oldestAt = 0;
   #dirty = false;
@@ -140,14 +144,16 @@ export class AuditJournal implements AuditWriter {
     try {
       if (this.#closed) throw new Error('the audit journal is closed');
       const canonical = canonicalAuditEvent(event);
-      const hash = chainHash(this.#prevHash, canonical);
-      const line = `{"p":"${this.#prevHash}","h":"${hash}","e":${canonical}}\n`;
+      const prevHash = this.#prevHash;
+      const hash = chainHash(prevHash, canonical);
+      const line = `{"p":"${prevHash}","h":"${hash}","e":${canonical}}\n`;
       const bytes = Buffer.from(line, 'utf8');
       const fd = this.#fd ?? this.#begin();
       let at = 0;
       while (at < bytes.length) at += writeSync(fd, bytes, at, bytes.length - at);
       this.#prevHash = hash;
       this.#written += bytes.length;
+      this.#unfolded.push({ record: { event, prevHash, hash }, bytes: bytes.length });
       this.#dirty = true;
       if (this.#oldestAt === 0) this.#oldestAt = Date.now();
       this.#foldSoon();
@@ -217,17 +223,16 @@ export class AuditJournal implements AuditWriter {
   }
 
   async #foldNow(): Promise<void> {
-    const fd = this.#fd;
-    if (fd === undefined || this.#folded >= this.#written) return;
-    const size = this.#written - this.#folded;
-    const buffer = Buffer.allocUnsafe(size);
-    const bytesRead = await new Promise<number>((done, failed) =>
-      read(fd, buffer, 0, size, this.#folded, (error, n) => (error ? failed(error) : done(n))),
+    if (this.#fd === undefined || this.#unfolded.length === 0) return;
+    const taken = this.#unfolded.slice(0, FOLD_LINES);
+    let foldedBytes = this.#folded;
+    for (const { bytes } of taken) foldedBytes += bytes;
+    await this.#store.audit.appendChained(
+      taken.map(({ record }) => record),
+      { journal: this.#name, foldedBytes },
     );
-    const { records, bytes } = parseLines(buffer.subarray(0, bytesRead), FOLD_LINES);
-    if (records.length === 0) return;
-    const foldedBytes = this.#folded + bytes;
-    await this.#store.audit.appendChained(records, { journal: this.#name, foldedBytes });
+    // Appends go on meanwhile, after the records taken: those are still the oldest.
+    this.#unfolded.splice(0, taken.length);
     this.#folded = foldedBytes;
     if (this.#folded < this.#written) {
       this.#oldestAt = Date.now();

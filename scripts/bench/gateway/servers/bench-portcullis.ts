@@ -71,7 +71,16 @@ export async function benchAgent(running: RunningServer): Promise<string> {
   return key;
 }
 
-/** The environment that sends Unikraft's calls to the benchmark's upstream. */
+/**
+ * The environment that sends Unikraft's calls to the benchmark's upstream,
+ * with the audit journal as the bench's own environment sets it
+ * (`PORTCULLIS_AUDIT_JOURNAL=on|off`; a base build's child keeps its own
+ * choice, so a run with it set is this build's journal against the base's).
+ */
 export function environmentFor(upstream: URL): Record<string, string> {
-  return { PORTCULLIS_DEV_UPSTREAMS: `unikraft=${upstream.origin}` };
+  const journal = process.env.PORTCULLIS_AUDIT_JOURNAL;
+  return {
+    PORTCULLIS_DEV_UPSTREAMS: `unikraft=${upstream.origin}`,
+    ...(journal === undefined ? {} : { PORTCULLIS_AUDIT_JOURNAL: journal }),
+  };
 }
