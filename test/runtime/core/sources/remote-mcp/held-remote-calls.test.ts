@@ -23,6 +23,7 @@ import { connectUrl } from '../../../../../runtime/core/operator/remote-connecti
 import { consoleClient, PASSWORD } from '../../../../support/console.ts';
 import { adminClient, startTestGateway, type TestGateway } from '../../../../support/gateway.ts';
 import { TASKS_CAPABILITIES } from '../../../../support/mcp/raw-http.ts';
+import { startTaskUpstream, type TaskUpstream } from '../../../../support/remote/task-upstream.ts';
 import {
   startUpstream,
   type Upstream,
@@ -41,6 +42,8 @@ let ctx: OperatorContext;
 let admin: ReturnType<typeof adminClient>;
 let key: string;
 const upstreams = new Map<UpstreamKind, Upstream>();
+/** Servers that answer a call with a task of their own when its client declares the extension. */
+const taskUpstreams = new Map<UpstreamKind, TaskUpstream>();
 
 beforeAll(async () => {
   gateway = await startTestGateway({
@@ -64,12 +67,20 @@ beforeAll(async () => {
     });
     expect(asked).toMatchObject([{ state: 'ask' }]);
     await grant(ctx, { workspace, agent: 'remover', connection, scope: 'all' });
+
+    const tasking = await startTaskUpstream(kind, { secrets: [] });
+    taskUpstreams.set(kind, tasking);
+    const reports = `held-tasks-${kind}`;
+    await connectUrl(ctx, { workspace, url: tasking.url, name: reports });
+    await changeActions(ctx, 'review', { workspace, connection: reports, all: true });
+    await changeActions(ctx, 'ask', { workspace, connection: reports, actions: ['report'] });
+    await grant(ctx, { workspace, agent: 'remover', connection: reports, scope: 'all' });
   }
 }, 120_000);
 
 afterAll(async () => {
   await gateway?.close();
-  for (const upstream of upstreams.values()) await upstream.close();
+  for (const upstream of [...upstreams.values(), ...taskUpstreams.values()]) await upstream.close();
 });
 
 /** The SDK v2 client on a 2025-11-25 session of `/mcp`, declaring the tasks extension. */
@@ -222,3 +233,32 @@ describe.each(KINDS)(
     });
   },
 );
+
+describe.each(KINDS)('a held call to a %s remote server that answers with tasks', (kind) => {
+  const tool = `held-tasks-${kind}__report`;
+
+  it('runs once approved as a plain call (no client on the line to poll a task of the server), its result the task’s', async () => {
+    const upstream = taskUpstreams.get(kind)!;
+    const client = await taskClient();
+    try {
+      const args = { topic: `approved-${kind}` };
+      const started = await request(client, 'tools/call', { name: tool, arguments: args });
+      expect(started).toMatchObject({ status: 'working' });
+      const approval = await heldApproval(args);
+      expect(upstream.seen.filter((s) => s.method === 'tools/call')).toEqual([]);
+      expect((await admin('POST', `${APPROVALS}/${approval.id}/approve`, {})).status).toBe(200);
+      const done = await settled(client, started.taskId);
+      expect(done).toMatchObject({
+        status: 'completed',
+        result: { content: [{ type: 'text', text: `report on approved-${kind}, at once` }] },
+      });
+      // One call reached the server, declaring no tasks: it started none.
+      expect(upstream.seen.filter((s) => s.method === 'tools/call')).toEqual([
+        { method: 'tools/call', declared: false },
+      ]);
+      expect(upstream.started).toEqual([]);
+    } finally {
+      await client.close();
+    }
+  });
+});
