@@ -42,7 +42,7 @@ type Json = Record<string, any>;
 
 /** A wire a caller speaks: one request, its JSON-RPC reply as sent (text) and parsed. */
 interface Wire {
-  send(method: string, params: Json): Promise<{ text: string; json: Json }>;
+  send(method: string, params: Json): Promise<{ text: string; json: Json; response: Response }>;
 }
 
 let gateway: OAuthGateway;
