@@ -8,7 +8,8 @@
  * reaches the server; approved through the admin API, the server's tool
  * runs exactly once (the server counts its calls) and the task completes
  * with its result; denied in the console API, the task fails
- * `approval_denied` and the tool never runs. The approval is of its
+ * `approval_denied` and the tool never runs; expired, `approval_expired`,
+ * never run. The approval is of its
  * arguments: the same call with other arguments is held anew, not run.
  */
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -20,6 +21,7 @@ import type { OperatorContext } from '../../../../../runtime/core/operator/conte
 import { grant } from '../../../../../runtime/core/operator/grants.ts';
 import { addMember } from '../../../../../runtime/core/operator/members.ts';
 import { connectUrl } from '../../../../../runtime/core/operator/remote-connections.ts';
+import { expireApprovals } from '../../../../../runtime/core/pipeline/held-calls.ts';
 import { consoleClient, PASSWORD } from '../../../../support/console.ts';
 import { adminClient, startTestGateway, type TestGateway } from '../../../../support/gateway.ts';
 import { TASKS_CAPABILITIES } from '../../../../support/mcp/raw-http.ts';
@@ -227,6 +229,33 @@ describe.each(KINDS)(
           'failed',
         );
         expect(deletes().length).toBe(before);
+      } finally {
+        await client.close();
+      }
+    });
+
+    it('fails approval_expired when no one decides in time, the tool never run', async () => {
+      const client = await taskClient();
+      try {
+        const before = deletes().length;
+        const args = { id: `expired-${kind}` };
+        const started = await request(client, 'tools/call', { name: tool, arguments: args });
+        const approval = await heldApproval(args);
+        // The sweep each replica runs every minute, at a moment past the approval's time.
+        const store = gateway.running.gateway.store;
+        const late = new Date(Date.parse(approval.expiresAt) + 1);
+        expect(await expireApprovals(store, late)).toBeGreaterThanOrEqual(1);
+        expect((await admin('POST', `${APPROVALS}/${approval.id}/approve`, {})).status).toBe(409);
+        const failed = await settled(client, started.taskId);
+        expect(failed).toMatchObject({
+          status: 'failed',
+          error: { data: { error: { code: 'approval_expired' } } },
+        });
+        expect(deletes().length).toBe(before);
+        const expired = (await store.audit.query({ limit: 500 })).filter(
+          (e) => e.action === 'approval.expire' && e.subject === `approval:${approval.id}`,
+        );
+        expect(expired).toHaveLength(1);
       } finally {
         await client.close();
       }
