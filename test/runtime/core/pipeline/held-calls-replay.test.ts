@@ -6,7 +6,8 @@
  * made by another agent, is held anew under an approval of its own and runs
  * nothing; the same arguments written in another key order are the same
  * call, given the approved call's result (it ran once, when approved).
- * Prism serves Unikraft.
+ * A call denied is told so once, with the approver's reason, when it is
+ * made again; then it is held anew. Prism serves Unikraft.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -130,6 +131,37 @@ describe('an approved call, replayed', () => {
     } finally {
       await asker.close();
       await bystander.close();
+    }
+  });
+
+  it('after a denial is told approval_denied once, with the reason, then held anew; nothing runs', async () => {
+    const asker: Client = await mcpClient(gateway.url, keys.asker!);
+    try {
+      const args = { body: [{ name: 'vol-denied' }] };
+      const id = approvalOf(await callTool(asker, ACTION, args));
+      const denied = await admin('POST', `${APPROVALS}/${id}/deny`, { reason: 'keep this one' });
+      expect(denied.body).toMatchObject({ state: 'denied', reason: 'keep this one' });
+      const told = await callTool(asker, ACTION, args);
+      expect(told.isError).toBe(true);
+      expect(toolReasonOf(told)).toBe('approval_denied');
+      expect(told.structuredContent?.error?.detail?.approval).toBe(id);
+      expect(told.content[0]?.text).toContain('keep this one');
+      // Told once: the call again asks an approver again, under a new approval.
+      const renewed = approvalOf(await callTool(asker, ACTION, args));
+      expect(renewed).not.toBe(id);
+      expect(approvalOf(await callTool(asker, ACTION, args))).toBe(renewed);
+      const events = (await gateway.running.gateway.store.audit.query({ limit: 500 })) as Json[];
+      expect(
+        events
+          .filter((e) => e.subject === `approval:${id}` && e.action === ACTION)
+          .map((e) => e.reason)
+          .sort(),
+      ).toEqual(['approval_denied', 'approval_pending']);
+      expect(
+        (await runs()).filter((e) => [`approval:${id}`, `approval:${renewed}`].includes(e.subject)),
+      ).toEqual([]);
+    } finally {
+      await asker.close();
     }
   });
 });
