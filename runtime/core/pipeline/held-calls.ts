@@ -6,6 +6,8 @@
  * - the same call (agent, connection, action, arguments' hash) approved and
  *   not yet run: it is claimed (approved → executed, a compare-and-set in
  *   the store, so it runs once across replicas) and runs;
+ * - the same call denied since it was last held, its agent not yet told:
+ *   answered `approval_denied` with the approver's reason, once;
  * - otherwise it is held: an approval row, one audit event (`approval_pending`
  *   naming `approval:<id>`); a client that takes tasks is answered a task
  *   in `working` (its `tasks/get` settles it: `settleTask`), any other waits
@@ -163,6 +165,13 @@ export class HeldCalls {
         return this.#wait(prior, call);
       }
     }
+    // The same call denied since it was last held, and no request told of it: told once, with why.
+    const denied = tasks ? undefined : await this.#deniedSince(key, prior);
+    if (denied !== undefined) {
+      audited.event.subject = approvalSubject(denied.id);
+      await audited.finish({ reason: 'approval_denied', connectionId });
+      throw deniedError(call.name, denied);
+    }
     const created = await this.#create(caller, call, decision, key, tasks, audited.event.via);
     audited.event.subject = approvalSubject(created.approval.id);
     await audited.finish({ reason: 'approval_pending', connectionId });
@@ -245,8 +254,11 @@ export class HeldCalls {
           if (typeof ready === 'object') return ready.result;
           if (ready === 'given') throw pendingError(call.name, current.id);
           limit = Math.max(this.#waitMs, RUN_WAIT_MS);
-        } else if (current.state === 'denied') throw deniedError(call.name, current);
-        else if (current.state === 'expired' || Date.parse(current.expiresAt) <= now.getTime())
+        } else if (current.state === 'denied') {
+          // Told here: the call again is held anew, not told twice.
+          await this.#options.approvals.deliver(current.id, this.#nowIso());
+          throw deniedError(call.name, current);
+        } else if (current.state === 'expired' || Date.parse(current.expiresAt) <= now.getTime())
           throw expiredError(call.name, current.id);
         const waited = Date.now() - started;
         if (cancelled || waited >= limit) throw pendingError(call.name, current.id);
@@ -291,6 +303,20 @@ export class HeldCalls {
     if (!given && !waiting) return 'given';
     if (outcome.result !== undefined) return { result: outcome.result };
     throw errorOf(outcome.error);
+  }
+
+  /**
+   * The newest denial of `key`, newer than `prior`, that no request was told
+   * of yet; marked told here (once across replicas, as a result is given).
+   */
+  async #deniedSince(key: ApprovalKey, prior: Approval | undefined): Promise<Approval | undefined> {
+    const { approvals } = this.#options;
+    const denied = await approvals.latestFor(key, ['denied'], this.#nowIso());
+    // A task client's denial is its task's to tell.
+    if (denied === undefined || denied.deliveredAt !== null || answeredTask(denied))
+      return undefined;
+    if (prior !== undefined && prior.createdAt >= denied.createdAt) return undefined;
+    return (await approvals.deliver(denied.id, this.#nowIso())) ? denied : undefined;
   }
 
   /** approved → executed, once across replicas: true for the one that won. */

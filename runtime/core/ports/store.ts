@@ -128,7 +128,7 @@ export interface ApprovalRows {
     change: ApprovalChange,
     now: string | undefined,
   ): Promise<boolean>;
-  /** Marks an executed approval's result given to its agent: true for the first to mark it. */
+  /** Marks an executed approval's result, or a denied one's refusal, given to its agent: true for the first to mark it. */
   deliver(id: string, at: string): Promise<boolean>;
   /** Pending or approved ones whose time ran out before `now` (the sweep expires them). */
   overdue(now: string, limit: number): Promise<Approval[]>;

@@ -116,7 +116,7 @@ export function approvalRows(context: StoreContext): ApprovalRows {
         .updateTable('approvals')
         .set({ delivered_at: at })
         .where('id', '=', id)
-        .where('state', '=', 'executed')
+        .where('state', 'in', ['executed', 'denied'])
         .where('delivered_at', 'is', null)
         .executeTakeFirst();
       return Number(result.numUpdatedRows) > 0;

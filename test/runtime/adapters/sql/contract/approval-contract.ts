@@ -57,5 +57,15 @@ export function describeApprovalContract(subject: StoreSubject): void {
       expect((await store.approvals.byId('apr_1'))?.deliveredAt).toBe(T1);
       expect(await deliver()).toBe(false);
     });
+
+    it("marks a denied call's refusal told once, never a pending one's", async () => {
+      const { store } = subject;
+      await store.approvals.create(anApproval({ id: 'apr_4' }));
+      expect(await store.approvals.deliver('apr_4', T1)).toBe(false);
+      await store.approvals.change('apr_4', ['pending'], { state: 'denied', reason: 'no' }, T1);
+      const deliver = () => store.approvals.deliver('apr_4', T1);
+      expect((await Promise.all([deliver(), deliver()])).filter(Boolean)).toHaveLength(1);
+      expect((await store.approvals.byId('apr_4'))?.deliveredAt).toBe(T1);
+    });
   });
 }

@@ -1,0 +1,186 @@
+/**
+ * An approval no one decides in time, for a client that does not take tasks
+ * (docs/approvals.md): the SDK 1.x client calls an `ask` action on a gateway
+ * whose approvals expire after `PORTCULLIS_APPROVAL_TTL_S=10` (the least it
+ * takes), Prism serving Unikraft. Told `approval_pending` after a short wait
+ * (`PORTCULLIS_APPROVAL_WAIT_MS`), its approval expires; approving it then is
+ * a conflict, and the call again with the same arguments is held anew under
+ * another approval, never run. A request still waiting when its approval
+ * expires is answered `approval_expired`. The sweep (the one each replica
+ * runs every minute) writes `approval.expire`, and nothing reached Prism.
+ */
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expireApprovals } from '../../../../runtime/core/pipeline/held-calls.ts';
+import {
+  adminClient,
+  callTool,
+  mcpClient,
+  startTestGateway,
+  type TestGateway,
+} from '../../../support/gateway.ts';
+import { type PrismServer, startPrism } from '../../../support/prism.ts';
+import { toolReasonOf } from '../../../support/reason.ts';
+
+const ACTION = 'unikraft_delete_volumes';
+const APPROVALS = '/workspaces/default/approvals';
+const TTL_S = 10;
+
+// biome-ignore lint/suspicious/noExplicitAny: tests read JSON replies field by field
+type Json = Record<string, any>;
+
+interface Side {
+  gateway: TestGateway;
+  admin: ReturnType<typeof adminClient>;
+  key: string;
+}
+
+let platform: PrismServer;
+let sandbox: PrismServer;
+/** Its requests wait a moment, then are told approval_pending. */
+let brief: Side;
+/** Its requests wait longer than an approval lives. */
+let patient: Side;
+
+async function openSide(waitMs: number): Promise<Side> {
+  const gateway = await startTestGateway({
+    upstreams: { unikraft: platform.url, 'unikraft/sandbox': sandbox.url },
+    environment: {
+      PORTCULLIS_APPROVAL_WAIT_MS: String(waitMs),
+      PORTCULLIS_APPROVAL_TTL_S: String(TTL_S),
+    },
+  });
+  const admin = adminClient(gateway.url, gateway.adminToken!);
+  expect(
+    (
+      await admin('POST', '/workspaces/default/connections', {
+        provider: 'unikraft',
+        credential: 'ukc-test',
+        settings: { metro: 'fra' },
+      })
+    ).status,
+  ).toBe(201);
+  const key = (await admin('POST', '/workspaces/default/agents', { name: 'asker' })).body
+    .key as string;
+  await admin('POST', '/workspaces/default/grants', {
+    agent: 'asker',
+    connection: 'unikraft',
+    scope: 'all',
+  });
+  expect(
+    (
+      await admin('POST', '/workspaces/default/connections/unikraft/actions/ask', {
+        actions: [ACTION],
+      })
+    ).status,
+  ).toBe(200);
+  return { gateway, admin, key };
+}
+
+beforeAll(async () => {
+  [platform, sandbox] = await Promise.all([
+    startPrism('unikraft', 'platform'),
+    startPrism('unikraft', 'sandbox'),
+  ]);
+  [brief, patient] = await Promise.all([openSide(300), openSide((TTL_S + 20) * 1000)]);
+}, 120_000);
+
+afterAll(async () => {
+  await Promise.all([brief?.gateway.close(), patient?.gateway.close()]);
+  await Promise.all([platform?.stop(), sandbox?.stop()]);
+});
+
+async function eventsOf(side: Side): Promise<Json[]> {
+  return (await side.gateway.running.gateway.store.audit.query({ limit: 500 })) as Json[];
+}
+
+/** Whether the action ever ran: an allowed event of it with an upstream. */
+async function ranUpstream(side: Side): Promise<Json[]> {
+  return (await eventsOf(side)).filter(
+    (e) => e.action === ACTION && e.decision === 'allowed' && e.upstreamHost !== null,
+  );
+}
+
+/** Waits (the test's timeout bounds it) until the approval's time has run out. */
+async function pastExpiry(side: Side, id: string): Promise<void> {
+  const { expiresAt } = (await side.admin('GET', `${APPROVALS}/${id}`)).body as Json;
+  const left = Date.parse(expiresAt) - Date.now();
+  if (left > 0) await new Promise((resolve) => setTimeout(resolve, left + 50));
+  expect((await side.admin('GET', `${APPROVALS}/${id}`)).body.state).toBe('expired');
+}
+
+describe('an approval that expires, for a client without tasks (SDK 1.x)', () => {
+  it('is held anew when called again, never run; approving the expired one is a conflict; the sweep audits it', async () => {
+    const client: Client = await mcpClient(brief.gateway.url, brief.key);
+    try {
+      const args = { body: [{ name: 'vol-expires' }] };
+      const first = await callTool(client, ACTION, args);
+      expect(first.isError).toBe(true);
+      expect(toolReasonOf(first)).toBe('approval_pending');
+      const id = first.structuredContent?.error?.detail?.approval as string;
+      expect(id).toMatch(/^apr_/);
+      expect(first.content[0]?.text).toContain(id);
+
+      await pastExpiry(brief, id);
+      // Too late to approve: it is no longer pending.
+      const late = await brief.admin('POST', `${APPROVALS}/${id}/approve`, {});
+      expect(late.status).toBe(409);
+      expect(late.body.error.code).toBe('conflict');
+
+      // The same call again: a new approval, named in the answer; the expired one is not run.
+      const again = await callTool(client, ACTION, args);
+      expect(toolReasonOf(again)).toBe('approval_pending');
+      const renewed = again.structuredContent?.error?.detail?.approval as string;
+      expect(renewed).toMatch(/^apr_/);
+      expect(renewed).not.toBe(id);
+      expect(again.content[0]?.text).toContain(renewed);
+      expect((await brief.admin('GET', `${APPROVALS}/${renewed}`)).body).toMatchObject({
+        state: 'pending',
+        action: ACTION,
+      });
+
+      // The sweep each replica runs every minute: the overdue one expired, audited; the new one is not.
+      const store = brief.gateway.running.gateway.store;
+      expect(await expireApprovals(store, new Date())).toBe(1);
+      expect((await brief.admin('GET', `${APPROVALS}/${renewed}`)).body.state).toBe('pending');
+      const expired = (await eventsOf(brief)).filter((e) => e.action === 'approval.expire');
+      expect(expired).toMatchObject([
+        { subject: `approval:${id}`, actorKind: 'system', decision: 'allowed' },
+      ]);
+      expect(
+        (await brief.admin('GET', `${APPROVALS}?state=expired`)).body.map((a: Json) => a.id),
+      ).toEqual([id]);
+      // Still the same new approval while it waits.
+      expect(
+        (await callTool(client, ACTION, args)).structuredContent?.error?.detail?.approval,
+      ).toBe(renewed);
+      const held = (await eventsOf(brief)).filter(
+        (e) => e.action === ACTION && e.reason === 'approval_pending',
+      );
+      expect(held.map((e) => e.subject)).toEqual(
+        expect.arrayContaining([`approval:${id}`, `approval:${renewed}`]),
+      );
+      expect(await ranUpstream(brief)).toEqual([]);
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
+
+  it('answers a request still waiting when its approval expires approval_expired, and runs nothing', async () => {
+    const client: Client = await mcpClient(patient.gateway.url, patient.key);
+    try {
+      const args = { body: [{ name: 'vol-waits-out' }] };
+      const reply = await callTool(client, ACTION, args);
+      expect(reply.isError).toBe(true);
+      expect(toolReasonOf(reply)).toBe('approval_expired');
+      const id = reply.structuredContent?.error?.detail?.approval as string;
+      expect(id).toMatch(/^apr_/);
+      expect(reply.content[0]?.text).toContain(id);
+      expect((await patient.admin('GET', `${APPROVALS}/${id}`)).body.state).toBe('expired');
+      expect((await patient.admin('POST', `${APPROVALS}/${id}/approve`, {})).status).toBe(409);
+      expect(await ranUpstream(patient)).toEqual([]);
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
+});

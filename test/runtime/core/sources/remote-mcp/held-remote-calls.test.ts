@@ -1,0 +1,293 @@
+/**
+ * Calls held for approval on a remote MCP server (docs/approvals.md: "for
+ * compiled providers and remote MCP servers alike"): a real SDK v2 server
+ * (test/support/remote/upstream-servers.ts, on its stateless 2026-07-28 wire
+ * and on 2025-11-25 sessions) connected by URL, its `delete_item` set to
+ * `ask`, called by the SDK v2 client declaring the tasks extension on a
+ * 2025-11-25 session of the gateway. Held, the task works and nothing
+ * reaches the server; approved through the admin API, the server's tool
+ * runs exactly once (the server counts its calls) and the task completes
+ * with its result; denied in the console API, the task fails
+ * `approval_denied` and the tool never runs; expired, `approval_expired`,
+ * never run. The approval is of its
+ * arguments: the same call with other arguments is held anew, not run.
+ */
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { changeActions } from '../../../../../runtime/core/operator/actions.ts';
+import { createAgent } from '../../../../../runtime/core/operator/agents.ts';
+import type { OperatorContext } from '../../../../../runtime/core/operator/context.ts';
+import { grant } from '../../../../../runtime/core/operator/grants.ts';
+import { addMember } from '../../../../../runtime/core/operator/members.ts';
+import { connectUrl } from '../../../../../runtime/core/operator/remote-connections.ts';
+import { expireApprovals } from '../../../../../runtime/core/pipeline/held-calls.ts';
+import { consoleClient, PASSWORD } from '../../../../support/console.ts';
+import { adminClient, startTestGateway, type TestGateway } from '../../../../support/gateway.ts';
+import { TASKS_CAPABILITIES } from '../../../../support/mcp/raw-http.ts';
+import { startTaskUpstream, type TaskUpstream } from '../../../../support/remote/task-upstream.ts';
+import {
+  startUpstream,
+  type Upstream,
+  type UpstreamKind,
+} from '../../../../support/remote/upstream-servers.ts';
+
+const KINDS: UpstreamKind[] = ['modern', 'stateful'];
+const APPROVALS = '/workspaces/default/approvals';
+const APPROVER = 'oscar';
+
+// biome-ignore lint/suspicious/noExplicitAny: tests read JSON replies field by field
+type Json = Record<string, any>;
+
+let gateway: TestGateway;
+let ctx: OperatorContext;
+let admin: ReturnType<typeof adminClient>;
+let key: string;
+const upstreams = new Map<UpstreamKind, Upstream>();
+/** Servers that answer a call with a task of their own when its client declares the extension. */
+const taskUpstreams = new Map<UpstreamKind, TaskUpstream>();
+
+beforeAll(async () => {
+  gateway = await startTestGateway({
+    environment: { PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS: '1', PORTCULLIS_APPROVAL_WAIT_MS: '0' },
+  });
+  ctx = gateway.running.gateway.operator('cli');
+  admin = adminClient(gateway.url, gateway.adminToken!);
+  const workspace = 'default';
+  key = (await createAgent(ctx, { workspace, name: 'remover' })).key;
+  await addMember(ctx, { workspace, name: APPROVER, password: PASSWORD, role: 'operator' });
+  for (const kind of KINDS) {
+    const upstream = await startUpstream(kind);
+    upstreams.set(kind, upstream);
+    const connection = `held-${kind}`;
+    await connectUrl(ctx, { workspace, url: upstream.url, name: connection });
+    await changeActions(ctx, 'review', { workspace, connection, all: true });
+    const asked = await changeActions(ctx, 'ask', {
+      workspace,
+      connection,
+      actions: ['delete_item'],
+    });
+    expect(asked).toMatchObject([{ state: 'ask' }]);
+    await grant(ctx, { workspace, agent: 'remover', connection, scope: 'all' });
+
+    const tasking = await startTaskUpstream(kind, { secrets: [] });
+    taskUpstreams.set(kind, tasking);
+    const reports = `held-tasks-${kind}`;
+    await connectUrl(ctx, { workspace, url: tasking.url, name: reports });
+    await changeActions(ctx, 'review', { workspace, connection: reports, all: true });
+    await changeActions(ctx, 'ask', { workspace, connection: reports, actions: ['report'] });
+    await grant(ctx, { workspace, agent: 'remover', connection: reports, scope: 'all' });
+  }
+}, 120_000);
+
+afterAll(async () => {
+  await gateway?.close();
+  for (const upstream of [...upstreams.values(), ...taskUpstreams.values()]) await upstream.close();
+});
+
+/** The SDK v2 client on a 2025-11-25 session of `/mcp`, declaring the tasks extension. */
+async function taskClient(): Promise<Client> {
+  const client = new Client({ name: 'held-remote', version: '1.0.0' }, {
+    capabilities: TASKS_CAPABILITIES,
+  } as never);
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${gateway.url}/mcp`), {
+      requestInit: { headers: { Authorization: `Bearer ${key}` } },
+    }),
+  );
+  expect(client.getProtocolEra()).toBe('legacy');
+  return client;
+}
+
+const Any = z.object({}).passthrough();
+/** One request in the SDK v2 client's session (tasks/* have no typed method in the SDK). */
+function request(client: Client, method: string, params: Json): Promise<Json> {
+  return client.request({ method, params } as never, Any as never) as Promise<Json>;
+}
+
+/** The pending approval of the call with `args`, once the gateway holds it. */
+async function heldApproval(args: Json): Promise<Json> {
+  for (;;) {
+    const found = ((await admin('GET', APPROVALS)).body as Json[]).find(
+      (a) => JSON.stringify(a.arguments) === JSON.stringify(args),
+    );
+    if (found) return found;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Polls the task until it leaves `working` (the test's timeout bounds it). */
+async function settled(client: Client, taskId: string): Promise<Json> {
+  for (;;) {
+    const state = await request(client, 'tasks/get', { taskId });
+    if (state.status !== 'working') return state;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe.each(KINDS)(
+  'a held call to a %s remote SDK server, from an SDK v2 client with tasks',
+  (kind) => {
+    const connection = `held-${kind}`;
+    const tool = `${connection}__delete_item`;
+    const deletes = () => upstreams.get(kind)!.calls.filter((call) => call.tool === 'delete_item');
+
+    it('works while held, then runs on the server exactly once when approved: the task completes with its result', async () => {
+      const client = await taskClient();
+      try {
+        const before = deletes().length;
+        const args = { id: `approved-${kind}` };
+        const started = await request(client, 'tools/call', { name: tool, arguments: args });
+        expect(started).toMatchObject({ status: 'working' });
+        expect(started.taskId).toMatch(/^pct1\./);
+        const approval = await heldApproval(args);
+        expect(approval).toMatchObject({
+          state: 'pending',
+          agent: 'remover',
+          connection,
+          action: tool,
+          task: true,
+          server: { verified: false },
+        });
+        expect(await request(client, 'tasks/get', { taskId: started.taskId })).toMatchObject({
+          status: 'working',
+        });
+        expect(deletes().length).toBe(before);
+
+        // The same call with other arguments is not covered: held under its own approval.
+        const other = await request(client, 'tools/call', {
+          name: tool,
+          arguments: { id: `other-${kind}` },
+        });
+        expect(other).toMatchObject({ status: 'working' });
+        const otherApproval = await heldApproval({ id: `other-${kind}` });
+        expect(otherApproval.id).not.toBe(approval.id);
+        expect(otherApproval.argumentsHash).not.toBe(approval.argumentsHash);
+
+        const approved = await admin('POST', `${APPROVALS}/${approval.id}/approve`, {});
+        expect(approved.status).toBe(200);
+        const done = await settled(client, started.taskId);
+        expect(done).toMatchObject({
+          status: 'completed',
+          result: { content: [{ type: 'text', text: `deleted approved-${kind}` }] },
+        });
+        expect(done.result.isError).toBeFalsy();
+        // Polled again: the same result, the tool not called twice.
+        expect(await request(client, 'tasks/get', { taskId: started.taskId })).toMatchObject({
+          status: 'completed',
+        });
+        expect(deletes().length).toBe(before + 1);
+        expect((await admin('GET', `${APPROVALS}/${approval.id}`)).body.state).toBe('executed');
+        // Used once: approving it again is a conflict.
+        expect((await admin('POST', `${APPROVALS}/${approval.id}/approve`, {})).status).toBe(409);
+
+        // The other arguments' call still waits for its own approver, and never ran.
+        expect(await request(client, 'tasks/get', { taskId: other.taskId })).toMatchObject({
+          status: 'working',
+        });
+        expect((await admin('GET', `${APPROVALS}/${otherApproval.id}`)).body.state).toBe('pending');
+        expect(deletes().length).toBe(before + 1);
+
+        const events = (await gateway.running.gateway.store.audit.query({ limit: 500 })).filter(
+          (e) => e.subject === `approval:${approval.id}`,
+        );
+        const ran = events.filter(
+          (e) => e.action === tool && e.decision === 'allowed' && e.upstreamHost !== null,
+        );
+        expect(ran).toHaveLength(1);
+        expect(ran[0]?.upstreamHost).toBe(new URL(upstreams.get(kind)!.url).host);
+        expect(events.map((e) => e.action)).toEqual(expect.arrayContaining(['approval.approve']));
+      } finally {
+        await client.close();
+      }
+    });
+
+    it('fails approval_denied when denied in the console, the tool never run', async () => {
+      const client = await taskClient();
+      try {
+        const before = deletes().length;
+        const args = { id: `denied-${kind}` };
+        const started = await request(client, 'tools/call', { name: tool, arguments: args });
+        expect(started).toMatchObject({ status: 'working' });
+        const approval = await heldApproval(args);
+        const oscar = consoleClient(gateway.url);
+        expect((await oscar.signIn(APPROVER)).status).toBe(200);
+        const denied = await oscar.call('POST', `/approvals/${approval.id}/deny`, {
+          reason: 'not this item',
+        });
+        expect(denied.status).toBe(200);
+        expect(denied.body).toMatchObject({ state: 'denied', reason: 'not this item' });
+        const failed = await settled(client, started.taskId);
+        expect(failed).toMatchObject({
+          status: 'failed',
+          error: { data: { error: { code: 'approval_denied' } } },
+        });
+        expect(failed.error.message).toContain('not this item');
+        // Approving after the denial is a conflict, and polling again runs nothing.
+        expect((await admin('POST', `${APPROVALS}/${approval.id}/approve`, {})).status).toBe(409);
+        expect((await request(client, 'tasks/get', { taskId: started.taskId })).status).toBe(
+          'failed',
+        );
+        expect(deletes().length).toBe(before);
+      } finally {
+        await client.close();
+      }
+    });
+
+    it('fails approval_expired when no one decides in time, the tool never run', async () => {
+      const client = await taskClient();
+      try {
+        const before = deletes().length;
+        const args = { id: `expired-${kind}` };
+        const started = await request(client, 'tools/call', { name: tool, arguments: args });
+        const approval = await heldApproval(args);
+        // The sweep each replica runs every minute, at a moment past the approval's time.
+        const store = gateway.running.gateway.store;
+        const late = new Date(Date.parse(approval.expiresAt) + 1);
+        expect(await expireApprovals(store, late)).toBeGreaterThanOrEqual(1);
+        expect((await admin('POST', `${APPROVALS}/${approval.id}/approve`, {})).status).toBe(409);
+        const failed = await settled(client, started.taskId);
+        expect(failed).toMatchObject({
+          status: 'failed',
+          error: { data: { error: { code: 'approval_expired' } } },
+        });
+        expect(deletes().length).toBe(before);
+        const expired = (await store.audit.query({ limit: 500 })).filter(
+          (e) => e.action === 'approval.expire' && e.subject === `approval:${approval.id}`,
+        );
+        expect(expired).toHaveLength(1);
+      } finally {
+        await client.close();
+      }
+    });
+  },
+);
+
+describe.each(KINDS)('a held call to a %s remote server that answers with tasks', (kind) => {
+  const tool = `held-tasks-${kind}__report`;
+
+  it('runs once approved as a plain call (no client on the line to poll a task of the server), its result the task’s', async () => {
+    const upstream = taskUpstreams.get(kind)!;
+    const client = await taskClient();
+    try {
+      const args = { topic: `approved-${kind}` };
+      const started = await request(client, 'tools/call', { name: tool, arguments: args });
+      expect(started).toMatchObject({ status: 'working' });
+      const approval = await heldApproval(args);
+      expect(upstream.seen.filter((s) => s.method === 'tools/call')).toEqual([]);
+      expect((await admin('POST', `${APPROVALS}/${approval.id}/approve`, {})).status).toBe(200);
+      const done = await settled(client, started.taskId);
+      expect(done).toMatchObject({
+        status: 'completed',
+        result: { content: [{ type: 'text', text: `report on approved-${kind}, at once` }] },
+      });
+      // One call reached the server, declaring no tasks: it started none.
+      expect(upstream.seen.filter((s) => s.method === 'tools/call')).toEqual([
+        { method: 'tools/call', declared: false },
+      ]);
+      expect(upstream.started).toEqual([]);
+    } finally {
+      await client.close();
+    }
+  });
+});
