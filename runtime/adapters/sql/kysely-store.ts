@@ -1,7 +1,8 @@
 /**
  * The `Store` over kysely, for both engines. A store is bound either to the
  * database or to one open transaction; `transaction()` on a bound store runs
- * the work in the same transaction (no nesting).
+ * the work in the same transaction, under a savepoint: work that throws
+ * undoes its own writes, and the outer work may catch the error and go on.
  *
  * The revision is one counter row. A governance mutation bumps it first and
  * then writes, in one transaction: on PostgreSQL concurrent governance
@@ -111,8 +112,25 @@ export class KyselyStore implements Store {
   }
 
   async transaction<T>(work: (store: Store) => Promise<T>): Promise<T> {
-    if (this.#inTransaction) return work(this);
-    return this.#db.transaction().execute((trx) => work(new KyselyStore(trx, this.#engine, true)));
+    if (!this.#inTransaction)
+      return this.#db
+        .transaction()
+        .execute((trx) => work(new KyselyStore(trx, this.#engine, true)));
+    const savepoint = sql.raw(`portcullis_work_${++this.#savepoints}`);
+    await sql`savepoint ${savepoint}`.execute(this.#db);
+    try {
+      const result = await work(this);
+      await sql`release savepoint ${savepoint}`.execute(this.#db);
+      return result;
+    } catch (error) {
+      try {
+        await sql`rollback to savepoint ${savepoint}`.execute(this.#db);
+        await sql`release savepoint ${savepoint}`.execute(this.#db);
+      } catch {
+        // The transaction is lost anyway (a dropped connection): the work's error says why.
+      }
+      throw error;
+    }
   }
 
   /** On every call's path: compiled once, run as is (no query building per call). */

@@ -55,7 +55,11 @@ import type { StoredClient, StoredSignIn, StoredTokens } from '../model/sign-in.
 import type { TaskChange, TaskRecord, TaskRecordStatus } from '../model/tasks.ts';
 
 export interface Store {
-  /** Runs `work` in one transaction: all its writes land, or none. */
+  /**
+   * Runs `work` in one transaction: all its writes land, or none. Inside a
+   * transaction, `work` is part of it, and its writes are undone when it
+   * throws (the outer work may catch that and go on).
+   */
   transaction<T>(work: (store: Store) => Promise<T>): Promise<T>;
   /** Increases with every governance mutation. */
   revision(): Promise<number>;

@@ -7,12 +7,12 @@
  * `resource` and `audience`. Portcullis's own access tokens never go
  * upstream: the subject token is always the IdP's.
  *
- * Exchanged tokens are cached in this process per connection and member
- * until a minute before they expire (a repeated call makes no request to the
- * authorization server), one exchange per member and connection at a time.
- * They are not shared across replicas: each replica exchanges once per
- * member and connection and token lifetime (the tokens are not written to
- * the store or the shared state, so no exchanged token is at rest).
+ * Exchanged tokens are cached per connection, member and agent (and the
+ * resource, audience and subject token type they were exchanged for) until
+ * a minute before they expire, so a repeated call makes no request to the
+ * authorization server: in this process, and sealed in the shared state
+ * (`exchanged-tokens.ts`), so another replica takes the same token instead
+ * of exchanging its own. One exchange per entry at a time in a process.
  */
 import { GatewayError } from '../../base/errors.ts';
 import {
@@ -25,6 +25,7 @@ import {
 } from '../../model/delegation.ts';
 import type { RemoteEndpoint } from '../../model/remote.ts';
 import type { TokenGrant, TokenSet } from './engine-contract.ts';
+import { ExchangedTokens, type ExchangeFor, entryId } from './exchanged-tokens.ts';
 import type { TokenOwner } from './token-owner.ts';
 import { needsRefresh } from './tokens.ts';
 import { exchangeToken } from './upstream-grants.ts';
@@ -43,10 +44,13 @@ export class DelegatedTokens {
   readonly #mint: MintSubjectToken | undefined;
   readonly #cached = new Map<string, Cached>();
   readonly #exchanging = new Map<string, Promise<TokenSet>>();
+  readonly #shared: ExchangedTokens;
 
   constructor(signIn: UpstreamSignIn, mint?: MintSubjectToken) {
     this.#signIn = signIn;
     this.#mint = mint;
+    const { state, store, vault, now } = signIn.options;
+    this.#shared = new ExchangedTokens({ state, store, vault, now });
   }
 
   /** The exchanged token for `acting`'s member on the connection; exchanged now when none is cached or it is due. */
@@ -56,11 +60,12 @@ export class DelegatedTokens {
     acting: ActingFor,
     setting: OnBehalfSetting,
   ): Promise<string> {
-    const key = cacheKey(owner.connectionId, acting.memberId);
+    const of = exchangeFor(endpoint, owner, acting, setting);
+    const key = entryId(of);
     const cached = this.#cached.get(key);
     if (cached && !needsRefresh(cached.tokens, this.#signIn.options.now()))
       return cached.tokens.accessToken;
-    return (await this.#exchange(key, endpoint, owner, acting, setting)).accessToken;
+    return (await this.#exchange(key, of, endpoint, owner, acting, setting)).accessToken;
   }
 
   /** After the upstream refused `used` (a 401): forgotten, and exchanged once more. */
@@ -71,13 +76,16 @@ export class DelegatedTokens {
     setting: OnBehalfSetting,
     used: string,
   ): Promise<string> {
-    const key = cacheKey(owner.connectionId, acting.memberId);
+    const of = exchangeFor(endpoint, owner, acting, setting);
+    const key = entryId(of);
     if (this.#cached.get(key)?.tokens.accessToken === used) this.#cached.delete(key);
+    await this.#shared.forget(of, used);
     return this.accessToken(endpoint, owner, acting, setting);
   }
 
   #exchange(
     key: string,
+    of: ExchangeFor,
     endpoint: RemoteEndpoint,
     owner: TokenOwner,
     acting: ActingFor,
@@ -85,7 +93,7 @@ export class DelegatedTokens {
   ): Promise<TokenSet> {
     const running = this.#exchanging.get(key);
     if (running) return running;
-    const exchanging = this.#exchangeNow(endpoint, owner, acting, setting)
+    const exchanging = this.#sharedOrExchanged(of, endpoint, owner, acting, setting)
       .then((tokens) => {
         if (this.#cached.size >= MAX_CACHED) this.#cached.clear();
         this.#cached.set(key, { tokens });
@@ -96,6 +104,21 @@ export class DelegatedTokens {
       });
     this.#exchanging.set(key, exchanging);
     return exchanging;
+  }
+
+  /** Another replica's token for the same when it is not due; else exchanged now, and shared. */
+  async #sharedOrExchanged(
+    of: ExchangeFor,
+    endpoint: RemoteEndpoint,
+    owner: TokenOwner,
+    acting: ActingFor,
+    setting: OnBehalfSetting,
+  ): Promise<TokenSet> {
+    const shared = await this.#shared.read(of);
+    if (shared && !needsRefresh(shared, this.#signIn.options.now())) return shared;
+    const tokens = await this.#exchangeNow(endpoint, owner, acting, setting);
+    await this.#shared.write(of, tokens);
+    return tokens;
   }
 
   async #exchangeNow(
@@ -182,6 +205,17 @@ export class DelegatedTokens {
   }
 }
 
-function cacheKey(connectionId: string, memberId: string): string {
-  return `${connectionId}\0${memberId}`;
+function exchangeFor(
+  endpoint: RemoteEndpoint,
+  owner: TokenOwner,
+  acting: ActingFor,
+  setting: OnBehalfSetting,
+): ExchangeFor {
+  return {
+    connectionId: owner.connectionId,
+    acting,
+    resource: endpoint.oauth?.resource ?? '',
+    audience: setting.audience,
+    subjectTokenType: SUBJECT_TOKEN_TYPES[setting.subjectToken],
+  };
 }

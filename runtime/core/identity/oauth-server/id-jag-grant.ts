@@ -12,6 +12,12 @@
  *   of our MCP endpoints (and the request's `resource`, when it names one),
  *   not expired, and its `jti` never seen before on any replica.
  *
+ * What the redemption writes lands in one store transaction, the `jti`
+ * last: a refusal once the checks above have passed (the member's grants
+ * reach none of its scopes, their agent for the client revoked, a replay
+ * that won a race) leaves no member, grant, consent, token family or `jti`
+ * behind, only the refusal's audit event.
+ *
  * The member it names is found, or made, by the provider's `iss` and `sub`
  * as a sign-in does (two providers' equal `sub`s are two members), and the
  * groups it lists (when it has the provider's groups claim) applied as a
@@ -27,7 +33,8 @@ import { decodeJwt, errors, type JWTPayload, jwtVerify } from 'jose';
 import { sha256Hex } from '../../../../generated/catalog-rules.ts';
 import { newId } from '../../governance/keys.ts';
 import type { IdentityProvider } from '../../model/identity.ts';
-import type { MachineClient, TokenFamily } from '../../model/oauth.ts';
+import type { MachineClient, Member, TokenFamily } from '../../model/oauth.ts';
+import type { Store } from '../../ports/store.ts';
 import { isKnownScope, parseScope } from '../principals/scopes.ts';
 import { ACCESS_TOKEN_TTL_S, signAccessToken } from './access-token.ts';
 import { ASYMMETRIC_ALGORITHMS } from './client-authentication.ts';
@@ -60,75 +67,87 @@ export async function idJagGrant(
   if (payload.client_id !== client.id)
     refuse('id_jag_client', 'the ID-JAG was issued to another client');
   const resource = resourceOf(ctx, payload, form);
+  const asked = askedScopes(payload, form);
+  const key = signingKeyOf(ctx);
   const now = ctx.now();
-  const exp = payload.exp ?? 0;
-  if (!(await ctx.jtis.first(`id-jag:${provider.issuer}`, String(payload.jti), exp, now)))
-    refuse('id_jag_replayed', 'this ID-JAG was redeemed already');
-
-  const found = await memberOfIdentity(ctx, provider, {
-    iss: provider.issuer,
-    sub: String(payload.sub),
-    claims: payload,
-  });
-  // Groups the signed ID-JAG lists count as a sign-in's; one that lists none leaves them as they are.
-  const member =
-    provider.groupsClaim !== null && provider.groupsClaim in payload
-      ? await applyGroups(ctx, provider, found.member, payload)
-      : found.member;
-  const scopes = await scopesOf(ctx, member, payload, form);
-  const consent = await approveConsent(
-    ctx,
-    member,
-    { id: client.id, name: client.name, redirectUris: [], kind: 'registered' },
-    scopes,
-  );
-  const family: TokenFamily = {
-    id: newId(),
-    consentId: consent.id,
-    clientId: client.id,
-    scopes,
-    resource,
-    status: 'active',
-    createdAt: now.toISOString(),
-    // Lives as long as its one access token: pruned with the other dead families.
-    expiresAt: new Date(now.getTime() + ACCESS_TOKEN_TTL_S * 1000).toISOString(),
-    revokedAt: null,
-  };
-  // A family needs a first refresh token: one nobody holds (none is given out).
-  await ctx.store.oauth.tokens.start(family, {
-    tokenHash: sha256Hex(randomBytes(32).toString('base64url')),
-    familyId: family.id,
-    scopes,
-    status: 'active',
-    createdAt: now.toISOString(),
-  });
-  const { token, expiresIn } = await signAccessToken(
-    {
-      issuer: ctx.issuer,
-      resource,
-      memberId: member.id,
+  // Every write of the redemption (the member and their identity, what the
+  // groups give, the consent and its agent, the token family, the jti) is in
+  // one transaction: a refusal after any of them (the scopes reach nothing,
+  // the member's agent was revoked, a replay) leaves none of them behind.
+  const issued = await ctx.store.transaction(async (store) => {
+    const tx: OAuthContext = { ...ctx, store };
+    const found = await memberOfIdentity(tx, provider, {
+      iss: provider.issuer,
+      sub: String(payload.sub),
+      claims: payload,
+    });
+    // Groups the signed ID-JAG lists count as a sign-in's; one that lists none leaves them as they are.
+    const member =
+      provider.groupsClaim !== null && provider.groupsClaim in payload
+        ? await applyGroups(tx, provider, found.member, payload)
+        : found.member;
+    const scopes = await reachedScopes(store, member, asked);
+    const consent = await approveConsent(
+      tx,
+      member,
+      { id: client.id, name: client.name, redirectUris: [], kind: 'registered' },
+      scopes,
+    );
+    const family: TokenFamily = {
+      id: newId(),
+      consentId: consent.id,
       clientId: client.id,
       scopes,
-      workspaceId: consent.workspaceId,
-      agentId: consent.agentId,
-      consentId: consent.id,
+      resource,
+      status: 'active',
+      createdAt: now.toISOString(),
+      // Lives as long as its one access token: pruned with the other dead families.
+      expiresAt: new Date(now.getTime() + ACCESS_TOKEN_TTL_S * 1000).toISOString(),
+      revokedAt: null,
+    };
+    // A family needs a first refresh token: one nobody holds (none is given out).
+    await store.oauth.tokens.start(family, {
+      tokenHash: sha256Hex(randomBytes(32).toString('base64url')),
       familyId: family.id,
-    },
-    signingKeyOf(ctx),
-    now,
-  );
-  await auditOAuth(ctx, {
-    action: 'oauth.token.id_jag',
-    actorKind: 'agent',
-    actorId: consent.agentId,
-    workspaceId: consent.workspaceId,
-    subject: `${provider.name}:${member.id}:${client.id}`,
+      scopes,
+      status: 'active',
+      createdAt: now.toISOString(),
+    });
+    // Last of the writes, so that no refusal above uses the ID-JAG up; a
+    // replay (here, or another replica's redemption of it committing first)
+    // undoes everything above.
+    const jti = String(payload.jti);
+    if (!(await ctx.jtis.first(`id-jag:${provider.issuer}`, jti, payload.exp ?? 0, now, store)))
+      refuse('id_jag_replayed', 'this ID-JAG was redeemed already');
+    const signed = await signAccessToken(
+      {
+        issuer: ctx.issuer,
+        resource,
+        memberId: member.id,
+        clientId: client.id,
+        scopes,
+        workspaceId: consent.workspaceId,
+        agentId: consent.agentId,
+        consentId: consent.id,
+        familyId: family.id,
+      },
+      key,
+      now,
+    );
+    await auditOAuth(tx, {
+      action: 'oauth.token.id_jag',
+      actorKind: 'agent',
+      actorId: consent.agentId,
+      workspaceId: consent.workspaceId,
+      subject: `${provider.name}:${member.id}:${client.id}`,
+    });
+    return { ...signed, scopes };
   });
   return jsonReply(200, {
-    access_token: token,
+    access_token: issued.token,
     token_type: 'Bearer',
-    expires_in: expiresIn,
-    scope: scopes.join(' '),
+    expires_in: issued.expiresIn,
+    scope: issued.scopes.join(' '),
   });
 }
 
@@ -201,24 +220,25 @@ function resourceOf(ctx: OAuthContext, payload: JWTPayload, form: Form): string 
   return resourceOrThrow(ctx, granted);
 }
 
-/** What the ID-JAG allows (narrowed by the request), that the member's grants reach something with. */
-async function scopesOf(
-  ctx: OAuthContext,
-  member: Parameters<typeof memberReach>[1],
-  payload: JWTPayload,
-  form: Form,
-): Promise<string[]> {
+/** What the ID-JAG allows, narrowed by the request's `scope` (which may not widen it). */
+function askedScopes(payload: JWTPayload, form: Form): string[] {
   const allowed = (typeof payload.scope === 'string' ? payload.scope : '')
     .split(' ')
     .filter(isKnownScope);
-  let asked = allowed;
-  if (form.scope !== undefined && form.scope.trim() !== '') {
-    const parsed = parseScope(form.scope);
-    if ('unknown' in parsed || parsed.scopes.some((scope) => !allowed.includes(scope)))
-      refuse('id_jag_scope', 'scope: the ID-JAG does not allow it');
-    asked = parsed.scopes;
-  }
-  const reach = await memberReach(ctx.store, member, asked);
+  if (form.scope === undefined || form.scope.trim() === '') return allowed;
+  const parsed = parseScope(form.scope);
+  if ('unknown' in parsed || parsed.scopes.some((scope) => !allowed.includes(scope)))
+    refuse('id_jag_scope', 'scope: the ID-JAG does not allow it');
+  return parsed.scopes;
+}
+
+/** The scopes asked that the member's grants reach at least one connection with. */
+async function reachedScopes(
+  store: Store,
+  member: Member,
+  asked: readonly string[],
+): Promise<string[]> {
+  const reach = await memberReach(store, member, asked);
   const reached = [...new Set(asked)]
     .filter((scope) => (reach.byScope.get(scope) ?? []).length > 0)
     .sort();

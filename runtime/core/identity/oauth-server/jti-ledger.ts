@@ -24,12 +24,20 @@ export class JtiLedger {
   /**
    * Records that `issuer` used `jti` in a JWT expiring at `expSeconds`; false
    * when it was recorded already (a replay). Hashed: a jti is the issuer's text.
+   * `store` is the transaction the caller's other writes are in, when they
+   * are: a jti kept in the store then lands with them, or not at all.
    */
-  async first(issuer: string, jti: string, expSeconds: number, now: Date): Promise<boolean> {
+  async first(
+    issuer: string,
+    jti: string,
+    expSeconds: number,
+    now: Date,
+    store: Store = this.#store,
+  ): Promise<boolean> {
     const key = sha256Hex(`${issuer}\n${jti}`);
     const ttlMs = Math.max(1_000, expSeconds * 1000 - now.getTime() + 1_000);
     if (!this.#inStore) return this.#state.add(`oauth:jti:${key}`, '1', ttlMs);
-    return this.#store.oauth.assertionJtis.record(
+    return store.oauth.assertionJtis.record(
       key,
       new Date(now.getTime() + ttlMs).toISOString(),
       now.toISOString(),

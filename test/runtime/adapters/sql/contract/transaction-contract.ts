@@ -58,6 +58,24 @@ export function describeTransactionContract(subject: StoreSubject): void {
       expect(await store.workspaces.list()).toEqual([]);
     });
 
+    it('undo only a nested transaction that throws, when the outer one catches it', async () => {
+      const { store } = subject;
+      const failure = new Error('inner fails');
+      await store.transaction(async (tx) => {
+        await tx.workspaces.create(aWorkspace());
+        const inner = tx.transaction(async (nested) => {
+          await nested.agents.create(anAgent(), 'hash_1');
+          await nested.settings.put('default_workspace', 'ws_1');
+          throw failure;
+        });
+        await expect(inner).rejects.toBe(failure);
+        expect(await tx.agents.all()).toEqual([]);
+      });
+      expect(await store.workspaces.list()).toEqual([aWorkspace()]);
+      expect(await store.agents.all()).toEqual([]);
+      expect(await store.settings.get('default_workspace')).toBeUndefined();
+    });
+
     it('go on after a refused write the work caught, undoing only that write', async () => {
       const { store } = subject;
       const before = await store.revision();

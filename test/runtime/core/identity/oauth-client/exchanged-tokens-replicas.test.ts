@@ -1,0 +1,272 @@
+/**
+ * Tokens exchanged towards an upstream (RFC 8693) are shared by the
+ * replicas: two gateways behind one public address on one store and one
+ * Redis, a remote connection that acts on members' behalf with subject
+ * tokens the gateway signs (`--on-behalf-of portcullis`), oidc-provider as
+ * the upstream's authorization server (its token exchange grant trusting
+ * the gateway's keys), and members' agents made by ID-JAGs (oidc-provider as
+ * the company's IdP, its key signing them) calling through the MCP SDK.
+ *
+ * The token one replica exchanged is the one the other carries, with no
+ * request to the upstream's token endpoint; another agent of the same member
+ * (another client) gets a token of its own; and the value in Redis holds
+ * neither the token nor any secret, plain or in base64.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { createRemoteJWKSet, decodeJwt, jwtVerify } from 'jose';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { changeActions } from '../../../../../runtime/core/operator/actions.ts';
+import { mapGroup } from '../../../../../runtime/core/operator/identity-groups.ts';
+import { addIdentityProvider } from '../../../../../runtime/core/operator/identity-providers.ts';
+import { addMachineClient } from '../../../../../runtime/core/operator/machine-clients.ts';
+import { connectUrl } from '../../../../../runtime/core/operator/remote-connections.ts';
+import {
+  adminClient,
+  callTool,
+  mcpClient,
+  startTestGateway,
+  type TestGateway,
+} from '../../../../support/gateway.ts';
+import { type CompanyIdp, startCompanyIdp } from '../../../../support/identity/company-idp.ts';
+import { basic, JWT_BEARER_GRANT } from '../../../../support/oauth/machine-client.ts';
+import { tokenRequest } from '../../../../support/oauth/raw-flow.ts';
+import { TEST_REDIS_URL } from '../../../../support/redis.ts';
+import {
+  type OAuthUpstream,
+  startOAuthUpstream,
+} from '../../../../support/remote/oauth-upstream.ts';
+
+const ISSUER = 'https://gateway.example.test';
+/** The shared state's prefix and the exchanged tokens' keys in it. */
+const ENTRY_PREFIX = 'portcullis:upstream:exchanged:';
+const UPSTREAM_CLIENT = 'portcullis-at-weather';
+const UPSTREAM_SECRET = 'weather-client-secret-9d2b7e4a1c';
+const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
+const JWT_TYPE = 'urn:ietf:params:oauth:token-type:jwt';
+const environment = {
+  PORTCULLIS_PUBLIC_URL: ISSUER,
+  PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS: '1',
+  REDIS_URL: TEST_REDIS_URL,
+};
+const dataDir = mkdtempSync(join(tmpdir(), 'portcullis-exchanged-replicas-'));
+const replicas: TestGateway[] = [];
+const redis = new Redis(TEST_REDIS_URL, { lazyConnect: true });
+let idp: CompanyIdp;
+let upstream: OAuthUpstream;
+let clients: Array<{ id: string; secret: string }> = [];
+/** Every token the test saw, and the secrets: none may be in Redis. */
+const secrets: string[] = [UPSTREAM_SECRET];
+/** The shared entries Redis had before this file's replicas started (other runs'). */
+let earlier = new Set<string>();
+
+beforeAll(async () => {
+  await redis.connect();
+  earlier = new Set(await redis.keys(`${ENTRY_PREFIX}*`));
+  replicas.push(await startTestGateway({ dataDir, environment }));
+  replicas.push(await startTestGateway({ dataDir, environment }));
+  const [a] = replicas as [TestGateway, TestGateway];
+  idp = await startCompanyIdp({
+    tenant: 'acme',
+    redirectUri: `${ISSUER}/sign-in/idp/callback`,
+    people: {},
+  });
+  upstream = await startOAuthUpstream({
+    tenant: 'weather',
+    registration: false,
+    clientCredentials: true,
+    clients: [
+      {
+        client_id: UPSTREAM_CLIENT,
+        client_secret: UPSTREAM_SECRET,
+        grant_types: ['client_credentials', TOKEN_EXCHANGE],
+        response_types: [],
+        redirect_uris: [],
+        token_endpoint_auth_method: 'client_secret_basic',
+      },
+    ],
+    tokenExchange: {
+      // The gateway's own subject tokens, verified by its published keys (either replica's: one store).
+      async verify(token, type) {
+        if (type !== JWT_TYPE) throw new Error('not a subject token the gateway signed');
+        const { payload } = await jwtVerify(
+          token,
+          createRemoteJWKSet(new URL(`${a.url}/oauth/jwks`)),
+          { issuer: ISSUER, audience: upstream.issuer, typ: 'JWT' },
+        );
+        return {
+          sub: `portcullis:${String(payload.sub)}:${String((payload.act as { sub?: string } | undefined)?.sub)}`,
+        };
+      },
+    },
+  });
+  const ctx = a.running.gateway.operator('test');
+  const draft = await connectUrl(ctx, { workspace: 'default', url: upstream.mcp.url, name: 'wx' });
+  expect(draft.next).toBe('sign_in');
+  const configured = await adminClient(a.url, a.adminToken!)(
+    'PUT',
+    '/workspaces/default/connections/wx/auth',
+    {
+      clientCredentials: 'client_secret_basic',
+      clientId: UPSTREAM_CLIENT,
+      clientSecret: UPSTREAM_SECRET,
+      onBehalfOf: 'portcullis',
+      audience: 'weather-api',
+    },
+  );
+  expect(configured.status, configured.text).toBe(200);
+  await changeActions(ctx, 'review', { workspace: 'default', connection: 'wx', all: true });
+  await addIdentityProvider(
+    ctx,
+    {
+      workspace: 'default',
+      name: 'acme',
+      issuer: idp.issuer,
+      clientId: idp.clientId,
+      clientSecretEnv: 'PORTCULLIS_IDP_ACME_SECRET',
+      groupsClaim: 'groups',
+      idJag: true,
+    },
+    ISSUER,
+  );
+  await mapGroup(ctx, {
+    workspace: 'default',
+    provider: 'acme',
+    group: 'eng',
+    connection: 'wx',
+    scope: 'reads',
+  });
+  clients = [];
+  for (const name of ['claude-desktop', 'other-app']) {
+    const made = await addMachineClient(ctx, { workspace: 'default', name });
+    clients.push({ id: made.client.id, secret: made.secret! });
+    secrets.push(made.secret!);
+  }
+});
+afterAll(async () => {
+  const ours = [...(await sharedEntries()).keys()];
+  if (ours.length > 0) await redis.del(...ours);
+  for (const replica of replicas) await replica.close();
+  await upstream?.close();
+  await idp?.close();
+  redis.disconnect();
+});
+
+/** Our access token for `sub`'s agent for `client`, by an ID-JAG redeemed at `replica`. */
+async function memberToken(
+  replica: TestGateway,
+  client: { id: string; secret: string },
+  sub: string,
+): Promise<string> {
+  const now = Math.floor(Date.now() / 1000);
+  const assertion = await idp.signWithIdpKey(
+    {
+      iss: idp.issuer,
+      sub,
+      aud: ISSUER,
+      client_id: client.id,
+      jti: randomUUID(),
+      iat: now,
+      exp: now + 300,
+      resource: `${ISSUER}/mcp`,
+      scope: 'tools:read',
+      groups: ['eng'],
+      preferred_username: sub,
+    },
+    'oauth-id-jag+jwt',
+  );
+  const reply = await tokenRequest(
+    replica.url,
+    { grant_type: JWT_BEARER_GRANT, assertion },
+    basic(client.id, client.secret),
+  );
+  expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+  const token = String(reply.body.access_token);
+  secrets.push(token);
+  return token;
+}
+
+/** Calls the upstream's tool through `replica` with `token`; the bearer the upstream was sent. */
+async function call(replica: TestGateway, token: string): Promise<string> {
+  const received = upstream.received.length;
+  const client = await mcpClient(replica.url, token);
+  try {
+    const reply = await callTool(client, 'wx__get_weather', { city: 'Oslo' });
+    expect(reply.isError ?? false, JSON.stringify(reply)).toBe(false);
+  } finally {
+    await client.close();
+  }
+  const bearer = upstream.received.slice(received).at(-1);
+  expect(bearer).toBeDefined();
+  secrets.push(bearer!);
+  return bearer!;
+}
+
+/** The shared entries this file's replicas wrote. */
+async function sharedEntries(): Promise<Map<string, string>> {
+  const keys = await redis.keys(`${ENTRY_PREFIX}*`);
+  const entries = new Map<string, string>();
+  for (const key of keys) {
+    if (earlier.has(key)) continue;
+    const value = await redis.get(key);
+    if (value !== null) entries.set(key, value);
+  }
+  return entries;
+}
+
+it('carries on the second replica the token the first exchanged, with no request to the token endpoint', async () => {
+  const [a, b] = replicas as [TestGateway, TestGateway];
+  const token = await memberToken(a, clients[0]!, 'dana');
+  const exchanges = upstream.exchanges.length;
+  const before = await sharedEntries();
+  const first = await call(a, token);
+  expect(upstream.exchanges.length).toBe(exchanges + 1);
+  expect(upstream.exchanges.at(-1)?.outcome).toBe('ok');
+  // The same member and agent on the other replica: the same upstream token, no exchange.
+  const second = await call(b, token);
+  expect(second).toBe(first);
+  expect(upstream.exchanges.length).toBe(exchanges + 1);
+  // One new entry, whose TTL ends before the token does (a minute of margin).
+  const added = [...(await sharedEntries())].filter(([key]) => !before.has(key));
+  expect(added).toHaveLength(1);
+  const ttlMs = await redis.pttl(added[0]![0]);
+  const expiresAtMs = Number(decodeJwt(first).exp ?? 0) * 1000;
+  expect(ttlMs).toBeGreaterThan(0);
+  expect(Date.now() + ttlMs).toBeLessThanOrEqual(expiresAtMs - 59_000);
+});
+
+it('gives another agent of the same member (another client) a token of its own, on the same replica and the other', async () => {
+  const [a, b] = replicas as [TestGateway, TestGateway];
+  const own = await call(a, await memberToken(a, clients[0]!, 'erin'));
+  const exchanges = upstream.exchanges.length;
+  const otherToken = await memberToken(a, clients[1]!, 'erin');
+  // Same member, same connection, same replica, another agent: exchanged anew.
+  const other = await call(a, otherToken);
+  expect(other).not.toBe(own);
+  expect(upstream.exchanges.length).toBe(exchanges + 1);
+  expect(decodeJwt(other).sub).not.toBe(decodeJwt(own).sub);
+  // On the other replica each agent gets its own, from Redis.
+  expect(await call(b, otherToken)).toBe(other);
+  expect(upstream.exchanges.length).toBe(exchanges + 1);
+});
+
+it('keeps in Redis neither a token nor a secret, plain or in base64', async () => {
+  const entries = await sharedEntries();
+  expect(entries.size).toBeGreaterThanOrEqual(3);
+  const values = [...entries.values()].join('\n');
+  for (const secret of secrets) {
+    for (const form of [
+      secret,
+      Buffer.from(secret).toString('base64'),
+      Buffer.from(secret).toString('base64url'),
+    ]) {
+      expect(values).not.toContain(form);
+    }
+    // Nor a token's parts (its payload is base64url already).
+    for (const part of secret.split('.').filter((p) => p.length > 16))
+      expect(values).not.toContain(part);
+  }
+});
