@@ -48,8 +48,8 @@ export function MachineClients({ canChange }: { canChange: boolean }) {
       <h2 id="machine-clients">Machine clients</h2>
       <p class="note">
         Clients that get tokens without a browser (<code>client_credentials</code>, ID-JAGs),
-        registered with <code>portcullis oauth client add --machine</code>. Each acts as an agent of
-        its own name, with that agent's grants.
+        registered with <code class="whole">portcullis oauth client add --machine</code>. Each acts
+        as an agent of its own name, with that agent's grants.
       </p>
       <Problem error={error ?? change.error} />
       <Notice text={change.done} />
@@ -100,9 +100,11 @@ function MachineClientItem({
       <td data-label="Client">
         <b>{shown(client.name)}</b>
         <br />
-        <span class="note mono-small">{shown(client.id)}</span>
+        <span class="note mono-small whole">{shown(client.id)}</span>
         <br />
-        <span class="note">as agent {shown(client.agent)}</span>
+        <span class="note">
+          as agent <span class="whole">{shown(client.agent)}</span>
+        </span>
       </td>
       <td data-label="Authenticates with">
         <code class="chip">{client.auth}</code>
