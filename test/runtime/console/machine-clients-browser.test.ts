@@ -69,6 +69,11 @@ describe.skipIf(!HAS_CHROMIUM)('machine clients in Chromium', { timeout: 240_000
     expect(html).not.toContain(secret);
     expect(html).not.toContain(secret.slice(4));
     await lookAt(page, 'console-machine-clients');
+    // Nothing wider than the narrowest phone the console is made for.
+    await page.setViewportSize({ width: 320, height: 900 });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
+      320,
+    );
 
     await nightly.getByRole('button', { name: 'Remove nightly-build' }).click();
     await nightly.getByRole('button', { name: 'Remove nightly-build and its agent' }).click();

@@ -48,8 +48,11 @@ export function MachineClients({ canChange }: { canChange: boolean }) {
       <h2 id="machine-clients">Machine clients</h2>
       <p class="note">
         Clients that get tokens without a browser (<code>client_credentials</code>, ID-JAGs),
-        registered with <code class="whole">portcullis oauth client add --machine</code>. Each acts
-        as an agent of its own name, with that agent's grants.
+        registered with{' '}
+        <code>
+          portcullis oauth client add <span class="whole">--machine</span>
+        </code>
+        . Each acts as an agent of its own name, with that agent's grants.
       </p>
       <Problem error={error ?? change.error} />
       <Notice text={change.done} />
