@@ -71,7 +71,7 @@ describe.skipIf(!HAS_CHROMIUM)('machine clients in Chromium', { timeout: 240_000
     await lookAt(page, 'console-machine-clients');
     // Nothing wider than the narrowest phone the console is made for.
     await page.setViewportSize({ width: 320, height: 900 });
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
+    expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(
       320,
     );
 
