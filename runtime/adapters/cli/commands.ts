@@ -518,10 +518,12 @@ export const commands: Record<string, Command> = {
   },
   audit: {
     usage:
-      'audit [--agent a] [--action t] [--decision d] [--reason r] [--since t] [--until t] [--limit n] [--all-workspaces]',
-    summary: 'query the audit log (newest first; JSON lines with --json)',
+      'audit [--agent a] [--member m] [--action t] [--decision d] [--reason r] [--since t] [--until t] [--limit n] [--all-workspaces]',
+    summary:
+      "query the audit log (newest first; JSON lines with --json); --member: a member's events, their agents' and those on their behalf",
     fields: {
       agent: '--agent',
+      member: '--member',
       action: '--action',
       decision: '--decision',
       reason: '--reason',
@@ -531,6 +533,7 @@ export const commands: Record<string, Command> = {
     },
     options: {
       agent: { type: 'string' },
+      member: { type: 'string' },
       action: { type: 'string' },
       decision: { type: 'string' },
       reason: { type: 'string' },
@@ -541,8 +544,8 @@ export const commands: Record<string, Command> = {
     },
     run: async ({ ctx, out, values, workspace }) => {
       const filters = Object.fromEntries(
-        ['agent', 'action', 'decision', 'reason', 'since', 'until', 'limit'].flatMap((k) =>
-          values[k] === undefined ? [] : [[k, values[k]]],
+        ['agent', 'member', 'action', 'decision', 'reason', 'since', 'until', 'limit'].flatMap(
+          (k) => (values[k] === undefined ? [] : [[k, values[k]]]),
         ),
       );
       const events = await queryAudit(ctx, {
@@ -563,8 +566,19 @@ export const commands: Record<string, Command> = {
           reason: e.reason,
           outcome: e.outcome,
           ms: e.latencyMs,
+          for: e.onBehalfOf?.member ?? '',
         })),
-        ['at', 'actor', 'action', 'decision', 'reason', 'outcome', 'ms'],
+        // `for`: whom a call on a member's behalf acted for, when any did.
+        [
+          'at',
+          'actor',
+          'action',
+          'decision',
+          'reason',
+          'outcome',
+          'ms',
+          ...(events.some((e) => e.onBehalfOf) ? ['for'] : []),
+        ],
       );
     },
   },

@@ -4,7 +4,11 @@
  * an environment variable named on the command line, never from argv.
  */
 import { GatewayError } from '../../core/base/errors.ts';
-import { addMachineClient, listMachineClients } from '../../core/operator/machine-clients.ts';
+import {
+  addMachineClient,
+  listMachineClients,
+  removeMachineClient,
+} from '../../core/operator/machine-clients.ts';
 import {
   addMember,
   listMembers,
@@ -167,9 +171,30 @@ export const oauthCommands: Record<string, Command> = {
       const rows = await listMachineClients(ctx, { workspace });
       printRows(
         out,
-        rows.map((c) => ({ ...c, jwksUri: c.jwksUri ?? '' })),
-        ['name', 'id', 'auth', 'jwksUri', 'createdAt'],
+        rows.map((c) => ({
+          ...c,
+          jwksUri: c.jwksUri ?? '',
+          grants: c.grants.map((g) => `${g.connection}:${g.scope}`).join(' '),
+        })),
+        ['name', 'id', 'auth', 'jwksUri', 'grants', 'createdAt'],
         rows,
+      );
+    },
+  },
+  'oauth client remove': {
+    usage: 'oauth client remove <machine client id or name> [--workspace w]',
+    summary:
+      'remove a machine client with its agent and grants: its tokens are refused from their next request',
+    fields: { client: '<machine client id or name>' },
+    run: async ({ ctx, out, args, workspace }) => {
+      const client = await removeMachineClient(ctx, {
+        workspace,
+        client: argument(args, 'oauth client remove <machine client id or name>'),
+      });
+      printValue(
+        out,
+        client,
+        `removed machine client ${client.name} (${client.id}) and its agent: its tokens are refused from their next request`,
       );
     },
   },

@@ -31,7 +31,11 @@ import { connect, setConnectionStatus, setCredential } from '../../core/operator
 import { audit, type OperatorContext } from '../../core/operator/context.ts';
 import { disconnect } from '../../core/operator/disconnect.ts';
 import { grant, listGrants, revokeGrant } from '../../core/operator/grants.ts';
-import { addMachineClient, listMachineClients } from '../../core/operator/machine-clients.ts';
+import {
+  addMachineClient,
+  listMachineClients,
+  removeMachineClient,
+} from '../../core/operator/machine-clients.ts';
 import { rotateMasterKey } from '../../core/operator/master-key.ts';
 import { addMember, listMembers, setMemberRole } from '../../core/operator/members.ts';
 import { setClientStepUp, showClient } from '../../core/operator/oauth-clients.ts';
@@ -126,6 +130,7 @@ export function adminRouter(gateway: Gateway, log: Log): express.Router {
   router.put(`${ws}/members/:name/role`, route(setMemberRole));
   router.get(`${ws}/machine-clients`, route(listMachineClients));
   router.post(`${ws}/machine-clients`, route(addMachineClient, 201));
+  router.delete(`${ws}/machine-clients/:client`, route(removeMachineClient));
   router.get(`${ws}/oauth-clients/:id`, route(showClient));
   router.put(`${ws}/oauth-clients/:id/step-up`, route(setClientStepUp));
   router.get(`${ws}/connections`, route(connectionViews));

@@ -3,13 +3,16 @@
  * to every console role, added, given another role or removed by owners
  * alone) and the OAuth clients its members approved (each consent listed
  * with its member, client, scopes, dates and step-up form; revoked by owners
- * and operators, the client's step-up form chosen by owners). Each is the operator verb the CLI and the admin API call.
+ * and operators, the client's step-up form chosen by owners), and the machine
+ * clients operators registered (listed to every console role, removed by
+ * owners and operators). Each is the operator verb the CLI and the admin API call.
  */
 
 import type express from 'express';
 import type { NextFunction, Request, Response } from 'express';
 import type { OperatorContext } from '../../core/operator/context.ts';
 import { workspaceOrigins } from '../../core/operator/identity-groups.ts';
+import { listMachineClients, removeMachineClient } from '../../core/operator/machine-clients.ts';
 import {
   addMember,
   listMembers,
@@ -37,4 +40,7 @@ export function accessRoutes(api: express.Router, route: ConsoleRoute): void {
   api.post('/consents/:id/revoke', route(revokeConsent, true));
   // A registered client serves every workspace: its step-up form is an owner's to choose.
   api.post('/clients/:id/step-up', route(setClientStepUp, 'owner'));
+  // Machine clients: how each authenticates (never a secret), its agent and grants; removed by owners and operators.
+  api.get('/machine-clients', route(listMachineClients));
+  api.post('/machine-clients/:client/remove', route(removeMachineClient, true));
 }

@@ -107,6 +107,8 @@ export interface AuditEvent {
   outcome: 'ok' | 'error' | null;
   reason: string | null;
   latencyMs: number | null;
+  /** A call made on a member's behalf: the delegation chain by name (the client by its id). */
+  onBehalfOf?: { member: string; agent: string; client: string | null };
 }
 
 export interface AuditPage {

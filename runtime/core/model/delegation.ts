@@ -61,6 +61,19 @@ export function delegationText(acting: ActingFor): string {
   return `member:${acting.memberId} agent:${acting.agentId} client:${acting.clientId ?? '-'}`;
 }
 
+/** What `delegationText` wrote, read back (the member's part begins every chain); undefined for any other text. */
+export function delegationOf(text: string | null | undefined): ActingFor | undefined {
+  const found = /^member:(\S+) agent:(\S+) client:(\S+)$/.exec(text ?? '');
+  if (found === null) return undefined;
+  const [, memberId = '', agentId = '', clientId = '-'] = found;
+  return { memberId, agentId, clientId: clientId === '-' ? null : clientId };
+}
+
+/** The start of every chain that names this member (`delegationText`'s). */
+export function delegationPrefix(memberId: string): string {
+  return `member:${memberId} `;
+}
+
 /**
  * What a member's sign-in at the company's IdP keeps to act on their behalf
  * upstream (sealed under the master key at `subjectTokensPlace`): the raw

@@ -198,6 +198,11 @@ export interface AuditQuery {
   /** `ok` or `error`: what a call that was allowed came to. */
   outcome?: 'ok' | 'error';
   reason?: string;
+  /**
+   * A member's events: those whose actor is one of `actorIds` (the member,
+   * the agents their consents made) or whose delegation names `memberId`.
+   */
+  onBehalfOf?: { memberId: string; actorIds: string[] };
   /** Inclusive ISO time bounds. */
   since?: string;
   until?: string;

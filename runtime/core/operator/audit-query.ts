@@ -1,11 +1,14 @@
 /**
- * The audit log queried: by workspace, agent, connection, action, decision,
+ * The audit log queried: by workspace, agent, member (their own events,
+ * their agents' and those on their behalf), connection, action, decision,
  * outcome, reason and time (a timestamp or a duration back from now), newest
  * first; `beforeId` (the last id of a page) pages back on the id index, as
  * fast on the millionth event as on the first.
  */
 import { z } from 'zod';
 import { GatewayError } from '../base/errors.ts';
+import { didYouMean } from '../base/nearest-word.ts';
+import { delegationOf } from '../model/delegation.ts';
 import type { AuditEvent } from '../model/governance.ts';
 import { agentOrThrow } from './agents.ts';
 import { connectionOrThrow } from './connection-lookup.ts';
@@ -14,6 +17,8 @@ import { type OperatorContext, parseInput, workspaceOrThrow } from './context.ts
 export const AuditQuerySchema = z.strictObject({
   workspace: z.string().min(1).optional(),
   agent: z.string().min(1).optional(),
+  /** A member's name: what they did and what was done on their behalf. */
+  member: z.string().min(1).max(200).optional(),
   connection: z.string().min(1).optional(),
   action: z.string().min(1).optional(),
   decision: z.enum(['allowed', 'denied']).optional(),
@@ -28,13 +33,20 @@ export const AuditQuerySchema = z.strictObject({
   limit: z.coerce.number().int().min(1).max(10_000).default(100),
 });
 
-/** An audit event with the name a person knows its actor by (an agent's name, not its id). */
-export type AuditView = AuditEvent & { actorName: string };
+/**
+ * An audit event with the name a person knows its actor by (an agent's name,
+ * not its id) and, for a call made on a member's behalf, the delegation
+ * chain by name (`onBehalfOf`: the member, the agent, the OAuth client's id).
+ */
+export type AuditView = AuditEvent & {
+  actorName: string;
+  onBehalfOf?: { member: string; agent: string; client: string | null };
+};
 
 export async function queryAudit(ctx: OperatorContext, input: unknown): Promise<AuditView[]> {
   const q = parseInput(AuditQuerySchema, input);
   const workspaceId = q.workspace ? (await workspaceOrThrow(ctx, q.workspace)).id : undefined;
-  for (const named of ['agent', 'connection'] as const) {
+  for (const named of ['agent', 'connection', 'member'] as const) {
     if (q[named] && !workspaceId)
       throw new GatewayError(
         'invalid_input',
@@ -44,6 +56,8 @@ export async function queryAudit(ctx: OperatorContext, input: unknown): Promise<
   }
   const actorId =
     q.agent && workspaceId ? (await agentOrThrow(ctx, workspaceId, q.agent)).id : undefined;
+  const onBehalfOf =
+    q.member && workspaceId ? await memberEvents(ctx, workspaceId, q.member) : undefined;
   const connectionId =
     q.connection && workspaceId
       ? (await connectionOrThrow(ctx, workspaceId, q.connection)).id
@@ -56,6 +70,7 @@ export async function queryAudit(ctx: OperatorContext, input: unknown): Promise<
     ...(q.decision ? { decision: q.decision } : {}),
     ...(q.outcome ? { outcome: q.outcome } : {}),
     ...(q.reason ? { reason: q.reason } : {}),
+    ...(onBehalfOf ? { onBehalfOf } : {}),
     ...(q.since ? { since: instantOf(ctx, q.since, 'since') } : {}),
     ...(q.until ? { until: instantOf(ctx, q.until, 'until') } : {}),
     ...(q.afterId === undefined ? {} : { afterId: q.afterId }),
@@ -64,6 +79,29 @@ export async function queryAudit(ctx: OperatorContext, input: unknown): Promise<
     limit: q.limit,
   });
   return withActorNames(ctx, events);
+}
+
+/**
+ * What `--member` finds: the member's own events, those of the agents their
+ * consents made (each acts for them), and every call whose delegation chain
+ * names them.
+ */
+async function memberEvents(
+  ctx: OperatorContext,
+  workspaceId: string,
+  name: string,
+): Promise<{ memberId: string; actorIds: string[] }> {
+  const found = await ctx.store.oauth.members.byName(name);
+  if (found === undefined || found.workspaceId !== workspaceId) {
+    const names = (await ctx.store.oauth.members.list(workspaceId)).map((m) => m.name);
+    throw new GatewayError(
+      'not_found',
+      `no member ${name} in this workspace${didYouMean(name, names)}`,
+      { field: 'member' },
+    );
+  }
+  const agents = (await ctx.store.agents.list(workspaceId)).filter((a) => a.memberId === found.id);
+  return { memberId: found.id, actorIds: [found.id, ...agents.map((a) => a.id)] };
 }
 
 const TIMESTAMP = z.iso.datetime({ offset: true });
@@ -91,17 +129,31 @@ export function instantOf(ctx: Pick<OperatorContext, 'now'>, value: string, fiel
 async function withActorNames(ctx: OperatorContext, events: AuditEvent[]): Promise<AuditView[]> {
   const workspaces = new Set(
     events.flatMap((e) =>
-      (e.actorKind === 'agent' || e.actorKind === 'member') && e.workspaceId ? [e.workspaceId] : [],
+      (e.actorKind === 'agent' || e.actorKind === 'member' || e.delegation) && e.workspaceId
+        ? [e.workspaceId]
+        : [],
     ),
   );
   const names = new Map<string, string>();
+  const memberNames = new Map<string, string>();
   for (const workspaceId of workspaces) {
     for (const agent of await ctx.store.agents.list(workspaceId)) names.set(agent.id, agent.name);
     for (const member of await ctx.store.oauth.members.list(workspaceId)) {
       names.set(member.id, `member ${member.name}`);
+      memberNames.set(member.id, member.name);
     }
   }
-  return events.map((event) => ({ ...event, actorName: actorName(event, names) }));
+  return events.map((event) => {
+    const view: AuditView = { ...event, actorName: actorName(event, names) };
+    const chain = delegationOf(event.delegation);
+    if (chain)
+      view.onBehalfOf = {
+        member: memberNames.get(chain.memberId) ?? `member ${chain.memberId.slice(0, 8)}`,
+        agent: names.get(chain.agentId) ?? `agent ${chain.agentId.slice(0, 8)}`,
+        client: chain.clientId,
+      };
+    return view;
+  });
 }
 
 function actorName(event: AuditEvent, names: ReadonlyMap<string, string>): string {

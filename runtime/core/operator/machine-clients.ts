@@ -13,7 +13,7 @@ import { sha256Hex } from '../../../generated/catalog-rules.ts';
 import { GatewayError } from '../base/errors.ts';
 import { hashKey, newId } from '../governance/keys.ts';
 import { endpointRefusal } from '../identity/oauth-client/endpoint-check.ts';
-import type { Agent } from '../model/governance.ts';
+import type { Agent, GrantScope } from '../model/governance.ts';
 import type { MachineAuthMethod, MachineClient } from '../model/oauth.ts';
 import { attempt, audit, type OperatorContext, parseInput, workspaceOrThrow } from './context.ts';
 import { NameSchema } from './names.ts';
@@ -33,7 +33,22 @@ export interface MachineClientView {
   auth: MachineAuthMethod;
   jwksUri: string | null;
   createdAt: string;
+  /** The agent its tokens act as (of its own name), and that agent's grants: what its tokens reach. */
+  agent: string;
+  grants: MachineClientGrant[];
 }
+
+export interface MachineClientGrant {
+  connection: string;
+  scope: GrantScope;
+  actions: string[];
+}
+
+const ClientRefSchema = z.strictObject({
+  workspace: z.string().min(1),
+  /** Its id (`pcm_…`) or its name. */
+  client: z.string().min(1).max(200),
+});
 
 export async function addMachineClient(
   ctx: OperatorContext,
@@ -92,7 +107,7 @@ export async function addMachineClient(
         subject: `${client.id}:${client.auth}`,
       });
     });
-    const view = viewOf(client, workspace.name);
+    const view = viewOf(client, workspace.name, []);
     return secret === undefined ? { client: view } : { client: view, secret };
   });
 }
@@ -103,12 +118,71 @@ export async function listMachineClients(
 ): Promise<MachineClientView[]> {
   const { workspace: ref } = parseInput(z.strictObject({ workspace: z.string().min(1) }), input);
   const workspace = await workspaceOrThrow(ctx, ref);
-  return (await ctx.store.oauth.machineClients.list(workspace.id)).map((client) =>
-    viewOf(client, workspace.name),
+  const [clients, grants, connections] = await Promise.all([
+    ctx.store.oauth.machineClients.list(workspace.id),
+    ctx.store.grants.list(workspace.id),
+    ctx.store.connections
+      .list(workspace.id)
+      .then((list) => new Map(list.map((c) => [c.id, c.name]))),
+  ]);
+  return clients.map((client) =>
+    viewOf(
+      client,
+      workspace.name,
+      grants
+        .filter((g) => g.agentId === client.agentId)
+        .map((g) => ({
+          connection: connections.get(g.connectionId) ?? g.connectionId,
+          scope: g.scope,
+          actions: g.actions,
+        })),
+    ),
   );
 }
 
-function viewOf(client: MachineClient, workspace: string): MachineClientView {
+/**
+ * Removes a machine client with its agent (and so the agent's grants): the
+ * token endpoint no longer knows it, and every access token it was given is
+ * refused from its next request, in this process and every other (the agent
+ * is gone from the governance snapshot, the client from the store). Audited
+ * as `oauth.client.remove`; the audit log keeps its history.
+ */
+export async function removeMachineClient(
+  ctx: OperatorContext,
+  input: unknown,
+): Promise<MachineClientView> {
+  return attempt(ctx, 'oauth.client.remove', input, async () => {
+    const { workspace: ref, client: clientRef } = parseInput(ClientRefSchema, input);
+    const workspace = await workspaceOrThrow(ctx, ref);
+    const client = (await ctx.store.oauth.machineClients.list(workspace.id)).find(
+      (c) => c.id === clientRef || c.name === clientRef,
+    );
+    if (client === undefined)
+      throw new GatewayError(
+        'not_found',
+        'no machine client of that id or name in this workspace',
+        {
+          field: 'client',
+        },
+      );
+    await ctx.store.transaction(async (tx) => {
+      // The client goes with its agent (on delete cascade).
+      await tx.agents.remove(workspace.id, client.agentId);
+      await audit(ctx, tx, {
+        action: 'oauth.client.remove',
+        workspaceId: workspace.id,
+        subject: `${client.id}:${client.auth}`,
+      });
+    });
+    return viewOf(client, workspace.name, []);
+  });
+}
+
+function viewOf(
+  client: MachineClient,
+  workspace: string,
+  grants: MachineClientGrant[],
+): MachineClientView {
   return {
     id: client.id,
     name: client.name,
@@ -116,5 +190,7 @@ function viewOf(client: MachineClient, workspace: string): MachineClientView {
     auth: client.auth,
     jwksUri: client.jwksUri,
     createdAt: client.createdAt,
+    agent: client.name,
+    grants,
   };
 }

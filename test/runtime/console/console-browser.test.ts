@@ -1,5 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { auditEvent } from '../../../runtime/core/governance/audit-event.ts';
 import { changeActions, listActions } from '../../../runtime/core/operator/actions.ts';
 import { disconnect } from '../../../runtime/core/operator/disconnect.ts';
 import { connectUrl } from '../../../runtime/core/operator/remote-connections.ts';
@@ -236,6 +237,50 @@ describe.skipIf(!HAS_CHROMIUM)('the console in Chromium', { timeout: 240_000 }, 
       .filter({ hasText: 'unauthenticated' })
       .first()
       .waitFor();
+    await page.context().close();
+  });
+
+  it('says on behalf of whom a delegated call acted, inert, and filters the log by member', async () => {
+    const { store } = running.gateway.running.gateway;
+    const workspaceId = (await store.workspaces.byName('default'))!.id;
+    const mia = (await store.oauth.members.byName(PEOPLE.member))!;
+    const bot = (await store.agents.list(workspaceId)).find((a) => a.name === 'deploy-bot')!;
+    // The OAuth client's id is the client's own text (a metadata document's URL, say).
+    const client = 'https://app.example/<img/src=x/onerror=document.title=1>\u202eevil';
+    await store.audit.append(
+      auditEvent({
+        at: new Date().toISOString(),
+        workspaceId,
+        actorKind: 'agent',
+        actorId: bot.id,
+        action: `${CONNECTION}__delegated_read`,
+        decision: 'allowed',
+        outcome: 'ok',
+        delegation: `member:${mia.id} agent:${bot.id} client:${client}`,
+      }),
+    );
+    const page = await signedIn(PEOPLE.owner);
+    await page.getByRole('link', { name: 'Audit log' }).click();
+    await page.locator('tr[data-event]').first().waitFor();
+    await page.getByLabel('Member').selectOption(PEOPLE.member);
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    const row = page.locator('tr[data-event]', { hasText: `${CONNECTION}__delegated_read` });
+    await row.waitFor();
+    // The filter is the server's: the owner's own events are not hers.
+    await page
+      .locator('tr[data-event]', { hasText: `member ${PEOPLE.owner}` })
+      .first()
+      .waitFor({ state: 'detached' });
+    const actor = (await row.locator('td[data-label=Actor]').textContent()) ?? '';
+    expect(actor).toContain(`on behalf of ${PEOPLE.member}`);
+    expect(actor).toContain(
+      `member ${PEOPLE.member} → agent deploy-bot → client https://app.example/<img/src=x/onerror=`,
+    );
+    expect(actor).not.toContain('\u202e');
+    expect(actor).toContain('\\u202e');
+    expect(await row.locator('img').count()).toBe(0);
+    expect(await page.title()).not.toBe('1');
+    await lookAt(page, 'console-audit-delegation');
     await page.context().close();
   });
 

@@ -14,6 +14,7 @@ import { CompiledQuery, type Insertable, type Kysely, type Selectable, sql } fro
 import { GatewayError } from '../../../core/base/errors.ts';
 import { CHAIN_GENESIS, chained } from '../../../core/governance/audit-chain.ts';
 import { auditEvent } from '../../../core/governance/audit-event.ts';
+import { delegationPrefix } from '../../../core/model/delegation.ts';
 import type {
   AuditActorKind,
   AuditDecision,
@@ -160,6 +161,17 @@ export function auditRows(context: StoreContext): AuditRows {
       if (query.decision !== undefined) select = select.where('decision', '=', query.decision);
       if (query.outcome !== undefined) select = select.where('outcome', '=', query.outcome);
       if (query.reason !== undefined) select = select.where('reason', '=', query.reason);
+      if (query.onBehalfOf !== undefined) {
+        const { memberId, actorIds } = query.onBehalfOf;
+        const prefix = delegationPrefix(memberId);
+        // substr, not LIKE: an id's `_` is no wildcard here; the same on both engines.
+        select = select.where((eb) =>
+          eb.or([
+            ...(actorIds.length > 0 ? [eb('actor_id', 'in', actorIds)] : []),
+            eb(sql<string>`substr(delegation, 1, ${sql.lit(prefix.length)})`, '=', prefix),
+          ]),
+        );
+      }
       // SQLite, which keeps no statistics here, takes a time range to the (workspace, time)
       // index and sorts every event in it by id: quick for a narrow range (an hour a week
       // ago: a short index range, where the id walk would pass every newer event first),

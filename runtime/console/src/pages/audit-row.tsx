@@ -1,4 +1,8 @@
-/** One audit event as a row of the audit log's tables (the log's pages and its live tail). */
+/**
+ * One audit event as a row of the audit log's tables (the log's pages and
+ * its live tail); a call made on a member's behalf says so under its actor,
+ * with the delegation chain. Every name is shown as text.
+ */
 import { shown } from '../shown.ts';
 import { ShownTime } from '../shown-time.tsx';
 import type { AuditEvent } from '../types.ts';
@@ -9,7 +13,10 @@ export function AuditRow({ event, names }: { event: AuditEvent; names: Map<strin
       <td data-label="Time">
         <ShownTime at={event.at} />
       </td>
-      <td data-label="Actor">{shown(event.actorName)}</td>
+      <td data-label="Actor">
+        {shown(event.actorName)}
+        {event.onBehalfOf ? <Delegation chain={event.onBehalfOf} /> : null}
+      </td>
       <td data-label="Action">
         <code>{shown(event.action)}</code>
       </td>
@@ -26,6 +33,19 @@ export function AuditRow({ event, names }: { event: AuditEvent; names: Map<strin
         ) : null}
       </td>
     </tr>
+  );
+}
+
+/** Whom a call acted for, and the chain it went through: member, agent, OAuth client. */
+function Delegation({ chain }: { chain: NonNullable<AuditEvent['onBehalfOf']> }) {
+  return (
+    <span class="note delegation">
+      on behalf of <b>{shown(chain.member)}</b>
+      <span class="chain">
+        member {shown(chain.member)} → agent {shown(chain.agent)} → client{' '}
+        {chain.client === null ? 'none (an agent key)' : shown(chain.client)}
+      </span>
+    </span>
   );
 }
 

@@ -1,6 +1,6 @@
 /**
  * The audit log, newest first, fifty events a page, filtered on the server
- * (agent, connection, action, outcome, time range) and paged back by the
+ * (agent, member: theirs and on their behalf, connection, action, outcome, time range) and paged back by the
  * last event's id: as fast at the millionth event as at the first.
  */
 import { useState } from 'preact/hooks';
@@ -14,6 +14,7 @@ import { AuditTail } from './audit-tail.tsx';
 
 interface Filters {
   agent: string;
+  member: string;
   connection: string;
   action: string;
   outcome: '' | 'allowed' | 'denied' | 'error';
@@ -21,7 +22,15 @@ interface Filters {
   until: string;
 }
 
-const NONE: Filters = { agent: '', connection: '', action: '', outcome: '', since: '', until: '' };
+const NONE: Filters = {
+  agent: '',
+  member: '',
+  connection: '',
+  action: '',
+  outcome: '',
+  since: '',
+  until: '',
+};
 
 export function AuditPage() {
   const [form, setForm] = useState<Filters>(NONE);
@@ -30,6 +39,7 @@ export function AuditPage() {
   const beforeId = cursors.at(-1);
   const filters = {
     agent: applied.agent,
+    member: applied.member,
     connection: applied.connection,
     action: applied.action,
     ...(applied.outcome === 'allowed' || applied.outcome === 'denied'
@@ -43,6 +53,9 @@ export function AuditPage() {
   const query = queryOf({ ...filters, beforeId });
   const { data, error } = useLoad(() => api<Page>('GET', `/audit${query}`), query);
   const agents = useLoad(() => api<Agent[]>('GET', '/agents'), 'agents').data ?? [];
+  const members =
+    useLoad(() => api<Array<{ id: string; name: string }>>('GET', '/members'), 'members').data ??
+    [];
   const connections =
     useLoad(() => api<ConnectionSummary[]>('GET', '/connections'), 'connections').data ?? [];
   const names = new Map(connections.map((c) => [c.connection.id, c.connection.name]));
@@ -65,6 +78,17 @@ export function AuditPage() {
               {agents.map((a) => (
                 <option key={a.id} value={a.name}>
                   {shown(a.name)}
+                </option>
+              ))}
+            </select>
+          </div>
+          <div>
+            <label for="f-member">Member</label>
+            <select id="f-member" value={form.member} onChange={set('member')}>
+              <option value="">Any member</option>
+              {members.map((m) => (
+                <option key={m.id} value={m.name}>
+                  {shown(m.name)}
                 </option>
               ))}
             </select>

@@ -5,7 +5,8 @@
  * its refresh tokens at once and its access tokens on their next request.
  * Each row says how its client steps up for a scope its token lacks (HTTP
  * 403, or the isError result ChatGPT reads) and why; an owner chooses it.
- * A client's name and id are the client's own text: shown as text.
+ * A client's name and id are the client's own text: shown as text. Below,
+ * the machine clients operators registered (`machine-clients.tsx`).
  */
 import { api } from '../api.ts';
 import { Notice } from '../notice.tsx';
@@ -14,6 +15,7 @@ import { shown } from '../shown.ts';
 import { ShownTime } from '../shown-time.tsx';
 import { useChange } from '../use-change.ts';
 import { useLoad } from '../use-load.ts';
+import { MachineClients } from './machine-clients.tsx';
 import { RevokeButton } from './revoke-button.tsx';
 
 interface ConsentRow {
@@ -159,6 +161,7 @@ export function ClientsPage({ canChange, isOwner }: { canChange: boolean; isOwne
           </tbody>
         </table>
       ) : null}
+      <MachineClients canChange={canChange} />
     </>
   );
 }

@@ -131,11 +131,18 @@ export function describeAuditContract(subject: StoreSubject): void {
     });
 
     describe('queried', () => {
-      /** Six events; `ids[i]` is the id of `events[i]`. */
+      /** Six events; `ids[i]` is the id of `events[i]`; two with a delegation chain. */
       const events = [
         anEvent({ at: T0 }),
         anEvent({ at: T1, decision: 'denied', reason: 'not_granted', outcome: null }),
-        anEvent({ at: T1, workspaceId: 'ws_2', actorId: 'agt_9', connectionId: 'conn_9' }),
+        anEvent({
+          at: T1,
+          workspaceId: 'ws_2',
+          actorId: 'agt_9',
+          connectionId: 'conn_9',
+          // A member id that only begins with mem_1's.
+          delegation: 'member:mem_1x agent:agt_9 client:c_1',
+        }),
         anEvent({
           at: T2,
           actorKind: 'operator',
@@ -155,6 +162,7 @@ export function describeAuditContract(subject: StoreSubject): void {
           decision: 'denied',
           reason: 'action_disabled',
           outcome: null,
+          delegation: 'member:mem_1 agent:agt_2 client:c_1',
         }),
       ];
       let ids: number[] = [];
@@ -184,6 +192,14 @@ export function describeAuditContract(subject: StoreSubject): void {
           { given: { workspaceId: 'ws_1', decision: 'allowed', since: T1 }, want: [4, 3] },
         ],
         ['matching nothing', { given: { actorId: 'agt_none' }, want: [] }],
+        [
+          'on behalf of a member, by delegation',
+          { given: { onBehalfOf: { memberId: 'mem_1', actorIds: [] } }, want: [5] },
+        ],
+        [
+          'on behalf of a member, by actor or delegation',
+          { given: { onBehalfOf: { memberId: 'mem_1', actorIds: ['op_1'] } }, want: [5, 3] },
+        ],
       ];
       it.each(cases)('%s', async (_, { given, want }) => {
         const found = await subject.store.audit.query(given);
