@@ -7,7 +7,6 @@
  * (a second click confirms): its agent and grants go with it and its tokens
  * are refused from their next request. Names and URLs are shown as text.
  */
-import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { Notice } from '../notice.tsx';
 import { Problem } from '../problem.tsx';
@@ -15,6 +14,7 @@ import { shown } from '../shown.ts';
 import { ShownTime } from '../shown-time.tsx';
 import { useChange } from '../use-change.ts';
 import { useLoad } from '../use-load.ts';
+import { RemoveButton } from './remove-button.tsx';
 
 interface MachineClientRow {
   id: string;
@@ -97,7 +97,6 @@ function MachineClientItem({
   canChange: boolean;
   onRemove: () => Promise<boolean>;
 }) {
-  const [confirming, setConfirming] = useState(false);
   return (
     <tr data-machine-client={client.id}>
       <td data-label="Client">
@@ -138,24 +137,7 @@ function MachineClientItem({
       <td data-label="">
         {canChange ? (
           <div class="row-change">
-            {confirming ? (
-              <>
-                <button
-                  type="button"
-                  class="small danger"
-                  onClick={() => onRemove().then(() => setConfirming(false))}
-                >
-                  Remove {shown(client.name)} and its agent
-                </button>
-                <button type="button" class="small" onClick={() => setConfirming(false)}>
-                  Cancel
-                </button>
-              </>
-            ) : (
-              <button type="button" class="small" onClick={() => setConfirming(true)}>
-                Remove <span class="skip">{shown(client.name)}</span>
-              </button>
-            )}
+            <RemoveButton what={client.name} alsoGoes="and its agent" onRemove={onRemove} />
           </div>
         ) : null}
       </td>

@@ -11,6 +11,7 @@ import { Problem } from '../problem.tsx';
 import { shown } from '../shown.ts';
 import { useChange } from '../use-change.ts';
 import { useLoad } from '../use-load.ts';
+import { RemoveButton } from './remove-button.tsx';
 
 type Role = Session['member']['role'];
 const ROLES: Array<{ id: Role; text: string }> = [
@@ -174,7 +175,6 @@ function MemberLine({
   run: (path: string, body: unknown, text: string, reloadPage?: boolean) => Promise<boolean>;
 }) {
   const [role, setRole] = useState<Role>(member.role);
-  const [confirming, setConfirming] = useState(false);
   const path = `/members/${encodeURIComponent(member.name)}`;
   const id = `role-${member.id}`;
   return (
@@ -231,31 +231,18 @@ function MemberLine({
             >
               Change role <span class="skip">of {shown(member.name)}</span>
             </button>
-            {confirming ? (
-              <>
-                <button
-                  type="button"
-                  class="small danger"
-                  onClick={() =>
-                    run(
-                      `${path}/remove`,
-                      {},
-                      `Removed ${member.name}: the apps they approved stop working.`,
-                      isMe,
-                    ).then(() => setConfirming(false))
-                  }
-                >
-                  Remove {shown(member.name)} and their apps
-                </button>
-                <button type="button" class="small" onClick={() => setConfirming(false)}>
-                  Cancel
-                </button>
-              </>
-            ) : (
-              <button type="button" class="small" onClick={() => setConfirming(true)}>
-                Remove <span class="skip">{shown(member.name)}</span>
-              </button>
-            )}
+            <RemoveButton
+              what={member.name}
+              alsoGoes="and their apps"
+              onRemove={() =>
+                run(
+                  `${path}/remove`,
+                  {},
+                  `Removed ${member.name}: the apps they approved stop working.`,
+                  isMe,
+                )
+              }
+            />
           </div>
         </td>
       ) : null}
