@@ -47,7 +47,7 @@ import { TaskIds } from '../core/tasks/task-ids.ts';
 import { TaskSweep } from '../core/tasks/task-sweep.ts';
 import { CredentialVault } from '../core/vault/credential-vault.ts';
 import { loadKeyring, reloadKeyring } from '../core/vault/key-file.ts';
-import { withFoldedAuditReads } from './audit-reads.ts';
+import { journalOrderedStore } from './journal-ordered-store.ts';
 import { openOAuth } from './open-oauth.ts';
 import { remoteDiscovery, wireRemoteCalls } from './open-remote.ts';
 import { openStores } from './open-stores.ts';
@@ -129,7 +129,8 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
   });
   const { catalogs, state } = opened;
   // The calls' audit events go through the journal (folded into the store off the reply
-  // path); the gateway's reads of the log wait for what was appended before them.
+  // path); the gateway's reads of the log, and its own writes of events, wait for what
+  // was appended before them.
   // With it off, the files a process with it on left here are still folded, once.
   const folder = join(config.dataDir, 'audit-journal');
   const journal = await (config.auditJournal
@@ -141,7 +142,10 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
     throw error;
   });
   const store = journal
-    ? withFoldedAuditReads(opened.store, () => AuditJournal.drainHere())
+    ? journalOrderedStore(opened.store, {
+        drain: () => AuditJournal.drainHere(),
+        beside: (write) => AuditJournal.besideHere(write),
+      })
     : opened.store;
   let client: GuardedClient | undefined;
   const closeLater: Array<() => Promise<void>> = [];

@@ -167,7 +167,8 @@ export const ConfigSchema = z.strictObject({
   PORTCULLIS_APPROVAL_WEBHOOK_URL: z.url({ protocol: /^https?$/ }).optional(),
   /** The notice's signing secret (`whsec_<base64>`, or any text); needed with the URL. */
   PORTCULLIS_APPROVAL_WEBHOOK_SECRET: z.string().min(16).optional(),
-  PORTCULLIS_AUDIT_JOURNAL: z.enum(['on', 'off']).default('off'),
+  /** Unset: on with the embedded SQLite store, off with PostgreSQL. */
+  PORTCULLIS_AUDIT_JOURNAL: z.enum(['on', 'off']).optional(),
 });
 
 type Variable = keyof typeof ConfigSchema.shape;
@@ -296,8 +297,9 @@ export interface Config {
     webhook?: { url: string; secret: string };
   };
   /**
-   * Calls' audit events through the journal (`on`, opt-in: its fold costs more CPU than
-   * the group commit today) or straight to the store (`off`, the default).
+   * Calls' audit events through the journal (the default on SQLite: one append
+   * before the reply, folded in batches) or straight to the store (the default
+   * on PostgreSQL, where replicas read each other's events at once).
    */
   auditJournal: boolean;
   /**
@@ -405,7 +407,9 @@ export function configFromEnvironment(environment: Record<string, string | undef
           }
         : {}),
     },
-    auditJournal: values.PORTCULLIS_AUDIT_JOURNAL === 'on',
+    auditJournal:
+      (values.PORTCULLIS_AUDIT_JOURNAL ?? (values.DATABASE_URL === undefined ? 'on' : 'off')) ===
+      'on',
     toolOAuthClients: Object.fromEntries(
       Object.entries(environment).filter(
         (entry): entry is [string, string] =>

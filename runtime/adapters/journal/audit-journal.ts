@@ -87,6 +87,8 @@ export class AuditJournal implements AuditWriter {
   #name = '';
   #fd: number | undefined;
   #prevHash: string;
+  /** Lines appended since open (across files): a count `besideHere` compares. */
+  #appends = 0;
   #written = 0;
   #folded = 0;
   /** The records appended and not yet stored, oldest first, each with its line's length in bytes. */
@@ -140,6 +142,26 @@ export class AuditJournal implements AuditWriter {
     await Promise.all([...JOURNALS_HERE].map((journal) => journal.drain()));
   }
 
+  /**
+   * Runs a write of the store's own (an operator's, OAuth's event appended
+   * in its transaction) after every journal here is folded, so the log's ids
+   * keep the order the events happened in; then each journal that appended
+   * nothing meanwhile chains on from the event written, so removing it
+   * breaks the link of the next call's.
+   */
+  static async besideHere<T>(write: () => Promise<T>): Promise<T> {
+    await AuditJournal.drainHere();
+    const journals = [...JOURNALS_HERE].map((journal) => ({ journal, at: journal.#appends }));
+    const result = await write();
+    const idle = journals.filter(({ journal, at }) => journal.#appends === at);
+    if (idle.length > 0) {
+      const head = await idle[0]!.journal.#store.audit.head();
+      for (const { journal, at } of idle)
+        if (head !== undefined && journal.#appends === at) journal.#prevHash = head.hash;
+    }
+    return result;
+  }
+
   append(event: NewAuditEvent): Promise<void> {
     try {
       if (this.#closed) throw new Error('the audit journal is closed');
@@ -152,6 +174,7 @@ export class AuditJournal implements AuditWriter {
       let at = 0;
       while (at < bytes.length) at += writeSync(fd, bytes, at, bytes.length - at);
       this.#prevHash = hash;
+      this.#appends += 1;
       this.#written += bytes.length;
       this.#unfolded.push({ record: { event, prevHash, hash }, bytes: bytes.length });
       this.#dirty = true;

@@ -47,12 +47,17 @@ describe('configFromEnvironment', () => {
       approvals: { ttlMs: 900_000, waitMs: 60_000, self: 'refuse' },
       toolOAuthClients: {},
       idpSecrets: {},
-      auditJournal: false,
+      auditJournal: true,
     });
   });
 
-  it('takes the audit journal only when asked (PORTCULLIS_AUDIT_JOURNAL=on; off by default)', () => {
-    expect(configFromEnvironment({}).auditJournal).toBe(false);
+  it('takes the audit journal on SQLite unless told off, and on PostgreSQL only when asked', () => {
+    const postgres = { DATABASE_URL: 'postgres://127.0.0.1/test' };
+    expect(configFromEnvironment({}).auditJournal).toBe(true);
+    expect(configFromEnvironment(postgres).auditJournal).toBe(false);
+    expect(
+      configFromEnvironment({ ...postgres, PORTCULLIS_AUDIT_JOURNAL: 'on' }).auditJournal,
+    ).toBe(true);
     expect(configFromEnvironment({ PORTCULLIS_AUDIT_JOURNAL: 'off' }).auditJournal).toBe(false);
     expect(configFromEnvironment({ PORTCULLIS_AUDIT_JOURNAL: 'on' }).auditJournal).toBe(true);
   });

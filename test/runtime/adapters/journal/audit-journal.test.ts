@@ -5,7 +5,10 @@
  * - a process killed by SIGKILL after its appends, before any fold, loses
  *   none: the next journal opened on its folder folds them, once;
  * - `verify` finds the chain intact, then names the first event that a
- *   change in the store (an event edited, an event deleted) breaks.
+ *   change in the store (an event edited, an event deleted) breaks;
+ * - an event the store writes itself (an operator's, in its transaction)
+ *   beside the journal's keeps the order they happened in, and the next
+ *   call's event chains on from it.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync } from 'node:fs';
@@ -18,6 +21,7 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { AuditJournal } from '../../../../runtime/adapters/journal/audit-journal.ts';
 import { openStore } from '../../../../runtime/adapters/sql/open-store.ts';
+import { journalOrderedStore } from '../../../../runtime/compose/journal-ordered-store.ts';
 import { verifyAuditChain } from '../../../../runtime/core/operator/audit-verify.ts';
 import type { Store } from '../../../../runtime/core/ports/store.ts';
 import { activityOfEvents, variedAuditEvents } from '../../../support/activity-events.ts';
@@ -174,6 +178,48 @@ describe.each(ENGINES)('the audit journal on %s', (_engine, location) => {
       // A window after the breaks checks only its own events and their links.
       const since = (await store.audit.query({ ascending: true })).at(-10)!.at;
       expect((await verifyAuditChain({ store, now }, { since })).firstBreak).toBeUndefined();
+    });
+  });
+
+  it("keeps a write of the store's own in order between the calls' events, and chains on from it", async () => {
+    const where = await location();
+    const folder = mkdtempSync(join(tmpdir(), 'portcullis-journal-'));
+    await withStore(where, async (raw) => {
+      const journal = await AuditJournal.open({ folder, store: raw });
+      const store = journalOrderedStore(raw, {
+        drain: () => AuditJournal.drainHere(),
+        beside: (write) => AuditJournal.besideHere(write),
+      });
+      const [call1, call2, call3] = variedAuditEvents().filter((e) => e.actorKind === 'agent');
+      const operator = { ...call1!, actorKind: 'operator' as const, action: 'policy.set' };
+      await journal.append(call1!);
+      await store.audit.append(operator);
+      await journal.append(call2!);
+      await store.transaction((tx) => tx.audit.append({ ...operator, action: 'grant.create' }));
+      await journal.append(call3!);
+      await journal.close();
+      const links = await store.audit.chain({ limit: 10 });
+      expect(links.map((link) => link.event.action)).toEqual([
+        call1!.action,
+        'policy.set',
+        call2!.action,
+        'grant.create',
+        call3!.action,
+      ]);
+      // Each link names the one before it: none forks off an older event.
+      for (let i = 1; i < links.length; i++) expect(links[i]!.prevHash).toBe(links[i - 1]!.hash);
+      expect(await verifyAuditChain({ store, now }, {})).toMatchObject({
+        checked: 5,
+        firstBreak: undefined,
+      });
+      // The operator's event removed: the call after it no longer links.
+      const db = rawDb(where);
+      afterThis.push(() => db.destroy());
+      await sql`delete from audit_events where id = ${links[1]!.id}`.execute(db);
+      expect((await verifyAuditChain({ store, now }, {})).firstBreak).toEqual({
+        id: links[2]!.id,
+        problem: 'link',
+      });
     });
   });
 });
