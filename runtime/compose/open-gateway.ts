@@ -144,7 +144,7 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
   const store = journal
     ? journalOrderedStore(opened.store, {
         drain: () => AuditJournal.drainHere(),
-        beside: (write) => AuditJournal.besideHere(write),
+        beside: (write) => journal.beside(write),
       })
     : opened.store;
   let client: GuardedClient | undefined;

@@ -145,18 +145,19 @@ export class AuditJournal implements AuditWriter {
   /**
    * Runs a write of the store's own (an operator's, OAuth's event appended
    * in its transaction) after every journal here is folded, so the log's ids
-   * keep the order the events happened in; then each journal that appended
-   * nothing meanwhile chains on from the event written, so removing it
-   * breaks the link of the next call's.
+   * keep the order the events happened in; then each journal on the same
+   * store that appended nothing meanwhile chains on from the event written,
+   * so removing it breaks the link of the next call's.
    */
-  static async besideHere<T>(write: () => Promise<T>): Promise<T> {
+  async beside<T>(write: () => Promise<T>): Promise<T> {
     await AuditJournal.drainHere();
-    const journals = [...JOURNALS_HERE].map((journal) => ({ journal, at: journal.#appends }));
+    const same = [...JOURNALS_HERE]
+      .filter((journal) => journal.#store === this.#store)
+      .map((journal) => ({ journal, at: journal.#appends }));
     const result = await write();
-    const idle = journals.filter(({ journal, at }) => journal.#appends === at);
-    if (idle.length > 0) {
-      const head = await idle[0]!.journal.#store.audit.head();
-      for (const { journal, at } of idle)
+    if (same.some(({ journal, at }) => journal.#appends === at)) {
+      const head = await this.#store.audit.head();
+      for (const { journal, at } of same)
         if (head !== undefined && journal.#appends === at) journal.#prevHash = head.hash;
     }
     return result;

@@ -188,7 +188,7 @@ describe.each(ENGINES)('the audit journal on %s', (_engine, location) => {
       const journal = await AuditJournal.open({ folder, store: raw });
       const store = journalOrderedStore(raw, {
         drain: () => AuditJournal.drainHere(),
-        beside: (write) => AuditJournal.besideHere(write),
+        beside: (write) => journal.beside(write),
       });
       const [call1, call2, call3] = variedAuditEvents().filter((e) => e.actorKind === 'agent');
       const operator = { ...call1!, actorKind: 'operator' as const, action: 'policy.set' };
