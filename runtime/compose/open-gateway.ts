@@ -345,8 +345,6 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
         if (cancelCalls) await outbound.abort();
         // Every call begun ends and its audit event is written before the store closes.
         await tools.settled();
-        // Folded whole, its file removed; a store that fails leaves it for the next start.
-        await journal?.close().catch((error) => report?.(error));
         // Told upstream (a 2025 session's DELETE; an HTTP+SSE stream, which the
         // outbound client would wait for, closed).
         await remote.executor.closeSessions();
@@ -354,6 +352,10 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
         await revisions.close();
         await outbound.close();
         for (const close of closeLater) await close();
+        // Last before the store: the events of what ended above (a subscription let go as
+        // its session closed) are folded too. Its file is removed; a store that fails
+        // leaves it for the next start.
+        await journal?.close().catch((error) => report?.(error));
         await state.close();
         await store.close();
       },
@@ -361,6 +363,8 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
   } catch (error) {
     await client?.close();
     for (const close of closeLater) await close();
+    // Taken out of this process's journals, which every other gateway here drains.
+    await journal?.close().catch((closing) => report?.(closing));
     await state.close();
     await store.close();
     throw error;
