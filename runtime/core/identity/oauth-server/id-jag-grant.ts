@@ -130,6 +130,7 @@ export async function idJagGrant(
         agentId: consent.agentId,
         consentId: consent.id,
         familyId: family.id,
+        idp: provider.name,
       },
       key,
       now,
