@@ -59,6 +59,12 @@ export interface ActingFor {
    * was issued from (RFC 7523 jwt-bearer); absent for every other token.
    */
   idp?: string;
+  /**
+   * The governance revision the caller was checked at: what a replica keeps
+   * for the member (their exchanged upstream tokens) is taken as it is
+   * while the revision stands, and read again once it moves.
+   */
+  readAt?: number;
 }
 
 /** The delegation chain as the audit event records it (` idp:<provider>` last, for an ID-JAG's token). */

@@ -22,6 +22,7 @@ export function actingForOf(caller: Caller): ActingFor | undefined {
     agentId: agent.id,
     clientId: caller.clientId ?? null,
     ...(caller.idp === undefined ? {} : { idp: caller.idp }),
+    readAt: caller.snapshot.revision,
   };
 }
 
