@@ -51,6 +51,51 @@ export async function oauthClientCommand(): Promise<string> {
   return `${process.execPath} ${BUNDLE}`;
 }
 
+/**
+ * How the client credentials scenarios start Portcullis as a whole
+ * (`workspace-client.ts`: a gateway whose workspace shares a connection to
+ * the scenario's server by client credentials), bundled as above.
+ */
+export async function workspaceClientCommand(): Promise<string> {
+  const bundle = join(REPO_ROOT, 'node_modules/.cache/portcullis/workspace-client.mjs');
+  await build({
+    entryPoints: [join(REPO_ROOT, 'scripts/conformance/workspace-client.ts')],
+    outfile: bundle,
+    ...NODE_BUNDLE,
+  });
+  return `${process.execPath} ${bundle} --root ${REPO_ROOT}`;
+}
+
+/**
+ * The suite's client credentials scenarios (the `oauth-client-credentials`
+ * extension), with Portcullis's workspace as the client: judged as the
+ * auth suite's are (a check passed, none failed, no warning).
+ */
+export const CLIENT_CREDENTIALS_SCENARIOS = [
+  'auth/client-credentials-basic',
+  'auth/client-credentials-jwt',
+] as const;
+
+export async function runClientCredentialsConformance(
+  options: Pick<ClientAuthOptions, 'outputDir' | 'timeoutMs'> = {},
+): Promise<ClientAuthReport> {
+  const outputDir =
+    options.outputDir ?? (await mkdtemp(join(tmpdir(), 'portcullis-client-credentials-')));
+  const command = await workspaceClientCommand();
+  const scenarios: ClientAuthScenario[] = [];
+  for (const scenario of CLIENT_CREDENTIALS_SCENARIOS) {
+    const folder = join(outputDir, scenario.replace('/', '-'));
+    await runSuite([
+      'client',
+      ...['--command', command, '--scenario', scenario],
+      ...['--timeout', String(options.timeoutMs ?? 60_000), '-o', folder],
+    ]);
+    const counts = (await authResults(folder)).get(scenario) ?? countsOf(undefined);
+    scenarios.push({ part: 'suite auth', scenario, counts, ok: isClean(counts) });
+  }
+  return { scenarios, ok: scenarios.every((s) => s.ok), outputDir };
+}
+
 export type ClientAuthPart = 'suite auth' | Revision;
 
 export interface ClientAuthScenario {

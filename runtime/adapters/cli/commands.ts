@@ -566,7 +566,9 @@ export const commands: Record<string, Command> = {
           reason: e.reason,
           outcome: e.outcome,
           ms: e.latencyMs,
-          for: e.onBehalfOf?.member ?? '',
+          for: e.onBehalfOf
+            ? `${e.onBehalfOf.member}${e.onBehalfOf.idp === undefined ? '' : ` via idp ${e.onBehalfOf.idp}`}`
+            : '',
         })),
         // `for`: whom a call on a member's behalf acted for, when any did.
         [

@@ -108,7 +108,7 @@ export interface AuditEvent {
   reason: string | null;
   latencyMs: number | null;
   /** A call made on a member's behalf: the delegation chain by name (the client by its id). */
-  onBehalfOf?: { member: string; agent: string; client: string | null };
+  onBehalfOf?: { member: string; agent: string; client: string | null; idp?: string };
 }
 
 export interface AuditPage {

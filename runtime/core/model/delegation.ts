@@ -54,19 +54,36 @@ export interface ActingFor {
   agentId: string;
   /** The client the access token was issued to; null for an agent key. */
   clientId: string | null;
+  /**
+   * The enterprise IdP (its provider's name) whose ID-JAG the access token
+   * was issued from (RFC 7523 jwt-bearer); absent for every other token.
+   */
+  idp?: string;
+  /**
+   * The governance revision the caller was checked at: what a replica keeps
+   * for the member (their exchanged upstream tokens) is taken as it is
+   * while the revision stands, and read again once it moves.
+   */
+  readAt?: number;
 }
 
-/** The delegation chain as the audit event records it. */
+/** The delegation chain as the audit event records it (` idp:<provider>` last, for an ID-JAG's token). */
 export function delegationText(acting: ActingFor): string {
-  return `member:${acting.memberId} agent:${acting.agentId} client:${acting.clientId ?? '-'}`;
+  const chain = `member:${acting.memberId} agent:${acting.agentId} client:${acting.clientId ?? '-'}`;
+  return acting.idp === undefined ? chain : `${chain} idp:${acting.idp}`;
 }
 
 /** What `delegationText` wrote, read back (the member's part begins every chain); undefined for any other text. */
 export function delegationOf(text: string | null | undefined): ActingFor | undefined {
-  const found = /^member:(\S+) agent:(\S+) client:(\S+)$/.exec(text ?? '');
+  const found = /^member:(\S+) agent:(\S+) client:(\S+)(?: idp:(\S+))?$/.exec(text ?? '');
   if (found === null) return undefined;
-  const [, memberId = '', agentId = '', clientId = '-'] = found;
-  return { memberId, agentId, clientId: clientId === '-' ? null : clientId };
+  const [, memberId = '', agentId = '', clientId = '-', idp] = found;
+  return {
+    memberId,
+    agentId,
+    clientId: clientId === '-' ? null : clientId,
+    ...(idp === undefined ? {} : { idp }),
+  };
 }
 
 /** The start of every chain that names this member (`delegationText`'s). */

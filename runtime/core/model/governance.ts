@@ -171,9 +171,10 @@ export interface AuditEvent {
    */
   via: AuditVia | null;
   /**
-   * Whom a call forwarded on a member's behalf acted for (issue 35's token
-   * exchange towards an upstream): `member:<id> agent:<id> client:<client id>`;
-   * null for every other event.
+   * Whom a call made on a member's behalf acted for (issue 35: a call
+   * forwarded with a token exchanged for the member's, and every call of an
+   * access token issued from an ID-JAG): `member:<id> agent:<id> client:<client id>`,
+   * followed by ` idp:<provider>` for the ID-JAG's; null for every other event.
    */
   delegation?: string | null;
 }

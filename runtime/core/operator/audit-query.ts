@@ -36,11 +36,12 @@ export const AuditQuerySchema = z.strictObject({
 /**
  * An audit event with the name a person knows its actor by (an agent's name,
  * not its id) and, for a call made on a member's behalf, the delegation
- * chain by name (`onBehalfOf`: the member, the agent, the OAuth client's id).
+ * chain by name (`onBehalfOf`: the member, the agent, the OAuth client's id,
+ * and for a token issued from an ID-JAG the enterprise IdP's provider name).
  */
 export type AuditView = AuditEvent & {
   actorName: string;
-  onBehalfOf?: { member: string; agent: string; client: string | null };
+  onBehalfOf?: { member: string; agent: string; client: string | null; idp?: string };
 };
 
 export async function queryAudit(ctx: OperatorContext, input: unknown): Promise<AuditView[]> {
@@ -151,6 +152,7 @@ async function withActorNames(ctx: OperatorContext, events: AuditEvent[]): Promi
         member: memberNames.get(chain.memberId) ?? `member ${chain.memberId.slice(0, 8)}`,
         agent: names.get(chain.agentId) ?? `agent ${chain.agentId.slice(0, 8)}`,
         client: chain.clientId,
+        ...(chain.idp === undefined ? {} : { idp: chain.idp }),
       };
     return view;
   });

@@ -29,6 +29,7 @@ import type { AuditVia, NewAuditEvent } from '../model/governance.ts';
 import type { AuditWriter } from '../ports/audit-writer.ts';
 import { CALL_METHODS, type CallMethod, type CallMetrics, NO_METRICS } from '../ports/telemetry.ts';
 import type { Execution } from '../sources/executor.ts';
+import { issuedDelegation } from './acting-for.ts';
 import { argumentHash } from './arguments.ts';
 import type { Refused } from './decision.ts';
 
@@ -165,6 +166,9 @@ export class AuditedCall {
       traceparent: traceparentOf(opening.span) ?? opening.trace?.traceparent ?? null,
       via: opening.via ?? null,
     });
+    // An ID-JAG's token acts for the member its IdP named on every call, allowed or not.
+    const delegation = issuedDelegation(opening.caller);
+    if (delegation !== undefined) this.event.delegation = delegation;
   }
 
   /**

@@ -78,7 +78,7 @@ export class ToolCalls {
     else if (decision.ask) return this.#hold(caller, call, decision, audited);
     const executor = this.#options.executors.for(source.kind);
     const actingFor = actingForOf(caller);
-    recordDelegation(audited, executor, target, actingFor);
+    recordDelegation(audited.event, executor, target, actingFor);
     let execution: Execution;
     try {
       if (audited.argumentProblem !== undefined) throw audited.argumentProblem;

@@ -383,6 +383,13 @@ export interface MemberRows {
   byId(id: string): Promise<Member | undefined>;
   setPassword(id: string, passwordHash: string, at: string): Promise<boolean>;
   setRole(id: string, role: MemberRole, at: string): Promise<boolean>;
+  /**
+   * Marks the member changed at `at` (`updatedAt`); false for no such member.
+   * A governance change (it bumps the revision), so every replica reads
+   * again what it cached for the member (the upstream tokens exchanged for
+   * them) at its next request.
+   */
+  touch(id: string, at: string): Promise<boolean>;
   /** Removes the member with its consents and their token families. */
   remove(id: string): Promise<boolean>;
 }

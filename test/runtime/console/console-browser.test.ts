@@ -259,6 +259,19 @@ describe.skipIf(!HAS_CHROMIUM)('the console in Chromium', { timeout: 240_000 }, 
         delegation: `member:${mia.id} agent:${bot.id} client:${client}`,
       }),
     );
+    // A call of a token issued from an ID-JAG: the chain names the IdP that issued it.
+    await store.audit.append(
+      auditEvent({
+        at: new Date().toISOString(),
+        workspaceId,
+        actorKind: 'agent',
+        actorId: bot.id,
+        action: `${CONNECTION}__id_jag_read`,
+        decision: 'allowed',
+        outcome: 'ok',
+        delegation: `member:${mia.id} agent:${bot.id} client:machine-1 idp:acme`,
+      }),
+    );
     const page = await signedIn(PEOPLE.owner);
     await page.getByRole('link', { name: 'Audit log' }).click();
     await page.locator('tr[data-event]').first().waitFor();
@@ -280,6 +293,10 @@ describe.skipIf(!HAS_CHROMIUM)('the console in Chromium', { timeout: 240_000 }, 
     expect(actor).toContain('\\u202e');
     expect(await row.locator('img').count()).toBe(0);
     expect(await page.title()).not.toBe('1');
+    const viaIdp = page.locator('tr[data-event]', { hasText: `${CONNECTION}__id_jag_read` });
+    expect((await viaIdp.locator('td[data-label=Actor]').textContent()) ?? '').toContain(
+      `on behalf of ${PEOPLE.member}member ${PEOPLE.member} → agent deploy-bot → client machine-1 (ID-JAG from the IdP acme)`,
+    );
     await lookAt(page, 'console-audit-delegation');
     await page.context().close();
   });

@@ -76,6 +76,17 @@ export function memberRows(context: StoreContext): MemberRows {
       return result.numUpdatedRows > 0n;
     },
 
+    async touch(id, at) {
+      const result = await context.mutate((trx) =>
+        trx
+          .updateTable('oauth_members')
+          .set({ updated_at: at })
+          .where('id', '=', id)
+          .executeTakeFirst(),
+      );
+      return result.numUpdatedRows > 0n;
+    },
+
     async remove(id) {
       const result = await context.mutate((trx) =>
         trx.deleteFrom('oauth_members').where('id', '=', id).executeTakeFirst(),

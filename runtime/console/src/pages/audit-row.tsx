@@ -36,7 +36,7 @@ export function AuditRow({ event, names }: { event: AuditEvent; names: Map<strin
   );
 }
 
-/** Whom a call acted for, and the chain it went through: member, agent, OAuth client. */
+/** Whom a call acted for, and the chain it went through: member, agent, OAuth client (and the IdP whose ID-JAG its token came from). */
 function Delegation({ chain }: { chain: NonNullable<AuditEvent['onBehalfOf']> }) {
   return (
     <span class="note delegation">
@@ -44,6 +44,7 @@ function Delegation({ chain }: { chain: NonNullable<AuditEvent['onBehalfOf']> })
       <span class="chain">
         member {shown(chain.member)} → agent {shown(chain.agent)} → client{' '}
         {chain.client === null ? 'none (an agent key)' : shown(chain.client)}
+        {chain.idp === undefined ? null : <> (ID-JAG from the IdP {shown(chain.idp)})</>}
       </span>
     </span>
   );

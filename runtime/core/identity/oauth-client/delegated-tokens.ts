@@ -13,6 +13,9 @@
  * authorization server: in this process, and sealed in the shared state
  * (`exchanged-tokens.ts`), so another replica takes the same token instead
  * of exchanging its own. One exchange per entry at a time in a process.
+ * Both are keyed by the member's epoch too (`member-epoch.ts`): `idp sync`,
+ * a new sign-in at the IdP or the member's removal leaves no replica a token
+ * exchanged before.
  */
 import { GatewayError } from '../../base/errors.ts';
 import {
@@ -26,6 +29,7 @@ import {
 import type { RemoteEndpoint } from '../../model/remote.ts';
 import type { TokenGrant, TokenSet } from './engine-contract.ts';
 import { ExchangedTokens, type ExchangeFor, entryId } from './exchanged-tokens.ts';
+import { MemberEpochs } from './member-epoch.ts';
 import type { TokenOwner } from './token-owner.ts';
 import { needsRefresh } from './tokens.ts';
 import { exchangeToken } from './upstream-grants.ts';
@@ -45,12 +49,14 @@ export class DelegatedTokens {
   readonly #cached = new Map<string, Cached>();
   readonly #exchanging = new Map<string, Promise<TokenSet>>();
   readonly #shared: ExchangedTokens;
+  readonly #epochs: MemberEpochs;
 
   constructor(signIn: UpstreamSignIn, mint?: MintSubjectToken) {
     this.#signIn = signIn;
     this.#mint = mint;
     const { state, store, vault, now } = signIn.options;
     this.#shared = new ExchangedTokens({ state, store, vault, now });
+    this.#epochs = new MemberEpochs(store);
   }
 
   /** The exchanged token for `acting`'s member on the connection; exchanged now when none is cached or it is due. */
@@ -60,7 +66,7 @@ export class DelegatedTokens {
     acting: ActingFor,
     setting: OnBehalfSetting,
   ): Promise<string> {
-    const of = exchangeFor(endpoint, owner, acting, setting);
+    const of = exchangeFor(endpoint, owner, acting, setting, await this.#epochs.of(acting));
     const key = entryId(of);
     const cached = this.#cached.get(key);
     if (cached && !needsRefresh(cached.tokens, this.#signIn.options.now()))
@@ -76,7 +82,7 @@ export class DelegatedTokens {
     setting: OnBehalfSetting,
     used: string,
   ): Promise<string> {
-    const of = exchangeFor(endpoint, owner, acting, setting);
+    const of = exchangeFor(endpoint, owner, acting, setting, await this.#epochs.of(acting));
     const key = entryId(of);
     if (this.#cached.get(key)?.tokens.accessToken === used) this.#cached.delete(key);
     await this.#shared.forget(of, used);
@@ -210,10 +216,12 @@ function exchangeFor(
   owner: TokenOwner,
   acting: ActingFor,
   setting: OnBehalfSetting,
+  epoch: string,
 ): ExchangeFor {
   return {
     connectionId: owner.connectionId,
     acting,
+    epoch,
     resource: endpoint.oauth?.resource ?? '',
     audience: setting.audience,
     subjectTokenType: SUBJECT_TOKEN_TYPES[setting.subjectToken],

@@ -7,7 +7,10 @@
  * - One entry per connection, member, agent, upstream resource, audience and
  *   subject token type: another agent of the same member (another client)
  *   never gets this agent's token, nor does a connection whose settings
- *   changed.
+ *   changed. And per member epoch (`member-epoch.ts`): `idp sync`, a new
+ *   sign-in at the IdP and the member's removal move it, so every entry
+ *   exchanged before is out of every replica's reach at once (Redis lets it
+ *   expire).
  * - The key is a hash of those ids; the value is the token and its expiry
  *   sealed under the master key (as every other secret is), bound to that
  *   key, so Redis holds neither the token nor who it is for in clear, and a
@@ -34,6 +37,12 @@ const MIN_TTL_MS = 1_000;
 export interface ExchangeFor {
   connectionId: string;
   acting: ActingFor;
+  /**
+   * The member's epoch (`member-epoch.ts`): it moves when `idp sync` reads the
+   * member again, when they sign in at the IdP again and when they are
+   * removed, so no replica finds a token exchanged before.
+   */
+  epoch: string;
   resource: string;
   audience: string | undefined;
   subjectTokenType: string;
@@ -135,6 +144,7 @@ export function entryId(of: ExchangeFor): string {
         of.acting.memberId,
         of.acting.agentId,
         of.acting.clientId ?? '',
+        of.epoch,
         of.resource,
         of.audience ?? '',
         of.subjectTokenType,

@@ -6,6 +6,9 @@
  * a revoked consent or family stops them on their next request. A machine
  * client's token (`client_credentials`) names no consent nor family: its
  * `sub` is the client, and the client's registration is what keeps it live.
+ * A token issued from an ID-JAG names the enterprise IdP that issued it
+ * (`idp`, its provider's name), so each of its calls' audit events records
+ * the delegation chain through it.
  */
 import { randomUUID } from 'node:crypto';
 import { SignJWT } from 'jose';
@@ -26,6 +29,7 @@ export interface AccessTokenClaims {
   agent: string;
   consent?: string;
   family?: string;
+  idp?: string;
 }
 
 export interface AccessTokenSubject {
@@ -39,6 +43,8 @@ export interface AccessTokenSubject {
   /** Unset, with `familyId`, for a machine client's token. */
   consentId?: string | undefined;
   familyId?: string | undefined;
+  /** The provider whose ID-JAG the token is issued from; unset for every other grant. */
+  idp?: string | undefined;
 }
 
 export async function signAccessToken(
@@ -54,6 +60,7 @@ export async function signAccessToken(
     agent: subject.agentId,
     ...(subject.consentId === undefined ? {} : { consent: subject.consentId }),
     ...(subject.familyId === undefined ? {} : { family: subject.familyId }),
+    ...(subject.idp === undefined ? {} : { idp: subject.idp }),
   })
     .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'at+jwt' })
     .setIssuer(subject.issuer)

@@ -11,6 +11,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { decodeJwt, errors, jwtVerify } from 'jose';
 import { sha256Hex } from '../../../../generated/catalog-rules.ts';
 import type { MachineAuthMethod, MachineClient } from '../../model/oauth.ts';
+import type { JtiClaim } from './jti-ledger.ts';
 import type { OAuthContext } from './oauth-context.ts';
 import { OAuthError, type TokenRefusal } from './oauth-error.ts';
 
@@ -33,7 +34,13 @@ export const ASYMMETRIC_ALGORITHMS = [
 const MAX_ASSERTION_LIFETIME_S = 300;
 const MAX_ID_LENGTH = 100;
 
-export type Presenter = { kind: 'public' } | { kind: 'machine'; client: MachineClient };
+/**
+ * Who presents the request; a `private_key_jwt` client's assertion `jti`,
+ * claimed, is released when the request fails after it (`jti-ledger.ts`).
+ */
+export type Presenter =
+  | { kind: 'public' }
+  | { kind: 'machine'; client: MachineClient; assertion?: JtiClaim };
 
 type Form = Readonly<Record<string, string | undefined>>;
 
@@ -45,7 +52,7 @@ export async function authenticateClient(
   if (authorization !== undefined)
     return { kind: 'machine', client: await bySecret(ctx, form, authorization) };
   if (form.client_assertion_type !== undefined || form.client_assertion !== undefined)
-    return { kind: 'machine', client: await byAssertion(ctx, form) };
+    return { kind: 'machine', ...(await byAssertion(ctx, form)) };
   return { kind: 'public' };
 }
 
@@ -71,7 +78,10 @@ async function bySecret(
   return client;
 }
 
-async function byAssertion(ctx: OAuthContext, form: Form): Promise<MachineClient> {
+async function byAssertion(
+  ctx: OAuthContext,
+  form: Form,
+): Promise<{ client: MachineClient; assertion: JtiClaim }> {
   if (form.client_assertion_type !== JWT_BEARER_ASSERTION)
     refuse('client_auth_method', `client_assertion_type: expected ${JWT_BEARER_ASSERTION}`);
   const assertion = form.client_assertion ?? '';
@@ -104,9 +114,10 @@ async function byAssertion(ctx: OAuthContext, form: Form): Promise<MachineClient
       'assertion_lifetime',
       `client_assertion: exp more than ${MAX_ASSERTION_LIFETIME_S} s ahead`,
     );
-  if (!(await ctx.jtis.first(`assertion:${client.id}`, String(payload.jti), exp, now)))
+  const claim = await ctx.jtis.claim(`assertion:${client.id}`, String(payload.jti), exp, now);
+  if (claim === undefined)
     refuse('assertion_replayed', 'client_assertion: this jti was used already');
-  return client;
+  return { client, assertion: claim };
 }
 
 async function machineClient(

@@ -42,6 +42,7 @@ import { resourceOrThrow, signingKeyOf } from './client-credentials-grant.ts';
 import { approveConsent } from './consents.ts';
 import { applyGroups } from './idp-groups.ts';
 import { memberOfIdentity } from './idp-members.ts';
+import type { JtiClaim } from './jti-ledger.ts';
 import { memberReach } from './member-reach.ts';
 import { auditOAuth, type OAuthContext } from './oauth-context.ts';
 import { OAuthError, type TokenRefusal } from './oauth-error.ts';
@@ -74,75 +75,83 @@ export async function idJagGrant(
   // groups give, the consent and its agent, the token family, the jti) is in
   // one transaction: a refusal after any of them (the scopes reach nothing,
   // the member's agent was revoked, a replay) leaves none of them behind.
-  const issued = await ctx.store.transaction(async (store) => {
-    const tx: OAuthContext = { ...ctx, store };
-    const found = await memberOfIdentity(tx, provider, {
-      iss: provider.issuer,
-      sub: String(payload.sub),
-      claims: payload,
-    });
-    // Groups the signed ID-JAG lists count as a sign-in's; one that lists none leaves them as they are.
-    const member =
-      provider.groupsClaim !== null && provider.groupsClaim in payload
-        ? await applyGroups(tx, provider, found.member, payload)
-        : found.member;
-    const scopes = await reachedScopes(store, member, asked);
-    const consent = await approveConsent(
-      tx,
-      member,
-      { id: client.id, name: client.name, redirectUris: [], kind: 'registered' },
-      scopes,
-    );
-    const family: TokenFamily = {
-      id: newId(),
-      consentId: consent.id,
-      clientId: client.id,
-      scopes,
-      resource,
-      status: 'active',
-      createdAt: now.toISOString(),
-      // Lives as long as its one access token: pruned with the other dead families.
-      expiresAt: new Date(now.getTime() + ACCESS_TOKEN_TTL_S * 1000).toISOString(),
-      revokedAt: null,
-    };
-    // A family needs a first refresh token: one nobody holds (none is given out).
-    await store.oauth.tokens.start(family, {
-      tokenHash: sha256Hex(randomBytes(32).toString('base64url')),
-      familyId: family.id,
-      scopes,
-      status: 'active',
-      createdAt: now.toISOString(),
-    });
-    // Last of the writes, so that no refusal above uses the ID-JAG up; a
-    // replay (here, or another replica's redemption of it committing first)
-    // undoes everything above.
-    const jti = String(payload.jti);
-    if (!(await ctx.jtis.first(`id-jag:${provider.issuer}`, jti, payload.exp ?? 0, now, store)))
-      refuse('id_jag_replayed', 'this ID-JAG was redeemed already');
-    const signed = await signAccessToken(
-      {
-        issuer: ctx.issuer,
-        resource,
-        memberId: member.id,
+  let claim: JtiClaim | undefined;
+  const issued = await ctx.store
+    .transaction(async (store) => {
+      const tx: OAuthContext = { ...ctx, store };
+      const found = await memberOfIdentity(tx, provider, {
+        iss: provider.issuer,
+        sub: String(payload.sub),
+        claims: payload,
+      });
+      // Groups the signed ID-JAG lists count as a sign-in's; one that lists none leaves them as they are.
+      const member =
+        provider.groupsClaim !== null && provider.groupsClaim in payload
+          ? await applyGroups(tx, provider, found.member, payload)
+          : found.member;
+      const scopes = await reachedScopes(store, member, asked);
+      const consent = await approveConsent(
+        tx,
+        member,
+        { id: client.id, name: client.name, redirectUris: [], kind: 'registered' },
+        scopes,
+      );
+      const family: TokenFamily = {
+        id: newId(),
+        consentId: consent.id,
         clientId: client.id,
         scopes,
-        workspaceId: consent.workspaceId,
-        agentId: consent.agentId,
-        consentId: consent.id,
+        resource,
+        status: 'active',
+        createdAt: now.toISOString(),
+        // Lives as long as its one access token: pruned with the other dead families.
+        expiresAt: new Date(now.getTime() + ACCESS_TOKEN_TTL_S * 1000).toISOString(),
+        revokedAt: null,
+      };
+      // A family needs a first refresh token: one nobody holds (none is given out).
+      await store.oauth.tokens.start(family, {
+        tokenHash: sha256Hex(randomBytes(32).toString('base64url')),
         familyId: family.id,
-      },
-      key,
-      now,
-    );
-    await auditOAuth(tx, {
-      action: 'oauth.token.id_jag',
-      actorKind: 'agent',
-      actorId: consent.agentId,
-      workspaceId: consent.workspaceId,
-      subject: `${provider.name}:${member.id}:${client.id}`,
+        scopes,
+        status: 'active',
+        createdAt: now.toISOString(),
+      });
+      // Last of the writes, so that no refusal above uses the ID-JAG up; a
+      // replay (here, or another replica's redemption of it committing first)
+      // undoes everything above.
+      const jti = String(payload.jti);
+      claim = await ctx.jtis.claim(`id-jag:${provider.issuer}`, jti, payload.exp ?? 0, now, store);
+      if (claim === undefined) refuse('id_jag_replayed', 'this ID-JAG was redeemed already');
+      const signed = await signAccessToken(
+        {
+          issuer: ctx.issuer,
+          resource,
+          memberId: member.id,
+          clientId: client.id,
+          scopes,
+          workspaceId: consent.workspaceId,
+          agentId: consent.agentId,
+          consentId: consent.id,
+          familyId: family.id,
+          idp: provider.name,
+        },
+        key,
+        now,
+      );
+      await auditOAuth(tx, {
+        action: 'oauth.token.id_jag',
+        actorKind: 'agent',
+        actorId: consent.agentId,
+        workspaceId: consent.workspaceId,
+        subject: `${provider.name}:${member.id}:${client.id}`,
+      });
+      return { ...signed, scopes };
+    })
+    .catch(async (error: unknown) => {
+      // Nothing of the redemption committed (a write after the claim, or the commit, failed): the ID-JAG is not used up.
+      await claim?.release();
+      throw error;
     });
-    return { ...signed, scopes };
-  });
   return jsonReply(200, {
     access_token: issued.token,
     token_type: 'Bearer',

@@ -200,8 +200,8 @@ export async function keepRefreshToken(
   await ctx.store.identity.setRefreshToken(issuer, subject, sealed);
 }
 
-/** The ID token and access token of the sign-in, sealed, with when each expires. */
-async function keepSubjectTokens(
+/** The ID token and access token of the sign-in (or of a sync's refresh), sealed, with when each expires. */
+export async function keepSubjectTokens(
   ctx: OAuthContext,
   claims: oauth.IDToken,
   result: oauth.TokenEndpointResponse,

@@ -6,13 +6,18 @@
  * expiry, signature; the same `sub`), then the groups applied as at a
  * sign-in. When the IdP refuses the refresh (the person was disabled or
  * signed out there), everything the groups gave is taken back. The rotated
- * refresh token replaces the old one.
+ * refresh token replaces the old one, and the fresh ID token (with the
+ * groups the IdP says now) the subject token a connection acting on the
+ * member's behalf exchanges. Either way the member is touched: every
+ * upstream token exchanged for them before is out of every replica's reach
+ * (`member-epoch.ts`), so a group removed at the IdP does not live on in a
+ * cached upstream token.
  */
 import * as oauth from 'oauth4webapi';
 import { GatewayError } from '../../base/errors.ts';
 import type { Member } from '../../model/oauth.ts';
 import { applyGroups } from './idp-groups.ts';
-import { failed, keepRefreshToken, refreshPlace } from './idp-sign-in.ts';
+import { failed, keepRefreshToken, keepSubjectTokens, refreshPlace } from './idp-sign-in.ts';
 import type { OAuthContext } from './oauth-context.ts';
 
 export interface IdpSync {
@@ -46,12 +51,11 @@ export async function syncIdpMember(ctx: OAuthContext, member: Member): Promise<
       options,
     );
     let claims: oauth.IDToken | undefined;
-    let rotated: string | undefined;
+    let result: oauth.TokenEndpointResponse;
     try {
-      const result = await oauth.processRefreshTokenResponse(metadata, client, response);
+      result = await oauth.processRefreshTokenResponse(metadata, client, response);
       await oauth.validateApplicationLevelSignature(metadata, response, options);
       claims = oauth.getValidatedIdTokenClaims(result);
-      rotated = result.refresh_token;
     } catch (error) {
       if (!(error instanceof oauth.ResponseBodyError)) return failed(ctx, provider, 'sync', error);
       // The IdP refuses: nothing its groups gave stays, and no connection acts on the person's behalf.
@@ -64,10 +68,12 @@ export async function syncIdpMember(ctx: OAuthContext, member: Member): Promise<
     }
     if (!claims || claims.iss !== identity.issuer || claims.sub !== identity.subject)
       return failed(ctx, provider, 'sync_id_token');
-    if (rotated !== undefined)
-      await keepRefreshToken(ctx, identity.issuer, identity.subject, rotated);
+    if (result.refresh_token !== undefined)
+      await keepRefreshToken(ctx, identity.issuer, identity.subject, result.refresh_token);
+    await keepSubjectTokens(ctx, claims, result);
     member = await applyGroups(ctx, provider, member, claims);
     results.push({ provider: provider.name, outcome: 'synced', member });
   }
+  await ctx.store.oauth.members.touch(member.id, ctx.now().toISOString());
   return results;
 }

@@ -4,11 +4,29 @@
  * refused on every replica: in Redis when one is configured (the shared
  * state is then every replica's), in the store otherwise (an in-process
  * shared state is this replica's alone).
+ *
+ * A jti is claimed before the token request's writes commit, never after
+ * (two replicas that both checked first would both redeem it), and given
+ * back when the request fails after the claim (a refusal, or a store commit
+ * that failed): a JWT no token came of is not used up. In Redis the claim is
+ * an `add` of a value of its own, so of two replicas presenting one JWT at
+ * once exactly one holds it, and the release deletes only that value. In
+ * the store the jti is written in the caller's transaction, which a failure
+ * rolls back with it.
  */
+import { randomUUID } from 'node:crypto';
 import { sha256Hex } from '../../../../generated/catalog-rules.ts';
 import { MemorySharedState } from '../../ports/shared-state/memory-shared-state.ts';
 import type { SharedState } from '../../ports/shared-state/shared-state.ts';
 import type { Store } from '../../ports/store.ts';
+
+/** A jti held for one token request: kept when it succeeds, released when it fails. */
+export interface JtiClaim {
+  /** Gives the jti back (the request failed): it may be presented again. Never throws. */
+  release(): Promise<void>;
+}
+
+const KEPT_IN_STORE: JtiClaim = { release: async () => {} };
 
 export class JtiLedger {
   readonly #state: SharedState;
@@ -22,25 +40,40 @@ export class JtiLedger {
   }
 
   /**
-   * Records that `issuer` used `jti` in a JWT expiring at `expSeconds`; false
-   * when it was recorded already (a replay). Hashed: a jti is the issuer's text.
-   * `store` is the transaction the caller's other writes are in, when they
-   * are: a jti kept in the store then lands with them, or not at all.
+   * Claims `issuer`'s `jti` in a JWT expiring at `expSeconds`; undefined when
+   * it is held or was used already (a replay). Hashed: a jti is the
+   * issuer's text. `store` is the transaction the caller's other writes are
+   * in, when they are: a jti kept in the store then lands with them, or not
+   * at all (its release is the rollback).
    */
-  async first(
+  async claim(
     issuer: string,
     jti: string,
     expSeconds: number,
     now: Date,
     store: Store = this.#store,
-  ): Promise<boolean> {
+  ): Promise<JtiClaim | undefined> {
     const key = sha256Hex(`${issuer}\n${jti}`);
     const ttlMs = Math.max(1_000, expSeconds * 1000 - now.getTime() + 1_000);
-    if (!this.#inStore) return this.#state.add(`oauth:jti:${key}`, '1', ttlMs);
-    return store.oauth.assertionJtis.record(
-      key,
-      new Date(now.getTime() + ttlMs).toISOString(),
-      now.toISOString(),
-    );
+    if (this.#inStore) {
+      const first = await store.oauth.assertionJtis.record(
+        key,
+        new Date(now.getTime() + ttlMs).toISOString(),
+        now.toISOString(),
+      );
+      return first ? KEPT_IN_STORE : undefined;
+    }
+    const place = `oauth:jti:${key}`;
+    const holder = randomUUID();
+    if (!(await this.#state.add(place, holder, ttlMs))) return undefined;
+    return {
+      release: async () => {
+        try {
+          await this.#state.compareAndSet(place, holder, undefined);
+        } catch {
+          // The shared state cannot be reached: the jti stays used (refused again, never redeemed twice).
+        }
+      },
+    };
   }
 }

@@ -31,7 +31,7 @@
 import { randomBytes } from 'node:crypto';
 import { sha256Hex } from '../../../../generated/catalog-rules.ts';
 import { newId } from '../../governance/keys.ts';
-import type { Consent, TokenFamily } from '../../model/oauth.ts';
+import type { Consent, MachineClient, TokenFamily } from '../../model/oauth.ts';
 import { retryAfterSeconds } from '../../ports/shared-state/token-bucket.ts';
 import { parseScope } from '../principals/scopes.ts';
 import { signAccessToken } from './access-token.ts';
@@ -61,16 +61,12 @@ export async function token(
     await chargeTokenRequest(ctx, form.client_id ?? '', address);
     const presenter = await authenticateClient(ctx, form, authorization);
     if (presenter.kind === 'machine') {
-      switch (form.grant_type) {
-        case CLIENT_CREDENTIALS:
-          return await clientCredentials(ctx, presenter.client, form);
-        case JWT_BEARER:
-          return await idJagGrant(ctx, presenter.client, form);
-        default:
-          throw new OAuthError(
-            'unsupported_grant_type',
-            `grant_type: a machine client asks with ${CLIENT_CREDENTIALS} or ${JWT_BEARER}`,
-          );
+      try {
+        return await machineGrant(ctx, presenter.client, form);
+      } catch (error) {
+        // No token came of it: the client's assertion is not used up.
+        await presenter.assertion?.release();
+        throw error;
       }
     }
     const clientId = required(form, 'client_id');
@@ -97,6 +93,24 @@ export async function token(
     if (!(error instanceof OAuthError)) throw error;
     await auditOAuth(ctx, { action: 'oauth.token', ...refusalEvent(error) });
     return oauthErrorReply(error);
+  }
+}
+
+function machineGrant(
+  ctx: OAuthContext,
+  client: MachineClient,
+  form: TokenForm,
+): Promise<OAuthReply> {
+  switch (form.grant_type) {
+    case CLIENT_CREDENTIALS:
+      return clientCredentials(ctx, client, form);
+    case JWT_BEARER:
+      return idJagGrant(ctx, client, form);
+    default:
+      throw new OAuthError(
+        'unsupported_grant_type',
+        `grant_type: a machine client asks with ${CLIENT_CREDENTIALS} or ${JWT_BEARER}`,
+      );
   }
 }
 

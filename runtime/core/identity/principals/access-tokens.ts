@@ -56,6 +56,8 @@ interface Verdict {
   expiresAtMs: number;
   stepUp: StepUpForm | undefined;
   clientId: string;
+  /** The enterprise IdP whose ID-JAG the token was issued from (its `idp` claim). */
+  idp: string | undefined;
 }
 
 const MAX_VERDICTS = 10_000;
@@ -95,6 +97,7 @@ export class AccessTokens implements CredentialStrategy {
       agent,
       scopes: verdict.scopes,
       clientId: verdict.clientId,
+      ...(verdict.idp === undefined ? {} : { idp: verdict.idp }),
       ...(verdict.stepUp === undefined ? {} : { stepUp: verdict.stepUp }),
       ...(verdict.boundToConnection === undefined
         ? {}
@@ -141,6 +144,7 @@ export class AccessTokens implements CredentialStrategy {
       expiresAtMs: (payload.exp ?? 0) * 1000,
       stepUp: await this.#options.stepUpOf?.(claims.client_id),
       clientId: claims.client_id,
+      idp: typeof payload.idp === 'string' ? payload.idp : undefined,
     };
   }
 

@@ -39,6 +39,8 @@ export interface Verified {
   stepUp?: StepUpForm;
   /** The OAuth client an access token was issued to; undefined for an agent key. */
   clientId?: string;
+  /** The enterprise IdP whose ID-JAG an access token was issued from; undefined otherwise. */
+  idp?: string;
 }
 
 /** An authenticated caller, for the rest of its request. */
@@ -54,6 +56,8 @@ export interface Caller {
   readonly stepUp?: StepUpForm | undefined;
   /** The OAuth client an access token was issued to; undefined for an agent key. */
   readonly clientId?: string | undefined;
+  /** The enterprise IdP whose ID-JAG the access token was issued from; undefined otherwise. */
+  readonly idp?: string | undefined;
 }
 
 /** The caller's agent in the snapshot it was checked against, while active in its workspace. */
@@ -111,6 +115,7 @@ export class Principals {
       snapshot,
       ...(verified?.stepUp === undefined ? {} : { stepUp: verified.stepUp }),
       ...(verified?.clientId === undefined ? {} : { clientId: verified.clientId }),
+      ...(verified?.idp === undefined ? {} : { idp: verified.idp }),
     };
   }
 

@@ -85,6 +85,16 @@ export function describeOAuthContract(subject: StoreSubject): void {
       expect(await store.oauth.members.setPassword('mem_none', 'x', T1)).toBe(false);
     });
 
+    it('are touched as a governance change (what replicas cached for them is read again)', async () => {
+      const { store } = subject;
+      await aMemberWithAnAgent();
+      const revision = await store.revision();
+      expect(await store.oauth.members.touch('mem_1', T1)).toBe(true);
+      expect((await store.oauth.members.byId('mem_1'))?.updatedAt).toBe(T1);
+      expect(await store.revision()).toBeGreaterThan(revision);
+      expect(await store.oauth.members.touch('mem_none', T1)).toBe(false);
+    });
+
     it('refuse a name taken in any workspace, and a workspace that does not exist', async () => {
       const { store } = subject;
       await aMemberWithAnAgent();

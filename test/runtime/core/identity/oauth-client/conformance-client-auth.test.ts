@@ -5,11 +5,19 @@
  * against Portcullis's OAuth client command: every scenario passes, with no
  * failed check and no warning. The requirement sets' auth scenarios run in
  * `npm run conformance -- --part client-auth` (a few minutes).
+ *
+ * The client credentials extension's scenarios (`client_secret_basic` and
+ * `private_key_jwt`) run against Portcullis as a whole: a gateway whose
+ * workspace shares a connection to the scenario's server with its own client
+ * at the scenario's authorization server (`workspace-client.ts`), an agent
+ * calling the server's tool through it.
  */
 import { expect, it } from 'vitest';
 import {
+  CLIENT_CREDENTIALS_SCENARIOS,
   formatClientAuthReport,
   runClientAuthConformance,
+  runClientCredentialsConformance,
 } from '../../../../../scripts/conformance/client-auth.ts';
 
 it('passes every scenario of the client auth suite', { timeout: 180_000 }, async () => {
@@ -29,4 +37,16 @@ it('passes every scenario of the client auth suite', { timeout: 180_000 }, async
     ]),
   );
   expect(report.scenarios.reduce((n, s) => n + s.counts.failed + s.counts.warnings, 0)).toBe(0);
+});
+
+it("passes the client credentials scenarios as a workspace's shared connection", {
+  timeout: 240_000,
+}, async () => {
+  const report = await runClientCredentialsConformance();
+  expect(report.scenarios.map((s) => s.scenario)).toEqual([...CLIENT_CREDENTIALS_SCENARIOS]);
+  expect(
+    report.scenarios.filter((s) => s.ok !== true),
+    formatClientAuthReport(report),
+  ).toEqual([]);
+  expect(report.scenarios.every((s) => s.counts.passed > 0)).toBe(true);
 });
