@@ -27,6 +27,7 @@
 import { randomBytes } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { GatewayError, REASONS, type ReasonCode } from '../base/errors.ts';
+import { isPlainObject } from '../base/json-value.ts';
 import { auditEvent } from '../governance/audit-event.ts';
 import { shownArguments } from '../governance/shown-arguments.ts';
 import { agentOf, type Caller, type CredentialKind } from '../identity/principals/principals.ts';
@@ -107,8 +108,11 @@ export function heldCallContext(
   };
 }
 
-/** Runs an approved call (claimed already): its result, or a `GatewayError`. */
-export type ApprovedRun = (approval: Approval) => Promise<CallToolResult>;
+/**
+ * Runs an approved call (claimed already): its result, the task it started
+ * (a remote server's, under the client's id of it), or a `GatewayError`.
+ */
+export type ApprovedRun = (approval: Approval) => Promise<CallToolResult | TaskStarted>;
 
 export class HeldCalls {
   readonly #options: HeldCallsOptions;
@@ -146,7 +150,8 @@ export class HeldCalls {
     const connectionId = decision.connection.id;
     const tasks = declaresTasks(call.clientCapabilities);
     // A client that takes tasks is answered a task of its own; any other calling again
-    // finds the same call's approval, unless its result was given already.
+    // finds the same call's approval, unless its result was given already (or it is a
+    // task client's: its task is that client's to poll, and may follow one upstream).
     const prior = tasks
       ? undefined
       : await this.#options.approvals.latestFor(
@@ -154,7 +159,7 @@ export class HeldCalls {
           ['pending', 'approved', 'executed'],
           this.#nowIso(),
         );
-    if (prior !== undefined && prior.deliveredAt === null) {
+    if (prior !== undefined && prior.deliveredAt === null && !answeredTask(prior)) {
       audited.event.subject = approvalSubject(prior.id);
       const ready = prior.state === 'pending' ? 'waiting' : await this.#resultOf(prior, false);
       if (typeof ready === 'object') {
@@ -395,11 +400,15 @@ export class HeldCalls {
     }
     if (approval.state !== 'approved' || !(await this.#claim(approval))) return;
     try {
-      await tasks.complete(
-        ref,
-        await run(approval),
-        `approved; ran as ${approvalSubject(approval.id)}`,
-      );
+      const outcome = await run(approval);
+      // A run that started a task upstream: the held task follows it from now on.
+      if (outcome.resultType === 'task') await tasks.follow(ref, (outcome as TaskStarted).taskId);
+      else
+        await tasks.complete(
+          ref,
+          outcome as CallToolResult,
+          `approved; ran as ${approvalSubject(approval.id)}`,
+        );
     } catch (error) {
       await tasks.fail(ref, error instanceof GatewayError ? error : new GatewayError('internal'));
     }
@@ -461,15 +470,24 @@ function waitingMessage(id: string): string {
   return `waiting for an owner or operator of the workspace to approve ${id}`;
 }
 
-/** A failed task's error as the error a client without tasks is answered. */
+/**
+ * A failed task's error as the error a client without tasks is answered,
+ * its detail kept (a capability the upstream needs: `requiredCapabilities`).
+ */
 function errorOf(error: RpcErrorObject | undefined): GatewayError {
-  const shown = (error?.data as { error?: { code?: unknown; message?: unknown } } | undefined)
-    ?.error;
+  const shown = (
+    error?.data as { error?: { code?: unknown; message?: unknown; detail?: unknown } } | undefined
+  )?.error;
   const code =
     typeof shown?.code === 'string' && Object.hasOwn(REASONS, shown.code)
       ? (shown.code as ReasonCode)
       : 'internal';
-  return new GatewayError(code, typeof shown?.message === 'string' ? shown.message : undefined);
+  const detail = isPlainObject(shown?.detail) ? { detail: shown.detail } : {};
+  return new GatewayError(
+    code,
+    typeof shown?.message === 'string' ? shown.message : undefined,
+    detail,
+  );
 }
 
 function pendingError(tool: string, id: string): GatewayError {
