@@ -221,7 +221,7 @@ const JUDGED_UNSCORED: ReadonlySet<string> = new Set([
 ]);
 
 /** The tasks scenarios that check something today (the suite skips its status notifications). */
-function judgedTaskScenarios(): string[] {
+export function judgedTaskScenarios(): string[] {
   return TASK_SCENARIOS.filter((scenario) => scenario !== 'tasks-status-notifications');
 }
 

@@ -33,10 +33,15 @@ export interface TaskRecord {
   lastUpdatedAt: string;
   /** Gone after this (ISO 8601): no poll finds it. */
   expiresAt: string;
+  /**
+   * The client's id of the task this one follows (migration 0028): a held
+   * call's run that started a remote server's task; its requests go there.
+   */
+  follows: string | null;
 }
 
 /** What a producer changes of a task as it works on it. */
 export type TaskChange = Partial<
-  Pick<TaskRecord, 'status' | 'statusMessage' | 'result' | 'error' | 'inputRequests'>
+  Pick<TaskRecord, 'status' | 'statusMessage' | 'result' | 'error' | 'inputRequests' | 'follows'>
 > &
   Pick<TaskRecord, 'lastUpdatedAt'>;

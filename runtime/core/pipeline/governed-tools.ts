@@ -46,7 +46,7 @@ import type {
 } from '../mcp/server/tool-backend.ts';
 import { clientTakesApps } from '../mcp/wire/apps.ts';
 import type { McpEra } from '../mcp/wire/protocol-version.ts';
-import { TASKS_EXTENSION, type TaskState } from '../mcp/wire/tasks.ts';
+import type { TaskState } from '../mcp/wire/tasks.ts';
 import type { Approval } from '../model/approvals.ts';
 import type { AuditVia } from '../model/governance.ts';
 import type { AuditWriter } from '../ports/audit-writer.ts';
@@ -65,7 +65,7 @@ import { decideToolCall, type ToolDecision } from './decision.ts';
 import { DiscoveryCalls } from './discovery-calls.ts';
 import { ALL } from './feature-names.ts';
 import { ForwardedFeatures } from './forwarded-features.ts';
-import { HeldCalls, type HeldCallsOptions } from './held-calls.ts';
+import { type HeldCallContext, HeldCalls, type HeldCallsOptions } from './held-calls.ts';
 import { RemoteRequests } from './remote-requests.ts';
 import { TaskRequests } from './task-requests.ts';
 import { ToolCalls } from './tool-call.ts';
@@ -211,13 +211,20 @@ export class GovernedTools implements ToolBackend<Caller> {
 
   /** An approved call, claimed: made for `caller` under the approval's id. */
   async #approved(caller: Caller, request: ApprovedContext, approval: Approval, via?: AuditVia) {
+    // On the endpoint it was made on: a task it starts upstream is its client's there.
+    const { endpoint } = JSON.parse(approval.callContext ?? '{}') as Partial<HeldCallContext>;
     const outcome = await this.#direct(
       caller,
-      approvedCall(request, approval.action, approval.arguments),
+      {
+        ...approvedCall(request, approval.action, approval.arguments),
+        ...(endpoint ? { endpoint } : {}),
+      },
       via,
       approval.id,
     );
     if ('content' in outcome) return outcome;
+    // A task the upstream started (the client takes tasks): the held task follows it.
+    if (outcome.resultType === 'task') return outcome;
     throw new GatewayError('internal');
   }
 
@@ -425,8 +432,9 @@ function openingOf(caller: Caller, call: RefusedToolCall, via?: AuditVia): CallO
 }
 
 /**
- * An approved call, made while its task is polled: the poll's context,
- * without the tasks extension (the call's result is the task's), no progress.
+ * An approved call, made when it is approved or its task is polled: the
+ * held call's context (or the poll's), no progress. The call's result is
+ * the held task's; a task it starts upstream, the held task follows.
  */
 type ApprovedContext = Pick<
   RequestContext,
@@ -434,19 +442,13 @@ type ApprovedContext = Pick<
 >;
 
 function approvedCall(request: ApprovedContext, name: string, args: string): ToolCall {
-  const { extensions, ...capabilities } = request.clientCapabilities as Record<string, unknown>;
-  const others = isPlainObject(extensions)
-    ? Object.fromEntries(Object.entries(extensions).filter(([key]) => key !== TASKS_EXTENSION))
-    : undefined;
   return {
     name,
     arguments: JSON.parse(args) as Record<string, unknown>,
     era: request.era,
     protocolVersion: request.protocolVersion,
-    clientCapabilities: {
-      ...capabilities,
-      ...(others ? { extensions: others } : {}),
-    } as ToolCall['clientCapabilities'],
+    // The client's own, the tasks extension too: a task the upstream starts, the held task follows.
+    clientCapabilities: request.clientCapabilities,
     cancel: request.cancel,
     progress: () => {},
     log: () => {},

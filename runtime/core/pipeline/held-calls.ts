@@ -6,8 +6,9 @@
  * - the same call (agent, connection, action, arguments' hash) approved and
  *   not yet run: it is claimed (approved → executed, a compare-and-set in
  *   the store, so it runs once across replicas) and runs;
- * - the same call denied since it was last held, its agent not yet told:
- *   answered `approval_denied` with the approver's reason, once;
+ * - the same call's last approval denied or expired, its agent not yet
+ *   told: answered `approval_denied` with the approver's reason, or
+ *   `approval_expired`, once;
  * - otherwise it is held: an approval row, one audit event (`approval_pending`
  *   naming `approval:<id>`); a client that takes tasks is answered a task
  *   in `working` (its `tasks/get` settles it: `settleTask`), any other waits
@@ -26,6 +27,7 @@
 import { randomBytes } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { GatewayError, REASONS, type ReasonCode } from '../base/errors.ts';
+import { isPlainObject } from '../base/json-value.ts';
 import { auditEvent } from '../governance/audit-event.ts';
 import { shownArguments } from '../governance/shown-arguments.ts';
 import { agentOf, type Caller, type CredentialKind } from '../identity/principals/principals.ts';
@@ -106,8 +108,11 @@ export function heldCallContext(
   };
 }
 
-/** Runs an approved call (claimed already): its result, or a `GatewayError`. */
-export type ApprovedRun = (approval: Approval) => Promise<CallToolResult>;
+/**
+ * Runs an approved call (claimed already): its result, the task it started
+ * (a remote server's, under the client's id of it), or a `GatewayError`.
+ */
+export type ApprovedRun = (approval: Approval) => Promise<CallToolResult | TaskStarted>;
 
 export class HeldCalls {
   readonly #options: HeldCallsOptions;
@@ -145,7 +150,8 @@ export class HeldCalls {
     const connectionId = decision.connection.id;
     const tasks = declaresTasks(call.clientCapabilities);
     // A client that takes tasks is answered a task of its own; any other calling again
-    // finds the same call's approval, unless its result was given already.
+    // finds the same call's approval, unless its result was given already (or it is a
+    // task client's: its task is that client's to poll, and may follow one upstream).
     const prior = tasks
       ? undefined
       : await this.#options.approvals.latestFor(
@@ -153,7 +159,7 @@ export class HeldCalls {
           ['pending', 'approved', 'executed'],
           this.#nowIso(),
         );
-    if (prior !== undefined && prior.deliveredAt === null) {
+    if (prior !== undefined && prior.deliveredAt === null && !answeredTask(prior)) {
       audited.event.subject = approvalSubject(prior.id);
       const ready = prior.state === 'pending' ? 'waiting' : await this.#resultOf(prior, false);
       if (typeof ready === 'object') {
@@ -165,12 +171,12 @@ export class HeldCalls {
         return this.#wait(prior, call);
       }
     }
-    // The same call denied since it was last held, and no request told of it: told once, with why.
-    const denied = tasks ? undefined : await this.#deniedSince(key, prior);
-    if (denied !== undefined) {
-      audited.event.subject = approvalSubject(denied.id);
-      await audited.finish({ reason: 'approval_denied', connectionId });
-      throw deniedError(call.name, denied);
+    // The same call's last approval denied or expired, and no request told of it: told once, with why.
+    const ended = tasks ? undefined : await this.#endedUntold(key);
+    if (ended !== undefined) {
+      audited.event.subject = approvalSubject(ended.approval.id);
+      await audited.finish({ reason: ended.error.code, connectionId });
+      throw ended.error;
     }
     const created = await this.#create(caller, call, decision, key, tasks, audited.event.via);
     audited.event.subject = approvalSubject(created.approval.id);
@@ -258,8 +264,11 @@ export class HeldCalls {
           // Told here: the call again is held anew, not told twice.
           await this.#options.approvals.deliver(current.id, this.#nowIso());
           throw deniedError(call.name, current);
-        } else if (current.state === 'expired' || Date.parse(current.expiresAt) <= now.getTime())
+        } else if (current.state === 'expired' || Date.parse(current.expiresAt) <= now.getTime()) {
+          // Told here, as a denial is.
+          await this.#options.approvals.deliver(current.id, now.toISOString());
           throw expiredError(call.name, current.id);
+        }
         const waited = Date.now() - started;
         if (cancelled || waited >= limit) throw pendingError(call.name, current.id);
         call.progress(waited, limit, waitingMessage(current.id));
@@ -306,17 +315,34 @@ export class HeldCalls {
   }
 
   /**
-   * The newest denial of `key`, newer than `prior`, that no request was told
-   * of yet; marked told here (once across replicas, as a result is given).
+   * The newest approval of `key`, whatever its state and time, if it ended
+   * without running (denied, or expired: by the sweep or past its time)
+   * and no request was told of it yet: its refusal, marked told here (once
+   * across replicas, as a result is given).
    */
-  async #deniedSince(key: ApprovalKey, prior: Approval | undefined): Promise<Approval | undefined> {
+  async #endedUntold(
+    key: ApprovalKey,
+  ): Promise<{ approval: Approval; error: GatewayError } | undefined> {
     const { approvals } = this.#options;
-    const denied = await approvals.latestFor(key, ['denied'], this.#nowIso());
-    // A task client's denial is its task's to tell.
-    if (denied === undefined || denied.deliveredAt !== null || answeredTask(denied))
-      return undefined;
-    if (prior !== undefined && prior.createdAt >= denied.createdAt) return undefined;
-    return (await approvals.deliver(denied.id, this.#nowIso())) ? denied : undefined;
+    const now = this.#nowIso();
+    const last = await approvals.latestFor(
+      key,
+      ['pending', 'approved', 'executed', 'denied', 'expired'],
+      undefined,
+    );
+    // A task client's end is its task's to tell.
+    if (last === undefined || last.deliveredAt !== null || answeredTask(last)) return undefined;
+    const lapsed =
+      last.state === 'expired' ||
+      ((last.state === 'pending' || last.state === 'approved') && last.expiresAt <= now);
+    const error =
+      last.state === 'denied'
+        ? deniedError(key.action, last)
+        : lapsed
+          ? expiredError(key.action, last.id)
+          : undefined;
+    if (error === undefined || !(await approvals.deliver(last.id, now))) return undefined;
+    return { approval: last, error };
   }
 
   /** approved → executed, once across replicas: true for the one that won. */
@@ -374,11 +400,15 @@ export class HeldCalls {
     }
     if (approval.state !== 'approved' || !(await this.#claim(approval))) return;
     try {
-      await tasks.complete(
-        ref,
-        await run(approval),
-        `approved; ran as ${approvalSubject(approval.id)}`,
-      );
+      const outcome = await run(approval);
+      // A run that started a task upstream: the held task follows it from now on.
+      if (outcome.resultType === 'task') await tasks.follow(ref, (outcome as TaskStarted).taskId);
+      else
+        await tasks.complete(
+          ref,
+          outcome as CallToolResult,
+          `approved; ran as ${approvalSubject(approval.id)}`,
+        );
     } catch (error) {
       await tasks.fail(ref, error instanceof GatewayError ? error : new GatewayError('internal'));
     }
@@ -440,15 +470,24 @@ function waitingMessage(id: string): string {
   return `waiting for an owner or operator of the workspace to approve ${id}`;
 }
 
-/** A failed task's error as the error a client without tasks is answered. */
+/**
+ * A failed task's error as the error a client without tasks is answered,
+ * its detail kept (a capability the upstream needs: `requiredCapabilities`).
+ */
 function errorOf(error: RpcErrorObject | undefined): GatewayError {
-  const shown = (error?.data as { error?: { code?: unknown; message?: unknown } } | undefined)
-    ?.error;
+  const shown = (
+    error?.data as { error?: { code?: unknown; message?: unknown; detail?: unknown } } | undefined
+  )?.error;
   const code =
     typeof shown?.code === 'string' && Object.hasOwn(REASONS, shown.code)
       ? (shown.code as ReasonCode)
       : 'internal';
-  return new GatewayError(code, typeof shown?.message === 'string' ? shown.message : undefined);
+  const detail = isPlainObject(shown?.detail) ? { detail: shown.detail } : {};
+  return new GatewayError(
+    code,
+    typeof shown?.message === 'string' ? shown.message : undefined,
+    detail,
+  );
 }
 
 function pendingError(tool: string, id: string): GatewayError {

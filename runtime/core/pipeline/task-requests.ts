@@ -87,6 +87,13 @@ export class TaskRequests {
           return await this.#remote(caller, request, ticket, decision, audited);
         if (request.method === 'tasks/get' && this.#options.settle)
           await this.#options.settle(caller, request, ticket.ref);
+        // A held call's task whose run started a remote server's task: that one answers.
+        const follows = await this.#options.recorded.followed(ticket.ref);
+        if (follows !== undefined) {
+          const followed = this.#options.ids.open(taskOwnerOf(caller, endpoint), follows);
+          if (followed?.kind !== 'remote') throw new GatewayError('task_not_found');
+          return await this.#remote(caller, request, followed, decision, audited);
+        }
         const state = await this.#options.recorded.answer(ticket, request);
         await audited.finish({ decision: 'allowed', outcome: 'ok' });
         return state;

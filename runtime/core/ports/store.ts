@@ -119,11 +119,11 @@ export interface ApprovalRows {
   ): Promise<Approval[]>;
   /** How many of the workspace's are pending at `now`. */
   countPending(workspaceId: string, now: string): Promise<number>;
-  /** The newest approval of this same call in one of `states`, live at `now`. */
+  /** The newest approval of this same call in one of `states`, live at `now` (unless `now` is undefined). */
   latestFor(
     key: ApprovalKey,
     states: readonly ApprovalState[],
-    now: string,
+    now: string | undefined,
   ): Promise<Approval | undefined>;
   /** Applies `change` if the approval is in one of `from` (and live at `now`, unless `now` is undefined): true when it did. */
   change(
@@ -132,7 +132,11 @@ export interface ApprovalRows {
     change: ApprovalChange,
     now: string | undefined,
   ): Promise<boolean>;
-  /** Marks an executed approval's result, or a denied one's refusal, given to its agent: true for the first to mark it. */
+  /**
+   * Marks an executed approval's result, or the refusal of a denied one or
+   * one expired by `at` (pending or approved past its time, or `expired`),
+   * given to its agent: true for the first to mark it.
+   */
   deliver(id: string, at: string): Promise<boolean>;
   /** Pending or approved ones whose time ran out before `now` (the sweep expires them). */
   overdue(now: string, limit: number): Promise<Approval[]>;

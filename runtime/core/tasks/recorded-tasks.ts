@@ -111,6 +111,7 @@ export class RecordedTasks {
       createdAt: now.toISOString(),
       lastUpdatedAt: now.toISOString(),
       expiresAt: new Date(now.getTime() + ttlMs).toISOString(),
+      follows: null,
     };
     await this.#rows.create(record);
     const taskId = this.#ids.seal(owner, {
@@ -154,6 +155,21 @@ export class RecordedTasks {
       inputRequests: null,
       ...(statusMessage === undefined ? {} : { statusMessage }),
     });
+  }
+
+  /**
+   * From now on the task is the one the client knows as `taskId` (its
+   * producer started it, a remote server's): its `tasks/*` requests are
+   * that task's (`followed`). False when the task is over or gone.
+   */
+  follow(ref: string, taskId: string): Promise<boolean> {
+    return this.#change(ref, LIVE, { status: 'working', inputRequests: null, follows: taskId });
+  }
+
+  /** The client's id of the task this one follows, if it follows one. */
+  async followed(ref: string): Promise<string | undefined> {
+    const record = await this.#rows.byRef(ref, this.#now().toISOString());
+    return record?.follows ?? undefined;
   }
 
   /**

@@ -29,6 +29,7 @@ import { identityMigration } from './0023-identity.ts';
 import { machineClientsMigration } from './0025-machine-clients.ts';
 import { upstreamDelegationMigration } from './0026-upstream-delegation.ts';
 import { approvalCallContextMigration } from './0027-approval-call-context.ts';
+import { taskFollowsMigration } from './0028-task-follows.ts';
 
 /** kysely's default name for its record of applied migrations. */
 const MIGRATION_TABLE = 'kysely_migration';
@@ -61,6 +62,7 @@ export function storeMigrations(engine: Engine): Record<string, Migration> {
     '0025-machine-clients': machineClientsMigration,
     '0026-upstream-delegation': upstreamDelegationMigration,
     '0027-approval-call-context': approvalCallContextMigration,
+    '0028-task-follows': taskFollowsMigration,
   };
 }
 

@@ -79,17 +79,16 @@ export function approvalRows(context: StoreContext): ApprovalRows {
 
     async latestFor(key, states, now) {
       if (states.length === 0) return undefined;
-      const row = await db
+      let query = db
         .selectFrom('approvals')
         .selectAll()
         .where('agent_id', '=', key.agentId)
         .where('connection_id', '=', key.connectionId)
         .where('action', '=', key.action)
         .where('arguments_hash', '=', key.argumentsHash)
-        .where('state', 'in', [...states])
-        .where('expires_at', '>', now)
-        .orderBy('created_at', 'desc')
-        .executeTakeFirst();
+        .where('state', 'in', [...states]);
+      if (now !== undefined) query = query.where('expires_at', '>', now);
+      const row = await query.orderBy('created_at', 'desc').executeTakeFirst();
       return row && toApproval(row);
     },
 
@@ -116,7 +115,12 @@ export function approvalRows(context: StoreContext): ApprovalRows {
         .updateTable('approvals')
         .set({ delivered_at: at })
         .where('id', '=', id)
-        .where('state', 'in', ['executed', 'denied'])
+        .where((eb) =>
+          eb.or([
+            eb('state', 'in', ['executed', 'denied', 'expired']),
+            eb.and([eb('state', 'in', [...LIVE]), eb('expires_at', '<=', at)]),
+          ]),
+        )
         .where('delivered_at', 'is', null)
         .executeTakeFirst();
       return Number(result.numUpdatedRows) > 0;

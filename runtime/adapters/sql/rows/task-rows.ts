@@ -28,6 +28,7 @@ export function taskRows(context: StoreContext): TaskRows {
           created_at: task.createdAt,
           last_updated_at: task.lastUpdatedAt,
           expires_at: task.expiresAt,
+          follows: task.follows,
         })
         .execute();
     },
@@ -50,6 +51,7 @@ export function taskRows(context: StoreContext): TaskRows {
       if (change.result !== undefined) set.result = change.result;
       if (change.error !== undefined) set.error = change.error;
       if (change.inputRequests !== undefined) set.input_requests = change.inputRequests;
+      if (change.follows !== undefined) set.follows = change.follows;
       const result = await db
         .updateTable('tasks')
         .set(set)
@@ -87,5 +89,6 @@ function toTask(row: Selectable<TaskTable>): TaskRecord {
     createdAt: row.created_at,
     lastUpdatedAt: row.last_updated_at,
     expiresAt: row.expires_at,
+    follows: row.follows,
   };
 }

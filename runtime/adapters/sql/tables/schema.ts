@@ -388,6 +388,8 @@ export interface TaskTable {
   created_at: string;
   last_updated_at: string;
   expires_at: string;
+  /** Migration 0028. */
+  follows: string | null;
 }
 
 /** An OpenID provider members sign in through (migration 0023). */

@@ -4,8 +4,8 @@
  * whose approvals expire after `PORTCULLIS_APPROVAL_TTL_S=10` (the least it
  * takes), Prism serving Unikraft. Told `approval_pending` after a short wait
  * (`PORTCULLIS_APPROVAL_WAIT_MS`), its approval expires; approving it then is
- * a conflict, and the call again with the same arguments is held anew under
- * another approval, never run. A request still waiting when its approval
+ * a conflict, and the call again with the same arguments is told
+ * `approval_expired` once, then held anew under another approval, never run. A request still waiting when its approval
  * expires is answered `approval_expired`. The sweep (the one each replica
  * runs every minute) writes `approval.expire`, and nothing reached Prism.
  */
@@ -110,7 +110,7 @@ async function pastExpiry(side: Side, id: string): Promise<void> {
 }
 
 describe('an approval that expires, for a client without tasks (SDK 1.x)', () => {
-  it('is held anew when called again, never run; approving the expired one is a conflict; the sweep audits it', async () => {
+  it('is told approval_expired once, then held anew when called again, never run; approving the expired one is a conflict; the sweep audits it', async () => {
     const client: Client = await mcpClient(brief.gateway.url, brief.key);
     try {
       const args = { body: [{ name: 'vol-expires' }] };
@@ -127,7 +127,11 @@ describe('an approval that expires, for a client without tasks (SDK 1.x)', () =>
       expect(late.status).toBe(409);
       expect(late.body.error.code).toBe('conflict');
 
-      // The same call again: a new approval, named in the answer; the expired one is not run.
+      // The same call again is told it expired, once (held-calls-expiry-told.test.ts has more)...
+      const told = await callTool(client, ACTION, args);
+      expect(toolReasonOf(told)).toBe('approval_expired');
+      expect(told.structuredContent?.error?.detail?.approval).toBe(id);
+      // ...then held anew: a new approval, named in the answer; the expired one is not run.
       const again = await callTool(client, ACTION, args);
       expect(toolReasonOf(again)).toBe('approval_pending');
       const renewed = again.structuredContent?.error?.detail?.approval as string;

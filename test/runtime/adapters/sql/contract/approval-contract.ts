@@ -6,6 +6,13 @@ import type { StoreSubject } from '../store-contract.ts';
 
 const T1 = '2025-01-01T00:00:01.000Z';
 const LATER = '2025-01-01T01:00:00.000Z';
+/** The call `anApproval` holds. */
+const KEY = {
+  agentId: 'agt_1',
+  connectionId: 'con_1',
+  action: 'unikraft_delete_volumes',
+  argumentsHash: 'a'.repeat(64),
+};
 
 /** An approval of a call that answered a task, its call context kept. */
 function anApproval(overrides: Partial<Approval> = {}): Approval {
@@ -66,6 +73,23 @@ export function describeApprovalContract(subject: StoreSubject): void {
       const deliver = () => store.approvals.deliver('apr_4', T1);
       expect((await Promise.all([deliver(), deliver()])).filter(Boolean)).toHaveLength(1);
       expect((await store.approvals.byId('apr_4'))?.deliveredAt).toBe(T1);
+    });
+
+    it("marks an expired call's refusal told once, past its time or expired by the sweep", async () => {
+      const { store } = subject;
+      await store.approvals.create(anApproval({ id: 'apr_5', createdAt: T1 }));
+      await store.approvals.create(anApproval({ id: 'apr_6', state: 'expired' }));
+      expect(await store.approvals.deliver('apr_5', T1)).toBe(false);
+      // Past its time it is found only when asked without a time, the newest first.
+      expect(await store.approvals.latestFor(KEY, ['pending', 'expired'], LATER)).toBeUndefined();
+      expect((await store.approvals.latestFor(KEY, ['pending', 'expired'], undefined))?.id).toBe(
+        'apr_5',
+      );
+      for (const id of ['apr_5', 'apr_6']) {
+        const deliver = () => store.approvals.deliver(id, LATER);
+        expect((await Promise.all([deliver(), deliver()])).filter(Boolean)).toHaveLength(1);
+        expect((await store.approvals.byId(id))?.deliveredAt).toBe(LATER);
+      }
     });
   });
 }

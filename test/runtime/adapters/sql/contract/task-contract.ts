@@ -24,6 +24,7 @@ function aTask(overrides: Partial<TaskRecord> = {}): TaskRecord {
     createdAt: T0,
     lastUpdatedAt: T0,
     expiresAt: LATER,
+    follows: null,
     ...overrides,
   };
 }
@@ -54,6 +55,14 @@ export function describeTaskContract(subject: StoreSubject): void {
       await store.tasks.create(aTask({ ref: 'ref-2' }));
       expect(await store.tasks.change('ref-2', ['working'], done, LATER)).toBe(false);
       expect(await store.tasks.change('ref-2', [], done, T1)).toBe(false);
+    });
+
+    it('keeps the task a task follows (migration 0028)', async () => {
+      const { store } = subject;
+      await store.tasks.create(aTask());
+      const follow = { follows: 'pct1.remote', lastUpdatedAt: T1 };
+      expect(await store.tasks.change('ref-1', ['working'], follow, T1)).toBe(true);
+      expect((await store.tasks.byRef('ref-1', T1))?.follows).toBe('pct1.remote');
     });
 
     it('lets one of concurrent changes from the same status win', async () => {

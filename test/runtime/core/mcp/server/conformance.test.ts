@@ -10,15 +10,20 @@
  * what it counts directly, with no check failing through that passes
  * directly, at both revisions. The tasks extension's scenarios (2026-07-28
  * in the suite, judged on the fixture's tasks tools) are also run forced to
- * the 2025-11-25 session wire, and there too Portcullis loses nothing.
+ * the 2025-11-25 session wire, and there too Portcullis loses nothing; and
+ * through Portcullis with the fixture's task tools set to `ask`, each held
+ * call approved as it appears: every judged one passes there too.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type FixtureTargets,
   startFixtureTargets,
 } from '../../../../../scripts/conformance/fixture-upstream.ts';
+import { runHeldTaskScenarios } from '../../../../../scripts/conformance/held-tasks.ts';
 import {
   type ConformanceTarget,
+  isClean,
+  judgedTaskScenarios,
   lostThrough,
   REVISIONS,
   runConformance,
@@ -180,5 +185,19 @@ describe('the MCP conformance suite', () => {
     // Most of each scenario holds on that wire too (what fails there fails directly as well).
     const passed = [...through.values()].reduce((sum, counts) => sum + counts.passed, 0);
     expect(passed).toBeGreaterThan(25);
+  }, 600_000);
+
+  it('passes every judged tasks scenario through Portcullis with the task tools held for approval', async () => {
+    const { counts, approved } = await runHeldTaskScenarios(
+      gateway.running.gateway.operator('test'),
+      gateway.url,
+    );
+    expect([...counts.keys()].sort()).toEqual(judgedTaskScenarios().sort());
+    const failing = [...counts]
+      .filter(([, c]) => !isClean(c))
+      .map(([scenario, c]) => ({ scenario, problems: c.problems }));
+    expect(failing).toEqual([]);
+    // Held and approved, not passed through: the scenarios' calls of those tools waited for it.
+    expect(approved).toBeGreaterThan(10);
   }, 600_000);
 });

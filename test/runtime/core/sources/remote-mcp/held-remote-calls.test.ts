@@ -11,6 +11,9 @@
  * `approval_denied` and the tool never runs; expired, `approval_expired`,
  * never run. The approval is of its
  * arguments: the same call with other arguments is held anew, not run.
+ * On a server that answers with tasks, the approved call declares the
+ * client's tasks and the held task follows the server's task: its polls,
+ * what it asks and the answers to it go there, its result the held task's.
  */
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -75,7 +78,11 @@ beforeAll(async () => {
     const reports = `held-tasks-${kind}`;
     await connectUrl(ctx, { workspace, url: tasking.url, name: reports });
     await changeActions(ctx, 'review', { workspace, connection: reports, all: true });
-    await changeActions(ctx, 'ask', { workspace, connection: reports, actions: ['report'] });
+    await changeActions(ctx, 'ask', {
+      workspace,
+      connection: reports,
+      actions: ['report', 'confirm_report'],
+    });
     await grant(ctx, { workspace, agent: 'remover', connection: reports, scope: 'all' });
   }
 }, 120_000);
@@ -264,28 +271,70 @@ describe.each(KINDS)(
 );
 
 describe.each(KINDS)('a held call to a %s remote server that answers with tasks', (kind) => {
-  const tool = `held-tasks-${kind}__report`;
+  const connection = `held-tasks-${kind}`;
 
-  it('runs once approved as a plain call (no client on the line to poll a task of the server), its result the task’s', async () => {
+  it('runs once approved, declaring the client’s tasks: the held task follows the server’s task to its result', async () => {
     const upstream = taskUpstreams.get(kind)!;
     const client = await taskClient();
     try {
       const args = { topic: `approved-${kind}` };
-      const started = await request(client, 'tools/call', { name: tool, arguments: args });
+      const started = await request(client, 'tools/call', {
+        name: `${connection}__report`,
+        arguments: args,
+      });
       expect(started).toMatchObject({ status: 'working' });
       const approval = await heldApproval(args);
       expect(upstream.seen.filter((s) => s.method === 'tools/call')).toEqual([]);
       expect((await admin('POST', `${APPROVALS}/${approval.id}/approve`, {})).status).toBe(200);
-      const done = await settled(client, started.taskId);
-      expect(done).toMatchObject({
-        status: 'completed',
-        result: { content: [{ type: 'text', text: `report on approved-${kind}, at once` }] },
-      });
-      // One call reached the server, declaring no tasks: it started none.
+      // One call reached the server, declaring the tasks the client declared: it started one.
+      while (upstream.started.length === 0) await new Promise((resolve) => setTimeout(resolve, 50));
       expect(upstream.seen.filter((s) => s.method === 'tools/call')).toEqual([
-        { method: 'tools/call', declared: false },
+        { method: 'tools/call', declared: true },
       ]);
-      expect(upstream.started).toEqual([]);
+      const [upstreamId] = upstream.started;
+      // The held task's polls are the server's task's now, under the id the client holds.
+      const working = await request(client, 'tasks/get', { taskId: started.taskId });
+      expect(working).toMatchObject({ taskId: started.taskId, status: 'working' });
+      expect(upstream.seen).toContainEqual(
+        expect.objectContaining({ method: 'tasks/get', taskId: upstreamId }),
+      );
+      upstream.finish(upstreamId!);
+      expect(await settled(client, started.taskId)).toMatchObject({
+        taskId: started.taskId,
+        status: 'completed',
+        result: {
+          content: [{ type: 'text', text: expect.stringContaining(`report on approved-${kind}`) }],
+        },
+      });
+      expect(upstream.started).toEqual([upstreamId]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('relays what the server’s task asks, once approved: tasks/update answers it there', async () => {
+    const upstream = taskUpstreams.get(kind)!;
+    const client = await taskClient();
+    try {
+      const args = { topic: `asked-${kind}` };
+      const started = await request(client, 'tools/call', {
+        name: `${connection}__confirm_report`,
+        arguments: args,
+      });
+      const approval = await heldApproval(args);
+      const before = upstream.started.length;
+      expect((await admin('POST', `${APPROVALS}/${approval.id}/approve`, {})).status).toBe(200);
+      const asking = await settled(client, started.taskId);
+      expect(asking).toMatchObject({ status: 'input_required', inputRequests: { confirm: {} } });
+      const upstreamId = upstream.started[before]!;
+      await request(client, 'tasks/update', {
+        taskId: started.taskId,
+        inputResponses: { confirm: { action: 'accept', content: { ok: true } } },
+      });
+      expect(upstream.answers.get(upstreamId)).toBeDefined();
+      const done = await request(client, 'tasks/get', { taskId: started.taskId });
+      expect(done).toMatchObject({ status: 'completed' });
+      expect(done.result.content[0].text).toContain(`confirmed asked-${kind}`);
     } finally {
       await client.close();
     }
