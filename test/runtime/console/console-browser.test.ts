@@ -297,6 +297,13 @@ describe.skipIf(!HAS_CHROMIUM)('the console in Chromium', { timeout: 240_000 }, 
     expect((await viaIdp.locator('td[data-label=Actor]').textContent()) ?? '').toContain(
       `on behalf of ${PEOPLE.member}member ${PEOPLE.member} → agent deploy-bot → client machine-1 (ID-JAG from the IdP acme)`,
     );
+    // At 1280 px a long client id wraps in the Actor column: the action's name stays on one line.
+    await page.setViewportSize({ width: 1280, height: 900 });
+    const id = await row.getAttribute('data-event');
+    const actionLines = await page.evaluate<number>(
+      `document.querySelector('tr[data-event="${id}"] td[data-label=Action] code').getClientRects().length`,
+    );
+    expect(actionLines).toBe(1);
     await lookAt(page, 'console-audit-delegation');
     await page.context().close();
   });
