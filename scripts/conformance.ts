@@ -5,12 +5,17 @@
  * - `server`: the server requirement sets (2025-11-25 and 2026-07-28)
  *   against the gateway, the suite's fixtures directly and the same fixtures
  *   through the gateway (`/mcp/c/fixture`) (`conformance/run-conformance.ts`);
+ * - `held-tasks`: the tasks extension's scenarios through the gateway with
+ *   the fixture's task tools set to `ask`, each held call approved as it
+ *   appears (`conformance/held-tasks.ts`); at 2026-07-28 only, the one
+ *   revision the suite judges them at, and only on the gateway started here;
  * - `client-auth`: the client authorization scenarios (`--suite auth`, and
  *   the `auth/*` scenarios of each revision's requirement set) against
  *   Portcullis's upstream OAuth client (`conformance/client-auth.ts`).
  *
- *   tsx scripts/conformance.ts                     both parts, both revisions
+ *   tsx scripts/conformance.ts                     every part, both revisions
  *   tsx scripts/conformance.ts --part client-auth  only the OAuth client's
+ *   tsx scripts/conformance.ts --part held-tasks   only the held tasks scenarios
  *   tsx scripts/conformance.ts --revision 2026-07-28
  *   tsx scripts/conformance.ts --url http://127.0.0.1:8080/mcp   another endpoint as "gateway";
  *       the credential comes from PORTCULLIS_CONFORMANCE_AUTHORIZATION ("Bearer ...")
@@ -33,6 +38,11 @@ import { startMcpServer } from '../test/support/mcp/fixture-server.ts';
 import { formatClientAuthReport, runClientAuthConformance } from './conformance/client-auth.ts';
 import { startFixtureTargets } from './conformance/fixture-upstream.ts';
 import {
+  formatHeldTaskReport,
+  heldTasksOk,
+  runHeldTaskScenarios,
+} from './conformance/held-tasks.ts';
+import {
   type ConformanceTarget,
   formatReport,
   REVISIONS,
@@ -52,10 +62,10 @@ async function main(): Promise<number> {
       part: { type: 'string', multiple: true },
     },
   });
-  const parts = values.part ?? ['server', 'client-auth'];
+  const parts = values.part ?? [...PARTS];
   for (const part of parts) {
-    if (part !== 'server' && part !== 'client-auth') {
-      console.error(`--part: ${part} is not one of server, client-auth`);
+    if (!(PARTS as readonly string[]).includes(part)) {
+      console.error(`--part: ${part} is not one of ${PARTS.join(', ')}`);
       return 2;
     }
   }
@@ -69,6 +79,7 @@ async function main(): Promise<number> {
   const outputDir = values['output-dir'];
   let ok = true;
   if (parts.includes('server')) ok = (await serverPart(values.url, revisions, outputDir)) && ok;
+  if (parts.includes('held-tasks')) ok = (await heldTasksPart(values.url, revisions)) && ok;
   if (parts.includes('client-auth')) {
     const report = await runClientAuthConformance({
       parts: ['suite auth', ...revisions],
@@ -78,6 +89,35 @@ async function main(): Promise<number> {
     ok = report.ok && ok;
   }
   return ok ? 0 : 1;
+}
+
+const PARTS = ['server', 'held-tasks', 'client-auth'] as const;
+
+/**
+ * The held tasks scenarios on a gateway started here (they set policies and
+ * approve through its operator verbs); true when not run: another endpoint
+ * (`--url`), or no revision the suite judges them at (2026-07-28).
+ */
+async function heldTasksPart(url: string | undefined, revisions: Revision[]): Promise<boolean> {
+  if (url !== undefined) {
+    console.log('held tasks scenarios: not run against --url (they need the gateway started here)');
+    return true;
+  }
+  if (!revisions.includes('2026-07-28')) {
+    console.log(
+      'held tasks scenarios: not run; the suite judges its tasks scenarios at 2026-07-28 only',
+    );
+    return true;
+  }
+  const stops: (() => Promise<void>)[] = [];
+  try {
+    const started = await startGateway(stops);
+    const run = await runHeldTaskScenarios(started.operator, started.url);
+    console.log(formatHeldTaskReport(run));
+    return heldTasksOk(run);
+  } finally {
+    for (const stop of stops.reverse()) await stop();
+  }
 }
 
 async function serverPart(

@@ -14,7 +14,7 @@ import { approveApproval, listApprovals } from '../../runtime/core/operator/appr
 import type { OperatorContext } from '../../runtime/core/operator/context.ts';
 import { createWorkspace } from '../../runtime/core/operator/workspaces.ts';
 import { FIXTURE_CONNECTION, startFixtureTargets } from './fixture-upstream.ts';
-import { type Counts, judgedTaskScenarios, runScenarios } from './run-conformance.ts';
+import { type Counts, isClean, judgedTaskScenarios, runScenarios } from './run-conformance.ts';
 
 /**
  * The fixture's task-supporting tools. Not `greet` (the suite requires it to
@@ -72,4 +72,46 @@ export async function runHeldTaskScenarios(
     await approver;
     await fixture.close();
   }
+}
+
+/** Whether every judged tasks scenario ran and passed clean, and calls were held and approved. */
+export function heldTasksOk(run: HeldTaskRun): boolean {
+  return (
+    run.approved > 0 &&
+    judgedTaskScenarios().every((scenario) => {
+      const counts = run.counts.get(scenario);
+      return counts !== undefined && isClean(counts);
+    })
+  );
+}
+
+/** The table: one row per judged tasks scenario, then each failure's problems. */
+export function formatHeldTaskReport(run: HeldTaskRun): string {
+  const scenarios = judgedTaskScenarios();
+  const width = Math.max(...scenarios.map((s) => s.length));
+  const lines = [
+    `MCP conformance, tasks scenarios through Portcullis with ${HELD_TASK_TOOLS.join(', ')} held for approval (2026-07-28)`,
+    `${'verdict'.padEnd(7)}  ${'scenario'.padEnd(width)}  passed/failed`,
+  ];
+  for (const scenario of scenarios) {
+    const counts = run.counts.get(scenario);
+    const verdict = counts !== undefined && isClean(counts) ? 'PASS' : 'FAIL';
+    const cell =
+      counts === undefined
+        ? 'not run'
+        : `${counts.passed}/${counts.failed}${counts.warnings ? ` w${counts.warnings}` : ''}`;
+    lines.push(`${verdict.padEnd(7)}  ${scenario.padEnd(width)}  ${cell}`);
+  }
+  for (const scenario of scenarios) {
+    for (const p of run.counts.get(scenario)?.problems ?? [])
+      lines.push(`  ${scenario}: ${p.status} ${p.id}: ${p.message}`);
+  }
+  const passed = scenarios.filter((s) => {
+    const counts = run.counts.get(s);
+    return counts !== undefined && isClean(counts);
+  }).length;
+  lines.push(
+    `${passed} of ${scenarios.length} judged tasks scenarios pass held; ${run.approved} held calls approved${heldTasksOk(run) ? '' : ': some FAIL'}`,
+  );
+  return lines.join('\n');
 }

@@ -72,12 +72,17 @@ export function approvalSubject(id: string): string {
 /**
  * How a held call that answered a task was made (kept as `Approval.callContext`):
  * what its caller is restored from (the agent, the credential's kind and
- * scopes) and the request context its approved call runs in.
+ * scopes, the OAuth client and enterprise IdP of its token) and the request
+ * context its approved call runs in.
  */
 export interface HeldCallContext {
   via: CredentialKind;
   /** An access token's scopes; absent for an agent key. */
   scopes?: string[];
+  /** The OAuth client the access token was issued to; absent for an agent key. */
+  clientId?: string;
+  /** The enterprise IdP whose ID-JAG the access token was issued from; absent otherwise. */
+  idp?: string;
   era: RequestContext['era'];
   protocolVersion: string;
   clientCapabilities: RequestContext['clientCapabilities'];
@@ -101,6 +106,8 @@ export function heldCallContext(
     ...(via === null ? {} : { auditVia: via }),
     via: caller.via,
     ...(caller.scopes === undefined ? {} : { scopes: [...caller.scopes].sort() }),
+    ...(caller.clientId === undefined ? {} : { clientId: caller.clientId }),
+    ...(caller.idp === undefined ? {} : { idp: caller.idp }),
     era: call.era,
     protocolVersion: call.protocolVersion,
     clientCapabilities: call.clientCapabilities,

@@ -434,6 +434,11 @@ export interface AssertionJtiRows {
    * not expired (a replay). Deletes the expired ones on the way.
    */
   record(key: string, expiresAt: string, now: string): Promise<boolean>;
+  /**
+   * Deletes `key` if it is the record `record` made (its `expiresAt`): the
+   * JWT it stood for may be presented again (no token came of it).
+   */
+  forget(key: string, expiresAt: string): Promise<void>;
 }
 
 export interface ClientPruneCutoffs {

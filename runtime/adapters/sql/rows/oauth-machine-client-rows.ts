@@ -68,6 +68,13 @@ export function assertionJtiRows(context: StoreContext): AssertionJtiRows {
         return Number(inserted.numInsertedOrUpdatedRows ?? 0n) > 0;
       });
     },
+    async forget(key, expiresAt) {
+      await context.db
+        .deleteFrom('oauth_assertion_jtis')
+        .where('jti_key', '=', key)
+        .where('expires_at', '=', expiresAt)
+        .execute();
+    },
   };
 }
 

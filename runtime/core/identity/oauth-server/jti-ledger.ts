@@ -11,8 +11,10 @@
  * that failed): a JWT no token came of is not used up. In Redis the claim is
  * an `add` of a value of its own, so of two replicas presenting one JWT at
  * once exactly one holds it, and the release deletes only that value. In
- * the store the jti is written in the caller's transaction, which a failure
- * rolls back with it.
+ * the store the record is an insert that only one request makes (the jti's
+ * key is unique); written in the caller's transaction (an ID-JAG's), a
+ * failure rolls it back with the rest, and written on its own (a client
+ * assertion's, before the grant) the release deletes that record.
  */
 import { randomUUID } from 'node:crypto';
 import { sha256Hex } from '../../../../generated/catalog-rules.ts';
@@ -26,7 +28,7 @@ export interface JtiClaim {
   release(): Promise<void>;
 }
 
-const KEPT_IN_STORE: JtiClaim = { release: async () => {} };
+const ROLLED_BACK_WITH_CALLER: JtiClaim = { release: async () => {} };
 
 export class JtiLedger {
   readonly #state: SharedState;
@@ -56,12 +58,21 @@ export class JtiLedger {
     const key = sha256Hex(`${issuer}\n${jti}`);
     const ttlMs = Math.max(1_000, expSeconds * 1000 - now.getTime() + 1_000);
     if (this.#inStore) {
-      const first = await store.oauth.assertionJtis.record(
-        key,
-        new Date(now.getTime() + ttlMs).toISOString(),
-        now.toISOString(),
-      );
-      return first ? KEPT_IN_STORE : undefined;
+      const expiresAt = new Date(now.getTime() + ttlMs).toISOString();
+      const first = await store.oauth.assertionJtis.record(key, expiresAt, now.toISOString());
+      if (!first) return undefined;
+      // In the caller's transaction: its rollback is the release.
+      if (store !== this.#store) return ROLLED_BACK_WITH_CALLER;
+      const jtis = this.#store.oauth.assertionJtis;
+      return {
+        release: async () => {
+          try {
+            await jtis.forget(key, expiresAt);
+          } catch {
+            // The store cannot be reached: the jti stays used (refused again, never redeemed twice).
+          }
+        },
+      };
     }
     const place = `oauth:jti:${key}`;
     const holder = randomUUID();

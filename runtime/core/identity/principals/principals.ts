@@ -122,13 +122,17 @@ export class Principals {
   /**
    * The caller of a call made earlier (a held call, approved), read against
    * the current governance: undefined once its agent is gone or not active
-   * in that workspace. Its scopes are those the call's credential carried.
+   * in that workspace. Its scopes, OAuth client and IdP are those the call's
+   * credential carried, so its run acts for the same member, agent and
+   * client (and names the same delegation chain) as the call did.
    */
   async restore(held: {
     agentId: string;
     workspaceId: string;
     via: CredentialKind;
     scopes?: readonly string[] | undefined;
+    clientId?: string | undefined;
+    idp?: string | undefined;
   }): Promise<Caller | undefined> {
     const snapshot = await this.#governance.current();
     const agent = snapshot.agentById(held.agentId);
@@ -139,6 +143,8 @@ export class Principals {
       via: held.via,
       scopes: held.scopes === undefined ? undefined : new Set(held.scopes),
       snapshot,
+      ...(held.clientId === undefined ? {} : { clientId: held.clientId }),
+      ...(held.idp === undefined ? {} : { idp: held.idp }),
     };
   }
 }

@@ -362,6 +362,21 @@ export function describeOAuthContract(subject: StoreSubject): void {
     });
   });
 
+  describe('assertion jtis', () => {
+    it('are recorded once until they expire, and forgotten only as recorded', async () => {
+      const jtis = subject.store.oauth.assertionJtis;
+      expect(await jtis.record('jti_1', T2, T0)).toBe(true);
+      expect(await jtis.record('jti_1', T2, T0)).toBe(false);
+      // Another record's expiry: not the one kept, nothing forgotten.
+      await jtis.forget('jti_1', T1);
+      expect(await jtis.record('jti_1', T2, T0)).toBe(false);
+      await jtis.forget('jti_1', T2);
+      expect(await jtis.record('jti_1', T2, T0)).toBe(true);
+      // Past its expiry it is deleted on the way, and may be recorded anew.
+      expect(await jtis.record('jti_1', T2, T2)).toBe(true);
+    });
+  });
+
   describe('signing keys', () => {
     it('are listed newest first, retired and resealed', async () => {
       const { store } = subject;

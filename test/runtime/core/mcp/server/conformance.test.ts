@@ -19,7 +19,10 @@ import {
   type FixtureTargets,
   startFixtureTargets,
 } from '../../../../../scripts/conformance/fixture-upstream.ts';
-import { runHeldTaskScenarios } from '../../../../../scripts/conformance/held-tasks.ts';
+import {
+  heldTasksOk,
+  runHeldTaskScenarios,
+} from '../../../../../scripts/conformance/held-tasks.ts';
 import {
   type ConformanceTarget,
   isClean,
@@ -188,10 +191,8 @@ describe('the MCP conformance suite', () => {
   }, 600_000);
 
   it('passes every judged tasks scenario through Portcullis with the task tools held for approval', async () => {
-    const { counts, approved } = await runHeldTaskScenarios(
-      gateway.running.gateway.operator('test'),
-      gateway.url,
-    );
+    const run = await runHeldTaskScenarios(gateway.running.gateway.operator('test'), gateway.url);
+    const { counts, approved } = run;
     expect([...counts.keys()].sort()).toEqual(judgedTaskScenarios().sort());
     const failing = [...counts]
       .filter(([, c]) => !isClean(c))
@@ -199,5 +200,7 @@ describe('the MCP conformance suite', () => {
     expect(failing).toEqual([]);
     // Held and approved, not passed through: the scenarios' calls of those tools waited for it.
     expect(approved).toBeGreaterThan(10);
+    // What `npm run conformance` says of the same run.
+    expect(heldTasksOk(run)).toBe(true);
   }, 600_000);
 });
