@@ -12,97 +12,58 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expireApprovals } from '../../../../runtime/core/pipeline/held-calls.ts';
+import { APPROVALS, type Json } from '../../../support/approvals/approvals-api.ts';
 import {
-  adminClient,
-  callTool,
-  mcpClient,
-  startTestGateway,
-  type TestGateway,
-} from '../../../support/gateway.ts';
-import { type PrismServer, startPrism } from '../../../support/prism.ts';
+  HELD_ACTION as ACTION,
+  type HeldSide,
+  openHeldSide,
+  startUnikraftPrisms,
+  type UnikraftPrisms,
+} from '../../../support/approvals/held-unikraft.ts';
+import { callTool, mcpClient } from '../../../support/gateway.ts';
 import { toolReasonOf } from '../../../support/reason.ts';
 
-const ACTION = 'unikraft_delete_volumes';
-const APPROVALS = '/workspaces/default/approvals';
 const TTL_S = 10;
 
-// biome-ignore lint/suspicious/noExplicitAny: tests read JSON replies field by field
-type Json = Record<string, any>;
-
-interface Side {
-  gateway: TestGateway;
-  admin: ReturnType<typeof adminClient>;
-  key: string;
-}
-
-let platform: PrismServer;
-let sandbox: PrismServer;
+let prisms: UnikraftPrisms;
 /** Its requests wait a moment, then are told approval_pending. */
-let brief: Side;
+let brief: HeldSide;
 /** Its requests wait longer than an approval lives. */
-let patient: Side;
+let patient: HeldSide;
 
-async function openSide(waitMs: number): Promise<Side> {
-  const gateway = await startTestGateway({
-    upstreams: { unikraft: platform.url, 'unikraft/sandbox': sandbox.url },
+function openSide(waitMs: number): Promise<HeldSide> {
+  return openHeldSide(prisms, {
+    agents: ['asker'],
     environment: {
       PORTCULLIS_APPROVAL_WAIT_MS: String(waitMs),
       PORTCULLIS_APPROVAL_TTL_S: String(TTL_S),
     },
   });
-  const admin = adminClient(gateway.url, gateway.adminToken!);
-  expect(
-    (
-      await admin('POST', '/workspaces/default/connections', {
-        provider: 'unikraft',
-        credential: 'ukc-test',
-        settings: { metro: 'fra' },
-      })
-    ).status,
-  ).toBe(201);
-  const key = (await admin('POST', '/workspaces/default/agents', { name: 'asker' })).body
-    .key as string;
-  await admin('POST', '/workspaces/default/grants', {
-    agent: 'asker',
-    connection: 'unikraft',
-    scope: 'all',
-  });
-  expect(
-    (
-      await admin('POST', '/workspaces/default/connections/unikraft/actions/ask', {
-        actions: [ACTION],
-      })
-    ).status,
-  ).toBe(200);
-  return { gateway, admin, key };
 }
 
 beforeAll(async () => {
-  [platform, sandbox] = await Promise.all([
-    startPrism('unikraft', 'platform'),
-    startPrism('unikraft', 'sandbox'),
-  ]);
+  prisms = await startUnikraftPrisms();
   [brief, patient] = await Promise.all([openSide(300), openSide((TTL_S + 20) * 1000)]);
 }, 120_000);
 
 afterAll(async () => {
   await Promise.all([brief?.gateway.close(), patient?.gateway.close()]);
-  await Promise.all([platform?.stop(), sandbox?.stop()]);
+  await prisms?.stop();
 });
 
-async function eventsOf(side: Side): Promise<Json[]> {
+async function eventsOf(side: HeldSide): Promise<Json[]> {
   return (await side.gateway.running.gateway.store.audit.query({ limit: 500 })) as Json[];
 }
 
 /** Whether the action ever ran: an allowed event of it with an upstream. */
-async function ranUpstream(side: Side): Promise<Json[]> {
+async function ranUpstream(side: HeldSide): Promise<Json[]> {
   return (await eventsOf(side)).filter(
     (e) => e.action === ACTION && e.decision === 'allowed' && e.upstreamHost !== null,
   );
 }
 
 /** Waits (the test's timeout bounds it) until the approval's time has run out. */
-async function pastExpiry(side: Side, id: string): Promise<void> {
+async function pastExpiry(side: HeldSide, id: string): Promise<void> {
   const { expiresAt } = (await side.admin('GET', `${APPROVALS}/${id}`)).body as Json;
   const left = Date.parse(expiresAt) - Date.now();
   if (left > 0) await new Promise((resolve) => setTimeout(resolve, left + 50));
@@ -111,7 +72,7 @@ async function pastExpiry(side: Side, id: string): Promise<void> {
 
 describe('an approval that expires, for a client without tasks (SDK 1.x)', () => {
   it('is told approval_expired once, then held anew when called again, never run; approving the expired one is a conflict; the sweep audits it', async () => {
-    const client: Client = await mcpClient(brief.gateway.url, brief.key);
+    const client: Client = await mcpClient(brief.gateway.url, brief.keys.asker!);
     try {
       const args = { body: [{ name: 'vol-expires' }] };
       const first = await callTool(client, ACTION, args);
@@ -171,7 +132,7 @@ describe('an approval that expires, for a client without tasks (SDK 1.x)', () =>
   }, 60_000);
 
   it('answers a request still waiting when its approval expires approval_expired, and runs nothing', async () => {
-    const client: Client = await mcpClient(patient.gateway.url, patient.key);
+    const client: Client = await mcpClient(patient.gateway.url, patient.keys.asker!);
     try {
       const args = { body: [{ name: 'vol-waits-out' }] };
       const reply = await callTool(client, ACTION, args);

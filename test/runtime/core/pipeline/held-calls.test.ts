@@ -17,93 +17,42 @@ import type { StreamableHTTPClientTransport as TransportV1 } from '@modelcontext
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { expireApprovals } from '../../../../runtime/core/pipeline/held-calls.ts';
+import { APPROVALS, heldApproval, type Json } from '../../../support/approvals/approvals-api.ts';
 import {
-  adminClient,
-  callTool,
-  mcpClient,
-  startTestGateway,
-  type TestGateway,
-} from '../../../support/gateway.ts';
+  HELD_ACTION as ACTION,
+  type HeldSide,
+  openHeldSide,
+  startUnikraftPrisms,
+  type UnikraftPrisms,
+} from '../../../support/approvals/held-unikraft.ts';
+import { callTool, mcpClient } from '../../../support/gateway.ts';
 import { modernTaskRequest, TASKS_CAPABILITIES } from '../../../support/mcp/raw-http.ts';
-import { type PrismServer, startPrism } from '../../../support/prism.ts';
 import { toolReasonOf } from '../../../support/reason.ts';
 
-const ACTION = 'unikraft_delete_volumes';
-const APPROVALS = '/workspaces/default/approvals';
+type Side = HeldSide;
 
-// biome-ignore lint/suspicious/noExplicitAny: tests read JSON replies field by field
-type Json = Record<string, any>;
-
-interface Side {
-  gateway: TestGateway;
-  admin: ReturnType<typeof adminClient>;
-  keys: Record<string, string>;
-}
-
-let platform: PrismServer;
-let sandbox: PrismServer;
+let prisms: UnikraftPrisms;
 /** Requests wait for an approver (as long as a test takes). */
 let waiting: Side;
 /** Requests are answered at once. */
 let prompt: Side;
 
-async function openSide(waitMs: string): Promise<Side> {
-  const gateway = await startTestGateway({
-    upstreams: { unikraft: platform.url, 'unikraft/sandbox': sandbox.url },
+function openSide(waitMs: string): Promise<Side> {
+  return openHeldSide(prisms, {
+    agents: ['asker', 'intruder'],
     environment: { PORTCULLIS_APPROVAL_WAIT_MS: waitMs },
   });
-  const admin = adminClient(gateway.url, gateway.adminToken!);
-  expect(
-    (
-      await admin('POST', '/workspaces/default/connections', {
-        provider: 'unikraft',
-        credential: 'ukc-test',
-        settings: { metro: 'fra' },
-      })
-    ).status,
-  ).toBe(201);
-  const keys: Record<string, string> = {};
-  for (const name of ['asker', 'intruder']) {
-    const created = await admin('POST', '/workspaces/default/agents', { name });
-    keys[name] = created.body.key as string;
-    await admin('POST', '/workspaces/default/grants', {
-      agent: name,
-      connection: 'unikraft',
-      scope: 'all',
-    });
-  }
-  const asked = await admin('POST', '/workspaces/default/connections/unikraft/actions/ask', {
-    actions: [ACTION],
-  });
-  expect(asked.status).toBe(200);
-  expect(asked.body[0]).toMatchObject({ state: 'ask' });
-  return { gateway, admin, keys };
 }
 
 beforeAll(async () => {
-  [platform, sandbox] = await Promise.all([
-    startPrism('unikraft', 'platform'),
-    startPrism('unikraft', 'sandbox'),
-  ]);
+  prisms = await startUnikraftPrisms();
   [waiting, prompt] = await Promise.all([openSide('3600000'), openSide('0')]);
 });
 
 afterAll(async () => {
   await Promise.all([waiting?.gateway.close(), prompt?.gateway.close()]);
-  await Promise.all([platform?.stop(), sandbox?.stop()]);
+  await prisms?.stop();
 });
-
-/** The pending approval of `args`, once the gateway holds it. */
-async function heldApproval(side: Side, args: unknown): Promise<Json> {
-  for (;;) {
-    const list = await side.admin('GET', APPROVALS);
-    const found = (list.body as Json[]).find(
-      (a) => JSON.stringify(a.arguments) === JSON.stringify(args),
-    );
-    if (found) return found;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 async function auditOf(side: Side, subject: string): Promise<Json[]> {
   const events = (await side.gateway.running.gateway.store.audit.query({ limit: 200 })) as Json[];
@@ -126,7 +75,7 @@ describe('a client without tasks (SDK 1.x)', () => {
     try {
       const args = { body: [{ name: 'vol-wait' }] };
       const reply = callTool(client, ACTION, args);
-      const approval = await heldApproval(waiting, args);
+      const approval = await heldApproval(waiting.admin, args);
       expect(approval).toMatchObject({
         state: 'pending',
         agent: 'asker',
@@ -267,7 +216,7 @@ describe('a client without tasks waits with progress', () => {
       const reply = client.callTool({ name: ACTION, arguments: args }, undefined, {
         onprogress: progress.onprogress,
       });
-      const approval = await heldApproval(waiting, args);
+      const approval = await heldApproval(waiting.admin, args);
       // Approved only once the client has heard it waits.
       await progress.firstHeard;
       expect(progress.heard[0]?.message).toContain(approval.id);
@@ -298,7 +247,7 @@ describe('a client without tasks waits with progress', () => {
       const reply = client.callTool({ name: ACTION, arguments: args }, {
         onprogress: progress.onprogress,
       } as never);
-      const approval = await heldApproval(waiting, args);
+      const approval = await heldApproval(waiting.admin, args);
       expect(approval.task).toBe(false);
       await progress.firstHeard;
       expect(progress.heard[0]?.message).toContain(approval.id);
@@ -343,7 +292,7 @@ describe('a client that takes tasks', () => {
       const args = { body: [{ name: 'vol-task' }] };
       const started = await request('tools/call', { name: ACTION, arguments: args });
       expect(started).toMatchObject({ status: 'working' });
-      const approval = await heldApproval(prompt, args);
+      const approval = await heldApproval(prompt.admin, args);
       expect(approval.task).toBe(true);
       expect(await request('tasks/get', { taskId: started.taskId })).toMatchObject({
         status: 'working',
@@ -391,7 +340,7 @@ describe('a client that takes tasks', () => {
     const args = { body: [{ name: 'vol-deny' }] };
     const started = (await ask(prompt, 'tools/call', { name: ACTION, arguments: args })).result!;
     expect(started).toMatchObject({ resultType: 'task', status: 'working' });
-    const approval = await heldApproval(prompt, args);
+    const approval = await heldApproval(prompt.admin, args);
     const denied = await prompt.admin('POST', `${APPROVALS}/${approval.id}/deny`, {
       reason: 'not this volume',
     });
@@ -408,7 +357,7 @@ describe('a client that takes tasks', () => {
   it('raw 2026-07-28: a task the client cancelled never runs, even once approved', async () => {
     const args = { body: [{ name: 'vol-cancel' }] };
     const started = (await ask(prompt, 'tools/call', { name: ACTION, arguments: args })).result!;
-    const approval = await heldApproval(prompt, args);
+    const approval = await heldApproval(prompt.admin, args);
     await ask(prompt, 'tasks/cancel', { taskId: started.taskId });
     expect((await prompt.admin('POST', `${APPROVALS}/${approval.id}/approve`, {})).status).toBe(
       200,
@@ -422,7 +371,7 @@ describe('a client that takes tasks', () => {
   it('raw 2026-07-28: no one decides in time, the task fails approval_expired', async () => {
     const args = { body: [{ name: 'vol-expire' }] };
     const started = (await ask(prompt, 'tools/call', { name: ACTION, arguments: args })).result!;
-    const approval = await heldApproval(prompt, args);
+    const approval = await heldApproval(prompt.admin, args);
     const store = prompt.gateway.running.gateway.store;
     expect(
       await expireApprovals(store, new Date(Date.parse(approval.expiresAt) + 1)),
