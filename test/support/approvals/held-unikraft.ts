@@ -61,6 +61,38 @@ export async function openHeldSide(
   return { gateway, admin, keys };
 }
 
+/** Gateways opened by `startHeldSides`, by name, on Prism of their own. */
+export interface HeldSides<Name extends string> {
+  sides: Record<Name, HeldSide>;
+  /** Closes the gateways, then Prism. */
+  close(): Promise<void>;
+}
+
+/** Prism, and a gateway holding `HELD_ACTION` for each of `specs` (opened at once). */
+export async function startHeldSides<Name extends string>(
+  specs: Record<Name, HeldSideOptions>,
+): Promise<HeldSides<Name>> {
+  const prisms = await startUnikraftPrisms();
+  const names = Object.keys(specs) as Name[];
+  const opened = await Promise.allSettled(names.map((name) => openHeldSide(prisms, specs[name])));
+  const close = async () => {
+    await Promise.all(
+      opened.map((side) => (side.status === 'fulfilled' ? side.value.gateway.close() : undefined)),
+    );
+    await prisms.stop();
+  };
+  const failed = opened.find((side) => side.status === 'rejected');
+  if (failed !== undefined) {
+    await close();
+    throw failed.reason;
+  }
+  const sides = {} as Record<Name, HeldSide>;
+  names.forEach((name, i) => {
+    sides[name] = (opened[i] as PromiseFulfilledResult<HeldSide>).value;
+  });
+  return { sides, close };
+}
+
 /**
  * Through the admin API behind `admin` (a gateway, or replicas behind
  * nginx): the Unikraft connection, `agents` granted all of it, and

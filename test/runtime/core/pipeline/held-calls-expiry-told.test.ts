@@ -13,42 +13,28 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expireApprovals } from '../../../../runtime/core/pipeline/held-calls.ts';
 import { APPROVALS, type Json } from '../../../support/approvals/approvals-api.ts';
+import { pastExpiry, startExpiringSides } from '../../../support/approvals/expiring-sides.ts';
 import {
   HELD_ACTION as ACTION,
   type HeldSide,
-  openHeldSide,
-  startUnikraftPrisms,
-  type UnikraftPrisms,
+  type HeldSides,
 } from '../../../support/approvals/held-unikraft.ts';
 import { callTool, mcpClient } from '../../../support/gateway.ts';
 import { toolReasonOf } from '../../../support/reason.ts';
 
-const TTL_S = 10;
-
-let prisms: UnikraftPrisms;
+let held: HeldSides<'brief' | 'patient'>;
 /** Its requests wait a moment, then are told approval_pending. */
 let brief: HeldSide;
 /** Its requests wait longer than an approval lives. */
 let patient: HeldSide;
 
-function openSide(waitMs: number): Promise<HeldSide> {
-  return openHeldSide(prisms, {
-    agents: ['asker'],
-    environment: {
-      PORTCULLIS_APPROVAL_WAIT_MS: String(waitMs),
-      PORTCULLIS_APPROVAL_TTL_S: String(TTL_S),
-    },
-  });
-}
-
 beforeAll(async () => {
-  prisms = await startUnikraftPrisms();
-  [brief, patient] = await Promise.all([openSide(300), openSide((TTL_S + 20) * 1000)]);
+  held = await startExpiringSides();
+  ({ brief, patient } = held.sides);
 }, 120_000);
 
 afterAll(async () => {
-  await Promise.all([brief?.gateway.close(), patient?.gateway.close()]);
-  await prisms?.stop();
+  await held?.close();
 });
 
 async function eventsOf(side: HeldSide): Promise<Json[]> {
@@ -59,13 +45,6 @@ function approvalOf(reply: Json): string {
   const id = reply.structuredContent?.error?.detail?.approval as string;
   expect(id).toMatch(/^apr_/);
   return id;
-}
-
-/** Waits (the test's timeout bounds it) until the approval's time has run out. */
-async function pastExpiry(side: HeldSide, id: string): Promise<void> {
-  const { expiresAt } = (await side.admin('GET', `${APPROVALS}/${id}`)).body as Json;
-  const left = Date.parse(expiresAt) - Date.now();
-  if (left > 0) await new Promise((resolve) => setTimeout(resolve, left + 50));
 }
 
 describe('an expired approval, told to a client without tasks (SDK 1.x)', () => {

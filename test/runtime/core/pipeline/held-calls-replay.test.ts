@@ -15,31 +15,26 @@ import { APPROVALS, type Json } from '../../../support/approvals/approvals-api.t
 import {
   HELD_ACTION as ACTION,
   type HeldSide,
-  openHeldSide,
-  startUnikraftPrisms,
-  type UnikraftPrisms,
+  type HeldSides,
+  startHeldSides,
 } from '../../../support/approvals/held-unikraft.ts';
 import { callTool, mcpClient } from '../../../support/gateway.ts';
 import { toolReasonOf } from '../../../support/reason.ts';
 
-let prisms: UnikraftPrisms;
-let side: HeldSide;
+let held: HeldSides<'side'>;
 let gateway: HeldSide['gateway'];
 let admin: HeldSide['admin'];
 let keys: HeldSide['keys'];
 
 beforeAll(async () => {
-  prisms = await startUnikraftPrisms();
-  side = await openHeldSide(prisms, {
-    agents: ['asker', 'bystander'],
-    environment: { PORTCULLIS_APPROVAL_WAIT_MS: '0' },
+  held = await startHeldSides({
+    side: { agents: ['asker', 'bystander'], environment: { PORTCULLIS_APPROVAL_WAIT_MS: '0' } },
   });
-  ({ gateway, admin, keys } = side);
+  ({ gateway, admin, keys } = held.sides.side);
 }, 120_000);
 
 afterAll(async () => {
-  await side?.gateway.close();
-  await prisms?.stop();
+  await held?.close();
 });
 
 /** The action's runs: its allowed events with an upstream. */

@@ -21,9 +21,8 @@ import { APPROVALS, heldApproval, type Json } from '../../../support/approvals/a
 import {
   HELD_ACTION as ACTION,
   type HeldSide,
-  openHeldSide,
-  startUnikraftPrisms,
-  type UnikraftPrisms,
+  type HeldSides,
+  startHeldSides,
 } from '../../../support/approvals/held-unikraft.ts';
 import { callTool, mcpClient } from '../../../support/gateway.ts';
 import { modernTaskRequest, TASKS_CAPABILITIES } from '../../../support/mcp/raw-http.ts';
@@ -31,27 +30,23 @@ import { toolReasonOf } from '../../../support/reason.ts';
 
 type Side = HeldSide;
 
-let prisms: UnikraftPrisms;
+let held: HeldSides<'waiting' | 'prompt'>;
 /** Requests wait for an approver (as long as a test takes). */
 let waiting: Side;
 /** Requests are answered at once. */
 let prompt: Side;
 
-function openSide(waitMs: string): Promise<Side> {
-  return openHeldSide(prisms, {
-    agents: ['asker', 'intruder'],
-    environment: { PORTCULLIS_APPROVAL_WAIT_MS: waitMs },
-  });
-}
-
 beforeAll(async () => {
-  prisms = await startUnikraftPrisms();
-  [waiting, prompt] = await Promise.all([openSide('3600000'), openSide('0')]);
+  const agents = ['asker', 'intruder'];
+  held = await startHeldSides({
+    waiting: { agents, environment: { PORTCULLIS_APPROVAL_WAIT_MS: '3600000' } },
+    prompt: { agents, environment: { PORTCULLIS_APPROVAL_WAIT_MS: '0' } },
+  });
+  ({ waiting, prompt } = held.sides);
 });
 
 afterAll(async () => {
-  await Promise.all([waiting?.gateway.close(), prompt?.gateway.close()]);
-  await prisms?.stop();
+  await held?.close();
 });
 
 async function auditOf(side: Side, subject: string): Promise<Json[]> {
