@@ -18,14 +18,15 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createAgent } from '../../../../../runtime/core/operator/agents.ts';
-import type { OperatorContext } from '../../../../../runtime/core/operator/context.ts';
-import { addMember } from '../../../../../runtime/core/operator/members.ts';
 import { expireApprovals } from '../../../../../runtime/core/pipeline/held-calls.ts';
 import { APPROVALS, heldApproval, type Json } from '../../../../support/approvals/approvals-api.ts';
-import { holdRemoteTools } from '../../../../support/approvals/held-remote.ts';
-import { consoleClient, PASSWORD } from '../../../../support/console.ts';
-import { adminClient, startTestGateway, type TestGateway } from '../../../../support/gateway.ts';
+import {
+  APPROVER,
+  holdRemoteTools,
+  type RemoteHeldGateway,
+  startRemoteHeldGateway,
+} from '../../../../support/approvals/held-remote.ts';
+import { consoleClient } from '../../../../support/console.ts';
 import { TASKS_CAPABILITIES } from '../../../../support/mcp/raw-http.ts';
 import { startTaskUpstream, type TaskUpstream } from '../../../../support/remote/task-upstream.ts';
 import {
@@ -35,42 +36,33 @@ import {
 } from '../../../../support/remote/upstream-servers.ts';
 
 const KINDS: UpstreamKind[] = ['modern', 'stateful'];
-const APPROVER = 'oscar';
 
-let gateway: TestGateway;
-let ctx: OperatorContext;
-let admin: ReturnType<typeof adminClient>;
+let held: RemoteHeldGateway;
+let gateway: RemoteHeldGateway['gateway'];
+let admin: RemoteHeldGateway['admin'];
 let key: string;
 const upstreams = new Map<UpstreamKind, Upstream>();
 /** Servers that answer a call with a task of their own when its client declares the extension. */
 const taskUpstreams = new Map<UpstreamKind, TaskUpstream>();
 
 beforeAll(async () => {
-  gateway = await startTestGateway({
-    environment: { PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS: '1', PORTCULLIS_APPROVAL_WAIT_MS: '0' },
-  });
-  ctx = gateway.running.gateway.operator('cli');
-  admin = adminClient(gateway.url, gateway.adminToken!);
-  const workspace = 'default';
-  key = (await createAgent(ctx, { workspace, name: 'remover' })).key;
-  await addMember(ctx, { workspace, name: APPROVER, password: PASSWORD, role: 'operator' });
+  held = await startRemoteHeldGateway('0');
+  ({ gateway, admin, key } = held);
   for (const kind of KINDS) {
     const upstream = await startUpstream(kind);
     upstreams.set(kind, upstream);
-    await holdRemoteTools(ctx, {
+    await holdRemoteTools(held.ctx, {
       url: upstream.url,
       connection: `held-${kind}`,
       actions: ['delete_item'],
-      agent: 'remover',
     });
 
     const tasking = await startTaskUpstream(kind, { secrets: [] });
     taskUpstreams.set(kind, tasking);
-    await holdRemoteTools(ctx, {
+    await holdRemoteTools(held.ctx, {
       url: tasking.url,
       connection: `held-tasks-${kind}`,
       actions: ['report', 'confirm_report'],
-      agent: 'remover',
     });
   }
 }, 120_000);

@@ -12,18 +12,15 @@
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAgent } from '../../../../../runtime/core/operator/agents.ts';
-import { addMember } from '../../../../../runtime/core/operator/members.ts';
 import { APPROVALS, heldApproval, type Json } from '../../../../support/approvals/approvals-api.ts';
-import { holdRemoteTools } from '../../../../support/approvals/held-remote.ts';
-import { consoleClient, PASSWORD } from '../../../../support/console.ts';
 import {
-  adminClient,
-  callTool,
-  mcpClient,
-  startTestGateway,
-  type TestGateway,
-} from '../../../../support/gateway.ts';
+  APPROVER,
+  holdRemoteTools,
+  type RemoteHeldGateway,
+  startRemoteHeldGateway,
+} from '../../../../support/approvals/held-remote.ts';
+import { consoleClient } from '../../../../support/console.ts';
+import { callTool, mcpClient } from '../../../../support/gateway.ts';
 import { toolReasonOf } from '../../../../support/reason.ts';
 import {
   startUpstream,
@@ -32,13 +29,8 @@ import {
 } from '../../../../support/remote/upstream-servers.ts';
 
 const KINDS: UpstreamKind[] = ['modern', 'stateful'];
-const APPROVER = 'oscar';
 
-interface Side {
-  gateway: TestGateway;
-  admin: ReturnType<typeof adminClient>;
-  key: string;
-}
+type Side = RemoteHeldGateway;
 
 const upstreams = new Map<UpstreamKind, Upstream>();
 /** Requests wait for an approver (as long as a test takes). */
@@ -47,24 +39,14 @@ let waiting: Side;
 let prompt: Side;
 
 async function openSide(waitMs: string): Promise<Side> {
-  const gateway = await startTestGateway({
-    environment: {
-      PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS: '1',
-      PORTCULLIS_APPROVAL_WAIT_MS: waitMs,
-    },
-  });
-  const ctx = gateway.running.gateway.operator('cli');
-  const workspace = 'default';
-  const { key } = await createAgent(ctx, { workspace, name: 'remover' });
-  await addMember(ctx, { workspace, name: APPROVER, password: PASSWORD, role: 'operator' });
+  const side = await startRemoteHeldGateway(waitMs);
   for (const [kind, upstream] of upstreams)
-    await holdRemoteTools(ctx, {
+    await holdRemoteTools(side.ctx, {
       url: upstream.url,
       connection: `held-${kind}`,
       actions: ['delete_item'],
-      agent: 'remover',
     });
-  return { gateway, admin: adminClient(gateway.url, gateway.adminToken!), key };
+  return side;
 }
 
 beforeAll(async () => {
