@@ -6,6 +6,7 @@
  * exchange, the connection configured with that client and `onBehalfOf`,
  * and a member's call through it with the bearer the upstream was sent.
  */
+import { createRemoteJWKSet, type JWTPayload, jwtVerify } from 'jose';
 import { expect } from 'vitest';
 import { changeActions } from '../../../runtime/core/operator/actions.ts';
 import { connectUrl } from '../../../runtime/core/operator/remote-connections.ts';
@@ -92,4 +93,16 @@ export async function callOnBehalf(
   const bearer = upstream.received.slice(received).at(-1);
   expect(bearer).toBeDefined();
   return bearer!;
+}
+
+/** The claims of a subject token the gateway at `gatewayUrl` signed as `issuer` for `audience`, checked by its published keys. */
+export async function gatewaySubjectClaims(
+  token: string,
+  gatewayUrl: string,
+  issuer: string,
+  audience: string,
+): Promise<JWTPayload> {
+  const keys = createRemoteJWKSet(new URL(`${gatewayUrl}/oauth/jwks`));
+  const { payload } = await jwtVerify(token, keys, { issuer, audience, typ: 'JWT' });
+  return payload;
 }

@@ -16,7 +16,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { createRemoteJWKSet, decodeJwt, jwtVerify } from 'jose';
+import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { addMachineClient } from '../../../../../runtime/core/operator/machine-clients.ts';
 import { startTestGateway, type TestGateway } from '../../../../support/gateway.ts';
@@ -31,6 +31,7 @@ import { TEST_REDIS_URL } from '../../../../support/redis.ts';
 import {
   callOnBehalf,
   connectOnBehalfOf,
+  gatewaySubjectClaims,
   JWT_TYPE,
   startExchangeUpstream,
 } from '../../../../support/remote/exchange-upstream.ts';
@@ -70,11 +71,7 @@ beforeAll(async () => {
   // The gateway's own subject tokens, verified by its published keys (either replica's: one store).
   upstream = await startExchangeUpstream(UPSTREAM_SECRET, async (token, type) => {
     if (type !== JWT_TYPE) throw new Error('not a subject token the gateway signed');
-    const { payload } = await jwtVerify(token, createRemoteJWKSet(new URL(`${a.url}/oauth/jwks`)), {
-      issuer: ISSUER,
-      audience: upstream.issuer,
-      typ: 'JWT',
-    });
+    const payload = await gatewaySubjectClaims(token, a.url, ISSUER, upstream.issuer);
     return {
       sub: `portcullis:${String(payload.sub)}:${String((payload.act as { sub?: string } | undefined)?.sub)}`,
     };

@@ -45,6 +45,7 @@ import {
   registerClient,
 } from '../../../../support/oauth/raw-flow.ts';
 import {
+  gatewaySubjectClaims,
   ID_TOKEN_TYPE,
   JWT_TYPE,
   startExchangeUpstream,
@@ -103,11 +104,7 @@ beforeAll(async () => {
   upstream = await startExchangeUpstream(UPSTREAM_SECRET, async (token, type) => {
     // A subject token the gateway signed, for this server: trusted by the gateway's keys.
     if (type === JWT_TYPE) {
-      const { payload } = await jwtVerify(
-        token,
-        createRemoteJWKSet(new URL(`${gateway.url}/oauth/jwks`)),
-        { issuer: gateway.url, audience: upstream.issuer, typ: 'JWT' },
-      );
+      const payload = await gatewaySubjectClaims(token, gateway.url, gateway.url, upstream.issuer);
       return { sub: `portcullis:${String(payload.sub)}` };
     }
     if (type !== ID_TOKEN_TYPE) throw new Error('not an ID token');
