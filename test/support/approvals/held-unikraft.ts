@@ -13,14 +13,15 @@ import { type PrismServer, startPrism } from '../prism.ts';
 
 /** The action every held-calls test asks for. */
 export const HELD_ACTION = 'unikraft_delete_volumes';
+
 /** Prism serving Unikraft's platform and sandbox APIs. */
-export interface UnikraftPrisms {
+interface UnikraftPrisms {
   platform: PrismServer;
   sandbox: PrismServer;
   stop(): Promise<void>;
 }
 
-export async function startUnikraftPrisms(): Promise<UnikraftPrisms> {
+async function startUnikraftPrisms(): Promise<UnikraftPrisms> {
   const [platform, sandbox] = await Promise.all([
     startPrism('unikraft', 'platform'),
     startPrism('unikraft', 'sandbox'),
@@ -48,10 +49,7 @@ export interface HeldSide {
   keys: Record<string, string>;
 }
 
-export async function openHeldSide(
-  prisms: UnikraftPrisms,
-  options: HeldSideOptions,
-): Promise<HeldSide> {
+async function openHeldSide(prisms: UnikraftPrisms, options: HeldSideOptions): Promise<HeldSide> {
   const gateway = await startTestGateway({
     upstreams: { unikraft: prisms.platform.url, 'unikraft/sandbox': prisms.sandbox.url },
     environment: options.environment ?? {},
