@@ -5,12 +5,13 @@
  * `approval_pending`; `patient`'s wait longer than an approval lives.
  */
 import { APPROVALS, type Json } from './approvals-api.ts';
-import { type HeldSide, type HeldSides, startHeldSides } from './held-unikraft.ts';
+import { type HeldSide, heldSidesForFile } from './held-unikraft.ts';
 
 /** How long an approval lives, in seconds. */
 export const APPROVAL_TTL_S = 10;
 
-export function startExpiringSides(): Promise<HeldSides<'brief' | 'patient'>> {
+/** This file's `brief` and `patient`: opened before its tests, closed after them. */
+export function expiringSidesForFile(): Record<'brief' | 'patient', HeldSide> {
   const side = (waitMs: number) => ({
     agents: ['asker'],
     environment: {
@@ -18,7 +19,7 @@ export function startExpiringSides(): Promise<HeldSides<'brief' | 'patient'>> {
       PORTCULLIS_APPROVAL_TTL_S: String(APPROVAL_TTL_S),
     },
   });
-  return startHeldSides({ brief: side(300), patient: side((APPROVAL_TTL_S + 20) * 1000) });
+  return heldSidesForFile({ brief: side(300), patient: side((APPROVAL_TTL_S + 20) * 1000) });
 }
 
 /** Waits (the test's timeout bounds it) until the approval `id` on `side` has run out of time. */

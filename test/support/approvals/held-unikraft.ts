@@ -7,7 +7,7 @@
  * sides it needs (how long a request waits, how long an approval lives) and
  * states only what its calls do.
  */
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { adminClient, startTestGateway, type TestGateway } from '../gateway.ts';
 import { type PrismServer, startPrism } from '../prism.ts';
 
@@ -89,6 +89,22 @@ export async function startHeldSides<Name extends string>(
     sides[name] = (opened[i] as PromiseFulfilledResult<HeldSide>).value;
   });
   return { sides, close };
+}
+
+/** This file's sides of `specs`: opened before its tests (`beforeAll`), closed after them (`afterAll`). */
+export function heldSidesForFile<Name extends string>(
+  specs: Record<Name, HeldSideOptions>,
+): Record<Name, HeldSide> {
+  const sides = {} as Record<Name, HeldSide>;
+  let held: HeldSides<Name> | undefined;
+  beforeAll(async () => {
+    held = await startHeldSides(specs);
+    Object.assign(sides, held.sides);
+  }, 120_000);
+  afterAll(async () => {
+    await held?.close();
+  });
+  return sides;
 }
 
 /**

@@ -10,32 +10,16 @@
  * anew at once. Nothing reaches Prism.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { expireApprovals } from '../../../../runtime/core/pipeline/held-calls.ts';
 import { APPROVALS, type Json } from '../../../support/approvals/approvals-api.ts';
-import { pastExpiry, startExpiringSides } from '../../../support/approvals/expiring-sides.ts';
-import {
-  HELD_ACTION as ACTION,
-  type HeldSide,
-  type HeldSides,
-} from '../../../support/approvals/held-unikraft.ts';
+import { expiringSidesForFile, pastExpiry } from '../../../support/approvals/expiring-sides.ts';
+import { HELD_ACTION as ACTION, type HeldSide } from '../../../support/approvals/held-unikraft.ts';
 import { callTool, mcpClient } from '../../../support/gateway.ts';
 import { toolReasonOf } from '../../../support/reason.ts';
 
-let held: HeldSides<'brief' | 'patient'>;
-/** Its requests wait a moment, then are told approval_pending. */
-let brief: HeldSide;
-/** Its requests wait longer than an approval lives. */
-let patient: HeldSide;
-
-beforeAll(async () => {
-  held = await startExpiringSides();
-  ({ brief, patient } = held.sides);
-}, 120_000);
-
-afterAll(async () => {
-  await held?.close();
-});
+/** `brief`'s requests wait a moment, then are told approval_pending; `patient`'s wait longer than an approval lives. */
+const sides = expiringSidesForFile();
 
 async function eventsOf(side: HeldSide): Promise<Json[]> {
   return (await side.gateway.running.gateway.store.audit.query({ limit: 500 })) as Json[];
@@ -49,14 +33,14 @@ function approvalOf(reply: Json): string {
 
 describe('an expired approval, told to a client without tasks (SDK 1.x)', () => {
   it('answers the call again approval_expired once, naming the approval and whom to ask, then holds it anew', async () => {
-    const client: Client = await mcpClient(brief.gateway.url, brief.keys.asker!);
+    const client: Client = await mcpClient(sides.brief.gateway.url, sides.brief.keys.asker!);
     try {
       const args = { body: [{ name: 'vol-lapses' }] };
       const first = await callTool(client, ACTION, args);
       expect(toolReasonOf(first)).toBe('approval_pending');
       const id = approvalOf(first);
-      await pastExpiry(brief, id);
-      expect(await expireApprovals(brief.gateway.running.gateway.store, new Date())).toBe(1);
+      await pastExpiry(sides.brief, id);
+      expect(await expireApprovals(sides.brief.gateway.running.gateway.store, new Date())).toBe(1);
 
       const told = await callTool(client, ACTION, args);
       expect(told.isError).toBe(true);
@@ -68,10 +52,12 @@ describe('an expired approval, told to a client without tasks (SDK 1.x)', () => 
       // Told once: the call again asks an approver again, under a new approval, and keeps it.
       const renewed = approvalOf(await callTool(client, ACTION, args));
       expect(renewed).not.toBe(id);
-      expect((await brief.admin('GET', `${APPROVALS}/${renewed}`)).body.state).toBe('pending');
+      expect((await sides.brief.admin('GET', `${APPROVALS}/${renewed}`)).body.state).toBe(
+        'pending',
+      );
       expect(approvalOf(await callTool(client, ACTION, args))).toBe(renewed);
 
-      const events = await eventsOf(brief);
+      const events = await eventsOf(sides.brief);
       expect(
         events
           .filter((e) => e.subject === `approval:${id}` && e.action === ACTION)
@@ -85,7 +71,7 @@ describe('an expired approval, told to a client without tasks (SDK 1.x)', () => 
   }, 60_000);
 
   it('does not tell twice a request told approval_expired while it waited: the call again is held anew', async () => {
-    const client: Client = await mcpClient(patient.gateway.url, patient.keys.asker!);
+    const client: Client = await mcpClient(sides.patient.gateway.url, sides.patient.keys.asker!);
     try {
       const args = { body: [{ name: 'vol-waited-out' }] };
       const waited = await callTool(client, ACTION, args);
@@ -96,7 +82,7 @@ describe('an expired approval, told to a client without tasks (SDK 1.x)', () => 
       const again = await callTool(client, ACTION, args);
       expect(toolReasonOf(again)).toBe('approval_expired');
       expect(approvalOf(again)).not.toBe(id);
-      const held = (await eventsOf(patient)).filter(
+      const held = (await eventsOf(sides.patient)).filter(
         (e) => e.action === ACTION && e.reason === 'approval_pending',
       );
       expect(held.map((e) => e.subject).sort()).toEqual(
