@@ -10,83 +10,18 @@
  * anew at once. Nothing reaches Prism.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { expireApprovals } from '../../../../runtime/core/pipeline/held-calls.ts';
-import {
-  adminClient,
-  callTool,
-  mcpClient,
-  startTestGateway,
-  type TestGateway,
-} from '../../../support/gateway.ts';
-import { type PrismServer, startPrism } from '../../../support/prism.ts';
+import { APPROVALS, type Json } from '../../../support/approvals/approvals-api.ts';
+import { expiringSidesForFile, pastExpiry } from '../../../support/approvals/expiring-sides.ts';
+import { HELD_ACTION as ACTION, type HeldSide } from '../../../support/approvals/held-unikraft.ts';
+import { callTool, mcpClient } from '../../../support/gateway.ts';
 import { toolReasonOf } from '../../../support/reason.ts';
 
-const ACTION = 'unikraft_delete_volumes';
-const APPROVALS = '/workspaces/default/approvals';
-const TTL_S = 10;
+/** `brief`'s requests wait a moment, then are told approval_pending; `patient`'s wait longer than an approval lives. */
+const sides = expiringSidesForFile();
 
-// biome-ignore lint/suspicious/noExplicitAny: tests read JSON replies field by field
-type Json = Record<string, any>;
-
-interface Side {
-  gateway: TestGateway;
-  admin: ReturnType<typeof adminClient>;
-  key: string;
-}
-
-let platform: PrismServer;
-let sandbox: PrismServer;
-/** Its requests wait a moment, then are told approval_pending. */
-let brief: Side;
-/** Its requests wait longer than an approval lives. */
-let patient: Side;
-
-async function openSide(waitMs: number): Promise<Side> {
-  const gateway = await startTestGateway({
-    upstreams: { unikraft: platform.url, 'unikraft/sandbox': sandbox.url },
-    environment: {
-      PORTCULLIS_APPROVAL_WAIT_MS: String(waitMs),
-      PORTCULLIS_APPROVAL_TTL_S: String(TTL_S),
-    },
-  });
-  const admin = adminClient(gateway.url, gateway.adminToken!);
-  expect(
-    (
-      await admin('POST', '/workspaces/default/connections', {
-        provider: 'unikraft',
-        credential: 'ukc-test',
-        settings: { metro: 'fra' },
-      })
-    ).status,
-  ).toBe(201);
-  const key = (await admin('POST', '/workspaces/default/agents', { name: 'asker' })).body
-    .key as string;
-  await admin('POST', '/workspaces/default/grants', {
-    agent: 'asker',
-    connection: 'unikraft',
-    scope: 'all',
-  });
-  await admin('POST', '/workspaces/default/connections/unikraft/actions/ask', {
-    actions: [ACTION],
-  });
-  return { gateway, admin, key };
-}
-
-beforeAll(async () => {
-  [platform, sandbox] = await Promise.all([
-    startPrism('unikraft', 'platform'),
-    startPrism('unikraft', 'sandbox'),
-  ]);
-  [brief, patient] = await Promise.all([openSide(300), openSide((TTL_S + 20) * 1000)]);
-}, 120_000);
-
-afterAll(async () => {
-  await Promise.all([brief?.gateway.close(), patient?.gateway.close()]);
-  await Promise.all([platform?.stop(), sandbox?.stop()]);
-});
-
-async function eventsOf(side: Side): Promise<Json[]> {
+async function eventsOf(side: HeldSide): Promise<Json[]> {
   return (await side.gateway.running.gateway.store.audit.query({ limit: 500 })) as Json[];
 }
 
@@ -96,23 +31,16 @@ function approvalOf(reply: Json): string {
   return id;
 }
 
-/** Waits (the test's timeout bounds it) until the approval's time has run out. */
-async function pastExpiry(side: Side, id: string): Promise<void> {
-  const { expiresAt } = (await side.admin('GET', `${APPROVALS}/${id}`)).body as Json;
-  const left = Date.parse(expiresAt) - Date.now();
-  if (left > 0) await new Promise((resolve) => setTimeout(resolve, left + 50));
-}
-
 describe('an expired approval, told to a client without tasks (SDK 1.x)', () => {
   it('answers the call again approval_expired once, naming the approval and whom to ask, then holds it anew', async () => {
-    const client: Client = await mcpClient(brief.gateway.url, brief.key);
+    const client: Client = await mcpClient(sides.brief.gateway.url, sides.brief.keys.asker!);
     try {
       const args = { body: [{ name: 'vol-lapses' }] };
       const first = await callTool(client, ACTION, args);
       expect(toolReasonOf(first)).toBe('approval_pending');
       const id = approvalOf(first);
-      await pastExpiry(brief, id);
-      expect(await expireApprovals(brief.gateway.running.gateway.store, new Date())).toBe(1);
+      await pastExpiry(sides.brief, id);
+      expect(await expireApprovals(sides.brief.gateway.running.gateway.store, new Date())).toBe(1);
 
       const told = await callTool(client, ACTION, args);
       expect(told.isError).toBe(true);
@@ -124,10 +52,12 @@ describe('an expired approval, told to a client without tasks (SDK 1.x)', () => 
       // Told once: the call again asks an approver again, under a new approval, and keeps it.
       const renewed = approvalOf(await callTool(client, ACTION, args));
       expect(renewed).not.toBe(id);
-      expect((await brief.admin('GET', `${APPROVALS}/${renewed}`)).body.state).toBe('pending');
+      expect((await sides.brief.admin('GET', `${APPROVALS}/${renewed}`)).body.state).toBe(
+        'pending',
+      );
       expect(approvalOf(await callTool(client, ACTION, args))).toBe(renewed);
 
-      const events = await eventsOf(brief);
+      const events = await eventsOf(sides.brief);
       expect(
         events
           .filter((e) => e.subject === `approval:${id}` && e.action === ACTION)
@@ -141,7 +71,7 @@ describe('an expired approval, told to a client without tasks (SDK 1.x)', () => 
   }, 60_000);
 
   it('does not tell twice a request told approval_expired while it waited: the call again is held anew', async () => {
-    const client: Client = await mcpClient(patient.gateway.url, patient.key);
+    const client: Client = await mcpClient(sides.patient.gateway.url, sides.patient.keys.asker!);
     try {
       const args = { body: [{ name: 'vol-waited-out' }] };
       const waited = await callTool(client, ACTION, args);
@@ -152,7 +82,7 @@ describe('an expired approval, told to a client without tasks (SDK 1.x)', () => 
       const again = await callTool(client, ACTION, args);
       expect(toolReasonOf(again)).toBe('approval_expired');
       expect(approvalOf(again)).not.toBe(id);
-      const held = (await eventsOf(patient)).filter(
+      const held = (await eventsOf(sides.patient)).filter(
         (e) => e.action === ACTION && e.reason === 'approval_pending',
       );
       expect(held.map((e) => e.subject).sort()).toEqual(

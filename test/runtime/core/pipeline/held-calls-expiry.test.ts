@@ -10,108 +10,40 @@
  * runs every minute) writes `approval.expire`, and nothing reached Prism.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { expireApprovals } from '../../../../runtime/core/pipeline/held-calls.ts';
+import { APPROVALS, type Json } from '../../../support/approvals/approvals-api.ts';
 import {
-  adminClient,
-  callTool,
-  mcpClient,
-  startTestGateway,
-  type TestGateway,
-} from '../../../support/gateway.ts';
-import { type PrismServer, startPrism } from '../../../support/prism.ts';
+  expiringSidesForFile,
+  pastExpiry as expiryOf,
+} from '../../../support/approvals/expiring-sides.ts';
+import { HELD_ACTION as ACTION, type HeldSide } from '../../../support/approvals/held-unikraft.ts';
+import { callTool, mcpClient } from '../../../support/gateway.ts';
 import { toolReasonOf } from '../../../support/reason.ts';
 
-const ACTION = 'unikraft_delete_volumes';
-const APPROVALS = '/workspaces/default/approvals';
-const TTL_S = 10;
+/** `brief`'s requests wait a moment, then are told approval_pending; `patient`'s wait longer than an approval lives. */
+const sides = expiringSidesForFile();
 
-// biome-ignore lint/suspicious/noExplicitAny: tests read JSON replies field by field
-type Json = Record<string, any>;
-
-interface Side {
-  gateway: TestGateway;
-  admin: ReturnType<typeof adminClient>;
-  key: string;
-}
-
-let platform: PrismServer;
-let sandbox: PrismServer;
-/** Its requests wait a moment, then are told approval_pending. */
-let brief: Side;
-/** Its requests wait longer than an approval lives. */
-let patient: Side;
-
-async function openSide(waitMs: number): Promise<Side> {
-  const gateway = await startTestGateway({
-    upstreams: { unikraft: platform.url, 'unikraft/sandbox': sandbox.url },
-    environment: {
-      PORTCULLIS_APPROVAL_WAIT_MS: String(waitMs),
-      PORTCULLIS_APPROVAL_TTL_S: String(TTL_S),
-    },
-  });
-  const admin = adminClient(gateway.url, gateway.adminToken!);
-  expect(
-    (
-      await admin('POST', '/workspaces/default/connections', {
-        provider: 'unikraft',
-        credential: 'ukc-test',
-        settings: { metro: 'fra' },
-      })
-    ).status,
-  ).toBe(201);
-  const key = (await admin('POST', '/workspaces/default/agents', { name: 'asker' })).body
-    .key as string;
-  await admin('POST', '/workspaces/default/grants', {
-    agent: 'asker',
-    connection: 'unikraft',
-    scope: 'all',
-  });
-  expect(
-    (
-      await admin('POST', '/workspaces/default/connections/unikraft/actions/ask', {
-        actions: [ACTION],
-      })
-    ).status,
-  ).toBe(200);
-  return { gateway, admin, key };
-}
-
-beforeAll(async () => {
-  [platform, sandbox] = await Promise.all([
-    startPrism('unikraft', 'platform'),
-    startPrism('unikraft', 'sandbox'),
-  ]);
-  [brief, patient] = await Promise.all([openSide(300), openSide((TTL_S + 20) * 1000)]);
-}, 120_000);
-
-afterAll(async () => {
-  await Promise.all([brief?.gateway.close(), patient?.gateway.close()]);
-  await Promise.all([platform?.stop(), sandbox?.stop()]);
-});
-
-async function eventsOf(side: Side): Promise<Json[]> {
+async function eventsOf(side: HeldSide): Promise<Json[]> {
   return (await side.gateway.running.gateway.store.audit.query({ limit: 500 })) as Json[];
 }
 
 /** Whether the action ever ran: an allowed event of it with an upstream. */
-async function ranUpstream(side: Side): Promise<Json[]> {
+async function ranUpstream(side: HeldSide): Promise<Json[]> {
   return (await eventsOf(side)).filter(
     (e) => e.action === ACTION && e.decision === 'allowed' && e.upstreamHost !== null,
   );
 }
 
 /** Waits (the test's timeout bounds it) until the approval's time has run out. */
-async function pastExpiry(side: Side, id: string): Promise<void> {
-  const { expiresAt } = (await side.admin('GET', `${APPROVALS}/${id}`)).body as Json;
-  const left = Date.parse(expiresAt) - Date.now();
-  if (left > 0) await new Promise((resolve) => setTimeout(resolve, left + 50));
+async function pastExpiry(side: HeldSide, id: string): Promise<void> {
+  await expiryOf(side, id);
   expect((await side.admin('GET', `${APPROVALS}/${id}`)).body.state).toBe('expired');
 }
 
 describe('an approval that expires, for a client without tasks (SDK 1.x)', () => {
   it('is told approval_expired once, then held anew when called again, never run; approving the expired one is a conflict; the sweep audits it', async () => {
-    const client: Client = await mcpClient(brief.gateway.url, brief.key);
+    const client: Client = await mcpClient(sides.brief.gateway.url, sides.brief.keys.asker!);
     try {
       const args = { body: [{ name: 'vol-expires' }] };
       const first = await callTool(client, ACTION, args);
@@ -121,9 +53,9 @@ describe('an approval that expires, for a client without tasks (SDK 1.x)', () =>
       expect(id).toMatch(/^apr_/);
       expect(first.content[0]?.text).toContain(id);
 
-      await pastExpiry(brief, id);
+      await pastExpiry(sides.brief, id);
       // Too late to approve: it is no longer pending.
-      const late = await brief.admin('POST', `${APPROVALS}/${id}/approve`, {});
+      const late = await sides.brief.admin('POST', `${APPROVALS}/${id}/approve`, {});
       expect(late.status).toBe(409);
       expect(late.body.error.code).toBe('conflict');
 
@@ -138,40 +70,42 @@ describe('an approval that expires, for a client without tasks (SDK 1.x)', () =>
       expect(renewed).toMatch(/^apr_/);
       expect(renewed).not.toBe(id);
       expect(again.content[0]?.text).toContain(renewed);
-      expect((await brief.admin('GET', `${APPROVALS}/${renewed}`)).body).toMatchObject({
+      expect((await sides.brief.admin('GET', `${APPROVALS}/${renewed}`)).body).toMatchObject({
         state: 'pending',
         action: ACTION,
       });
 
       // The sweep each replica runs every minute: the overdue one expired, audited; the new one is not.
-      const store = brief.gateway.running.gateway.store;
+      const store = sides.brief.gateway.running.gateway.store;
       expect(await expireApprovals(store, new Date())).toBe(1);
-      expect((await brief.admin('GET', `${APPROVALS}/${renewed}`)).body.state).toBe('pending');
-      const expired = (await eventsOf(brief)).filter((e) => e.action === 'approval.expire');
+      expect((await sides.brief.admin('GET', `${APPROVALS}/${renewed}`)).body.state).toBe(
+        'pending',
+      );
+      const expired = (await eventsOf(sides.brief)).filter((e) => e.action === 'approval.expire');
       expect(expired).toMatchObject([
         { subject: `approval:${id}`, actorKind: 'system', decision: 'allowed' },
       ]);
       expect(
-        (await brief.admin('GET', `${APPROVALS}?state=expired`)).body.map((a: Json) => a.id),
+        (await sides.brief.admin('GET', `${APPROVALS}?state=expired`)).body.map((a: Json) => a.id),
       ).toEqual([id]);
       // Still the same new approval while it waits.
       expect(
         (await callTool(client, ACTION, args)).structuredContent?.error?.detail?.approval,
       ).toBe(renewed);
-      const held = (await eventsOf(brief)).filter(
+      const held = (await eventsOf(sides.brief)).filter(
         (e) => e.action === ACTION && e.reason === 'approval_pending',
       );
       expect(held.map((e) => e.subject)).toEqual(
         expect.arrayContaining([`approval:${id}`, `approval:${renewed}`]),
       );
-      expect(await ranUpstream(brief)).toEqual([]);
+      expect(await ranUpstream(sides.brief)).toEqual([]);
     } finally {
       await client.close();
     }
   }, 60_000);
 
   it('answers a request still waiting when its approval expires approval_expired, and runs nothing', async () => {
-    const client: Client = await mcpClient(patient.gateway.url, patient.key);
+    const client: Client = await mcpClient(sides.patient.gateway.url, sides.patient.keys.asker!);
     try {
       const args = { body: [{ name: 'vol-waits-out' }] };
       const reply = await callTool(client, ACTION, args);
@@ -180,9 +114,11 @@ describe('an approval that expires, for a client without tasks (SDK 1.x)', () =>
       const id = reply.structuredContent?.error?.detail?.approval as string;
       expect(id).toMatch(/^apr_/);
       expect(reply.content[0]?.text).toContain(id);
-      expect((await patient.admin('GET', `${APPROVALS}/${id}`)).body.state).toBe('expired');
-      expect((await patient.admin('POST', `${APPROVALS}/${id}/approve`, {})).status).toBe(409);
-      expect(await ranUpstream(patient)).toEqual([]);
+      expect((await sides.patient.admin('GET', `${APPROVALS}/${id}`)).body.state).toBe('expired');
+      expect((await sides.patient.admin('POST', `${APPROVALS}/${id}/approve`, {})).status).toBe(
+        409,
+      );
+      expect(await ranUpstream(sides.patient)).toEqual([]);
     } finally {
       await client.close();
     }

@@ -12,16 +12,13 @@
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { APPROVALS, heldApproval, type Json } from '../../../support/approvals/approvals-api.ts';
 import { adminClient, callTool, mcpClient } from '../../../support/gateway.ts';
 import { startUpstream, type Upstream } from '../../../support/remote/upstream-servers.ts';
 import { type ReplicaSet, startReplicaSet } from '../../../support/replicas.ts';
 
 const CONNECTION = 'held';
 const ACTION = `${CONNECTION}__delete_item`;
-const APPROVALS = '/workspaces/default/approvals';
-
-// biome-ignore lint/suspicious/noExplicitAny: tests read JSON replies field by field
-type Json = Record<string, any>;
 
 let upstream: Upstream;
 let set: ReplicaSet;
@@ -58,24 +55,13 @@ afterAll(async () => {
   await upstream?.close();
 });
 
-/** The pending approval of the call with `args`, once a replica holds it. */
-async function heldApproval(args: Json): Promise<string> {
-  for (;;) {
-    const found = ((await admin('GET', APPROVALS)).body as Json[]).find(
-      (a) => JSON.stringify(a.arguments) === JSON.stringify(args),
-    );
-    if (found) return found.id as string;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 describe('a held call whose replica is killed while the client waits', { timeout: 240_000 }, () => {
   it('approved on the other replica, runs exactly once: the client calling again through nginx gets its result', async () => {
     const [doomed, survivor] = set.replicas as [(typeof set.replicas)[0], (typeof set.replicas)[0]];
     const args = { id: 'item-survives' };
     const waiting: Client = await mcpClient(doomed.url, key);
     const reply = callTool(waiting, ACTION, args).catch((error: unknown) => error);
-    const id = await heldApproval(args);
+    const id = (await heldApproval(admin, args)).id as string;
     expect(upstream.calls.filter((c) => c.tool === 'delete_item')).toEqual([]);
 
     doomed.child.kill('SIGKILL');

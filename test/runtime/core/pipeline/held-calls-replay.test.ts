@@ -11,67 +11,30 @@
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { APPROVALS, type Json } from '../../../support/approvals/approvals-api.ts';
 import {
-  adminClient,
-  callTool,
-  mcpClient,
-  startTestGateway,
-  type TestGateway,
-} from '../../../support/gateway.ts';
-import { type PrismServer, startPrism } from '../../../support/prism.ts';
+  HELD_ACTION as ACTION,
+  type HeldSide,
+  type HeldSides,
+  startHeldSides,
+} from '../../../support/approvals/held-unikraft.ts';
+import { callTool, mcpClient } from '../../../support/gateway.ts';
 import { toolReasonOf } from '../../../support/reason.ts';
 
-const ACTION = 'unikraft_delete_volumes';
-const APPROVALS = '/workspaces/default/approvals';
-
-// biome-ignore lint/suspicious/noExplicitAny: tests read JSON replies field by field
-type Json = Record<string, any>;
-
-let platform: PrismServer;
-let sandbox: PrismServer;
-let gateway: TestGateway;
-let admin: ReturnType<typeof adminClient>;
-const keys: Record<string, string> = {};
+let held: HeldSides<'side'>;
+let gateway: HeldSide['gateway'];
+let admin: HeldSide['admin'];
+let keys: HeldSide['keys'];
 
 beforeAll(async () => {
-  [platform, sandbox] = await Promise.all([
-    startPrism('unikraft', 'platform'),
-    startPrism('unikraft', 'sandbox'),
-  ]);
-  gateway = await startTestGateway({
-    upstreams: { unikraft: platform.url, 'unikraft/sandbox': sandbox.url },
-    environment: { PORTCULLIS_APPROVAL_WAIT_MS: '0' },
+  held = await startHeldSides({
+    side: { agents: ['asker', 'bystander'], environment: { PORTCULLIS_APPROVAL_WAIT_MS: '0' } },
   });
-  admin = adminClient(gateway.url, gateway.adminToken!);
-  expect(
-    (
-      await admin('POST', '/workspaces/default/connections', {
-        provider: 'unikraft',
-        credential: 'ukc-test',
-        settings: { metro: 'fra' },
-      })
-    ).status,
-  ).toBe(201);
-  for (const name of ['asker', 'bystander']) {
-    keys[name] = (await admin('POST', '/workspaces/default/agents', { name })).body.key as string;
-    await admin('POST', '/workspaces/default/grants', {
-      agent: name,
-      connection: 'unikraft',
-      scope: 'all',
-    });
-  }
-  expect(
-    (
-      await admin('POST', '/workspaces/default/connections/unikraft/actions/ask', {
-        actions: [ACTION],
-      })
-    ).status,
-  ).toBe(200);
+  ({ gateway, admin, keys } = held.sides.side);
 }, 120_000);
 
 afterAll(async () => {
-  await gateway?.close();
-  await Promise.all([platform?.stop(), sandbox?.stop()]);
+  await held?.close();
 });
 
 /** The action's runs: its allowed events with an upstream. */

@@ -13,14 +13,16 @@
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { APPROVALS, heldApproval } from '../../../support/approvals/approvals-api.ts';
+import {
+  HELD_ACTION as ACTION,
+  holdUnikraftAction,
+} from '../../../support/approvals/held-unikraft.ts';
 import { adminClient, callTool, mcpClient } from '../../../support/gateway.ts';
 import { modernTaskRequest } from '../../../support/mcp/raw-http.ts';
 import { type PrismServer, startPrism } from '../../../support/prism.ts';
 import { toolReasonOf } from '../../../support/reason.ts';
 import { type ReplicaSet, startReplicaSet } from '../../../support/replicas.ts';
-
-const ACTION = 'unikraft_delete_volumes';
-const APPROVALS = '/workspaces/default/approvals';
 
 let prism: PrismServer;
 let set: ReplicaSet;
@@ -37,21 +39,7 @@ beforeAll(async () => {
     },
   });
   admin = adminClient(set.url, set.adminToken);
-  await admin('POST', '/workspaces/default/connections', {
-    provider: 'unikraft',
-    credential: 'ukc-test',
-    settings: { metro: 'fra' },
-  });
-  key = (await admin('POST', '/workspaces/default/agents', { name: 'asker' })).body.key as string;
-  await admin('POST', '/workspaces/default/grants', {
-    agent: 'asker',
-    connection: 'unikraft',
-    scope: 'all',
-  });
-  const asked = await admin('POST', '/workspaces/default/connections/unikraft/actions/ask', {
-    actions: [ACTION],
-  });
-  expect(asked.status).toBe(200);
+  key = (await holdUnikraftAction(admin, ['asker'])).asker!;
 }, 240_000);
 
 afterAll(async () => {
@@ -59,19 +47,6 @@ afterAll(async () => {
   await prism?.stop();
 });
 
-async function heldApproval(args: unknown): Promise<string> {
-  for (;;) {
-    const list = await admin('GET', APPROVALS);
-    // biome-ignore lint/suspicious/noExplicitAny: the reply read field by field
-    const found = (list.body as any[]).find(
-      (a) => JSON.stringify(a.arguments) === JSON.stringify(args),
-    );
-    if (found) return found.id as string;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-/** Waits until the approval's call has run (its executed event; the test's timeout bounds it). */
 async function ranOnce(id: string): Promise<void> {
   while ((await executedCalls(id)) === 0) await new Promise((resolve) => setTimeout(resolve, 100));
   expect(await executedCalls(id)).toBe(1);
@@ -95,7 +70,7 @@ describe('held calls across replicas', { timeout: 240_000 }, () => {
     try {
       const args = { body: [{ name: 'vol-replicas' }] };
       const reply = callTool(client, ACTION, args);
-      const id = await heldApproval(args);
+      const id = (await heldApproval(admin, args)).id as string;
       // Through nginx: whichever replica takes it, the one holding the wait sees it.
       expect((await admin('POST', `${APPROVALS}/${id}/approve`, {})).status).toBe(200);
       expect((await reply).isError).toBeFalsy();
@@ -110,7 +85,7 @@ describe('held calls across replicas', { timeout: 240_000 }, () => {
     const client = await mcpClient(doomed.url, key);
     const args = { body: [{ name: 'vol-killed' }] };
     const reply = callTool(client, ACTION, args).catch((error: unknown) => error);
-    const id = await heldApproval(args);
+    const id = (await heldApproval(admin, args)).id as string;
     doomed.child.kill('SIGKILL');
     await doomed.exited;
     await reply;
@@ -153,7 +128,7 @@ describe('held calls across replicas', { timeout: 240_000 }, () => {
       await modernTaskRequest(holder.url, key, 'tools/call', { name: ACTION, arguments: args })
     ).result!;
     expect(started).toMatchObject({ resultType: 'task', status: 'working' });
-    const id = await heldApproval(args);
+    const id = (await heldApproval(admin, args)).id as string;
     // Replica 3: never killed (the kill tests end 1 and 2), whatever the order.
     const other = set.replicas[3]!;
     const approver = adminClient(other.url, set.adminToken);
@@ -172,7 +147,7 @@ describe('held calls across replicas', { timeout: 240_000 }, () => {
     const started = (
       await modernTaskRequest(doomed.url, key, 'tools/call', { name: ACTION, arguments: args })
     ).result!;
-    const id = await heldApproval(args);
+    const id = (await heldApproval(admin, args)).id as string;
     doomed.child.kill('SIGKILL');
     await doomed.exited;
     const survivor = set.replicas[0]!;

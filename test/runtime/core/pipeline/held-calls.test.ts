@@ -14,96 +14,28 @@
 import { Client as ClientV2, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { expireApprovals } from '../../../../runtime/core/pipeline/held-calls.ts';
+import { APPROVALS, heldApproval, type Json } from '../../../support/approvals/approvals-api.ts';
 import {
-  adminClient,
-  callTool,
-  mcpClient,
-  startTestGateway,
-  type TestGateway,
-} from '../../../support/gateway.ts';
+  HELD_ACTION as ACTION,
+  type HeldSide,
+  heldSidesForFile,
+} from '../../../support/approvals/held-unikraft.ts';
+import { callTool, mcpClient } from '../../../support/gateway.ts';
 import { modernTaskRequest, TASKS_CAPABILITIES } from '../../../support/mcp/raw-http.ts';
-import { type PrismServer, startPrism } from '../../../support/prism.ts';
 import { toolReasonOf } from '../../../support/reason.ts';
 
-const ACTION = 'unikraft_delete_volumes';
-const APPROVALS = '/workspaces/default/approvals';
+type Side = HeldSide;
 
-// biome-ignore lint/suspicious/noExplicitAny: tests read JSON replies field by field
-type Json = Record<string, any>;
-
-interface Side {
-  gateway: TestGateway;
-  admin: ReturnType<typeof adminClient>;
-  keys: Record<string, string>;
-}
-
-let platform: PrismServer;
-let sandbox: PrismServer;
-/** Requests wait for an approver (as long as a test takes). */
-let waiting: Side;
-/** Requests are answered at once. */
-let prompt: Side;
-
-async function openSide(waitMs: string): Promise<Side> {
-  const gateway = await startTestGateway({
-    upstreams: { unikraft: platform.url, 'unikraft/sandbox': sandbox.url },
-    environment: { PORTCULLIS_APPROVAL_WAIT_MS: waitMs },
-  });
-  const admin = adminClient(gateway.url, gateway.adminToken!);
-  expect(
-    (
-      await admin('POST', '/workspaces/default/connections', {
-        provider: 'unikraft',
-        credential: 'ukc-test',
-        settings: { metro: 'fra' },
-      })
-    ).status,
-  ).toBe(201);
-  const keys: Record<string, string> = {};
-  for (const name of ['asker', 'intruder']) {
-    const created = await admin('POST', '/workspaces/default/agents', { name });
-    keys[name] = created.body.key as string;
-    await admin('POST', '/workspaces/default/grants', {
-      agent: name,
-      connection: 'unikraft',
-      scope: 'all',
-    });
-  }
-  const asked = await admin('POST', '/workspaces/default/connections/unikraft/actions/ask', {
-    actions: [ACTION],
-  });
-  expect(asked.status).toBe(200);
-  expect(asked.body[0]).toMatchObject({ state: 'ask' });
-  return { gateway, admin, keys };
-}
-
-beforeAll(async () => {
-  [platform, sandbox] = await Promise.all([
-    startPrism('unikraft', 'platform'),
-    startPrism('unikraft', 'sandbox'),
-  ]);
-  [waiting, prompt] = await Promise.all([openSide('3600000'), openSide('0')]);
+const agents = ['asker', 'intruder'];
+const sides = heldSidesForFile({
+  /** Requests wait for an approver (as long as a test takes). */
+  waiting: { agents, environment: { PORTCULLIS_APPROVAL_WAIT_MS: '3600000' } },
+  /** Requests are answered at once. */
+  prompt: { agents, environment: { PORTCULLIS_APPROVAL_WAIT_MS: '0' } },
 });
-
-afterAll(async () => {
-  await Promise.all([waiting?.gateway.close(), prompt?.gateway.close()]);
-  await Promise.all([platform?.stop(), sandbox?.stop()]);
-});
-
-/** The pending approval of `args`, once the gateway holds it. */
-async function heldApproval(side: Side, args: unknown): Promise<Json> {
-  for (;;) {
-    const list = await side.admin('GET', APPROVALS);
-    const found = (list.body as Json[]).find(
-      (a) => JSON.stringify(a.arguments) === JSON.stringify(args),
-    );
-    if (found) return found;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 async function auditOf(side: Side, subject: string): Promise<Json[]> {
   const events = (await side.gateway.running.gateway.store.audit.query({ limit: 200 })) as Json[];
@@ -122,11 +54,11 @@ async function executedOnce(side: Side, id: string): Promise<void> {
 
 describe('a client without tasks (SDK 1.x)', () => {
   it('waits on its open request: approved, the call runs once and its event names the approval', async () => {
-    const client = await mcpClient(waiting.gateway.url, waiting.keys.asker!);
+    const client = await mcpClient(sides.waiting.gateway.url, sides.waiting.keys.asker!);
     try {
       const args = { body: [{ name: 'vol-wait' }] };
       const reply = callTool(client, ACTION, args);
-      const approval = await heldApproval(waiting, args);
+      const approval = await heldApproval(sides.waiting.admin, args);
       expect(approval).toMatchObject({
         state: 'pending',
         agent: 'asker',
@@ -135,17 +67,17 @@ describe('a client without tasks (SDK 1.x)', () => {
         classification: 'destructive',
         task: false,
       });
-      const approved = await waiting.admin('POST', `${APPROVALS}/${approval.id}/approve`, {});
+      const approved = await sides.waiting.admin('POST', `${APPROVALS}/${approval.id}/approve`, {});
       expect(approved.status).toBe(200);
       expect((await reply).isError).toBeFalsy();
-      expect((await waiting.admin('GET', `${APPROVALS}/${approval.id}`)).body.state).toBe(
+      expect((await sides.waiting.admin('GET', `${APPROVALS}/${approval.id}`)).body.state).toBe(
         'executed',
       );
       // Used once: approving again is a conflict.
-      expect((await waiting.admin('POST', `${APPROVALS}/${approval.id}/approve`, {})).status).toBe(
-        409,
-      );
-      const events = await auditOf(waiting, `approval:${approval.id}`);
+      expect(
+        (await sides.waiting.admin('POST', `${APPROVALS}/${approval.id}/approve`, {})).status,
+      ).toBe(409);
+      const events = await auditOf(sides.waiting, `approval:${approval.id}`);
       expect(events.map((e) => [e.action, e.decision, e.reason])).toEqual(
         expect.arrayContaining([
           [ACTION, 'denied', 'approval_pending'],
@@ -159,7 +91,7 @@ describe('a client without tasks (SDK 1.x)', () => {
   });
 
   it('is told approval_pending with the id; calling again once approved runs it once, never twice', async () => {
-    const client: Client = await mcpClient(prompt.gateway.url, prompt.keys.asker!);
+    const client: Client = await mcpClient(sides.prompt.gateway.url, sides.prompt.keys.asker!);
     try {
       const args = { body: [{ name: 'vol-again' }] };
       const first = await callTool(client, ACTION, args);
@@ -174,9 +106,9 @@ describe('a client without tasks (SDK 1.x)', () => {
       expect(toolReasonOf(other)).toBe('approval_pending');
       expect(other.structuredContent?.error?.detail?.approval).not.toBe(id);
 
-      expect((await prompt.admin('POST', `${APPROVALS}/${id}/approve`, {})).status).toBe(200);
+      expect((await sides.prompt.admin('POST', `${APPROVALS}/${id}/approve`, {})).status).toBe(200);
       // It runs when approved (no request waits on it); calling again gets its result.
-      await executedOnce(prompt, id);
+      await executedOnce(sides.prompt, id);
       // The approval covers those arguments only.
       expect(toolReasonOf(await callTool(client, ACTION, { body: [{ name: 'vol-other' }] }))).toBe(
         'approval_pending',
@@ -185,7 +117,7 @@ describe('a client without tasks (SDK 1.x)', () => {
       const third = await callTool(client, ACTION, args);
       expect(toolReasonOf(third)).toBe('approval_pending');
       expect(third.structuredContent?.error?.detail?.approval).not.toBe(id);
-      const executed = (await auditOf(prompt, `approval:${id}`)).filter(
+      const executed = (await auditOf(sides.prompt, `approval:${id}`)).filter(
         (e) => e.action === ACTION && e.decision === 'allowed' && e.upstreamHost !== null,
       );
       expect(executed).toHaveLength(1);
@@ -197,21 +129,21 @@ describe('a client without tasks (SDK 1.x)', () => {
   it("is held through discovery mode's call_action, under the action's own name", async () => {
     expect(
       (
-        await prompt.admin('PUT', '/workspaces/default/agents/intruder/tools-mode', {
+        await sides.prompt.admin('PUT', '/workspaces/default/agents/intruder/tools-mode', {
           tools: 'discovery',
         })
       ).status,
     ).toBe(200);
-    const client = await mcpClient(prompt.gateway.url, prompt.keys.intruder!);
+    const client = await mcpClient(sides.prompt.gateway.url, sides.prompt.keys.intruder!);
     try {
       const args = { body: [{ name: 'vol-discovery' }] };
       const reply = await callTool(client, 'call_action', { action: ACTION, arguments: args });
       expect(toolReasonOf(reply)).toBe('approval_pending');
       const id = reply.structuredContent?.error?.detail?.approval as string;
-      expect((await prompt.admin('POST', `${APPROVALS}/${id}/approve`, {})).status).toBe(200);
+      expect((await sides.prompt.admin('POST', `${APPROVALS}/${id}/approve`, {})).status).toBe(200);
       const ran = await callTool(client, 'call_action', { action: ACTION, arguments: args });
       expect(ran.isError).toBeFalsy();
-      const executed = (await auditOf(prompt, `approval:${id}`)).filter(
+      const executed = (await auditOf(sides.prompt, `approval:${id}`)).filter(
         (e) => e.action === ACTION && e.decision === 'allowed' && e.upstreamHost !== null,
       );
       expect(executed).toMatchObject([{ via: 'discovery' }]);
@@ -221,7 +153,11 @@ describe('a client without tasks (SDK 1.x)', () => {
   });
 
   it('is held on /mcp/c/<connection> as on /mcp: approved, it runs once, the call again gets it', async () => {
-    const client = await mcpClient(prompt.gateway.url, prompt.keys.asker!, '/mcp/c/unikraft');
+    const client = await mcpClient(
+      sides.prompt.gateway.url,
+      sides.prompt.keys.asker!,
+      '/mcp/c/unikraft',
+    );
     try {
       const { tools } = await client.listTools();
       const name = tools.find((t) => t.name.endsWith('delete_volumes'))?.name;
@@ -230,10 +166,10 @@ describe('a client without tasks (SDK 1.x)', () => {
       const reply = await callTool(client, name!, args);
       expect(toolReasonOf(reply)).toBe('approval_pending');
       const id = reply.structuredContent?.error?.detail?.approval as string;
-      expect((await prompt.admin('POST', `${APPROVALS}/${id}/approve`, {})).status).toBe(200);
-      await executedOnce(prompt, id);
+      expect((await sides.prompt.admin('POST', `${APPROVALS}/${id}/approve`, {})).status).toBe(200);
+      await executedOnce(sides.prompt, id);
       expect((await callTool(client, name!, args)).isError).toBeFalsy();
-      await executedOnce(prompt, id);
+      await executedOnce(sides.prompt, id);
     } finally {
       await client.close();
     }
@@ -259,7 +195,7 @@ describe('a client without tasks waits with progress', () => {
   }
 
   it('SDK 1.x on 2025-11-25 with a progress token: told it waits for the approval, then its result', async () => {
-    const client = await mcpClient(waiting.gateway.url, waiting.keys.asker!);
+    const client = await mcpClient(sides.waiting.gateway.url, sides.waiting.keys.asker!);
     try {
       expect((client.transport as TransportV1).protocolVersion).toBe('2025-11-25');
       const args = { body: [{ name: 'vol-progress-v1' }] };
@@ -267,15 +203,15 @@ describe('a client without tasks waits with progress', () => {
       const reply = client.callTool({ name: ACTION, arguments: args }, undefined, {
         onprogress: progress.onprogress,
       });
-      const approval = await heldApproval(waiting, args);
+      const approval = await heldApproval(sides.waiting.admin, args);
       // Approved only once the client has heard it waits.
       await progress.firstHeard;
       expect(progress.heard[0]?.message).toContain(approval.id);
-      expect((await waiting.admin('POST', `${APPROVALS}/${approval.id}/approve`, {})).status).toBe(
-        200,
-      );
+      expect(
+        (await sides.waiting.admin('POST', `${APPROVALS}/${approval.id}/approve`, {})).status,
+      ).toBe(200);
       expect((await reply).isError).toBeFalsy();
-      await executedOnce(waiting, approval.id);
+      await executedOnce(sides.waiting, approval.id);
     } finally {
       await client.close();
     }
@@ -287,8 +223,8 @@ describe('a client without tasks waits with progress', () => {
       { versionNegotiation: { mode: { pin: '2026-07-28' } } },
     );
     await client.connect(
-      new StreamableHTTPClientTransport(new URL(`${waiting.gateway.url}/mcp`), {
-        requestInit: { headers: { Authorization: `Bearer ${waiting.keys.asker}` } },
+      new StreamableHTTPClientTransport(new URL(`${sides.waiting.gateway.url}/mcp`), {
+        requestInit: { headers: { Authorization: `Bearer ${sides.waiting.keys.asker}` } },
       }),
     );
     try {
@@ -298,16 +234,16 @@ describe('a client without tasks waits with progress', () => {
       const reply = client.callTool({ name: ACTION, arguments: args }, {
         onprogress: progress.onprogress,
       } as never);
-      const approval = await heldApproval(waiting, args);
+      const approval = await heldApproval(sides.waiting.admin, args);
       expect(approval.task).toBe(false);
       await progress.firstHeard;
       expect(progress.heard[0]?.message).toContain(approval.id);
-      expect((await waiting.admin('POST', `${APPROVALS}/${approval.id}/approve`, {})).status).toBe(
-        200,
-      );
+      expect(
+        (await sides.waiting.admin('POST', `${APPROVALS}/${approval.id}/approve`, {})).status,
+      ).toBe(200);
       const result = (await reply) as { isError?: boolean; content: unknown[] };
       expect(result.isError).toBeFalsy();
-      await executedOnce(waiting, approval.id);
+      await executedOnce(sides.waiting, approval.id);
     } finally {
       await client.close();
     }
@@ -330,8 +266,8 @@ describe('a client that takes tasks', () => {
       capabilities: TASKS_CAPABILITIES,
     } as never);
     await client.connect(
-      new StreamableHTTPClientTransport(new URL(`${prompt.gateway.url}/mcp`), {
-        requestInit: { headers: { Authorization: `Bearer ${prompt.keys.asker}` } },
+      new StreamableHTTPClientTransport(new URL(`${sides.prompt.gateway.url}/mcp`), {
+        requestInit: { headers: { Authorization: `Bearer ${sides.prompt.keys.asker}` } },
       }),
     );
     const request = (method: string, params: Json) =>
@@ -343,7 +279,7 @@ describe('a client that takes tasks', () => {
       const args = { body: [{ name: 'vol-task' }] };
       const started = await request('tools/call', { name: ACTION, arguments: args });
       expect(started).toMatchObject({ status: 'working' });
-      const approval = await heldApproval(prompt, args);
+      const approval = await heldApproval(sides.prompt.admin, args);
       expect(approval.task).toBe(true);
       expect(await request('tasks/get', { taskId: started.taskId })).toMatchObject({
         status: 'working',
@@ -351,26 +287,26 @@ describe('a client that takes tasks', () => {
       // Another agent's poll of the id is an id that never existed; so is the same
       // agent's on another endpoint (/mcp/c/<connection>: only that endpoint's tasks are its).
       expect(
-        (await ask(prompt, 'tasks/get', { taskId: started.taskId }, 'intruder')).error,
+        (await ask(sides.prompt, 'tasks/get', { taskId: started.taskId }, 'intruder')).error,
       ).toMatchObject({
         data: { error: { code: 'task_not_found' } },
       });
       expect(
         (
           await modernTaskRequest(
-            prompt.gateway.url,
-            prompt.keys.asker!,
+            sides.prompt.gateway.url,
+            sides.prompt.keys.asker!,
             'tasks/get',
             { taskId: started.taskId },
             '/mcp/c/unikraft',
           )
         ).error,
       ).toMatchObject({ data: { error: { code: 'task_not_found' } } });
-      expect((await prompt.admin('POST', `${APPROVALS}/${approval.id}/approve`, {})).status).toBe(
-        200,
-      );
+      expect(
+        (await sides.prompt.admin('POST', `${APPROVALS}/${approval.id}/approve`, {})).status,
+      ).toBe(200);
       // It runs when approved, not at the next poll: its event is written with no tasks/get.
-      await executedOnce(prompt, approval.id);
+      await executedOnce(sides.prompt, approval.id);
       const done = await request('tasks/get', { taskId: started.taskId });
       expect(done).toMatchObject({ status: 'completed', result: { content: expect.any(Array) } });
       expect(done.result.isError).toBeFalsy();
@@ -378,7 +314,7 @@ describe('a client that takes tasks', () => {
       expect(await request('tasks/get', { taskId: started.taskId })).toMatchObject({
         status: 'completed',
       });
-      const executed = (await auditOf(prompt, `approval:${approval.id}`)).filter(
+      const executed = (await auditOf(sides.prompt, `approval:${approval.id}`)).filter(
         (e) => e.action === ACTION && e.decision === 'allowed' && e.upstreamHost !== null,
       );
       expect(executed).toHaveLength(1);
@@ -389,53 +325,60 @@ describe('a client that takes tasks', () => {
 
   it('raw 2026-07-28: denied, the task fails approval_denied with the reason', async () => {
     const args = { body: [{ name: 'vol-deny' }] };
-    const started = (await ask(prompt, 'tools/call', { name: ACTION, arguments: args })).result!;
+    const started = (await ask(sides.prompt, 'tools/call', { name: ACTION, arguments: args }))
+      .result!;
     expect(started).toMatchObject({ resultType: 'task', status: 'working' });
-    const approval = await heldApproval(prompt, args);
-    const denied = await prompt.admin('POST', `${APPROVALS}/${approval.id}/deny`, {
+    const approval = await heldApproval(sides.prompt.admin, args);
+    const denied = await sides.prompt.admin('POST', `${APPROVALS}/${approval.id}/deny`, {
       reason: 'not this volume',
     });
     expect(denied.body).toMatchObject({ state: 'denied', reason: 'not this volume' });
-    const failed = (await ask(prompt, 'tasks/get', { taskId: started.taskId })).result!;
+    const failed = (await ask(sides.prompt, 'tasks/get', { taskId: started.taskId })).result!;
     expect(failed).toMatchObject({
       status: 'failed',
       error: { data: { error: { code: 'approval_denied' } } },
     });
-    const events = await auditOf(prompt, `approval:${approval.id}`);
+    const events = await auditOf(sides.prompt, `approval:${approval.id}`);
     expect(events.map((e) => e.action)).toContain('approval.deny');
   });
 
   it('raw 2026-07-28: a task the client cancelled never runs, even once approved', async () => {
     const args = { body: [{ name: 'vol-cancel' }] };
-    const started = (await ask(prompt, 'tools/call', { name: ACTION, arguments: args })).result!;
-    const approval = await heldApproval(prompt, args);
-    await ask(prompt, 'tasks/cancel', { taskId: started.taskId });
-    expect((await prompt.admin('POST', `${APPROVALS}/${approval.id}/approve`, {})).status).toBe(
-      200,
+    const started = (await ask(sides.prompt, 'tools/call', { name: ACTION, arguments: args }))
+      .result!;
+    const approval = await heldApproval(sides.prompt.admin, args);
+    await ask(sides.prompt, 'tasks/cancel', { taskId: started.taskId });
+    expect(
+      (await sides.prompt.admin('POST', `${APPROVALS}/${approval.id}/approve`, {})).status,
+    ).toBe(200);
+    expect((await ask(sides.prompt, 'tasks/get', { taskId: started.taskId })).result).toMatchObject(
+      {
+        status: 'cancelled',
+      },
     );
-    expect((await ask(prompt, 'tasks/get', { taskId: started.taskId })).result).toMatchObject({
-      status: 'cancelled',
-    });
-    expect((await prompt.admin('GET', `${APPROVALS}/${approval.id}`)).body.state).toBe('approved');
+    expect((await sides.prompt.admin('GET', `${APPROVALS}/${approval.id}`)).body.state).toBe(
+      'approved',
+    );
   });
 
   it('raw 2026-07-28: no one decides in time, the task fails approval_expired', async () => {
     const args = { body: [{ name: 'vol-expire' }] };
-    const started = (await ask(prompt, 'tools/call', { name: ACTION, arguments: args })).result!;
-    const approval = await heldApproval(prompt, args);
-    const store = prompt.gateway.running.gateway.store;
+    const started = (await ask(sides.prompt, 'tools/call', { name: ACTION, arguments: args }))
+      .result!;
+    const approval = await heldApproval(sides.prompt.admin, args);
+    const store = sides.prompt.gateway.running.gateway.store;
     expect(
       await expireApprovals(store, new Date(Date.parse(approval.expiresAt) + 1)),
     ).toBeGreaterThan(0);
-    expect((await prompt.admin('POST', `${APPROVALS}/${approval.id}/approve`, {})).status).toBe(
-      409,
-    );
-    const failed = (await ask(prompt, 'tasks/get', { taskId: started.taskId })).result!;
+    expect(
+      (await sides.prompt.admin('POST', `${APPROVALS}/${approval.id}/approve`, {})).status,
+    ).toBe(409);
+    const failed = (await ask(sides.prompt, 'tasks/get', { taskId: started.taskId })).result!;
     expect(failed).toMatchObject({
       status: 'failed',
       error: { data: { error: { code: 'approval_expired' } } },
     });
-    const events = await auditOf(prompt, `approval:${approval.id}`);
+    const events = await auditOf(sides.prompt, `approval:${approval.id}`);
     expect(events.map((e) => e.action)).toContain('approval.expire');
   });
 });

@@ -14,6 +14,7 @@ import { changeActions } from '../../../../runtime/core/operator/actions.ts';
 import { createAgent } from '../../../../runtime/core/operator/agents.ts';
 import { addMember } from '../../../../runtime/core/operator/members.ts';
 import { createWorkspace } from '../../../../runtime/core/operator/workspaces.ts';
+import { APPROVALS, type Json } from '../../../support/approvals/approvals-api.ts';
 import { adminClient } from '../../../support/gateway.ts';
 import {
   ACCEPT_BOTH,
@@ -32,13 +33,9 @@ import {
 import { authorizeUrl, exchange, pkce, registerClient } from '../../../support/oauth/raw-flow.ts';
 
 const OTIS = { member: 'otis', password: 'another horse battery staple' };
-const APPROVALS = '/workspaces/default/approvals';
 const METHODS = ['tasks/get', 'tasks/update', 'tasks/cancel'] as const;
 /** Every request of a comparison carries this id, so whole replies can be compared. */
 const REQUEST_ID = 7;
-
-// biome-ignore lint/suspicious/noExplicitAny: tests read JSON replies field by field
-type Json = Record<string, any>;
 
 /** A wire a caller speaks: one request, its JSON-RPC reply as sent (text) and parsed. */
 interface Wire {

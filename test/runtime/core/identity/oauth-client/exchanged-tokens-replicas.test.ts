@@ -12,41 +12,35 @@
  * (another client) gets a token of its own; and the value in Redis holds
  * neither the token nor any secret, plain or in base64.
  */
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { createRemoteJWKSet, decodeJwt, jwtVerify } from 'jose';
+import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { changeActions } from '../../../../../runtime/core/operator/actions.ts';
-import { mapGroup } from '../../../../../runtime/core/operator/identity-groups.ts';
-import { addIdentityProvider } from '../../../../../runtime/core/operator/identity-providers.ts';
 import { addMachineClient } from '../../../../../runtime/core/operator/machine-clients.ts';
-import { connectUrl } from '../../../../../runtime/core/operator/remote-connections.ts';
-import {
-  adminClient,
-  callTool,
-  mcpClient,
-  startTestGateway,
-  type TestGateway,
-} from '../../../../support/gateway.ts';
+import { startTestGateway, type TestGateway } from '../../../../support/gateway.ts';
 import { type CompanyIdp, startCompanyIdp } from '../../../../support/identity/company-idp.ts';
-import { basic, JWT_BEARER_GRANT } from '../../../../support/oauth/machine-client.ts';
-import { tokenRequest } from '../../../../support/oauth/raw-flow.ts';
+import {
+  type ClientSecret,
+  redeemIdJag,
+  signIdJag,
+  trustIdJags,
+} from '../../../../support/identity/id-jag.ts';
 import { TEST_REDIS_URL } from '../../../../support/redis.ts';
 import {
-  type OAuthUpstream,
-  startOAuthUpstream,
-} from '../../../../support/remote/oauth-upstream.ts';
+  callOnBehalf,
+  connectOnBehalfOf,
+  gatewaySubjectClaims,
+  JWT_TYPE,
+  startExchangeUpstream,
+} from '../../../../support/remote/exchange-upstream.ts';
+import type { OAuthUpstream } from '../../../../support/remote/oauth-upstream.ts';
 
 const ISSUER = 'https://gateway.example.test';
 /** The shared state's prefix and the exchanged tokens' keys in it. */
 const ENTRY_PREFIX = 'portcullis:upstream:exchanged:';
-const UPSTREAM_CLIENT = 'portcullis-at-weather';
 const UPSTREAM_SECRET = 'weather-client-secret-9d2b7e4a1c';
-const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
-const JWT_TYPE = 'urn:ietf:params:oauth:token-type:jwt';
 const environment = {
   PORTCULLIS_PUBLIC_URL: ISSUER,
   PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS: '1',
@@ -57,7 +51,7 @@ const replicas: TestGateway[] = [];
 const redis = new Redis(TEST_REDIS_URL, { lazyConnect: true });
 let idp: CompanyIdp;
 let upstream: OAuthUpstream;
-let clients: Array<{ id: string; secret: string }> = [];
+let clients: ClientSecret[] = [];
 /** Every token the test saw, and the secrets: none may be in Redis. */
 const secrets: string[] = [UPSTREAM_SECRET];
 /** The shared entries Redis had before this file's replicas started (other runs'). */
@@ -74,71 +68,17 @@ beforeAll(async () => {
     redirectUri: `${ISSUER}/sign-in/idp/callback`,
     people: {},
   });
-  upstream = await startOAuthUpstream({
-    tenant: 'weather',
-    registration: false,
-    clientCredentials: true,
-    clients: [
-      {
-        client_id: UPSTREAM_CLIENT,
-        client_secret: UPSTREAM_SECRET,
-        grant_types: ['client_credentials', TOKEN_EXCHANGE],
-        response_types: [],
-        redirect_uris: [],
-        token_endpoint_auth_method: 'client_secret_basic',
-      },
-    ],
-    tokenExchange: {
-      // The gateway's own subject tokens, verified by its published keys (either replica's: one store).
-      async verify(token, type) {
-        if (type !== JWT_TYPE) throw new Error('not a subject token the gateway signed');
-        const { payload } = await jwtVerify(
-          token,
-          createRemoteJWKSet(new URL(`${a.url}/oauth/jwks`)),
-          { issuer: ISSUER, audience: upstream.issuer, typ: 'JWT' },
-        );
-        return {
-          sub: `portcullis:${String(payload.sub)}:${String((payload.act as { sub?: string } | undefined)?.sub)}`,
-        };
-      },
-    },
+  // The gateway's own subject tokens, verified by its published keys (either replica's: one store).
+  upstream = await startExchangeUpstream(UPSTREAM_SECRET, async (token, type) => {
+    if (type !== JWT_TYPE) throw new Error('not a subject token the gateway signed');
+    const payload = await gatewaySubjectClaims(token, a.url, ISSUER, upstream.issuer);
+    return {
+      sub: `portcullis:${String(payload.sub)}:${String((payload.act as { sub?: string } | undefined)?.sub)}`,
+    };
   });
+  await connectOnBehalfOf(a, upstream, { clientSecret: UPSTREAM_SECRET, onBehalfOf: 'portcullis' });
   const ctx = a.running.gateway.operator('test');
-  const draft = await connectUrl(ctx, { workspace: 'default', url: upstream.mcp.url, name: 'wx' });
-  expect(draft.next).toBe('sign_in');
-  const configured = await adminClient(a.url, a.adminToken!)(
-    'PUT',
-    '/workspaces/default/connections/wx/auth',
-    {
-      clientCredentials: 'client_secret_basic',
-      clientId: UPSTREAM_CLIENT,
-      clientSecret: UPSTREAM_SECRET,
-      onBehalfOf: 'portcullis',
-      audience: 'weather-api',
-    },
-  );
-  expect(configured.status, configured.text).toBe(200);
-  await changeActions(ctx, 'review', { workspace: 'default', connection: 'wx', all: true });
-  await addIdentityProvider(
-    ctx,
-    {
-      workspace: 'default',
-      name: 'acme',
-      issuer: idp.issuer,
-      clientId: idp.clientId,
-      clientSecretEnv: 'PORTCULLIS_IDP_ACME_SECRET',
-      groupsClaim: 'groups',
-      idJag: true,
-    },
-    ISSUER,
-  );
-  await mapGroup(ctx, {
-    workspace: 'default',
-    provider: 'acme',
-    group: 'eng',
-    connection: 'wx',
-    scope: 'reads',
-  });
+  await trustIdJags(ctx, idp, ISSUER, { connection: 'wx' });
   clients = [];
   for (const name of ['claude-desktop', 'other-app']) {
     const made = await addMachineClient(ctx, { workspace: 'default', name });
@@ -158,51 +98,24 @@ afterAll(async () => {
 /** Our access token for `sub`'s agent for `client`, by an ID-JAG redeemed at `replica`. */
 async function memberToken(
   replica: TestGateway,
-  client: { id: string; secret: string },
+  client: ClientSecret,
   sub: string,
 ): Promise<string> {
-  const now = Math.floor(Date.now() / 1000);
-  const assertion = await idp.signWithIdpKey(
-    {
-      iss: idp.issuer,
-      sub,
-      aud: ISSUER,
-      client_id: client.id,
-      jti: randomUUID(),
-      iat: now,
-      exp: now + 300,
-      resource: `${ISSUER}/mcp`,
-      scope: 'tools:read',
-      groups: ['eng'],
-      preferred_username: sub,
-    },
-    'oauth-id-jag+jwt',
+  const assertion = await signIdJag(
+    idp,
+    { sub, audience: ISSUER, clientId: client.id },
+    { scope: 'tools:read', groups: ['eng'], preferred_username: sub },
   );
-  const reply = await tokenRequest(
-    replica.url,
-    { grant_type: JWT_BEARER_GRANT, assertion },
-    basic(client.id, client.secret),
-  );
-  expect(reply.status, JSON.stringify(reply.body)).toBe(200);
-  const token = String(reply.body.access_token);
+  const token = await redeemIdJag(replica.url, client, assertion);
   secrets.push(token);
   return token;
 }
 
 /** Calls the upstream's tool through `replica` with `token`; the bearer the upstream was sent. */
 async function call(replica: TestGateway, token: string): Promise<string> {
-  const received = upstream.received.length;
-  const client = await mcpClient(replica.url, token);
-  try {
-    const reply = await callTool(client, 'wx__get_weather', { city: 'Oslo' });
-    expect(reply.isError ?? false, JSON.stringify(reply)).toBe(false);
-  } finally {
-    await client.close();
-  }
-  const bearer = upstream.received.slice(received).at(-1);
-  expect(bearer).toBeDefined();
-  secrets.push(bearer!);
-  return bearer!;
+  const bearer = await callOnBehalf(upstream, replica, token);
+  secrets.push(bearer);
+  return bearer;
 }
 
 /** The shared entries this file's replicas wrote. */

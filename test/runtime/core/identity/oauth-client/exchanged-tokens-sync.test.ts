@@ -16,40 +16,33 @@
  * the other replica then carries. After the member's removal nothing is
  * exchanged for them.
  */
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRemoteJWKSet, decodeJwt, jwtVerify } from 'jose';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { changeActions } from '../../../../../runtime/core/operator/actions.ts';
-import { mapGroup } from '../../../../../runtime/core/operator/identity-groups.ts';
-import { addIdentityProvider } from '../../../../../runtime/core/operator/identity-providers.ts';
 import { addMachineClient } from '../../../../../runtime/core/operator/machine-clients.ts';
-import { connectUrl } from '../../../../../runtime/core/operator/remote-connections.ts';
-import {
-  adminClient,
-  callTool,
-  mcpClient,
-  startTestGateway,
-  type TestGateway,
-} from '../../../../support/gateway.ts';
+import { mcpClient, startTestGateway, type TestGateway } from '../../../../support/gateway.ts';
 import { type CompanyIdp, startCompanyIdp } from '../../../../support/identity/company-idp.ts';
-import { basic, JWT_BEARER_GRANT } from '../../../../support/oauth/machine-client.ts';
-import { tokenRequest } from '../../../../support/oauth/raw-flow.ts';
+import {
+  type ClientSecret,
+  redeemIdJag,
+  signIdJag,
+  trustIdJags,
+} from '../../../../support/identity/id-jag.ts';
 import { TEST_REDIS_URL } from '../../../../support/redis.ts';
 import {
-  type OAuthUpstream,
-  startOAuthUpstream,
-} from '../../../../support/remote/oauth-upstream.ts';
+  callOnBehalf,
+  connectOnBehalfOf,
+  ID_TOKEN_TYPE,
+  startExchangeUpstream,
+} from '../../../../support/remote/exchange-upstream.ts';
+import type { OAuthUpstream } from '../../../../support/remote/oauth-upstream.ts';
 import { authorizeAt, SignInBrowser } from '../../../../support/remote/sign-in-browser.ts';
 import { runPortcullisHere } from '../../../../support/run-cli.ts';
 
 const IDP_SECRET = 'company-secret-acme-sync-5e2c8a';
-const UPSTREAM_CLIENT = 'portcullis-at-weather';
 const UPSTREAM_SECRET = 'weather-client-secret-sync-7b1d3f';
-const ID_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:id_token';
-const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
 const environment = {
   PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS: '1',
   PORTCULLIS_IDP_ACME_SECRET: IDP_SECRET,
@@ -61,7 +54,7 @@ let a: TestGateway;
 let b: TestGateway;
 let idp: CompanyIdp;
 let upstream: OAuthUpstream;
-let client: { id: string; secret: string };
+let client: ClientSecret;
 
 beforeAll(async () => {
   a = await startTestGateway({ dataDir, environment });
@@ -73,69 +66,20 @@ beforeAll(async () => {
     people: { hana: { preferred_username: 'hana', groups: ['eng', 'ops'] } },
   });
   const idpKeys = createRemoteJWKSet(new URL(`${idp.issuer}/jwks`));
-  upstream = await startOAuthUpstream({
-    tenant: 'weather',
-    registration: false,
-    clientCredentials: true,
-    clients: [
-      {
-        client_id: UPSTREAM_CLIENT,
-        client_secret: UPSTREAM_SECRET,
-        grant_types: ['client_credentials', TOKEN_EXCHANGE],
-        response_types: [],
-        redirect_uris: [],
-        token_endpoint_auth_method: 'client_secret_basic',
-      },
-    ],
-    // The IdP's ID tokens for the gateway's client there, and nothing else.
-    tokenExchange: {
-      async verify(token, type) {
-        if (type !== ID_TOKEN_TYPE) throw new Error('not an ID token');
-        const { payload } = await jwtVerify(token, idpKeys, {
-          issuer: idp.issuer,
-          audience: idp.clientId,
-        });
-        return { sub: String(payload.sub) };
-      },
-    },
-  });
-  const ctx = a.running.gateway.operator('test');
-  const draft = await connectUrl(ctx, { workspace: 'default', url: upstream.mcp.url, name: 'wx' });
-  expect(draft.next).toBe('sign_in');
-  const configured = await adminClient(a.url, a.adminToken!)(
-    'PUT',
-    '/workspaces/default/connections/wx/auth',
-    {
-      clientCredentials: 'client_secret_basic',
-      clientId: UPSTREAM_CLIENT,
-      clientSecret: UPSTREAM_SECRET,
-      onBehalfOf: 'id_token',
-      audience: 'weather-api',
-    },
-  );
-  expect(configured.status, configured.text).toBe(200);
-  await changeActions(ctx, 'review', { workspace: 'default', connection: 'wx', all: true });
-  await addIdentityProvider(
-    ctx,
-    {
-      workspace: 'default',
-      name: 'acme',
+  // The IdP's ID tokens for the gateway's client there, and nothing else.
+  upstream = await startExchangeUpstream(UPSTREAM_SECRET, async (token, type) => {
+    if (type !== ID_TOKEN_TYPE) throw new Error('not an ID token');
+    const { payload } = await jwtVerify(token, idpKeys, {
       issuer: idp.issuer,
-      clientId: idp.clientId,
-      clientSecretEnv: 'PORTCULLIS_IDP_ACME_SECRET',
-      groupsClaim: 'groups',
-      scopes: 'openid profile groups',
-      role: 'viewer',
-      idJag: true,
-    },
-    a.url,
-  );
-  await mapGroup(ctx, {
-    workspace: 'default',
-    provider: 'acme',
-    group: 'eng',
+      audience: idp.clientId,
+    });
+    return { sub: String(payload.sub) };
+  });
+  await connectOnBehalfOf(a, upstream, { clientSecret: UPSTREAM_SECRET, onBehalfOf: 'id_token' });
+  const ctx = a.running.gateway.operator('test');
+  await trustIdJags(ctx, idp, a.url, {
     connection: 'wx',
-    scope: 'reads',
+    provider: { scopes: 'openid profile groups', role: 'viewer' },
   });
   const made = await addMachineClient(ctx, { workspace: 'default', name: 'claude-desktop' });
   client = { id: made.client.id, secret: made.secret! };
@@ -157,43 +101,17 @@ async function signInThroughIdp(): Promise<void> {
 
 /** Our access token for hana's agent for the client, by an ID-JAG (no groups claim) redeemed at `replica`. */
 async function memberToken(replica: TestGateway): Promise<string> {
-  const now = Math.floor(Date.now() / 1000);
-  const assertion = await idp.signWithIdpKey(
-    {
-      iss: idp.issuer,
-      sub: 'hana',
-      aud: replica.url,
-      client_id: client.id,
-      jti: randomUUID(),
-      iat: now,
-      exp: now + 300,
-      resource: `${replica.url}/mcp`,
-      scope: 'tools:read',
-    },
-    'oauth-id-jag+jwt',
+  const assertion = await signIdJag(
+    idp,
+    { sub: 'hana', audience: replica.url, clientId: client.id },
+    { scope: 'tools:read' },
   );
-  const reply = await tokenRequest(
-    replica.url,
-    { grant_type: JWT_BEARER_GRANT, assertion },
-    basic(client.id, client.secret),
-  );
-  expect(reply.status, JSON.stringify(reply.body)).toBe(200);
-  return String(reply.body.access_token);
+  return redeemIdJag(replica.url, client, assertion);
 }
 
-/** The upstream tool called through `replica`; the bearer the upstream was sent, or the error. */
-async function call(replica: TestGateway, token: string): Promise<string> {
-  const received = upstream.received.length;
-  const mcp = await mcpClient(replica.url, token);
-  try {
-    const reply = await callTool(mcp, 'wx__get_weather', { city: 'Oslo' });
-    expect(reply.isError ?? false, JSON.stringify(reply)).toBe(false);
-  } finally {
-    await mcp.close();
-  }
-  const bearer = upstream.received.slice(received).at(-1);
-  expect(bearer).toBeDefined();
-  return bearer!;
+/** The upstream tool called through `replica`; the bearer the upstream was sent. */
+function call(replica: TestGateway, token: string): Promise<string> {
+  return callOnBehalf(upstream, replica, token);
 }
 
 /** The groups the ID token of the last exchange listed. */

@@ -45,19 +45,19 @@ import {
   registerClient,
 } from '../../../../support/oauth/raw-flow.ts';
 import {
-  type OAuthUpstream,
-  startOAuthUpstream,
-} from '../../../../support/remote/oauth-upstream.ts';
+  gatewaySubjectClaims,
+  ID_TOKEN_TYPE,
+  JWT_TYPE,
+  startExchangeUpstream,
+  UPSTREAM_CLIENT,
+} from '../../../../support/remote/exchange-upstream.ts';
+import type { OAuthUpstream } from '../../../../support/remote/oauth-upstream.ts';
 import { authorizeAt, SignInBrowser } from '../../../../support/remote/sign-in-browser.ts';
 import { runPortcullisHere } from '../../../../support/run-cli.ts';
 
 const IDP_SECRET = 'company-secret-acme-7f3a9c2e5b';
-const UPSTREAM_CLIENT = 'portcullis-at-weather';
 const UPSTREAM_SECRET = 'weather-client-secret-4c1e8b2d9f';
 const PASSWORD = 'correct horse battery staple';
-const ID_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:id_token';
-const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
-const JWT_TYPE = 'urn:ietf:params:oauth:token-type:jwt';
 const DEV = {
   PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS: '1',
   PORTCULLIS_IDP_ACME_SECRET: IDP_SECRET,
@@ -100,40 +100,19 @@ beforeAll(async () => {
     },
   });
   const idpKeys = createRemoteJWKSet(new URL(`${idp.issuer}/jwks`));
-  upstream = await startOAuthUpstream({
-    tenant: 'weather',
-    registration: false,
-    clientCredentials: true,
-    clients: [
-      {
-        client_id: UPSTREAM_CLIENT,
-        client_secret: UPSTREAM_SECRET,
-        grant_types: ['client_credentials', TOKEN_EXCHANGE],
-        response_types: [],
-        redirect_uris: [],
-        token_endpoint_auth_method: 'client_secret_basic',
-      },
-    ],
-    // Only the company IdP's ID tokens issued to the gateway's client there are exchanged.
-    tokenExchange: {
-      async verify(token, type) {
-        // A subject token the gateway signed, for this server: trusted by the gateway's keys.
-        if (type === JWT_TYPE) {
-          const { payload } = await jwtVerify(
-            token,
-            createRemoteJWKSet(new URL(`${gateway.url}/oauth/jwks`)),
-            { issuer: gateway.url, audience: upstream.issuer, typ: 'JWT' },
-          );
-          return { sub: `portcullis:${String(payload.sub)}` };
-        }
-        if (type !== ID_TOKEN_TYPE) throw new Error('not an ID token');
-        const { payload } = await jwtVerify(token, idpKeys, {
-          issuer: idp.issuer,
-          audience: idp.clientId,
-        });
-        return { sub: String(payload.sub) };
-      },
-    },
+  // Only the company IdP's ID tokens issued to the gateway's client there are exchanged.
+  upstream = await startExchangeUpstream(UPSTREAM_SECRET, async (token, type) => {
+    // A subject token the gateway signed, for this server: trusted by the gateway's keys.
+    if (type === JWT_TYPE) {
+      const payload = await gatewaySubjectClaims(token, gateway.url, gateway.url, upstream.issuer);
+      return { sub: `portcullis:${String(payload.sub)}` };
+    }
+    if (type !== ID_TOKEN_TYPE) throw new Error('not an ID token');
+    const { payload } = await jwtVerify(token, idpKeys, {
+      issuer: idp.issuer,
+      audience: idp.clientId,
+    });
+    return { sub: String(payload.sub) };
   });
   ctx = gateway.running.gateway.operator('test');
   await addIdentityProvider(

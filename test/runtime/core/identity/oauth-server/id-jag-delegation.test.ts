@@ -8,17 +8,20 @@
  * client makes the call. A token from the password flow's consent names no
  * IdP, and a machine client's own token no chain at all.
  */
-import { randomUUID } from 'node:crypto';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { delegationOf } from '../../../../../runtime/core/model/delegation.ts';
 import { queryAudit } from '../../../../../runtime/core/operator/audit-query.ts';
 import { grant } from '../../../../../runtime/core/operator/grants.ts';
-import { mapGroup } from '../../../../../runtime/core/operator/identity-groups.ts';
-import { addIdentityProvider } from '../../../../../runtime/core/operator/identity-providers.ts';
 import { addMachineClient } from '../../../../../runtime/core/operator/machine-clients.ts';
 import { type CompanyIdp, startCompanyIdp } from '../../../../support/identity/company-idp.ts';
-import { basic, JWT_BEARER_GRANT, sdkClient } from '../../../../support/oauth/machine-client.ts';
+import {
+  type ClientSecret,
+  redeemIdJag,
+  signIdJag,
+  trustIdJags,
+} from '../../../../support/identity/id-jag.ts';
+import { basic, sdkClient } from '../../../../support/oauth/machine-client.ts';
 import {
   type OAuthGateway,
   READ_ARGS,
@@ -31,7 +34,7 @@ import { runPortcullisHere } from '../../../../support/run-cli.ts';
 const DEV = { PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS: '1' };
 let running: OAuthGateway;
 let acme: CompanyIdp;
-let client: { id: string; secret: string };
+let client: ClientSecret;
 
 beforeAll(async () => {
   running = await startOAuthGateway({ environment: DEV });
@@ -41,26 +44,7 @@ beforeAll(async () => {
     people: {},
   });
   const ctx = running.gateway.running.gateway.operator('test');
-  await addIdentityProvider(
-    ctx,
-    {
-      workspace: 'default',
-      name: 'acme',
-      issuer: acme.issuer,
-      clientId: acme.clientId,
-      clientSecretEnv: 'PORTCULLIS_IDP_ACME_SECRET',
-      groupsClaim: 'groups',
-      idJag: true,
-    },
-    running.url,
-  );
-  await mapGroup(ctx, {
-    workspace: 'default',
-    provider: 'acme',
-    group: 'eng',
-    connection: 'unikraft',
-    scope: 'reads',
-  });
+  await trustIdJags(ctx, acme, running.url, { connection: 'unikraft' });
   const made = await addMachineClient(ctx, { workspace: 'default', name: 'claude-desktop' });
   client = { id: made.client.id, secret: made.secret! };
   await grant(ctx, { workspace: 'default', agent: 'claude-desktop', connection: 'unikraft' });
@@ -71,30 +55,12 @@ afterAll(async () => {
 });
 
 async function idJagToken(sub: string): Promise<string> {
-  const now = Math.floor(Date.now() / 1000);
-  const assertion = await acme.signWithIdpKey(
-    {
-      iss: acme.issuer,
-      sub,
-      aud: running.url,
-      client_id: client.id,
-      jti: randomUUID(),
-      iat: now,
-      exp: now + 300,
-      resource: `${running.url}/mcp`,
-      scope: 'tools:read',
-      groups: ['eng'],
-      preferred_username: sub,
-    },
-    'oauth-id-jag+jwt',
+  const assertion = await signIdJag(
+    acme,
+    { sub, audience: running.url, clientId: client.id },
+    { scope: 'tools:read', groups: ['eng'], preferred_username: sub },
   );
-  const reply = await tokenRequest(
-    running.url,
-    { grant_type: JWT_BEARER_GRANT, assertion },
-    basic(client.id, client.secret),
-  );
-  expect(reply.status, JSON.stringify(reply.body)).toBe(200);
-  return String(reply.body.access_token);
+  return redeemIdJag(running.url, client, assertion);
 }
 
 async function callRead(token: string): Promise<void> {

@@ -9,7 +9,6 @@
  * token family or jti; and an ID-JAG refused for the request's scope is
  * still redeemable, its jti unused.
  */
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,17 +16,16 @@ import type { JWTPayload } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { revokeAgent } from '../../../../../runtime/core/operator/agents.ts';
 import { mapGroup } from '../../../../../runtime/core/operator/identity-groups.ts';
-import { addIdentityProvider } from '../../../../../runtime/core/operator/identity-providers.ts';
 import { addMachineClient } from '../../../../../runtime/core/operator/machine-clients.ts';
 import { type CompanyIdp, startCompanyIdp } from '../../../../support/identity/company-idp.ts';
+import { signIdJag, trustIdJags } from '../../../../support/identity/id-jag.ts';
 import { basic, JWT_BEARER_GRANT } from '../../../../support/oauth/machine-client.ts';
 import { type OAuthGateway, startOAuthGateway } from '../../../../support/oauth/oauth-gateway.ts';
+import { ISSUER, issuerEnvironment } from '../../../../support/oauth/oauth-replicas.ts';
 import { tokenRequest } from '../../../../support/oauth/raw-flow.ts';
 import { type TestSchemas, testSchemas } from '../../../../support/postgres.ts';
 import { TEST_REDIS_URL } from '../../../../support/redis.ts';
 
-const ISSUER = 'https://gateway.example.test';
-const ID_JAG = 'oauth-id-jag+jwt';
 const schemas: TestSchemas = testSchemas();
 let idp: CompanyIdp;
 
@@ -56,33 +54,10 @@ describe.each([
     running = await startOAuthGateway({
       dataDir: mkdtempSync(join(tmpdir(), 'portcullis-id-jag-writes-')),
       databaseUrl: schemas.urlFor(schema),
-      environment: {
-        PORTCULLIS_PUBLIC_URL: ISSUER,
-        PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS: '1',
-        ...(redisUrl === '' ? {} : { REDIS_URL: redisUrl }),
-      },
+      environment: issuerEnvironment(redisUrl),
     });
     const ctx = running.gateway.running.gateway.operator('test');
-    await addIdentityProvider(
-      ctx,
-      {
-        workspace: 'default',
-        name: 'acme',
-        issuer: idp.issuer,
-        clientId: idp.clientId,
-        clientSecretEnv: 'PORTCULLIS_IDP_ACME_SECRET',
-        groupsClaim: 'groups',
-        idJag: true,
-      },
-      ISSUER,
-    );
-    await mapGroup(ctx, {
-      workspace: 'default',
-      provider: 'acme',
-      group: 'eng',
-      connection: 'unikraft',
-      scope: 'reads',
-    });
+    await trustIdJags(ctx, idp, ISSUER, { connection: 'unikraft' });
     await mapGroup(ctx, {
       workspace: 'default',
       provider: 'acme',
@@ -97,23 +72,10 @@ describe.each([
   });
 
   function idJag(sub: string, claims: JWTPayload = {}): Promise<string> {
-    const now = Math.floor(Date.now() / 1000);
-    return idp.signWithIdpKey(
-      {
-        iss: idp.issuer,
-        sub,
-        aud: ISSUER,
-        client_id: client.id,
-        jti: randomUUID(),
-        iat: now,
-        exp: now + 300,
-        resource: `${ISSUER}/mcp`,
-        scope: 'tools:read',
-        groups: ['eng'],
-        preferred_username: sub,
-        ...claims,
-      },
-      ID_JAG,
+    return signIdJag(
+      idp,
+      { sub, audience: ISSUER, clientId: client.id },
+      { scope: 'tools:read', groups: ['eng'], preferred_username: sub, ...claims },
     );
   }
 

@@ -6,13 +6,12 @@
  * has no ID-JAG issuance of its own, so the test signs each ID-JAG with the
  * IdP's own key, the one oidc-provider publishes at its `jwks_uri`.
  */
-import { randomUUID } from 'node:crypto';
 import { decodeJwt, type JWTPayload } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mapGroup } from '../../../../../runtime/core/operator/identity-groups.ts';
-import { addIdentityProvider } from '../../../../../runtime/core/operator/identity-providers.ts';
 import { addMachineClient } from '../../../../../runtime/core/operator/machine-clients.ts';
 import { type CompanyIdp, startCompanyIdp } from '../../../../support/identity/company-idp.ts';
+import { ID_JAG, idJagClaims, trustIdJags } from '../../../../support/identity/id-jag.ts';
 import { basic, JWT_BEARER_GRANT, sdkClient } from '../../../../support/oauth/machine-client.ts';
 import {
   type OAuthGateway,
@@ -24,7 +23,6 @@ import { tokenRequest } from '../../../../support/oauth/raw-flow.ts';
 import { runPortcullisHere } from '../../../../support/run-cli.ts';
 
 const DEV = { PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS: '1' };
-const ID_JAG = 'oauth-id-jag+jwt';
 let running: OAuthGateway;
 let acme: CompanyIdp;
 let globex: CompanyIdp;
@@ -56,27 +54,14 @@ beforeAll(async () => {
   );
   expect(added.code, added.stderr).toBe(0);
   const ctx = running.gateway.running.gateway.operator('test');
-  await addIdentityProvider(
-    ctx,
-    {
-      workspace: 'default',
-      name: 'globex',
-      issuer: globex.issuer,
-      clientId: globex.clientId,
-      clientSecretEnv: 'PORTCULLIS_IDP_GLOBEX_SECRET',
-      groupsClaim: 'groups',
-      idJag: true,
-    },
-    running.url,
-  );
-  for (const provider of ['acme', 'globex'])
-    await mapGroup(ctx, {
-      workspace: 'default',
-      provider,
-      group: 'eng',
-      connection: 'unikraft',
-      scope: 'reads',
-    });
+  await trustIdJags(ctx, globex, running.url, { name: 'globex', connection: 'unikraft' });
+  await mapGroup(ctx, {
+    workspace: 'default',
+    provider: 'acme',
+    group: 'eng',
+    connection: 'unikraft',
+    scope: 'reads',
+  });
   const made = await addMachineClient(ctx, { workspace: 'default', name: 'claude-desktop' });
   client = { id: made.client.id, secret: made.secret! };
   otherClient = (await addMachineClient(ctx, { workspace: 'default', name: 'other-app' })).client
@@ -89,21 +74,11 @@ afterAll(async () => {
 });
 
 function grantFor(idp: CompanyIdp, sub: string, claims: JWTPayload = {}): JWTPayload {
-  const now = Math.floor(Date.now() / 1000);
-  return {
-    iss: idp.issuer,
-    sub,
-    aud: running.url,
-    client_id: client.id,
-    jti: randomUUID(),
-    iat: now,
-    exp: now + 300,
-    resource: `${running.url}/mcp`,
-    scope: 'tools:read tools:write',
-    groups: ['eng'],
-    preferred_username: sub,
-    ...claims,
-  };
+  return idJagClaims(
+    idp,
+    { sub, audience: running.url, clientId: client.id },
+    { scope: 'tools:read tools:write', groups: ['eng'], preferred_username: sub, ...claims },
+  );
 }
 
 function redeem(assertion: string, form: Record<string, string> = {}) {

@@ -13,27 +13,22 @@
  * assertion usable, and of one ID-JAG presented at both replicas at once
  * exactly one is redeemed.
  */
-import { randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { JWTPayload } from 'jose';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { mapGroup } from '../../../../../runtime/core/operator/identity-groups.ts';
-import { addIdentityProvider } from '../../../../../runtime/core/operator/identity-providers.ts';
 import { addMachineClient } from '../../../../../runtime/core/operator/machine-clients.ts';
 import { type CompanyIdp, startCompanyIdp } from '../../../../support/identity/company-idp.ts';
+import { signIdJag, trustIdJags } from '../../../../support/identity/id-jag.ts';
 import {
   type ClientKeys,
   JWT_BEARER_GRANT,
   startClientKeys,
   withAssertion,
 } from '../../../../support/oauth/machine-client.ts';
-import { type OAuthGateway, startOAuthGateway } from '../../../../support/oauth/oauth-gateway.ts';
+import type { OAuthGateway } from '../../../../support/oauth/oauth-gateway.ts';
+import { ISSUER, startOAuthReplicas } from '../../../../support/oauth/oauth-replicas.ts';
 import { type TestSchemas, testSchemas } from '../../../../support/postgres.ts';
 import { TEST_REDIS_URL } from '../../../../support/redis.ts';
 
-const ISSUER = 'https://gateway.example.test';
 const schemas: TestSchemas = testSchemas();
 let schema: string;
 let keys: ClientKeys;
@@ -49,40 +44,17 @@ beforeAll(async () => {
     redirectUri: `${ISSUER}/sign-in/idp/callback`,
     people: {},
   });
-  const dataDir = mkdtempSync(join(tmpdir(), 'portcullis-jti-release-'));
   schema = await schemas.create();
-  const databaseUrl = schemas.urlFor(schema);
-  const environment = {
-    PORTCULLIS_PUBLIC_URL: ISSUER,
-    PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS: '1',
-    REDIS_URL: TEST_REDIS_URL,
-  };
-  a = await startOAuthGateway({ dataDir, databaseUrl, environment });
-  b = await startOAuthGateway({ dataDir, databaseUrl, environment });
+  [a, b] = await startOAuthReplicas({
+    databaseUrl: schemas.urlFor(schema),
+    redisUrl: TEST_REDIS_URL,
+    prefix: 'portcullis-jti-release-',
+  });
   const ctx = a.gateway.running.gateway.operator('test');
   clientId = (
     await addMachineClient(ctx, { workspace: 'default', name: 'deployer', jwksUri: keys.jwksUri })
   ).client.id;
-  await addIdentityProvider(
-    ctx,
-    {
-      workspace: 'default',
-      name: 'acme',
-      issuer: idp.issuer,
-      clientId: idp.clientId,
-      clientSecretEnv: 'PORTCULLIS_IDP_ACME_SECRET',
-      groupsClaim: 'groups',
-      idJag: true,
-    },
-    ISSUER,
-  );
-  await mapGroup(ctx, {
-    workspace: 'default',
-    provider: 'acme',
-    group: 'eng',
-    connection: 'unikraft',
-    scope: 'reads',
-  });
+  await trustIdJags(ctx, idp, ISSUER, { connection: 'unikraft' });
   // While `refused_commits` has a row, every commit that started a token family fails.
   await schemas.query(`create table ${schema}.refused_commits (why text)`);
   await schemas.query(`create function ${schema}.refuse_commit() returns trigger language plpgsql as $$
@@ -104,22 +76,10 @@ afterAll(async () => {
 });
 
 function idJag(sub: string, claims: JWTPayload = {}): Promise<string> {
-  const now = Math.floor(Date.now() / 1000);
-  return idp.signWithIdpKey(
-    {
-      iss: idp.issuer,
-      sub,
-      aud: ISSUER,
-      client_id: clientId,
-      jti: randomUUID(),
-      iat: now,
-      exp: now + 300,
-      resource: `${ISSUER}/mcp`,
-      scope: 'tools:read',
-      groups: ['eng'],
-      ...claims,
-    },
-    'oauth-id-jag+jwt',
+  return signIdJag(
+    idp,
+    { sub, audience: ISSUER, clientId },
+    { scope: 'tools:read', groups: ['eng'], ...claims },
   );
 }
 

@@ -5,26 +5,21 @@
  * client assertion and an ID-JAG on one replica and refuse the same one on
  * the other.
  */
-import { randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mapGroup } from '../../../../../runtime/core/operator/identity-groups.ts';
-import { addIdentityProvider } from '../../../../../runtime/core/operator/identity-providers.ts';
 import { addMachineClient } from '../../../../../runtime/core/operator/machine-clients.ts';
 import { type CompanyIdp, startCompanyIdp } from '../../../../support/identity/company-idp.ts';
+import { signIdJag, trustIdJags } from '../../../../support/identity/id-jag.ts';
 import {
   type ClientKeys,
   JWT_BEARER_GRANT,
   startClientKeys,
   withAssertion,
 } from '../../../../support/oauth/machine-client.ts';
-import { type OAuthGateway, startOAuthGateway } from '../../../../support/oauth/oauth-gateway.ts';
+import type { OAuthGateway } from '../../../../support/oauth/oauth-gateway.ts';
+import { ISSUER, startOAuthReplicas } from '../../../../support/oauth/oauth-replicas.ts';
 import { type TestSchemas, testSchemas } from '../../../../support/postgres.ts';
 import { TEST_REDIS_URL } from '../../../../support/redis.ts';
 
-const ISSUER = 'https://gateway.example.test';
 const schemas: TestSchemas = testSchemas();
 let keys: ClientKeys;
 let idp: CompanyIdp;
@@ -51,15 +46,10 @@ describe.each([
   let clientId: string;
 
   beforeAll(async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'portcullis-jti-replicas-'));
     const databaseUrl = schemas.urlFor(await schemas.create());
-    const environment = {
-      PORTCULLIS_PUBLIC_URL: ISSUER,
-      PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS: '1',
-      ...(redisUrl === '' ? {} : { REDIS_URL: redisUrl }),
-    };
-    replicas.push(await startOAuthGateway({ dataDir, databaseUrl, environment }));
-    replicas.push(await startOAuthGateway({ dataDir, databaseUrl, environment }));
+    replicas.push(
+      ...(await startOAuthReplicas({ databaseUrl, redisUrl, prefix: 'portcullis-jti-replicas-' })),
+    );
     const ctx = replicas[0]!.gateway.running.gateway.operator('test');
     const made = await addMachineClient(ctx, {
       workspace: 'default',
@@ -67,26 +57,7 @@ describe.each([
       jwksUri: keys.jwksUri,
     });
     clientId = made.client.id;
-    await addIdentityProvider(
-      ctx,
-      {
-        workspace: 'default',
-        name: 'acme',
-        issuer: idp.issuer,
-        clientId: idp.clientId,
-        clientSecretEnv: 'PORTCULLIS_IDP_ACME_SECRET',
-        groupsClaim: 'groups',
-        idJag: true,
-      },
-      ISSUER,
-    );
-    await mapGroup(ctx, {
-      workspace: 'default',
-      provider: 'acme',
-      group: 'eng',
-      connection: 'unikraft',
-      scope: 'reads',
-    });
+    await trustIdJags(ctx, idp, ISSUER, { connection: 'unikraft' });
   });
   afterAll(async () => {
     for (const replica of replicas) await replica.close();
@@ -103,21 +74,10 @@ describe.each([
 
   it('refuses an ID-JAG on one replica that the other redeemed', async () => {
     const [a, b] = replicas as [OAuthGateway, OAuthGateway];
-    const now = Math.floor(Date.now() / 1000);
-    const idJag = await idp.signWithIdpKey(
-      {
-        iss: idp.issuer,
-        sub: 'dana',
-        aud: ISSUER,
-        client_id: clientId,
-        jti: randomUUID(),
-        iat: now,
-        exp: now + 300,
-        resource: `${ISSUER}/mcp`,
-        scope: 'tools:read',
-        groups: ['eng'],
-      },
-      'oauth-id-jag+jwt',
+    const idJag = await signIdJag(
+      idp,
+      { sub: 'dana', audience: ISSUER, clientId },
+      { scope: 'tools:read', groups: ['eng'] },
     );
     const redeem = async (url: string) =>
       withAssertion(url, await keys.assertion(clientId, ISSUER), {

@@ -18,15 +18,15 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { changeActions } from '../../../../../runtime/core/operator/actions.ts';
-import { createAgent } from '../../../../../runtime/core/operator/agents.ts';
-import type { OperatorContext } from '../../../../../runtime/core/operator/context.ts';
-import { grant } from '../../../../../runtime/core/operator/grants.ts';
-import { addMember } from '../../../../../runtime/core/operator/members.ts';
-import { connectUrl } from '../../../../../runtime/core/operator/remote-connections.ts';
 import { expireApprovals } from '../../../../../runtime/core/pipeline/held-calls.ts';
-import { consoleClient, PASSWORD } from '../../../../support/console.ts';
-import { adminClient, startTestGateway, type TestGateway } from '../../../../support/gateway.ts';
+import { APPROVALS, heldApproval, type Json } from '../../../../support/approvals/approvals-api.ts';
+import {
+  APPROVER,
+  holdRemoteTools,
+  type RemoteHeldGateway,
+  startRemoteHeldGateway,
+} from '../../../../support/approvals/held-remote.ts';
+import { consoleClient } from '../../../../support/console.ts';
 import { TASKS_CAPABILITIES } from '../../../../support/mcp/raw-http.ts';
 import { startTaskUpstream, type TaskUpstream } from '../../../../support/remote/task-upstream.ts';
 import {
@@ -36,54 +36,34 @@ import {
 } from '../../../../support/remote/upstream-servers.ts';
 
 const KINDS: UpstreamKind[] = ['modern', 'stateful'];
-const APPROVALS = '/workspaces/default/approvals';
-const APPROVER = 'oscar';
 
-// biome-ignore lint/suspicious/noExplicitAny: tests read JSON replies field by field
-type Json = Record<string, any>;
-
-let gateway: TestGateway;
-let ctx: OperatorContext;
-let admin: ReturnType<typeof adminClient>;
+let held: RemoteHeldGateway;
+let gateway: RemoteHeldGateway['gateway'];
+let admin: RemoteHeldGateway['admin'];
 let key: string;
 const upstreams = new Map<UpstreamKind, Upstream>();
 /** Servers that answer a call with a task of their own when its client declares the extension. */
 const taskUpstreams = new Map<UpstreamKind, TaskUpstream>();
 
 beforeAll(async () => {
-  gateway = await startTestGateway({
-    environment: { PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS: '1', PORTCULLIS_APPROVAL_WAIT_MS: '0' },
-  });
-  ctx = gateway.running.gateway.operator('cli');
-  admin = adminClient(gateway.url, gateway.adminToken!);
-  const workspace = 'default';
-  key = (await createAgent(ctx, { workspace, name: 'remover' })).key;
-  await addMember(ctx, { workspace, name: APPROVER, password: PASSWORD, role: 'operator' });
+  held = await startRemoteHeldGateway('0');
+  ({ gateway, admin, key } = held);
   for (const kind of KINDS) {
     const upstream = await startUpstream(kind);
     upstreams.set(kind, upstream);
-    const connection = `held-${kind}`;
-    await connectUrl(ctx, { workspace, url: upstream.url, name: connection });
-    await changeActions(ctx, 'review', { workspace, connection, all: true });
-    const asked = await changeActions(ctx, 'ask', {
-      workspace,
-      connection,
+    await holdRemoteTools(held.ctx, {
+      url: upstream.url,
+      connection: `held-${kind}`,
       actions: ['delete_item'],
     });
-    expect(asked).toMatchObject([{ state: 'ask' }]);
-    await grant(ctx, { workspace, agent: 'remover', connection, scope: 'all' });
 
     const tasking = await startTaskUpstream(kind, { secrets: [] });
     taskUpstreams.set(kind, tasking);
-    const reports = `held-tasks-${kind}`;
-    await connectUrl(ctx, { workspace, url: tasking.url, name: reports });
-    await changeActions(ctx, 'review', { workspace, connection: reports, all: true });
-    await changeActions(ctx, 'ask', {
-      workspace,
-      connection: reports,
+    await holdRemoteTools(held.ctx, {
+      url: tasking.url,
+      connection: `held-tasks-${kind}`,
       actions: ['report', 'confirm_report'],
     });
-    await grant(ctx, { workspace, agent: 'remover', connection: reports, scope: 'all' });
   }
 }, 120_000);
 
@@ -112,17 +92,6 @@ function request(client: Client, method: string, params: Json): Promise<Json> {
   return client.request({ method, params } as never, Any as never) as Promise<Json>;
 }
 
-/** The pending approval of the call with `args`, once the gateway holds it. */
-async function heldApproval(args: Json): Promise<Json> {
-  for (;;) {
-    const found = ((await admin('GET', APPROVALS)).body as Json[]).find(
-      (a) => JSON.stringify(a.arguments) === JSON.stringify(args),
-    );
-    if (found) return found;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 /** Polls the task until it leaves `working` (the test's timeout bounds it). */
 async function settled(client: Client, taskId: string): Promise<Json> {
   for (;;) {
@@ -147,7 +116,7 @@ describe.each(KINDS)(
         const started = await request(client, 'tools/call', { name: tool, arguments: args });
         expect(started).toMatchObject({ status: 'working' });
         expect(started.taskId).toMatch(/^pct1\./);
-        const approval = await heldApproval(args);
+        const approval = await heldApproval(admin, args);
         expect(approval).toMatchObject({
           state: 'pending',
           agent: 'remover',
@@ -167,7 +136,7 @@ describe.each(KINDS)(
           arguments: { id: `other-${kind}` },
         });
         expect(other).toMatchObject({ status: 'working' });
-        const otherApproval = await heldApproval({ id: `other-${kind}` });
+        const otherApproval = await heldApproval(admin, { id: `other-${kind}` });
         expect(otherApproval.id).not.toBe(approval.id);
         expect(otherApproval.argumentsHash).not.toBe(approval.argumentsHash);
 
@@ -216,7 +185,7 @@ describe.each(KINDS)(
         const args = { id: `denied-${kind}` };
         const started = await request(client, 'tools/call', { name: tool, arguments: args });
         expect(started).toMatchObject({ status: 'working' });
-        const approval = await heldApproval(args);
+        const approval = await heldApproval(admin, args);
         const oscar = consoleClient(gateway.url);
         expect((await oscar.signIn(APPROVER)).status).toBe(200);
         const denied = await oscar.call('POST', `/approvals/${approval.id}/deny`, {
@@ -247,7 +216,7 @@ describe.each(KINDS)(
         const before = deletes().length;
         const args = { id: `expired-${kind}` };
         const started = await request(client, 'tools/call', { name: tool, arguments: args });
-        const approval = await heldApproval(args);
+        const approval = await heldApproval(admin, args);
         // The sweep each replica runs every minute, at a moment past the approval's time.
         const store = gateway.running.gateway.store;
         const late = new Date(Date.parse(approval.expiresAt) + 1);
@@ -283,7 +252,7 @@ describe.each(KINDS)('a held call to a %s remote server that answers with tasks'
         arguments: args,
       });
       expect(started).toMatchObject({ status: 'working' });
-      const approval = await heldApproval(args);
+      const approval = await heldApproval(admin, args);
       expect(upstream.seen.filter((s) => s.method === 'tools/call')).toEqual([]);
       expect((await admin('POST', `${APPROVALS}/${approval.id}/approve`, {})).status).toBe(200);
       // One call reached the server, declaring the tasks the client declared: it started one.
@@ -321,7 +290,7 @@ describe.each(KINDS)('a held call to a %s remote server that answers with tasks'
         name: `${connection}__confirm_report`,
         arguments: args,
       });
-      const approval = await heldApproval(args);
+      const approval = await heldApproval(admin, args);
       const before = upstream.started.length;
       expect((await admin('POST', `${APPROVALS}/${approval.id}/approve`, {})).status).toBe(200);
       const asking = await settled(client, started.taskId);

@@ -12,19 +12,15 @@
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { changeActions } from '../../../../../runtime/core/operator/actions.ts';
-import { createAgent } from '../../../../../runtime/core/operator/agents.ts';
-import { grant } from '../../../../../runtime/core/operator/grants.ts';
-import { addMember } from '../../../../../runtime/core/operator/members.ts';
-import { connectUrl } from '../../../../../runtime/core/operator/remote-connections.ts';
-import { consoleClient, PASSWORD } from '../../../../support/console.ts';
+import { APPROVALS, heldApproval, type Json } from '../../../../support/approvals/approvals-api.ts';
 import {
-  adminClient,
-  callTool,
-  mcpClient,
-  startTestGateway,
-  type TestGateway,
-} from '../../../../support/gateway.ts';
+  APPROVER,
+  holdRemoteTools,
+  type RemoteHeldGateway,
+  startRemoteHeldGateway,
+} from '../../../../support/approvals/held-remote.ts';
+import { consoleClient } from '../../../../support/console.ts';
+import { callTool, mcpClient } from '../../../../support/gateway.ts';
 import { toolReasonOf } from '../../../../support/reason.ts';
 import {
   startUpstream,
@@ -33,17 +29,8 @@ import {
 } from '../../../../support/remote/upstream-servers.ts';
 
 const KINDS: UpstreamKind[] = ['modern', 'stateful'];
-const APPROVALS = '/workspaces/default/approvals';
-const APPROVER = 'oscar';
 
-// biome-ignore lint/suspicious/noExplicitAny: tests read JSON replies field by field
-type Json = Record<string, any>;
-
-interface Side {
-  gateway: TestGateway;
-  admin: ReturnType<typeof adminClient>;
-  key: string;
-}
+type Side = RemoteHeldGateway;
 
 const upstreams = new Map<UpstreamKind, Upstream>();
 /** Requests wait for an approver (as long as a test takes). */
@@ -52,24 +39,14 @@ let waiting: Side;
 let prompt: Side;
 
 async function openSide(waitMs: string): Promise<Side> {
-  const gateway = await startTestGateway({
-    environment: {
-      PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS: '1',
-      PORTCULLIS_APPROVAL_WAIT_MS: waitMs,
-    },
-  });
-  const ctx = gateway.running.gateway.operator('cli');
-  const workspace = 'default';
-  const { key } = await createAgent(ctx, { workspace, name: 'remover' });
-  await addMember(ctx, { workspace, name: APPROVER, password: PASSWORD, role: 'operator' });
-  for (const [kind, upstream] of upstreams) {
-    const connection = `held-${kind}`;
-    await connectUrl(ctx, { workspace, url: upstream.url, name: connection });
-    await changeActions(ctx, 'review', { workspace, connection, all: true });
-    await changeActions(ctx, 'ask', { workspace, connection, actions: ['delete_item'] });
-    await grant(ctx, { workspace, agent: 'remover', connection, scope: 'all' });
-  }
-  return { gateway, admin: adminClient(gateway.url, gateway.adminToken!), key };
+  const side = await startRemoteHeldGateway(waitMs);
+  for (const [kind, upstream] of upstreams)
+    await holdRemoteTools(side.ctx, {
+      url: upstream.url,
+      connection: `held-${kind}`,
+      actions: ['delete_item'],
+    });
+  return side;
 }
 
 beforeAll(async () => {
@@ -81,17 +58,6 @@ afterAll(async () => {
   await Promise.all([waiting?.gateway.close(), prompt?.gateway.close()]);
   for (const upstream of upstreams.values()) await upstream.close();
 });
-
-/** The pending approval of the call with `args`, once `side` holds it. */
-async function heldApproval(side: Side, args: Json): Promise<Json> {
-  for (;;) {
-    const found = ((await side.admin('GET', APPROVALS)).body as Json[]).find(
-      (a) => JSON.stringify(a.arguments) === JSON.stringify(args),
-    );
-    if (found) return found;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 /** The approval's runs on `side`: allowed events of `tool` with an upstream, naming it. */
 async function runsOf(side: Side, tool: string, id: string): Promise<Json[]> {
@@ -116,7 +82,7 @@ describe.each(KINDS)('a held call to a %s remote SDK server, from an SDK 1.x cli
       const before = deletes().length;
       const args = { id: `waits-${kind}` };
       const reply = callTool(client, tool, args);
-      const approval = await heldApproval(waiting, args);
+      const approval = await heldApproval(waiting.admin, args);
       expect(approval).toMatchObject({ action: tool, task: false, server: { verified: false } });
       expect(deletes().length).toBe(before);
       expect((await waiting.admin('POST', `${APPROVALS}/${approval.id}/approve`, {})).status).toBe(
@@ -141,7 +107,7 @@ describe.each(KINDS)('a held call to a %s remote SDK server, from an SDK 1.x cli
       const before = deletes().length;
       const args = { id: `denied-${kind}` };
       const reply = callTool(client, tool, args);
-      const approval = await heldApproval(waiting, args);
+      const approval = await heldApproval(waiting.admin, args);
       const oscar = consoleClient(waiting.gateway.url);
       expect((await oscar.signIn(APPROVER)).status).toBe(200);
       expect(
