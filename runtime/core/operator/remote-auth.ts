@@ -114,6 +114,10 @@ export async function setConnectionAuth(
           { field },
         );
     }
+    const connectAs =
+      parsed.connectAs === undefined
+        ? undefined
+        : await connectingMember(ctx, parsed.connectAs, workspace.id, delegation);
     const clients = flow.clients(workspace.id, connection.id);
     const client = suppliedClient(parsed, flow.binding(workspace.id, oauth), ctx.now());
     if ((delegation.onBehalf || delegation.machine) && !client && !(await clients.load()))
@@ -163,13 +167,15 @@ export async function setConnectionAuth(
       onBehalfOf: delegation.onBehalf ? { ...delegation.onBehalf } : null,
       clientCredentials: delegation.machine?.auth ?? null,
     };
+    // A draft is connected with the workspace's own token, or else the named member's (got now,
+    // kept nowhere: a refusal leaves the setting made and the draft a draft).
     const draftToken =
       endpoint.draft !== 'sign_in_needed'
         ? undefined
         : (machineTokens?.accessToken ??
-          (parsed.connectAs === undefined
+          (connectAs === undefined
             ? undefined
-            : await memberToken(ctx, parsed.connectAs, next, connection, delegation)));
+            : await memberToken(ctx, next, connection, connectAs, delegation)));
     if (draftToken === undefined) return result;
     // The draft the probe kept: connected now with the workspace's own token (or the member's).
     const remote = remoteOrThrow(ctx);
@@ -193,16 +199,15 @@ export async function setConnectionAuth(
 
 type Parsed = z.infer<typeof ConnectionAuthSchema>;
 
-/** `connectAs`: the member's token, as their agents' calls would carry it (not cached). */
-async function memberToken(
+/** `connectAs`: the member it names, checked before anything is written. */
+async function connectingMember(
   ctx: OperatorContext,
   name: string,
-  endpoint: RemoteEndpoint,
-  connection: { id: string; name: string; workspaceId: string },
+  workspaceId: string,
   delegation: UpstreamDelegation,
 ): Promise<string> {
   const member = await ctx.store.oauth.members.byName(name);
-  if (!member || member.workspaceId !== connection.workspaceId)
+  if (!member || member.workspaceId !== workspaceId)
     throw new GatewayError('not_found', `connectAs: no member of the workspace is named ${name}`, {
       field: 'connectAs',
     });
@@ -212,16 +217,30 @@ async function memberToken(
       "connectAs: only for a connection that acts on the member's behalf (--id-jag or --on-behalf-of)",
       { field: 'connectAs' },
     );
-  const tokens = await ctx.upstreamTokens.onBehalfOnce(
+  return member.id;
+}
+
+/** The member's token, as their agents' calls would carry it (not cached). */
+async function memberToken(
+  ctx: OperatorContext,
+  endpoint: RemoteEndpoint,
+  connection: { id: string; name: string; workspaceId: string },
+  memberId: string,
+  delegation: UpstreamDelegation,
+): Promise<string> {
+  const owner = {
+    workspaceId: connection.workspaceId,
+    connectionId: connection.id,
+    connectionName: connection.name,
+    agentId: null,
+  };
+  const acting = { memberId, agentId: '', clientId: null };
+  // connectingMember checked both.
+  const tokens = await ctx.upstreamTokens!.onBehalfOnce(
     endpoint,
-    {
-      workspaceId: connection.workspaceId,
-      connectionId: connection.id,
-      connectionName: connection.name,
-      agentId: null,
-    },
-    { memberId: member.id, agentId: '', clientId: null },
-    delegation.onBehalf,
+    owner,
+    acting,
+    delegation.onBehalf!,
   );
   return tokens.accessToken;
 }

@@ -28,8 +28,8 @@ export async function requestIdJag(ctx: OAuthContext, request: IdJagRequest): Pr
   if (!provider)
     throw new GatewayError(
       'not_found',
-      `id_jag: no identity provider is named ${request.provider}: portcullis idp list`,
-      { field: 'id_jag' },
+      `idJag: no identity provider is named ${request.provider}: portcullis idp list`,
+      { field: 'idJag' },
     );
   if (provider.issuer !== request.issuer)
     throw new GatewayError(
@@ -74,7 +74,7 @@ export async function requestIdJag(ctx: OAuthContext, request: IdJagRequest): Pr
       throw new GatewayError(
         'idp_id_jag_failed',
         `${provider.name} exchanged the member's ID token for another kind of token than an ID-JAG`,
-        { field: 'id_jag', detail: { provider: provider.name } },
+        { field: 'idJag', detail: { provider: provider.name } },
       );
     return result.access_token;
   } catch (error) {

@@ -44,6 +44,7 @@ import {
   startOAuthUpstream,
 } from '../../../../support/remote/oauth-upstream.ts';
 import { authorizeAt, SignInBrowser } from '../../../../support/remote/sign-in-browser.ts';
+import { runPortcullisHere } from '../../../../support/run-cli.ts';
 
 const IDP_SECRET = 'company-secret-acme-9b2d4f6a8c';
 const UPSTREAM_SECRET = 'weather-client-secret-3e5a7c9b1d';
@@ -277,6 +278,35 @@ describe("a connection that redeems the member's ID-JAG", () => {
       );
       expect(event.outcome).toBe('ok');
     }
+  });
+
+  it('is set by the command too, and a connectAs naming no member writes nothing', async () => {
+    const store = gateway.running.gateway.store;
+    const connection = await store.connections.byName(
+      (await store.workspaces.byName('default'))!.id,
+      'wx',
+    );
+    const before = (await store.remoteEndpoints.byConnection(connection!.id))?.oauth?.delegation;
+    const wrong = await admin()('PUT', '/workspaces/default/connections/wx/auth', {
+      idJag: 'off',
+      connectAs: 'nobody',
+    });
+    seen += wrong.text;
+    expect(wrong.status).toBe(404);
+    expect(wrong.body).toMatchObject({ error: { code: 'not_found', field: 'connectAs' } });
+    const after = (await store.remoteEndpoints.byConnection(connection!.id))?.oauth?.delegation;
+    expect(after).toEqual(before);
+    const set = await runPortcullisHere(['connection', 'auth', 'wx', '--id-jag', 'acme'], {
+      PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS: '1',
+      PORTCULLIS_DATA_DIR: gateway.dataDir,
+      PORTCULLIS_PUBLIC_URL: gateway.url,
+    });
+    seen += set.stdout + set.stderr;
+    expect(set.code, set.stderr).toBe(0);
+    expect(set.stdout).toContain("members' calls carry a token redeemed for an ID-JAG acme issues");
+    expect((await store.remoteEndpoints.byConnection(connection!.id))?.oauth?.delegation).toEqual(
+      before,
+    );
   });
 
   it('fails a call whose ID-JAG the upstream refuses with upstream_jwt_bearer_failed', async () => {
