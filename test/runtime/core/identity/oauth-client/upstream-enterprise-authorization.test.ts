@@ -307,6 +307,12 @@ describe("a connection that redeems the member's ID-JAG", () => {
     expect((await store.remoteEndpoints.byConnection(connection!.id))?.oauth?.delegation).toEqual(
       before,
     );
+    const listed = await runPortcullisHere(['connections'], {
+      PORTCULLIS_DEV_ALLOW_PRIVATE_NETWORKS: '1',
+      PORTCULLIS_DATA_DIR: gateway.dataDir,
+    });
+    seen += listed.stdout + listed.stderr;
+    expect(listed.stdout).toContain("members' calls on their behalf (ID-JAG of acme)");
   });
 
   it('fails a call whose ID-JAG the upstream refuses with upstream_jwt_bearer_failed', async () => {
