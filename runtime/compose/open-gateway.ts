@@ -274,6 +274,7 @@ export async function openGateway(options: OpenGatewayOptions): Promise<Gateway>
       executors,
       remote,
       upstreamSignIn,
+      upstreamTokens: tokens,
       vault,
       keys: keyLocation,
       actor,

@@ -70,6 +70,7 @@ export async function openOAuth(options: {
     upstreamSignIn,
     (owner, reason) => signInNeeded(upstreamSignIn, store, owner, reason),
     (acting, audience) => oauth.mintSubjectToken(acting, audience),
+    (request) => oauth.requestIdJag(request),
   );
   return { oauth, upstreamSignIn, tokens };
 }

@@ -52,14 +52,17 @@ export async function oauthClientCommand(): Promise<string> {
 }
 
 /**
- * How the client credentials scenarios start Portcullis as a whole
- * (`workspace-client.ts`: a gateway whose workspace shares a connection to
- * the scenario's server by client credentials), bundled as above.
+ * How the extension scenarios start Portcullis as a whole (`workspace-client.ts`:
+ * a gateway whose workspace shares a connection to the scenario's server by
+ * client credentials; `enterprise-client.ts`: a member's calls carry a token
+ * redeemed for an ID-JAG of the scenario's IdP), bundled as above.
  */
-export async function workspaceClientCommand(): Promise<string> {
-  const bundle = join(REPO_ROOT, 'node_modules/.cache/portcullis/workspace-client.mjs');
+export async function gatewayClientCommand(
+  entry: 'workspace-client' | 'enterprise-client',
+): Promise<string> {
+  const bundle = join(REPO_ROOT, `node_modules/.cache/portcullis/${entry}.mjs`);
   await build({
-    entryPoints: [join(REPO_ROOT, 'scripts/conformance/workspace-client.ts')],
+    entryPoints: [join(REPO_ROOT, `scripts/conformance/${entry}.ts`)],
     outfile: bundle,
     ...NODE_BUNDLE,
   });
@@ -76,14 +79,35 @@ export const CLIENT_CREDENTIALS_SCENARIOS = [
   'auth/client-credentials-jwt',
 ] as const;
 
-export async function runClientCredentialsConformance(
+/**
+ * The suite's Enterprise-Managed Authorization scenario (SEP-990), with
+ * Portcullis's member as the client. `auth/wif-jwt-bearer` is not run: it
+ * wants the client to present a workload's own JWT, and the gateway has no
+ * workload identity to take one from (docs/upstream-sign-in.md).
+ */
+export const ENTERPRISE_SCENARIOS = ['auth/enterprise-managed-authorization'] as const;
+
+export function runClientCredentialsConformance(
   options: Pick<ClientAuthOptions, 'outputDir' | 'timeoutMs'> = {},
 ): Promise<ClientAuthReport> {
-  const outputDir =
-    options.outputDir ?? (await mkdtemp(join(tmpdir(), 'portcullis-client-credentials-')));
-  const command = await workspaceClientCommand();
+  return runGatewayScenarios('workspace-client', CLIENT_CREDENTIALS_SCENARIOS, options);
+}
+
+export function runEnterpriseConformance(
+  options: Pick<ClientAuthOptions, 'outputDir' | 'timeoutMs'> = {},
+): Promise<ClientAuthReport> {
+  return runGatewayScenarios('enterprise-client', ENTERPRISE_SCENARIOS, options);
+}
+
+async function runGatewayScenarios(
+  entry: 'workspace-client' | 'enterprise-client',
+  list: readonly string[],
+  options: Pick<ClientAuthOptions, 'outputDir' | 'timeoutMs'>,
+): Promise<ClientAuthReport> {
+  const outputDir = options.outputDir ?? (await mkdtemp(join(tmpdir(), `portcullis-${entry}-`)));
+  const command = await gatewayClientCommand(entry);
   const scenarios: ClientAuthScenario[] = [];
-  for (const scenario of CLIENT_CREDENTIALS_SCENARIOS) {
+  for (const scenario of list) {
     const folder = join(outputDir, scenario.replace('/', '-'));
     await runSuite([
       'client',

@@ -768,5 +768,5 @@ function signInText(signIn: RemoteView['signIn'], connection: string): string {
   if (signIn.state === 'sign_in_required')
     return ` sign_in_required (${signIn.reason}): portcullis connection sign-in ${connection}`;
   const state = signIn.state === 'signed_in' ? ` signed in at ${signIn.issuer}` : ' not signed in';
-  return `${state}${signIn.clientCredentials ? ` as the workspace's own client (${signIn.clientCredentials})` : ''}${signIn.onBehalfOf ? `, members' calls on their behalf (${signIn.onBehalfOf.subjectToken})` : ''}`;
+  return `${state}${signIn.clientCredentials ? ` as the workspace's own client (${signIn.clientCredentials})` : ''}${signIn.onBehalfOf ? `, members' calls on their behalf (${signIn.onBehalfOf.idJag ? `ID-JAG of ${signIn.onBehalfOf.idJag}` : signIn.onBehalfOf.subjectToken})` : ''}`;
 }

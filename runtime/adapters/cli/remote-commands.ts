@@ -192,12 +192,14 @@ export const remoteCommands: Record<string, Command> = {
   },
   'connection auth': {
     usage:
-      'connection auth <connection> [--on-behalf-of id_token|access_token|portcullis|off] [--audience aud] [--client-credentials client_secret_basic|private_key_jwt|off] [--client-id id [--client-secret-env VAR | --client-key-env VAR]]',
+      'connection auth <connection> [--on-behalf-of id_token|access_token|portcullis|off] [--audience aud] [--id-jag idp|off] [--connect-as member] [--client-credentials client_secret_basic|private_key_jwt|off] [--client-id id [--client-secret-env VAR | --client-key-env VAR]]',
     summary:
-      "how a remote OAuth connection authenticates without a person: members' calls with a token exchanged for theirs (RFC 8693), the shared credential as the workspace's own client (client credentials)",
+      "how a remote OAuth connection authenticates without a person: members' calls with a token exchanged for theirs (RFC 8693) or redeemed for an ID-JAG of their IdP (--id-jag), the shared credential as the workspace's own client (client credentials)",
     options: {
       'on-behalf-of': { type: 'string' },
       audience: { type: 'string' },
+      'id-jag': { type: 'string' },
+      'connect-as': { type: 'string' },
       'client-credentials': { type: 'string' },
       'client-id': { type: 'string' },
       'client-secret-env': { type: 'string' },
@@ -207,6 +209,8 @@ export const remoteCommands: Record<string, Command> = {
       connection: '<connection>',
       onBehalfOf: '--on-behalf-of',
       audience: '--audience',
+      idJag: '--id-jag',
+      connectAs: '--connect-as',
       clientCredentials: '--client-credentials',
       clientId: '--client-id',
       clientSecret: '--client-secret-env',
@@ -225,6 +229,8 @@ export const remoteCommands: Record<string, Command> = {
         connection: argument(args, 'connection auth <connection>'),
         ...(text('on-behalf-of') !== undefined ? { onBehalfOf: text('on-behalf-of') } : {}),
         ...(text('audience') !== undefined ? { audience: text('audience') } : {}),
+        ...(text('id-jag') !== undefined ? { idJag: text('id-jag') } : {}),
+        ...(text('connect-as') !== undefined ? { connectAs: text('connect-as') } : {}),
         ...(text('client-credentials') !== undefined
           ? { clientCredentials: text('client-credentials') }
           : {}),
@@ -232,9 +238,11 @@ export const remoteCommands: Record<string, Command> = {
         ...(clientSecret !== undefined ? { clientSecret } : {}),
         ...(clientKey !== undefined ? { clientKey } : {}),
       });
-      const behalf = done.onBehalfOf
-        ? `members' calls carry a token exchanged for their ${done.onBehalfOf.subjectToken}${done.onBehalfOf.audience ? ` (audience ${inert(done.onBehalfOf.audience)})` : ''}`
-        : "members' calls carry the connection's own credential";
+      const behalf = done.onBehalfOf?.idJag
+        ? `members' calls carry a token redeemed for an ID-JAG ${inert(done.onBehalfOf.idJag)} issues for their ID token`
+        : done.onBehalfOf
+          ? `members' calls carry a token exchanged for their ${done.onBehalfOf.subjectToken}${done.onBehalfOf.audience ? ` (audience ${inert(done.onBehalfOf.audience)})` : ''}`
+          : "members' calls carry the connection's own credential";
       const shared = done.clientCredentials
         ? `the shared credential is the workspace's own client (${done.clientCredentials})`
         : "the shared credential is a person's sign-in";

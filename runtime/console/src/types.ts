@@ -13,7 +13,7 @@ export interface RemoteView {
     state: string;
     reason?: string;
     issuer?: string;
-    onBehalfOf?: { subjectToken: string; audience?: string };
+    onBehalfOf?: { subjectToken: string; audience?: string; idJag?: string };
     clientCredentials?: string;
   };
 }

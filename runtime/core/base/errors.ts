@@ -366,6 +366,16 @@ export const REASONS = {
     502,
     "the remote server's authorization server did not exchange the member's token; an operator must check the connection's token exchange setting (portcullis connection auth)",
   ),
+  /** The enterprise IdP did not trade the member's ID token for an ID-JAG (Enterprise-Managed Authorization). */
+  idp_id_jag_failed: failed(
+    502,
+    "the company's identity provider did not issue an ID-JAG for the member's ID token; an operator must check the connection's --id-jag provider and that provider's client (portcullis connection auth, portcullis idp)",
+  ),
+  /** The upstream's authorization server did not redeem the ID-JAG (RFC 7523 jwt-bearer). */
+  upstream_jwt_bearer_failed: failed(
+    502,
+    "the remote server's authorization server did not accept the ID-JAG from the company's identity provider; an operator must check the connection's client and --id-jag setting (portcullis connection auth)",
+  ),
   /** The upstream's authorization server did not issue a token for the workspace's own client. */
   upstream_client_credentials_failed: failed(
     502,

@@ -28,12 +28,40 @@ export const SUBJECT_TOKEN_TYPES: Readonly<Record<SubjectTokenSource, string>> =
 };
 
 export const TOKEN_EXCHANGE_GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';
+/** RFC 7523 §2.1: an assertion (here an ID-JAG) as the grant. */
+export const JWT_BEARER_GRANT = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
+/** The ID-JAG's token type (Identity Assertion JWT Authorization Grant). */
+export const ID_JAG_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:id-jag';
+
+/** What the enterprise IdP is asked for an ID-JAG with (Enterprise-Managed Authorization). */
+export interface IdJagRequest {
+  /** The identity provider's name (`connection auth --id-jag <idp>`). */
+  provider: string;
+  /** The issuer of the member's sign-in the ID token is from: it must be the provider's. */
+  issuer: string;
+  idToken: string;
+  /** The upstream's authorization server (its issuer), the ID-JAG's `aud`. */
+  audience: string;
+  /** The upstream's `resource`. */
+  resource: string;
+  scopes: readonly string[];
+}
+
+/** Trades the member's ID token at the enterprise IdP for an ID-JAG (RFC 8693); the ID-JAG. */
+export type RequestIdJag = (request: IdJagRequest) => Promise<string>;
 
 /** A call of an agent that acts for a member carries a token exchanged for the member's. */
 export interface OnBehalfSetting {
   subjectToken: SubjectTokenSource;
   /** RFC 8693 `audience`; absent: the connection's `resource` alone names the upstream. */
   audience?: string;
+  /**
+   * Enterprise-Managed Authorization: the name of the identity provider the
+   * member's ID token is traded at for an ID-JAG, which the upstream's
+   * authorization server redeems (jwt-bearer); absent: RFC 8693 at the
+   * upstream's authorization server.
+   */
+  idJag?: string;
 }
 
 /** The connection's shared credential is the workspace's own client at the upstream (client credentials). */

@@ -35,7 +35,7 @@ export interface RemoteView {
     state: 'signed_in' | 'sign_in_required' | 'not_signed_in';
     reason?: SignInReason;
     /** Members' calls carry a token exchanged for theirs (`connection auth --on-behalf-of`). */
-    onBehalfOf?: { subjectToken: string; audience?: string };
+    onBehalfOf?: { subjectToken: string; audience?: string; idJag?: string };
     /** The shared credential is the workspace's own client (`connection auth --client-credentials`). */
     clientCredentials?: string;
   };

@@ -10,6 +10,7 @@ import { auditEvent } from '../governance/audit-event.ts';
 import type { ReviewFlaggedMode } from '../governance/review-flags.ts';
 import type { ToolSources } from '../governance/tool-source.ts';
 import type { UpstreamSignIn } from '../identity/oauth-client/upstream-sign-in.ts';
+import type { UpstreamTokens } from '../identity/oauth-client/upstream-tokens.ts';
 import type { NewAuditEvent, Workspace } from '../model/governance.ts';
 import type { StepUpForm } from '../model/oauth.ts';
 import type { Store } from '../ports/store.ts';
@@ -35,6 +36,8 @@ export interface OperatorContext {
   remote?: RemoteMcp;
   /** Signing in to remote MCP servers (absent where no outbound client runs). */
   upstreamSignIn?: UpstreamSignIn;
+  /** The tokens calls to `oauth` connections carry (absent where no outbound client runs). */
+  upstreamTokens?: UpstreamTokens;
   /** Where the master key lives. */
   keys: KeyLocation;
   /** Who acts: `admin:<token id>`, `cli`, or `member:<member id>` (the console; audited as that member). */

@@ -10,7 +10,13 @@
  *   with it;
  * - `onBehalfOf`: an agent's call for a member (their consent made it)
  *   carries a token exchanged (RFC 8693) for the member's own from their
- *   IdP sign-in, with the connection's `resource` and `audience`.
+ *   IdP sign-in, with the connection's `resource` and `audience`;
+ * - `idJag`: Enterprise-Managed Authorization, the same call carries a token
+ *   the authorization server issued (jwt-bearer) for an ID-JAG the named
+ *   identity provider issued for the member's ID token (`--id-jag <idp>`);
+ *   a draft that waited for a sign-in has no shared credential to discover
+ *   its tools with, so `connectAs` names a member (with a live sign-in at
+ *   the provider) whose token, got now and kept nowhere, connects it.
  *
  * The authorization server must list the grant where it lists grants
  * (`oauth_grant_unsupported`). Bad input writes nothing.
@@ -20,6 +26,7 @@ import { GatewayError } from '../base/errors.ts';
 import type { ClientMaterial } from '../identity/oauth-client/engine-contract.ts';
 import { clientCredentialsToken } from '../identity/oauth-client/upstream-grants.ts';
 import {
+  JWT_BEARER_GRANT,
   SUBJECT_TOKEN_SOURCES,
   TOKEN_EXCHANGE_GRANT,
   type UpstreamDelegation,
@@ -40,6 +47,10 @@ export const ConnectionAuthSchema = z.strictObject({
   connection: z.string().min(1),
   /** Which token of the member's IdP sign-in is exchanged; `off` stops acting on their behalf. */
   onBehalfOf: z.enum([...SUBJECT_TOKEN_SOURCES, OFF]).optional(),
+  /** The identity provider whose ID-JAGs the connection redeems (Enterprise-Managed Authorization); `off` stops it. */
+  idJag: z.string().min(1).max(200).optional(),
+  /** A member whose own token (by the member's setting) connects a draft now; kept nowhere. */
+  connectAs: z.string().min(1).max(200).optional(),
   /** RFC 8693 `audience` the exchange asks for (absent: the connection's `resource` only). */
   audience: z.string().min(1).max(2048).optional(),
   /** How the workspace's own client authenticates for the shared credential; `off`: a person's sign-in. */
@@ -53,7 +64,7 @@ export const ConnectionAuthSchema = z.strictObject({
 
 export interface ConnectionAuth {
   connection: string;
-  onBehalfOf: { subjectToken: string; audience?: string } | null;
+  onBehalfOf: { subjectToken: string; audience?: string; idJag?: string } | null;
   clientCredentials: string | null;
   /** A draft connected now with the workspace's own token: its tools, quarantined. */
   connected?: RemoteConnectResult;
@@ -80,8 +91,19 @@ export async function setConnectionAuth(
         { field: 'connection' },
       );
     const delegation = nextDelegation(oauth.delegation, parsed);
+    if (parsed.idJag !== undefined && parsed.idJag !== OFF)
+      if (!(await ctx.store.identity.providerByName(parsed.idJag)))
+        throw new GatewayError(
+          'not_found',
+          `idJag: no identity provider is named ${parsed.idJag}`,
+          {
+            field: 'idJag',
+          },
+        );
+    const idJag = delegation.onBehalf?.idJag !== undefined;
     for (const [wanted, grant, field] of [
-      [delegation.onBehalf, TOKEN_EXCHANGE_GRANT, 'onBehalfOf'],
+      [delegation.onBehalf && !idJag, TOKEN_EXCHANGE_GRANT, 'onBehalfOf'],
+      [delegation.onBehalf && idJag, JWT_BEARER_GRANT, 'idJag'],
       [delegation.machine, 'client_credentials', 'clientCredentials'],
     ] as const) {
       const listed = oauth.metadata.grant_types_supported;
@@ -92,6 +114,10 @@ export async function setConnectionAuth(
           { field },
         );
     }
+    const connectAs =
+      parsed.connectAs === undefined
+        ? undefined
+        : await connectingMember(ctx, parsed.connectAs, workspace.id, delegation);
     const clients = flow.clients(workspace.id, connection.id);
     const client = suppliedClient(parsed, flow.binding(workspace.id, oauth), ctx.now());
     if ((delegation.onBehalf || delegation.machine) && !client && !(await clients.load()))
@@ -141,10 +167,19 @@ export async function setConnectionAuth(
       onBehalfOf: delegation.onBehalf ? { ...delegation.onBehalf } : null,
       clientCredentials: delegation.machine?.auth ?? null,
     };
-    if (!machineTokens || endpoint.draft !== 'sign_in_needed') return result;
-    // The draft the probe kept: connected now with the workspace's own token.
+    // A draft is connected with the workspace's own token, or else the named member's (got now,
+    // kept nowhere: a refusal leaves the setting made and the draft a draft).
+    const draftToken =
+      endpoint.draft !== 'sign_in_needed'
+        ? undefined
+        : (machineTokens?.accessToken ??
+          (connectAs === undefined
+            ? undefined
+            : await memberToken(ctx, next, connection, connectAs, delegation)));
+    if (draftToken === undefined) return result;
+    // The draft the probe kept: connected now with the workspace's own token (or the member's).
     const remote = remoteOrThrow(ctx);
-    const target = upstreamTarget(next, { [BEARER_FIELD]: machineTokens.accessToken });
+    const target = upstreamTarget(next, { [BEARER_FIELD]: draftToken });
     const probed = await probeEndpoint(remote.client, remote.http, target, {
       allowPrivateNetworks: remote.allowPrivateNetworks,
       withCredential: true,
@@ -164,12 +199,67 @@ export async function setConnectionAuth(
 
 type Parsed = z.infer<typeof ConnectionAuthSchema>;
 
+/** `connectAs`: the member it names, checked before anything is written. */
+async function connectingMember(
+  ctx: OperatorContext,
+  name: string,
+  workspaceId: string,
+  delegation: UpstreamDelegation,
+): Promise<string> {
+  const member = await ctx.store.oauth.members.byName(name);
+  if (!member || member.workspaceId !== workspaceId)
+    throw new GatewayError('not_found', `connectAs: no member of the workspace is named ${name}`, {
+      field: 'connectAs',
+    });
+  if (!delegation.onBehalf || !ctx.upstreamTokens)
+    throw new GatewayError(
+      'invalid_input',
+      "connectAs: only for a connection that acts on the member's behalf (--id-jag or --on-behalf-of)",
+      { field: 'connectAs' },
+    );
+  return member.id;
+}
+
+/** The member's token, as their agents' calls would carry it (not cached). */
+async function memberToken(
+  ctx: OperatorContext,
+  endpoint: RemoteEndpoint,
+  connection: { id: string; name: string; workspaceId: string },
+  memberId: string,
+  delegation: UpstreamDelegation,
+): Promise<string> {
+  const owner = {
+    workspaceId: connection.workspaceId,
+    connectionId: connection.id,
+    connectionName: connection.name,
+    agentId: null,
+  };
+  const acting = { memberId, agentId: '', clientId: null };
+  // connectingMember checked both.
+  const tokens = await ctx.upstreamTokens!.onBehalfOnce(
+    endpoint,
+    owner,
+    acting,
+    delegation.onBehalf!,
+  );
+  return tokens.accessToken;
+}
+
 function nextDelegation(
   current: UpstreamDelegation | undefined,
   parsed: Parsed,
 ): UpstreamDelegation {
   const next: UpstreamDelegation = { ...current };
-  if (parsed.onBehalfOf === OFF) delete next.onBehalf;
+  if (parsed.idJag !== undefined) {
+    if (parsed.onBehalfOf !== undefined || parsed.audience !== undefined)
+      throw new GatewayError(
+        'invalid_input',
+        'idJag: an ID-JAG is asked for with the ID token and the authorization server as audience; give it without onBehalfOf or audience',
+        { field: 'idJag' },
+      );
+    if (parsed.idJag === OFF) delete next.onBehalf;
+    else next.onBehalf = { subjectToken: 'id_token', idJag: parsed.idJag };
+  } else if (parsed.onBehalfOf === OFF) delete next.onBehalf;
   else if (parsed.onBehalfOf !== undefined)
     next.onBehalf = {
       subjectToken: parsed.onBehalfOf,
@@ -234,7 +324,8 @@ function suppliedClient(
 
 function describe(delegation: UpstreamDelegation): string {
   const parts: string[] = [];
-  if (delegation.onBehalf) parts.push(`on-behalf-of ${delegation.onBehalf.subjectToken}`);
+  if (delegation.onBehalf?.idJag !== undefined) parts.push(`id-jag ${delegation.onBehalf.idJag}`);
+  else if (delegation.onBehalf) parts.push(`on-behalf-of ${delegation.onBehalf.subjectToken}`);
   if (delegation.machine) parts.push(`client-credentials ${delegation.machine.auth}`);
   return parts.length === 0 ? 'sign-in only' : parts.join(', ');
 }

@@ -7,8 +7,13 @@
  * `email`, `groups`) and can change between sign-ins, and signing keys the
  * test knows, so an attack can hand the gateway an ID token that the real
  * token endpoint answered with but that says something else (another
- * audience, no signature, another key's signature).
+ * audience, no signature, another key's signature). With `idJags`, its
+ * token endpoint also issues ID-JAGs (Enterprise-Managed Authorization):
+ * RFC 8693 token exchange of one of its own ID tokens for its client, for an
+ * ID-JAG signed with its key (`typ` oauth-id-jag+jwt) naming the audience
+ * and resource asked for and the client at that audience `idJags` says.
  */
+import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import express from 'express';
 import {
@@ -17,10 +22,15 @@ import {
   generateKeyPair,
   type JWK,
   type JWTPayload,
+  jwtVerify,
   SignJWT,
   UnsecuredJWT,
 } from 'jose';
-import Provider from 'oidc-provider';
+import Provider, { errors } from 'oidc-provider';
+
+const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
+const ID_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:id_token';
+const ID_JAG_TYPE = 'urn:ietf:params:oauth:token-type:id-jag';
 
 export interface CompanyIdpOptions {
   tenant: string;
@@ -30,6 +40,17 @@ export interface CompanyIdpOptions {
   people: Record<string, Record<string, unknown>>;
   clientId?: string;
   clientSecret?: string;
+  /** ID-JAGs issued by token exchange: each audience's (authorization server's) client id there. */
+  idJags?: Record<string, string>;
+}
+
+/** One ID-JAG request as the IdP's token endpoint received it. */
+export interface IdJagRequestSeen {
+  subjectToken: string;
+  audience: string | undefined;
+  resource: string | undefined;
+  /** The ID-JAG issued; undefined when refused. */
+  idJag: string | undefined;
 }
 
 /** What an attack does to the ID token the token endpoint is about to answer with. */
@@ -53,6 +74,8 @@ export interface CompanyIdp {
   disable(person: string): void;
   /** Token requests the IdP answered. */
   tokenRequests: number;
+  /** ID-JAG requests (token exchanges), in order. */
+  idJagRequests: IdJagRequestSeen[];
   close(): Promise<void>;
 }
 
@@ -81,7 +104,11 @@ export async function startCompanyIdp(options: CompanyIdpOptions): Promise<Compa
         client_id: clientId,
         client_secret: clientSecret,
         redirect_uris: [options.redirectUri],
-        grant_types: ['authorization_code', 'refresh_token'],
+        grant_types: [
+          'authorization_code',
+          'refresh_token',
+          ...(options.idJags ? [TOKEN_EXCHANGE] : []),
+        ],
         response_types: ['code'],
         token_endpoint_auth_method: 'client_secret_basic',
       },
@@ -114,6 +141,7 @@ export async function startCompanyIdp(options: CompanyIdpOptions): Promise<Compa
     people,
     tamper: undefined,
     tokenRequests: 0,
+    idJagRequests: [],
     disable(person) {
       disabled.add(person);
     },
@@ -132,6 +160,67 @@ export async function startCompanyIdp(options: CompanyIdpOptions): Promise<Compa
     },
     close: () => new Promise((resolve) => http.close(() => resolve())),
   };
+  if (options.idJags) {
+    const audiences = options.idJags;
+    provider.registerGrantType(
+      TOKEN_EXCHANGE,
+      async (ctx) => {
+        const params = ctx.oidc.params as Record<string, string | undefined>;
+        const seen: IdJagRequestSeen = {
+          subjectToken: params.subject_token ?? '',
+          audience: params.audience,
+          resource: params.resource,
+          idJag: undefined,
+        };
+        idp.idJagRequests.push(seen);
+        const clientAtAudience = audiences[seen.audience ?? ''];
+        if (
+          params.subject_token_type !== ID_TOKEN_TYPE ||
+          params.requested_token_type !== ID_JAG_TYPE ||
+          clientAtAudience === undefined ||
+          seen.resource === undefined
+        )
+          throw new errors.InvalidRequest('not an ID-JAG request this IdP answers');
+        let sub: string;
+        try {
+          const { payload } = await jwtVerify(seen.subjectToken, own.publicKey, {
+            issuer,
+            audience: clientId,
+          });
+          sub = String(payload.sub);
+        } catch {
+          throw new errors.InvalidGrant('the subject token is not an ID token of this IdP');
+        }
+        const now = Math.floor(Date.now() / 1000);
+        seen.idJag = await new SignJWT({
+          sub,
+          resource: seen.resource,
+          client_id: clientAtAudience,
+          jti: randomUUID(),
+        })
+          .setProtectedHeader({ alg: 'RS256', kid: jwk.kid!, typ: 'oauth-id-jag+jwt' })
+          .setIssuer(issuer)
+          .setAudience(seen.audience!)
+          .setIssuedAt(now)
+          .setExpirationTime(now + 300)
+          .sign(own.privateKey);
+        ctx.body = {
+          access_token: seen.idJag,
+          issued_token_type: ID_JAG_TYPE,
+          token_type: 'N_A',
+          expires_in: 300,
+        };
+      },
+      [
+        'subject_token',
+        'subject_token_type',
+        'requested_token_type',
+        'audience',
+        'resource',
+        'scope',
+      ],
+    );
+  }
   provider.use(async (ctx, next) => {
     await next();
     if (ctx.method !== 'POST' || ctx.path !== '/token') return;

@@ -37,6 +37,22 @@ export interface OAuthUpstreamOptions {
   tokenExchange?: {
     verify(subjectToken: string, subjectTokenType: string): Promise<{ sub: string }>;
   };
+  /**
+   * The RFC 7523 JWT bearer grant offered (an ID-JAG as the assertion):
+   * `verify` checks the assertion for the authenticated client (throws when
+   * it is not one to redeem) and answers whose it is.
+   */
+  jwtBearer?: {
+    verify(assertion: string, clientId: string): Promise<{ sub: string }>;
+  };
+}
+
+/** One JWT bearer grant as the authorization server received it. */
+export interface ReceivedJwtBearer {
+  assertion: string;
+  clientId: string;
+  resource: string | undefined;
+  outcome: 'ok' | string;
 }
 
 /** One token exchange request as the authorization server received it. */
@@ -49,6 +65,7 @@ export interface ReceivedExchange {
 }
 
 const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
+const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
 
 export interface OAuthUpstream {
@@ -68,6 +85,8 @@ export interface OAuthUpstream {
   acceptedClaims: Array<Record<string, unknown>>;
   /** Token exchange requests, in order. */
   exchanges: ReceivedExchange[];
+  /** JWT bearer grants, in order. */
+  jwtBearers: ReceivedJwtBearer[];
   /** Client credentials grants answered. */
   clientCredentialGrants: number;
   /** The lifetime in seconds of the tokens exchanges and client credentials issue from now on. Default 3600. */
@@ -140,7 +159,62 @@ export async function startOAuthUpstream(
     },
   });
   const exchanges: ReceivedExchange[] = [];
+  const jwtBearers: ReceivedJwtBearer[] = [];
   let clientCredentialGrants = 0;
+  /** An access token for `sub`, a JWT whose audience is the resource (default the MCP endpoint). */
+  const issue = async (
+    ctx: KoaContextWithOIDC,
+    sub: string,
+    asked: string | undefined,
+    grantId: string,
+  ) => {
+    const resource = asked ?? mcpUrl;
+    const token = new provider.AccessToken({
+      accountId: sub,
+      client: ctx.oidc.client!,
+      grantId,
+      gty: 'token_exchange',
+      scope: scopes.join(' '),
+    });
+    token.resourceServer = new provider.ResourceServer(resource, {
+      scope: scopes.join(' '),
+      audience: resource,
+      accessTokenTTL: state.issuedTtl,
+      accessTokenFormat: 'jwt',
+    });
+    const value = await token.save();
+    return {
+      access_token: value,
+      token_type: 'Bearer',
+      expires_in: token.expiration,
+      scope: scopes.join(' '),
+    };
+  };
+  if (options.jwtBearer) {
+    const { verify } = options.jwtBearer;
+    provider.registerGrantType(
+      JWT_BEARER,
+      async (ctx) => {
+        const params = ctx.oidc.params as Record<string, string | undefined>;
+        const received: ReceivedJwtBearer = {
+          assertion: params.assertion ?? '',
+          clientId: ctx.oidc.client!.clientId,
+          resource: params.resource,
+          outcome: 'ok',
+        };
+        jwtBearers.push(received);
+        let sub: string;
+        try {
+          ({ sub } = await verify(received.assertion, received.clientId));
+        } catch {
+          received.outcome = 'invalid_grant';
+          throw new errors.InvalidGrant('the assertion is not one this server redeems');
+        }
+        ctx.body = await issue(ctx, sub, received.resource, `jwt-bearer-${jwtBearers.length}`);
+      },
+      ['assertion', 'resource', 'scope'],
+    );
+  }
   provider.on('grant.success', (ctx) => {
     if (grantType(ctx) === 'client_credentials') clientCredentialGrants++;
   });
@@ -165,27 +239,9 @@ export async function startOAuthUpstream(
           received.outcome = 'invalid_grant';
           throw new errors.InvalidGrant('the subject token is not one this server exchanges');
         }
-        const resource = received.resource ?? mcpUrl;
-        const token = new provider.AccessToken({
-          accountId: sub,
-          client: ctx.oidc.client!,
-          grantId: `exchange-${exchanges.length}`,
-          gty: 'token_exchange',
-          scope: scopes.join(' '),
-        });
-        token.resourceServer = new provider.ResourceServer(resource, {
-          scope: scopes.join(' '),
-          audience: resource,
-          accessTokenTTL: state.issuedTtl,
-          accessTokenFormat: 'jwt',
-        });
-        const value = await token.save();
         ctx.body = {
-          access_token: value,
+          ...(await issue(ctx, sub, received.resource, `exchange-${exchanges.length}`)),
           issued_token_type: ACCESS_TOKEN_TYPE,
-          token_type: 'Bearer',
-          expires_in: token.expiration,
-          scope: scopes.join(' '),
         };
       },
       [
@@ -301,6 +357,7 @@ export async function startOAuthUpstream(
     received,
     acceptedClaims,
     exchanges,
+    jwtBearers,
     get clientCredentialGrants() {
       return clientCredentialGrants;
     },

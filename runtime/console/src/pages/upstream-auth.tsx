@@ -2,7 +2,8 @@
  * How a remote OAuth connection authenticates at its authorization server
  * (`portcullis connection auth`): a person's sign-in or the workspace's own
  * client for the shared credential, and whether members' calls carry a
- * token exchanged for their own (RFC 8693). The issuer and the audience
+ * token exchanged for their own (RFC 8693) or redeemed for an ID-JAG of
+ * their identity provider. The issuer and the audience
  * are the remote side's and the operator's text: shown inert.
  */
 
@@ -27,7 +28,12 @@ export function UpstreamAuth({ signIn }: { signIn: NonNullable<RemoteView['signI
       </dd>
       <dt>Members' calls</dt>
       <dd>
-        {behalf ? (
+        {behalf?.idJag ? (
+          <>
+            on the member's behalf: a token redeemed for an ID-JAG that{' '}
+            <code>{shown(behalf.idJag)}</code> issues for their ID token
+          </>
+        ) : behalf ? (
           <>
             on the member's behalf: a token exchanged for{' '}
             {behalf.subjectToken === 'portcullis'

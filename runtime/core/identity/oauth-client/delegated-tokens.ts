@@ -16,18 +16,26 @@
  * Both are keyed by the member's epoch too (`member-epoch.ts`): `idp sync`,
  * a new sign-in at the IdP or the member's removal leaves no replica a token
  * exchanged before.
+ *
+ * A connection set with `--id-jag <idp>` (Enterprise-Managed Authorization,
+ * `enterprise-authorization.ts`) gets its token the same way, cached the
+ * same: the member's ID token traded at the IdP for an ID-JAG, redeemed at
+ * the connection's authorization server.
  */
 import { GatewayError } from '../../base/errors.ts';
 import {
   type ActingFor,
+  ID_JAG_TOKEN_TYPE,
   type MintSubjectToken,
   type OnBehalfSetting,
+  type RequestIdJag,
   SUBJECT_TOKEN_TYPES,
   type SubjectTokens,
   subjectTokensPlace,
 } from '../../model/delegation.ts';
 import type { RemoteEndpoint } from '../../model/remote.ts';
 import type { TokenGrant, TokenSet } from './engine-contract.ts';
+import { redeemIdJag } from './enterprise-authorization.ts';
 import { ExchangedTokens, type ExchangeFor, entryId } from './exchanged-tokens.ts';
 import { MemberEpochs } from './member-epoch.ts';
 import type { TokenOwner } from './token-owner.ts';
@@ -46,14 +54,17 @@ interface Cached {
 export class DelegatedTokens {
   readonly #signIn: UpstreamSignIn;
   readonly #mint: MintSubjectToken | undefined;
+  readonly #requestIdJag: RequestIdJag | undefined;
   readonly #cached = new Map<string, Cached>();
   readonly #exchanging = new Map<string, Promise<TokenSet>>();
   readonly #shared: ExchangedTokens;
   readonly #epochs: MemberEpochs;
 
-  constructor(signIn: UpstreamSignIn, mint?: MintSubjectToken) {
+  /** `requestIdJag`: the enterprise IdP's ID-JAGs (`--id-jag`), through the authorization server's providers. */
+  constructor(signIn: UpstreamSignIn, mint?: MintSubjectToken, requestIdJag?: RequestIdJag) {
     this.#signIn = signIn;
     this.#mint = mint;
+    this.#requestIdJag = requestIdJag;
     const { state, store, vault, now } = signIn.options;
     this.#shared = new ExchangedTokens({ state, store, vault, now });
     this.#epochs = new MemberEpochs(store);
@@ -72,6 +83,19 @@ export class DelegatedTokens {
     if (cached && !needsRefresh(cached.tokens, this.#signIn.options.now()))
       return cached.tokens.accessToken;
     return (await this.#exchange(key, of, endpoint, owner, acting, setting)).accessToken;
+  }
+
+  /**
+   * A token for `acting`'s member now, not cached: what connects a draft
+   * whose only credentials are members' own (`connection auth --connect-as`).
+   */
+  once(
+    endpoint: RemoteEndpoint,
+    owner: TokenOwner,
+    acting: ActingFor,
+    setting: OnBehalfSetting,
+  ): Promise<TokenSet> {
+    return this.#exchangeNow(endpoint, owner, acting, setting);
   }
 
   /** After the upstream refused `used` (a 401): forgotten, and exchanged once more. */
@@ -139,9 +163,9 @@ export class DelegatedTokens {
         'oauth_sign_in_required',
         `connection ${owner.connectionName} has no authorization server to exchange at`,
       );
-    const subjectToken =
+    const subject =
       setting.subjectToken === 'portcullis'
-        ? await this.#minted(acting, oauth.issuer)
+        ? { token: await this.#minted(acting, oauth.issuer), issuer: '' }
         : await this.#subjectToken(owner, acting, setting);
     const client = await this.#signIn.clients(owner.workspaceId, owner.connectionId).load();
     if (!client)
@@ -156,10 +180,23 @@ export class DelegatedTokens {
       resource: oauth.resource,
       sendResource: !oauth.omitResource,
     };
+    if (setting.idJag !== undefined) {
+      if (!this.#requestIdJag)
+        throw new TypeError('ID-JAGs need the authorization server and its identity providers');
+      const idJag = await this.#requestIdJag({
+        provider: setting.idJag,
+        issuer: subject.issuer,
+        idToken: subject.token,
+        audience: oauth.issuer,
+        resource: oauth.resource,
+        scopes: oauth.scopes,
+      });
+      return redeemIdJag(grant, idJag, oauth.scopes, this.#signIn.context);
+    }
     return exchangeToken(
       grant,
       {
-        subjectToken,
+        subjectToken: subject.token,
         subjectTokenType: SUBJECT_TOKEN_TYPES[setting.subjectToken],
         audience: setting.audience,
         scopes: oauth.scopes,
@@ -179,7 +216,7 @@ export class DelegatedTokens {
     owner: TokenOwner,
     acting: ActingFor,
     setting: OnBehalfSetting,
-  ): Promise<string> {
+  ): Promise<{ token: string; issuer: string }> {
     const { store, vault, now } = this.#signIn.options;
     const row = await store.identity.latestSubjectTokens(acting.memberId);
     const required = (why: string) =>
@@ -207,7 +244,7 @@ export class DelegatedTokens {
       throw required(
         `the ${setting.subjectToken.replace('_', ' ')} of the member's last sign-in has expired`,
       );
-    return token;
+    return { token, issuer: row.issuer };
   }
 }
 
@@ -224,6 +261,9 @@ function exchangeFor(
     epoch,
     resource: endpoint.oauth?.resource ?? '',
     audience: setting.audience,
-    subjectTokenType: SUBJECT_TOKEN_TYPES[setting.subjectToken],
+    subjectTokenType:
+      setting.idJag === undefined
+        ? SUBJECT_TOKEN_TYPES[setting.subjectToken]
+        : `${ID_JAG_TOKEN_TYPE} ${setting.idJag}`,
   };
 }

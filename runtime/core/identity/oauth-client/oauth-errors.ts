@@ -44,13 +44,17 @@ export type OAuthStep =
   | 'refresh'
   | 'revocation'
   | 'token exchange'
-  | 'client credentials';
+  | 'client credentials'
+  | 'id-jag request'
+  | 'jwt bearer';
 
 /** The code a step's failure is, when not a refusal of `resource` or of a refresh. */
 function failedCode(step: OAuthStep): ReasonCode {
   if (step === 'registration') return 'oauth_registration_failed';
   if (step === 'token exchange') return 'upstream_token_exchange_failed';
   if (step === 'client credentials') return 'upstream_client_credentials_failed';
+  if (step === 'id-jag request') return 'idp_id_jag_failed';
+  if (step === 'jwt bearer') return 'upstream_jwt_bearer_failed';
   return 'oauth_token_failed';
 }
 

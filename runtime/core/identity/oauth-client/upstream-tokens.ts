@@ -17,7 +17,12 @@
  *   a person signs in.
  */
 import { GatewayError } from '../../base/errors.ts';
-import type { ActingFor, MintSubjectToken, OnBehalfSetting } from '../../model/delegation.ts';
+import type {
+  ActingFor,
+  MintSubjectToken,
+  OnBehalfSetting,
+  RequestIdJag,
+} from '../../model/delegation.ts';
 import type { RemoteEndpoint } from '../../model/remote.ts';
 import type { SignInReason } from '../../model/sign-in.ts';
 import { withLock } from '../../ports/shared-state/shared-lock.ts';
@@ -54,11 +59,20 @@ export class UpstreamTokens {
   /** Tokens exchanged for members' own, on connections that act on their behalf. */
   readonly #delegated: DelegatedTokens;
 
-  /** `mint`: our own subject tokens (`--on-behalf-of portcullis`), from the authorization server. */
-  constructor(signIn: UpstreamSignIn, needed: SignInNeeded, mint?: MintSubjectToken) {
+  /**
+   * `mint`: our own subject tokens (`--on-behalf-of portcullis`), and
+   * `requestIdJag`: the enterprise IdP's ID-JAGs (`--id-jag`), both from the
+   * authorization server.
+   */
+  constructor(
+    signIn: UpstreamSignIn,
+    needed: SignInNeeded,
+    mint?: MintSubjectToken,
+    requestIdJag?: RequestIdJag,
+  ) {
     this.#signIn = signIn;
     this.#needed = needed;
-    this.#delegated = new DelegatedTokens(signIn, mint);
+    this.#delegated = new DelegatedTokens(signIn, mint, requestIdJag);
   }
 
   /** The token exchanged for `acting`'s member (RFC 8693), cached until shortly before it expires. */
@@ -69,6 +83,16 @@ export class UpstreamTokens {
     setting: OnBehalfSetting,
   ): Promise<string> {
     return this.#delegated.accessToken(endpoint, owner, acting, setting);
+  }
+
+  /** A token for `acting`'s member now, kept nowhere (a draft connected with it). */
+  onBehalfOnce(
+    endpoint: RemoteEndpoint,
+    owner: TokenOwner,
+    acting: ActingFor,
+    setting: OnBehalfSetting,
+  ): Promise<TokenSet> {
+    return this.#delegated.once(endpoint, owner, acting, setting);
   }
 
   /** After the upstream refused an exchanged token with a 401: exchanged once more. */

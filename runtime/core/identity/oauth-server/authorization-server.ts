@@ -4,7 +4,7 @@
  * It also makes the credential strategy `/mcp` accepts its access tokens
  * with, and says what a 401's challenge names.
  */
-import type { ActingFor } from '../../model/delegation.ts';
+import type { ActingFor, IdJagRequest } from '../../model/delegation.ts';
 import type { Member, StepUpForm } from '../../model/oauth.ts';
 import type { GuardedClient } from '../../outbound/guarded-client.ts';
 import type { SharedState } from '../../ports/shared-state/shared-state.ts';
@@ -16,6 +16,7 @@ import { authorize, type ConsentForm, decide, reviewAfterIdpSignIn } from './aut
 import { ClientDirectory } from './client-directory.ts';
 import { ClientMetadataDocuments } from './client-metadata-documents.ts';
 import { documentationPage } from './consent-page.ts';
+import { requestIdJag } from './id-jag-request.ts';
 import { IdpDirectory } from './idp-directory.ts';
 import {
   finishIdpSignIn,
@@ -300,6 +301,11 @@ export class AuthorizationServer {
 
   jwks(): OAuthReply {
     return documentReply(this.#ctx.keys.jwks());
+  }
+
+  /** The enterprise IdP's ID-JAG for a member's ID token (`connection auth --id-jag`). */
+  requestIdJag(request: IdJagRequest): Promise<string> {
+    return requestIdJag(this.#ctx, request);
   }
 
   /** A subject token of ours for `acting`'s member, for a token exchange at `audience` (an upstream's issuer). */

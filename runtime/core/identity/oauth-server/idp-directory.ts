@@ -13,6 +13,7 @@ import * as oauth from 'oauth4webapi';
 import { GatewayError } from '../../base/errors.ts';
 import type { IdentityProvider } from '../../model/identity.ts';
 import type { GuardedClient } from '../../outbound/guarded-client.ts';
+import type { Redactor } from '../../outbound/redaction.ts';
 import { endpointRefusal } from '../oauth-client/endpoint-check.ts';
 import type { UpstreamOAuthPolicy } from '../oauth-client/engine-contract.ts';
 import { guardedFetch } from '../oauth-client/oauth-http.ts';
@@ -80,6 +81,11 @@ export class IdpDirectory {
         detail: { provider: provider.name, variable: provider.clientSecretEnv },
       });
     return secret;
+  }
+
+  /** The guarded fetch with `redactor` keeping a request's secrets (an ID token, the client secret) out of errors. */
+  fetchKeeping(redactor: Redactor): ReturnType<typeof guardedFetch> {
+    return guardedFetch(this.#options.http, redactor);
   }
 
   /** Forgets what was cached of an issuer (a provider removed or added again). */

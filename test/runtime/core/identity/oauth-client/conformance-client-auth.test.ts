@@ -11,13 +11,22 @@
  * workspace shares a connection to the scenario's server with its own client
  * at the scenario's authorization server (`workspace-client.ts`), an agent
  * calling the server's tool through it.
+ *
+ * The Enterprise-Managed Authorization scenario runs the same way
+ * (`enterprise-client.ts`): the scenario's IdP as the company's, a member
+ * whose sign-in there is kept, and the connection set with `--id-jag`: the
+ * member's call carries a token the scenario's authorization server issued
+ * for an ID-JAG its IdP issued for the member's ID token. `auth/wif-jwt-bearer`
+ * is not run: the gateway has no workload identity to present.
  */
 import { expect, it } from 'vitest';
 import {
   CLIENT_CREDENTIALS_SCENARIOS,
+  ENTERPRISE_SCENARIOS,
   formatClientAuthReport,
   runClientAuthConformance,
   runClientCredentialsConformance,
+  runEnterpriseConformance,
 } from '../../../../../scripts/conformance/client-auth.ts';
 
 it('passes every scenario of the client auth suite', { timeout: 180_000 }, async () => {
@@ -44,6 +53,18 @@ it("passes the client credentials scenarios as a workspace's shared connection",
 }, async () => {
   const report = await runClientCredentialsConformance();
   expect(report.scenarios.map((s) => s.scenario)).toEqual([...CLIENT_CREDENTIALS_SCENARIOS]);
+  expect(
+    report.scenarios.filter((s) => s.ok !== true),
+    formatClientAuthReport(report),
+  ).toEqual([]);
+  expect(report.scenarios.every((s) => s.counts.passed > 0)).toBe(true);
+});
+
+it("passes the Enterprise-Managed Authorization scenario with a member's ID-JAG", {
+  timeout: 180_000,
+}, async () => {
+  const report = await runEnterpriseConformance();
+  expect(report.scenarios.map((s) => s.scenario)).toEqual([...ENTERPRISE_SCENARIOS]);
   expect(
     report.scenarios.filter((s) => s.ok !== true),
     formatClientAuthReport(report),
