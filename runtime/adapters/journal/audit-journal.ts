@@ -1,10 +1,11 @@
 /**
  * The audit journal (issue 33, docs/operations.md#the-audit-journal): each call's audit
- * event is one line appended to this process's journal file with one
- * write(2) before the call's result goes back, and folded into the store in
- * batches off the reply path.
+ * event is one line appended to this process's journal file before the
+ * call's result goes back (one write(2) for the lines of every call that
+ * ends in the same turn of the event loop; at once for a call that runs
+ * alone), and folded into the store in batches off the reply path.
  *
- * - Durability: once `append` returns the line is in the kernel, so a
+ * - Durability: once `append` resolves the line is in the kernel, so a
  *   kill -9 of the process loses nothing (the same promise as the store's
  *   commit without fsync). An fsync runs every `FSYNC_MS` while lines were
  *   written since the last one: a power loss can take at most that long.
@@ -93,6 +94,14 @@ export class AuditJournal implements AuditWriter {
   #folded = 0;
   /** The records appended and not yet stored, oldest first, each with its line's length in bytes. */
   #unfolded: Array<{ record: ChainedAuditEvent; bytes: number }> = [];
+  /** Lines chained and not yet written (this turn's), each with its append's settlement. */
+  #pending: Array<{
+    line: string;
+    record: ChainedAuditEvent;
+    done: () => void;
+    failed: (error: unknown) => void;
+  }> = [];
+  #writeScheduled = false;
   /** When the oldest line not yet folded was written (0: none waits). */
   #oldestAt = 0;
   #dirty = false;
@@ -163,32 +172,67 @@ export class AuditJournal implements AuditWriter {
     return result;
   }
 
-  append(event: NewAuditEvent): Promise<void> {
+  /**
+   * Chains the event and writes its line before the returned promise
+   * settles: at once when `alone` (no other call runs to share a write
+   * with), otherwise with the other lines appended in this turn of the
+   * event loop, in one `write(2)`.
+   */
+  append(event: NewAuditEvent, { alone = false } = {}): Promise<void> {
+    if (this.#closed) return Promise.reject(new Error('the audit journal is closed'));
+    const canonical = canonicalAuditEvent(event);
+    const prevHash = this.#prevHash;
+    const hash = chainHash(prevHash, canonical);
+    this.#prevHash = hash;
+    this.#appends += 1;
+    const written = new Promise<void>((done, failed) => {
+      this.#pending.push({
+        line: `{"p":"${prevHash}","h":"${hash}","e":${canonical}}\n`,
+        record: { event, prevHash, hash },
+        done,
+        failed,
+      });
+    });
+    if (alone) this.#writePending();
+    else if (!this.#writeScheduled) {
+      this.#writeScheduled = true;
+      setImmediate(() => this.#writePending());
+    }
+    return written;
+  }
+
+  /** Writes the lines appended and not yet written, in one `write(2)`, and settles their appends. */
+  #writePending(): void {
+    this.#writeScheduled = false;
+    const pending = this.#pending;
+    if (pending.length === 0) return;
+    this.#pending = [];
     try {
-      if (this.#closed) throw new Error('the audit journal is closed');
-      const canonical = canonicalAuditEvent(event);
-      const prevHash = this.#prevHash;
-      const hash = chainHash(prevHash, canonical);
-      const line = `{"p":"${prevHash}","h":"${hash}","e":${canonical}}\n`;
-      const bytes = Buffer.from(line, 'utf8');
+      const text = pending.length === 1 ? pending[0]!.line : pending.map((p) => p.line).join('');
+      const bytes = Buffer.from(text, 'utf8');
       const fd = this.#fd ?? this.#begin();
       let at = 0;
       while (at < bytes.length) at += writeSync(fd, bytes, at, bytes.length - at);
-      this.#prevHash = hash;
-      this.#appends += 1;
-      this.#written += bytes.length;
-      this.#unfolded.push({ record: { event, prevHash, hash }, bytes: bytes.length });
-      this.#dirty = true;
-      if (this.#oldestAt === 0) this.#oldestAt = Date.now();
-      this.#foldSoon();
-      return Promise.resolve();
     } catch (error) {
-      return Promise.reject(error);
+      // Not written: the chain goes on from the last line that was, and no call answers.
+      this.#prevHash = pending[0]!.record.prevHash;
+      for (const p of pending) p.failed(error);
+      return;
     }
+    for (const p of pending) {
+      const length = Buffer.byteLength(p.line, 'utf8');
+      this.#written += length;
+      this.#unfolded.push({ record: p.record, bytes: length });
+    }
+    this.#dirty = true;
+    if (this.#oldestAt === 0) this.#oldestAt = Date.now();
+    this.#foldSoon();
+    for (const p of pending) p.done();
   }
 
   /** Resolves once every line appended before the call is in the store. */
   async drain(): Promise<void> {
+    this.#writePending();
     const target = this.#written;
     const name = this.#name;
     while (this.#name === name && this.#folded < target) await this.#fold();

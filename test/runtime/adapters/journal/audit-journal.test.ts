@@ -6,12 +6,15 @@
  *   none: the next journal opened on its folder folds them, once;
  * - `verify` finds the chain intact, then names the first event that a
  *   change in the store (an event edited, an event deleted) breaks;
+ * - the lines of calls that end in one turn are written together, each
+ *   call's append settling only once its line is in the file; a call alone
+ *   is written at once;
  * - an event the store writes itself (an operator's, in its transaction)
  *   beside the journal's keeps the order they happened in, and the next
  *   call's event chains on from it.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -220,6 +223,41 @@ describe.each(ENGINES)('the audit journal on %s', (_engine, location) => {
         id: links[2]!.id,
         problem: 'link',
       });
+    });
+  });
+
+  it('writes the lines of one turn together, each append settling once its line is in the file', async () => {
+    const where = await location();
+    const folder = mkdtempSync(join(tmpdir(), 'portcullis-journal-'));
+    await withStore(where, async (store) => {
+      const journal = await AuditJournal.open({ folder, store });
+      const lines = () => {
+        const [file] = readdirSync(folder);
+        return file === undefined ? [] : readFileSync(join(folder, file), 'utf8').split('\n');
+      };
+      const [first, second, third] = variedAuditEvents();
+      // Alone: in the file before append returns.
+      const alone = journal.append(first!, { alone: true });
+      expect(lines()).toHaveLength(2);
+      await alone;
+      let settled = 0;
+      const together = [second!, third!].map((event) =>
+        journal.append(event).then(() => {
+          settled += 1;
+        }),
+      );
+      // Not yet written, so not yet settled: no call's result can have gone back.
+      expect([lines().length, settled]).toEqual([2, 0]);
+      await Promise.all(together);
+      const written = lines();
+      expect(written).toHaveLength(4);
+      const chain = written.slice(0, 3).map((line) => JSON.parse(line) as { p: string; h: string });
+      expect(chain[1]!.p).toBe(chain[0]!.h);
+      expect(chain[2]!.p).toBe(chain[1]!.h);
+      await journal.close();
+      expect((await store.audit.query({ ascending: true })).map((e) => e.action)).toEqual(
+        [first, second, third].map((e) => e!.action),
+      );
     });
   });
 });
