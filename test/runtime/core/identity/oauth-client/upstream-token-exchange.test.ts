@@ -37,13 +37,10 @@ import {
   type TestGateway,
 } from '../../../../support/gateway.ts';
 import { type CompanyIdp, startCompanyIdp } from '../../../../support/identity/company-idp.ts';
-import { consent } from '../../../../support/oauth/consent-bot.ts';
 import {
-  authorizeUrl,
-  exchange,
-  pkce,
-  registerClient,
-} from '../../../../support/oauth/raw-flow.ts';
+  memberTokensByPassword,
+  memberTokensThroughIdp,
+} from '../../../../support/oauth/member-tokens.ts';
 import {
   gatewaySubjectClaims,
   ID_TOKEN_TYPE,
@@ -52,7 +49,6 @@ import {
   UPSTREAM_CLIENT,
 } from '../../../../support/remote/exchange-upstream.ts';
 import type { OAuthUpstream } from '../../../../support/remote/oauth-upstream.ts';
-import { authorizeAt, SignInBrowser } from '../../../../support/remote/sign-in-browser.ts';
 import { runPortcullisHere } from '../../../../support/run-cli.ts';
 
 const IDP_SECRET = 'company-secret-acme-7f3a9c2e5b';
@@ -152,64 +148,17 @@ afterAll(async () => {
 
 const admin = () => adminClient(gateway.url, gateway.adminToken!);
 
-/** The review page's hidden fields and checked permissions, approved by the signed-in member. */
-async function approve(browser: SignInBrowser, html: string): Promise<URL> {
-  const form: Record<string, string> = {};
-  for (const match of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g))
-    form[match[1]!] = match[2]!;
-  const reply = await browser.request(`${gateway.url}/oauth/authorize`, {
-    form: { ...form, decision: 'approve', scope: 'tools:read' },
-  });
-  expect(reply.status).toBe(303);
-  return new URL(reply.headers.get('location')!);
-}
-
 /** A member's client, through the consent page's "Sign in with acme": our access token for it. */
 async function memberTokenThroughIdp(person: string): Promise<string> {
-  const client = await registerClient(gateway.url);
-  const { verifier, challenge } = pkce();
-  const browser = new SignInBrowser();
-  const page = await browser.request(
-    authorizeUrl(gateway.url, client, { code_challenge: challenge, scope: 'tools:read' }).href,
-  );
-  const field = (name: string) =>
-    new RegExp(`name="${name}" value="([^"]+)"`).exec(page.html)?.[1] ?? '';
-  const started = await browser.request(`${gateway.url}/oauth/authorize`, {
-    form: {
-      request: field('request'),
-      csrf: field('csrf'),
-      decision: 'idp:acme',
-      scope: 'tools:read',
-    },
-  });
-  const callback = await authorizeAt(browser, started.headers.get('location')!, person);
-  const review = await browser.request(callback);
-  expect(review.status).toBe(200);
-  const back = await approve(browser, review.html);
-  const token = await exchange(gateway.url, client, {
-    code: back.searchParams.get('code')!,
-    verifier,
-  });
-  expect(token.status).toBe(200);
-  const access = String(token.body.access_token);
-  ours.push(access, String(token.body.refresh_token));
+  const { access, refresh } = await memberTokensThroughIdp(gateway.url, person);
+  ours.push(access, refresh);
   return access;
 }
 
 /** A password member's client (no IdP sign-in): our access token for it. */
 async function memberTokenByPassword(member: string): Promise<string> {
-  const client = await registerClient(gateway.url);
-  const { verifier, challenge } = pkce();
-  const { location } = await consent(
-    authorizeUrl(gateway.url, client, { code_challenge: challenge, scope: 'tools:read' }),
-    { member, password: PASSWORD },
-  );
-  const token = await exchange(gateway.url, client, {
-    code: location.searchParams.get('code')!,
-    verifier,
-  });
-  const access = String(token.body.access_token);
-  ours.push(access, String(token.body.refresh_token));
+  const { access, refresh } = await memberTokensByPassword(gateway.url, member, PASSWORD);
+  ours.push(access, refresh);
   return access;
 }
 
