@@ -26,7 +26,6 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { decodeJwt } from 'jose';
 import { configFromEnvironment } from '../../runtime/config/config.ts';
 import { publicError } from '../../runtime/core/base/errors.ts';
@@ -41,6 +40,7 @@ import { connectUrl } from '../../runtime/core/operator/remote-connections.ts';
 import { startServer } from '../../runtime/server.ts';
 import { consent } from '../../test/support/oauth/consent-bot.ts';
 import { isMainModule } from '../is-main-module.ts';
+import { callConnectionTool } from './call-connection-tool.ts';
 
 const CONNECTION = 'upstream';
 const IDP = 'company';
@@ -114,22 +114,8 @@ export async function runEnterpriseClient(
     for (const verb of ['review', 'enable'] as const)
       await changeActions(ctx, verb, { workspace: 'default', connection: CONNECTION, all: true });
     const token = await memberAccessToken(ctx, running.url, password);
-    const mcp = new Client({ name: 'portcullis-conformance', version: '0.0.0' });
-    await mcp.connect(
-      new StreamableHTTPClientTransport(new URL(`${running.url}/mcp`), {
-        requestInit: { headers: { authorization: `Bearer ${token}` } },
-      }),
-    );
-    try {
-      const { tools } = await mcp.listTools();
-      const tool = tools.find((t) => t.name.startsWith(`${CONNECTION}__`));
-      if (!tool) throw new Error('the connection has no tool to call');
-      const reply = await mcp.callTool({ name: tool.name, arguments: {} });
-      if (reply.isError) throw new Error(`${tool.name} failed: ${JSON.stringify(reply.content)}`);
-      log(`called ${tool.name} through the gateway for the member`);
-    } finally {
-      await mcp.close();
-    }
+    const called = await callConnectionTool(running.url, token, CONNECTION);
+    log(`called ${called} through the gateway for the member`);
   } finally {
     await running.close();
   }

@@ -22,7 +22,6 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { exportJWK, importPKCS8 } from 'jose';
 import { configFromEnvironment } from '../../runtime/config/config.ts';
 import { publicError } from '../../runtime/core/base/errors.ts';
@@ -33,6 +32,7 @@ import { setConnectionAuth } from '../../runtime/core/operator/remote-auth.ts';
 import { connectUrl } from '../../runtime/core/operator/remote-connections.ts';
 import { startServer } from '../../runtime/server.ts';
 import { isMainModule } from '../is-main-module.ts';
+import { callConnectionTool } from './call-connection-tool.ts';
 
 const CONNECTION = 'upstream';
 
@@ -81,22 +81,8 @@ export async function runWorkspaceClient(
       connection: CONNECTION,
       scope: 'all',
     });
-    const mcp = new Client({ name: 'portcullis-conformance', version: '0.0.0' });
-    await mcp.connect(
-      new StreamableHTTPClientTransport(new URL(`${running.url}/mcp`), {
-        requestInit: { headers: { authorization: `Bearer ${key}` } },
-      }),
-    );
-    try {
-      const { tools } = await mcp.listTools();
-      const tool = tools.find((t) => t.name.startsWith(`${CONNECTION}__`));
-      if (!tool) throw new Error('the connection has no tool to call');
-      const reply = await mcp.callTool({ name: tool.name, arguments: {} });
-      if (reply.isError) throw new Error(`${tool.name} failed: ${JSON.stringify(reply.content)}`);
-      log(`called ${tool.name} through the gateway`);
-    } finally {
-      await mcp.close();
-    }
+    const called = await callConnectionTool(running.url, key, CONNECTION);
+    log(`called ${called} through the gateway`);
   } finally {
     await running.close();
   }
