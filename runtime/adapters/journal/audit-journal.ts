@@ -88,7 +88,7 @@ export class AuditJournal implements AuditWriter {
   #name = '';
   #fd: number | undefined;
   #prevHash: string;
-  /** Lines appended since open (across files): a count `besideHere` compares. */
+  /** Lines appended since open (across files): what `beside` compares to see appends meanwhile. */
   #appends = 0;
   #written = 0;
   #folded = 0;
