@@ -28,7 +28,6 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { decodeJwt } from 'jose';
 import { configFromEnvironment } from '../../runtime/config/config.ts';
-import { publicError } from '../../runtime/core/base/errors.ts';
 import { type SubjectTokens, subjectTokensPlace } from '../../runtime/core/model/delegation.ts';
 import { changeActions } from '../../runtime/core/operator/actions.ts';
 import type { OperatorContext } from '../../runtime/core/operator/context.ts';
@@ -41,6 +40,7 @@ import { startServer } from '../../runtime/server.ts';
 import { consent } from '../../test/support/oauth/consent-bot.ts';
 import { isMainModule } from '../is-main-module.ts';
 import { callConnectionTool } from './call-connection-tool.ts';
+import { runScenarioClient } from './scenario-client.ts';
 
 const CONNECTION = 'upstream';
 const IDP = 'company';
@@ -195,18 +195,4 @@ async function memberAccessToken(
   return access_token;
 }
 
-if (isMainModule(import.meta.url)) {
-  const serverUrl = process.argv.at(-1) ?? '';
-  const at = process.argv.indexOf('--root');
-  const root = at > 0 ? (process.argv[at + 1] ?? process.cwd()) : process.cwd();
-  const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? 'unknown';
-  const log = (line: string) => console.error(`[${scenario}] ${line}`);
-  runEnterpriseClient(serverUrl, process.env.MCP_CONFORMANCE_CONTEXT, root, log).then(
-    () => process.exit(0),
-    (error: unknown) => {
-      const shown = publicError(error);
-      log(`failed: ${shown.code}: ${shown.message}`);
-      process.exit(1);
-    },
-  );
-}
+if (isMainModule(import.meta.url)) runScenarioClient(runEnterpriseClient);

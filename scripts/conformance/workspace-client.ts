@@ -24,7 +24,6 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { exportJWK, importPKCS8 } from 'jose';
 import { configFromEnvironment } from '../../runtime/config/config.ts';
-import { publicError } from '../../runtime/core/base/errors.ts';
 import { changeActions } from '../../runtime/core/operator/actions.ts';
 import { createAgent } from '../../runtime/core/operator/agents.ts';
 import { grant } from '../../runtime/core/operator/grants.ts';
@@ -33,6 +32,7 @@ import { connectUrl } from '../../runtime/core/operator/remote-connections.ts';
 import { startServer } from '../../runtime/server.ts';
 import { isMainModule } from '../is-main-module.ts';
 import { callConnectionTool } from './call-connection-tool.ts';
+import { runScenarioClient } from './scenario-client.ts';
 
 const CONNECTION = 'upstream';
 
@@ -106,18 +106,4 @@ async function credentialOf(
   return { clientCredentials: 'private_key_jwt', clientKey: JSON.stringify({ ...jwk, alg }) };
 }
 
-if (isMainModule(import.meta.url)) {
-  const serverUrl = process.argv.at(-1) ?? '';
-  const at = process.argv.indexOf('--root');
-  const root = at > 0 ? (process.argv[at + 1] ?? process.cwd()) : process.cwd();
-  const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? 'unknown';
-  const log = (line: string) => console.error(`[${scenario}] ${line}`);
-  runWorkspaceClient(serverUrl, process.env.MCP_CONFORMANCE_CONTEXT, root, log).then(
-    () => process.exit(0),
-    (error: unknown) => {
-      const shown = publicError(error);
-      log(`failed: ${shown.code}: ${shown.message}`);
-      process.exit(1);
-    },
-  );
-}
+if (isMainModule(import.meta.url)) runScenarioClient(runWorkspaceClient);
