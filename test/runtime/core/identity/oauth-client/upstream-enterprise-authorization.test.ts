@@ -167,9 +167,7 @@ async function memberCall(token: string) {
 }
 
 async function memberId(name: string): Promise<string> {
-  const store = gateway.running.gateway.store;
-  const workspace = (await store.workspaces.byName('default'))!;
-  return (await store.oauth.members.list(workspace.id)).find((m) => m.name === name)!.id;
+  return (await gateway.running.gateway.store.oauth.members.byName(name))!.id;
 }
 
 describe("a connection that redeems the member's ID-JAG", () => {

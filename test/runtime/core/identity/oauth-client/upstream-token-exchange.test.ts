@@ -174,10 +174,7 @@ async function memberCall(token: string) {
 }
 
 async function memberId(name: string): Promise<string> {
-  const workspace = (await gateway.running.gateway.store.workspaces.byName('default'))!;
-  return (await gateway.running.gateway.store.oauth.members.list(workspace.id)).find(
-    (m) => m.name === name,
-  )!.id;
+  return (await gateway.running.gateway.store.oauth.members.byName(name))!.id;
 }
 
 describe('the connection as the workspace’s own client, and on members’ behalf', () => {
